@@ -1,0 +1,28 @@
+#include "core/backend.hpp"
+
+#include "core/error.hpp"
+
+namespace simscope {
+
+const char* to_string(Backend b) { return b == Backend::Cuda ? "cuda" : "cpu"; }
+
+#ifndef SIMSCOPE_HAVE_CUDA
+const CudaStatus& cuda_status() {
+  static const CudaStatus s{false, false, "", "this build has no CUDA back end (nvcc was not found)", 0};
+  return s;
+}
+double cuda_memory_used_bytes() { return 0; }
+#endif
+
+BackendChoice choose_backend(const std::string& requested) {
+  if (requested == "cpu") return {Backend::Cpu, "using the CPU back end (--backend cpu)"};
+  if (requested != "cuda" && requested != "auto")
+    throw Error("--backend: expected auto, cpu or cuda, got '" + requested + "'");
+  const CudaStatus& s = cuda_status();
+  if (s.usable) return {Backend::Cuda, "using the CUDA back end on " + s.device};
+  if (requested == "cuda")
+    throw Error("--backend cuda: no usable CUDA device (" + s.reason + ")");
+  return {Backend::Cpu, "CUDA unavailable (" + s.reason + "): using the CPU back end"};
+}
+
+}  // namespace simscope

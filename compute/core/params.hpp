@@ -1,0 +1,96 @@
+#pragma once
+/// @file Parameter schema: one description per workload parameter that drives the GUI panel,
+/// the `--set NAME=VALUE` command line, JSON presets and export metadata.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace simscope {
+
+/// Kinds of parameter. Path is a file name (empty = none); Enum is one of `choices`.
+enum class ParamType { Int, Float, Bool, Enum, Path };
+
+/// A parameter value: int64 for Int, double for Float, bool for Bool, string for Enum/Path.
+using ParamValue = std::variant<std::int64_t, double, bool, std::string>;
+
+/// Name of a ParamType as shown by `--list-params` ("int", "float", "bool", "enum", "path").
+const char* to_string(ParamType t);
+
+/// Renders a value as text that parse_value() reads back exactly (doubles with %.17g).
+std::string format_value(const ParamValue& v);
+
+/// One parameter of a workload.
+struct ParamSpec {
+  std::string name;                  ///< dotted name, e.g. "grid.size"
+  ParamType type = ParamType::Float;
+  ParamValue default_value;          ///< of the variant alternative that matches `type`
+  double min = 0, max = 0;           ///< inclusive range for Int/Float (ignored when min > max)
+  std::vector<std::string> choices;  ///< Enum only
+  std::string unit;                  ///< e.g. "length", "1/length^2"; empty when dimensionless
+  std::string help;                  ///< one sentence shown as tooltip and in --list-params
+  bool log_slider = false;           ///< GUI hint: logarithmic slider
+  bool has_range() const { return min <= max; }
+};
+
+class Schema;
+
+/// Values for every parameter of one schema, by name. Built from Schema::defaults().
+class ParamSet {
+ public:
+  ParamSet() = default;
+  explicit ParamSet(const Schema* schema);
+
+  const Schema& schema() const { return *schema_; }
+  bool has_schema() const { return schema_ != nullptr; }
+
+  /// Parses `text` according to the parameter's type and range and stores it.
+  /// Throws simscope::Error naming the parameter, the expected form and the text given.
+  void set_from_string(const std::string& name, const std::string& text);
+  /// Stores a typed value after checking type and range (throws simscope::Error).
+  void set(const std::string& name, const ParamValue& value);
+
+  const ParamValue& get(const std::string& name) const;  ///< throws Error on unknown name
+  std::int64_t get_int(const std::string& name) const;
+  double get_double(const std::string& name) const;  ///< Float (or Int, converted)
+  bool get_bool(const std::string& name) const;
+  const std::string& get_string(const std::string& name) const;  ///< Enum or Path
+
+  const std::map<std::string, ParamValue>& values() const { return values_; }
+  bool operator==(const ParamSet& o) const { return values_ == o.values_; }
+  bool operator!=(const ParamSet& o) const { return !(*this == o); }
+
+ private:
+  const Schema* schema_ = nullptr;
+  std::map<std::string, ParamValue> values_;
+};
+
+/// The parameters of one workload, in display order.
+class Schema {
+ public:
+  Schema(std::string workload, std::vector<ParamSpec> specs);
+
+  const std::string& workload() const { return workload_; }
+  const std::vector<ParamSpec>& specs() const { return specs_; }
+  /// The spec named `name`, or nullptr.
+  const ParamSpec* find(const std::string& name) const;
+  /// The spec named `name`; throws simscope::Error "unknown parameter 'x' for workload 'w'
+  /// (known: ...)" otherwise.
+  const ParamSpec& at(const std::string& name) const;
+  /// Every parameter at its default.
+  ParamSet defaults() const;
+
+  /// Parses text into a value of spec's type, checking the range/choices.
+  /// Throws simscope::Error: "parameter grid.size: expected an integer in [2, 4096], got '0'".
+  static ParamValue parse_value(const ParamSpec& spec, const std::string& text);
+  /// Checks a typed value against spec (type, range, choices); throws simscope::Error.
+  static ParamValue check_value(const ParamSpec& spec, const ParamValue& value);
+
+ private:
+  std::string workload_;
+  std::vector<ParamSpec> specs_;
+};
+
+}  // namespace simscope

@@ -1,0 +1,130 @@
+#pragma once
+/// @file The `field` workload: electric-style field of P point sources on sample targets.
+///
+/// E(x)   = k * sum_j q_j (x - y_j) / (|x - y_j|^2 + eps^2)^(3/2)
+/// phi(x) = k * sum_j q_j / sqrt(|x - y_j|^2 + eps^2)
+/// (DESIGN.md section 1.1; the Plummer softening is eps. With eps = 0 a target that coincides
+/// exactly with a source skips that term and counts it.) Note the sign: E points away from a
+/// positive charge, as Coulomb's law gives.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/backend.hpp"
+#include "core/params.hpp"
+#include "core/progress.hpp"
+
+namespace simscope::field {
+
+/// Accumulation precision. Fp32: fp32 terms, summed in fp32 over tiles of sources whose partial
+/// sums are added into fp64 accumulators. Fp64: terms and sums in fp64.
+enum class Precision { Fp32, Fp64 };
+
+/// Point sources, structure of arrays, fp32 (16 bytes per source).
+struct Sources {
+  std::vector<float> x, y, z, q;
+  std::uint64_t generation = 0;  ///< changes whenever the content changes (device caches key on it)
+  std::size_t size() const { return x.size(); }
+};
+
+/// Target points, structure of arrays, fp64 (they are few: grid.size^2 or 6 grid.size^2).
+struct Targets {
+  std::vector<double> x, y, z;
+  std::size_t size() const { return x.size(); }
+};
+
+/// Sample geometry: a plane or the six faces of a box.
+enum class PlaneKind { XY, XZ, YZ, Box };
+
+struct Grid {
+  PlaneKind kind = PlaneKind::XY;
+  double offset = 0;      ///< plane: position on the normal axis; box: faces at +-offset
+  int size = 128;         ///< samples per side (>= 2)
+  double half_width = 1;  ///< samples cover [-half_width, +half_width], endpoints included
+};
+
+/// Targets of a grid. Plane XY: index i*n + j is (u_i, v_j, offset) with u = x, v = y;
+/// XZ: (u_i, offset, v_j) with u = x, v = z; YZ: (offset, u_i, v_j) with u = y, v = z;
+/// u_i = -hw + 2 hw i / (n-1) (numpy.linspace). Box: 6 faces in the order -x, +x, -y, +y, -z, +z,
+/// face f occupying [f*n*n, (f+1)*n*n), each laid out as the plane with the same normal
+/// (x faces as YZ, y faces as XZ, z faces as XY) at -offset or +offset.
+/// Throws simscope::Error when size < 2.
+Targets make_targets(const Grid& grid);
+
+/// Output shape of a grid: {n, n} for a plane, {6, n, n} for a box.
+std::vector<std::size_t> grid_shape(const Grid& grid);
+
+/// Evaluation settings.
+struct Options {
+  double k = 1.0;    ///< prefactor (e.g. Coulomb's constant)
+  double eps = 0.0;  ///< softening length, >= 0
+  Precision precision = Precision::Fp32;
+};
+
+/// Results: one float per target for each output.
+struct Result {
+  std::vector<float> magnitude, ex, ey, ez, potential;
+  std::uint64_t skipped_coincidences = 0;  ///< (source, target) pairs skipped (eps = 0 only)
+  double seconds = 0;                      ///< wall time of the evaluation
+};
+
+/// The output names, in export order: "magnitude", "ex", "ey", "ez", "potential".
+const std::vector<std::string>& output_names();
+/// The vector of `r` called `name` (one of output_names()); throws Error otherwise.
+const std::vector<float>& output(const Result& r, const std::string& name);
+
+/// A field evaluator. Implementations: CPU (OpenMP, the reference) and CUDA.
+class Evaluator {
+ public:
+  virtual ~Evaluator() = default;
+  virtual Backend backend() const = 0;
+  /// Computes all outputs for every target. Resizes `out`'s vectors to targets.size().
+  /// Progress is reported in [0,1]; throws simscope::Cancelled when cancelled, simscope::Error on
+  /// invalid options (eps < 0 or non-finite, k non-finite) or device failures.
+  virtual void evaluate(const Sources& sources, const Targets& targets, const Options& options,
+                        Result& out, Progress* progress = nullptr) = 0;
+  /// CUDA only: device pointer to the last result's output `name` (targets.size() floats), valid
+  /// until the next evaluate(); nullptr on the CPU back end. Used for CUDA-GL interop.
+  virtual const float* device_output(const std::string& name) const { return nullptr; }
+  /// CUDA only: peak device bytes allocated by this evaluator so far.
+  virtual double peak_device_bytes() const { return 0; }
+};
+
+/// Creates the evaluator for `backend`. Throws simscope::Error when the CUDA back end was not
+/// compiled or cannot run.
+std::unique_ptr<Evaluator> make_evaluator(Backend backend);
+
+/// Float64 brute-force reference (no tiling, no OpenMP): for tests only.
+void evaluate_reference(const Sources& sources, const Targets& targets, const Options& options,
+                        Result& out);
+
+// ---- sources -------------------------------------------------------------------------------
+
+/// Generated distributions: "uniform" (uniform in the cube [-hw, hw]^3, q in [0.5, 1.5]),
+/// "gaussian" (8 Gaussian blobs of sigma hw/10 at random centres in [-hw/2, hw/2]^3, q = 1),
+/// "dipoles" (pairs +q/-q separated by hw/50 in a random direction, centres uniform),
+/// "lattice" (cubic lattice of ceil(cbrt(count)) per side over [-hw, hw]^3, truncated to count,
+/// alternating q = +1/-1). Deterministic for a given seed (std::mt19937_64).
+/// Throws simscope::Error on an unknown distribution name or count < 1.
+Sources generate_sources(const std::string& distribution, std::size_t count, double half_width,
+                         std::uint64_t seed);
+
+/// Loads sources from .npy (float32/float64, shape (P,4) x,y,z,q or (P,3) with q = 1) or CSV
+/// (columns x,y,z[,q], optional header). The extension decides (.npy / .csv, case-insensitive).
+/// Throws simscope::Error naming the file and the problem: wrong dtype or shape, non-finite
+/// coordinates or strengths (with the row), empty file, no sources.
+Sources load_sources(const std::string& path);
+
+// ---- schema --------------------------------------------------------------------------------
+
+/// The field workload's parameters: sources.file, sources.distribution, sources.count,
+/// sources.seed, sources.half_width, k, eps, plane, plane.offset, grid.size, grid.half_width,
+/// precision, view.
+const Schema& schema();
+
+/// Reads a Grid / Options from a validated ParamSet of schema().
+Grid grid_from(const ParamSet& p);
+Options options_from(const ParamSet& p);
+
+}  // namespace simscope::field
