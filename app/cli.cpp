@@ -1,0 +1,118 @@
+#include "cli.hpp"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <cstdio>
+
+namespace simscope::app {
+
+CliParse parse_command_line(const QStringList& args) {
+  QCommandLineParser p;
+  p.setApplicationDescription(
+      "simscope: batched scientific computations on the GPU (CUDA) or CPU, shown live.\n"
+      "\n"
+      "  simscope [--workload field] [--preset FILE.json] [--set NAME=VALUE]... [--backend B]\n"
+      "      opens the window (GLFW + Dear ImGui).\n"
+      "  simscope --headless [...] [--out IMAGE.png] [--out-dir DIR]\n"
+      "      computes once and writes DIR/<output>.npy for every output (field: magnitude, ex,\n"
+      "      ey, ez, potential; float32 (grid.size, grid.size) for a plane, (6, n, n) for a\n"
+      "      box; axis 0 along the plane's first axis), DIR/view.png and DIR/run.json.\n"
+      "  simscope --list-params WORKLOAD\n"
+      "      prints the workload's parameters: name, type, default, range, unit, help.\n"
+      "\n"
+      "Exit status: 0 success, 1 runtime error (bad input file, failed device...),\n"
+      "2 command-line error. Errors are one line on stderr; no partial outputs are left.");
+  p.addHelpOption();
+  p.addVersionOption();
+  const QCommandLineOption workload({"w", "workload"}, "Workload to run: field.", "NAME");
+  const QCommandLineOption preset("preset", "Load parameters from a JSON preset.", "FILE.json");
+  const QCommandLineOption set({"s", "set"},
+                               "Set a parameter (repeatable; applied after the preset). See "
+                               "--list-params for names, types and ranges.",
+                               "NAME=VALUE");
+  const QCommandLineOption backend("backend",
+                                   "Compute back end: auto (CUDA when a device is usable, else "
+                                   "CPU), cpu or cuda (an error when unusable).",
+                                   "B", "auto");
+  const QCommandLineOption headless("headless", "No window: compute, export, exit.");
+  const QCommandLineOption out("out", "Headless: path of the rendered view (PNG). Default "
+                                      "DIR/view.png.", "IMAGE.png");
+  const QCommandLineOption out_dir("out-dir", "Headless: output directory (created). Default "
+                                              "simscope-out.", "DIR");
+  const QCommandLineOption image_size("image-size", "Headless: size of the rendered view.",
+                                      "WxH", "1024x832");
+  const QCommandLineOption no_image("no-image", "Headless: skip view.png (no OpenGL needed).");
+  const QCommandLineOption list_params("list-params", "Print the parameters of a workload.",
+                                       "WORKLOAD");
+  const QCommandLineOption frames("frames", "GUI: quit after N frames (for tests).", "N");
+  const QCommandLineOption screenshot("screenshot",
+                                      "GUI: save the window as PNG before quitting (with "
+                                      "--frames).",
+                                      "FILE.png");
+  const QCommandLineOption quiet({"q", "quiet"}, "Print only errors.");
+  for (const auto* o : {&workload, &preset, &set, &backend, &headless, &out, &out_dir,
+                        &image_size, &no_image, &list_params, &frames, &screenshot, &quiet})
+    p.addOption(*o);
+
+  CliParse r;
+  auto fail = [&](const QString& msg) {
+    std::fprintf(stderr, "simscope: %s (see --help)\n", qPrintable(msg));
+    r.exit_code = 2;
+    return r;
+  };
+  if (!p.parse(args)) return fail(p.errorText());
+  if (p.isSet("help")) {
+    std::fputs(qPrintable(p.helpText()), stdout);
+    return r;
+  }
+  if (p.isSet("version")) {
+    std::printf("simscope %s\n", qPrintable(QCoreApplication::applicationVersion()));
+    return r;
+  }
+  if (!p.positionalArguments().isEmpty())
+    return fail("unexpected argument '" + p.positionalArguments().first() + "'");
+
+  CliOptions o;
+  o.workload = p.value(workload).toStdString();
+  o.preset = p.value(preset).toStdString();
+  for (const QString& s : p.values(set)) {
+    if (!s.contains('=')) return fail("--set expects NAME=VALUE, got '" + s + "'");
+    o.sets.push_back(s.toStdString());
+  }
+  o.backend = p.value(backend).toStdString();
+  if (o.backend != "auto" && o.backend != "cpu" && o.backend != "cuda")
+    return fail("--backend expects auto, cpu or cuda, got '" + p.value(backend) + "'");
+  o.headless = p.isSet(headless);
+  o.out_image = p.value(out).toStdString();
+  o.out_dir = p.value(out_dir).toStdString();
+  {
+    const QStringList wh = p.value(image_size).split('x');
+    bool ok1 = false, ok2 = false;
+    if (wh.size() == 2) {
+      o.image_width = wh[0].toInt(&ok1);
+      o.image_height = wh[1].toInt(&ok2);
+    }
+    if (!ok1 || !ok2 || o.image_width < 64 || o.image_height < 64 || o.image_width > 16384 ||
+        o.image_height > 16384)
+      return fail("--image-size expects WxH with 64 <= W, H <= 16384, got '" +
+                  p.value(image_size) + "'");
+  }
+  o.no_image = p.isSet(no_image);
+  o.list_params = p.value(list_params).toStdString();
+  if (p.isSet(frames)) {
+    bool ok = false;
+    o.frames = p.value(frames).toInt(&ok);
+    if (!ok || o.frames < 1) return fail("--frames expects a positive integer, got '" +
+                                         p.value(frames) + "'");
+  }
+  o.screenshot = p.value(screenshot).toStdString();
+  o.quiet = p.isSet(quiet);
+  if ((p.isSet(out) || p.isSet(out_dir) || o.no_image) && !o.headless)
+    return fail("--out, --out-dir and --no-image need --headless");
+  if (!o.screenshot.empty() && o.headless)
+    return fail("--screenshot is for the GUI; headless runs write --out");
+  r.options = o;
+  return r;
+}
+
+}  // namespace simscope::app

@@ -1,0 +1,37 @@
+#pragma once
+/// @file The simscope command line (QCommandLineParser): what `simscope --help` lists.
+#include <QStringList>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace simscope::app {
+
+/// Parsed command line.
+struct CliOptions {
+  std::string workload;                 ///< empty: the preset's workload, else "field"
+  std::string preset;                   ///< --preset FILE.json
+  std::vector<std::string> sets;        ///< --set NAME=VALUE, in order
+  std::string backend = "auto";         ///< --backend auto|cpu|cuda
+  bool headless = false;                ///< --headless
+  std::string out_image;                ///< --out IMAGE.png
+  std::string out_dir;                  ///< --out-dir DIR
+  int image_width = 1024, image_height = 832;  ///< --image-size WxH
+  bool no_image = false;                ///< --no-image
+  std::string list_params;              ///< --list-params WORKLOAD
+  int frames = 0;                       ///< --frames N (GUI: quit after N frames)
+  std::string screenshot;               ///< --screenshot FILE.png (GUI, with --frames)
+  bool quiet = false;                   ///< --quiet
+};
+
+/// Result of parsing: either options, or an exit code with text already printed
+/// (--help, --version: 0; usage errors: 2, with a one-line message on stderr).
+struct CliParse {
+  std::optional<CliOptions> options;
+  int exit_code = 0;
+};
+
+/// Parses `args` (argv as QStrings, program name first).
+CliParse parse_command_line(const QStringList& args);
+
+}  // namespace simscope::app

@@ -1,0 +1,91 @@
+#include "export.hpp"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QString>
+
+#include "core/error.hpp"
+#include "params_json.hpp"
+#include "png.hpp"
+
+namespace simscope::app {
+
+void write_output_npy(const std::string& path, const OutputArray& o) {
+  switch (o.dtype) {
+    case io::DType::Float32: io::write_npy(path, o.data.data(), o.shape); return;
+    case io::DType::Float64: {
+      std::vector<double> d(o.data.begin(), o.data.end());
+      io::write_npy(path, d.data(), o.shape);
+      return;
+    }
+    case io::DType::Int32: {
+      std::vector<std::int32_t> d(o.data.begin(), o.data.end());
+      io::write_npy(path, d.data(), o.shape);
+      return;
+    }
+    case io::DType::UInt8: {
+      std::vector<std::uint8_t> d(o.data.begin(), o.data.end());
+      io::write_npy(path, d.data(), o.shape);
+      return;
+    }
+    default: throw Error(path + ": unsupported export dtype");
+  }
+}
+
+std::vector<std::string> export_run(const RunResult& r, const std::string& dir_path,
+                                    const QJsonObject& manifest, const ExportImage* image) {
+  QDir dir(QString::fromStdString(dir_path));
+  const bool existed = dir.exists();
+  if (!existed && !QDir().mkpath(dir.absolutePath()))
+    throw Error(dir_path + ": cannot create the output directory");
+  const QString staging_name =
+      QString(".simscope-staging-%1").arg(QCoreApplication::applicationPid());
+  QDir staging(dir.filePath(staging_name));
+  staging.removeRecursively();
+  if (!dir.mkdir(staging_name)) {
+    if (!existed) QDir().rmdir(dir.absolutePath());
+    throw Error(dir_path + ": output directory is not writable");
+  }
+  // (staged file, final path)
+  std::vector<std::pair<QString, QString>> moves;
+  try {
+    for (const OutputArray& o : r.outputs) {
+      const QString name = QString::fromStdString(o.name + ".npy");
+      write_output_npy(staging.filePath(name).toStdString(), o);
+      moves.emplace_back(staging.filePath(name), dir.filePath(name));
+    }
+    {
+      QFile f(staging.filePath("run.json"));
+      if (!f.open(QIODevice::WriteOnly) ||
+          f.write(QJsonDocument(manifest).toJson(QJsonDocument::Indented)) < 0)
+        throw Error((dir.filePath("run.json")).toStdString() + ": cannot write");
+      moves.emplace_back(staging.filePath("run.json"), dir.filePath("run.json"));
+    }
+    if (image) {
+      const QString staged = staging.filePath("view.png");
+      write_png(staged.toStdString(), image->rgba, image->width, image->height,
+                {{"Software", "simscope " SIMSCOPE_VERSION},
+                 {"simscope.workload", QString::fromStdString(r.workload)},
+                 {"simscope.params", to_text(r.params)}});
+      moves.emplace_back(staged, QFileInfo(QString::fromStdString(image->path)).absoluteFilePath());
+    }
+    std::vector<std::string> written;
+    for (const auto& [from, to] : moves) {
+      QFile::remove(to);
+      if (!QFile::rename(from, to) && !(QFile::copy(from, to) && QFile::remove(from)))
+        throw Error(to.toStdString() + ": cannot move the output into place");
+      written.push_back(to.toStdString());
+    }
+    staging.removeRecursively();
+    return written;
+  } catch (...) {
+    staging.removeRecursively();
+    if (!existed) QDir().rmdir(dir.absolutePath());
+    throw;
+  }
+}
+
+}  // namespace simscope::app

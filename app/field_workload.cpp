@@ -1,0 +1,163 @@
+// The `field` workload as the app drives it: sources cached between runs, a plane or the six
+// faces of a box evaluated on the chosen back end, exported as magnitude/ex/ey/ez/potential.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "core/error.hpp"
+#include "field/field.hpp"
+#include "workload.hpp"
+
+namespace simscope::app {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+const char* label_of(const std::string& name) {
+  if (name == "magnitude") return "|E|";
+  if (name == "ex") return "Ex";
+  if (name == "ey") return "Ey";
+  if (name == "ez") return "Ez";
+  return "phi";
+}
+
+class FieldWorkload final : public Workload {
+ public:
+  const Schema& schema() const override { return field::schema(); }
+
+  RunResult run(const ParamSet& params, Backend backend, bool preview,
+                Progress* progress) override {
+    const auto t0 = Clock::now();
+    RunResult r;
+    r.workload = "field";
+    r.params = params;
+    r.backend = backend;
+    r.preview = preview;
+
+    const field::Sources& sources = sources_for(params);
+    field::Grid grid = field::grid_from(params);
+    if (preview) grid.size = std::max(16, std::min(grid.size, grid.size / 4));
+    const field::Options options = field::options_from(params);
+    const field::Targets targets = field::make_targets(grid);
+
+    if (!evaluator_ || evaluator_->backend() != backend) evaluator_ = field::make_evaluator(backend);
+    field::Result fr;
+    evaluator_->evaluate(sources, targets, options, fr, progress);
+
+    const auto shape = field::grid_shape(grid);
+    const std::string unit_e = "k*q/length^2";
+    for (const auto& name : field::output_names()) {
+      OutputArray o;
+      o.name = name;
+      o.label = label_of(name);
+      o.unit = name == "potential" ? "k*q/length" : unit_e;
+      o.shape = shape;
+      o.data = field::output(fr, name);
+      r.outputs.push_back(std::move(o));
+    }
+    r.device_view = evaluator_->device_output(params.get_string("view"));
+    if (fr.skipped_coincidences > 0)
+      r.warnings.push_back(std::to_string(fr.skipped_coincidences) +
+                           " source-target coincidences skipped (eps = 0): those terms are "
+                           "singular; set eps > 0 to soften them");
+    r.stats["sources"] = double(sources.size());
+    r.stats["targets"] = double(targets.size());
+    r.stats["pairs"] = double(sources.size()) * double(targets.size());
+    r.stats["skipped_coincidences"] = double(fr.skipped_coincidences);
+    r.stats["pairs_per_s"] = fr.seconds > 0 ? r.stats["pairs"] / fr.seconds : 0;
+    r.stats["peak_device_bytes"] = evaluator_->peak_device_bytes();
+    r.compute_seconds = fr.seconds;
+    r.total_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    return r;
+  }
+
+  ViewImage view_image(const RunResult& r, const std::string& view) const override {
+    const OutputArray* o = r.find(view);
+    if (!o) throw Error("field: no output called '" + view + "'");
+    ViewImage img;
+    img.label = o->label;
+    img.unit = o->unit;
+    if (o->shape.size() == 2) {
+      img.rows = int(o->shape[0]);
+      img.cols = int(o->shape[1]);
+      img.data = o->data;
+      return img;
+    }
+    // Box: the six faces as a 3 x 2 mosaic: columns -x, -y, -z (bottom row) and +x, +y, +z (top).
+    const int n = int(o->shape[1]);
+    img.rows = 3 * n;
+    img.cols = 2 * n;
+    img.data.assign(size_t(img.rows) * img.cols, 0.f);
+    for (int f = 0; f < 6; ++f) {
+      const int bi = (f / 2) * n, bj = (f % 2) * n;
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j)
+          img.data[size_t(bi + i) * img.cols + bj + j] = o->data[(size_t(f) * n + i) * n + j];
+    }
+    return img;
+  }
+
+  std::string describe_sample(const RunResult& r, int i, int j) const override {
+    field::Grid g = field::grid_from(r.params);
+    const OutputArray* o = r.outputs.empty() ? nullptr : &r.outputs.front();
+    if (o && !o->shape.empty()) g.size = int(o->shape.back());
+    const int n = g.size;
+    int face = -1;
+    if (g.kind == field::PlaneKind::Box) {
+      face = (i / n) * 2 + (j / n);
+      i %= n;
+      j %= n;
+    }
+    auto lin = [&](int k) { return -g.half_width + 2.0 * g.half_width * k / (n - 1); };
+    double u = lin(i), v = lin(j);
+    double x = 0, y = 0, z = 0;
+    field::PlaneKind kind = g.kind;
+    double off = g.offset;
+    if (face >= 0) {
+      kind = face < 2 ? field::PlaneKind::YZ : face < 4 ? field::PlaneKind::XZ : field::PlaneKind::XY;
+      off = (face % 2 == 0) ? -g.offset : g.offset;
+    }
+    switch (kind) {
+      case field::PlaneKind::XY: x = u, y = v, z = off; break;
+      case field::PlaneKind::XZ: x = u, y = off, z = v; break;
+      default: x = off, y = u, z = v; break;
+    }
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "x=%.4g y=%.4g z=%.4g", x, y, z);
+    return buf;
+  }
+
+ private:
+  /// Regenerates or reloads the sources only when their parameters changed.
+  const field::Sources& sources_for(const ParamSet& p) {
+    const std::string key = p.get_string("sources.file") + "|" +
+                            p.get_string("sources.distribution") + "|" +
+                            std::to_string(p.get_int("sources.count")) + "|" +
+                            std::to_string(p.get_int("sources.seed")) + "|" +
+                            format_value(p.get("sources.half_width"));
+    if (key != sources_key_) {
+      const std::string& file = p.get_string("sources.file");
+      field::Sources s = file.empty()
+                             ? field::generate_sources(p.get_string("sources.distribution"),
+                                                       std::size_t(p.get_int("sources.count")),
+                                                       p.get_double("sources.half_width"),
+                                                       std::uint64_t(p.get_int("sources.seed")))
+                             : field::load_sources(file);
+      s.generation = ++generation_;
+      sources_ = std::move(s);
+      sources_key_ = key;
+    }
+    return sources_;
+  }
+
+  std::string sources_key_;
+  field::Sources sources_;
+  std::uint64_t generation_ = 0;
+  std::unique_ptr<field::Evaluator> evaluator_;
+};
+
+}  // namespace
+
+std::unique_ptr<Workload> make_field_workload() { return std::make_unique<FieldWorkload>(); }
+
+}  // namespace simscope::app

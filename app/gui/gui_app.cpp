@@ -1,0 +1,311 @@
+// The interactive window: event loop, layout, keys, screenshots and exports.
+#include "gui_app.hpp"
+
+#include <glad/gl.h>
+// GLFW after glad so that it does not pull in the system GL header first.
+#include <GLFW/glfw3.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <imgui.h>
+
+#include <QDateTime>
+#include <QDir>
+#include <QSettings>
+#include <QStringList>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "core/error.hpp"
+#include "export.hpp"
+#include "gui_state.hpp"
+#include "params_json.hpp"
+#include "png.hpp"
+#include "render/offscreen.hpp"
+#include "run_manifest.hpp"
+#include "view_settings.hpp"
+#include "window.hpp"
+
+namespace simscope::app::gui {
+namespace {
+
+/// Parameters without the view selector, to tell whether a change needs recomputation.
+ParamSet without_view(ParamSet p, const std::string& view_param) {
+  p.set(view_param, p.schema().at(view_param).default_value);
+  return p;
+}
+
+std::string timestamp() {
+  return QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss").toStdString();
+}
+
+void compute_histogram(GuiState& s) {
+  s.histogram.assign(64, 0.f);
+  if (!s.plane) return;
+  auto [lo, hi] = s.plane->range();
+  const bool log = s.view.get_string("view.scale") == "log";
+  if (log) {
+    lo = std::log10(std::max(lo, 1e-300));
+    hi = std::log10(std::max(hi, 1e-300));
+  }
+  s.histogram_range = s.plane->range();
+  if (!(hi > lo)) return;
+  for (float v : s.image.data) {
+    if (!std::isfinite(v) || (log && v <= 0)) continue;
+    const double t = ((log ? std::log10(double(v)) : double(v)) - lo) / (hi - lo);
+    const int b = std::clamp(int(t * 64), 0, 63);
+    s.histogram[b] += 1;
+  }
+}
+
+/// Puts the current result's selected output into the plane view.
+void refresh_image(GuiState& s) {
+  s.image_dirty = false;
+  if (!s.result) return;
+  const std::string view_param = s.worker->workload().view_param();
+  const std::string& which = s.params.get_string(view_param);
+  try {
+    s.image = s.worker->workload().view_image(*s.result, which);
+    s.plane->set_settings(to_render_settings(s.view, s.image));
+    const OutputArray* o = s.result->find(which);
+    const bool plain = o && o->shape.size() == 2;
+    if (s.result->device_view && plain && which == s.result->params.get_string(view_param))
+      s.plane->set_data_device(s.result->device_view, s.image.rows, s.image.cols);
+    else
+      s.plane->set_data_host(s.image.data.data(), s.image.rows, s.image.cols);
+    compute_histogram(s);
+  } catch (const std::exception& e) {
+    s.error = e.what();
+  }
+}
+
+void submit(GuiState& s) {
+  if (s.paused) return;
+  s.submitted = s.params;
+  s.worker->submit(s.params, s.backend.backend, s.last_full_seconds > 0.03);
+}
+
+bool save_screenshot(GuiState& s, const std::string& path, int fb_w, int fb_h) {
+  try {
+    std::vector<std::uint8_t> rgba = render::read_default_framebuffer_rgba(fb_w, fb_h);
+    write_png(path, rgba, fb_w, fb_h,
+              {{"Software", "simscope " SIMSCOPE_VERSION},
+               {"simscope.workload", QString::fromStdString(s.workload_name)},
+               {"simscope.params", to_text(s.params)}});
+    s.info = "saved screenshot " + path;
+    std::fprintf(stderr, "simscope: %s\n", s.info.c_str());
+    return true;
+  } catch (const std::exception& e) {
+    s.error = e.what();
+    std::fprintf(stderr, "simscope: error: %s\n", e.what());
+    return false;
+  }
+}
+
+void export_data(GuiState& s) {
+  if (!s.result) {
+    s.error = "nothing to export yet";
+    return;
+  }
+  try {
+    const std::string dir = "simscope-export-" + timestamp();
+    const int w = 1024, h = 832;
+    render::Offscreen target(w, h);
+    target.bind();
+    s.plane->draw(0, 0, w, h);
+    ExportImage img{QDir(QString::fromStdString(dir)).filePath("view.png").toStdString(),
+                    target.read_rgba(), w, h};
+    target.unbind();
+    RenderInfo info{"window", "", s.plane->upload_path(), 0};
+    RunResult r = *s.result;
+    r.params = s.params;  // the view selection as shown
+    const auto written = export_run(r, dir, run_manifest(r, s.backend.notice, info), &img);
+    s.info = "exported " + std::to_string(written.size()) + " files to " + dir;
+    std::fprintf(stderr, "simscope: %s\n", s.info.c_str());
+  } catch (const std::exception& e) {
+    s.error = e.what();
+  }
+}
+
+void handle_keys(GuiState& s, Window& window, bool& screenshot, bool& export_now) {
+  ImGuiIO& io = ImGui::GetIO();
+  if (io.WantCaptureKeyboard) return;
+  if (io.KeyCtrl) {
+    if (ImGui::IsKeyPressed(GLFW_KEY_O)) s.open_preset_popup = true;
+    if (ImGui::IsKeyPressed(GLFW_KEY_S)) s.save_preset_popup = true;
+    return;
+  }
+  if (ImGui::IsKeyPressed(GLFW_KEY_SPACE)) {
+    s.paused = !s.paused;
+    if (!s.paused && s.params != s.submitted) submit(s);
+  }
+  if (ImGui::IsKeyPressed(GLFW_KEY_S)) screenshot = true;
+  if (ImGui::IsKeyPressed(GLFW_KEY_E)) export_now = true;
+  if (ImGui::IsKeyPressed(GLFW_KEY_R)) {
+    s.view.set("view.range", std::string("auto"));
+    s.image_dirty = true;
+  }
+  if (ImGui::IsKeyPressed(GLFW_KEY_H)) s.show_panels = !s.show_panels;
+  if (ImGui::IsKeyPressed(GLFW_KEY_F1)) s.show_help = !s.show_help;
+  if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE) && s.show_help) s.show_help = false;
+  (void)window;
+}
+
+void cursor_readout(GuiState& s, int fb_h, float sx, float sy) {
+  s.cursor_text.clear();
+  ImGuiIO& io = ImGui::GetIO();
+  if (!s.plane || s.image.rows == 0 || io.WantCaptureMouse) return;
+  const auto ij = s.plane->image_coords(io.MousePos.x * sx, fb_h - io.MousePos.y * sy);
+  if (!ij) return;
+  const int i = std::clamp(int(std::floor(ij->first)), 0, s.image.rows - 1);
+  const int j = std::clamp(int(std::floor(ij->second)), 0, s.image.cols - 1);
+  const float v = s.image.data[size_t(i) * s.image.cols + j];
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%s = %.6g %s\n%s  [i=%d j=%d]", s.image.label.c_str(), v,
+                s.image.unit.c_str(),
+                s.worker->workload().describe_sample(*s.result, i, j).c_str(), i, j);
+  s.cursor_text = buf;
+  ImGui::BeginTooltip();
+  ImGui::TextUnformatted(buf);
+  ImGui::EndTooltip();
+}
+
+}  // namespace
+
+int run_gui(const CliOptions& o) {
+  Session session = make_session(o);
+  std::fprintf(stderr, "simscope: %s\n", session.backend.notice.c_str());
+  QSettings settings;
+  const int win_w = std::clamp(settings.value("window/width", 1280).toInt(), 320, 8192);
+  const int win_h = std::clamp(settings.value("window/height", 800).toInt(), 240, 8192);
+  Window window(win_w, win_h, "simscope");
+  const render::WindowHooks hooks = window.hooks();
+  auto ctx = render::create_context("window", &hooks);
+  std::fprintf(stderr, "simscope: OpenGL %s on %s\n", ctx->gl_version().c_str(),
+               ctx->renderer().c_str());
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;
+  const float scale = window.content_scale();
+  ImGui::StyleColorsDark();
+  ImGui::GetStyle().ScaleAllSizes(scale);
+  io.FontGlobalScale = scale;
+  ImGui_ImplGlfw_InitForOpenGL(window.handle(), true);
+  ImGui_ImplOpenGL3_Init("#version 450");
+
+  GuiState s;
+  s.workload_name = session.workload->name();
+  s.params = session.params;
+  s.view = session.view;
+  s.backend = session.backend;
+  s.backend_request = o.backend;
+  s.worker = std::make_unique<Worker>(std::move(session.workload));
+  s.plane = std::make_unique<render::PlaneView>();
+  for (const QString& p : settings.value("presets/recent").toStringList())
+    s.recent_presets.push_back(p.toStdString());
+  if (!o.preset.empty()) s.preset_path = o.preset;
+  submit(s);
+
+  int frames_after_result = 0;
+  bool have_first = false;
+  const auto start = std::chrono::steady_clock::now();
+  int exit_code = 0;
+  while (!window.should_close()) {
+    glfwPollEvents();
+    int fb_w = 0, fb_h = 0, ww = 0, wh = 0;
+    window.framebuffer_size(fb_w, fb_h);
+    window.window_size(ww, wh);
+    if (fb_w <= 0 || fb_h <= 0 || ww <= 0 || wh <= 0) {  // minimised
+      glfwWaitEventsTimeout(0.1);
+      continue;
+    }
+    while (auto ev = s.worker->poll()) {
+      have_first = true;
+      if (!ev->error.empty()) {
+        s.error = ev->error;
+      } else {
+        if (!ev->result->preview) s.last_full_seconds = ev->result->compute_seconds;
+        s.result = std::move(ev->result);
+        s.error.clear();
+        s.image_dirty = true;
+      }
+    }
+    if (s.image_dirty) refresh_image(s);
+
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+    bool screenshot = false, export_now = false;
+    handle_keys(s, window, screenshot, export_now);
+
+    const float W = float(ww), H = float(wh);
+    const float left = s.show_panels ? std::min(380.f * scale, W * 0.4f) : 0.f;
+    const float right = s.show_panels ? std::min(300.f * scale, W * 0.3f) : 0.f;
+    const float bottom = 58.f * scale;
+    bool changed = false;
+    if (s.show_panels) {
+      changed |= draw_params_panel(s, 0, 0, left, H - bottom);
+      draw_view_panel(s, W - right, 0, right, H - bottom);
+    }
+    draw_status_bar(s, 0, H - bottom, W, bottom);
+    draw_help(s);
+    const float sx = float(fb_w) / W, sy = float(fb_h) / H;
+    cursor_readout(s, fb_h, sx, sy);
+    if (s.image_dirty) refresh_image(s);
+    if ((changed || without_view(s.params, s.worker->workload().view_param()) !=
+                        without_view(s.submitted, s.worker->workload().view_param())) &&
+        !s.paused)
+      submit(s);
+
+    ImGui::Render();
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    glViewport(0, 0, fb_w, fb_h);
+    glClearColor(0.09f, 0.09f, 0.11f, 1.f);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    const int vx = int(left * sx), vy = int(bottom * sy);
+    const int vw = int((W - left - right) * sx), vh = int((H - bottom) * sy);
+    if (s.result && vw > 16 && vh > 16) s.plane->draw(vx, vy, vw, vh);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    glViewport(0, 0, fb_w, fb_h);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+
+    if (screenshot) save_screenshot(s, "simscope-" + timestamp() + ".png", fb_w, fb_h);
+    if (export_now) export_data(s);
+    if (o.frames > 0) {
+      const double waited =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (have_first || waited > 120) ++frames_after_result;
+      if (frames_after_result >= o.frames) {
+        if (!o.screenshot.empty() && !save_screenshot(s, o.screenshot, fb_w, fb_h)) exit_code = 1;
+        window.request_close();
+      }
+    }
+    window.hooks().swap_buffers();
+  }
+  {
+    int ww = 0, wh = 0;
+    window.window_size(ww, wh);
+    if (ww > 0 && wh > 0) {
+      settings.setValue("window/width", ww);
+      settings.setValue("window/height", wh);
+    }
+  }
+  QStringList recent;
+  for (const auto& p : s.recent_presets) recent << QString::fromStdString(p);
+  settings.setValue("presets/recent", recent);
+  s.worker.reset();
+  s.plane.reset();
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+  return exit_code;
+}
+
+}  // namespace simscope::app::gui
+
+namespace simscope::app {
+int run_gui(const CliOptions& options) { return gui::run_gui(options); }
+}  // namespace simscope::app

@@ -1,0 +1,57 @@
+#pragma once
+/// @file The state the window's panels share: the session, the worker, the shown result.
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "render/plane_view.hpp"
+#include "session.hpp"
+#include "worker.hpp"
+
+namespace simscope::app::gui {
+
+struct GuiState {
+  // what runs
+  std::string workload_name;
+  std::unique_ptr<Worker> worker;
+  ParamSet params;        ///< as edited in the panel
+  ParamSet view;          ///< view_schema() values
+  BackendChoice backend;
+  std::string backend_request = "auto";
+  ParamSet submitted;     ///< what was last submitted to the worker
+  double last_full_seconds = 0;
+
+  // what is shown
+  std::optional<RunResult> result;
+  ViewImage image;
+  std::unique_ptr<render::PlaneView> plane;
+  bool image_dirty = false;
+  std::vector<float> histogram;     ///< of the shown image, 64 bins over the view range
+  std::pair<double, double> histogram_range{0, 0};
+
+  // messages and ui
+  std::string error;                ///< shown in the status bar until dismissed
+  std::string info;                 ///< last action, e.g. "saved screenshot ..."
+  bool show_panels = true;
+  bool show_help = false;
+  bool paused = false;              ///< Space: do not submit new work
+  std::string preset_path = "preset.json";
+  std::vector<std::string> recent_presets;
+  bool open_preset_popup = false, save_preset_popup = false;
+  std::string cursor_text;          ///< value and coordinates under the cursor
+};
+
+/// Left panel: workload switcher, the workload's parameters, presets. Returns true when
+/// parameters changed (the caller submits work).
+bool draw_params_panel(GuiState& s, float x, float y, float w, float h);
+/// Right panel: view parameters (output, colormap, scale, range, colorbar) and a histogram.
+void draw_view_panel(GuiState& s, float x, float y, float w, float h);
+/// Bottom bar: back end, interop path, compute ms, FPS, device memory, progress + ETA + cancel,
+/// dismissible error.
+void draw_status_bar(GuiState& s, float x, float y, float w, float h);
+/// F1: the keys.
+void draw_help(GuiState& s);
+
+}  // namespace simscope::app::gui

@@ -1,0 +1,177 @@
+// The left (parameters, presets) and right (view) panels.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.hpp"
+#include "param_widgets.hpp"
+#include "gui_state.hpp"
+#include "presets.hpp"
+
+namespace simscope::app::gui {
+namespace {
+
+constexpr ImGuiWindowFlags kPanelFlags = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize |
+                                         ImGuiWindowFlags_NoCollapse |
+                                         ImGuiWindowFlags_NoSavedSettings;
+
+void remember_preset(GuiState& s, const std::string& path) {
+  auto& r = s.recent_presets;
+  r.erase(std::remove(r.begin(), r.end(), path), r.end());
+  r.insert(r.begin(), path);
+  if (r.size() > 8) r.resize(8);
+}
+
+bool load_preset_into(GuiState& s, const std::string& path) {
+  try {
+    if (preset_workload(path) != s.workload_name)
+      throw Error(path + ": preset is for workload '" + preset_workload(path) + "'");
+    ParamSet p = s.params, v = s.view;
+    load_preset(path, p, &v);
+    s.params = p;
+    s.view = v;
+    s.info = "loaded preset " + path;
+    remember_preset(s, path);
+    return true;
+  } catch (const std::exception& e) {
+    s.error = e.what();
+    return false;
+  }
+}
+
+bool preset_popups(GuiState& s) {
+  bool changed = false;
+  static char buf[1024] = "";
+  if (s.open_preset_popup) {
+    ImGui::OpenPopup("Load preset");
+    std::snprintf(buf, sizeof buf, "%s", s.preset_path.c_str());
+    s.open_preset_popup = false;
+  }
+  if (s.save_preset_popup) {
+    ImGui::OpenPopup("Save preset");
+    std::snprintf(buf, sizeof buf, "%s", s.preset_path.c_str());
+    s.save_preset_popup = false;
+  }
+  for (int save = 0; save < 2; ++save) {
+    if (ImGui::BeginPopupModal(save ? "Save preset" : "Load preset", nullptr,
+                               ImGuiWindowFlags_AlwaysAutoResize)) {
+      ImGui::Text("Preset file (JSON):");
+      ImGui::SetNextItemWidth(360);
+      const bool enter = ImGui::InputText("##path", buf, sizeof buf,
+                                          ImGuiInputTextFlags_EnterReturnsTrue);
+      if (ImGui::Button(save ? "Save" : "Load") || enter) {
+        s.preset_path = buf;
+        if (save) {
+          try {
+            save_preset(s.preset_path, s.params, &s.view);
+            s.info = "saved preset " + s.preset_path;
+            remember_preset(s, s.preset_path);
+          } catch (const std::exception& e) {
+            s.error = e.what();
+          }
+        } else {
+          changed = load_preset_into(s, s.preset_path);
+        }
+        ImGui::CloseCurrentPopup();
+      }
+      ImGui::SameLine();
+      if (ImGui::Button("Cancel")) ImGui::CloseCurrentPopup();
+      ImGui::EndPopup();
+    }
+  }
+  return changed;
+}
+
+}  // namespace
+
+bool draw_params_panel(GuiState& s, float x, float y, float w, float h) {
+  bool changed = false;
+  ImGui::SetNextWindowPos(ImVec2(x, y));
+  ImGui::SetNextWindowSize(ImVec2(w, h));
+  ImGui::Begin("Workload", nullptr, kPanelFlags);
+  if (ImGui::BeginCombo("workload", s.workload_name.c_str())) {
+    for (const auto& n : workload_names()) ImGui::Selectable(n.c_str(), n == s.workload_name);
+    ImGui::EndCombo();
+  }
+  {
+    static const char* backends[] = {"auto", "cpu", "cuda"};
+    int cur = 0;
+    for (int i = 0; i < 3; ++i)
+      if (s.backend_request == backends[i]) cur = i;
+    if (ImGui::Combo("back end", &cur, backends, 3) && s.backend_request != backends[cur]) {
+      try {
+        s.backend = choose_backend(backends[cur]);
+        s.backend_request = backends[cur];
+        s.info = s.backend.notice;
+        changed = true;
+      } catch (const std::exception& e) {
+        s.error = e.what();
+      }
+    }
+  }
+  ImGui::Separator();
+  ImGui::TextDisabled("Parameters (hover for help)");
+  std::string err;
+  const std::string view_param = s.worker->workload().view_param();
+  for (const ParamSpec& spec : s.params.schema().specs()) {
+    if (spec.name == view_param) continue;  // shown in the view panel
+    changed |= param_widget(s.params, spec, err);
+  }
+  if (!err.empty()) s.error = err;
+  ImGui::Separator();
+  ImGui::TextDisabled("Presets");
+  if (ImGui::Button("Load... (Ctrl+O)")) s.open_preset_popup = true;
+  ImGui::SameLine();
+  if (ImGui::Button("Save... (Ctrl+S)")) s.save_preset_popup = true;
+  for (const auto& r : s.recent_presets) {
+    if (ImGui::Selectable(r.c_str())) changed |= load_preset_into(s, r);
+  }
+  changed |= preset_popups(s);
+  ImGui::End();
+  return changed;
+}
+
+void draw_view_panel(GuiState& s, float x, float y, float w, float h) {
+  ImGui::SetNextWindowPos(ImVec2(x, y));
+  ImGui::SetNextWindowSize(ImVec2(w, h));
+  ImGui::Begin("View", nullptr, kPanelFlags);
+  std::string err;
+  const std::string view_param = s.worker->workload().view_param();
+  if (param_widget(s.params, s.params.schema().at(view_param), err)) s.image_dirty = true;
+  if (param_widgets(s.view, err)) s.image_dirty = true;
+  if (!err.empty()) s.error = err;
+  if (s.plane) {
+    const auto [lo, hi] = s.plane->range();
+    ImGui::Text("range in effect: %.4g .. %.4g", lo, hi);
+    if (ImGui::SmallButton("lock this range")) {
+      s.view.set("view.min", lo);
+      s.view.set("view.max", hi);
+      s.view.set("view.range", std::string("locked"));
+      s.image_dirty = true;
+    }
+  }
+  if (!s.histogram.empty()) {
+    ImGui::Separator();
+    ImGui::TextDisabled("Histogram of the shown values");
+    const float top = *std::max_element(s.histogram.begin(), s.histogram.end());
+    ImGui::PlotHistogram("##hist", s.histogram.data(), int(s.histogram.size()), 0, nullptr, 0.f,
+                         top, ImVec2(ImGui::GetContentRegionAvail().x, 90));
+    ImGui::Text("%.4g", s.histogram_range.first);
+    ImGui::SameLine(ImGui::GetContentRegionAvail().x - 60);
+    ImGui::Text("%.4g", s.histogram_range.second);
+  }
+  if (s.result) {
+    ImGui::Separator();
+    ImGui::TextDisabled("Last run");
+    for (const auto& [k, v] : s.result->stats) ImGui::Text("%s: %.6g", k.c_str(), v);
+    for (const auto& wmsg : s.result->warnings) ImGui::TextWrapped("warning: %s", wmsg.c_str());
+  }
+  if (!s.cursor_text.empty()) {
+    ImGui::Separator();
+    ImGui::TextWrapped("%s", s.cursor_text.c_str());
+  }
+  ImGui::End();
+}
+
+}  // namespace simscope::app::gui

@@ -1,0 +1,128 @@
+#include "param_widgets.hpp"
+
+#include <imgui.h>
+
+#include <cmath>
+#include <cstring>
+#include <map>
+
+#include "core/error.hpp"
+
+namespace simscope::app::gui {
+namespace {
+
+void tooltip(const ParamSpec& s) {
+  if (!ImGui::IsItemHovered()) return;
+  std::string t = s.name + "\n" + s.help;
+  if (!s.unit.empty()) t += "\nunit: " + s.unit;
+  if ((s.type == ParamType::Int || s.type == ParamType::Float) && s.has_range())
+    t += "\nrange: [" + format_value(ParamValue(s.min)) + ", " + format_value(ParamValue(s.max)) +
+         "]";
+  t += "\ndefault: " + format_value(s.default_value);
+  ImGui::SetTooltip("%s", t.c_str());
+}
+
+bool apply(ParamSet& p, const ParamSpec& s, const ParamValue& v, std::string& error) {
+  try {
+    if (p.get(s.name) == v) return false;
+    p.set(s.name, v);
+    return true;
+  } catch (const Error& e) {
+    error = e.what();
+    return false;
+  }
+}
+
+std::string label_for(const ParamSpec& s) {
+  return s.unit.empty() ? s.name : s.name + " [" + s.unit + "]";
+}
+
+}  // namespace
+
+bool param_widget(ParamSet& p, const ParamSpec& s, std::string& error) {
+  bool changed = false;
+  ImGui::PushID(s.name.c_str());
+  const float reset_w = ImGui::GetFrameHeight();
+  ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.58f - reset_w);
+  const std::string label = label_for(s);
+  const bool sliderable = s.has_range() && (s.max - s.min) < 1e13;
+  switch (s.type) {
+    case ParamType::Int: {
+      long long v = p.get_int(s.name);
+      long long lo = (long long)s.min, hi = (long long)s.max;
+      bool edited;
+      if (sliderable)
+        edited = ImGui::SliderScalar(label.c_str(), ImGuiDataType_S64, &v, &lo, &hi, "%lld",
+                                     ImGuiSliderFlags_AlwaysClamp |
+                                         (s.log_slider ? ImGuiSliderFlags_Logarithmic : 0));
+      else
+        edited = ImGui::InputScalar(label.c_str(), ImGuiDataType_S64, &v, nullptr, nullptr, "%lld",
+                                    ImGuiInputTextFlags_EnterReturnsTrue);
+      if (edited) changed = apply(p, s, ParamValue(std::int64_t(v)), error);
+      break;
+    }
+    case ParamType::Float: {
+      double v = p.get_double(s.name);
+      bool edited;
+      if (sliderable)
+        edited = ImGui::SliderScalar(label.c_str(), ImGuiDataType_Double, &v, &s.min, &s.max,
+                                     "%.6g",
+                                     ImGuiSliderFlags_AlwaysClamp |
+                                         (s.log_slider ? ImGuiSliderFlags_Logarithmic : 0));
+      else
+        edited = ImGui::InputDouble(label.c_str(), &v, 0, 0, "%.6g",
+                                    ImGuiInputTextFlags_EnterReturnsTrue);
+      if (edited) changed = apply(p, s, ParamValue(v), error);
+      break;
+    }
+    case ParamType::Bool: {
+      bool v = p.get_bool(s.name);
+      if (ImGui::Checkbox(label.c_str(), &v)) changed = apply(p, s, ParamValue(v), error);
+      break;
+    }
+    case ParamType::Enum: {
+      const std::string& cur = p.get_string(s.name);
+      if (ImGui::BeginCombo(label.c_str(), cur.c_str())) {
+        for (const auto& c : s.choices) {
+          if (ImGui::Selectable(c.c_str(), c == cur)) changed = apply(p, s, ParamValue(c), error);
+        }
+        ImGui::EndCombo();
+      }
+      break;
+    }
+    case ParamType::Path: {
+      // Edited text is kept per parameter until Enter applies it.
+      static std::map<std::string, std::string> editing;
+      auto it = editing.find(s.name);
+      if (it == editing.end()) it = editing.emplace(s.name, p.get_string(s.name)).first;
+      char buf[1024];
+      std::snprintf(buf, sizeof buf, "%s", it->second.c_str());
+      if (ImGui::InputTextWithHint(label.c_str(), "(none: generated)", buf, sizeof buf,
+                                   ImGuiInputTextFlags_EnterReturnsTrue)) {
+        changed = apply(p, s, ParamValue(std::string(buf)), error);
+        editing.erase(s.name);
+      } else {
+        it->second = buf;
+        if (!ImGui::IsItemActive() && it->second != p.get_string(s.name) &&
+            !ImGui::IsItemDeactivated())
+          it->second = p.get_string(s.name);
+      }
+      break;
+    }
+  }
+  tooltip(s);
+  ImGui::SameLine();
+  if (ImGui::SmallButton("R")) changed |= apply(p, s, s.default_value, error);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("reset %s to %s", s.name.c_str(), format_value(s.default_value).c_str());
+  ImGui::PopID();
+  return changed;
+}
+
+bool param_widgets(ParamSet& p, std::string& error) {
+  bool changed = false;
+  for (const ParamSpec& s : p.schema().specs()) changed |= param_widget(p, s, error);
+  return changed;
+}
+
+}  // namespace simscope::app::gui

@@ -1,0 +1,18 @@
+#pragma once
+/// @file ImGui widgets generated from a parameter Schema: one widget per ParamSpec (slider with
+/// unit for numbers, combo for enums, checkbox, text field for paths), the help text as tooltip,
+/// a reset-to-default button.
+#include <string>
+
+#include "core/params.hpp"
+
+namespace simscope::app::gui {
+
+/// Draws a widget for every parameter of `params`' schema. Returns true when a value changed.
+/// A rejected value leaves the parameter as it was and puts the reason in `error`.
+bool param_widgets(ParamSet& params, std::string& error);
+
+/// The widget of one parameter (same contract).
+bool param_widget(ParamSet& params, const ParamSpec& spec, std::string& error);
+
+}  // namespace simscope::app::gui

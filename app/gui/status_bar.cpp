@@ -1,0 +1,94 @@
+// The status bar at the bottom of the window.
+#include <imgui.h>
+
+#include <cstdio>
+
+#include "gui_state.hpp"
+
+namespace simscope::app::gui {
+
+void draw_status_bar(GuiState& s, float x, float y, float w, float h) {
+  ImGui::SetNextWindowPos(ImVec2(x, y));
+  ImGui::SetNextWindowSize(ImVec2(w, h));
+  ImGui::Begin("##status", nullptr,
+               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
+                   ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus);
+  const CudaStatus& cs = cuda_status();
+  const bool cuda = s.backend.backend == Backend::Cuda;
+  ImGui::Text("%s%s%s", cuda ? "CUDA: " : "CPU (OpenMP)", cuda ? cs.device.c_str() : "",
+              s.paused ? "  [paused]" : "");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", s.backend.notice.c_str());
+  ImGui::SameLine();
+  ImGui::TextDisabled("|");
+  ImGui::SameLine();
+  ImGui::Text("upload: %s", s.plane ? s.plane->upload_path().c_str() : "-");
+  ImGui::SameLine();
+  ImGui::TextDisabled("|");
+  ImGui::SameLine();
+  if (s.result)
+    ImGui::Text("compute %.1f ms%s", s.result->compute_seconds * 1e3,
+                s.result->preview ? " (preview)" : "");
+  else
+    ImGui::Text("compute -");
+  ImGui::SameLine();
+  ImGui::TextDisabled("|");
+  ImGui::SameLine();
+  ImGui::Text("%.0f FPS", ImGui::GetIO().Framerate);
+  if (cuda) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("|");
+    ImGui::SameLine();
+    ImGui::Text("device mem %.0f MiB", cuda_memory_used_bytes() / 1048576.0);
+  }
+  if (s.worker && s.worker->busy()) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("|");
+    ImGui::SameLine();
+    const double f = s.worker->progress(), t = s.worker->elapsed_seconds();
+    char overlay[64];
+    if (f > 0.01)
+      std::snprintf(overlay, sizeof overlay, "%.0f%%  ETA %.1f s", 100 * f, t * (1 - f) / f);
+    else
+      std::snprintf(overlay, sizeof overlay, "working %.1f s", t);
+    ImGui::ProgressBar(float(f), ImVec2(200, 0), overlay);
+    ImGui::SameLine();
+    if (ImGui::SmallButton("cancel")) s.worker->cancel();
+  }
+  if (!s.error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.45f, 0.4f, 1.f));
+    ImGui::TextWrapped("error: %s", s.error.c_str());
+    ImGui::PopStyleColor();
+    ImGui::SameLine();
+    if (ImGui::SmallButton("dismiss")) s.error.clear();
+  } else if (!s.info.empty()) {
+    ImGui::TextDisabled("%s", s.info.c_str());
+  } else if (s.result && !s.result->warnings.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.8f, 0.3f, 1.f));
+    ImGui::TextWrapped("warning: %s", s.result->warnings.front().c_str());
+    ImGui::PopStyleColor();
+  }
+  ImGui::End();
+}
+
+void draw_help(GuiState& s) {
+  if (!s.show_help) return;
+  ImGui::SetNextWindowSize(ImVec2(420, 0), ImGuiCond_FirstUseEver);
+  if (ImGui::Begin("Help", &s.show_help)) {
+    ImGui::TextUnformatted(
+        "Keys\n"
+        "  Space     pause / run (no recomputation while paused)\n"
+        "  S         screenshot of the window (PNG)\n"
+        "  E         export the data (.npy + run.json + view.png)\n"
+        "  R         reset the view range to automatic\n"
+        "  H         hide / show the panels\n"
+        "  1         field workload\n"
+        "  Ctrl+O    load a preset     Ctrl+S  save a preset\n"
+        "  F1        this help\n"
+        "\n"
+        "Mouse: hover the plane for the value and coordinates under the cursor.\n"
+        "Right-click a parameter's R button tooltip to see its default.");
+  }
+  ImGui::End();
+}
+
+}  // namespace simscope::app::gui

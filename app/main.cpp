@@ -1,0 +1,32 @@
+// simscope: entry point. Parses the command line and runs the GUI, the headless runner or
+// --list-params. Every error ends as one line on stderr and a non-zero exit status.
+#include <QCoreApplication>
+#include <cstdio>
+#include <exception>
+
+#include "cli.hpp"
+#include "gui/gui_app.hpp"
+#include "headless.hpp"
+#include "session.hpp"
+
+int main(int argc, char** argv) {
+  QCoreApplication qapp(argc, argv);
+  QCoreApplication::setApplicationName("simscope");
+  QCoreApplication::setOrganizationName("simscope");
+  QCoreApplication::setApplicationVersion(SIMSCOPE_VERSION);
+  using namespace simscope::app;
+  const CliParse parsed = parse_command_line(QCoreApplication::arguments());
+  if (!parsed.options) return parsed.exit_code;
+  const CliOptions& o = *parsed.options;
+  try {
+    if (!o.list_params.empty()) {
+      std::fputs(list_params_text(o.list_params).c_str(), stdout);
+      return 0;
+    }
+    if (o.headless) return run_headless(o);
+    return run_gui(o);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "simscope: error: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,23 @@
+#pragma once
+/// @file Presets: a workload's parameters saved as JSON,
+/// {"simscope_preset": 1, "workload": "field", "params": {...}, "view": {...}}.
+#include <string>
+
+#include "core/params.hpp"
+
+namespace simscope::app {
+
+/// Reads a preset file. Returns the workload it names; applies its params onto `params` (which
+/// must already have that workload's schema: call preset_workload() first to choose it).
+/// Throws simscope::Error naming the file: missing, not JSON (with the offset), not a preset,
+/// wrong workload, bad parameters.
+/// `view` (optional) receives the preset's "view" object, when it has one.
+void load_preset(const std::string& path, ParamSet& params, ParamSet* view = nullptr);
+
+/// The "workload" a preset file names. Throws simscope::Error as load_preset.
+std::string preset_workload(const std::string& path);
+
+/// Writes `params` as a preset (atomically: temp file + rename). Throws simscope::Error.
+void save_preset(const std::string& path, const ParamSet& params, const ParamSet* view = nullptr);
+
+}  // namespace simscope::app

@@ -1,0 +1,23 @@
+#pragma once
+/// @file run.json: what a run did (parameters, back end, timings, versions, warnings, outputs).
+#include <QJsonObject>
+
+#include "workload.hpp"
+
+namespace simscope::app {
+
+/// Facts about the rendering of view.png (empty when none was rendered).
+struct RenderInfo {
+  std::string context;      ///< e.g. "egl-surfaceless"
+  std::string renderer;     ///< GL_RENDERER, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)"
+  std::string upload_path;  ///< "cuda-gl interop", "device->host copy" or "host upload"
+  double seconds = 0;
+};
+
+/// The manifest of `result`: {"simscope": {version, qt, compiler, cuda}, "workload", "params",
+/// "backend": {name, device, notice}, "timings": {...}, "stats", "warnings", "outputs": [...],
+/// "render": {...}}.
+QJsonObject run_manifest(const RunResult& result, const std::string& backend_notice,
+                         const RenderInfo& render);
+
+}  // namespace simscope::app

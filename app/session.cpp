@@ -1,0 +1,64 @@
+#include "session.hpp"
+
+#include <sstream>
+
+#include "core/error.hpp"
+#include "presets.hpp"
+#include "view_schema.hpp"
+
+namespace simscope::app {
+
+void set_parameter(ParamSet& params, ParamSet& view, const std::string& kv) {
+  const auto eq = kv.find('=');
+  if (eq == std::string::npos) throw Error("--set expects NAME=VALUE, got '" + kv + "'");
+  const std::string name = kv.substr(0, eq), value = kv.substr(eq + 1);
+  if (view.schema().find(name)) view.set_from_string(name, value);
+  else params.set_from_string(name, value);
+}
+
+Session make_session(const CliOptions& o) {
+  std::string name = o.workload;
+  if (!o.preset.empty()) {
+    const std::string from_preset = preset_workload(o.preset);
+    if (name.empty()) name = from_preset;
+    else if (name != from_preset)
+      throw Error(o.preset + ": preset is for workload '" + from_preset + "', but --workload is '" +
+                  name + "'");
+  }
+  if (name.empty()) name = "field";
+  Session s;
+  s.workload = make_workload(name);
+  s.params = s.workload->schema().defaults();
+  s.view = view_schema().defaults();
+  if (!o.preset.empty()) load_preset(o.preset, s.params, &s.view);
+  for (const std::string& kv : o.sets) set_parameter(s.params, s.view, kv);
+  s.backend = choose_backend(o.backend);
+  return s;
+}
+
+std::string list_params_text(const std::string& workload) {
+  const auto w = make_workload(workload);
+  std::ostringstream out;
+  out << "Parameters of workload '" << workload << "' (set with --set NAME=VALUE):\n\n";
+  for (const Schema* schema : {&w->schema(), &view_schema()}) {
+  if (schema == &view_schema()) out << "\nView parameters (every workload):\n\n";
+  for (const ParamSpec& s : schema->specs()) {
+    out << "  " << s.name << "  (" << to_string(s.type);
+    if (s.type == ParamType::Enum) {
+      out << ": ";
+      for (size_t i = 0; i < s.choices.size(); ++i) out << (i ? "|" : "") << s.choices[i];
+    }
+    if ((s.type == ParamType::Int || s.type == ParamType::Float) && s.has_range())
+      out << " in [" << format_value(ParamValue(s.min)) << ", " << format_value(ParamValue(s.max))
+          << "]";
+    out << ")\n";
+    out << "      default: " << (format_value(s.default_value).empty() ? "(none)"
+                                                                       : format_value(s.default_value));
+    if (!s.unit.empty()) out << "   unit: " << s.unit;
+    out << "\n      " << s.help << "\n";
+  }
+  }
+  return out.str();
+}
+
+}  // namespace simscope::app

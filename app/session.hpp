@@ -1,0 +1,31 @@
+#pragma once
+/// @file From the command line to a ready workload: its parameters (defaults, then the preset,
+/// then each --set) and the chosen back end. Shared by the GUI and the headless runner.
+#include <memory>
+#include <string>
+
+#include "cli.hpp"
+#include "core/backend.hpp"
+#include "workload.hpp"
+
+namespace simscope::app {
+
+struct Session {
+  std::unique_ptr<Workload> workload;
+  ParamSet params;  ///< the workload's parameters
+  ParamSet view;    ///< view_schema(): colormap, scale, range
+  BackendChoice backend;
+};
+
+/// Sets NAME=VALUE on the workload's parameters, or on the view's when NAME is one of
+/// view_schema(). Throws simscope::Error (unknown name: lists the known ones; bad value).
+void set_parameter(ParamSet& params, ParamSet& view, const std::string& name_value);
+
+/// Builds the session. Throws simscope::Error: unknown workload, bad preset, unknown parameter
+/// or bad value in --set, a forced back end that cannot run.
+Session make_session(const CliOptions& options);
+
+/// `simscope --list-params NAME`: the schema as an aligned table. Throws on an unknown workload.
+std::string list_params_text(const std::string& workload);
+
+}  // namespace simscope::app

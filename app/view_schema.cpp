@@ -1,0 +1,25 @@
+#include "view_schema.hpp"
+
+namespace simscope::app {
+
+const Schema& view_schema() {
+  static const Schema schema(
+      "view",
+      {
+          {"view.colormap", ParamType::Enum, std::string("viridis"), 1, 0,
+           {"viridis", "inferno", "magma", "plasma", "turbo", "coolwarm", "gray", "twilight"}, "",
+           "Colormap of the plane view (twilight is cyclic, coolwarm diverging)."},
+          {"view.scale", ParamType::Enum, std::string("linear"), 1, 0, {"linear", "log"}, "",
+           "Linear or log10 colour scale; with log, values <= 0 show in the lowest colour."},
+          {"view.range", ParamType::Enum, std::string("auto"), 1, 0, {"auto", "locked"}, "",
+           "auto: the data's finite min/max; locked: view.min..view.max."},
+          {"view.min", ParamType::Float, 0.0, -1e300, 1e300, {}, "",
+           "Lower end of the locked range (data units)."},
+          {"view.max", ParamType::Float, 1.0, -1e300, 1e300, {}, "",
+           "Upper end of the locked range (data units)."},
+          {"view.colorbar", ParamType::Bool, true, 1, 0, {}, "", "Draw the colorbar."},
+      });
+  return schema;
+}
+
+}  // namespace simscope::app

@@ -1,0 +1,15 @@
+#pragma once
+/// @file How results are drawn, shared by every workload: colormap, scale, range. A Schema like
+/// the workloads' own, so the GUI view panel, --set view.colormap=inferno, presets and export
+/// metadata all use the same names.
+#include <string>
+
+#include "core/params.hpp"
+
+namespace simscope::app {
+
+/// view.colormap (viridis|inferno|magma|plasma|turbo|coolwarm|gray|twilight),
+/// view.scale (linear|log), view.range (auto|locked), view.min, view.max, view.colorbar (bool).
+const Schema& view_schema();
+
+}  // namespace simscope::app

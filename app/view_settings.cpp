@@ -1,0 +1,18 @@
+#include "view_settings.hpp"
+
+namespace simscope::app {
+
+render::ViewSettings to_render_settings(const ParamSet& view, const ViewImage& image) {
+  render::ViewSettings s;
+  s.colormap = view.get_string("view.colormap");
+  s.log_scale = view.get_string("view.scale") == "log";
+  s.auto_range = view.get_string("view.range") == "auto";
+  s.min = view.get_double("view.min");
+  s.max = view.get_double("view.max");
+  s.colorbar = view.get_bool("view.colorbar");
+  s.label = image.label;
+  s.unit = image.unit;
+  return s;
+}
+
+}  // namespace simscope::app

@@ -1,0 +1,88 @@
+#include "worker.hpp"
+
+#include <exception>
+
+#include "core/error.hpp"
+
+namespace simscope::app {
+
+Worker::Worker(std::unique_ptr<Workload> workload)
+    : workload_(std::move(workload)), progress_(std::make_shared<Progress>()) {
+  thread_ = std::thread([this] { loop(); });
+}
+
+Worker::~Worker() {
+  quit_ = true;
+  cancel();
+  cv_.notify_all();
+  thread_.join();
+}
+
+void Worker::submit(const ParamSet& params, Backend backend, bool preview_first) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  pending_ = Request{params, backend, preview_first};
+  progress_->cancel = true;  // supersede the running job
+  busy_ = true;
+  cv_.notify_all();
+}
+
+void Worker::cancel() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  pending_.reset();
+  progress_->cancel = true;
+}
+
+std::optional<Worker::Event> Worker::poll() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::optional<Event> e = std::move(event_);
+  event_.reset();
+  return e;
+}
+
+double Worker::progress() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return progress_->fraction.load();
+}
+
+double Worker::elapsed_seconds() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+}
+
+void Worker::loop() {
+  for (;;) {
+    Request req;
+    std::shared_ptr<Progress> progress;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      busy_ = pending_.has_value();
+      cv_.wait(lock, [&] { return quit_ || pending_.has_value(); });
+      if (quit_) return;
+      req = std::move(*pending_);
+      pending_.reset();
+      progress_ = std::make_shared<Progress>();
+      progress = progress_;
+      started_ = std::chrono::steady_clock::now();
+      busy_ = true;
+    }
+    auto publish = [&](Event e) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!pending_ && !progress->cancel) event_ = std::move(e);
+    };
+    try {
+      if (req.preview_first) {
+        RunResult preview = workload_->run(req.params, req.backend, true, progress.get());
+        publish(Event{std::move(preview), {}});
+        progress->fraction = 0;
+      }
+      RunResult full = workload_->run(req.params, req.backend, false, progress.get());
+      publish(Event{std::move(full), {}});
+    } catch (const Cancelled&) {
+      // superseded or cancelled: the previous result stays
+    } catch (const std::exception& e) {
+      publish(Event{std::nullopt, e.what()});
+    }
+  }
+}
+
+}  // namespace simscope::app

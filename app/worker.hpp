@@ -1,0 +1,67 @@
+#pragma once
+/// @file Runs a workload off the UI thread. A newer request supersedes older work: the running
+/// job is cancelled (Progress::cancel) and only the newest request runs. Optionally a coarse
+/// preview runs first, so a long evaluation shows something within a frame or two.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "workload.hpp"
+
+namespace simscope::app {
+
+class Worker {
+ public:
+  /// Takes ownership of the workload; it is only touched from the worker thread afterwards
+  /// (view_image()/describe_sample()/schema() are const and safe from the UI thread).
+  explicit Worker(std::unique_ptr<Workload> workload);
+  ~Worker();  ///< cancels the running job and joins
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  const Workload& workload() const { return *workload_; }
+
+  /// Queues a run. `preview_first`: run a coarse preview before the full evaluation.
+  void submit(const ParamSet& params, Backend backend, bool preview_first);
+  /// Cancels the running and queued work (the last result stays).
+  void cancel();
+
+  /// Something that finished since the last poll: a result (preview or full) or an error text.
+  struct Event {
+    std::optional<RunResult> result;
+    std::string error;
+  };
+  /// The newest event, or nothing. Called by the UI thread each frame.
+  std::optional<Event> poll();
+
+  bool busy() const { return busy_.load(); }
+  /// Fraction done of the current job, and seconds since it started (for an ETA).
+  double progress() const;
+  double elapsed_seconds() const;
+
+ private:
+  struct Request {
+    ParamSet params;
+    Backend backend;
+    bool preview_first;
+  };
+  void loop();
+
+  std::unique_ptr<Workload> workload_;
+  mutable std::mutex mutex_;
+  std::condition_variable cv_;
+  std::optional<Request> pending_;
+  std::optional<Event> event_;
+  std::shared_ptr<Progress> progress_;  // of the running job
+  std::atomic<bool> busy_{false};
+  std::atomic<bool> quit_{false};
+  std::chrono::steady_clock::time_point started_{};
+  std::thread thread_;
+};
+
+}  // namespace simscope::app

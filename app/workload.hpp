@@ -1,0 +1,79 @@
+#pragma once
+/// @file The app's view of a workload: a schema, a run that fills named output arrays, and the
+/// 2-D image shown for one of them. Each workload of compute/ gets one adapter (field_workload).
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/backend.hpp"
+#include "core/params.hpp"
+#include "core/progress.hpp"
+#include "io/npy.hpp"
+
+namespace simscope::app {
+
+/// One exported array: written as DIR/<name>.npy with `dtype` (values are kept as float here and
+/// converted on export; integers are exact up to 2^24).
+struct OutputArray {
+  std::string name;                 ///< file stem, e.g. "magnitude"
+  std::string label;                ///< for the colorbar, e.g. "|E|"
+  std::string unit;                 ///< e.g. "k*q/length^2"
+  io::DType dtype = io::DType::Float32;
+  std::vector<std::size_t> shape;   ///< numpy shape
+  std::vector<float> data;          ///< product(shape) values, C order
+};
+
+/// A 2-D image for the plane view: value(i, j) = data[i * cols + j], i to the right, j up.
+struct ViewImage {
+  int rows = 0, cols = 0;
+  std::vector<float> data;
+  std::string label, unit;
+};
+
+/// What a run produced.
+struct RunResult {
+  std::string workload;
+  ParamSet params;                        ///< the parameters it ran with
+  Backend backend = Backend::Cpu;
+  std::vector<OutputArray> outputs;
+  std::vector<std::string> warnings;      ///< e.g. "3 source-target coincidences skipped"
+  std::map<std::string, double> stats;    ///< numbers for run.json, e.g. {"sources", 1e6}
+  double compute_seconds = 0;             ///< the kernel's wall time
+  double total_seconds = 0;               ///< including loading/generating inputs
+  bool preview = false;                   ///< a coarse preview of a later full result
+  const float* device_view = nullptr;     ///< CUDA: device pointer of the viewed output, or null
+
+  const OutputArray* find(const std::string& name) const {
+    for (const auto& o : outputs)
+      if (o.name == name) return &o;
+    return nullptr;
+  }
+};
+
+/// A workload as the app drives it. Implementations keep caches (generated sources, device
+/// buffers) between runs, so one instance must not run two jobs at once.
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  virtual const Schema& schema() const = 0;
+  const std::string& name() const { return schema().workload(); }
+  /// Runs with `params` on `backend`. `preview` asks for a quick coarse result (e.g. a smaller
+  /// grid). Throws simscope::Error on bad input (nothing else changes) and simscope::Cancelled.
+  virtual RunResult run(const ParamSet& params, Backend backend, bool preview,
+                        Progress* progress) = 0;
+  /// The image shown for the parameter "view" of `result`. Throws simscope::Error.
+  virtual ViewImage view_image(const RunResult& result, const std::string& view) const = 0;
+  /// Physical coordinates of image sample (i, j) for the cursor readout, e.g. "x=1.2 y=-3 z=0".
+  virtual std::string describe_sample(const RunResult& result, int i, int j) const = 0;
+  /// The parameter that selects the shown output ("view").
+  virtual std::string view_param() const { return "view"; }
+};
+
+/// Names of the registered workloads, in switcher order.
+const std::vector<std::string>& workload_names();
+/// A new instance of workload `name`. Throws simscope::Error "unknown workload 'x' (known: field)".
+std::unique_ptr<Workload> make_workload(const std::string& name);
+
+}  // namespace simscope::app
