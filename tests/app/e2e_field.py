@@ -1,0 +1,102 @@
+"""End to end: sources written by numpy -> simscope --headless -> .npy read back by numpy and
+compared with numpy's own float64 field (max relative error <= 1e-5). Also CSV input, the box,
+run.json and view.png. Usage: e2e_field.py SIMSCOPE"""
+import json
+import os
+import sys
+
+import numpy as np
+
+from simscope_test_util import Checker, field_reference, plane_targets, read_png, run, scratch
+
+simscope = sys.argv[1]
+c = Checker()
+rng = np.random.default_rng(42)
+P, n, hw, k, eps = 3000, 24, 2.0, 2.5, 0.05
+src = np.empty((P, 4))
+src[:, :3] = rng.uniform(-1.5, 1.5, (P, 3))
+src[:, 3] = rng.uniform(-1, 1, P)
+
+
+def rel_err(got, ref):
+    return float(np.max(np.abs(got - ref)) / np.max(np.abs(ref)))
+
+
+def check_plane(d, src32, plane, offset, label):
+    tg = plane_targets(plane, offset, n, hw)
+    e, phi = field_reference(src32, k, eps, tg)
+    mag = np.sqrt((e * e).sum(1)).reshape(n, n)
+    got = np.load(os.path.join(d, "magnitude.npy"))
+    c.check(got.dtype == np.float32 and got.shape == (n, n), f"{label}: magnitude.npy float32 {got.shape}")
+    c.check(rel_err(got, mag) <= 1e-5, f"{label}: |E| max rel error {rel_err(got, mag):.2e} <= 1e-5")
+    for i, name in enumerate(["ex", "ey", "ez"]):
+        g = np.load(os.path.join(d, name + ".npy"))
+        c.check(rel_err(g, e[:, i].reshape(n, n)) <= 1e-5, f"{label}: {name} rel error {rel_err(g, e[:, i].reshape(n, n)):.2e}")
+    g = np.load(os.path.join(d, "potential.npy"))
+    c.check(rel_err(g, phi.reshape(n, n)) <= 1e-5, f"{label}: potential rel error {rel_err(g, phi.reshape(n, n)):.2e}")
+
+
+common = ["--set", f"grid.size={n}", "--set", f"grid.half_width={hw}", "--set", f"k={k}",
+          "--set", f"eps={eps}", "--backend", "cpu"]
+
+# .npy (P,4) float64 on the xz plane
+d = scratch("e2e_npy")
+np.save(os.path.join(d, "src.npy"), src)
+out = os.path.join(d, "out")
+p = run(simscope, "--headless", "--out-dir", out, "--set", f"sources.file={d}/src.npy",
+        "--set", "plane=xz", "--set", "plane.offset=0.3", *common)
+c.check(p.returncode == 0, f"headless .npy run exits 0 ({p.returncode}: {p.stderr.strip()[-300:]})")
+if p.returncode == 0:
+    check_plane(out, src.astype(np.float32).astype(np.float64), "xz", 0.3, "npy/xz")
+    man = json.load(open(os.path.join(out, "run.json")))
+    c.check(man["workload"] == "field" and man["params"]["grid.size"] == n, "run.json names workload and params")
+    c.check(man["backend"]["name"] == "cpu" and "compute_s" in man["timings"], "run.json backend and timings")
+    c.check(int(man["stats"]["sources"]) == P, "run.json counts the sources")
+    img, text = read_png(os.path.join(out, "view.png"))
+    c.check(img.shape[0] == 832 and img.shape[1] == 1024, f"view.png is 1024x832 ({img.shape})")
+    c.check(len(np.unique(img.reshape(-1, img.shape[2])[:, :3], axis=0)) > 50, "view.png shows a coloured plane")
+    c.check("simscope.params" in text and f"grid.size={n}" in text["simscope.params"], "view.png carries the parameters as text")
+    c.check(out in p.stdout or "magnitude.npy" in p.stdout, "the paths written are printed")
+
+# CSV with header, float32 (P,3)-like unit charges on the yz plane
+d = scratch("e2e_csv")
+src_unit = src.copy()
+src_unit[:, 3] = 1.0
+with open(os.path.join(d, "src.csv"), "w") as f:
+    f.write("x,y,z\n")
+    for row in src_unit:
+        f.write(f"{row[0]!r},{row[1]!r},{row[2]!r}\n")
+out = os.path.join(d, "out")
+p = run(simscope, "--headless", "--no-image", "--out-dir", out, "--set", f"sources.file={d}/src.csv",
+        "--set", "plane=yz", "--set", "plane.offset=-0.7", "--set", "precision=fp64", *common)
+c.check(p.returncode == 0, f"headless CSV run exits 0 ({p.returncode}: {p.stderr.strip()[-300:]})")
+if p.returncode == 0:
+    check_plane(out, src_unit.astype(np.float32).astype(np.float64), "yz", -0.7, "csv/yz")
+    c.check(not os.path.exists(os.path.join(out, "view.png")), "--no-image writes no view.png")
+
+# The box: (6, n, n), faces -x, +x, -y, +y, -z, +z
+d = scratch("e2e_box")
+np.save(os.path.join(d, "src.npy"), src.astype(np.float32))
+out = os.path.join(d, "out")
+p = run(simscope, "--headless", "--out-dir", out, "--set", f"sources.file={d}/src.npy",
+        "--set", "plane=box", "--set", "plane.offset=1.8", *common)
+c.check(p.returncode == 0, f"headless box run exits 0 ({p.stderr.strip()[-300:]})")
+if p.returncode == 0:
+    got = np.load(os.path.join(out, "magnitude.npy"))
+    c.check(got.shape == (6, n, n), f"box magnitude shape {got.shape} == (6, {n}, {n})")
+    faces = [("yz", -1.8), ("yz", 1.8), ("xz", -1.8), ("xz", 1.8), ("xy", -1.8), ("xy", 1.8)]
+    worst = 0.0
+    for f, (plane, off) in enumerate(faces):
+        e, _ = field_reference(src.astype(np.float32).astype(np.float64), k, eps, plane_targets(plane, off, n, hw))
+        worst = max(worst, rel_err(got[f], np.sqrt((e * e).sum(1)).reshape(n, n)))
+    c.check(worst <= 1e-5, f"box faces max rel error {worst:.2e} <= 1e-5")
+
+# The default demo (generated sources) runs and writes every output
+d = scratch("e2e_demo")
+p = run(simscope, "--headless", "--out-dir", d, "--backend", "cpu", "--set", "grid.size=32")
+names = ["magnitude", "ex", "ey", "ez", "potential"]
+c.check(p.returncode == 0 and all(os.path.exists(os.path.join(d, f"{x}.npy")) for x in names),
+        "default demo writes the five outputs")
+c.check(os.path.exists(os.path.join(d, "view.png")) and os.path.exists(os.path.join(d, "run.json")),
+        "default demo writes view.png and run.json")
+c.done()

@@ -1,0 +1,136 @@
+"""Helpers for simscope's end-to-end tests (run by ctest with Debian's /usr/bin/python3)."""
+import os
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import zlib
+
+import numpy as np
+
+
+def run(simscope, *args, timeout=300):
+    """Runs simscope with args; returns CompletedProcess (text)."""
+    return subprocess.run([simscope, *map(str, args)], capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def scratch(name):
+    d = os.path.join(tempfile.gettempdir(), "simscope-tests", name)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    return d
+
+
+def field_reference(src, k, eps, targets):
+    """float64 brute force: E = k sum q (x - y) / (|x - y|^2 + eps^2)^1.5, phi = k sum q / r."""
+    out_e = np.zeros((len(targets), 3))
+    out_phi = np.zeros(len(targets))
+    y = src[:, :3].astype(np.float64)
+    q = src[:, 3].astype(np.float64)
+    for a in range(0, len(targets), 64):
+        t = targets[a:a + 64]
+        d = t[:, None, :] - y[None, :, :]
+        r2 = (d * d).sum(-1) + eps * eps
+        with np.errstate(divide="ignore", invalid="ignore"):
+            inv = np.where(r2 > 0, 1.0 / np.sqrt(r2), 0.0)
+        out_e[a:a + 64] = k * ((q * inv ** 3)[:, :, None] * d).sum(1)
+        out_phi[a:a + 64] = k * (q * inv).sum(1)
+    return out_e, out_phi
+
+
+def plane_targets(plane, offset, n, hw):
+    u = np.linspace(-hw, hw, n)
+    U, V = np.meshgrid(u, u, indexing="ij")
+    O = np.full_like(U, offset)
+    if plane == "xy":
+        pts = (U, V, O)
+    elif plane == "xz":
+        pts = (U, O, V)
+    else:
+        pts = (O, U, V)
+    return np.stack([p.ravel() for p in pts], axis=1)
+
+
+def read_png(path):
+    """Minimal PNG decoder (8-bit RGB/RGBA, non-interlaced) -> (h, w, c) uint8 array, text."""
+    data = open(path, "rb").read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat, text = 8, b"", {}
+    while pos < len(data):
+        (length,) = struct.unpack(">I", data[pos:pos + 4])
+        kind = data[pos + 4:pos + 8]
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            w, h, depth, ctype, _, _, interlace = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat += body
+        elif kind == b"tEXt":
+            k, v = body.split(b"\0", 1)
+            text[k.decode("latin-1")] = v.decode("latin-1")
+        elif kind == b"zTXt":
+            k, rest = body.split(b"\0", 1)
+            text[k.decode("latin-1")] = zlib.decompress(rest[1:]).decode("latin-1")
+        elif kind == b"iTXt":
+            k, rest = body.split(b"\0", 1)
+            comp = rest[0]
+            rest = rest[2:]
+            _, rest = rest.split(b"\0", 1)
+            _, rest = rest.split(b"\0", 1)
+            text[k.decode("latin-1")] = (zlib.decompress(rest) if comp else rest).decode("utf-8")
+        pos += 12 + length
+    assert depth == 8 and interlace == 0 and ctype in (2, 6), (depth, ctype, interlace)
+    c = 3 if ctype == 2 else 4
+    raw = zlib.decompress(idat)
+    stride = w * c
+    img = np.zeros((h, stride), np.uint8)
+    prev = np.zeros(stride, np.int32)
+    for row in range(h):
+        f = raw[row * (stride + 1)]
+        line = np.frombuffer(raw, np.uint8, stride, row * (stride + 1) + 1).astype(np.int32)
+        out = np.zeros(stride, np.int32)
+        for x in range(stride):
+            a = out[x - c] if x >= c else 0
+            b = prev[x]
+            cc = prev[x - c] if x >= c else 0
+            if f == 0:
+                p = 0
+            elif f == 1:
+                p = a
+            elif f == 2:
+                p = b
+            elif f == 3:
+                p = (a + b) // 2
+            else:
+                pa, pb, pc = abs(b - cc), abs(a - cc), abs(a + b - 2 * cc)
+                p = a if pa <= pb and pa <= pc else (b if pb <= pc else cc)
+            out[x] = (line[x] + p) & 255
+        img[row] = out
+        prev = out
+    return img.reshape(h, w, c), text
+
+
+class Checker:
+    """Collects failures; exit status 1 when any. Prints 'N passed, N failed'."""
+
+    def __init__(self):
+        self.passed = 0
+        self.failed = 0
+
+    def check(self, cond, what):
+        if cond:
+            self.passed += 1
+            print(f"ok    {what}")
+        else:
+            self.failed += 1
+            print(f"FAIL  {what}")
+
+    def done(self):
+        print(f"{self.passed} passed, {self.failed} failed")
+        sys.exit(1 if self.failed else 0)
+
+
+def killed_by_signal(proc):
+    return proc.returncode < 0 or proc.returncode >= 128
