@@ -18,13 +18,18 @@
 namespace simscope::field {
 
 /// Accumulation precision. Fp32: fp32 terms, summed in fp32 over tiles of sources whose partial
-/// sums are added into fp64 accumulators. Fp64: terms and sums in fp64.
+/// sums are added into fp64 accumulators; the targets are rounded to fp32 like the sources (a
+/// position error of at most 6e-8 of the coordinate's magnitude). Fp64: targets as given, terms
+/// and sums in fp64 (the sources stay the fp32 values of Sources).
 enum class Precision { Fp32, Fp64 };
 
 /// Point sources, structure of arrays, fp32 (16 bytes per source).
 struct Sources {
   std::vector<float> x, y, z, q;
-  std::uint64_t generation = 0;  ///< changes whenever the content changes (device caches key on it)
+  /// Changes whenever the content changes (device caches key on it with size()).
+  /// generate_sources() and load_sources() set a fresh process-wide value; 0 means "unknown":
+  /// a device evaluator then uploads the sources on every evaluate().
+  std::uint64_t generation = 0;
   std::size_t size() const { return x.size(); }
 };
 
@@ -73,6 +78,9 @@ struct Result {
 const std::vector<std::string>& output_names();
 /// The vector of `r` called `name` (one of output_names()); throws Error otherwise.
 const std::vector<float>& output(const Result& r, const std::string& name);
+/// Unit of output `name`: "k*q/length^2" for magnitude/ex/ey/ez, "k*q/length" for the
+/// potential. Throws Error on an unknown name.
+const char* output_unit(const std::string& name);
 
 /// A field evaluator. Implementations: CPU (OpenMP, the reference) and CUDA.
 class Evaluator {
@@ -80,13 +88,16 @@ class Evaluator {
   virtual ~Evaluator() = default;
   virtual Backend backend() const = 0;
   /// Computes all outputs for every target. Resizes `out`'s vectors to targets.size().
-  /// Progress is reported in [0,1]; throws simscope::Cancelled when cancelled, simscope::Error on
-  /// invalid options (eps < 0 or non-finite, k non-finite) or device failures.
+  /// Outputs are in units of k*q/length^2 (field) and k*q/length (potential); out.seconds is the
+  /// wall time. Progress is reported in [0,1]; throws simscope::Cancelled when cancelled,
+  /// simscope::Error on invalid options (eps < 0 or non-finite, k non-finite; `out` untouched)
+  /// or device failures. After Cancelled or a device failure `out` may be partly written:
+  /// evaluate into a scratch Result to keep the previous one.
   virtual void evaluate(const Sources& sources, const Targets& targets, const Options& options,
                         Result& out, Progress* progress = nullptr) = 0;
   /// CUDA only: device pointer to the last result's output `name` (targets.size() floats), valid
   /// until the next evaluate(); nullptr on the CPU back end. Used for CUDA-GL interop.
-  virtual const float* device_output(const std::string& name) const { return nullptr; }
+  virtual const float* device_output(const std::string& /*name*/) const { return nullptr; }
   /// CUDA only: peak device bytes allocated by this evaluator so far.
   virtual double peak_device_bytes() const { return 0; }
 };
@@ -95,7 +106,9 @@ class Evaluator {
 /// compiled or cannot run.
 std::unique_ptr<Evaluator> make_evaluator(Backend backend);
 
-/// Float64 brute-force reference (no tiling, no OpenMP): for tests only.
+/// Float64 brute-force reference (no tiling, no OpenMP, no SIMD; single thread): for tests only.
+/// Uses the targets as given (not rounded to fp32) whatever options.precision says; terms with
+/// r^2 == 0 are skipped and counted. Throws simscope::Error on invalid options.
 void evaluate_reference(const Sources& sources, const Targets& targets, const Options& options,
                         Result& out);
 
@@ -103,17 +116,21 @@ void evaluate_reference(const Sources& sources, const Targets& targets, const Op
 
 /// Generated distributions: "uniform" (uniform in the cube [-hw, hw]^3, q in [0.5, 1.5]),
 /// "gaussian" (8 Gaussian blobs of sigma hw/10 at random centres in [-hw/2, hw/2]^3, q = 1),
-/// "dipoles" (pairs +q/-q separated by hw/50 in a random direction, centres uniform),
+/// "dipoles" (pairs +1/-1 separated by hw/50 in a random direction, centres uniform in the cube;
+/// an odd count ends with a lone +1),
 /// "lattice" (cubic lattice of ceil(cbrt(count)) per side over [-hw, hw]^3, truncated to count,
-/// alternating q = +1/-1). Deterministic for a given seed (std::mt19937_64).
-/// Throws simscope::Error on an unknown distribution name or count < 1.
+/// q = +1/-1 alternating with the parity of i+j+k). Deterministic for a given seed on every
+/// platform (std::mt19937_64 with simscope's own uniform/normal transforms). Positions in units
+/// of length, rounded to fp32. Throws simscope::Error on an unknown distribution name, count < 1
+/// or > 1e9, half_width not finite and > 0, or when memory runs out.
 Sources generate_sources(const std::string& distribution, std::size_t count, double half_width,
                          std::uint64_t seed);
 
 /// Loads sources from .npy (float32/float64, shape (P,4) x,y,z,q or (P,3) with q = 1) or CSV
 /// (columns x,y,z[,q], optional header). The extension decides (.npy / .csv, case-insensitive).
 /// Throws simscope::Error naming the file and the problem: wrong dtype or shape, non-finite
-/// coordinates or strengths (with the row), empty file, no sources.
+/// coordinates or strengths (with the row: 0-based for .npy, "data row" 1-based for CSV), values
+/// beyond float32, empty file, no sources. The readers are io::read_npy and io::read_csv.
 Sources load_sources(const std::string& path);
 
 // ---- schema --------------------------------------------------------------------------------
@@ -126,5 +143,9 @@ const Schema& schema();
 /// Reads a Grid / Options from a validated ParamSet of schema().
 Grid grid_from(const ParamSet& p);
 Options options_from(const ParamSet& p);
+/// The sources a ParamSet of schema() asks for: load_sources(sources.file) when it is set, else
+/// generate_sources(sources.distribution, sources.count, sources.half_width, sources.seed).
+/// Throws simscope::Error as those do.
+Sources make_sources(const ParamSet& p);
 
 }  // namespace simscope::field

@@ -1,0 +1,154 @@
+// The CPU (OpenMP) field evaluator: the reference back end (field.hpp, Evaluator).
+//
+// Work is split into items of (a block of kBlock targets) x (a range of sources); an item walks
+// its sources in tiles of kTile (16 KiB of fp32 SoA, kept in L1 while every target of the block
+// passes over it). Per tile and target the inner loop (field_cpu_tiles.hpp) sums fp32 terms in
+// SIMD lanes; the tile's partial sums go into fp64 accumulators. When there are too few target
+// blocks to keep every thread busy, the sources are split too and the partial fp64 sums are added
+// at the end.
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <vector>
+
+#include "field/field_cpu_tiles.hpp"
+#include "field/field_internal.hpp"
+
+namespace simscope::field {
+
+namespace {
+
+constexpr std::size_t kTile = 1024;      // sources per tile
+constexpr std::size_t kBlock = 16;       // targets per block
+constexpr std::size_t kCheckTiles = 16;  // tiles between cancellation checks
+
+struct Plan {
+  std::size_t blocks = 0;  // target blocks
+  std::size_t splits = 1;  // source ranges
+  std::size_t chunk = 0;   // sources per range (a multiple of kTile)
+};
+
+Plan make_plan(std::size_t T, std::size_t P, int threads) {
+  Plan p;
+  p.blocks = (T + kBlock - 1) / kBlock;
+  const std::size_t want = 4 * std::size_t(threads);  // items wanted for dynamic balance
+  if (p.blocks < want && P > 2 * kTile) {
+    const std::size_t max_splits = std::max<std::size_t>(1, P / (2 * kTile));
+    p.splits = std::min(max_splits, (want + p.blocks - 1) / p.blocks);
+  }
+  const std::size_t per = (P + p.splits - 1) / p.splits;
+  p.chunk = std::max<std::size_t>(kTile, (per + kTile - 1) / kTile * kTile);
+  p.splits = std::max<std::size_t>(1, (P + p.chunk - 1) / p.chunk);
+  return p;
+}
+
+/// Sums over sources [j0, j1) for targets [i0, i1) into acc[(i - i0) * 4 + c].
+/// Returns false when cancellation was seen (acc is then incomplete).
+bool run_item(const Sources& s, const Targets& t, const Options& o, std::size_t i0,
+              std::size_t i1, std::size_t j0, std::size_t j1, double* acc,
+              std::uint64_t& skipped, const Progress* progress) {
+  const double eps2 = o.eps * o.eps;
+  const float eps2f = float(eps2);
+  const bool fp32 = o.precision == Precision::Fp32;
+  std::size_t tiles = 0;
+  for (std::size_t jt = j0; jt < j1; jt += kTile) {
+    if (progress && ++tiles % kCheckTiles == 0 && progress->cancel.load(std::memory_order_relaxed))
+      return false;
+    const int n = int(std::min(kTile, j1 - jt));
+    const cpu::Tile tile{s.x.data() + jt, s.y.data() + jt, s.z.data() + jt, s.q.data() + jt, n};
+    for (std::size_t i = i0; i < i1; ++i) {
+      double* a = acc + (i - i0) * 4;
+      // fp32 mode evaluates at the target rounded to fp32 (sources are fp32 too).
+      const double tx = fp32 ? double(float(t.x[i])) : t.x[i];
+      const double ty = fp32 ? double(float(t.y[i])) : t.y[i];
+      const double tz = fp32 ? double(float(t.z[i])) : t.z[i];
+      double sums[4];
+      if (fp32) {
+        float f[4];
+        cpu::tile_fp32(tile, float(tx), float(ty), float(tz), eps2f, f);
+        for (int c = 0; c < 4; ++c) sums[c] = f[c];
+      } else {
+        cpu::tile_fp64(tile, tx, ty, tz, eps2, sums);
+      }
+      if (std::isfinite(sums[0] + sums[1] + sums[2] + sums[3])) {
+        for (int c = 0; c < 4; ++c) a[c] += sums[c];
+      } else {  // a coincidence (or an overflow) in this tile: redo it in fp64, skipping r2 == 0
+        cpu::tile_checked(tile, tx, ty, tz, eps2, a, skipped);
+      }
+    }
+  }
+  return true;
+}
+
+void finalize(const double* acc, double k, Result& out, std::size_t i) {
+  const double ex = k * acc[0], ey = k * acc[1], ez = k * acc[2];
+  out.ex[i] = float(ex), out.ey[i] = float(ey), out.ez[i] = float(ez);
+  out.magnitude[i] = float(std::sqrt(ex * ex + ey * ey + ez * ez));
+  out.potential[i] = float(k * acc[3]);
+}
+
+class CpuEvaluator final : public Evaluator {
+ public:
+  Backend backend() const override { return Backend::Cpu; }
+
+  void evaluate(const Sources& s, const Targets& t, const Options& o, Result& out,
+                Progress* progress) override {
+    detail::validate(o);
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::size_t T = t.size(), P = s.size();
+    detail::resize_outputs(out, T);
+    out.skipped_coincidences = 0;
+    progress_set(progress, 0);
+    const Plan plan = make_plan(T, P, omp_get_max_threads());
+    const std::size_t items = plan.blocks * plan.splits;
+    // Partial sums per source range when the sources are split (T is small then).
+    std::vector<double> partial(plan.splits > 1 ? plan.splits * T * 4 : 0, 0.0);
+    std::atomic<bool> stop{false};
+    std::atomic<std::size_t> done{0};
+    std::uint64_t skipped = 0;
+
+#pragma omp parallel for schedule(dynamic, 1) reduction(+ : skipped)
+    for (std::size_t item = 0; item < items; ++item) {
+      if (stop.load(std::memory_order_relaxed)) continue;
+      const std::size_t b = item / plan.splits, r = item % plan.splits;
+      const std::size_t i0 = b * kBlock, i1 = std::min(T, i0 + kBlock);
+      const std::size_t j0 = std::min(P, r * plan.chunk), j1 = std::min(P, j0 + plan.chunk);
+      double local[kBlock * 4] = {};
+      double* acc = plan.splits > 1 ? &partial[(r * T + i0) * 4] : local;
+      if (!run_item(s, t, o, i0, i1, j0, j1, acc, skipped, progress)) {
+        stop.store(true);
+        continue;
+      }
+      if (plan.splits == 1)
+        for (std::size_t i = i0; i < i1; ++i) finalize(local + (i - i0) * 4, o.k, out, i);
+      const std::size_t d = done.fetch_add(1) + 1;
+      if (progress) {
+        progress->set(double(d) / double(items));
+        if (progress->cancel.load(std::memory_order_relaxed)) stop.store(true);
+      }
+    }
+    if (stop.load()) throw Cancelled();
+    if (plan.splits > 1) {
+      for (std::size_t i = 0; i < T; ++i) {
+        double acc[4] = {0, 0, 0, 0};
+        for (std::size_t r = 0; r < plan.splits; ++r)
+          for (int c = 0; c < 4; ++c) acc[c] += partial[(r * T + i) * 4 + c];
+        finalize(acc, o.k, out, i);
+      }
+    }
+    out.skipped_coincidences = skipped;
+    progress_set(progress, 1);
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+};
+
+}  // namespace
+
+namespace detail {
+std::unique_ptr<Evaluator> make_cpu_evaluator() { return std::make_unique<CpuEvaluator>(); }
+}  // namespace detail
+
+}  // namespace simscope::field

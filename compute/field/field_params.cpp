@@ -1,0 +1,113 @@
+// The field workload's parameter schema and its readers (field.hpp: schema, grid_from,
+// options_from, make_sources).
+#include "core/error.hpp"
+#include "field/field.hpp"
+
+namespace simscope::field {
+
+namespace {
+
+ParamSpec spec(std::string name, ParamType type, ParamValue def, double min, double max,
+               std::string unit, std::string help, std::vector<std::string> choices = {},
+               bool log_slider = false) {
+  ParamSpec s;
+  s.name = std::move(name);
+  s.type = type;
+  s.default_value = std::move(def);
+  s.min = min;
+  s.max = max;
+  s.unit = std::move(unit);
+  s.help = std::move(help);
+  s.choices = std::move(choices);
+  s.log_slider = log_slider;
+  return s;
+}
+
+constexpr double kNoMin = 1, kNoMax = 0;  // min > max: no range
+constexpr double kBig = 1e12;             // bound of lengths and offsets
+
+Schema build() {
+  using T = ParamType;
+  std::vector<ParamSpec> s;
+  s.push_back(spec("sources.file", T::Path, std::string(), kNoMin, kNoMax, "",
+                   "Source file: .npy of shape (P,4) x,y,z,q or (P,3) with q = 1, or CSV with "
+                   "columns x,y,z[,q]; empty uses the generator."));
+  s.push_back(spec("sources.distribution", T::Enum, std::string("uniform"), kNoMin, kNoMax, "",
+                   "Generated sources: uniform box, 8 Gaussian blobs, +q/-q dipole pairs or a "
+                   "cubic lattice of alternating charges.",
+                   {"uniform", "gaussian", "dipoles", "lattice"}));
+  s.push_back(spec("sources.count", T::Int, std::int64_t(20000), 1, 1e9, "",
+                   "Number of generated sources.", {}, true));
+  s.push_back(spec("sources.seed", T::Int, std::int64_t(1), 0, 9007199254740992.0, "",
+                   "Seed of the source generator (the same seed gives the same sources)."));
+  s.push_back(spec("sources.half_width", T::Float, 1.0, 1e-9, kBig, "length",
+                   "Generated sources lie in the cube [-half_width, half_width]^3.", {}, true));
+  s.push_back(spec("k", T::Float, 1.0, kNoMin, kNoMax, "",
+                   "Prefactor of the field and potential, e.g. Coulomb's constant."));
+  s.push_back(spec("eps", T::Float, 0.0, 0, kBig, "length",
+                   "Plummer softening length; 0 skips (and counts) exact source-target "
+                   "coincidences."));
+  s.push_back(spec("plane", T::Enum, std::string("xy"), kNoMin, kNoMax, "",
+                   "Sample geometry: an axis-aligned plane or the six faces of a box.",
+                   {"xy", "xz", "yz", "box"}));
+  s.push_back(spec("plane.offset", T::Float, 0.0, -kBig, kBig, "length",
+                   "Position of the plane on its normal axis (box: faces at +-offset)."));
+  s.push_back(spec("grid.size", T::Int, std::int64_t(128), 2, 4096, "",
+                   "Samples per side of the plane (endpoints included).", {}, true));
+  s.push_back(spec("grid.half_width", T::Float, 1.5, 1e-9, kBig, "length",
+                   "Samples cover [-half_width, half_width] on both axes of the plane.", {},
+                   true));
+  s.push_back(spec("precision", T::Enum, std::string("fp32"), kNoMin, kNoMax, "",
+                   "fp32: fp32 terms with per-tile fp64 accumulation; fp64: all in double.",
+                   {"fp32", "fp64"}));
+  s.push_back(spec("view", T::Enum, std::string("magnitude"), kNoMin, kNoMax, "",
+                   "Output shown: field magnitude |E|, a component of E, or the potential.",
+                   {"magnitude", "ex", "ey", "ez", "potential"}));
+  return Schema("field", std::move(s));
+}
+
+}  // namespace
+
+const Schema& schema() {
+  static const Schema s = build();
+  return s;
+}
+
+Grid grid_from(const ParamSet& p) {
+  Grid g;
+  const std::string& kind = p.get_string("plane");
+  g.kind = kind == "xz" ? PlaneKind::XZ
+           : kind == "yz" ? PlaneKind::YZ
+           : kind == "box" ? PlaneKind::Box
+                           : PlaneKind::XY;
+  g.offset = p.get_double("plane.offset");
+  g.size = int(p.get_int("grid.size"));
+  g.half_width = p.get_double("grid.half_width");
+  return g;
+}
+
+Options options_from(const ParamSet& p) {
+  Options o;
+  o.k = p.get_double("k");
+  o.eps = p.get_double("eps");
+  o.precision = p.get_string("precision") == "fp64" ? Precision::Fp64 : Precision::Fp32;
+  return o;
+}
+
+Sources make_sources(const ParamSet& p) {
+  const std::string& file = p.get_string("sources.file");
+  if (!file.empty()) return load_sources(file);
+  return generate_sources(p.get_string("sources.distribution"),
+                          std::size_t(p.get_int("sources.count")),
+                          p.get_double("sources.half_width"),
+                          std::uint64_t(p.get_int("sources.seed")));
+}
+
+const char* output_unit(const std::string& name) {
+  if (name == "potential") return "k*q/length";
+  for (const auto& n : output_names())
+    if (n == name) return "k*q/length^2";
+  throw Error("unknown field output '" + name + "' (known: magnitude, ex, ey, ez, potential)");
+}
+
+}  // namespace simscope::field

@@ -1,0 +1,74 @@
+// Sample targets of the field workload: planes and box faces (field.hpp, make_targets).
+#include <cmath>
+#include <string>
+
+#include "core/error.hpp"
+#include "field/field.hpp"
+
+namespace simscope::field {
+
+namespace {
+
+/// numpy.linspace(-hw, hw, n)[i], with both endpoints exact and symmetric values.
+double lin(int i, int n, double hw) {
+  if (i == n - 1) return hw;
+  // -hw + 2 hw i/(n-1), written so that i and n-1-i give exactly opposite values.
+  const double t = double(2 * i - (n - 1)) / double(n - 1);
+  return hw * t;
+}
+
+/// Appends an n x n face whose normal is axis `normal` (0 = x, 1 = y, 2 = z) at `offset`.
+/// Index i*n + j: u_i on the face's first axis, v_j on its second (xy: u=x, v=y; xz: u=x, v=z;
+/// yz: u=y, v=z).
+void append_face(Targets& t, int normal, double offset, int n, double hw) {
+  for (int i = 0; i < n; ++i) {
+    const double u = lin(i, n, hw);
+    for (int j = 0; j < n; ++j) {
+      const double v = lin(j, n, hw);
+      switch (normal) {
+        case 2: t.x.push_back(u), t.y.push_back(v), t.z.push_back(offset); break;
+        case 1: t.x.push_back(u), t.y.push_back(offset), t.z.push_back(v); break;
+        default: t.x.push_back(offset), t.y.push_back(u), t.z.push_back(v); break;
+      }
+    }
+  }
+}
+
+void check(const Grid& grid) {
+  if (grid.size < 2)
+    throw Error("grid.size must be at least 2 (samples per side), got " +
+                std::to_string(grid.size));
+  if (!(grid.half_width > 0) || !std::isfinite(grid.half_width))
+    throw Error("grid.half_width must be a finite number > 0");
+  if (!std::isfinite(grid.offset)) throw Error("plane.offset must be finite");
+}
+
+}  // namespace
+
+std::vector<std::size_t> grid_shape(const Grid& grid) {
+  check(grid);
+  const std::size_t n = std::size_t(grid.size);
+  if (grid.kind == PlaneKind::Box) return {6, n, n};
+  return {n, n};
+}
+
+Targets make_targets(const Grid& grid) {
+  check(grid);
+  const int n = grid.size;
+  const std::size_t per_face = std::size_t(n) * std::size_t(n);
+  Targets t;
+  const std::size_t total = grid.kind == PlaneKind::Box ? 6 * per_face : per_face;
+  t.x.reserve(total), t.y.reserve(total), t.z.reserve(total);
+  switch (grid.kind) {
+    case PlaneKind::XY: append_face(t, 2, grid.offset, n, grid.half_width); break;
+    case PlaneKind::XZ: append_face(t, 1, grid.offset, n, grid.half_width); break;
+    case PlaneKind::YZ: append_face(t, 0, grid.offset, n, grid.half_width); break;
+    case PlaneKind::Box:
+      for (int axis : {0, 1, 2})
+        for (double sign : {-1.0, 1.0}) append_face(t, axis, sign * grid.offset, n, grid.half_width);
+      break;
+  }
+  return t;
+}
+
+}  // namespace simscope::field
