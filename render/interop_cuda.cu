@@ -1,0 +1,95 @@
+// CUDA-GL interop for InteropBuffer. Reference: CUDA runtime API, "OpenGL Interoperability"
+// (cudaGraphicsGLRegisterBuffer) and "Graphics Interoperability" (cudaGraphicsMapResources,
+// cudaGraphicsResourceGetMappedPointer, cudaGraphicsUnmapResources, cudaGraphicsUnregisterResource).
+// glad's header comes first: cuda_gl_interop.h then needs no system GL headers (see CMakeLists).
+#include <glad/gl.h>
+// clang-format off
+#include <cuda_gl_interop.h>
+#include <cuda_runtime_api.h>
+// clang-format on
+
+#include <string>
+
+#include "render/detail/interop_cuda.hpp"
+#include "render/error.hpp"
+
+namespace simscope::render::detail {
+
+struct CudaGlBuffer {
+  cudaGraphicsResource_t resource = nullptr;
+};
+
+namespace {
+
+std::string describe(cudaError_t e) {
+  return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
+}
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    cudaGetLastError();  // clear a non-sticky error
+    throw RenderError(std::string("CUDA ") + what + " failed (" + describe(e) + ")");
+  }
+}
+
+}  // namespace
+
+CudaGlBuffer* register_gl_buffer(unsigned gl_buffer, std::string& reason) {
+  int devices = 0;
+  cudaError_t e = cudaGetDeviceCount(&devices);
+  if (e != cudaSuccess || devices == 0) {
+    cudaGetLastError();
+    reason = "no usable CUDA device (" + (e != cudaSuccess ? describe(e) : "0 devices") + ")";
+    return nullptr;
+  }
+  auto* out = new CudaGlBuffer;
+  e = cudaGraphicsGLRegisterBuffer(&out->resource, gl_buffer,
+                                   cudaGraphicsRegisterFlagsWriteDiscard);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    delete out;
+    reason = "cudaGraphicsGLRegisterBuffer failed (" + describe(e) +
+             "): the GL context is not on a CUDA device";
+    return nullptr;
+  }
+  return out;
+}
+
+void unregister_gl_buffer(CudaGlBuffer* resource) noexcept {
+  if (resource == nullptr) return;
+  if (resource->resource != nullptr) cudaGraphicsUnregisterResource(resource->resource);
+  cudaGetLastError();
+  delete resource;
+}
+
+float* map_gl_buffer(CudaGlBuffer* resource, size_t bytes) {
+  check(cudaGraphicsMapResources(1, &resource->resource, 0), "cudaGraphicsMapResources");
+  void* ptr = nullptr;
+  size_t size = 0;
+  const cudaError_t e = cudaGraphicsResourceGetMappedPointer(&ptr, &size, resource->resource);
+  if (e != cudaSuccess || size < bytes) {
+    cudaGraphicsUnmapResources(1, &resource->resource, 0);
+    if (e != cudaSuccess) check(e, "cudaGraphicsResourceGetMappedPointer");
+    throw RenderError("CUDA mapped GL buffer holds " + std::to_string(size) + " bytes, " +
+                      std::to_string(bytes) + " needed");
+  }
+  return static_cast<float*>(ptr);
+}
+
+void unmap_gl_buffer(CudaGlBuffer* resource) {
+  check(cudaGraphicsUnmapResources(1, &resource->resource, 0), "cudaGraphicsUnmapResources");
+}
+
+void copy_device_to_gl_buffer(CudaGlBuffer* resource, const float* device_ptr, size_t bytes) {
+  float* dst = map_gl_buffer(resource, bytes);
+  const cudaError_t e = cudaMemcpy(dst, device_ptr, bytes, cudaMemcpyDeviceToDevice);
+  const cudaError_t u = cudaGraphicsUnmapResources(1, &resource->resource, 0);
+  check(e, "cudaMemcpy device->GL buffer");
+  check(u, "cudaGraphicsUnmapResources");
+}
+
+void copy_device_to_host(float* host, const float* device_ptr, size_t bytes) {
+  check(cudaMemcpy(host, device_ptr, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy device->host");
+}
+
+}  // namespace simscope::render::detail

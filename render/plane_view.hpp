@@ -1,0 +1,103 @@
+#pragma once
+/// @file A scalar plane drawn through a colormap, with a colorbar: the main view of simscope.
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace simscope::render {
+
+/// A rectangle in framebuffer pixels, origin bottom-left.
+struct PixelRect {
+  double x = 0, y = 0, w = 0, h = 0;
+};
+
+/// How a PlaneView maps values to colours.
+struct ViewSettings {
+  std::string colormap = "viridis";  ///< one of colormap_names()
+  bool log_scale = false;  ///< colours by log10(value); values <= 0 get the bottom colour
+  bool auto_range = true;  ///< range from the data (see PlaneView::range), else [min, max]
+  double min = 0, max = 1; ///< the locked range (used when auto_range is false)
+  std::string label;       ///< the quantity, e.g. "|E|": colorbar title "label [unit]"
+  std::string unit;        ///< e.g. "V/m"; empty: no brackets
+  bool colorbar = true;    ///< draw the colorbar right of the image
+};
+
+/// A 2-D float array drawn as an image. Element data[i*cols + j] (i < rows, j < cols) is drawn at
+/// horizontal position i (left to right) and vertical position j (bottom to top): axis 0 of the
+/// exported arrays runs along the plane's first axis. Values go through an R32F texture fed from
+/// a pixel buffer (InteropBuffer), so the data may come from host or CUDA device memory.
+///
+/// Colours: t = (v - lo) / (hi - lo) (log scale: log10 of v, lo and hi) clamped to [0, 1] and
+/// looked up in the colormap; NaN draws neutral grey (0.5, 0.5, 0.5); +Inf the top colour; -Inf
+/// and, in log scale, values <= 0 the bottom colour (like values below the range).
+///
+/// Create, use and destroy it while its GL context is current. Throws RenderError.
+class PlaneView {
+ public:
+  PlaneView();
+  ~PlaneView();
+  PlaneView(const PlaneView&) = delete;
+  PlaneView& operator=(const PlaneView&) = delete;
+
+  /// Applies `settings`. Throws RenderError (and keeps the previous settings) for an unknown
+  /// colormap, a locked range with !(min < max) or non-finite bounds, or a locked log range with
+  /// min <= 0.
+  void set_settings(const ViewSettings& settings);
+  const ViewSettings& settings() const;
+
+  /// Copies rows x cols floats from host memory (see the class comment for the layout). Throws
+  /// RenderError for empty or too large planes (GL_MAX_TEXTURE_SIZE per side).
+  void set_data_host(const float* data, int rows, int cols);
+  /// The same from CUDA device memory, through the interop buffer (upload_path() tells how).
+  void set_data_device(const float* device_ptr, int rows, int cols);
+  /// For kernels writing straight into the view's pixel buffer: returns a device pointer to
+  /// rows*cols floats, or nullptr when CUDA-GL interop is unavailable (then use set_data_*).
+  /// Call unmap_device() when the kernel is done (before draw).
+  float* map_device(int rows, int cols);
+  void unmap_device();
+
+  /// Draws into the current framebuffer's rectangle (x, y, w, h) in pixels, origin
+  /// bottom-left: clears it to the background colour, draws the image centred with square
+  /// pixels (as large as fits) and, with settings().colorbar, a colorbar on the right with 5-7
+  /// tick labels and the title "label [unit]". Sets glViewport/glScissor; leaves scissor test
+  /// and depth test disabled. A rectangle smaller than 1 x 1 draws nothing.
+  void draw(int x, int y, int w, int h);
+
+  /// The range in effect, (lo, hi) in data units: the locked one, or from the data: the minimum
+  /// and maximum of the finite values (log scale: the smallest positive finite value as the
+  /// minimum). Degenerate data widen it: lo == hi -> (lo - 0.5, hi + 0.5) in linear scale,
+  /// (lo / sqrt(10), hi * sqrt(10)) in log scale; no finite (positive) values -> (0, 1), in log
+  /// scale (1, 10). Without data: (0, 1).
+  std::pair<double, double> range() const;
+
+  /// Fractional data coordinates (i, j) under framebuffer position (px, py) of the last draw
+  /// (continuous pixels, origin bottom-left: pixel k spans [k, k+1)): element (floor(i),
+  /// floor(j)). nullopt outside the image or before the first draw.
+  std::optional<std::pair<double, double>> image_coords(double px, double py) const;
+
+  /// Where the last draw put the image and the colorbar's gradient (framebuffer pixels);
+  /// nullopt before the first draw, without data, or when no colorbar was drawn.
+  std::optional<PixelRect> last_image_rect() const;
+  std::optional<PixelRect> last_colorbar_rect() const;
+
+  /// The interop buffer's path of the last upload: "host upload", "cuda-gl interop",
+  /// "device->host copy", or "none".
+  std::string upload_path() const;
+  /// Why the CUDA-GL interop path is not used (empty when it is, or was not tried).
+  std::string upload_fallback_reason() const;
+
+  /// Background colour of the view rectangle (default dark grey 0.11, 0.11, 0.13), RGB in [0, 1].
+  void set_background(float r, float g, float b);
+  /// HiDPI factor for the colorbar and its text (1 = 96 dpi; text 14 px tall at 1).
+  void set_ui_scale(float scale);
+
+  int rows() const;
+  int cols() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace simscope::render

@@ -1,0 +1,139 @@
+#include "render/ticks.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace simscope::render {
+
+namespace {
+
+/// Multiples of `step` in [lo, hi] (tolerating rounding at both ends).
+std::vector<double> multiples(double lo, double hi, double step) {
+  std::vector<double> out;
+  const double eps = step * 1e-9;
+  const double first = std::ceil((lo - eps) / step);
+  const double last = std::floor((hi + eps) / step);
+  if (!(last - first < 1000)) return out;
+  for (double k = first; k <= last; k += 1.0) out.push_back(k * step);
+  return out;
+}
+
+/// The 1-2-5 (then 2.5) step giving 5..7 ticks, else the count nearest 6. Returns the step.
+double nice_step(double lo, double hi) {
+  const double span = hi - lo;
+  const double base = std::pow(10.0, std::floor(std::log10(span)) - 2);
+  double best = 0;
+  int best_score = 1 << 30;
+  for (const double m : {1.0, 2.0, 5.0, 2.5}) {
+    for (double scale = base; scale <= base * 1000.1; scale *= 10) {
+      const double step = m * scale;
+      const int n = static_cast<int>(multiples(lo, hi, step).size());
+      // 5..7 ticks with a 1-2-5 step beat everything; 2.5 steps come next; then closeness to 6.
+      // Otherwise fewer ticks beat more (4 rather than 8: labels must not crowd a short bar).
+      const int score = (n >= 5 && n <= 7) ? (m == 2.5 ? 1 : 0) : n < 5 ? 10 + (5 - n) : 11 + 2 * (n - 7);
+      if (score < best_score) {
+        best_score = score;
+        best = step;
+      }
+    }
+  }
+  return best;
+}
+
+/// "1.50" -> "1.5", "2.000" -> "2", "-0" -> "0".
+std::string trim_zeros(std::string s) {
+  if (s.find('.') != std::string::npos) {
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+  }
+  if (s == "-0") s = "0";
+  return s;
+}
+
+}  // namespace
+
+std::string format_tick(double value, double step) {
+  if (std::fabs(value) <= step * 1e-9) return "0";
+  const double mag = std::fabs(value);
+  char buf[64];
+  if (mag >= 1e-3 && mag < 1e5) {
+    // Decimals needed by the step (0.25 -> 2, 0.5 -> 1, 20 -> 0), at most 9.
+    int decimals = 0;
+    while (decimals < 9) {
+      const double scaled = step * std::pow(10.0, decimals);
+      if (std::fabs(scaled - std::round(scaled)) < 1e-6 * scaled) break;
+      ++decimals;
+    }
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
+    return trim_zeros(buf);
+  }
+  int exponent = static_cast<int>(std::floor(std::log10(mag)));
+  double mantissa = value / std::pow(10.0, exponent);
+  if (std::fabs(mantissa) >= 9.9999995) {  // rounding up to the next decade
+    mantissa /= 10;
+    ++exponent;
+  }
+  // Mantissa decimals: as many as step / 10^exponent needs (at most 5).
+  const double rel_step = step / std::pow(10.0, exponent);
+  int decimals = 0;
+  while (decimals < 5 && std::fabs(rel_step * std::pow(10.0, decimals) -
+                                   std::round(rel_step * std::pow(10.0, decimals))) >
+                             1e-6 * rel_step * std::pow(10.0, decimals)) {
+    ++decimals;
+  }
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, mantissa);
+  return trim_zeros(buf) + "e" + std::to_string(exponent);
+}
+
+std::vector<Tick> colorbar_ticks(double lo, double hi, bool log_scale) {
+  std::vector<Tick> ticks;
+  if (!std::isfinite(lo) || !std::isfinite(hi) || !(lo < hi)) return ticks;
+  if (!log_scale) {
+    const double step = nice_step(lo, hi);
+    for (const double v : multiples(lo, hi, step)) {
+      ticks.push_back({v, (v - lo) / (hi - lo), format_tick(v, step)});
+    }
+    return ticks;
+  }
+  if (!(lo > 0)) return ticks;
+  const double llo = std::log10(lo), lhi = std::log10(hi);
+  auto position = [&](double v) { return (std::log10(v) - llo) / (lhi - llo); };
+  const int d0 = static_cast<int>(std::ceil(llo - 1e-9));
+  const int d1 = static_cast<int>(std::floor(lhi + 1e-9));
+  const int decades = d1 - d0 + 1;
+  std::vector<double> values;
+  if (decades > 7) {
+    const int every = (decades + 6) / 7;  // at most 7 labelled decades
+    const int first = static_cast<int>(std::ceil(d0 / static_cast<double>(every))) * every;
+    for (int d = first; d <= d1; d += every) values.push_back(std::pow(10.0, d));
+  } else if (decades >= 5) {
+    for (int d = d0; d <= d1; ++d) values.push_back(std::pow(10.0, d));
+  } else {
+    // Few decades: 1, 2, 5 x 10^k inside the range (e.g. 1 2 5 10 20 50 100).
+    for (int d = d0 - 1; d <= d1; ++d) {
+      for (const double m : {1.0, 2.0, 5.0}) {
+        const double v = m * std::pow(10.0, d);
+        if (v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9)) values.push_back(v);
+      }
+    }
+    if (values.size() > 7) {  // 1-2-5 gives too many: decades only
+      values.clear();
+      for (int d = d0; d <= d1; ++d) values.push_back(std::pow(10.0, d));
+    }
+    if (values.size() < 3) {  // narrower than about a decade: linear steps
+      const double step = nice_step(lo, hi);
+      for (const double v : multiples(lo, hi, step)) {
+        if (v > 0) ticks.push_back({v, position(v), format_tick(v, step)});
+      }
+      return ticks;
+    }
+  }
+  for (const double v : values) {
+    ticks.push_back({v, position(v), format_tick(v, v)});
+  }
+  return ticks;
+}
+
+}  // namespace simscope::render
