@@ -289,6 +289,11 @@ void PlaneView::draw(int x, int y, int w, int h) {
     m.text.add_rect(bx1, ty - line / 2, bx1 + tick_len, ty + line - line / 2, frame);
     m.text.add_text(t.label, bx1 + tick_len + gap, ty + std::round(cap / 2), ink);
   }
+  for (const double pos : colorbar_minor_ticks(lo, hi, s.log_scale)) {
+    const float ty = std::round(bar_y0 + static_cast<float>(pos) * (bar_y1 - bar_y0));
+    m.text.add_rect(bx1, ty - line / 2, bx1 + std::round(tick_len / 2), ty + line - line / 2,
+                    frame);
+  }
   if (!title.empty()) m.text.add_text(title, bx0, h - pad, ink);
   m.text.draw(w, h);
 }

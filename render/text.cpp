@@ -74,7 +74,9 @@ void TextRenderer::add_text(const std::string& text, float x, float top, Rgba co
   if (t.empty()) return;
   x = std::round(x);  // whole pixels: crisp glyph edges at integer scales
   top = std::round(top);
-  impl_->scratch.resize(t.size() * 300 + 64);  // ~270 bytes per glyph (stb_easy_font docs)
+  // stb_easy_font truncates silently: room for 16 quads (64 bytes each) per glyph, more than any
+  // glyph has (at most 11, "@"; "0" needs 6).
+  impl_->scratch.resize(t.size() * 16 * 64 + 64);
   const int quads = stb_easy_font_print(0, 0, t.data(), nullptr, impl_->scratch.data(),
                                         static_cast<int>(impl_->scratch.size()));
   // Each quad: 4 vertices of {x, y, z, rgba8} (16 bytes), y pointing down.

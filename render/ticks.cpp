@@ -136,4 +136,27 @@ std::vector<Tick> colorbar_ticks(double lo, double hi, bool log_scale) {
   return ticks;
 }
 
+std::vector<double> colorbar_minor_ticks(double lo, double hi, bool log_scale) {
+  std::vector<double> out;
+  if (!log_scale || !std::isfinite(lo) || !std::isfinite(hi) || !(lo > 0) || !(lo < hi)) {
+    return out;
+  }
+  const std::vector<Tick> major = colorbar_ticks(lo, hi, true);
+  auto labelled = [&](double v) {
+    return std::any_of(major.begin(), major.end(),
+                       [&](const Tick& t) { return std::fabs(t.value - v) <= 1e-9 * v; });
+  };
+  const double llo = std::log10(lo), lhi = std::log10(hi);
+  const int d0 = static_cast<int>(std::floor(llo)), d1 = static_cast<int>(std::floor(lhi));
+  const bool decades_only = d1 - d0 > 7;
+  for (int d = d0; d <= d1; ++d) {
+    for (int m = 1; m <= (decades_only ? 1 : 9); ++m) {
+      const double v = m * std::pow(10.0, d);
+      if (v < lo * (1 - 1e-9) || v > hi * (1 + 1e-9) || labelled(v)) continue;
+      out.push_back((std::log10(v) - llo) / (lhi - llo));
+    }
+  }
+  return out;
+}
+
 }  // namespace simscope::render

@@ -22,6 +22,11 @@ struct Tick {
 /// Returns an empty vector for an empty or non-finite range.
 std::vector<Tick> colorbar_ticks(double lo, double hi, bool log_scale);
 
+/// Positions (0 bottom ... 1 top) of unlabelled minor ticks: in log scale every m x 10^k
+/// (m = 1..9) inside the range that has no label, or every unlabelled decade when the range spans
+/// more than 7 decades; none in linear scale.
+std::vector<double> colorbar_minor_ticks(double lo, double hi, bool log_scale);
+
 /// A short label for `value` on a grid of spacing `step` (> 0): plain decimals with as many
 /// digits as the step needs, trailing zeros dropped, for magnitudes in [1e-3, 1e5) ("0.25",
 /// "1", "-40"), else mantissa "e" exponent ("1e-5", "2.5e6"); values within step * 1e-9 of zero

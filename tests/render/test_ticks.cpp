@@ -76,6 +76,18 @@ TEST(Ticks, LogDecades) {
   EXPECT_GE(colorbar_ticks(2, 8, true).size(), 3u);  // narrower than a decade: linear steps
 }
 
+TEST(Ticks, LogMinorTicks) {
+  EXPECT_TRUE(colorbar_minor_ticks(0, 1, false).empty());
+  // 0.5 .. 2000: labels 1 10 100 1000; minor 0.5..0.9, 2..9, 20..90, 200..900, 2000
+  const auto minor = colorbar_minor_ticks(0.5, 2000, true);
+  EXPECT_EQ(minor.size(), 5u + 8u + 8u + 8u + 1u);
+  for (double p : minor) {
+    EXPECT_GE(p, -1e-12);
+    EXPECT_LE(p, 1 + 1e-12);
+  }
+  EXPECT_EQ(colorbar_minor_ticks(1e-12, 1e12, true).size(), 25u - 7u);  // unlabelled decades
+}
+
 TEST(Ticks, Labels) {
   EXPECT_EQ(format_tick(1e-5, 1e-5), "1e-5");
   EXPECT_EQ(format_tick(2.5e6, 5e5), "2.5e6");
