@@ -74,10 +74,9 @@ const Colormap& colormap(const std::string& name) {
   std::lock_guard lock(mutex);
   if (auto it = cache.find(name); it != cache.end()) return it->second;
   const auto& names = colormap_names();
-  const std::string_view csv =
-      std::find(names.begin(), names.end(), name) != names.end()
-          ? simscope::embedded::colormaps::find(name + ".csv")
-          : std::string_view{};
+  const std::string_view csv = std::find(names.begin(), names.end(), name) != names.end()
+                                   ? simscope::embedded::colormaps::find(name + ".csv")
+                                   : std::string_view{};
   if (csv.empty()) {
     std::string list;
     for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;

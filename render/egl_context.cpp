@@ -21,23 +21,40 @@ namespace {
 
 const char* egl_error_name(EGLint code) {
   switch (code) {
-    case EGL_SUCCESS: return "EGL_SUCCESS";
-    case EGL_NOT_INITIALIZED: return "EGL_NOT_INITIALIZED";
-    case EGL_BAD_ACCESS: return "EGL_BAD_ACCESS";
-    case EGL_BAD_ALLOC: return "EGL_BAD_ALLOC";
-    case EGL_BAD_ATTRIBUTE: return "EGL_BAD_ATTRIBUTE";
-    case EGL_BAD_CONFIG: return "EGL_BAD_CONFIG";
-    case EGL_BAD_CONTEXT: return "EGL_BAD_CONTEXT";
-    case EGL_BAD_CURRENT_SURFACE: return "EGL_BAD_CURRENT_SURFACE";
-    case EGL_BAD_DISPLAY: return "EGL_BAD_DISPLAY";
-    case EGL_BAD_MATCH: return "EGL_BAD_MATCH";
-    case EGL_BAD_NATIVE_PIXMAP: return "EGL_BAD_NATIVE_PIXMAP";
-    case EGL_BAD_NATIVE_WINDOW: return "EGL_BAD_NATIVE_WINDOW";
-    case EGL_BAD_PARAMETER: return "EGL_BAD_PARAMETER";
-    case EGL_BAD_SURFACE: return "EGL_BAD_SURFACE";
-    case EGL_CONTEXT_LOST: return "EGL_CONTEXT_LOST";
-    case EGL_BAD_DEVICE_EXT: return "EGL_BAD_DEVICE_EXT";
-    default: return "unknown EGL error";
+    case EGL_SUCCESS:
+      return "EGL_SUCCESS";
+    case EGL_NOT_INITIALIZED:
+      return "EGL_NOT_INITIALIZED";
+    case EGL_BAD_ACCESS:
+      return "EGL_BAD_ACCESS";
+    case EGL_BAD_ALLOC:
+      return "EGL_BAD_ALLOC";
+    case EGL_BAD_ATTRIBUTE:
+      return "EGL_BAD_ATTRIBUTE";
+    case EGL_BAD_CONFIG:
+      return "EGL_BAD_CONFIG";
+    case EGL_BAD_CONTEXT:
+      return "EGL_BAD_CONTEXT";
+    case EGL_BAD_CURRENT_SURFACE:
+      return "EGL_BAD_CURRENT_SURFACE";
+    case EGL_BAD_DISPLAY:
+      return "EGL_BAD_DISPLAY";
+    case EGL_BAD_MATCH:
+      return "EGL_BAD_MATCH";
+    case EGL_BAD_NATIVE_PIXMAP:
+      return "EGL_BAD_NATIVE_PIXMAP";
+    case EGL_BAD_NATIVE_WINDOW:
+      return "EGL_BAD_NATIVE_WINDOW";
+    case EGL_BAD_PARAMETER:
+      return "EGL_BAD_PARAMETER";
+    case EGL_BAD_SURFACE:
+      return "EGL_BAD_SURFACE";
+    case EGL_CONTEXT_LOST:
+      return "EGL_CONTEXT_LOST";
+    case EGL_BAD_DEVICE_EXT:
+      return "EGL_BAD_DEVICE_EXT";
+    default:
+      return "unknown EGL error";
   }
 }
 
@@ -138,9 +155,13 @@ class EglContext final : public GlContext {
       if (!eglChooseConfig(dpy_, attribs, &config, 1, &count)) egl_fail("eglChooseConfig");
       if (count < 1) throw PlatformFailure{"no EGL config with EGL_OPENGL_BIT"};
     }
-    const EGLint ctx_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 5,
+    const EGLint ctx_attribs[] = {EGL_CONTEXT_MAJOR_VERSION,
+                                  4,
+                                  EGL_CONTEXT_MINOR_VERSION,
+                                  5,
                                   EGL_CONTEXT_OPENGL_PROFILE_MASK,
-                                  EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
+                                  EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
+                                  EGL_NONE};
     ctx_ = eglCreateContext(dpy_, config, EGL_NO_CONTEXT, ctx_attribs);
     if (ctx_ == EGL_NO_CONTEXT) egl_fail("eglCreateContext(OpenGL 4.5 core)");
     if (!eglMakeCurrent(dpy_, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx_)) {
@@ -178,8 +199,7 @@ std::unique_ptr<GlContext> try_device_platform(const char* client_exts) {
   if (!has_extension(client_exts, "EGL_EXT_platform_device")) {
     throw PlatformFailure{"EGL_EXT_platform_device not supported"};
   }
-  auto query_devices =
-      reinterpret_cast<PFNEGLQUERYDEVICESEXTPROC>(egl_proc("eglQueryDevicesEXT"));
+  auto query_devices = reinterpret_cast<PFNEGLQUERYDEVICESEXTPROC>(egl_proc("eglQueryDevicesEXT"));
   auto query_string =
       reinterpret_cast<PFNEGLQUERYDEVICESTRINGEXTPROC>(egl_proc("eglQueryDeviceStringEXT"));
   if (query_devices == nullptr || query_string == nullptr) {
@@ -198,11 +218,11 @@ std::unique_ptr<GlContext> try_device_platform(const char* client_exts) {
       continue;
     }
     try {
-      return std::make_unique<EglContext>(
-          get_platform_display(EGL_PLATFORM_DEVICE_EXT, devices[k]), "egl-device");
+      return std::make_unique<EglContext>(get_platform_display(EGL_PLATFORM_DEVICE_EXT, devices[k]),
+                                          "egl-device");
     } catch (const PlatformFailure& f) {
-      reasons += (reasons.empty() ? "" : ", ") + std::string("device ") + std::to_string(k) +
-                 ": " + f.reason;
+      reasons += (reasons.empty() ? "" : ", ") + std::string("device ") + std::to_string(k) + ": " +
+                 f.reason;
     }
   }
   if (!reasons.empty()) throw PlatformFailure{reasons};
@@ -216,8 +236,7 @@ std::unique_ptr<GlContext> try_surfaceless_platform(const char* client_exts) {
     throw PlatformFailure{"EGL_MESA_platform_surfaceless not supported"};
   }
   return std::make_unique<EglContext>(
-      get_platform_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY),
-      "egl-surfaceless");
+      get_platform_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY), "egl-surfaceless");
 }
 
 }  // namespace

@@ -15,9 +15,9 @@ class ProcAddressFn {
  public:
   using GlProc = void (*)();
   ProcAddressFn() = default;
-  ProcAddressFn(std::nullptr_t) {}  // NOLINT: implicit on purpose
+  ProcAddressFn(std::nullptr_t) {}                       // NOLINT: implicit on purpose
   ProcAddressFn(GlProc (*fn)(const char*)) : fn_(fn) {}  // NOLINT
-  ProcAddressFn(void* (*fn)(const char*))                 // NOLINT
+  ProcAddressFn(void* (*fn)(const char*))                // NOLINT
       : fn_(reinterpret_cast<GlProc (*)(const char*)>(fn)) {}
   explicit operator bool() const { return fn_ != nullptr; }
   /// The function's address, or nullptr when unknown.

@@ -104,7 +104,8 @@ bool InteropBuffer::ensure_registered() {
 
 void InteropBuffer::upload_device(const float* device_ptr, size_t n) {
 #ifdef SIMSCOPE_RENDER_HAVE_CUDA
-  if (device_ptr == nullptr) throw RenderError("interop buffer: upload_device given a null pointer");
+  if (device_ptr == nullptr)
+    throw RenderError("interop buffer: upload_device given a null pointer");
   reserve(n);
   if (ensure_registered()) {
     detail::copy_device_to_gl_buffer(impl_->cuda, device_ptr, n * sizeof(float));

@@ -41,9 +41,9 @@ class InteropBuffer {
   /// Ends map_device(); path() becomes "cuda-gl interop". A no-op when nothing is mapped.
   void unmap_device();
 
-  size_t size() const;        ///< floats the buffer holds
-  unsigned gl_buffer() const; ///< the GL buffer name
-  std::string path() const;   ///< "none" before the first upload, else one of the paths above
+  size_t size() const;         ///< floats the buffer holds
+  unsigned gl_buffer() const;  ///< the GL buffer name
+  std::string path() const;    ///< "none" before the first upload, else one of the paths above
   std::string fallback_reason() const;  ///< why interop is not used; empty when it is or untried
 
   /// Whether this build has the CUDA paths (SIMSCOPE_HAVE_CUDA at build time).

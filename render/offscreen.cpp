@@ -106,4 +106,3 @@ std::vector<uint8_t> read_default_framebuffer_rgba(int w, int h) {
 }
 
 }  // namespace simscope::render
-

@@ -68,8 +68,8 @@ struct PlaneView::Impl {
     std::vector<float> rgba;
     rgba.reserve(map.table.size() * 4);
     for (const auto& c : map.table) rgba.insert(rgba.end(), {c[0], c[1], c[2], 1.0f});
-    glTextureSubImage1D(cmap_tex, 0, 0, static_cast<GLsizei>(map.table.size()), GL_RGBA,
-                        GL_FLOAT, rgba.data());
+    glTextureSubImage1D(cmap_tex, 0, 0, static_cast<GLsizei>(map.table.size()), GL_RGBA, GL_FLOAT,
+                        rgba.data());
     check_gl("uploading the colormap texture");
     loaded_cmap = settings.colormap;
   }
@@ -131,8 +131,7 @@ void PlaneView::set_settings(const ViewSettings& s) {
                         "]: needs finite min < max");
     }
     if (s.log_scale && !(s.min > 0)) {
-      throw RenderError("locked log-scale range needs min > 0 (got " + std::to_string(s.min) +
-                        ")");
+      throw RenderError("locked log-scale range needs min > 0 (got " + std::to_string(s.min) + ")");
     }
   }
   const ViewSettings old = impl_->settings;
@@ -161,8 +160,7 @@ void PlaneView::set_data_device(const float* device_ptr, int rows, int cols) {
 
 float* PlaneView::map_device(int rows, int cols) {
   impl_->check_size(rows, cols);
-  float* ptr =
-      impl_->buffer.map_device(static_cast<size_t>(rows) * static_cast<size_t>(cols));
+  float* ptr = impl_->buffer.map_device(static_cast<size_t>(rows) * static_cast<size_t>(cols));
   if (ptr != nullptr) {
     impl_->rows = rows;  // the texture follows in unmap_device()
     impl_->cols = cols;
@@ -181,8 +179,8 @@ std::pair<double, double> PlaneView::range() const {
   if (!s.auto_range) return {s.min, s.max};
   if (m.tex_rows == 0) return {0.0, 1.0};
   if (m.range_dirty) {
-    m.data_range = m.minmax.reduce(
-        m.buffer.gl_buffer(), static_cast<size_t>(m.rows) * static_cast<size_t>(m.cols));
+    m.data_range = m.minmax.reduce(m.buffer.gl_buffer(),
+                                   static_cast<size_t>(m.rows) * static_cast<size_t>(m.cols));
     m.range_dirty = false;
   }
   const detail::DataRange& r = m.data_range;
@@ -254,13 +252,15 @@ void PlaneView::draw(int x, int y, int w, int h) {
   }
   glUniform3f(m.loc_nan, kNanGrey, kNanGrey, kNanGrey);
   if (m.tex_rows > 0 && aw >= 1 && ah >= 1) {
-    const double scale = std::min(static_cast<double>(aw) / m.rows, static_cast<double>(ah) / m.cols);
+    const double scale =
+        std::min(static_cast<double>(aw) / m.rows, static_cast<double>(ah) / m.cols);
     const double iw = m.rows * scale, ih = m.cols * scale;
-    const double ix = std::floor(ax + (aw - iw) / 2 + 0.5), iy = std::floor(ay + (ah - ih) / 2 + 0.5);
+    const double ix = std::floor(ax + (aw - iw) / 2 + 0.5),
+                 iy = std::floor(ay + (ah - ih) / 2 + 0.5);
     glBindTextureUnit(0, m.data_tex);
     glUniform1i(m.loc_mode, 0);
-    glUniform4f(m.loc_rect, static_cast<float>(ix), static_cast<float>(iy),
-                static_cast<float>(iw), static_cast<float>(ih));
+    glUniform4f(m.loc_rect, static_cast<float>(ix), static_cast<float>(iy), static_cast<float>(iw),
+                static_cast<float>(ih));
     glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
     m.image_rect = PixelRect{x + ix, y + iy, iw, ih};
   }

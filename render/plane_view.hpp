@@ -15,12 +15,12 @@ struct PixelRect {
 /// How a PlaneView maps values to colours.
 struct ViewSettings {
   std::string colormap = "viridis";  ///< one of colormap_names()
-  bool log_scale = false;  ///< colours by log10(value); values <= 0 get the bottom colour
-  bool auto_range = true;  ///< range from the data (see PlaneView::range), else [min, max]
-  double min = 0, max = 1; ///< the locked range (used when auto_range is false)
-  std::string label;       ///< the quantity, e.g. "|E|": colorbar title "label [unit]"
-  std::string unit;        ///< e.g. "V/m"; empty: no brackets
-  bool colorbar = true;    ///< draw the colorbar right of the image
+  bool log_scale = false;            ///< colours by log10(value); values <= 0 get the bottom colour
+  bool auto_range = true;   ///< range from the data (see PlaneView::range), else [min, max]
+  double min = 0, max = 1;  ///< the locked range (used when auto_range is false)
+  std::string label;        ///< the quantity, e.g. "|E|": colorbar title "label [unit]"
+  std::string unit;         ///< e.g. "V/m"; empty: no brackets
+  bool colorbar = true;     ///< draw the colorbar right of the image
 };
 
 /// A 2-D float array drawn as an image. Element data[i*cols + j] (i < rows, j < cols) is drawn at

@@ -36,7 +36,8 @@ ShaderProgram::ShaderProgram(std::initializer_list<const char*> files) {
   };
   try {
     for (const char* file : files) {
-      names_ += (names_.empty() ? "" : "+") + std::string(file);
+      if (!names_.empty()) names_ += '+';
+      names_ += file;
       const std::string_view src = simscope::embedded::shaders::find(file);
       if (src.empty()) throw RenderError(std::string("shader ") + file + " is not embedded");
       const GLuint s = glCreateShader(stage_of(file));

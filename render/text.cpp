@@ -113,8 +113,7 @@ void TextRenderer::draw(int viewport_w, int viewport_h) {
                        impl_->vertices.data());
   check_gl("uploading text vertices");
   glUseProgram(impl_->program.id());
-  glUniform2f(impl_->viewport_loc, static_cast<float>(viewport_w),
-              static_cast<float>(viewport_h));
+  glUniform2f(impl_->viewport_loc, static_cast<float>(viewport_w), static_cast<float>(viewport_h));
   glBindVertexArray(impl_->vao);
   glDrawArrays(GL_TRIANGLES, 0, static_cast<GLsizei>(n));
   glBindVertexArray(0);

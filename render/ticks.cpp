@@ -32,7 +32,9 @@ double nice_step(double lo, double hi) {
       const int n = static_cast<int>(multiples(lo, hi, step).size());
       // 5..7 ticks with a 1-2-5 step beat everything; 2.5 steps come next; then closeness to 6.
       // Otherwise fewer ticks beat more (4 rather than 8: labels must not crowd a short bar).
-      const int score = (n >= 5 && n <= 7) ? (m == 2.5 ? 1 : 0) : n < 5 ? 10 + (5 - n) : 11 + 2 * (n - 7);
+      const int score = (n >= 5 && n <= 7) ? (m == 2.5 ? 1 : 0)
+                        : n < 5            ? 10 + (5 - n)
+                                           : 11 + 2 * (n - 7);
       if (score < best_score) {
         best_score = score;
         best = step;

@@ -7,9 +7,9 @@ namespace simscope::render {
 
 /// One tick of a colorbar.
 struct Tick {
-  double value;      ///< data value (e.g. 0.5, or 1e-3 in log scale)
-  double position;   ///< 0 at the bottom of the bar (range minimum) ... 1 at the top (maximum)
-  std::string label; ///< e.g. "0.5", "-20", "1e-3", "2.5e6"
+  double value;       ///< data value (e.g. 0.5, or 1e-3 in log scale)
+  double position;    ///< 0 at the bottom of the bar (range minimum) ... 1 at the top (maximum)
+  std::string label;  ///< e.g. "0.5", "-20", "1e-3", "2.5e6"
 };
 
 /// Ticks for the range [lo, hi] (lo < hi; for log scale 0 < lo).

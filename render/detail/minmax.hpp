@@ -10,8 +10,8 @@ namespace simscope::render::detail {
 /// Result of MinMax::reduce(). When finite_count == 0 the other members are meaningless;
 /// when has_positive is false there is no finite value > 0.
 struct DataRange {
-  double min = 0, max = 0;   ///< of the finite values
-  double min_positive = 0;   ///< smallest finite value > 0
+  double min = 0, max = 0;  ///< of the finite values
+  double min_positive = 0;  ///< smallest finite value > 0
   bool has_positive = false;
   size_t finite_count = 0;
 };

@@ -70,7 +70,8 @@ TEST_F(RenderTest, ColorbarGradientLabelsAndTitle) {
   }
   EXPECT_EQ(bad, 0);
   EXPECT_LE(test::max_diff(img.at(cx, static_cast<int>(bar->y + bar->h) - 1),
-                           test::to_rgb8(map.sample(1.0))), 6);
+                           test::to_rgb8(map.sample(1.0))),
+            6);
   EXPECT_LE(test::max_diff(img.at(cx, static_cast<int>(bar->y)), test::to_rgb8(map.sample(0.0))),
             6);
   // Tick labels right of the bar: text pixels in 5..7 separate bands (one per label).

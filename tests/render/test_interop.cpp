@@ -74,7 +74,7 @@ TEST_F(RenderTest, InteropDeviceUpload) {
   std::vector<float> host(rows * cols);
   for (int k = 0; k < rows * cols; ++k) host[k] = static_cast<float>((k * 37) % 101);
   float* dev = nullptr;
-  ASSERT_EQ(cudaMalloc(&dev, host.size() * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&dev), host.size() * sizeof(float)), cudaSuccess);
   ASSERT_EQ(cudaMemcpy(dev, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice),
             cudaSuccess);
   ViewSettings s;

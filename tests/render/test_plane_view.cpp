@@ -69,8 +69,8 @@ int compare_all(const Image& img, const Plane& p, const std::string& cmap, doubl
       if (test::max_diff(want, got) > kTolerance) {
         if (++bad <= 5) {
           ADD_FAILURE() << "(i=" << i << ", j=" << j << ") value " << p.at(i, j) << ": got "
-                        << got[0] << "," << got[1] << "," << got[2] << " want " << want[0]
-                        << "," << want[1] << "," << want[2];
+                        << got[0] << "," << got[1] << "," << got[2] << " want " << want[0] << ","
+                        << want[1] << "," << want[2];
         }
       }
     }
@@ -162,7 +162,7 @@ TEST_F(RenderTest, NanIsGreyAndInfinitiesClamp) {
   view.set_settings(no_bar());
   const Image img = draw_exact(view, p);
   const auto [lo, hi] = view.range();
-  EXPECT_DOUBLE_EQ(lo, 0);   // finite values only
+  EXPECT_DOUBLE_EQ(lo, 0);  // finite values only
   EXPECT_DOUBLE_EQ(hi, 26);
   EXPECT_EQ(img.at(3, 4), (std::array<int, 3>{128, 128, 128}));
   EXPECT_EQ(img.at(10, 1), (std::array<int, 3>{128, 128, 128}));

@@ -70,8 +70,9 @@ TEST(Ticks, LogDecades) {
   EXPECT_EQ(wide.front().label, "1e-12");
   const auto t = colorbar_ticks(3e-7, 4e-2, true);
   for (const auto& tick : t) {
-    EXPECT_NEAR(tick.position, (std::log10(tick.value) - std::log10(3e-7)) /
-                                   (std::log10(4e-2) - std::log10(3e-7)), 1e-12);
+    EXPECT_NEAR(tick.position,
+                (std::log10(tick.value) - std::log10(3e-7)) / (std::log10(4e-2) - std::log10(3e-7)),
+                1e-12);
   }
   EXPECT_GE(colorbar_ticks(2, 8, true).size(), 3u);  // narrower than a decade: linear steps
 }
