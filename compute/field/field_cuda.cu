@@ -1,0 +1,291 @@
+// The CUDA field evaluator (field.hpp, Evaluator; kernels in field_cuda_kernels.cuh).
+//
+// Device memory: the sources once as float4 (16 bytes each; cached while Sources::generation
+// and size are unchanged), the targets (3 doubles each), fp64 accumulators (4 doubles per
+// target) and the five float outputs (kept for device_output()). Never a P x T intermediate.
+// The sources are processed in chunks of about kChunkSeconds of work; chunks alternate between
+// two streams so that one chunk's tail overlaps the next one's start, and between chunks the
+// host updates the progress and checks for cancellation.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "core/cuda_check.hpp"
+#include "field/field_cuda_kernels.cuh"
+#include "field/field_internal.hpp"
+
+namespace simscope::field {
+namespace {
+
+using cuda::kThreads;
+using cuda::kTile;
+
+constexpr double kChunkSeconds = 0.05;    // work per launch between progress/cancel checks
+constexpr int kMinTilesPerBlock = 4;      // a block walks at least this many tiles of sources
+constexpr int kWaves = 4;                 // blocks per launch >= kWaves x resident blocks
+
+/// Targets per thread, from SIMSCOPE_FIELD_CUDA_RB (2, 4 or 8; default 4): a tuning knob for
+/// GPU sessions (tests/bench/NOTES.md), read once.
+int targets_per_thread() {
+  static const int rb = [] {
+    const char* e = std::getenv("SIMSCOPE_FIELD_CUDA_RB");
+    const int v = e ? std::atoi(e) : 4;
+    return v == 2 || v == 8 ? v : 4;
+  }();
+  return rb;
+}
+
+template <typename R>
+using KernelFn = void (*)(const float4*, int, int, int, const double*, const double*,
+                          const double*, int, double, double*, unsigned long long*);
+
+template <typename R>
+KernelFn<R> kernel_for(int rb) {
+  if (rb == 2) return cuda::field_kernel<R, 2>;
+  if (rb == 8) return cuda::field_kernel<R, 8>;
+  return cuda::field_kernel<R, 4>;
+}
+
+std::string mib(double bytes) { return std::to_string(std::llround(bytes / (1024.0 * 1024.0))) + " MiB"; }
+
+class CudaEvaluator final : public Evaluator {
+ public:
+  CudaEvaluator() {
+    SIMSCOPE_CUDA_CHECK(cudaGetDevice(&device_));
+    SIMSCOPE_CUDA_CHECK(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, device_));
+    for (auto& s : streams_) SIMSCOPE_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    SIMSCOPE_CUDA_CHECK(cudaEventCreate(&ready_));
+  }
+  ~CudaEvaluator() override {
+    for (void* p : {(void*)src_, (void*)tgt_, (void*)acc_, (void*)out_, (void*)skipped_})
+      if (p) cudaFree(p);
+    for (auto& e : chunk_end_) cudaEventDestroy(e);
+    cudaEventDestroy(ready_);
+    for (auto& s : streams_) cudaStreamDestroy(s);
+  }
+
+  Backend backend() const override { return Backend::Cuda; }
+  double peak_device_bytes() const override { return double(peak_bytes_); }
+
+  const float* device_output(const std::string& name) const override {
+    if (!out_ || !have_result_) return nullptr;
+    const auto& names = output_names();
+    for (std::size_t k = 0; k < names.size(); ++k)
+      if (names[k] == name) return out_ + k * result_T_;
+    return nullptr;
+  }
+
+  void evaluate(const Sources& s, const Targets& t, const Options& o, Result& out,
+                Progress* progress) override {
+    detail::validate(o);
+    progress_check(progress);
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::size_t T = t.size(), P = s.size();
+    if (T > std::size_t(INT32_MAX) / 8 || P > std::size_t(INT32_MAX) / 2)
+      throw Error("field (CUDA): too many targets or sources for one evaluation");
+    SIMSCOPE_CUDA_CHECK(cudaSetDevice(device_));
+    have_result_ = false;
+    upload_sources(s);
+    upload_targets(t);
+    progress_set(progress, 0);
+
+    cudaStream_t s0 = streams_[0], s1 = streams_[1];
+    SIMSCOPE_CUDA_CHECK(cudaMemsetAsync(acc_, 0, 4 * T * sizeof(double), s0));
+    SIMSCOPE_CUDA_CHECK(cudaMemsetAsync(skipped_, 0, sizeof(unsigned long long), s0));
+    SIMSCOPE_CUDA_CHECK(cudaEventRecord(ready_, s0));
+    SIMSCOPE_CUDA_CHECK(cudaStreamWaitEvent(s1, ready_, 0));
+    if (T > 0 && P > 0) {
+      if (o.precision == Precision::Fp32) run_chunks<float>(P, T, o, progress);
+      else run_chunks<double>(P, T, o, progress);
+    }
+    SIMSCOPE_CUDA_CHECK(cudaEventRecord(ready_, s1));
+    SIMSCOPE_CUDA_CHECK(cudaStreamWaitEvent(s0, ready_, 0));
+    if (T > 0) {
+      cuda::finalize_kernel<<<unsigned((T + 255) / 256), 256, 0, s0>>>(acc_, int(T), o.k, out_);
+      SIMSCOPE_CUDA_CHECK(cudaGetLastError());
+    }
+    detail::resize_outputs(out, T);
+    float* host[5] = {out.magnitude.data(), out.ex.data(), out.ey.data(), out.ez.data(),
+                      out.potential.data()};
+    for (int k = 0; k < 5 && T > 0; ++k)
+      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(host[k], out_ + k * T, T * sizeof(float),
+                                          cudaMemcpyDeviceToHost, s0));
+    unsigned long long skipped = 0;
+    SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(&skipped, skipped_, sizeof skipped,
+                                        cudaMemcpyDeviceToHost, s0));
+    SIMSCOPE_CUDA_CHECK(cudaStreamSynchronize(s0));
+    out.skipped_coincidences = skipped;
+    result_T_ = T;
+    have_result_ = true;
+    progress_set(progress, 1);
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+
+ private:
+  /// cudaMalloc with a clear message on failure; tracks the bytes held and their peak.
+  template <typename Ptr>
+  void alloc(Ptr*& p, std::size_t& held, std::size_t bytes, const char* what) {
+    if (p) {
+      cudaFree(p);
+      cur_bytes_ -= held;
+      p = nullptr, held = 0;
+    }
+    if (bytes == 0) return;
+    void* q = nullptr;
+    const cudaError_t e = cudaMalloc(&q, bytes);
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      std::size_t free_b = 0, total_b = 0;
+      cudaMemGetInfo(&free_b, &total_b);
+      cudaGetLastError();
+      throw Error(std::string("field (CUDA): cannot allocate ") + mib(double(bytes)) +
+                  " of device memory for " + what + " (" + mib(double(free_b)) + " free of " +
+                  mib(double(total_b)) + "; " + cudaGetErrorString(e) +
+                  "): reduce sources.count or grid.size, or use --backend cpu");
+    }
+    p = static_cast<Ptr*>(q);
+    held = bytes;
+    cur_bytes_ += bytes;
+    peak_bytes_ = std::max(peak_bytes_, cur_bytes_);
+  }
+
+  void upload_sources(const Sources& s) {
+    const std::size_t P = s.size();
+    if (s.generation != 0 && s.generation == src_generation_ && P == src_count_ && src_) return;
+    src_generation_ = 0;  // invalid until the upload completes
+    if (P * sizeof(float4) > src_bytes_ || !src_)
+      alloc(src_, src_bytes_, std::max<std::size_t>(1, P) * sizeof(float4), "the sources");
+    // Pack x, y, z, q into float4 in slices, so the host needs no second copy of all sources.
+    constexpr std::size_t kSlice = 1 << 20;
+    staging_.resize(std::min(P, kSlice));
+    for (std::size_t j0 = 0; j0 < P; j0 += kSlice) {
+      const std::size_t n = std::min(kSlice, P - j0);
+      for (std::size_t j = 0; j < n; ++j)
+        staging_[j] = make_float4(s.x[j0 + j], s.y[j0 + j], s.z[j0 + j], s.q[j0 + j]);
+      // Pageable memory: returns once staged, so staging_ can be refilled; ordered on stream 0.
+      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(src_ + j0, staging_.data(), n * sizeof(float4),
+                                          cudaMemcpyHostToDevice, streams_[0]));
+    }
+    src_count_ = P;
+    src_generation_ = s.generation;
+  }
+
+  void upload_targets(const Targets& t) {
+    const std::size_t T = t.size();
+    if (T > target_capacity_ || !tgt_) {
+      const std::size_t cap = std::max<std::size_t>(T, 1);
+      have_result_ = false;
+      alloc(out_, out_bytes_, 0, "");  // free the old buffers first
+      alloc(acc_, acc_bytes_, 0, "");
+      alloc(tgt_, tgt_bytes_, 0, "");
+      alloc(tgt_, tgt_bytes_, 3 * cap * sizeof(double), "the targets");
+      alloc(acc_, acc_bytes_, 4 * cap * sizeof(double), "the fp64 accumulators");
+      alloc(out_, out_bytes_, 5 * cap * sizeof(float), "the outputs");
+      target_capacity_ = cap;
+    }
+    if (!skipped_) alloc(skipped_, skipped_bytes_, sizeof(unsigned long long), "a counter");
+    if (T == 0) return;
+    const std::vector<double>* v[3] = {&t.x, &t.y, &t.z};
+    for (int c = 0; c < 3; ++c)
+      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(tgt_ + c * T, v[c]->data(), T * sizeof(double),
+                                          cudaMemcpyHostToDevice, streams_[0]));
+  }
+
+  /// The event recorded after chunk k (k = 0, 1: one per stream).
+  cudaEvent_t chunk_event(std::size_t k) {
+    while (chunk_end_.size() <= k) {
+      cudaEvent_t e = nullptr;
+      SIMSCOPE_CUDA_CHECK(cudaEventCreate(&e));
+      chunk_end_.push_back(e);
+    }
+    return chunk_end_[k];
+  }
+
+  /// Launches the chunks, at most two in flight; between them: progress, cancellation and the
+  /// chunk size adapted to the measured speed.
+  template <typename R>
+  void run_chunks(std::size_t P, std::size_t T, const Options& o, Progress* progress) {
+    const int rb = targets_per_thread();
+    const KernelFn<R> kernel = kernel_for<R>(rb);
+    int resident = 1;
+    SIMSCOPE_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, kThreads, 0));
+    const std::size_t gx = (T + std::size_t(kThreads * rb) - 1) / std::size_t(kThreads * rb);
+    const std::size_t want_blocks = std::size_t(kWaves) * std::max(1, resident) * sms_;
+    // First guess of the speed (pairs/s): ~1.6e10 fp32 / 2e9 fp64 per SM, then measured.
+    double rate = (sizeof(R) == 4 ? 1.6e10 : 2e9) * sms_;
+    const double eps2 = o.eps * o.eps;
+    struct InFlight {
+      std::size_t index, j_end;
+    };
+    std::vector<InFlight> flight;
+    std::size_t j = 0, launched = 0;
+    // Speed = pairs done / time since ready_ (recorded on stream 0 before the first chunk);
+    // chunks run back to back, so this is the sustained rate.
+    auto wait_oldest = [&] {
+      const InFlight f = flight.front();
+      flight.erase(flight.begin());
+      const cudaEvent_t end = chunk_event(f.index % 2);
+      SIMSCOPE_CUDA_CHECK(cudaEventSynchronize(end));
+      float ms = 0;
+      SIMSCOPE_CUDA_CHECK(cudaEventElapsedTime(&ms, ready_, end));
+      if (ms > 1.0f) rate = std::clamp(double(f.j_end) * double(T) / (ms * 1e-3), 1e8, 1e14);
+      progress_set(progress, double(f.j_end) / double(P));
+    };
+    while (j < P) {
+      const double want_pairs = rate * kChunkSeconds;
+      std::size_t n = std::size_t(std::max(1.0, want_pairs / double(T)));
+      n = std::min(P - j, std::max<std::size_t>(n, kTile));
+      // Split the chunk's sources over blocks (grid.y) until the launch fills the GPU.
+      const std::size_t max_split = std::max<std::size_t>(1, n / (kTile * kMinTilesPerBlock));
+      std::size_t split = std::min<std::size_t>({max_split, 65535,
+                                                 std::max<std::size_t>(1, want_blocks / gx)});
+      std::size_t per_block = (n + split - 1) / split;
+      per_block = (per_block + kTile - 1) / kTile * kTile;
+      split = (n + per_block - 1) / per_block;
+      cudaStream_t st = streams_[launched % 2];
+      kernel<<<dim3(unsigned(gx), unsigned(split)), kThreads, 0, st>>>(
+          src_, int(j), int(j + n), int(per_block), tgt_, tgt_ + T, tgt_ + 2 * T, int(T), eps2,
+          acc_, skipped_);
+      SIMSCOPE_CUDA_CHECK(cudaGetLastError());
+      SIMSCOPE_CUDA_CHECK(cudaEventRecord(chunk_event(launched % 2), st));
+      flight.push_back({launched, j + n});
+      ++launched;
+      j += n;
+      if (flight.size() == 2) wait_oldest();
+      if (progress && progress->cancel.load(std::memory_order_relaxed)) {
+        for (auto& s : streams_) SIMSCOPE_CUDA_CHECK(cudaStreamSynchronize(s));
+        throw Cancelled();
+      }
+    }
+    while (!flight.empty()) wait_oldest();
+  }
+
+  int device_ = 0, sms_ = 1;
+  cudaStream_t streams_[2] = {nullptr, nullptr};
+  cudaEvent_t ready_ = nullptr;
+  std::vector<cudaEvent_t> chunk_end_;
+  float4* src_ = nullptr;
+  double *tgt_ = nullptr, *acc_ = nullptr;
+  float* out_ = nullptr;
+  unsigned long long* skipped_ = nullptr;
+  std::size_t src_bytes_ = 0, tgt_bytes_ = 0, acc_bytes_ = 0, out_bytes_ = 0, skipped_bytes_ = 0;
+  std::size_t cur_bytes_ = 0, peak_bytes_ = 0;
+  std::size_t src_count_ = 0, target_capacity_ = 0, result_T_ = 0;
+  std::uint64_t src_generation_ = 0;
+  bool have_result_ = false;
+  std::vector<float4> staging_;
+};
+
+}  // namespace
+
+namespace detail {
+std::unique_ptr<Evaluator> make_cuda_evaluator() { return std::make_unique<CudaEvaluator>(); }
+}  // namespace detail
+
+}  // namespace simscope::field

@@ -1,0 +1,144 @@
+#pragma once
+/// @file CUDA kernels of the field workload (included by field_cuda.cu only).
+///
+/// field_kernel<R, RB>: each block of kThreads threads owns kThreads * RB targets (RB per thread,
+/// strided by kThreads so that loads and atomics coalesce) and one range of sources (blockIdx.y
+/// picks the range inside the launch's chunk). Sources stream through shared memory in tiles of
+/// kTile float4 (x, y, z, q). Per tile each thread sums the tile's terms for its RB targets in R
+/// (float: fp32 terms with rsqrt.approx; double: fp64), then adds the tile's partial sums into
+/// fp64 registers. The hot loop has no select: a coincidence (r^2 == 0) makes the tile's sums
+/// non-finite, and that (rare) tile is redone for that target in fp64, skipping and counting
+/// r^2 == 0 terms, exactly as the CPU evaluator does. At the end each thread adds its fp64 sums
+/// into acc (atomicAdd on double; several blocks share a target when the sources are split).
+#include <cuda_runtime.h>
+
+namespace simscope::field::cuda {
+
+constexpr int kThreads = 256;  // threads per block
+constexpr int kTile = 256;     // sources per shared-memory tile (one float4 load per thread)
+constexpr float kFar = 1e30f;  // padding position: r^2 overflows to inf, 1/r to 0, q is 0
+
+__device__ __forceinline__ float rsqrt_fast(float x) {
+  float y;  // max relative error 2^-22.9 (PTX ISA); +0 -> +inf, +inf -> +0
+  asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+__device__ __forceinline__ double rsqrt_fast(double x) { return ::rsqrt(x); }  // 1 ulp
+
+template <typename R>
+__device__ __forceinline__ R fma_(R a, R b, R c) {
+  return ::fma(a, b, c);
+}
+template <>
+__device__ __forceinline__ float fma_<float>(float a, float b, float c) {
+  return ::fmaf(a, b, c);
+}
+
+/// Target coordinates as the evaluator sees them: rounded to fp32 in fp32 mode (as on the CPU).
+template <typename R>
+__device__ __forceinline__ R target_coord(double v) {
+  return R(v);
+}
+template <>
+__device__ __forceinline__ float target_coord<float>(double v) {
+  return __double2float_rn(v);
+}
+
+/// Sums over sources [j_begin, j_end): the block's range is [j_begin + blockIdx.y * per_block,
+/// + per_block). acc holds 4 arrays of T doubles: Ex, Ey, Ez, phi sums (without k).
+template <typename R, int RB>
+__global__ void __launch_bounds__(kThreads)
+    field_kernel(const float4* __restrict__ src, int j_begin, int j_end, int per_block,
+                 const double* __restrict__ tx, const double* __restrict__ ty,
+                 const double* __restrict__ tz, int T, double eps2,
+                 double* __restrict__ acc, unsigned long long* __restrict__ skipped) {
+  __shared__ float4 tile[kTile];
+  const int base = blockIdx.x * (kThreads * RB) + threadIdx.x;
+  const long long jb = (long long)j_begin + (long long)blockIdx.y * per_block;
+  const int j0 = int(jb < j_end ? jb : j_end);
+  const int j1 = int(jb + per_block < j_end ? jb + per_block : j_end);
+  const R e2 = R(eps2);
+
+  R px[RB], py[RB], pz[RB];
+  double Ex[RB], Ey[RB], Ez[RB], Ph[RB];
+#pragma unroll
+  for (int r = 0; r < RB; ++r) {
+    const int i = base + r * kThreads;
+    px[r] = i < T ? target_coord<R>(tx[i]) : R(0);
+    py[r] = i < T ? target_coord<R>(ty[i]) : R(0);
+    pz[r] = i < T ? target_coord<R>(tz[i]) : R(0);
+    Ex[r] = Ey[r] = Ez[r] = Ph[r] = 0.0;
+  }
+  unsigned long long nskip = 0;
+
+  for (int jt = j0; jt < j1; jt += kTile) {
+    const int j = jt + threadIdx.x;
+    tile[threadIdx.x] = j < j1 ? src[j] : make_float4(kFar, kFar, kFar, 0.f);
+    __syncthreads();
+    R ax[RB], ay[RB], az[RB], ap[RB];
+#pragma unroll
+    for (int r = 0; r < RB; ++r) ax[r] = ay[r] = az[r] = ap[r] = R(0);
+#pragma unroll 8
+    for (int k = 0; k < kTile; ++k) {
+      const float4 s = tile[k];
+#pragma unroll
+      for (int r = 0; r < RB; ++r) {
+        const R dx = px[r] - R(s.x), dy = py[r] - R(s.y), dz = pz[r] - R(s.z);
+        const R r2 = fma_(dx, dx, fma_(dy, dy, fma_(dz, dz, e2)));
+        const R inv = rsqrt_fast(r2);
+        const R qi = R(s.w) * inv, w = qi * (inv * inv);
+        ax[r] = fma_(w, dx, ax[r]), ay[r] = fma_(w, dy, ay[r]), az[r] = fma_(w, dz, az[r]);
+        ap[r] += qi;
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < RB; ++r) {
+      if (base + r * kThreads >= T) continue;
+      if (isfinite(ax[r] + ay[r] + az[r] + ap[r])) {
+        Ex[r] += double(ax[r]), Ey[r] += double(ay[r]), Ez[r] += double(az[r]);
+        Ph[r] += double(ap[r]);
+      } else {  // a coincidence or an overflow in this tile: redo it in fp64 for this target
+        const int n = j1 - jt < kTile ? j1 - jt : kTile;
+        const double x = double(px[r]), y = double(py[r]), z = double(pz[r]);
+        for (int k = 0; k < n; ++k) {
+          const float4 s = tile[k];
+          const double dx = x - double(s.x), dy = y - double(s.y), dz = z - double(s.z);
+          const double r2 = dx * dx + dy * dy + dz * dz + eps2;
+          if (r2 == 0.0) {
+            ++nskip;
+            continue;
+          }
+          const double inv = 1.0 / sqrt(r2), qi = double(s.w) * inv, w = qi * inv * inv;
+          Ex[r] += w * dx, Ey[r] += w * dy, Ez[r] += w * dz, Ph[r] += qi;
+        }
+      }
+    }
+    __syncthreads();
+  }
+  if (nskip) atomicAdd(skipped, nskip);
+  if (j0 >= j1) return;
+#pragma unroll
+  for (int r = 0; r < RB; ++r) {
+    const int i = base + r * kThreads;
+    if (i >= T) continue;
+    atomicAdd(acc + i, Ex[r]);
+    atomicAdd(acc + T + i, Ey[r]);
+    atomicAdd(acc + 2 * (size_t)T + i, Ez[r]);
+    atomicAdd(acc + 3 * (size_t)T + i, Ph[r]);
+  }
+}
+
+/// out = 5 arrays of T floats: |E|, Ex, Ey, Ez, phi, all times k.
+__global__ void finalize_kernel(const double* __restrict__ acc, int T, double k,
+                                float* __restrict__ out) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= T) return;
+  const double ex = k * acc[i], ey = k * acc[T + i], ez = k * acc[2 * (size_t)T + i];
+  out[i] = float(sqrt(ex * ex + ey * ey + ez * ez));
+  out[(size_t)T + i] = float(ex);
+  out[2 * (size_t)T + i] = float(ey);
+  out[3 * (size_t)T + i] = float(ez);
+  out[4 * (size_t)T + i] = float(k * acc[3 * (size_t)T + i]);
+}
+
+}  // namespace simscope::field::cuda
