@@ -1,4 +1,5 @@
 // GL contexts: headless EGL works here; bad names and missing hooks give RenderError.
+#include <glad/egl.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -29,6 +30,28 @@ TEST_F(RenderTest, AutoWithoutHooksIsHeadlessAndContextsCoexist) {
   EXPECT_NE(second->backend_name(), "window");
   second.reset();
   context_->make_current();  // the first one still works
+}
+
+ProcAddressFn::GlProc egl_proc(const char* name) { return eglGetProcAddress(name); }
+
+TEST_F(RenderTest, WindowHooksWrapTheAppsContext) {
+  // Stand-in for a GLFW window: hooks around the EGL context (glfwGetProcAddress's signature).
+  int made_current = 0, swapped = 0;
+  WindowHooks hooks;
+  hooks.make_current = [&] {
+    ++made_current;
+    context_->make_current();
+  };
+  hooks.swap_buffers = [&] { ++swapped; };
+  hooks.get_proc_address = egl_proc;
+  auto window = create_context("auto", &hooks);
+  EXPECT_EQ(window->backend_name(), "window");
+  EXPECT_EQ(window->renderer(), context_->renderer());
+  EXPECT_EQ(made_current, 1);
+  window->make_current();
+  window->swap_buffers();
+  EXPECT_EQ(made_current, 2);
+  EXPECT_EQ(swapped, 1);
 }
 
 TEST(GlContextErrors, WindowWithoutHooksThrows) {
