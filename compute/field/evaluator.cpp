@@ -44,8 +44,7 @@ const std::vector<float>& output(const Result& r, const std::string& name) {
 std::unique_ptr<Evaluator> make_evaluator(Backend backend) {
   if (backend == Backend::Cpu) return detail::make_cpu_evaluator();
   const CudaStatus& s = cuda_status();
-  if (!s.usable)
-    throw Error("field: the CUDA back end cannot run (" + s.reason + ")");
+  if (!s.usable) throw Error("field: the CUDA back end cannot run (" + s.reason + ")");
   return detail::make_cuda_evaluator();
 }
 

@@ -47,9 +47,9 @@ Plan make_plan(std::size_t T, std::size_t P, int threads) {
 
 /// Sums over sources [j0, j1) for targets [i0, i1) into acc[(i - i0) * 4 + c].
 /// Returns false when cancellation was seen (acc is then incomplete).
-bool run_item(const Sources& s, const Targets& t, const Options& o, std::size_t i0,
-              std::size_t i1, std::size_t j0, std::size_t j1, double* acc,
-              std::uint64_t& skipped, const Progress* progress) {
+bool run_item(const Sources& s, const Targets& t, const Options& o, std::size_t i0, std::size_t i1,
+              std::size_t j0, std::size_t j1, double* acc, std::uint64_t& skipped,
+              const Progress* progress) {
   const double eps2 = o.eps * o.eps;
   const float eps2f = float(eps2);
   const bool fp32 = o.precision == Precision::Fp32;

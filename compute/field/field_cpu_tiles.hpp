@@ -29,8 +29,8 @@ struct Tile {
 
 /// Float64 version of a tile for one target, skipping and counting terms with r^2 == 0.
 /// Used for tiles whose fast sums were not finite (and by the fp64 scalar fallback).
-inline void tile_checked(const Tile& s, double tx, double ty, double tz, double eps2,
-                         double out[4], std::uint64_t& skipped) {
+inline void tile_checked(const Tile& s, double tx, double ty, double tz, double eps2, double out[4],
+                         std::uint64_t& skipped) {
   for (int j = 0; j < s.n; ++j) {
     const double dx = tx - s.x[j], dy = ty - s.y[j], dz = tz - s.z[j];
     const double r2 = dx * dx + dy * dy + dz * dz + eps2;
@@ -56,7 +56,8 @@ inline void tile_fp32(const Tile& s, float tx, float ty, float tz, float eps2, f
       const __m512 dx = _mm512_sub_ps(X, _mm512_loadu_ps(s.x + j));
       const __m512 dy = _mm512_sub_ps(Y, _mm512_loadu_ps(s.y + j));
       const __m512 dz = _mm512_sub_ps(Z, _mm512_loadu_ps(s.z + j));
-      const __m512 r2 = _mm512_fmadd_ps(dx, dx, _mm512_fmadd_ps(dy, dy, _mm512_fmadd_ps(dz, dz, E2)));
+      const __m512 r2 =
+          _mm512_fmadd_ps(dx, dx, _mm512_fmadd_ps(dy, dy, _mm512_fmadd_ps(dz, dz, E2)));
       const __m512 inv = _mm512_div_ps(one, _mm512_sqrt_ps(r2));
       const __m512 qi = _mm512_mul_ps(_mm512_loadu_ps(s.q + j), inv);
       const __m512 w = _mm512_mul_ps(qi, _mm512_mul_ps(inv, inv));
@@ -75,7 +76,8 @@ inline void tile_fp32(const Tile& s, float tx, float ty, float tz, float eps2, f
       const __m256 dx = _mm256_sub_ps(X, _mm256_loadu_ps(s.x + j));
       const __m256 dy = _mm256_sub_ps(Y, _mm256_loadu_ps(s.y + j));
       const __m256 dz = _mm256_sub_ps(Z, _mm256_loadu_ps(s.z + j));
-      const __m256 r2 = _mm256_fmadd_ps(dx, dx, _mm256_fmadd_ps(dy, dy, _mm256_fmadd_ps(dz, dz, E2)));
+      const __m256 r2 =
+          _mm256_fmadd_ps(dx, dx, _mm256_fmadd_ps(dy, dy, _mm256_fmadd_ps(dz, dz, E2)));
       const __m256 inv = _mm256_div_ps(one, _mm256_sqrt_ps(r2));
       const __m256 qi = _mm256_mul_ps(_mm256_loadu_ps(s.q + j), inv);
       const __m256 w = _mm256_mul_ps(qi, _mm256_mul_ps(inv, inv));
@@ -98,8 +100,7 @@ inline void tile_fp32(const Tile& s, float tx, float ty, float tz, float eps2, f
 }
 
 /// fp64 terms and sums over the tile (sources converted from fp32); sums[0..3] are overwritten.
-inline void tile_fp64(const Tile& s, double tx, double ty, double tz, double eps2,
-                      double sums[4]) {
+inline void tile_fp64(const Tile& s, double tx, double ty, double tz, double eps2, double sums[4]) {
   double a = 0, b = 0, c = 0, p = 0;
   int j = 0;
 #if defined(__AVX512F__)
@@ -111,7 +112,8 @@ inline void tile_fp64(const Tile& s, double tx, double ty, double tz, double eps
       const __m512d dx = _mm512_sub_pd(X, _mm512_cvtps_pd(_mm256_loadu_ps(s.x + j)));
       const __m512d dy = _mm512_sub_pd(Y, _mm512_cvtps_pd(_mm256_loadu_ps(s.y + j)));
       const __m512d dz = _mm512_sub_pd(Z, _mm512_cvtps_pd(_mm256_loadu_ps(s.z + j)));
-      const __m512d r2 = _mm512_fmadd_pd(dx, dx, _mm512_fmadd_pd(dy, dy, _mm512_fmadd_pd(dz, dz, E2)));
+      const __m512d r2 =
+          _mm512_fmadd_pd(dx, dx, _mm512_fmadd_pd(dy, dy, _mm512_fmadd_pd(dz, dz, E2)));
       const __m512d inv = _mm512_div_pd(one, _mm512_sqrt_pd(r2));
       const __m512d qi = _mm512_mul_pd(_mm512_cvtps_pd(_mm256_loadu_ps(s.q + j)), inv);
       const __m512d w = _mm512_mul_pd(qi, _mm512_mul_pd(inv, inv));
@@ -130,7 +132,8 @@ inline void tile_fp64(const Tile& s, double tx, double ty, double tz, double eps
       const __m256d dx = _mm256_sub_pd(X, _mm256_cvtps_pd(_mm_loadu_ps(s.x + j)));
       const __m256d dy = _mm256_sub_pd(Y, _mm256_cvtps_pd(_mm_loadu_ps(s.y + j)));
       const __m256d dz = _mm256_sub_pd(Z, _mm256_cvtps_pd(_mm_loadu_ps(s.z + j)));
-      const __m256d r2 = _mm256_fmadd_pd(dx, dx, _mm256_fmadd_pd(dy, dy, _mm256_fmadd_pd(dz, dz, E2)));
+      const __m256d r2 =
+          _mm256_fmadd_pd(dx, dx, _mm256_fmadd_pd(dy, dy, _mm256_fmadd_pd(dz, dz, E2)));
       const __m256d inv = _mm256_div_pd(one, _mm256_sqrt_pd(r2));
       const __m256d qi = _mm256_mul_pd(_mm256_cvtps_pd(_mm_loadu_ps(s.q + j)), inv);
       const __m256d w = _mm256_mul_pd(qi, _mm256_mul_pd(inv, inv));

@@ -25,9 +25,9 @@ namespace {
 using cuda::kThreads;
 using cuda::kTile;
 
-constexpr double kChunkSeconds = 0.05;    // work per launch between progress/cancel checks
-constexpr int kMinTilesPerBlock = 4;      // a block walks at least this many tiles of sources
-constexpr int kWaves = 4;                 // blocks per launch >= kWaves x resident blocks
+constexpr double kChunkSeconds = 0.05;  // work per launch between progress/cancel checks
+constexpr int kMinTilesPerBlock = 4;    // a block walks at least this many tiles of sources
+constexpr int kWaves = 4;               // blocks per launch >= kWaves x resident blocks
 
 /// Targets per thread, from SIMSCOPE_FIELD_CUDA_RB (2, 4 or 8; default 4): a tuning knob for
 /// GPU sessions (tests/bench/NOTES.md), read once.
@@ -41,8 +41,8 @@ int targets_per_thread() {
 }
 
 template <typename R>
-using KernelFn = void (*)(const float4*, int, int, int, const double*, const double*,
-                          const double*, int, double, double*, unsigned long long*);
+using KernelFn = void (*)(const float4*, int, int, int, const double*, const double*, const double*,
+                          int, double, double*, unsigned long long*);
 
 template <typename R>
 KernelFn<R> kernel_for(int rb) {
@@ -51,14 +51,17 @@ KernelFn<R> kernel_for(int rb) {
   return cuda::field_kernel<R, 4>;
 }
 
-std::string mib(double bytes) { return std::to_string(std::llround(bytes / (1024.0 * 1024.0))) + " MiB"; }
+std::string mib(double bytes) {
+  return std::to_string(std::llround(bytes / (1024.0 * 1024.0))) + " MiB";
+}
 
 class CudaEvaluator final : public Evaluator {
  public:
   CudaEvaluator() {
     SIMSCOPE_CUDA_CHECK(cudaGetDevice(&device_));
     SIMSCOPE_CUDA_CHECK(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, device_));
-    for (auto& s : streams_) SIMSCOPE_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    for (auto& s : streams_)
+      SIMSCOPE_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     SIMSCOPE_CUDA_CHECK(cudaEventCreate(&ready_));
   }
   ~CudaEvaluator() override {
@@ -100,8 +103,10 @@ class CudaEvaluator final : public Evaluator {
     SIMSCOPE_CUDA_CHECK(cudaEventRecord(ready_, s0));
     SIMSCOPE_CUDA_CHECK(cudaStreamWaitEvent(s1, ready_, 0));
     if (T > 0 && P > 0) {
-      if (o.precision == Precision::Fp32) run_chunks<float>(P, T, o, progress);
-      else run_chunks<double>(P, T, o, progress);
+      if (o.precision == Precision::Fp32)
+        run_chunks<float>(P, T, o, progress);
+      else
+        run_chunks<double>(P, T, o, progress);
     }
     SIMSCOPE_CUDA_CHECK(cudaEventRecord(ready_, s1));
     SIMSCOPE_CUDA_CHECK(cudaStreamWaitEvent(s0, ready_, 0));
@@ -113,11 +118,11 @@ class CudaEvaluator final : public Evaluator {
     float* host[5] = {out.magnitude.data(), out.ex.data(), out.ey.data(), out.ez.data(),
                       out.potential.data()};
     for (int k = 0; k < 5 && T > 0; ++k)
-      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(host[k], out_ + k * T, T * sizeof(float),
-                                          cudaMemcpyDeviceToHost, s0));
+      SIMSCOPE_CUDA_CHECK(
+          cudaMemcpyAsync(host[k], out_ + k * T, T * sizeof(float), cudaMemcpyDeviceToHost, s0));
     unsigned long long skipped = 0;
-    SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(&skipped, skipped_, sizeof skipped,
-                                        cudaMemcpyDeviceToHost, s0));
+    SIMSCOPE_CUDA_CHECK(
+        cudaMemcpyAsync(&skipped, skipped_, sizeof skipped, cudaMemcpyDeviceToHost, s0));
     SIMSCOPE_CUDA_CHECK(cudaStreamSynchronize(s0));
     out.skipped_coincidences = skipped;
     result_T_ = T;
@@ -243,8 +248,8 @@ class CudaEvaluator final : public Evaluator {
       n = std::min(P - j, std::max<std::size_t>(n, kTile));
       // Split the chunk's sources over blocks (grid.y) until the launch fills the GPU.
       const std::size_t max_split = std::max<std::size_t>(1, n / (kTile * kMinTilesPerBlock));
-      std::size_t split = std::min<std::size_t>({max_split, 65535,
-                                                 std::max<std::size_t>(1, want_blocks / gx)});
+      std::size_t split =
+          std::min<std::size_t>({max_split, 65535, std::max<std::size_t>(1, want_blocks / gx)});
       std::size_t per_block = (n + split - 1) / split;
       per_block = (per_block + kTile - 1) / kTile * kTile;
       split = (n + per_block - 1) / per_block;

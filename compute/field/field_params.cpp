@@ -55,8 +55,7 @@ Schema build() {
   s.push_back(spec("grid.size", T::Int, std::int64_t(128), 2, 4096, "",
                    "Samples per side of the plane (endpoints included).", {}, true));
   s.push_back(spec("grid.half_width", T::Float, 1.5, 1e-9, kBig, "length",
-                   "Samples cover [-half_width, half_width] on both axes of the plane.", {},
-                   true));
+                   "Samples cover [-half_width, half_width] on both axes of the plane.", {}, true));
   s.push_back(spec("precision", T::Enum, std::string("fp32"), kNoMin, kNoMax, "",
                    "fp32: fp32 terms with per-tile fp64 accumulation; fp64: all in double.",
                    {"fp32", "fp64"}));
@@ -76,8 +75,8 @@ const Schema& schema() {
 Grid grid_from(const ParamSet& p) {
   Grid g;
   const std::string& kind = p.get_string("plane");
-  g.kind = kind == "xz" ? PlaneKind::XZ
-           : kind == "yz" ? PlaneKind::YZ
+  g.kind = kind == "xz"    ? PlaneKind::XZ
+           : kind == "yz"  ? PlaneKind::YZ
            : kind == "box" ? PlaneKind::Box
                            : PlaneKind::XY;
   g.offset = p.get_double("plane.offset");
@@ -97,10 +96,9 @@ Options options_from(const ParamSet& p) {
 Sources make_sources(const ParamSet& p) {
   const std::string& file = p.get_string("sources.file");
   if (!file.empty()) return load_sources(file);
-  return generate_sources(p.get_string("sources.distribution"),
-                          std::size_t(p.get_int("sources.count")),
-                          p.get_double("sources.half_width"),
-                          std::uint64_t(p.get_int("sources.seed")));
+  return generate_sources(
+      p.get_string("sources.distribution"), std::size_t(p.get_int("sources.count")),
+      p.get_double("sources.half_width"), std::uint64_t(p.get_int("sources.seed")));
 }
 
 const char* output_unit(const std::string& name) {

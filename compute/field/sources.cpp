@@ -34,7 +34,7 @@ class Rng {
   explicit Rng(std::uint64_t seed) : g_(seed) {}
   double uniform() { return double(g_() >> 11) * 0x1.0p-53; }  ///< [0, 1)
   double uniform(double a, double b) { return a + (b - a) * uniform(); }
-  double normal() {  ///< Box-Muller, one value per call
+  double normal() {                     ///< Box-Muller, one value per call
     const double u1 = 1.0 - uniform();  // (0, 1]
     const double u2 = uniform();
     return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
@@ -178,13 +178,11 @@ Sources load_csv(const std::string& path) {
   const io::CsvTable t = io::read_csv(path);
   if (t.rows == 0) throw Error(path + ": no sources (no data rows)");
   if (t.cols != 3 && t.cols != 4)
-    throw Error(path + ": " + std::to_string(t.cols) +
-                " columns; x,y,z or x,y,z,q expected");
+    throw Error(path + ": " + std::to_string(t.cols) + " columns; x,y,z or x,y,z,q expected");
   Sources s;
   reserve(s, t.rows);
   for (std::size_t i = 0; i < t.rows; ++i)
-    store_row(s, i, &t.values[i * t.cols], t.cols, path,
-              "data row " + std::to_string(i + 1));
+    store_row(s, i, &t.values[i * t.cols], t.cols, path, "data row " + std::to_string(i + 1));
   return s;
 }
 
@@ -204,10 +202,14 @@ Sources generate_sources(const std::string& distribution, std::size_t count, dou
   Sources s;
   reserve(s, count);
   Rng r(seed);
-  if (distribution == "uniform") gen_uniform(s, half_width, r);
-  else if (distribution == "gaussian") gen_gaussian(s, half_width, r);
-  else if (distribution == "dipoles") gen_dipoles(s, half_width, r);
-  else gen_lattice(s, half_width);
+  if (distribution == "uniform")
+    gen_uniform(s, half_width, r);
+  else if (distribution == "gaussian")
+    gen_gaussian(s, half_width, r);
+  else if (distribution == "dipoles")
+    gen_dipoles(s, half_width, r);
+  else
+    gen_lattice(s, half_width);
   s.generation = detail::next_generation();
   return s;
 }
@@ -215,11 +217,12 @@ Sources generate_sources(const std::string& distribution, std::size_t count, dou
 Sources load_sources(const std::string& path) {
   const std::string ext = lower_extension(path);
   Sources s;
-  if (ext == ".npy") s = load_npy(path);
-  else if (ext == ".csv") s = load_csv(path);
+  if (ext == ".npy")
+    s = load_npy(path);
+  else if (ext == ".csv")
+    s = load_csv(path);
   else
-    throw Error(path + ": unknown source file type '" + ext +
-                "'; expected a .npy or .csv file");
+    throw Error(path + ": unknown source file type '" + ext + "'; expected a .npy or .csv file");
   s.generation = detail::next_generation();
   return s;
 }

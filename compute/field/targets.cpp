@@ -26,9 +26,15 @@ void append_face(Targets& t, int normal, double offset, int n, double hw) {
     for (int j = 0; j < n; ++j) {
       const double v = lin(j, n, hw);
       switch (normal) {
-        case 2: t.x.push_back(u), t.y.push_back(v), t.z.push_back(offset); break;
-        case 1: t.x.push_back(u), t.y.push_back(offset), t.z.push_back(v); break;
-        default: t.x.push_back(offset), t.y.push_back(u), t.z.push_back(v); break;
+        case 2:
+          t.x.push_back(u), t.y.push_back(v), t.z.push_back(offset);
+          break;
+        case 1:
+          t.x.push_back(u), t.y.push_back(offset), t.z.push_back(v);
+          break;
+        default:
+          t.x.push_back(offset), t.y.push_back(u), t.z.push_back(v);
+          break;
       }
     }
   }
@@ -60,12 +66,19 @@ Targets make_targets(const Grid& grid) {
   const std::size_t total = grid.kind == PlaneKind::Box ? 6 * per_face : per_face;
   t.x.reserve(total), t.y.reserve(total), t.z.reserve(total);
   switch (grid.kind) {
-    case PlaneKind::XY: append_face(t, 2, grid.offset, n, grid.half_width); break;
-    case PlaneKind::XZ: append_face(t, 1, grid.offset, n, grid.half_width); break;
-    case PlaneKind::YZ: append_face(t, 0, grid.offset, n, grid.half_width); break;
+    case PlaneKind::XY:
+      append_face(t, 2, grid.offset, n, grid.half_width);
+      break;
+    case PlaneKind::XZ:
+      append_face(t, 1, grid.offset, n, grid.half_width);
+      break;
+    case PlaneKind::YZ:
+      append_face(t, 0, grid.offset, n, grid.half_width);
+      break;
     case PlaneKind::Box:
       for (int axis : {0, 1, 2})
-        for (double sign : {-1.0, 1.0}) append_face(t, axis, sign * grid.offset, n, grid.half_width);
+        for (double sign : {-1.0, 1.0})
+          append_face(t, axis, sign * grid.offset, n, grid.half_width);
       break;
   }
   return t;

@@ -55,9 +55,9 @@ double median(std::vector<double> v);
 
 /// One registered bench.
 struct Bench {
-  std::string name;     ///< workload name, the first argument
-  std::string usage;    ///< one line: "field --backend cpu|cuda --sources P ..."
-  std::string help;     ///< several lines: what is measured, each flag, the JSON keys
+  std::string name;   ///< workload name, the first argument
+  std::string usage;  ///< one line: "field --backend cpu|cuda --sources P ..."
+  std::string help;   ///< several lines: what is measured, each flag, the JSON keys
   int (*run)(const std::vector<std::string>& args) = nullptr;  ///< prints the JSON; exit status
 };
 

@@ -45,16 +45,16 @@ double max_rel(const std::vector<float>& v, const std::vector<std::size_t>& idx,
   double m = 0;
   for (std::size_t k = 0; k < idx.size(); ++k) {
     const double r = ref[k];
-    const double e = r != 0 ? std::fabs(double(v[idx[k]]) - r) / std::fabs(r)
-                            : std::fabs(double(v[idx[k]]));
+    const double e =
+        r != 0 ? std::fabs(double(v[idx[k]]) - r) / std::fabs(r) : std::fabs(double(v[idx[k]]));
     m = std::max(m, std::isfinite(e) ? e : INFINITY);
   }
   return m;
 }
 
 int run_field(const std::vector<std::string>& words) {
-  const Args a(words, {"backend", "sources", "targets", "precision", "repeat", "seed", "eps",
-                       "check"});
+  const Args a(words,
+               {"backend", "sources", "targets", "precision", "repeat", "seed", "eps", "check"});
   const std::string backend_name = a.choice("backend", "cpu", {"cpu", "cuda", "auto"});
   const std::size_t P = std::size_t(a.count("sources", 200000));
   const std::size_t T = std::size_t(a.count("targets", 512));
@@ -124,7 +124,8 @@ int run_field(const std::vector<std::string>& words) {
       .add("peak_rss_bytes", peak_rss_bytes())
       .add("peak_device_bytes", ev->peak_device_bytes())
       .add("setup", "sources uniform in [-750,750]^3, q in [0.5,1.5], seed " +
-                        std::to_string(seed) + "; targets on z=-1000 and z=+1000, n x n over "
+                        std::to_string(seed) +
+                        "; targets on z=-1000 and z=+1000, n x n over "
                         "[-995,995]^2, n=ceil(sqrt(T/2))");
   std::printf("%s\n", j.str().c_str());
   return 0;

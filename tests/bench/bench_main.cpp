@@ -1,8 +1,7 @@
 // simscope-bench: one JSON object per run for each workload's kernels (see NOTES.md).
 // The workloads register themselves (bench_field.cpp, ...); this file parses the command line.
-#include <sys/resource.h>
-
 #include <omp.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <cmath>
@@ -68,12 +67,14 @@ namespace {
 std::string quote(const std::string& s) {
   std::string o = "\"";
   for (char c : s) {
-    if (c == '"' || c == '\\') o += '\\', o += c;
+    if (c == '"' || c == '\\')
+      o += '\\', o += c;
     else if (static_cast<unsigned char>(c) < 0x20) {
       char buf[8];
       std::snprintf(buf, sizeof buf, "\\u%04x", c);
       o += buf;
-    } else o += c;
+    } else
+      o += c;
   }
   return o + "\"";
 }
@@ -85,8 +86,10 @@ Json& Json::add(const std::string& k, const std::string& v) {
 }
 Json& Json::add(const std::string& k, double v) {
   char buf[32];
-  if (std::isfinite(v)) std::snprintf(buf, sizeof buf, "%.6g", v);
-  else std::snprintf(buf, sizeof buf, "null");
+  if (std::isfinite(v))
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+  else
+    std::snprintf(buf, sizeof buf, "null");
   items_.emplace_back(k, buf);
   return *this;
 }

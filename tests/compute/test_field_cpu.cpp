@@ -141,7 +141,8 @@ TEST(FieldCpu, DipoleOnAxis) {
   Sources s;
   s.x = {0, 0}, s.y = {0, 0}, s.z = {float(d / 2), float(-d / 2)}, s.q = {float(q), float(-q)};
   Targets t;
-  for (double z : {0.5, 1.0, 1.25, 2.5, 10.0, 40.0}) t.x.push_back(0), t.y.push_back(0), t.z.push_back(z);
+  for (double z : {0.5, 1.0, 1.25, 2.5, 10.0, 40.0})
+    t.x.push_back(0), t.y.push_back(0), t.z.push_back(z);
   for (Precision p : {Precision::Fp64, Precision::Fp32}) {
     const Result r = cpu_eval(s, t, opts(p, 0, k));
     for (std::size_t i = 0; i < t.size(); ++i) {
@@ -170,10 +171,10 @@ TEST(FieldCpu, CoincidencesSkippedAndCounted) {
   g.size = 5, g.half_width = 1;  // u in {-1, -0.5, 0, 0.5, 1}, exact in fp32
   const Targets t = make_targets(g);
   const std::size_t at[] = {17, 1500, 2999};
-  s.x[at[0]] = 0.5f, s.y[at[0]] = 0.0f, s.z[at[0]] = 0.0f;  // on target (0.5, 0, 0)
+  s.x[at[0]] = 0.5f, s.y[at[0]] = 0.0f, s.z[at[0]] = 0.0f;   // on target (0.5, 0, 0)
   s.x[at[1]] = -1.0f, s.y[at[1]] = 1.0f, s.z[at[1]] = 0.0f;  // on a corner
-  s.x[at[2]] = 0.5f, s.y[at[2]] = 0.0f, s.z[at[2]] = 0.0f;  // a second one on (0.5, 0, 0)
-  s.q[at[2]] = 0.0f;                                       // q = 0 still counts
+  s.x[at[2]] = 0.5f, s.y[at[2]] = 0.0f, s.z[at[2]] = 0.0f;   // a second one on (0.5, 0, 0)
+  s.q[at[2]] = 0.0f;                                         // q = 0 still counts
   for (Precision p : {Precision::Fp32, Precision::Fp64}) {
     const Result r = cpu_eval(s, t, opts(p)), ref = ref_eval(s, t, opts(p));
     EXPECT_EQ(r.skipped_coincidences, 3u);
@@ -198,8 +199,9 @@ TEST(FieldCpu, InvalidOptionsThrow) {
             std::string::npos);
   EXPECT_NE(test::error_of([&] { ev->evaluate(s, t, opts(Precision::Fp32, NAN), r); }).find("eps"),
             std::string::npos);
-  EXPECT_NE(test::error_of([&] { ev->evaluate(s, t, opts(Precision::Fp64, 0, INFINITY), r); })
-                .find("k must"),
+  EXPECT_NE(test::error_of([&] {
+              ev->evaluate(s, t, opts(Precision::Fp64, 0, INFINITY), r);
+            }).find("k must"),
             std::string::npos);
   EXPECT_THROW(evaluate_reference(s, t, opts(Precision::Fp64, -2), r), Error);
   EXPECT_EQ(ev->device_output("magnitude"), nullptr);

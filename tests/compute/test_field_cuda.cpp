@@ -28,8 +28,8 @@ int copy_from_device(float* dst, const float* src, std::size_t n) {
 using test::random_sources;
 using test::result_error;
 
-#define SKIP_WITHOUT_CUDA()                                                      \
-  do {                                                                           \
+#define SKIP_WITHOUT_CUDA()                                                         \
+  do {                                                                              \
     if (!cuda_status().usable) GTEST_SKIP() << "no CUDA: " << cuda_status().reason; \
   } while (0)
 

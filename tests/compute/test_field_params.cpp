@@ -6,10 +6,19 @@ namespace simscope::field {
 namespace {
 
 TEST(FieldParams, NamesInOrderWithHelp) {
-  const std::vector<std::string> expected = {
-      "sources.file", "sources.distribution", "sources.count", "sources.seed",
-      "sources.half_width", "k", "eps", "plane", "plane.offset", "grid.size", "grid.half_width",
-      "precision", "view"};
+  const std::vector<std::string> expected = {"sources.file",
+                                             "sources.distribution",
+                                             "sources.count",
+                                             "sources.seed",
+                                             "sources.half_width",
+                                             "k",
+                                             "eps",
+                                             "plane",
+                                             "plane.offset",
+                                             "grid.size",
+                                             "grid.half_width",
+                                             "precision",
+                                             "view"};
   std::vector<std::string> names;
   for (const auto& s : schema().specs()) {
     names.push_back(s.name);

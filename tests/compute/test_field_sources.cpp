@@ -93,9 +93,14 @@ TEST(FieldSources, LoadNpyWrittenByNumpy) {
   const std::string f4 = tmp("p4.npy").string(), f3 = tmp("p3.npy").string(),
                     ff = tmp("fortran_be.npy").string();
   ASSERT_EQ(test::run_numpy("a = np.arange(20, dtype=np.float64).reshape(5, 4) / 8 - 1\n"
-                            "np.save('" + f4 + "', a)\n"
-                            "np.save('" + f3 + "', a[:, :3].astype(np.float32))\n"
-                            "np.save('" + ff + "', np.asfortranarray(a.astype('>f4')))\n"),
+                            "np.save('" +
+                            f4 +
+                            "', a)\n"
+                            "np.save('" +
+                            f3 +
+                            "', a[:, :3].astype(np.float32))\n"
+                            "np.save('" +
+                            ff + "', np.asfortranarray(a.astype('>f4')))\n"),
             0);
   for (const std::string& f : {f4, ff}) {
     const Sources s = load_sources(f);
@@ -140,20 +145,35 @@ void expect_refused(const fs::path& p, const std::string& what) {
 
 TEST(FieldSources, BadNpyRefused) {
   const auto p = [](const char* n) { return tmp(n).string(); };
-  ASSERT_EQ(test::run_numpy(
-                "np.save('" + p("i8.npy") + "', np.zeros((3, 4), np.int8))\n"
-                "np.save('" + p("i4.npy") + "', np.zeros((3, 4), np.int32))\n"
-                "np.save('" + p("obj.npy") + "', np.array([[1, 'a', None, 2]], dtype=object), "
-                "allow_pickle=True)\n"
-                "np.save('" + p("shape5.npy") + "', np.zeros(5))\n"
-                "np.save('" + p("cols5.npy") + "', np.zeros((4, 5)))\n"
-                "np.save('" + p("rows0.npy") + "', np.zeros((0, 4), np.float32))\n"
-                "a = np.zeros((4, 4)); a[2, 1] = np.nan\n"
-                "np.save('" + p("nan.npy") + "', a)\n"
-                "a = np.zeros((4, 3), np.float32); a[3, 2] = -np.inf\n"
-                "np.save('" + p("inf.npy") + "', a)\n"
-                "a = np.zeros((2, 4)); a[1, 0] = 1e300\n"
-                "np.save('" + p("big.npy") + "', a)\n"),
+  ASSERT_EQ(test::run_numpy("np.save('" + p("i8.npy") +
+                            "', np.zeros((3, 4), np.int8))\n"
+                            "np.save('" +
+                            p("i4.npy") +
+                            "', np.zeros((3, 4), np.int32))\n"
+                            "np.save('" +
+                            p("obj.npy") +
+                            "', np.array([[1, 'a', None, 2]], dtype=object), "
+                            "allow_pickle=True)\n"
+                            "np.save('" +
+                            p("shape5.npy") +
+                            "', np.zeros(5))\n"
+                            "np.save('" +
+                            p("cols5.npy") +
+                            "', np.zeros((4, 5)))\n"
+                            "np.save('" +
+                            p("rows0.npy") +
+                            "', np.zeros((0, 4), np.float32))\n"
+                            "a = np.zeros((4, 4)); a[2, 1] = np.nan\n"
+                            "np.save('" +
+                            p("nan.npy") +
+                            "', a)\n"
+                            "a = np.zeros((4, 3), np.float32); a[3, 2] = -np.inf\n"
+                            "np.save('" +
+                            p("inf.npy") +
+                            "', a)\n"
+                            "a = np.zeros((2, 4)); a[1, 0] = 1e300\n"
+                            "np.save('" +
+                            p("big.npy") + "', a)\n"),
             0);
   expect_refused(tmp("i8.npy"), "int8");
   expect_refused(tmp("i4.npy"), "int32");

@@ -77,8 +77,8 @@ inline std::string error_of(const std::function<void()>& f) {
 /// A scratch directory for this process, removed at exit.
 inline std::filesystem::path tmp_dir() {
   struct Dir {
-    std::filesystem::path path = std::filesystem::path(SIMSCOPE_TEST_TMP) /
-                                 ("field-" + std::to_string(::getpid()));
+    std::filesystem::path path =
+        std::filesystem::path(SIMSCOPE_TEST_TMP) / ("field-" + std::to_string(::getpid()));
     Dir() { std::filesystem::create_directories(path); }
     ~Dir() {
       std::error_code ec;
