@@ -37,7 +37,7 @@ void write_output_npy(const std::string& path, const OutputArray& o) {
 
 std::vector<std::string> export_run(const RunResult& r, const std::string& dir_path,
                                     const QJsonObject& manifest, const ExportImage* image) {
-  QDir dir(QString::fromStdString(dir_path));
+  QDir dir(QDir(QString::fromStdString(dir_path)).absolutePath());
   const bool existed = dir.exists();
   if (!existed && !QDir().mkpath(dir.absolutePath()))
     throw Error(dir_path + ": cannot create the output directory");

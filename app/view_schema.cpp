@@ -9,7 +9,7 @@ const Schema& view_schema() {
           {"view.colormap", ParamType::Enum, std::string("viridis"), 1, 0,
            {"viridis", "inferno", "magma", "plasma", "turbo", "coolwarm", "gray", "twilight"}, "",
            "Colormap of the plane view (twilight is cyclic, coolwarm diverging)."},
-          {"view.scale", ParamType::Enum, std::string("linear"), 1, 0, {"linear", "log"}, "",
+          {"view.scale", ParamType::Enum, std::string("log"), 1, 0, {"linear", "log"}, "",
            "Linear or log10 colour scale; with log, values <= 0 show in the lowest colour."},
           {"view.range", ParamType::Enum, std::string("auto"), 1, 0, {"auto", "locked"}, "",
            "auto: the data's finite min/max; locked: view.min..view.max."},

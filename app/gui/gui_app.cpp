@@ -116,7 +116,7 @@ void export_data(GuiState& s) {
     s.plane->draw(0, 0, w, h);
     ExportImage img{QDir(QString::fromStdString(dir)).filePath("view.png").toStdString(),
                     target.read_rgba(), w, h};
-    target.unbind();
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
     RenderInfo info{"window", "", s.plane->upload_path(), 0};
     RunResult r = *s.result;
     r.params = s.params;  // the view selection as shown
@@ -204,6 +204,7 @@ int run_gui(const CliOptions& o) {
   s.backend_request = o.backend;
   s.worker = std::make_unique<Worker>(std::move(session.workload));
   s.plane = std::make_unique<render::PlaneView>();
+  s.plane->set_ui_scale(scale);
   for (const QString& p : settings.value("presets/recent").toStringList())
     s.recent_presets.push_back(p.toStdString());
   if (!o.preset.empty()) s.preset_path = o.preset;
@@ -242,7 +243,7 @@ int run_gui(const CliOptions& o) {
     handle_keys(s, window, screenshot, export_now);
 
     const float W = float(ww), H = float(wh);
-    const float left = s.show_panels ? std::min(380.f * scale, W * 0.4f) : 0.f;
+    const float left = s.show_panels ? std::min(420.f * scale, W * 0.4f) : 0.f;
     const float right = s.show_panels ? std::min(300.f * scale, W * 0.3f) : 0.f;
     const float bottom = 58.f * scale;
     bool changed = false;

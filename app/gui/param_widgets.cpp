@@ -43,7 +43,7 @@ bool param_widget(ParamSet& p, const ParamSpec& s, std::string& error) {
   bool changed = false;
   ImGui::PushID(s.name.c_str());
   const float reset_w = ImGui::GetFrameHeight();
-  ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.58f - reset_w);
+  ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.50f - reset_w);
   const std::string label = label_for(s);
   const bool sliderable = s.has_range() && (s.max - s.min) < 1e13;
   switch (s.type) {

@@ -42,9 +42,7 @@ render::WindowHooks Window::hooks() const {
   GLFWwindow* w = window_;
   h.make_current = [w] { glfwMakeContextCurrent(w); };
   h.swap_buffers = [w] { glfwSwapBuffers(w); };
-  h.get_proc_address = [](const char* name) -> void* {
-    return reinterpret_cast<void*>(glfwGetProcAddress(name));
-  };
+  h.get_proc_address = &glfwGetProcAddress;
   return h;
 }
 
