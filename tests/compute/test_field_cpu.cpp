@@ -1,6 +1,7 @@
 // The CPU field evaluator against the float64 brute-force reference and analytic fields;
 // coincidences, options and cancellation.
 #include <atomic>
+#include <ostream>
 #include <chrono>
 #include <thread>
 
@@ -36,6 +37,9 @@ Result ref_eval(const Sources& s, const Targets& t, const Options& o) {
 struct Case {
   Precision precision;
   double eps;
+  friend std::ostream& operator<<(std::ostream& o, const Case& c) {
+    return o << (c.precision == Precision::Fp32 ? "fp32" : "fp64") << ", eps " << c.eps;
+  }
 };
 
 class CpuVsReference : public ::testing::TestWithParam<Case> {};

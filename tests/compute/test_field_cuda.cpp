@@ -1,6 +1,7 @@
 // The CUDA field evaluator against the CPU one (the reference back end). Every test skips with
 // the CUDA runtime's reason where no device is usable (CPU-only machines, CPU-only builds).
 #include <atomic>
+#include <ostream>
 #include <chrono>
 #include <cstdlib>
 #include <thread>
@@ -60,6 +61,9 @@ TEST(FieldCuda, MakeEvaluatorWithoutDevice) {
 struct Case {
   Precision precision;
   double eps;
+  friend std::ostream& operator<<(std::ostream& o, const Case& c) {
+    return o << (c.precision == Precision::Fp32 ? "fp32" : "fp64") << ", eps " << c.eps;
+  }
 };
 class CudaVsCpu : public ::testing::TestWithParam<Case> {};
 
