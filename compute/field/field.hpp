@@ -1,11 +1,12 @@
 #pragma once
 /// @file The `field` workload: electric-style field of P point sources on sample targets.
 ///
-/// E(x)   = k * sum_j q_j (x - y_j) / (|x - y_j|^2 + eps^2)^(3/2)
-/// phi(x) = k * sum_j q_j / sqrt(|x - y_j|^2 + eps^2)
-/// (DESIGN.md section 1.1; the Plummer softening is eps. With eps = 0 a target that coincides
-/// exactly with a source skips that term and counts it.) Note the sign: E points away from a
-/// positive charge, as Coulomb's law gives.
+/// E(x)   = k * sum_j q_j (y_j - x) / (|y_j - x|^2 + eps^2)^(3/2)
+/// phi(x) = k * sum_j q_j / sqrt(|y_j - x|^2 + eps^2)
+/// (DESIGN.md section 1.1, the questioner's convention; the Plummer softening is eps. With
+/// eps = 0 a target that coincides exactly with a source skips that term and counts it.) Note the
+/// sign: with k > 0, E points towards a positive source (as gravity does); use k < 0 for
+/// Coulomb's law, where E points away from a positive charge.
 #include <cstdint>
 #include <memory>
 #include <string>

@@ -84,7 +84,8 @@ bool run_item(const Sources& s, const Targets& t, const Options& o, std::size_t 
 }
 
 void finalize(const double* acc, double k, Result& out, std::size_t i) {
-  const double ex = k * acc[0], ey = k * acc[1], ez = k * acc[2];
+  // acc holds sum q (x - y) / r^3; DESIGN.md's E is k sum q (y - x) / r^3.
+  const double ex = -k * acc[0], ey = -k * acc[1], ez = -k * acc[2];
   out.ex[i] = float(ex), out.ey[i] = float(ey), out.ez[i] = float(ez);
   out.magnitude[i] = float(std::sqrt(ex * ex + ey * ey + ez * ez));
   out.potential[i] = float(k * acc[3]);

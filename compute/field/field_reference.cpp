@@ -26,7 +26,7 @@ void evaluate_reference(const Sources& s, const Targets& t, const Options& o, Re
       const double qi = double(s.q[j]) * inv, w = qi * inv * inv;
       ex += w * dx, ey += w * dy, ez += w * dz, phi += qi;
     }
-    ex *= o.k, ey *= o.k, ez *= o.k, phi *= o.k;
+    ex *= -o.k, ey *= -o.k, ez *= -o.k, phi *= o.k;  // E = k sum q (y - x) / r^3
     out.ex[i] = float(ex), out.ey[i] = float(ey), out.ez[i] = float(ez);
     out.magnitude[i] = float(std::sqrt(ex * ex + ey * ey + ez * ez));
     out.potential[i] = float(phi);

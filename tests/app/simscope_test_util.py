@@ -25,14 +25,14 @@ def scratch(name):
 
 
 def field_reference(src, k, eps, targets):
-    """float64 brute force: E = k sum q (x - y) / (|x - y|^2 + eps^2)^1.5, phi = k sum q / r."""
+    """float64 brute force: E = k sum q (y - x) / (|y - x|^2 + eps^2)^1.5, phi = k sum q / r."""
     out_e = np.zeros((len(targets), 3))
     out_phi = np.zeros(len(targets))
     y = src[:, :3].astype(np.float64)
     q = src[:, 3].astype(np.float64)
     for a in range(0, len(targets), 64):
         t = targets[a:a + 64]
-        d = t[:, None, :] - y[None, :, :]
+        d = y[None, :, :] - t[:, None, :]
         r2 = (d * d).sum(-1) + eps * eps
         with np.errstate(divide="ignore", invalid="ignore"):
             inv = np.where(r2 > 0, 1.0 / np.sqrt(r2), 0.0)

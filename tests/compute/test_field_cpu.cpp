@@ -115,7 +115,7 @@ TEST(FieldCpu, MillionSourcesFp32) {
   }
 }
 
-// One charge: |E| = k q / r^2 along (x - y)/r, phi = k q / r.
+// One charge: |E| = k q / r^2 along (y - x)/r (DESIGN.md's sign), phi = k q / r.
 TEST(FieldCpu, SingleChargeAnalytic) {
   Sources s;
   s.x = {0.25f}, s.y = {-0.5f}, s.z = {0.125f}, s.q = {2.0f};
@@ -130,16 +130,17 @@ TEST(FieldCpu, SingleChargeAnalytic) {
       const double r2 = dx * dx + dy * dy + dz * dz, rr = std::sqrt(r2);
       const double mag = k * 2 / r2;
       EXPECT_NEAR(r.magnitude[i], mag, 1e-6 * mag);
-      EXPECT_NEAR(r.ex[i], mag * dx / rr, 1e-6 * mag);
-      EXPECT_NEAR(r.ey[i], mag * dy / rr, 1e-6 * mag);
-      EXPECT_NEAR(r.ez[i], mag * dz / rr, 1e-6 * mag);
+      EXPECT_NEAR(r.ex[i], -mag * dx / rr, 1e-6 * mag);
+      EXPECT_NEAR(r.ey[i], -mag * dy / rr, 1e-6 * mag);
+      EXPECT_NEAR(r.ez[i], -mag * dz / rr, 1e-6 * mag);
       EXPECT_NEAR(r.potential[i], k * 2 / rr, 1e-6 * k * 2 / rr);
     }
   }
 }
 
-// Dipole +q at z = +d/2, -q at z = -d/2: on the axis E_z = k q (1/(z-d/2)^2 - 1/(z+d/2)^2),
-// phi = k q (1/(z-d/2) - 1/(z+d/2)), and E_z -> 2 k p / z^3 (p = q d) far away.
+// Dipole +q at z = +d/2, -q at z = -d/2: on the axis, with E = k sum q (y - x) / r^3,
+// E_z = -k q (1/(z-d/2)^2 - 1/(z+d/2)^2), phi = k q (1/(z-d/2) - 1/(z+d/2)), and
+// E_z -> -2 k p / z^3 (p = q d) far away.
 TEST(FieldCpu, DipoleOnAxis) {
   const double d = 0.125, q = 1.5, k = 1;
   Sources s;
@@ -156,13 +157,13 @@ TEST(FieldCpu, DipoleOnAxis) {
       // fp32 terms (a few roundings, ~3e-7 each) cancel: relative to the difference the error
       // grows like (term / difference) ~ z / (2 d).
       const double tol = p == Precision::Fp64 ? 1e-6 : 5e-7 * (1 + z / d);
-      EXPECT_NEAR(r.ez[i], ez, tol * ez) << z;
+      EXPECT_NEAR(r.ez[i], -ez, tol * ez) << z;
       EXPECT_NEAR(r.magnitude[i], ez, tol * ez) << z;
       EXPECT_NEAR(r.potential[i], phi, tol * phi) << z;
       EXPECT_EQ(r.ex[i], 0.0f);
       EXPECT_EQ(r.ey[i], 0.0f);
       const double far = 2 * k * q * d / (z * z * z);
-      EXPECT_NEAR(r.ez[i], far, 2 * (d / z) * (d / z) * far) << z;  // O((d/z)^2) correction
+      EXPECT_NEAR(r.ez[i], -far, 2 * (d / z) * (d / z) * far) << z;  // O((d/z)^2) correction
     }
   }
 }
