@@ -32,7 +32,7 @@ Schema build() {
   s.push_back(spec("sources.file", T::Path, std::string(), kNoMin, kNoMax, "",
                    "Source file: .npy of shape (P,4) x,y,z,q or (P,3) with q = 1, or CSV with "
                    "columns x,y,z[,q]; empty uses the generator."));
-  s.push_back(spec("sources.distribution", T::Enum, std::string("uniform"), kNoMin, kNoMax, "",
+  s.push_back(spec("sources.distribution", T::Enum, std::string("gaussian"), kNoMin, kNoMax, "",
                    "Generated sources: uniform box, 8 Gaussian blobs, +q/-q dipole pairs or a "
                    "cubic lattice of alternating charges.",
                    {"uniform", "gaussian", "dipoles", "lattice"}));
