@@ -239,8 +239,7 @@ int run_gui(const CliOptions& o) {
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
-    bool screenshot = false, export_now = false;
-    handle_keys(s, window, screenshot, export_now);
+    handle_keys(s, window, s.want_screenshot, s.want_export);
 
     const float W = float(ww), H = float(wh);
     const float left = s.show_panels ? std::min(420.f * scale, W * 0.4f) : 0.f;
@@ -273,8 +272,15 @@ int run_gui(const CliOptions& o) {
     glViewport(0, 0, fb_w, fb_h);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 
-    if (screenshot) save_screenshot(s, "simscope-" + timestamp() + ".png", fb_w, fb_h);
-    if (export_now) export_data(s);
+    if (s.want_screenshot) save_screenshot(s, "simscope-" + timestamp() + ".png", fb_w, fb_h);
+    if (s.want_export) export_data(s);
+    s.want_screenshot = s.want_export = false;
+    if (s.result && s.plane->upload_path() != s.logged_upload_path) {
+      s.logged_upload_path = s.plane->upload_path();
+      std::fprintf(stderr, "simscope: plane upload path: %s%s%s\n", s.logged_upload_path.c_str(),
+                   s.plane->upload_fallback_reason().empty() ? "" : " - ",
+                   s.plane->upload_fallback_reason().c_str());
+    }
     if (o.frames > 0) {
       const double waited =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -41,6 +41,9 @@ struct GuiState {
   std::vector<std::string> recent_presets;
   bool open_preset_popup = false, save_preset_popup = false;
   std::string cursor_text;          ///< value and coordinates under the cursor
+  bool want_screenshot = false;     ///< set by the button or the S key, done after drawing
+  bool want_export = false;         ///< set by the button or the E key
+  std::string logged_upload_path;   ///< the upload path last written to the log
 };
 
 /// Left panel: workload switcher, the workload's parameters, presets. Returns true when

@@ -151,6 +151,13 @@ void draw_view_panel(GuiState& s, float x, float y, float w, float h) {
       s.image_dirty = true;
     }
   }
+  ImGui::Separator();
+  if (ImGui::Button("Screenshot (S)")) s.want_screenshot = true;
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Save the window as simscope-<time>.png");
+  ImGui::SameLine();
+  if (ImGui::Button("Export data (E)")) s.want_export = true;
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Write every output as .npy, view.png and run.json to simscope-export-<time>/");
   if (!s.histogram.empty()) {
     ImGui::Separator();
     ImGui::TextDisabled("Histogram of the shown values");
