@@ -10,7 +10,8 @@ grep -qxF '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >> .git/info/e
 rm -rf .gpu && mkdir -p .gpu/pylib .gpu/stb .gpu/debs .gpu/anchors
 cp -r /usr/src/googletest .gpu/googletest
 for m in glad jinja2 markupsafe; do cp -r "/usr/lib/python3/dist-packages/$m" .gpu/pylib/; done
-find .gpu/pylib -name '*.so' -delete -o -name '__pycache__' -prune -exec rm -rf {} +
+find .gpu/pylib -name '*.so' -delete
+find .gpu/pylib -depth -name '__pycache__' -exec rm -rf {} +
 cp /usr/include/stb/stb_easy_font.h /usr/include/stb/stb_image_write.h .gpu/stb/
 o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
 mkdir -p /tmp/amd64/partial
