@@ -70,7 +70,10 @@ void refresh_image(GuiState& s) {
     s.plane->set_settings(to_render_settings(s.view, s.image));
     const OutputArray* o = s.result->find(which);
     const bool plain = o && o->shape.size() == 2;
-    if (s.result->device_view && plain && which == s.result->params.get_string(view_param))
+    // The device buffer belongs to the worker's evaluator: read it only while no job runs
+    // (submissions come from this thread, so none starts during the copy).
+    if (s.result->device_view && plain && which == s.result->params.get_string(view_param) &&
+        !s.worker->busy())
       s.plane->set_data_device(s.result->device_view, s.image.rows, s.image.cols);
     else
       s.plane->set_data_host(s.image.data.data(), s.image.rows, s.image.cols);
