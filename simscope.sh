@@ -37,8 +37,12 @@ install_packages() {
 configure_and_build() {
   local jobs
   jobs="$(nproc 2>/dev/null || echo 2)"
-  # shellcheck disable=SC2086
-  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release ${SIMSCOPE_CMAKE_ARGS:-}
+  # Configure once (or when flags are given); later builds re-configure by themselves when a
+  # CMakeLists.txt changes.
+  if [ ! -f "$build/CMakeCache.txt" ] || [ -n "${SIMSCOPE_CMAKE_ARGS:-}" ]; then
+    # shellcheck disable=SC2086
+    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release ${SIMSCOPE_CMAKE_ARGS:-}
+  fi
   cmake --build "$build" -j "$jobs"
 }
 

@@ -61,7 +61,7 @@ CliParse parse_command_line(const QStringList& args) {
     return r;
   };
   if (!p.parse(args)) return fail(p.errorText());
-  if (p.isSet("help")) {
+  if (p.isSet("help") || p.optionNames().contains("help-all")) {
     std::fputs(qPrintable(p.helpText()), stdout);
     return r;
   }
@@ -84,6 +84,8 @@ CliParse parse_command_line(const QStringList& args) {
     return fail("--backend expects auto, cpu or cuda, got '" + p.value(backend) + "'");
   o.headless = p.isSet(headless);
   o.out_image = p.value(out).toStdString();
+  if (!o.out_image.empty() && !p.value(out).endsWith(".png", Qt::CaseInsensitive))
+    return fail("--out writes PNG: the file name must end in .png, got '" + p.value(out) + "'");
   o.out_dir = p.value(out_dir).toStdString();
   {
     const QStringList wh = p.value(image_size).split('x');
@@ -109,6 +111,8 @@ CliParse parse_command_line(const QStringList& args) {
   o.quiet = p.isSet(quiet);
   if ((p.isSet(out) || p.isSet(out_dir) || o.no_image) && !o.headless)
     return fail("--out, --out-dir and --no-image need --headless");
+  if (o.no_image && p.isSet(out)) return fail("--out and --no-image contradict each other");
+  if (o.headless && p.isSet(frames)) return fail("--frames is for the GUI, not --headless");
   if (!o.screenshot.empty() && o.headless)
     return fail("--screenshot is for the GUI; headless runs write --out");
   r.options = o;

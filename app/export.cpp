@@ -70,13 +70,17 @@ std::vector<std::string> export_run(const RunResult& r, const std::string& dir_p
                 {{"Software", "simscope " SIMSCOPE_VERSION},
                  {"simscope.workload", QString::fromStdString(r.workload)},
                  {"simscope.params", to_text(r.params)}});
-      moves.emplace_back(staged, QFileInfo(QString::fromStdString(image->path)).absoluteFilePath());
+      // The image first: it may go outside the directory, where a move is likelier to fail.
+      moves.insert(moves.begin(),
+                   {staged, QFileInfo(QString::fromStdString(image->path)).absoluteFilePath()});
     }
     std::vector<std::string> written;
     for (const auto& [from, to] : moves) {
       QFile::remove(to);
-      if (!QFile::rename(from, to) && !(QFile::copy(from, to) && QFile::remove(from)))
+      if (!QFile::rename(from, to) && !(QFile::copy(from, to) && QFile::remove(from))) {
+        for (const auto& w : written) QFile::remove(QString::fromStdString(w));  // all or nothing
         throw Error(to.toStdString() + ": cannot move the output into place");
+      }
       written.push_back(to.toStdString());
     }
     staging.removeRecursively();

@@ -1,5 +1,6 @@
 // The `field` workload as the app drives it: sources cached between runs, a plane or the six
 // faces of a box evaluated on the chosen back end, exported as magnitude/ex/ey/ez/potential.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -56,6 +57,14 @@ class FieldWorkload final : public Workload {
       r.outputs.push_back(std::move(o));
     }
     r.device_view = evaluator_->device_output(params.get_string("view"));
+    for (const OutputArray& o : r.outputs) {
+      const auto bad = std::count_if(o.data.begin(), o.data.end(),
+                                     [](float v) { return !std::isfinite(v); });
+      if (bad > 0)
+        r.warnings.push_back(o.name + ": " + std::to_string(bad) +
+                             " values overflow float32 (inf): k is too large or a source sits "
+                             "almost on a target; lower k or set eps > 0");
+    }
     if (fr.skipped_coincidences > 0)
       r.warnings.push_back(std::to_string(fr.skipped_coincidences) +
                            " source-target coincidences skipped (eps = 0): those terms are "

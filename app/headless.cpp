@@ -3,12 +3,14 @@
 #include <unistd.h>
 
 #include <QDir>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <thread>
 
 #include "core/error.hpp"
 #include "export.hpp"
+#include "output_checks.hpp"
 #include "render/gl_context.hpp"
 #include "render/offscreen.hpp"
 #include "render/plane_view.hpp"
@@ -51,6 +53,9 @@ RunResult run_with_progress(Worker& worker, const Session& s, bool quiet) {
 int run_headless(const CliOptions& o) {
   try {
     Session s = make_session(o);
+    const std::string dir = o.out_dir.empty() ? "simscope-out" : o.out_dir;
+    check_output_dir(dir);
+    if (!o.out_image.empty()) check_output_file(o.out_image, dir);
     if (!o.quiet) std::fprintf(stderr, "simscope: %s\n", s.backend.notice.c_str());
     const std::string workload_name = s.workload->name();
     const std::string view_param = s.workload->view_param();
@@ -58,12 +63,16 @@ int run_headless(const CliOptions& o) {
     RunResult r = run_with_progress(worker, s, o.quiet);
     const Workload& viewer = worker.workload();
 
-    const std::string dir = o.out_dir.empty() ? "simscope-out" : o.out_dir;
     RenderInfo info;
     std::optional<ExportImage> image;
     if (!o.no_image) {
       const auto t0 = std::chrono::steady_clock::now();
       const ViewImage vi = viewer.view_image(r, r.params.get_string(view_param));
+      if (s.view.get_string("view.scale") == "log" &&
+          std::any_of(vi.data.begin(), vi.data.end(), [](float v) { return v <= 0; }))
+        r.warnings.push_back("view.png: log scale, but " + vi.label +
+                             " has values <= 0, drawn in the lowest colour (use "
+                             "--set view.scale=linear for signed outputs)");
       auto ctx = render::create_context("egl");
       render::Offscreen target(o.image_width, o.image_height);
       target.bind();

@@ -1,6 +1,9 @@
 #include "presets.hpp"
 
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSaveFile>
@@ -20,9 +23,15 @@ QJsonObject read_preset_object(const std::string& path) {
   if (err.error != QJsonParseError::NoError)
     throw Error(path + ": not valid JSON at offset " + std::to_string(err.offset) + " (" +
                 err.errorString().toStdString() + ")");
-  if (!doc.isObject() || !doc.object().contains("workload") || !doc.object()["params"].isObject())
+  if (!doc.isObject() || !doc.object()["workload"].isString() ||
+      !doc.object()["params"].isObject())
     throw Error(path + ": not a simscope preset (expected an object with \"workload\" and "
                        "\"params\")");
+  const QJsonValue version = doc.object()["simscope_preset"];
+  if (!version.isUndefined() && version.toInt(-1) != 1)
+    throw Error(path + ": preset format " + QJsonDocument(QJsonArray{version}).toJson(
+                                               QJsonDocument::Compact).toStdString() +
+                " is not supported (this simscope reads simscope_preset 1)");
   return doc.object();
 }
 
@@ -39,7 +48,16 @@ void load_preset(const std::string& path, ParamSet& params, ParamSet* view) {
     throw Error(path + ": preset is for workload '" + workload + "', not '" +
                 params.schema().workload() + "'");
   ParamSet next = params;
-  apply_json(next, o["params"].toObject(), path);
+  // File parameters written relative to the preset resolve against the preset's folder.
+  QJsonObject values = o["params"].toObject();
+  const QDir base = QFileInfo(QString::fromStdString(path)).absoluteDir();
+  for (const ParamSpec& spec : params.schema().specs()) {
+    const QString key = QString::fromStdString(spec.name);
+    const QString file = values.value(key).toString();  // "" when absent or not a string
+    if (spec.type == ParamType::Path && !file.isEmpty() && QDir::isRelativePath(file))
+      values[key] = QDir::cleanPath(base.filePath(file));
+  }
+  apply_json(next, values, path);
   if (view && o["view"].isObject()) apply_json(*view, o["view"].toObject(), path);
   params = std::move(next);
 }

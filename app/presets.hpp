@@ -7,7 +7,8 @@
 
 namespace simscope::app {
 
-/// Reads a preset file. Returns the workload it names; applies its params onto `params` (which
+/// Reads a preset file. Relative file parameters (e.g. sources.file) are taken relative to the
+/// preset's folder. Returns the workload it names; applies its params onto `params` (which
 /// must already have that workload's schema: call preset_workload() first to choose it).
 /// Throws simscope::Error naming the file: missing, not JSON (with the offset), not a preset,
 /// wrong workload, bad parameters.

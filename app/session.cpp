@@ -27,7 +27,12 @@ Session make_session(const CliOptions& o) {
   }
   if (name.empty()) name = "field";
   Session s;
-  s.workload = make_workload(name);
+  try {
+    s.workload = make_workload(name);
+  } catch (const Error& e) {
+    if (o.preset.empty() || !o.workload.empty()) throw;
+    throw Error(o.preset + ": " + e.what());
+  }
   s.params = s.workload->schema().defaults();
   s.view = view_schema().defaults();
   if (!o.preset.empty()) load_preset(o.preset, s.params, &s.view);

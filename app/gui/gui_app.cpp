@@ -50,6 +50,11 @@ void compute_histogram(GuiState& s) {
     hi = std::log10(std::max(hi, 1e-300));
   }
   s.histogram_range = s.plane->range();
+  s.nonpositive_fraction =
+      s.image.data.empty() ? 0.0
+                           : double(std::count_if(s.image.data.begin(), s.image.data.end(),
+                                                  [](float v) { return v <= 0; })) /
+                                 double(s.image.data.size());
   if (!(hi > lo)) return;
   for (float v : s.image.data) {
     if (!std::isfinite(v) || (log && v <= 0)) continue;
@@ -86,7 +91,10 @@ void refresh_image(GuiState& s) {
 void submit(GuiState& s) {
   if (s.paused) return;
   s.submitted = s.params;
-  s.worker->submit(s.params, s.backend.backend, s.last_full_seconds > 0.03);
+  // A coarse preview first unless the last full run fitted in a frame (the first run always
+  // previews: its cost is unknown).
+  s.worker->submit(s.params, s.backend.backend,
+                   s.last_full_seconds == 0 || s.last_full_seconds > 0.03);
 }
 
 bool save_screenshot(GuiState& s, const std::string& path, int fb_w, int fb_h) {
@@ -121,8 +129,11 @@ void export_data(GuiState& s) {
                     target.read_rgba(), w, h};
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     RenderInfo info{"window", "", s.plane->upload_path(), 0};
-    RunResult r = *s.result;
-    r.params = s.params;  // the view selection as shown
+    if (s.result->preview)
+      throw Error("the shown result is a coarse preview; export once the full result is shown");
+    RunResult r = *s.result;  // exported with the parameters it was computed with
+    const std::string view_param = s.worker->workload().view_param();
+    r.params.set(view_param, s.params.get(view_param));  // and the output shown
     const auto written = export_run(r, dir, run_manifest(r, s.backend.notice, info), &img);
     s.info = "exported " + std::to_string(written.size()) + " files to " + dir;
     std::fprintf(stderr, "simscope: %s\n", s.info.c_str());

@@ -30,6 +30,7 @@ struct GuiState {
   bool image_dirty = false;
   std::vector<float> histogram;     ///< of the shown image, 64 bins over the view range
   std::pair<double, double> histogram_range{0, 0};
+  double nonpositive_fraction = 0;  ///< of the shown values, hidden by a log scale
 
   // messages and ui
   std::string error;                ///< shown in the status bar until dismissed

@@ -54,6 +54,15 @@ void draw_status_bar(GuiState& s, float x, float y, float w, float h) {
     ImGui::SameLine();
     if (ImGui::SmallButton("cancel")) s.worker->cancel();
   }
+  const std::string view_param = s.worker ? s.worker->workload().view_param() : "view";
+  if (s.result && s.worker && !s.worker->busy() && s.error.empty()) {
+    ParamSet shown = s.result->params, wanted = s.params;
+    shown.set(view_param, wanted.get(view_param));
+    if (shown != wanted)
+      ImGui::TextColored(ImVec4(1.f, 0.8f, 0.3f, 1.f),
+                         "shown: the result of earlier parameters (the newer run was cancelled%s)",
+                         s.paused ? " or paused" : "");
+  }
   if (!s.error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.45f, 0.4f, 1.f));
     ImGui::TextWrapped("error: %s", s.error.c_str());
@@ -72,8 +81,7 @@ void draw_status_bar(GuiState& s, float x, float y, float w, float h) {
 
 void draw_help(GuiState& s) {
   if (!s.show_help) return;
-  ImGui::SetNextWindowSize(ImVec2(420, 0), ImGuiCond_FirstUseEver);
-  if (ImGui::Begin("Help", &s.show_help)) {
+  if (ImGui::Begin("Help", &s.show_help, ImGuiWindowFlags_AlwaysAutoResize)) {
     ImGui::TextUnformatted(
         "Keys\n"
         "  Space     pause / run (no recomputation while paused)\n"
@@ -86,7 +94,7 @@ void draw_help(GuiState& s) {
         "  F1        this help\n"
         "\n"
         "Mouse: hover the plane for the value and coordinates under the cursor.\n"
-        "Right-click a parameter's R button tooltip to see its default.");
+        "The R button beside a parameter resets it to its default.");
   }
   ImGui::End();
 }

@@ -141,7 +141,8 @@ Sources load_sources(const std::string& path);
 /// precision, view.
 const Schema& schema();
 
-/// Reads a Grid / Options from a validated ParamSet of schema().
+/// Reads a Grid / Options from a validated ParamSet of schema(). For plane=box with
+/// plane.offset = 0 the faces are put at +-grid.half_width (the cube around the samples).
 Grid grid_from(const ParamSet& p);
 Options options_from(const ParamSet& p);
 /// The sources a ParamSet of schema() asks for: load_sources(sources.file) when it is set, else

@@ -51,13 +51,15 @@ Schema build() {
                    "Sample geometry: an axis-aligned plane or the six faces of a box.",
                    {"xy", "xz", "yz", "box"}));
   s.push_back(spec("plane.offset", T::Float, 0.0, -kBig, kBig, "length",
-                   "Position of the plane on its normal axis (box: faces at +-offset)."));
+                   "Position of the plane on its normal axis (box: faces at +-offset; 0 gives "
+                   "the cube of faces at +-grid.half_width)."));
   s.push_back(spec("grid.size", T::Int, std::int64_t(128), 2, 4096, "",
                    "Samples per side of the plane (endpoints included).", {}, true));
   s.push_back(spec("grid.half_width", T::Float, 1.5, 1e-9, kBig, "length",
                    "Samples cover [-half_width, half_width] on both axes of the plane.", {}, true));
   s.push_back(spec("precision", T::Enum, std::string("fp32"), kNoMin, kNoMax, "",
-                   "fp32: fp32 terms with per-tile fp64 accumulation; fp64: all in double.",
+                   "fp32: fp32 terms summed per tile into fp64; fp64: terms and sums in double "
+                   "(sources are stored as float32 in both).",
                    {"fp32", "fp64"}));
   s.push_back(spec("view", T::Enum, std::string("magnitude"), kNoMin, kNoMax, "",
                    "Output shown: field magnitude |E|, a component of E, or the potential.",
@@ -82,6 +84,8 @@ Grid grid_from(const ParamSet& p) {
   g.offset = p.get_double("plane.offset");
   g.size = int(p.get_int("grid.size"));
   g.half_width = p.get_double("grid.half_width");
+  // A box through the origin would put every face on the same planes: offset 0 means the cube.
+  if (g.kind == PlaneKind::Box && g.offset == 0) g.offset = g.half_width;
   return g;
 }
 

@@ -90,9 +90,11 @@ CsvTable read_csv(const std::string& path) {
     const auto cells = split_cells(line);
     if (!seen_first) {
       seen_first = true;
-      bool header = false;
+      // A header has no numbers at all; a first line mixing numbers and text is a data row
+      // with a typo, reported below rather than taken for a header.
+      bool header = true;
       double v;
-      for (auto c : cells) header |= !c.empty() && !parse_number(c, v);
+      for (auto c : cells) header &= !c.empty() && !parse_number(c, v);
       if (header) {
         for (auto c : cells) t.header.emplace_back(c);
         t.cols = cells.size();

@@ -13,7 +13,8 @@ struct CsvTable {
   std::vector<double> values;       ///< rows * cols
 };
 
-/// Reads `path`. The first line is a header when any of its cells is not a number. Blank lines
+/// Reads `path`. The first line is a header when none of its cells is a number (a first line
+/// mixing numbers and text is a data row, and its text cell an error). Blank lines
 /// and lines starting with '#' are skipped; whitespace around cells is ignored. Every data row
 /// must have the same number of cells. Throws simscope::Error naming the file, line and column
 /// ("sources.csv: line 7, column 2: 'abc' is not a number"), and for an empty file.

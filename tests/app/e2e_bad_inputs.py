@@ -35,6 +35,7 @@ files = {
     "empty_npy": write("empty.npy", b""),
     "empty_csv": write("empty.csv", b""),
     "text_csv": write("text.csv", "x,y,z,q\n1,2,3,1\n4,abc,6,1\n", "w"),
+    "typo_csv": write("typo.csv", "0,0,0.5,1x\n0,0,-0.5,-1\n", "w"),
 }
 np.save(files["int8"], np.ones((10, 4), np.int8))
 np.save(files["object"], np.array([[1, "a", None, 2]] * 3, dtype=object), allow_pickle=True)
@@ -57,6 +58,11 @@ cases = [
     ("empty CSV", ["--set", f"sources.file={files['empty_csv']}"], ["empty", "no data"]),
     ("CSV text cell", ["--set", f"sources.file={files['text_csv']}"], ["abc"]),
     ("missing file", ["--set", f"sources.file={d}/nope.npy"], ["nope.npy"]),
+    ("CSV typo in the first row", ["--set", f"sources.file={files['typo_csv']}"], ["'1x'"]),
+    ("directory as sources.file", ["--set", f"sources.file={d}"], ["bad_inputs"]),
+    ("--out in a missing directory", ["--out", f"{d}/nodir/img.png"], ["nodir"]),
+    ("--out is a directory", ["--out", d], [".png"]),
+    ("--out not a .png", ["--out", f"{d}/x.jpg"], [".png"]),
     ("grid.size 0", ["--set", "grid.size=0"], ["grid.size"]),
     ("grid.size 1e6", ["--set", "grid.size=1000000"], ["grid.size"]),
     ("unknown parameter", ["--set", "grid.sise=10"], ["grid.sise"]),

@@ -3,6 +3,7 @@ of the schema with type, default, range, unit and help; presets round-trip.
 Usage: e2e_cli.py SIMSCOPE"""
 import json
 import os
+import subprocess
 import sys
 
 import numpy as np
@@ -16,6 +17,8 @@ c.check(p.returncode == 0, "--help exits 0")
 for opt in ["--workload", "--preset", "--set", "--backend", "--headless", "--out ", "--out-dir",
             "--list-params", "--frames", "--screenshot", "--image-size", "--no-image", "--version"]:
     c.check(opt in p.stdout, f"--help lists {opt.strip()}")
+p = run(simscope, "--help-all")
+c.check(p.returncode == 0 and "--list-params" in p.stdout, "--help-all prints the help")
 p = run(simscope, "--version")
 c.check(p.returncode == 0 and "simscope" in p.stdout, "--version")
 
@@ -46,4 +49,40 @@ if p.returncode == 0:
     c.check(man["params"]["plane"] == "xz" and man["params"]["sources.count"] == 300, "preset values applied")
     c.check(man["params"]["grid.size"] == 18 and np.load(os.path.join(out, "magnitude.npy")).shape == (18, 18),
             "--set overrides the preset")
+
+# A relative sources.file in a preset is relative to the preset's folder, not the cwd.
+sub = os.path.join(d, "presets")
+os.makedirs(sub, exist_ok=True)
+src = np.array([[0.2, 0.1, 0.3, 1.0], [-0.4, 0.2, -0.1, -2.0]])
+np.save(os.path.join(sub, "two.npy"), src)
+json.dump({"simscope_preset": 1, "workload": "field",
+           "params": {"sources.file": "two.npy", "grid.size": 8}}, open(os.path.join(sub, "rel.json"), "w"))
+out = os.path.join(d, "out_rel")
+p = subprocess.run([simscope, "--headless", "--backend", "cpu", "--preset", os.path.join(sub, "rel.json"),
+                    "--out-dir", out, "--no-image"], capture_output=True, text=True, cwd="/")
+c.check(p.returncode == 0 and json.load(open(os.path.join(out, "run.json")))["stats"]["sources"] == 2,
+        f"relative sources.file resolves against the preset's folder ({p.stderr.strip()[-200:]})")
+json.dump({"simscope_preset": 7, "workload": "field", "params": {}}, open(os.path.join(sub, "v7.json"), "w"))
+p = run(simscope, "--headless", "--preset", os.path.join(sub, "v7.json"), "--out-dir", os.path.join(d, "v7"))
+c.check(p.returncode == 1 and "v7.json" in p.stderr and "format" in p.stderr, "an unknown preset format is refused")
+
+# Overflow to inf is reported, not silent.
+out = os.path.join(d, "out_inf")
+p = run(simscope, "--headless", "--backend", "cpu", "--set", "k=1e300", "--set", "grid.size=8",
+        "--set", "sources.count=50", "--out-dir", out, "--no-image")
+c.check(p.returncode == 0 and "overflow" in p.stderr, "k=1e300: overflow reported on stderr")
+if p.returncode == 0:
+    c.check(any("overflow" in w for w in json.load(open(os.path.join(out, "run.json")))["warnings"]),
+            "k=1e300: overflow listed in run.json's warnings")
+
+# plane=box with offset 0: the cube at +-grid.half_width, six different faces.
+out = os.path.join(d, "out_box")
+p = run(simscope, "--headless", "--backend", "cpu", "--set", "plane=box", "--set", "grid.size=8",
+        "--set", "sources.count=200", "--out-dir", out, "--no-image")
+if p.returncode == 0:
+    m = np.load(os.path.join(out, "magnitude.npy"))
+    c.check(m.shape == (6, 8, 8) and all(not np.allclose(m[0], m[f]) for f in range(1, 6)),
+            "box with offset 0: six distinct faces")
+else:
+    c.check(False, f"box run failed: {p.stderr}")
 c.done()

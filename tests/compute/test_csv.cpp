@@ -103,6 +103,12 @@ TEST(Csv, TextCellNamesLineAndColumn) {
   EXPECT_NE(e.find("line 1, column 2: empty cell"), std::string::npos) << e;
 }
 
+TEST(Csv, TypoInTheFirstRowIsNotTakenForAHeader) {
+  // "1x" is a typo in a data row, not a header: the row must not vanish silently.
+  const std::string m = error_of(write_file("typo.csv", "0,0,0.5,1x\n0,0,-0.5,-1\n"));
+  EXPECT_NE(m.find("typo.csv: line 1, column 4: '1x' is not a number"), std::string::npos) << m;
+}
+
 TEST(Csv, NoDataRows) {
   for (const auto& [name, text] :
        std::vector<std::pair<std::string, std::string>>{{"empty.csv", ""},
