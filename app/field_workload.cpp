@@ -26,8 +26,9 @@ class FieldWorkload final : public Workload {
  public:
   const Schema& schema() const override { return field::schema(); }
 
-  RunResult run(const ParamSet& params, Backend backend, bool preview,
+  RunResult run(const ParamSet& params, Backend backend, const RunRequest& request,
                 Progress* progress) override {
+    const bool preview = request.preview;
     const auto t0 = Clock::now();
     RunResult r;
     r.workload = "field";

@@ -18,9 +18,10 @@ Worker::~Worker() {
   thread_.join();
 }
 
-void Worker::submit(const ParamSet& params, Backend backend, bool preview_first) {
+void Worker::submit(const ParamSet& params, Backend backend, bool preview_first,
+                    const std::string& command) {
   std::lock_guard<std::mutex> lock(mutex_);
-  pending_ = Request{params, backend, preview_first};
+  pending_ = Request{params, backend, preview_first, command};
   progress_->cancel = true;  // supersede the running job
   busy_ = true;
   cv_.notify_all();
@@ -71,11 +72,13 @@ void Worker::loop() {
     };
     try {
       if (req.preview_first) {
-        RunResult preview = workload_->run(req.params, req.backend, true, progress.get());
+        RunResult preview =
+            workload_->run(req.params, req.backend, RunRequest{true, req.command}, progress.get());
         publish(Event{std::move(preview), {}});
         progress->fraction = 0;
       }
-      RunResult full = workload_->run(req.params, req.backend, false, progress.get());
+      RunResult full =
+          workload_->run(req.params, req.backend, RunRequest{false, req.command}, progress.get());
       publish(Event{std::move(full), {}});
     } catch (const Cancelled&) {
       // superseded or cancelled: the previous result stays

@@ -27,7 +27,9 @@ class Worker {
   const Workload& workload() const { return *workload_; }
 
   /// Queues a run. `preview_first`: run a coarse preview before the full evaluation.
-  void submit(const ParamSet& params, Backend backend, bool preview_first);
+  /// `command`: passed to the workload (RunRequest::command).
+  void submit(const ParamSet& params, Backend backend, bool preview_first,
+              const std::string& command = "");
   /// Cancels the running and queued work (the last result stays).
   void cancel();
 
@@ -49,6 +51,7 @@ class Worker {
     ParamSet params;
     Backend backend;
     bool preview_first;
+    std::string command;
   };
   void loop();
 

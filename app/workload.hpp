@@ -44,12 +44,21 @@ struct RunResult {
   double total_seconds = 0;               ///< including loading/generating inputs
   bool preview = false;                   ///< a coarse preview of a later full result
   const float* device_view = nullptr;     ///< CUDA: device pointer of the viewed output, or null
+  /// Workload-specific data for its GUI panel (e.g. the inputs, to plot a pixel's fit), or null.
+  std::shared_ptr<const void> payload;
 
   const OutputArray* find(const std::string& name) const {
     for (const auto& o : outputs)
       if (o.name == name) return &o;
     return nullptr;
   }
+};
+
+/// What one run is asked to do besides computing with the parameters.
+struct RunRequest {
+  bool preview = false;  ///< a quick coarse result (e.g. a smaller grid) before the full one
+  /// A workload-specific command from its GUI panel, e.g. "reset" or "study" (empty: none).
+  std::string command;
 };
 
 /// A workload as the app drives it. Implementations keep caches (generated sources, device
@@ -59,10 +68,16 @@ class Workload {
   virtual ~Workload() = default;
   virtual const Schema& schema() const = 0;
   const std::string& name() const { return schema().workload(); }
-  /// Runs with `params` on `backend`. `preview` asks for a quick coarse result (e.g. a smaller
-  /// grid). Throws simscope::Error on bad input (nothing else changes) and simscope::Cancelled.
-  virtual RunResult run(const ParamSet& params, Backend backend, bool preview,
+  /// Runs with `params` on `backend`. Throws simscope::Error on bad input (nothing else
+  /// changes) and simscope::Cancelled.
+  virtual RunResult run(const ParamSet& params, Backend backend, const RunRequest& request,
                         Progress* progress) = 0;
+  /// True for live workloads whose runs advance a state (e.g. N integrator steps per run): the
+  /// GUI submits the next run as soon as a result arrives, unless paused.
+  virtual bool continuous(const ParamSet& params) const { return false; }
+  /// How the GUI's centre shows a result: "plane" (view_image() through the plane view) or a
+  /// name its WorkloadGui draws itself (e.g. "phase").
+  virtual std::string view_kind(const ParamSet& params) const { return "plane"; }
   /// The image shown for the parameter "view" of `result`. Throws simscope::Error.
   virtual ViewImage view_image(const RunResult& result, const std::string& view) const = 0;
   /// Physical coordinates of image sample (i, j) for the cursor readout, e.g. "x=1.2 y=-3 z=0".

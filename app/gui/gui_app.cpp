@@ -88,13 +88,34 @@ void refresh_image(GuiState& s) {
   }
 }
 
-void submit(GuiState& s) {
-  if (s.paused) return;
+void submit(GuiState& s, const std::string& command = "") {
+  if (s.paused && command.empty()) return;
   s.submitted = s.params;
   // A coarse preview first unless the last full run fitted in a frame (the first run always
-  // previews: its cost is unknown).
-  s.worker->submit(s.params, s.backend.backend,
-                   s.last_full_seconds == 0 || s.last_full_seconds > 0.03);
+  // previews: its cost is unknown). Live workloads advance a state: no previews.
+  const bool preview = !s.worker->workload().continuous(s.params) &&
+                       (s.last_full_seconds == 0 || s.last_full_seconds > 0.03);
+  s.worker->submit(s.params, s.backend.backend, preview, command);
+}
+
+/// Replaces the workload (switcher, keys 1/2/3): its defaults, no result yet.
+void switch_workload(GuiState& s, const std::string& name) {
+  try {
+    auto w = make_workload(name);
+    s.params = w->schema().defaults();
+    s.worker = std::make_unique<Worker>(std::move(w));
+    s.extras = make_workload_gui(name);
+    s.workload_name = name;
+    s.result.reset();
+    s.image = ViewImage{};
+    s.histogram.clear();
+    s.error.clear();
+    s.last_full_seconds = 0;
+    s.info = "workload " + name;
+    submit(s);
+  } catch (const std::exception& e) {
+    s.error = e.what();
+  }
 }
 
 bool save_screenshot(GuiState& s, const std::string& path, int fb_w, int fb_h) {
@@ -161,6 +182,9 @@ void handle_keys(GuiState& s, Window& window, bool& screenshot, bool& export_now
     s.image_dirty = true;
   }
   if (ImGui::IsKeyPressed(GLFW_KEY_H)) s.show_panels = !s.show_panels;
+  for (int k = 0; k < 3; ++k)
+    if (ImGui::IsKeyPressed(GLFW_KEY_1 + k) && k < int(workload_names().size()))
+      s.switch_to = workload_names()[k];
   if (ImGui::IsKeyPressed(GLFW_KEY_F1)) s.show_help = !s.show_help;
   if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE) && s.show_help) s.show_help = false;
   (void)window;
@@ -217,6 +241,7 @@ int run_gui(const CliOptions& o) {
   s.backend = session.backend;
   s.backend_request = o.backend;
   s.worker = std::make_unique<Worker>(std::move(session.workload));
+  s.extras = make_workload_gui(s.workload_name);
   s.plane = std::make_unique<render::PlaneView>();
   s.plane->set_ui_scale(scale);
   for (const QString& p : settings.value("presets/recent").toStringList())
@@ -248,7 +273,12 @@ int run_gui(const CliOptions& o) {
         s.image_dirty = true;
       }
     }
-    if (s.image_dirty) refresh_image(s);
+    const bool plane_kind = s.worker->workload().view_kind(s.params) == "plane";
+    if (s.image_dirty && plane_kind) refresh_image(s);
+    // Live workloads: the next run as soon as the last one is in.
+    if (s.worker->workload().continuous(s.params) && !s.paused && !s.worker->busy() &&
+        s.error.empty() && s.result)
+      submit(s);
 
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
@@ -267,8 +297,20 @@ int run_gui(const CliOptions& o) {
     draw_status_bar(s, 0, H - bottom, W, bottom);
     draw_help(s);
     const float sx = float(fb_w) / W, sy = float(fb_h) / H;
-    cursor_readout(s, fb_h, sx, sy);
-    if (s.image_dirty) refresh_image(s);
+    if (plane_kind) {
+      cursor_readout(s, fb_h, sx, sy);
+      if (s.image_dirty) refresh_image(s);
+      ImGuiIO& io = ImGui::GetIO();
+      if (ImGui::IsMouseClicked(0) && !io.WantCaptureMouse && s.result && s.image.rows > 0) {
+        if (const auto ij = s.plane->image_coords(io.MousePos.x * sx, fb_h - io.MousePos.y * sy))
+          s.extras->on_click(s, std::clamp(int(ij->first), 0, s.image.rows - 1),
+                             std::clamp(int(ij->second), 0, s.image.cols - 1));
+      }
+    }
+    if (!s.pending_command.empty()) {
+      submit(s, s.pending_command);
+      s.pending_command.clear();
+    }
     if ((changed || without_view(s.params, s.worker->workload().view_param()) !=
                         without_view(s.submitted, s.worker->workload().view_param())) &&
         !s.paused)
@@ -281,7 +323,10 @@ int run_gui(const CliOptions& o) {
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
     const int vx = int(left * sx), vy = int(bottom * sy);
     const int vw = int((W - left - right) * sx), vh = int((H - bottom) * sy);
-    if (s.result && vw > 16 && vh > 16) s.plane->draw(vx, vy, vw, vh);
+    if (s.result && vw > 16 && vh > 16) {
+      if (plane_kind) s.plane->draw(vx, vy, vw, vh);
+      else s.extras->draw_view(s, vx, vy, vw, vh);
+    }
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     glViewport(0, 0, fb_w, fb_h);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
@@ -305,6 +350,10 @@ int run_gui(const CliOptions& o) {
       }
     }
     window.hooks().swap_buffers();
+    if (!s.switch_to.empty()) {
+      if (s.switch_to != s.workload_name) switch_workload(s, s.switch_to);
+      s.switch_to.clear();
+    }
   }
   {
     int ww = 0, wh = 0;

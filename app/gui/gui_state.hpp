@@ -9,6 +9,7 @@
 #include "render/plane_view.hpp"
 #include "session.hpp"
 #include "worker.hpp"
+#include "workload_gui.hpp"
 
 namespace simscope::app::gui {
 
@@ -16,6 +17,7 @@ struct GuiState {
   // what runs
   std::string workload_name;
   std::unique_ptr<Worker> worker;
+  std::unique_ptr<WorkloadGui> extras;  ///< the workload's own panel/view/click handling
   ParamSet params;        ///< as edited in the panel
   ParamSet view;          ///< view_schema() values
   BackendChoice backend;
@@ -42,6 +44,8 @@ struct GuiState {
   std::vector<std::string> recent_presets;
   bool open_preset_popup = false, save_preset_popup = false;
   std::string cursor_text;          ///< value and coordinates under the cursor
+  std::string pending_command;      ///< set by a WorkloadGui: submit a run with this command
+  std::string switch_to;            ///< workload chosen in the switcher (or keys 1/2/3)
   bool want_screenshot = false;     ///< set by the button or the S key, done after drawing
   bool want_export = false;         ///< set by the button or the E key
   std::string logged_upload_path;   ///< the upload path last written to the log

@@ -91,7 +91,8 @@ bool draw_params_panel(GuiState& s, float x, float y, float w, float h) {
   ImGui::SetNextWindowSize(ImVec2(w, h));
   ImGui::Begin("Workload", nullptr, kPanelFlags);
   if (ImGui::BeginCombo("workload", s.workload_name.c_str())) {
-    for (const auto& n : workload_names()) ImGui::Selectable(n.c_str(), n == s.workload_name);
+    for (const auto& n : workload_names())
+      if (ImGui::Selectable(n.c_str(), n == s.workload_name)) s.switch_to = n;
     ImGui::EndCombo();
   }
   {
@@ -185,6 +186,7 @@ void draw_view_panel(GuiState& s, float x, float y, float w, float h) {
     ImGui::Separator();
     ImGui::TextWrapped("%s", s.cursor_text.c_str());
   }
+  s.extras->draw_panel(s);
   ImGui::End();
 }
 

@@ -89,7 +89,7 @@ void draw_help(GuiState& s) {
         "  E         export the data (.npy + run.json + view.png)\n"
         "  R         reset the view range to automatic\n"
         "  H         hide / show the panels\n"
-        "  1         field workload\n"
+        "  1 2 3     switch workload (field, lsq, oscillators)\n"
         "  Ctrl+O    load a preset     Ctrl+S  save a preset\n"
         "  F1        this help\n"
         "\n"

@@ -1,0 +1,11 @@
+// Which WorkloadGui each workload gets. Add a line when a workload gains GUI extras.
+#include "workload_gui.hpp"
+
+namespace simscope::app::gui {
+
+std::unique_ptr<WorkloadGui> make_workload_gui(const std::string& name) {
+  (void)name;
+  return std::make_unique<WorkloadGui>();
+}
+
+}  // namespace simscope::app::gui
