@@ -57,7 +57,8 @@ struct RunResult {
 /// What one run is asked to do besides computing with the parameters.
 struct RunRequest {
   bool preview = false;  ///< a quick coarse result (e.g. a smaller grid) before the full one
-  /// A workload-specific command from its GUI panel, e.g. "reset" or "study" (empty: none).
+  /// A workload-specific command from its GUI panel, e.g. "reset" or "study". Empty from the
+  /// headless runner; "live" for the GUI's automatic runs of a continuous() workload.
   std::string command;
 };
 

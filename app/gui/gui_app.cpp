@@ -88,14 +88,17 @@ void refresh_image(GuiState& s) {
   }
 }
 
+/// Submits a run. Live (continuous) workloads get the command "live" unless another is given
+/// ("step", "reset", "study"...): the headless runner's single run has the empty command.
 void submit(GuiState& s, const std::string& command = "") {
   if (s.paused && command.empty()) return;
   s.submitted = s.params;
+  const bool live = s.worker->workload().continuous(s.params);
   // A coarse preview first unless the last full run fitted in a frame (the first run always
   // previews: its cost is unknown). Live workloads advance a state: no previews.
-  const bool preview = !s.worker->workload().continuous(s.params) &&
-                       (s.last_full_seconds == 0 || s.last_full_seconds > 0.03);
-  s.worker->submit(s.params, s.backend.backend, preview, command);
+  const bool preview = !live && (s.last_full_seconds == 0 || s.last_full_seconds > 0.03);
+  s.worker->submit(s.params, s.backend.backend, preview,
+                   command.empty() && live ? std::string("live") : command);
 }
 
 /// Replaces the workload (switcher, keys 1/2/3): its defaults, no result yet.
