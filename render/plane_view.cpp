@@ -226,17 +226,19 @@ void PlaneView::draw(int x, int y, int w, int h) {
   for (const Tick& t : ticks) label_w = std::max(label_w, m.text.text_width(t.label));
   const float title_w = m.text.text_width(title);
   const float title_h = title.empty() ? 0.0f : cap + std::round(10 * u);
-  float panel_w = pad + bar_w + tick_len + gap + label_w + pad;
-  panel_w = std::max(panel_w, title_w + 2 * pad);
-  const float bar_y0 = pad + std::ceil(cap / 2), bar_y1 = h - pad - title_h - std::ceil(cap / 2);
-  const bool bar = s.colorbar && panel_w < 0.6f * w && bar_y1 - bar_y0 >= 4 * cap;
+  // The colorbar panel is as wide as the bar and its tick labels; the title sits in a stripe
+  // along the top, right-aligned, so a long unit does not take width from the image.
+  const float panel_w = pad + bar_w + tick_len + gap + label_w + pad;
+  float bar_y0 = pad + std::ceil(cap / 2), bar_y1 = h - pad - title_h - std::ceil(cap / 2);
+  const bool bar =
+      s.colorbar && panel_w < 0.6f * w && title_w + 2 * pad <= w && bar_y1 - bar_y0 >= 4 * cap;
 
   float ax = 0, ay = 0, aw = static_cast<float>(w), ah = static_cast<float>(h);
   if (bar) {
     ax = pad;
     ay = pad;
     aw = w - panel_w - pad;
-    ah = h - 2 * pad;
+    ah = h - 2 * pad - title_h;
   }
 
   glUseProgram(m.program.id());
@@ -263,6 +265,11 @@ void PlaneView::draw(int x, int y, int w, int h) {
                 static_cast<float>(ih));
     glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
     m.image_rect = PixelRect{x + ix, y + iy, iw, ih};
+    // The bar spans the image's height when that leaves room for its labels.
+    if (bar && ih - std::ceil(cap) >= 4 * cap) {
+      bar_y0 = static_cast<float>(iy) + std::ceil(cap / 2);
+      bar_y1 = static_cast<float>(iy + ih) - std::ceil(cap / 2);
+    }
   }
   const float bx0 = w - panel_w + pad, bx1 = bx0 + bar_w;
   if (bar) {
@@ -294,7 +301,9 @@ void PlaneView::draw(int x, int y, int w, int h) {
     m.text.add_rect(bx1, ty - line / 2, bx1 + std::round(tick_len / 2), ty + line - line / 2,
                     frame);
   }
-  if (!title.empty()) m.text.add_text(title, bx0, h - pad, ink);
+  if (!title.empty())
+    m.text.add_text(title, std::min(bx0, w - pad - title_w),
+                    std::min<float>(h - pad, bar_y1 + std::ceil(cap / 2) + title_h), ink);
   m.text.draw(w, h);
 }
 

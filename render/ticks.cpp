@@ -56,11 +56,11 @@ std::string trim_zeros(std::string s) {
 
 }  // namespace
 
-std::string format_tick(double value, double step) {
+std::string format_tick(double value, double step, bool scientific) {
   if (std::fabs(value) <= step * 1e-9) return "0";
   const double mag = std::fabs(value);
   char buf[64];
-  if (mag >= 1e-3 && mag < 1e5) {
+  if (!scientific && mag >= 1e-3 && mag < 1e5) {
     // Decimals needed by the step (0.25 -> 2, 0.5 -> 1, 20 -> 0), at most 9.
     int decimals = 0;
     while (decimals < 9) {
@@ -89,7 +89,27 @@ std::string format_tick(double value, double step) {
   return trim_zeros(buf) + "e" + std::to_string(exponent);
 }
 
+namespace {
+/// One notation per colorbar: when any label needed an exponent, all of them get one.
+std::vector<Tick> uniform_notation(std::vector<Tick> ticks, double step) {
+  const bool sci = std::any_of(ticks.begin(), ticks.end(), [](const Tick& t) {
+    return t.label.find('e') != std::string::npos;
+  });
+  if (sci)
+    for (Tick& t : ticks) t.label = format_tick(t.value, step > 0 ? step : t.value, true);
+  return ticks;
+}
+std::vector<Tick> colorbar_ticks_any(double lo, double hi, bool log_scale);
+}  // namespace
+
 std::vector<Tick> colorbar_ticks(double lo, double hi, bool log_scale) {
+  std::vector<Tick> t = colorbar_ticks_any(lo, hi, log_scale);
+  const double step = (!log_scale && t.size() >= 2) ? t[1].value - t[0].value : 0;
+  return uniform_notation(std::move(t), step);
+}
+
+namespace {
+std::vector<Tick> colorbar_ticks_any(double lo, double hi, bool log_scale) {
   std::vector<Tick> ticks;
   if (!std::isfinite(lo) || !std::isfinite(hi) || !(lo < hi)) return ticks;
   if (!log_scale) {
@@ -137,6 +157,8 @@ std::vector<Tick> colorbar_ticks(double lo, double hi, bool log_scale) {
   }
   return ticks;
 }
+
+}  // namespace
 
 std::vector<double> colorbar_minor_ticks(double lo, double hi, bool log_scale) {
   std::vector<double> out;

@@ -31,6 +31,8 @@ std::vector<double> colorbar_minor_ticks(double lo, double hi, bool log_scale);
 /// digits as the step needs, trailing zeros dropped, for magnitudes in [1e-3, 1e5) ("0.25",
 /// "1", "-40"), else mantissa "e" exponent ("1e-5", "2.5e6"); values within step * 1e-9 of zero
 /// print "0".
-std::string format_tick(double value, double step);
+/// `scientific` forces the mantissa-exponent form (so one colorbar does not mix "5e5" and
+/// "50000").
+std::string format_tick(double value, double step, bool scientific = false);
 
 }  // namespace simscope::render

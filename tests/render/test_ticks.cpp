@@ -102,3 +102,20 @@ TEST(Ticks, Labels) {
 
 }  // namespace
 }  // namespace simscope::render
+
+namespace simscope::render {
+namespace {
+// One colorbar, one notation: no "5e5" above "50000".
+TEST(Ticks, OneNotationPerColorbar) {
+  for (const bool log : {true, false}) {
+    const std::vector<Tick> t = colorbar_ticks(3611, 5.186e5, log);
+    ASSERT_GE(t.size(), 3u);
+    for (const Tick& k : t)
+      EXPECT_TRUE(k.label == "0" || k.label.find('e') != std::string::npos) << k.label;
+  }
+  for (const Tick& k : colorbar_ticks(0, 200, false))
+    EXPECT_EQ(k.label.find('e'), std::string::npos) << k.label;
+  EXPECT_EQ(colorbar_ticks(3611, 5.186e5, true).front().label, "5e3");
+}
+}  // namespace
+}  // namespace simscope::render
