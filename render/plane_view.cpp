@@ -38,6 +38,8 @@ struct PlaneView::Impl {
   GLint loc_log = program.uniform("u_log");
   GLint loc_range = program.uniform("u_range");
   GLint loc_nan = program.uniform("u_nan_color");
+  GLint loc_window = program.uniform("u_window");
+  std::array<double, 4> window{0, 0, 1, 1};  // zoom window (u0, v0, du, dv)
   InteropBuffer buffer;
   mutable detail::MinMax minmax;
   TextRenderer text;
@@ -261,6 +263,8 @@ void PlaneView::draw(int x, int y, int w, int h) {
                  iy = std::floor(ay + (ah - ih) / 2 + 0.5);
     glBindTextureUnit(0, m.data_tex);
     glUniform1i(m.loc_mode, 0);
+    glUniform4f(m.loc_window, float(m.window[0]), float(m.window[1]), float(m.window[2]),
+                float(m.window[3]));
     glUniform4f(m.loc_rect, static_cast<float>(ix), static_cast<float>(iy), static_cast<float>(iw),
                 static_cast<float>(ih));
     glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
@@ -313,8 +317,19 @@ std::optional<std::pair<double, double>> PlaneView::image_coords(double px, doub
   const PixelRect& r = *m.image_rect;
   const double fi = (px - r.x) / r.w, fj = (py - r.y) / r.h;
   if (!(fi >= 0 && fi < 1 && fj >= 0 && fj < 1)) return std::nullopt;
-  return std::make_pair(fi * m.rows, fj * m.cols);
+  const auto& z = m.window;
+  return std::make_pair((z[0] + fi * z[2]) * m.rows, (z[1] + fj * z[3]) * m.cols);
 }
+
+void PlaneView::set_zoom(double zoom, double cu, double cv) {
+  if (!(zoom >= 1) || !std::isfinite(zoom) || !std::isfinite(cu) || !std::isfinite(cv))
+    throw RenderError("plane view zoom must be a finite number >= 1");
+  const double d = 1.0 / zoom;
+  const double u0 = std::clamp(cu - d / 2, 0.0, 1.0 - d), v0 = std::clamp(cv - d / 2, 0.0, 1.0 - d);
+  impl_->window = {u0, v0, d, d};
+}
+
+std::array<double, 4> PlaneView::zoom_window() const { return impl_->window; }
 
 std::optional<PixelRect> PlaneView::last_image_rect() const { return impl_->image_rect; }
 std::optional<PixelRect> PlaneView::last_colorbar_rect() const { return impl_->bar_rect; }

@@ -1,6 +1,7 @@
 #pragma once
 /// @file A scalar plane drawn through a colormap, with a colorbar: the main view of simscope.
 #include <memory>
+#include <array>
 #include <optional>
 #include <string>
 #include <utility>
@@ -86,6 +87,14 @@ class PlaneView {
   std::string upload_path() const;
   /// Why the CUDA-GL interop path is not used (empty when it is, or was not tried).
   std::string upload_fallback_reason() const;
+
+  /// Zoom and pan: shows the part of the data of width 1/zoom (fraction of each axis) centred at
+  /// fractional data position (cu, cv) in [0, 1] (u along i, v along j); zoom >= 1, the window
+  /// is kept inside the data. zoom = 1 (the default) shows everything. Throws RenderError when
+  /// zoom < 1 or not finite.
+  void set_zoom(double zoom, double cu, double cv);
+  /// The window in effect: (u0, v0, du, dv) as fractions of the data axes.
+  std::array<double, 4> zoom_window() const;
 
   /// Background colour of the view rectangle (default dark grey 0.11, 0.11, 0.13), RGB in [0, 1].
   void set_background(float r, float g, float b);

@@ -11,6 +11,7 @@ uniform int u_mode;         // 0: data, 1: colorbar (t = v_uv.y)
 uniform bool u_log;         // log10 scale
 uniform vec2 u_range;       // (lo, hi): data units, or log10 of them in log scale
 uniform vec3 u_nan_color;   // colour of NaN samples
+uniform vec4 u_window;      // zoom: (u0, v0, du, dv), the shown part of the data in [0, 1]
 
 // Linear interpolation between table entries, as Colormap::sample() does on the CPU.
 vec3 colormap(float t) {
@@ -26,8 +27,9 @@ void main() {
     return;
   }
   ivec2 size = textureSize(u_data, 0);  // (cols, rows)
-  int i = clamp(int(floor(v_uv.x * float(size.y))), 0, size.y - 1);
-  int j = clamp(int(floor(v_uv.y * float(size.x))), 0, size.x - 1);
+  vec2 uv = u_window.xy + v_uv * u_window.zw;
+  int i = clamp(int(floor(uv.x * float(size.y))), 0, size.y - 1);
+  int j = clamp(int(floor(uv.y * float(size.x))), 0, size.x - 1);
   float v = texelFetch(u_data, ivec2(j, i), 0).r;
   // NaN / Inf tests on the bits: immune to compilers that assume finite floats.
   uint bits = floatBitsToUint(v) & 0x7fffffffu;

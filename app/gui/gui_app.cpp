@@ -180,8 +180,9 @@ void handle_keys(GuiState& s, Window& window, bool& screenshot, bool& export_now
   }
   if (ImGui::IsKeyPressed(GLFW_KEY_S)) screenshot = true;
   if (ImGui::IsKeyPressed(GLFW_KEY_E)) export_now = true;
-  if (ImGui::IsKeyPressed(GLFW_KEY_R)) {
+  if (ImGui::IsKeyPressed(GLFW_KEY_R)) {  // reset the view: automatic range, no zoom
     s.view.set("view.range", std::string("auto"));
+    s.zoom = 1, s.zoom_cu = s.zoom_cv = 0.5;
     s.image_dirty = true;
   }
   if (ImGui::IsKeyPressed(GLFW_KEY_H)) s.show_panels = !s.show_panels;
@@ -191,6 +192,32 @@ void handle_keys(GuiState& s, Window& window, bool& screenshot, bool& export_now
   if (ImGui::IsKeyPressed(GLFW_KEY_F1)) s.show_help = !s.show_help;
   if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE) && s.show_help) s.show_help = false;
   (void)window;
+}
+
+/// Mouse wheel over the plane zooms about the cursor; dragging with the right button pans.
+void zoom_and_pan(GuiState& s, int fb_h, float sx, float sy) {
+  ImGuiIO& io = ImGui::GetIO();
+  if (!s.plane || s.image.rows == 0 || io.WantCaptureMouse) return;
+  const auto rect = s.plane->last_image_rect();
+  if (!rect) return;
+  const auto ij = s.plane->image_coords(io.MousePos.x * sx, fb_h - io.MousePos.y * sy);
+  const auto w = s.plane->zoom_window();
+  if (ij && io.MouseWheel != 0) {
+    const double fu = ij->first / s.image.rows, fv = ij->second / s.image.cols;
+    const double a = (fu - w[0]) / w[2], b = (fv - w[1]) / w[3];
+    s.zoom = std::clamp(s.zoom * std::pow(1.25, double(io.MouseWheel)), 1.0, 256.0);
+    const double d = 1.0 / s.zoom;
+    s.zoom_cu = fu - a * d + d / 2;
+    s.zoom_cv = fv - b * d + d / 2;
+  }
+  if (ImGui::IsMouseDragging(ImGuiMouseButton_Right)) {
+    s.zoom_cu -= io.MouseDelta.x * sx / rect->w * w[2];
+    s.zoom_cv += io.MouseDelta.y * sy / rect->h * w[3];
+  }
+  s.plane->set_zoom(s.zoom, s.zoom_cu, s.zoom_cv);
+  // Keep the centre where the view clamped it, so a pan past the edge does not accumulate.
+  const auto z = s.plane->zoom_window();
+  s.zoom_cu = z[0] + z[2] / 2, s.zoom_cv = z[1] + z[3] / 2;
 }
 
 void cursor_readout(GuiState& s, int fb_h, float sx, float sy) {
@@ -301,6 +328,7 @@ int run_gui(const CliOptions& o) {
     draw_help(s);
     const float sx = float(fb_w) / W, sy = float(fb_h) / H;
     if (plane_kind) {
+      zoom_and_pan(s, fb_h, sx, sy);
       cursor_readout(s, fb_h, sx, sy);
       if (s.image_dirty) refresh_image(s);
       ImGuiIO& io = ImGui::GetIO();

@@ -44,6 +44,7 @@ struct GuiState {
   std::vector<std::string> recent_presets;
   bool open_preset_popup = false, save_preset_popup = false;
   std::string cursor_text;          ///< value and coordinates under the cursor
+  double zoom = 1, zoom_cu = 0.5, zoom_cv = 0.5;  ///< plane view zoom (wheel) and pan (right drag)
   std::string pending_command;      ///< set by a WorkloadGui: submit a run with this command
   std::string switch_to;            ///< workload chosen in the switcher (or keys 1/2/3)
   bool want_screenshot = false;     ///< set by the button or the S key, done after drawing

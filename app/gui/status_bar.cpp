@@ -87,13 +87,14 @@ void draw_help(GuiState& s) {
         "  Space     pause / run (no recomputation while paused)\n"
         "  S         screenshot of the window (PNG)\n"
         "  E         export the data (.npy + run.json + view.png)\n"
-        "  R         reset the view range to automatic\n"
+        "  R         reset the view: automatic range, no zoom\n"
         "  H         hide / show the panels\n"
         "  1 2 3     switch workload (field, lsq, oscillators)\n"
         "  Ctrl+O    load a preset     Ctrl+S  save a preset\n"
         "  F1        this help\n"
         "\n"
-        "Mouse: hover the plane for the value and coordinates under the cursor.\n"
+        "Mouse: hover the plane for the value and coordinates under the cursor;\n"
+        "wheel zooms about the cursor, right-drag pans, left-click inspects (lsq).\n"
         "The R button beside a parameter resets it to its default.");
   }
   ImGui::End();
