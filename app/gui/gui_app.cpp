@@ -396,7 +396,8 @@ int run_gui(const CliOptions& o) {
   }
   QStringList recent;
   for (const auto& p : s.recent_presets) recent << QString::fromStdString(p);
-  settings.setValue("presets/recent", recent);
+  if (recent.isEmpty()) settings.remove("presets/recent");
+  else settings.setValue("presets/recent", recent);
   s.worker.reset();
   s.plane.reset();
   ImGui_ImplOpenGL3_Shutdown();
