@@ -1,0 +1,760 @@
+// The CPU lsq solver (lsq.hpp, Solver): OpenMP over groups of V consecutive pixels, each group
+// solved "structure of arrays": V pixels share every SIMD instruction of the Cholesky
+// factorisation, the triangular solves, the condition estimate and the matrix-vector products
+// (V = 4 in fp64, 8 in fp32), so the O(N^3) work needs no horizontal reductions and no
+// per-pixel branches. Per pixel only the Gram matrix is formed on its own (the sum of the rank-1
+// terms of its observed rows, or A^T A minus those of its missing rows, in register-blocked
+// segments of 16 entries), then transposed into the group's packed lower-triangular layout.
+// Pixels that leave the Cholesky path (breakdown, poor condition, underdetermined with
+// lambda = 0, or methods qr/svd) are solved one by one with Eigen (lsq_dense.cpp).
+//
+// Memory: the cube (read in place), the outputs, and per thread O(M V + N^2 V) scratch.
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "core/error.hpp"
+#include "lsq/lsq_internal.hpp"
+
+namespace simscope::lsq::detail {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr int kRowPad = 16;                   // rows of A in T are padded to a multiple of this
+constexpr std::size_t kChunkPixels = 8192;  // progress/cancel granularity
+// Pixels per group (measured on Zen 4, N = 50: 4 lanes of doubles beat 8 by ~10 % as the group's
+// factor then stays in L1/L2 with room to spare; fp32 with 8 lanes beats 16 by ~35 %, whose
+// float64 vectors would need 128-byte vector types).
+constexpr int kLanesFp64 = 4, kLanesFp32 = 8;
+
+inline std::size_t rowbase(int i) { return std::size_t(i) * std::size_t(i + 1) / 2; }
+
+/// GCC vector types: V lanes of E, kept in registers (several of them when wider than the
+/// hardware's vectors). Loads and stores go through memcpy (any alignment).
+template <class E, int V>
+struct VecOf {
+  typedef E type __attribute__((vector_size(V * sizeof(E))));
+};
+template <class Vt, class E>
+inline Vt vload(const E* p) {
+  Vt v;
+  std::memcpy(&v, p, sizeof(Vt));
+  return v;
+}
+template <class Vt, class E>
+inline void vstore(E* p, const Vt& v) {
+  std::memcpy(p, &v, sizeof(Vt));
+}
+/// Lanes of a vector of T converted to a vector of U (a no-op when T == U).
+template <class Vu, class Vt>
+inline Vu vconvert(const Vt& v) {
+  if constexpr (std::is_same_v<Vu, Vt>) return v;
+  else return __builtin_convertvector(v, Vu);
+}
+
+enum Kind : std::uint8_t { kPad, kEmpty, kShared, kChol, kDense };
+
+/// Read-only data of one solve shared by the threads.
+template <class T>
+struct Problem {
+  const Cube& cube;
+  const Design& design;
+  const Options& options;
+  const SharedSvd& shared;
+  int M = 0, N = 0, ldA = 0;
+  std::size_t P = 0;
+  std::vector<T> apad;   // M x ldA: A in T, zero padded to ldA columns
+  std::vector<T> gfull;  // N x ldA: A^T A (lower triangle) in T, summed in float64
+  int ld4 = 0;
+  std::vector<double> a4;   // M x ld4: A in float64, zero padded to a multiple of 4 columns
+  std::vector<double> op4;  // ld4 x M: the shared SVD's operator, zero padded to ld4 rows
+  double threshold = 0;     // estimated cond(G) above which Auto falls back to the SVD
+
+  Problem(const Cube& c, const Design& d, const Options& o, const SharedSvd& s)
+      : cube(c), design(d), options(o), shared(s) {
+    M = int(d.m), N = int(d.n);
+    ldA = (N + kRowPad - 1) / kRowPad * kRowPad;
+    P = c.pixels();
+    apad.assign(std::size_t(M) * ldA, T(0));
+    for (int i = 0; i < M; ++i)
+      for (int k = 0; k < N; ++k) apad[std::size_t(i) * ldA + k] = T(d.a[std::size_t(i) * N + k]);
+    gfull.assign(std::size_t(N + 3) * ldA, T(0));  // blocks of 4 rows
+    for (int a = 0; a < N; ++a)
+      for (int b = 0; b <= a; ++b) {
+        double s = 0;
+        for (int i = 0; i < M; ++i) s += d.a[std::size_t(i) * N + a] * d.a[std::size_t(i) * N + b];
+        gfull[std::size_t(a) * ldA + b] = T(s);
+      }
+    ld4 = (N + 3) / 4 * 4;
+    a4.assign(std::size_t(M) * ld4, 0.0);
+    for (int i = 0; i < M; ++i)
+      for (int k = 0; k < N; ++k) a4[std::size_t(i) * ld4 + k] = d.a[std::size_t(i) * N + k];
+    op4.assign(std::size_t(ld4) * M, 0.0);
+    std::copy(s.op.begin(), s.op.end(), op4.begin());
+    threshold = fallback_condition(std::is_same_v<T, float> ? Precision::Fp32 : Precision::Fp64);
+  }
+};
+
+/// Solves groups of V pixels; one instance per thread (its scratch).
+template <class T, int V>
+class GroupSolver {
+ public:
+  GroupSolver(const Problem<T>& pb, Result& out) : pb_(pb), out_(out) {
+    const int M = pb.M, N = pb.N;
+    b_.resize(std::size_t(M) * V);
+    w_.resize(std::size_t(M) * V);
+    r_.resize(std::size_t(M) * V);
+    gaos_.resize(std::size_t(N + 3) * pb.ldA);  // blocks of 4 rows
+    l_.resize(rowbase(N) * V);
+    invd_.resize(std::size_t(N) * V);
+    hx_.resize(std::size_t(N) * V);
+    hz_.resize(std::size_t(N) * V);
+    colsum_.resize(std::size_t(N) * V);
+    x_.resize(std::size_t(N) * V);
+    y_.resize(std::size_t(N) * V);
+    xs_.resize(std::size_t(N));
+  }
+
+  std::uint64_t fallbacks() const { return fallbacks_; }
+
+  /// Pixels [p0, p0 + lanes), lanes <= V.
+  void solve(std::size_t p0, int lanes) {
+    load(p0, lanes);
+    const Method method = pb_.options.method;
+    const double lambda = pb_.options.lambda;
+    bool any_chol = false, any_shared = false;
+    for (int v = 0; v < V; ++v) {
+      Kind k;
+      if (v >= lanes) k = kPad;
+      else if (cnt_[v] == 0) k = kEmpty;
+      else if (cnt_[v] == pb_.M) k = kShared;
+      else if (method == Method::Qr || method == Method::Svd) k = kDense;
+      else if (cnt_[v] < pb_.N && lambda == 0) k = kDense;
+      else k = kChol;
+      kind_[v] = k;
+      any_chol |= k == kChol;
+      any_shared |= k == kShared;
+    }
+    if (any_chol) cholesky_path();
+    if (any_shared) shared_path();
+    residuals();
+    for (int v = 0; v < lanes; ++v) finish(p0, v);
+  }
+
+ private:
+  void load(std::size_t p0, int lanes) {
+    const int M = pb_.M;
+    const bool f32 = pb_.cube.dtype == io::DType::Float32;
+    for (int v = 0; v < V; ++v) cnt_[v] = 0;
+    for (int i = 0; i < M; ++i) {
+      const std::size_t off = std::size_t(i) * pb_.P + p0;
+      double* b = &b_[std::size_t(i) * V];
+      double* w = &w_[std::size_t(i) * V];
+      for (int v = 0; v < V; ++v) {
+        double val = 0;
+        if (v < lanes) val = f32 ? double(pb_.cube.f32()[off + v]) : pb_.cube.f64()[off + v];
+        else val = std::numeric_limits<double>::quiet_NaN();
+        const bool ok = !std::isnan(val);
+        b[v] = ok ? val : 0.0;
+        w[v] = ok ? 1.0 : 0.0;
+        cnt_[v] += ok;
+      }
+    }
+  }
+
+  /// Gram matrix of lane v (lower triangle, row-major with leading dimension ldA) into gaos_:
+  /// the sum of a_r a_r^T over the observed rows r, or A^T A minus the terms of the missing
+  /// rows when those are fewer. Each 16-entry segment of a row of G is accumulated in registers
+  /// over all listed rows (rows of A are contiguous and padded, so segments may run past the
+  /// diagonal into the unused upper part).
+  void gram(int v) {
+    const int M = pb_.M, ld = pb_.ldA;
+    obs_.clear();
+    miss_.clear();
+    for (int i = 0; i < M; ++i) (w_[std::size_t(i) * V + v] != 0 ? obs_ : miss_).push_back(i);
+    const bool sub = miss_.size() < obs_.size();
+    const std::vector<int>& list = sub ? miss_ : obs_;
+    // Blocks of 4 rows of G times segments of one 64-byte vector (8 doubles or 16 floats) of
+    // columns: 4 accumulators in registers, each loaded segment of a row of A serves 4 FMAs.
+    const int nl = int(list.size());
+    rowp_.resize(std::size_t(nl));
+    for (int q = 0; q < nl; ++q) rowp_[std::size_t(q)] = pb_.apad.data() + std::size_t(list[std::size_t(q)]) * ld;
+    if (sub) gram_blocks<true>(nl);
+    else gram_blocks<false>(nl);
+  }
+
+  template <bool Sub>
+  void gram_blocks(int nl) {
+    constexpr int W = 64 / int(sizeof(T));
+    using Seg = typename VecOf<T, W>::type;
+    const int N = pb_.N, ld = pb_.ldA;
+    const T* const* rp = rowp_.data();
+    for (int i0 = 0; i0 < N; i0 += 4) {
+      const int last = std::min(i0 + 3, N - 1);  // segments reach past the diagonal of the
+      for (int j0 = 0; j0 <= last; j0 += W) {     // block's upper rows: harmless (upper part)
+        Seg c0, c1, c2, c3;
+        if (Sub) {
+          const T* g = &pb_.gfull[std::size_t(i0) * ld + j0];
+          c0 = vload<Seg>(g);
+          c1 = vload<Seg>(g + ld);
+          c2 = vload<Seg>(g + 2 * ld);
+          c3 = vload<Seg>(g + 3 * ld);
+        } else {
+          c0 = c1 = c2 = c3 = Seg{};
+        }
+        for (int q = 0; q < nl; ++q) {
+          const T* a = rp[q];
+          const Seg seg = vload<Seg>(a + j0);
+          if (Sub) {
+            c0 -= a[i0] * seg;
+            c1 -= a[i0 + 1] * seg;
+            c2 -= a[i0 + 2] * seg;
+            c3 -= a[i0 + 3] * seg;
+          } else {
+            c0 += a[i0] * seg;
+            c1 += a[i0 + 1] * seg;
+            c2 += a[i0 + 2] * seg;
+            c3 += a[i0 + 3] * seg;
+          }
+        }
+        T* g = &gaos_[std::size_t(i0) * ld + j0];
+        vstore(g, c0);
+        vstore(g + ld, c1);
+        vstore(g + 2 * ld, c2);
+        vstore(g + 3 * ld, c3);
+      }
+    }
+  }
+
+  void cholesky_path() {
+    const int N = pb_.N;
+    const double lambda = pb_.options.lambda;
+    // Gram matrices into the packed SoA layout; identity for the other lanes.
+    for (int v = 0; v < V; ++v) {
+      if (kind_[v] == kChol) {
+        gram(v);
+        for (int i = 0; i < N; ++i) {
+          const T* g = &gaos_[std::size_t(i) * pb_.ldA];
+          T* l = &l_[rowbase(i) * V + v];
+          for (int j = 0; j <= i; ++j) l[std::size_t(j) * V] = g[j];
+          l[std::size_t(i) * V] += T(lambda);
+        }
+      } else {
+        for (int i = 0; i < N; ++i) {
+          T* l = &l_[rowbase(i) * V + v];
+          for (int j = 0; j <= i; ++j) l[std::size_t(j) * V] = T(i == j);
+        }
+      }
+    }
+    norm1_and_tolerance();
+    factor();
+    estimate_condition();
+    // x = G^-1 A^T b, then (auto) one refinement step with the float64 residual.
+    rhs_from_data(x_.data());
+    solve_in_place(x_.data());
+    if (pb_.options.method == Method::Auto) {
+      residual_vector();
+      correction_rhs();
+      solve_in_place(y_.data());
+      for (std::size_t k = 0; k < x_.size(); ++k) x_[k] += y_[k];
+    }
+  }
+
+  using VT = typename VecOf<T, V>::type;
+  using VD = typename VecOf<double, V>::type;
+
+  /// ||G||_1 per lane (G symmetric: the largest column sum of |g_ij| over both triangles) and the
+  /// breakdown tolerance N eps max(diag G).
+  void norm1_and_tolerance() {
+    const int N = pb_.N;
+    std::fill(colsum_.begin(), colsum_.end(), T(0));
+    VT maxdiag{};
+    for (int i = 0; i < N; ++i) {
+      const T* li = &l_[rowbase(i) * V];
+      VT ci{};
+      for (int j = 0; j < i; ++j) {
+        const VT g = vload<VT>(li + std::size_t(j) * V);
+        const VT a = g >= 0 ? g : -g;
+        T* cj = &colsum_[std::size_t(j) * V];
+        vstore(cj, vload<VT>(cj) + a);
+        ci += a;
+      }
+      const VT d = vload<VT>(li + std::size_t(i) * V);
+      ci += d >= 0 ? d : -d;
+      T* cp = &colsum_[std::size_t(i) * V];
+      vstore(cp, vload<VT>(cp) + ci);
+      maxdiag = d > maxdiag ? d : maxdiag;
+    }
+    VT m{};
+    for (int j = 0; j < N; ++j) {
+      const VT c = vload<VT>(&colsum_[std::size_t(j) * V]);
+      m = c > m ? c : m;
+    }
+    const T eps = std::numeric_limits<T>::epsilon();
+    for (int v = 0; v < V; ++v) {
+      norm1_[v] = double(m[v]);
+      tol_[v] = T(N) * eps * maxdiag[v];
+      fail_[v] = 0;
+    }
+  }
+
+  /// Sets lane v's pivot d: sqrt(d), or 1 with fail_[v] set when d <= tol (a breakdown).
+  void pivot(T* lii, T* inv, const VT& d) {
+    alignas(64) T s[V], r[V];
+    for (int v = 0; v < V; ++v) {
+      T dv = d[v];
+      if (!(dv > tol_[v])) {
+        fail_[v] = 1;
+        dv = T(1);
+      }
+      s[v] = std::sqrt(dv);
+      r[v] = T(1) / s[v];
+    }
+    std::memcpy(lii, s, sizeof s);
+    std::memcpy(inv, r, sizeof r);
+  }
+
+  /// In-place Cholesky G = L L^T of the V packed matrices (Cholesky-Banachiewicz order, two rows
+  /// by two columns per inner loop so that each loaded vector serves two FMAs; Golub & Van Loan
+  /// Algorithm 4.2.1 with the dot products of 4.2.5). Row i of L starts at rowbase(i) * V.
+  void factor() {
+    const int N = pb_.N;
+    T* L = l_.data();
+    T* invd = invd_.data();
+    auto at = [](T* row, int k) { return row + std::size_t(k) * V; };
+    auto cat = [](const T* row, int k) { return row + std::size_t(k) * V; };
+    for (int i = 0; i < N; i += 2) {
+      const bool two = i + 1 < N;
+      T* Li = L + rowbase(i) * V;
+      T* Li1 = two ? L + rowbase(i + 1) * V : Li;  // a single last row is computed twice
+      int j = 0;
+      for (; j + 3 < i; j += 4) {  // 2 rows x 4 columns: 6 loads per 8 FMAs
+        const T* Lc[4] = {L + rowbase(j) * V, L + rowbase(j + 1) * V, L + rowbase(j + 2) * V,
+                          L + rowbase(j + 3) * V};
+        VT a0[4], a1[4];
+#pragma GCC unroll 4
+        for (int c = 0; c < 4; ++c) {
+          a0[c] = vload<VT>(at(Li, j + c));
+          a1[c] = vload<VT>(at(Li1, j + c));
+        }
+        for (int k = 0; k < j; ++k) {
+          const VT x0 = vload<VT>(at(Li, k)), x1 = vload<VT>(at(Li1, k));
+#pragma GCC unroll 4
+          for (int c = 0; c < 4; ++c) {
+            const VT y = vload<VT>(cat(Lc[c], k));
+            a0[c] -= x0 * y;
+            a1[c] -= x1 * y;
+          }
+        }
+        // The 4 x 4 triangle of columns j..j+3 itself, column by column.
+#pragma GCC unroll 4
+        for (int c = 0; c < 4; ++c) {
+#pragma GCC unroll 4
+          for (int c2 = 0; c2 < c; ++c2) {
+            const VT y = vload<VT>(cat(Lc[c], j + c2));  // L[j+c][j+c2]
+            a0[c] -= a0[c2] * y;
+            a1[c] -= a1[c2] * y;
+          }
+          const VT dj = vload<VT>(at(invd, j + c));
+          a0[c] *= dj;
+          a1[c] *= dj;
+          vstore(at(Li, j + c), a0[c]);
+          vstore(at(Li1, j + c), a1[c]);
+        }
+      }
+      for (; j + 1 < i; j += 2) {
+        const T* Lj = L + rowbase(j) * V;
+        const T* Lj1 = L + rowbase(j + 1) * V;
+        VT a00 = vload<VT>(at(Li, j)), a01 = vload<VT>(at(Li, j + 1));
+        VT a10 = vload<VT>(at(Li1, j)), a11 = vload<VT>(at(Li1, j + 1));
+        for (int k = 0; k < j; ++k) {
+          const VT x0 = vload<VT>(at(Li, k)), x1 = vload<VT>(at(Li1, k));
+          const VT y0 = vload<VT>(cat(Lj, k)), y1 = vload<VT>(cat(Lj1, k));
+          a00 -= x0 * y0;
+          a01 -= x0 * y1;
+          a10 -= x1 * y0;
+          a11 -= x1 * y1;
+        }
+        const VT dj = vload<VT>(at(invd, j)), dj1 = vload<VT>(at(invd, j + 1));
+        const VT y = vload<VT>(cat(Lj1, j));  // L[j+1][j]
+        const VT l0 = a00 * dj, l1 = a10 * dj;
+        vstore(at(Li, j), l0);
+        vstore(at(Li1, j), l1);
+        vstore(at(Li, j + 1), (a01 - l0 * y) * dj1);
+        vstore(at(Li1, j + 1), (a11 - l1 * y) * dj1);
+      }
+      for (; j < i; ++j) {  // the last odd column
+        const T* Lj = L + rowbase(j) * V;
+        VT a0 = vload<VT>(at(Li, j)), a1 = vload<VT>(at(Li1, j));
+        for (int k = 0; k < j; ++k) {
+          const VT y = vload<VT>(cat(Lj, k));
+          a0 -= vload<VT>(at(Li, k)) * y;
+          a1 -= vload<VT>(at(Li1, k)) * y;
+        }
+        const VT dj = vload<VT>(at(invd, j));
+        vstore(at(Li, j), a0 * dj);
+        vstore(at(Li1, j), a1 * dj);
+      }
+      // Diagonal of row i.
+      VT d = vload<VT>(at(Li, i));
+      for (int k = 0; k < i; ++k) {
+        const VT x = vload<VT>(at(Li, k));
+        d -= x * x;
+      }
+      pivot(at(Li, i), at(invd, i), d);
+      if (!two) break;
+      // Row i+1: column i, then its diagonal.
+      VT o = vload<VT>(at(Li1, i)), d1 = vload<VT>(at(Li1, i + 1));
+      for (int k = 0; k < i; ++k) {
+        const VT x = vload<VT>(at(Li, k)), x1 = vload<VT>(at(Li1, k));
+        o -= x1 * x;
+        d1 -= x1 * x1;
+      }
+      const VT l = o * vload<VT>(at(invd, i));
+      vstore(at(Li1, i), l);
+      pivot(at(Li1, i + 1), at(invd, i + 1), d1 - l * l);
+    }
+  }
+
+  /// y <- (L L^T)^-1 y for the V lanes: forward then backward substitution, two rows at a time
+  /// (each loaded vector of y or L serves two FMAs). U is T or double (products in U).
+  template <class U>
+  void solve_in_place(U* y) const {
+    using VU = typename VecOf<U, V>::type;
+    const int N = pb_.N;
+    const T* L = l_.data();
+    const T* invd = invd_.data();
+    auto lv = [&](const T* p) { return vconvert<VU>(vload<VT>(p)); };
+    auto yp = [&](int k) { return y + std::size_t(k) * V; };
+    for (int i = 0; i < N; i += 2) {
+      const bool two = i + 1 < N;
+      const T* Li = L + rowbase(i) * V;
+      const T* Li1 = two ? L + rowbase(i + 1) * V : Li;
+      VU a0 = vload<VU>(yp(i));
+      VU a1 = two ? vload<VU>(yp(i + 1)) : VU{};
+      for (int k = 0; k < i; ++k) {
+        const VU yk = vload<VU>(yp(k));
+        a0 -= lv(Li + std::size_t(k) * V) * yk;
+        a1 -= lv(Li1 + std::size_t(k) * V) * yk;
+      }
+      const VU yi = a0 * lv(invd + std::size_t(i) * V);
+      vstore(yp(i), yi);
+      if (two) {
+        a1 -= lv(Li1 + std::size_t(i) * V) * yi;
+        vstore(yp(i + 1), a1 * lv(invd + std::size_t(i + 1) * V));
+      }
+    }
+    int i = N - 1;
+    for (; i >= 1; i -= 2) {
+      const T* Li = L + rowbase(i) * V;
+      const T* Lm = L + rowbase(i - 1) * V;
+      const VU xi = vload<VU>(yp(i)) * lv(invd + std::size_t(i) * V);
+      vstore(yp(i), xi);
+      const VU xm =
+          (vload<VU>(yp(i - 1)) - lv(Li + std::size_t(i - 1) * V) * xi) * lv(invd + std::size_t(i - 1) * V);
+      vstore(yp(i - 1), xm);
+      for (int k = 0; k < i - 1; ++k)
+        vstore(yp(k), vload<VU>(yp(k)) - lv(Li + std::size_t(k) * V) * xi -
+                          lv(Lm + std::size_t(k) * V) * xm);
+    }
+    if (i == 0) vstore(yp(0), vload<VU>(yp(0)) * lv(invd));
+  }
+
+  /// est_[v] ~ ||G^-1||_1 by Hager's method with Higham's refinements (LAPACK xLACN2, at most 5
+  /// iterations, then the alternating-sign test vector), all lanes in step; cond_ = ||G||_1 est.
+  void estimate_condition() {
+    const int N = pb_.N;
+    T* x = hx_.data();
+    T* z = hz_.data();
+    double est[V];
+    int j[V];
+    bool active[V];
+    std::uint8_t sgn[kMaxUnknowns][V];
+    auto norm1 = [&](const T* a, int v) {
+      double s = 0;
+      for (int k = 0; k < N; ++k) s += std::fabs(double(a[std::size_t(k) * V + v]));
+      return s;
+    };
+    auto argmax = [&](const T* a, int v) {
+      int best = 0;
+      T m = -1;
+      for (int k = 0; k < N; ++k) {
+        const T q = std::fabs(a[std::size_t(k) * V + v]);
+        if (q > m) m = q, best = k;
+      }
+      return best;
+    };
+    std::fill(x, x + std::size_t(N) * V, T(1) / T(N));
+    solve_in_place(x);
+    for (int v = 0; v < V; ++v) {
+      est[v] = norm1(x, v);
+      active[v] = N > 1;
+    }
+    if (N > 1) {
+      for (int k = 0; k < N; ++k)
+        for (int v = 0; v < V; ++v) {
+          sgn[k][v] = x[std::size_t(k) * V + v] >= 0;
+          z[std::size_t(k) * V + v] = sgn[k][v] ? T(1) : T(-1);
+        }
+      solve_in_place(z);
+      for (int v = 0; v < V; ++v) j[v] = argmax(z, v);
+      for (int iter = 2; iter <= 5; ++iter) {
+        std::fill(x, x + std::size_t(N) * V, T(0));
+        for (int v = 0; v < V; ++v) x[std::size_t(j[v]) * V + v] = T(1);
+        solve_in_place(x);
+        bool any = false;
+        for (int v = 0; v < V; ++v) {
+          if (!active[v]) continue;
+          const double e = norm1(x, v);
+          bool repeated = true;
+          for (int k = 0; k < N && repeated; ++k)
+            repeated = (x[std::size_t(k) * V + v] >= 0) == bool(sgn[k][v]);
+          if (repeated || e <= est[v]) {
+            est[v] = std::max(est[v], e);
+            active[v] = false;
+            continue;
+          }
+          est[v] = e;
+          for (int k = 0; k < N; ++k) sgn[k][v] = x[std::size_t(k) * V + v] >= 0;
+          any = true;
+        }
+        if (!any) break;
+        for (int k = 0; k < N; ++k)
+          for (int v = 0; v < V; ++v) z[std::size_t(k) * V + v] = sgn[k][v] ? T(1) : T(-1);
+        solve_in_place(z);
+        for (int v = 0; v < V; ++v) {
+          if (!active[v]) continue;
+          const int last = j[v];
+          j[v] = argmax(z, v);
+          if (!(std::fabs(z[std::size_t(last) * V + v]) != std::fabs(z[std::size_t(j[v]) * V + v])))
+            active[v] = false;
+        }
+      }
+      for (int k = 0; k < N; ++k) {
+        const T a = T(1) + T(k) / T(N - 1);
+        for (int v = 0; v < V; ++v) x[std::size_t(k) * V + v] = (k % 2) ? -a : a;
+      }
+      solve_in_place(x);
+      for (int v = 0; v < V; ++v) est[v] = std::max(est[v], 2.0 * norm1(x, v) / (3.0 * N));
+    }
+    for (int v = 0; v < V; ++v) cond_[v] = norm1_[v] * est[v];
+  }
+
+  /// out[k] = init[k] + sum_i A_ik src[i] for the V lanes (A^T src), four k at a time so that
+  /// each loaded src vector serves four FMAs. init may be null (zero).
+  void at_times(const double* src, const double* init, double scale, double* out) const {
+    const int M = pb_.M, N = pb_.N, ld = pb_.ld4;
+    const double* A = pb_.a4.data();
+    for (int k0 = 0; k0 < N; k0 += 4) {
+      VD c0{}, c1{}, c2{}, c3{};
+      for (int i = 0; i < M; ++i) {
+        const VD s = vload<VD>(src + std::size_t(i) * V);
+        const double* a = A + std::size_t(i) * ld + k0;
+        c0 += a[0] * s;
+        c1 += a[1] * s;
+        c2 += a[2] * s;
+        c3 += a[3] * s;
+      }
+      const VD c[4] = {c0, c1, c2, c3};
+      for (int q = 0; q < 4 && k0 + q < N; ++q) {
+        const std::size_t o = std::size_t(k0 + q) * V;
+        vstore(out + o, init ? vload<VD>(init + o) * scale + c[q] : c[q]);
+      }
+    }
+  }
+
+  void rhs_from_data(double* out) const { at_times(b_.data(), nullptr, 0, out); }
+
+  /// r_[i] = w_i (b_i - A_i . x) in float64, four rows at a time (each x_k vector serves four).
+  void residual_vector() {
+    const int M = pb_.M, N = pb_.N, ld = pb_.ld4;
+    const double* A = pb_.a4.data();
+    int i = 0;
+    for (; i + 3 < M; i += 4) {
+      VD t0 = vload<VD>(&b_[std::size_t(i) * V]), t1 = vload<VD>(&b_[std::size_t(i + 1) * V]);
+      VD t2 = vload<VD>(&b_[std::size_t(i + 2) * V]), t3 = vload<VD>(&b_[std::size_t(i + 3) * V]);
+      const double* a = A + std::size_t(i) * ld;
+      for (int k = 0; k < N; ++k) {
+        const VD xk = vload<VD>(&x_[std::size_t(k) * V]);
+        t0 -= a[k] * xk;
+        t1 -= a[ld + k] * xk;
+        t2 -= a[2 * ld + k] * xk;
+        t3 -= a[3 * ld + k] * xk;
+      }
+      const VD t[4] = {t0, t1, t2, t3};
+      for (int q = 0; q < 4; ++q) {
+        const std::size_t o = std::size_t(i + q) * V;
+        vstore(&r_[o], vload<VD>(&w_[o]) * t[q]);
+      }
+    }
+    for (; i < M; ++i) {
+      VD t = vload<VD>(&b_[std::size_t(i) * V]);
+      const double* a = A + std::size_t(i) * ld;
+      for (int k = 0; k < N; ++k) t -= a[k] * vload<VD>(&x_[std::size_t(k) * V]);
+      const std::size_t o = std::size_t(i) * V;
+      vstore(&r_[o], vload<VD>(&w_[o]) * t);
+    }
+  }
+
+  /// y_ = A_p^T r - lambda x (the gradient of the regularised objective, halved).
+  void correction_rhs() { at_times(r_.data(), x_.data(), -pb_.options.lambda, y_.data()); }
+
+  /// Lanes without gaps: x = op b with the shared SVD's operator (four rows of op at a time).
+  void shared_path() {
+    const int M = pb_.M, N = pb_.N;
+    const double* op = pb_.op4.data();
+    for (int k0 = 0; k0 < N; k0 += 4) {
+      VD c0{}, c1{}, c2{}, c3{};
+      const double* o = op + std::size_t(k0) * M;
+      for (int i = 0; i < M; ++i) {
+        const VD s = vload<VD>(&b_[std::size_t(i) * V]);
+        c0 += o[i] * s;
+        c1 += o[M + i] * s;
+        c2 += o[2 * M + i] * s;
+        c3 += o[3 * M + i] * s;
+      }
+      const VD c[4] = {c0, c1, c2, c3};
+      for (int q = 0; q < 4 && k0 + q < N; ++q)
+        for (int v = 0; v < V; ++v)
+          if (kind_[v] == kShared) x_[std::size_t(k0 + q) * V + v] = c[q][v];
+    }
+  }
+
+  /// rss_[v]: sum over observed rows of (A_i . x - b_i)^2, float64.
+  void residuals() {
+    residual_vector();
+    VD acc{};
+    for (int i = 0; i < pb_.M; ++i) {
+      const VD r = vload<VD>(&r_[std::size_t(i) * V]);
+      acc += r * r;
+    }
+    for (int v = 0; v < V; ++v) rss_[v] = acc[v];
+  }
+
+  void finish(std::size_t p0, int v) {
+    const std::size_t p = p0 + std::size_t(v);
+    const int N = pb_.N;
+    PixelOutcome o;
+    switch (kind_[v]) {
+      case kPad:
+      case kEmpty:
+        return;  // init_result: status 3, NaN, count 0
+      case kShared:
+        o = pb_.shared.outcome;
+        break;
+      case kChol:
+        if (fail_[v] || (pb_.options.method == Method::Auto && cond_[v] > pb_.threshold)) {
+          dense(p, v, true);
+          return;
+        }
+        o.status = cnt_[v] < N ? kUnderdetermined : kOk;
+        o.condition = float(std::sqrt(cond_[v]));
+        break;
+      case kDense:
+        dense(p, v, pb_.options.method == Method::Auto || pb_.options.method == Method::Normal);
+        return;
+    }
+    for (int k = 0; k < N; ++k) xs_[std::size_t(k)] = x_[std::size_t(k) * V + v];
+    store_pixel(out_, p, xs_.data(), o, std::sqrt(rss_[v] / double(cnt_[v])), cnt_[v]);
+  }
+
+  /// One pixel through Eigen: the float64 SVD fallback, or the qr / svd methods.
+  void dense(std::size_t p, int v, bool fallback) {
+    px_.rows.clear();
+    px_.b.clear();
+    for (int i = 0; i < pb_.M; ++i)
+      if (w_[std::size_t(i) * V + v] != 0) {
+        px_.rows.push_back(i);
+        px_.b.push_back(b_[std::size_t(i) * V + v]);
+      }
+    const double lambda = pb_.options.lambda;
+    constexpr bool f32 = std::is_same_v<T, float>;
+    PixelOutcome o;
+    if (fallback) {
+      o = svd_pixel<double>(pb_.design, px_, lambda, xs_.data());
+      ++fallbacks_;
+    } else if (pb_.options.method == Method::Qr) {
+      o = f32 ? qr_pixel<float>(pb_.design, px_, lambda, xs_.data())
+              : qr_pixel<double>(pb_.design, px_, lambda, xs_.data());
+    } else {
+      o = f32 ? svd_pixel<float>(pb_.design, px_, lambda, xs_.data())
+              : svd_pixel<double>(pb_.design, px_, lambda, xs_.data());
+    }
+    store_pixel(out_, p, xs_.data(), o, residual_rms(pb_.design, px_, xs_.data()),
+                int(px_.rows.size()));
+  }
+
+  const Problem<T>& pb_;
+  Result& out_;
+  std::vector<double> b_, w_, r_;
+  std::vector<T> gaos_, l_, invd_, hx_, hz_, colsum_;
+  std::vector<double> x_, y_, xs_;
+  std::vector<int> obs_, miss_;
+  std::vector<const T*> rowp_;
+  PixelData px_;
+  int cnt_[V] = {};
+  Kind kind_[V] = {};
+  T tol_[V] = {};
+  std::uint8_t fail_[V] = {};
+  double norm1_[V] = {}, cond_[V] = {}, rss_[V] = {};
+  std::uint64_t fallbacks_ = 0;
+};
+
+template <class T, int V>
+void run(const Cube& cube, const Design& design, const Options& options, const SharedSvd& shared,
+         Result& out, Progress* progress) {
+  const Problem<T> pb(cube, design, options, shared);
+  const std::size_t P = cube.pixels();
+  const std::size_t groups_per_chunk = kChunkPixels / V;
+  const std::size_t groups = (P + V - 1) / V;
+  std::atomic<std::uint64_t> fallbacks{0};
+  for (std::size_t g0 = 0; g0 < groups; g0 += groups_per_chunk) {
+    progress_check(progress);
+    const std::size_t g1 = std::min(groups, g0 + groups_per_chunk);
+#pragma omp parallel
+    {
+      GroupSolver<T, V> gs(pb, out);
+#pragma omp for schedule(dynamic, 4)
+      for (std::size_t g = g0; g < g1; ++g) {
+        const std::size_t p0 = g * V;
+        gs.solve(p0, int(std::min<std::size_t>(V, P - p0)));
+      }
+      fallbacks += gs.fallbacks();
+    }
+    progress_set(progress, double(g1) / double(groups));
+  }
+  out.fallback_pixels = fallbacks.load();
+}
+
+class CpuSolver final : public Solver {
+ public:
+  Backend backend() const override { return Backend::Cpu; }
+
+  void solve(const Cube& cube, const Design& design, const Options& options, Result& out,
+             Progress* progress) override {
+    validate(cube, design, options);
+    const auto t0 = Clock::now();
+    init_result(out, cube, design);
+    const SharedSvd shared = shared_svd(design, options.lambda);
+    if (options.precision == Precision::Fp32) run<float, kLanesFp32>(cube, design, options, shared, out, progress);
+    else run<double, kLanesFp64>(cube, design, options, shared, out, progress);
+    out.shared_rank = shared.rank;
+    out.shared_pixels = 0;
+    for (std::size_t p = 0; p < out.count.size(); ++p)
+      out.shared_pixels += std::size_t(out.count[p]) == cube.m;
+    count_statuses(out);
+    out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Solver> make_cpu_solver() { return std::make_unique<CpuSolver>(); }
+
+}  // namespace simscope::lsq::detail

@@ -1,0 +1,78 @@
+#pragma once
+/// @file Internals of the lsq workload shared by its .cpp/.cu files (not a public API).
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lsq/lsq.hpp"
+
+namespace simscope::lsq::detail {
+
+/// A fresh, never-zero Cube::generation value.
+std::uint64_t next_generation();
+/// "1.23 GiB".
+std::string gib(double bytes);
+/// Host bytes of the outputs of an N-unknown, P-pixel solve (Result + the app's float copies).
+double output_bytes(std::size_t n, std::size_t pixels);
+
+std::unique_ptr<Solver> make_cpu_solver();
+/// The CUDA back end (lsq_cuda.cu); only linked when SIMSCOPE_HAVE_CUDA.
+std::unique_ptr<Solver> make_cuda_solver();
+
+/// Resizes and clears `out` for a cube/design pair (solution NaN, maps zero).
+void init_result(Result& out, const Cube& cube, const Design& design);
+/// Fills out.status_counts from out.status.
+void count_statuses(Result& out);
+
+/// The status and condition of one pixel's solve.
+struct PixelOutcome {
+  std::uint8_t status = kOk;
+  float condition = 0;
+};
+
+/// Rows and values of one pixel: the observed row indices and b at those rows.
+struct PixelData {
+  std::vector<int> rows;
+  std::vector<double> b;
+};
+/// Gathers pixel p of the cube (strided reads over the M observations).
+void gather_pixel(const Cube& cube, std::size_t p, PixelData& out);
+
+/// The shared solution of the pixels without gaps: one float64 SVD of A (Golub & Van Loan 5.5):
+/// x = op * b with op = V diag(f_i) U^T (N x M, row-major), f_i = s_i / (s_i^2 + lambda) for
+/// the retained singular values (rank rule of lsq.hpp on [A; sqrt(lambda) I]), 0 otherwise.
+struct SharedSvd {
+  std::vector<double> op;  ///< N x M
+  int rank = 0;
+  PixelOutcome outcome;    ///< status (1 if M < N, 2 if rank < N, else 0) and condition
+};
+SharedSvd shared_svd(const Design& design, double lambda);
+
+/// Minimum-norm (Tikhonov) solution of one pixel by an SVD of its observed rows in precision T
+/// (Eigen's JacobiSVD; float64 for the fallback of the normal-equation methods). `x` gets N
+/// values. Status 1 if m_p < N, 2 if the numerical rank (lsq.hpp's rule with T's epsilon) is
+/// below N, else 0; condition = s_max / s_r over the retained singular values of
+/// [A_p; sqrt(lambda) I] (+inf when none is retained). m_p must be >= 1.
+template <class T>
+PixelOutcome svd_pixel(const Design& design, const PixelData& px, double lambda, double* x);
+
+/// The same by Eigen's CompleteOrthogonalDecomposition (column-pivoted QR, then the minimum-norm
+/// solution when rank-deficient) of [A_p; sqrt(lambda) I] in precision T; condition =
+/// max|t_ii| / min|t_ii| of its triangular factor (a rough estimate).
+template <class T>
+PixelOutcome qr_pixel(const Design& design, const PixelData& px, double lambda, double* x);
+
+/// sqrt(mean over the observed rows of (A_i . x - b_i)^2), in float64.
+double residual_rms(const Design& design, const PixelData& px, const double* x);
+
+/// Writes pixel p's outputs (x of N values, status, condition, residual, count) into `out`.
+void store_pixel(Result& out, std::size_t p, const double* x, const PixelOutcome& o,
+                 double residual, int count);
+
+/// Solves the listed pixels (indices into the cube) one by one with `method` (Qr, Svd, or the
+/// float64 SVD fallback for Auto/Normal), OpenMP across pixels; writes their outputs.
+void solve_pixels_dense(const Cube& cube, const Design& design, const Options& options,
+                        const std::vector<std::size_t>& pixels, Result& out);
+
+}  // namespace simscope::lsq::detail
