@@ -1,0 +1,120 @@
+// The worker thread: a newer request supersedes older work (the running job is cancelled and
+// its result never published), errors come back as text, previews precede full results.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "core/error.hpp"
+#include "worker.hpp"
+
+namespace simscope::app {
+namespace {
+
+const Schema& fake_schema() {
+  static const Schema s("fake", {{"n", ParamType::Int, std::int64_t(1), 0, 1000, {}, "", "id"},
+                                 {"ms", ParamType::Int, std::int64_t(0), 0, 10000, {}, "", "ms"},
+                                 {"fail", ParamType::Bool, false, 1, 0, {}, "", "throw"}});
+  return s;
+}
+
+/// Takes `ms` milliseconds in 1 ms steps, checking for cancellation; returns n as a 1x1 output.
+class FakeWorkload final : public Workload {
+ public:
+  explicit FakeWorkload(std::atomic<int>* finished) : finished_(finished) {}
+  const Schema& schema() const override { return fake_schema(); }
+  RunResult run(const ParamSet& p, Backend b, const RunRequest& req, Progress* progress) override {
+    if (p.get_bool("fail")) throw Error("fake: bad input");
+    const int ms = int(p.get_int("ms"));
+    for (int i = 0; i < ms; ++i) {
+      progress->check();
+      progress->set(double(i) / ms);
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    RunResult r;
+    r.params = p;
+    r.backend = b;
+    r.preview = req.preview;
+    r.outputs.push_back({"n", "n", "", io::DType::Float32, {1, 1}, {float(p.get_int("n"))}});
+    ++*finished_;
+    return r;
+  }
+  ViewImage view_image(const RunResult&, const std::string&) const override { return {}; }
+  std::string describe_sample(const RunResult&, int, int) const override { return ""; }
+
+ private:
+  std::atomic<int>* finished_;
+};
+
+ParamSet params(int n, int ms, bool fail = false) {
+  ParamSet p = fake_schema().defaults();
+  p.set("n", std::int64_t(n));
+  p.set("ms", std::int64_t(ms));
+  p.set("fail", fail);
+  return p;
+}
+
+std::optional<Worker::Event> wait_event(Worker& w, double seconds = 10) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < end) {
+    if (auto e = w.poll()) return e;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return std::nullopt;
+}
+
+TEST(Worker, NewerRequestSupersedesTheRunningOne) {
+  std::atomic<int> finished{0};
+  Worker w(std::make_unique<FakeWorkload>(&finished));
+  w.submit(params(1, 5000), Backend::Cpu, false);  // long
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  EXPECT_TRUE(w.busy());
+  w.submit(params(2, 5), Backend::Cpu, false);
+  const auto e = wait_event(w);
+  ASSERT_TRUE(e && e->result) << "no result";
+  EXPECT_EQ(e->result->outputs[0].data[0], 2.0f) << "the newest request's result";
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(w.poll().has_value()) << "the superseded job published nothing";
+  EXPECT_EQ(finished.load(), 1) << "the superseded job was cancelled, not finished";
+  EXPECT_FALSE(w.busy());
+}
+
+TEST(Worker, ErrorsComeBackAsText) {
+  std::atomic<int> finished{0};
+  Worker w(std::make_unique<FakeWorkload>(&finished));
+  w.submit(params(1, 0, true), Backend::Cpu, false);
+  const auto e = wait_event(w);
+  ASSERT_TRUE(e);
+  EXPECT_FALSE(e->result);
+  EXPECT_EQ(e->error, "fake: bad input");
+}
+
+TEST(Worker, PreviewThenFullResult) {
+  std::atomic<int> finished{0};
+  Worker w(std::make_unique<FakeWorkload>(&finished));
+  w.submit(params(3, 20), Backend::Cpu, true);
+  auto first = wait_event(w);
+  ASSERT_TRUE(first && first->result);
+  std::optional<Worker::Event> second = first->result->preview ? wait_event(w) : std::nullopt;
+  // The preview may be overtaken by the full result between two polls; the last one is full.
+  const RunResult& last = second ? *second->result : *first->result;
+  EXPECT_FALSE(last.preview);
+  EXPECT_EQ(finished.load(), 2);
+}
+
+TEST(Worker, CancelKeepsNothingRunning) {
+  std::atomic<int> finished{0};
+  Worker w(std::make_unique<FakeWorkload>(&finished));
+  w.submit(params(1, 5000), Backend::Cpu, false);
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  EXPECT_GT(w.progress(), 0.0);
+  w.cancel();
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_FALSE(w.busy());
+  EXPECT_FALSE(w.poll().has_value());
+  EXPECT_EQ(finished.load(), 0);
+}
+
+}  // namespace
+}  // namespace simscope::app
