@@ -1,0 +1,338 @@
+// Back-end-independent parts of the oscillators workload (oscillators.hpp): initial states,
+// reference observables, layouts, studies, the checks shared by the back ends.
+#include "oscillators/oscillators.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <new>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "io/npy.hpp"
+#include "oscillators/oscillators_internal.hpp"
+#include "oscillators/sl_rhs.hpp"
+
+namespace simscope::oscillators {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kTwoPi = 6.283185307179586;
+
+void alloc_state(State& s, int nodes, int members) {
+  s.members = members;
+  s.nodes = nodes;
+  try {
+    s.x.assign(std::size_t(members) * std::size_t(nodes), 0.0);
+    s.y.assign(std::size_t(members) * std::size_t(nodes), 0.0);
+  } catch (const std::bad_alloc&) {
+    throw Error("cannot allocate the state of " + std::to_string(members) + " x " +
+                std::to_string(nodes) + " oscillators: lower ensemble.size or network.nodes");
+  }
+}
+
+}  // namespace
+
+void Series::clear() {
+  step.clear(), msd.clear(), order.clear(), finite.clear(), watch_msd.clear();
+  watch_order.clear();
+}
+
+// ---- states ------------------------------------------------------------------------------------
+
+State initial_state(const std::string& kind, int nodes, int members, std::uint64_t seed) {
+  if (kind != "random" && kind != "uniform_phase")
+    throw Error("init: expected random, uniform_phase or file, got '" + kind + "'");
+  if (nodes < 1 || members < 1)
+    throw Error("initial state: network.nodes and ensemble.size must be >= 1");
+  State s;
+  alloc_state(s, nodes, members);
+  const bool random = kind == "random";
+#pragma omp parallel for schedule(static)
+  for (int k = 0; k < members; ++k) {
+    detail::Rng rng(detail::member_seed(seed, k, 2));
+    for (int i = 0; i < nodes; ++i) {
+      const std::size_t at = std::size_t(k) * nodes + i;
+      if (random) {
+        s.x[at] = rng.normal();
+        s.y[at] = rng.normal();
+      } else {
+        const double th = kTwoPi * rng.uniform();
+        s.x[at] = std::cos(th);
+        s.y[at] = std::sin(th);
+      }
+    }
+  }
+  return s;
+}
+
+State load_initial_state(const std::string& path, int nodes, int members) {
+  if (path.empty()) throw Error("init.file: no file given (init=file)");
+  const io::NpyArray a = io::read_npy(path);
+  if (a.dtype != io::DType::Float32 && a.dtype != io::DType::Float64)
+    throw Error(path + ": init.file must hold float32 or float64 values, not " +
+                io::to_string(a.dtype));
+  const auto& sh = a.shape;
+  const bool per_node = sh.size() == 2 && sh[0] == std::size_t(nodes) && sh[1] == 2;
+  const bool per_member = sh.size() == 3 && sh[0] == std::size_t(members) &&
+                          sh[1] == std::size_t(nodes) && sh[2] == 2;
+  if (!per_node && !per_member)
+    throw Error(path + ": init.file has shape " + a.shape_text() + "; expected (" +
+                std::to_string(nodes) + ", 2) for every member or (" + std::to_string(members) +
+                ", " + std::to_string(nodes) + ", 2) with network.nodes = " +
+                std::to_string(nodes) + ", ensemble.size = " + std::to_string(members));
+  const std::vector<double> v = a.to_double();
+  for (std::size_t q = 0; q < v.size(); ++q)
+    if (!std::isfinite(v[q])) {
+      std::ostringstream m;
+      m << path << ": init.file value " << v[q] << " at ";
+      if (per_node) m << "[" << q / 2 << ", " << q % 2 << "]";
+      else m << "[" << q / (2 * std::size_t(nodes)) << ", " << (q / 2) % std::size_t(nodes) << ", "
+             << q % 2 << "]";
+      m << " is not finite";
+      throw Error(m.str());
+    }
+  State s;
+  alloc_state(s, nodes, members);
+  for (int k = 0; k < members; ++k)
+    for (int i = 0; i < nodes; ++i) {
+      const std::size_t src = per_node ? std::size_t(i) : std::size_t(k) * nodes + i;
+      s.x[std::size_t(k) * nodes + i] = v[2 * src];
+      s.y[std::size_t(k) * nodes + i] = v[2 * src + 1];
+    }
+  return s;
+}
+
+// ---- observables -------------------------------------------------------------------------------
+
+double mean_square_deviation(const double* x, int n) {
+  if (n <= 0) return 0;
+  double m = 0;
+  for (int i = 0; i < n; ++i) m += x[i];
+  m /= n;
+  double s = 0;
+  for (int i = 0; i < n; ++i) s += (x[i] - m) * (x[i] - m);
+  return s / n;
+}
+
+double order_parameter(const double* x, const double* y, int n) {
+  if (n <= 0) return 0;
+  double c = 0, s = 0;
+  for (int i = 0; i < n; ++i) {
+    const double r = std::hypot(x[i], y[i]);
+    if (r > 0) c += x[i] / r, s += y[i] / r;
+    else c += 1;  // theta = atan2(0, 0) = 0
+  }
+  return std::hypot(c, s) / n;
+}
+
+void rates(const Topologies& t, int member, const Model& m, const double* x, const double* y,
+           double* dx, double* dy) {
+  const double he = m.coupling / 2;
+  for (int i = 0; i < t.nodes; ++i) {
+    double nsum = 0, deg = 0;
+    for (std::int64_t q = t.begin(member, i); q < t.end(member, i); ++q) {
+      const double w = t.weighted() ? t.weight[std::size_t(q)] : 1.0;
+      nsum += w * x[t.col[std::size_t(q)]];
+      deg += w;
+    }
+    detail::sl_rhs(x[i], y[i], nsum, 1.0 - he * deg, m.omega, m.c, he, dx[i], dy[i]);
+  }
+}
+
+// ---- shared checks -----------------------------------------------------------------------------
+
+namespace detail {
+
+void check_load(const Topologies& t, const State& s) {
+  if (t.nodes < 1 || t.members < 1)
+    throw Error("network.nodes and ensemble.size must be >= 1 (got " + std::to_string(t.nodes) +
+                " nodes, " + std::to_string(t.members) + " members)");
+  if (t.nodes > kMaxNodes || t.members > kMaxMembers)
+    throw Error("network.nodes must be <= " + std::to_string(kMaxNodes) +
+                " and ensemble.size <= " + std::to_string(kMaxMembers));
+  if (double(t.nodes) * double(t.members) > kMaxOscillators)
+    throw Error("ensemble.size x network.nodes = " +
+                std::to_string(std::int64_t(t.nodes) * t.members) + " oscillators is more than " +
+                "the limit of 4e8; lower one of them");
+  if (s.nodes != t.nodes || s.members != t.members ||
+      s.x.size() != std::size_t(t.nodes) * std::size_t(t.members) || s.y.size() != s.x.size())
+    throw Error("initial state of " + std::to_string(s.members) + " x " +
+                std::to_string(s.nodes) + " does not match the " + std::to_string(t.members) +
+                " networks of " + std::to_string(t.nodes) + " nodes");
+  if (t.row_ptr.size() != std::size_t(t.graphs()) * t.nodes + 1)
+    throw Error("topologies: row_ptr has the wrong size");
+  if (t.weighted() && t.weight.size() != t.col.size())
+    throw Error("topologies: weight and col differ in length");
+  for (std::size_t q = 0; q < s.x.size(); ++q)
+    if (!std::isfinite(s.x[q]) || !std::isfinite(s.y[q]))
+      throw Error("initial state: oscillator " + std::to_string(q % std::size_t(t.nodes)) +
+                  " of member " + std::to_string(q / std::size_t(t.nodes)) + " is not finite");
+}
+
+void check_advance(double dt, std::int64_t steps, const Recording& rec) {
+  if (!std::isfinite(dt) || !(dt > 0))
+    throw Error("integrator.dt must be a finite number > 0, got " + std::to_string(dt));
+  if (steps < 0) throw Error("integrator.steps must be >= 0, got " + std::to_string(steps));
+  if (rec.every < 1)
+    throw Error("record.every must be >= 1, got " + std::to_string(rec.every));
+  if (rec.transient < 0)
+    throw Error("integrator.transient must be >= 0, got " + std::to_string(rec.transient));
+}
+
+std::int64_t steps_for_samples(std::int64_t first, std::int64_t every, std::int64_t cap) {
+  const std::int64_t limit = (first / every + cap + 1) * every - 1 - first;
+  return std::max<std::int64_t>(1, limit);
+}
+
+}  // namespace detail
+
+std::unique_ptr<Ensemble> make_ensemble(Backend backend) {
+  if (backend == Backend::Cpu) return detail::make_cpu_ensemble();
+  const CudaStatus& s = cuda_status();
+  if (!s.usable) throw Error("oscillators: the CUDA back end cannot run (" + s.reason + ")");
+  return detail::make_cuda_ensemble();
+}
+
+#ifndef SIMSCOPE_HAVE_CUDA
+namespace detail {
+std::unique_ptr<Ensemble> make_cuda_ensemble() {
+  throw Error("oscillators: the CUDA back end is not available (" + cuda_status().reason + ")");
+}
+}  // namespace detail
+#endif
+
+// ---- studies -----------------------------------------------------------------------------------
+
+void validate(const StudyOptions& o) {
+  if (!std::isfinite(o.dt) || !(o.dt > 0))
+    throw Error("integrator.dt must be a finite number > 0, got " + std::to_string(o.dt));
+  if (o.steps < 1) throw Error("integrator.steps must be >= 1, got " + std::to_string(o.steps));
+  if (o.transient < 0 || o.transient >= o.steps)
+    throw Error("integrator.transient must be in [0, integrator.steps) so that some steps are "
+                "averaged; got transient = " +
+                std::to_string(o.transient) + ", steps = " + std::to_string(o.steps));
+  if (o.every < 1) throw Error("record.every must be >= 1, got " + std::to_string(o.every));
+  if (o.steps / o.every > detail::kMaxSamples)
+    throw Error("record.every = " + std::to_string(o.every) + " would record " +
+                std::to_string(o.steps / o.every) + " samples of msd_t/order_t (at most " +
+                std::to_string(detail::kMaxSamples) + "): raise record.every");
+  for (double v : {o.model.omega, o.model.c, o.model.coupling})
+    if (!std::isfinite(v)) throw Error("model.omega, model.c and model.coupling must be finite");
+}
+
+void ensemble_mean(const std::vector<double>& v, double& mean, double& sem, std::int64_t& n) {
+  n = 0;
+  double s = 0;
+  for (double a : v)
+    if (std::isfinite(a)) s += a, ++n;
+  mean = n > 0 ? s / double(n) : kNaN;
+  if (n < 2) {
+    sem = kNaN;
+    return;
+  }
+  double ss = 0;
+  for (double a : v)
+    if (std::isfinite(a)) ss += (a - mean) * (a - mean);
+  sem = std::sqrt(ss / double(n - 1)) / std::sqrt(double(n));
+}
+
+StudyResult run_study(Ensemble& e, const Topologies& t, const State& init, const StudyOptions& o,
+                      Progress* progress) {
+  validate(o);
+  progress_check(progress);
+  e.load(t, init, o.precision);
+  Recording rec;
+  rec.transient = o.transient;
+  rec.every = o.every;
+  Series series;
+  const auto t0 = std::chrono::steady_clock::now();
+  e.advance(o.model, o.dt, o.steps, rec, series, progress);
+  StudyResult r;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  MemberStats ms = e.member_stats(o.transient);
+  r.msd = std::move(ms.msd_mean);
+  r.failed = std::move(ms.failed);
+  r.failed_count = std::count(r.failed.begin(), r.failed.end(), std::uint8_t(1));
+  r.msd_t = std::move(series.msd);
+  r.order_t = std::move(series.order);
+  r.finite_t = std::move(series.finite);
+  r.final_state = e.state();
+  ensemble_mean(r.msd, r.msd_mean, r.msd_sem, r.valid);
+  r.peak_device_bytes = e.peak_device_bytes();
+  return r;
+}
+
+// ---- layouts -----------------------------------------------------------------------------------
+
+std::vector<float> circle_layout(int nodes) {
+  std::vector<float> p(2 * std::size_t(std::max(nodes, 0)));
+  for (int i = 0; i < nodes; ++i) {
+    const double a = kTwoPi * i / nodes + kTwoPi / 4;
+    p[2 * std::size_t(i)] = float(std::cos(a));
+    p[2 * std::size_t(i) + 1] = float(std::sin(a));
+  }
+  return p;
+}
+
+std::vector<float> spring_layout(const Topologies& t, int member, int iterations) {
+  const int n = t.nodes;
+  const std::size_t un = std::size_t(std::max(n, 0));
+  std::vector<double> px(un), py(un);
+  const std::vector<float> start = circle_layout(n);
+  for (std::size_t i = 0; i < un; ++i) px[i] = start[2 * i], py[i] = start[2 * i + 1];
+  if (n > 1) {
+    // Fruchterman-Reingold in the square [-1, 1]^2: k = sqrt(area / n); repulsion k^2/d between
+    // all pairs (O(n^2) per iteration: fine for the views' sizes, skipped above 3000 nodes),
+    // attraction d^2/k along edges; the step ("temperature") cools linearly.
+    const double k = std::sqrt(4.0 / n);
+    const int iters = n > 3000 ? 0 : iterations;
+    std::vector<double> fx(un), fy(un);
+    for (int it = 0; it < iters; ++it) {
+#pragma omp parallel for schedule(static) if (n > 500)
+      for (int i = 0; i < n; ++i) {
+        double ax = 0, ay = 0;
+        const double xi = px[std::size_t(i)], yi = py[std::size_t(i)];
+        for (int j = 0; j < n; ++j) {
+          if (j == i) continue;
+          const double dx = xi - px[std::size_t(j)], dy = yi - py[std::size_t(j)];
+          const double d2 = std::max(dx * dx + dy * dy, 1e-12);
+          ax += dx * k * k / d2, ay += dy * k * k / d2;
+        }
+        for (std::int64_t q = t.begin(member, i); q < t.end(member, i); ++q) {
+          const std::size_t j = std::size_t(t.col[std::size_t(q)]);
+          const double dx = xi - px[j], dy = yi - py[j];
+          const double d = std::sqrt(dx * dx + dy * dy);
+          ax -= dx * d / k, ay -= dy * d / k;
+        }
+        fx[std::size_t(i)] = ax, fy[std::size_t(i)] = ay;
+      }
+      const double temp = 0.1 * (1.0 - double(it) / iters) + 1e-3;
+      for (std::size_t i = 0; i < un; ++i) {
+        const double f = std::hypot(fx[i], fy[i]);
+        if (f > 0) {
+          const double sc = std::min(f, temp) / f;
+          px[i] += fx[i] * sc, py[i] += fy[i] * sc;
+        }
+      }
+    }
+  }
+  // Centre and scale into [-1, 1]^2 keeping the aspect ratio.
+  double x0 = 1e300, x1 = -1e300, y0 = 1e300, y1 = -1e300;
+  for (std::size_t i = 0; i < un; ++i) {
+    x0 = std::min(x0, px[i]), x1 = std::max(x1, px[i]);
+    y0 = std::min(y0, py[i]), y1 = std::max(y1, py[i]);
+  }
+  const double cx = (x0 + x1) / 2, cy = (y0 + y1) / 2;
+  const double half = std::max({(x1 - x0) / 2, (y1 - y0) / 2, 1e-9});
+  std::vector<float> out(2 * un);
+  for (std::size_t i = 0; i < un; ++i) {
+    out[2 * i] = float((px[i] - cx) / half);
+    out[2 * i + 1] = float((py[i] - cy) / half);
+  }
+  return out;
+}
+
+}  // namespace simscope::oscillators

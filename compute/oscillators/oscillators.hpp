@@ -1,0 +1,291 @@
+#pragma once
+/// @file The `oscillators` workload: ensembles of K networks of N Stuart-Landau oscillators
+/// (DESIGN.md section 1.3), integrated with the classic fourth-order Runge-Kutta method.
+///
+/// Node i of member (network) k has the state z_i = x_i + i y_i and follows
+///   dx_i/dt = x_i - w y_i - (x_i + c y_i)(x_i^2 + y_i^2) + (e/2) sum_j G_ij (x_j - x_i)
+///   dy_i/dt = y_i + w x_i - (y_i - c x_i)(x_i^2 + y_i^2)
+/// i.e. dz/dt = (1 + i w) z - (1 - i c)|z|^2 z plus diffusive (graph-Laplacian) coupling of x
+/// through the symmetric weighted adjacency matrix G of the member's network. On a ring with two
+/// neighbours this is exactly the original `(G.X - 2X) e/2`. An uncoupled oscillator settles on
+/// the limit cycle |z| = 1 with angular frequency w + c (Stuart 1960, Landau 1944; the normal form
+/// of a Hopf bifurcation, e.g. Kuramoto, "Chemical Oscillations, Waves, and Turbulence", 1984).
+///
+/// Time is in the model's own (dimensionless) unit; x and y are dimensionless.
+///
+/// Observables: msd(t) = (1/N) sum_i (x_i - mean_j x_j)^2 (mean square deviation), its time
+/// average over the steps after a transient, the Kuramoto order parameter
+/// R(t) = |(1/N) sum_i exp(i theta_i)| (Kuramoto 1984) and the phases theta_i = atan2(y_i, x_i).
+///
+/// Back ends: CPU (OpenMP over members, the reference) and CUDA (thread blocks that each integrate
+/// a few members with their state in registers and shared memory; all observables accumulated on
+/// the device). Both implement Ensemble.
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/backend.hpp"
+#include "core/params.hpp"
+#include "core/progress.hpp"
+
+namespace simscope::oscillators {
+
+/// Arithmetic of the integration. Fp64 (the default; the original used float64) or Fp32 state
+/// and stages. The observables are accumulated in double in both.
+enum class Precision { Fp32, Fp64 };
+
+/// The model's constants (dimensionless).
+struct Model {
+  double omega = 1.0;     ///< w: linear frequency
+  double c = 1.0;         ///< c: nonlinear frequency shift (limit-cycle frequency is w + c)
+  double coupling = 0.2;  ///< e: coupling strength; the Laplacian term is scaled by e/2
+};
+
+// ---- networks --------------------------------------------------------------------------------
+
+/// K networks ("members") on the same N nodes, as symmetric weighted adjacency matrices G in
+/// compressed sparse row form, one after the other. Graph g's row i holds the neighbours of node
+/// i: col[e] for e in [row_ptr[g*N + i], row_ptr[g*N + i + 1]), sorted ascending, without i
+/// itself, each undirected edge stored in both rows with the same weight. When `shared` is true
+/// one graph serves every member (ring, file); otherwise graph k belongs to member k.
+struct Topologies {
+  int nodes = 0;    ///< N
+  int members = 0;  ///< K
+  bool shared = false;
+  std::vector<std::int64_t> row_ptr;  ///< graphs() * N + 1 offsets into col/weight
+  std::vector<std::int32_t> col;      ///< neighbour indices, 0..N-1
+  std::vector<double> weight;         ///< G_ij per entry; empty: every weight is 1
+
+  int graphs() const { return shared ? 1 : members; }
+  bool weighted() const { return !weight.empty(); }
+  /// The graph of member k (0 when shared).
+  int graph_of(int member) const { return shared ? 0 : member; }
+  std::int64_t begin(int member, int node) const {
+    return row_ptr[std::size_t(graph_of(member)) * nodes + node];
+  }
+  std::int64_t end(int member, int node) const {
+    return row_ptr[std::size_t(graph_of(member)) * nodes + node + 1];
+  }
+  /// Weighted degree sum_j G_ij of node i in member k.
+  double degree(int member, int node) const;
+  /// Undirected edges of member k as (i, j) pairs with i < j, in row order.
+  std::vector<std::pair<int, int>> edges(int member) const;
+};
+
+/// A ring lattice: every node joined to its k/2 nearest neighbours on each side (k even,
+/// 2 <= k < N), unit weights, one graph for all K members. Throws simscope::Error naming
+/// network.k / network.nodes when k is odd, < 2 or >= N.
+Topologies ring(int nodes, int k, int members);
+
+/// Watts & Strogatz (1998), "Collective dynamics of 'small-world' networks", Nature 393: a ring
+/// lattice of degree k whose edges (u, u + j), j = 1..k/2, are each rewired with probability p to
+/// (u, w), w uniform among the nodes that are neither u nor already joined to u (the procedure of
+/// networkx.watts_strogatz_graph). K different graphs: member k uses its own random stream derived
+/// from (seed, k), so member k's graph does not depend on K or on the thread count. Unit weights.
+/// Throws simscope::Error for k odd, < 2 or >= N, or p outside [0, 1].
+Topologies watts_strogatz(int nodes, int k, double p, int members, std::uint64_t seed);
+
+/// Erdos & Renyi (1959) / Gilbert (1959) G(N, p): each of the N(N-1)/2 node pairs joined with
+/// probability p, sampled in O(N + edges) with the geometric skips of Batagelj & Brandes (2005),
+/// "Efficient generation of large random networks", Phys. Rev. E 71. K different graphs, member k
+/// from (seed, k) as above. Unit weights. Throws simscope::Error for p outside [0, 1].
+Topologies erdos_renyi(int nodes, double p, int members, std::uint64_t seed);
+
+/// One graph from an edge-list text file, shared by all K members: one undirected edge per line,
+/// "i j" or "i j weight" (0-based node indices, separated by blanks or a comma; blank lines and
+/// lines starting with '#' are skipped). An edge listed twice (also as "j i") counts once if the
+/// weights agree. Throws simscope::Error naming the file and the line (1-based) for: a line that
+/// is not two integers and an optional finite number, a node < 0 or >= N (network.nodes), a
+/// self-loop, the same edge with two different weights; and for a missing or empty file.
+Topologies load_edge_list(const std::string& path, int nodes, int members);
+
+/// Checks the invariants documented on Topologies (sizes, sorted rows, indices in range, no
+/// self-loops, symmetry with equal weights, finite weights). Throws simscope::Error saying what
+/// is wrong. Generators and load_edge_list produce valid topologies; for hand-made ones.
+void validate(const Topologies& t);
+
+// ---- states ------------------------------------------------------------------------------------
+
+/// The state of K members of N oscillators: x[k*N + i], y[k*N + i].
+struct State {
+  int members = 0, nodes = 0;
+  std::vector<double> x, y;
+};
+
+/// Initial states: "random" (x and y independent standard normal, as the original
+/// `rng.standard_normal`), "uniform_phase" (on the limit cycle, z = exp(i theta) with theta
+/// uniform in [0, 2 pi)). Member k uses its own stream from (seed, k). Throws simscope::Error for
+/// an unknown kind.
+State initial_state(const std::string& kind, int nodes, int members, std::uint64_t seed);
+
+/// Reads an initial state from .npy (float32 or float64): shape (N, 2) [x, y] used for every
+/// member, or (K, N, 2) one per member (what state.npy of a study holds). Throws simscope::Error
+/// naming the file for a wrong shape (saying which was expected), dtype, or a non-finite value
+/// (with its index).
+State load_initial_state(const std::string& path, int nodes, int members);
+
+// ---- observables (host reference implementations) ------------------------------------------
+
+/// (1/N) sum_i (x_i - mean x)^2, two-pass; 0 for n == 0.
+double mean_square_deviation(const double* x, int n);
+/// Kuramoto's R = |(1/N) sum_i exp(i theta_i)|, theta_i = atan2(y_i, x_i) (theta = 0 at z = 0).
+double order_parameter(const double* x, const double* y, int n);
+/// theta = atan2(y, x) in (-pi, pi].
+inline double phase(double x, double y);
+
+/// The right-hand side for member k of `t` at state (x, y) (N values each): dx, dy (N values).
+/// The Laplacian sum_j G_ij (x_j - x_i) is formed from the CSR rows (no dense G). Reference code
+/// for tests; the integrators inline the same formula (sl_rhs.hpp).
+void rates(const Topologies& t, int member, const Model& model, const double* x, const double* y,
+           double* dx, double* dy);
+
+// ---- integration -------------------------------------------------------------------------------
+
+/// What Ensemble::advance records. Steps are counted from the last load() (the global step g):
+/// a sample is taken after every step g with g % every == 0, and steps g > transient add their
+/// msd to each member's time average.
+struct Recording {
+  std::int64_t transient = 0;  ///< steps 1..transient are left out of the time average
+  std::int64_t every = 1;      ///< sample interval in steps (>= 1)
+  int watch = -1;              ///< member whose own samples are returned too, or -1
+};
+
+/// Samples appended by Ensemble::advance: ensemble means, at each sample, over the members whose
+/// state is finite then (a member that went non-finite is left out from then on).
+struct Series {
+  std::vector<std::int64_t> step;              ///< global step g of each sample
+  std::vector<double> msd, order;              ///< ensemble means of msd and R
+  std::vector<std::int64_t> finite;            ///< members in the means
+  std::vector<double> watch_msd, watch_order;  ///< the watched member's (NaN when non-finite)
+  std::size_t size() const { return step.size(); }
+  void clear();
+};
+
+/// Per-member results since load().
+struct MemberStats {
+  /// Time average of msd over the steps g > transient (the sum is kept in fp64 in windows of
+  /// 1024 steps aligned to g, so it does not depend on how the steps were split into calls).
+  /// NaN for failed members and while no step is past the transient.
+  std::vector<double> msd_mean;
+  std::vector<std::uint8_t> failed;  ///< 1 when the member's state went non-finite
+  std::int64_t averaged_steps = 0;   ///< steps in each time average
+};
+
+/// The state of the first `members` members for drawing: per oscillator (theta, r) as floats,
+/// theta = atan2(y, x) in (-pi, pi], r = |z|; oscillator (k, i) at [2 (k N + i)].
+struct Frame {
+  int members = 0, nodes = 0;
+  std::int64_t step = 0;
+  std::vector<float> theta_r;
+  /// CUDA: the same values in device memory (kept alive by this pointer; the ensemble never
+  /// writes a frame while anyone holds it). Null on the CPU back end.
+  std::shared_ptr<const float> device;
+};
+
+/// An ensemble being integrated on one back end. Not thread-safe: one thread at a time.
+class Ensemble {
+ public:
+  virtual ~Ensemble() = default;
+  virtual Backend backend() const = 0;
+
+  /// Takes the topologies and initial state (state.members == t.members, state.nodes ==
+  /// t.nodes), sets the step count to 0 and clears the accumulators. Throws simscope::Error for
+  /// mismatched or invalid input, N or K < 1, sizes the back end cannot hold (CUDA: a clear
+  /// message with the memory asked and free; network.nodes above max_nodes()).
+  virtual void load(const Topologies& t, const State& s, Precision precision) = 0;
+
+  /// Advances every member by `steps` RK4 steps of size dt (Hairer, Norsett & Wanner, "Solving
+  /// Ordinary Differential Equations I", section II.1, the classic 4-stage method), recording as
+  /// `rec` says; samples are appended to `out`. Members whose state went non-finite are flagged
+  /// and left out of the means; the others go on. Progress in [0, 1] over this call; throws
+  /// simscope::Cancelled between chunks of steps (the state is then consistent, at a chunk
+  /// boundary, with the samples of completed chunks appended), simscope::Error for dt not finite
+  /// and > 0, steps < 0, rec.every < 1, or before load().
+  virtual void advance(const Model& model, double dt, std::int64_t steps, const Recording& rec,
+                       Series& out, Progress* progress = nullptr) = 0;
+
+  virtual std::int64_t steps_done() const = 0;
+  virtual State state() const = 0;
+  virtual MemberStats member_stats(std::int64_t transient) const = 0;
+  /// (theta, r) of the first min(members, K) members.
+  virtual Frame frame(int members) = 0;
+  /// CUDA: peak device bytes allocated by this ensemble; 0 on the CPU.
+  virtual double peak_device_bytes() const { return 0; }
+  /// The largest N the back end integrates (CUDA: one thread block per network).
+  virtual int max_nodes() const = 0;
+};
+
+/// The ensemble for `backend`. Throws simscope::Error when the CUDA back end was not compiled or
+/// cannot run (the runtime's reason).
+std::unique_ptr<Ensemble> make_ensemble(Backend backend);
+
+// ---- studies -----------------------------------------------------------------------------------
+
+/// A headless study: every member integrated `steps` steps from its initial state.
+struct StudyOptions {
+  Model model;
+  double dt = 0.01;
+  std::int64_t steps = 1000;
+  std::int64_t transient = 0;  ///< < steps
+  std::int64_t every = 10;     ///< sample interval of msd_t / order_t
+  Precision precision = Precision::Fp64;
+};
+
+struct StudyResult {
+  std::vector<double> msd;      ///< (K,) time-averaged msd after the transient; NaN: failed
+  std::vector<double> msd_t;    ///< (T,) ensemble mean msd at steps every, 2 every, ...
+  std::vector<double> order_t;  ///< (T,) ensemble mean R at the same steps
+  std::vector<std::int64_t> finite_t;  ///< (T,) members in each mean
+  State final_state;
+  std::vector<std::uint8_t> failed;  ///< (K,)
+  std::int64_t failed_count = 0;
+  std::int64_t valid = 0;  ///< members in the ensemble statistics
+  double msd_mean = 0;     ///< mean of msd over valid members (NaN when none)
+  double msd_sem = 0;      ///< its standard error, std (ddof 1) / sqrt(valid) (NaN when < 2)
+  double seconds = 0;      ///< wall time of the integration
+  double peak_device_bytes = 0;
+};
+
+/// Checks StudyOptions (the messages name the parameters: integrator.dt, integrator.steps,
+/// integrator.transient, record.every) and the series length T = steps / every <= 1e7.
+void validate(const StudyOptions& o);
+
+/// Loads `t` and `init` into `ensemble`, integrates, and collects the results. Progress and
+/// cancellation as Ensemble::advance. Throws simscope::Error (validate, load) or Cancelled.
+StudyResult run_study(Ensemble& ensemble, const Topologies& t, const State& init,
+                      const StudyOptions& o, Progress* progress = nullptr);
+
+/// Mean and standard error (std with ddof 1 over sqrt(n)) of the finite values of v, and how
+/// many there were.
+void ensemble_mean(const std::vector<double>& v, double& mean, double& sem, std::int64_t& n);
+
+// ---- layouts for drawing -----------------------------------------------------------------------
+
+/// Node positions on the unit circle, node 0 at the top, counter-clockwise: (x0, y0, x1, ...).
+std::vector<float> circle_layout(int nodes);
+/// A force-directed layout of member k's graph (Fruchterman & Reingold 1991, "Graph drawing by
+/// force-directed placement", Software: Practice and Experience 21), started from the circle,
+/// deterministic, scaled into [-1, 1]^2.
+std::vector<float> spring_layout(const Topologies& t, int member, int iterations = 200);
+
+// ---- schema ------------------------------------------------------------------------------------
+
+/// The workload's parameters: network.*, ensemble.size, model.*, init, init.seed, init.file,
+/// integrator.*, record.every, precision, live.*, view.
+const Schema& schema();
+
+/// Readers of a validated ParamSet of schema(). `members` overrides ensemble.size when > 0 (the
+/// live view integrates the first min(K, 64) members; member k is the same in both).
+Model model_from(const ParamSet& p);
+StudyOptions study_options_from(const ParamSet& p);
+Precision precision_from(const ParamSet& p);
+Topologies make_topologies(const ParamSet& p, int members = 0);
+State make_initial_state(const ParamSet& p, int members = 0);
+
+inline double phase(double x, double y) {
+  return (x == 0 && y == 0) ? 0.0 : std::atan2(y, x);
+}
+
+}  // namespace simscope::oscillators

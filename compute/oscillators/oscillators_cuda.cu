@@ -1,0 +1,684 @@
+// The CUDA ensemble (oscillators.hpp, Ensemble). Design notes: tests/bench/NOTES.md, oscillators.
+//
+// Layout (oscillators_internal.hpp, LaunchPlan): a thread block integrates B members; each member
+// gets P consecutive threads and thread l of a member owns nodes l, l + P, ... (npl of them, a
+// compile-time constant) with their x, y, RK4 stage values and sum in registers. Per stage the
+// owners write the stage's x into a shared-memory buffer (two alternate, so one __syncthreads per
+// stage suffices) and gather sum_j G_ij x_j from it; each node's first 8 neighbour indices live in
+// registers as packed 16-bit values, further ones and the weights are read through the read-only
+// cache. fp64 by default; fp32 selectable.
+//
+// Observables on the device: after each step that needs it (past the transient, at a sample, the
+// chunk's last step) every thread adds d = x - c (c: the member's mean x one step earlier, a shift
+// that makes the one-pass variance exact to rounding) and d^2 of its nodes, and at samples
+// cos(theta) and sin(theta); a segmented warp reduction (members may share a warp) gives per-warp
+// partials in shared memory, which the member's first thread combines after the next
+// __syncthreads into msd = E[d^2] - E[d]^2, the windowed time average (kMsdWindow, as on the CPU),
+// the failure flag and the sample slots. Samples of all members are reduced per sample by a second
+// kernel (deterministic tree order) and copied back: only (T,) series leave the device.
+//
+// Host side: launches in chunks of ~kChunkSeconds of work (first guess, then the measured rate);
+// between chunks progress, cancellation, and the samples. cudaMalloc failures give an Error with
+// the size asked and the memory free; peak device bytes are tracked.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/cuda_check.hpp"
+#include "oscillators/oscillators_internal.hpp"
+#include "oscillators/sl_rhs.hpp"
+
+namespace simscope::oscillators {
+namespace {
+
+using detail::kMsdWindow;
+using detail::LaunchPlan;
+
+constexpr unsigned kFull = 0xffffffffu;
+constexpr int kRegEdges = 4;             // neighbour indices per node kept in registers
+constexpr double kChunkSeconds = 0.05;   // work per launch between progress/cancel checks
+constexpr double kSampleBytes = 128e6;   // device buffer of per-member samples per chunk
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+template <typename T>
+struct Args {
+  int N, K, P, B, parts;
+  int shared_graph;           // 1: graph 0 serves every member
+  const long long* row;       // graphs * N + 1 offsets
+  const int* col;             // neighbour indices
+  const T* w;                 // weights, or null for unit weights
+  T* x;                       // K * N
+  T* y;
+  double* total;              // K: completed windows of the msd time average
+  double* window;             // K: the open window
+  double* shift;              // K: the member's mean x at its last reduction
+  int* failed;                // K
+  double* samp;               // [2][cap][K]: msd, then R, per sample of this chunk
+  long long cap;
+  // The chunk, as 32-bit counters (no 64-bit division per step): steps in the chunk; steps until
+  // the first sample (1..every) and the first window end (1..kMsdWindow); the chunk's first step
+  // index s (0-based) that is past the transient (steps when none is).
+  int steps, every, to_sample0, to_window0, past0;
+  T omega, c, he, h, h2, h6;
+};
+
+/// sum_j G_ij sx[base + j] over node i's neighbours: the first kRegEdges indices come from
+/// registers (packed 16-bit), further ones and the weights (W) through the read-only cache.
+template <typename T, bool W>
+__device__ __forceinline__ T gather(const T* __restrict__ sx, int base,
+                                    const unsigned (&pk)[kRegEdges / 2], int deg,
+                                    const long long* __restrict__ row_i,
+                                    const int* __restrict__ col, const T* __restrict__ w) {
+  T s = T(0);
+  if constexpr (!W) {
+#pragma unroll
+    for (int e = 0; e < kRegEdges; ++e)
+      if (e < deg) s += sx[base + int((pk[e >> 1] >> ((e & 1) * 16)) & 0xffffu)];
+    if (deg > kRegEdges) {
+      const long long beg = __ldg(row_i);
+      for (int e = kRegEdges; e < deg; ++e) s += sx[base + __ldg(col + beg + e)];
+    }
+  } else {
+    const long long beg = __ldg(row_i);
+#pragma unroll
+    for (int e = 0; e < kRegEdges; ++e)
+      if (e < deg)
+        s += __ldg(w + beg + e) * sx[base + int((pk[e >> 1] >> ((e & 1) * 16)) & 0xffffu)];
+    for (int e = kRegEdges; e < deg; ++e) s += __ldg(w + beg + e) * sx[base + __ldg(col + beg + e)];
+  }
+  return s;
+}
+
+/// Segmented sum over the lanes of a warp: lanes t .. seg_end-1 (thread indices) belong to the
+/// same member; afterwards the first lane of each member's run in the warp holds the run's sum.
+template <int NV>
+__device__ __forceinline__ void segmented_sum(double (&v)[4], int t, int lane, int seg_end) {
+#pragma unroll
+  for (int off = 1; off < 32; off <<= 1) {
+    double o[NV];
+#pragma unroll
+    for (int m = 0; m < NV; ++m) o[m] = __shfl_down_sync(kFull, v[m], off);
+    if (lane + off < 32 && t + off < seg_end) {
+#pragma unroll
+      for (int m = 0; m < NV; ++m) v[m] += o[m];
+    }
+  }
+}
+
+template <typename T, int NPL, bool W>
+__global__ void __launch_bounds__(detail::max_threads_for_npl(NPL), detail::min_blocks_for_npl(NPL))
+    rk4_kernel(const Args<T> a) {
+  extern __shared__ double smem[];
+  const int N = a.N, P = a.P, B = a.B;
+  double* parts = smem;                                     // B * parts * 4
+  double* shift = parts + std::size_t(B) * a.parts * 4;     // B
+  T* sx0 = reinterpret_cast<T*>(shift + B);                 // B * N: x at stages 1 and 3
+  T* sx1 = sx0 + std::size_t(B) * N;                        // B * N: x at stages 2 and 4
+
+  const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+  const int b = t / P, l = t - b * P;
+  const int k0 = blockIdx.x * B;
+  const int nb = min(B, a.K - k0);
+  const bool on = b < nb;                // this thread works for member k
+  const int k = k0 + (on ? b : 0);
+  const std::size_t g = a.shared_graph ? 0 : std::size_t(k);
+  const long long* row = a.row + g * N;  // the member's graph rows
+  const std::size_t at0 = std::size_t(k) * N;
+  const int base = (on ? b : 0) * N;     // the member's nodes in the stage buffers
+  const int seg_end = (b + 1) * P;       // end (exclusive) of the member's threads
+  const bool leader = on && l == 0;
+  // Node l + q P of the member is slot q of this thread (has(q): it exists).
+  auto has = [&](int q) { return on && l + q * P < N; };
+
+  T x[NPL], y[NPL], xs[NPL], ys[NPL], ax[NPL], ay[NPL], dg[NPL];
+  unsigned pk[NPL][kRegEdges / 2];
+  int deg[NPL];
+#pragma unroll
+  for (int q = 0; q < NPL; ++q) {
+    const int i = l + q * P;
+    x[q] = y[q] = xs[q] = ys[q] = ax[q] = ay[q] = T(0);
+    dg[q] = T(1);
+    deg[q] = 0;
+#pragma unroll
+    for (int e = 0; e < kRegEdges / 2; ++e) pk[q][e] = 0u;
+    if (has(q)) {
+      x[q] = a.x[at0 + i];
+      y[q] = a.y[at0 + i];
+      const long long r0 = row[i], r1 = row[i + 1];
+      deg[q] = int(r1 - r0);
+#pragma unroll
+      for (int e = 0; e < kRegEdges; ++e) {
+        const unsigned j = e < deg[q] ? unsigned(__ldg(a.col + r0 + e)) : 0u;
+        pk[q][e >> 1] |= j << ((e & 1) * 16);
+      }
+      T wsum = T(0);
+      if constexpr (W) {
+        for (long long e = r0; e < r1; ++e) wsum += __ldg(a.w + e);
+      } else {
+        wsum = T(deg[q]);
+      }
+      dg[q] = T(1) - a.he * wsum;
+      sx0[base + i] = x[q];
+    }
+  }
+  double tot = 0, win = 0;
+  bool bad = false;
+  if (leader) {
+    tot = a.total[k];
+    win = a.window[k];
+    shift[b] = a.shift[k];
+    bad = a.failed[k] != 0;
+  }
+  __syncthreads();
+
+  // Step bookkeeping (uniform over the block).
+  int to_sample = a.to_sample0, to_window = a.to_window0, j = 0;
+  bool pend = false, pend_sample = false, pend_past = false, pend_wend = false;
+  int pend_j = 0;
+  // The member's first thread turns the partial sums of the pending step into its observables.
+  auto combine = [&]() {
+    if (!(pend && leader)) return;
+    double S0 = 0, S1 = 0, S2 = 0, S3 = 0;
+    const int w0 = (b * P) >> 5, w1 = (b * P + P - 1) >> 5;
+    for (int p = 0; p <= w1 - w0; ++p) {
+      const double* src = parts + (std::size_t(b) * a.parts + p) * 4;
+      S0 += src[0];
+      S1 += src[1];
+      if (pend_sample) S2 += src[2], S3 += src[3];
+    }
+    const double m1 = S0 / N;
+    double msd = S1 / N - m1 * m1;
+    if (!isfinite(msd)) bad = true;
+    else if (msd < 0) msd = 0;
+    if (pend_past) {
+      win += msd;
+      if (pend_wend) tot += win, win = 0;
+    }
+    if (pend_sample) {
+      a.samp[std::size_t(pend_j) * a.K + k] = msd;
+      a.samp[std::size_t(a.cap + pend_j) * a.K + k] = sqrt(S2 * S2 + S3 * S3) / N;
+    }
+    shift[b] += m1;
+  };
+
+  const T om = a.omega, cc = a.c, he = a.he, h = a.h, h2 = a.h2, h6 = a.h6, two = T(2);
+  for (int s = 0; s < a.steps; ++s) {
+    // Stage 1: k1 at x (sx0); x + h/2 k1 -> sx1.
+#pragma unroll
+    for (int q = 0; q < NPL; ++q)
+      if (has(q)) {
+        const int i = l + q * P;
+        const T ns = gather<T, W>(sx0, base, pk[q], deg[q], row + i, a.col, a.w);
+        T dx, dy;
+        detail::sl_rhs(x[q], y[q], ns, dg[q], om, cc, he, dx, dy);
+        ax[q] = dx, ay[q] = dy;
+        xs[q] = x[q] + h2 * dx, ys[q] = y[q] + h2 * dy;
+        sx1[base + i] = xs[q];
+      }
+    __syncthreads();
+    combine();  // the previous step's observables (partials written before this barrier)
+    // Stage 2: k2 (sx1); x + h/2 k2 -> sx0.
+#pragma unroll
+    for (int q = 0; q < NPL; ++q)
+      if (has(q)) {
+        const int i = l + q * P;
+        const T ns = gather<T, W>(sx1, base, pk[q], deg[q], row + i, a.col, a.w);
+        T dx, dy;
+        detail::sl_rhs(xs[q], ys[q], ns, dg[q], om, cc, he, dx, dy);
+        ax[q] += two * dx, ay[q] += two * dy;
+        xs[q] = x[q] + h2 * dx, ys[q] = y[q] + h2 * dy;
+        sx0[base + i] = xs[q];
+      }
+    __syncthreads();
+    // Stage 3: k3 (sx0); x + h k3 -> sx1.
+#pragma unroll
+    for (int q = 0; q < NPL; ++q)
+      if (has(q)) {
+        const int i = l + q * P;
+        const T ns = gather<T, W>(sx0, base, pk[q], deg[q], row + i, a.col, a.w);
+        T dx, dy;
+        detail::sl_rhs(xs[q], ys[q], ns, dg[q], om, cc, he, dx, dy);
+        ax[q] += two * dx, ay[q] += two * dy;
+        xs[q] = x[q] + h * dx, ys[q] = y[q] + h * dy;
+        sx1[base + i] = xs[q];
+      }
+    __syncthreads();
+    // Stage 4: k4 (sx1); x += h/6 (k1 + 2 k2 + 2 k3 + k4) -> sx0.
+#pragma unroll
+    for (int q = 0; q < NPL; ++q)
+      if (has(q)) {
+        const int i = l + q * P;
+        const T ns = gather<T, W>(sx1, base, pk[q], deg[q], row + i, a.col, a.w);
+        T dx, dy;
+        detail::sl_rhs(xs[q], ys[q], ns, dg[q], om, cc, he, dx, dy);
+        ax[q] += dx, ay[q] += dy;
+        x[q] += h6 * ax[q], y[q] += h6 * ay[q];
+        sx0[base + i] = x[q];
+      }
+    __syncthreads();
+    // Partial sums of the new state (step first + s + 1), combined after the next barrier.
+    const bool sample = --to_sample == 0;
+    if (sample) to_sample = a.every;
+    const bool wend = --to_window == 0;
+    if (wend) to_window = int(kMsdWindow);
+    const bool past = s >= a.past0;
+    pend = sample || past || s == a.steps - 1;
+    if (pend) {
+      const double c0 = shift[on ? b : 0];
+      double v[4] = {0, 0, 0, 0};
+#pragma unroll
+      for (int q = 0; q < NPL; ++q)
+        if (has(q)) {
+          const double d = double(x[q]) - c0;
+          v[0] += d, v[1] += d * d;
+          if (sample) {
+            const double xv = double(x[q]), yv = double(y[q]), r2 = xv * xv + yv * yv;
+            if (r2 > 0) {
+              const double inv = rsqrt(r2);
+              v[2] += xv * inv, v[3] += yv * inv;
+            } else {
+              v[2] += 1;
+            }
+          }
+        }
+      if (sample) segmented_sum<4>(v, t, lane, seg_end);
+      else segmented_sum<2>(v, t, lane, seg_end);
+      if (on && (l == 0 || lane == 0)) {
+        double* dst = parts + (std::size_t(b) * a.parts + (warp - ((b * P) >> 5))) * 4;
+        dst[0] = v[0], dst[1] = v[1], dst[2] = v[2], dst[3] = v[3];
+      }
+      pend_sample = sample, pend_past = past, pend_wend = wend, pend_j = j;
+    }
+    if (sample) ++j;
+  }
+  __syncthreads();
+  combine();
+
+#pragma unroll
+  for (int q = 0; q < NPL; ++q)
+    if (has(q)) {
+      a.x[at0 + l + q * P] = x[q];
+      a.y[at0 + l + q * P] = y[q];
+    }
+  if (leader) {
+    a.total[k] = tot;
+    a.window[k] = win;
+    a.shift[k] = shift[b];
+    a.failed[k] = bad ? 1 : 0;
+  }
+}
+
+/// Per sample j of the chunk: sums of msd and R over the members with finite values, and their
+/// count, in a fixed order (strided per thread, then a tree): out[j], out[ns + j], out[2 ns + j].
+__global__ void reduce_samples(const double* __restrict__ samp, long long cap, int K, int ns,
+                               double* __restrict__ out) {
+  __shared__ double red[3][256];
+  const int j = blockIdx.x, t = threadIdx.x;
+  double sm = 0, sr = 0, n = 0;
+  for (int k = t; k < K; k += blockDim.x) {
+    const double m = samp[std::size_t(j) * K + k], r = samp[std::size_t(cap + j) * K + k];
+    if (isfinite(m) && isfinite(r)) sm += m, sr += r, n += 1;
+  }
+  red[0][t] = sm, red[1][t] = sr, red[2][t] = n;
+  __syncthreads();
+  for (int w = blockDim.x / 2; w > 0; w >>= 1) {
+    if (t < w)
+      for (int m = 0; m < 3; ++m) red[m][t] += red[m][t + w];
+    __syncthreads();
+  }
+  if (t == 0) out[j] = red[0][0], out[ns + j] = red[1][0], out[2 * ns + j] = red[2][0];
+}
+
+/// (theta, r) of n oscillators as floats.
+template <typename T>
+__global__ void frame_kernel(const T* __restrict__ x, const T* __restrict__ y, std::size_t n,
+                             float* __restrict__ out) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::size_t(gridDim.x) * blockDim.x) {
+    const double xv = double(x[i]), yv = double(y[i]);
+    out[2 * i] = float((xv == 0 && yv == 0) ? 0.0 : atan2(yv, xv));
+    out[2 * i + 1] = float(hypot(xv, yv));
+  }
+}
+
+std::string mib(double bytes) {
+  return std::to_string(std::llround(bytes / (1024.0 * 1024.0))) + " MiB";
+}
+
+class CudaEnsemble final : public Ensemble {
+ public:
+  CudaEnsemble() {
+    SIMSCOPE_CUDA_CHECK(cudaGetDevice(&device_));
+    SIMSCOPE_CUDA_CHECK(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, device_));
+    SIMSCOPE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  }
+  ~CudaEnsemble() override {
+    free_all();
+    if (stream_) cudaStreamDestroy(stream_);
+  }
+
+  Backend backend() const override { return Backend::Cuda; }
+  int max_nodes() const override { return detail::kCudaMaxNodes; }
+  double peak_device_bytes() const override { return double(peak_bytes_); }
+  std::int64_t steps_done() const override { return step_; }
+
+  void load(const Topologies& t, const State& s, Precision p) override {
+    detail::check_load(t, s);
+    SIMSCOPE_CUDA_CHECK(cudaSetDevice(device_));
+    loaded_ = false;
+    free_all();
+    precision_ = p;
+    elem_ = p == Precision::Fp32 ? sizeof(float) : sizeof(double);
+    N_ = t.nodes;
+    K_ = t.members;
+    shared_graph_ = t.shared;
+    plan_ = detail::choose_plan(N_, K_, sms_, elem_);
+    // Tuning knobs for GPU sessions (tests/bench/NOTES.md): force nodes per thread / members per
+    // block.
+    if (const char* e = std::getenv("SIMSCOPE_OSC_NPL")) {
+      const char* bb = std::getenv("SIMSCOPE_OSC_B");
+      plan_ = detail::plan_for(N_, K_, std::atoi(e), bb ? std::max(1, std::atoi(bb)) : 1, elem_);
+    }
+    cap_ = std::max<long long>(1, (long long)(kSampleBytes / (16.0 * K_)));
+    cap_ = std::min<long long>(cap_, 1 << 20);
+    const std::size_t n = std::size_t(N_) * K_;
+    alloc(row_, t.row_ptr.size() * sizeof(long long), "the network rows");
+    alloc(col_, std::max<std::size_t>(1, t.col.size()) * sizeof(int), "the network edges");
+    if (t.weighted()) alloc(w_, t.weight.size() * elem_, "the edge weights");
+    alloc(x_, n * elem_, "the state x");
+    alloc(y_, n * elem_, "the state y");
+    for (void** b : {&total_, &window_, &shift_})
+      alloc(*b, std::size_t(K_) * sizeof(double), "the per-member accumulators");
+    alloc(failed_, std::size_t(K_) * sizeof(int), "the per-member flags");
+    alloc(samp_, 2 * std::size_t(cap_) * K_ * sizeof(double), "the samples of a chunk");
+    alloc(series_, 3 * std::size_t(cap_) * sizeof(double), "the reduced samples");
+
+    static_assert(sizeof(long long) == sizeof(std::int64_t) && sizeof(int) == sizeof(std::int32_t));
+    upload(row_, t.row_ptr.data(), t.row_ptr.size() * sizeof(long long));
+    if (!t.col.empty()) upload(col_, t.col.data(), t.col.size() * sizeof(int));
+    if (t.weighted()) upload_real(w_, t.weight);
+    upload_real(x_, s.x);
+    upload_real(y_, s.y);
+    for (void* b : {total_, window_, shift_})
+      SIMSCOPE_CUDA_CHECK(cudaMemsetAsync(b, 0, std::size_t(K_) * sizeof(double), stream_));
+    SIMSCOPE_CUDA_CHECK(cudaMemsetAsync(failed_, 0, std::size_t(K_) * sizeof(int), stream_));
+    SIMSCOPE_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    step_ = 0;
+    rate_ = 0;
+    last_chunk_ = 0;
+    loaded_ = true;
+  }
+
+  void advance(const Model& m, double dt, std::int64_t steps, const Recording& rec, Series& out,
+               Progress* progress) override {
+    if (!loaded_) throw Error("oscillators: advance() before load()");
+    detail::check_advance(dt, steps, rec);
+    for (double v : {m.omega, m.c, m.coupling})
+      if (!std::isfinite(v)) throw Error("model.omega, model.c and model.coupling must be finite");
+    if (rec.every > (std::int64_t(1) << 30))
+      throw Error("record.every must be <= 2^30 on the CUDA back end");
+    SIMSCOPE_CUDA_CHECK(cudaSetDevice(device_));
+    const double osc = double(N_) * K_;
+    std::int64_t done = 0;
+    std::vector<double> host(3 * std::size_t(cap_)), watch_m, watch_r;
+    progress_set(progress, 0);
+    while (done < steps) {
+      progress_check(progress);
+      // ~kChunkSeconds of work at the measured rate (first guess: 5e10 osc-steps/s, at least
+      // 1 us per step), growing at most 4x per chunk.
+      const double rate = rate_ > 0 ? rate_ : 5e10;
+      const double sec_per_step = std::max(osc / rate, rate_ > 0 ? 0.0 : 1e-6);
+      std::int64_t chunk = std::max<std::int64_t>(1, std::int64_t(kChunkSeconds / sec_per_step));
+      if (last_chunk_ > 0) chunk = std::min(chunk, 4 * last_chunk_);
+      chunk = std::min({chunk, steps - done, detail::steps_for_samples(step_, rec.every, cap_),
+                        std::int64_t(1) << 30});
+      const std::int64_t ns = detail::samples_in(step_, chunk, rec.every);
+      const auto t0 = std::chrono::steady_clock::now();
+      if (precision_ == Precision::Fp32) launch<float>(m, dt, chunk, rec);
+      else launch<double>(m, dt, chunk, rec);
+      if (ns > 0) {
+        reduce_samples<<<unsigned(ns), 256, 0, stream_>>>(static_cast<const double*>(samp_), cap_,
+                                                          K_, int(ns), static_cast<double*>(series_));
+        SIMSCOPE_CUDA_CHECK(cudaGetLastError());
+        for (std::size_t r = 0; r < 3; ++r)
+          SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(host.data() + r * ns,
+                                              static_cast<double*>(series_) + r * ns,
+                                              std::size_t(ns) * sizeof(double),
+                                              cudaMemcpyDeviceToHost, stream_));
+        if (rec.watch >= 0 && rec.watch < K_) {
+          watch_m.resize(std::size_t(ns));
+          watch_r.resize(std::size_t(ns));
+          const double* s = static_cast<const double*>(samp_);
+          SIMSCOPE_CUDA_CHECK(cudaMemcpy2DAsync(
+              watch_m.data(), sizeof(double), s + rec.watch, std::size_t(K_) * sizeof(double),
+              sizeof(double), std::size_t(ns), cudaMemcpyDeviceToHost, stream_));
+          SIMSCOPE_CUDA_CHECK(cudaMemcpy2DAsync(
+              watch_r.data(), sizeof(double), s + std::size_t(cap_) * K_ + rec.watch,
+              std::size_t(K_) * sizeof(double), sizeof(double), std::size_t(ns),
+              cudaMemcpyDeviceToHost, stream_));
+        }
+      }
+      SIMSCOPE_CUDA_CHECK(cudaStreamSynchronize(stream_));
+      const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (sec > 1e-3) rate_ = std::clamp(osc * double(chunk) / sec, 1e5, 1e14);
+      last_chunk_ = chunk;
+      const std::int64_t j0 = step_ / rec.every;
+      for (std::int64_t j = 0; j < ns; ++j) {
+        const double n = host[2 * std::size_t(ns) + std::size_t(j)];
+        out.step.push_back((j0 + j + 1) * rec.every);
+        out.msd.push_back(n > 0 ? host[std::size_t(j)] / n : kNaN);
+        out.order.push_back(n > 0 ? host[std::size_t(ns) + std::size_t(j)] / n : kNaN);
+        out.finite.push_back(std::int64_t(n));
+        if (rec.watch >= 0 && rec.watch < K_) {
+          out.watch_msd.push_back(watch_m[std::size_t(j)]);
+          out.watch_order.push_back(watch_r[std::size_t(j)]);
+        }
+      }
+      step_ += chunk;
+      done += chunk;
+      progress_set(progress, double(done) / double(steps));
+    }
+  }
+
+  State state() const override {
+    State s;
+    s.members = K_;
+    s.nodes = N_;
+    if (!loaded_) return s;
+    SIMSCOPE_CUDA_CHECK(cudaSetDevice(device_));
+    s.x = download_real(x_, std::size_t(N_) * K_);
+    s.y = download_real(y_, std::size_t(N_) * K_);
+    return s;
+  }
+
+  MemberStats member_stats(std::int64_t transient) const override {
+    MemberStats ms;
+    if (!loaded_) return ms;
+    SIMSCOPE_CUDA_CHECK(cudaSetDevice(device_));
+    const std::size_t nk = static_cast<std::size_t>(K_);
+    std::vector<double> tot(nk), win(nk);
+    std::vector<int> failed(nk);
+    SIMSCOPE_CUDA_CHECK(cudaMemcpy(tot.data(), total_, tot.size() * sizeof(double),
+                                   cudaMemcpyDeviceToHost));
+    SIMSCOPE_CUDA_CHECK(cudaMemcpy(win.data(), window_, win.size() * sizeof(double),
+                                   cudaMemcpyDeviceToHost));
+    SIMSCOPE_CUDA_CHECK(cudaMemcpy(failed.data(), failed_, failed.size() * sizeof(int),
+                                   cudaMemcpyDeviceToHost));
+    ms.averaged_steps = std::max<std::int64_t>(0, step_ - transient);
+    ms.failed.resize(std::size_t(K_));
+    ms.msd_mean.resize(std::size_t(K_));
+    for (std::size_t k = 0; k < std::size_t(K_); ++k) {
+      ms.failed[k] = failed[k] ? 1 : 0;
+      ms.msd_mean[k] = failed[k] || ms.averaged_steps == 0
+                           ? kNaN
+                           : (tot[k] + win[k]) / double(ms.averaged_steps);
+    }
+    return ms;
+  }
+
+  Frame frame(int members) override {
+    Frame f;
+    f.members = std::clamp(members, 0, loaded_ ? K_ : 0);
+    f.nodes = N_;
+    f.step = step_;
+    const std::size_t n = std::size_t(f.members) * N_;
+    if (n == 0) return f;
+    SIMSCOPE_CUDA_CHECK(cudaSetDevice(device_));
+    std::shared_ptr<float> buf = frame_buffer(2 * n);
+    const unsigned blocks = unsigned(std::min<std::size_t>((n + 255) / 256, 4096));
+    if (precision_ == Precision::Fp32)
+      frame_kernel<float><<<blocks, 256, 0, stream_>>>(static_cast<const float*>(x_),
+                                                       static_cast<const float*>(y_), n, buf.get());
+    else
+      frame_kernel<double><<<blocks, 256, 0, stream_>>>(static_cast<const double*>(x_),
+                                                        static_cast<const double*>(y_), n, buf.get());
+    SIMSCOPE_CUDA_CHECK(cudaGetLastError());
+    f.theta_r.resize(2 * n);
+    SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(f.theta_r.data(), buf.get(), 2 * n * sizeof(float),
+                                        cudaMemcpyDeviceToHost, stream_));
+    SIMSCOPE_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    f.device = buf;
+    return f;
+  }
+
+ private:
+  template <typename T>
+  void launch(const Model& m, double dt, std::int64_t chunk, const Recording& rec) {
+    Args<T> a{};
+    a.N = N_, a.K = K_, a.P = plan_.P, a.B = plan_.B, a.parts = plan_.parts;
+    a.shared_graph = shared_graph_ ? 1 : 0;
+    a.row = static_cast<const long long*>(row_);
+    a.col = static_cast<const int*>(col_);
+    a.w = static_cast<const T*>(w_);
+    a.x = static_cast<T*>(x_), a.y = static_cast<T*>(y_);
+    a.total = static_cast<double*>(total_), a.window = static_cast<double*>(window_);
+    a.shift = static_cast<double*>(shift_), a.failed = static_cast<int*>(failed_);
+    a.samp = static_cast<double*>(samp_), a.cap = cap_;
+    a.steps = int(chunk);
+    a.every = int(rec.every);
+    a.to_sample0 = int(rec.every - step_ % rec.every);
+    a.to_window0 = int(kMsdWindow - step_ % kMsdWindow);
+    // Step s of the chunk makes global step step_ + s + 1, past the transient when > transient.
+    a.past0 = int(std::clamp<std::int64_t>(rec.transient - step_, 0, chunk));
+    a.omega = T(m.omega), a.c = T(m.c), a.he = T(m.coupling / 2);
+    a.h = T(dt), a.h2 = T(dt / 2), a.h6 = T(dt / 6);
+    const dim3 grid(unsigned(plan_.blocks)), block(unsigned(plan_.threads));
+    if (a.w) dispatch<T, true>(grid, block, a);
+    else dispatch<T, false>(grid, block, a);
+    SIMSCOPE_CUDA_CHECK(cudaGetLastError());
+  }
+
+  template <typename T, bool W>
+  void dispatch(dim3 grid, dim3 block, const Args<T>& a) {
+    switch (plan_.npl) {
+      case 1: rk4_kernel<T, 1, W><<<grid, block, plan_.smem, stream_>>>(a); break;
+      case 2: rk4_kernel<T, 2, W><<<grid, block, plan_.smem, stream_>>>(a); break;
+      case 4: rk4_kernel<T, 4, W><<<grid, block, plan_.smem, stream_>>>(a); break;
+      case 5: rk4_kernel<T, 5, W><<<grid, block, plan_.smem, stream_>>>(a); break;
+      default: rk4_kernel<T, 8, W><<<grid, block, plan_.smem, stream_>>>(a); break;
+    }
+  }
+
+  std::shared_ptr<float> frame_buffer(std::size_t floats) {
+    for (auto& [p, cap] : frames_)
+      if (p.use_count() == 1 && cap >= floats) return p;  // nobody else holds it
+    void* q = nullptr;
+    const cudaError_t e = cudaMalloc(&q, floats * sizeof(float));
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      throw Error(std::string("oscillators (CUDA): cannot allocate a frame buffer: ") +
+                  cudaGetErrorString(e));
+    }
+    std::shared_ptr<float> p(static_cast<float*>(q), [](float* d) { cudaFree(d); });
+    if (frames_.size() >= 4) {
+      // Every pooled buffer is held elsewhere: replace the smallest one held (it lives on with
+      // its holders).
+      frames_.erase(frames_.begin());
+    }
+    frames_.emplace_back(p, floats);
+    return p;
+  }
+
+  void alloc(void*& p, std::size_t bytes, const char* what) {
+    void* q = nullptr;
+    const cudaError_t e = cudaMalloc(&q, bytes);
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      std::size_t free_b = 0, total_b = 0;
+      cudaMemGetInfo(&free_b, &total_b);
+      cudaGetLastError();
+      free_all();
+      throw Error(std::string("oscillators (CUDA): cannot allocate ") + mib(double(bytes)) +
+                  " of device memory for " + what + " (" + mib(double(free_b)) + " free of " +
+                  mib(double(total_b)) + "; " + cudaGetErrorString(e) +
+                  "): lower ensemble.size or network.nodes, or use --backend cpu");
+    }
+    p = q;
+    held_.push_back({q, bytes});
+    cur_bytes_ += bytes;
+    peak_bytes_ = std::max(peak_bytes_, cur_bytes_);
+  }
+
+  void free_all() {
+    for (const auto& [p, bytes] : held_) cudaFree(p);
+    held_.clear();
+    cur_bytes_ = 0;
+    row_ = col_ = w_ = x_ = y_ = total_ = window_ = shift_ = failed_ = samp_ = series_ = nullptr;
+    loaded_ = false;
+  }
+
+  void upload(void* dst, const void* src, std::size_t bytes) {
+    SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream_));
+    SIMSCOPE_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+
+  /// Host doubles to device values of the working precision.
+  void upload_real(void* dst, const std::vector<double>& v) {
+    if (elem_ == sizeof(double)) return upload(dst, v.data(), v.size() * sizeof(double));
+    std::vector<float> f(v.begin(), v.end());
+    upload(dst, f.data(), f.size() * sizeof(float));
+  }
+
+  std::vector<double> download_real(const void* src, std::size_t n) const {
+    std::vector<double> out(n);
+    if (elem_ == sizeof(double)) {
+      SIMSCOPE_CUDA_CHECK(cudaMemcpy(out.data(), src, n * sizeof(double), cudaMemcpyDeviceToHost));
+    } else {
+      std::vector<float> f(n);
+      SIMSCOPE_CUDA_CHECK(cudaMemcpy(f.data(), src, n * sizeof(float), cudaMemcpyDeviceToHost));
+      std::copy(f.begin(), f.end(), out.begin());
+    }
+    return out;
+  }
+
+  int device_ = 0, sms_ = 1;
+  cudaStream_t stream_ = nullptr;
+  Precision precision_ = Precision::Fp64;
+  std::size_t elem_ = sizeof(double);
+  int N_ = 0, K_ = 0;
+  bool shared_graph_ = false, loaded_ = false;
+  LaunchPlan plan_;
+  long long cap_ = 1;
+  std::int64_t step_ = 0, last_chunk_ = 0;
+  double rate_ = 0;
+  void *row_ = nullptr, *col_ = nullptr, *w_ = nullptr, *x_ = nullptr, *y_ = nullptr;
+  void *total_ = nullptr, *window_ = nullptr, *shift_ = nullptr, *failed_ = nullptr;
+  void *samp_ = nullptr, *series_ = nullptr;
+  std::vector<std::pair<void*, std::size_t>> held_;
+  std::size_t cur_bytes_ = 0, peak_bytes_ = 0;
+  std::vector<std::pair<std::shared_ptr<float>, std::size_t>> frames_;
+};
+
+}  // namespace
+
+namespace detail {
+std::unique_ptr<Ensemble> make_cuda_ensemble() { return std::make_unique<CudaEnsemble>(); }
+}  // namespace detail
+
+}  // namespace simscope::oscillators

@@ -1,0 +1,383 @@
+// Networks of the oscillators workload (oscillators.hpp): ring lattices, Watts-Strogatz and
+// Erdos-Renyi graphs, edge-list files, and the CSR invariants.
+#include <omp.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <new>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "oscillators/oscillators_internal.hpp"
+
+namespace simscope::oscillators {
+
+using detail::Rng;
+
+double Topologies::degree(int member, int node) const {
+  const std::int64_t b = begin(member, node), e = end(member, node);
+  if (weight.empty()) return double(e - b);
+  double d = 0;
+  for (std::int64_t q = b; q < e; ++q) d += weight[std::size_t(q)];
+  return d;
+}
+
+std::vector<std::pair<int, int>> Topologies::edges(int member) const {
+  std::vector<std::pair<int, int>> out;
+  for (int i = 0; i < nodes; ++i)
+    for (std::int64_t q = begin(member, i); q < end(member, i); ++q)
+      if (col[std::size_t(q)] > i) out.emplace_back(i, col[std::size_t(q)]);
+  return out;
+}
+
+namespace {
+
+void check_sizes(int nodes, int members) {
+  if (nodes < 1 || nodes > detail::kMaxNodes)
+    throw Error("network.nodes must be in [1, " + std::to_string(detail::kMaxNodes) + "], got " +
+                std::to_string(nodes));
+  if (members < 1 || members > detail::kMaxMembers)
+    throw Error("ensemble.size must be in [1, " + std::to_string(detail::kMaxMembers) +
+                "], got " + std::to_string(members));
+}
+
+void check_ring_k(int nodes, int k) {
+  if (k < 2 || k % 2 != 0)
+    throw Error("network.k must be even and >= 2 (k/2 neighbours on each side), got " +
+                std::to_string(k));
+  if (k >= nodes)
+    throw Error("network.k = " + std::to_string(k) + " must be smaller than network.nodes = " +
+                std::to_string(nodes));
+}
+
+void check_p(double p) {
+  if (!(p >= 0 && p <= 1))
+    throw Error("network.p must be a probability in [0, 1], got " + std::to_string(p));
+}
+
+/// Unsorted adjacency lists of one graph, reused between graphs (no allocation churn).
+struct Adjacency {
+  std::vector<std::vector<std::int32_t>> adj;
+  void reset(int n) {
+    adj.resize(std::size_t(n));
+    for (auto& a : adj) a.clear();
+  }
+  bool has(int u, int v) const {
+    const auto& a = adj[std::size_t(u)];
+    return std::find(a.begin(), a.end(), v) != a.end();
+  }
+  void add(int u, int v) {
+    adj[std::size_t(u)].push_back(v);
+    adj[std::size_t(v)].push_back(u);
+  }
+  void remove(int u, int v) {
+    auto drop = [](std::vector<std::int32_t>& a, int x) {
+      auto it = std::find(a.begin(), a.end(), x);
+      if (it != a.end()) a.erase(it);
+    };
+    drop(adj[std::size_t(u)], v);
+    drop(adj[std::size_t(v)], u);
+  }
+  /// The rows, sorted, concatenated; `counts` gets each row's length.
+  void emit(std::vector<std::int32_t>& cols, std::vector<std::int32_t>& counts) {
+    cols.clear();
+    counts.resize(adj.size());
+    for (std::size_t i = 0; i < adj.size(); ++i) {
+      std::sort(adj[i].begin(), adj[i].end());
+      counts[i] = std::int32_t(adj[i].size());
+      cols.insert(cols.end(), adj[i].begin(), adj[i].end());
+    }
+  }
+};
+
+void ring_lattice(Adjacency& g, int n, int k) {
+  g.reset(n);
+  for (int j = 1; j <= k / 2; ++j)
+    for (int u = 0; u < n; ++u) g.add(u, (u + j) % n);
+}
+
+void watts_strogatz_graph(Adjacency& g, int n, int k, double p, Rng& rng) {
+  ring_lattice(g, n, k);
+  // networkx.watts_strogatz_graph: for each j, each edge (u, u + j) is rewired with probability p
+  // to (u, w), w uniform over the nodes that are not u and not yet joined to u (skipped when u is
+  // joined to every other node).
+  for (int j = 1; j <= k / 2; ++j)
+    for (int u = 0; u < n; ++u) {
+      if (!(rng.uniform() < p)) continue;
+      if (int(g.adj[std::size_t(u)].size()) >= n - 1) continue;
+      int w;
+      do w = int(rng.below(std::uint64_t(n)));
+      while (w == u || g.has(u, w));
+      g.remove(u, (u + j) % n);
+      g.add(u, w);
+    }
+}
+
+void erdos_renyi_graph(Adjacency& g, int n, double p, Rng& rng) {
+  g.reset(n);
+  if (p <= 0 || n < 2) return;
+  if (p >= 1) {
+    for (int u = 0; u < n; ++u)
+      for (int v = u + 1; v < n; ++v) g.add(u, v);
+    return;
+  }
+  // Batagelj & Brandes (2005), algorithm for G(n, p): geometric skips over the pairs (v, w),
+  // w < v, in lexicographic order.
+  const double lp = std::log1p(-p);
+  std::int64_t v = 1, w = -1;
+  while (v < n) {
+    const double lr = std::log1p(-rng.uniform());  // log of a uniform in (0, 1]
+    const double skip = std::floor(lr / lp);
+    if (skip > double(n) * double(n)) break;  // beyond the last pair
+    w += 1 + std::int64_t(skip);
+    while (w >= v && v < n) {
+      w -= v;
+      ++v;
+    }
+    if (v < n) g.add(int(v), int(w));
+  }
+}
+
+/// Builds K graphs with `make(adjacency, rng, member)` in parallel (OpenMP), member k's random
+/// stream from (seed, k), into one CSR.
+template <typename Make>
+Topologies build(int nodes, int members, std::uint64_t seed, Make make) {
+  Topologies t;
+  t.nodes = nodes;
+  t.members = members;
+  t.shared = false;
+  std::vector<std::vector<std::int32_t>> cols(static_cast<std::size_t>(members));
+  std::vector<std::vector<std::int32_t>> counts(static_cast<std::size_t>(members));
+  try {
+#pragma omp parallel
+    {
+      Adjacency g;
+#pragma omp for schedule(dynamic, 64)
+      for (int k = 0; k < members; ++k) {
+        Rng rng(detail::member_seed(seed, k, 1));
+        make(g, rng);
+        g.emit(cols[std::size_t(k)], counts[std::size_t(k)]);
+      }
+    }
+    std::size_t total = 0;
+    for (const auto& c : cols) total += c.size();
+    t.row_ptr.resize(std::size_t(members) * nodes + 1);
+    t.col.resize(total);
+    std::vector<std::size_t> start(static_cast<std::size_t>(members));
+    std::size_t at = 0;
+    for (int k = 0; k < members; ++k) {
+      start[std::size_t(k)] = at;
+      at += cols[std::size_t(k)].size();
+    }
+#pragma omp parallel for schedule(static)
+    for (int k = 0; k < members; ++k) {
+      std::int64_t off = std::int64_t(start[std::size_t(k)]);
+      const auto& cnt = counts[std::size_t(k)];
+      for (int i = 0; i < nodes; ++i) {
+        t.row_ptr[std::size_t(k) * nodes + i] = off;
+        off += cnt[std::size_t(i)];
+      }
+      std::copy(cols[std::size_t(k)].begin(), cols[std::size_t(k)].end(),
+                t.col.begin() + std::ptrdiff_t(start[std::size_t(k)]));
+      std::vector<std::int32_t>().swap(cols[std::size_t(k)]);
+    }
+    t.row_ptr.back() = std::int64_t(total);
+  } catch (const std::bad_alloc&) {
+    throw Error("cannot allocate memory for " + std::to_string(members) + " networks of " +
+                std::to_string(nodes) + " nodes: lower ensemble.size or network.nodes");
+  }
+  return t;
+}
+
+Topologies one_graph(int nodes, int members, Adjacency& g) {
+  Topologies t;
+  t.nodes = nodes;
+  t.members = members;
+  t.shared = true;
+  std::vector<std::int32_t> counts;
+  g.emit(t.col, counts);
+  t.row_ptr.resize(std::size_t(nodes) + 1);
+  std::int64_t off = 0;
+  for (int i = 0; i < nodes; ++i) {
+    t.row_ptr[std::size_t(i)] = off;
+    off += counts[std::size_t(i)];
+  }
+  t.row_ptr.back() = off;
+  return t;
+}
+
+std::string trim(const std::string& s) {
+  std::size_t a = 0, b = s.size();
+  while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
+  while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
+  return s.substr(a, b - a);
+}
+
+/// Splits on blanks and commas.
+std::vector<std::string> fields(const std::string& s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char ch : s) {
+    if (std::isspace(static_cast<unsigned char>(ch)) || ch == ',') {
+      if (!cur.empty()) out.push_back(cur), cur.clear();
+    } else {
+      cur += ch;
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+bool parse_index(const std::string& s, long long& v) {
+  if (s.empty()) return false;
+  errno = 0;
+  char* end = nullptr;
+  v = std::strtoll(s.c_str(), &end, 10);
+  return *end == '\0' && errno != ERANGE;
+}
+
+}  // namespace
+
+Topologies ring(int nodes, int k, int members) {
+  check_sizes(nodes, members);
+  check_ring_k(nodes, k);
+  Adjacency g;
+  ring_lattice(g, nodes, k);
+  return one_graph(nodes, members, g);
+}
+
+Topologies watts_strogatz(int nodes, int k, double p, int members, std::uint64_t seed) {
+  check_sizes(nodes, members);
+  check_ring_k(nodes, k);
+  check_p(p);
+  return build(nodes, members, seed,
+               [&](Adjacency& g, Rng& rng) { watts_strogatz_graph(g, nodes, k, p, rng); });
+}
+
+Topologies erdos_renyi(int nodes, double p, int members, std::uint64_t seed) {
+  check_sizes(nodes, members);
+  check_p(p);
+  return build(nodes, members, seed,
+               [&](Adjacency& g, Rng& rng) { erdos_renyi_graph(g, nodes, p, rng); });
+}
+
+Topologies load_edge_list(const std::string& path, int nodes, int members) {
+  check_sizes(nodes, members);
+  if (path.empty()) throw Error("network.file: no edge-list file given (network.topology=file)");
+  std::ifstream in(path);
+  if (!in) throw Error(path + ": cannot open the edge-list file (network.file)");
+  struct Seen {
+    double weight;
+    long line;
+  };
+  std::map<std::pair<int, int>, Seen> edges;
+  std::string raw;
+  long line = 0;
+  bool weighted = false;
+  while (std::getline(in, raw)) {
+    ++line;
+    const std::string s = trim(raw);
+    if (s.empty() || s[0] == '#') continue;
+    const auto f = fields(s);
+    const std::string where = path + ": line " + std::to_string(line) + ": ";
+    if (f.size() < 2 || f.size() > 3)
+      throw Error(where + "expected 'i j' or 'i j weight' (0-based node indices), got '" + s + "'");
+    long long a = 0, b = 0;
+    if (!parse_index(f[0], a) || !parse_index(f[1], b))
+      throw Error(where + "node indices must be integers, got '" + s + "'");
+    for (long long v : {a, b})
+      if (v < 0 || v >= nodes)
+        throw Error(where + "node " + std::to_string(v) + " is out of range: network.nodes = " +
+                    std::to_string(nodes) + " allows 0.." + std::to_string(nodes - 1));
+    if (a == b)
+      throw Error(where + "self-loop " + std::to_string(a) + " " + std::to_string(b) +
+                  " (a node is not coupled to itself)");
+    double w = 1.0;
+    if (f.size() == 3) {
+      char* end = nullptr;
+      w = std::strtod(f[2].c_str(), &end);
+      if (*end != '\0' || !std::isfinite(w))
+        throw Error(where + "the weight must be a finite number, got '" + f[2] + "'");
+      weighted = true;
+    }
+    const std::pair<int, int> key(int(std::min(a, b)), int(std::max(a, b)));
+    auto it = edges.find(key);
+    if (it != edges.end()) {
+      if (it->second.weight != w) {
+        std::ostringstream m;
+        m << where << "edge " << key.first << "-" << key.second << " listed again with weight "
+          << w << ", but line " << it->second.line << " gave " << it->second.weight;
+        throw Error(m.str());
+      }
+      continue;
+    }
+    edges[key] = Seen{w, line};
+  }
+  if (in.bad()) throw Error(path + ": read error");
+  if (edges.empty())
+    throw Error(path + ": no edges (an uncoupled network needs no file: set model.coupling=0 "
+                       "with another network.topology)");
+  Adjacency g;
+  g.reset(nodes);
+  std::map<std::pair<int, int>, double> wmap;
+  for (const auto& [key, seen] : edges) {
+    g.add(key.first, key.second);
+    if (weighted) {
+      wmap[{key.first, key.second}] = seen.weight;
+      wmap[{key.second, key.first}] = seen.weight;
+    }
+  }
+  Topologies t = one_graph(nodes, members, g);
+  if (weighted) {
+    t.weight.resize(t.col.size());
+    for (int i = 0; i < nodes; ++i)
+      for (std::int64_t q = t.row_ptr[std::size_t(i)]; q < t.row_ptr[std::size_t(i) + 1]; ++q)
+        t.weight[std::size_t(q)] = wmap.at({i, t.col[std::size_t(q)]});
+  }
+  return t;
+}
+
+void validate(const Topologies& t) {
+  check_sizes(t.nodes, t.members);
+  const std::size_t G = std::size_t(t.graphs()), N = std::size_t(t.nodes);
+  if (t.row_ptr.size() != G * N + 1)
+    throw Error("topologies: row_ptr holds " + std::to_string(t.row_ptr.size()) +
+                " offsets, expected graphs * nodes + 1 = " + std::to_string(G * N + 1));
+  if (t.row_ptr.front() != 0 || t.row_ptr.back() != std::int64_t(t.col.size()))
+    throw Error("topologies: row_ptr must start at 0 and end at col.size()");
+  if (!t.weight.empty() && t.weight.size() != t.col.size())
+    throw Error("topologies: weight must be empty or as long as col");
+  for (std::size_t g = 0; g < G; ++g)
+    for (std::size_t i = 0; i < N; ++i) {
+      const std::int64_t b = t.row_ptr[g * N + i], e = t.row_ptr[g * N + i + 1];
+      if (e < b) throw Error("topologies: row_ptr must not decrease");
+      for (std::int64_t q = b; q < e; ++q) {
+        const std::int32_t j = t.col[std::size_t(q)];
+        const std::string at = "topologies: graph " + std::to_string(g) + ", node " +
+                               std::to_string(i) + ": ";
+        if (j < 0 || std::size_t(j) >= N)
+          throw Error(at + "neighbour " + std::to_string(j) + " out of range");
+        if (std::size_t(j) == i) throw Error(at + "self-loop");
+        if (q > b && t.col[std::size_t(q - 1)] >= j)
+          throw Error(at + "neighbours must be sorted and distinct");
+        const double w = t.weight.empty() ? 1.0 : t.weight[std::size_t(q)];
+        if (!std::isfinite(w)) throw Error(at + "non-finite weight");
+        // The mirror entry (j, i) with the same weight.
+        const std::int64_t jb = t.row_ptr[g * N + std::size_t(j)],
+                           je = t.row_ptr[g * N + std::size_t(j) + 1];
+        const auto first = t.col.begin() + jb, last = t.col.begin() + je;
+        const auto it = std::lower_bound(first, last, std::int32_t(i));
+        if (it == last || *it != std::int32_t(i))
+          throw Error(at + "edge to " + std::to_string(j) + " is not symmetric");
+        const double wm = t.weight.empty() ? 1.0 : t.weight[std::size_t(it - t.col.begin())];
+        if (wm != w) throw Error(at + "edge to " + std::to_string(j) + " has unequal weights");
+      }
+    }
+}
+
+}  // namespace simscope::oscillators

@@ -1,0 +1,189 @@
+// The CUDA oscillators ensemble against the CPU one (the reference back end). Every test skips
+// with the CUDA runtime's reason where no device is usable (CPU-only machines and builds).
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <thread>
+
+#include "core/backend.hpp"
+#include "oscillators/oscillators_internal.hpp"
+#include "test_osc_util.hpp"
+
+#ifdef SIMSCOPE_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+namespace simscope::oscillators {
+namespace {
+
+#define SKIP_WITHOUT_CUDA()                                                         \
+  do {                                                                              \
+    if (!cuda_status().usable) GTEST_SKIP() << "no CUDA: " << cuda_status().reason; \
+  } while (0)
+
+double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {
+  EXPECT_EQ(a.size(), b.size());
+  double d = 0;
+  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+    const double v = std::fabs(a[i] - b[i]);
+    d = std::max(d, std::isfinite(v) ? v : INFINITY);
+  }
+  return d;
+}
+
+TEST(OscCuda, MakeEnsembleWithoutDevice) {
+  if (cuda_status().usable) GTEST_SKIP() << "a CUDA device is usable here";
+  EXPECT_THROW(make_ensemble(Backend::Cuda), Error);
+}
+
+struct Case {
+  const char* name;
+  int nodes, members;
+  const char* topology;  // ring | ws | er | file
+  Precision precision;
+  friend std::ostream& operator<<(std::ostream& o, const Case& c) { return o << c.name; }
+};
+
+Topologies make(const Case& c) {
+  if (std::string(c.topology) == "ring") return ring(c.nodes, 2, c.members);
+  if (std::string(c.topology) == "ws") return watts_strogatz(c.nodes, 6, 0.3, c.members, 4);
+  if (std::string(c.topology) == "er") return erdos_renyi(c.nodes, 0.15, c.members, 4);
+  // weighted, with a hub above the kernel's register edges (overflow path)
+  std::string text;
+  for (int j = 1; j < std::min(c.nodes, 12); ++j)
+    text += "0 " + std::to_string(j) + " " + std::to_string(0.25 * j) + "\n";
+  for (int j = 1; j + 1 < c.nodes; ++j) text += std::to_string(j) + " " + std::to_string(j + 1) + " 0.7\n";
+  return load_edge_list(test::write_text("cuda_edges.txt", text).string(), c.nodes, c.members);
+}
+
+class OscCudaVsCpu : public ::testing::TestWithParam<Case> {};
+
+// Sizes that fill blocks exactly or not, members sharing warps, several warps per member, the
+// weighted overflow path, both precisions; the run split into calls and chunks.
+TEST_P(OscCudaVsCpu, SameStateAveragesAndSamples) {
+  SKIP_WITHOUT_CUDA();
+  const Case c = GetParam();
+  const Topologies t = make(c);
+  const State s0 = initial_state("random", c.nodes, c.members, 17);
+  const Model m{1.0, 1.0, 0.2};
+  Recording rec;
+  rec.transient = 300, rec.every = 7, rec.watch = c.members - 1;
+  auto gpu = make_ensemble(Backend::Cuda), cpu = make_ensemble(Backend::Cpu);
+  EXPECT_EQ(gpu->backend(), Backend::Cuda);
+  gpu->load(t, s0, c.precision);
+  cpu->load(t, s0, c.precision);
+  Series sg, sc;
+  for (long n : {1L, 600L, 1399L}) {
+    gpu->advance(m, 0.01, n, rec, sg);
+    cpu->advance(m, 0.01, n, rec, sc);
+  }
+  const bool f64 = c.precision == Precision::Fp64;
+  const State a = gpu->state(), b = cpu->state();
+  EXPECT_LT(max_abs_diff(a.x, b.x), f64 ? 1e-9 : 2e-3);
+  EXPECT_LT(max_abs_diff(a.y, b.y), f64 ? 1e-9 : 2e-3);
+  const MemberStats ma = gpu->member_stats(rec.transient), mb = cpu->member_stats(rec.transient);
+  EXPECT_EQ(ma.averaged_steps, mb.averaged_steps);
+  for (std::size_t k = 0; k < ma.msd_mean.size(); ++k)
+    EXPECT_NEAR(ma.msd_mean[k], mb.msd_mean[k], (f64 ? 1e-9 : 1e-3) * (1 + mb.msd_mean[k]));
+  ASSERT_EQ(sg.size(), sc.size());
+  EXPECT_EQ(sg.step, sc.step);
+  EXPECT_LT(max_abs_diff(sg.msd, sc.msd), f64 ? 1e-9 : 1e-3);
+  EXPECT_LT(max_abs_diff(sg.order, sc.order), f64 ? 1e-9 : 1e-3);
+  EXPECT_LT(max_abs_diff(sg.watch_msd, sc.watch_msd), f64 ? 1e-9 : 1e-3);
+  EXPECT_EQ(sg.finite, sc.finite);
+  const Frame fa = gpu->frame(3), fb = cpu->frame(3);
+  ASSERT_EQ(fa.theta_r.size(), fb.theta_r.size());
+  ASSERT_NE(fa.device, nullptr);
+  for (std::size_t q = 1; q < fa.theta_r.size(); q += 2)
+    EXPECT_NEAR(fa.theta_r[q], fb.theta_r[q], f64 ? 1e-5 : 1e-2);
+#ifdef SIMSCOPE_HAVE_CUDA
+  std::vector<float> dev(fa.theta_r.size());
+  ASSERT_EQ(cudaMemcpy(dev.data(), fa.device.get(), dev.size() * sizeof(float),
+                       cudaMemcpyDeviceToHost),
+            cudaSuccess);
+  EXPECT_EQ(dev, fa.theta_r);
+#endif
+  EXPECT_GT(gpu->peak_device_bytes(), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, OscCudaVsCpu,
+    ::testing::Values(Case{"ring_N100_K1_fp64", 100, 1, "ring", Precision::Fp64},
+                      Case{"ws_N100_K37_fp64", 100, 37, "ws", Precision::Fp64},
+                      Case{"ws_N100_K300_fp64", 100, 300, "ws", Precision::Fp64},
+                      Case{"ws_N100_K300_fp32", 100, 300, "ws", Precision::Fp32},
+                      Case{"er_N7_K500_fp64", 7, 500, "er", Precision::Fp64},
+                      Case{"ws_N33_K1000_fp64", 33, 1000, "ws", Precision::Fp64},
+                      Case{"ws_N700_K3_fp64", 700, 3, "ws", Precision::Fp64},
+                      Case{"ws_N2048_K2_fp64", 2048, 2, "ws", Precision::Fp64},
+                      Case{"file_N50_K40_fp64", 50, 40, "file", Precision::Fp64},
+                      Case{"file_N50_K40_fp32", 50, 40, "file", Precision::Fp32}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+TEST(OscCuda, EveryForcedLayoutAgrees) {
+  SKIP_WITHOUT_CUDA();
+  // SIMSCOPE_OSC_NPL / SIMSCOPE_OSC_B force the layout: each kernel against the CPU.
+  const int N = 60, K = 24;
+  const Topologies t = watts_strogatz(N, 4, 0.2, K, 8);
+  const State s0 = initial_state("random", N, K, 8);
+  auto cpu = make_ensemble(Backend::Cpu);
+  cpu->load(t, s0, Precision::Fp64);
+  Series sc;
+  cpu->advance(Model{}, 0.01, 500, Recording{100, 10, -1}, sc);
+  const State b = cpu->state();
+  for (int npl : {1, 2, 4, 5, 8})
+    for (int B : {1, 3}) {
+      setenv("SIMSCOPE_OSC_NPL", std::to_string(npl).c_str(), 1);
+      setenv("SIMSCOPE_OSC_B", std::to_string(B).c_str(), 1);
+      auto gpu = make_ensemble(Backend::Cuda);
+      gpu->load(t, s0, Precision::Fp64);
+      Series sg;
+      gpu->advance(Model{}, 0.01, 500, Recording{100, 10, -1}, sg);
+      EXPECT_LT(max_abs_diff(gpu->state().x, b.x), 1e-9) << "npl " << npl << " B " << B;
+      EXPECT_LT(max_abs_diff(sg.msd, sc.msd), 1e-9) << "npl " << npl << " B " << B;
+    }
+  unsetenv("SIMSCOPE_OSC_NPL");
+  unsetenv("SIMSCOPE_OSC_B");
+}
+
+TEST(OscCuda, NonFiniteMembersAndCancel) {
+  SKIP_WITHOUT_CUDA();
+  const int N = 8, K = 40;
+  State s0 = initial_state("uniform_phase", N, K, 1);
+  for (int i = 0; i < N; ++i) s0.x[std::size_t(3 * N + i)] = 50.0;
+  StudyOptions o;
+  o.model = Model{1.0, 1.0, 0.1};
+  o.dt = 0.1, o.steps = 400, o.transient = 100, o.every = 10;
+  auto gpu = make_ensemble(Backend::Cuda), cpu = make_ensemble(Backend::Cpu);
+  const StudyResult a = run_study(*gpu, ring(N, 2, K), s0, o);
+  const StudyResult b = run_study(*cpu, ring(N, 2, K), s0, o);
+  EXPECT_EQ(a.failed, b.failed);
+  EXPECT_EQ(a.failed_count, 1);
+  EXPECT_EQ(a.finite_t, b.finite_t);
+  EXPECT_NEAR(a.msd_mean, b.msd_mean, 1e-9 * (1 + b.msd_mean));
+
+  // Cancel a long run; the state stays consistent and usable.
+  gpu->load(ring(100, 2, 2000), initial_state("random", 100, 2000, 1), Precision::Fp64);
+  Progress p;
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    p.cancel = true;
+  });
+  Series s;
+  EXPECT_THROW(gpu->advance(Model{}, 0.01, 1000000000, Recording{}, s, &p), Cancelled);
+  canceller.join();
+  EXPECT_GT(gpu->steps_done(), 0);
+  EXPECT_NO_THROW(gpu->advance(Model{}, 0.01, 10, Recording{}, s));
+}
+
+TEST(OscCuda, TooManyNodesIsAClearError) {
+  SKIP_WITHOUT_CUDA();
+  auto gpu = make_ensemble(Backend::Cuda);
+  const std::string m = test::error_of([&] {
+    gpu->load(ring(3000, 2, 1), initial_state("random", 3000, 1, 1), Precision::Fp64);
+  });
+  EXPECT_NE(m.find("--backend cpu"), std::string::npos) << m;
+}
+
+}  // namespace
+}  // namespace simscope::oscillators
