@@ -75,9 +75,9 @@ enum class Precision { Fp32, Fp64 };
 /// How each pixel with gaps is solved.
 ///   Auto:   Cholesky of the normal equations + one refinement step; SVD fallback for breakdowns,
 ///           poor condition and underdetermined pixels (see the file comment). The default.
-///   Normal: Cholesky of the normal equations, no refinement and no condition-based fallback
-///           (only breakdowns and underdetermined pixels with lambda = 0 go to the SVD): fastest,
-///           error ~ eps cond(A_p)^2.
+///   Normal: Cholesky of the normal equations without refinement; only breakdowns, numerically
+///           singular factors (estimated cond(G) > 0.1 / eps) and underdetermined pixels with
+///           lambda = 0 go to the SVD: fastest, error ~ eps cond(A_p)^2.
 ///   Qr:     column-pivoted Householder QR / complete orthogonal decomposition of [A_p;
 ///           sqrt(lambda) I] per pixel (Eigen's CompleteOrthogonalDecomposition, threshold
 ///           max(m_p, N) eps), in the working precision; minimum-norm when rank-deficient. The

@@ -75,6 +75,7 @@ struct Problem {
   std::vector<double> a4;   // M x ld4: A in float64, zero padded to a multiple of 4 columns
   std::vector<double> op4;  // ld4 x M: the shared SVD's operator, zero padded to ld4 rows
   double threshold = 0;     // estimated cond(G) above which Auto falls back to the SVD
+  double singular = 0;      // ... and Normal: numerically singular, 0.1 / eps
 
   Problem(const Cube& c, const Design& d, const Options& o, const SharedSvd& s)
       : cube(c), design(d), options(o), shared(s) {
@@ -98,6 +99,7 @@ struct Problem {
     op4.assign(std::size_t(ld4) * M, 0.0);
     std::copy(s.op.begin(), s.op.end(), op4.begin());
     threshold = fallback_condition(std::is_same_v<T, float> ? Precision::Fp32 : Precision::Fp64);
+    singular = 0.1 / double(std::numeric_limits<T>::epsilon());
   }
 };
 
@@ -649,7 +651,8 @@ class GroupSolver {
         o = pb_.shared.outcome;
         break;
       case kChol:
-        if (fail_[v] || (pb_.options.method == Method::Auto && cond_[v] > pb_.threshold)) {
+        if (fail_[v] || cond_[v] > (pb_.options.method == Method::Auto ? pb_.threshold
+                                                                        : pb_.singular)) {
           dense(p, v, true);
           return;
         }
