@@ -14,6 +14,11 @@
 namespace simscope::app {
 
 void write_output_npy(const std::string& path, const OutputArray& o) {
+  if (!o.data64.empty()) {
+    if (o.dtype != io::DType::Float64) throw Error(path + ": double data needs dtype float64");
+    io::write_npy(path, o.data64.data(), o.shape);
+    return;
+  }
   switch (o.dtype) {
     case io::DType::Float32: io::write_npy(path, o.data.data(), o.shape); return;
     case io::DType::Float64: {

@@ -68,7 +68,7 @@ int run_headless(const CliOptions& o) {
     if (!o.no_image) {
       const auto t0 = std::chrono::steady_clock::now();
       const ViewImage vi = viewer.view_image(r, r.params.get_string(view_param));
-      if (s.view.get_string("view.scale") == "log" &&
+      if (to_render_settings(s.view, vi).log_scale &&
           std::any_of(vi.data.begin(), vi.data.end(), [](float v) { return v <= 0; }))
         r.warnings.push_back("view.png: log scale, but " + vi.label +
                              " has values <= 0, drawn in the lowest colour (use "

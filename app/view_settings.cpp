@@ -12,6 +12,13 @@ render::ViewSettings to_render_settings(const ParamSet& view, const ViewImage& i
   s.colorbar = view.get_bool("view.colorbar");
   s.label = image.label;
   s.unit = image.unit;
+  // The workload's choice for this image while the user has not picked another.
+  const Schema& vs = view.schema();
+  if (!image.colormap.empty() &&
+      view.get("view.colormap") == vs.at("view.colormap").default_value)
+    s.colormap = image.colormap;
+  if (!image.scale.empty() && view.get("view.scale") == vs.at("view.scale").default_value)
+    s.log_scale = image.scale == "log";
   return s;
 }
 

@@ -23,6 +23,9 @@ struct OutputArray {
   io::DType dtype = io::DType::Float32;
   std::vector<std::size_t> shape;   ///< numpy shape
   std::vector<float> data;          ///< product(shape) values, C order
+  /// The values in double precision instead of `data` (for Float64 outputs that must not pass
+  /// through float, e.g. a state a later run starts from); exported when not empty.
+  std::vector<double> data64;
 };
 
 /// A 2-D image for the plane view: value(i, j) = data[i * cols + j], i to the right, j up.
@@ -30,6 +33,9 @@ struct ViewImage {
   int rows = 0, cols = 0;
   std::vector<float> data;
   std::string label, unit;
+  /// The workload's choice for this image (e.g. "twilight" and "linear" for phases), used while
+  /// view.colormap / view.scale are at their defaults; empty: the view's.
+  std::string colormap, scale;
 };
 
 /// What a run produced.

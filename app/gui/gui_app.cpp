@@ -44,7 +44,7 @@ void compute_histogram(GuiState& s) {
   s.histogram.assign(64, 0.f);
   if (!s.plane) return;
   auto [lo, hi] = s.plane->range();
-  const bool log = s.view.get_string("view.scale") == "log";
+  const bool log = s.plane->settings().log_scale;  // the view's, or the image's own choice
   if (log) {
     lo = std::log10(std::max(lo, 1e-300));
     hi = std::log10(std::max(hi, 1e-300));

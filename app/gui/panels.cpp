@@ -152,7 +152,7 @@ void draw_view_panel(GuiState& s, float x, float y, float w, float h) {
       s.image_dirty = true;
     }
   }
-  if (s.view.get_string("view.scale") == "log" && s.nonpositive_fraction > 0) {
+  if (s.plane && s.plane->settings().log_scale && s.nonpositive_fraction > 0) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.8f, 0.3f, 1.f));
     ImGui::TextWrapped("log scale: %.0f%% of the values are <= 0 and drawn in the lowest colour; "
                        "choose linear for signed outputs",

@@ -1,0 +1,362 @@
+// The `oscillators` workload as the app drives it: headless studies (the empty command, or "study"
+// from the GUI) and a live view that advances a kept state ("live", "step", "reset").
+#include "oscillators_workload.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <deque>
+#include <limits>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "oscillators/oscillators.hpp"
+#include "workload.hpp"
+
+namespace simscope::app {
+namespace {
+
+namespace osc = simscope::oscillators;
+using Clock = std::chrono::steady_clock;
+
+constexpr int kLiveMembers = 64;  // the live view integrates the first 64 members
+constexpr int kMaxImageSide = 4096;
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+OutputArray array64(const std::string& name, const std::string& label, const std::string& unit,
+                    std::vector<std::size_t> shape, std::vector<double> data) {
+  OutputArray o;
+  o.name = name;
+  o.label = label;
+  o.unit = unit;
+  o.dtype = io::DType::Float64;
+  o.shape = std::move(shape);
+  o.data64 = std::move(data);
+  return o;
+}
+
+std::vector<double> phases_of(const osc::State& s) {
+  std::vector<double> p(s.x.size());
+  for (std::size_t q = 0; q < p.size(); ++q) p[q] = osc::phase(s.x[q], s.y[q]);
+  return p;
+}
+
+std::vector<double> interleave(const osc::State& s) {
+  std::vector<double> v(2 * s.x.size());
+  for (std::size_t q = 0; q < s.x.size(); ++q) v[2 * q] = s.x[q], v[2 * q + 1] = s.y[q];
+  return v;
+}
+
+/// The parameters that define the networks, and those that define the live state.
+std::string network_key(const ParamSet& p) {
+  std::ostringstream k;
+  for (const char* n : {"network.nodes", "network.topology", "network.k", "network.p",
+                        "network.file", "network.seed"})
+    k << format_value(p.get(n)) << '|';
+  return k.str();
+}
+
+std::string live_key(const ParamSet& p, Backend b) {
+  std::ostringstream k;
+  k << network_key(p) << std::min<std::int64_t>(p.get_int("ensemble.size"), kLiveMembers) << '|';
+  for (const char* n : {"init", "init.seed", "init.file", "precision"})
+    k << format_value(p.get(n)) << '|';
+  k << to_string(b);
+  return k.str();
+}
+
+/// Recent samples, at most `cap` of each series.
+struct History {
+  std::deque<double> step, msd, order, wm, wr;
+  void clear() {
+    for (auto* d : {&step, &msd, &order, &wm, &wr}) d->clear();
+  }
+  void append(const osc::Series& s, std::size_t cap) {
+    for (std::size_t j = 0; j < s.size(); ++j) {
+      step.push_back(double(s.step[j]));
+      msd.push_back(s.msd[j]);
+      order.push_back(s.order[j]);
+      wm.push_back(j < s.watch_msd.size() ? s.watch_msd[j] : kNaN);
+      wr.push_back(j < s.watch_order.size() ? s.watch_order[j] : kNaN);
+    }
+    while (step.size() > cap)
+      for (auto* d : {&step, &msd, &order, &wm, &wr}) d->pop_front();
+  }
+};
+
+/// Every stride-th entry of v so that at most `cap` remain (the last one kept).
+std::vector<double> decimate(const std::vector<double>& v, std::size_t cap) {
+  if (v.size() <= cap) return v;
+  const std::size_t stride = (v.size() + cap - 1) / cap;
+  std::vector<double> out;
+  for (std::size_t i = (v.size() - 1) % stride; i < v.size(); i += stride) out.push_back(v[i]);
+  return out;
+}
+
+/// Strides that keep an image of rows x cols within kMaxImageSide per side.
+int stride_for(std::size_t n) { return int((n + kMaxImageSide - 1) / kMaxImageSide); }
+
+class OscillatorsWorkload final : public Workload {
+ public:
+  const Schema& schema() const override { return osc::schema(); }
+
+  bool continuous(const ParamSet&) const override { return true; }
+
+  std::string view_kind(const ParamSet& p) const override {
+    return p.get_string("view") == "oscillators" ? "phase" : "plane";
+  }
+
+  RunResult run(const ParamSet& params, Backend backend, const RunRequest& request,
+                Progress* progress) override {
+    const std::string& cmd = request.command;
+    if (cmd.empty() || cmd == "study") return study(params, backend, progress);
+    if (cmd == "live" || cmd == "step" || cmd == "reset")
+      return live(params, backend, cmd, progress);
+    throw Error("oscillators: unknown command '" + cmd + "' (study, live, step, reset)");
+  }
+
+  ViewImage view_image(const RunResult& r, const std::string& view) const override {
+    ViewImage img;
+    const bool amp = view == "amplitudes";
+    const OutputArray* o = r.find(amp ? "state" : "phases");
+    if (!o || o->shape.size() < 2) throw Error("oscillators: the result has no state to show");
+    const std::size_t K = o->shape[0], N = o->shape[1];
+    const int sk = stride_for(K), sn = stride_for(N);
+    img.rows = int((K + sk - 1) / sk);
+    img.cols = int((N + sn - 1) / sn);
+    img.data.resize(std::size_t(img.rows) * img.cols);
+    for (int i = 0; i < img.rows; ++i)
+      for (int j = 0; j < img.cols; ++j) {
+        const std::size_t q = std::size_t(i) * sk * N + std::size_t(j) * sn;
+        img.data[std::size_t(i) * img.cols + j] =
+            amp ? float(std::hypot(o->data64[2 * q], o->data64[2 * q + 1])) : float(o->data64[q]);
+      }
+    img.label = amp ? "|z|" : "theta";
+    img.unit = amp ? "" : "rad";
+    img.colormap = amp ? "" : "twilight";  // cyclic, for phases
+    img.scale = "linear";
+    return img;
+  }
+
+  std::string describe_sample(const RunResult& r, int i, int j) const override {
+    const OutputArray* o = r.find("phases");
+    if (!o || o->shape.size() < 2) return "";
+    const int sk = stride_for(o->shape[0]), sn = stride_for(o->shape[1]);
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "member %d, node %d", i * sk, j * sn);
+    return buf;
+  }
+
+ private:
+  // ---- study ---------------------------------------------------------------------------------
+
+  RunResult study(const ParamSet& p, Backend backend, Progress* progress) {
+    const auto t0 = Clock::now();
+    RunResult r = base(p, backend);
+    const osc::StudyOptions o = osc::study_options_from(p);
+    osc::validate(o);
+    const osc::Topologies t = osc::make_topologies(p);
+    const osc::State init = osc::make_initial_state(p);
+    auto ens = osc::make_ensemble(backend);
+    const osc::StudyResult s = osc::run_study(*ens, t, init, o, progress);
+    const std::size_t K = std::size_t(t.members), N = std::size_t(t.nodes),
+                      T = s.msd_t.size();
+
+    r.outputs.push_back(array64("msd", "msd", "", {K}, s.msd));
+    r.outputs.push_back(array64("msd_t", "msd(t)", "", {T}, s.msd_t));
+    r.outputs.push_back(array64("order_t", "R(t)", "", {T}, s.order_t));
+    r.outputs.push_back(array64("phases", "theta", "rad", {K, N}, phases_of(s.final_state)));
+    r.outputs.push_back(array64("state", "x, y", "", {K, N, 2}, interleave(s.final_state)));
+
+    if (s.failed_count > 0) {
+      std::string which;
+      int listed = 0;
+      for (std::size_t k = 0; k < K && listed < 10; ++k)
+        if (s.failed[k]) which += (listed++ ? ", " : "") + std::to_string(k);
+      if (s.failed_count > listed) which += ", ...";
+      r.warnings.push_back(std::to_string(s.failed_count) + " of " + std::to_string(K) +
+                           " members went non-finite (integrator.dt too large?) and are left "
+                           "out of the averages (NaN in msd.npy): members " +
+                           which);
+    }
+    if (s.valid < 2)
+      r.warnings.push_back(s.valid == 1 ? "one finite member: no standard error of the mean msd"
+                                        : "no finite member: no mean msd");
+    if (T == 0)
+      r.warnings.push_back("integrator.steps < record.every: msd_t and order_t are empty");
+
+    auto stat = [&r](const std::string& k, double v) {
+      if (std::isfinite(v)) r.stats[k] = v;  // JSON has no NaN
+    };
+    const double osc_steps = double(K) * double(N) * double(o.steps);
+    stat("msd_mean", s.msd_mean);
+    stat("msd_sem", s.msd_sem);
+    stat("members", double(K));
+    stat("valid_members", double(s.valid));
+    stat("nonfinite_members", double(s.failed_count));
+    stat("nodes", double(N));
+    stat("steps", double(o.steps));
+    stat("transient", double(o.transient));
+    stat("averaged_steps", double(o.steps - o.transient));
+    stat("record_every", double(o.every));
+    stat("samples", double(T));
+    stat("dt", o.dt);
+    stat("time", o.dt * double(o.steps));
+    stat("osc_steps", osc_steps);
+    stat("osc_steps_per_s", s.seconds > 0 ? osc_steps / s.seconds : 0);
+    stat("peak_device_bytes", s.peak_device_bytes);
+    if (T > 0) {
+      stat("final_msd", s.msd_t.back());
+      stat("final_order", s.order_t.back());
+    }
+
+    auto pl = std::make_shared<OscillatorsPayload>();
+    pl->study = true;
+    pl->frame = ens->frame(kLiveMembers);
+    pl->shown = std::clamp(int(p.get_int("live.topology")), 0, std::max(0, pl->frame.members - 1));
+    pl->layout = layout_for(p, t, pl->shown);
+    pl->dt = o.dt;
+    pl->every = o.every;
+    const std::size_t cap = std::size_t(p.get_int("live.history"));
+    std::vector<double> steps(T);
+    for (std::size_t j = 0; j < T; ++j) steps[j] = double((j + 1) * std::size_t(o.every));
+    pl->step = decimate(steps, cap);
+    pl->msd = decimate(s.msd_t, cap);
+    pl->order = decimate(s.order_t, cap);
+    pl->members = int(K);
+    pl->msd_mean = s.msd_mean;
+    pl->msd_sem = s.msd_sem;
+    pl->valid = s.valid;
+    pl->failed = s.failed_count;
+    pl->osc_steps_per_s = r.stats["osc_steps_per_s"];
+    pl->backend = backend;
+    r.payload = pl;
+    r.compute_seconds = s.seconds;
+    r.total_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    return r;
+  }
+
+  // ---- live ------------------------------------------------------------------------------------
+
+  RunResult live(const ParamSet& p, Backend backend, const std::string& cmd, Progress* progress) {
+    const auto t0 = Clock::now();
+    RunResult r = base(p, backend);
+    const std::string key = live_key(p, backend);
+    if (cmd == "reset" || !live_ens_ || key != live_key_ || live_ens_->backend() != backend) {
+      live_key_.clear();
+      live_ens_.reset();
+      const int K = int(std::min<std::int64_t>(p.get_int("ensemble.size"), kLiveMembers));
+      live_topo_ = osc::make_topologies(p, K);
+      const osc::State s0 = osc::make_initial_state(p, K);
+      auto ens = osc::make_ensemble(backend);
+      ens->load(live_topo_, s0, osc::precision_from(p));
+      live_ens_ = std::move(ens);
+      live_key_ = key;
+      history_.clear();
+      shown_ = -1;
+    }
+    const int K = live_topo_.members;
+    const int shown = std::clamp(int(p.get_int("live.topology")), 0, K - 1);
+    if (shown != shown_) history_.clear(), shown_ = shown;  // the watched series restart
+    const osc::Model m = osc::model_from(p);
+    const double dt = p.get_double("integrator.dt");
+    osc::Recording rec;
+    rec.transient = p.get_int("integrator.transient");
+    rec.every = p.get_int("record.every");
+    rec.watch = shown;
+    const std::int64_t steps = cmd == "step" ? 1 : cmd == "reset" ? 0 : p.get_int("live.steps_per_frame");
+    osc::Series series;
+    const auto c0 = Clock::now();
+    live_ens_->advance(m, dt, steps, rec, series, progress);
+    r.compute_seconds = std::chrono::duration<double>(Clock::now() - c0).count();
+    const std::size_t cap = std::size_t(p.get_int("live.history"));
+    history_.append(series, cap);
+
+    const osc::State st = live_ens_->state();
+    const osc::MemberStats ms = live_ens_->member_stats(rec.transient);
+    const std::size_t N = std::size_t(live_topo_.nodes);
+    r.outputs.push_back(array64("msd", "msd", "", {std::size_t(K)}, ms.msd_mean));
+    r.outputs.push_back(array64("msd_t", "msd(t)", "", {history_.msd.size()},
+                                {history_.msd.begin(), history_.msd.end()}));
+    r.outputs.push_back(array64("order_t", "R(t)", "", {history_.order.size()},
+                                {history_.order.begin(), history_.order.end()}));
+    r.outputs.push_back(array64("phases", "theta", "rad", {std::size_t(K), N}, phases_of(st)));
+    r.outputs.push_back(array64("state", "x, y", "", {std::size_t(K), N, 2}, interleave(st)));
+
+    auto pl = std::make_shared<OscillatorsPayload>();
+    pl->frame = live_ens_->frame(K);
+    pl->shown = shown;
+    pl->layout = layout_for(p, live_topo_, shown);
+    pl->dt = dt;
+    pl->every = rec.every;
+    pl->step.assign(history_.step.begin(), history_.step.end());
+    pl->msd.assign(history_.msd.begin(), history_.msd.end());
+    pl->order.assign(history_.order.begin(), history_.order.end());
+    pl->watch_msd.assign(history_.wm.begin(), history_.wm.end());
+    pl->watch_order.assign(history_.wr.begin(), history_.wr.end());
+    pl->members = int(p.get_int("ensemble.size"));
+    osc::ensemble_mean(ms.msd_mean, pl->msd_mean, pl->msd_sem, pl->valid);
+    pl->failed = std::count(ms.failed.begin(), ms.failed.end(), std::uint8_t(1));
+    const double osc_steps = double(K) * double(N) * double(steps);
+    pl->osc_steps_per_s = r.compute_seconds > 0 ? osc_steps / r.compute_seconds : 0;
+    pl->backend = backend;
+    r.payload = pl;
+
+    r.stats["step"] = double(live_ens_->steps_done());
+    r.stats["time"] = dt * double(live_ens_->steps_done());
+    r.stats["live_members"] = K;
+    r.stats["nodes"] = double(N);
+    if (!history_.order.empty() && std::isfinite(history_.order.back()))
+      r.stats["order"] = history_.order.back();
+    if (!history_.msd.empty() && std::isfinite(history_.msd.back()))
+      r.stats["msd"] = history_.msd.back();
+    if (pl->failed > 0)
+      r.warnings.push_back(std::to_string(pl->failed) + " of the " + std::to_string(K) +
+                           " live members went non-finite (integrator.dt too large?); "
+                           "reset to start again");
+    r.total_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    return r;
+  }
+
+  RunResult base(const ParamSet& p, Backend backend) {
+    RunResult r;
+    r.workload = "oscillators";
+    r.params = p;
+    r.backend = backend;
+    return r;
+  }
+
+  /// The layouts of member k's network, cached while the networks stay the same.
+  std::shared_ptr<const OscillatorsLayout> layout_for(const ParamSet& p,
+                                                      const osc::Topologies& t, int k) {
+    const std::string key = network_key(p) + std::to_string(k);
+    if (key != layout_key_ || !layout_) {
+      auto l = std::make_shared<OscillatorsLayout>();
+      l->member = k;
+      l->nodes = t.nodes;
+      l->circle = osc::circle_layout(t.nodes);
+      l->spring = osc::spring_layout(t, std::min(k, t.members - 1));
+      l->edges = t.edges(std::min(k, t.members - 1));
+      layout_ = std::move(l);
+      layout_key_ = key;
+    }
+    return layout_;
+  }
+
+  std::unique_ptr<osc::Ensemble> live_ens_;
+  std::string live_key_;
+  osc::Topologies live_topo_;
+  History history_;
+  int shown_ = -1;
+  std::shared_ptr<const OscillatorsLayout> layout_;
+  std::string layout_key_;
+};
+
+}  // namespace
+
+std::unique_ptr<Workload> make_oscillators_workload() {
+  return std::make_unique<OscillatorsWorkload>();
+}
+
+}  // namespace simscope::app
