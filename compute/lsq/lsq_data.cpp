@@ -84,7 +84,7 @@ Design design_from_values(const std::string& path, std::size_t m, std::size_t n,
     if (!std::isfinite(values[k])) {
       const std::string where =
           csv ? "data row " + std::to_string(k / n + 1) + ", column " + std::to_string(k % n + 1)
-              : "A" + index_text({m, n}, k);
+              : std::string("A").append(index_text({m, n}, k));
       throw Error(path + ": " + where + " is " + (std::isnan(values[k]) ? "nan" : "inf") +
                   "; the design matrix must be finite (gaps belong in the data cube, as NaN)");
     }

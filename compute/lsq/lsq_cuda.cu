@@ -1,0 +1,684 @@
+// The CUDA lsq solver (lsq.hpp, Solver). Same algorithm and outputs as the CPU back end
+// (lsq_cpu.cpp), in chunks of pixels that stream through the device:
+//
+//  1. the chunk's slab of the cube (M x Pc, pitched copy) goes up; a tiled-transpose kernel
+//     writes the 0/1 mask W (Pc x M, column-major, for the Gram product), the data with gaps
+//     zeroed pixel-major (M x Pc) and a pixel-major mask, and counts the observed rows;
+//  2. a classify kernel sorts pixels: empty, no gaps (shared SVD of A), Cholesky, host SVD;
+//  3. cuBLAS: G = K^T W^T, the Khatri-Rao form of DESIGN.md (K[i][t] = A_ir A_ic for the packed
+//     lower entries t = (r, c), c <= r), one (N(N+1)/2) x Pc GEMM in the working precision (no
+//     TF32), skipped for chunks without Cholesky pixels; H = A^T B, a float64 GEMM;
+//  4. one warp per pixel: G + lambda I into shared memory, Cholesky (right-looking, the column
+//     copied contiguous), the Hager/Higham 1-norm condition estimate, the solve, one float64
+//     refinement step (method auto) and the residual; no-gap pixels apply the shared operator;
+//  5. outputs come back with pitched copies; pixels that need the SVD (breakdown, poor
+//     condition, underdetermined with lambda = 0) are marked and solved on the host by the CPU
+//     back end's float64 SVD (lsq_dense.cpp), as are all pixels of methods qr and svd.
+// Two streams alternate chunks with their own buffers. The chunk size follows the free device
+// memory (at most half of it for both buffer sets), so any cube the host holds streams through.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/cuda_check.hpp"
+#include "lsq/lsq_internal.hpp"
+
+namespace simscope::lsq::detail {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void cublas_check(cublasStatus_t s, const char* what) {
+  if (s != CUBLAS_STATUS_SUCCESS)
+    throw Error(std::string("cuBLAS error in ") + what + ": status " + std::to_string(int(s)));
+}
+#define LSQ_CUBLAS_CHECK(call) cublas_check((call), #call)
+
+enum Kind : std::uint8_t { kKindEmpty = 0, kKindShared = 1, kKindChol = 2, kKindHost = 3 };
+constexpr std::uint8_t kStatusHost = 255;  // "solve this pixel on the host"
+constexpr int kMaxWarpsPerBlock = 8;
+
+__device__ __forceinline__ double warp_sum(double v) {
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+
+/// Index and value of the largest |a_j| (first index on ties), the same on every lane.
+__device__ __forceinline__ int warp_argmax_abs(const double* a, int n, int lane) {
+  double best = -1;
+  int idx = 0;
+  for (int j = lane; j < n; j += 32) {
+    const double v = fabs(a[j]);
+    if (v > best) best = v, idx = j;
+  }
+  for (int o = 16; o > 0; o >>= 1) {
+    const double ob = __shfl_xor_sync(0xffffffffu, best, o);
+    const int oi = __shfl_xor_sync(0xffffffffu, idx, o);
+    if (ob > best || (ob == best && oi < idx)) best = ob, idx = oi;
+  }
+  return idx;
+}
+
+__device__ __forceinline__ int rowbase(int i) { return i * (i + 1) / 2; }
+
+/// y <- (L L^T)^-1 y; L packed lower row-major in shared memory, y (n doubles) in shared memory.
+template <class T>
+__device__ void warp_solve(const T* L, int n, double* y, int lane) {
+  for (int i = 0; i < n; ++i) {
+    const T* Li = L + rowbase(i);
+    double s = 0;
+    for (int j = lane; j < i; j += 32) s += double(Li[j]) * y[j];
+    s = warp_sum(s);
+    if (lane == 0) y[i] = (y[i] - s) / double(Li[i]);
+    __syncwarp();
+  }
+  for (int i = n - 1; i >= 0; --i) {
+    const T* Li = L + rowbase(i);
+    const double xi = y[i] / double(Li[i]);
+    __syncwarp();
+    if (lane == 0) y[i] = xi;
+    for (int j = lane; j < i; j += 32) y[j] -= double(Li[j]) * xi;
+    __syncwarp();
+  }
+}
+
+/// In-place right-looking Cholesky of the packed lower matrix L (Golub & Van Loan 4.2.2, outer
+/// product form). Returns false (uniformly) on a pivot <= tol. col: n entries of scratch.
+template <class T>
+__device__ bool warp_cholesky(T* L, T* col, int n, T tol, int lane) {
+  for (int k = 0; k < n; ++k) {
+    T* Lk = L + rowbase(k);
+    const T d = Lk[k];
+    __syncwarp();
+    if (!(d > tol)) return false;
+    const T s = sqrt(d);
+    const T inv = T(1) / s;
+    if (lane == 0) Lk[k] = s;
+    for (int i = k + 1 + lane; i < n; i += 32) {
+      T* p = L + rowbase(i) + k;
+      const T v = *p * inv;
+      *p = v;
+      col[i] = v;
+    }
+    __syncwarp();
+    for (int i = k + 1; i < n; ++i) {
+      T* Li = L + rowbase(i);
+      const T lik = col[i];
+      for (int j = k + 1 + lane; j <= i; j += 32) Li[j] -= lik * col[j];
+    }
+    __syncwarp();
+  }
+  return true;
+}
+
+/// Hager's estimate of ||G^-1||_1 with Higham's refinements (LAPACK xLACN2), G = L L^T.
+template <class T>
+__device__ double warp_inv_norm1(const T* L, int n, double* x, double* z, double* s, int lane) {
+  auto norm1 = [&](const double* a) {
+    double t = 0;
+    for (int j = lane; j < n; j += 32) t += fabs(a[j]);
+    return warp_sum(t);
+  };
+  for (int j = lane; j < n; j += 32) x[j] = 1.0 / n;
+  __syncwarp();
+  warp_solve(L, n, x, lane);
+  double est = norm1(x);
+  if (n == 1) return est;
+  for (int j = lane; j < n; j += 32) s[j] = z[j] = x[j] >= 0 ? 1.0 : -1.0;
+  __syncwarp();
+  warp_solve(L, n, z, lane);
+  int jmax = warp_argmax_abs(z, n, lane);
+  for (int iter = 2; iter <= 5; ++iter) {
+    for (int j = lane; j < n; j += 32) x[j] = j == jmax ? 1.0 : 0.0;
+    __syncwarp();
+    warp_solve(L, n, x, lane);
+    const double e = norm1(x);
+    bool same = true;
+    for (int j = lane; j < n; j += 32) same &= (x[j] >= 0) == (s[j] > 0);
+    const bool repeated = __all_sync(0xffffffffu, same);
+    if (repeated || e <= est) {
+      est = fmax(est, e);
+      break;
+    }
+    est = e;
+    for (int j = lane; j < n; j += 32) s[j] = z[j] = x[j] >= 0 ? 1.0 : -1.0;
+    __syncwarp();
+    warp_solve(L, n, z, lane);
+    const int last = jmax;
+    jmax = warp_argmax_abs(z, n, lane);
+    if (!(fabs(z[last]) != fabs(z[jmax]))) break;
+  }
+  for (int j = lane; j < n; j += 32) {
+    const double a = 1.0 + double(j) / double(n - 1);
+    x[j] = (j % 2) ? -a : a;
+  }
+  __syncwarp();
+  warp_solve(L, n, x, lane);
+  return fmax(est, 2.0 * norm1(x) / (3.0 * n));
+}
+
+/// Mask, zero-filled data and counts of a chunk: a 32 x 32 tile transpose through shared memory.
+/// cube: M rows of pc values (pitch pc); wt: pc x M column-major (0/1 in T); bpm, mpm: M x pc
+/// pixel-major (b with gaps = 0, mask bytes); count: pc ints, zeroed before.
+template <class C, class T>
+__global__ void prep_kernel(const C* __restrict__ cube, int M, int pc, T* __restrict__ wt,
+                            double* __restrict__ bpm, std::uint8_t* __restrict__ mpm,
+                            int* __restrict__ count) {
+  __shared__ double tile[32][33];
+  __shared__ std::uint8_t mtile[32][33];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int p = blockIdx.x * 32 + tx;
+  int cnt = 0;
+  for (int r = ty; r < 32; r += 8) {
+    const int i = blockIdx.y * 32 + r;
+    double v = 0;
+    bool ok = false;
+    if (i < M && p < pc) {
+      const double raw = double(cube[std::size_t(i) * pc + p]);
+      ok = !isnan(raw);
+      v = ok ? raw : 0.0;
+      wt[std::size_t(i) * pc + p] = ok ? T(1) : T(0);
+      cnt += ok;
+    }
+    tile[r][tx] = v;
+    mtile[r][tx] = ok;
+  }
+  if (p < pc && cnt) atomicAdd(&count[p], cnt);
+  __syncthreads();
+  for (int r = ty; r < 32; r += 8) {
+    const int p2 = blockIdx.x * 32 + r, i2 = blockIdx.y * 32 + tx;
+    if (p2 < pc && i2 < M) {
+      bpm[std::size_t(p2) * M + i2] = tile[tx][r];
+      mpm[std::size_t(p2) * M + i2] = mtile[tx][r];
+    }
+  }
+}
+
+__global__ void classify_kernel(const int* __restrict__ count, int pc, int M, int N,
+                                bool host_all, bool lambda_zero, std::uint8_t* __restrict__ kind,
+                                int* __restrict__ any_chol) {
+  const int p = blockIdx.x * blockDim.x + threadIdx.x;
+  if (p >= pc) return;
+  const int c = count[p];
+  std::uint8_t k;
+  if (c == 0) k = kKindEmpty;
+  else if (c == M) k = kKindShared;
+  else if (host_all || (c < N && lambda_zero)) k = kKindHost;
+  else k = kKindChol;
+  kind[p] = k;
+  if (k == kKindChol) atomicOr(any_chol, 1);
+}
+
+struct SolveArgs {
+  int M, N, pc;
+  double lambda;
+  bool refine;          // method auto
+  double threshold;     // cond(G) above which a pixel goes to the host SVD
+  const double* a;      // M x N row-major (float64)
+  const double* op;     // N x M row-major: the shared SVD's operator
+  std::uint8_t shared_status;
+  float shared_condition;
+  const std::uint8_t* kind;
+  const int* count;
+  const double* bpm;        // M x pc pixel-major, gaps = 0
+  const std::uint8_t* mpm;  // M x pc pixel-major mask
+  const double* h;          // N x pc column-major: A^T b
+  double* r;                // M x pc pixel-major scratch
+  double* x;                // N x pc row-major: solution (for a pitched copy)
+  float* residual;
+  float* condition;
+  std::uint8_t* status;
+};
+
+template <class T>
+__global__ void solve_kernel(SolveArgs a, const T* __restrict__ gram) {
+  extern __shared__ double smem[];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int q = blockIdx.x * (blockDim.x >> 5) + warp;
+  if (q >= a.pc) return;  // uniform per warp
+  const int M = a.M, N = a.N, NT = N * (N + 1) / 2;
+  const std::size_t per_warp =
+      (((std::size_t(NT) + N) * sizeof(T) + 7) / 8) + 3 * std::size_t(N);  // in doubles
+  double* base = smem + per_warp * warp;
+  T* L = reinterpret_cast<T*>(base);
+  T* col = L + NT;
+  double* x = base + ((std::size_t(NT) + N) * sizeof(T) + 7) / 8;
+  double* z = x + N;
+  double* s = z + N;
+  const double* b = a.bpm + std::size_t(q) * M;
+  const std::uint8_t* w = a.mpm + std::size_t(q) * M;
+  const int cnt = a.count[q];
+  const std::uint8_t kind = a.kind[q];
+  const double nan = __longlong_as_double(0x7ff8000000000000ll);
+
+  auto write_x = [&]() {
+    for (int k = lane; k < N; k += 32) a.x[std::size_t(k) * a.pc + q] = x[k];
+  };
+  auto residual = [&]() {  // RMS over observed rows of A_i . x - b_i
+    double ss = 0;
+    for (int i = lane; i < M; i += 32) {
+      if (!w[i]) continue;
+      const double* ai = a.a + std::size_t(i) * N;
+      double t = -b[i];
+      for (int k = 0; k < N; ++k) t += ai[k] * x[k];
+      ss += t * t;
+    }
+    ss = warp_sum(ss);
+    return sqrt(ss / cnt);
+  };
+
+  if (kind == kKindEmpty) {
+    for (int k = lane; k < N; k += 32) a.x[std::size_t(k) * a.pc + q] = nan;
+    if (lane == 0) {
+      a.status[q] = kAllMissing;
+      a.residual[q] = float(nan);
+      a.condition[q] = float(nan);
+    }
+    return;
+  }
+  if (kind == kKindHost) {
+    if (lane == 0) a.status[q] = kStatusHost;
+    return;
+  }
+  if (kind == kKindShared) {
+    for (int k = lane; k < N; k += 32) {
+      const double* row = a.op + std::size_t(k) * M;
+      double t = 0;
+      for (int i = 0; i < M; ++i) t += row[i] * b[i];
+      x[k] = t;
+    }
+    __syncwarp();
+    write_x();
+    const double res = residual();
+    if (lane == 0) {
+      a.status[q] = a.shared_status;
+      a.condition[q] = a.shared_condition;
+      a.residual[q] = float(res);
+    }
+    return;
+  }
+
+  // Cholesky path: G + lambda I, its 1-norm and the breakdown tolerance N eps max(diag G).
+  const T* g = gram + std::size_t(q) * NT;
+  for (int t = lane; t < NT; t += 32) L[t] = g[t];
+  __syncwarp();
+  for (int i = lane; i < N; i += 32) L[rowbase(i) + i] += T(a.lambda);
+  __syncwarp();
+  double norm1 = 0, maxdiag = 0;
+  for (int i = lane; i < N; i += 32) {
+    double c = 0;
+    for (int j = 0; j < N; ++j) c += fabs(double(i >= j ? L[rowbase(i) + j] : L[rowbase(j) + i]));
+    norm1 = fmax(norm1, c);
+    maxdiag = fmax(maxdiag, double(L[rowbase(i) + i]));
+  }
+  for (int o = 16; o > 0; o >>= 1) {
+    norm1 = fmax(norm1, __shfl_xor_sync(0xffffffffu, norm1, o));
+    maxdiag = fmax(maxdiag, __shfl_xor_sync(0xffffffffu, maxdiag, o));
+  }
+  __syncwarp();
+  const T tol = T(N) * std::numeric_limits<T>::epsilon() * T(maxdiag);
+  if (!warp_cholesky(L, col, N, tol, lane)) {
+    if (lane == 0) a.status[q] = kStatusHost;
+    return;
+  }
+  const double cond = norm1 * warp_inv_norm1(L, N, x, z, s, lane);
+  if (!(cond <= a.threshold)) {
+    if (lane == 0) a.status[q] = kStatusHost;
+    return;
+  }
+  // x = G^-1 A^T b, then (auto) one refinement step with the float64 residual.
+  for (int k = lane; k < N; k += 32) x[k] = a.h[std::size_t(q) * N + k];
+  __syncwarp();
+  warp_solve(L, N, x, lane);
+  if (a.refine) {
+    double* r = a.r + std::size_t(q) * M;
+    for (int i = lane; i < M; i += 32) {
+      double t = 0;
+      if (w[i]) {
+        const double* ai = a.a + std::size_t(i) * N;
+        t = b[i];
+        for (int k = 0; k < N; ++k) t -= ai[k] * x[k];
+      }
+      r[i] = t;
+    }
+    __syncwarp();
+    for (int k = lane; k < N; k += 32) {
+      double d = -a.lambda * x[k];
+      for (int i = 0; i < M; ++i) d += a.a[std::size_t(i) * N + k] * r[i];
+      z[k] = d;
+    }
+    __syncwarp();
+    warp_solve(L, N, z, lane);
+    for (int k = lane; k < N; k += 32) x[k] += z[k];
+    __syncwarp();
+  }
+  write_x();
+  const double res = residual();
+  if (lane == 0) {
+    a.status[q] = cnt < N ? kUnderdetermined : kOk;
+    a.condition[q] = float(sqrt(cond));
+    a.residual[q] = float(res);
+  }
+}
+
+/// Device buffers of one chunk (one per stream).
+struct Buffers {
+  void* cube = nullptr;  // M x pc, the cube's dtype
+  void* wt = nullptr;    // pc x M, T
+  double* bpm = nullptr;
+  std::uint8_t* mpm = nullptr;
+  double* r = nullptr;
+  void* gram = nullptr;  // NT x pc, T
+  double* h = nullptr;
+  double* x = nullptr;
+  float* residual = nullptr;
+  float* condition = nullptr;
+  std::uint8_t* status = nullptr;
+  std::uint8_t* kind = nullptr;
+  int* count = nullptr;
+  int* flag = nullptr;
+  cudaStream_t stream = nullptr;
+  // the chunk in flight
+  std::size_t p0 = 0, np = 0;
+  bool busy = false;
+  int host_flag = 0;
+  std::string capacity_key;  // what the buffers were allocated for
+};
+
+class CudaSolver final : public Solver {
+ public:
+  CudaSolver() {
+    SIMSCOPE_CUDA_CHECK(cudaGetDevice(&device_));
+    LSQ_CUBLAS_CHECK(cublasCreate(&cublas_));
+    LSQ_CUBLAS_CHECK(cublasSetMathMode(cublas_, CUBLAS_DEFAULT_MATH));  // no TF32
+    for (auto& b : buf_) SIMSCOPE_CUDA_CHECK(cudaStreamCreateWithFlags(&b.stream, cudaStreamNonBlocking));
+  }
+  ~CudaSolver() override {
+    for (auto& b : buf_) {
+      if (b.stream) cudaStreamSynchronize(b.stream);
+      free_buffers(b);
+      if (b.stream) cudaStreamDestroy(b.stream);
+    }
+    free_design();
+    if (cublas_) cublasDestroy(cublas_);
+  }
+
+  Backend backend() const override { return Backend::Cuda; }
+  double peak_device_bytes() const override { return double(peak_); }
+
+  void solve(const Cube& cube, const Design& design, const Options& options, Result& out,
+             Progress* progress) override {
+    validate(cube, design, options);
+    const auto t0 = Clock::now();
+    init_result(out, cube, design);
+    const SharedSvd shared = shared_svd(design, options.lambda);
+    out.shared_rank = shared.rank;
+    try {
+      if (options.precision == Precision::Fp32) run<float>(cube, design, options, shared, out, progress);
+      else run<double>(cube, design, options, shared, out, progress);
+    } catch (...) {
+      for (auto& b : buf_) {
+        cudaStreamSynchronize(b.stream);
+        b.busy = false;
+      }
+      cudaGetLastError();
+      throw;
+    }
+    out.shared_pixels = 0;
+    for (std::size_t p = 0; p < out.count.size(); ++p)
+      out.shared_pixels += std::size_t(out.count[p]) == cube.m;
+    count_statuses(out);
+    out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  }
+
+ private:
+  template <class T>
+  void run(const Cube& cube, const Design& design, const Options& options, const SharedSvd& shared,
+           Result& out, Progress* progress) {
+    const int M = int(design.m), N = int(design.n), NT = N * (N + 1) / 2;
+    const std::size_t P = cube.pixels();
+    const std::size_t csize = cube.dtype == io::DType::Float32 ? 4 : 8;
+    upload_design<T>(design, shared);
+
+    // Chunk size: both buffer sets within half the free memory, at most 2^20 pixels.
+    const double per_pixel = double(M) * (csize + sizeof(T) + 8 + 1 + 8) +
+                             double(NT) * sizeof(T) + double(N) * 16 + 4 + 4 + 1 + 1 + 4;
+    std::size_t free_b = 0, total_b = 0;
+    SIMSCOPE_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    std::size_t pc = std::size_t(0.5 * double(free_b) / (2 * per_pixel));
+    pc = std::min<std::size_t>({pc, std::size_t(1) << 20, P});
+    if (pc < 32 && pc < P)
+      throw Error("lsq: not enough device memory for a chunk of 32 pixels (" +
+                  gib(32 * 2 * per_pixel) + " needed, " + gib(double(free_b)) + " free)");
+    pc = std::max<std::size_t>(pc, 1);
+    for (auto& b : buf_) ensure_buffers<T>(b, pc, M, N, csize);
+
+    const bool host_all = options.method == Method::Qr || options.method == Method::Svd;
+    std::uint64_t fallbacks = 0;
+    std::vector<std::size_t> host_pixels;
+    auto finish = [&](Buffers& b) {  // outputs of b's chunk are on the host: host SVDs
+      SIMSCOPE_CUDA_CHECK(cudaStreamSynchronize(b.stream));
+      b.busy = false;
+      host_pixels.clear();
+      for (std::size_t q = 0; q < b.np; ++q)
+        if (out.status[b.p0 + q] == kStatusHost) host_pixels.push_back(b.p0 + q);
+      if (!host_all) fallbacks += host_pixels.size();
+      if (!host_pixels.empty()) solve_pixels_dense(cube, design, options, host_pixels, out);
+      progress_set(progress, double(b.p0 + b.np) / double(P));
+    };
+
+    int next = 0;
+    for (std::size_t p0 = 0; p0 < P; p0 += pc) {
+      progress_check(progress);
+      Buffers& b = buf_[next];
+      next ^= 1;
+      if (b.busy) finish(b);
+      b.p0 = p0;
+      b.np = std::min(pc, P - p0);
+      b.busy = true;
+      const int np = int(b.np);
+      // 1. the slab of the cube, the mask, data and counts.
+      SIMSCOPE_CUDA_CHECK(cudaMemcpy2DAsync(b.cube, b.np * csize, cube.bytes.data() + p0 * csize,
+                                            P * csize, b.np * csize, std::size_t(M),
+                                            cudaMemcpyHostToDevice, b.stream));
+      SIMSCOPE_CUDA_CHECK(cudaMemsetAsync(b.count, 0, b.np * sizeof(int), b.stream));
+      SIMSCOPE_CUDA_CHECK(cudaMemsetAsync(b.flag, 0, sizeof(int), b.stream));
+      const dim3 tb(32, 8), tg(unsigned((np + 31) / 32), unsigned((M + 31) / 32));
+      if (csize == 4)
+        prep_kernel<float, T><<<tg, tb, 0, b.stream>>>(static_cast<const float*>(b.cube), M, np,
+                                                        static_cast<T*>(b.wt), b.bpm, b.mpm, b.count);
+      else
+        prep_kernel<double, T><<<tg, tb, 0, b.stream>>>(static_cast<const double*>(b.cube), M, np,
+                                                         static_cast<T*>(b.wt), b.bpm, b.mpm, b.count);
+      SIMSCOPE_CUDA_CHECK(cudaGetLastError());
+      classify_kernel<<<unsigned((np + 255) / 256), 256, 0, b.stream>>>(
+          b.count, np, M, N, host_all, options.lambda == 0, b.kind, b.flag);
+      SIMSCOPE_CUDA_CHECK(cudaGetLastError());
+      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(&b.host_flag, b.flag, sizeof(int), cudaMemcpyDeviceToHost,
+                                          b.stream));
+      SIMSCOPE_CUDA_CHECK(cudaStreamSynchronize(b.stream));
+      // 2. the products (cuBLAS, column-major): G = K^T W^T and H = A^T B.
+      LSQ_CUBLAS_CHECK(cublasSetStream(cublas_, b.stream));
+      if (b.host_flag) {  // chunks without Cholesky pixels (e.g. no gaps) skip both
+        gram_gemm<T>(b, NT, np, M);
+        const double one = 1, zero = 0;
+        LSQ_CUBLAS_CHECK(cublasDgemm(cublas_, CUBLAS_OP_T, CUBLAS_OP_N, N, np, M, &one, d_acm_, M,
+                                     b.bpm, M, &zero, b.h, N));
+      }
+      // 3. one warp per pixel.
+      SolveArgs args{};
+      args.M = M, args.N = N, args.pc = np;
+      args.lambda = options.lambda;
+      args.refine = options.method == Method::Auto;
+      args.threshold = options.method == Method::Auto
+                           ? fallback_condition(options.precision)
+                           : 0.1 / double(std::numeric_limits<T>::epsilon());
+      args.a = d_a_, args.op = d_op_;
+      args.shared_status = shared.outcome.status;
+      args.shared_condition = shared.outcome.condition;
+      args.kind = b.kind, args.count = b.count, args.bpm = b.bpm, args.mpm = b.mpm, args.h = b.h;
+      args.r = b.r, args.x = b.x, args.residual = b.residual, args.condition = b.condition;
+      args.status = b.status;
+      const std::size_t per_warp =
+          (((std::size_t(NT) + N) * sizeof(T) + 7) / 8 + 3 * std::size_t(N)) * sizeof(double);
+      const int warps = int(std::clamp<std::size_t>((48 * 1024) / per_warp, 1, kMaxWarpsPerBlock));
+      const std::size_t shm = per_warp * std::size_t(warps);
+      if (shm > 48 * 1024)
+        SIMSCOPE_CUDA_CHECK(cudaFuncSetAttribute(solve_kernel<T>,
+                                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                 int(shm)));
+      solve_kernel<T><<<unsigned((np + warps - 1) / warps), unsigned(32 * warps), shm, b.stream>>>(
+          args, static_cast<const T*>(b.gram));
+      SIMSCOPE_CUDA_CHECK(cudaGetLastError());
+      // 4. outputs to the host.
+      SIMSCOPE_CUDA_CHECK(cudaMemcpy2DAsync(out.solution.data() + p0, P * sizeof(double), b.x,
+                                            b.np * sizeof(double), b.np * sizeof(double),
+                                            std::size_t(N), cudaMemcpyDeviceToHost, b.stream));
+      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(out.residual.data() + p0, b.residual, b.np * sizeof(float),
+                                          cudaMemcpyDeviceToHost, b.stream));
+      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(out.condition.data() + p0, b.condition,
+                                          b.np * sizeof(float), cudaMemcpyDeviceToHost, b.stream));
+      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(out.status.data() + p0, b.status, b.np,
+                                          cudaMemcpyDeviceToHost, b.stream));
+      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(out.count.data() + p0, b.count, b.np * sizeof(int),
+                                          cudaMemcpyDeviceToHost, b.stream));
+    }
+    for (auto& b : buf_)
+      if (b.busy) finish(b);
+    out.fallback_pixels = fallbacks;
+  }
+
+  template <class T>
+  void gram_gemm(Buffers& b, int NT, int np, int M) {
+    const T one = 1, zero = 0;
+    // G (NT x np, column-major) = op_T(K) (NT x M) * op_T(W) (M x np); K: M x NT column-major,
+    // W: np x M column-major (leading dimension np).
+    if constexpr (std::is_same_v<T, float>)
+      LSQ_CUBLAS_CHECK(cublasSgemm(cublas_, CUBLAS_OP_T, CUBLAS_OP_T, NT, np, M, &one,
+                                   static_cast<const float*>(d_k_), M,
+                                   static_cast<const float*>(b.wt), np, &zero,
+                                   static_cast<float*>(b.gram), NT));
+    else
+      LSQ_CUBLAS_CHECK(cublasDgemm(cublas_, CUBLAS_OP_T, CUBLAS_OP_T, NT, np, M, &one,
+                                   static_cast<const double*>(d_k_), M,
+                                   static_cast<const double*>(b.wt), np, &zero,
+                                   static_cast<double*>(b.gram), NT));
+  }
+
+  void* dev_alloc(std::size_t bytes) {
+    void* p = nullptr;
+    const cudaError_t e = cudaMalloc(&p, std::max<std::size_t>(bytes, 1));
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      std::size_t free_b = 0, total_b = 0;
+      cudaMemGetInfo(&free_b, &total_b);
+      throw Error("lsq: cannot allocate " + gib(double(bytes)) + " of device memory (" +
+                  gib(double(free_b)) + " free): " + cudaGetErrorString(e));
+    }
+    allocated_ += bytes;
+    peak_ = std::max(peak_, allocated_);
+    sizes_[p] = bytes;
+    return p;
+  }
+  void dev_free(void*& p) {
+    if (!p) return;
+    cudaFree(p);
+    allocated_ -= sizes_[p];
+    sizes_.erase(p);
+    p = nullptr;
+  }
+  template <class P>
+  void dev_free_typed(P*& p) {
+    void* v = p;
+    dev_free(v);
+    p = nullptr;
+  }
+
+  void free_buffers(Buffers& b) {
+    dev_free(b.cube), dev_free(b.wt), dev_free(b.gram);
+    dev_free_typed(b.bpm), dev_free_typed(b.mpm), dev_free_typed(b.r), dev_free_typed(b.h);
+    dev_free_typed(b.x), dev_free_typed(b.residual), dev_free_typed(b.condition);
+    dev_free_typed(b.status), dev_free_typed(b.kind), dev_free_typed(b.count),
+        dev_free_typed(b.flag);
+    b.capacity_key.clear();
+  }
+
+  template <class T>
+  void ensure_buffers(Buffers& b, std::size_t pc, int M, int N, std::size_t csize) {
+    const std::string key = std::to_string(pc) + "/" + std::to_string(M) + "/" +
+                            std::to_string(N) + "/" + std::to_string(csize) + "/" +
+                            std::to_string(sizeof(T));
+    if (key == b.capacity_key) return;
+    free_buffers(b);
+    const std::size_t NT = std::size_t(N) * (N + 1) / 2, Mz = std::size_t(M);
+    b.cube = dev_alloc(Mz * pc * csize);
+    b.wt = dev_alloc(Mz * pc * sizeof(T));
+    b.bpm = static_cast<double*>(dev_alloc(Mz * pc * sizeof(double)));
+    b.mpm = static_cast<std::uint8_t*>(dev_alloc(Mz * pc));
+    b.r = static_cast<double*>(dev_alloc(Mz * pc * sizeof(double)));
+    b.gram = dev_alloc(NT * pc * sizeof(T));
+    b.h = static_cast<double*>(dev_alloc(std::size_t(N) * pc * sizeof(double)));
+    b.x = static_cast<double*>(dev_alloc(std::size_t(N) * pc * sizeof(double)));
+    b.residual = static_cast<float*>(dev_alloc(pc * sizeof(float)));
+    b.condition = static_cast<float*>(dev_alloc(pc * sizeof(float)));
+    b.status = static_cast<std::uint8_t*>(dev_alloc(pc));
+    b.kind = static_cast<std::uint8_t*>(dev_alloc(pc));
+    b.count = static_cast<int*>(dev_alloc(pc * sizeof(int)));
+    b.flag = static_cast<int*>(dev_alloc(sizeof(int)));
+    b.capacity_key = key;
+  }
+
+  /// A (row-major and column-major, float64), the Khatri-Rao matrix K in T and the shared
+  /// operator; uploaded again only when the design, lambda or T change.
+  template <class T>
+  void upload_design(const Design& d, const SharedSvd& shared) {
+    const int M = int(d.m), N = int(d.n), NT = N * (N + 1) / 2;
+    free_design();
+    std::vector<double> acm(std::size_t(M) * N);
+    for (int i = 0; i < M; ++i)
+      for (int k = 0; k < N; ++k) acm[std::size_t(k) * M + i] = d.a[std::size_t(i) * N + k];
+    std::vector<T> K(std::size_t(M) * NT);
+    for (int i = 0; i < M; ++i) {
+      const double* ai = &d.a[std::size_t(i) * N];
+      int t = 0;
+      for (int r = 0; r < N; ++r)
+        for (int c = 0; c <= r; ++c, ++t) K[std::size_t(t) * M + i] = T(ai[r] * ai[c]);
+    }
+    d_a_ = static_cast<double*>(dev_alloc(d.a.size() * sizeof(double)));
+    d_acm_ = static_cast<double*>(dev_alloc(acm.size() * sizeof(double)));
+    d_op_ = static_cast<double*>(dev_alloc(shared.op.size() * sizeof(double)));
+    d_k_ = dev_alloc(K.size() * sizeof(T));
+    SIMSCOPE_CUDA_CHECK(cudaMemcpy(d_a_, d.a.data(), d.a.size() * sizeof(double), cudaMemcpyHostToDevice));
+    SIMSCOPE_CUDA_CHECK(cudaMemcpy(d_acm_, acm.data(), acm.size() * sizeof(double), cudaMemcpyHostToDevice));
+    SIMSCOPE_CUDA_CHECK(cudaMemcpy(d_op_, shared.op.data(), shared.op.size() * sizeof(double),
+                                   cudaMemcpyHostToDevice));
+    SIMSCOPE_CUDA_CHECK(cudaMemcpy(d_k_, K.data(), K.size() * sizeof(T), cudaMemcpyHostToDevice));
+  }
+  void free_design() {
+    dev_free_typed(d_a_), dev_free_typed(d_acm_), dev_free_typed(d_op_), dev_free(d_k_);
+  }
+
+  int device_ = 0;
+  cublasHandle_t cublas_ = nullptr;
+  Buffers buf_[2];
+  double* d_a_ = nullptr;
+  double* d_acm_ = nullptr;
+  double* d_op_ = nullptr;
+  void* d_k_ = nullptr;
+  std::size_t allocated_ = 0, peak_ = 0;
+  std::map<void*, std::size_t> sizes_;
+};
+
+}  // namespace
+
+std::unique_ptr<Solver> make_cuda_solver() { return std::make_unique<CudaSolver>(); }
+
+}  // namespace simscope::lsq::detail
