@@ -303,7 +303,8 @@ void PhaseView::draw(int x, int y, int w, int h) {
     m.text.add_text("-pi", bx - m.text.text_width("-pi") / 2, ty, ink);
     m.text.add_text("0", bx + bw / 2 - m.text.text_width("0") / 2, ty, ink);
     m.text.add_text("pi", bx + bw - m.text.text_width("pi") / 2, ty, ink);
-    m.text.add_text("phase", bx - m.text.text_width("phase") - std::round(16 * u), by + bh, ink);
+    m.text.add_text("phase", bx - m.text.text_width("phase") - std::round(30 * u),
+                    by + bh / 2 + cap / 2, ink);
   }
   m.text.draw(w, h);
   glDisable(GL_BLEND);

@@ -3,8 +3,10 @@
 
 namespace simscope::app::gui {
 
+std::unique_ptr<WorkloadGui> make_oscillators_gui();
+
 std::unique_ptr<WorkloadGui> make_workload_gui(const std::string& name) {
-  (void)name;
+  if (name == "oscillators") return make_oscillators_gui();
   return std::make_unique<WorkloadGui>();
 }
 

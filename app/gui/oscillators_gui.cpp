@@ -1,0 +1,249 @@
+// The oscillators' window extras: the phase view in the centre (render::PhaseView, fed from the
+// live frame in device memory through CUDA-GL interop, or from host memory), and in the right
+// panel the live controls (pause, step, reset, Run study), the member shown, the layout, scrolling
+// R(t) and msd(t) plots, and a study's summary.
+#include <glad/gl.h>
+#include <imgui.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gui_state.hpp"
+#include "oscillators_workload.hpp"
+#include "render/phase_view.hpp"
+#include "workload_gui.hpp"
+
+namespace simscope::app::gui {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+const OscillatorsPayload* payload_of(const GuiState& s) {
+  if (!s.result || s.result->workload != "oscillators" || !s.result->payload) return nullptr;
+  return static_cast<const OscillatorsPayload*>(s.result->payload.get());
+}
+
+std::vector<float> to_float(const std::vector<double>& v) {
+  return std::vector<float>(v.begin(), v.end());
+}
+
+/// The last finite value, or NaN.
+double last_finite(const std::vector<double>& v) {
+  for (auto it = v.rbegin(); it != v.rend(); ++it)
+    if (std::isfinite(*it)) return *it;
+  return NAN;
+}
+
+class OscillatorsGui final : public WorkloadGui {
+ public:
+  void draw_panel(GuiState& s) override {
+    const OscillatorsPayload* p = payload_of(s);
+    ImGui::Separator();
+    ImGui::TextDisabled("Oscillators");
+    catch_study_result(s, p);
+
+    // Live controls.
+    if (ImGui::Button(s.paused ? "Run (Space)" : "Pause (Space)")) s.paused = !s.paused;
+    ImGui::SameLine();
+    if (ImGui::Button("Step")) s.pending_command = "step";
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("One RK4 step of the live members (also paused)");
+    ImGui::SameLine();
+    if (ImGui::Button("Reset")) s.pending_command = "reset";
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("Back to the initial state (init, init.seed) and step 0");
+    ImGui::SameLine();
+    const bool busy_study = study_running_ && s.worker->busy();
+    if (!busy_study && study_running_) study_running_ = false;  // cancelled or superseded
+    if (ImGui::Button("Run study")) start_study(s);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("integrator.steps RK4 steps of all ensemble.size members on the worker: "
+                        "msd per member, msd(t), R(t), final phases and state (export with E)");
+    if (busy_study) {
+      const double f = s.worker->progress(), t = s.worker->elapsed_seconds();
+      ImGui::Text("study: %.0f%%, %.3g osc-steps/s, ETA %.1f s", 100 * f,
+                  t > 0 ? f * study_osc_steps_ / t : 0.0, f > 0.01 ? t * (1 - f) / f : 0.0);
+    }
+
+    // The member shown (live.topology) and how.
+    int shown = int(s.params.get_int("live.topology"));
+    const int members = p ? std::max(1, p->frame.members) : 1;
+    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.55f);
+    if (ImGui::SliderInt("member shown", &shown, 0, members - 1)) {
+      s.params.set("live.topology", std::int64_t(std::clamp(shown, 0, members - 1)));
+    }
+    const char* layouts[] = {"circle", "network", "complex plane"};
+    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.55f);
+    ImGui::Combo("layout", &layout_, layouts, 3);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("circle: nodes in index order; network: a force-directed layout of the "
+                        "member's graph; complex plane: each oscillator at z = x + i y");
+    ImGui::SameLine();
+    ImGui::Checkbox("edges", &edges_);
+
+    if (!p) {
+      ImGui::TextDisabled("waiting for the first result...");
+      return;
+    }
+    // State and plots.
+    const double t = p->dt * double(p->frame.step);
+    ImGui::Text("%s  step %lld  t = %.4g", p->study ? "study" : "live",
+                static_cast<long long>(p->frame.step), t);
+    ImGui::Text("members: %d of %d shown live, N = %d", p->frame.members, p->members,
+                p->frame.nodes);
+    const bool own = p->shown == int(s.params.get_int("live.topology")) && !p->watch_order.empty();
+    plot(own ? p->watch_order : p->order, "##R", own ? "R(t), member" : "R(t), ensemble mean",
+         p->order, 0.0f, 1.0f);
+    plot(own ? p->watch_msd : p->msd, "##msd", own ? "msd(t), member" : "msd(t), ensemble mean",
+         p->msd, FLT_MAX, FLT_MAX);
+    ImGui::TextDisabled("samples every %lld steps (record.every)",
+                        static_cast<long long>(p->every));
+    if (std::isfinite(p->msd_mean)) {
+      if (std::isfinite(p->msd_sem))
+        ImGui::Text("time-averaged msd: %.6g +- %.2g (%lld members)", p->msd_mean, p->msd_sem,
+                    static_cast<long long>(p->valid));
+      else
+        ImGui::Text("time-averaged msd: %.6g", p->msd_mean);
+    } else {
+      ImGui::TextWrapped("time-averaged msd: after integrator.transient steps");
+    }
+    if (p->failed > 0)
+      ImGui::TextColored(ImVec4(1.f, 0.6f, 0.3f, 1.f), "%lld members went non-finite",
+                         static_cast<long long>(p->failed));
+    if (p->study) {
+      ImGui::TextColored(ImVec4(0.6f, 0.9f, 0.6f, 1.f),
+                         "study of %d members: %.3g osc-steps/s", p->members, p->osc_steps_per_s);
+      ImGui::TextWrapped("Paused to keep the study on screen: E exports it, Space resumes the "
+                         "live view.");
+    }
+    ImGui::TextDisabled("phase view upload: %s", view_ ? view_->upload_path().c_str() : "-");
+    if (view_ && !view_->upload_fallback_reason().empty() && ImGui::IsItemHovered())
+      ImGui::SetTooltip("%s", view_->upload_fallback_reason().c_str());
+    hover(s, p);
+  }
+
+  void draw_view(GuiState& s, int x, int y, int w, int h) override {
+    const OscillatorsPayload* p = payload_of(s);
+    if (!p || p->frame.members < 1 || p->frame.nodes < 1) return;
+    try {
+      if (!view_) {
+        view_ = std::make_unique<render::PhaseView>();
+        view_->set_ui_scale(std::max(1.0f, ImGui::GetIO().DisplayFramebufferScale.x));
+        view_->set_background(0.13f, 0.13f, 0.16f);
+      }
+      const int N = p->frame.nodes;
+      const int member = std::clamp(int(s.params.get_int("live.topology")), 0, p->frame.members - 1);
+      // The network's layout (positions of the member whose layout came with the payload).
+      const OscillatorsLayout* l = p->layout.get();
+      const int kind = layout_ == 1 ? 1 : 0;
+      if (l && (p->layout != layout_held_ || kind != layout_kind_)) {
+        const std::vector<float>& pos = kind == 1 && !l->spring.empty() ? l->spring : l->circle;
+        view_->set_layout(pos.data(), l->nodes);
+        view_->set_edges(l->edges);
+        layout_held_ = p->layout, layout_kind_ = kind;
+      }
+      // The state of the member shown: from device memory when the frame is there (CUDA-GL
+      // interop, else a device->host copy), from host memory otherwise.
+      // (The payload is held until the next one is shown: its address is not reused meanwhile,
+      // and its device frame, which the ensemble never rewrites while held, stays valid.)
+      if (s.result->payload != state_held_ || member != state_member_) {
+        const std::size_t off = 2 * std::size_t(member) * N;
+        if (p->frame.device) view_->set_state_device(p->frame.device.get() + off, N);
+        else view_->set_state_host(p->frame.theta_r.data() + off, N);
+        state_held_ = s.result->payload, state_member_ = member;
+      }
+      render::PhaseViewSettings vs;
+      vs.layout = layout_ == 2 ? "plane" : "nodes";
+      vs.edges = edges_ && (l && l->member == member);
+      char title[160];
+      std::snprintf(title, sizeof title, "%s  member %d of %d   t = %.2f   N = %d",
+                    p->study ? "study" : "live", member, p->members, p->dt * double(p->frame.step),
+                    N);
+      vs.title = title;
+      view_->set_settings(vs);
+      view_->draw(x, y, w, h);
+      if (view_->upload_path() != logged_path_) {
+        logged_path_ = view_->upload_path();
+        const std::string why = view_->upload_fallback_reason();
+        std::fprintf(stderr, "simscope: phase view upload path: %s%s%s\n", logged_path_.c_str(),
+                     why.empty() ? "" : " - ", why.c_str());
+      }
+    } catch (const std::exception& e) {
+      s.error = std::string("phase view: ") + e.what();
+    }
+  }
+
+ private:
+  /// A study's result on screen: pause the live runs (cancelling the one just submitted) so that
+  /// it stays there for reading and export.
+  void catch_study_result(GuiState& s, const OscillatorsPayload* p) {
+    if (!p || !p->study || s.result->payload == last_study_) return;
+    last_study_ = s.result->payload;
+    study_running_ = false;
+    s.paused = true;
+    s.worker->cancel();
+    s.info = "study done (" + std::to_string(p->members) + " members): paused; Space resumes";
+  }
+
+  void start_study(GuiState& s) {
+    s.pending_command = "study";
+    study_running_ = true;
+    study_osc_steps_ = double(s.params.get_int("ensemble.size")) *
+                       double(s.params.get_int("network.nodes")) *
+                       double(s.params.get_int("integrator.steps"));
+  }
+
+  static void plot(const std::vector<double>& v, const char* id, const char* what,
+                   const std::vector<double>& mean, float lo, float hi) {
+    const std::vector<float> f = to_float(v);
+    char overlay[128];
+    std::snprintf(overlay, sizeof overlay, "%s %.4g (mean %.4g)", what, last_finite(v),
+                  last_finite(mean));
+    ImGui::PlotLines(id, f.empty() ? nullptr : f.data(), int(f.size()), 0, overlay, lo, hi,
+                     ImVec2(ImGui::GetContentRegionAvail().x, 80));
+  }
+
+  /// The oscillator under the mouse in the centre view, as a tooltip and a panel line.
+  void hover(GuiState& s, const OscillatorsPayload* p) {
+    if (!view_ || ImGui::GetIO().WantCaptureMouse) return;
+    const ImGuiIO& io = ImGui::GetIO();
+    const double px = io.MousePos.x * io.DisplayFramebufferScale.x;
+    const double py = (io.DisplaySize.y - io.MousePos.y) * io.DisplayFramebufferScale.y;
+    const auto i = view_->oscillator_at(px, py);
+    if (!i) return;
+    const int N = p->frame.nodes;
+    const int member = std::clamp(int(s.params.get_int("live.topology")), 0, p->frame.members - 1);
+    const std::size_t q = 2 * (std::size_t(member) * N + std::size_t(*i));
+    if (q + 1 >= p->frame.theta_r.size()) return;
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "member %d, node %d: theta = %.4f rad, r = %.4f", member, *i,
+                  p->frame.theta_r[q], p->frame.theta_r[q + 1]);
+    s.cursor_text = buf;
+    ImGui::BeginTooltip();
+    ImGui::TextUnformatted(buf);
+    ImGui::EndTooltip();
+  }
+
+  std::unique_ptr<render::PhaseView> view_;
+  std::shared_ptr<const OscillatorsLayout> layout_held_;
+  int layout_kind_ = -1;
+  std::shared_ptr<const void> state_held_;
+  int state_member_ = -1;
+  int layout_ = 0;  // 0 circle, 1 network, 2 complex plane
+  bool edges_ = true;
+  std::shared_ptr<const void> last_study_;
+  bool study_running_ = false;
+  double study_osc_steps_ = 0;
+  std::string logged_path_;
+};
+
+}  // namespace
+
+std::unique_ptr<WorkloadGui> make_oscillators_gui() { return std::make_unique<OscillatorsGui>(); }
+
+}  // namespace simscope::app::gui
