@@ -3,9 +3,11 @@
 
 namespace simscope::app::gui {
 
+std::unique_ptr<WorkloadGui> make_lsq_gui();
 std::unique_ptr<WorkloadGui> make_oscillators_gui();
 
 std::unique_ptr<WorkloadGui> make_workload_gui(const std::string& name) {
+  if (name == "lsq") return make_lsq_gui();
   if (name == "oscillators") return make_oscillators_gui();
   return std::make_unique<WorkloadGui>();
 }

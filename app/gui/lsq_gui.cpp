@@ -1,0 +1,214 @@
+// The lsq window extras (right panel): which component the solution view shows, a status legend
+// with the colours of the map, a histogram of the RMS residuals, and an inspector for the pixel
+// last clicked: its observed values (gaps marked) against the fit A x, its solution vector, its
+// status, residual and condition.
+#include <imgui.h>
+
+#include <algorithm>
+#include <array>
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "gui_state.hpp"
+#include "lsq_workload.hpp"
+#include "render/colormap.hpp"
+#include "workload_gui.hpp"
+
+namespace simscope::app::gui {
+namespace {
+
+ImU32 rgb(const std::array<float, 3>& c, float a = 1.f) {
+  return ImGui::ColorConvertFloat4ToU32(ImVec4(c[0], c[1], c[2], a));
+}
+
+class LsqGui final : public WorkloadGui {
+ public:
+  void on_click(GuiState& s, int i, int j) override {
+    const LsqPayload* pl = payload(s);
+    if (!pl) return;
+    std::size_t h = 0, w = 0;
+    lsq_image_to_pixel(*pl->result, i, j, h, w);
+    if (h >= pl->result->height || w >= pl->result->width) return;
+    sel_h_ = long(h * pl->stride);
+    sel_w_ = long(w * pl->stride);
+  }
+
+  void draw_panel(GuiState& s) override {
+    const LsqPayload* pl = payload(s);
+    ImGui::Separator();
+    ImGui::TextDisabled("Least squares");
+    if (!pl) {
+      ImGui::TextWrapped("No result yet.");
+      return;
+    }
+    const lsq::Result& r = *pl->result;
+    component_slider(s, r);
+    legend(s, r);
+    residual_histogram(pl->result);
+    inspector(*pl);
+  }
+
+ private:
+  static const LsqPayload* payload(const GuiState& s) {
+    if (!s.result || !s.result->payload || s.result->workload != "lsq") return nullptr;
+    const auto* pl = static_cast<const LsqPayload*>(s.result->payload.get());
+    return pl->result && pl->problem ? pl : nullptr;
+  }
+
+  static void component_slider(GuiState& s, const lsq::Result& r) {
+    int k = int(s.params.get_int("view.component"));
+    const int top = std::max(0, int(r.n) - 1);
+    if (k > top) k = top;
+    if (ImGui::SliderInt("component", &k, 0, top)) {
+      s.params.set("view.component", std::int64_t(k));
+      if (s.params.get_string("view") != "solution") s.params.set("view", std::string("solution"));
+      s.image_dirty = true;
+    }
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("The unknown x_k shown by the solution view (view.component)");
+  }
+
+  /// The four status codes with the colours the map gives them and their pixel counts.
+  static void legend(const GuiState& s, const lsq::Result& r) {
+    static const char* names[4] = {"0 ok", "1 underdetermined", "2 rank-deficient",
+                                   "3 all missing"};
+    // Colours as the status view draws them: its colormap and range when it is shown, else
+    // turbo over [0, 3]. All-missing pixels are also NaN in the other maps (grey).
+    std::string cmap = "turbo";
+    double lo = 0, hi = 3;
+    if (s.params.get_string("view") == "status" && s.plane) {
+      cmap = s.plane->settings().colormap;
+      std::tie(lo, hi) = s.plane->range();
+    }
+    const render::Colormap* cm = nullptr;
+    try {
+      cm = &render::colormap(cmap);
+    } catch (...) {
+    }
+    ImGui::Text("Status (view 'status'):");
+    for (int c = 0; c < 4; ++c) {
+      const double t = hi > lo ? (c - lo) / (hi - lo) : 0.5;
+      const ImVec2 p = ImGui::GetCursorScreenPos();
+      const float sz = ImGui::GetTextLineHeight();
+      if (cm)
+        ImGui::GetWindowDrawList()->AddRectFilled(p, ImVec2(p.x + sz, p.y + sz),
+                                                  rgb(cm->sample(std::clamp(t, 0.0, 1.0))));
+      ImGui::Dummy(ImVec2(sz, sz));
+      ImGui::SameLine();
+      ImGui::Text("%-18s %llu", names[c], (unsigned long long)r.status_counts[std::size_t(c)]);
+    }
+    if (r.fallback_pixels > 0)
+      ImGui::TextWrapped("%llu pixels with gaps solved by SVD (Cholesky broke down or cond(G) "
+                         "too large)",
+                         (unsigned long long)r.fallback_pixels);
+  }
+
+  void residual_histogram(const std::shared_ptr<const lsq::Result>& res) {
+    const lsq::Result& r = *res;
+    if (res != hist_for_) {
+      hist_for_ = res;
+      hist_.assign(48, 0.f);
+      hist_max_ = 0;
+      for (float v : r.residual)
+        if (std::isfinite(v)) hist_max_ = std::max(hist_max_, double(v));
+      if (hist_max_ > 0)
+        for (float v : r.residual)
+          if (std::isfinite(v))
+            hist_[std::size_t(std::min(47.0, std::floor(48.0 * v / hist_max_)))] += 1.f;
+    }
+    ImGui::Text("RMS residuals of all pixels:");
+    const float top = hist_.empty() ? 1.f : *std::max_element(hist_.begin(), hist_.end());
+    ImGui::PlotHistogram("##lsqres", hist_.data(), int(hist_.size()), 0, nullptr, 0.f, top,
+                         ImVec2(ImGui::GetContentRegionAvail().x, 70));
+    ImGui::Text("0");
+    ImGui::SameLine(ImGui::GetContentRegionAvail().x - 60);
+    ImGui::Text("%.3g", hist_max_);
+  }
+
+  void inspector(const LsqPayload& pl) {
+    ImGui::Separator();
+    const lsq::Cube& cube = pl.problem->cube;
+    const lsq::Design& A = pl.problem->design;
+    const lsq::Result& r = *pl.result;
+    if (sel_h_ < 0 || sel_h_ >= long(cube.height) || sel_w_ < 0 || sel_w_ >= long(cube.width)) {
+      ImGui::TextWrapped("Click a pixel of the map to see its data against the fit.");
+      return;
+    }
+    const std::size_t h = std::size_t(sel_h_) / pl.stride, w = std::size_t(sel_w_) / pl.stride;
+    const std::size_t q = h * r.width + w;  // in the result
+    const std::size_t p = std::size_t(sel_h_) * cube.width + std::size_t(sel_w_);  // in the cube
+    const std::size_t M = cube.m, N = A.n, P = r.pixels();
+    ImGui::Text("Pixel h=%ld w=%ld: %d of %zu observed", sel_h_, sel_w_, r.count[q], M);
+    ImGui::Text("status %d (%s)", int(r.status[q]), lsq::status_name(r.status[q]));
+    ImGui::Text("RMS residual %.4g   condition %.3g", double(r.residual[q]),
+                double(r.condition[q]));
+    // Data (dots; gaps as red ticks at the bottom) against the fit A x (line), over i = 0..M-1.
+    std::vector<double> fit(M, NAN), data(M, NAN);
+    double lo = INFINITY, hi = -INFINITY;
+    for (std::size_t i = 0; i < M; ++i) {
+      data[i] = cube.at(i, p);
+      if (r.status[q] != lsq::kAllMissing) {
+        double f = 0;
+        for (std::size_t k = 0; k < N; ++k) f += A.at(i, k) * r.solution[k * P + q];
+        fit[i] = f;
+      }
+      for (double v : {data[i], fit[i]})
+        if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+    }
+    if (!(hi > lo)) lo -= 1, hi += 1;
+    const float width = ImGui::GetContentRegionAvail().x, height = 140.f;
+    const ImVec2 o = ImGui::GetCursorScreenPos();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    dl->AddRectFilled(o, ImVec2(o.x + width, o.y + height), IM_COL32(25, 25, 30, 255));
+    auto X = [&](std::size_t i) { return o.x + 4 + (width - 8) * float(i) / float(std::max<std::size_t>(1, M - 1)); };
+    auto Y = [&](double v) { return o.y + 4 + (height - 14) * float((hi - v) / (hi - lo)); };
+    std::vector<ImVec2> line;
+    for (std::size_t i = 0; i < M; ++i)
+      if (std::isfinite(fit[i])) line.emplace_back(X(i), Y(fit[i]));
+    if (line.size() > 1)
+      dl->AddPolyline(line.data(), int(line.size()), IM_COL32(255, 200, 60, 255), 0, 1.5f);
+    for (std::size_t i = 0; i < M; ++i) {
+      if (std::isnan(data[i]))
+        dl->AddLine(ImVec2(X(i), o.y + height - 8), ImVec2(X(i), o.y + height - 1),
+                    IM_COL32(230, 60, 60, 255), 1.5f);
+      else
+        dl->AddCircleFilled(ImVec2(X(i), Y(data[i])), 2.2f, IM_COL32(120, 190, 255, 255));
+    }
+    ImGui::Dummy(ImVec2(width, height));
+    ImGui::TextColored(ImVec4(0.47f, 0.75f, 1.f, 1.f), "data b_i");
+    ImGui::SameLine();
+    ImGui::TextColored(ImVec4(1.f, 0.78f, 0.24f, 1.f), "fit (A x)_i");
+    ImGui::SameLine();
+    ImGui::TextColored(ImVec4(0.9f, 0.24f, 0.24f, 1.f), "| gap");
+    ImGui::Text("range %.4g .. %.4g, i = 0 .. %zu", lo, hi, M - 1);
+    // The solution vector as bars, and its first entries.
+    std::vector<float> x(N);
+    for (std::size_t k = 0; k < N; ++k) x[k] = float(r.solution[k * P + q]);
+    ImGui::Text("solution x (%zu unknowns):", N);
+    ImGui::PlotHistogram("##lsqx", x.data(), int(N), 0, nullptr, FLT_MAX, FLT_MAX,
+                         ImVec2(ImGui::GetContentRegionAvail().x, 60));
+    std::string first;
+    for (std::size_t k = 0; k < std::min<std::size_t>(N, 6); ++k) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%s%.4g", k ? ", " : "", x[k]);
+      first += buf;
+    }
+    ImGui::TextWrapped("x = [%s%s]", first.c_str(), N > 6 ? ", ..." : "");
+  }
+
+  long sel_h_ = -1, sel_w_ = -1;
+  std::shared_ptr<const lsq::Result> hist_for_;
+  std::vector<float> hist_;
+  double hist_max_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<WorkloadGui> make_lsq_gui() { return std::make_unique<LsqGui>(); }
+
+}  // namespace simscope::app::gui
