@@ -230,17 +230,18 @@ class LsqWorkload final : public Workload {
     const std::uint64_t rank = count("status_rank_deficient");
     const std::uint64_t missing = count("status_all_missing");
     const std::uint64_t N = std::uint64_t(r.stats.at("unknowns"));
+    const auto their = [](std::uint64_t n) { return n == 1 ? "its solution is" : "their solutions are"; };
     if (under > 0)
       r.warnings.push_back(
           plural(under, "pixel is", "pixels are") + " underdetermined (status 1: fewer than N = " +
-          std::to_string(N) + " observed rows): " +
-          (lambda > 0 ? "their solutions are the Tikhonov (lambda > 0) ones, fixed by the "
-                        "regularisation rather than the data"
-                      : "their solutions are the minimum-norm ones, not determined by the data"));
+          std::to_string(N) + " observed rows): " + their(under) +
+          (lambda > 0 ? " the Tikhonov (lambda > 0) one, fixed by the regularisation rather than "
+                        "the data"
+                      : " the minimum-norm one, not determined by the data"));
     if (rank > 0)
       r.warnings.push_back(plural(rank, "pixel is", "pixels are") +
                            " rank-deficient (status 2: dependent columns among the observed "
-                           "rows of A): their solutions are the minimum-norm ones");
+                           "rows of A): " + their(rank) + " the minimum-norm one");
     if (missing > 0)
       r.warnings.push_back(plural(missing, "pixel has", "pixels have") +
                            " no observation (status 3): solution, residual and condition are NaN");
