@@ -231,8 +231,9 @@ TEST_F(RenderTest, PhaseViewDeviceUpload) {
   }
   v.set_state_host(state.data(), 2);
   const Image host = draw(v);
-  float* d = nullptr;
-  ASSERT_EQ(cudaMalloc(&d, state.size() * sizeof(float)), cudaSuccess);
+  void* mem = nullptr;
+  ASSERT_EQ(cudaMalloc(&mem, state.size() * sizeof(float)), cudaSuccess);
+  float* d = static_cast<float*>(mem);
   ASSERT_EQ(cudaMemcpy(d, state.data(), state.size() * sizeof(float), cudaMemcpyHostToDevice),
             cudaSuccess);
   v.set_state_device(d, 2);
