@@ -136,9 +136,11 @@ class LsqGui final : public WorkloadGui {
     const lsq::Design& A = pl.problem->design;
     const lsq::Result& r = *pl.result;
     if (sel_h_ < 0 || sel_h_ >= long(cube.height) || sel_w_ < 0 || sel_w_ >= long(cube.width)) {
-      ImGui::TextWrapped("Click a pixel of the map to see its data against the fit.");
-      return;
+      // Until the user clicks: the centre pixel.
+      sel_h_ = long(cube.height / 2 / pl.stride * pl.stride);
+      sel_w_ = long(cube.width / 2 / pl.stride * pl.stride);
     }
+    ImGui::TextDisabled("Click a pixel of the map to inspect it.");
     const std::size_t h = std::size_t(sel_h_) / pl.stride, w = std::size_t(sel_w_) / pl.stride;
     const std::size_t q = h * r.width + w;  // in the result
     const std::size_t p = std::size_t(sel_h_) * cube.width + std::size_t(sel_w_);  // in the cube
