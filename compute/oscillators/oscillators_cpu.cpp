@@ -1,10 +1,11 @@
 // The CPU ensemble (oscillators.hpp, Ensemble): OpenMP over members, each member integrated by a
-// tight RK4 on its CSR rows with its state in cache-resident arrays.
+// tight RK4 on its network's neighbour table with its state in cache-resident arrays.
 //
-// Per step and member: four stages, each a gather of sum_j G_ij xs_j over the CSR row (no dense
-// G.X) followed by one vectorisable loop over the nodes (sl_rhs.hpp) that also forms the next
-// stage's input and the RK4 sum k1 + 2 k2 + 2 k3 + k4; then the msd of the new x (two passes)
-// when it is needed (after the transient or at a sample), and R at samples. Work is split into
+// Per step and member: four stages, each a gather of sum_j G_ij xs_j (no dense G.X: a ring
+// stencil plus a correction list, or ELL slots plus a remainder list; see Table) followed by one
+// vectorised loop over the nodes (sl_rhs.hpp) that also forms the next stage's input and the RK4
+// sum k1 + 2 k2 + 2 k3 + k4; then the msd of the new x (two passes) when it is needed (after the
+// transient or at a sample), and R at samples. Work is split into
 // chunks of steps; between chunks the samples of all members are reduced in member order
 // (deterministic), progress is reported and cancellation checked.
 #include <omp.h>
@@ -26,119 +27,158 @@ using detail::kMsdWindow;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 /// Work per chunk (oscillator-steps) and the sample buffer's size (values per series).
 constexpr double kChunkOscSteps = 2e7;
+constexpr std::int64_t kMinChunk = 32;
 constexpr std::int64_t kSampleValues = 4000000;
 
-/// A graph's neighbour table for gathers without branches: D slots per node in ELLPACK form,
-/// idx[d * N + i] the d-th neighbour of node i (padding: N, a zero slot of the gather sources),
-/// wt[d * N + i] its weight (weighted graphs; padding 0); the neighbours beyond D as a flat list
-/// of (node, neighbour, weight), ordered by slot then node so that consecutive entries update
-/// different nodes. D minimises D N + 3 (remainder) (a gathered slot costs about a third of a
-/// listed edge): the lattice degree for rings, 3-4 for Watts-Strogatz k = 4. (A loop over each
-/// CSR row instead mispredicts its exit branch at almost every node when degrees vary.)
+/// A graph's neighbour table, for gathers without branches (a loop over each CSR row mispredicts
+/// its exit branch at almost every node when degrees vary). Two forms, the cheaper one chosen by
+/// build_table():
+///  - ring + corrections (H > 0): the ring lattice of half-width H as a stencil over contiguous
+///    values (c[i - d] + c[i + d], d = 1..H; the sources carry wrapped-around halos), plus a
+///    signed list (node, neighbour, weight) that adds the edges outside the lattice and removes
+///    the lattice edges that are missing: a Watts-Strogatz network is its lattice plus ~2 p of
+///    corrections per edge; an exact ring has none.
+///  - ELLPACK (H = 0): D slots per node, idx[d * N + i] the d-th neighbour of node i (padding:
+///    N, a zero slot of the sources), wt[d * N + i] its weight (weighted graphs; padding 0),
+///    then the neighbours beyond D in the list.
+/// The list is ordered by position then node, so that consecutive entries update different
+/// nodes. Costs in units of a gathered value: a stencil value 1/4, a list entry 3 (scalar
+/// load, load, add, store).
 template <typename T>
-struct Ell {
+struct Table {
+  int H = 0;
   int D = 0;
   std::vector<std::int32_t> idx;
   std::vector<T> wt;
-  std::vector<std::int32_t> rem_i, rem_j;
-  std::vector<T> rem_w;
+  std::vector<std::int32_t> li, lj;
+  std::vector<T> lw;
 };
 
+/// The widest ring lattice tried as a base (the sources' halos hold this many values).
+constexpr int kMaxRingHalf = 8;
+
 template <typename T>
-void build_ell(const std::int64_t* row, const std::int32_t* col, const double* w, int N,
-               Ell<T>& e) {
+void build_table(const std::int64_t* row, const std::int32_t* col, const double* w, int N,
+                 Table<T>& e) {
   int Dmax = 0;
+  std::int64_t nnz = row[N] - row[0];
   for (int i = 0; i < N; ++i) Dmax = std::max(Dmax, int(row[i + 1] - row[i]));
-  // more[d]: nodes with more than d neighbours (the entries of slot d)
+  // ELL: more[d] = nodes with more than d neighbours (the entries of slot d).
   std::vector<std::int64_t> more(std::size_t(Dmax) + 1, 0);
   for (int i = 0; i < N; ++i)
     for (int d = 0; d < int(row[i + 1] - row[i]); ++d) ++more[std::size_t(d)];
-  std::int64_t rem = 0;
-  for (int d = 0; d <= Dmax; ++d) rem += more[std::size_t(d)];
-  std::int64_t best = 3 * rem;
+  std::int64_t rem = nnz;
+  double best = 3.0 * double(rem);
   int D = 0;
   for (int d = 1; d <= Dmax; ++d) {
     rem -= more[std::size_t(d - 1)];
-    const std::int64_t cost = std::int64_t(d) * N + 3 * rem;
+    const double cost = double(d) * N + 3.0 * double(rem);
     if (cost < best) best = cost, D = d;
   }
-  e.D = D;
-  e.idx.assign(std::size_t(D) * N, N);
-  e.wt.assign(w ? std::size_t(D) * N : 0, T(0));
-  e.rem_i.clear(), e.rem_j.clear(), e.rem_w.clear();
-  for (int i = 0; i < N; ++i)
-    for (std::int64_t q = row[i]; q < row[i + 1] && q - row[i] < D; ++q) {
-      const std::size_t at = std::size_t(q - row[i]) * N + i;
-      e.idx[at] = col[q];
-      if (w) e.wt[at] = T(w[q]);
+  // Ring + corrections: for each H, the corrections are the entries outside the lattice, the
+  // lattice entries missing, and (weighted) the lattice entries whose weight is not 1.
+  auto ring_of = [N](int i, int d) { return ((i + d) % N + N) % N; };
+  auto weight = [w](std::int64_t q) { return w ? w[q] : 1.0; };
+  auto find = [&](int i, int j) -> std::int64_t {  // entry of j in row i, or -1
+    const auto* b = col + row[i];
+    const auto* e2 = col + row[i + 1];
+    const auto* it = std::lower_bound(b, e2, j);
+    return (it != e2 && *it == j) ? std::int64_t(it - col) : -1;
+  };
+  int H = 0;
+  for (int h = 1; h <= std::min(kMaxRingHalf, Dmax / 2 + 1) && 2 * h < N; ++h) {
+    std::int64_t corr = 0;
+    for (int i = 0; i < N; ++i) {
+      std::int64_t in_ring = 0;
+      for (int d = 1; d <= h; ++d)
+        for (int j : {ring_of(i, -d), ring_of(i, d)}) {
+          const std::int64_t q = find(i, j);
+          if (q < 0) ++corr;
+          else if (weight(q) != 1.0) ++corr, ++in_ring;
+          else ++in_ring;
+        }
+      corr += (row[i + 1] - row[i]) - in_ring;  // entries outside the lattice
     }
-  for (int d = D; d < Dmax; ++d)
+    const double cost = 0.25 * 2 * h * N + 3.0 * double(corr);
+    if (cost < best) best = cost, H = h;
+  }
+  e.H = H;
+  e.D = H > 0 ? 0 : D;
+  e.idx.assign(std::size_t(e.D) * N, N);
+  e.wt.assign(w && e.D > 0 ? std::size_t(e.D) * N : 0, T(0));
+  e.li.clear(), e.lj.clear(), e.lw.clear();
+  // Per node the list entries in order; emitted by position then node.
+  std::vector<std::vector<std::pair<std::int32_t, double>>> extra(static_cast<std::size_t>(N));
+  for (int i = 0; i < N; ++i) {
+    if (H > 0) {
+      for (int d = 1; d <= H; ++d)
+        for (int j : {ring_of(i, -d), ring_of(i, d)}) {
+          const std::int64_t q = find(i, j);
+          if (q < 0) extra[std::size_t(i)].emplace_back(j, -1.0);
+          else if (weight(q) != 1.0) extra[std::size_t(i)].emplace_back(j, weight(q) - 1.0);
+        }
+      for (std::int64_t q = row[i]; q < row[i + 1]; ++q) {
+        const int j = col[q];
+        const int dist = std::min(((j - i) % N + N) % N, ((i - j) % N + N) % N);
+        if (dist > H) extra[std::size_t(i)].emplace_back(j, weight(q));
+      }
+    } else {
+      for (std::int64_t q = row[i]; q < row[i + 1]; ++q) {
+        const std::int64_t slot = q - row[i];
+        if (slot < D) {
+          const std::size_t at = std::size_t(slot) * N + i;
+          e.idx[at] = col[q];
+          if (w) e.wt[at] = T(w[q]);
+        } else {
+          extra[std::size_t(i)].emplace_back(col[q], weight(q));
+        }
+      }
+    }
+  }
+  std::size_t most = 0;
+  for (const auto& x : extra) most = std::max(most, x.size());
+  for (std::size_t r = 0; r < most; ++r)
     for (int i = 0; i < N; ++i)
-      if (row[i] + d < row[i + 1]) {
-        e.rem_i.push_back(i);
-        e.rem_j.push_back(col[row[i] + d]);
-        if (w) e.rem_w.push_back(T(w[row[i] + d]));
+      if (r < extra[std::size_t(i)].size()) {
+        e.li.push_back(i);
+        e.lj.push_back(extra[std::size_t(i)][r].first);
+        e.lw.push_back(T(extra[std::size_t(i)][r].second));
       }
 }
 
-/// nsum[i] = sum_j G_ij src[j] through the table (src[N] must be 0).
+/// nsum[i] = sum_j G_ij src[j] through the table. src points at the node values, with the
+/// wrapped halos (H > 0, see fill_halo) or the zero slot src[N] (H = 0) in place.
 template <typename T, bool Weighted>
-void gather_ell(const Ell<T>& e, const T* __restrict src, T* __restrict nsum, int N) {
-  const int D = e.D;
-  const std::int32_t* __restrict idx = e.idx.data();
-  const T* __restrict wt = e.wt.data();
-  for (int i = 0; i < N; ++i) nsum[i] = T(0);
-  for (int d = 0; d < D; ++d) {
-    const std::int32_t* __restrict id = idx + std::size_t(d) * N;
-    if constexpr (Weighted) {
-      const T* __restrict wd = wt + std::size_t(d) * N;
-      for (int i = 0; i < N; ++i) nsum[i] += wd[i] * src[id[i]];
-    } else {
-      for (int i = 0; i < N; ++i) nsum[i] += src[id[i]];
+void gather_table(const Table<T>& e, const T* __restrict src, T* __restrict nsum, int N) {
+  if (e.H > 0) {
+    for (int i = 0; i < N; ++i) nsum[i] = src[i - 1] + src[i + 1];
+    for (int d = 2; d <= e.H; ++d)
+      for (int i = 0; i < N; ++i) nsum[i] += src[i - d] + src[i + d];
+  } else {
+    const std::int32_t* __restrict idx = e.idx.data();
+    const T* __restrict wt = e.wt.data();
+    for (int i = 0; i < N; ++i) nsum[i] = T(0);
+    for (int d = 0; d < e.D; ++d) {
+      const std::int32_t* __restrict id = idx + std::size_t(d) * N;
+      if constexpr (Weighted) {
+        const T* __restrict wd = wt + std::size_t(d) * N;
+        for (int i = 0; i < N; ++i) nsum[i] += wd[i] * src[id[i]];
+      } else {
+        for (int i = 0; i < N; ++i) nsum[i] += src[id[i]];
+      }
     }
   }
-  const std::size_t R = e.rem_i.size();
-  const std::int32_t* __restrict ri = e.rem_i.data();
-  const std::int32_t* __restrict rj = e.rem_j.data();
-  const T* __restrict rw = e.rem_w.data();
-  for (std::size_t r = 0; r < R; ++r) {
-    if constexpr (Weighted) nsum[ri[r]] += rw[r] * src[rj[r]];
-    else nsum[ri[r]] += src[rj[r]];
-  }
+  const std::size_t R = e.li.size();
+  const std::int32_t* __restrict li = e.li.data();
+  const std::int32_t* __restrict lj = e.lj.data();
+  const T* __restrict lw = e.lw.data();
+  for (std::size_t r = 0; r < R; ++r) nsum[li[r]] += lw[r] * src[lj[r]];
 }
 
-/// A ring lattice of half-width H (k = 2H): nsum[i] = sum_{d=1..H} c[i - d] + c[i + d], with c
-/// the centre of a buffer whose halos c[-H..-1], c[N..N+H-1] hold the wrapped-around values.
-template <typename T>
-void gather_ring(int H, const T* __restrict c, T* __restrict nsum, int N) {
-  for (int i = 0; i < N; ++i) nsum[i] = c[i - 1] + c[i + 1];
-  for (int d = 2; d <= H; ++d)
-    for (int i = 0; i < N; ++i) nsum[i] += c[i - d] + c[i + d];
-}
-
+/// The wrapped-around halos of a ring: c[-d] = c[N - d], c[N - 1 + d] = c[d - 1], d = 1..H.
 template <typename T>
 void fill_halo(T* c, int N, int H) {
   for (int d = 1; d <= H; ++d) c[-d] = c[N - d], c[N - 1 + d] = c[d - 1];
-}
-
-/// Whether t is one ring lattice (shared, unit weights, node i joined exactly to i +- 1..H):
-/// returns H, or 0.
-int ring_half_width(const Topologies& t) {
-  if (!t.shared || t.weighted() || t.nodes < 3) return 0;
-  const int N = t.nodes;
-  const std::int64_t k = t.row_ptr[1] - t.row_ptr[0];
-  if (k < 2 || k % 2 != 0 || k >= N) return 0;
-  const int H = int(k / 2);
-  std::vector<std::int32_t> want;
-  for (int i = 0; i < N; ++i) {
-    if (t.row_ptr[std::size_t(i) + 1] - t.row_ptr[std::size_t(i)] != k) return 0;
-    want.clear();
-    for (int d = 1; d <= H; ++d) want.push_back((i + d) % N), want.push_back((i - d + N) % N);
-    std::sort(want.begin(), want.end());
-    if (!std::equal(want.begin(), want.end(), t.col.begin() + t.row_ptr[std::size_t(i)]))
-      return 0;
-  }
-  return H;
 }
 
 /// (1/N) sum (x - mean)^2, two passes with 8 partial sums (vectorised, fixed order).
@@ -211,7 +251,7 @@ void stage_last(T* __restrict x, T* __restrict y, const T* __restrict nsum,
 template <typename T>
 struct Scratch {
   std::vector<T> xg, xs, ys, ax, ay, nsum;
-  Ell<T> ell;  // member's own table (graphs not shared)
+  Table<T> table;  // the member's own table (graphs not shared)
   void resize(int n, int H) {
     for (auto* v : {&xg, &xs}) v->assign(std::size_t(n) + 2 * std::size_t(H) + 1, T(0));
     for (auto* v : {&ys, &ax, &ay, &nsum}) v->resize(std::size_t(n));
@@ -240,11 +280,10 @@ class CpuImpl {
       total_.assign(std::size_t(t.members), 0.0);
       window_.assign(std::size_t(t.members), 0.0);
       failed_.assign(std::size_t(t.members), 0);
-      ring_h_ = ring_half_width(t);
-      shared_ell_ = Ell<T>{};
-      if (t.shared && ring_h_ == 0)
-        build_ell(t.row_ptr.data(), t.col.data(), t.weighted() ? t.weight.data() : nullptr,
-                  t.nodes, shared_ell_);
+      shared_table_ = Table<T>{};
+      if (t.shared)
+        build_table(t.row_ptr.data(), t.col.data(), t.weighted() ? t.weight.data() : nullptr,
+                    t.nodes, shared_table_);
     } catch (const std::bad_alloc&) {
       topo_ = Topologies{};
       throw Error("cannot allocate memory for the ensemble: lower ensemble.size or network.nodes");
@@ -270,8 +309,10 @@ class CpuImpl {
     progress_set(progress, 0);
     while (done < steps) {
       progress_check(progress);
+      // (At least kMinChunk steps, so that per-chunk work, e.g. building the members' neighbour
+      // tables, stays small beside the steps.)
       std::int64_t chunk =
-          std::max<std::int64_t>(1, std::int64_t(kChunkOscSteps / (double(K) * N)));
+          std::max<std::int64_t>(kMinChunk, std::int64_t(kChunkOscSteps / (double(K) * N)));
       chunk = std::min({chunk, steps - done, detail::steps_for_samples(step_, rec.every, cap)});
       const std::int64_t ns = detail::samples_in(step_, chunk, rec.every);
       s_msd.assign(std::size_t(ns) * K, kNaN);
@@ -344,10 +385,13 @@ class CpuImpl {
                  double* s_msd, double* s_r) {
     const int N = topo_.nodes, K = topo_.members;
     const std::int64_t first = step_;
-#pragma omp parallel
+    // No more threads than members: an idle thread would spin at the region's barrier, taking a
+    // core from the work (or from the worker, on a busy machine).
+    const int threads = std::max(1, std::min(K, omp_get_max_threads()));
+#pragma omp parallel num_threads(threads)
     {
       Scratch<T> sc;
-      sc.resize(N, ring_h_);
+      sc.resize(N, kMaxRingHalf);
 #pragma omp for schedule(dynamic, 1)
       for (int k = 0; k < K; ++k) {
         if (failed_[std::size_t(k)]) continue;  // left NaN in the samples
@@ -370,9 +414,8 @@ class CpuImpl {
     const T* __restrict diag = diag_.data() + std::size_t(g) * N;
     T* __restrict x = x_.data() + std::size_t(k) * N;
     T* __restrict y = y_.data() + std::size_t(k) * N;
-    const int H = ring_h_;
-    T* __restrict xg = sc.xg.data() + H;  // centres of the gather sources
-    T* __restrict xs = sc.xs.data() + H;
+    T* __restrict xg = sc.xg.data() + kMaxRingHalf;  // centres of the gather sources
+    T* __restrict xs = sc.xs.data() + kMaxRingHalf;
     T* __restrict ys = sc.ys.data();
     T* __restrict ax = sc.ax.data();
     T* __restrict ay = sc.ay.data();
@@ -381,21 +424,18 @@ class CpuImpl {
             h6 = T(dt_d / 6);
     double tot = total_[std::size_t(k)], win = window_[std::size_t(k)];
     bool bad = false;
-    const Ell<T>* ell = &shared_ell_;
-    if (H == 0 && !topo_.shared) {
-      build_ell(row, topo_.col.data(), topo_.weighted() ? topo_.weight.data() : nullptr, N,
-                sc.ell);
-      ell = &sc.ell;
+    const Table<T>* table = &shared_table_;
+    if (!topo_.shared) {
+      build_table(row, topo_.col.data(), topo_.weighted() ? topo_.weight.data() : nullptr, N,
+                  sc.table);
+      table = &sc.table;
     }
+    const int H = table->H;
     // (A lambda capturing the pointers by reference would make them memory-resident and stop
     // the vectoriser; one capturing them by value calls functions that take them as arguments.)
-    const auto gather = [H, ell, nsum, N](T* __restrict src) {
-      if (H > 0) {
-        fill_halo(src, N, H);
-        gather_ring(H, static_cast<const T*>(src), nsum, N);
-      } else {
-        gather_ell<T, Weighted>(*ell, src, nsum, N);
-      }
+    const auto gather = [H, table, nsum, N](T* __restrict src) {
+      if (H > 0) fill_halo(src, N, H);
+      gather_table<T, Weighted>(*table, src, nsum, N);
     };
 
     for (std::int64_t st = 0; st < chunk; ++st) {
@@ -444,8 +484,7 @@ class CpuImpl {
   }
 
   Topologies topo_;
-  int ring_h_ = 0;         // > 0: one ring lattice of half-width ring_h_ (stencil gathers)
-  Ell<T> shared_ell_;      // the table of a shared graph
+  Table<T> shared_table_;  // the neighbour table of a shared graph
   std::vector<T> x_, y_, diag_;
   std::vector<double> deg_, total_, window_;
   std::vector<std::uint8_t> failed_;

@@ -271,11 +271,14 @@ __global__ void __launch_bounds__(detail::max_threads_for_npl(NPL), detail::min_
     pend = sample || past || s == a.steps - 1;
     if (pend) {
       const double c0 = shift[on ? b : 0];
+      const bool last = s == a.steps - 1;
       double v[4] = {0, 0, 0, 0};
 #pragma unroll
       for (int q = 0; q < NPL; ++q)
         if (has(q)) {
-          const double d = double(x[q]) - c0;
+          // At the chunk's end y is checked too (y - y is 0 unless y is not finite), as the CPU
+          // checks the whole state there.
+          const double d = double(x[q]) - c0 + (last ? double(y[q] - y[q]) : 0.0);
           v[0] += d, v[1] += d * d;
           if (sample) {
             const double xv = double(x[q]), yv = double(y[q]), r2 = xv * xv + yv * yv;
