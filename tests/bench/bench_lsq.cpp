@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <sys/resource.h>
 
 #include "bench.hpp"
 #include "core/backend.hpp"
@@ -13,6 +14,14 @@
 
 namespace simscope::bench {
 namespace {
+
+/// User + system CPU seconds of this process so far (all threads).
+double cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
 
 double number(const Args& a, const std::string& flag, double def, double lo, double hi) {
   const std::string t = a.str(flag, "");
@@ -57,12 +66,14 @@ int run_lsq(const std::vector<std::string>& words) {
   lsq::Result r;
   solver->solve(syn.cube, syn.design, o, r);  // warm-up (first-touch of the outputs, CUDA set-up)
   std::vector<double> secs;
+  const double cpu0 = cpu_seconds();
   for (int k = 0; k < repeat; ++k) {
     const auto t0 = std::chrono::steady_clock::now();
     solver->solve(syn.cube, syn.design, o, r);
     secs.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   const double sec = median(secs);
+  const double cpu_per_solve = (cpu_seconds() - cpu0) / repeat;
 
   // Error on a sample of pixels against a float64 SVD of each pixel's observed rows (the CPU
   // back end's fallback, JacobiSVD: accurate to ~eps cond(A_p)), as |x - ref| / |ref|.
@@ -102,6 +113,7 @@ int run_lsq(const std::vector<std::string>& words) {
       .add("seconds", sec)
       .add("seconds_min", *std::min_element(secs.begin(), secs.end()))
       .add("pixels_per_s", double(P) / sec)
+      .add("cpu_seconds", cpu_per_solve)
       .add("repeat", std::int64_t(repeat))
       .add("max_rel_error", max_err)
       .add("error_metric", "max over sampled pixels of |x - ref|_2 / |ref|_2")
@@ -139,6 +151,8 @@ const Registration reg{Bench{
     "  --check N   pixels sampled for the error (default 64)\n"
     "  JSON keys: workload, backend, device, precision, method, pixels, height, width,\n"
     "  observations, unknowns, nan_fraction, lambda, seconds, seconds_min, pixels_per_s,\n"
+    "  cpu_seconds (user + system CPU time per timed solve, all threads: a load-independent\n"
+    "  figure on a busy machine; seconds ~ cpu_seconds / threads when the cores are free),\n"
     "  repeat, max_rel_error (max over the sample of |x - ref| / |ref| against a float64 SVD\n"
     "  of the pixel's observed rows, Tikhonov-filtered when lambda > 0), error_metric, error_reference,\n"
     "  status_ok, status_underdetermined, status_rank_deficient, status_all_missing,\n"
