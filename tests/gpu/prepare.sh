@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run HERE (a Debian CPU machine), in the repository root, before tests/gpu/run.sh on the GPU
 # machine: fills .gpu/ (git-ignored) with what that machine lacks (DESIGN.md section 3):
-# GoogleTest's sources, glad 2 + jinja2 + markupsafe (pure Python), stb headers, the glvnd
+# GoogleTest's sources, Eigen 3's headers, glad 2 + jinja2 + markupsafe (pure Python), stb headers, the glvnd
 # loaders (.deb, unpacked there) and a copy of the anchor scripts (../shared does not travel).
 # Then call the device tool with carry [".gpu"] and the command `bash tests/gpu/run.sh`.
 set -euo pipefail
@@ -13,6 +13,7 @@ for m in glad jinja2 markupsafe; do cp -r "/usr/lib/python3/dist-packages/$m" .g
 find .gpu/pylib -name '*.so' -delete
 find .gpu/pylib -depth -name '__pycache__' -exec rm -rf {} +
 cp /usr/include/stb/stb_easy_font.h /usr/include/stb/stb_image_write.h .gpu/stb/
+cp -r /usr/include/eigen3 .gpu/eigen3   # lsq (header only; compute/CMakeLists.txt finds it there)
 o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
 mkdir -p /tmp/amd64/partial
 apt-get $o update -q >/dev/null
