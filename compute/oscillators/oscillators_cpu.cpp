@@ -52,6 +52,14 @@ struct Table {
   std::vector<T> wt;
   std::vector<std::int32_t> li, lj;
   std::vector<T> lw;
+  // scratch of build_table(), kept to avoid allocations per member and chunk
+  struct Entry {
+    int pos, i, j;
+    double w;
+  };
+  std::vector<Entry> entries;
+  std::vector<std::int64_t> count, count2;
+  std::vector<char> present;
 };
 
 /// The widest ring lattice tried as a base (the sources' halos hold this many values).
@@ -60,11 +68,12 @@ constexpr int kMaxRingHalf = 8;
 template <typename T>
 void build_table(const std::int64_t* row, const std::int32_t* col, const double* w, int N,
                  Table<T>& e) {
+  const std::int64_t nnz = row[N] - row[0];
   int Dmax = 0;
-  std::int64_t nnz = row[N] - row[0];
   for (int i = 0; i < N; ++i) Dmax = std::max(Dmax, int(row[i + 1] - row[i]));
   // ELL: more[d] = nodes with more than d neighbours (the entries of slot d).
-  std::vector<std::int64_t> more(std::size_t(Dmax) + 1, 0);
+  auto& more = e.count;
+  more.assign(std::size_t(Dmax) + 1, 0);
   for (int i = 0; i < N; ++i)
     for (int d = 0; d < int(row[i + 1] - row[i]); ++d) ++more[std::size_t(d)];
   std::int64_t rem = nnz;
@@ -75,30 +84,25 @@ void build_table(const std::int64_t* row, const std::int32_t* col, const double*
     const double cost = double(d) * N + 3.0 * double(rem);
     if (cost < best) best = cost, D = d;
   }
-  // Ring + corrections: for each H, the corrections are the entries outside the lattice, the
-  // lattice entries missing, and (weighted) the lattice entries whose weight is not 1.
-  auto ring_of = [N](int i, int d) { return ((i + d) % N + N) % N; };
-  auto weight = [w](std::int64_t q) { return w ? w[q] : 1.0; };
-  auto find = [&](int i, int j) -> std::int64_t {  // entry of j in row i, or -1
-    const auto* b = col + row[i];
-    const auto* e2 = col + row[i + 1];
-    const auto* it = std::lower_bound(b, e2, j);
-    return (it != e2 && *it == j) ? std::int64_t(it - col) : -1;
-  };
-  int H = 0;
-  for (int h = 1; h <= std::min(kMaxRingHalf, Dmax / 2 + 1) && 2 * h < N; ++h) {
-    std::int64_t corr = 0;
-    for (int i = 0; i < N; ++i) {
-      std::int64_t in_ring = 0;
-      for (int d = 1; d <= h; ++d)
-        for (int j : {ring_of(i, -d), ring_of(i, d)}) {
-          const std::int64_t q = find(i, j);
-          if (q < 0) ++corr;
-          else if (weight(q) != 1.0) ++corr, ++in_ring;
-          else ++in_ring;
-        }
-      corr += (row[i + 1] - row[i]) - in_ring;  // entries outside the lattice
+  // Ring + corrections, from a histogram of ring distances: with in(h) the entries at distance
+  // <= h (lattice entries present) and off(h) those of them whose weight is not 1, the list
+  // holds nnz - in(h) entries outside the lattice, 2 h N - in(h) missing ones and off(h).
+  const int Hmax = std::min(kMaxRingHalf, (N - 1) / 2);
+  auto& near = e.count2;  // [dist][0: entries, 1: weight != 1], dist 1..Hmax
+  near.assign(2 * (std::size_t(Hmax) + 1), 0);
+  for (int i = 0; i < N; ++i)
+    for (std::int64_t q = row[i]; q < row[i + 1]; ++q) {
+      const int a = std::abs(col[q] - i), dist = std::min(a, N - a);
+      if (dist <= Hmax) {
+        ++near[2 * std::size_t(dist)];
+        if (w && w[q] != 1.0) ++near[2 * std::size_t(dist) + 1];
+      }
     }
+  int H = 0;
+  std::int64_t in = 0, off = 0;
+  for (int h = 1; h <= Hmax; ++h) {
+    in += near[2 * std::size_t(h)], off += near[2 * std::size_t(h) + 1];
+    const std::int64_t corr = (nnz - in) + (2 * std::int64_t(h) * N - in) + off;
     const double cost = 0.25 * 2 * h * N + 3.0 * double(corr);
     if (cost < best) best = cost, H = h;
   }
@@ -106,22 +110,31 @@ void build_table(const std::int64_t* row, const std::int32_t* col, const double*
   e.D = H > 0 ? 0 : D;
   e.idx.assign(std::size_t(e.D) * N, N);
   e.wt.assign(w && e.D > 0 ? std::size_t(e.D) * N : 0, T(0));
-  e.li.clear(), e.lj.clear(), e.lw.clear();
-  // Per node the list entries in order; emitted by position then node.
-  std::vector<std::vector<std::pair<std::int32_t, double>>> extra(static_cast<std::size_t>(N));
+  // The list, as (position within the node's entries, node, neighbour, weight), then sorted by
+  // position and node.
+  auto& ent = e.entries;
+  ent.clear();
+  auto weight = [w](std::int64_t q) { return w ? w[q] : 1.0; };
+  auto& present = e.present;  // lattice offsets -H..H present in the current row
   for (int i = 0; i < N; ++i) {
+    int pos = 0;
     if (H > 0) {
-      for (int d = 1; d <= H; ++d)
-        for (int j : {ring_of(i, -d), ring_of(i, d)}) {
-          const std::int64_t q = find(i, j);
-          if (q < 0) extra[std::size_t(i)].emplace_back(j, -1.0);
-          else if (weight(q) != 1.0) extra[std::size_t(i)].emplace_back(j, weight(q) - 1.0);
-        }
+      present.assign(2 * std::size_t(H) + 1, 0);
       for (std::int64_t q = row[i]; q < row[i + 1]; ++q) {
         const int j = col[q];
-        const int dist = std::min(((j - i) % N + N) % N, ((i - j) % N + N) % N);
-        if (dist > H) extra[std::size_t(i)].emplace_back(j, weight(q));
+        int delta = j - i;  // the signed ring offset in (-N/2, N/2]
+        if (delta > N / 2) delta -= N;
+        if (delta <= -(N + 1) / 2) delta += N;
+        if (delta != 0 && std::abs(delta) <= H) {
+          present[std::size_t(delta + H)] = 1;
+          if (weight(q) != 1.0) ent.push_back({pos++, i, j, weight(q) - 1.0});
+        } else {
+          ent.push_back({pos++, i, j, weight(q)});
+        }
       }
+      for (int delta = -H; delta <= H; ++delta)
+        if (delta != 0 && !present[std::size_t(delta + H)])
+          ent.push_back({pos++, i, ((i + delta) % N + N) % N, -1.0});
     } else {
       for (std::int64_t q = row[i]; q < row[i + 1]; ++q) {
         const std::int64_t slot = q - row[i];
@@ -130,20 +143,17 @@ void build_table(const std::int64_t* row, const std::int32_t* col, const double*
           e.idx[at] = col[q];
           if (w) e.wt[at] = T(w[q]);
         } else {
-          extra[std::size_t(i)].emplace_back(col[q], weight(q));
+          ent.push_back({pos++, i, col[q], weight(q)});
         }
       }
     }
   }
-  std::size_t most = 0;
-  for (const auto& x : extra) most = std::max(most, x.size());
-  for (std::size_t r = 0; r < most; ++r)
-    for (int i = 0; i < N; ++i)
-      if (r < extra[std::size_t(i)].size()) {
-        e.li.push_back(i);
-        e.lj.push_back(extra[std::size_t(i)][r].first);
-        e.lw.push_back(T(extra[std::size_t(i)][r].second));
-      }
+  std::sort(ent.begin(), ent.end(), [](const auto& a, const auto& b) {
+    return a.pos != b.pos ? a.pos < b.pos : a.i < b.i;
+  });
+  e.li.resize(ent.size()), e.lj.resize(ent.size()), e.lw.resize(ent.size());
+  for (std::size_t r = 0; r < ent.size(); ++r)
+    e.li[r] = ent[r].i, e.lj[r] = ent[r].j, e.lw[r] = T(ent[r].w);
 }
 
 /// nsum[i] = sum_j G_ij src[j] through the table. src points at the node values, with the
