@@ -40,7 +40,8 @@ void draw_status_bar(GuiState& s, float x, float y, float w, float h) {
     ImGui::SameLine();
     ImGui::Text("device mem %.0f MiB", cuda_memory_used_bytes() / 1048576.0);
   }
-  if (s.worker && s.worker->busy()) {
+  // Progress for work that takes a while (live workloads run many short jobs: no flicker).
+  if (s.worker && s.worker->busy() && s.worker->elapsed_seconds() > 0.25) {
     ImGui::SameLine();
     ImGui::TextDisabled("|");
     ImGui::SameLine();
