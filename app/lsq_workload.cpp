@@ -75,9 +75,8 @@ class LsqWorkload final : public Workload {
         request.preview && full.height >= 64 && full.width >= 64 ? 4 : 1;
     const std::string rkey = pkey + "|" + params.get_string("method") + "|" +
                              params.get_string("precision") + "|" +
-                             format_value(params.get("lambda")) + "|" + to_string(backend) + "|" +
-                             std::to_string(stride);
-    if (last_ && rkey == result_key_) {  // only the view changed
+                             format_value(params.get("lambda")) + "|" + to_string(backend);
+    if (last_ && rkey == result_key_) {  // only the view changed: the full result, no preview
       RunResult r = *last_;
       r.params = params;
       r.warnings.clear();

@@ -386,6 +386,7 @@ struct Buffers {
   int* count = nullptr;
   int* flag = nullptr;
   cudaStream_t stream = nullptr;
+  cublasHandle_t cublas = nullptr;  // one per stream: a handle's workspace is not shared safely
   // the chunk in flight
   std::size_t p0 = 0, np = 0;
   bool busy = false;
@@ -397,18 +398,21 @@ class CudaSolver final : public Solver {
  public:
   CudaSolver() {
     SIMSCOPE_CUDA_CHECK(cudaGetDevice(&device_));
-    LSQ_CUBLAS_CHECK(cublasCreate(&cublas_));
-    LSQ_CUBLAS_CHECK(cublasSetMathMode(cublas_, CUBLAS_DEFAULT_MATH));  // no TF32
-    for (auto& b : buf_) SIMSCOPE_CUDA_CHECK(cudaStreamCreateWithFlags(&b.stream, cudaStreamNonBlocking));
+    for (auto& b : buf_) {
+      SIMSCOPE_CUDA_CHECK(cudaStreamCreateWithFlags(&b.stream, cudaStreamNonBlocking));
+      LSQ_CUBLAS_CHECK(cublasCreate(&b.cublas));
+      LSQ_CUBLAS_CHECK(cublasSetMathMode(b.cublas, CUBLAS_DEFAULT_MATH));  // no TF32
+      LSQ_CUBLAS_CHECK(cublasSetStream(b.cublas, b.stream));
+    }
   }
   ~CudaSolver() override {
     for (auto& b : buf_) {
       if (b.stream) cudaStreamSynchronize(b.stream);
       free_buffers(b);
+      if (b.cublas) cublasDestroy(b.cublas);
       if (b.stream) cudaStreamDestroy(b.stream);
     }
     free_design();
-    if (cublas_) cublasDestroy(cublas_);
   }
 
   Backend backend() const override { return Backend::Cuda; }
@@ -506,11 +510,10 @@ class CudaSolver final : public Solver {
                                           b.stream));
       SIMSCOPE_CUDA_CHECK(cudaStreamSynchronize(b.stream));
       // 2. the products (cuBLAS, column-major): G = K^T W^T and H = A^T B.
-      LSQ_CUBLAS_CHECK(cublasSetStream(cublas_, b.stream));
       if (b.host_flag) {  // chunks without Cholesky pixels (e.g. no gaps) skip both
         gram_gemm<T>(b, NT, np, M);
         const double one = 1, zero = 0;
-        LSQ_CUBLAS_CHECK(cublasDgemm(cublas_, CUBLAS_OP_T, CUBLAS_OP_N, N, np, M, &one, d_acm_, M,
+        LSQ_CUBLAS_CHECK(cublasDgemm(b.cublas, CUBLAS_OP_T, CUBLAS_OP_N, N, np, M, &one, d_acm_, M,
                                      b.bpm, M, &zero, b.h, N));
       }
       // 3. one warp per pixel.
@@ -562,12 +565,12 @@ class CudaSolver final : public Solver {
     // G (NT x np, column-major) = op_T(K) (NT x M) * op_T(W) (M x np); K: M x NT column-major,
     // W: np x M column-major (leading dimension np).
     if constexpr (std::is_same_v<T, float>)
-      LSQ_CUBLAS_CHECK(cublasSgemm(cublas_, CUBLAS_OP_T, CUBLAS_OP_T, NT, np, M, &one,
+      LSQ_CUBLAS_CHECK(cublasSgemm(b.cublas, CUBLAS_OP_T, CUBLAS_OP_T, NT, np, M, &one,
                                    static_cast<const float*>(d_k_), M,
                                    static_cast<const float*>(b.wt), np, &zero,
                                    static_cast<float*>(b.gram), NT));
     else
-      LSQ_CUBLAS_CHECK(cublasDgemm(cublas_, CUBLAS_OP_T, CUBLAS_OP_T, NT, np, M, &one,
+      LSQ_CUBLAS_CHECK(cublasDgemm(b.cublas, CUBLAS_OP_T, CUBLAS_OP_T, NT, np, M, &one,
                                    static_cast<const double*>(d_k_), M,
                                    static_cast<const double*>(b.wt), np, &zero,
                                    static_cast<double*>(b.gram), NT));
@@ -667,7 +670,6 @@ class CudaSolver final : public Solver {
   }
 
   int device_ = 0;
-  cublasHandle_t cublas_ = nullptr;
   Buffers buf_[2];
   double* d_a_ = nullptr;
   double* d_acm_ = nullptr;
