@@ -313,6 +313,38 @@ TEST(LsqCpu, SyntheticCubeAcrossChunks) {
   }
 }
 
+/// Edge shapes: one unknown, one observation, the largest N, one-pixel and one-row images.
+TEST(LsqCpu, EdgeShapes) {
+  struct Shape {
+    std::size_t m, n, h, w;
+  };
+  for (const Shape sh : {Shape{1, 1, 3, 2}, Shape{3, 1, 1, 1}, Shape{2, 3, 5, 1},
+                         Shape{200, kMaxUnknowns, 2, 3}, Shape{60, 17, 1, 9}}) {
+    const Design d = test::random_design(sh.m, sh.n, unsigned(sh.m * 7 + sh.n));
+    const Cube c = test::random_cube(d, sh.h, sh.w, sh.m > 2 ? 0.2 : 0.0, 5);
+    for (Precision prec : kPrecisions) {
+      SCOPED_TRACE("M " + std::to_string(sh.m) + " N " + std::to_string(sh.n) + " " + name(prec));
+      const Result r = solve(c, d, opts(Method::Auto, prec));
+      for (std::size_t p = 0; p < c.pixels(); ++p) {
+        if (r.count[p] == 0) {
+          EXPECT_EQ(r.status[p], kAllMissing);
+          continue;
+        }
+        EXPECT_EQ(r.status[p], std::size_t(r.count[p]) < sh.n ? kUnderdetermined : kOk) << p;
+        const auto ref = test::reference_solution(c, d, p);
+        double num = 0, den = 0;
+        for (std::size_t k = 0; k < sh.n; ++k) {
+          const double e = r.solution[k * c.pixels() + p] - ref[k];
+          num += e * e;
+          den += ref[k] * ref[k];
+        }
+        EXPECT_LE(std::sqrt(num / den), 1e-8) << p;
+        EXPECT_TRUE(std::isfinite(r.condition[p]) && std::isfinite(r.residual[p])) << p;
+      }
+    }
+  }
+}
+
 TEST(LsqCpu, ProgressAndCancel) {
   SynthSpec s;
   s.height = 64, s.width = 300, s.m = 20, s.n = 6;
