@@ -19,8 +19,10 @@
 ///                     (unique) Tikhonov solution.
 ///   2 rank-deficient  m_p >= N but the augmented matrix has numerical rank < N: the minimum-norm
 ///                     solution is returned. Numerical rank = the number of singular values
-///                     s_i > max(m_p, N) * eps(float64) * s_max (numpy.linalg.lstsq's default
-///                     rcond), decided by a float64 SVD whatever the precision.
+///                     s_i > max(rows, N) * eps(float64) * s_max (numpy.linalg.lstsq's default
+///                     rcond; rows = m_p, + N with lambda > 0), decided by a float64 SVD in
+///                     methods auto and normal whatever the precision (qr and svd: in the
+///                     working precision, with its eps).
 ///   3 all missing     m_p = 0: solution and residual are NaN, condition is NaN, count 0.
 ///
 /// Algorithm (method auto; Golub & Van Loan, "Matrix Computations", 4th ed., 4.2 (Cholesky),
@@ -40,7 +42,7 @@
 ///    x += (L L^T)^-1 (A_p^T r - lambda x). In fp32 the error after the step is about
 ///    (eps32 cond(G))^2 + eps64 cond(A_p) relative, instead of eps32 cond(G) (Bjorck 6.6.5).
 ///  - Fallback: pixels whose Cholesky breaks down, whose estimated cond(G) exceeds
-///    kFallbackCondition (1e10 in fp64, 1e5 in fp32), or that are underdetermined with
+///    fallback_condition() (1e10 in fp64, 1e5 in fp32), or that are underdetermined with
 ///    lambda = 0, are solved by a float64 SVD of A_p (Eigen's JacobiSVD) with the rank rule
 ///    above; their condition is the exact s_max / s_r over the retained singular values.
 ///  - Pixels without gaps share one float64 SVD of A: x_p = V diag(s_i / (s_i^2 + lambda)) U^T b_p
