@@ -148,7 +148,9 @@ void export_data(GuiState& s) {
     const int w = 1024, h = 832;
     render::Offscreen target(w, h);
     target.bind();
-    s.plane->draw(0, 0, w, h);
+    // The centre view as shown: the plane, or the workload's own (e.g. the phase view).
+    if (s.worker->workload().view_kind(s.params) == "plane") s.plane->draw(0, 0, w, h);
+    else s.extras->draw_view(s, 0, 0, w, h);
     ExportImage img{QDir(QString::fromStdString(dir)).filePath("view.png").toStdString(),
                     target.read_rgba(), w, h};
     glBindFramebuffer(GL_FRAMEBUFFER, 0);

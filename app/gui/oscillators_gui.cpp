@@ -186,7 +186,12 @@ class OscillatorsGui final : public WorkloadGui {
     last_study_ = s.result->payload;
     study_running_ = false;
     s.paused = true;
+    // The window submitted the next live run before this panel saw the study. Cancel it, then
+    // drop its result if it was already published (a cancelled job publishes nothing after
+    // cancel(): both happen under the worker's lock); it could not have been polled yet.
     s.worker->cancel();
+    while (s.worker->poll()) {
+    }
     s.info = "study done (" + std::to_string(p->members) + " members): paused; Space resumes";
   }
 

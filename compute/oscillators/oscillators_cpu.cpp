@@ -396,8 +396,11 @@ class CpuImpl {
     const int N = topo_.nodes, K = topo_.members;
     const std::int64_t first = step_;
     // No more threads than members: an idle thread would spin at the region's barrier, taking a
-    // core from the work (or from the worker, on a busy machine).
-    const int threads = std::max(1, std::min(K, omp_get_max_threads()));
+    // core from the work (or from the worker, on a busy machine). One thread for small chunks
+    // (the live view's frames): waking threads and a barrier cost more than the work then, and a
+    // preempted thread (software GL rendering on the same cores) stalls the barrier for ms.
+    const bool small = double(K) * N * double(chunk) < 2e5;
+    const int threads = small ? 1 : std::max(1, std::min(K, omp_get_max_threads()));
 #pragma omp parallel num_threads(threads)
     {
       Scratch<T> sc;
