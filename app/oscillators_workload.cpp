@@ -160,8 +160,7 @@ class OscillatorsWorkload final : public Workload {
     const osc::State init = osc::make_initial_state(p);
     auto ens = osc::make_ensemble(backend);
     const osc::StudyResult s = osc::run_study(*ens, t, init, o, progress);
-    const std::size_t K = std::size_t(t.members), N = std::size_t(t.nodes),
-                      T = s.msd_t.size();
+    const std::size_t K = std::size_t(t.members), N = std::size_t(t.nodes), T = s.msd_t.size();
 
     r.outputs.push_back(array64("msd", "msd", "", {K}, s.msd));
     r.outputs.push_back(array64("msd_t", "msd(t)", "", {T}, s.msd_t));
@@ -265,7 +264,9 @@ class OscillatorsWorkload final : public Workload {
     rec.transient = p.get_int("integrator.transient");
     rec.every = p.get_int("record.every");
     rec.watch = shown;
-    const std::int64_t steps = cmd == "step" ? 1 : cmd == "reset" ? 0 : p.get_int("live.steps_per_frame");
+    const std::int64_t steps = cmd == "step"    ? 1
+                               : cmd == "reset" ? 0
+                                                : p.get_int("live.steps_per_frame");
     osc::Series series;
     const auto c0 = Clock::now();
     live_ens_->advance(m, dt, steps, rec, series, progress);
@@ -328,8 +329,8 @@ class OscillatorsWorkload final : public Workload {
   }
 
   /// The layouts of member k's network, cached while the networks stay the same.
-  std::shared_ptr<const OscillatorsLayout> layout_for(const ParamSet& p,
-                                                      const osc::Topologies& t, int k) {
+  std::shared_ptr<const OscillatorsLayout> layout_for(const ParamSet& p, const osc::Topologies& t,
+                                                      int k) {
     const std::string key = network_key(p) + std::to_string(k);
     if (key != layout_key_ || !layout_) {
       auto l = std::make_shared<OscillatorsLayout>();

@@ -14,24 +14,24 @@ namespace simscope::app {
 /// Node positions of one member's network for the phase view, in [-1, 1]^2.
 struct OscillatorsLayout {
   int member = 0, nodes = 0;
-  std::vector<float> circle;                ///< nodes on a circle, in index order
-  std::vector<float> spring;                ///< a force-directed layout of the network
-  std::vector<std::pair<int, int>> edges;   ///< the member's undirected edges (i < j)
+  std::vector<float> circle;               ///< nodes on a circle, in index order
+  std::vector<float> spring;               ///< a force-directed layout of the network
+  std::vector<std::pair<int, int>> edges;  ///< the member's undirected edges (i < j)
 };
 
 /// RunResult::payload of the oscillators workload (std::shared_ptr<const OscillatorsPayload>).
 struct OscillatorsPayload {
-  bool study = false;          ///< a study's final state, else a live frame
-  oscillators::Frame frame;    ///< (theta, r) of the first members (host; device on CUDA)
-  int shown = 0;               ///< the member shown (live.topology, clamped to the frame)
+  bool study = false;        ///< a study's final state, else a live frame
+  oscillators::Frame frame;  ///< (theta, r) of the first members (host; device on CUDA)
+  int shown = 0;             ///< the member shown (live.topology, clamped to the frame)
   std::shared_ptr<const OscillatorsLayout> layout;  ///< of the shown member
   double dt = 0;
-  std::int64_t every = 1;      ///< steps between samples
+  std::int64_t every = 1;  ///< steps between samples
   /// Recent samples (at most live.history; a study's series decimated to that many): global
   /// step, ensemble means of msd and R, and the shown member's own.
   std::vector<double> step, msd, order, watch_msd, watch_order;
   // summary
-  int members = 0;             ///< K of the run (the live view integrates the first 64)
+  int members = 0;  ///< K of the run (the live view integrates the first 64)
   double msd_mean = 0, msd_sem = 0;
   std::int64_t valid = 0, failed = 0;
   double osc_steps_per_s = 0;

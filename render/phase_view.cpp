@@ -45,12 +45,12 @@ struct PhaseView::Impl {
 
   PhaseViewSettings settings;
   std::string loaded_cmap;
-  int n = 0;               // oscillators in the state buffer
-  int layout_n = 0;        // positions in pos_buf
+  int n = 0;         // oscillators in the state buffer
+  int layout_n = 0;  // positions in pos_buf
   std::size_t pos_capacity = 0;
   int edge_count = 0;
-  std::vector<float> positions;  // host copy of the layout
-  std::vector<float> host_state; // last host upload (for picking in the plane layout)
+  std::vector<float> positions;   // host copy of the layout
+  std::vector<float> host_state;  // last host upload (for picking in the plane layout)
   bool host_state_valid = false;
   float bg[3] = {0.11f, 0.11f, 0.13f};
   float ui_scale = 1.0f;
@@ -139,7 +139,8 @@ void PhaseView::set_settings(const PhaseViewSettings& s) {
   colormap(s.colormap);  // throws for unknown names
   if (s.layout != "nodes" && s.layout != "plane")
     throw RenderError("phase view: layout must be 'nodes' or 'plane', got '" + s.layout + "'");
-  if (!(std::isfinite(s.dot) && s.dot > 0) || !(std::isfinite(s.plane_radius) && s.plane_radius > 0))
+  if (!(std::isfinite(s.dot) && s.dot > 0) ||
+      !(std::isfinite(s.plane_radius) && s.plane_radius > 0))
     throw RenderError("phase view: dot size and plane radius must be finite and > 0");
   const PhaseViewSettings old = impl_->settings;
   impl_->settings = s;
@@ -323,7 +324,8 @@ std::optional<int> PhaseView::oscillator_at(double px, double py) const {
     double ux, uy;
     if (plane) {
       const double th = m.host_state[2 * std::size_t(i)], r = m.host_state[2 * std::size_t(i) + 1];
-      ux = r * std::cos(th) / m.settings.plane_radius, uy = r * std::sin(th) / m.settings.plane_radius;
+      ux = r * std::cos(th) / m.settings.plane_radius,
+      uy = r * std::sin(th) / m.settings.plane_radius;
     } else {
       ux = m.positions[2 * std::size_t(i)], uy = m.positions[2 * std::size_t(i) + 1];
     }

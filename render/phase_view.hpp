@@ -16,11 +16,11 @@ struct PhaseViewSettings {
   /// "nodes": each oscillator at its node's position (set_layout); "plane": at z = r e^{i theta},
   /// |z| = plane_radius at the edge of the square, with the unit circle drawn for reference.
   std::string layout = "nodes";
-  bool edges = true;           ///< draw the network's edges under the nodes ("nodes" layout)
-  float dot = 6.0f;            ///< disc radius in pixels at r = 1 (times the UI scale)
-  float plane_radius = 1.6f;   ///< "plane": the |z| at the square's edge
-  std::string title;           ///< text at the top left, e.g. "member 3  t = 12.5"
-  bool legend = true;          ///< a phase colour bar from -pi to pi at the bottom right
+  bool edges = true;          ///< draw the network's edges under the nodes ("nodes" layout)
+  float dot = 6.0f;           ///< disc radius in pixels at r = 1 (times the UI scale)
+  float plane_radius = 1.6f;  ///< "plane": the |z| at the square's edge
+  std::string title;          ///< text at the top left, e.g. "member 3  t = 12.5"
+  bool legend = true;         ///< a phase colour bar from -pi to pi at the bottom right
 };
 
 /// Oscillator i's state is the pair (theta_i, r_i) of floats at [2 i] of the state buffer: theta

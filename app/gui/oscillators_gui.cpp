@@ -62,8 +62,9 @@ class OscillatorsGui final : public WorkloadGui {
     if (!busy_study && study_running_) study_running_ = false;  // cancelled or superseded
     if (ImGui::Button("Run study")) start_study(s);
     if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("integrator.steps RK4 steps of all ensemble.size members on the worker: "
-                        "msd per member, msd(t), R(t), final phases and state (export with E)");
+      ImGui::SetTooltip(
+          "integrator.steps RK4 steps of all ensemble.size members on the worker: "
+          "msd per member, msd(t), R(t), final phases and state (export with E)");
     if (busy_study) {
       const double f = s.worker->progress(), t = s.worker->elapsed_seconds();
       ImGui::Text("study: %.0f%%, %.3g osc-steps/s, ETA %.1f s", 100 * f,
@@ -81,8 +82,9 @@ class OscillatorsGui final : public WorkloadGui {
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.55f);
     ImGui::Combo("layout", &layout_, layouts, 3);
     if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("circle: nodes in index order; network: a force-directed layout of the "
-                        "member's graph; complex plane: each oscillator at z = x + i y");
+      ImGui::SetTooltip(
+          "circle: nodes in index order; network: a force-directed layout of the "
+          "member's graph; complex plane: each oscillator at z = x + i y");
     ImGui::SameLine();
     ImGui::Checkbox("edges", &edges_);
 
@@ -116,10 +118,11 @@ class OscillatorsGui final : public WorkloadGui {
       ImGui::TextColored(ImVec4(1.f, 0.6f, 0.3f, 1.f), "%lld members went non-finite",
                          static_cast<long long>(p->failed));
     if (p->study) {
-      ImGui::TextColored(ImVec4(0.6f, 0.9f, 0.6f, 1.f),
-                         "study of %d members: %.3g osc-steps/s", p->members, p->osc_steps_per_s);
-      ImGui::TextWrapped("Paused to keep the study on screen: E exports it, Space resumes the "
-                         "live view.");
+      ImGui::TextColored(ImVec4(0.6f, 0.9f, 0.6f, 1.f), "study of %d members: %.3g osc-steps/s",
+                         p->members, p->osc_steps_per_s);
+      ImGui::TextWrapped(
+          "Paused to keep the study on screen: E exports it, Space resumes the "
+          "live view.");
     }
     ImGui::TextDisabled("phase view upload: %s", view_ ? view_->upload_path().c_str() : "-");
     if (view_ && !view_->upload_fallback_reason().empty() && ImGui::IsItemHovered())
@@ -137,7 +140,8 @@ class OscillatorsGui final : public WorkloadGui {
         view_->set_background(0.13f, 0.13f, 0.16f);
       }
       const int N = p->frame.nodes;
-      const int member = std::clamp(int(s.params.get_int("live.topology")), 0, p->frame.members - 1);
+      const int member =
+          std::clamp(int(s.params.get_int("live.topology")), 0, p->frame.members - 1);
       // The network's layout (positions of the member whose layout came with the payload).
       const OscillatorsLayout* l = p->layout.get();
       const int kind = layout_ == 1 ? 1 : 0;
@@ -153,8 +157,10 @@ class OscillatorsGui final : public WorkloadGui {
       // and its device frame, which the ensemble never rewrites while held, stays valid.)
       if (s.result->payload != state_held_ || member != state_member_) {
         const std::size_t off = 2 * std::size_t(member) * N;
-        if (p->frame.device) view_->set_state_device(p->frame.device.get() + off, N);
-        else view_->set_state_host(p->frame.theta_r.data() + off, N);
+        if (p->frame.device)
+          view_->set_state_device(p->frame.device.get() + off, N);
+        else
+          view_->set_state_host(p->frame.theta_r.data() + off, N);
         state_held_ = s.result->payload, state_member_ = member;
       }
       render::PhaseViewSettings vs;

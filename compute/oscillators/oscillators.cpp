@@ -76,8 +76,8 @@ State load_initial_state(const std::string& path, int nodes, int members) {
                 io::to_string(a.dtype));
   const auto& sh = a.shape;
   const bool per_node = sh.size() == 2 && sh[0] == std::size_t(nodes) && sh[1] == 2;
-  const bool per_member = sh.size() == 3 && sh[0] == std::size_t(members) &&
-                          sh[1] == std::size_t(nodes) && sh[2] == 2;
+  const bool per_member =
+      sh.size() == 3 && sh[0] == std::size_t(members) && sh[1] == std::size_t(nodes) && sh[2] == 2;
   if (!per_node && !per_member)
     throw Error(path + ": init.file has shape " + a.shape_text() + "; expected (" +
                 std::to_string(nodes) + ", 2) for every member or (" + std::to_string(members) +
@@ -88,9 +88,11 @@ State load_initial_state(const std::string& path, int nodes, int members) {
     if (!std::isfinite(v[q])) {
       std::ostringstream m;
       m << path << ": init.file value " << v[q] << " at ";
-      if (per_node) m << "[" << q / 2 << ", " << q % 2 << "]";
-      else m << "[" << q / (2 * std::size_t(nodes)) << ", " << (q / 2) % std::size_t(nodes) << ", "
-             << q % 2 << "]";
+      if (per_node)
+        m << "[" << q / 2 << ", " << q % 2 << "]";
+      else
+        m << "[" << q / (2 * std::size_t(nodes)) << ", " << (q / 2) % std::size_t(nodes) << ", "
+          << q % 2 << "]";
       m << " is not finite";
       throw Error(m.str());
     }
@@ -122,8 +124,10 @@ double order_parameter(const double* x, const double* y, int n) {
   double c = 0, s = 0;
   for (int i = 0; i < n; ++i) {
     const double r = std::hypot(x[i], y[i]);
-    if (r > 0) c += x[i] / r, s += y[i] / r;
-    else c += 1;  // theta = atan2(0, 0) = 0
+    if (r > 0)
+      c += x[i] / r, s += y[i] / r;
+    else
+      c += 1;  // theta = atan2(0, 0) = 0
   }
   return std::hypot(c, s) / n;
 }
@@ -154,14 +158,14 @@ void check_load(const Topologies& t, const State& s) {
     throw Error("network.nodes must be <= " + std::to_string(kMaxNodes) +
                 " and ensemble.size <= " + std::to_string(kMaxMembers));
   if (double(t.nodes) * double(t.members) > kMaxOscillators)
-    throw Error("ensemble.size x network.nodes = " +
-                std::to_string(std::int64_t(t.nodes) * t.members) + " oscillators is more than " +
-                "the limit of 4e8; lower one of them");
+    throw Error(
+        "ensemble.size x network.nodes = " + std::to_string(std::int64_t(t.nodes) * t.members) +
+        " oscillators is more than " + "the limit of 4e8; lower one of them");
   if (s.nodes != t.nodes || s.members != t.members ||
       s.x.size() != std::size_t(t.nodes) * std::size_t(t.members) || s.y.size() != s.x.size())
-    throw Error("initial state of " + std::to_string(s.members) + " x " +
-                std::to_string(s.nodes) + " does not match the " + std::to_string(t.members) +
-                " networks of " + std::to_string(t.nodes) + " nodes");
+    throw Error("initial state of " + std::to_string(s.members) + " x " + std::to_string(s.nodes) +
+                " does not match the " + std::to_string(t.members) + " networks of " +
+                std::to_string(t.nodes) + " nodes");
   if (t.row_ptr.size() != std::size_t(t.graphs()) * t.nodes + 1)
     throw Error("topologies: row_ptr has the wrong size");
   if (t.weighted() && t.weight.size() != t.col.size())
@@ -176,8 +180,7 @@ void check_advance(double dt, std::int64_t steps, const Recording& rec) {
   if (!std::isfinite(dt) || !(dt > 0))
     throw Error("integrator.dt must be a finite number > 0, got " + std::to_string(dt));
   if (steps < 0) throw Error("integrator.steps must be >= 0, got " + std::to_string(steps));
-  if (rec.every < 1)
-    throw Error("record.every must be >= 1, got " + std::to_string(rec.every));
+  if (rec.every < 1) throw Error("record.every must be >= 1, got " + std::to_string(rec.every));
   if (rec.transient < 0)
     throw Error("integrator.transient must be >= 0, got " + std::to_string(rec.transient));
 }
@@ -211,9 +214,10 @@ void validate(const StudyOptions& o) {
     throw Error("integrator.dt must be a finite number > 0, got " + std::to_string(o.dt));
   if (o.steps < 1) throw Error("integrator.steps must be >= 1, got " + std::to_string(o.steps));
   if (o.transient < 0 || o.transient >= o.steps)
-    throw Error("integrator.transient must be in [0, integrator.steps) so that some steps are "
-                "averaged; got transient = " +
-                std::to_string(o.transient) + ", steps = " + std::to_string(o.steps));
+    throw Error(
+        "integrator.transient must be in [0, integrator.steps) so that some steps are "
+        "averaged; got transient = " +
+        std::to_string(o.transient) + ", steps = " + std::to_string(o.steps));
   if (o.every < 1) throw Error("record.every must be >= 1, got " + std::to_string(o.every));
   if (o.steps / o.every > detail::kMaxSamples)
     throw Error("record.every = " + std::to_string(o.every) + " would record " +

@@ -234,9 +234,9 @@ struct StudyOptions {
 };
 
 struct StudyResult {
-  std::vector<double> msd;      ///< (K,) time-averaged msd after the transient; NaN: failed
-  std::vector<double> msd_t;    ///< (T,) ensemble mean msd at steps every, 2 every, ...
-  std::vector<double> order_t;  ///< (T,) ensemble mean R at the same steps
+  std::vector<double> msd;             ///< (K,) time-averaged msd after the transient; NaN: failed
+  std::vector<double> msd_t;           ///< (T,) ensemble mean msd at steps every, 2 every, ...
+  std::vector<double> order_t;         ///< (T,) ensemble mean R at the same steps
   std::vector<std::int64_t> finite_t;  ///< (T,) members in each mean
   State final_state;
   std::vector<std::uint8_t> failed;  ///< (K,)
@@ -284,8 +284,6 @@ Precision precision_from(const ParamSet& p);
 Topologies make_topologies(const ParamSet& p, int members = 0);
 State make_initial_state(const ParamSet& p, int members = 0);
 
-inline double phase(double x, double y) {
-  return (x == 0 && y == 0) ? 0.0 : std::atan2(y, x);
-}
+inline double phase(double x, double y) { return (x == 0 && y == 0) ? 0.0 : std::atan2(y, x); }
 
 }  // namespace simscope::oscillators

@@ -534,8 +534,9 @@ class CpuEnsemble final : public Ensemble {
   }
   State state() const override { return f32_ ? f32_->state() : f64_ ? f64_->state() : State{}; }
   MemberStats member_stats(std::int64_t transient) const override {
-    return f32_ ? f32_->member_stats(transient)
-                : f64_ ? f64_->member_stats(transient) : MemberStats{};
+    return f32_   ? f32_->member_stats(transient)
+           : f64_ ? f64_->member_stats(transient)
+                  : MemberStats{};
   }
   Frame frame(int members) override {
     return f32_ ? f32_->frame(members) : f64_ ? f64_->frame(members) : Frame{};

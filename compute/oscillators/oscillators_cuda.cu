@@ -41,25 +41,25 @@ using detail::kMsdWindow;
 using detail::LaunchPlan;
 
 constexpr unsigned kFull = 0xffffffffu;
-constexpr int kRegEdges = 4;             // neighbour indices per node kept in registers
-constexpr double kChunkSeconds = 0.05;   // work per launch between progress/cancel checks
-constexpr double kSampleBytes = 128e6;   // device buffer of per-member samples per chunk
+constexpr int kRegEdges = 4;            // neighbour indices per node kept in registers
+constexpr double kChunkSeconds = 0.05;  // work per launch between progress/cancel checks
+constexpr double kSampleBytes = 128e6;  // device buffer of per-member samples per chunk
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 template <typename T>
 struct Args {
   int N, K, P, B, parts;
-  int shared_graph;           // 1: graph 0 serves every member
-  const long long* row;       // graphs * N + 1 offsets
-  const int* col;             // neighbour indices
-  const T* w;                 // weights, or null for unit weights
-  T* x;                       // K * N
+  int shared_graph;      // 1: graph 0 serves every member
+  const long long* row;  // graphs * N + 1 offsets
+  const int* col;        // neighbour indices
+  const T* w;            // weights, or null for unit weights
+  T* x;                  // K * N
   T* y;
-  double* total;              // K: completed windows of the msd time average
-  double* window;             // K: the open window
-  double* shift;              // K: the member's mean x at its last reduction
-  int* failed;                // K
-  double* samp;               // [2][cap][K]: msd, then R, per sample of this chunk
+  double* total;   // K: completed windows of the msd time average
+  double* window;  // K: the open window
+  double* shift;   // K: the member's mean x at its last reduction
+  int* failed;     // K
+  double* samp;    // [2][cap][K]: msd, then R, per sample of this chunk
   long long cap;
   // The chunk, as 32-bit counters (no 64-bit division per step): steps in the chunk; steps until
   // the first sample (1..every) and the first window end (1..kMsdWindow); the chunk's first step
@@ -116,22 +116,22 @@ __global__ void __launch_bounds__(detail::max_threads_for_npl(NPL), detail::min_
     rk4_kernel(const Args<T> a) {
   extern __shared__ double smem[];
   const int N = a.N, P = a.P, B = a.B;
-  double* parts = smem;                                     // B * parts * 4
-  double* shift = parts + std::size_t(B) * a.parts * 4;     // B
-  T* sx0 = reinterpret_cast<T*>(shift + B);                 // B * N: x at stages 1 and 3
-  T* sx1 = sx0 + std::size_t(B) * N;                        // B * N: x at stages 2 and 4
+  double* parts = smem;                                  // B * parts * 4
+  double* shift = parts + std::size_t(B) * a.parts * 4;  // B
+  T* sx0 = reinterpret_cast<T*>(shift + B);              // B * N: x at stages 1 and 3
+  T* sx1 = sx0 + std::size_t(B) * N;                     // B * N: x at stages 2 and 4
 
   const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
   const int b = t / P, l = t - b * P;
   const int k0 = blockIdx.x * B;
   const int nb = min(B, a.K - k0);
-  const bool on = b < nb;                // this thread works for member k
+  const bool on = b < nb;  // this thread works for member k
   const int k = k0 + (on ? b : 0);
   const std::size_t g = a.shared_graph ? 0 : std::size_t(k);
   const long long* row = a.row + g * N;  // the member's graph rows
   const std::size_t at0 = std::size_t(k) * N;
-  const int base = (on ? b : 0) * N;     // the member's nodes in the stage buffers
-  const int seg_end = (b + 1) * P;       // end (exclusive) of the member's threads
+  const int base = (on ? b : 0) * N;  // the member's nodes in the stage buffers
+  const int seg_end = (b + 1) * P;    // end (exclusive) of the member's threads
   const bool leader = on && l == 0;
   // Node l + q P of the member is slot q of this thread (has(q): it exists).
   auto has = [&](int q) { return on && l + q * P < N; };
@@ -194,8 +194,10 @@ __global__ void __launch_bounds__(detail::max_threads_for_npl(NPL), detail::min_
     }
     const double m1 = S0 / N;
     double msd = S1 / N - m1 * m1;
-    if (!isfinite(msd)) bad = true;
-    else if (msd < 0) msd = 0;
+    if (!isfinite(msd))
+      bad = true;
+    else if (msd < 0)
+      msd = 0;
     if (pend_past) {
       win += msd;
       if (pend_wend) tot += win, win = 0;
@@ -223,7 +225,7 @@ __global__ void __launch_bounds__(detail::max_threads_for_npl(NPL), detail::min_
       }
     __syncthreads();
     combine();  // the previous step's observables (partials written before this barrier)
-    // Stage 2: k2 (sx1); x + h/2 k2 -> sx0.
+                // Stage 2: k2 (sx1); x + h/2 k2 -> sx0.
 #pragma unroll
     for (int q = 0; q < NPL; ++q)
       if (has(q)) {
@@ -290,8 +292,10 @@ __global__ void __launch_bounds__(detail::max_threads_for_npl(NPL), detail::min_
             }
           }
         }
-      if (sample) segmented_sum<4>(v, t, lane, seg_end);
-      else segmented_sum<2>(v, t, lane, seg_end);
+      if (sample)
+        segmented_sum<4>(v, t, lane, seg_end);
+      else
+        segmented_sum<2>(v, t, lane, seg_end);
       if (on && (l == 0 || lane == 0)) {
         double* dst = parts + (std::size_t(b) * a.parts + (warp - ((b * P) >> 5))) * 4;
         dst[0] = v[0], dst[1] = v[1], dst[2] = v[2], dst[3] = v[3];
@@ -443,32 +447,34 @@ class CudaEnsemble final : public Ensemble {
                         std::int64_t(1) << 30});
       const std::int64_t ns = detail::samples_in(step_, chunk, rec.every);
       const auto t0 = std::chrono::steady_clock::now();
-      if (precision_ == Precision::Fp32) launch<float>(m, dt, chunk, rec);
-      else launch<double>(m, dt, chunk, rec);
+      if (precision_ == Precision::Fp32)
+        launch<float>(m, dt, chunk, rec);
+      else
+        launch<double>(m, dt, chunk, rec);
       if (ns > 0) {
-        reduce_samples<<<unsigned(ns), 256, 0, stream_>>>(static_cast<const double*>(samp_), cap_,
-                                                          K_, int(ns), static_cast<double*>(series_));
+        reduce_samples<<<unsigned(ns), 256, 0, stream_>>>(
+            static_cast<const double*>(samp_), cap_, K_, int(ns), static_cast<double*>(series_));
         SIMSCOPE_CUDA_CHECK(cudaGetLastError());
         for (std::size_t r = 0; r < 3; ++r)
-          SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(host.data() + r * ns,
-                                              static_cast<double*>(series_) + r * ns,
-                                              std::size_t(ns) * sizeof(double),
-                                              cudaMemcpyDeviceToHost, stream_));
+          SIMSCOPE_CUDA_CHECK(
+              cudaMemcpyAsync(host.data() + r * ns, static_cast<double*>(series_) + r * ns,
+                              std::size_t(ns) * sizeof(double), cudaMemcpyDeviceToHost, stream_));
         if (rec.watch >= 0 && rec.watch < K_) {
           watch_m.resize(std::size_t(ns));
           watch_r.resize(std::size_t(ns));
           const double* s = static_cast<const double*>(samp_);
-          SIMSCOPE_CUDA_CHECK(cudaMemcpy2DAsync(
-              watch_m.data(), sizeof(double), s + rec.watch, std::size_t(K_) * sizeof(double),
-              sizeof(double), std::size_t(ns), cudaMemcpyDeviceToHost, stream_));
-          SIMSCOPE_CUDA_CHECK(cudaMemcpy2DAsync(
-              watch_r.data(), sizeof(double), s + std::size_t(cap_) * K_ + rec.watch,
-              std::size_t(K_) * sizeof(double), sizeof(double), std::size_t(ns),
-              cudaMemcpyDeviceToHost, stream_));
+          SIMSCOPE_CUDA_CHECK(cudaMemcpy2DAsync(watch_m.data(), sizeof(double), s + rec.watch,
+                                                std::size_t(K_) * sizeof(double), sizeof(double),
+                                                std::size_t(ns), cudaMemcpyDeviceToHost, stream_));
+          SIMSCOPE_CUDA_CHECK(cudaMemcpy2DAsync(watch_r.data(), sizeof(double),
+                                                s + std::size_t(cap_) * K_ + rec.watch,
+                                                std::size_t(K_) * sizeof(double), sizeof(double),
+                                                std::size_t(ns), cudaMemcpyDeviceToHost, stream_));
         }
       }
       SIMSCOPE_CUDA_CHECK(cudaStreamSynchronize(stream_));
-      const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const double sec =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (sec > 1e-3) rate_ = std::clamp(osc * double(chunk) / sec, 1e5, 1e14);
       last_chunk_ = chunk;
       const std::int64_t j0 = step_ / rec.every;
@@ -507,12 +513,12 @@ class CudaEnsemble final : public Ensemble {
     const std::size_t nk = static_cast<std::size_t>(K_);
     std::vector<double> tot(nk), win(nk);
     std::vector<int> failed(nk);
-    SIMSCOPE_CUDA_CHECK(cudaMemcpy(tot.data(), total_, tot.size() * sizeof(double),
-                                   cudaMemcpyDeviceToHost));
-    SIMSCOPE_CUDA_CHECK(cudaMemcpy(win.data(), window_, win.size() * sizeof(double),
-                                   cudaMemcpyDeviceToHost));
-    SIMSCOPE_CUDA_CHECK(cudaMemcpy(failed.data(), failed_, failed.size() * sizeof(int),
-                                   cudaMemcpyDeviceToHost));
+    SIMSCOPE_CUDA_CHECK(
+        cudaMemcpy(tot.data(), total_, tot.size() * sizeof(double), cudaMemcpyDeviceToHost));
+    SIMSCOPE_CUDA_CHECK(
+        cudaMemcpy(win.data(), window_, win.size() * sizeof(double), cudaMemcpyDeviceToHost));
+    SIMSCOPE_CUDA_CHECK(
+        cudaMemcpy(failed.data(), failed_, failed.size() * sizeof(int), cudaMemcpyDeviceToHost));
     ms.averaged_steps = std::max<std::int64_t>(0, step_ - transient);
     ms.failed.resize(std::size_t(K_));
     ms.msd_mean.resize(std::size_t(K_));
@@ -539,8 +545,8 @@ class CudaEnsemble final : public Ensemble {
       frame_kernel<float><<<blocks, 256, 0, stream_>>>(static_cast<const float*>(x_),
                                                        static_cast<const float*>(y_), n, buf.get());
     else
-      frame_kernel<double><<<blocks, 256, 0, stream_>>>(static_cast<const double*>(x_),
-                                                        static_cast<const double*>(y_), n, buf.get());
+      frame_kernel<double><<<blocks, 256, 0, stream_>>>(
+          static_cast<const double*>(x_), static_cast<const double*>(y_), n, buf.get());
     SIMSCOPE_CUDA_CHECK(cudaGetLastError());
     f.theta_r.resize(2 * n);
     SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(f.theta_r.data(), buf.get(), 2 * n * sizeof(float),
@@ -572,19 +578,31 @@ class CudaEnsemble final : public Ensemble {
     a.omega = T(m.omega), a.c = T(m.c), a.he = T(m.coupling / 2);
     a.h = T(dt), a.h2 = T(dt / 2), a.h6 = T(dt / 6);
     const dim3 grid(unsigned(plan_.blocks)), block(unsigned(plan_.threads));
-    if (a.w) dispatch<T, true>(grid, block, a);
-    else dispatch<T, false>(grid, block, a);
+    if (a.w)
+      dispatch<T, true>(grid, block, a);
+    else
+      dispatch<T, false>(grid, block, a);
     SIMSCOPE_CUDA_CHECK(cudaGetLastError());
   }
 
   template <typename T, bool W>
   void dispatch(dim3 grid, dim3 block, const Args<T>& a) {
     switch (plan_.npl) {
-      case 1: rk4_kernel<T, 1, W><<<grid, block, plan_.smem, stream_>>>(a); break;
-      case 2: rk4_kernel<T, 2, W><<<grid, block, plan_.smem, stream_>>>(a); break;
-      case 4: rk4_kernel<T, 4, W><<<grid, block, plan_.smem, stream_>>>(a); break;
-      case 5: rk4_kernel<T, 5, W><<<grid, block, plan_.smem, stream_>>>(a); break;
-      default: rk4_kernel<T, 8, W><<<grid, block, plan_.smem, stream_>>>(a); break;
+      case 1:
+        rk4_kernel<T, 1, W><<<grid, block, plan_.smem, stream_>>>(a);
+        break;
+      case 2:
+        rk4_kernel<T, 2, W><<<grid, block, plan_.smem, stream_>>>(a);
+        break;
+      case 4:
+        rk4_kernel<T, 4, W><<<grid, block, plan_.smem, stream_>>>(a);
+        break;
+      case 5:
+        rk4_kernel<T, 5, W><<<grid, block, plan_.smem, stream_>>>(a);
+        break;
+      default:
+        rk4_kernel<T, 8, W><<<grid, block, plan_.smem, stream_>>>(a);
+        break;
     }
   }
 

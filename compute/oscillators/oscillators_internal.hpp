@@ -102,10 +102,10 @@ struct LaunchPlan {
   int P = 1;
   int B = 1;
   int threads = 32;
-  int parts = 2;          ///< partial-sum slots per member (warps a member spans, bounded)
-  std::size_t smem = 0;   ///< dynamic shared memory per block, bytes
-  double utilization = 0; ///< N * B / (threads * npl): the fraction of thread slots with a node
-  int blocks = 0;         ///< ceil(K / B)
+  int parts = 2;           ///< partial-sum slots per member (warps a member spans, bounded)
+  std::size_t smem = 0;    ///< dynamic shared memory per block, bytes
+  double utilization = 0;  ///< N * B / (threads * npl): the fraction of thread slots with a node
+  int blocks = 0;          ///< ceil(K / B)
 };
 
 /// Nodes per thread with compiled kernels, and the largest block each may use: the kernels'

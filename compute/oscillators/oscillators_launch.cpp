@@ -12,7 +12,7 @@ namespace simscope::oscillators::detail {
 std::size_t plan_smem(int nodes, int B, int parts, std::size_t elem) {
   return std::size_t(B) * std::size_t(parts) * 4 * sizeof(double)  // partial sums
          + std::size_t(B) * sizeof(double)                         // msd shift per member
-         + 2 * std::size_t(B) * std::size_t(nodes) * elem;          // stage buffers
+         + 2 * std::size_t(B) * std::size_t(nodes) * elem;         // stage buffers
 }
 
 namespace {
@@ -37,11 +37,16 @@ LaunchPlan make(int N, int K, int npl, int B, std::size_t elem) {
 /// bounds, ptxas -v for sm_90), need no spills; then 4, 1, 5, 8.
 int ilp_rank(int npl) {
   switch (npl) {
-    case 2: return 0;
-    case 4: return 1;
-    case 1: return 2;
-    case 5: return 3;
-    default: return 4;
+    case 2:
+      return 0;
+    case 4:
+      return 1;
+    case 1:
+      return 2;
+    case 5:
+      return 3;
+    default:
+      return 4;
   }
 }
 
@@ -50,8 +55,9 @@ int ilp_rank(int npl) {
 LaunchPlan plan_for(int N, int K, int npl, int B, std::size_t elem) {
   bool known = false;
   for (int c : kNplChoices) known |= c == npl;
-  if (!known || B < 1) throw Error("oscillators (CUDA): no kernel for " + std::to_string(npl) +
-                                   " nodes per thread (choose 1, 2, 4, 5 or 8)");
+  if (!known || B < 1)
+    throw Error("oscillators (CUDA): no kernel for " + std::to_string(npl) +
+                " nodes per thread (choose 1, 2, 4, 5 or 8)");
   LaunchPlan p = make(N, K, npl, B, elem);
   if (p.threads > max_threads_for_npl(npl))
     throw Error("oscillators (CUDA): " + std::to_string(B) + " members x " + std::to_string(p.P) +
@@ -64,11 +70,14 @@ LaunchPlan plan_for(int N, int K, int npl, int B, std::size_t elem) {
 }
 
 LaunchPlan choose_plan(int N, int K, int sms, std::size_t elem, std::size_t smem_limit) {
-  if (N < 1 || K < 1) throw Error("oscillators (CUDA): network.nodes and ensemble.size must be >= 1");
+  if (N < 1 || K < 1)
+    throw Error("oscillators (CUDA): network.nodes and ensemble.size must be >= 1");
   if (N > kCudaMaxNodes)
     throw Error("oscillators: the CUDA back end integrates networks of at most " +
-                std::to_string(kCudaMaxNodes) + " nodes (one thread block per network); "
-                "network.nodes = " + std::to_string(N) + ": use --backend cpu");
+                std::to_string(kCudaMaxNodes) +
+                " nodes (one thread block per network); "
+                "network.nodes = " +
+                std::to_string(N) + ": use --backend cpu");
   sms = std::max(sms, 1);
   if (K < 2 * sms) {
     // Latency-bound: one member per block, the fewest nodes per thread that keep the block at

@@ -64,8 +64,7 @@ Schema build() {
   s.push_back(spec("init.file", T::Path, std::string(), kNoMin, kNoMax, "",
                    "For init=file: .npy of x, y with shape (N, 2) for every member or (K, N, 2) "
                    "(a study's state.npy)."));
-  s.push_back(spec("integrator.dt", T::Float, 0.01, 1e-9, 10, "time",
-                   "RK4 step size.", {}, true));
+  s.push_back(spec("integrator.dt", T::Float, 0.01, 1e-9, 10, "time", "RK4 step size.", {}, true));
   s.push_back(spec("integrator.steps", T::Int, std::int64_t(20000), 1, 1e10, "",
                    "RK4 steps of a study (headless run or the Run study button).", {}, true));
   s.push_back(spec("integrator.transient", T::Int, std::int64_t(5000), 0, 1e10, "",

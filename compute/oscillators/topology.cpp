@@ -42,8 +42,8 @@ void check_sizes(int nodes, int members) {
     throw Error("network.nodes must be in [1, " + std::to_string(detail::kMaxNodes) + "], got " +
                 std::to_string(nodes));
   if (members < 1 || members > detail::kMaxMembers)
-    throw Error("ensemble.size must be in [1, " + std::to_string(detail::kMaxMembers) +
-                "], got " + std::to_string(members));
+    throw Error("ensemble.size must be in [1, " + std::to_string(detail::kMaxMembers) + "], got " +
+                std::to_string(members));
 }
 
 void check_ring_k(int nodes, int k) {
@@ -51,8 +51,8 @@ void check_ring_k(int nodes, int k) {
     throw Error("network.k must be even and >= 2 (k/2 neighbours on each side), got " +
                 std::to_string(k));
   if (k >= nodes)
-    throw Error("network.k = " + std::to_string(k) + " must be smaller than network.nodes = " +
-                std::to_string(nodes));
+    throw Error("network.k = " + std::to_string(k) +
+                " must be smaller than network.nodes = " + std::to_string(nodes));
 }
 
 void check_p(double p) {
@@ -310,8 +310,8 @@ Topologies load_edge_list(const std::string& path, int nodes, int members) {
     if (it != edges.end()) {
       if (it->second.weight != w) {
         std::ostringstream m;
-        m << where << "edge " << key.first << "-" << key.second << " listed again with weight "
-          << w << ", but line " << it->second.line << " gave " << it->second.weight;
+        m << where << "edge " << key.first << "-" << key.second << " listed again with weight " << w
+          << ", but line " << it->second.line << " gave " << it->second.weight;
         throw Error(m.str());
       }
       continue;
@@ -320,8 +320,9 @@ Topologies load_edge_list(const std::string& path, int nodes, int members) {
   }
   if (in.bad()) throw Error(path + ": read error");
   if (edges.empty())
-    throw Error(path + ": no edges (an uncoupled network needs no file: set model.coupling=0 "
-                       "with another network.topology)");
+    throw Error(path +
+                ": no edges (an uncoupled network needs no file: set model.coupling=0 "
+                "with another network.topology)");
   Adjacency g;
   g.reset(nodes);
   std::map<std::pair<int, int>, double> wmap;
@@ -358,8 +359,8 @@ void validate(const Topologies& t) {
       if (e < b) throw Error("topologies: row_ptr must not decrease");
       for (std::int64_t q = b; q < e; ++q) {
         const std::int32_t j = t.col[std::size_t(q)];
-        const std::string at = "topologies: graph " + std::to_string(g) + ", node " +
-                               std::to_string(i) + ": ";
+        const std::string at =
+            "topologies: graph " + std::to_string(g) + ", node " + std::to_string(i) + ": ";
         if (j < 0 || std::size_t(j) >= N)
           throw Error(at + "neighbour " + std::to_string(j) + " out of range");
         if (std::size_t(j) == i) throw Error(at + "self-loop");

@@ -26,8 +26,8 @@ double number(const Args& a, const std::string& flag, double def, double lo, dou
 }
 
 int run_oscillators(const std::vector<std::string>& words) {
-  const Args a(words, {"mode", "backend", "precision", "nodes", "members", "steps", "topology",
-                       "k", "p", "repeat", "every", "seed", "dt"});
+  const Args a(words, {"mode", "backend", "precision", "nodes", "members", "steps", "topology", "k",
+                       "p", "repeat", "every", "seed", "dt"});
   const std::string mode = a.choice("mode", "single", {"single", "study"});
   const bool single = mode == "single";
   const std::string backend_name = a.choice("backend", "cpu", {"cpu", "cuda", "auto"});
@@ -95,8 +95,8 @@ int run_oscillators(const std::vector<std::string>& words) {
       .add("msd_mean", msd)
       .add("peak_rss_bytes", peak_rss_bytes())
       .add("peak_device_bytes", e->peak_device_bytes())
-      .add("setup", "w=1 c=1 e=0.2 dt=" + std::to_string(dt) +
-                        ", x,y standard normal (seed " + std::to_string(seed) +
+      .add("setup", "w=1 c=1 e=0.2 dt=" + std::to_string(dt) + ", x,y standard normal (seed " +
+                        std::to_string(seed) +
                         "), RK4 with msd accumulated every step and R/msd sampled every " +
                         std::to_string(every) + " steps; seconds: median of advance() over " +
                         "the runs, after a 100-step warm-up");

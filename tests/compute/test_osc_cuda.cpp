@@ -52,7 +52,8 @@ Topologies make(const Case& c) {
   std::string text;
   for (int j = 1; j < std::min(c.nodes, 12); ++j)
     text += "0 " + std::to_string(j) + " " + std::to_string(0.25 * j) + "\n";
-  for (int j = 1; j + 1 < c.nodes; ++j) text += std::to_string(j) + " " + std::to_string(j + 1) + " 0.7\n";
+  for (int j = 1; j + 1 < c.nodes; ++j)
+    text += std::to_string(j) + " " + std::to_string(j + 1) + " 0.7\n";
   return load_edge_list(test::write_text("cuda_edges.txt", text).string(), c.nodes, c.members);
 }
 
@@ -98,9 +99,9 @@ TEST_P(OscCudaVsCpu, SameStateAveragesAndSamples) {
     EXPECT_NEAR(fa.theta_r[q], fb.theta_r[q], f64 ? 1e-5 : 1e-2);
 #ifdef SIMSCOPE_HAVE_CUDA
   std::vector<float> dev(fa.theta_r.size());
-  ASSERT_EQ(cudaMemcpy(dev.data(), fa.device.get(), dev.size() * sizeof(float),
-                       cudaMemcpyDeviceToHost),
-            cudaSuccess);
+  ASSERT_EQ(
+      cudaMemcpy(dev.data(), fa.device.get(), dev.size() * sizeof(float), cudaMemcpyDeviceToHost),
+      cudaSuccess);
   EXPECT_EQ(dev, fa.theta_r);
 #endif
   EXPECT_GT(gpu->peak_device_bytes(), 0);
@@ -179,9 +180,8 @@ TEST(OscCuda, NonFiniteMembersAndCancel) {
 TEST(OscCuda, TooManyNodesIsAClearError) {
   SKIP_WITHOUT_CUDA();
   auto gpu = make_ensemble(Backend::Cuda);
-  const std::string m = test::error_of([&] {
-    gpu->load(ring(3000, 2, 1), initial_state("random", 3000, 1, 1), Precision::Fp64);
-  });
+  const std::string m = test::error_of(
+      [&] { gpu->load(ring(3000, 2, 1), initial_state("random", 3000, 1, 1), Precision::Fp64); });
   EXPECT_NE(m.find("--backend cpu"), std::string::npos) << m;
 }
 

@@ -40,8 +40,8 @@ TEST(OscObservables, MsdAndOrderOnHandMadeStates) {
 
 /// Integrates with the reference integrator step by step, recomputing msd and R in float64.
 struct Expected {
-  std::vector<double> msd_mean;         // per member
-  std::vector<double> msd_t, order_t;   // ensemble means at the samples
+  std::vector<double> msd_mean;        // per member
+  std::vector<double> msd_t, order_t;  // ensemble means at the samples
 };
 Expected recompute(const Topologies& t, const State& s0, const Model& m, double dt, long steps,
                    long transient, long every) {
@@ -188,9 +188,9 @@ TEST(OscEnsemble, ArgumentChecks) {
   EXPECT_NE(error_of([&] { e->advance(Model{}, 0.1, 1, bad, s); }).find("record.every"),
             std::string::npos);
   // A state that does not match the networks; a non-finite initial value.
-  EXPECT_FALSE(
-      error_of([&] { e->load(ring(5, 2, 2), initial_state("random", 6, 2, 1), Precision::Fp64); })
-          .empty());
+  EXPECT_FALSE(error_of([&] {
+                 e->load(ring(5, 2, 2), initial_state("random", 6, 2, 1), Precision::Fp64);
+               }).empty());
   State s1 = initial_state("random", 5, 2, 1);
   s1.y[3] = nan;
   EXPECT_NE(error_of([&] { e->load(ring(5, 2, 2), s1, Precision::Fp64); }).find("not finite"),
@@ -244,8 +244,7 @@ TEST(OscStates, GeneratedInitialStates) {
   EXPECT_EQ(test::member(a.x, 10, 1), test::member(b.x, 10, 1));  // independent of K
   EXPECT_NE(test::member(a.x, 10, 0), test::member(a.x, 10, 1));
   const State u = initial_state("uniform_phase", 10, 3, 3);
-  for (std::size_t q = 0; q < u.x.size(); ++q)
-    EXPECT_NEAR(std::hypot(u.x[q], u.y[q]), 1.0, 1e-15);
+  for (std::size_t q = 0; q < u.x.size(); ++q) EXPECT_NEAR(std::hypot(u.x[q], u.y[q]), 1.0, 1e-15);
   EXPECT_FALSE(error_of([] { initial_state("zero", 3, 1, 1); }).empty());
 }
 

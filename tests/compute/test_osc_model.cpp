@@ -50,8 +50,8 @@ TEST(OscModel, Rk4IsFourthOrder) {
   }
   for (std::size_t i = 0; i + 1 < err.size(); ++i) {
     const double ratio = err[i] / err[i + 1];
-    EXPECT_NEAR(ratio, 16.0, 16.0 * 0.2) << "dt ratio step " << i << ": errors " << err[i] << ", "
-                                          << err[i + 1];
+    EXPECT_NEAR(ratio, 16.0, 16.0 * 0.2)
+        << "dt ratio step " << i << ": errors " << err[i] << ", " << err[i + 1];
   }
   EXPECT_LT(err.back(), 1e-7);
 }
@@ -117,13 +117,14 @@ TEST(OscModel, EnsembleMatchesReferenceIntegrator) {
   // corrections form with weight corrections; Erdos-Renyi takes the ELL form.
   std::string ring_text;
   for (int i = 0; i < N; ++i)
-    if (i != 17) ring_text += std::to_string(i) + " " + std::to_string((i + 1) % N) + " " +
-                              (i % 7 ? "1" : "1.75") + "\n";
+    if (i != 17)
+      ring_text += std::to_string(i) + " " + std::to_string((i + 1) % N) + " " +
+                   (i % 7 ? "1" : "1.75") + "\n";
   ring_text += "4 20 0.5\n";
   const auto rfile = test::write_text("wring.txt", ring_text);
-  for (const Topologies& t : {watts_strogatz(N, 4, 0.2, K, 11), load_edge_list(wfile, N, K),
-                              load_edge_list(rfile, N, K), erdos_renyi(N, 0.2, K, 12),
-                              ring(N, 6, K)}) {
+  for (const Topologies& t :
+       {watts_strogatz(N, 4, 0.2, K, 11), load_edge_list(wfile, N, K), load_edge_list(rfile, N, K),
+        erdos_renyi(N, 0.2, K, 12), ring(N, 6, K)}) {
     const State s0 = initial_state("random", N, K, 3);
     for (Precision p : {Precision::Fp64, Precision::Fp32}) {
       auto e = make_ensemble(Backend::Cpu);
@@ -142,8 +143,8 @@ TEST(OscModel, EnsembleMatchesReferenceIntegrator) {
                           std::fabs(f.y[std::size_t(k) * N + i] - y[std::size_t(i)])});
         EXPECT_LT(err, p == Precision::Fp64 ? 1e-12 : 2e-5)
             << (p == Precision::Fp64 ? "fp64" : "fp32") << " member " << k
-            << (t.weighted() ? " (weighted file)" : " (generated)") << ", "
-            << t.col.size() << " entries";
+            << (t.weighted() ? " (weighted file)" : " (generated)") << ", " << t.col.size()
+            << " entries";
       }
     }
   }

@@ -167,8 +167,8 @@ TEST(OscTopology, Layouts) {
   const auto c = circle_layout(4);
   ASSERT_EQ(c.size(), 8u);
   EXPECT_NEAR(c[0], 0, 1e-6);
-  EXPECT_NEAR(c[1], 1, 1e-6);  // node 0 at the top
-  EXPECT_NEAR(c[2], -1, 1e-6); // then counter-clockwise
+  EXPECT_NEAR(c[1], 1, 1e-6);   // node 0 at the top
+  EXPECT_NEAR(c[2], -1, 1e-6);  // then counter-clockwise
   const Topologies t = watts_strogatz(50, 4, 0.2, 2, 1);
   const auto s = spring_layout(t, 1);
   ASSERT_EQ(s.size(), 100u);

@@ -25,9 +25,11 @@ inline void rk4_reference(const Topologies& t, int k, const Model& m, double dt,
   std::vector<double> k1x(n), k1y(n), k2x(n), k2y(n), k3x(n), k3y(n), k4x(n), k4y(n), tx(n), ty(n);
   for (long s = 0; s < steps; ++s) {
     rates(t, k, m, x.data(), y.data(), k1x.data(), k1y.data());
-    for (std::size_t i = 0; i < n; ++i) tx[i] = x[i] + dt / 2 * k1x[i], ty[i] = y[i] + dt / 2 * k1y[i];
+    for (std::size_t i = 0; i < n; ++i)
+      tx[i] = x[i] + dt / 2 * k1x[i], ty[i] = y[i] + dt / 2 * k1y[i];
     rates(t, k, m, tx.data(), ty.data(), k2x.data(), k2y.data());
-    for (std::size_t i = 0; i < n; ++i) tx[i] = x[i] + dt / 2 * k2x[i], ty[i] = y[i] + dt / 2 * k2y[i];
+    for (std::size_t i = 0; i < n; ++i)
+      tx[i] = x[i] + dt / 2 * k2x[i], ty[i] = y[i] + dt / 2 * k2y[i];
     rates(t, k, m, tx.data(), ty.data(), k3x.data(), k3y.data());
     for (std::size_t i = 0; i < n; ++i) tx[i] = x[i] + dt * k3x[i], ty[i] = y[i] + dt * k3y[i];
     rates(t, k, m, tx.data(), ty.data(), k4x.data(), k4y.data());
@@ -107,8 +109,6 @@ inline int run_python(const std::string& code, std::string* out = nullptr) {
 }
 
 /// True when SIMSCOPE_PYTHON imports all of `modules` (e.g. "numpy, scipy.integrate").
-inline bool python_has(const std::string& modules) {
-  return run_python("import " + modules) == 0;
-}
+inline bool python_has(const std::string& modules) { return run_python("import " + modules) == 0; }
 
 }  // namespace simscope::oscillators::test

@@ -82,9 +82,8 @@ TEST_F(RenderTest, PhaseViewColoursDiscsByPhase) {
       const int px = int(pixel_of(pos[2 * i])), py = int(pixel_of(pos[2 * i + 1]));
       const auto got = img.at(px, py), want = phase_colour(state[2 * i], map);
       EXPECT_LE(test::max_diff(got, want), 3)
-          << map << " oscillator " << i << " at (" << px << ", " << py << "): got " << got[0]
-          << "," << got[1] << "," << got[2] << " want " << want[0] << "," << want[1] << ","
-          << want[2];
+          << map << " oscillator " << i << " at (" << px << ", " << py << "): got " << got[0] << ","
+          << got[1] << "," << got[2] << " want " << want[0] << "," << want[1] << "," << want[2];
     }
     EXPECT_EQ(v.upload_path(), "host upload");
     EXPECT_EQ(v.count(), 4);
