@@ -107,6 +107,10 @@ class LsqWorkload final : public Workload {
       o.label = "x";
       o.shape = {N, H, W};
       o.data.assign(result->solution.begin(), result->solution.end());
+      if (params.get_string("precision") == "fp64") {  // fp64 runs export all their digits
+        o.dtype = io::DType::Float64;
+        o.data64.assign(result->solution.begin(), result->solution.end());
+      }
       r.outputs.push_back(std::move(o));
     }
     auto map = [&](const char* name, const char* label, const char* unit, io::DType dtype,
@@ -181,6 +185,7 @@ class LsqWorkload final : public Workload {
         img.label = "status (0 ok, 1 underdetermined, 2 rank-deficient, 3 all missing)";
         img.colormap = "turbo";
         img.scale = "linear";
+        img.range_lo = -0.5, img.range_hi = 3.5;  // each code keeps its colour
       } else if (view == "condition") {
         img.scale = "log";
       } else {

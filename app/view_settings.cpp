@@ -2,7 +2,8 @@
 
 namespace simscope::app {
 
-render::ViewSettings to_render_settings(const ParamSet& view, const ViewImage& image) {
+render::ViewSettings to_render_settings(const ParamSet& view, const ViewImage& image,
+                                        bool use_hints) {
   render::ViewSettings s;
   s.colormap = view.get_string("view.colormap");
   s.log_scale = view.get_string("view.scale") == "log";
@@ -13,6 +14,12 @@ render::ViewSettings to_render_settings(const ParamSet& view, const ViewImage& i
   s.label = image.label;
   s.unit = image.unit;
   // The workload's choice for this image while the user has not picked another.
+  if (s.auto_range && image.range_lo < image.range_hi) {
+    s.auto_range = false;
+    s.min = image.range_lo;
+    s.max = image.range_hi;
+  }
+  if (!use_hints) return s;
   const Schema& vs = view.schema();
   if (!image.colormap.empty() &&
       view.get("view.colormap") == vs.at("view.colormap").default_value)
@@ -20,6 +27,23 @@ render::ViewSettings to_render_settings(const ParamSet& view, const ViewImage& i
   if (!image.scale.empty() && view.get("view.scale") == vs.at("view.scale").default_value)
     s.log_scale = image.scale == "log";
   return s;
+}
+
+}  // namespace simscope::app
+
+namespace simscope::app {
+
+bool apply_view_hints(ParamSet& view, const ViewImage& image) {
+  bool changed = false;
+  if (!image.colormap.empty() && view.get_string("view.colormap") != image.colormap) {
+    view.set("view.colormap", image.colormap);
+    changed = true;
+  }
+  if (!image.scale.empty() && view.get_string("view.scale") != image.scale) {
+    view.set("view.scale", image.scale);
+    changed = true;
+  }
+  return changed;
 }
 
 }  // namespace simscope::app

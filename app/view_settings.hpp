@@ -6,7 +6,14 @@
 
 namespace simscope::app {
 
-/// Settings for drawing `image` with the view parameters `view`.
-render::ViewSettings to_render_settings(const ParamSet& view, const ViewImage& image);
+/// Settings for drawing `image` with the view parameters `view`. With `use_hints`, the image's
+/// colormap/scale hints replace view.colormap/view.scale while those are at their defaults (the
+/// headless runner); the GUI applies the hints to its view parameters instead, so its panel shows
+/// what is drawn (apply_view_hints). The image's fixed range applies while view.range is auto.
+render::ViewSettings to_render_settings(const ParamSet& view, const ViewImage& image,
+                                        bool use_hints = true);
+
+/// Sets view.colormap / view.scale to `image`'s hints (those it has). Returns true if any changed.
+bool apply_view_hints(ParamSet& view, const ViewImage& image);
 
 }  // namespace simscope::app

@@ -36,6 +36,9 @@ struct ViewImage {
   /// The workload's choice for this image (e.g. "twilight" and "linear" for phases), used while
   /// view.colormap / view.scale are at their defaults; empty: the view's.
   std::string colormap, scale;
+  /// The workload's fixed range for this image (e.g. status codes 0..3 as -0.5..3.5, so a code
+  /// keeps its colour whatever codes occur), used while view.range is "auto"; lo == hi: none.
+  double range_lo = 0, range_hi = 0;
 };
 
 /// What a run produced.

@@ -72,7 +72,14 @@ void refresh_image(GuiState& s) {
   const std::string& which = s.params.get_string(view_param);
   try {
     s.image = s.worker->workload().view_image(*s.result, which);
-    s.plane->set_settings(to_render_settings(s.view, s.image));
+    // The workload's colormap/scale for a newly chosen output go into the view parameters, so
+    // the panel shows what is drawn; the user's later choices stick until the output changes.
+    const std::string key = s.workload_name + "/" + which;
+    if (key != s.hinted_for) {
+      apply_view_hints(s.view, s.image);
+      s.hinted_for = key;
+    }
+    s.plane->set_settings(to_render_settings(s.view, s.image, false));
     const OutputArray* o = s.result->find(which);
     const bool plain = o && o->shape.size() == 2;
     // The device buffer belongs to the worker's evaluator: read it only while no job runs
@@ -295,7 +302,8 @@ int run_gui(const CliOptions& o) {
       continue;
     }
     while (auto ev = s.worker->poll()) {
-      have_first = true;
+      // --frames counts from the first full result (or error), not from a coarse preview.
+      if (!ev->result || !ev->result->preview) have_first = true;
       if (!ev->error.empty()) {
         s.error = ev->error;
       } else {
@@ -331,7 +339,7 @@ int run_gui(const CliOptions& o) {
     const float sx = float(fb_w) / W, sy = float(fb_h) / H;
     if (plane_kind) {
       zoom_and_pan(s, fb_h, sx, sy);
-      cursor_readout(s, fb_h, sx, sy);
+      if (o.frames == 0) cursor_readout(s, fb_h, sx, sy);  // no tooltip in test screenshots
       if (s.image_dirty) refresh_image(s);
       ImGuiIO& io = ImGui::GetIO();
       if (ImGui::IsMouseClicked(0) && !io.WantCaptureMouse && s.result && s.image.rows > 0) {

@@ -28,6 +28,7 @@ struct GuiState {
   // what is shown
   std::optional<RunResult> result;
   ViewImage image;
+  std::string hinted_for;  ///< workload/output whose view hints were last applied to `view`
   std::unique_ptr<render::PlaneView> plane;
   bool image_dirty = false;
   std::vector<float> histogram;     ///< of the shown image, 64 bins over the view range

@@ -78,9 +78,10 @@ class LsqGui final : public WorkloadGui {
     static const char* names[4] = {"0 ok", "1 underdetermined", "2 rank-deficient",
                                    "3 all missing"};
     // Colours as the status view draws them: its colormap and range when it is shown, else
-    // turbo over [0, 3]. All-missing pixels are also NaN in the other maps (grey).
+    // turbo over the status view's fixed range [-0.5, 3.5]. All-missing pixels are also NaN in
+    // the other maps (grey).
     std::string cmap = "turbo";
-    double lo = 0, hi = 3;
+    double lo = -0.5, hi = 3.5;
     if (s.params.get_string("view") == "status" && s.plane) {
       cmap = s.plane->settings().colormap;
       std::tie(lo, hi) = s.plane->range();

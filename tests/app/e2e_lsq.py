@@ -76,8 +76,8 @@ c.check(p.returncode == 0, f"headless lsq run exits 0 ({p.returncode}: {p.stderr
 if p.returncode == 0:
     X, R, C, S, K = lstsq_maps(A, b)
     x = np.load(os.path.join(out, "solution.npy"))
-    c.check(x.dtype == np.float32 and x.shape == (N, H, W), f"solution.npy float32 (N,H,W) {x.shape}")
-    c.check(rel_err(x.astype(np.float64), X) <= 1e-5, f"solution vs numpy lstsq: {rel_err(x.astype(np.float64), X):.2e} <= 1e-5 (float32 output)")
+    c.check(x.dtype == np.float64 and x.shape == (N, H, W), f"solution.npy float64 in fp64 (N,H,W) {x.shape}")
+    c.check(rel_err(x, X) <= 1e-8, f"solution vs numpy lstsq: {rel_err(x, X):.2e} <= 1e-8 (fp64, end to end)")
     res = np.load(os.path.join(out, "residual.npy"))
     ok = ~np.isnan(R)
     c.check(res.shape == (H, W) and np.allclose(res[ok], R[ok], rtol=1e-4, atol=1e-6), "residual.npy = RMS over observed rows")
