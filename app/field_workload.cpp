@@ -87,10 +87,14 @@ class FieldWorkload final : public Workload {
     ViewImage img;
     img.label = o->label;
     img.unit = o->unit;
+    // Components are signed: a diverging map centred on zero, linear.
+    const bool signed_output = view == "ex" || view == "ey" || view == "ez";
+    if (signed_output) img.colormap = "coolwarm", img.scale = "linear";
     if (o->shape.size() == 2) {
       img.rows = int(o->shape[0]);
       img.cols = int(o->shape[1]);
       img.data = o->data;
+      if (signed_output) img.symmetric_range();
       return img;
     }
     // Box: the six faces as a 3 x 2 mosaic: columns -x, -y, -z (bottom row) and +x, +y, +z (top).
@@ -104,6 +108,7 @@ class FieldWorkload final : public Workload {
         for (int j = 0; j < n; ++j)
           img.data[size_t(bi + i) * img.cols + bj + j] = o->data[(size_t(f) * n + i) * n + j];
     }
+    if (signed_output) img.symmetric_range();
     return img;
   }
 

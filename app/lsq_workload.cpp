@@ -199,6 +199,7 @@ class LsqWorkload final : public Workload {
     for (std::size_t w = 0; w < W; ++w)
       for (std::size_t j = 0; j < H; ++j)
         img.data[w * H + j] = o->data[offset + (H - 1 - j) * W + w];
+    if (img.colormap == "coolwarm") img.symmetric_range();  // zero at the neutral centre
     return img;
   }
 

@@ -1,6 +1,8 @@
 #pragma once
 /// @file The app's view of a workload: a schema, a run that fills named output arrays, and the
 /// 2-D image shown for one of them. Each workload of compute/ gets one adapter (field_workload).
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -39,6 +41,14 @@ struct ViewImage {
   /// The workload's fixed range for this image (e.g. status codes 0..3 as -0.5..3.5, so a code
   /// keeps its colour whatever codes occur), used while view.range is "auto"; lo == hi: none.
   double range_lo = 0, range_hi = 0;
+  /// Sets the fixed range to [-m, m], m the largest finite |value|: a diverging colormap then
+  /// puts zero at its neutral centre.
+  void symmetric_range() {
+    double m = 0;
+    for (float v : data)
+      if (std::isfinite(v)) m = std::max(m, double(std::fabs(v)));
+    if (m > 0) range_lo = -m, range_hi = m;
+  }
 };
 
 /// What a run produced.
