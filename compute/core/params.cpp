@@ -70,6 +70,22 @@ std::string expected_text(const ParamSpec& s) {
 
 }  // namespace
 
+ParamSpec param_spec(std::string name, ParamType type, ParamValue default_value, double min,
+                     double max, std::string unit, std::string help,
+                     std::vector<std::string> choices, bool log_slider) {
+  ParamSpec s;
+  s.name = std::move(name);
+  s.type = type;
+  s.default_value = std::move(default_value);
+  s.min = min;
+  s.max = max;
+  s.unit = std::move(unit);
+  s.help = std::move(help);
+  s.choices = std::move(choices);
+  s.log_slider = log_slider;
+  return s;
+}
+
 Schema::Schema(std::string workload, std::vector<ParamSpec> specs)
     : workload_(std::move(workload)), specs_(std::move(specs)) {}
 

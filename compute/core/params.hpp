@@ -35,6 +35,12 @@ struct ParamSpec {
   bool has_range() const { return min <= max; }
 };
 
+/// Builds a ParamSpec in one call (the workloads' schemas are lists of these). Pass min > max
+/// (e.g. kNoRange) for no range.
+ParamSpec param_spec(std::string name, ParamType type, ParamValue default_value, double min,
+                     double max, std::string unit, std::string help,
+                     std::vector<std::string> choices = {}, bool log_slider = false);
+
 class Schema;
 
 /// Values for every parameter of one schema, by name. Built from Schema::defaults().

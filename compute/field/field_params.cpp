@@ -7,63 +7,53 @@ namespace simscope::field {
 
 namespace {
 
-ParamSpec spec(std::string name, ParamType type, ParamValue def, double min, double max,
-               std::string unit, std::string help, std::vector<std::string> choices = {},
-               bool log_slider = false) {
-  ParamSpec s;
-  s.name = std::move(name);
-  s.type = type;
-  s.default_value = std::move(def);
-  s.min = min;
-  s.max = max;
-  s.unit = std::move(unit);
-  s.help = std::move(help);
-  s.choices = std::move(choices);
-  s.log_slider = log_slider;
-  return s;
-}
-
 constexpr double kNoMin = 1, kNoMax = 0;  // min > max: no range
 constexpr double kBig = 1e12;             // bound of lengths and offsets
 
 Schema build() {
   using T = ParamType;
   std::vector<ParamSpec> s;
-  s.push_back(spec("sources.file", T::Path, std::string(), kNoMin, kNoMax, "",
-                   "Source file: .npy of shape (P,4) x,y,z,q or (P,3) with q = 1, or CSV with "
-                   "columns x,y,z[,q]; empty uses the generator."));
-  s.push_back(spec("sources.distribution", T::Enum, std::string("gaussian"), kNoMin, kNoMax, "",
-                   "Generated sources: uniform box, 8 Gaussian blobs, +q/-q dipole pairs or a "
-                   "cubic lattice of alternating charges.",
-                   {"uniform", "gaussian", "dipoles", "lattice"}));
-  s.push_back(spec("sources.count", T::Int, std::int64_t(20000), 1, 1e9, "",
-                   "Number of generated sources.", {}, true));
-  s.push_back(spec("sources.seed", T::Int, std::int64_t(1), 0, 9007199254740992.0, "",
-                   "Seed of the source generator (the same seed gives the same sources)."));
-  s.push_back(spec("sources.half_width", T::Float, 1.0, 1e-9, kBig, "length",
-                   "Generated sources lie in the cube [-half_width, half_width]^3.", {}, true));
-  s.push_back(spec("k", T::Float, 1.0, kNoMin, kNoMax, "",
-                   "Prefactor of the field and potential, e.g. Coulomb's constant."));
-  s.push_back(spec("eps", T::Float, 0.0, 0, kBig, "length",
-                   "Plummer softening length; 0 skips (and counts) exact source-target "
-                   "coincidences."));
-  s.push_back(spec("plane", T::Enum, std::string("xy"), kNoMin, kNoMax, "",
-                   "Sample geometry: an axis-aligned plane or the six faces of a box.",
-                   {"xy", "xz", "yz", "box"}));
-  s.push_back(spec("plane.offset", T::Float, 0.0, -kBig, kBig, "length",
-                   "Position of the plane on its normal axis (box: faces at +-offset; 0 gives "
-                   "the cube of faces at +-grid.half_width)."));
-  s.push_back(spec("grid.size", T::Int, std::int64_t(128), 2, 4096, "",
-                   "Samples per side of the plane (endpoints included).", {}, true));
-  s.push_back(spec("grid.half_width", T::Float, 1.5, 1e-9, kBig, "length",
-                   "Samples cover [-half_width, half_width] on both axes of the plane.", {}, true));
-  s.push_back(spec("precision", T::Enum, std::string("fp32"), kNoMin, kNoMax, "",
-                   "fp32: fp32 terms summed per tile into fp64; fp64: terms and sums in double "
-                   "(sources are stored as float32 in both).",
-                   {"fp32", "fp64"}));
-  s.push_back(spec("view", T::Enum, std::string("magnitude"), kNoMin, kNoMax, "",
-                   "Output shown: field magnitude |E|, a component of E, or the potential.",
-                   {"magnitude", "ex", "ey", "ez", "potential"}));
+  s.push_back(
+      param_spec("sources.file", T::Path, std::string(), kNoMin, kNoMax, "",
+                 "Source file: .npy of shape (P,4) x,y,z,q or (P,3) with q = 1, or CSV with "
+                 "columns x,y,z[,q]; empty uses the generator."));
+  s.push_back(
+      param_spec("sources.distribution", T::Enum, std::string("gaussian"), kNoMin, kNoMax, "",
+                 "Generated sources: uniform box, 8 Gaussian blobs, +q/-q dipole pairs or a "
+                 "cubic lattice of alternating charges.",
+                 {"uniform", "gaussian", "dipoles", "lattice"}));
+  s.push_back(param_spec("sources.count", T::Int, std::int64_t(20000), 1, 1e9, "",
+                         "Number of generated sources.", {}, true));
+  s.push_back(param_spec("sources.seed", T::Int, std::int64_t(1), 0, 9007199254740992.0, "",
+                         "Seed of the source generator (the same seed gives the same sources)."));
+  s.push_back(param_spec("sources.half_width", T::Float, 1.0, 1e-9, kBig, "length",
+                         "Generated sources lie in the cube [-half_width, half_width]^3.", {},
+                         true));
+  s.push_back(param_spec("k", T::Float, 1.0, kNoMin, kNoMax, "",
+                         "Prefactor of the field and potential, e.g. Coulomb's constant."));
+  s.push_back(param_spec("eps", T::Float, 0.0, 0, kBig, "length",
+                         "Plummer softening length; 0 skips (and counts) exact source-target "
+                         "coincidences."));
+  s.push_back(param_spec("plane", T::Enum, std::string("xy"), kNoMin, kNoMax, "",
+                         "Sample geometry: an axis-aligned plane or the six faces of a box.",
+                         {"xy", "xz", "yz", "box"}));
+  s.push_back(
+      param_spec("plane.offset", T::Float, 0.0, -kBig, kBig, "length",
+                 "Position of the plane on its normal axis (box: faces at +-offset; 0 gives "
+                 "the cube of faces at +-grid.half_width)."));
+  s.push_back(param_spec("grid.size", T::Int, std::int64_t(128), 2, 4096, "",
+                         "Samples per side of the plane (endpoints included).", {}, true));
+  s.push_back(param_spec("grid.half_width", T::Float, 1.5, 1e-9, kBig, "length",
+                         "Samples cover [-half_width, half_width] on both axes of the plane.", {},
+                         true));
+  s.push_back(
+      param_spec("precision", T::Enum, std::string("fp32"), kNoMin, kNoMax, "",
+                 "fp32: fp32 terms summed per tile into fp64; fp64: terms and sums in double "
+                 "(sources are stored as float32 in both).",
+                 {"fp32", "fp64"}));
+  s.push_back(param_spec("view", T::Enum, std::string("magnitude"), kNoMin, kNoMax, "",
+                         "Output shown: field magnitude |E|, a component of E, or the potential.",
+                         {"magnitude", "ex", "ey", "ez", "potential"}));
   return Schema("field", std::move(s));
 }
 

@@ -7,69 +7,61 @@ namespace simscope::lsq {
 
 namespace {
 
-ParamSpec spec(std::string name, ParamType type, ParamValue def, double min, double max,
-               std::string unit, std::string help, std::vector<std::string> choices = {},
-               bool log_slider = false) {
-  ParamSpec s;
-  s.name = std::move(name);
-  s.type = type;
-  s.default_value = std::move(def);
-  s.min = min;
-  s.max = max;
-  s.unit = std::move(unit);
-  s.help = std::move(help);
-  s.choices = std::move(choices);
-  s.log_slider = log_slider;
-  return s;
-}
-
 constexpr double kNoMin = 1, kNoMax = 0;  // min > max: no range
 
 Schema build() {
   using T = ParamType;
   std::vector<ParamSpec> s;
-  s.push_back(spec("data.file", T::Path, std::string(), kNoMin, kNoMax, "",
-                   "Data cube: .npy of shape (M, H, W), float32 or float64, NaN = missing; needs "
-                   "design.file. Empty uses the generator."));
-  s.push_back(spec("design.file", T::Path, std::string(), kNoMin, kNoMax, "",
-                   "Design matrix A: .npy of shape (M, N) or CSV with M rows of N numbers. "
-                   "Without data.file, synthetic data are made with this A."));
-  s.push_back(spec("synth.height", T::Int, std::int64_t(256), 1, 8192, "pixels",
-                   "Rows of the synthetic cube (H).", {}, true));
-  s.push_back(spec("synth.width", T::Int, std::int64_t(256), 1, 8192, "pixels",
-                   "Columns of the synthetic cube (W).", {}, true));
-  s.push_back(spec("synth.observations", T::Int, std::int64_t(100), 1, double(kMaxObservations),
-                   "", "Observations per pixel (M, e.g. bands or time samples).", {}, true));
-  s.push_back(spec("synth.unknowns", T::Int, std::int64_t(50), 1, double(kMaxUnknowns), "",
-                   "Unknowns per pixel (N, columns of the synthetic A)."));
-  s.push_back(spec("synth.nan_fraction", T::Float, 0.2, 0, 1, "",
-                   "Fraction of the synthetic cube's entries set to NaN (missing), at random."));
-  s.push_back(spec("synth.noise", T::Float, 0.01, 0, 1e6, "",
-                   "Standard deviation of the Gaussian noise added to the synthetic data."));
-  s.push_back(spec("synth.seed", T::Int, std::int64_t(1), 0, 9007199254740992.0, "",
-                   "Seed of the generator (maps, design, noise and gaps)."));
-  s.push_back(spec("synth.design", T::Enum, std::string("random"), kNoMin, kNoMax, "",
-                   "Synthetic A: standard normal entries, Legendre polynomials, or overlapping "
-                   "Gaussian bands.",
-                   {"random", "polynomial", "gaussian_bands"}));
-  s.push_back(spec("method", T::Enum, std::string("auto"), kNoMin, kNoMax, "",
-                   "auto: Cholesky + refinement, SVD where ill-conditioned; normal: Cholesky "
-                   "only; qr / svd: per-pixel QR or SVD (slow). Rank-deficient pixels always get "
-                   "the minimum-norm solution.",
-                   {"auto", "normal", "qr", "svd"}));
-  s.push_back(spec("lambda", T::Float, 0.0, 0, 1e12, "A^2",
-                   "Tikhonov regularisation: minimise |A x - b|^2 + lambda |x|^2 (0: none)."));
-  s.push_back(spec("precision", T::Enum, std::string("fp64"), kNoMin, kNoMax, "",
-                   "Working precision of the Gram matrices and Cholesky factors (vectors and "
-                   "the refinement are float64): fp64 ~1e-12, fp32 faster, ~1e-7 after refinement.",
-                   {"fp32", "fp64"}));
-  s.push_back(spec("view", T::Enum, std::string("solution"), kNoMin, kNoMax, "",
-                   "Map shown: a component of the solution, the RMS residual, the observed count, "
-                   "the status (0 ok, 1 underdetermined, 2 rank-deficient, 3 all missing) or the "
-                   "condition estimate.",
-                   {"solution", "residual", "count", "status", "condition"}));
-  s.push_back(spec("view.component", T::Int, std::int64_t(0), 0, double(kMaxUnknowns - 1), "",
-                   "Which unknown x_k the solution view shows (0-based)."));
+  s.push_back(
+      param_spec("data.file", T::Path, std::string(), kNoMin, kNoMax, "",
+                 "Data cube: .npy of shape (M, H, W), float32 or float64, NaN = missing; needs "
+                 "design.file. Empty uses the generator."));
+  s.push_back(param_spec("design.file", T::Path, std::string(), kNoMin, kNoMax, "",
+                         "Design matrix A: .npy of shape (M, N) or CSV with M rows of N numbers. "
+                         "Without data.file, synthetic data are made with this A."));
+  s.push_back(param_spec("synth.height", T::Int, std::int64_t(256), 1, 8192, "pixels",
+                         "Rows of the synthetic cube (H).", {}, true));
+  s.push_back(param_spec("synth.width", T::Int, std::int64_t(256), 1, 8192, "pixels",
+                         "Columns of the synthetic cube (W).", {}, true));
+  s.push_back(param_spec("synth.observations", T::Int, std::int64_t(100), 1,
+                         double(kMaxObservations), "",
+                         "Observations per pixel (M, e.g. bands or time samples).", {}, true));
+  s.push_back(param_spec("synth.unknowns", T::Int, std::int64_t(50), 1, double(kMaxUnknowns), "",
+                         "Unknowns per pixel (N, columns of the synthetic A)."));
+  s.push_back(
+      param_spec("synth.nan_fraction", T::Float, 0.2, 0, 1, "",
+                 "Fraction of the synthetic cube's entries set to NaN (missing), at random."));
+  s.push_back(param_spec("synth.noise", T::Float, 0.01, 0, 1e6, "",
+                         "Standard deviation of the Gaussian noise added to the synthetic data."));
+  s.push_back(param_spec("synth.seed", T::Int, std::int64_t(1), 0, 9007199254740992.0, "",
+                         "Seed of the generator (maps, design, noise and gaps)."));
+  s.push_back(
+      param_spec("synth.design", T::Enum, std::string("random"), kNoMin, kNoMax, "",
+                 "Synthetic A: standard normal entries, Legendre polynomials, or overlapping "
+                 "Gaussian bands.",
+                 {"random", "polynomial", "gaussian_bands"}));
+  s.push_back(
+      param_spec("method", T::Enum, std::string("auto"), kNoMin, kNoMax, "",
+                 "auto: Cholesky + refinement, SVD where ill-conditioned; normal: Cholesky "
+                 "only; qr / svd: per-pixel QR or SVD (slow). Rank-deficient pixels always get "
+                 "the minimum-norm solution.",
+                 {"auto", "normal", "qr", "svd"}));
+  s.push_back(
+      param_spec("lambda", T::Float, 0.0, 0, 1e12, "A^2",
+                 "Tikhonov regularisation: minimise |A x - b|^2 + lambda |x|^2 (0: none)."));
+  s.push_back(
+      param_spec("precision", T::Enum, std::string("fp64"), kNoMin, kNoMax, "",
+                 "Working precision of the Gram matrices and Cholesky factors (vectors and "
+                 "the refinement are float64): fp64 ~1e-12, fp32 faster, ~1e-7 after refinement.",
+                 {"fp32", "fp64"}));
+  s.push_back(
+      param_spec("view", T::Enum, std::string("solution"), kNoMin, kNoMax, "",
+                 "Map shown: a component of the solution, the RMS residual, the observed count, "
+                 "the status (0 ok, 1 underdetermined, 2 rank-deficient, 3 all missing) or the "
+                 "condition estimate.",
+                 {"solution", "residual", "count", "status", "condition"}));
+  s.push_back(param_spec("view.component", T::Int, std::int64_t(0), 0, double(kMaxUnknowns - 1), "",
+                         "Which unknown x_k the solution view shows (0-based)."));
   return Schema("lsq", std::move(s));
 }
 
@@ -102,9 +94,9 @@ Synth make_problem(const ParamSet& p) {
     s.design = load_design(design);
     s.cube = load_cube(data);
     if (s.cube.m != s.design.m)
-      throw Error(data + " has M = " + std::to_string(s.cube.m) +
-                  " observations per pixel but " + design + " has " +
-                  std::to_string(s.design.m) + " rows; A must have shape (M, N) with the cube's M");
+      throw Error(data + " has M = " + std::to_string(s.cube.m) + " observations per pixel but " +
+                  design + " has " + std::to_string(s.design.m) +
+                  " rows; A must have shape (M, N) with the cube's M");
     return s;
   }
   SynthSpec spec;

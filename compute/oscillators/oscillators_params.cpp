@@ -7,85 +7,80 @@ namespace simscope::oscillators {
 
 namespace {
 
-ParamSpec spec(std::string name, ParamType type, ParamValue def, double min, double max,
-               std::string unit, std::string help, std::vector<std::string> choices = {},
-               bool log_slider = false) {
-  ParamSpec s;
-  s.name = std::move(name);
-  s.type = type;
-  s.default_value = std::move(def);
-  s.min = min;
-  s.max = max;
-  s.unit = std::move(unit);
-  s.help = std::move(help);
-  s.choices = std::move(choices);
-  s.log_slider = log_slider;
-  return s;
-}
-
 constexpr double kNoMin = 1, kNoMax = 0;  // min > max: no range
 constexpr double kMaxSeed = 9007199254740992.0;
 
 Schema build() {
   using T = ParamType;
   std::vector<ParamSpec> s;
-  s.push_back(spec("network.nodes", T::Int, std::int64_t(100), 1, detail::kMaxNodes, "",
-                   "N: oscillators per network (CUDA: at most 2048).", {}, true));
-  s.push_back(spec("network.topology", T::Enum, std::string("watts_strogatz"), kNoMin, kNoMax, "",
-                   "Network: ring lattice of degree k, Watts-Strogatz small world (k, p), "
-                   "Erdos-Renyi G(N, p), or an edge-list file shared by all members.",
-                   {"ring", "watts_strogatz", "erdos_renyi", "file"}));
-  s.push_back(spec("network.k", T::Int, std::int64_t(4), 2, 10000, "",
-                   "Ring and Watts-Strogatz degree: k/2 neighbours on each side (even, < N); "
-                   "k = 2 is the original ring."));
-  s.push_back(spec("network.p", T::Float, 0.1, 0, 1, "",
-                   "Watts-Strogatz rewiring probability; Erdos-Renyi edge probability."));
-  s.push_back(spec("network.file", T::Path, std::string(), kNoMin, kNoMax, "",
-                   "Edge list for network.topology=file: one edge 'i j [weight]' per line, "
-                   "0-based, '#' comments."));
-  s.push_back(spec("network.seed", T::Int, std::int64_t(1), 0, kMaxSeed, "",
-                   "Seed of the random networks: member k's graph depends on (seed, k) only."));
-  s.push_back(spec("ensemble.size", T::Int, std::int64_t(16), 1, detail::kMaxMembers, "",
-                   "K: networks (members) in the ensemble; the live view integrates the first "
-                   "64.",
-                   {}, true));
-  s.push_back(spec("model.omega", T::Float, 1.0, -1000, 1000, "1/time",
-                   "w: linear frequency of dz/dt = (1 + i w) z - (1 - i c)|z|^2 z + coupling."));
-  s.push_back(spec("model.c", T::Float, 1.0, -1000, 1000, "",
-                   "c: nonlinear frequency shift; an uncoupled oscillator turns at w + c."));
-  s.push_back(spec("model.coupling", T::Float, 0.2, -1000, 1000, "1/time",
-                   "e: strength of the Laplacian coupling (e/2) sum_j G_ij (x_j - x_i) on x."));
-  s.push_back(spec("init", T::Enum, std::string("random"), kNoMin, kNoMax, "",
-                   "Initial state: x, y standard normal; on the limit cycle with uniform random "
-                   "phases; or init.file.",
-                   {"random", "uniform_phase", "file"}));
-  s.push_back(spec("init.seed", T::Int, std::int64_t(1), 0, kMaxSeed, "",
-                   "Seed of the initial states: member k's depends on (seed, k) only."));
-  s.push_back(spec("init.file", T::Path, std::string(), kNoMin, kNoMax, "",
-                   "For init=file: .npy of x, y with shape (N, 2) for every member or (K, N, 2) "
-                   "(a study's state.npy)."));
-  s.push_back(spec("integrator.dt", T::Float, 0.01, 1e-9, 10, "time", "RK4 step size.", {}, true));
-  s.push_back(spec("integrator.steps", T::Int, std::int64_t(20000), 1, 1e10, "",
-                   "RK4 steps of a study (headless run or the Run study button).", {}, true));
-  s.push_back(spec("integrator.transient", T::Int, std::int64_t(5000), 0, 1e10, "",
-                   "Steps left out of each member's time-averaged msd (< integrator.steps)."));
-  s.push_back(spec("record.every", T::Int, std::int64_t(10), 1, 1e9, "",
-                   "Sample interval (steps) of the series msd_t and order_t and the live plots.",
-                   {}, true));
-  s.push_back(spec("precision", T::Enum, std::string("fp64"), kNoMin, kNoMax, "",
-                   "fp64 (the original's) or fp32 state and RK4 stages; observables are summed "
-                   "in fp64.",
-                   {"fp64", "fp32"}));
-  s.push_back(spec("live.steps_per_frame", T::Int, std::int64_t(5), 1, 1e6, "",
-                   "Live view: RK4 steps per drawn frame.", {}, true));
-  s.push_back(spec("live.topology", T::Int, std::int64_t(0), 0, detail::kLiveMembers - 1, "",
-                   "Live view: the member shown in the phase view and the plots."));
-  s.push_back(spec("live.history", T::Int, std::int64_t(2000), 10, 1000000, "",
-                   "Live view: samples kept in the R(t) and msd(t) plots.", {}, true));
-  s.push_back(spec("view", T::Enum, std::string("oscillators"), kNoMin, kNoMax, "",
-                   "Centre view: the oscillators (phase view; the image shows the phases), or the "
-                   "(K, N) map of phases or amplitudes.",
-                   {"oscillators", "phases", "amplitudes"}));
+  s.push_back(param_spec("network.nodes", T::Int, std::int64_t(100), 1, detail::kMaxNodes, "",
+                         "N: oscillators per network (CUDA: at most 2048).", {}, true));
+  s.push_back(param_spec("network.topology", T::Enum, std::string("watts_strogatz"), kNoMin, kNoMax,
+                         "",
+                         "Network: ring lattice of degree k, Watts-Strogatz small world (k, p), "
+                         "Erdos-Renyi G(N, p), or an edge-list file shared by all members.",
+                         {"ring", "watts_strogatz", "erdos_renyi", "file"}));
+  s.push_back(param_spec("network.k", T::Int, std::int64_t(4), 2, 10000, "",
+                         "Ring and Watts-Strogatz degree: k/2 neighbours on each side (even, < N); "
+                         "k = 2 is the original ring."));
+  s.push_back(param_spec("network.p", T::Float, 0.1, 0, 1, "",
+                         "Watts-Strogatz rewiring probability; Erdos-Renyi edge probability."));
+  s.push_back(param_spec("network.file", T::Path, std::string(), kNoMin, kNoMax, "",
+                         "Edge list for network.topology=file: one edge 'i j [weight]' per line, "
+                         "0-based, '#' comments."));
+  s.push_back(
+      param_spec("network.seed", T::Int, std::int64_t(1), 0, kMaxSeed, "",
+                 "Seed of the random networks: member k's graph depends on (seed, k) only."));
+  s.push_back(
+      param_spec("ensemble.size", T::Int, std::int64_t(16), 1, detail::kMaxMembers, "",
+                 "K: networks (members) in the ensemble; the live view integrates the first "
+                 "64.",
+                 {}, true));
+  s.push_back(
+      param_spec("model.omega", T::Float, 1.0, -1000, 1000, "1/time",
+                 "w: linear frequency of dz/dt = (1 + i w) z - (1 - i c)|z|^2 z + coupling."));
+  s.push_back(param_spec("model.c", T::Float, 1.0, -1000, 1000, "",
+                         "c: nonlinear frequency shift; an uncoupled oscillator turns at w + c."));
+  s.push_back(
+      param_spec("model.coupling", T::Float, 0.2, -1000, 1000, "1/time",
+                 "e: strength of the Laplacian coupling (e/2) sum_j G_ij (x_j - x_i) on x."));
+  s.push_back(
+      param_spec("init", T::Enum, std::string("random"), kNoMin, kNoMax, "",
+                 "Initial state: x, y standard normal; on the limit cycle with uniform random "
+                 "phases; or init.file.",
+                 {"random", "uniform_phase", "file"}));
+  s.push_back(param_spec("init.seed", T::Int, std::int64_t(1), 0, kMaxSeed, "",
+                         "Seed of the initial states: member k's depends on (seed, k) only."));
+  s.push_back(
+      param_spec("init.file", T::Path, std::string(), kNoMin, kNoMax, "",
+                 "For init=file: .npy of x, y with shape (N, 2) for every member or (K, N, 2) "
+                 "(a study's state.npy)."));
+  s.push_back(
+      param_spec("integrator.dt", T::Float, 0.01, 1e-9, 10, "time", "RK4 step size.", {}, true));
+  s.push_back(param_spec("integrator.steps", T::Int, std::int64_t(20000), 1, 1e10, "",
+                         "RK4 steps of a study (headless run or the Run study button).", {}, true));
+  s.push_back(
+      param_spec("integrator.transient", T::Int, std::int64_t(5000), 0, 1e10, "",
+                 "Steps left out of each member's time-averaged msd (< integrator.steps)."));
+  s.push_back(param_spec(
+      "record.every", T::Int, std::int64_t(10), 1, 1e9, "",
+      "Sample interval (steps) of the series msd_t and order_t and the live plots.", {}, true));
+  s.push_back(
+      param_spec("precision", T::Enum, std::string("fp64"), kNoMin, kNoMax, "",
+                 "fp64 (the original's) or fp32 state and RK4 stages; observables are summed "
+                 "in fp64.",
+                 {"fp64", "fp32"}));
+  s.push_back(param_spec("live.steps_per_frame", T::Int, std::int64_t(5), 1, 1e6, "",
+                         "Live view: RK4 steps per drawn frame.", {}, true));
+  s.push_back(param_spec("live.topology", T::Int, std::int64_t(0), 0, detail::kLiveMembers - 1, "",
+                         "Live view: the member shown in the phase view and the plots."));
+  s.push_back(param_spec("live.history", T::Int, std::int64_t(2000), 10, 1000000, "",
+                         "Live view: samples kept in the R(t) and msd(t) plots.", {}, true));
+  s.push_back(
+      param_spec("view", T::Enum, std::string("oscillators"), kNoMin, kNoMax, "",
+                 "Centre view: the oscillators (phase view; the image shows the phases), or the "
+                 "(K, N) map of phases or amplitudes.",
+                 {"oscillators", "phases", "amplitudes"}));
   return Schema("oscillators", std::move(s));
 }
 
