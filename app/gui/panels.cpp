@@ -140,9 +140,11 @@ void draw_view_panel(GuiState& s, float x, float y, float w, float h) {
   std::string err;
   const std::string view_param = s.worker->workload().view_param();
   if (param_widget(s.params, s.params.schema().at(view_param), err)) s.image_dirty = true;
-  if (param_widgets(s.view, err)) s.image_dirty = true;
+  // The plane view's settings only where the centre shows a plane (not the phase view).
+  const bool plane_kind = s.worker->workload().view_kind(s.params) == "plane";
+  if (plane_kind && param_widgets(s.view, err)) s.image_dirty = true;
   if (!err.empty()) s.error = err;
-  if (s.plane) {
+  if (s.plane && plane_kind) {
     const auto [lo, hi] = s.plane->range();
     ImGui::Text("range in effect: %.4g .. %.4g", lo, hi);
     if (ImGui::SmallButton("lock this range")) {
@@ -152,7 +154,7 @@ void draw_view_panel(GuiState& s, float x, float y, float w, float h) {
       s.image_dirty = true;
     }
   }
-  if (s.plane && s.plane->settings().log_scale && s.nonpositive_fraction > 0) {
+  if (plane_kind && s.plane && s.plane->settings().log_scale && s.nonpositive_fraction > 0) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.8f, 0.3f, 1.f));
     ImGui::TextWrapped("log scale: %.0f%% of the values are <= 0 and drawn in the lowest colour; "
                        "choose linear for signed outputs",
@@ -166,7 +168,7 @@ void draw_view_panel(GuiState& s, float x, float y, float w, float h) {
   if (ImGui::Button("Export data (E)")) s.want_export = true;
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("Write every output as .npy, view.png and run.json to simscope-export-<time>/");
-  if (!s.histogram.empty()) {
+  if (plane_kind && !s.histogram.empty()) {
     ImGui::Separator();
     ImGui::TextDisabled("Histogram of the shown values");
     const float top = *std::max_element(s.histogram.begin(), s.histogram.end());

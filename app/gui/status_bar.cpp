@@ -21,7 +21,10 @@ void draw_status_bar(GuiState& s, float x, float y, float w, float h) {
   ImGui::SameLine();
   ImGui::TextDisabled("|");
   ImGui::SameLine();
-  ImGui::Text("upload: %s", s.plane ? s.plane->upload_path().c_str() : "-");
+  if (s.worker && s.worker->workload().view_kind(s.params) == "plane")
+    ImGui::Text("upload: %s", s.plane ? s.plane->upload_path().c_str() : "-");
+  else
+    ImGui::Text("upload: see the panel");  // the workload's own view reports its path
   ImGui::SameLine();
   ImGui::TextDisabled("|");
   ImGui::SameLine();
