@@ -4,6 +4,8 @@
 #include <QCoreApplication>
 #include <cstdio>
 
+#include "workload.hpp"
+
 namespace simscope::app {
 
 CliParse parse_command_line(const QStringList& args) {
@@ -14,9 +16,11 @@ CliParse parse_command_line(const QStringList& args) {
       "  simscope [--workload field] [--preset FILE.json] [--set NAME=VALUE]... [--backend B]\n"
       "      opens the window (GLFW + Dear ImGui).\n"
       "  simscope --headless [...] [--out IMAGE.png] [--out-dir DIR]\n"
-      "      computes once and writes DIR/<output>.npy for every output (field: magnitude, ex,\n"
-      "      ey, ez, potential; float32 (grid.size, grid.size) for a plane, (6, n, n) for a\n"
-      "      box; axis 0 along the plane's first axis), DIR/view.png and DIR/run.json.\n"
+      "      computes once and writes DIR/<output>.npy for every output, DIR/view.png and\n"
+      "      DIR/run.json. field: magnitude, ex, ey, ez, potential, float32 (grid.size,\n"
+      "      grid.size) for a plane, (6, n, n) for a box, axis 0 along the plane's first axis.\n"
+      "      lsq: solution (N,H,W), residual, count, status, condition. oscillators: msd (K,),\n"
+      "      msd_t, order_t (T,), phases (K,N), state (K,N,2). See README.md.\n"
       "  simscope --list-params WORKLOAD\n"
       "      prints the workload's parameters: name, type, default, range, unit, help.\n"
       "\n"
@@ -24,7 +28,12 @@ CliParse parse_command_line(const QStringList& args) {
       "2 command-line error. Errors are one line on stderr; no partial outputs are left.");
   p.addHelpOption();
   p.addVersionOption();
-  const QCommandLineOption workload({"w", "workload"}, "Workload to run: field.", "NAME");
+  QString names;
+  for (const auto& n : workload_names())
+    names += (names.isEmpty() ? "" : ", ") + QString::fromStdString(n);
+  const QCommandLineOption workload(
+      {"w", "workload"}, "Workload to run: " + names + " (default field, or the preset's).",
+      "NAME");
   const QCommandLineOption preset("preset", "Load parameters from a JSON preset.", "FILE.json");
   const QCommandLineOption set({"s", "set"},
                                "Set a parameter (repeatable; applied after the preset). See "
@@ -35,12 +44,16 @@ CliParse parse_command_line(const QStringList& args) {
                                    "CPU), cpu or cuda (an error when unusable).",
                                    "B", "auto");
   const QCommandLineOption headless("headless", "No window: compute, export, exit.");
-  const QCommandLineOption out("out", "Headless: path of the rendered view (PNG). Default "
-                                      "DIR/view.png.", "IMAGE.png");
-  const QCommandLineOption out_dir("out-dir", "Headless: output directory (created). Default "
-                                              "simscope-out.", "DIR");
-  const QCommandLineOption image_size("image-size", "Headless: size of the rendered view.",
-                                      "WxH", "1024x832");
+  const QCommandLineOption out("out",
+                               "Headless: path of the rendered view (PNG). Default "
+                               "DIR/view.png.",
+                               "IMAGE.png");
+  const QCommandLineOption out_dir("out-dir",
+                                   "Headless: output directory (created). Default "
+                                   "simscope-out.",
+                                   "DIR");
+  const QCommandLineOption image_size("image-size", "Headless: size of the rendered view.", "WxH",
+                                      "1024x832");
   const QCommandLineOption no_image("no-image", "Headless: skip view.png (no OpenGL needed).");
   const QCommandLineOption list_params("list-params", "Print the parameters of a workload.",
                                        "WORKLOAD");
@@ -50,8 +63,8 @@ CliParse parse_command_line(const QStringList& args) {
                                       "--frames).",
                                       "FILE.png");
   const QCommandLineOption quiet({"q", "quiet"}, "Print only errors.");
-  for (const auto* o : {&workload, &preset, &set, &backend, &headless, &out, &out_dir,
-                        &image_size, &no_image, &list_params, &frames, &screenshot, &quiet})
+  for (const auto* o : {&workload, &preset, &set, &backend, &headless, &out, &out_dir, &image_size,
+                        &no_image, &list_params, &frames, &screenshot, &quiet})
     p.addOption(*o);
 
   CliParse r;
@@ -96,16 +109,16 @@ CliParse parse_command_line(const QStringList& args) {
     }
     if (!ok1 || !ok2 || o.image_width < 64 || o.image_height < 64 || o.image_width > 16384 ||
         o.image_height > 16384)
-      return fail("--image-size expects WxH with 64 <= W, H <= 16384, got '" +
-                  p.value(image_size) + "'");
+      return fail("--image-size expects WxH with 64 <= W, H <= 16384, got '" + p.value(image_size) +
+                  "'");
   }
   o.no_image = p.isSet(no_image);
   o.list_params = p.value(list_params).toStdString();
   if (p.isSet(frames)) {
     bool ok = false;
     o.frames = p.value(frames).toInt(&ok);
-    if (!ok || o.frames < 1) return fail("--frames expects a positive integer, got '" +
-                                         p.value(frames) + "'");
+    if (!ok || o.frames < 1)
+      return fail("--frames expects a positive integer, got '" + p.value(frames) + "'");
   }
   o.screenshot = p.value(screenshot).toStdString();
   o.quiet = p.isSet(quiet);

@@ -100,7 +100,7 @@ int run_headless(const CliOptions& o) {
     for (const auto& w : r.warnings) std::fprintf(stderr, "simscope: warning: %s\n", w.c_str());
     if (!o.quiet) {
       std::printf("simscope: %s on %s in %.3f s (compute %.3f s); wrote:\n", workload_name.c_str(),
-                  to_string(r.backend), r.total_seconds, r.compute_seconds);
+                  to_string(r.backend), r.total_seconds + info.seconds, r.compute_seconds);
       for (const auto& w : written) std::printf("  %s\n", w.c_str());
     }
     return 0;
