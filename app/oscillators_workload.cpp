@@ -316,6 +316,10 @@ class OscillatorsWorkload final : public Workload {
       r.warnings.push_back(std::to_string(pl->failed) + " of the " + std::to_string(K) +
                            " live members went non-finite (integrator.dt too large?); "
                            "reset to start again");
+    if (p.get_int("live.topology") >= K)
+      r.warnings.push_back("live.topology " + std::to_string(p.get_int("live.topology")) +
+                           " is past the last live member (" + std::to_string(K - 1) +
+                           "): member " + std::to_string(shown) + " is shown");
     r.total_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     return r;
   }
