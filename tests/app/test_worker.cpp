@@ -107,7 +107,9 @@ TEST(Worker, CancelKeepsNothingRunning) {
   std::atomic<int> finished{0};
   Worker w(std::make_unique<FakeWorkload>(&finished));
   w.submit(params(1, 5000), Backend::Cpu, false);
-  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  // Wait (up to 2 s, for a loaded machine) until the job reports progress.
+  for (int i = 0; i < 1000 && w.progress() == 0.0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
   EXPECT_GT(w.progress(), 0.0);
   w.cancel();
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
