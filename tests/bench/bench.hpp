@@ -24,6 +24,8 @@ class Args {
   std::string str(const std::string& flag, const std::string& def) const;
   /// A positive integer (accepts 1e6 style when exact); throws UsageError otherwise.
   std::int64_t count(const std::string& flag, std::int64_t def) const;
+  /// A finite number in [lo, hi]; throws UsageError otherwise.
+  double number(const std::string& flag, double def, double lo, double hi) const;
   /// One of `choices`; throws UsageError otherwise.
   std::string choice(const std::string& flag, const std::string& def,
                      const std::vector<std::string>& choices) const;

@@ -23,17 +23,6 @@ double cpu_seconds() {
          1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
 }
 
-double number(const Args& a, const std::string& flag, double def, double lo, double hi) {
-  const std::string t = a.str(flag, "");
-  if (t.empty()) return def;
-  char* end = nullptr;
-  const double v = std::strtod(t.c_str(), &end);
-  if (*end || !std::isfinite(v) || v < lo || v > hi)
-    throw UsageError("--" + flag + ": expected a number in [" + std::to_string(lo) + ", " +
-                     std::to_string(hi) + "], got '" + t + "'");
-  return v;
-}
-
 int run_lsq(const std::vector<std::string>& words) {
   const Args a(words, {"backend", "height", "width", "observations", "unknowns", "nan-fraction",
                        "noise", "precision", "method", "lambda", "design", "repeat", "seed",
@@ -44,8 +33,8 @@ int run_lsq(const std::vector<std::string>& words) {
   s.width = std::size_t(a.count("width", 500));
   s.m = std::size_t(a.count("observations", 100));
   s.n = std::size_t(a.count("unknowns", 50));
-  s.nan_fraction = number(a, "nan-fraction", 0.2, 0, 1);
-  s.noise = number(a, "noise", 0.01, 0, 1e12);
+  s.nan_fraction = a.number("nan-fraction", 0.2, 0, 1);
+  s.noise = a.number("noise", 0.01, 0, 1e12);
   s.seed = std::uint64_t(a.count("seed", 1));
   s.design = a.choice("design", "random", {"random", "polynomial", "gaussian_bands"});
   lsq::Options o;
@@ -56,7 +45,7 @@ int run_lsq(const std::vector<std::string>& words) {
              : method == "qr"   ? lsq::Method::Qr
              : method == "svd"  ? lsq::Method::Svd
                                 : lsq::Method::Auto;
-  o.lambda = number(a, "lambda", 0, 0, 1e12);
+  o.lambda = a.number("lambda", 0, 0, 1e12);
   const int repeat = int(a.count("repeat", 3));
   const std::size_t check = std::size_t(a.count("check", 64));
 

@@ -54,6 +54,17 @@ std::int64_t Args::count(const std::string& flag, std::int64_t def) const {
   return std::int64_t(d);
 }
 
+double Args::number(const std::string& flag, double def, double lo, double hi) const {
+  const std::string t = str(flag, "");
+  if (t.empty()) return def;
+  char* end = nullptr;
+  const double v = std::strtod(t.c_str(), &end);
+  if (*end || !std::isfinite(v) || v < lo || v > hi)
+    throw UsageError("--" + flag + ": expected a number in [" + std::to_string(lo) + ", " +
+                     std::to_string(hi) + "], got '" + t + "'");
+  return v;
+}
+
 std::string Args::choice(const std::string& flag, const std::string& def,
                          const std::vector<std::string>& choices) const {
   const std::string v = str(flag, def);

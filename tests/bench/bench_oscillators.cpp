@@ -14,17 +14,6 @@ namespace {
 
 using namespace simscope::oscillators;
 
-double number(const Args& a, const std::string& flag, double def, double lo, double hi) {
-  const std::string t = a.str(flag, "");
-  if (t.empty()) return def;
-  char* end = nullptr;
-  const double v = std::strtod(t.c_str(), &end);
-  if (*end || !std::isfinite(v) || v < lo || v > hi)
-    throw UsageError("--" + flag + ": expected a number in [" + std::to_string(lo) + ", " +
-                     std::to_string(hi) + "], got '" + t + "'");
-  return v;
-}
-
 int run_oscillators(const std::vector<std::string>& words) {
   const Args a(words, {"mode", "backend", "precision", "nodes", "members", "steps", "topology", "k",
                        "p", "repeat", "every", "seed", "dt"});
@@ -41,11 +30,11 @@ int run_oscillators(const std::vector<std::string>& words) {
   const std::string topo = a.choice("topology", single ? "ring" : "watts_strogatz",
                                     {"ring", "watts_strogatz", "erdos_renyi"});
   const int k = int(a.count("k", single ? 2 : 4));
-  const double p = number(a, "p", 0.1, 0, 1);
+  const double p = a.number("p", 0.1, 0, 1);
   const int repeat = int(a.count("repeat", 3));
   const std::int64_t every = a.count("every", 100);
   const auto seed = std::uint64_t(a.count("seed", 1));
-  const double dt = number(a, "dt", 0.01, 1e-9, 10);
+  const double dt = a.number("dt", 0.01, 1e-9, 10);
 
   const Topologies t = topo == "ring"             ? ring(N, k, K)
                        : topo == "watts_strogatz" ? watts_strogatz(N, k, p, K, seed)
