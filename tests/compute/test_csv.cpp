@@ -11,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "io/csv.hpp"
+#include "test_support.hpp"
 
 namespace fs = std::filesystem;
 using simscope::io::CsvTable;
@@ -18,20 +19,7 @@ using simscope::io::read_csv;
 
 namespace {
 
-/// A scratch directory of this process (ctest may run these tests in parallel processes),
-/// removed at exit.
-fs::path tmp_dir() {
-  struct Dir {
-    fs::path path = fs::path(SIMSCOPE_TEST_TMP) / ("csv-" + std::to_string(::getpid()));
-    Dir() { fs::create_directories(path); }
-    ~Dir() {
-      std::error_code ec;
-      fs::remove_all(path, ec);
-    }
-  };
-  static const Dir dir;
-  return dir.path;
-}
+fs::path tmp_dir() { return simscope::test::scratch_dir(); }
 
 /// Writes `text` verbatim to a scratch file and returns its path.
 std::string write_file(const std::string& name, const std::string& text) {

@@ -14,8 +14,12 @@
 
 #include "core/error.hpp"
 #include "field/field.hpp"
+#include "test_support.hpp"
 
 namespace simscope::field::test {
+
+using simscope::test::error_of;
+inline std::filesystem::path tmp_dir() { return simscope::test::scratch_dir(); }
 
 /// P sources uniform in [-hw, hw]^3 with q in [qmin, qmax] (std::mt19937, not the generators).
 inline Sources random_sources(std::size_t P, double hw, unsigned seed, double qmin = -1,
@@ -64,40 +68,9 @@ inline bool all_finite(const Result& r) {
   return true;
 }
 
-/// The message of the simscope::Error that f throws ("" when it throws none).
-inline std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
-/// A scratch directory for this process, removed at exit.
-inline std::filesystem::path tmp_dir() {
-  struct Dir {
-    std::filesystem::path path =
-        std::filesystem::path(SIMSCOPE_TEST_TMP) / ("field-" + std::to_string(::getpid()));
-    Dir() { std::filesystem::create_directories(path); }
-    ~Dir() {
-      std::error_code ec;
-      std::filesystem::remove_all(path, ec);
-    }
-  };
-  static const Dir dir;
-  return dir.path;
-}
-
 /// Runs `code` with numpy (as np) under SIMSCOPE_PYTHON; returns its exit status.
 inline int run_numpy(const std::string& code) {
-  const auto script = tmp_dir() / "script.py";
-  {
-    std::ofstream f(script);
-    f << "import numpy as np\n" << code << "\n";
-  }
-  const std::string cmd = std::string(SIMSCOPE_PYTHON) + " " + script.string();
-  return std::system(cmd.c_str());
+  return simscope::test::run_python("import numpy as np\n" + code);
 }
 
 inline void write_text(const std::filesystem::path& p, const std::string& text) {

@@ -16,49 +16,23 @@
 #include "core/error.hpp"
 #include "io/npy.hpp"
 #include "lsq/lsq.hpp"
+#include "test_support.hpp"
 
 namespace simscope::lsq::test {
 
-/// A scratch directory for this process, removed at exit.
-inline std::filesystem::path tmp_dir() {
-  struct Dir {
-    std::filesystem::path path =
-        std::filesystem::path(SIMSCOPE_TEST_TMP) / ("lsq-" + std::to_string(::getpid()));
-    Dir() { std::filesystem::create_directories(path); }
-    ~Dir() {
-      std::error_code ec;
-      std::filesystem::remove_all(path, ec);
-    }
-  };
-  static const Dir dir;
-  return dir.path;
-}
+using simscope::test::error_of;
+inline std::filesystem::path tmp_dir() { return simscope::test::scratch_dir(); }
 
 /// Runs `code` under SIMSCOPE_PYTHON with numpy imported as np and `d` = tmp_dir() (a string);
 /// returns the exit status.
 inline int run_numpy(const std::string& code) {
-  const auto script = tmp_dir() / "script.py";
-  {
-    std::ofstream f(script);
-    f << "import numpy as np\nd = r'" << tmp_dir().string() << "'\n" << code << "\n";
-  }
-  const std::string cmd = std::string(SIMSCOPE_PYTHON) + " " + script.string();
-  return std::system(cmd.c_str());
+  return simscope::test::run_python("import numpy as np\nd = r'" + tmp_dir().string() + "'\n" +
+                                    code);
 }
 
 /// A .npy file of tmp_dir() as float64 values.
 inline std::vector<double> npy_values(const std::string& name) {
   return io::read_npy((tmp_dir() / name).string()).to_double();
-}
-
-/// The message of the simscope::Error that f throws ("" when it throws none).
-inline std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 /// |x - ref| / |ref| (2-norms) of pixel p's solution, ref laid out (N, P) as the Result.
@@ -200,10 +174,14 @@ inline Options opts(Method m, Precision p, double lambda = 0) {
 
 inline const char* name(Method m) {
   switch (m) {
-    case Method::Auto: return "auto";
-    case Method::Normal: return "normal";
-    case Method::Qr: return "qr";
-    case Method::Svd: return "svd";
+    case Method::Auto:
+      return "auto";
+    case Method::Normal:
+      return "normal";
+    case Method::Qr:
+      return "qr";
+    case Method::Svd:
+      return "svd";
   }
   return "?";
 }

@@ -17,6 +17,7 @@
 
 #include "core/error.hpp"
 #include "io/npy.hpp"
+#include "test_support.hpp"
 
 namespace fs = std::filesystem;
 using simscope::io::DType;
@@ -26,20 +27,8 @@ using simscope::io::write_npy;
 
 namespace {
 
-/// A scratch directory of this process (ctest may run tests of this file in parallel
-/// processes), removed at exit.
-fs::path tmp_dir() {
-  struct Dir {
-    fs::path path = fs::path(SIMSCOPE_TEST_TMP) / ("npy-" + std::to_string(::getpid()));
-    Dir() { fs::create_directories(path); }
-    ~Dir() {
-      std::error_code ec;
-      fs::remove_all(path, ec);
-    }
-  };
-  static const Dir dir;
-  return dir.path;
-}
+fs::path tmp_dir() { return simscope::test::scratch_dir(); }
+
 std::string tmp(const std::string& name) { return (tmp_dir() / name).string(); }
 
 /// Runs a Python script with Debian's numpy; returns its exit status.

@@ -15,8 +15,13 @@
 
 #include "core/error.hpp"
 #include "oscillators/oscillators.hpp"
+#include "test_support.hpp"
 
 namespace simscope::oscillators::test {
+
+using simscope::test::error_of;
+using simscope::test::run_python;
+inline std::filesystem::path tmp_dir() { return simscope::test::scratch_dir(); }
 
 /// Classic RK4 of member k (the textbook form, y + h/6 (k1 + 2 k2 + 2 k3 + k4)) through rates().
 inline void rk4_reference(const Topologies& t, int k, const Model& m, double dt, long steps,
@@ -56,56 +61,11 @@ inline Topologies no_edges(int nodes, int members) {
   return t;
 }
 
-/// The message of the simscope::Error that f throws ("" when it throws none).
-inline std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
-/// A scratch directory for this process, removed at exit.
-inline std::filesystem::path tmp_dir() {
-  struct Dir {
-    std::filesystem::path path =
-        std::filesystem::path(SIMSCOPE_TEST_TMP) / ("osc-" + std::to_string(::getpid()));
-    Dir() { std::filesystem::create_directories(path); }
-    ~Dir() {
-      std::error_code ec;
-      std::filesystem::remove_all(path, ec);
-    }
-  };
-  static const Dir dir;
-  return dir.path;
-}
-
 inline std::filesystem::path write_text(const std::string& name, const std::string& text) {
   const auto p = tmp_dir() / name;
   std::ofstream f(p, std::ios::binary);
   f << text;
   return p;
-}
-
-/// Runs Python `code` under SIMSCOPE_PYTHON; returns its exit status and stdout.
-inline int run_python(const std::string& code, std::string* out = nullptr) {
-  const auto script = tmp_dir() / "script.py";
-  const auto output = tmp_dir() / "script.out";
-  {
-    std::ofstream f(script);
-    f << code << "\n";
-  }
-  const std::string cmd =
-      std::string(SIMSCOPE_PYTHON) + " " + script.string() + " > " + output.string();
-  const int rc = std::system(cmd.c_str());
-  if (out) {
-    std::ifstream f(output);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    *out = ss.str();
-  }
-  return rc;
 }
 
 /// True when SIMSCOPE_PYTHON imports all of `modules` (e.g. "numpy, scipy.integrate").
