@@ -22,8 +22,10 @@
 namespace simscope::app {
 namespace {
 
-/// Runs the job on a Worker and shows "field: 42% ETA 3 s" on stderr while it takes long.
-RunResult run_with_progress(Worker& worker, const Session& s, bool quiet) {
+/// Runs the job on a Worker and shows "field: 42% ETA 3 s" on stderr while it takes long, after
+/// the back end's notice (printed once: here before the first progress line, else by the caller
+/// after a successful run, so that a failed run prints its error as the only line).
+RunResult run_with_progress(Worker& worker, const Session& s, bool quiet, bool& notice_printed) {
   worker.submit(s.params, s.backend.backend, false);
   const bool tty = isatty(STDERR_FILENO);
   double last_print = 0;
@@ -37,6 +39,9 @@ RunResult run_with_progress(Worker& worker, const Session& s, bool quiet) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     const double t = worker.elapsed_seconds();
     if (!quiet && t > 1.0 && t - last_print > (tty ? 0.25 : 5.0)) {
+      if (!notice_printed && !s.backend.notice.empty())
+        std::fprintf(stderr, "simscope: %s\n", s.backend.notice.c_str());
+      notice_printed = true;
       const double f = worker.progress();
       const double eta = f > 0.01 ? t * (1 - f) / f : 0;
       std::fprintf(stderr, tty ? "\r%s: %3.0f%%  elapsed %.1f s  ETA %.1f s   " : "%s: %3.0f%%  elapsed %.1f s  ETA %.1f s\n",
@@ -56,11 +61,11 @@ int run_headless(const CliOptions& o) {
     const std::string dir = o.out_dir.empty() ? "simscope-out" : o.out_dir;
     check_output_dir(dir);
     if (!o.out_image.empty()) check_output_file(o.out_image, dir);
-    if (!o.quiet) std::fprintf(stderr, "simscope: %s\n", s.backend.notice.c_str());
     const std::string workload_name = s.workload->name();
     const std::string view_param = s.workload->view_param();
     Worker worker(std::move(s.workload));
-    RunResult r = run_with_progress(worker, s, o.quiet);
+    bool notice_printed = false;
+    RunResult r = run_with_progress(worker, s, o.quiet, notice_printed);
     const Workload& viewer = worker.workload();
 
     RenderInfo info;
@@ -97,6 +102,8 @@ int run_headless(const CliOptions& o) {
     }
     const QJsonObject manifest = run_manifest(r, s.backend.notice, info);
     const auto written = export_run(r, dir, manifest, image ? &*image : nullptr);
+    if (!o.quiet && !notice_printed && !s.backend.notice.empty())
+      std::fprintf(stderr, "simscope: %s\n", s.backend.notice.c_str());
     for (const auto& w : r.warnings) std::fprintf(stderr, "simscope: warning: %s\n", w.c_str());
     if (!o.quiet) {
       std::printf("simscope: %s on %s in %.3f s (compute %.3f s); wrote:\n", workload_name.c_str(),

@@ -83,8 +83,9 @@ enum class Precision { Fp32, Fp64 };
 ///   Qr:     column-pivoted Householder QR / complete orthogonal decomposition of [A_p;
 ///           sqrt(lambda) I] per pixel (Eigen's CompleteOrthogonalDecomposition, threshold
 ///           max(m_p, N) eps), in the working precision; minimum-norm when rank-deficient. The
-///           condition reported is max|t_ii| / min|t_ii| over its triangular factor (a rough
-///           estimate). Slow: tens of microseconds per pixel.
+///           condition reported is s_max / s_r of its rank x rank triangular factor T, whose
+///           singular values are those retained of the augmented matrix (exact, values-only
+///           JacobiSVD of T). Slow: tens of microseconds per pixel.
 ///   Svd:    JacobiSVD per pixel in the working precision (rank rule with that precision's eps);
 ///           exact condition. Slowest.
 /// Pixels without gaps use the shared SVD of A whatever the method.

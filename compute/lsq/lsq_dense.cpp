@@ -167,14 +167,14 @@ PixelOutcome qr_pixel(const Design& design, const PixelData& px, double lambda, 
   const Eigen::Matrix<T, Eigen::Dynamic, 1> sol = cod.solve(b);
   for (int k = 0; k < N; ++k) x[k] = double(sol(k));
   const int rank = int(cod.rank());
-  double hi = 0, lo = std::numeric_limits<double>::infinity();
-  const auto& t = cod.matrixT();
-  for (int i = 0; i < rank; ++i) {
-    const double a = std::fabs(double(t(i, i)));
-    hi = std::max(hi, a);
-    lo = std::min(lo, a);
+  // A P = Q [T 0; 0 0] Z with T (rank x rank) upper triangular and Q, Z orthogonal: T has the
+  // retained singular values of A, so s_max / s_min of T is the exact condition (values only).
+  double cond = std::numeric_limits<double>::infinity();
+  if (rank > 0) {
+    const Mat<T> t = cod.matrixT().topLeftCorner(rank, rank).template triangularView<Eigen::Upper>();
+    const auto s = Eigen::JacobiSVD<Mat<T>>(t).singularValues();
+    if (s(rank - 1) > 0) cond = double(s(0)) / double(s(rank - 1));
   }
-  const double cond = rank > 0 && lo > 0 ? hi / lo : std::numeric_limits<double>::infinity();
   return {status_of(m, N, rank), float(cond)};
 }
 

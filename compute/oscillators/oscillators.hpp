@@ -96,7 +96,10 @@ Topologies erdos_renyi(int nodes, double p, int members, std::uint64_t seed);
 /// One graph from an edge-list text file, shared by all K members: one undirected edge per line,
 /// "i j" or "i j weight" (0-based node indices, separated by blanks or a comma; blank lines and
 /// lines starting with '#' are skipped). An edge listed twice (also as "j i") counts once if the
-/// weights agree. Throws simscope::Error naming the file and the line (1-based) for: a line that
+/// weights agree. A weight is any finite number (default 1): negative weights give signed,
+/// repulsive coupling G_ij < 0, and 0 keeps the edge in the list without coupling (the Laplacian
+/// term e/2 * sum_j G_ij (x_j - x_i) of DESIGN.md 1.3 is used as is, with no normalisation).
+/// Throws simscope::Error naming the file and the line (1-based) for: a line that
 /// is not two integers and an optional finite number, a node < 0 or >= N (network.nodes), a
 /// self-loop, the same edge with two different weights; and for a missing or empty file.
 Topologies load_edge_list(const std::string& path, int nodes, int members);

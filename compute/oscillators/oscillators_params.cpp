@@ -27,7 +27,8 @@ Schema build() {
                          "Watts-Strogatz rewiring probability; Erdos-Renyi edge probability."));
   s.push_back(param_spec("network.file", T::Path, std::string(), kNoMin, kNoMax, "",
                          "Edge list for network.topology=file: one edge 'i j [weight]' per line, "
-                         "0-based, '#' comments."));
+                         "0-based, '#' comments. Weights default to 1; any finite weight is "
+                         "allowed (negative: repulsive coupling)."));
   s.push_back(
       param_spec("network.seed", T::Int, std::int64_t(1), 0, kMaxSeed, "",
                  "Seed of the random networks: member k's graph depends on (seed, k) only."));
