@@ -446,8 +446,13 @@ class CpuImpl {
     const int H = table->H;
     // (A lambda capturing the pointers by reference would make them memory-resident and stop
     // the vectoriser; one capturing them by value calls functions that take them as arguments.)
+    // (src[N] is the ELL tables' zero padding slot but also the first right halo slot, where a
+    // ring member integrated earlier by this thread left a value: cleared for ELL tables.)
     const auto gather = [H, table, nsum, N](T* __restrict src) {
-      if (H > 0) fill_halo(src, N, H);
+      if (H > 0)
+        fill_halo(src, N, H);
+      else
+        src[N] = T(0);
       gather_table<T, Weighted>(*table, src, nsum, N);
     };
 

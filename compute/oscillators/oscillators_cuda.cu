@@ -4,13 +4,14 @@
 // gets P consecutive threads and thread l of a member owns nodes l, l + P, ... (npl of them, a
 // compile-time constant) with their x, y, RK4 stage values and sum in registers. Per stage the
 // owners write the stage's x into a shared-memory buffer (two alternate, so one __syncthreads per
-// stage suffices) and gather sum_j G_ij x_j from it; each node's first 8 neighbour indices live in
-// registers as packed 16-bit values, further ones and the weights are read through the read-only
+// stage suffices) and gather sum_j G_ij x_j from it; each node's first kRegEdges (4) neighbour
+// indices live in registers as packed 16-bit values, further ones and the weights are read through the read-only
 // cache. fp64 by default; fp32 selectable.
 //
 // Observables on the device: after each step that needs it (past the transient, at a sample, the
-// chunk's last step) every thread adds d = x - c (c: the member's mean x one step earlier, a shift
-// that makes the one-pass variance exact to rounding) and d^2 of its nodes, and at samples
+// chunk's last step) every thread adds d = x - c (c: the member's mean x at its previous
+// reduction, one step earlier past the transient: a shift that keeps the one-pass variance free of
+// cancellation) and d^2 of its nodes, and at samples
 // cos(theta) and sin(theta); a segmented warp reduction (members may share a warp) gives per-warp
 // partials in shared memory, which the member's first thread combines after the next
 // __syncthreads into msd = E[d^2] - E[d]^2, the windowed time average (kMsdWindow, as on the CPU),
@@ -21,6 +22,7 @@
 // between chunks progress, cancellation, and the samples. cudaMalloc failures give an Error with
 // the size asked and the memory free; peak device bytes are tracked.
 #include <cuda_runtime.h>
+#include <math_constants.h>
 
 #include <algorithm>
 #include <chrono>
@@ -204,7 +206,10 @@ __global__ void __launch_bounds__(detail::max_threads_for_npl(NPL), detail::min_
     }
     if (pend_sample) {
       a.samp[std::size_t(pend_j) * a.K + k] = msd;
-      a.samp[std::size_t(a.cap + pend_j) * a.K + k] = sqrt(S2 * S2 + S3 * S3) / N;
+      // A member whose state is not finite has no R (NaN, as Series::watch_order says): its NaN
+      // nodes would otherwise count as phase 0 (r2 > 0 is false) and give R = 1.
+      a.samp[std::size_t(a.cap + pend_j) * a.K + k] =
+          isfinite(msd) ? sqrt(S2 * S2 + S3 * S3) / N : CUDART_NAN;
     }
     shift[b] += m1;
   };

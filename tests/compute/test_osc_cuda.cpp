@@ -1,5 +1,6 @@
 // The CUDA oscillators ensemble against the CPU one (the reference back end). Every test skips
 // with the CUDA runtime's reason where no device is usable (CPU-only machines and builds).
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -91,6 +92,7 @@ TEST_P(OscCudaVsCpu, SameStateAveragesAndSamples) {
   EXPECT_LT(max_abs_diff(sg.msd, sc.msd), f64 ? 1e-9 : 1e-3);
   EXPECT_LT(max_abs_diff(sg.order, sc.order), f64 ? 1e-9 : 1e-3);
   EXPECT_LT(max_abs_diff(sg.watch_msd, sc.watch_msd), f64 ? 1e-9 : 1e-3);
+  EXPECT_LT(max_abs_diff(sg.watch_order, sc.watch_order), f64 ? 1e-9 : 1e-3);
   EXPECT_EQ(sg.finite, sc.finite);
   const Frame fa = gpu->frame(3), fb = cpu->frame(3);
   ASSERT_EQ(fa.theta_r.size(), fb.theta_r.size());
@@ -121,30 +123,117 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"file_N50_K40_fp32", 50, 40, "file", Precision::Fp32}),
     [](const auto& info) { return std::string(info.param.name); });
 
+/// Forces the kernel layout (SIMSCOPE_OSC_NPL / SIMSCOPE_OSC_B) while in scope, so that a failed
+/// assertion or an exception cannot leave it set for the tests after it in the same process.
+struct ForcedLayout {
+  ForcedLayout(int npl, int B) {
+    setenv("SIMSCOPE_OSC_NPL", std::to_string(npl).c_str(), 1);
+    setenv("SIMSCOPE_OSC_B", std::to_string(B).c_str(), 1);
+  }
+  ~ForcedLayout() {
+    unsetenv("SIMSCOPE_OSC_NPL");
+    unsetenv("SIMSCOPE_OSC_B");
+  }
+};
+
 TEST(OscCuda, EveryForcedLayoutAgrees) {
   SKIP_WITHOUT_CUDA();
-  // SIMSCOPE_OSC_NPL / SIMSCOPE_OSC_B force the layout: each kernel against the CPU.
-  const int N = 60, K = 24;
-  const Topologies t = watts_strogatz(N, 4, 0.2, K, 8);
-  const State s0 = initial_state("random", N, K, 8);
-  auto cpu = make_ensemble(Backend::Cpu);
-  cpu->load(t, s0, Precision::Fp64);
-  Series sc;
-  cpu->advance(Model{}, 0.01, 500, Recording{100, 10, -1}, sc);
-  const State b = cpu->state();
-  for (int npl : {1, 2, 4, 5, 8})
-    for (int B : {1, 3}) {
-      setenv("SIMSCOPE_OSC_NPL", std::to_string(npl).c_str(), 1);
-      setenv("SIMSCOPE_OSC_B", std::to_string(B).c_str(), 1);
-      auto gpu = make_ensemble(Backend::Cuda);
-      gpu->load(t, s0, Precision::Fp64);
-      Series sg;
-      gpu->advance(Model{}, 0.01, 500, Recording{100, 10, -1}, sg);
-      EXPECT_LT(max_abs_diff(gpu->state().x, b.x), 1e-9) << "npl " << npl << " B " << B;
-      EXPECT_LT(max_abs_diff(sg.msd, sc.msd), 1e-9) << "npl " << npl << " B " << B;
+  // Each kernel against the CPU. N = 61 (odd): every npl leaves a partial last row of nodes;
+  // K = 25 with B = 3: a last block with one member; unweighted Watts-Strogatz and the weighted
+  // edge list with a hub (uneven degrees, the overflow path), in fp64 and fp32.
+  const int N = 61, K = 25;
+  for (const char* topo : {"ws", "file"})
+    for (Precision prec : {Precision::Fp64, Precision::Fp32}) {
+      const Topologies t = std::string(topo) == "ws" ? watts_strogatz(N, 4, 0.2, K, 8)
+                                                     : make(Case{"", N, K, "file", prec});
+      const State s0 = initial_state("random", N, K, 8);
+      const bool f64 = prec == Precision::Fp64;
+      // The textbook float64 RK4 (test_osc_util.hpp) as well as the CPU back end: a wrong state
+      // then says which of the two back ends is wrong.
+      State ref = s0;
+      for (int k = 0; k < K; ++k) {
+        auto x = test::member(s0.x, N, k), y = test::member(s0.y, N, k);
+        test::rk4_reference(t, k, Model{}, 0.01, 500, x, y);
+        std::copy(x.begin(), x.end(), ref.x.begin() + std::ptrdiff_t(k) * N);
+        std::copy(y.begin(), y.end(), ref.y.begin() + std::ptrdiff_t(k) * N);
+      }
+      auto cpu = make_ensemble(Backend::Cpu);
+      cpu->load(t, s0, prec);
+      Series sc;
+      cpu->advance(Model{}, 0.01, 500, Recording{100, 10, K - 1}, sc);
+      const State b = cpu->state();
+      for (int npl : {1, 2, 4, 5, 8})
+        for (int B : {1, 3}) {
+          const ForcedLayout forced(npl, B);
+          auto gpu = make_ensemble(Backend::Cuda);
+          gpu->load(t, s0, prec);
+          Series sg;
+          gpu->advance(Model{}, 0.01, 500, Recording{100, 10, K - 1}, sg);
+          const State a = gpu->state();
+          const std::string at = std::string(topo) + (f64 ? " fp64" : " fp32") + " npl " +
+                                 std::to_string(npl) + " B " + std::to_string(B);
+          EXPECT_LT(max_abs_diff(a.x, ref.x), f64 ? 1e-9 : 2e-3) << at << " (reference)";
+          EXPECT_LT(max_abs_diff(a.y, ref.y), f64 ? 1e-9 : 2e-3) << at << " (reference)";
+          EXPECT_LT(max_abs_diff(a.x, b.x), f64 ? 1e-9 : 2e-3) << at;
+          EXPECT_LT(max_abs_diff(a.y, b.y), f64 ? 1e-9 : 2e-3) << at;
+          EXPECT_LT(max_abs_diff(sg.msd, sc.msd), f64 ? 1e-9 : 1e-3) << at;
+          EXPECT_LT(max_abs_diff(sg.order, sc.order), f64 ? 1e-9 : 1e-3) << at;
+          EXPECT_LT(max_abs_diff(sg.watch_msd, sc.watch_msd), f64 ? 1e-9 : 1e-3) << at;
+          const MemberStats ma = gpu->member_stats(100), mb = cpu->member_stats(100);
+          for (int k = 0; k < K; ++k)
+            EXPECT_NEAR(ma.msd_mean[std::size_t(k)], mb.msd_mean[std::size_t(k)],
+                        (f64 ? 1e-9 : 1e-3) * (1 + mb.msd_mean[std::size_t(k)]))
+                << at << " member " << k;
+        }
     }
-  unsetenv("SIMSCOPE_OSC_NPL");
-  unsetenv("SIMSCOPE_OSC_B");
+}
+
+TEST(OscCuda, NonFiniteMemberBesideFiniteOnesInABlock) {
+  SKIP_WITHOUT_CUDA();
+  // Three members of 9 nodes per block in one warp (npl 2: P = 5), member 4 (the middle one of
+  // the second block) blowing up: its neighbours in the block and warp stay exact, it is left out
+  // of the means and flagged, and its own samples are NaN, in both precisions.
+  const int N = 9, K = 7, bad = 4;
+  const Topologies t = erdos_renyi(N, 0.4, K, 3);
+  // (On the limit cycle, dt = 0.05: the other members are far from RK4's stability limit.)
+  State s0 = initial_state("uniform_phase", N, K, 5);
+  for (int i = 0; i < N; ++i) s0.x[std::size_t(bad * N + i)] = 50.0;
+  const Model m{1.0, 1.0, 0.1};
+  const Recording rec{20, 5, bad};
+  for (Precision prec : {Precision::Fp64, Precision::Fp32}) {
+    const bool f64 = prec == Precision::Fp64;
+    const ForcedLayout forced(2, 3);
+    auto gpu = make_ensemble(Backend::Cuda), cpu = make_ensemble(Backend::Cpu);
+    gpu->load(t, s0, prec);
+    cpu->load(t, s0, prec);
+    Series sg, sc;
+    for (long n : {3L, 200L}) {
+      gpu->advance(m, 0.05, n, rec, sg);
+      cpu->advance(m, 0.05, n, rec, sc);
+    }
+    const MemberStats ma = gpu->member_stats(rec.transient), mb = cpu->member_stats(rec.transient);
+    EXPECT_EQ(ma.failed, mb.failed);
+    ASSERT_EQ(ma.failed.size(), std::size_t(K));
+    EXPECT_EQ(ma.failed[bad], 1);
+    ASSERT_EQ(sg.size(), sc.size());
+    EXPECT_EQ(sg.finite, sc.finite);
+    for (std::int64_t f : sg.finite) EXPECT_EQ(f, K - 1);
+    EXPECT_LT(max_abs_diff(sg.msd, sc.msd), f64 ? 1e-9 : 1e-3);
+    EXPECT_LT(max_abs_diff(sg.order, sc.order), f64 ? 1e-9 : 1e-3);
+    for (std::size_t j = 0; j < sg.size(); ++j) {
+      EXPECT_TRUE(std::isnan(sg.watch_msd[j])) << j;
+      EXPECT_TRUE(std::isnan(sg.watch_order[j])) << j;
+    }
+    const State a = gpu->state(), b = cpu->state();
+    for (int k = 0; k < K; ++k) {
+      if (k == bad) continue;
+      EXPECT_LT(max_abs_diff(test::member(a.x, N, k), test::member(b.x, N, k)), f64 ? 1e-9 : 2e-3)
+          << k;
+      EXPECT_NEAR(ma.msd_mean[std::size_t(k)], mb.msd_mean[std::size_t(k)],
+                  (f64 ? 1e-9 : 1e-3) * (1 + mb.msd_mean[std::size_t(k)]))
+          << k;
+    }
+  }
 }
 
 TEST(OscCuda, NonFiniteMembersAndCancel) {
@@ -163,17 +252,31 @@ TEST(OscCuda, NonFiniteMembersAndCancel) {
   EXPECT_EQ(a.finite_t, b.finite_t);
   EXPECT_NEAR(a.msd_mean, b.msd_mean, 1e-9 * (1 + b.msd_mean));
 
-  // Cancel a long run; the state stays consistent and usable.
-  gpu->load(ring(100, 2, 2000), initial_state("random", 100, 2000, 1), Precision::Fp64);
+  // Cancel a long run once its first chunk is done (small, so that it stays quick under
+  // compute-sanitizer): the state is that of the CPU after the same steps, and usable.
+  const Topologies r = ring(16, 2, 64);
+  const State r0 = initial_state("random", 16, 64, 1);
+  gpu->load(r, r0, Precision::Fp64);
   Progress p;
   std::thread canceller([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (p.fraction.load() == 0 && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
     p.cancel = true;
   });
   Series s;
-  EXPECT_THROW(gpu->advance(Model{}, 0.01, 1000000000, Recording{}, s, &p), Cancelled);
+  // (No time average: msd and R only every 1000 steps, fewer shared-memory accesses to check.)
+  const Recording rec{std::int64_t(1) << 40, 1000, -1};
+  EXPECT_THROW(gpu->advance(Model{}, 0.01, 1000000000, rec, s, &p), Cancelled);
   canceller.join();
-  EXPECT_GT(gpu->steps_done(), 0);
+  const std::int64_t done = gpu->steps_done();
+  ASSERT_GT(done, 0);
+  ASSERT_LT(done, 10000000);
+  cpu->load(r, r0, Precision::Fp64);
+  Series s2;
+  cpu->advance(Model{}, 0.01, done, rec, s2);
+  EXPECT_LT(max_abs_diff(gpu->state().x, cpu->state().x), 1e-8);
+  EXPECT_EQ(s.step, s2.step);
   EXPECT_NO_THROW(gpu->advance(Model{}, 0.01, 10, Recording{}, s));
 }
 
