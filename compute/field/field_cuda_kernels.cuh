@@ -21,6 +21,7 @@ namespace simscope::field::cuda {
 constexpr int kThreads = 256;  // threads per block
 constexpr int kTile = 256;     // sources per shared-memory tile (one float4 load per thread)
 constexpr float kFar = 1e30f;  // padding position: r^2 overflows to inf, 1/r to 0, q is 0
+static_assert(kTile == kThreads, "each thread loads one source of a tile");
 
 __device__ __forceinline__ float rsqrt_fast(float x) {
   float y;  // max relative error 2^-22.9 (PTX ISA); +0 -> +inf, +inf -> +0
