@@ -56,15 +56,15 @@ bool under_compute_sanitizer() {
   return false;
 }
 
-// Tolerances of CUDA fp32 results. The kernel sums 256 fp32 terms per tile and target in one
-// sequential accumulator (the CPU: 16 SIMD lanes), and its rsqrt.approx has a relative error up
-// to 2^-22.9. With random-sign strengths (random_sources' default q in [-1, 1]) the field and
-// above all the potential are small residuals of larger terms, so against the CPU, relative to
-// the plane's maximum, an exact emulation of the kernel's arithmetic differs by up to 2.1e-6
-// (planes outside the sources; 1.1e-6 through them, 1.3e-6 against the fp64 reference in
-// CoincidencesSkippedAndCounted). kFp32Tol leaves room over that and still fails on any real
-// bug (a lost tile or a wrong sign is an O(1e-2..1) error). With positive strengths the sums are
-// well conditioned and 1e-6 holds (emulated: 1.2e-7 for the million-source cases below).
+// Tolerances of CUDA fp32 results. With random-sign strengths (random_sources' default q in
+// [-1, 1]) the field and above all the potential are small residuals of larger terms, and each
+// back end's fp32 result is up to ~1.2e-6 (relative to the plane's maximum) off float64: the CPU
+// from its SIMD-lane sums, the GPU from its 32-term sub-tile sums and rsqrt.approx (relative
+// error up to 2^-22.9). An exact CPU emulation of the kernel's arithmetic on these tests' inputs
+// differs from the CPU back end by up to 1.8e-6 (planes outside the sources; 0.9e-6 through
+// them). kFp32Tol leaves room over that and still fails on any real bug (a lost tile or a wrong
+// sign is an O(1e-2..1) error). With positive strengths the sums are well conditioned and 1e-6
+// holds (emulated: 1.2e-7 for the million-source cases below).
 constexpr double kFp32Tol = 5e-6;
 constexpr double kTol = 1e-6;  // fp64, and fp32 with positive strengths
 
