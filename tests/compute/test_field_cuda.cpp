@@ -123,7 +123,7 @@ TEST_P(CudaVsCpu, SameResults) {
       EXPECT_TRUE(test::all_finite(rg));
     }
   // Positive strengths (well conditioned): 1e-6 in both precisions. Under compute-sanitizer
-  // smaller (the sources are still split over blocks; 10^6 x 40,000 pairs would take minutes).
+  // smaller (the sources are still split over blocks; 4e10 instrumented pairs could take minutes).
   const bool small = under_compute_sanitizer();
   Targets one;
   one.x = {0.2}, one.y = {0.1}, one.z = {0.4};
@@ -132,7 +132,17 @@ TEST_P(CudaVsCpu, SameResults) {
   Grid g;
   g.size = small ? 50 : 200, g.offset = 1.5;
   const Targets t = make_targets(g);
-  EXPECT_LE(result_error(eval(*gpu, big, t, o), eval(*cpu, big, t, o)), kTol);
+  // The whole plane on the GPU (in fp64 several chunks), every 37th target on the CPU: the CPU's
+  // 4e10 fp64 pairs would take over a minute with the other tests running beside (ctest -j).
+  const Result rg = eval(*gpu, big, t, o);
+  Targets few;
+  Result sub;
+  for (std::size_t i = 0; i < t.size(); i += 37) {
+    few.x.push_back(t.x[i]), few.y.push_back(t.y[i]), few.z.push_back(t.z[i]);
+    sub.magnitude.push_back(rg.magnitude[i]), sub.potential.push_back(rg.potential[i]);
+    sub.ex.push_back(rg.ex[i]), sub.ey.push_back(rg.ey[i]), sub.ez.push_back(rg.ez[i]);
+  }
+  EXPECT_LE(result_error(sub, eval(*cpu, big, few, o)), kTol);
 }
 
 INSTANTIATE_TEST_SUITE_P(Field, CudaVsCpu,
