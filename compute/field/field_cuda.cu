@@ -93,6 +93,26 @@ class CudaEvaluator final : public Evaluator {
       throw Error("field (CUDA): too many targets or sources for one evaluation");
     SIMSCOPE_CUDA_CHECK(cudaSetDevice(device_));
     have_result_ = false;
+    try {
+      run(s, t, o, out, progress);
+    } catch (...) {
+      // Cancelled or a failure: let queued copies and kernels finish, so that none still reads
+      // the caller's targets or adds into acc_ while the next evaluate() clears it.
+      for (auto& st : streams_) cudaStreamSynchronize(st);
+      cudaGetLastError();
+      throw;
+    }
+    result_T_ = T;
+    have_result_ = true;
+    progress_set(progress, 1);
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+
+ private:
+  /// The body of evaluate(): uploads, chunks, finalize, copies back into `out`.
+  void run(const Sources& s, const Targets& t, const Options& o, Result& out,
+           Progress* progress) {
+    const std::size_t T = t.size(), P = s.size();
     upload_sources(s);
     upload_targets(t);
     progress_set(progress, 0);
@@ -120,18 +140,14 @@ class CudaEvaluator final : public Evaluator {
     for (int k = 0; k < 5 && T > 0; ++k)
       SIMSCOPE_CUDA_CHECK(
           cudaMemcpyAsync(host[k], out_ + k * T, T * sizeof(float), cudaMemcpyDeviceToHost, s0));
-    unsigned long long skipped = 0;
-    SIMSCOPE_CUDA_CHECK(
-        cudaMemcpyAsync(&skipped, skipped_, sizeof skipped, cudaMemcpyDeviceToHost, s0));
+    // Into a member, not a local: when run() throws, evaluate() waits for the streams only
+    // after run()'s locals are gone.
+    SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(&skipped_host_, skipped_, sizeof skipped_host_,
+                                        cudaMemcpyDeviceToHost, s0));
     SIMSCOPE_CUDA_CHECK(cudaStreamSynchronize(s0));
-    out.skipped_coincidences = skipped;
-    result_T_ = T;
-    have_result_ = true;
-    progress_set(progress, 1);
-    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    out.skipped_coincidences = skipped_host_;
   }
 
- private:
   /// cudaMalloc with a clear message on failure; tracks the bytes held and their peak.
   template <typename Ptr>
   void alloc(Ptr*& p, std::size_t& held, std::size_t bytes, const char* what) {
@@ -172,9 +188,11 @@ class CudaEvaluator final : public Evaluator {
       const std::size_t n = std::min(kSlice, P - j0);
       for (std::size_t j = 0; j < n; ++j)
         staging_[j] = make_float4(s.x[j0 + j], s.y[j0 + j], s.z[j0 + j], s.q[j0 + j]);
-      // Pageable memory: returns once staged, so staging_ can be refilled; ordered on stream 0.
+      // From pageable memory cudaMemcpyAsync "might be synchronous" (runtime API, API sync
+      // behavior): nothing promises it has read staging_ on return, so wait before refilling.
       SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(src_ + j0, staging_.data(), n * sizeof(float4),
                                           cudaMemcpyHostToDevice, streams_[0]));
+      SIMSCOPE_CUDA_CHECK(cudaStreamSynchronize(streams_[0]));
     }
     src_count_ = P;
     src_generation_ = s.generation;
@@ -185,6 +203,7 @@ class CudaEvaluator final : public Evaluator {
     if (T > target_capacity_ || !tgt_) {
       const std::size_t cap = std::max<std::size_t>(T, 1);
       have_result_ = false;
+      target_capacity_ = 0;  // until all three buffers are allocated (alloc may throw)
       alloc(out_, out_bytes_, 0, "");  // free the old buffers first
       alloc(acc_, acc_bytes_, 0, "");
       alloc(tgt_, tgt_bytes_, 0, "");
@@ -263,10 +282,8 @@ class CudaEvaluator final : public Evaluator {
       ++launched;
       j += n;
       if (flight.size() == 2) wait_oldest();
-      if (progress && progress->cancel.load(std::memory_order_relaxed)) {
-        for (auto& s : streams_) SIMSCOPE_CUDA_CHECK(cudaStreamSynchronize(s));
-        throw Cancelled();
-      }
+      if (progress && progress->cancel.load(std::memory_order_relaxed))
+        throw Cancelled();  // evaluate() waits for the chunks in flight
     }
     while (!flight.empty()) wait_oldest();
   }
@@ -279,6 +296,7 @@ class CudaEvaluator final : public Evaluator {
   double *tgt_ = nullptr, *acc_ = nullptr;
   float* out_ = nullptr;
   unsigned long long* skipped_ = nullptr;
+  unsigned long long skipped_host_ = 0;
   std::size_t src_bytes_ = 0, tgt_bytes_ = 0, acc_bytes_ = 0, out_bytes_ = 0, skipped_bytes_ = 0;
   std::size_t cur_bytes_ = 0, peak_bytes_ = 0;
   std::size_t src_count_ = 0, target_capacity_ = 0, result_T_ = 0;
