@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <vector>
 
 #include "render/colormap.hpp"
@@ -26,6 +27,89 @@ constexpr float kNanGrey = 0.5f;
 std::string title_of(const ViewSettings& s) {
   if (s.unit.empty()) return s.label;
   return s.label.empty() ? "[" + s.unit + "]" : s.label + " [" + s.unit + "]";
+}
+
+/// Sizes of the view's furniture in pixels, for a UI scale: the normal set, or a compact one
+/// (smaller text, narrower colorbar) for small views.
+struct Metrics {
+  float text = 2;  ///< TextRenderer scale (pixels per font unit)
+  float pad = 10, bar_w = 18, tick_len = 5, gap = 4, line = 1;
+  /// Baseline-to-baseline distance of wrapped lines for text of cap height `cap`.
+  float line_step(float cap) const { return std::round(cap * 11 / 7); }
+  /// How far descenders (g, p, y) reach below the baseline.
+  float descent() const { return 3 * text; }
+};
+
+Metrics metrics(float u, bool compact) {
+  Metrics k;
+  k.line = std::max(1.0f, std::round(u));
+  if (!compact) {
+    k.text = std::max(1.0f, std::round(2.0f * u));
+    k.pad = std::round(10 * u), k.bar_w = std::round(18 * u), k.tick_len = std::round(5 * u);
+    k.gap = std::round(4 * u);
+  } else {
+    k.text = std::max(1.0f, std::round(u));
+    k.pad = std::max(2.0f, std::round(5 * u)), k.bar_w = std::max(4.0f, std::round(10 * u));
+    k.tick_len = std::max(2.0f, std::round(3 * u)), k.gap = std::max(1.0f, std::round(2 * u));
+  }
+  return k;
+}
+
+/// Room for the axis titles: a strip left of the image (axis j) and one below it (axis i).
+struct Strips {
+  float left = 0, bottom = 0;
+};
+
+Strips strips_of(const PlaneAnnotations& an, const Metrics& k, float cap) {
+  const float t = cap + k.descent() + 2 * k.gap;
+  return Strips{an.axis_j.name.empty() ? 0.0f : t, an.axis_i.name.empty() ? 0.0f : t};
+}
+
+/// Where the colorbar goes when it fits.
+struct BarLayout {
+  Metrics k;
+  float panel_w = 0;     ///< the bar and its tick labels, with padding, at the right
+  float title_h = 0;     ///< the title's strip along the top
+  float y0 = 0, y1 = 0;  ///< the bar's extent when it does not follow the image
+  std::vector<std::string> title_lines;
+};
+
+/// A coordinate for an axis title: whole numbers as such ("499"), else 4 significant digits;
+/// values within 1e-12 of `scale` of zero as "0".
+std::string format_coord(double v, double scale) {
+  if (std::fabs(v) <= 1e-12 * scale) v = 0;
+  char buf[40];
+  if (v == std::round(v) && std::fabs(v) < 1e9)
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  else
+    std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+/// "name: a ... b" for the samples of an axis of n samples that the zoom window [w0, w0 + dw]
+/// (fractions of the axis) shows, at least in part.
+std::string axis_text(const AxisTitle& a, int n, double w0, double dw) {
+  if (!a.show_range || n < 1) return a.name;
+  const int k0 = std::clamp(static_cast<int>(std::floor(w0 * n + 1e-9)), 0, n - 1);
+  const int k1 = std::clamp(static_cast<int>(std::ceil((w0 + dw) * n - 1e-9)) - 1, k0, n - 1);
+  auto at = [&](int k) { return n > 1 ? a.first + (a.last - a.first) * k / (n - 1) : a.first; };
+  const double scale = std::max(std::fabs(a.first), std::fabs(a.last));
+  return a.name + ": " + format_coord(at(k0), scale) + " ... " + format_coord(at(k1), scale);
+}
+
+void check_annotations(const PlaneAnnotations& an) {
+  for (const AxisTitle* a : {&an.axis_i, &an.axis_j})
+    if (!std::isfinite(a->first) || !std::isfinite(a->last))
+      throw RenderError("axis title '" + a->name +
+                        "': the first and last coordinates must be "
+                        "finite");
+  for (const RegionLabel& r : an.regions) {
+    const bool ok = std::isfinite(r.u0) && std::isfinite(r.u1) && std::isfinite(r.v0) &&
+                    std::isfinite(r.v1) && r.u0 < r.u1 && r.v0 < r.v1;
+    if (!ok)
+      throw RenderError("region label '" + (r.texts.empty() ? std::string() : r.texts.front()) +
+                        "': needs finite fractions u0 < u1 and v0 < v1");
+  }
 }
 
 }  // namespace
@@ -102,6 +186,87 @@ struct PlaneView::Impl {
     cols = c;
     range_dirty = true;
   }
+
+  /// The colorbar's layout with metrics `k` in a w x h view, or nullopt when it does not fit:
+  /// the panel must leave the image 40 % of the width, the bar must be at least 4 text heights
+  /// tall, the title wraps onto at most 3 lines of the view's width.
+  std::optional<BarLayout> plan_bar(const Metrics& k, const std::vector<Tick>& ticks,
+                                    const std::string& title, const PlaneAnnotations& an, int w,
+                                    int h) {
+    text.set_scale(k.text);
+    const float cap = text.cap_height();
+    BarLayout b;
+    b.k = k;
+    float label_w = 0;
+    for (const Tick& t : ticks) label_w = std::max(label_w, text.text_width(t.label));
+    if (!title.empty()) {
+      b.title_lines = text.wrap(title, w - 2 * k.pad, 3);
+      if (b.title_lines.empty()) return std::nullopt;
+      b.title_h = cap + (b.title_lines.size() - 1) * k.line_step(cap) + k.pad;
+    }
+    b.panel_w = k.pad + k.bar_w + k.tick_len + k.gap + label_w + k.pad;
+    b.y0 = k.pad + strips_of(an, k, cap).bottom + std::ceil(cap / 2);
+    b.y1 = h - k.pad - b.title_h - std::ceil(cap / 2);
+    if (!(b.panel_w < 0.6f * w) || b.y1 - b.y0 < 4 * cap) return std::nullopt;
+    return b;
+  }
+
+  /// The axis titles beside image rectangle `img` (view pixels), centred on it: axis i's kept
+  /// right of the image area's left edge ax and `pad` from the view's right edge (view width w),
+  /// axis j's within the image's height. Each shows the range, else the name alone, else the
+  /// name elided.
+  void add_axis_titles(const PixelRect& img, const Strips& strips, const Metrics& k, float ax,
+                       float w, Rgba ink) {
+    const PlaneAnnotations& an = settings.annotations;
+    const float cap = text.cap_height();
+    auto fit = [&](const AxisTitle& a, int n, double w0, double dw, float max_w) {
+      const std::string full = axis_text(a, n, w0, dw);
+      if (text.text_width(full) <= max_w) return full;
+      return text.elide(a.name, max_w);
+    };
+    if (strips.bottom > 0) {
+      const float room = w - k.pad - ax;
+      const std::string t = fit(an.axis_i, rows, window[0], window[2], room);
+      const float tw = text.text_width(t);
+      const float left = std::clamp(static_cast<float>(img.x + img.w / 2) - tw / 2, ax,
+                                    std::max(ax, ax + room - tw));
+      text.add_text(t, left, static_cast<float>(img.y) - k.gap, ink);
+    }
+    if (strips.left > 0) {
+      // Along the image only: the colorbar's title, just above the image, may reach this far left.
+      const float room = static_cast<float>(img.h), y0 = static_cast<float>(img.y);
+      const std::string t = fit(an.axis_j, cols, window[1], window[3], room);
+      const float tw = text.text_width(t);
+      const float bottom = std::clamp(y0 + room / 2 - tw / 2, y0, std::max(y0, y0 + room - tw));
+      text.add_text_vertical(t, static_cast<float>(img.x) - k.gap - k.descent() - cap, bottom, ink);
+    }
+  }
+
+  /// Each region label in the top-left corner of the region's visible part of `img`, on a
+  /// translucent dark backdrop: the first alternative that fits, or none.
+  void add_region_labels(const PixelRect& img, const Metrics& k) {
+    const float cap = text.cap_height(), bp = k.gap;
+    const float box_h = cap + 2 * bp + 2 * k.text;  // descenders reach about 2 font units
+    for (const RegionLabel& r : settings.annotations.regions) {
+      auto sx = [&](double u) {
+        return std::clamp(img.x + (u - window[0]) / window[2] * img.w, img.x, img.x + img.w);
+      };
+      auto sy = [&](double v) {
+        return std::clamp(img.y + (v - window[1]) / window[3] * img.h, img.y, img.y + img.h);
+      };
+      const float x0 = static_cast<float>(sx(r.u0)), x1 = static_cast<float>(sx(r.u1));
+      const float y0 = static_cast<float>(sy(r.v0)), y1 = static_cast<float>(sy(r.v1));
+      if (y1 - y0 < box_h + 2 * k.gap) continue;
+      for (const std::string& t : r.texts) {
+        const float tw = text.text_width(t);
+        if (t.empty() || tw + 2 * bp + 2 * k.gap > x1 - x0) continue;
+        const float bx = std::round(x0 + k.gap), top = std::round(y1 - k.gap);
+        text.add_rect(bx, top - box_h, bx + tw + 2 * bp, top, Rgba{0, 0, 0, 0.55f});
+        text.add_text(t, bx + bp, top - bp, Rgba{1, 1, 1, 1});
+        break;
+      }
+    }
+  }
 };
 
 PlaneView::PlaneView() {
@@ -127,6 +292,7 @@ PlaneView::~PlaneView() {
 
 void PlaneView::set_settings(const ViewSettings& s) {
   colormap(s.colormap);  // throws for unknown names
+  check_annotations(s.annotations);
   if (!s.auto_range) {
     if (!std::isfinite(s.min) || !std::isfinite(s.max) || !(s.min < s.max)) {
       throw RenderError("locked range [" + std::to_string(s.min) + ", " + std::to_string(s.max) +
@@ -203,6 +369,7 @@ void PlaneView::draw(int x, int y, int w, int h) {
   m.bar_rect.reset();
   if (w < 1 || h < 1) return;
   const ViewSettings& s = m.settings;
+  const PlaneAnnotations& an = s.annotations;
   const auto [lo, hi] = range();
 
   glDisable(GL_DEPTH_TEST);
@@ -216,32 +383,31 @@ void PlaneView::draw(int x, int y, int w, int h) {
   glDisable(GL_SCISSOR_TEST);
   check_gl("clearing the plane view");
 
-  // Layout, in pixels relative to (x, y).
-  const float u = m.ui_scale;
-  m.text.set_scale(std::max(1.0f, std::round(2.0f * u)));
-  const float pad = std::round(10 * u), bar_w = std::round(18 * u), tick_len = std::round(5 * u);
-  const float gap = std::round(4 * u), line = std::max(1.0f, std::round(u));
-  const float cap = m.text.cap_height();
+  // Layout, in pixels relative to (x, y): the colorbar at the normal size, else compact (smaller
+  // text, narrower bar), else none (with a note saying so).
   const std::vector<Tick> ticks = colorbar_ticks(lo, hi, s.log_scale);
   const std::string title = title_of(s);
-  float label_w = 0;
-  for (const Tick& t : ticks) label_w = std::max(label_w, m.text.text_width(t.label));
-  const float title_w = m.text.text_width(title);
-  const float title_h = title.empty() ? 0.0f : cap + std::round(10 * u);
-  // The colorbar panel is as wide as the bar and its tick labels; the title sits in a stripe
-  // along the top, right-aligned, so a long unit does not take width from the image.
-  const float panel_w = pad + bar_w + tick_len + gap + label_w + pad;
-  float bar_y0 = pad + std::ceil(cap / 2), bar_y1 = h - pad - title_h - std::ceil(cap / 2);
-  const bool bar =
-      s.colorbar && panel_w < 0.6f * w && title_w + 2 * pad <= w && bar_y1 - bar_y0 >= 4 * cap;
-
-  float ax = 0, ay = 0, aw = static_cast<float>(w), ah = static_cast<float>(h);
-  if (bar) {
-    ax = pad;
-    ay = pad;
-    aw = w - panel_w - pad;
-    ah = h - 2 * pad - title_h;
+  const Metrics normal = metrics(m.ui_scale, false), compact = metrics(m.ui_scale, true);
+  const bool small = w < 220 * m.ui_scale || h < 180 * m.ui_scale;
+  std::optional<BarLayout> bar;
+  if (s.colorbar) {
+    if (!small) bar = m.plan_bar(normal, ticks, title, an, w, h);
+    if (!bar) bar = m.plan_bar(compact, ticks, title, an, w, h);
   }
+  const Metrics k = bar ? bar->k : small ? compact : normal;
+  m.text.set_scale(k.text);
+  const float cap = m.text.cap_height();
+  const Strips strips = strips_of(an, k, cap);
+
+  float ax = strips.left, ay = strips.bottom;
+  float aw = w - strips.left, ah = h - strips.bottom;
+  if (bar) {
+    ax = k.pad + strips.left;
+    ay = k.pad + strips.bottom;
+    aw = w - bar->panel_w - k.pad - strips.left;
+    ah = h - 2 * k.pad - bar->title_h - strips.bottom;
+  }
+  float bar_y0 = bar ? bar->y0 : 0, bar_y1 = bar ? bar->y1 : 0;
 
   glUseProgram(m.program.id());
   glBindVertexArray(m.vao);
@@ -255,27 +421,35 @@ void PlaneView::draw(int x, int y, int w, int h) {
     glUniform2f(m.loc_range, static_cast<float>(lo), static_cast<float>(hi));
   }
   glUniform3f(m.loc_nan, kNanGrey, kNanGrey, kNanGrey);
+  PixelRect img;  // relative to (x, y)
+  bool have_image = false;
   if (m.tex_rows > 0 && aw >= 1 && ah >= 1) {
-    const double scale =
-        std::min(static_cast<double>(aw) / m.rows, static_cast<double>(ah) / m.cols);
-    const double iw = m.rows * scale, ih = m.cols * scale;
-    const double ix = std::floor(ax + (aw - iw) / 2 + 0.5),
-                 iy = std::floor(ay + (ah - ih) / 2 + 0.5);
+    if (an.aspect == Aspect::Fill) {
+      img = PixelRect{std::round(ax), std::round(ay), std::floor(aw), std::floor(ah)};
+    } else {
+      const double scale =
+          std::min(static_cast<double>(aw) / m.rows, static_cast<double>(ah) / m.cols);
+      const double iw = m.rows * scale, ih = m.cols * scale;
+      img = PixelRect{std::floor(ax + (aw - iw) / 2 + 0.5), std::floor(ay + (ah - ih) / 2 + 0.5),
+                      iw, ih};
+    }
     glBindTextureUnit(0, m.data_tex);
     glUniform1i(m.loc_mode, 0);
     glUniform4f(m.loc_window, float(m.window[0]), float(m.window[1]), float(m.window[2]),
                 float(m.window[3]));
-    glUniform4f(m.loc_rect, static_cast<float>(ix), static_cast<float>(iy), static_cast<float>(iw),
-                static_cast<float>(ih));
+    glUniform4f(m.loc_rect, static_cast<float>(img.x), static_cast<float>(img.y),
+                static_cast<float>(img.w), static_cast<float>(img.h));
     glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
-    m.image_rect = PixelRect{x + ix, y + iy, iw, ih};
+    m.image_rect = PixelRect{x + img.x, y + img.y, img.w, img.h};
+    have_image = true;
     // The bar spans the image's height when that leaves room for its labels.
-    if (bar && ih - std::ceil(cap) >= 4 * cap) {
-      bar_y0 = static_cast<float>(iy) + std::ceil(cap / 2);
-      bar_y1 = static_cast<float>(iy + ih) - std::ceil(cap / 2);
+    if (bar && img.h - std::ceil(cap) >= 4 * cap) {
+      bar_y0 = static_cast<float>(img.y) + std::ceil(cap / 2);
+      bar_y1 = static_cast<float>(img.y + img.h) - std::ceil(cap / 2);
     }
   }
-  const float bx0 = w - panel_w + pad, bx1 = bx0 + bar_w;
+  const float bar_w = bar ? k.bar_w : 0;
+  const float bx0 = bar ? w - bar->panel_w + k.pad : 0, bx1 = bx0 + bar_w;
   if (bar) {
     glUniform1i(m.loc_mode, 1);
     glUniform4f(m.loc_rect, bx0, bar_y0, bar_w, bar_y1 - bar_y0);
@@ -285,29 +459,51 @@ void PlaneView::draw(int x, int y, int w, int h) {
   glBindVertexArray(0);
   glUseProgram(0);
   check_gl("drawing the plane");
-  if (!bar) return;
 
-  // Frame, ticks, labels, title. Text light on dark backgrounds, dark on light ones.
+  // Text light on dark backgrounds, dark on light ones.
   const float lum = 0.2126f * m.bg[0] + 0.7152f * m.bg[1] + 0.0722f * m.bg[2];
   const Rgba ink = lum > 0.5f ? Rgba{0, 0, 0, 1} : Rgba{1, 1, 1, 1};
   const Rgba frame = lum > 0.5f ? Rgba{0.3f, 0.3f, 0.3f, 1} : Rgba{0.75f, 0.75f, 0.75f, 1};
-  m.text.add_rect(bx0 - line, bar_y0 - line, bx1 + line, bar_y0, frame);
-  m.text.add_rect(bx0 - line, bar_y1, bx1 + line, bar_y1 + line, frame);
-  m.text.add_rect(bx0 - line, bar_y0, bx0, bar_y1, frame);
-  m.text.add_rect(bx1, bar_y0, bx1 + line, bar_y1, frame);
-  for (const Tick& t : ticks) {
-    const float ty = std::round(bar_y0 + static_cast<float>(t.position) * (bar_y1 - bar_y0));
-    m.text.add_rect(bx1, ty - line / 2, bx1 + tick_len, ty + line - line / 2, frame);
-    m.text.add_text(t.label, bx1 + tick_len + gap, ty + std::round(cap / 2), ink);
+  if (have_image) {
+    m.add_axis_titles(img, strips, k, ax, static_cast<float>(w), ink);
+    m.add_region_labels(img, k);
   }
-  for (const double pos : colorbar_minor_ticks(lo, hi, s.log_scale)) {
-    const float ty = std::round(bar_y0 + static_cast<float>(pos) * (bar_y1 - bar_y0));
-    m.text.add_rect(bx1, ty - line / 2, bx1 + std::round(tick_len / 2), ty + line - line / 2,
-                    frame);
+  if (bar) {
+    // Frame, ticks, labels, title.
+    const float line = k.line, tick_len = k.tick_len, gap = k.gap;
+    m.text.add_rect(bx0 - line, bar_y0 - line, bx1 + line, bar_y0, frame);
+    m.text.add_rect(bx0 - line, bar_y1, bx1 + line, bar_y1 + line, frame);
+    m.text.add_rect(bx0 - line, bar_y0, bx0, bar_y1, frame);
+    m.text.add_rect(bx1, bar_y0, bx1 + line, bar_y1, frame);
+    for (const Tick& t : ticks) {
+      const float ty = std::round(bar_y0 + static_cast<float>(t.position) * (bar_y1 - bar_y0));
+      m.text.add_rect(bx1, ty - line / 2, bx1 + tick_len, ty + line - line / 2, frame);
+      m.text.add_text(t.label, bx1 + tick_len + gap, ty + std::round(cap / 2), ink);
+    }
+    for (const double pos : colorbar_minor_ticks(lo, hi, s.log_scale)) {
+      const float ty = std::round(bar_y0 + static_cast<float>(pos) * (bar_y1 - bar_y0));
+      m.text.add_rect(bx1, ty - line / 2, bx1 + std::round(tick_len / 2), ty + line - line / 2,
+                      frame);
+    }
+    float top = std::min<float>(h - k.pad, bar_y1 + std::ceil(cap / 2) + bar->title_h);
+    for (const std::string& l : bar->title_lines) {
+      m.text.add_text(l, std::min(bx0, w - k.pad - m.text.text_width(l)), top, ink);
+      top -= k.line_step(cap);
+    }
+  } else if (s.colorbar) {
+    // Say why the colorbar is missing, in the top-right corner, if even that fits.
+    m.text.set_scale(compact.text);
+    const float c = m.text.cap_height(), g = compact.gap;
+    for (const char* note : {"colorbar hidden: view too small", "no colorbar: too small"}) {
+      const float tw = m.text.text_width(note);
+      if (tw + 4 * g > w || c + 4 * g > h) continue;
+      const float x1 = w - g, y1 = h - g;
+      m.text.add_rect(x1 - tw - 2 * g, y1 - c - 2 * g - std::round(2 * compact.text), x1, y1,
+                      Rgba{0, 0, 0, 0.6f});
+      m.text.add_text(note, x1 - tw - g, y1 - g, Rgba{1, 1, 1, 1});
+      break;
+    }
   }
-  if (!title.empty())
-    m.text.add_text(title, std::min(bx0, w - pad - title_w),
-                    std::min<float>(h - pad, bar_y1 + std::ceil(cap / 2) + title_h), ink);
   m.text.draw(w, h);
 }
 

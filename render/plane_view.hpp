@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include "render/plane_annotations.hpp"
+
 namespace simscope::render {
 
 /// A rectangle in framebuffer pixels, origin bottom-left.
@@ -22,6 +24,8 @@ struct ViewSettings {
   std::string label;        ///< the quantity, e.g. "|E|": colorbar title "label [unit]"
   std::string unit;         ///< e.g. "V/m"; empty: no brackets
   bool colorbar = true;     ///< draw the colorbar right of the image
+  /// Aspect (square pixels or fill), axis titles and region labels; none by default.
+  PlaneAnnotations annotations;
 };
 
 /// A 2-D float array drawn as an image. Element data[i*cols + j] (i < rows, j < cols) is drawn at
@@ -42,8 +46,9 @@ class PlaneView {
   PlaneView& operator=(const PlaneView&) = delete;
 
   /// Applies `settings`. Throws RenderError (and keeps the previous settings) for an unknown
-  /// colormap, a locked range with !(min < max) or non-finite bounds, or a locked log range with
-  /// min <= 0.
+  /// colormap, a locked range with !(min < max) or non-finite bounds, a locked log range with
+  /// min <= 0, non-finite axis title coordinates, or a region label whose fractions are not
+  /// finite with u0 < u1 and v0 < v1.
   void set_settings(const ViewSettings& settings);
   const ViewSettings& settings() const;
 
@@ -59,10 +64,17 @@ class PlaneView {
   void unmap_device();
 
   /// Draws into the current framebuffer's rectangle (x, y, w, h) in pixels, origin
-  /// bottom-left: clears it to the background colour, draws the image centred with square
-  /// pixels (as large as fits) and, with settings().colorbar, a colorbar on the right with 5-7
-  /// tick labels and the title "label [unit]". Sets glViewport/glScissor; leaves scissor test
-  /// and depth test disabled. A rectangle smaller than 1 x 1 draws nothing.
+  /// bottom-left: clears it to the background colour, draws the image (Aspect::Square: centred
+  /// with square pixels, as large as fits; Aspect::Fill: over the whole area left of the
+  /// colorbar and inside the axis titles' strips) and, with settings().colorbar, a colorbar on
+  /// the right with 5-7 tick labels and the title "label [unit]" (wrapped onto up to 3 lines).
+  /// When the normal colorbar does not fit (its panel would take more than 60 % of the width,
+  /// or the bar would be shorter than 4 text heights), a compact one with smaller text and a
+  /// narrower bar is drawn; when that does not fit either, a note "colorbar hidden: view too
+  /// small" in the top-right corner says so. Axis titles go below (axis i) and left of (axis j,
+  /// rotated) the image; region labels over it (see PlaneAnnotations). Sets
+  /// glViewport/glScissor; leaves scissor test, blending and depth test disabled. A rectangle
+  /// smaller than 1 x 1 draws nothing.
   void draw(int x, int y, int w, int h);
 
   /// The range in effect, (lo, hi) in data units: the locked one, or from the data: the minimum

@@ -2,6 +2,7 @@
 
 #include <glad/gl.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <vector>
@@ -69,25 +70,93 @@ float TextRenderer::text_width(const std::string& text) const {
   return t.empty() ? 0.0f : static_cast<float>(w - 1) * scale_;
 }
 
-void TextRenderer::add_text(const std::string& text, float x, float top, Rgba color) {
+void TextRenderer::add_glyphs(const std::string& text, float x, float y, bool vertical,
+                              Rgba color) {
   std::string t = printable(text);
   if (t.empty()) return;
   x = std::round(x);  // whole pixels: crisp glyph edges at integer scales
-  top = std::round(top);
+  y = std::round(y);
   // stb_easy_font truncates silently: room for 16 quads (64 bytes each) per glyph, more than any
   // glyph has (at most 11, "@"; "0" needs 6).
   impl_->scratch.resize(t.size() * 16 * 64 + 64);
   const int quads = stb_easy_font_print(0, 0, t.data(), nullptr, impl_->scratch.data(),
                                         static_cast<int>(impl_->scratch.size()));
-  // Each quad: 4 vertices of {x, y, z, rgba8} (16 bytes), y pointing down.
+  // Each quad: 4 vertices of {x, y, z, rgba8} (16 bytes), y pointing down. Horizontal: (x, y) is
+  // the top-left corner; vertical (a quarter turn anticlockwise): font x runs up from y, font y
+  // (down) runs right from x.
   auto corner = [&](int q, int k) {
     const float* f = reinterpret_cast<const float*>(impl_->scratch.data() + (q * 4 + k) * 16);
-    return Vertex{x + f[0] * scale_, top - f[1] * scale_, color[0], color[1], color[2], color[3]};
+    if (vertical)
+      return Vertex{x + f[1] * scale_, y + f[0] * scale_, color[0], color[1], color[2], color[3]};
+    return Vertex{x + f[0] * scale_, y - f[1] * scale_, color[0], color[1], color[2], color[3]};
   };
   for (int q = 0; q < quads; ++q) {
     const Vertex v0 = corner(q, 0), v1 = corner(q, 1), v2 = corner(q, 2), v3 = corner(q, 3);
     impl_->vertices.insert(impl_->vertices.end(), {v0, v1, v2, v0, v2, v3});
   }
+}
+
+void TextRenderer::add_text(const std::string& text, float x, float top, Rgba color) {
+  add_glyphs(text, x, top, false, color);
+}
+
+void TextRenderer::add_text_vertical(const std::string& text, float left, float bottom,
+                                     Rgba color) {
+  add_glyphs(text, left, bottom, true, color);
+}
+
+std::string TextRenderer::elide(const std::string& text, float max_width) const {
+  if (text_width(text) <= max_width) return text;
+  for (size_t n = text.size(); n-- > 0;) {
+    std::string t = text.substr(0, n);
+    while (!t.empty() && t.back() == ' ') t.pop_back();
+    t += "...";
+    if (text_width(t) <= max_width) return t;
+  }
+  return "";
+}
+
+std::vector<std::string> TextRenderer::wrap(const std::string& text, float max_width,
+                                            int max_lines) const {
+  std::vector<std::string> words;
+  for (size_t a = 0; a < text.size();) {
+    const size_t b = std::min(text.find(' ', a), text.size());
+    if (b > a) words.push_back(text.substr(a, b - a));
+    a = b + 1;
+  }
+  std::vector<std::string> lines;
+  if (max_lines < 1) return lines;
+  std::string line;
+  size_t rest = words.size();  // the first word not placed when the lines ran out
+  for (size_t k = 0; k < words.size() && rest == words.size(); ++k) {
+    const std::string joined = line.empty() ? words[k] : line + " " + words[k];
+    if (text_width(joined) <= max_width) {
+      line = joined;
+      continue;
+    }
+    if (!line.empty()) {
+      lines.push_back(line);
+      line.clear();
+      if (static_cast<int>(lines.size()) == max_lines) {
+        rest = k;
+        break;
+      }
+    }
+    if (text_width(words[k]) <= max_width) {
+      line = words[k];
+    } else {  // a word wider than a line
+      lines.push_back(elide(words[k], max_width));
+      if (static_cast<int>(lines.size()) == max_lines) rest = k + 1;
+    }
+  }
+  if (!line.empty()) lines.push_back(line);
+  if (rest < words.size() && !lines.empty()) {  // text remains: the last line says so
+    std::string last = lines.back();
+    for (size_t r = rest; r < words.size(); ++r) last += " " + words[r];
+    lines.back() = elide(last, max_width);
+  }
+  while (!lines.empty() && lines.back().empty()) lines.pop_back();
+  return lines;
 }
 
 void TextRenderer::add_rect(float x0, float y0, float x1, float y1, Rgba color) {
@@ -112,12 +181,16 @@ void TextRenderer::draw(int viewport_w, int viewport_h) {
   glNamedBufferSubData(impl_->vbo, 0, static_cast<GLsizeiptr>(n * sizeof(Vertex)),
                        impl_->vertices.data());
   check_gl("uploading text vertices");
+  glEnable(GL_BLEND);
+  glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ZERO, GL_ONE);
   glUseProgram(impl_->program.id());
   glUniform2f(impl_->viewport_loc, static_cast<float>(viewport_w), static_cast<float>(viewport_h));
   glBindVertexArray(impl_->vao);
   glDrawArrays(GL_TRIANGLES, 0, static_cast<GLsizei>(n));
   glBindVertexArray(0);
   glUseProgram(0);
+  glDisable(GL_BLEND);
+  glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
   impl_->vertices.clear();
   check_gl("drawing text");
 }
