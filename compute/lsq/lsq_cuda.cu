@@ -15,13 +15,15 @@
 //     condition, underdetermined with lambda = 0) are marked and solved on the host by the CPU
 //     back end's float64 SVD (lsq_dense.cpp), as are all pixels of methods qr and svd.
 // Two streams alternate chunks with their own buffers. The chunk size follows the free device
-// memory (at most half of it for both buffer sets), so any cube the host holds streams through.
+// memory (at most half of it for both buffer sets), so any cube the host holds streams through;
+// SIMSCOPE_LSQ_CUDA_CHUNK=<pixels> caps it further (the tests use it to force many chunks).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -398,6 +400,9 @@ class CudaSolver final : public Solver {
  public:
   CudaSolver() {
     SIMSCOPE_CUDA_CHECK(cudaGetDevice(&device_));
+    int pitch = 0;
+    SIMSCOPE_CUDA_CHECK(cudaDeviceGetAttribute(&pitch, cudaDevAttrMaxPitch, device_));
+    max_pitch_ = std::size_t(pitch);
     for (auto& b : buf_) {
       SIMSCOPE_CUDA_CHECK(cudaStreamCreateWithFlags(&b.stream, cudaStreamNonBlocking));
       LSQ_CUBLAS_CHECK(cublasCreate(&b.cublas));
@@ -452,21 +457,29 @@ class CudaSolver final : public Solver {
     const std::size_t csize = cube.dtype == io::DType::Float32 ? 4 : 8;
     upload_design<T>(design, shared);
 
-    // Chunk size: both buffer sets within half the free memory, at most 2^20 pixels.
+    // Chunk size: both buffer sets within half the free memory, at most 2^20 pixels, and every
+    // cuBLAS operand (W: pc x M, G: NT x pc, B: M x pc) under 2^31 elements: the GEMMs take int
+    // dimensions and some of their kernels index in 32 bits (with N = 128, NT x 2^20 is 8.7e9).
     const double per_pixel = double(M) * (csize + sizeof(T) + 8 + 1 + 8) +
                              double(NT) * sizeof(T) + double(N) * 16 + 4 + 4 + 1 + 1 + 4;
     std::size_t free_b = 0, total_b = 0;
     SIMSCOPE_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
     std::size_t pc = std::size_t(0.5 * double(free_b) / (2 * per_pixel));
-    pc = std::min<std::size_t>({pc, std::size_t(1) << 20, P});
+    pc = std::min<std::size_t>({pc, std::size_t(1) << 20, P,
+                                std::size_t(std::numeric_limits<int>::max()) /
+                                    std::size_t(std::max(NT, M))});
     if (pc < 32 && pc < P)
       throw Error("lsq: not enough device memory for a chunk of 32 pixels (" +
                   gib(32 * 2 * per_pixel) + " needed, " + gib(double(free_b)) + " free)");
+    if (const char* e = std::getenv("SIMSCOPE_LSQ_CUDA_CHUNK"))
+      if (const unsigned long long cap = std::strtoull(e, nullptr, 10); cap > 0)
+        pc = std::min<std::size_t>(pc, std::size_t(cap));
     pc = std::max<std::size_t>(pc, 1);
     for (auto& b : buf_) ensure_buffers<T>(b, pc, M, N, csize);
 
     const bool host_all = options.method == Method::Qr || options.method == Method::Svd;
     std::uint64_t fallbacks = 0;
+    std::size_t done = 0;  // pixels finished (chunks finish out of order: buf_[0] first at the end)
     std::vector<std::size_t> host_pixels;
     auto finish = [&](Buffers& b) {  // outputs of b's chunk are on the host: host SVDs
       SIMSCOPE_CUDA_CHECK(cudaStreamSynchronize(b.stream));
@@ -476,7 +489,8 @@ class CudaSolver final : public Solver {
         if (out.status[b.p0 + q] == kStatusHost) host_pixels.push_back(b.p0 + q);
       if (!host_all) fallbacks += host_pixels.size();
       if (!host_pixels.empty()) solve_pixels_dense(cube, design, options, host_pixels, out);
-      progress_set(progress, double(b.p0 + b.np) / double(P));
+      done += b.np;
+      progress_set(progress, double(done) / double(P));
     };
 
     int next = 0;
@@ -490,9 +504,8 @@ class CudaSolver final : public Solver {
       b.busy = true;
       const int np = int(b.np);
       // 1. the slab of the cube, the mask, data and counts.
-      SIMSCOPE_CUDA_CHECK(cudaMemcpy2DAsync(b.cube, b.np * csize, cube.bytes.data() + p0 * csize,
-                                            P * csize, b.np * csize, std::size_t(M),
-                                            cudaMemcpyHostToDevice, b.stream));
+      copy_2d(b.cube, b.np * csize, cube.bytes.data() + p0 * csize, P * csize, b.np * csize,
+              std::size_t(M), cudaMemcpyHostToDevice, b.stream);
       SIMSCOPE_CUDA_CHECK(cudaMemsetAsync(b.count, 0, b.np * sizeof(int), b.stream));
       SIMSCOPE_CUDA_CHECK(cudaMemsetAsync(b.flag, 0, sizeof(int), b.stream));
       const dim3 tb(32, 8), tg(unsigned((np + 31) / 32), unsigned((M + 31) / 32));
@@ -542,9 +555,8 @@ class CudaSolver final : public Solver {
           args, static_cast<const T*>(b.gram));
       SIMSCOPE_CUDA_CHECK(cudaGetLastError());
       // 4. outputs to the host.
-      SIMSCOPE_CUDA_CHECK(cudaMemcpy2DAsync(out.solution.data() + p0, P * sizeof(double), b.x,
-                                            b.np * sizeof(double), b.np * sizeof(double),
-                                            std::size_t(N), cudaMemcpyDeviceToHost, b.stream));
+      copy_2d(out.solution.data() + p0, P * sizeof(double), b.x, b.np * sizeof(double),
+              b.np * sizeof(double), std::size_t(N), cudaMemcpyDeviceToHost, b.stream);
       SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(out.residual.data() + p0, b.residual, b.np * sizeof(float),
                                           cudaMemcpyDeviceToHost, b.stream));
       SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(out.condition.data() + p0, b.condition,
@@ -557,6 +569,21 @@ class CudaSolver final : public Solver {
     for (auto& b : buf_)
       if (b.busy) finish(b);
     out.fallback_pixels = fallbacks;
+  }
+
+  /// cudaMemcpy2DAsync, or one copy per row where a pitch exceeds the device's limit
+  /// (cudaDevAttrMaxPitch, 2^31 - 1 bytes; the host pitch P * 8 of the solution passes it from
+  /// P = 2.7e8 pixels on).
+  void copy_2d(void* dst, std::size_t dpitch, const void* src, std::size_t spitch,
+               std::size_t width, std::size_t height, cudaMemcpyKind kind, cudaStream_t stream) {
+    if (dpitch <= max_pitch_ && spitch <= max_pitch_) {
+      SIMSCOPE_CUDA_CHECK(cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream));
+      return;
+    }
+    for (std::size_t r = 0; r < height; ++r)
+      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(static_cast<char*>(dst) + r * dpitch,
+                                          static_cast<const char*>(src) + r * spitch, width, kind,
+                                          stream));
   }
 
   template <class T>
@@ -640,7 +667,9 @@ class CudaSolver final : public Solver {
   }
 
   /// A (row-major and column-major, float64), the Khatri-Rao matrix K in T and the shared
-  /// operator; uploaded again only when the design, lambda or T change.
+  /// operator, uploaded at every solve. The copies go through the legacy default stream, which
+  /// the non-blocking chunk streams do not wait for, and a pageable cudaMemcpy may return before
+  /// its DMA lands: hence the device synchronisation at the end.
   template <class T>
   void upload_design(const Design& d, const SharedSvd& shared) {
     const int M = int(d.m), N = int(d.n), NT = N * (N + 1) / 2;
@@ -664,12 +693,14 @@ class CudaSolver final : public Solver {
     SIMSCOPE_CUDA_CHECK(cudaMemcpy(d_op_, shared.op.data(), shared.op.size() * sizeof(double),
                                    cudaMemcpyHostToDevice));
     SIMSCOPE_CUDA_CHECK(cudaMemcpy(d_k_, K.data(), K.size() * sizeof(T), cudaMemcpyHostToDevice));
+    SIMSCOPE_CUDA_CHECK(cudaDeviceSynchronize());
   }
   void free_design() {
     dev_free_typed(d_a_), dev_free_typed(d_acm_), dev_free_typed(d_op_), dev_free(d_k_);
   }
 
   int device_ = 0;
+  std::size_t max_pitch_ = 0;
   Buffers buf_[2];
   double* d_a_ = nullptr;
   double* d_acm_ = nullptr;

@@ -1,6 +1,9 @@
 // The CUDA lsq solver against the CPU one (the reference back end). Every test skips with the
 // CUDA runtime's reason where no device is usable (CPU-only machines, CPU-only builds).
+#include <algorithm>
+#include <cstdlib>
 #include <ostream>
+#include <string>
 
 #include "core/backend.hpp"
 #include "test_lsq_util.hpp"
@@ -115,20 +118,132 @@ TEST(LsqCuda, RankDeficientWithGaps) {
   }
 }
 
-/// Chunks: a cube larger than one chunk would be on a small device is covered by forcing many
-/// chunks through a large cube; here simply a cube of 1.5e5 pixels, compared on a sample.
-TEST(LsqCuda, ManyPixels) {
-  SKIP_WITHOUT_CUDA();
-  SynthSpec s;
-  s.height = 300, s.width = 500, s.m = 100, s.n = 50;
-  const Synth syn = generate(s);
-  Result gpu, cpu;
-  make_solver(Backend::Cuda)->solve(syn.cube, syn.design, opts(Method::Auto, Precision::Fp32), gpu);
-  make_solver(Backend::Cpu)->solve(syn.cube, syn.design, opts(Method::Auto, Precision::Fp32), cpu);
-  for (std::size_t p = 0; p < syn.cube.pixels(); p += 101) {
-    ASSERT_EQ(gpu.status[p], cpu.status[p]);
-    EXPECT_LE(test::pixel_error(gpu, cpu.solution, p), 1e-9) << p;
+/// Caps the CUDA solver's chunk (SIMSCOPE_LSQ_CUDA_CHUNK, pixels) for the life of the object.
+struct ChunkCap {
+  explicit ChunkCap(const char* pixels) { setenv("SIMSCOPE_LSQ_CUDA_CHUNK", pixels, 1); }
+  ~ChunkCap() { unsetenv("SIMSCOPE_LSQ_CUDA_CHUNK"); }
+};
+
+/// GPU against CPU, pixel by pixel: counts and statuses equal, solutions within `tol`, residuals
+/// close, conditions within 2x (Hager's estimate may take another path), the same counters.
+void expect_same(const Result& gpu, const Result& cpu, double tol) {
+  ASSERT_EQ(gpu.solution.size(), cpu.solution.size());
+  double worst = 0;
+  for (std::size_t p = 0; p < cpu.pixels(); ++p) {
+    ASSERT_EQ(gpu.count[p], cpu.count[p]) << p;
+    ASSERT_EQ(gpu.status[p], cpu.status[p]) << p;
+    if (cpu.status[p] == kAllMissing) {
+      EXPECT_TRUE(std::isnan(gpu.solution[p]) && std::isnan(gpu.residual[p]) &&
+                  std::isnan(gpu.condition[p])) << p;
+      continue;
+    }
+    worst = std::max(worst, test::pixel_error(gpu, cpu.solution, p));
+    EXPECT_NEAR(gpu.residual[p], cpu.residual[p], 1e-4 * (1 + cpu.residual[p])) << p;
+    EXPECT_GE(gpu.condition[p] / cpu.condition[p], 0.5) << p;
+    EXPECT_LE(gpu.condition[p] / cpu.condition[p], 2.0) << p;
   }
+  EXPECT_LE(worst, tol);
+  EXPECT_EQ(gpu.status_counts, cpu.status_counts);
+  EXPECT_EQ(gpu.fallback_pixels, cpu.fallback_pixels);
+  EXPECT_EQ(gpu.shared_pixels, cpu.shared_pixels);
+  EXPECT_EQ(gpu.shared_rank, cpu.shared_rank);
+}
+
+/// Many chunks through both streams (chunks of 128 pixels, the last one 108) on the target's
+/// shape (M = 100, N = 50: N > 32 and not a multiple of 32), with an all-missing pixel and
+/// pixels without gaps in later chunks and across a chunk boundary; one solver object reused
+/// for both precisions and then for another shape and a float64 cube (buffers re-allocated),
+/// progress reaching 1. Small enough for compute-sanitizer's racecheck.
+TEST(LsqCuda, ChunksAndReuse) {
+  SKIP_WITHOUT_CUDA();
+  const ChunkCap cap("128");
+  SynthSpec s;
+  s.height = 20, s.width = 31, s.m = 100, s.n = 50;
+  Synth syn = generate(s);
+  const std::size_t P = syn.cube.pixels();
+  float* v = reinterpret_cast<float*>(syn.cube.bytes.data());
+  for (std::size_t i = 0; i < s.m; ++i) {
+    v[i * P + 300] = NAN;                                       // all missing, chunk 2
+    for (std::size_t p : {255u, 256u, 257u, 600u}) v[i * P + p] = 0.25f * float(i % 7);  // no gaps
+  }
+  auto solver = make_solver(Backend::Cuda);
+  for (Precision prec : {Precision::Fp64, Precision::Fp32}) {
+    SCOPED_TRACE(name(prec));
+    Result gpu, cpu;
+    Progress pr;
+    solver->solve(syn.cube, syn.design, opts(Method::Auto, prec), gpu, &pr);
+    make_solver(Backend::Cpu)->solve(syn.cube, syn.design, opts(Method::Auto, prec), cpu);
+    expect_same(gpu, cpu, 1e-9);
+    EXPECT_EQ(gpu.status_counts[kAllMissing], 1u);
+    EXPECT_EQ(gpu.shared_pixels, 4u);
+    EXPECT_DOUBLE_EQ(pr.fraction.load(), 1.0);
+  }
+  const Design d = test::random_design(23, 7, 13);
+  const Cube c = test::random_cube(d, 9, 31, 0.3, 14);  // float64, 279 pixels: 3 chunks
+  Result gpu, cpu;
+  solver->solve(c, d, opts(Method::Normal, Precision::Fp64, 0.3), gpu);
+  make_solver(Backend::Cpu)->solve(c, d, opts(Method::Normal, Precision::Fp64, 0.3), cpu);
+  expect_same(gpu, cpu, 1e-9);
+}
+
+/// The largest N (128: in fp64 one warp's factor needs 70 KB of shared memory, past the 48 KB
+/// default, so the kernel opts in) and N = 33 (one lane past a warp), both precisions, with
+/// and without Tikhonov.
+TEST(LsqCuda, LargeUnknowns) {
+  SKIP_WITHOUT_CUDA();
+  for (std::size_t n : {std::size_t(33), kMaxUnknowns}) {
+    const Design d = test::random_design(300, n, unsigned(n));
+    const Cube c = test::random_cube(d, 2, 3, 0.1, unsigned(n) + 1);
+    for (Precision prec : {Precision::Fp64, Precision::Fp32})
+      for (double lambda : {0.0, 2.0}) {
+        SCOPED_TRACE("N " + std::to_string(n) + " " + name(prec) + " lambda " +
+                     std::to_string(lambda));
+        Result gpu, cpu;
+        make_solver(Backend::Cuda)->solve(c, d, opts(Method::Auto, prec, lambda), gpu);
+        make_solver(Backend::Cpu)->solve(c, d, opts(Method::Auto, prec, lambda), cpu);
+        expect_same(gpu, cpu, 1e-9);
+        EXPECT_EQ(gpu.fallback_pixels, 0u);
+      }
+  }
+}
+
+/// Edge shapes: one unknown, one observation, M < N with and without gaps, M < 32 (a partial
+/// tile of the mask transpose), Tikhonov on pixels with fewer rows than unknowns.
+TEST(LsqCuda, EdgeShapes) {
+  SKIP_WITHOUT_CUDA();
+  struct Shape {
+    std::size_t m, n, h, w;
+  };
+  for (const Shape sh : {Shape{1, 1, 3, 2}, Shape{3, 1, 1, 1}, Shape{2, 3, 5, 1},
+                         Shape{5, 3, 2, 3}, Shape{60, 17, 1, 9}}) {
+    const Design d = test::random_design(sh.m, sh.n, unsigned(sh.m * 7 + sh.n));
+    const Cube c = test::random_cube(d, sh.h, sh.w, sh.m > 2 ? 0.2 : 0.0, 5);
+    for (Precision prec : {Precision::Fp64, Precision::Fp32})
+      for (double lambda : {0.0, 0.5}) {
+        SCOPED_TRACE("M " + std::to_string(sh.m) + " N " + std::to_string(sh.n) + " " +
+                     name(prec) + " lambda " + std::to_string(lambda));
+        Result gpu, cpu;
+        make_solver(Backend::Cuda)->solve(c, d, opts(Method::Auto, prec, lambda), gpu);
+        make_solver(Backend::Cpu)->solve(c, d, opts(Method::Auto, prec, lambda), cpu);
+        expect_same(gpu, cpu, 1e-9);
+      }
+  }
+}
+
+/// A cancelled solve throws Cancelled, and the same solver then solves normally.
+TEST(LsqCuda, CancelThenReuse) {
+  SKIP_WITHOUT_CUDA();
+  const ChunkCap cap("64");
+  const Design d = test::random_design(20, 6, 31);
+  const Cube c = test::random_cube(d, 10, 20, 0.2, 32);
+  auto solver = make_solver(Backend::Cuda);
+  Result gpu, cpu;
+  Progress cancelled;
+  cancelled.cancel = true;
+  EXPECT_THROW(solver->solve(c, d, Options{}, gpu, &cancelled), Cancelled);
+  solver->solve(c, d, Options{}, gpu);
+  make_solver(Backend::Cpu)->solve(c, d, Options{}, cpu);
+  expect_same(gpu, cpu, 1e-9);
 }
 
 }  // namespace
