@@ -110,7 +110,9 @@ struct LaunchPlan {
 
 /// Nodes per thread with compiled kernels, and the largest block each may use: the kernels'
 /// __launch_bounds__ (npl <= 4: 512 threads, i.e. <= 128 registers; npl 5 and 8: 192 threads and
-/// 2 blocks per SM, <= 168 registers, so that their register arrays do not spill).
+/// 2 blocks per SM, <= 168 registers). ptxas for sm_90 (second session, nvcc 13.0): npl 1 and 2
+/// do not spill; npl 4, 5 and 8 do (64 to 492 bytes of spill stores), one reason the planner
+/// prefers npl 2. Measure npl 4/5/8 on the GPU (SIMSCOPE_OSC_NPL) before trusting them.
 constexpr int kNplChoices[] = {1, 2, 4, 5, 8};
 constexpr int max_threads_for_npl(int npl) { return npl <= 4 ? 512 : 192; }
 constexpr int min_blocks_for_npl(int npl) { return npl <= 4 ? 1 : 2; }
