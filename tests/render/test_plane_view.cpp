@@ -164,8 +164,9 @@ TEST_F(RenderTest, NanIsGreyAndInfinitiesClamp) {
   const auto [lo, hi] = view.range();
   EXPECT_DOUBLE_EQ(lo, 0);  // finite values only
   EXPECT_DOUBLE_EQ(hi, 26);
-  EXPECT_EQ(img.at(3, 4), (std::array<int, 3>{128, 128, 128}));
-  EXPECT_EQ(img.at(10, 1), (std::array<int, 3>{128, 128, 128}));
+  // 0.5 * 255 = 127.5: a tie that GL implementations may round either way (llvmpipe: 128).
+  EXPECT_LE(test::max_diff(img.at(3, 4), {128, 128, 128}), 1);
+  EXPECT_LE(test::max_diff(img.at(10, 1), {128, 128, 128}), 1);
   EXPECT_EQ(compare_all(img, p, "viridis", lo, hi, false), 0);
 }
 
@@ -187,7 +188,8 @@ TEST_F(RenderTest, OrientationIRightJUpWithSquarePixels) {
   for (int i = 0; i < 2; ++i) {
     for (int j = 0; j < 3; ++j) {
       const int g = static_cast<int>(std::lround(values[i * 3 + j] / 5.0 * 255));
-      EXPECT_EQ(img.at(100 + 100 * i + 50, 100 * j + 50), (std::array<int, 3>{g, g, g}))
+      // One level of slack for the colormap lookup's interpolation on other GL implementations.
+      EXPECT_LE(test::max_diff(img.at(100 + 100 * i + 50, 100 * j + 50), {g, g, g}), 1)
           << "i=" << i << " j=" << j;
     }
   }
