@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <string>
+#include <utility>
 
 #include "core/error.hpp"
 #include "field/field.hpp"
@@ -13,6 +15,52 @@ namespace simscope::app {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+/// The names of a plane's in-plane axes (u to the right, v up), as field::make_targets lays them.
+std::pair<const char*, const char*> plane_axes(field::PlaneKind kind) {
+  switch (kind) {
+    case field::PlaneKind::XZ: return {"x", "z"};
+    case field::PlaneKind::YZ: return {"y", "z"};
+    default: return {"x", "y"};
+  }
+}
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+/// Axis titles of a plane ("x: -1.5 ... 1.5"), or for a box a label on each face of the mosaic
+/// ("-x (y, z)": the face and its in-plane axes, right and up) and the faces' common range.
+render::PlaneAnnotations annotations_of(const field::Grid& g) {
+  render::PlaneAnnotations a;
+  if (g.kind != field::PlaneKind::Box) {
+    const auto [u, v] = plane_axes(g.kind);
+    a.axis_i = {u, true, -g.half_width, g.half_width};
+    a.axis_j = {v, true, -g.half_width, g.half_width};
+    return a;
+  }
+  a.axis_i = {"each face (right, up): " + number(-g.half_width) + " ... " + number(g.half_width),
+              false, 0, 0};
+  static const char* const kFaces[6] = {"-x", "+x", "-y", "+y", "-z", "+z"};
+  static const field::PlaneKind kKinds[3] = {field::PlaneKind::YZ, field::PlaneKind::XZ,
+                                             field::PlaneKind::XY};
+  for (int f = 0; f < 6; ++f) {
+    // Face f's tile: column f / 2, row f % 2 (see view_image).
+    const auto [u, v] = plane_axes(kKinds[f / 2]);
+    const std::string face = kFaces[f];
+    const std::string at =
+        std::string(1, face[1]) + " = " + number(f % 2 == 0 ? -g.offset : g.offset);
+    render::RegionLabel r;
+    r.u0 = (f / 2) / 3.0, r.u1 = (f / 2 + 1) / 3.0;
+    r.v0 = (f % 2) / 2.0, r.v1 = (f % 2 + 1) / 2.0;
+    r.texts = {face + " face, " + at + ": " + u + " right, " + v + " up",
+               face + ": " + u + " right, " + v + " up", face + " (" + u + ", " + v + ")", face};
+    a.regions.push_back(std::move(r));
+  }
+  return a;
+}
 
 const char* label_of(const std::string& name) {
   if (name == "magnitude") return "|E|";
@@ -90,6 +138,7 @@ class FieldWorkload final : public Workload {
     // Components are signed: a diverging map centred on zero, linear.
     const bool signed_output = view == "ex" || view == "ey" || view == "ez";
     if (signed_output) img.colormap = "coolwarm", img.scale = "linear";
+    img.annotations = annotations_of(field::grid_from(r.params));
     if (o->shape.size() == 2) {
       img.rows = int(o->shape[0]);
       img.cols = int(o->shape[1]);

@@ -200,6 +200,12 @@ class LsqWorkload final : public Workload {
       for (std::size_t j = 0; j < H; ++j)
         img.data[w * H + j] = o->data[offset + (H - 1 - j) * W + w];
     if (img.colormap == "coolwarm") img.symmetric_range();  // zero at the neutral centre
+    // Titles in the cube's pixel indices (a preview samples every stride-th pixel): columns w
+    // left to right, rows h top to bottom (the vertical axis runs from H-1 at the bottom to 0).
+    const auto pl = std::static_pointer_cast<const LsqPayload>(r.payload);
+    const double stride = pl ? double(pl->stride) : 1.0;
+    img.annotations.axis_i = {"pixel column w", true, 0.0, double(W - 1) * stride};
+    img.annotations.axis_j = {"pixel row h", true, double(H - 1) * stride, 0.0};
     return img;
   }
 

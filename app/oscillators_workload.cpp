@@ -132,6 +132,11 @@ class OscillatorsWorkload final : public Workload {
         img.data[std::size_t(i) * img.cols + j] =
             amp ? float(std::hypot(o->data64[2 * q], o->data64[2 * q + 1])) : float(o->data64[q]);
       }
+    // Members and nodes are indices, not lengths: the map fills the view (a study of 8 members
+    // of 100 nodes is not a thin strip), titled with the indices each axis covers.
+    img.annotations.aspect = render::Aspect::Fill;
+    img.annotations.axis_i = {"member k", true, 0.0, double(std::size_t(img.rows - 1) * sk)};
+    img.annotations.axis_j = {"node i", true, 0.0, double(std::size_t(img.cols - 1) * sn)};
     img.label = amp ? "|z|" : "theta";
     img.unit = amp ? "" : "rad";
     img.colormap = amp ? "" : "twilight";  // cyclic, for phases

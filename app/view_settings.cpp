@@ -13,6 +13,7 @@ render::ViewSettings to_render_settings(const ParamSet& view, const ViewImage& i
   s.colorbar = view.get_bool("view.colorbar");
   s.label = image.label;
   s.unit = image.unit;
+  s.annotations = image.annotations;
   // The workload's choice for this image while the user has not picked another.
   if (s.auto_range && image.range_lo < image.range_hi) {
     s.auto_range = false;

@@ -9,7 +9,8 @@ namespace simscope::app {
 /// Settings for drawing `image` with the view parameters `view`. With `use_hints`, the image's
 /// colormap/scale hints replace view.colormap/view.scale while those are at their defaults (the
 /// headless runner); the GUI applies the hints to its view parameters instead, so its panel shows
-/// what is drawn (apply_view_hints). The image's fixed range applies while view.range is auto.
+/// what is drawn (apply_view_hints). The image's fixed range applies while view.range is auto; its
+/// annotations (aspect, axis titles, region labels) always.
 render::ViewSettings to_render_settings(const ParamSet& view, const ViewImage& image,
                                         bool use_hints = true);
 

@@ -13,6 +13,7 @@
 #include "core/params.hpp"
 #include "core/progress.hpp"
 #include "io/npy.hpp"
+#include "render/plane_annotations.hpp"
 
 namespace simscope::app {
 
@@ -41,6 +42,12 @@ struct ViewImage {
   /// The workload's fixed range for this image (e.g. status codes 0..3 as -0.5..3.5, so a code
   /// keeps its colour whatever codes occur), used while view.range is "auto"; lo == hi: none.
   double range_lo = 0, range_hi = 0;
+  /// What the view draws around and over the image: Aspect::Fill for arrays whose axes are not
+  /// lengths (e.g. members x nodes; spatial planes keep square pixels), the titles of axes i and
+  /// j with the coordinates of their first and last samples, and labels of regions (e.g. the
+  /// faces of a box mosaic) in fractions of the axes. Copied into the view's settings by
+  /// to_render_settings (view_settings.hpp).
+  render::PlaneAnnotations annotations;
   /// Sets the fixed range to [-m, m], m the largest finite |value|: a diverging colormap then
   /// puts zero at its neutral centre.
   void symmetric_range() {
@@ -94,10 +101,10 @@ class Workload {
                         Progress* progress) = 0;
   /// True for live workloads whose runs advance a state (e.g. N integrator steps per run): the
   /// GUI submits the next run as soon as a result arrives, unless paused.
-  virtual bool continuous(const ParamSet& params) const { return false; }
+  virtual bool continuous(const ParamSet& /*params*/) const { return false; }
   /// How the GUI's centre shows a result: "plane" (view_image() through the plane view) or a
   /// name its WorkloadGui draws itself (e.g. "phase").
-  virtual std::string view_kind(const ParamSet& params) const { return "plane"; }
+  virtual std::string view_kind(const ParamSet& /*params*/) const { return "plane"; }
   /// The image shown for the parameter "view" of `result`. Throws simscope::Error.
   virtual ViewImage view_image(const RunResult& result, const std::string& view) const = 0;
   /// Physical coordinates of image sample (i, j) for the cursor readout, e.g. "x=1.2 y=-3 z=0".
