@@ -95,5 +95,5 @@ for label, args, words in cases:
     p2 = run(simscope, "--headless", "--out-dir", fresh, *args)
     lines2 = [l for l in p2.stderr.strip().splitlines() if l.strip()]
     c.check(p2.returncode != 0 and not os.path.exists(fresh), f"{label}: no output directory created")
-    c.check(len(lines2) == 1 and "error" in lines2[0], f"{label} (auto back end): one line: {lines2!r}")
+    c.check(len(lines2) == 1 and lines2[0].startswith("simscope:"), f"{label} (auto back end): one line: {lines2!r}")
 c.done()
