@@ -20,6 +20,7 @@
 #include "core/error.hpp"
 #include "export.hpp"
 #include "gui_state.hpp"
+#include "key_presses.hpp"
 #include "params_json.hpp"
 #include "png.hpp"
 #include "render/offscreen.hpp"
@@ -175,32 +176,31 @@ void export_data(GuiState& s) {
   }
 }
 
-void handle_keys(GuiState& s, Window& window, bool& screenshot, bool& export_now) {
-  ImGuiIO& io = ImGui::GetIO();
-  if (io.WantCaptureKeyboard) return;
-  if (io.KeyCtrl) {
-    if (ImGui::IsKeyPressed(GLFW_KEY_O)) s.open_preset_popup = true;
-    if (ImGui::IsKeyPressed(GLFW_KEY_S)) s.save_preset_popup = true;
-    return;
-  }
-  if (ImGui::IsKeyPressed(GLFW_KEY_SPACE)) {
+/// The window's shortcuts, from the presses queued since the last frame (KeyPresses), unless
+/// ImGui is taking the keyboard (a text field has focus).
+void handle_keys(GuiState& s, KeyPresses& keys, bool& screenshot, bool& export_now) {
+  const bool captured = ImGui::GetIO().WantCaptureKeyboard;
+  auto pressed = [&](int key, int mods = 0) { return !captured && keys.pressed(key, mods); };
+  if (pressed(GLFW_KEY_O, GLFW_MOD_CONTROL)) s.open_preset_popup = true;
+  if (pressed(GLFW_KEY_S, GLFW_MOD_CONTROL)) s.save_preset_popup = true;
+  if (pressed(GLFW_KEY_SPACE)) {
     s.paused = !s.paused;
     if (!s.paused && s.params != s.submitted) submit(s);
   }
-  if (ImGui::IsKeyPressed(GLFW_KEY_S)) screenshot = true;
-  if (ImGui::IsKeyPressed(GLFW_KEY_E)) export_now = true;
-  if (ImGui::IsKeyPressed(GLFW_KEY_R)) {  // reset the view: automatic range, no zoom
+  if (pressed(GLFW_KEY_S)) screenshot = true;
+  if (pressed(GLFW_KEY_E)) export_now = true;
+  if (pressed(GLFW_KEY_R)) {  // reset the view: automatic range, no zoom
     s.view.set("view.range", std::string("auto"));
     s.zoom = 1, s.zoom_cu = s.zoom_cv = 0.5;
     s.image_dirty = true;
   }
-  if (ImGui::IsKeyPressed(GLFW_KEY_H)) s.show_panels = !s.show_panels;
+  if (pressed(GLFW_KEY_H)) s.show_panels = !s.show_panels;
   for (int k = 0; k < 3; ++k)
-    if (ImGui::IsKeyPressed(GLFW_KEY_1 + k) && k < int(workload_names().size()))
+    if (pressed(GLFW_KEY_1 + k) && k < int(workload_names().size()))
       s.switch_to = workload_names()[k];
-  if (ImGui::IsKeyPressed(GLFW_KEY_F1)) s.show_help = !s.show_help;
-  if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE) && s.show_help) s.show_help = false;
-  (void)window;
+  if (pressed(GLFW_KEY_F1)) s.show_help = !s.show_help;
+  if (pressed(GLFW_KEY_ESCAPE) && s.show_help) s.show_help = false;
+  keys.clear();
 }
 
 /// Mouse wheel over the plane zooms about the cursor; dragging with the right button pans.
@@ -270,6 +270,7 @@ int run_gui(const CliOptions& o) {
   ImGui::StyleColorsDark();
   ImGui::GetStyle().ScaleAllSizes(scale);
   io.FontGlobalScale = scale;
+  KeyPresses keys(window.handle());  // before ImGui's back end, which chains to its callback
   ImGui_ImplGlfw_InitForOpenGL(window.handle(), true);
   ImGui_ImplOpenGL3_Init("#version 450");
 
@@ -323,7 +324,7 @@ int run_gui(const CliOptions& o) {
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
-    handle_keys(s, window, s.want_screenshot, s.want_export);
+    handle_keys(s, keys, s.want_screenshot, s.want_export);
 
     const float W = float(ww), H = float(wh);
     const float left = s.show_panels ? std::min(420.f * scale, W * 0.4f) : 0.f;
