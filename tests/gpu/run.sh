@@ -46,12 +46,12 @@ tests_rc=$?
 grep -E 'tests passed|Total Test time' "$out/ctest.log"
 grep -E '\(Failed\)|\(Timeout\)|\(SEGFAULT\)|Exception' "$out/ctest.log" | head -20
 # On this machine nothing CUDA may skip: a skipped CUDA test is an unproven path.
-skipped_re='Test +#[0-9]+: [^ ]*(Cuda|Interop|FieldPlane)[^ ]* .*Skipped'
+skipped_re='Test +#[0-9]+: [^ ]*(Cuda|Interop|FieldPlane|Device)[^ ]* .*Skipped'
 cuda_skips=$(grep -E "$skipped_re" "$out/ctest.log" | grep -cv WithoutDevice)  # those skip here
 grep -E 'Test +#[0-9]+: .*Skipped' "$out/ctest.log" | head -20
 echo "CUDA-related tests skipped: $cuda_skips"
 # The interop path and the zero-copy upload, with their [ info ] lines.
-timeout 60 build-gpu/tests/render/test_render --gtest_filter='*Interop*:*FieldPlane*' \
+timeout 60 build-gpu/tests/render/test_render --gtest_filter='*Interop*:*FieldPlane*:*DeviceUpload*' \
   > "$out/interop.log" 2>&1; interop_rc=$?
 grep -E '\[ info \]|OK \]|FAILED|SKIPPED' "$out/interop.log" | head -12
 
