@@ -99,10 +99,11 @@ class OscillatorsGui final : public WorkloadGui {
     ImGui::Text("members: %d of %d shown live, N = %d", p->frame.members, p->members,
                 p->frame.nodes);
     const bool own = p->shown == int(s.params.get_int("live.topology")) && !p->watch_order.empty();
-    plot(own ? p->watch_order : p->order, "##R", own ? "R(t), member" : "R(t), ensemble mean",
-         p->order, 0.0f, 1.0f);
-    plot(own ? p->watch_msd : p->msd, "##msd", own ? "msd(t), member" : "msd(t), ensemble mean",
-         p->msd, FLT_MAX, FLT_MAX);
+    const std::string of = own ? " of member " + std::to_string(p->shown) : ", ensemble mean";
+    plot(own ? p->watch_order : p->order, "##R", "R(t)" + of, own ? &p->order : nullptr, 0.0f,
+         1.0f);
+    plot(own ? p->watch_msd : p->msd, "##msd", "msd(t)" + of, own ? &p->msd : nullptr, FLT_MAX,
+         FLT_MAX);
     ImGui::TextDisabled("samples every %lld steps (record.every)",
                         static_cast<long long>(p->every));
     if (std::isfinite(p->msd_mean)) {
@@ -209,13 +210,19 @@ class OscillatorsGui final : public WorkloadGui {
                        double(s.params.get_int("integrator.steps"));
   }
 
-  static void plot(const std::vector<double>& v, const char* id, const char* what,
-                   const std::vector<double>& mean, float lo, float hi) {
+  /// A time series with its caption and latest value, e.g. "R(t) of member 3: 0.1259 (ensemble
+  /// mean 0.31)"; `mean` (the ensemble mean's series) only for a member's own series.
+  static void plot(const std::vector<double>& v, const char* id, const std::string& what,
+                   const std::vector<double>* mean, float lo, float hi) {
     const std::vector<float> f = to_float(v);
-    char overlay[128];
-    std::snprintf(overlay, sizeof overlay, "%s %.4g (mean %.4g)", what, last_finite(v),
-                  last_finite(mean));
-    ImGui::PlotLines(id, f.empty() ? nullptr : f.data(), int(f.size()), 0, overlay, lo, hi,
+    char caption[160];
+    if (mean)
+      std::snprintf(caption, sizeof caption, "%s: %.4g (ensemble mean %.4g)", what.c_str(),
+                    last_finite(v), last_finite(*mean));
+    else
+      std::snprintf(caption, sizeof caption, "%s: %.4g", what.c_str(), last_finite(v));
+    ImGui::TextWrapped("%s", caption);  // above the plot: an overlay would be clipped
+    ImGui::PlotLines(id, f.empty() ? nullptr : f.data(), int(f.size()), 0, nullptr, lo, hi,
                      ImVec2(ImGui::GetContentRegionAvail().x, 80));
   }
 
