@@ -80,10 +80,13 @@ step "compute-sanitizer memcheck / racecheck over the CUDA tests"
 san_rc=0
 if command -v compute-sanitizer > /dev/null; then
   for tool in memcheck racecheck; do
-    SIMSCOPE_TEST_SANITIZER=1 timeout "$(left 20)" compute-sanitizer --tool $tool --error-exitcode 9 \
+    # memcheck gets half of what is left, racecheck the rest (each test binary run is capped).
+    limit=$(left 20); [ $tool = memcheck ] && limit=$((limit / 2))
+    SIMSCOPE_TEST_SANITIZER=1 timeout "$limit" compute-sanitizer --tool $tool --error-exitcode 9 \
       build-gpu/tests/test_compute --gtest_filter='*Cuda*' > "$out/sanitizer_$tool.log" 2>&1
     rc=$?; [ $rc -ne 0 ] && san_rc=1
     echo "$tool rc=$rc: $(grep -E 'ERROR SUMMARY|PASSED|FAILED' "$out/sanitizer_$tool.log" | tr '\n' ' ' | cut -c1-200)"
+    [ $rc -eq 124 ] && echo "  time limit ($limit s) reached in: $(grep -E '^\[ RUN' "$out/sanitizer_$tool.log" | tail -1)"
   done
 else
   echo "compute-sanitizer not found"; san_rc=1
