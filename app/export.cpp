@@ -74,7 +74,10 @@ std::vector<std::string> export_run(const RunResult& r, const std::string& dir_p
       write_png(staged.toStdString(), image->rgba, image->width, image->height,
                 {{"Software", "simscope " SIMSCOPE_VERSION},
                  {"simscope.workload", QString::fromStdString(r.workload)},
-                 {"simscope.params", to_text(r.params)}});
+                 {"simscope.params", to_text(r.params)},
+                 {"simscope.view", QString::fromUtf8(QJsonDocument(
+                     manifest.value("render").toObject().value("view").toObject()).toJson(
+                     QJsonDocument::Compact))}});
       // The image first: it may go outside the directory, where a move is likelier to fail.
       moves.insert(moves.begin(),
                    {staged, QFileInfo(QString::fromStdString(image->path)).absoluteFilePath()});

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <thread>
+#include <tuple>
 
 #include "core/error.hpp"
 #include "export.hpp"
@@ -98,6 +99,10 @@ int run_headless(const CliOptions& o) {
       info.context = ctx->backend_name();
       info.renderer = ctx->renderer();
       info.upload_path = view.upload_path();
+      info.output = r.params.get_string(view_param);
+      info.colormap = view.settings().colormap;
+      info.scale = view.settings().log_scale ? "log" : "linear";
+      std::tie(info.range_lo, info.range_hi) = view.range();
       info.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
     const QJsonObject manifest = run_manifest(r, s.backend.notice, info);

@@ -61,6 +61,14 @@ QJsonObject run_manifest(const RunResult& r, const std::string& backend_notice,
     rj["context"] = QString::fromStdString(render.context);
     rj["renderer"] = QString::fromStdString(render.renderer);
     rj["upload_path"] = QString::fromStdString(render.upload_path);
+    if (!render.output.empty()) {
+      QJsonObject v;
+      v["output"] = QString::fromStdString(render.output);
+      v["colormap"] = QString::fromStdString(render.colormap);
+      v["scale"] = QString::fromStdString(render.scale);
+      v["range"] = QJsonArray{render.range_lo, render.range_hi};
+      rj["view"] = v;
+    }
     m["render"] = rj;
   }
   return m;

@@ -12,11 +12,16 @@ struct RenderInfo {
   std::string renderer;     ///< GL_RENDERER, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)"
   std::string upload_path;  ///< "cuda-gl interop", "device->host copy" or "host upload"
   double seconds = 0;
+  /// What the image shows and how: the output drawn, the colormap and scale actually used (the
+  /// view settings or the workload's hints) and the colour range [lo, hi] (data units; for a log
+  /// scale the values, not their logarithms). Empty output: not recorded.
+  std::string output, colormap, scale;
+  double range_lo = 0, range_hi = 0;
 };
 
 /// The manifest of `result`: {"simscope": {version, qt, compiler, cuda}, "workload", "params",
 /// "backend": {name, device, notice}, "timings": {...}, "stats", "warnings", "outputs": [...],
-/// "render": {...}}.
+/// "render": {context, renderer, upload_path, "view": {output, colormap, scale, range}}}.
 QJsonObject run_manifest(const RunResult& result, const std::string& backend_notice,
                          const RenderInfo& render);
 

@@ -99,4 +99,17 @@ c.check(p.returncode == 0 and all(os.path.exists(os.path.join(d, f"{x}.npy")) fo
         "default demo writes the five outputs")
 c.check(os.path.exists(os.path.join(d, "view.png")) and os.path.exists(os.path.join(d, "run.json")),
         "default demo writes view.png and run.json")
+# run.json and the PNG record how the image was drawn: output, colormap, scale and the colour
+# range, which for the automatic log range is [smallest positive, largest] of the output.
+if p.returncode == 0:
+    view = json.load(open(os.path.join(d, "run.json"))).get("render", {}).get("view", {})
+    mag = np.load(os.path.join(d, "magnitude.npy")).astype(np.float64)
+    pos = mag[np.isfinite(mag) & (mag > 0)]
+    c.check(view.get("output") == "magnitude" and view.get("colormap") == "viridis"
+            and view.get("scale") == "log", f"run.json render.view names what was drawn: {view}")
+    lo, hi = (view.get("range") or [0, 0])
+    c.check(abs(lo - pos.min()) <= 1e-6 * pos.min() and abs(hi - pos.max()) <= 1e-6 * pos.max(),
+            f"render.view.range [{lo}, {hi}] is the data's [{pos.min()}, {pos.max()}]")
+    _, text = read_png(os.path.join(d, "view.png"))
+    c.check(json.loads(text.get("simscope.view", "{}")) == view, "view.png's text chunk simscope.view")
 c.done()
