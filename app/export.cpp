@@ -1,10 +1,15 @@
 #include "export.hpp"
 
+#include <algorithm>
+
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
+#include <QJsonObject>
+#include <QStringList>
 #include <QString>
 
 #include "core/error.hpp"
@@ -40,6 +45,21 @@ void write_output_npy(const std::string& path, const OutputArray& o) {
   }
 }
 
+namespace {
+/// The .npy files that an earlier run.json in `dir` lists (plain names only), or none.
+QStringList earlier_outputs(const QDir& dir) {
+  QFile f(dir.filePath("run.json"));
+  if (!f.open(QIODevice::ReadOnly)) return {};
+  QStringList names;
+  for (const QJsonValue& o : QJsonDocument::fromJson(f.readAll()).object().value("outputs").toArray()) {
+    const QString name = o.toObject().value("file").toString();
+    if (name.endsWith(".npy") && !name.contains('/') && !name.contains('\\') && name != ".npy")
+      names.push_back(name);
+  }
+  return names;
+}
+}  // namespace
+
 std::vector<std::string> export_run(const RunResult& r, const std::string& dir_path,
                                     const QJsonObject& manifest, const ExportImage* image) {
   QDir dir(QDir(QString::fromStdString(dir_path)).absolutePath());
@@ -54,6 +74,7 @@ std::vector<std::string> export_run(const RunResult& r, const std::string& dir_p
     if (!existed) QDir().rmdir(dir.absolutePath());
     throw Error(dir_path + ": output directory is not writable");
   }
+  const QStringList earlier = earlier_outputs(dir);
   // (staged file, final path)
   std::vector<std::pair<QString, QString>> moves;
   try {
@@ -92,6 +113,12 @@ std::vector<std::string> export_run(const RunResult& r, const std::string& dir_p
       written.push_back(to.toStdString());
     }
     staging.removeRecursively();
+    // The directory describes one run: .npy outputs of the earlier run that this one did not
+    // write (another workload's, say) would be mistaken for this run's.
+    for (const QString& name : earlier)
+      if (std::none_of(r.outputs.begin(), r.outputs.end(),
+                       [&](const OutputArray& o) { return QString::fromStdString(o.name) + ".npy" == name; }))
+        QFile::remove(dir.filePath(name));
     return written;
   } catch (...) {
     staging.removeRecursively();

@@ -19,7 +19,9 @@ struct ExportImage {
 };
 
 /// Writes the files and returns their paths in order (npy files, run.json, PNG). Throws
-/// simscope::Error naming the path that failed; nothing partial remains then.
+/// simscope::Error naming the path that failed; nothing partial remains then, and the directory
+/// keeps what it held. On success, .npy files that the directory's earlier run.json listed and
+/// this run did not write are removed, so the directory always describes one run.
 std::vector<std::string> export_run(const RunResult& result, const std::string& dir,
                                     const QJsonObject& manifest, const ExportImage* image);
 

@@ -198,4 +198,18 @@ for label, sets, words in cases:
     fresh = out + "_fresh"
     p2 = headless(fresh, *sets)
     c.check(p2.returncode != 0 and not os.path.exists(fresh), f"{label}: no output directory created")
+
+# One output directory, two workloads in turn: it describes the last run only (the field's .npy
+# files that the first run.json listed go; a file of the user's stays).
+d = scratch("e2e_lsq_reuse")
+user_file = os.path.join(d, "notes.npy")
+p = run(simscope, "--headless", "--backend", "cpu", "--out-dir", d, "--set", "grid.size=16")
+with open(user_file, "wb") as f:
+    f.write(b"mine")
+p2 = run(simscope, "--headless", "--backend", "cpu", "--workload", "lsq", "--out-dir", d,
+         "--set", "synth.height=8", "--set", "synth.width=8")
+listed = {o["file"] for o in json.load(open(os.path.join(d, "run.json")))["outputs"]}
+npys = {f for f in os.listdir(d) if f.endswith(".npy")}
+c.check(p.returncode == 0 and p2.returncode == 0 and npys == listed | {"notes.npy"},
+        f"reused directory holds the lsq outputs and the user's file only: {sorted(npys)}")
 c.done()
