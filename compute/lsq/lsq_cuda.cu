@@ -1,7 +1,8 @@
 // The CUDA lsq solver (lsq.hpp, Solver). Same algorithm and outputs as the CPU back end
 // (lsq_cpu.cpp), in chunks of pixels that stream through the device:
 //
-//  1. the chunk's slab of the cube (M x Pc, pitched copy) goes up; a tiled-transpose kernel
+//  1. the chunk's slab of the cube (M x Pc, pitched copy) goes up (not again when the whole cube
+//     fits one chunk and the same Cube::generation was solved last); a tiled-transpose kernel
 //     writes the 0/1 mask W (Pc x M, column-major, for the Gram product), the data with gaps
 //     zeroed pixel-major (M x Pc) and a pixel-major mask, and counts the observed rows;
 //  2. a classify kernel sorts pixels: empty, no gaps (shared SVD of A), Cholesky, host SVD;
@@ -394,6 +395,9 @@ struct Buffers {
   bool busy = false;
   int host_flag = 0;
   std::string capacity_key;  // what the buffers were allocated for
+  /// Cube::generation of the whole cube held in `cube` (one-chunk solves only); 0: none. A solve
+  /// of the same cube skips the upload (e.g. the GUI changing lambda, method or precision).
+  std::uint64_t resident_generation = 0;
 };
 
 class CudaSolver final : public Solver {
@@ -437,6 +441,7 @@ class CudaSolver final : public Solver {
       for (auto& b : buf_) {
         cudaStreamSynchronize(b.stream);
         b.busy = false;
+        b.resident_generation = 0;  // an upload may have stopped half-way
       }
       cudaGetLastError();
       throw;
@@ -503,9 +508,15 @@ class CudaSolver final : public Solver {
       b.np = std::min(pc, P - p0);
       b.busy = true;
       const int np = int(b.np);
-      // 1. the slab of the cube, the mask, data and counts.
-      copy_2d(b.cube, b.np * csize, cube.bytes.data() + p0 * csize, P * csize, b.np * csize,
-              std::size_t(M), cudaMemcpyHostToDevice, b.stream);
+      // 1. the slab of the cube (unless this buffer holds the whole cube already), the mask,
+      // data and counts.
+      const bool whole = b.np == P;
+      if (!(whole && cube.generation != 0 && b.resident_generation == cube.generation)) {
+        b.resident_generation = 0;
+        copy_2d(b.cube, b.np * csize, cube.bytes.data() + p0 * csize, P * csize, b.np * csize,
+                std::size_t(M), cudaMemcpyHostToDevice, b.stream);
+        if (whole) b.resident_generation = cube.generation;
+      }
       SIMSCOPE_CUDA_CHECK(cudaMemsetAsync(b.count, 0, b.np * sizeof(int), b.stream));
       SIMSCOPE_CUDA_CHECK(cudaMemsetAsync(b.flag, 0, sizeof(int), b.stream));
       const dim3 tb(32, 8), tg(unsigned((np + 31) / 32), unsigned((M + 31) / 32));
@@ -639,6 +650,7 @@ class CudaSolver final : public Solver {
     dev_free_typed(b.status), dev_free_typed(b.kind), dev_free_typed(b.count),
         dev_free_typed(b.flag);
     b.capacity_key.clear();
+    b.resident_generation = 0;
   }
 
   template <class T>

@@ -53,7 +53,9 @@ int run_lsq(const std::vector<std::string>& words) {
   const lsq::Synth syn = lsq::generate(s);
   auto solver = lsq::make_solver(choice.backend);
   lsq::Result r;
+  const auto w0 = std::chrono::steady_clock::now();
   solver->solve(syn.cube, syn.design, o, r);  // warm-up (first-touch of the outputs, CUDA set-up)
+  const double first = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
   std::vector<double> secs;
   const double cpu0 = cpu_seconds();
   for (int k = 0; k < repeat; ++k) {
@@ -101,6 +103,7 @@ int run_lsq(const std::vector<std::string>& words) {
       .add("lambda", o.lambda)
       .add("seconds", sec)
       .add("seconds_min", *std::min_element(secs.begin(), secs.end()))
+      .add("first_seconds", first)
       .add("pixels_per_s", double(P) / sec)
       .add("cpu_seconds", cpu_per_solve)
       .add("repeat", std::int64_t(repeat))
@@ -135,13 +138,16 @@ const Registration reg{Bench{
     "  --backend cpu|cuda|auto (default cpu)   --precision fp64 (default) | fp32\n"
     "  --method auto (default) | normal | qr | svd (qr/svd: per-pixel, slow)\n"
     "  --repeat R  timed solves after one warm-up solve; seconds is their median (default 3):\n"
-    "              wall time of Solver::solve() (cube already in memory; on cuda with the\n"
-    "              uploads of the cube slabs and the downloads of the outputs)\n"
+    "              wall time of Solver::solve() (cube already in host memory; on cuda with\n"
+    "              the downloads of the outputs, and the upload of the cube in every solve\n"
+    "              unless it fits one chunk: then it stays on the device after the warm-up,\n"
+    "              as in the GUI). first_seconds: the warm-up solve (set-up, upload).\n"
     "  --check N   pixels sampled for the error (default 64)\n"
     "  JSON keys: workload, backend, device, precision, method, pixels, height, width,\n"
-    "  observations, unknowns, nan_fraction, lambda, seconds, seconds_min, pixels_per_s,\n"
-    "  cpu_seconds (user + system CPU time per timed solve, all threads: a load-independent\n"
-    "  figure on a busy machine; seconds ~ cpu_seconds / threads when the cores are free),\n"
+    "  observations, unknowns, nan_fraction, lambda, seconds, seconds_min, first_seconds,\n"
+    "  pixels_per_s, cpu_seconds (user + system CPU time per timed solve, all threads: a\n"
+    "  load-independent figure on a busy machine; seconds ~ cpu_seconds / threads when the\n"
+    "  cores are free),\n"
     "  repeat, max_rel_error (max over the sample of |x - ref| / |ref| against a float64 SVD\n"
     "  of the pixel's observed rows, Tikhonov-filtered when lambda > 0), error_metric, error_reference,\n"
     "  status_ok, status_underdetermined, status_rank_deficient, status_all_missing,\n"

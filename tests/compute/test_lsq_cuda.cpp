@@ -230,6 +230,38 @@ TEST(LsqCuda, EdgeShapes) {
   }
 }
 
+/// A cube that fits one chunk stays on the device between solves of the same Cube::generation
+/// (results identical to the first solve's), and only then: another cube of the same shape, and
+/// a changed copy whose generation is 0 ("unknown"), are uploaded and solved as the CPU does;
+/// after them the first cube is uploaded again.
+TEST(LsqCuda, ResidentCubeFollowsTheGeneration) {
+  SKIP_WITHOUT_CUDA();
+  const Design d = test::random_design(40, 8, 41);
+  const Cube a = test::random_cube(d, 12, 17, 0.2, 42);
+  const Cube b = test::random_cube(d, 12, 17, 0.2, 43);
+  ASSERT_NE(a.generation, 0u);
+  ASSERT_NE(a.generation, b.generation);
+  Cube changed = a;  // same shape and values, then every value doubled, generation unknown
+  ASSERT_EQ(changed.dtype, io::DType::Float64);
+  double* v = reinterpret_cast<double*>(changed.bytes.data());
+  for (std::size_t k = 0; k < changed.size(); ++k) v[k] *= 2;
+  changed.generation = 0;
+  auto solver = make_solver(Backend::Cuda);
+  auto cpu = make_solver(Backend::Cpu);
+  Result first, again, ref;
+  solver->solve(a, d, Options{}, first);
+  cpu->solve(a, d, Options{}, ref);
+  expect_same(first, ref, 1e-9);
+  solver->solve(a, d, Options{}, again);  // resident
+  expect_same(again, first, 0.0);
+  for (const Cube* c : std::initializer_list<const Cube*>{&b, &changed, &changed, &a}) {
+    Result gpu, want;
+    solver->solve(*c, d, Options{}, gpu);
+    cpu->solve(*c, d, Options{}, want);
+    expect_same(gpu, want, 1e-9);
+  }
+}
+
 /// A cancelled solve throws Cancelled, and the same solver then solves normally.
 TEST(LsqCuda, CancelThenReuse) {
   SKIP_WITHOUT_CUDA();
