@@ -126,7 +126,8 @@ print(f"{'workload':21} {'anchor':25} {'anchor fig':>10} {'simscope':>10} {'rati
 for w, an, av, sv, t, ok, higher in rows:
     r = ((sv / av) if higher else (av / sv)) if (sv and av) else None
     print(f"{w:21} {an:25} {fmt(av):>10} {fmt(sv):>10} {fmt(r):>7} {fmt(t):>8} {'yes' if ok(sv) else 'NO'}")
-print("field max_rel_error:", f.get("max_rel_error"), " lsq max_rel_error:", l.get("max_rel_error"))
+print("field max_rel_error:", f.get("max_rel_error"), " lsq max_rel_error:", l.get("max_rel_error"),
+      " lsq first solve (with the cube's upload):", l.get("first_seconds"), "s")
 PY
 echo "tests rc=$tests_rc interop rc=$interop_rc cuda-skips=$cuda_skips sanitizer rc=$san_rc (t=${SECONDS}s)"
 exit $(( tests_rc != 0 || interop_rc != 0 || cuda_skips != 0 || san_rc != 0 ))
