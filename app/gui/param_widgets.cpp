@@ -2,6 +2,7 @@
 
 #include <imgui.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -43,8 +44,16 @@ bool param_widget(ParamSet& p, const ParamSpec& s, std::string& error) {
   bool changed = false;
   ImGui::PushID(s.name.c_str());
   const float reset_w = ImGui::GetFrameHeight();
-  ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.50f - reset_w);
   const std::string label = label_for(s);
+  {
+    // Half the panel; in a narrow panel less, down to a third, so that the label and the R
+    // button beside the widget stay visible.
+    const ImGuiStyle& st = ImGui::GetStyle();
+    const float avail = ImGui::GetContentRegionAvail().x;
+    const float fit = avail - ImGui::CalcTextSize(label.c_str()).x - reset_w -
+                      st.ItemInnerSpacing.x - 2 * st.ItemSpacing.x;
+    ImGui::SetNextItemWidth(std::max(std::min(avail * 0.50f - reset_w, fit), avail * 0.34f));
+  }
   const bool sliderable = s.has_range() && (s.max - s.min) < 1e13;
   switch (s.type) {
     case ParamType::Int: {

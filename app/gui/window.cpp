@@ -2,6 +2,8 @@
 
 #include <GLFW/glfw3.h>
 
+#include <algorithm>
+
 #include "core/error.hpp"
 
 namespace simscope::app::gui {
@@ -10,6 +12,21 @@ std::string last_glfw_error() {
   const char* d = nullptr;
   glfwGetError(&d);
   return d ? d : "unknown GLFW error";
+}
+
+/// The primary monitor's work area (screen minus task bars; its video mode where the work area
+/// is unknown), in screen coordinates. False without a monitor.
+bool work_area(int& x, int& y, int& w, int& h) {
+  GLFWmonitor* mon = glfwGetPrimaryMonitor();
+  if (!mon) return false;
+  x = y = w = h = 0;
+  glfwGetMonitorWorkarea(mon, &x, &y, &w, &h);
+  if (w <= 0 || h <= 0) {
+    const GLFWvidmode* mode = glfwGetVideoMode(mon);
+    if (!mode) return false;
+    x = y = 0, w = mode->width, h = mode->height;
+  }
+  return w > 0 && h > 0;
 }
 }  // namespace
 
@@ -22,11 +39,38 @@ Window::Window(int width, int height, const std::string& title) {
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
   glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
   glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
-  window_ = glfwCreateWindow(width, height, title.c_str(), nullptr, nullptr);
+  // No larger than the work area (a size saved on a bigger screen, or the 1280 x 800 default on
+  // a small one, would put the right panel and the status bar off-screen). GLFW scales the
+  // requested size by the monitor's content scale where it is > 1 (HiDPI X11, Windows).
+  int ax = 0, ay = 0, aw = 0, ah = 0;
+  const bool area = work_area(ax, ay, aw, ah);
+  if (area) {
+    float csx = 1, csy = 1;
+    glfwGetMonitorContentScale(glfwGetPrimaryMonitor(), &csx, &csy);
+#ifdef __APPLE__
+    csx = csy = 1;  // screen coordinates are points there: no scaling of the requested size
+#endif
+    width = std::min(width, int(aw / std::max(csx, 1.f)));
+    height = std::min(height, int(ah / std::max(csy, 1.f)));
+  }
+  window_ = glfwCreateWindow(std::max(width, 1), std::max(height, 1), title.c_str(), nullptr,
+                             nullptr);
   if (!window_) {
     const std::string err = last_glfw_error();
     glfwTerminate();
     throw Error("cannot create an OpenGL 4.5 core window: " + err);
+  }
+  if (area) {
+    // With the window manager's frame (title bar, borders) it must still fit: shrink it and put
+    // it at the work area's corner when it does not.
+    int ww = 0, wh = 0, fl = 0, ft = 0, fr = 0, fb = 0;
+    glfwGetWindowSize(window_, &ww, &wh);
+    glfwGetWindowFrameSize(window_, &fl, &ft, &fr, &fb);
+    const int fit_w = std::min(ww, aw - fl - fr), fit_h = std::min(wh, ah - ft - fb);
+    if (fit_w > 0 && fit_h > 0 && (fit_w < ww || fit_h < wh)) {
+      glfwSetWindowSize(window_, fit_w, fit_h);
+      glfwSetWindowPos(window_, ax + fl, ay + ft);
+    }
   }
   glfwMakeContextCurrent(window_);
   glfwSwapInterval(1);
