@@ -57,11 +57,13 @@ CliParse parse_command_line(const QStringList& args) {
   const QCommandLineOption no_image("no-image", "Headless: skip view.png (no OpenGL needed).");
   const QCommandLineOption list_params("list-params", "Print the parameters of a workload.",
                                        "WORKLOAD");
-  const QCommandLineOption frames("frames", "GUI: quit after N frames (for tests).", "N");
-  const QCommandLineOption screenshot("screenshot",
-                                      "GUI: save the window as PNG before quitting (with "
-                                      "--frames).",
-                                      "FILE.png");
+  const QCommandLineOption frames(
+      "frames", "GUI: quit N frames after the first full result is shown (for tests).", "N");
+  const QCommandLineOption screenshot(
+      "screenshot",
+      "GUI: save the window as PNG and quit: once the first full result is shown, or with "
+      "--frames N after N frames. The path is checked before the window opens.",
+      "FILE.png");
   const QCommandLineOption quiet({"q", "quiet"}, "Print only errors.");
   for (const auto* o : {&workload, &preset, &set, &backend, &headless, &out, &out_dir, &image_size,
                         &no_image, &list_params, &frames, &screenshot, &quiet})
@@ -121,6 +123,9 @@ CliParse parse_command_line(const QStringList& args) {
       return fail("--frames expects a positive integer, got '" + p.value(frames) + "'");
   }
   o.screenshot = p.value(screenshot).toStdString();
+  if (p.isSet(screenshot) && !p.value(screenshot).endsWith(".png", Qt::CaseInsensitive))
+    return fail("--screenshot writes PNG: the file name must end in .png, got '" +
+                p.value(screenshot) + "'");
   o.quiet = p.isSet(quiet);
   if ((p.isSet(out) || p.isSet(out_dir) || o.no_image) && !o.headless)
     return fail("--out, --out-dir and --no-image need --headless");

@@ -19,8 +19,8 @@ struct CliOptions {
   int image_width = 1024, image_height = 832;  ///< --image-size WxH
   bool no_image = false;                ///< --no-image
   std::string list_params;              ///< --list-params WORKLOAD
-  int frames = 0;                       ///< --frames N (GUI: quit after N frames)
-  std::string screenshot;               ///< --screenshot FILE.png (GUI, with --frames)
+  int frames = 0;                       ///< --frames N (GUI: quit N frames after the result)
+  std::string screenshot;               ///< --screenshot FILE.png (GUI: then quit)
   bool quiet = false;                   ///< --quiet
 };
 

@@ -32,8 +32,10 @@ void check_output_file(const std::string& path, const std::string& dir_to_create
   if (info.isDir()) throw Error(path + ": is a directory; expected a file name ending in .png");
   if (info.fileName().toUtf8().size() > 255) throw Error(path + ": file name longer than 255 bytes");
   const QFileInfo parent(info.absolutePath());
-  const QFileInfo created(QDir(QString::fromStdString(dir_to_create)).absolutePath());
-  if (parent.absoluteFilePath() == created.absoluteFilePath()) return;  // checked separately
+  if (!dir_to_create.empty()) {
+    const QFileInfo created(QDir(QString::fromStdString(dir_to_create)).absolutePath());
+    if (parent.absoluteFilePath() == created.absoluteFilePath()) return;  // checked separately
+  }
   if (!parent.exists())
     throw Error(path + ": directory " + parent.filePath().toStdString() + " does not exist");
   if (!parent.isDir() || !parent.isWritable())

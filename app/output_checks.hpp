@@ -11,7 +11,8 @@ namespace simscope::app {
 void check_output_dir(const std::string& dir);
 
 /// Throws simscope::Error when a file cannot be written at `path`: its directory is missing or
-/// not writable (and is not `dir_to_create`, created later), or `path` is a directory.
+/// not writable (and is not `dir_to_create`, created later; empty: no such directory), or
+/// `path` is a directory.
 void check_output_file(const std::string& path, const std::string& dir_to_create);
 
 }  // namespace simscope::app
