@@ -10,21 +10,28 @@
 
 #include <QDateTime>
 #include <QDir>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QSettings>
 #include <QStringList>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <tuple>
 
 #include "core/error.hpp"
 #include "export.hpp"
 #include "gui_state.hpp"
 #include "key_presses.hpp"
+#include "output_checks.hpp"
 #include "params_json.hpp"
 #include "png.hpp"
 #include "render/offscreen.hpp"
 #include "run_manifest.hpp"
+#include "view_schema.hpp"
 #include "view_settings.hpp"
 #include "window.hpp"
 
@@ -39,6 +46,15 @@ ParamSet without_view(ParamSet p, const std::string& view_param) {
 
 std::string timestamp() {
   return QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss").toStdString();
+}
+
+/// `stem + ext`, or `stem-2 + ext`, `stem-3 + ext`... when that exists already (two screenshots
+/// or exports within a second must not overwrite each other).
+std::string unique_name(const std::string& stem, const std::string& ext) {
+  std::string name = stem + ext;
+  for (int k = 2; QFileInfo::exists(QString::fromStdString(name)); ++k)
+    name = stem + "-" + std::to_string(k) + ext;
+  return name;
 }
 
 void compute_histogram(GuiState& s) {
@@ -109,18 +125,32 @@ void submit(GuiState& s, const std::string& command = "") {
                    command.empty() && live ? std::string("live") : command);
 }
 
-/// Replaces the workload (switcher, keys 1/2/3): its defaults, no result yet.
+/// Replaces the workload (switcher, keys 1/2/3): its default parameters, no result yet, and
+/// the view it had when last shown this session (a first visit: the view's defaults, and the
+/// workload's hints for its image once it is in, as when the app starts with it).
 void switch_workload(GuiState& s, const std::string& name) {
   try {
     auto w = make_workload(name);
+    s.saved_views[s.workload_name] = {s.view, s.hinted_for, s.zoom, s.zoom_cu, s.zoom_cv};
     s.params = w->schema().defaults();
     s.worker = std::make_unique<Worker>(std::move(w));
     s.extras = make_workload_gui(name);
     s.workload_name = name;
+    if (const auto it = s.saved_views.find(name); it != s.saved_views.end()) {
+      s.view = it->second.view;
+      s.hinted_for = it->second.hinted_for;
+      s.zoom = it->second.zoom, s.zoom_cu = it->second.zoom_cu, s.zoom_cv = it->second.zoom_cv;
+    } else {
+      s.view = view_schema().defaults();
+      s.hinted_for.clear();
+      s.zoom = 1, s.zoom_cu = s.zoom_cv = 0.5;
+    }
     s.result.reset();
     s.image = ViewImage{};
     s.histogram.clear();
+    s.cursor_text.clear();
     s.error.clear();
+    s.action_error.clear();
     s.last_full_seconds = 0;
     s.info = "workload " + name;
     submit(s);
@@ -129,30 +159,54 @@ void switch_workload(GuiState& s, const std::string& name) {
   }
 }
 
+/// How the centre shows the plane (output, colormap and scale in use, colour range), as run.json's
+/// render.view records it; no output where the centre shows a workload's own view.
+RenderInfo shown_view(const GuiState& s, const std::string& context) {
+  RenderInfo info{context, "", s.plane ? s.plane->upload_path() : "", 0, "", "", "", 0, 0};
+  if (!s.plane || !s.result || s.worker->workload().view_kind(s.params) != "plane") return info;
+  info.output = s.params.get_string(s.worker->workload().view_param());
+  info.colormap = s.plane->settings().colormap;
+  info.scale = s.plane->settings().log_scale ? "log" : "linear";
+  std::tie(info.range_lo, info.range_hi) = s.plane->range();
+  return info;
+}
+
 bool save_screenshot(GuiState& s, const std::string& path, int fb_w, int fb_h) {
   try {
     std::vector<std::uint8_t> rgba = render::read_default_framebuffer_rgba(fb_w, fb_h);
-    write_png(path, rgba, fb_w, fb_h,
-              {{"Software", "simscope " SIMSCOPE_VERSION},
-               {"simscope.workload", QString::fromStdString(s.workload_name)},
-               {"simscope.params", to_text(s.params)}});
-    s.info = "saved screenshot " + path;
-    std::fprintf(stderr, "simscope: %s\n", s.info.c_str());
+    // What the window showed besides the pixels: parameters, view, hover readout, status line.
+    std::map<QString, QString> text{{"Software", "simscope " SIMSCOPE_VERSION},
+                                    {"simscope.workload", QString::fromStdString(s.workload_name)},
+                                    {"simscope.params", to_text(s.params)},
+                                    {"simscope.view_params", to_text(s.view)},
+                                    {"simscope.status", QString::fromStdString(status_line(s))}};
+    const RenderInfo shown = shown_view(s, "window");
+    if (!shown.output.empty()) {  // as headless view.png's simscope.view
+      QJsonObject v;
+      v["output"] = QString::fromStdString(shown.output);
+      v["colormap"] = QString::fromStdString(shown.colormap);
+      v["scale"] = QString::fromStdString(shown.scale);
+      v["range"] = QJsonArray{shown.range_lo, shown.range_hi};
+      text["simscope.view"] = QString::fromUtf8(QJsonDocument(v).toJson(QJsonDocument::Compact));
+    }
+    if (!s.cursor_text.empty()) text["simscope.hover"] = QString::fromStdString(s.cursor_text);
+    if (progress_shown(s)) text["simscope.progress"] = "shown";
+    write_png(path, rgba, fb_w, fb_h, text);
+    action_done(s, "saved screenshot " + path);
     return true;
   } catch (const std::exception& e) {
-    s.error = e.what();
-    std::fprintf(stderr, "simscope: error: %s\n", e.what());
+    action_failed(s, e.what());
     return false;
   }
 }
 
 void export_data(GuiState& s) {
   if (!s.result) {
-    s.error = "nothing to export yet";
+    action_failed(s, "nothing to export yet");
     return;
   }
   try {
-    const std::string dir = "simscope-export-" + timestamp();
+    const std::string dir = unique_name("simscope-export-" + timestamp(), "");
     const int w = 1024, h = 832;
     render::Offscreen target(w, h);
     target.bind();
@@ -162,17 +216,16 @@ void export_data(GuiState& s) {
     ExportImage img{QDir(QString::fromStdString(dir)).filePath("view.png").toStdString(),
                     target.read_rgba(), w, h};
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
-    RenderInfo info{"window", "", s.plane->upload_path(), 0};
+    const RenderInfo info = shown_view(s, "window");
     if (s.result->preview)
       throw Error("the shown result is a coarse preview; export once the full result is shown");
     RunResult r = *s.result;  // exported with the parameters it was computed with
     const std::string view_param = s.worker->workload().view_param();
     r.params.set(view_param, s.params.get(view_param));  // and the output shown
     const auto written = export_run(r, dir, run_manifest(r, s.backend.notice, info), &img);
-    s.info = "exported " + std::to_string(written.size()) + " files to " + dir;
-    std::fprintf(stderr, "simscope: %s\n", s.info.c_str());
+    action_done(s, "exported " + std::to_string(written.size()) + " files to " + dir);
   } catch (const std::exception& e) {
-    s.error = e.what();
+    action_failed(s, e.what());
   }
 }
 
@@ -229,34 +282,54 @@ void zoom_and_pan(GuiState& s, int fb_h, float sx, float sy) {
   s.zoom_cu = z[0] + z[2] / 2, s.zoom_cv = z[1] + z[3] / 2;
 }
 
-void cursor_readout(GuiState& s, int fb_h, float sx, float sy) {
-  s.cursor_text.clear();
+/// The value under the cursor on the plane, as a tooltip and in s.cursor_text (cleared by the
+/// caller each frame: nothing is left when the cursor leaves the image).
+void cursor_readout(GuiState& s, int fb_h, float sx, float sy, bool tooltip) {
   ImGuiIO& io = ImGui::GetIO();
-  if (!s.plane || s.image.rows == 0 || io.WantCaptureMouse) return;
+  if (!s.result || !s.plane || s.image.rows == 0 || io.WantCaptureMouse) return;
   const auto ij = s.plane->image_coords(io.MousePos.x * sx, fb_h - io.MousePos.y * sy);
   if (!ij) return;
   const int i = std::clamp(int(std::floor(ij->first)), 0, s.image.rows - 1);
   const int j = std::clamp(int(std::floor(ij->second)), 0, s.image.cols - 1);
   const float v = s.image.data[size_t(i) * s.image.cols + j];
-  char buf[256];
-  std::snprintf(buf, sizeof buf, "%s = %.6g %s\n%s  [i=%d j=%d]", s.image.label.c_str(), v,
-                s.image.unit.c_str(),
-                s.worker->workload().describe_sample(*s.result, i, j).c_str(), i, j);
+  char buf[320];
+  std::snprintf(buf, sizeof buf, "%s = %.6g %s\n%s  %s", s.image.label.c_str(), v,
+                s.image.unit.c_str(), s.worker->workload().describe_sample(*s.result, i, j).c_str(),
+                s.extras->sample_index(s, i, j).c_str());
   s.cursor_text = buf;
+  while (!s.cursor_text.empty() && s.cursor_text.back() == ' ') s.cursor_text.pop_back();
+  if (!tooltip) return;
   ImGui::BeginTooltip();
-  ImGui::TextUnformatted(buf);
+  ImGui::TextUnformatted(s.cursor_text.c_str());
   ImGui::EndTooltip();
+}
+
+/// Widths of the left (parameters) and right (view) panels in a window W wide: their natural
+/// widths, narrowed together where they would leave the centre view less than 45 % of W (an
+/// 800 px window: 250 and 190 px, the centre 360 px).
+std::pair<float, float> panel_widths(float W, float scale) {
+  float left = std::min(420.f * scale, W * 0.4f), right = std::min(300.f * scale, W * 0.3f);
+  const float most = W * 0.55f;
+  if (left + right > most) {
+    const float f = most / (left + right);
+    left *= f, right *= f;
+  }
+  return {std::floor(left), std::floor(right)};
 }
 
 }  // namespace
 
 int run_gui(const CliOptions& o) {
+  // A screenshot that could not be written fails now, not after the window has run.
+  if (!o.screenshot.empty()) check_output_file(o.screenshot, "");
   Session session = make_session(o);
   std::fprintf(stderr, "simscope: %s\n", session.backend.notice.c_str());
   QSettings settings;
   const int win_w = std::clamp(settings.value("window/width", 1280).toInt(), 320, 8192);
   const int win_h = std::clamp(settings.value("window/height", 800).toInt(), 240, 8192);
-  Window window(win_w, win_h, "simscope");
+  Window window(win_w, win_h, "simscope");  // no larger than the screen's work area
+  // --frames N: quit N frames after the first full result; --screenshot alone: once it is shown.
+  const int quit_after = o.frames > 0 ? o.frames : !o.screenshot.empty() ? 2 : 0;
   const render::WindowHooks hooks = window.hooks();
   auto ctx = render::create_context("window", &hooks);
   std::fprintf(stderr, "simscope: OpenGL %s on %s\n", ctx->gl_version().c_str(),
@@ -307,11 +380,13 @@ int run_gui(const CliOptions& o) {
       if (!ev->result || !ev->result->preview) have_first = true;
       if (!ev->error.empty()) {
         s.error = ev->error;
+        s.action_error.clear();
       } else {
         if (!ev->result->preview) s.last_full_seconds = ev->result->compute_seconds;
         s.result = std::move(ev->result);
         s.error.clear();
         s.image_dirty = true;
+        s.extras->on_result(s);  // before the next live run is submitted below
       }
     }
     const bool plane_kind = s.worker->workload().view_kind(s.params) == "plane";
@@ -327,9 +402,16 @@ int run_gui(const CliOptions& o) {
     handle_keys(s, keys, s.want_screenshot, s.want_export);
 
     const float W = float(ww), H = float(wh);
-    const float left = s.show_panels ? std::min(420.f * scale, W * 0.4f) : 0.f;
-    const float right = s.show_panels ? std::min(300.f * scale, W * 0.3f) : 0.f;
+    const auto [left, right] = s.show_panels ? panel_widths(W, scale) : std::pair{0.f, 0.f};
     const float bottom = 58.f * scale;
+    const float sx = float(fb_w) / W, sy = float(fb_h) / H;
+    // The hover readout of this frame, before the panels that show it (no tooltip in the
+    // screenshots of --frames/--screenshot runs).
+    s.cursor_text.clear();
+    if (plane_kind) {
+      zoom_and_pan(s, fb_h, sx, sy);
+      if (quit_after == 0) cursor_readout(s, fb_h, sx, sy, true);
+    }
     bool changed = false;
     if (s.show_panels) {
       changed |= draw_params_panel(s, 0, 0, left, H - bottom);
@@ -337,10 +419,7 @@ int run_gui(const CliOptions& o) {
     }
     draw_status_bar(s, 0, H - bottom, W, bottom);
     draw_help(s);
-    const float sx = float(fb_w) / W, sy = float(fb_h) / H;
     if (plane_kind) {
-      zoom_and_pan(s, fb_h, sx, sy);
-      if (o.frames == 0) cursor_readout(s, fb_h, sx, sy);  // no tooltip in test screenshots
       if (s.image_dirty) refresh_image(s);
       ImGuiIO& io = ImGui::GetIO();
       if (ImGui::IsMouseClicked(0) && !io.WantCaptureMouse && s.result && s.image.rows > 0) {
@@ -373,7 +452,8 @@ int run_gui(const CliOptions& o) {
     glViewport(0, 0, fb_w, fb_h);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 
-    if (s.want_screenshot) save_screenshot(s, "simscope-" + timestamp() + ".png", fb_w, fb_h);
+    if (s.want_screenshot)
+      save_screenshot(s, unique_name("simscope-" + timestamp(), ".png"), fb_w, fb_h);
     if (s.want_export) export_data(s);
     s.want_screenshot = s.want_export = false;
     if (s.result && s.plane->upload_path() != s.logged_upload_path) {
@@ -382,11 +462,11 @@ int run_gui(const CliOptions& o) {
                    s.plane->upload_fallback_reason().empty() ? "" : " - ",
                    s.plane->upload_fallback_reason().c_str());
     }
-    if (o.frames > 0) {
+    if (quit_after > 0) {
       const double waited =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (have_first || waited > 120) ++frames_after_result;
-      if (frames_after_result >= o.frames) {
+      if (frames_after_result >= quit_after) {
         if (!o.screenshot.empty() && !save_screenshot(s, o.screenshot, fb_w, fb_h)) exit_code = 1;
         window.request_close();
       }

@@ -1,6 +1,7 @@
 #pragma once
 /// @file The state the window's panels share: the session, the worker, the shown result.
 #include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,6 +30,14 @@ struct GuiState {
   std::optional<RunResult> result;
   ViewImage image;
   std::string hinted_for;  ///< workload/output whose view hints were last applied to `view`
+  /// The view of each workload visited this session (view parameters, hints applied, zoom), so
+  /// that switching back (keys 1/2/3) gives a workload its own view again.
+  struct SavedView {
+    ParamSet view;
+    std::string hinted_for;
+    double zoom = 1, zoom_cu = 0.5, zoom_cv = 0.5;
+  };
+  std::map<std::string, SavedView> saved_views;
   std::unique_ptr<render::PlaneView> plane;
   bool image_dirty = false;
   std::vector<float> histogram;     ///< of the shown image, 64 bins over the view range
@@ -37,6 +46,7 @@ struct GuiState {
 
   // messages and ui
   std::string error;                ///< shown in the status bar until dismissed
+  std::string action_error;         ///< the last error of a user action (preset, screenshot...)
   std::string info;                 ///< last action, e.g. "saved screenshot ..."
   bool show_panels = true;
   bool show_help = false;
@@ -44,7 +54,7 @@ struct GuiState {
   std::string preset_path = "preset.json";
   std::vector<std::string> recent_presets;
   bool open_preset_popup = false, save_preset_popup = false;
-  std::string cursor_text;          ///< value and coordinates under the cursor
+  std::string cursor_text;          ///< value and coordinates under the cursor, this frame
   double zoom = 1, zoom_cu = 0.5, zoom_cv = 0.5;  ///< plane view zoom (wheel) and pan (right drag)
   std::string pending_command;      ///< set by a WorkloadGui: submit a run with this command
   std::string switch_to;            ///< workload chosen in the switcher (or keys 1/2/3)
@@ -63,5 +73,15 @@ void draw_view_panel(GuiState& s, float x, float y, float w, float h);
 void draw_status_bar(GuiState& s, float x, float y, float w, float h);
 /// F1: the keys.
 void draw_help(GuiState& s);
+/// The status bar's message line as text ("error: ...", the last action, or the result's first
+/// warning; empty when none), and whether it shows a running job's progress bar.
+std::string status_line(const GuiState& s);
+bool progress_shown(const GuiState& s);
+
+/// A user action (preset, screenshot, export) failed: its message goes to the status bar.
+void action_failed(GuiState& s, const std::string& message);
+/// A user action succeeded: `message` becomes the last action, and an earlier action's error
+/// still on show is cleared (errors of the computation stay until its next result).
+void action_done(GuiState& s, const std::string& message);
 
 }  // namespace simscope::app::gui

@@ -38,6 +38,11 @@ class LsqGui final : public WorkloadGui {
     sel_w_ = long(w * pl->stride);
   }
 
+  /// describe_sample names the pixel as h (row, top to bottom) and w, the indices of the
+  /// exported (H, W) maps and of solution[:, h, w]; the view's own (i, j) are transposed and
+  /// flipped (lsq_image_to_pixel), so they are not shown.
+  std::string sample_index(const GuiState&, int, int) const override { return ""; }
+
   void draw_panel(GuiState& s) override {
     const LsqPayload* pl = payload(s);
     ImGui::Separator();

@@ -42,11 +42,15 @@ double last_finite(const std::vector<double>& v) {
 
 class OscillatorsGui final : public WorkloadGui {
  public:
+  /// describe_sample names member and node, the indices of phases[member, node].
+  std::string sample_index(const GuiState&, int, int) const override { return ""; }
+
+  void on_result(GuiState& s) override { catch_study_result(s, payload_of(s)); }
+
   void draw_panel(GuiState& s) override {
     const OscillatorsPayload* p = payload_of(s);
     ImGui::Separator();
     ImGui::TextDisabled("Oscillators");
-    catch_study_result(s, p);
 
     // Live controls.
     if (ImGui::Button(s.paused ? "Run (Space)" : "Pause (Space)")) s.paused = !s.paused;
@@ -186,19 +190,15 @@ class OscillatorsGui final : public WorkloadGui {
   }
 
  private:
-  /// A study's result on screen: pause the live runs (cancelling the one just submitted) so that
-  /// it stays there for reading and export.
+  /// A study's result on screen: pause the live runs so that it stays there for reading and
+  /// export. Called as the result arrives, before the window would submit the next live run:
+  /// nothing is left to cancel (cancelling a submitted run that the worker has not picked up yet
+  /// left the worker busy, and the status bar at "100% ETA 0.0 s" with a cancel button).
   void catch_study_result(GuiState& s, const OscillatorsPayload* p) {
     if (!p || !p->study || s.result->payload == last_study_) return;
     last_study_ = s.result->payload;
     study_running_ = false;
     s.paused = true;
-    // The window submitted the next live run before this panel saw the study. Cancel it, then
-    // drop its result if it was already published (a cancelled job publishes nothing after
-    // cancel(): both happen under the worker's lock); it could not have been polled yet.
-    s.worker->cancel();
-    while (s.worker->poll()) {
-    }
     s.info = "study done (" + std::to_string(p->members) + " members): paused; Space resumes";
   }
 

@@ -16,6 +16,15 @@ constexpr ImGuiWindowFlags kPanelFlags = ImGuiWindowFlags_NoMove | ImGuiWindowFl
                                          ImGuiWindowFlags_NoCollapse |
                                          ImGuiWindowFlags_NoSavedSettings;
 
+/// ImGui::SameLine() when a button labelled `next` still fits on this line (narrow panels: the
+/// next line).
+void same_line_if_room(const char* next) {
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float right = ImGui::GetItemRectMax().x + st.ItemSpacing.x +
+                      ImGui::CalcTextSize(next).x + 2 * st.FramePadding.x;
+  if (right <= ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x) ImGui::SameLine();
+}
+
 void remember_preset(GuiState& s, const std::string& path) {
   auto& r = s.recent_presets;
   r.erase(std::remove(r.begin(), r.end(), path), r.end());
@@ -31,11 +40,11 @@ bool load_preset_into(GuiState& s, const std::string& path) {
     load_preset(path, p, &v);
     s.params = p;
     s.view = v;
-    s.info = "loaded preset " + path;
+    action_done(s, "loaded preset " + path);
     remember_preset(s, path);
     return true;
   } catch (const std::exception& e) {
-    s.error = e.what();
+    action_failed(s, e.what());
     return false;
   }
 }
@@ -58,6 +67,7 @@ bool preset_popups(GuiState& s) {
                                ImGuiWindowFlags_AlwaysAutoResize)) {
       ImGui::Text("Preset file (JSON):");
       ImGui::SetNextItemWidth(360);
+      if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();  // type the path at once
       const bool enter = ImGui::InputText("##path", buf, sizeof buf,
                                           ImGuiInputTextFlags_EnterReturnsTrue);
       if (ImGui::Button(save ? "Save" : "Load") || enter) {
@@ -65,10 +75,10 @@ bool preset_popups(GuiState& s) {
         if (save) {
           try {
             save_preset(s.preset_path, s.params, &s.view);
-            s.info = "saved preset " + s.preset_path;
+            action_done(s, "saved preset " + s.preset_path);
             remember_preset(s, s.preset_path);
           } catch (const std::exception& e) {
-            s.error = e.what();
+            action_failed(s, e.what());
           }
         } else {
           changed = load_preset_into(s, s.preset_path);
@@ -123,7 +133,7 @@ bool draw_params_panel(GuiState& s, float x, float y, float w, float h) {
   ImGui::Separator();
   ImGui::TextDisabled("Presets");
   if (ImGui::Button("Load... (Ctrl+O)")) s.open_preset_popup = true;
-  ImGui::SameLine();
+  same_line_if_room("Save... (Ctrl+S)");
   if (ImGui::Button("Save... (Ctrl+S)")) s.save_preset_popup = true;
   for (const auto& r : s.recent_presets) {
     if (ImGui::Selectable(r.c_str())) changed |= load_preset_into(s, r);
@@ -146,7 +156,7 @@ void draw_view_panel(GuiState& s, float x, float y, float w, float h) {
   if (!err.empty()) s.error = err;
   if (s.plane && plane_kind) {
     const auto [lo, hi] = s.plane->range();
-    ImGui::Text("range in effect: %.4g .. %.4g", lo, hi);
+    ImGui::TextWrapped("range in effect: %.4g .. %.4g", lo, hi);
     if (ImGui::SmallButton("lock this range")) {
       s.view.set("view.min", lo);
       s.view.set("view.max", hi);
@@ -164,7 +174,7 @@ void draw_view_panel(GuiState& s, float x, float y, float w, float h) {
   ImGui::Separator();
   if (ImGui::Button("Screenshot (S)")) s.want_screenshot = true;
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Save the window as simscope-<time>.png");
-  ImGui::SameLine();
+  same_line_if_room("Export data (E)");
   if (ImGui::Button("Export data (E)")) s.want_export = true;
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("Write every output as .npy, view.png and run.json to simscope-export-<time>/");
@@ -184,11 +194,17 @@ void draw_view_panel(GuiState& s, float x, float y, float w, float h) {
     for (const auto& [k, v] : s.result->stats) ImGui::Text("%s: %.6g", k.c_str(), v);
     for (const auto& wmsg : s.result->warnings) ImGui::TextWrapped("warning: %s", wmsg.c_str());
   }
-  if (!s.cursor_text.empty()) {
+  // The readout under the cursor, this frame's only: the plane's is made before the panels, a
+  // workload's own view (the phase view) makes its own while drawing its panel.
+  if (plane_kind && !s.cursor_text.empty()) {
     ImGui::Separator();
     ImGui::TextWrapped("%s", s.cursor_text.c_str());
   }
   s.extras->draw_panel(s);
+  if (!plane_kind && !s.cursor_text.empty()) {
+    ImGui::Separator();
+    ImGui::TextWrapped("%s", s.cursor_text.c_str());
+  }
   ImGui::End();
 }
 

@@ -2,10 +2,36 @@
 #include <imgui.h>
 
 #include <cstdio>
+#include <string>
 
 #include "gui_state.hpp"
 
 namespace simscope::app::gui {
+
+bool progress_shown(const GuiState& s) {
+  // Work that takes a while (live workloads run many short jobs: no flicker).
+  return s.worker && s.worker->busy() && s.worker->elapsed_seconds() > 0.25;
+}
+
+std::string status_line(const GuiState& s) {
+  if (!s.error.empty()) return "error: " + s.error;
+  if (!s.info.empty()) return s.info;
+  if (s.result && !s.result->warnings.empty()) return "warning: " + s.result->warnings.front();
+  return "";
+}
+
+void action_failed(GuiState& s, const std::string& message) {
+  s.error = message;
+  s.action_error = message;
+  std::fprintf(stderr, "simscope: error: %s\n", message.c_str());
+}
+
+void action_done(GuiState& s, const std::string& message) {
+  if (!s.action_error.empty() && s.error == s.action_error) s.error.clear();
+  s.action_error.clear();
+  s.info = message;
+  std::fprintf(stderr, "simscope: %s\n", message.c_str());
+}
 
 void draw_status_bar(GuiState& s, float x, float y, float w, float h) {
   ImGui::SetNextWindowPos(ImVec2(x, y));
@@ -43,8 +69,7 @@ void draw_status_bar(GuiState& s, float x, float y, float w, float h) {
     ImGui::SameLine();
     ImGui::Text("device mem %.0f MiB", cuda_memory_used_bytes() / 1048576.0);
   }
-  // Progress for work that takes a while (live workloads run many short jobs: no flicker).
-  if (s.worker && s.worker->busy() && s.worker->elapsed_seconds() > 0.25) {
+  if (progress_shown(s)) {
     ImGui::SameLine();
     ImGui::TextDisabled("|");
     ImGui::SameLine();

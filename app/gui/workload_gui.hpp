@@ -18,6 +18,12 @@ class WorkloadGui {
   virtual void draw_panel(GuiState& s) { (void)s; }
   /// The user clicked sample (i, j) of the plane image shown (ViewImage coordinates).
   virtual void on_click(GuiState& s, int i, int j) { (void)s, (void)i, (void)j; }
+  /// A result (preview or full) has just become `s.result`, before the window submits the next
+  /// live run: e.g. pause to keep a study on screen.
+  virtual void on_result(GuiState& s) { (void)s; }
+  /// The index into the exported output of plane sample (i, j) (ViewImage coordinates) for the
+  /// hover readout, e.g. "[i=3 j=7]"; empty when describe_sample already names it.
+  virtual std::string sample_index(const GuiState& s, int i, int j) const;
   /// Draws the centre viewport (framebuffer pixels, origin bottom-left) when the workload's
   /// view_kind() is not "plane". Called with the window's GL context current, before ImGui.
   virtual void draw_view(GuiState& s, int x, int y, int w, int h) {
