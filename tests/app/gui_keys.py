@@ -1,7 +1,9 @@
 """GUI shortcuts under Xvfb: every quick key tap counts. xdotool sends each press and its release
 back to back, so both usually arrive between two frames; Dear ImGui 1.86 alone loses such taps
 (it only sees the key-down state per frame), the window's KeyPresses queue must not. Taps 'S'
-(screenshot) N times and counts the "saved screenshot" lines. Usage: gui_keys.py SIMSCOPE"""
+(screenshot) N times and counts the "saved screenshot" lines and the files (several taps a second:
+each gets its own name), then taps 'E' (export) 3 times within a second: 3 folders.
+Usage: gui_keys.py SIMSCOPE"""
 import os
 import shutil
 import subprocess
@@ -24,6 +26,8 @@ pid=$!
 for i in $(seq 1 150); do xdotool search --name '^simscope' > /dev/null 2>&1 && break; sleep 0.2; done
 sleep 3
 for i in $(seq 1 {taps}); do xdotool key s; sleep 0.25; done
+sleep 1
+for i in 1 2 3; do xdotool key e; sleep 0.2; done
 sleep 2
 kill $pid; wait $pid
 """
@@ -32,6 +36,10 @@ p = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", "sh", "-c",
 out = open(log).read() if os.path.exists(log) else ""
 saved = out.count("saved screenshot")
 c.check(saved == taps, f"{taps} taps of S, {saved} screenshots (log tail: {out.strip()[-300:]!r})")
-c.check(any(f.startswith("simscope-") and f.endswith(".png") for f in os.listdir(d)),
-        "a screenshot file in the working directory")
+pngs = [f for f in os.listdir(d) if f.startswith("simscope-") and f.endswith(".png")]
+c.check(len(pngs) == taps, f"{taps} screenshot files, none overwritten ({sorted(pngs)})")
+exports = [f for f in os.listdir(d) if f.startswith("simscope-export-") and
+           os.path.exists(os.path.join(d, f, "run.json"))]
+c.check(out.count("exported ") == 3 and len(exports) == 3,
+        f"3 taps of E, 3 export folders ({sorted(exports)})")
 c.done()

@@ -1,0 +1,47 @@
+"""GUI under Xvfb: the status bar's message line says the outcome of the last action. A preset
+saved where it cannot be written shows an error (in red); a later successful save replaces it
+(the screenshot's simscope.status and its status bar pixels). Usage: gui_messages.py SIMSCOPE"""
+import os
+import sys
+
+from gui_util import need_tools, png_size_and_text, run_gui
+from simscope_test_util import Checker, read_png, scratch
+
+simscope = sys.argv[1]
+c = Checker()
+d = scratch("gui_messages")
+need_tools("xvfb-run", "xdotool")
+bad = "/nonexistent-simscope-dir/p.json"
+good = os.path.join(d, "good.json")
+
+
+def hold(keys):
+    # Dear ImGui 1.86 sees keys as per-frame state: a tap shorter than a frame (xdotool key) may
+    # be lost by its text field, so Ctrl+A and Return are held for a while.
+    return f"xdotool keydown {keys}; sleep 0.25; xdotool keyup {keys}; sleep 0.3; "
+
+
+def save_preset(path):
+    # Ctrl+S opens the popup with the path field focused; Ctrl+A selects its text.
+    return (f"xdotool key ctrl+s; sleep 0.7; {hold('ctrl+a')}"
+            f"xdotool type --delay 40 '{path}'; sleep 0.3; {hold('Return')}sleep 0.5\n")
+
+
+steps = (save_preset(bad) + "xdotool key s; sleep 0.5\n" + save_preset(bad) + save_preset(good) +
+         "xdotool key s; sleep 0.5\n")
+log, shots = run_gui(simscope, d, ["--backend", "cpu", "--set", "grid.size=32"], steps,
+                     screen="800x600")
+c.check(len(shots) == 2, f"2 screenshots ({len(shots)}; log tail {log.strip()[-400:]!r})")
+if len(shots) == 2:
+    s0, s1 = (png_size_and_text(p)[1].get("simscope.status", "") for p in shots)
+    c.check(s0.startswith("error:") and bad in s0, f"a failed save: its error ({s0!r})")
+    c.check(os.path.exists(good), "the second path was saved")
+    c.check(s1 == "saved preset " + good, f"a later save replaces the error ({s1!r})")
+    # The error is drawn in red (1, 0.45, 0.4) in the status bar at the bottom.
+    red = []
+    for p in shots:
+        img = read_png(p)[0][:, :, :3].astype(int)
+        bar = img[-60:]
+        red.append(int(((bar[:, :, 0] > 200) & (bar[:, :, 1] < 150) & (bar[:, :, 2] < 140)).sum()))
+    c.check(red[0] > 30 and red[1] == 0, f"red error text in the status bar, then none {red}")
+c.done()
