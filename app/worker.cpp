@@ -31,6 +31,7 @@ void Worker::cancel() {
   std::lock_guard<std::mutex> lock(mutex_);
   pending_.reset();
   progress_->cancel = true;
+  busy_ = running_;  // a request cancelled before the thread took it leaves nothing to do
 }
 
 std::optional<Worker::Event> Worker::poll() {
@@ -56,6 +57,7 @@ void Worker::loop() {
     std::shared_ptr<Progress> progress;
     {
       std::unique_lock<std::mutex> lock(mutex_);
+      running_ = false;
       busy_ = pending_.has_value();
       cv_.wait(lock, [&] { return quit_ || pending_.has_value(); });
       if (quit_) return;
@@ -64,6 +66,7 @@ void Worker::loop() {
       progress_ = std::make_shared<Progress>();
       progress = progress_;
       started_ = std::chrono::steady_clock::now();
+      running_ = true;
       busy_ = true;
     }
     auto publish = [&](Event e) {

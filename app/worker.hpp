@@ -62,6 +62,7 @@ class Worker {
   std::optional<Event> event_;
   std::shared_ptr<Progress> progress_;  // of the running job
   std::atomic<bool> busy_{false};
+  bool running_ = false;  // the thread is inside a job (guarded by mutex_)
   std::atomic<bool> quit_{false};
   std::chrono::steady_clock::time_point started_{};
   std::thread thread_;

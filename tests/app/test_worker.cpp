@@ -118,5 +118,23 @@ TEST(Worker, CancelKeepsNothingRunning) {
   EXPECT_EQ(finished.load(), 0);
 }
 
+TEST(Worker, CancelBeforeTheThreadTakesTheRequestIsNotBusy) {
+  // submit() then cancel() at once, many times: often the thread has not taken the request
+  // yet; busy() must still go back to false (it stayed true for good before the fix).
+  std::atomic<int> finished{0};
+  Worker w(std::make_unique<FakeWorkload>(&finished));
+  for (int k = 0; k < 200; ++k) {
+    w.submit(params(k, 20), Backend::Cpu, false);
+    w.cancel();
+    bool idle = false;
+    for (int i = 0; i < 2500 && !idle; ++i) {  // up to 5 s on a loaded machine
+      idle = !w.busy();
+      if (!idle) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    ASSERT_TRUE(idle) << "busy after submit + cancel, round " << k;
+  }
+  EXPECT_FALSE(w.poll().has_value());
+}
+
 }  // namespace
 }  // namespace simscope::app
