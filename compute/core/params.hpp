@@ -88,10 +88,16 @@ class Schema {
   /// Every parameter at its default.
   ParamSet defaults() const;
 
-  /// Parses text into a value of spec's type, checking the range/choices.
-  /// Throws simscope::Error: "parameter grid.size: expected an integer in [2, 4096], got '0'".
+  /// Parses text into a value of spec's type, checking the range/choices. Blanks around the
+  /// text are ignored (except for paths, taken as given). Int: decimal digits with an optional
+  /// sign, or an exact integer written as a decimal number such as "1e6" (below 2^53 in
+  /// magnitude); Float: a decimal number ([+-]digits[.digits][e[+-]digits]), read independently
+  /// of the locale. Hex, inf, nan and any other character are refused; Int ranges are checked
+  /// exactly (int64, not through double). Throws simscope::Error:
+  /// "parameter grid.size: expected an integer in [2, 4096], got '0'".
   static ParamValue parse_value(const ParamSpec& spec, const std::string& text);
-  /// Checks a typed value against spec (type, range, choices); throws simscope::Error.
+  /// Checks a typed value against spec (type, range, choices); throws simscope::Error. A double
+  /// given for an Int must be a whole number of magnitude below 2^53.
   static ParamValue check_value(const ParamSpec& spec, const ParamValue& value);
 
  private:
