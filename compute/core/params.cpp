@@ -153,12 +153,16 @@ const ParamSpec* Schema::find(const std::string& name) const {
   return nullptr;
 }
 
-const ParamSpec& Schema::at(const std::string& name) const {
-  if (const ParamSpec* s = find(name)) return *s;
+std::string Schema::names() const {
   std::string known;
   for (const auto& s : specs_) known += (known.empty() ? "" : ", ") + s.name;
+  return known;
+}
+
+const ParamSpec& Schema::at(const std::string& name) const {
+  if (const ParamSpec* s = find(name)) return *s;
   throw Error("unknown parameter '" + name + "' for workload '" + workload_ + "' (known: " +
-              known + ")");
+              names() + ")");
 }
 
 ParamSet Schema::defaults() const { return ParamSet(this); }

@@ -80,6 +80,8 @@ class Schema {
 
   const std::string& workload() const { return workload_; }
   const std::vector<ParamSpec>& specs() const { return specs_; }
+  /// The parameter names in display order, comma-separated ("grid.size, plane, ...").
+  std::string names() const;
   /// The spec named `name`, or nullptr.
   const ParamSpec* find(const std::string& name) const;
   /// The spec named `name`; throws simscope::Error "unknown parameter 'x' for workload 'w'
