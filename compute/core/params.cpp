@@ -263,6 +263,18 @@ const ParamValue& ParamSet::get(const std::string& name) const {
   return it->second;
 }
 
+bool ParamSet::is_default(const std::string& name) const {
+  const ParamValue& v = get(name);
+  return v == schema_->at(name).default_value;
+}
+
+std::string ParamSet::changed(const std::vector<std::string>& names) const {
+  std::string out;
+  for (const auto& n : names)
+    if (!is_default(n)) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
 std::int64_t ParamSet::get_int(const std::string& name) const {
   return std::get<std::int64_t>(get(name));
 }

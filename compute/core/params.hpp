@@ -64,6 +64,12 @@ class ParamSet {
   bool get_bool(const std::string& name) const;
   const std::string& get_string(const std::string& name) const;  ///< Enum or Path
 
+  /// True when `name` holds its schema default (throws Error on an unknown name).
+  bool is_default(const std::string& name) const;
+  /// The names among `names` whose values differ from their defaults, comma-separated ("" when
+  /// none): the parameters a user set, for warnings that they are not used.
+  std::string changed(const std::vector<std::string>& names) const;
+
   const std::map<std::string, ParamValue>& values() const { return values_; }
   bool operator==(const ParamSet& o) const { return values_ == o.values_; }
   bool operator!=(const ParamSet& o) const { return !(*this == o); }
