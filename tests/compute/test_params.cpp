@@ -143,6 +143,19 @@ TEST(Params, UnknownParameterListsTheKnownOnes) {
   EXPECT_NE(e.find("n, x, mode, on, file"), std::string::npos) << e;
 }
 
+TEST(Params, ChangedNamesTheValuesOffTheirDefaults) {
+  ParamSet p = test_schema().defaults();
+  EXPECT_TRUE(p.is_default("n"));
+  EXPECT_EQ(p.changed({"n", "x", "mode"}), "");
+  p.set_from_string("x", "0.25");
+  p.set_from_string("mode", "b");
+  EXPECT_FALSE(p.is_default("x"));
+  EXPECT_EQ(p.changed({"n", "x", "mode"}), "x, mode");
+  p.set_from_string("x", "0.5");  // back at the default
+  EXPECT_EQ(p.changed({"n", "x", "mode"}), "mode");
+  EXPECT_THROW(p.is_default("nn"), Error);
+}
+
 TEST(Params, FormatValueReadsBackExactly) {
   for (double d : {0.1, 1.0 / 3.0, 1e-300, 123456789.123, -0.0}) {
     const std::string t = format_value(ParamValue(d));
