@@ -4,6 +4,7 @@
 #include <QCoreApplication>
 #include <cstdio>
 
+#include "session.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {
@@ -133,6 +134,13 @@ CliParse parse_command_line(const QStringList& args) {
   if (o.headless && p.isSet(frames)) return fail("--frames is for the GUI, not --headless");
   if (!o.screenshot.empty() && o.headless)
     return fail("--screenshot is for the GUI; headless runs write --out");
+  try {  // unknown workload or parameter, a refused --set value: command-line errors too
+    check_command_line(o);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "simscope: error: %s\n", e.what());
+    r.exit_code = 2;
+    return r;
+  }
   r.options = o;
   return r;
 }

@@ -114,6 +114,15 @@ class FieldWorkload final : public Workload {
                              " values overflow float32 (inf): k is too large or a source sits "
                              "almost on a target; lower k or set eps > 0");
     }
+    // The file wins over the generator: say so when generator settings were changed too.
+    if (!params.get_string("sources.file").empty()) {
+      const std::string unused = params.changed(
+          {"sources.distribution", "sources.count", "sources.seed", "sources.half_width"});
+      if (!unused.empty())
+        r.warnings.push_back("sources.file is set, so " + unused +
+                             (unused.find(',') == std::string::npos ? " is" : " are") +
+                             " not used (settings of generated sources)");
+    }
     if (fr.skipped_coincidences > 0)
       r.warnings.push_back(std::to_string(fr.skipped_coincidences) +
                            " source-target coincidences skipped (eps = 0): those terms are "

@@ -80,6 +80,7 @@ class LsqWorkload final : public Workload {
       RunResult r = *last_;
       r.params = params;
       r.warnings.clear();
+      add_unused_warnings(r);
       add_view_warnings(r);
       add_result_warnings(r);
       r.total_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -153,6 +154,7 @@ class LsqWorkload final : public Workload {
     pl->backend = backend;
     r.payload = pl;
     r.compute_seconds = result->seconds;
+    add_unused_warnings(r);
     add_view_warnings(r);
     add_result_warnings(r);
     r.total_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -225,6 +227,29 @@ class LsqWorkload final : public Workload {
   }
 
  private:
+  /// Warnings for generator settings the inputs override (make_problem): with data.file every
+  /// synth.* setting; with design.file alone, the design's shape and kind (A gives M and N).
+  static void add_unused_warnings(RunResult& r) {
+    const ParamSet& p = r.params;
+    const auto warn = [&r](const std::string& file, const std::string& unused, const char* why) {
+      if (unused.empty()) return;
+      std::string w = file + " is set, so " + unused;
+      w += unused.find(',') == std::string::npos ? " is" : " are";
+      w += " not used (";
+      w += why;
+      w += ")";
+      r.warnings.push_back(std::move(w));
+    };
+    if (!p.get_string("data.file").empty())
+      warn("data.file",
+           p.changed({"synth.height", "synth.width", "synth.observations", "synth.unknowns",
+                      "synth.nan_fraction", "synth.noise", "synth.seed", "synth.design"}),
+           "settings of the synthetic cube");
+    else if (!p.get_string("design.file").empty())
+      warn("design.file", p.changed({"synth.observations", "synth.unknowns", "synth.design"}),
+           "the synthetic data take M, N and A from design.file");
+  }
+
   static void add_view_warnings(RunResult& r) {
     const OutputArray* s = r.find("solution");
     const std::int64_t k = r.params.get_int("view.component");

@@ -334,7 +334,34 @@ class OscillatorsWorkload final : public Workload {
     r.workload = "oscillators";
     r.params = p;
     r.backend = backend;
+    add_unused_warnings(p, r);
     return r;
+  }
+
+  /// Warnings for settings the run does not use: a file whose selector picks something else
+  /// (network.file without network.topology=file, init.file without init=file), and the
+  /// generators' settings when the file is used instead.
+  static void add_unused_warnings(const ParamSet& p, RunResult& r) {
+    const auto is_are = [](const std::string& list) {
+      return list.find(',') == std::string::npos ? " is" : " are";
+    };
+    const std::string& topology = p.get_string("network.topology");
+    if (topology != "file" && !p.get_string("network.file").empty())
+      r.warnings.push_back("network.file is not used: network.topology is '" + topology +
+                           "' (set network.topology=file to read the edge list)");
+    if (topology == "file") {
+      const std::string unused = p.changed({"network.k", "network.p", "network.seed"});
+      if (!unused.empty())
+        r.warnings.push_back("network.topology=file, so " + unused + is_are(unused) +
+                             " not used (settings of generated networks)");
+    }
+    const std::string& init = p.get_string("init");
+    if (init != "file" && !p.get_string("init.file").empty())
+      r.warnings.push_back("init.file is not used: init is '" + init +
+                           "' (set init=file to start from the file)");
+    if (init == "file" && !p.is_default("init.seed"))
+      r.warnings.push_back("init=file, so init.seed is not used (it seeds generated initial "
+                           "states)");
   }
 
   /// The layouts of member k's network, cached while the networks stay the same.

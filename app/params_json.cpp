@@ -32,11 +32,13 @@ void apply_json(ParamSet& params, const QJsonObject& json, const std::string& or
       } else if (v.isBool()) {
         value = v.toBool();
       } else if (v.isDouble()) {
-        const double d = v.toDouble();
-        if (spec.type == ParamType::Int && std::floor(d) == d && std::fabs(d) < 9e18)
-          value = std::int64_t(d);
+        // An integer in the JSON text is kept exactly (Qt stores it as qint64): a seed of
+        // 2^53 + 1 must meet the range check as itself, not as the double 2^53.
+        const qint64 a = v.toInteger(0), b = v.toInteger(1);
+        if (spec.type == ParamType::Int && a == b)
+          value = std::int64_t(a);
         else
-          value = d;
+          value = v.toDouble();
       } else {
         throw Error("parameter " + name + ": expected a number, string or boolean in JSON");
       }

@@ -7,12 +7,17 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSaveFile>
+#include <QStringList>
 
 #include "core/error.hpp"
 #include "params_json.hpp"
+#include "session.hpp"
+#include "view_schema.hpp"
 
 namespace simscope::app {
 namespace {
+
+const QStringList kTopKeys = {"simscope_preset", "workload", "params", "view"};
 
 QJsonObject read_preset_object(const std::string& path) {
   QFile f(QString::fromStdString(path));
@@ -32,7 +37,43 @@ QJsonObject read_preset_object(const std::string& path) {
     throw Error(path + ": preset format " + QJsonDocument(QJsonArray{version}).toJson(
                                                QJsonDocument::Compact).toStdString() +
                 " is not supported (this simscope reads simscope_preset 1)");
+  for (const QString& key : doc.object().keys())
+    if (!kTopKeys.contains(key))
+      throw Error(path + ": unknown key \"" + key.toStdString() +
+                  "\" in the preset (allowed: simscope_preset, workload, params, view)");
+  if (doc.object().contains("view") && !doc.object()["view"].isObject())
+    throw Error(path + ": \"view\" must be an object of view settings (view.colormap, ...)");
   return doc.object();
+}
+
+/// Names in "params" that the workload does not know, and in "view" that are not view
+/// settings, refused with where they belong: view.* settings go under "view", a workload's
+/// parameters under "params".
+void check_names(const std::string& path, const QJsonObject& params, const QJsonObject& view,
+                 const Schema& workload) {
+  const Schema& vs = view_schema();
+  for (const QString& key : params.keys()) {
+    const std::string name = key.toStdString();
+    if (workload.find(name)) continue;
+    if (vs.find(name))
+      throw Error(path + ": \"" + name + "\" is a view setting: put it under \"view\", not "
+                  "\"params\"");
+    if (name.rfind("view.", 0) == 0)
+      throw Error(path + ": under \"params\": unknown parameter '" + name +
+                  "'; view settings go under \"view\" (view settings: " + vs.names() +
+                  "; parameters of workload '" + workload.workload() + "': " + workload.names() +
+                  ")");
+    throw Error(path + ": under \"params\": " + unknown_parameter_message(workload, name));
+  }
+  for (const QString& key : view.keys()) {
+    const std::string name = key.toStdString();
+    if (vs.find(name)) continue;
+    if (workload.find(name))
+      throw Error(path + ": \"" + name + "\" is a parameter of workload '" +
+                  workload.workload() + "': put it under \"params\", not \"view\"");
+    throw Error(path + ": under \"view\": unknown view setting '" + name + "' (view settings: " +
+                vs.names() + ")");
+  }
 }
 
 }  // namespace
@@ -47,6 +88,7 @@ void load_preset(const std::string& path, ParamSet& params, ParamSet* view) {
   if (workload != params.schema().workload())
     throw Error(path + ": preset is for workload '" + workload + "', not '" +
                 params.schema().workload() + "'");
+  check_names(path, o["params"].toObject(), o["view"].toObject(), params.schema());
   ParamSet next = params;
   // File parameters written relative to the preset resolve against the preset's folder.
   QJsonObject values = o["params"].toObject();

@@ -11,7 +11,9 @@ namespace simscope::app {
 /// preset's folder. Returns the workload it names; applies its params onto `params` (which
 /// must already have that workload's schema: call preset_workload() first to choose it).
 /// Throws simscope::Error naming the file: missing, not JSON (with the offset), not a preset,
-/// wrong workload, bad parameters.
+/// a top-level key other than simscope_preset, workload, params and view, wrong workload, an
+/// unknown name (a view setting under "params" or a parameter under "view" is told where it
+/// belongs), bad values.
 /// `view` (optional) receives the preset's "view" object, when it has one.
 void load_preset(const std::string& path, ParamSet& params, ParamSet* view = nullptr);
 

@@ -8,12 +8,36 @@
 
 namespace simscope::app {
 
+std::string unknown_parameter_message(const Schema& workload, const std::string& name) {
+  return "unknown parameter '" + name + "' for workload '" + workload.workload() +
+         "' (known: " + workload.names() + "; view parameters (every workload): " +
+         view_schema().names() + "; see --list-params " + workload.workload() + ")";
+}
+
 void set_parameter(ParamSet& params, ParamSet& view, const std::string& kv) {
   const auto eq = kv.find('=');
   if (eq == std::string::npos) throw Error("--set expects NAME=VALUE, got '" + kv + "'");
   const std::string name = kv.substr(0, eq), value = kv.substr(eq + 1);
-  if (view.schema().find(name)) view.set_from_string(name, value);
-  else params.set_from_string(name, value);
+  if (params.schema().find(name)) params.set_from_string(name, value);
+  else if (view.schema().find(name)) view.set_from_string(name, value);
+  else throw Error(unknown_parameter_message(params.schema(), name));
+}
+
+void check_command_line(const CliOptions& o) {
+  if (!o.list_params.empty()) make_workload(o.list_params);  // throws "unknown workload ..."
+  std::string name = o.workload;
+  if (name.empty() && !o.preset.empty()) {
+    try {
+      name = preset_workload(o.preset);
+      make_workload(name);
+    } catch (const Error&) {
+      return;  // a bad preset is a bad input file: make_session reports it (exit 1)
+    }
+  }
+  if (name.empty()) name = "field";
+  const auto w = make_workload(name);
+  ParamSet params = w->schema().defaults(), view = view_schema().defaults();
+  for (const std::string& kv : o.sets) set_parameter(params, view, kv);
 }
 
 Session make_session(const CliOptions& o) {

@@ -18,8 +18,20 @@ struct Session {
 };
 
 /// Sets NAME=VALUE on the workload's parameters, or on the view's when NAME is one of
-/// view_schema(). Throws simscope::Error (unknown name: lists the known ones; bad value).
+/// view_schema(). Throws simscope::Error (unknown name: unknown_parameter_message; bad value).
 void set_parameter(ParamSet& params, ParamSet& view, const std::string& name_value);
+
+/// "unknown parameter 'x' for workload 'w' (known: ...; view parameters (every workload):
+/// view.colormap, ...; see --list-params w)": the workload's names and the view's, as
+/// --list-params presents them.
+std::string unknown_parameter_message(const Schema& workload, const std::string& name);
+
+/// The command-line errors (exit status 2) that need no input file: an unknown workload in
+/// --workload or --list-params, an unknown parameter or a value its parameter refuses in --set
+/// (checked against the workload given, else the preset's, else field). Throws simscope::Error
+/// with make_session's message; a preset that cannot be read is left to make_session (a bad
+/// input file, exit status 1).
+void check_command_line(const CliOptions& options);
 
 /// Builds the session. Throws simscope::Error: unknown workload, bad preset, unknown parameter
 /// or bad value in --set, a forced back end that cannot run.

@@ -1,6 +1,6 @@
 #include "core/params.hpp"
 
-#include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -68,6 +68,64 @@ std::string expected_text(const ParamSpec& s) {
   return "?";
 }
 
+/// 2^53: below it, a double that is a whole number stands for that integer alone (2^53 itself
+/// is also the rounding of 2^53 + 1).
+constexpr double kMaxExactDouble = 9007199254740992.0;
+
+/// `t` without leading and trailing blanks (spaces, tabs, newlines).
+std::string trim_blanks(const std::string& t) {
+  const char* blanks = " \t\n\r\f\v";
+  const auto a = t.find_first_not_of(blanks);
+  if (a == std::string::npos) return "";
+  return t.substr(a, t.find_last_not_of(blanks) - a + 1);
+}
+
+/// [+-]digits, nothing else (no blanks, no hex, no suffix).
+bool is_decimal_integer(const std::string& t) {
+  std::size_t i = (!t.empty() && (t[0] == '+' || t[0] == '-')) ? 1 : 0;
+  if (i == t.size()) return false;
+  for (; i < t.size(); ++i)
+    if (t[i] < '0' || t[i] > '9') return false;
+  return true;
+}
+
+/// A decimal number [+-]digits[.digits][(e|E)[+-]digits] (at least one digit before the
+/// exponent; no blanks, hex, inf or nan), read locale-independently into `d`. False when the
+/// text is not of that form or its value overflows a double.
+bool parse_decimal(const std::string& t, double& d) {
+  std::size_t i = 0, digits = 0;
+  auto run = [&] {
+    std::size_t n = 0;
+    while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i, ++n;
+    return n;
+  };
+  if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+  digits += run();
+  if (i < t.size() && t[i] == '.') ++i, digits += run();
+  if (digits == 0) return false;
+  if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+    ++i;
+    if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+    if (run() == 0) return false;
+  }
+  if (i != t.size()) return false;
+  const char* b = t.data() + (t[0] == '+');
+  const auto [end, ec] = std::from_chars(b, t.data() + t.size(), d);
+  return ec == std::errc() && end == t.data() + t.size() && std::isfinite(d);
+}
+
+/// i < lo and i > hi, compared exactly (not through double, which rounds above 2^53).
+bool below(std::int64_t i, double lo) {
+  if (lo <= -9223372036854775808.0) return false;  // nothing is below -2^63
+  if (lo >= 9223372036854775808.0) return true;
+  return i < static_cast<std::int64_t>(std::ceil(lo));
+}
+bool above(std::int64_t i, double hi) {
+  if (hi >= 9223372036854775808.0) return false;  // 2^63 and more: every int64 is below
+  if (hi < -9223372036854775808.0) return true;
+  return i > static_cast<std::int64_t>(std::floor(hi));
+}
+
 }  // namespace
 
 ParamSpec param_spec(std::string name, ParamType type, ParamValue default_value, double min,
@@ -95,12 +153,16 @@ const ParamSpec* Schema::find(const std::string& name) const {
   return nullptr;
 }
 
-const ParamSpec& Schema::at(const std::string& name) const {
-  if (const ParamSpec* s = find(name)) return *s;
+std::string Schema::names() const {
   std::string known;
   for (const auto& s : specs_) known += (known.empty() ? "" : ", ") + s.name;
+  return known;
+}
+
+const ParamSpec& Schema::at(const std::string& name) const {
+  if (const ParamSpec* s = find(name)) return *s;
   throw Error("unknown parameter '" + name + "' for workload '" + workload_ + "' (known: " +
-              known + ")");
+              names() + ")");
 }
 
 ParamSet Schema::defaults() const { return ParamSet(this); }
@@ -111,10 +173,10 @@ ParamValue Schema::check_value(const ParamSpec& s, const ParamValue& v) {
       std::int64_t i;
       if (auto p = std::get_if<std::int64_t>(&v)) i = *p;
       else if (auto d = std::get_if<double>(&v); d && std::isfinite(*d) && std::floor(*d) == *d &&
-                                                   std::fabs(*d) < 9.0e18)
+                                                   std::fabs(*d) < kMaxExactDouble)
         i = static_cast<std::int64_t>(*d);
       else bad(s, expected_text(s), format_value(v));
-      if (s.has_range() && (double(i) < s.min || double(i) > s.max))
+      if (s.has_range() && (below(i, s.min) || above(i, s.max)))
         bad(s, expected_text(s), format_value(v));
       return i;
     }
@@ -144,35 +206,38 @@ ParamValue Schema::check_value(const ParamSpec& s, const ParamValue& v) {
   bad(s, expected_text(s), format_value(v));
 }
 
-ParamValue Schema::parse_value(const ParamSpec& s, const std::string& text) {
+ParamValue Schema::parse_value(const ParamSpec& s, const std::string& raw) {
+  // Blanks around a value are ignored for every type but paths (a file name may hold them).
+  const std::string text = s.type == ParamType::Path ? raw : trim_blanks(raw);
   switch (s.type) {
     case ParamType::Int: {
-      errno = 0;
-      char* end = nullptr;
-      long long i = std::strtoll(text.c_str(), &end, 10);
-      if (text.empty() || *end != '\0' || errno == ERANGE) {
-        // Accept "1e6"-style integers written as floats when they are exact.
-        char* dend = nullptr;
-        double d = std::strtod(text.c_str(), &dend);
-        if (!text.empty() && *dend == '\0') return check_value(s, ParamValue(d));
-        bad(s, expected_text(s), text);
+      if (is_decimal_integer(text)) {
+        std::int64_t i = 0;
+        const char* b = text.data() + (text[0] == '+');
+        const auto [end, ec] = std::from_chars(b, text.data() + text.size(), i);
+        if (ec != std::errc() || end != text.data() + text.size()) bad(s, expected_text(s), raw);
+        return check_value(s, ParamValue(i));
       }
-      return check_value(s, ParamValue(std::int64_t(i)));
+      // "1e6"-style integers written as decimals, when they are exact: |d| < 2^53 (from 2^53 on,
+      // "9.007199254740993e15" would silently round to a neighbouring integer).
+      double d = 0;
+      if (!parse_decimal(text, d) || !(std::fabs(d) < kMaxExactDouble))
+        bad(s, expected_text(s), raw);
+      return check_value(s, ParamValue(d));
     }
     case ParamType::Float: {
-      char* end = nullptr;
-      double d = std::strtod(text.c_str(), &end);
-      if (text.empty() || *end != '\0') bad(s, expected_text(s), text);
+      double d = 0;
+      if (!parse_decimal(text, d)) bad(s, expected_text(s), raw);
       return check_value(s, ParamValue(d));
     }
     case ParamType::Bool:
       if (text == "true" || text == "1" || text == "on" || text == "yes") return true;
       if (text == "false" || text == "0" || text == "off" || text == "no") return false;
-      bad(s, expected_text(s), text);
-    case ParamType::Enum:
+      bad(s, expected_text(s), raw);
+    case ParamType::Enum: return check_value(s, ParamValue(text));
     case ParamType::Path: return check_value(s, ParamValue(text));
   }
-  bad(s, expected_text(s), text);
+  bad(s, expected_text(s), raw);
 }
 
 ParamSet::ParamSet(const Schema* schema) : schema_(schema) {
@@ -196,6 +261,18 @@ const ParamValue& ParamSet::get(const std::string& name) const {
     throw Error("unknown parameter '" + name + "'");
   }
   return it->second;
+}
+
+bool ParamSet::is_default(const std::string& name) const {
+  const ParamValue& v = get(name);
+  return v == schema_->at(name).default_value;
+}
+
+std::string ParamSet::changed(const std::vector<std::string>& names) const {
+  std::string out;
+  for (const auto& n : names)
+    if (!is_default(n)) out += (out.empty() ? "" : ", ") + n;
+  return out;
 }
 
 std::int64_t ParamSet::get_int(const std::string& name) const {

@@ -64,6 +64,12 @@ class ParamSet {
   bool get_bool(const std::string& name) const;
   const std::string& get_string(const std::string& name) const;  ///< Enum or Path
 
+  /// True when `name` holds its schema default (throws Error on an unknown name).
+  bool is_default(const std::string& name) const;
+  /// The names among `names` whose values differ from their defaults, comma-separated ("" when
+  /// none): the parameters a user set, for warnings that they are not used.
+  std::string changed(const std::vector<std::string>& names) const;
+
   const std::map<std::string, ParamValue>& values() const { return values_; }
   bool operator==(const ParamSet& o) const { return values_ == o.values_; }
   bool operator!=(const ParamSet& o) const { return !(*this == o); }
@@ -80,6 +86,8 @@ class Schema {
 
   const std::string& workload() const { return workload_; }
   const std::vector<ParamSpec>& specs() const { return specs_; }
+  /// The parameter names in display order, comma-separated ("grid.size, plane, ...").
+  std::string names() const;
   /// The spec named `name`, or nullptr.
   const ParamSpec* find(const std::string& name) const;
   /// The spec named `name`; throws simscope::Error "unknown parameter 'x' for workload 'w'
@@ -88,10 +96,16 @@ class Schema {
   /// Every parameter at its default.
   ParamSet defaults() const;
 
-  /// Parses text into a value of spec's type, checking the range/choices.
-  /// Throws simscope::Error: "parameter grid.size: expected an integer in [2, 4096], got '0'".
+  /// Parses text into a value of spec's type, checking the range/choices. Blanks around the
+  /// text are ignored (except for paths, taken as given). Int: decimal digits with an optional
+  /// sign, or an exact integer written as a decimal number such as "1e6" (below 2^53 in
+  /// magnitude); Float: a decimal number ([+-]digits[.digits][e[+-]digits]), read independently
+  /// of the locale. Hex, inf, nan and any other character are refused; Int ranges are checked
+  /// exactly (int64, not through double). Throws simscope::Error:
+  /// "parameter grid.size: expected an integer in [2, 4096], got '0'".
   static ParamValue parse_value(const ParamSpec& spec, const std::string& text);
-  /// Checks a typed value against spec (type, range, choices); throws simscope::Error.
+  /// Checks a typed value against spec (type, range, choices); throws simscope::Error. A double
+  /// given for an Int must be a whole number of magnitude below 2^53.
   static ParamValue check_value(const ParamSpec& spec, const ParamValue& value);
 
  private:

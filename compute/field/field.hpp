@@ -45,7 +45,7 @@ enum class PlaneKind { XY, XZ, YZ, Box };
 
 struct Grid {
   PlaneKind kind = PlaneKind::XY;
-  double offset = 0;      ///< plane: position on the normal axis; box: faces at +-offset
+  double offset = 0;      ///< plane: position on the normal axis; box: faces at +-|offset|
   int size = 128;         ///< samples per side (>= 2)
   double half_width = 1;  ///< samples cover [-half_width, +half_width], endpoints included
 };
@@ -54,7 +54,8 @@ struct Grid {
 /// XZ: (u_i, offset, v_j) with u = x, v = z; YZ: (offset, u_i, v_j) with u = y, v = z;
 /// u_i = -hw + 2 hw i / (n-1) (numpy.linspace). Box: 6 faces in the order -x, +x, -y, +y, -z, +z,
 /// face f occupying [f*n*n, (f+1)*n*n), each laid out as the plane with the same normal
-/// (x faces as YZ, y faces as XZ, z faces as XY) at -offset or +offset.
+/// (x faces as YZ, y faces as XZ, z faces as XY) at -|offset| or +|offset|: the sign of offset
+/// does not matter, so face 0 (-x) is always at x = -|offset|.
 /// Throws simscope::Error when size < 2.
 Targets make_targets(const Grid& grid);
 
@@ -141,8 +142,9 @@ Sources load_sources(const std::string& path);
 /// precision, view.
 const Schema& schema();
 
-/// Reads a Grid / Options from a validated ParamSet of schema(). For plane=box with
-/// plane.offset = 0 the faces are put at +-grid.half_width (the cube around the samples).
+/// Reads a Grid / Options from a validated ParamSet of schema(). For plane=box, Grid::offset is
+/// |plane.offset| (faces at +-|plane.offset|), and plane.offset = 0 puts the faces at
+/// +-grid.half_width (the cube around the samples).
 Grid grid_from(const ParamSet& p);
 Options options_from(const ParamSet& p);
 /// The sources a ParamSet of schema() asks for: load_sources(sources.file) when it is set, else

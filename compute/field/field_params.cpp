@@ -1,5 +1,7 @@
 // The field workload's parameter schema and its readers (field.hpp: schema, grid_from,
 // options_from, make_sources).
+#include <cmath>
+
 #include "core/error.hpp"
 #include "field/field.hpp"
 
@@ -39,8 +41,8 @@ Schema build() {
                          {"xy", "xz", "yz", "box"}));
   s.push_back(
       param_spec("plane.offset", T::Float, 0.0, -kBig, kBig, "length",
-                 "Position of the plane on its normal axis (box: faces at +-offset; 0 gives "
-                 "the cube of faces at +-grid.half_width)."));
+                 "Position of the plane on its normal axis (box: faces at +-|offset|, the sign "
+                 "is ignored; 0 gives the cube of faces at +-grid.half_width)."));
   s.push_back(param_spec("grid.size", T::Int, std::int64_t(128), 2, 4096, "",
                          "Samples per side of the plane (endpoints included).", {}, true));
   s.push_back(param_spec("grid.half_width", T::Float, 1.5, 1e-9, kBig, "length",
@@ -74,8 +76,9 @@ Grid grid_from(const ParamSet& p) {
   g.offset = p.get_double("plane.offset");
   g.size = int(p.get_int("grid.size"));
   g.half_width = p.get_double("grid.half_width");
-  // A box through the origin would put every face on the same planes: offset 0 means the cube.
-  if (g.kind == PlaneKind::Box && g.offset == 0) g.offset = g.half_width;
+  // Box: faces at +-|offset|, so that face 0 (-x) lies at negative x whatever the sign. A box
+  // through the origin would put every face on the same planes: offset 0 means the cube.
+  if (g.kind == PlaneKind::Box) g.offset = g.offset == 0 ? g.half_width : std::fabs(g.offset);
   return g;
 }
 

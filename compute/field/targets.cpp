@@ -75,11 +75,13 @@ Targets make_targets(const Grid& grid) {
     case PlaneKind::YZ:
       append_face(t, 0, grid.offset, n, grid.half_width);
       break;
-    case PlaneKind::Box:
+    case PlaneKind::Box: {
+      // Faces at -|offset| then +|offset|: a negative offset must not swap -x and +x.
+      const double d = std::fabs(grid.offset);
       for (int axis : {0, 1, 2})
-        for (double sign : {-1.0, 1.0})
-          append_face(t, axis, sign * grid.offset, n, grid.half_width);
+        for (double sign : {-1.0, 1.0}) append_face(t, axis, sign * d, n, grid.half_width);
       break;
+    }
   }
   return t;
 }

@@ -254,7 +254,8 @@ struct Descr {
 };
 
 /// Parses a simple descr such as '<f8', '>i4', '|u1', '=f4' or 'f4'.
-Descr parse_descr(const std::string& d, const std::string& path) {
+/// `expected`: what the caller's input accepts, named when the dtype is refused.
+Descr parse_descr(const std::string& d, const std::string& path, const std::string& expected) {
   std::size_t i = 0;
   char order = '=';
   if (!d.empty() && (d[0] == '<' || d[0] == '>' || d[0] == '|' || d[0] == '=')) order = d[i++];
@@ -278,7 +279,7 @@ Descr parse_descr(const std::string& d, const std::string& path) {
     const std::string name = numpy_name(kind, size, rest);
     fail(path, (name == "unknown" ? "unrecognised dtype '" + printable(d) + "'"
                                   : "unsupported dtype '" + name + "' (" + printable(d) + ")") +
-                   "; expected float32, float64, int32, int64 or uint8");
+                   "; expected " + expected);
   }
   return {*t, swap && size > 1};
 }
@@ -450,7 +451,9 @@ std::vector<double> NpyArray::to_double() const {
 
 std::string NpyArray::shape_text() const { return shape_string(shape); }
 
-NpyArray read_npy(const std::string& path) {
+NpyArray read_npy(const std::string& path, const std::string& accepted) {
+  const std::string expected =
+      accepted.empty() ? std::string("float32, float64, int32, int64 or uint8") : accepted;
   std::ifstream in(path, std::ios::binary);
   if (!in) fail(path, "cannot open (" + errno_text() + ")");
   std::error_code ec;
@@ -504,15 +507,14 @@ NpyArray read_npy(const std::string& path) {
                    "'; expected keys 'descr', 'fortran_order' and 'shape'");
   if (descr->kind == Value::Seq)
     fail(path,
-         "unsupported structured dtype (record fields); expected a plain float32, float64, "
-         "int32, int64 or uint8 array");
+         "unsupported structured dtype (record fields); expected a plain array of " + expected);
   if (descr->kind != Value::Str) fail(path, ".npy header 'descr' is not a string");
   if (fortran->kind != Value::Bool) fail(path, ".npy header 'fortran_order' is not True or False");
   if (shape->kind != Value::Seq || shape->is_list)
     fail(path, ".npy header 'shape' is not a tuple of integers");
 
   NpyArray a;
-  const Descr d = parse_descr(descr->str, path);
+  const Descr d = parse_descr(descr->str, path, expected);
   a.dtype = d.dtype;
   const std::size_t isz = itemsize(d.dtype);
 

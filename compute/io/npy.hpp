@@ -29,7 +29,10 @@ struct NpyArray {
 /// Reads `path`. Accepts '<' / '>' / '|' byte orders, fortran_order True or False, versions
 /// 1.0-3.0, dtypes f4, f8, i4, i8, u1. Throws simscope::Error naming the file and the problem
 /// (missing, not a .npy file, truncated, unsupported dtype such as 'int8' or 'object', ...).
-NpyArray read_npy(const std::string& path);
+/// `accepted` names the dtypes the caller's input takes (e.g. "float32 or float64"), for the
+/// message about a dtype this reader cannot read; empty: every dtype it reads. The caller still
+/// checks the dtype it got (a readable int32 may not suit it).
+NpyArray read_npy(const std::string& path, const std::string& accepted = "");
 
 /// Writes a C-order little-endian version-1.0 .npy file. `data` holds product(shape) elements.
 /// Throws simscope::Error naming the file when it cannot be written.

@@ -156,7 +156,7 @@ Cube load_cube(const std::string& path) {
       throw Error(path + ": the cube is " + gib(double(fsize)) + ", more than the " + gib(avail) +
                   " of memory available; crop it or split it into tiles");
   }
-  io::NpyArray a = io::read_npy(path);
+  io::NpyArray a = io::read_npy(path, "float32 or float64 (the data cube)");
   if (a.dtype != io::DType::Float32 && a.dtype != io::DType::Float64)
     throw Error(path + ": dtype " + io::to_string(a.dtype) +
                 "; the data cube must be float32 or float64 (NaN marks a missing value)");

@@ -52,7 +52,8 @@ Schema build() {
   s.push_back(
       param_spec("precision", T::Enum, std::string("fp64"), kNoMin, kNoMax, "",
                  "Working precision of the Gram matrices and Cholesky factors (vectors and "
-                 "the refinement are float64): fp64 ~1e-12, fp32 faster, ~1e-7 after refinement.",
+                 "the refinement are float64): fp64 ~1e-12 relative error, fp32 ~1e-7 (a "
+                 "float32 solution) and faster, on well-conditioned pixels.",
                  {"fp32", "fp64"}));
   s.push_back(
       param_spec("view", T::Enum, std::string("solution"), kNoMin, kNoMax, "",

@@ -74,7 +74,8 @@ Schema build() {
   s.push_back(param_spec("live.steps_per_frame", T::Int, std::int64_t(5), 1, 1e6, "",
                          "Live view: RK4 steps per drawn frame.", {}, true));
   s.push_back(param_spec("live.topology", T::Int, std::int64_t(0), 0, detail::kLiveMembers - 1, "",
-                         "Live view: the member shown in the phase view and the plots."));
+                         "Member shown live (0-based, among the first 64 members): the phase "
+                         "view draws its network and the plots follow its R(t) and msd(t)."));
   s.push_back(param_spec("live.history", T::Int, std::int64_t(2000), 10, 1000000, "",
                          "Live view: samples kept in the R(t) and msd(t) plots.", {}, true));
   s.push_back(

@@ -1,6 +1,8 @@
-"""Bad input: each case exits non-zero (not by a signal) with one line on stderr naming the
-problem, and leaves no partial outputs (an existing output directory stays as it was).
+"""Bad input: each case exits non-zero (not by a signal; 2 for command-line errors, 1 for bad
+files) with one line on stderr naming the problem, and leaves no partial outputs (an existing
+output directory stays as it was).
 Usage: e2e_bad_inputs.py SIMSCOPE"""
+import json
 import os
 import sys
 
@@ -44,35 +46,81 @@ np.save(files["shape1d"], np.ones(12))
 nan = good.copy(); nan[7, 1] = np.nan; np.save(files["nan"], nan)
 inf = good.copy(); inf[3, 2] = np.inf; np.save(files["inf"], inf)
 bad_preset = write("bad_preset.json", "{ not json", "w")
+# Presets with names in the wrong place (QA): view settings under "params", a typo under "view",
+# an extra top-level key.
+view_in_params = write("view_in_params.json", json.dumps(
+    {"simscope_preset": 1, "workload": "field", "params": {"view.colormap": "magma"}}), "w")
+view_typo = write("view_typo.json", json.dumps(
+    {"simscope_preset": 1, "workload": "field", "params": {}, "view": {"view.colourmap": "magma"}}), "w")
+extra_key = write("extra_key.json", json.dumps(
+    {"simscope_preset": 1, "workload": "field", "params": {}, "comment": "mine"}), "w")
+param_in_view = write("param_in_view.json", json.dumps(
+    {"simscope_preset": 1, "workload": "field", "params": {}, "view": {"grid.size": 8}}), "w")
+big_seed = write("big_seed.json", '{"simscope_preset": 1, "workload": "field", '
+                 '"params": {"sources.seed": 9007199254740993}}', "w")
+# An lsq cube of a dtype the reader cannot read: the message lists what the cube accepts.
+np.save(os.path.join(d, "A.npy"), rng.standard_normal((6, 2)))
+np.save(os.path.join(d, "cube_i2.npy"), np.ones((6, 3, 4), np.int16))
+np.save(os.path.join(d, "cube_f2.npy"), np.ones((6, 3, 4), np.float16))
 
-# (label, args, words expected in the message (any of))
+# (label, args, words expected in the message (any of), exit status: 2 for command-line errors
+# (--help: "2 command-line error"), 1 for bad input files and runtime errors, words that must all
+# be in the message, words that must not be)
+lsq = ["--workload", "lsq", "--set", f"design.file={d}/A.npy"]
 cases = [
-    ("truncated .npy", ["--set", f"sources.file={files['truncated']}"], ["truncated"]),
-    ("int8 dtype", ["--set", f"sources.file={files['int8']}"], ["int8"]),
-    ("object dtype", ["--set", f"sources.file={files['object']}"], ["object"]),
-    ("shape (10,5)", ["--set", f"sources.file={files['shape5']}"], ["shape", "(10, 5)"]),
-    ("shape (12,)", ["--set", f"sources.file={files['shape1d']}"], ["shape"]),
-    ("NaN coordinate", ["--set", f"sources.file={files['nan']}"], ["nan", "finite"]),
-    ("Inf coordinate", ["--set", f"sources.file={files['inf']}"], ["inf", "finite"]),
-    ("empty .npy", ["--set", f"sources.file={files['empty_npy']}"], ["empty", "not a .npy"]),
-    ("empty CSV", ["--set", f"sources.file={files['empty_csv']}"], ["empty", "no data"]),
-    ("CSV text cell", ["--set", f"sources.file={files['text_csv']}"], ["abc"]),
-    ("missing file", ["--set", f"sources.file={d}/nope.npy"], ["nope.npy"]),
-    ("CSV typo in the first row", ["--set", f"sources.file={files['typo_csv']}"], ["'1x'"]),
-    ("directory as sources.file", ["--set", f"sources.file={d}"], ["bad_inputs"]),
-    ("--out in a missing directory", ["--out", f"{d}/nodir/img.png"], ["nodir"]),
-    ("--out is a directory", ["--out", d], [".png"]),
-    ("--out not a .png", ["--out", f"{d}/x.jpg"], [".png"]),
-    ("grid.size 0", ["--set", "grid.size=0"], ["grid.size"]),
-    ("grid.size 1e6", ["--set", "grid.size=1000000"], ["grid.size"]),
-    ("unknown parameter", ["--set", "grid.sise=10"], ["grid.sise"]),
-    ("unknown workload", ["--workload", "nbody"], ["nbody"]),
-    ("bad preset", ["--preset", bad_preset], ["bad_preset.json"]),
-    ("negative eps", ["--set", "eps=-1"], ["eps"]),
-    ("set without =", ["--set", "eps"], ["NAME=VALUE"]),
-    ("bad backend", ["--backend", "gpu"], ["backend"]),
+    ("truncated .npy", ["--set", f"sources.file={files['truncated']}"], ["truncated"], 1),
+    ("int8 dtype", ["--set", f"sources.file={files['int8']}"], ["int8"], 1),
+    ("object dtype", ["--set", f"sources.file={files['object']}"], ["object"], 1),
+    ("shape (10,5)", ["--set", f"sources.file={files['shape5']}"], ["shape", "(10, 5)"], 1),
+    ("shape (12,)", ["--set", f"sources.file={files['shape1d']}"], ["shape"], 1),
+    ("NaN coordinate", ["--set", f"sources.file={files['nan']}"], ["nan", "finite"], 1),
+    ("Inf coordinate", ["--set", f"sources.file={files['inf']}"], ["inf", "finite"], 1),
+    ("empty .npy", ["--set", f"sources.file={files['empty_npy']}"], ["empty", "not a .npy"], 1),
+    ("empty CSV", ["--set", f"sources.file={files['empty_csv']}"], ["empty", "no data"], 1),
+    ("CSV text cell", ["--set", f"sources.file={files['text_csv']}"], ["abc"], 1),
+    ("missing file", ["--set", f"sources.file={d}/nope.npy"], ["nope.npy"], 1),
+    ("CSV typo in the first row", ["--set", f"sources.file={files['typo_csv']}"], ["'1x'"], 1),
+    ("directory as sources.file", ["--set", f"sources.file={d}"], ["bad_inputs"], 1),
+    ("--out in a missing directory", ["--out", f"{d}/nodir/img.png"], ["nodir"], 1),
+    ("--out is a directory", ["--out", d], [".png"], 2),
+    ("--out not a .png", ["--out", f"{d}/x.jpg"], [".png"], 2),
+    ("grid.size 0", ["--set", "grid.size=0"], ["grid.size"], 2),
+    ("grid.size 1e6", ["--set", "grid.size=1000000"], ["grid.size"], 2),
+    ("grid.size hex", ["--set", "grid.size=0x40"], ["grid.size"], 2, ["'0x40'", "integer"]),
+    ("grid.size inner blank", ["--set", "grid.size=6 4"], ["grid.size"], 2, ["'6 4'"]),
+    ("k inf", ["--set", "k=inf"], ["parameter k"], 2, ["finite number"]),
+    ("sources.seed above its maximum", ["--set", "sources.seed=9007199254740993"], ["sources.seed"],
+     2, ["[0, 9007199254740992]", "'9007199254740993'"]),
+    ("unknown parameter", ["--set", "grid.sise=10"], ["grid.sise"], 2),
+    ("unknown parameter foo", ["--set", "foo=1"], ["'foo'"], 2,
+     ["grid.size", "view.colormap", "view.colorbar", "--list-params field"]),
+    ("unknown lsq parameter", ["--workload", "lsq", "--set", "grid.size=8"], ["grid.size"], 2,
+     ["workload 'lsq'", "view.component", "view.colormap"]),
+    ("unknown workload", ["--workload", "nbody"], ["nbody"], 2),
+    ("unknown workload fluid", ["--workload", "fluid"], ["fluid"], 2, ["field, lsq, oscillators"]),
+    ("bad view value", ["--set", "view.colormap=rainbow"], ["view.colormap"], 2),
+    ("bad preset", ["--preset", bad_preset], ["bad_preset.json"], 1),
+    ("view setting under params", ["--preset", view_in_params], ["view_in_params.json"], 1,
+     ['"view.colormap"', 'under "view"']),
+    ("typo under view", ["--preset", view_typo], ["view_typo.json"], 1,
+     ["'view.colourmap'", "view settings", "view.colormap"], ["workload 'view'"]),
+    ("extra preset key", ["--preset", extra_key], ["extra_key.json"], 1,
+     ['"comment"', "simscope_preset, workload, params, view"]),
+    ("parameter under view", ["--preset", param_in_view], ["param_in_view.json"], 1,
+     ['"grid.size"', 'under "params"']),
+    ("preset seed above its maximum", ["--preset", big_seed], ["big_seed.json"], 1,
+     ["sources.seed", "9007199254740993"]),
+    ("lsq int16 cube", lsq + ["--set", f"data.file={d}/cube_i2.npy"], ["cube_i2.npy"], 1,
+     ["int16", "float32 or float64"], ["int32", "int64", "uint8"]),
+    ("lsq float16 cube", lsq + ["--set", f"data.file={d}/cube_f2.npy"], ["cube_f2.npy"], 1,
+     ["float16", "float32 or float64"], ["int32", "int64", "uint8"]),
+    ("negative eps", ["--set", "eps=-1"], ["eps"], 2),
+    ("set without =", ["--set", "eps"], ["NAME=VALUE"], 2),
+    ("bad backend", ["--backend", "gpu"], ["backend"], 2),
 ]
-for label, args, words in cases:
+for label, args, words, code, *more in cases:
+    all_words = more[0] if more else []
+    no_words = more[1] if len(more) > 1 else []
     out = os.path.join(d, "out_" + label.replace(" ", "_").replace("/", "_"))
     # An existing output directory with an earlier result must stay as it was.
     os.makedirs(out, exist_ok=True)
@@ -85,7 +133,12 @@ for label, args, words in cases:
     errors = [l for l in lines if "error" in l.lower() or "simscope:" in l]
     msg = lines[-1] if lines else ""
     c.check(p.returncode != 0 and not killed_by_signal(p), f"{label}: exit {p.returncode}, no signal")
+    c.check(p.returncode == code, f"{label}: exit status {p.returncode}, expected {code}")
     c.check(any(w.lower() in msg.lower() for w in words), f"{label}: message names the problem: {msg!r}")
+    for w in all_words:
+        c.check(w in msg, f"{label}: message says {w!r}")
+    for w in no_words:
+        c.check(w not in msg, f"{label}: message does not say {w!r}")
     c.check(len(lines) == 1 and len(errors) == 1, f"{label}: one line on stderr: {lines!r}")
     c.check(sorted(os.listdir(out)) == ["magnitude.npy"] and open(marker, "rb").read() == b"earlier result",
             f"{label}: no partial outputs, earlier result intact")
@@ -94,6 +147,6 @@ for label, args, words in cases:
     # The default back end (auto): its notice must not come before the error line.
     p2 = run(simscope, "--headless", "--out-dir", fresh, *args)
     lines2 = [l for l in p2.stderr.strip().splitlines() if l.strip()]
-    c.check(p2.returncode != 0 and not os.path.exists(fresh), f"{label}: no output directory created")
+    c.check(p2.returncode == code and not os.path.exists(fresh), f"{label}: exit {p2.returncode}, no output directory created")
     c.check(len(lines2) == 1 and lines2[0].startswith("simscope:"), f"{label} (auto back end): one line: {lines2!r}")
 c.done()

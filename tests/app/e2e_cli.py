@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 
-from simscope_test_util import Checker, run, scratch
+from simscope_test_util import Checker, field_reference, plane_targets, run, scratch
 
 simscope = sys.argv[1]
 c = Checker()
@@ -30,7 +30,7 @@ for name in ["sources.file", "sources.distribution", "sources.count", "sources.s
     c.check(f"\n  {name}  (" in p.stdout, f"--list-params shows {name}")
 c.check("default:" in p.stdout and "[2, 4096]" in p.stdout, "--list-params shows defaults and ranges")
 p = run(simscope, "--list-params", "nosuch")
-c.check(p.returncode != 0 and "nosuch" in p.stderr, "--list-params of an unknown workload fails clearly")
+c.check(p.returncode == 2 and "nosuch" in p.stderr, "--list-params of an unknown workload fails clearly (exit 2)")
 p = run(simscope, "--bogus-flag")
 c.check(p.returncode == 2 and "bogus" in p.stderr, "unknown option: exit 2 naming it")
 
@@ -85,4 +85,88 @@ if p.returncode == 0:
             "box with offset 0: six distinct faces")
 else:
     c.check(False, f"box run failed: {p.stderr}")
+
+# plane=box with a negative offset (QA): the faces are at +-|offset|, face 0 (-x) at x = -1. One
+# positive source at the origin, compared with numpy on the planes x = -1, x = +1, y = -1, ...
+d1 = os.path.join(d, "one.npy")
+np.save(d1, np.array([[0.0, 0.0, 0.0, 1.0]]))
+out = os.path.join(d, "out_box_negative")
+n, hw = 9, 1.5
+p = run(simscope, "--headless", "--backend", "cpu", "--set", "plane=box", "--set", "plane.offset=-1",
+        "--set", f"sources.file={d1}", "--set", f"grid.size={n}", "--set", "precision=fp64",
+        "--out-dir", out, "--no-image")
+c.check(p.returncode == 0, f"box with plane.offset=-1 runs ({p.stderr.strip()[-200:]})")
+if p.returncode == 0:
+    comps = {c_: np.load(os.path.join(out, c_ + ".npy")) for c_ in ("ex", "ey", "ez")}
+    for f, (plane, off) in enumerate([("yz", -1), ("yz", 1), ("xz", -1), ("xz", 1), ("xy", -1), ("xy", 1)]):
+        e_ref, _ = field_reference(np.array([[0.0, 0.0, 0.0, 1.0]]), 1.0, 0.0, plane_targets(plane, off, n, hw))
+        got = np.stack([comps[k][f].ravel() for k in ("ex", "ey", "ez")], 1)
+        c.check(np.allclose(got, e_ref, rtol=1e-5, atol=1e-6),
+                f"box face {f} lies on the plane {plane} at {off:+d} (|offset|)")
+    c.check(comps["ex"][0, n // 2, n // 2] > 0 and comps["ex"][1, n // 2, n // 2] < 0,
+            "face -x (index 0) is at negative x: E points towards the source at +x there")
+
+# Numbers (QA): blanks around a value are ignored at both ends alike; hex is refused (exit 2).
+for text in (" 8", "8 "):
+    out = os.path.join(d, "out_blank")
+    p = run(simscope, "--headless", "--backend", "cpu", "--set", f"grid.size={text}", "--set",
+            "sources.count=20", "--out-dir", out, "--no-image")
+    c.check(p.returncode == 0 and np.load(os.path.join(out, "magnitude.npy")).shape == (8, 8),
+            f"grid.size={text!r} reads as 8 ({p.stderr.strip()[-200:]})")
+p = run(simscope, "--headless", "--set", "grid.size=0x40", "--out-dir", os.path.join(d, "hex"))
+c.check(p.returncode == 2 and "0x40" in p.stderr, "grid.size=0x40 is refused with exit 2")
+
+# Settings the run does not use draw a warning (stderr and run.json), not silence (QA).
+edges = os.path.join(d, "edges.txt")
+open(edges, "w").write("0 1\n1 2\n2 3\n")
+init = os.path.join(d, "init.npy")
+np.save(init, np.ones((6, 2)))
+cube = os.path.join(d, "cube.npy")
+np.save(cube, np.random.default_rng(2).standard_normal((6, 3, 4)))
+design = os.path.join(d, "A.npy")
+np.save(design, np.random.default_rng(3).standard_normal((6, 2)))
+osc = ["--workload", "oscillators", "--set", "network.nodes=6", "--set", "ensemble.size=2",
+       "--set", "integrator.steps=50", "--set", "integrator.transient=10"]
+unused = [
+    ("network.file without network.topology=file", osc + ["--set", f"network.file={edges}"],
+     ["network.file is not used", "network.topology=file"]),
+    ("init.file without init=file", osc + ["--set", f"init.file={init}"],
+     ["init.file is not used", "init=file"]),
+    ("network.k with network.topology=file",
+     osc + ["--set", "network.topology=file", "--set", f"network.file={edges}", "--set", "network.k=2"],
+     ["network.k is not used"]),
+    ("init.seed with init=file", osc + ["--set", "init=file", "--set", f"init.file={init}", "--set", "init.seed=5"],
+     ["init.seed is not used"]),
+    ("sources.count with sources.file", ["--set", f"sources.file={d1}", "--set", "sources.count=50",
+                                         "--set", "grid.size=8"], ["sources.count is not used"]),
+    ("synth.* with data.file", ["--workload", "lsq", "--set", f"data.file={cube}", "--set",
+                                f"design.file={design}", "--set", "synth.seed=3", "--set", "synth.noise=0.5"],
+     ["synth.noise, synth.seed are not used"]),
+    ("synth.unknowns with design.file alone",
+     ["--workload", "lsq", "--set", f"design.file={design}", "--set", "synth.unknowns=7",
+      "--set", "synth.height=4", "--set", "synth.width=4"], ["synth.unknowns is not used"]),
+]
+for label, args, words in unused:
+    out = os.path.join(d, "out_unused")
+    p = run(simscope, "--headless", "--backend", "cpu", "--no-image", "--out-dir", out, *args)
+    ok = p.returncode == 0
+    warns = json.load(open(os.path.join(out, "run.json")))["warnings"] if ok else []
+    for w in words:
+        c.check(ok and w in p.stderr and any(w in x for x in warns),
+                f"{label}: warning {w!r} on stderr and in run.json ({p.stderr.strip()[-300:]})")
+# ... and a run that uses everything it was given stays quiet.
+p = run(simscope, "--headless", "--backend", "cpu", "--no-image", "--out-dir", os.path.join(d, "out_used"),
+        *osc, "--set", "network.topology=file", "--set", f"network.file={edges}", "--set", "init=file",
+        "--set", f"init.file={init}")
+c.check(p.returncode == 0 and "not used" not in p.stderr, f"files in use: no warning ({p.stderr.strip()[-300:]})")
+
+# Help texts (QA): lsq precision as README says it; live.topology is the member shown live.
+p = run(simscope, "--list-params", "lsq")
+c.check("fp64 ~1e-12" in p.stdout and "fp32 ~1e-7" in p.stdout and "after refinement" not in p.stdout,
+        "lsq precision help: fp64 ~1e-12, fp32 ~1e-7")
+readme = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "README.md")).read()
+c.check("~1e-12 relative error" in readme and "~1e-7 on well-conditioned" in readme,
+        "README: fp64 ~1e-12, fp32 ~1e-7")
+p = run(simscope, "--list-params", "oscillators")
+c.check("Member shown live" in p.stdout, "live.topology help says it is the member shown live")
 c.done()

@@ -74,6 +74,21 @@ TEST(FieldParams, ParseErrorsNameTheParameter) {
   EXPECT_EQ(p.get_int("sources.count"), 1000000);
 }
 
+// QA: sources.seed=9007199254740993 (above the stated maximum 2^53) was accepted, and
+// grid.size=0x40 read as 64.
+TEST(FieldParams, SeedMaximumAndHexRefused) {
+  ParamSet p = schema().defaults();
+  p.set_from_string("sources.seed", "9007199254740992");
+  EXPECT_EQ(p.get_int("sources.seed"), 9007199254740992);
+  EXPECT_NE(test::error_of([&] { p.set_from_string("sources.seed", "9007199254740993"); })
+                .find("parameter sources.seed: expected an integer in [0, 9007199254740992]"),
+            std::string::npos);
+  EXPECT_NE(test::error_of([&] { p.set_from_string("grid.size", "0x40"); }).find("got '0x40'"),
+            std::string::npos);
+  p.set_from_string("grid.size", "64 ");
+  EXPECT_EQ(p.get_int("grid.size"), 64);
+}
+
 TEST(FieldParams, GridOptionsAndSourcesFromParams) {
   ParamSet p = schema().defaults();
   p.set_from_string("plane", "box");

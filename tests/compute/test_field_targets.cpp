@@ -61,6 +61,50 @@ TEST(FieldTargets, BoxFacesInOrder) {
   EXPECT_EQ(t.z[std::size_t(6 * n * n - 1)], 1.5);
 }
 
+// QA: plane=box with plane.offset=-1 put the face labelled -x (index 0) at x = +1. The faces are at
+// +-|offset| whatever the sign, in the order -x, +x, -y, +y, -z, +z; a positive source at the
+// origin then pulls E (k > 0) towards itself: +x on face 0, -x on face 1, and so on.
+TEST(FieldTargets, BoxFacesUseTheMagnitudeOfANegativeOffset) {
+  const int n = 5;
+  for (double off : {-1.0, 1.0, -2.5}) {
+    ParamSet p = schema().defaults();
+    p.set("plane", std::string("box"));
+    p.set("plane.offset", off);
+    p.set("grid.size", std::int64_t(n));
+    const Grid g = grid_from(p);
+    EXPECT_EQ(g.offset, std::fabs(off)) << off;
+    Grid raw = g;
+    raw.offset = off;  // a Grid built by hand with a negative offset gives the same faces
+    const Targets t = make_targets(g), t_raw = make_targets(raw);
+    EXPECT_EQ(t.x, t_raw.x) << off;
+    EXPECT_EQ(t.y, t_raw.y) << off;
+    EXPECT_EQ(t.z, t_raw.z) << off;
+    const std::size_t nn = std::size_t(n * n);
+    const double d = std::fabs(off);
+    for (std::size_t k = 0; k < nn; ++k) {
+      EXPECT_EQ(t.x[0 * nn + k], -d) << off;
+      EXPECT_EQ(t.x[1 * nn + k], d) << off;
+      EXPECT_EQ(t.y[2 * nn + k], -d) << off;
+      EXPECT_EQ(t.y[3 * nn + k], d) << off;
+      EXPECT_EQ(t.z[4 * nn + k], -d) << off;
+      EXPECT_EQ(t.z[5 * nn + k], d) << off;
+    }
+    Sources one;
+    one.x = {0.f}, one.y = {0.f}, one.z = {0.f}, one.q = {1.f};
+    Options o;  // k = 1: E points towards the positive source
+    Result r;
+    evaluate_reference(one, t, o, r);
+    const std::size_t centre = std::size_t((n / 2) * n + n / 2);
+    const std::vector<float>* comp[3] = {&r.ex, &r.ey, &r.ez};
+    for (int f = 0; f < 6; ++f) {
+      const float e = (*comp[f / 2])[f * nn + centre];
+      // Face -x (f = 0) is at x = -|offset|: the source lies in +x from there.
+      EXPECT_EQ(e > 0, f % 2 == 0) << "face " << f << " offset " << off << " E " << e;
+      EXPECT_NEAR(std::fabs(e), 1.0 / (d * d), 1e-6 / (d * d)) << f;
+    }
+  }
+}
+
 TEST(FieldTargets, InvalidGridsThrow) {
   Grid g;
   g.size = 1;

@@ -25,6 +25,8 @@ rng = np.random.default_rng(1)
 np.save(d + '/f_cube.npy', rng.standard_normal((6, 3, 4)))
 np.save(d + '/f_cube_fortran.npy', np.asfortranarray(rng.standard_normal((6, 3, 4)).astype(np.float32)))
 np.save(d + '/f_cube_int.npy', np.ones((6, 3, 4), np.int32))
+np.save(d + '/f_cube_i2.npy', np.ones((6, 3, 4), np.int16))
+np.save(d + '/f_cube_f2.npy', np.ones((6, 3, 4), np.float16))
 np.save(d + '/f_cube_2d.npy', rng.standard_normal((6, 12)))
 c = rng.standard_normal((6, 3, 4)); c[2, 1, 3] = np.inf; np.save(d + '/f_cube_inf.npy', c)
 np.save(d + '/f_A.npy', rng.standard_normal((6, 2)))
@@ -91,6 +93,21 @@ TEST_F(LsqFiles, BadFilesNameTheProblem) {
     EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;  // one line
     for (const auto& w : c.words) EXPECT_TRUE(contains(msg, w)) << msg << " lacks " << w;
   }
+}
+
+// QA: an int16 or float16 cube was refused with "expected float32, float64, int32, int64 or
+// uint8", though the cube takes only float32/float64: the message lists what the cube accepts.
+TEST_F(LsqFiles, UnreadableCubeDtypeNamesWhatTheCubeAccepts) {
+  for (const char* f : {"f_cube_i2.npy", "f_cube_f2.npy"}) {
+    const std::string msg = error_of([&] { load_cube(path(f)); });
+    EXPECT_TRUE(contains(msg, f) && contains(msg, "float32 or float64")) << msg;
+    EXPECT_TRUE(contains(msg, std::string(f) == "f_cube_i2.npy" ? "int16" : "float16")) << msg;
+    for (const char* other : {"int32", "int64", "uint8"})
+      EXPECT_FALSE(contains(msg, other)) << msg << " lists " << other;
+  }
+  // The design matrix takes any dtype the reader reads, and says so.
+  const std::string design = error_of([] { load_design(path("f_cube_i2.npy")); });
+  EXPECT_TRUE(contains(design, "int16") && contains(design, "int32, int64 or uint8")) << design;
 }
 
 TEST_F(LsqFiles, MakeProblemFromParameters) {

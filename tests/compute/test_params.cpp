@@ -1,7 +1,9 @@
 // The parameter schema: parsing, ranges, choices, error messages naming the parameter.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <functional>
+#include <limits>
 
 #include "core/backend.hpp"
 #include "core/error.hpp"
@@ -72,11 +74,86 @@ TEST(Params, RejectsOutOfRangeAndBadTextNamingTheParameter) {
   EXPECT_EQ(p, test_schema().defaults()) << "rejected values leave the set unchanged";
 }
 
+// QA: "0x40" was read as 64 (strtod's hex), " 64" was accepted but "64 " refused, and a seed of
+// 2^53 + 1 passed a maximum of 2^53 (compared through double).
+TEST(Params, NumbersAreDecimalWithBlanksIgnoredAtBothEnds) {
+  ParamSet p = test_schema().defaults();
+  for (const char* t : {" 64", "64 ", " 64 ", "\t64\n", "+64", "64", "6.4e1"}) {
+    p.set("n", std::int64_t(8));
+    EXPECT_NO_THROW(p.set_from_string("n", t)) << "'" << t << "'";
+    EXPECT_EQ(p.get_int("n"), 64) << "'" << t << "'";
+  }
+  for (const char* t : {" 0.25", "0.25 ", "+.25", "2.5e-1", "25E-2"}) {
+    p.set("x", 0.5);
+    EXPECT_NO_THROW(p.set_from_string("x", t)) << "'" << t << "'";
+    EXPECT_EQ(p.get_double("x"), 0.25) << "'" << t << "'";
+  }
+  p = test_schema().defaults();
+  for (const char* t : {"0x40", "0X40", "6 4", "64abc", "1e", "e3", "", " ", "--64", "+-64",
+                        "0x1p6", "inf", "nan", "64,0", "6.5", "٦٤"}) {
+    const std::string e = error_of([&] { p.set_from_string("n", t); });
+    EXPECT_NE(e.find("parameter n: expected an integer"), std::string::npos) << "'" << t << "': " << e;
+  }
+  p.set_from_string("n", "64.");  // a decimal number whose value is an exact integer
+  EXPECT_EQ(p.get_int("n"), 64);
+  for (const char* t : {"0x0.4p0", "0x1", "1e", ".", "-", "inf", "-inf", "nan", "1e999",
+                        "0.25x", "0. 25", "0,25"}) {
+    const std::string e = error_of([&] { p.set_from_string("x", t); });
+    EXPECT_NE(e.find("parameter x: expected a finite number"), std::string::npos)
+        << "'" << t << "': " << e;
+  }
+  EXPECT_EQ(error_of([&] { p.set_from_string("n", "0x40"); }),
+            "parameter n: expected an integer in [2, 4096], got '0x40'");
+  p.set_from_string("mode", " b ");
+  p.set_from_string("on", "true ");
+  EXPECT_EQ(p.get_string("mode"), "b");
+  EXPECT_TRUE(p.get_bool("on"));
+  p.set_from_string("file", " spaced name.npy ");  // paths are taken as given
+  EXPECT_EQ(p.get_string("file"), " spaced name.npy ");
+}
+
+TEST(Params, IntegerRangesAreCheckedExactly) {
+  const Schema s("demo", {{"seed", ParamType::Int, std::int64_t(1), 0, 9007199254740992.0, {}, "",
+                           "seed"},
+                          {"any", ParamType::Int, std::int64_t(0), 1, 0, {}, "", "no range"}});
+  ParamSet p = s.defaults();
+  p.set_from_string("seed", "9007199254740992");
+  EXPECT_EQ(p.get_int("seed"), 9007199254740992);
+  for (const char* t : {"9007199254740993", "9223372036854775807", "9223372036854775808",
+                        "99999999999999999999", "-1", "9.007199254740993e15", "1e16"}) {
+    const std::string e = error_of([&] { p.set_from_string("seed", t); });
+    EXPECT_NE(e.find("expected an integer in [0, 9007199254740992]"), std::string::npos)
+        << t << ": " << e;
+  }
+  EXPECT_EQ(p.get_int("seed"), 9007199254740992) << "refused values leave the value unchanged";
+  EXPECT_THROW(p.set("seed", ParamValue(std::int64_t(9007199254740993))), Error);
+  EXPECT_THROW(p.set("seed", ParamValue(9007199254740992.0)), Error)
+      << "a double of 2^53 may stand for 2^53 + 1";
+  p.set_from_string("any", "-9223372036854775808");
+  EXPECT_EQ(p.get_int("any"), std::numeric_limits<std::int64_t>::min());
+  p.set_from_string("any", "9223372036854775807");
+  EXPECT_EQ(p.get_int("any"), std::numeric_limits<std::int64_t>::max());
+  EXPECT_THROW(p.set_from_string("any", "9223372036854775808"), Error);
+}
+
 TEST(Params, UnknownParameterListsTheKnownOnes) {
   ParamSet p = test_schema().defaults();
   const std::string e = error_of([&] { p.set_from_string("nn", "3"); });
   EXPECT_NE(e.find("unknown parameter 'nn' for workload 'demo'"), std::string::npos) << e;
   EXPECT_NE(e.find("n, x, mode, on, file"), std::string::npos) << e;
+}
+
+TEST(Params, ChangedNamesTheValuesOffTheirDefaults) {
+  ParamSet p = test_schema().defaults();
+  EXPECT_TRUE(p.is_default("n"));
+  EXPECT_EQ(p.changed({"n", "x", "mode"}), "");
+  p.set_from_string("x", "0.25");
+  p.set_from_string("mode", "b");
+  EXPECT_FALSE(p.is_default("x"));
+  EXPECT_EQ(p.changed({"n", "x", "mode"}), "x, mode");
+  p.set_from_string("x", "0.5");  // back at the default
+  EXPECT_EQ(p.changed({"n", "x", "mode"}), "mode");
+  EXPECT_THROW(p.is_default("nn"), Error);
 }
 
 TEST(Params, FormatValueReadsBackExactly) {
