@@ -30,7 +30,7 @@ std::string problem_key(const ParamSet& p) {
   if (p.get_string("data.file").empty())
     for (const char* n : {"synth.height", "synth.width", "synth.observations", "synth.unknowns",
                           "synth.nan_fraction", "synth.noise", "synth.seed", "synth.design"})
-      k += "|" + format_value(p.get(n));
+      k.append(1, '|').append(format_value(p.get(n)));  // (not "|" + ...: g++ 12 -Wrestrict)
   return k;
 }
 

@@ -1,6 +1,7 @@
 // simscope: entry point. Parses the command line and runs the GUI, the headless runner or
 // --list-params. Every error ends as one line on stderr and a non-zero exit status.
 #include <QCoreApplication>
+#include <clocale>
 #include <cstdio>
 #include <exception>
 
@@ -11,6 +12,9 @@
 
 int main(int argc, char** argv) {
   QCoreApplication qapp(argc, argv);
+  // Qt sets the C library's locale from the environment; numbers in files, --set values, JSON
+  // and outputs are C-locale text ("0.5", never "0,5"), whatever LANG/LC_NUMERIC say.
+  std::setlocale(LC_NUMERIC, "C");
   QCoreApplication::setApplicationName("simscope");
   QCoreApplication::setOrganizationName("simscope");
   QCoreApplication::setApplicationVersion(SIMSCOPE_VERSION);

@@ -139,14 +139,7 @@ void store_row(Sources& s, std::size_t i, const double* v, std::size_t cols,
 }
 
 Sources load_npy(const std::string& path) {
-  io::NpyArray a;
-  try {
-    a = io::read_npy(path);
-  } catch (const Error& e) {
-    const std::string m = e.what();
-    if (m.find("dtype") == std::string::npos) throw;
-    throw Error(m + " (sources need float32 or float64)");
-  }
+  const io::NpyArray a = io::read_npy(path, "float32 or float64 (the sources)");
   if (a.dtype != io::DType::Float32 && a.dtype != io::DType::Float64)
     throw Error(path + ": dtype " + io::to_string(a.dtype) +
                 " is not supported for sources; expected float32 or float64");

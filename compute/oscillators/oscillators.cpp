@@ -70,7 +70,7 @@ State initial_state(const std::string& kind, int nodes, int members, std::uint64
 
 State load_initial_state(const std::string& path, int nodes, int members) {
   if (path.empty()) throw Error("init.file: no file given (init=file)");
-  const io::NpyArray a = io::read_npy(path);
+  const io::NpyArray a = io::read_npy(path, "float32 or float64 (the initial state)");
   if (a.dtype != io::DType::Float32 && a.dtype != io::DType::Float64)
     throw Error(path + ": init.file must hold float32 or float64 values, not " +
                 io::to_string(a.dtype));

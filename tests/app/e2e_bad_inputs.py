@@ -62,6 +62,8 @@ big_seed = write("big_seed.json", '{"simscope_preset": 1, "workload": "field", '
 np.save(os.path.join(d, "A.npy"), rng.standard_normal((6, 2)))
 np.save(os.path.join(d, "cube_i2.npy"), np.ones((6, 3, 4), np.int16))
 np.save(os.path.join(d, "cube_f2.npy"), np.ones((6, 3, 4), np.float16))
+np.save(os.path.join(d, "sources_i2.npy"), np.ones((10, 4), np.int16))
+np.save(os.path.join(d, "init_f2.npy"), np.ones((100, 2), np.float16))
 
 # (label, args, words expected in the message (any of), exit status: 2 for command-line errors
 # (--help: "2 command-line error"), 1 for bad input files and runtime errors, words that must all
@@ -113,6 +115,11 @@ cases = [
     ("lsq int16 cube", lsq + ["--set", f"data.file={d}/cube_i2.npy"], ["cube_i2.npy"], 1,
      ["int16", "float32 or float64"], ["int32", "int64", "uint8"]),
     ("lsq float16 cube", lsq + ["--set", f"data.file={d}/cube_f2.npy"], ["cube_f2.npy"], 1,
+     ["float16", "float32 or float64"], ["int32", "int64", "uint8"]),
+    ("field int16 sources", ["--set", f"sources.file={d}/sources_i2.npy"], ["sources_i2.npy"], 1,
+     ["int16", "float32 or float64"], ["int32", "int64", "uint8"]),
+    ("oscillators float16 init.file", ["--workload", "oscillators", "--set", "init=file",
+     "--set", f"init.file={d}/init_f2.npy"], ["init_f2.npy"], 1,
      ["float16", "float32 or float64"], ["int32", "int64", "uint8"]),
     ("negative eps", ["--set", "eps=-1"], ["eps"], 2),
     ("set without =", ["--set", "eps"], ["NAME=VALUE"], 2),
