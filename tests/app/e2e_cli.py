@@ -169,4 +169,30 @@ c.check("~1e-12 relative error" in readme and "~1e-7 on well-conditioned" in rea
         "README: fp64 ~1e-12, fp32 ~1e-7")
 p = run(simscope, "--list-params", "oscillators")
 c.check("Member shown live" in p.stdout, "live.topology help says it is the member shown live")
+
+# A comma-decimal locale (de_DE, compiled into the scratch directory with localedef) changes
+# nothing: numbers in --set, CSV files, --list-params and run.json stay C-locale text.
+import re
+import shutil
+loc = scratch("e2e_cli_locale")
+built = shutil.which("localedef") and os.path.exists("/usr/share/i18n/locales/de_DE") and \
+    subprocess.run(["localedef", "-i", "de_DE", "-f", "UTF-8", os.path.join(loc, "de_DE.UTF-8")],
+                   capture_output=True).returncode in (0, 1)
+if not (built and os.path.isdir(os.path.join(loc, "de_DE.UTF-8"))):
+    print("skipped: cannot build the de_DE.UTF-8 locale (localedef, package locales)")
+else:
+    env = dict(os.environ, LOCPATH=loc, LC_ALL="de_DE.UTF-8")
+    csv = os.path.join(loc, "src.csv")
+    with open(csv, "w") as f:
+        f.write("x,y,z,q\n0.25,0.5,0.125,1.5\n-0.25,0.5,0.75,0.5\n")
+    out = os.path.join(loc, "out")
+    p = subprocess.run([simscope, "--headless", "--backend", "cpu", "--out-dir", out,
+                        "--set", "grid.size=8", "--set", "eps=0.5", "--set", f"sources.file={csv}"],
+                       capture_output=True, text=True, env=env, timeout=120)
+    params = json.load(open(os.path.join(out, "run.json")))["params"] if p.returncode == 0 else {}
+    c.check(p.returncode == 0 and params.get("eps") == 0.5,
+            f"de_DE locale: --set eps=0.5 and a CSV with decimal points work ({p.stderr.strip()[-200:]})")
+    lp = subprocess.run([simscope, "--list-params", "field"], capture_output=True, text=True,
+                        env=env, timeout=60).stdout
+    c.check("1e-09" in lp and not re.search(r"\d,\d", lp), "de_DE locale: --list-params prints C numbers")
 c.done()
