@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
 #include <string>
 
 namespace simscope::render {
@@ -133,16 +134,22 @@ std::vector<Tick> colorbar_ticks_any(double lo, double hi, bool log_scale) {
   } else if (decades >= 5) {
     for (int d = d0; d <= d1; ++d) values.push_back(std::pow(10.0, d));
   } else {
-    // Few decades: 1, 2, 5 x 10^k inside the range (e.g. 1 2 5 10 20 50 100).
-    for (int d = d0 - 1; d <= d1; ++d) {
-      for (const double m : {1.0, 2.0, 5.0}) {
-        const double v = m * std::pow(10.0, d);
-        if (v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9)) values.push_back(v);
-      }
-    }
-    if (values.size() > 7) {  // 1-2-5 gives too many: decades only
-      values.clear();
-      for (int d = d0; d <= d1; ++d) values.push_back(std::pow(10.0, d));
+    // Few decades: 1, 2, 5 x 10^k inside the range (e.g. 1 2 5 10 20 50 100); where that gives
+    // more than 7, the decades alone, or 1 and 3 x 10^k (0.3 1 3 10 30) where those are fewer
+    // than 3.
+    auto collect = [&](std::initializer_list<double> mantissas) {
+      std::vector<double> v;
+      for (int d = d0 - 1; d <= d1; ++d)
+        for (const double m : mantissas) {
+          const double x = m * std::pow(10.0, d);
+          if (x >= lo * (1 - 1e-9) && x <= hi * (1 + 1e-9)) v.push_back(x);
+        }
+      return v;
+    };
+    values = collect({1.0, 2.0, 5.0});
+    if (values.size() > 7) {
+      values = collect({1.0});
+      if (values.size() < 3) values = collect({1.0, 3.0});
     }
     if (values.size() < 3) {  // narrower than about a decade: linear steps
       const double step = nice_step(lo, hi);

@@ -17,8 +17,9 @@ struct Tick {
 ///     chosen so that 5 to 7 ticks fall inside the range; where no such step exists (e.g.
 ///     [0, 7]: step 1 gives 8, step 2 gives 4) the fewer ticks, 4 (8 only if 4 is impossible);
 ///   - log: the decades 10^k inside the range, every n-th one when there are more than 7;
-///     with fewer than 5 decades 2 x 10^k and 5 x 10^k are added; a range narrower than
-///     about a decade falls back to linear ticks (positions still logarithmic).
+///     with fewer than 5 decades 2 x 10^k and 5 x 10^k are added (where that gives more than 7
+///     ticks: the decades alone, or 3 x 10^k added when those are fewer than 3); a range narrower
+///     than about a decade falls back to linear ticks (positions still logarithmic).
 /// Returns an empty vector for an empty or non-finite range.
 std::vector<Tick> colorbar_ticks(double lo, double hi, bool log_scale);
 

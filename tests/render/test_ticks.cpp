@@ -75,6 +75,10 @@ TEST(Ticks, LogDecades) {
                 1e-12);
   }
   EXPECT_GE(colorbar_ticks(2, 8, true).size(), 3u);  // narrower than a decade: linear steps
+  // Two decades and a bit: 1-2-5 would give 8 ticks, the decades alone 2; 1-3 steps, not the
+  // linear fallback (which gave 20 40 60 80, all in the top tenth of a log bar).
+  EXPECT_EQ(labels(colorbar_ticks(0.11, 89.8, true)),
+            (std::vector<std::string>{"0.3", "1", "3", "10", "30"}));
 }
 
 TEST(Ticks, LogMinorTicks) {
