@@ -9,19 +9,19 @@ namespace simscope::app {
 
 /// Parsed command line.
 struct CliOptions {
-  std::string workload;                 ///< empty: the preset's workload, else "field"
-  std::string preset;                   ///< --preset FILE.json
-  std::vector<std::string> sets;        ///< --set NAME=VALUE, in order
-  std::string backend = "auto";         ///< --backend auto|cpu|cuda
-  bool headless = false;                ///< --headless
-  std::string out_image;                ///< --out IMAGE.png
-  std::string out_dir;                  ///< --out-dir DIR
+  std::string workload;                        ///< empty: the preset's workload, else "field"
+  std::string preset;                          ///< --preset FILE.json
+  std::vector<std::string> sets;               ///< --set NAME=VALUE, in order
+  std::string backend = "auto";                ///< --backend auto|cpu|cuda
+  bool headless = false;                       ///< --headless
+  std::string out_image;                       ///< --out IMAGE.png
+  std::string out_dir;                         ///< --out-dir DIR
   int image_width = 1024, image_height = 832;  ///< --image-size WxH
-  bool no_image = false;                ///< --no-image
-  std::string list_params;              ///< --list-params WORKLOAD
-  int frames = 0;                       ///< --frames N (GUI: quit N frames after the result)
-  std::string screenshot;               ///< --screenshot FILE.png (GUI: then quit)
-  bool quiet = false;                   ///< --quiet
+  bool no_image = false;                       ///< --no-image
+  std::string list_params;                     ///< --list-params WORKLOAD
+  int frames = 0;                              ///< --frames N (GUI: quit N frames after the result)
+  std::string screenshot;                      ///< --screenshot FILE.png (GUI: then quit)
+  bool quiet = false;                          ///< --quiet
 };
 
 /// Result of parsing: either options, or an exit code with text already printed

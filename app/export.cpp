@@ -1,7 +1,5 @@
 #include "export.hpp"
 
-#include <algorithm>
-
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
@@ -9,8 +7,9 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QStringList>
 #include <QString>
+#include <QStringList>
+#include <algorithm>
 
 #include "core/error.hpp"
 #include "params_json.hpp"
@@ -25,7 +24,9 @@ void write_output_npy(const std::string& path, const OutputArray& o) {
     return;
   }
   switch (o.dtype) {
-    case io::DType::Float32: io::write_npy(path, o.data.data(), o.shape); return;
+    case io::DType::Float32:
+      io::write_npy(path, o.data.data(), o.shape);
+      return;
     case io::DType::Float64: {
       std::vector<double> d(o.data.begin(), o.data.end());
       io::write_npy(path, d.data(), o.shape);
@@ -41,7 +42,8 @@ void write_output_npy(const std::string& path, const OutputArray& o) {
       io::write_npy(path, d.data(), o.shape);
       return;
     }
-    default: throw Error(path + ": unsupported export dtype");
+    default:
+      throw Error(path + ": unsupported export dtype");
   }
 }
 
@@ -51,7 +53,8 @@ QStringList earlier_outputs(const QDir& dir) {
   QFile f(dir.filePath("run.json"));
   if (!f.open(QIODevice::ReadOnly)) return {};
   QStringList names;
-  for (const QJsonValue& o : QJsonDocument::fromJson(f.readAll()).object().value("outputs").toArray()) {
+  for (const QJsonValue& o :
+       QJsonDocument::fromJson(f.readAll()).object().value("outputs").toArray()) {
     const QString name = o.toObject().value("file").toString();
     if (name.endsWith(".npy") && !name.contains('/') && !name.contains('\\') && name != ".npy")
       names.push_back(name);
@@ -96,9 +99,10 @@ std::vector<std::string> export_run(const RunResult& r, const std::string& dir_p
                 {{"Software", "simscope " SIMSCOPE_VERSION},
                  {"simscope.workload", QString::fromStdString(r.workload)},
                  {"simscope.params", to_text(r.params)},
-                 {"simscope.view", QString::fromUtf8(QJsonDocument(
-                     manifest.value("render").toObject().value("view").toObject()).toJson(
-                     QJsonDocument::Compact))}});
+                 {"simscope.view",
+                  QString::fromUtf8(
+                      QJsonDocument(manifest.value("render").toObject().value("view").toObject())
+                          .toJson(QJsonDocument::Compact))}});
       // The image first: it may go outside the directory, where a move is likelier to fail.
       moves.insert(moves.begin(),
                    {staged, QFileInfo(QString::fromStdString(image->path)).absoluteFilePath()});
@@ -116,8 +120,9 @@ std::vector<std::string> export_run(const RunResult& r, const std::string& dir_p
     // The directory describes one run: .npy outputs of the earlier run that this one did not
     // write (another workload's, say) would be mistaken for this run's.
     for (const QString& name : earlier)
-      if (std::none_of(r.outputs.begin(), r.outputs.end(),
-                       [&](const OutputArray& o) { return QString::fromStdString(o.name) + ".npy" == name; }))
+      if (std::none_of(r.outputs.begin(), r.outputs.end(), [&](const OutputArray& o) {
+            return QString::fromStdString(o.name) + ".npy" == name;
+          }))
         QFile::remove(dir.filePath(name));
     return written;
   } catch (...) {

@@ -19,9 +19,12 @@ using Clock = std::chrono::steady_clock;
 /// The names of a plane's in-plane axes (u to the right, v up), as field::make_targets lays them.
 std::pair<const char*, const char*> plane_axes(field::PlaneKind kind) {
   switch (kind) {
-    case field::PlaneKind::XZ: return {"x", "z"};
-    case field::PlaneKind::YZ: return {"y", "z"};
-    default: return {"x", "y"};
+    case field::PlaneKind::XZ:
+      return {"x", "z"};
+    case field::PlaneKind::YZ:
+      return {"y", "z"};
+    default:
+      return {"x", "y"};
   }
 }
 
@@ -90,7 +93,8 @@ class FieldWorkload final : public Workload {
     const field::Options options = field::options_from(params);
     const field::Targets targets = field::make_targets(grid);
 
-    if (!evaluator_ || evaluator_->backend() != backend) evaluator_ = field::make_evaluator(backend);
+    if (!evaluator_ || evaluator_->backend() != backend)
+      evaluator_ = field::make_evaluator(backend);
     field::Result fr;
     evaluator_->evaluate(sources, targets, options, fr, progress);
 
@@ -107,8 +111,8 @@ class FieldWorkload final : public Workload {
     }
     r.device_view = evaluator_->device_output(params.get_string("view"));
     for (const OutputArray& o : r.outputs) {
-      const auto bad = std::count_if(o.data.begin(), o.data.end(),
-                                     [](float v) { return !std::isfinite(v); });
+      const auto bad =
+          std::count_if(o.data.begin(), o.data.end(), [](float v) { return !std::isfinite(v); });
       if (bad > 0)
         r.warnings.push_back(o.name + ": " + std::to_string(bad) +
                              " values overflow float32 (inf): k is too large or a source sits "
@@ -187,13 +191,21 @@ class FieldWorkload final : public Workload {
     field::PlaneKind kind = g.kind;
     double off = g.offset;
     if (face >= 0) {
-      kind = face < 2 ? field::PlaneKind::YZ : face < 4 ? field::PlaneKind::XZ : field::PlaneKind::XY;
+      kind = face < 2   ? field::PlaneKind::YZ
+             : face < 4 ? field::PlaneKind::XZ
+                        : field::PlaneKind::XY;
       off = (face % 2 == 0) ? -g.offset : g.offset;
     }
     switch (kind) {
-      case field::PlaneKind::XY: x = u, y = v, z = off; break;
-      case field::PlaneKind::XZ: x = u, y = off, z = v; break;
-      default: x = off, y = u, z = v; break;
+      case field::PlaneKind::XY:
+        x = u, y = v, z = off;
+        break;
+      case field::PlaneKind::XZ:
+        x = u, y = off, z = v;
+        break;
+      default:
+        x = off, y = u, z = v;
+        break;
     }
     char buf[160];
     std::snprintf(buf, sizeof buf, "x=%.4g y=%.4g z=%.4g", x, y, z);
@@ -203,11 +215,10 @@ class FieldWorkload final : public Workload {
  private:
   /// Regenerates or reloads the sources only when their parameters changed.
   const field::Sources& sources_for(const ParamSet& p) {
-    const std::string key = p.get_string("sources.file") + "|" +
-                            p.get_string("sources.distribution") + "|" +
-                            std::to_string(p.get_int("sources.count")) + "|" +
-                            std::to_string(p.get_int("sources.seed")) + "|" +
-                            format_value(p.get("sources.half_width"));
+    const std::string key =
+        p.get_string("sources.file") + "|" + p.get_string("sources.distribution") + "|" +
+        std::to_string(p.get_int("sources.count")) + "|" +
+        std::to_string(p.get_int("sources.seed")) + "|" + format_value(p.get("sources.half_width"));
     if (key != sources_key_) {
       const std::string& file = p.get_string("sources.file");
       field::Sources s = file.empty()

@@ -45,7 +45,9 @@ RunResult run_with_progress(Worker& worker, const Session& s, bool quiet, bool& 
       notice_printed = true;
       const double f = worker.progress();
       const double eta = f > 0.01 ? t * (1 - f) / f : 0;
-      std::fprintf(stderr, tty ? "\r%s: %3.0f%%  elapsed %.1f s  ETA %.1f s   " : "%s: %3.0f%%  elapsed %.1f s  ETA %.1f s\n",
+      std::fprintf(stderr,
+                   tty ? "\r%s: %3.0f%%  elapsed %.1f s  ETA %.1f s   "
+                       : "%s: %3.0f%%  elapsed %.1f s  ETA %.1f s\n",
                    worker.workload().name().c_str(), 100 * f, t, eta);
       std::fflush(stderr);
       last_print = t;
@@ -84,14 +86,16 @@ int run_headless(const CliOptions& o) {
       target.bind();
       render::PlaneView view;
       view.set_settings(to_render_settings(s.view, vi));
-      if (r.device_view && vi.rows * vi.cols == int(r.find(r.params.get_string(view_param))->data.size()))
+      if (r.device_view &&
+          vi.rows * vi.cols == int(r.find(r.params.get_string(view_param))->data.size()))
         view.set_data_device(r.device_view, vi.rows, vi.cols);
       else
         view.set_data_host(vi.data.data(), vi.rows, vi.cols);
       view.draw(0, 0, o.image_width, o.image_height);
       ExportImage img;
-      img.path = o.out_image.empty() ? QDir(QString::fromStdString(dir)).filePath("view.png").toStdString()
-                                     : o.out_image;
+      img.path = o.out_image.empty()
+                     ? QDir(QString::fromStdString(dir)).filePath("view.png").toStdString()
+                     : o.out_image;
       img.rgba = target.read_rgba();
       img.width = o.image_width;
       img.height = o.image_height;

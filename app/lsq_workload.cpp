@@ -1,6 +1,8 @@
 // The `lsq` workload as the app drives it: the problem (files or generator) and the last solve
 // cached between runs, outputs solution/residual/count/status/condition, a warning per class of
 // pixels that are not "ok", and the maps drawn upright (row 0 at the top, as imshow does).
+#include "lsq_workload.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -9,7 +11,6 @@
 #include <filesystem>
 
 #include "core/error.hpp"
-#include "lsq_workload.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {
@@ -71,8 +72,7 @@ class LsqWorkload final : public Workload {
     }
     const lsq::Options options = lsq::options_from(params);
     const lsq::Cube& full = problem_->cube;
-    const std::size_t stride =
-        request.preview && full.height >= 64 && full.width >= 64 ? 4 : 1;
+    const std::size_t stride = request.preview && full.height >= 64 && full.width >= 64 ? 4 : 1;
     const std::string rkey = pkey + "|" + params.get_string("method") + "|" +
                              params.get_string("precision") + "|" +
                              format_value(params.get("lambda")) + "|" + to_string(backend);
@@ -173,8 +173,8 @@ class LsqWorkload final : public Workload {
     if (view == "solution") {
       const std::size_t N = o->shape[0];
       H = o->shape[1], W = o->shape[2];
-      const std::size_t k = std::min<std::size_t>(std::size_t(r.params.get_int("view.component")),
-                                                   N - 1);
+      const std::size_t k =
+          std::min<std::size_t>(std::size_t(r.params.get_int("view.component")), N - 1);
       offset = k * H * W;
       img.label = "x[" + std::to_string(k) + "]";
       img.colormap = "coolwarm";
@@ -254,8 +254,8 @@ class LsqWorkload final : public Workload {
     const OutputArray* s = r.find("solution");
     const std::int64_t k = r.params.get_int("view.component");
     if (s && std::size_t(k) >= s->shape[0])
-      r.warnings.push_back("view.component " + std::to_string(k) + " >= N = " +
-                           std::to_string(s->shape[0]) + ": the view shows x[" +
+      r.warnings.push_back("view.component " + std::to_string(k) +
+                           " >= N = " + std::to_string(s->shape[0]) + ": the view shows x[" +
                            std::to_string(s->shape[0] - 1) + "]");
   }
 
@@ -266,7 +266,9 @@ class LsqWorkload final : public Workload {
     const std::uint64_t rank = count("status_rank_deficient");
     const std::uint64_t missing = count("status_all_missing");
     const std::uint64_t N = std::uint64_t(r.stats.at("unknowns"));
-    const auto their = [](std::uint64_t n) { return n == 1 ? "its solution is" : "their solutions are"; };
+    const auto their = [](std::uint64_t n) {
+      return n == 1 ? "its solution is" : "their solutions are";
+    };
     if (under > 0)
       r.warnings.push_back(
           plural(under, "pixel is", "pixels are") + " underdetermined (status 1: fewer than N = " +
@@ -277,15 +279,16 @@ class LsqWorkload final : public Workload {
     if (rank > 0)
       r.warnings.push_back(plural(rank, "pixel is", "pixels are") +
                            " rank-deficient (status 2: dependent columns among the observed "
-                           "rows of A): " + their(rank) + " the minimum-norm one");
+                           "rows of A): " +
+                           their(rank) + " the minimum-norm one");
     if (missing > 0)
       r.warnings.push_back(plural(missing, "pixel has", "pixels have") +
                            " no observation (status 3): solution, residual and condition are NaN");
     for (const char* name : {"solution", "residual"}) {
       const OutputArray* o = r.find(name);
       if (!o) continue;
-      const auto inf = std::count_if(o->data.begin(), o->data.end(),
-                                     [](float v) { return std::isinf(v); });
+      const auto inf =
+          std::count_if(o->data.begin(), o->data.end(), [](float v) { return std::isinf(v); });
       if (inf > 0)
         r.warnings.push_back(std::string(name) + ": " + std::to_string(inf) +
                              " values overflow float32 (inf) in the exported file");

@@ -360,8 +360,9 @@ class OscillatorsWorkload final : public Workload {
       r.warnings.push_back("init.file is not used: init is '" + init +
                            "' (set init=file to start from the file)");
     if (init == "file" && !p.is_default("init.seed"))
-      r.warnings.push_back("init=file, so init.seed is not used (it seeds generated initial "
-                           "states)");
+      r.warnings.push_back(
+          "init=file, so init.seed is not used (it seeds generated initial "
+          "states)");
   }
 
   /// The layouts of member k's network, cached while the networks stay the same.

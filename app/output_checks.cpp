@@ -30,7 +30,8 @@ void check_output_dir(const std::string& dir) {
 void check_output_file(const std::string& path, const std::string& dir_to_create) {
   const QFileInfo info(QString::fromStdString(path));
   if (info.isDir()) throw Error(path + ": is a directory; expected a file name ending in .png");
-  if (info.fileName().toUtf8().size() > 255) throw Error(path + ": file name longer than 255 bytes");
+  if (info.fileName().toUtf8().size() > 255)
+    throw Error(path + ": file name longer than 255 bytes");
   const QFileInfo parent(info.absolutePath());
   if (!dir_to_create.empty()) {
     const QFileInfo created(QDir(QString::fromStdString(dir_to_create)).absolutePath());

@@ -11,10 +11,14 @@ QJsonObject to_json(const ParamSet& params) {
   QJsonObject o;
   for (const auto& [name, v] : params.values()) {
     const QString key = QString::fromStdString(name);
-    if (auto i = std::get_if<std::int64_t>(&v)) o[key] = qint64(*i);
-    else if (auto d = std::get_if<double>(&v)) o[key] = *d;
-    else if (auto b = std::get_if<bool>(&v)) o[key] = *b;
-    else o[key] = QString::fromStdString(std::get<std::string>(v));
+    if (auto i = std::get_if<std::int64_t>(&v))
+      o[key] = qint64(*i);
+    else if (auto d = std::get_if<double>(&v))
+      o[key] = *d;
+    else if (auto b = std::get_if<bool>(&v))
+      o[key] = *b;
+    else
+      o[key] = QString::fromStdString(std::get<std::string>(v));
   }
   return o;
 }

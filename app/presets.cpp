@@ -28,14 +28,14 @@ QJsonObject read_preset_object(const std::string& path) {
   if (err.error != QJsonParseError::NoError)
     throw Error(path + ": not valid JSON at offset " + std::to_string(err.offset) + " (" +
                 err.errorString().toStdString() + ")");
-  if (!doc.isObject() || !doc.object()["workload"].isString() ||
-      !doc.object()["params"].isObject())
-    throw Error(path + ": not a simscope preset (expected an object with \"workload\" and "
-                       "\"params\")");
+  if (!doc.isObject() || !doc.object()["workload"].isString() || !doc.object()["params"].isObject())
+    throw Error(path +
+                ": not a simscope preset (expected an object with \"workload\" and "
+                "\"params\")");
   const QJsonValue version = doc.object()["simscope_preset"];
   if (!version.isUndefined() && version.toInt(-1) != 1)
-    throw Error(path + ": preset format " + QJsonDocument(QJsonArray{version}).toJson(
-                                               QJsonDocument::Compact).toStdString() +
+    throw Error(path + ": preset format " +
+                QJsonDocument(QJsonArray{version}).toJson(QJsonDocument::Compact).toStdString() +
                 " is not supported (this simscope reads simscope_preset 1)");
   for (const QString& key : doc.object().keys())
     if (!kTopKeys.contains(key))
@@ -56,7 +56,8 @@ void check_names(const std::string& path, const QJsonObject& params, const QJson
     const std::string name = key.toStdString();
     if (workload.find(name)) continue;
     if (vs.find(name))
-      throw Error(path + ": \"" + name + "\" is a view setting: put it under \"view\", not "
+      throw Error(path + ": \"" + name +
+                  "\" is a view setting: put it under \"view\", not "
                   "\"params\"");
     if (name.rfind("view.", 0) == 0)
       throw Error(path + ": under \"params\": unknown parameter '" + name +
@@ -69,10 +70,10 @@ void check_names(const std::string& path, const QJsonObject& params, const QJson
     const std::string name = key.toStdString();
     if (vs.find(name)) continue;
     if (workload.find(name))
-      throw Error(path + ": \"" + name + "\" is a parameter of workload '" +
-                  workload.workload() + "': put it under \"params\", not \"view\"");
-    throw Error(path + ": under \"view\": unknown view setting '" + name + "' (view settings: " +
-                vs.names() + ")");
+      throw Error(path + ": \"" + name + "\" is a parameter of workload '" + workload.workload() +
+                  "': put it under \"params\", not \"view\"");
+    throw Error(path + ": under \"view\": unknown view setting '" + name +
+                "' (view settings: " + vs.names() + ")");
   }
 }
 

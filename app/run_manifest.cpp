@@ -18,14 +18,14 @@ QJsonObject run_manifest(const RunResult& r, const std::string& backend_notice,
 
   QJsonObject backend;
   backend["name"] = to_string(r.backend);
-  backend["device"] = r.backend == Backend::Cuda ? QString::fromStdString(cs.device)
-                                                 : QString("CPU (OpenMP)");
+  backend["device"] =
+      r.backend == Backend::Cuda ? QString::fromStdString(cs.device) : QString("CPU (OpenMP)");
   backend["notice"] = QString::fromStdString(backend_notice);
 
   QJsonObject timings;
   timings["compute_s"] = r.compute_seconds;  // the kernels
-  timings["run_s"] = r.total_seconds;         // the run: inputs, kernels, outputs
-  timings["render_s"] = render.seconds;       // view.png
+  timings["run_s"] = r.total_seconds;        // the run: inputs, kernels, outputs
+  timings["render_s"] = render.seconds;      // view.png
   timings["total_s"] = r.total_seconds + render.seconds;
 
   QJsonObject stats;

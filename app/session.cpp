@@ -10,17 +10,21 @@ namespace simscope::app {
 
 std::string unknown_parameter_message(const Schema& workload, const std::string& name) {
   return "unknown parameter '" + name + "' for workload '" + workload.workload() +
-         "' (known: " + workload.names() + "; view parameters (every workload): " +
-         view_schema().names() + "; see --list-params " + workload.workload() + ")";
+         "' (known: " + workload.names() +
+         "; view parameters (every workload): " + view_schema().names() + "; see --list-params " +
+         workload.workload() + ")";
 }
 
 void set_parameter(ParamSet& params, ParamSet& view, const std::string& kv) {
   const auto eq = kv.find('=');
   if (eq == std::string::npos) throw Error("--set expects NAME=VALUE, got '" + kv + "'");
   const std::string name = kv.substr(0, eq), value = kv.substr(eq + 1);
-  if (params.schema().find(name)) params.set_from_string(name, value);
-  else if (view.schema().find(name)) view.set_from_string(name, value);
-  else throw Error(unknown_parameter_message(params.schema(), name));
+  if (params.schema().find(name))
+    params.set_from_string(name, value);
+  else if (view.schema().find(name))
+    view.set_from_string(name, value);
+  else
+    throw Error(unknown_parameter_message(params.schema(), name));
 }
 
 void check_command_line(const CliOptions& o) {
@@ -44,7 +48,8 @@ Session make_session(const CliOptions& o) {
   std::string name = o.workload;
   if (!o.preset.empty()) {
     const std::string from_preset = preset_workload(o.preset);
-    if (name.empty()) name = from_preset;
+    if (name.empty())
+      name = from_preset;
     else if (name != from_preset)
       throw Error(o.preset + ": preset is for workload '" + from_preset + "', but --workload is '" +
                   name + "'");
@@ -70,22 +75,22 @@ std::string list_params_text(const std::string& workload) {
   std::ostringstream out;
   out << "Parameters of workload '" << workload << "' (set with --set NAME=VALUE):\n\n";
   for (const Schema* schema : {&w->schema(), &view_schema()}) {
-  if (schema == &view_schema()) out << "\nView parameters (every workload):\n\n";
-  for (const ParamSpec& s : schema->specs()) {
-    out << "  " << s.name << "  (" << to_string(s.type);
-    if (s.type == ParamType::Enum) {
-      out << ": ";
-      for (size_t i = 0; i < s.choices.size(); ++i) out << (i ? "|" : "") << s.choices[i];
+    if (schema == &view_schema()) out << "\nView parameters (every workload):\n\n";
+    for (const ParamSpec& s : schema->specs()) {
+      out << "  " << s.name << "  (" << to_string(s.type);
+      if (s.type == ParamType::Enum) {
+        out << ": ";
+        for (size_t i = 0; i < s.choices.size(); ++i) out << (i ? "|" : "") << s.choices[i];
+      }
+      if ((s.type == ParamType::Int || s.type == ParamType::Float) && s.has_range())
+        out << " in [" << format_value(ParamValue(s.min)) << ", " << format_value(ParamValue(s.max))
+            << "]";
+      out << ")\n";
+      out << "      default: "
+          << (format_value(s.default_value).empty() ? "(none)" : format_value(s.default_value));
+      if (!s.unit.empty()) out << "   unit: " << s.unit;
+      out << "\n      " << s.help << "\n";
     }
-    if ((s.type == ParamType::Int || s.type == ParamType::Float) && s.has_range())
-      out << " in [" << format_value(ParamValue(s.min)) << ", " << format_value(ParamValue(s.max))
-          << "]";
-    out << ")\n";
-    out << "      default: " << (format_value(s.default_value).empty() ? "(none)"
-                                                                       : format_value(s.default_value));
-    if (!s.unit.empty()) out << "   unit: " << s.unit;
-    out << "\n      " << s.help << "\n";
-  }
   }
   return out.str();
 }

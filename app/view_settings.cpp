@@ -22,8 +22,7 @@ render::ViewSettings to_render_settings(const ParamSet& view, const ViewImage& i
   }
   if (!use_hints) return s;
   const Schema& vs = view.schema();
-  if (!image.colormap.empty() &&
-      view.get("view.colormap") == vs.at("view.colormap").default_value)
+  if (!image.colormap.empty() && view.get("view.colormap") == vs.at("view.colormap").default_value)
     s.colormap = image.colormap;
   if (!image.scale.empty() && view.get("view.scale") == vs.at("view.scale").default_value)
     s.log_scale = image.scale == "log";

@@ -1,7 +1,7 @@
 #pragma once
 /// @file The view parameters (view_schema()) as render/'s ViewSettings for one image.
-#include "render/plane_view.hpp"
 #include "core/params.hpp"
+#include "render/plane_view.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {

@@ -20,12 +20,12 @@ namespace simscope::app {
 /// One exported array: written as DIR/<name>.npy with `dtype` (values are kept as float here and
 /// converted on export; integers are exact up to 2^24).
 struct OutputArray {
-  std::string name;                 ///< file stem, e.g. "magnitude"
-  std::string label;                ///< for the colorbar, e.g. "|E|"
-  std::string unit;                 ///< e.g. "k*q/length^2"
+  std::string name;   ///< file stem, e.g. "magnitude"
+  std::string label;  ///< for the colorbar, e.g. "|E|"
+  std::string unit;   ///< e.g. "k*q/length^2"
   io::DType dtype = io::DType::Float32;
-  std::vector<std::size_t> shape;   ///< numpy shape
-  std::vector<float> data;          ///< product(shape) values, C order
+  std::vector<std::size_t> shape;  ///< numpy shape
+  std::vector<float> data;         ///< product(shape) values, C order
   /// The values in double precision instead of `data` (for Float64 outputs that must not pass
   /// through float, e.g. a state a later run starts from); exported when not empty.
   std::vector<double> data64;
@@ -61,15 +61,15 @@ struct ViewImage {
 /// What a run produced.
 struct RunResult {
   std::string workload;
-  ParamSet params;                        ///< the parameters it ran with
+  ParamSet params;  ///< the parameters it ran with
   Backend backend = Backend::Cpu;
   std::vector<OutputArray> outputs;
-  std::vector<std::string> warnings;      ///< e.g. "3 source-target coincidences skipped"
-  std::map<std::string, double> stats;    ///< numbers for run.json, e.g. {"sources", 1e6}
-  double compute_seconds = 0;             ///< the kernel's wall time
-  double total_seconds = 0;               ///< including loading/generating inputs
-  bool preview = false;                   ///< a coarse preview of a later full result
-  const float* device_view = nullptr;     ///< CUDA: device pointer of the viewed output, or null
+  std::vector<std::string> warnings;    ///< e.g. "3 source-target coincidences skipped"
+  std::map<std::string, double> stats;  ///< numbers for run.json, e.g. {"sources", 1e6}
+  double compute_seconds = 0;           ///< the kernel's wall time
+  double total_seconds = 0;             ///< including loading/generating inputs
+  bool preview = false;                 ///< a coarse preview of a later full result
+  const float* device_view = nullptr;   ///< CUDA: device pointer of the viewed output, or null
   /// Workload-specific data for its GUI panel (e.g. the inputs, to plot a pixel's fit), or null.
   std::shared_ptr<const void> payload;
 

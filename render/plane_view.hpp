@@ -1,7 +1,7 @@
 #pragma once
 /// @file A scalar plane drawn through a colormap, with a colorbar: the main view of simscope.
-#include <memory>
 #include <array>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>

@@ -17,8 +17,8 @@ class FieldGui final : public WorkloadGui {
     const int n = int(o->shape[1]);
     const int face = (i / n) * 2 + (j / n);
     static const char* names[6] = {"-x", "+x", "-y", "+y", "-z", "+z"};
-    return "[face=" + std::to_string(face) + " (" + names[face % 6] + ") i=" +
-           std::to_string(i % n) + " j=" + std::to_string(j % n) + "]";
+    return "[face=" + std::to_string(face) + " (" + names[face % 6] +
+           ") i=" + std::to_string(i % n) + " j=" + std::to_string(j % n) + "]";
   }
 };
 

@@ -67,11 +67,11 @@ void compute_histogram(GuiState& s) {
     hi = std::log10(std::max(hi, 1e-300));
   }
   s.histogram_range = s.plane->range();
-  s.nonpositive_fraction =
-      s.image.data.empty() ? 0.0
-                           : double(std::count_if(s.image.data.begin(), s.image.data.end(),
-                                                  [](float v) { return v <= 0; })) /
-                                 double(s.image.data.size());
+  s.nonpositive_fraction = s.image.data.empty()
+                               ? 0.0
+                               : double(std::count_if(s.image.data.begin(), s.image.data.end(),
+                                                      [](float v) { return v <= 0; })) /
+                                     double(s.image.data.size());
   if (!(hi > lo)) return;
   for (float v : s.image.data) {
     if (!std::isfinite(v) || (log && v <= 0)) continue;
@@ -211,8 +211,10 @@ void export_data(GuiState& s) {
     render::Offscreen target(w, h);
     target.bind();
     // The centre view as shown: the plane, or the workload's own (e.g. the phase view).
-    if (s.worker->workload().view_kind(s.params) == "plane") s.plane->draw(0, 0, w, h);
-    else s.extras->draw_view(s, 0, 0, w, h);
+    if (s.worker->workload().view_kind(s.params) == "plane")
+      s.plane->draw(0, 0, w, h);
+    else
+      s.extras->draw_view(s, 0, 0, w, h);
     ExportImage img{QDir(QString::fromStdString(dir)).filePath("view.png").toStdString(),
                     target.read_rgba(), w, h};
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
@@ -445,8 +447,10 @@ int run_gui(const CliOptions& o) {
     const int vx = int(left * sx), vy = int(bottom * sy);
     const int vw = int((W - left - right) * sx), vh = int((H - bottom) * sy);
     if (s.result && vw > 16 && vh > 16) {
-      if (plane_kind) s.plane->draw(vx, vy, vw, vh);
-      else s.extras->draw_view(s, vx, vy, vw, vh);
+      if (plane_kind)
+        s.plane->draw(vx, vy, vw, vh);
+      else
+        s.extras->draw_view(s, vx, vy, vw, vh);
     }
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     glViewport(0, 0, fb_w, fb_h);
@@ -487,8 +491,10 @@ int run_gui(const CliOptions& o) {
   }
   QStringList recent;
   for (const auto& p : s.recent_presets) recent << QString::fromStdString(p);
-  if (recent.isEmpty()) settings.remove("presets/recent");
-  else settings.setValue("presets/recent", recent);
+  if (recent.isEmpty())
+    settings.remove("presets/recent");
+  else
+    settings.setValue("presets/recent", recent);
   s.worker.reset();
   s.plane.reset();
   ImGui_ImplOpenGL3_Shutdown();

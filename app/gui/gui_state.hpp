@@ -19,11 +19,11 @@ struct GuiState {
   std::string workload_name;
   std::unique_ptr<Worker> worker;
   std::unique_ptr<WorkloadGui> extras;  ///< the workload's own panel/view/click handling
-  ParamSet params;        ///< as edited in the panel
-  ParamSet view;          ///< view_schema() values
+  ParamSet params;                      ///< as edited in the panel
+  ParamSet view;                        ///< view_schema() values
   BackendChoice backend;
   std::string backend_request = "auto";
-  ParamSet submitted;     ///< what was last submitted to the worker
+  ParamSet submitted;  ///< what was last submitted to the worker
   double last_full_seconds = 0;
 
   // what is shown
@@ -40,27 +40,27 @@ struct GuiState {
   std::map<std::string, SavedView> saved_views;
   std::unique_ptr<render::PlaneView> plane;
   bool image_dirty = false;
-  std::vector<float> histogram;     ///< of the shown image, 64 bins over the view range
+  std::vector<float> histogram;  ///< of the shown image, 64 bins over the view range
   std::pair<double, double> histogram_range{0, 0};
   double nonpositive_fraction = 0;  ///< of the shown values, hidden by a log scale
 
   // messages and ui
-  std::string error;                ///< shown in the status bar until dismissed
-  std::string action_error;         ///< the last error of a user action (preset, screenshot...)
-  std::string info;                 ///< last action, e.g. "saved screenshot ..."
+  std::string error;         ///< shown in the status bar until dismissed
+  std::string action_error;  ///< the last error of a user action (preset, screenshot...)
+  std::string info;          ///< last action, e.g. "saved screenshot ..."
   bool show_panels = true;
   bool show_help = false;
-  bool paused = false;              ///< Space: do not submit new work
+  bool paused = false;  ///< Space: do not submit new work
   std::string preset_path = "preset.json";
   std::vector<std::string> recent_presets;
   bool open_preset_popup = false, save_preset_popup = false;
-  std::string cursor_text;          ///< value and coordinates under the cursor, this frame
+  std::string cursor_text;  ///< value and coordinates under the cursor, this frame
   double zoom = 1, zoom_cu = 0.5, zoom_cv = 0.5;  ///< plane view zoom (wheel) and pan (right drag)
-  std::string pending_command;      ///< set by a WorkloadGui: submit a run with this command
-  std::string switch_to;            ///< workload chosen in the switcher (or keys 1/2/3)
-  bool want_screenshot = false;     ///< set by the button or the S key, done after drawing
-  bool want_export = false;         ///< set by the button or the E key
-  std::string logged_upload_path;   ///< the upload path last written to the log
+  std::string pending_command;     ///< set by a WorkloadGui: submit a run with this command
+  std::string switch_to;           ///< workload chosen in the switcher (or keys 1/2/3)
+  bool want_screenshot = false;    ///< set by the button or the S key, done after drawing
+  bool want_export = false;        ///< set by the button or the E key
+  std::string logged_upload_path;  ///< the upload path last written to the log
 };
 
 /// Left panel: workload switcher, the workload's parameters, presets. Returns true when

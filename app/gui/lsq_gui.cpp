@@ -109,9 +109,10 @@ class LsqGui final : public WorkloadGui {
       ImGui::Text("%-18s %llu", names[c], (unsigned long long)r.status_counts[std::size_t(c)]);
     }
     if (r.fallback_pixels > 0)
-      ImGui::TextWrapped("%llu pixels with gaps solved by SVD (Cholesky broke down or cond(G) "
-                         "too large)",
-                         (unsigned long long)r.fallback_pixels);
+      ImGui::TextWrapped(
+          "%llu pixels with gaps solved by SVD (Cholesky broke down or cond(G) "
+          "too large)",
+          (unsigned long long)r.fallback_pixels);
   }
 
   void residual_histogram(const std::shared_ptr<const lsq::Result>& res) {
@@ -148,7 +149,7 @@ class LsqGui final : public WorkloadGui {
     }
     ImGui::TextDisabled("Click a pixel of the map to inspect it.");
     const std::size_t h = std::size_t(sel_h_) / pl.stride, w = std::size_t(sel_w_) / pl.stride;
-    const std::size_t q = h * r.width + w;  // in the result
+    const std::size_t q = h * r.width + w;                                         // in the result
     const std::size_t p = std::size_t(sel_h_) * cube.width + std::size_t(sel_w_);  // in the cube
     const std::size_t M = cube.m, N = A.n, P = r.pixels();
     ImGui::Text("Pixel h=%ld w=%ld: %d of %zu observed", sel_h_, sel_w_, r.count[q], M);
@@ -173,7 +174,9 @@ class LsqGui final : public WorkloadGui {
     const ImVec2 o = ImGui::GetCursorScreenPos();
     ImDrawList* dl = ImGui::GetWindowDrawList();
     dl->AddRectFilled(o, ImVec2(o.x + width, o.y + height), IM_COL32(25, 25, 30, 255));
-    auto X = [&](std::size_t i) { return o.x + 4 + (width - 8) * float(i) / float(std::max<std::size_t>(1, M - 1)); };
+    auto X = [&](std::size_t i) {
+      return o.x + 4 + (width - 8) * float(i) / float(std::max<std::size_t>(1, M - 1));
+    };
     auto Y = [&](double v) { return o.y + 4 + (height - 14) * float((hi - v) / (hi - lo)); };
     std::vector<ImVec2> line;
     for (std::size_t i = 0; i < M; ++i)

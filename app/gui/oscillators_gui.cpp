@@ -199,7 +199,8 @@ class OscillatorsGui final : public WorkloadGui {
     last_study_ = s.result->payload;
     study_running_ = false;
     s.paused = true;
-    action_done(s, "study done (" + std::to_string(p->members) + " members): paused; Space resumes");
+    action_done(s,
+                "study done (" + std::to_string(p->members) + " members): paused; Space resumes");
   }
 
   void start_study(GuiState& s) {

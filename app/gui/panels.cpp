@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include "core/error.hpp"
-#include "param_widgets.hpp"
 #include "gui_state.hpp"
+#include "param_widgets.hpp"
 #include "presets.hpp"
 
 namespace simscope::app::gui {
@@ -20,8 +20,8 @@ constexpr ImGuiWindowFlags kPanelFlags = ImGuiWindowFlags_NoMove | ImGuiWindowFl
 /// next line).
 void same_line_if_room(const char* next) {
   const ImGuiStyle& st = ImGui::GetStyle();
-  const float right = ImGui::GetItemRectMax().x + st.ItemSpacing.x +
-                      ImGui::CalcTextSize(next).x + 2 * st.FramePadding.x;
+  const float right = ImGui::GetItemRectMax().x + st.ItemSpacing.x + ImGui::CalcTextSize(next).x +
+                      2 * st.FramePadding.x;
   if (right <= ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x) ImGui::SameLine();
 }
 
@@ -68,8 +68,8 @@ bool preset_popups(GuiState& s) {
       ImGui::Text("Preset file (JSON):");
       ImGui::SetNextItemWidth(360);
       if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();  // type the path at once
-      const bool enter = ImGui::InputText("##path", buf, sizeof buf,
-                                          ImGuiInputTextFlags_EnterReturnsTrue);
+      const bool enter =
+          ImGui::InputText("##path", buf, sizeof buf, ImGuiInputTextFlags_EnterReturnsTrue);
       if (ImGui::Button(save ? "Save" : "Load") || enter) {
         s.preset_path = buf;
         if (save) {
@@ -166,9 +166,10 @@ void draw_view_panel(GuiState& s, float x, float y, float w, float h) {
   }
   if (plane_kind && s.plane && s.plane->settings().log_scale && s.nonpositive_fraction > 0) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.8f, 0.3f, 1.f));
-    ImGui::TextWrapped("log scale: %.0f%% of the values are <= 0 and drawn in the lowest colour; "
-                       "choose linear for signed outputs",
-                       100 * s.nonpositive_fraction);
+    ImGui::TextWrapped(
+        "log scale: %.0f%% of the values are <= 0 and drawn in the lowest colour; "
+        "choose linear for signed outputs",
+        100 * s.nonpositive_fraction);
     ImGui::PopStyleColor();
   }
   ImGui::Separator();
@@ -177,7 +178,8 @@ void draw_view_panel(GuiState& s, float x, float y, float w, float h) {
   same_line_if_room("Export data (E)");
   if (ImGui::Button("Export data (E)")) s.want_export = true;
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("Write every output as .npy, view.png and run.json to simscope-export-<time>/");
+    ImGui::SetTooltip(
+        "Write every output as .npy, view.png and run.json to simscope-export-<time>/");
   if (plane_kind && !s.histogram.empty()) {
     ImGui::Separator();
     ImGui::TextDisabled("Histogram of the shown values");

@@ -61,9 +61,9 @@ bool param_widget(ParamSet& p, const ParamSpec& s, std::string& error) {
       long long lo = (long long)s.min, hi = (long long)s.max;
       bool edited;
       if (sliderable)
-        edited = ImGui::SliderScalar(label.c_str(), ImGuiDataType_S64, &v, &lo, &hi, "%lld",
-                                     ImGuiSliderFlags_AlwaysClamp |
-                                         (s.log_slider ? ImGuiSliderFlags_Logarithmic : 0));
+        edited = ImGui::SliderScalar(
+            label.c_str(), ImGuiDataType_S64, &v, &lo, &hi, "%lld",
+            ImGuiSliderFlags_AlwaysClamp | (s.log_slider ? ImGuiSliderFlags_Logarithmic : 0));
       else
         edited = ImGui::InputScalar(label.c_str(), ImGuiDataType_S64, &v, nullptr, nullptr, "%lld",
                                     ImGuiInputTextFlags_EnterReturnsTrue);
@@ -74,10 +74,9 @@ bool param_widget(ParamSet& p, const ParamSpec& s, std::string& error) {
       double v = p.get_double(s.name);
       bool edited;
       if (sliderable)
-        edited = ImGui::SliderScalar(label.c_str(), ImGuiDataType_Double, &v, &s.min, &s.max,
-                                     "%.6g",
-                                     ImGuiSliderFlags_AlwaysClamp |
-                                         (s.log_slider ? ImGuiSliderFlags_Logarithmic : 0));
+        edited = ImGui::SliderScalar(
+            label.c_str(), ImGuiDataType_Double, &v, &s.min, &s.max, "%.6g",
+            ImGuiSliderFlags_AlwaysClamp | (s.log_slider ? ImGuiSliderFlags_Logarithmic : 0));
       else
         edited = ImGui::InputDouble(label.c_str(), &v, 0, 0, "%.6g",
                                     ImGuiInputTextFlags_EnterReturnsTrue);

@@ -53,8 +53,8 @@ Window::Window(int width, int height, const std::string& title) {
     width = std::min(width, int(aw / std::max(csx, 1.f)));
     height = std::min(height, int(ah / std::max(csy, 1.f)));
   }
-  window_ = glfwCreateWindow(std::max(width, 1), std::max(height, 1), title.c_str(), nullptr,
-                             nullptr);
+  window_ =
+      glfwCreateWindow(std::max(width, 1), std::max(height, 1), title.c_str(), nullptr, nullptr);
   if (!window_) {
     const std::string err = last_glfw_error();
     glfwTerminate();

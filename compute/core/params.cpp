@@ -12,11 +12,16 @@ namespace simscope {
 
 const char* to_string(ParamType t) {
   switch (t) {
-    case ParamType::Int: return "int";
-    case ParamType::Float: return "float";
-    case ParamType::Bool: return "bool";
-    case ParamType::Enum: return "enum";
-    case ParamType::Path: return "path";
+    case ParamType::Int:
+      return "int";
+    case ParamType::Float:
+      return "float";
+    case ParamType::Bool:
+      return "bool";
+    case ParamType::Enum:
+      return "enum";
+    case ParamType::Path:
+      return "path";
   }
   return "?";
 }
@@ -58,12 +63,16 @@ std::string choices_text(const ParamSpec& s) {
 
 std::string expected_text(const ParamSpec& s) {
   switch (s.type) {
-    case ParamType::Int: return "an integer" + (s.has_range() ? " in " + range_text(s) : "");
+    case ParamType::Int:
+      return "an integer" + (s.has_range() ? " in " + range_text(s) : "");
     case ParamType::Float:
       return "a finite number" + (s.has_range() ? " in " + range_text(s) : "");
-    case ParamType::Bool: return "true or false";
-    case ParamType::Enum: return "one of " + choices_text(s);
-    case ParamType::Path: return "a file path";
+    case ParamType::Bool:
+      return "true or false";
+    case ParamType::Enum:
+      return "one of " + choices_text(s);
+    case ParamType::Path:
+      return "a file path";
   }
   return "?";
 }
@@ -161,8 +170,8 @@ std::string Schema::names() const {
 
 const ParamSpec& Schema::at(const std::string& name) const {
   if (const ParamSpec* s = find(name)) return *s;
-  throw Error("unknown parameter '" + name + "' for workload '" + workload_ + "' (known: " +
-              names() + ")");
+  throw Error("unknown parameter '" + name + "' for workload '" + workload_ +
+              "' (known: " + names() + ")");
 }
 
 ParamSet Schema::defaults() const { return ParamSet(this); }
@@ -171,20 +180,25 @@ ParamValue Schema::check_value(const ParamSpec& s, const ParamValue& v) {
   switch (s.type) {
     case ParamType::Int: {
       std::int64_t i;
-      if (auto p = std::get_if<std::int64_t>(&v)) i = *p;
-      else if (auto d = std::get_if<double>(&v); d && std::isfinite(*d) && std::floor(*d) == *d &&
-                                                   std::fabs(*d) < kMaxExactDouble)
+      if (auto p = std::get_if<std::int64_t>(&v))
+        i = *p;
+      else if (auto d = std::get_if<double>(&v);
+               d && std::isfinite(*d) && std::floor(*d) == *d && std::fabs(*d) < kMaxExactDouble)
         i = static_cast<std::int64_t>(*d);
-      else bad(s, expected_text(s), format_value(v));
+      else
+        bad(s, expected_text(s), format_value(v));
       if (s.has_range() && (below(i, s.min) || above(i, s.max)))
         bad(s, expected_text(s), format_value(v));
       return i;
     }
     case ParamType::Float: {
       double d;
-      if (auto p = std::get_if<double>(&v)) d = *p;
-      else if (auto i = std::get_if<std::int64_t>(&v)) d = double(*i);
-      else bad(s, expected_text(s), format_value(v));
+      if (auto p = std::get_if<double>(&v))
+        d = *p;
+      else if (auto i = std::get_if<std::int64_t>(&v))
+        d = double(*i);
+      else
+        bad(s, expected_text(s), format_value(v));
       if (!std::isfinite(d) || (s.has_range() && (d < s.min || d > s.max)))
         bad(s, expected_text(s), format_value(v));
       return d;
@@ -234,8 +248,10 @@ ParamValue Schema::parse_value(const ParamSpec& s, const std::string& raw) {
       if (text == "true" || text == "1" || text == "on" || text == "yes") return true;
       if (text == "false" || text == "0" || text == "off" || text == "no") return false;
       bad(s, expected_text(s), raw);
-    case ParamType::Enum: return check_value(s, ParamValue(text));
-    case ParamType::Path: return check_value(s, ParamValue(text));
+    case ParamType::Enum:
+      return check_value(s, ParamValue(text));
+    case ParamType::Path:
+      return check_value(s, ParamValue(text));
   }
   bad(s, expected_text(s), raw);
 }

@@ -24,7 +24,7 @@ std::string format_value(const ParamValue& v);
 
 /// One parameter of a workload.
 struct ParamSpec {
-  std::string name;                  ///< dotted name, e.g. "grid.size"
+  std::string name;  ///< dotted name, e.g. "grid.size"
   ParamType type = ParamType::Float;
   ParamValue default_value;          ///< of the variant alternative that matches `type`
   double min = 0, max = 0;           ///< inclusive range for Int/Float (ignored when min > max)

@@ -110,8 +110,7 @@ class CudaEvaluator final : public Evaluator {
 
  private:
   /// The body of evaluate(): uploads, chunks, finalize, copies back into `out`.
-  void run(const Sources& s, const Targets& t, const Options& o, Result& out,
-           Progress* progress) {
+  void run(const Sources& s, const Targets& t, const Options& o, Result& out, Progress* progress) {
     const std::size_t T = t.size(), P = s.size();
     upload_sources(s);
     upload_targets(t);
@@ -203,7 +202,7 @@ class CudaEvaluator final : public Evaluator {
     if (T > target_capacity_ || !tgt_) {
       const std::size_t cap = std::max<std::size_t>(T, 1);
       have_result_ = false;
-      target_capacity_ = 0;  // until all three buffers are allocated (alloc may throw)
+      target_capacity_ = 0;            // until all three buffers are allocated (alloc may throw)
       alloc(out_, out_bytes_, 0, "");  // free the old buffers first
       alloc(acc_, acc_bytes_, 0, "");
       alloc(tgt_, tgt_bytes_, 0, "");

@@ -5,7 +5,8 @@
 /// a missing observation. A design matrix A of shape (M, N) is shared by all pixels. For each
 /// pixel p with observed rows O_p (m_p = |O_p| of them) the solver returns
 ///
-///     x_p = argmin_x  sum_{i in O_p} (A_i . x - b_ip)^2 + lambda |x|^2        (Tikhonov, lambda >= 0)
+///     x_p = argmin_x  sum_{i in O_p} (A_i . x - b_ip)^2 + lambda |x|^2        (Tikhonov, lambda >=
+///     0)
 ///
 /// and, when that minimiser is not unique (lambda = 0 and rank(A_p) < N, A_p = the observed rows
 /// of A), the one of minimum norm |x|, i.e. x_p = pinv(A_p) b_p. Regularised problems are
@@ -145,16 +146,18 @@ struct Options {
 /// Outputs of a solve. Arrays are C order over the pixels p = h * W + w.
 struct Result {
   std::size_t n = 0, height = 0, width = 0;
-  std::vector<double> solution;     ///< (N, H, W): solution[k * P + p]; NaN for status 3
-  std::vector<float> residual;      ///< (H, W): sqrt(mean over observed i of (A_i.x - b_i)^2); NaN for status 3
-  std::vector<std::int32_t> count;  ///< (H, W): observed entries m_p
-  std::vector<std::uint8_t> status; ///< (H, W): Status codes
-  std::vector<float> condition;     ///< (H, W): condition estimate of [A_p; sqrt(lambda) I] (see Solver); NaN for status 3
+  std::vector<double> solution;  ///< (N, H, W): solution[k * P + p]; NaN for status 3
+  std::vector<float>
+      residual;  ///< (H, W): sqrt(mean over observed i of (A_i.x - b_i)^2); NaN for status 3
+  std::vector<std::int32_t> count;   ///< (H, W): observed entries m_p
+  std::vector<std::uint8_t> status;  ///< (H, W): Status codes
+  std::vector<float> condition;      ///< (H, W): condition estimate of [A_p; sqrt(lambda) I] (see
+                                     ///< Solver); NaN for status 3
   std::array<std::uint64_t, 4> status_counts{};  ///< pixels per status code
   std::uint64_t fallback_pixels = 0;  ///< pixels with gaps solved by the SVD fallback (auto/normal)
   std::uint64_t shared_pixels = 0;    ///< pixels without gaps (solved through the shared SVD of A)
-  int shared_rank = -1;               ///< numerical rank of A (of [A; sqrt(lambda) I]); -1 if unused
-  double seconds = 0;                 ///< wall time of solve()
+  int shared_rank = -1;  ///< numerical rank of A (of [A; sqrt(lambda) I]); -1 if unused
+  double seconds = 0;    ///< wall time of solve()
   std::size_t pixels() const { return height * width; }
 };
 

@@ -20,6 +20,7 @@
 // SIMSCOPE_LSQ_CUDA_CHUNK=<pixels> caps it further (the tests use it to force many chunks).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -205,17 +206,21 @@ __global__ void prep_kernel(const C* __restrict__ cube, int M, int pc, T* __rest
   }
 }
 
-__global__ void classify_kernel(const int* __restrict__ count, int pc, int M, int N,
-                                bool host_all, bool lambda_zero, std::uint8_t* __restrict__ kind,
+__global__ void classify_kernel(const int* __restrict__ count, int pc, int M, int N, bool host_all,
+                                bool lambda_zero, std::uint8_t* __restrict__ kind,
                                 int* __restrict__ any_chol) {
   const int p = blockIdx.x * blockDim.x + threadIdx.x;
   if (p >= pc) return;
   const int c = count[p];
   std::uint8_t k;
-  if (c == 0) k = kKindEmpty;
-  else if (c == M) k = kKindShared;
-  else if (host_all || (c < N && lambda_zero)) k = kKindHost;
-  else k = kKindChol;
+  if (c == 0)
+    k = kKindEmpty;
+  else if (c == M)
+    k = kKindShared;
+  else if (host_all || (c < N && lambda_zero))
+    k = kKindHost;
+  else
+    k = kKindChol;
   kind[p] = k;
   if (k == kKindChol) atomicOr(any_chol, 1);
 }
@@ -223,10 +228,10 @@ __global__ void classify_kernel(const int* __restrict__ count, int pc, int M, in
 struct SolveArgs {
   int M, N, pc;
   double lambda;
-  bool refine;          // method auto
-  double threshold;     // cond(G) above which a pixel goes to the host SVD
-  const double* a;      // M x N row-major (float64)
-  const double* op;     // N x M row-major: the shared SVD's operator
+  bool refine;       // method auto
+  double threshold;  // cond(G) above which a pixel goes to the host SVD
+  const double* a;   // M x N row-major (float64)
+  const double* op;  // N x M row-major: the shared SVD's operator
   std::uint8_t shared_status;
   float shared_condition;
   const std::uint8_t* kind;
@@ -435,8 +440,10 @@ class CudaSolver final : public Solver {
     const SharedSvd shared = shared_svd(design, options.lambda);
     out.shared_rank = shared.rank;
     try {
-      if (options.precision == Precision::Fp32) run<float>(cube, design, options, shared, out, progress);
-      else run<double>(cube, design, options, shared, out, progress);
+      if (options.precision == Precision::Fp32)
+        run<float>(cube, design, options, shared, out, progress);
+      else
+        run<double>(cube, design, options, shared, out, progress);
     } catch (...) {
       for (auto& b : buf_) {
         cudaStreamSynchronize(b.stream);
@@ -465,14 +472,14 @@ class CudaSolver final : public Solver {
     // Chunk size: both buffer sets within half the free memory, at most 2^20 pixels, and every
     // cuBLAS operand (W: pc x M, G: NT x pc, B: M x pc) under 2^31 elements: the GEMMs take int
     // dimensions and some of their kernels index in 32 bits (with N = 128, NT x 2^20 is 8.7e9).
-    const double per_pixel = double(M) * (csize + sizeof(T) + 8 + 1 + 8) +
-                             double(NT) * sizeof(T) + double(N) * 16 + 4 + 4 + 1 + 1 + 4;
+    const double per_pixel = double(M) * (csize + sizeof(T) + 8 + 1 + 8) + double(NT) * sizeof(T) +
+                             double(N) * 16 + 4 + 4 + 1 + 1 + 4;
     std::size_t free_b = 0, total_b = 0;
     SIMSCOPE_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
     std::size_t pc = std::size_t(0.5 * double(free_b) / (2 * per_pixel));
-    pc = std::min<std::size_t>({pc, std::size_t(1) << 20, P,
-                                std::size_t(std::numeric_limits<int>::max()) /
-                                    std::size_t(std::max(NT, M))});
+    pc = std::min<std::size_t>(
+        {pc, std::size_t(1) << 20, P,
+         std::size_t(std::numeric_limits<int>::max()) / std::size_t(std::max(NT, M))});
     if (pc < 32 && pc < P)
       throw Error("lsq: not enough device memory for a chunk of 32 pixels (" +
                   gib(32 * 2 * per_pixel) + " needed, " + gib(double(free_b)) + " free)");
@@ -521,17 +528,18 @@ class CudaSolver final : public Solver {
       SIMSCOPE_CUDA_CHECK(cudaMemsetAsync(b.flag, 0, sizeof(int), b.stream));
       const dim3 tb(32, 8), tg(unsigned((np + 31) / 32), unsigned((M + 31) / 32));
       if (csize == 4)
-        prep_kernel<float, T><<<tg, tb, 0, b.stream>>>(static_cast<const float*>(b.cube), M, np,
-                                                        static_cast<T*>(b.wt), b.bpm, b.mpm, b.count);
+        prep_kernel<float, T><<<tg, tb, 0, b.stream>>>(
+            static_cast<const float*>(b.cube), M, np, static_cast<T*>(b.wt), b.bpm, b.mpm, b.count);
       else
         prep_kernel<double, T><<<tg, tb, 0, b.stream>>>(static_cast<const double*>(b.cube), M, np,
-                                                         static_cast<T*>(b.wt), b.bpm, b.mpm, b.count);
+                                                        static_cast<T*>(b.wt), b.bpm, b.mpm,
+                                                        b.count);
       SIMSCOPE_CUDA_CHECK(cudaGetLastError());
       classify_kernel<<<unsigned((np + 255) / 256), 256, 0, b.stream>>>(
           b.count, np, M, N, host_all, options.lambda == 0, b.kind, b.flag);
       SIMSCOPE_CUDA_CHECK(cudaGetLastError());
-      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(&b.host_flag, b.flag, sizeof(int), cudaMemcpyDeviceToHost,
-                                          b.stream));
+      SIMSCOPE_CUDA_CHECK(
+          cudaMemcpyAsync(&b.host_flag, b.flag, sizeof(int), cudaMemcpyDeviceToHost, b.stream));
       SIMSCOPE_CUDA_CHECK(cudaStreamSynchronize(b.stream));
       // 2. the products (cuBLAS, column-major): G = K^T W^T and H = A^T B.
       if (b.host_flag) {  // chunks without Cholesky pixels (e.g. no gaps) skip both
@@ -559,17 +567,16 @@ class CudaSolver final : public Solver {
       const int warps = int(std::clamp<std::size_t>((48 * 1024) / per_warp, 1, kMaxWarpsPerBlock));
       const std::size_t shm = per_warp * std::size_t(warps);
       if (shm > 48 * 1024)
-        SIMSCOPE_CUDA_CHECK(cudaFuncSetAttribute(solve_kernel<T>,
-                                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                 int(shm)));
+        SIMSCOPE_CUDA_CHECK(cudaFuncSetAttribute(
+            solve_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shm)));
       solve_kernel<T><<<unsigned((np + warps - 1) / warps), unsigned(32 * warps), shm, b.stream>>>(
           args, static_cast<const T*>(b.gram));
       SIMSCOPE_CUDA_CHECK(cudaGetLastError());
       // 4. outputs to the host.
       copy_2d(out.solution.data() + p0, P * sizeof(double), b.x, b.np * sizeof(double),
               b.np * sizeof(double), std::size_t(N), cudaMemcpyDeviceToHost, b.stream);
-      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(out.residual.data() + p0, b.residual, b.np * sizeof(float),
-                                          cudaMemcpyDeviceToHost, b.stream));
+      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(out.residual.data() + p0, b.residual,
+                                          b.np * sizeof(float), cudaMemcpyDeviceToHost, b.stream));
       SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(out.condition.data() + p0, b.condition,
                                           b.np * sizeof(float), cudaMemcpyDeviceToHost, b.stream));
       SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(out.status.data() + p0, b.status, b.np,
@@ -603,15 +610,13 @@ class CudaSolver final : public Solver {
     // G (NT x np, column-major) = op_T(K) (NT x M) * op_T(W) (M x np); K: M x NT column-major,
     // W: np x M column-major (leading dimension np).
     if constexpr (std::is_same_v<T, float>)
-      LSQ_CUBLAS_CHECK(cublasSgemm(b.cublas, CUBLAS_OP_T, CUBLAS_OP_T, NT, np, M, &one,
-                                   static_cast<const float*>(d_k_), M,
-                                   static_cast<const float*>(b.wt), np, &zero,
-                                   static_cast<float*>(b.gram), NT));
+      LSQ_CUBLAS_CHECK(cublasSgemm(
+          b.cublas, CUBLAS_OP_T, CUBLAS_OP_T, NT, np, M, &one, static_cast<const float*>(d_k_), M,
+          static_cast<const float*>(b.wt), np, &zero, static_cast<float*>(b.gram), NT));
     else
-      LSQ_CUBLAS_CHECK(cublasDgemm(b.cublas, CUBLAS_OP_T, CUBLAS_OP_T, NT, np, M, &one,
-                                   static_cast<const double*>(d_k_), M,
-                                   static_cast<const double*>(b.wt), np, &zero,
-                                   static_cast<double*>(b.gram), NT));
+      LSQ_CUBLAS_CHECK(cublasDgemm(
+          b.cublas, CUBLAS_OP_T, CUBLAS_OP_T, NT, np, M, &one, static_cast<const double*>(d_k_), M,
+          static_cast<const double*>(b.wt), np, &zero, static_cast<double*>(b.gram), NT));
   }
 
   void* dev_alloc(std::size_t bytes) {
@@ -655,9 +660,8 @@ class CudaSolver final : public Solver {
 
   template <class T>
   void ensure_buffers(Buffers& b, std::size_t pc, int M, int N, std::size_t csize) {
-    const std::string key = std::to_string(pc) + "/" + std::to_string(M) + "/" +
-                            std::to_string(N) + "/" + std::to_string(csize) + "/" +
-                            std::to_string(sizeof(T));
+    const std::string key = std::to_string(pc) + "/" + std::to_string(M) + "/" + std::to_string(N) +
+                            "/" + std::to_string(csize) + "/" + std::to_string(sizeof(T));
     if (key == b.capacity_key) return;
     free_buffers(b);
     const std::size_t NT = std::size_t(N) * (N + 1) / 2, Mz = std::size_t(M);
@@ -700,8 +704,10 @@ class CudaSolver final : public Solver {
     d_acm_ = static_cast<double*>(dev_alloc(acm.size() * sizeof(double)));
     d_op_ = static_cast<double*>(dev_alloc(shared.op.size() * sizeof(double)));
     d_k_ = dev_alloc(K.size() * sizeof(T));
-    SIMSCOPE_CUDA_CHECK(cudaMemcpy(d_a_, d.a.data(), d.a.size() * sizeof(double), cudaMemcpyHostToDevice));
-    SIMSCOPE_CUDA_CHECK(cudaMemcpy(d_acm_, acm.data(), acm.size() * sizeof(double), cudaMemcpyHostToDevice));
+    SIMSCOPE_CUDA_CHECK(
+        cudaMemcpy(d_a_, d.a.data(), d.a.size() * sizeof(double), cudaMemcpyHostToDevice));
+    SIMSCOPE_CUDA_CHECK(
+        cudaMemcpy(d_acm_, acm.data(), acm.size() * sizeof(double), cudaMemcpyHostToDevice));
     SIMSCOPE_CUDA_CHECK(cudaMemcpy(d_op_, shared.op.data(), shared.op.size() * sizeof(double),
                                    cudaMemcpyHostToDevice));
     SIMSCOPE_CUDA_CHECK(cudaMemcpy(d_k_, K.data(), K.size() * sizeof(T), cudaMemcpyHostToDevice));

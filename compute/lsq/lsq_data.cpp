@@ -4,6 +4,8 @@
 
 // GCC 12 reports false -Wmaybe-uninitialized inside Eigen's AVX-512 packet code.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <unistd.h>
+
 #include <Eigen/Dense>
 #include <algorithm>
 #include <atomic>
@@ -17,7 +19,6 @@
 #include <random>
 #include <sstream>
 #include <string>
-#include <unistd.h>
 
 #include "core/error.hpp"
 #include "io/csv.hpp"
@@ -111,10 +112,14 @@ double available_host_bytes() {
 
 const char* status_name(int code) {
   switch (code) {
-    case kOk: return "ok";
-    case kUnderdetermined: return "underdetermined";
-    case kRankDeficient: return "rank-deficient";
-    case kAllMissing: return "all-missing";
+    case kOk:
+      return "ok";
+    case kUnderdetermined:
+      return "underdetermined";
+    case kRankDeficient:
+      return "rank-deficient";
+    case kAllMissing:
+      return "all-missing";
   }
   return "unknown";
 }
@@ -193,8 +198,7 @@ Design load_design(const std::string& path) {
   const std::string ext = lower_extension(path);
   if (ext == ".npy") {
     const io::NpyArray a = io::read_npy(path);
-    if (a.shape.size() == 1)
-      return design_from_values(path, a.shape[0], 1, a.to_double(), false);
+    if (a.shape.size() == 1) return design_from_values(path, a.shape[0], 1, a.to_double(), false);
     if (a.shape.size() != 2)
       throw Error(path + ": shape " + a.shape_text() +
                   "; the design matrix must be 2-D, shape (M, N)");
@@ -289,8 +293,8 @@ Synth generate(const SynthSpec& spec, const Design* given) {
   if (N > kMaxUnknowns || M > kMaxObservations)
     throw Error("lsq: at most " + std::to_string(kMaxUnknowns) + " unknowns and " +
                 std::to_string(kMaxObservations) + " observations are supported");
-  const double need = double(M) * double(P) * 4 + double(N) * double(P) * 8 +
-                      detail::output_bytes(N, P);
+  const double need =
+      double(M) * double(P) * 4 + double(N) * double(P) * 8 + detail::output_bytes(N, P);
   const double avail = available_host_bytes();
   if (need > avail)
     throw Error("lsq: the synthetic problem (" + std::to_string(M) + " x " +

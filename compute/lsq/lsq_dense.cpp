@@ -107,7 +107,8 @@ SharedSvd shared_svd(const Design& design, double lambda) {
   for (int i = 0; i < M; ++i)
     for (int k = 0; k < N; ++k) A(i, k) = design.a[std::size_t(i) * N + k];
   Eigen::JacobiSVD<Mat<double>> svd(A, Eigen::ComputeThinU | Eigen::ComputeThinV);
-  const Filter f = filter(svd.singularValues(), M, N, lambda, std::numeric_limits<double>::epsilon());
+  const Filter f =
+      filter(svd.singularValues(), M, N, lambda, std::numeric_limits<double>::epsilon());
   SharedSvd s;
   s.rank = f.rank;
   s.outcome.status = status_of(M, N, f.rank);
@@ -135,7 +136,8 @@ PixelOutcome svd_pixel(const Design& design, const PixelData& px, double lambda,
   // JacobiSVD (one-sided Jacobi after a column-pivoted QR): accurate to eps in the small
   // singular values, which decide the rank (Golub & Van Loan 8.6.3).
   Eigen::JacobiSVD<Mat<T>> svd(A, Eigen::ComputeThinU | Eigen::ComputeThinV);
-  const Filter f = filter(svd.singularValues(), m, N, lambda, double(std::numeric_limits<T>::epsilon()));
+  const Filter f =
+      filter(svd.singularValues(), m, N, lambda, double(std::numeric_limits<T>::epsilon()));
   const auto& U = svd.matrixU();
   const auto& V = svd.matrixV();
   std::fill(x, x + N, 0.0);
@@ -171,7 +173,8 @@ PixelOutcome qr_pixel(const Design& design, const PixelData& px, double lambda, 
   // retained singular values of A, so s_max / s_min of T is the exact condition (values only).
   double cond = std::numeric_limits<double>::infinity();
   if (rank > 0) {
-    const Mat<T> t = cod.matrixT().topLeftCorner(rank, rank).template triangularView<Eigen::Upper>();
+    const Mat<T> t =
+        cod.matrixT().topLeftCorner(rank, rank).template triangularView<Eigen::Upper>();
     const auto s = Eigen::JacobiSVD<Mat<T>>(t).singularValues();
     if (s(rank - 1) > 0) cond = double(s(0)) / double(s(rank - 1));
   }
@@ -231,7 +234,9 @@ void solve_pixels_dense(const Cube& cube, const Design& design, const Options& o
           o = fp32 ? svd_pixel<float>(design, px, options.lambda, x.data())
                    : svd_pixel<double>(design, px, options.lambda, x.data());
           break;
-        default: o = svd_pixel<double>(design, px, options.lambda, x.data()); break;
+        default:
+          o = svd_pixel<double>(design, px, options.lambda, x.data());
+          break;
       }
       store_pixel(out, p, x.data(), o, residual_rms(design, px, x.data()), int(px.rows.size()));
     }

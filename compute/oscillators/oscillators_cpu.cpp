@@ -491,8 +491,9 @@ class CpuImpl {
           const std::int64_t j = gstep / rec.every - 1 - first / rec.every;
           s_msd[std::size_t(j) * K + k] = msd;
           // A non-finite member has no order parameter (its NaN nodes fail r2 > 0 above).
-          s_r[std::size_t(j) * K + k] =
-              std::isfinite(msd) ? std::sqrt(cs * cs + sn * sn) / N : std::numeric_limits<double>::quiet_NaN();
+          s_r[std::size_t(j) * K + k] = std::isfinite(msd)
+                                            ? std::sqrt(cs * cs + sn * sn) / N
+                                            : std::numeric_limits<double>::quiet_NaN();
         }
       }
     }

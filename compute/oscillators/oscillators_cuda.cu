@@ -5,8 +5,8 @@
 // compile-time constant) with their x, y, RK4 stage values and sum in registers. Per stage the
 // owners write the stage's x into a shared-memory buffer (two alternate, so one __syncthreads per
 // stage suffices) and gather sum_j G_ij x_j from it; each node's first kRegEdges (4) neighbour
-// indices live in registers as packed 16-bit values, further ones and the weights are read through the read-only
-// cache. fp64 by default; fp32 selectable.
+// indices live in registers as packed 16-bit values, further ones and the weights are read through
+// the read-only cache. fp64 by default; fp32 selectable.
 //
 // Observables on the device: after each step that needs it (past the transient, at a sample, the
 // chunk's last step) every thread adds d = x - c (c: the member's mean x at its previous

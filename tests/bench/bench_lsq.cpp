@@ -1,11 +1,12 @@
 // simscope-bench lsq: seconds per solve of the per-pixel least squares with gaps (compute/lsq).
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <sys/resource.h>
 
 #include "bench.hpp"
 #include "core/backend.hpp"
@@ -24,9 +25,9 @@ double cpu_seconds() {
 }
 
 int run_lsq(const std::vector<std::string>& words) {
-  const Args a(words, {"backend", "height", "width", "observations", "unknowns", "nan-fraction",
-                       "noise", "precision", "method", "lambda", "design", "repeat", "seed",
-                       "check"});
+  const Args a(words,
+               {"backend", "height", "width", "observations", "unknowns", "nan-fraction", "noise",
+                "precision", "method", "lambda", "design", "repeat", "seed", "check"});
   const std::string backend_name = a.choice("backend", "cpu", {"cpu", "cuda", "auto"});
   lsq::SynthSpec s;
   s.height = std::size_t(a.count("height", 500));
@@ -109,9 +110,8 @@ int run_lsq(const std::vector<std::string>& words) {
       .add("repeat", std::int64_t(repeat))
       .add("max_rel_error", max_err)
       .add("error_metric", "max over sampled pixels of |x - ref|_2 / |ref|_2")
-      .add("error_reference",
-           "float64 JacobiSVD of each pixel's observed rows on " + std::to_string(sampled) +
-               " sampled pixels")
+      .add("error_reference", "float64 JacobiSVD of each pixel's observed rows on " +
+                                  std::to_string(sampled) + " sampled pixels")
       .add("status_ok", std::uint64_t(r.status_counts[lsq::kOk]))
       .add("status_underdetermined", std::uint64_t(r.status_counts[lsq::kUnderdetermined]))
       .add("status_rank_deficient", std::uint64_t(r.status_counts[lsq::kRankDeficient]))
@@ -149,7 +149,8 @@ const Registration reg{Bench{
     "  load-independent figure on a busy machine; seconds ~ cpu_seconds / threads when the\n"
     "  cores are free),\n"
     "  repeat, max_rel_error (max over the sample of |x - ref| / |ref| against a float64 SVD\n"
-    "  of the pixel's observed rows, Tikhonov-filtered when lambda > 0), error_metric, error_reference,\n"
+    "  of the pixel's observed rows, Tikhonov-filtered when lambda > 0), error_metric, "
+    "error_reference,\n"
     "  status_ok, status_underdetermined, status_rank_deficient, status_all_missing,\n"
     "  fallback_pixels, peak_rss_bytes (getrusage), peak_device_bytes (CUDA solver's peak\n"
     "  allocation; 0 on cpu), cube_bytes, setup.\n",

@@ -80,8 +80,9 @@ TEST(FieldParams, SeedMaximumAndHexRefused) {
   ParamSet p = schema().defaults();
   p.set_from_string("sources.seed", "9007199254740992");
   EXPECT_EQ(p.get_int("sources.seed"), 9007199254740992);
-  EXPECT_NE(test::error_of([&] { p.set_from_string("sources.seed", "9007199254740993"); })
-                .find("parameter sources.seed: expected an integer in [0, 9007199254740992]"),
+  EXPECT_NE(test::error_of([&] {
+              p.set_from_string("sources.seed", "9007199254740993");
+            }).find("parameter sources.seed: expected an integer in [0, 9007199254740992]"),
             std::string::npos);
   EXPECT_NE(test::error_of([&] { p.set_from_string("grid.size", "0x40"); }).find("got '0x40'"),
             std::string::npos);

@@ -118,8 +118,8 @@ TEST_F(LsqNumpy, EveryMethodAndPrecisionAgainstLstsq) {
         EXPECT_GT(checked, int(H * W) / 2);
         EXPECT_EQ(r.status_counts[kAllMissing], 1u);
         EXPECT_GE(r.status_counts[kUnderdetermined], 2u);
-        std::printf("[ lsq      ] float%s %s %s: max rel error %.2e over %d pixels\n", tag,
-                    name(m), name(prec), worst, checked);
+        std::printf("[ lsq      ] float%s %s %s: max rel error %.2e over %d pixels\n", tag, name(m),
+                    name(prec), worst, checked);
       }
   }
 }
@@ -132,7 +132,8 @@ A = rng.standard_normal((50, 100))
 b = rng.standard_normal((50, 4, 5))
 np.save(d + '/u_A.npy', A); np.save(d + '/u_b.npy', b)
 np.save(d + '/u_x.npy', np.tensordot(np.linalg.pinv(A), b, axes=1))
-)"), 0);
+)"),
+            0);
   const Design design = load_design((test::tmp_dir() / "u_A.npy").string());
   const Cube cube = load_cube((test::tmp_dir() / "u_b.npy").string());
   const auto xref = npy_values("u_x.npy");
@@ -167,7 +168,8 @@ for h in range(3):
     for w in range(4):
         o = ~np.isnan(b[:, h, w]); X[:, h, w] = np.linalg.pinv(A[o], rcond=1e-10) @ b[o, h, w]
 np.save(d + '/r_x.npy', X)
-)"), 0);
+)"),
+            0);
   const Design design = load_design((test::tmp_dir() / "r_A.npy").string());
   const Cube cube = load_cube((test::tmp_dir() / "r_b.npy").string());
   const auto xref = npy_values("r_x.npy");
@@ -212,7 +214,8 @@ TEST(LsqCpu, AllMissingAndFewRows) {
       EXPECT_LE(r.residual[1], 1e-6);
       const auto ref1 = test::reference_solution(c, d, 1);
       double e = 0;
-      for (std::size_t k = 0; k < 4; ++k) e = std::max(e, std::fabs(r.solution[k * 3 + 1] - ref1[k]));
+      for (std::size_t k = 0; k < 4; ++k)
+        e = std::max(e, std::fabs(r.solution[k * 3 + 1] - ref1[k]));
       EXPECT_LE(e, prec == Precision::Fp64 ? 1e-10 : 1e-4);
       EXPECT_EQ(r.status[2], kOk);
       EXPECT_EQ(r.count[2], 8);
@@ -278,7 +281,8 @@ TEST(LsqCpu, IllConditionedPixelsFallBackToSvd) {
       const auto ref = test::reference_solution(c, d, p);
       double num = 0, den = 0;
       for (std::size_t k = 0; k < 4; ++k) {
-        num += (r.solution[k * c.pixels() + p] - ref[k]) * (r.solution[k * c.pixels() + p] - ref[k]);
+        num +=
+            (r.solution[k * c.pixels() + p] - ref[k]) * (r.solution[k * c.pixels() + p] - ref[k]);
         den += ref[k] * ref[k];
       }
       EXPECT_LE(std::sqrt(num / den), 1e-6) << p;
@@ -372,8 +376,9 @@ TEST(LsqCpu, ValidateRefusesBadProblems) {
   inf.a[4] = INFINITY;
   EXPECT_NE(error_of([&] { solver->solve(c, inf, Options{}, r); }).find("A[1, 1]"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { solver->solve(c, d, opts(Method::Auto, Precision::Fp64, -1), r); })
-                .find("lambda"),
+  EXPECT_NE(error_of([&] {
+              solver->solve(c, d, opts(Method::Auto, Precision::Fp64, -1), r);
+            }).find("lambda"),
             std::string::npos);
   Design wide = test::random_design(5, kMaxUnknowns + 1, 1);
   EXPECT_NE(error_of([&] { solver->solve(c, wide, Options{}, r); }).find("at most"),

@@ -81,14 +81,15 @@ TEST_P(LsqCudaVsCpu, SameResults) {
   EXPECT_GT(solver->peak_device_bytes(), 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Methods, LsqCudaVsCpu,
-    ::testing::Values(Case{Method::Auto, Precision::Fp64, 0}, Case{Method::Auto, Precision::Fp32, 0},
-                      Case{Method::Normal, Precision::Fp64, 0},
-                      Case{Method::Normal, Precision::Fp32, 0},
-                      Case{Method::Auto, Precision::Fp64, 0.7},
-                      Case{Method::Auto, Precision::Fp32, 0.7},
-                      Case{Method::Qr, Precision::Fp64, 0}, Case{Method::Svd, Precision::Fp32, 0}));
+INSTANTIATE_TEST_SUITE_P(Methods, LsqCudaVsCpu,
+                         ::testing::Values(Case{Method::Auto, Precision::Fp64, 0},
+                                           Case{Method::Auto, Precision::Fp32, 0},
+                                           Case{Method::Normal, Precision::Fp64, 0},
+                                           Case{Method::Normal, Precision::Fp32, 0},
+                                           Case{Method::Auto, Precision::Fp64, 0.7},
+                                           Case{Method::Auto, Precision::Fp32, 0.7},
+                                           Case{Method::Qr, Precision::Fp64, 0},
+                                           Case{Method::Svd, Precision::Fp32, 0}));
 
 /// The original underdetermined case on the device: A (50, 100), no gaps: the shared operator.
 TEST(LsqCuda, UnderdeterminedNoGaps) {
@@ -134,7 +135,8 @@ void expect_same(const Result& gpu, const Result& cpu, double tol) {
     ASSERT_EQ(gpu.status[p], cpu.status[p]) << p;
     if (cpu.status[p] == kAllMissing) {
       EXPECT_TRUE(std::isnan(gpu.solution[p]) && std::isnan(gpu.residual[p]) &&
-                  std::isnan(gpu.condition[p])) << p;
+                  std::isnan(gpu.condition[p]))
+          << p;
       continue;
     }
     worst = std::max(worst, test::pixel_error(gpu, cpu.solution, p));
@@ -163,7 +165,7 @@ TEST(LsqCuda, ChunksAndReuse) {
   const std::size_t P = syn.cube.pixels();
   float* v = reinterpret_cast<float*>(syn.cube.bytes.data());
   for (std::size_t i = 0; i < s.m; ++i) {
-    v[i * P + 300] = NAN;                                       // all missing, chunk 2
+    v[i * P + 300] = NAN;  // all missing, chunk 2
     for (std::size_t p : {255u, 256u, 257u, 600u}) v[i * P + p] = 0.25f * float(i % 7);  // no gaps
   }
   auto solver = make_solver(Backend::Cuda);
@@ -214,14 +216,14 @@ TEST(LsqCuda, EdgeShapes) {
   struct Shape {
     std::size_t m, n, h, w;
   };
-  for (const Shape sh : {Shape{1, 1, 3, 2}, Shape{3, 1, 1, 1}, Shape{2, 3, 5, 1},
-                         Shape{5, 3, 2, 3}, Shape{60, 17, 1, 9}}) {
+  for (const Shape sh : {Shape{1, 1, 3, 2}, Shape{3, 1, 1, 1}, Shape{2, 3, 5, 1}, Shape{5, 3, 2, 3},
+                         Shape{60, 17, 1, 9}}) {
     const Design d = test::random_design(sh.m, sh.n, unsigned(sh.m * 7 + sh.n));
     const Cube c = test::random_cube(d, sh.h, sh.w, sh.m > 2 ? 0.2 : 0.0, 5);
     for (Precision prec : {Precision::Fp64, Precision::Fp32})
       for (double lambda : {0.0, 0.5}) {
-        SCOPED_TRACE("M " + std::to_string(sh.m) + " N " + std::to_string(sh.n) + " " +
-                     name(prec) + " lambda " + std::to_string(lambda));
+        SCOPED_TRACE("M " + std::to_string(sh.m) + " N " + std::to_string(sh.n) + " " + name(prec) +
+                     " lambda " + std::to_string(lambda));
         Result gpu, cpu;
         make_solver(Backend::Cuda)->solve(c, d, opts(Method::Auto, prec, lambda), gpu);
         make_solver(Backend::Cpu)->solve(c, d, opts(Method::Auto, prec, lambda), cpu);

@@ -76,7 +76,8 @@ TEST_F(LsqFiles, BadFilesNameTheProblem) {
     std::vector<std::string> words;
   };
   const std::vector<Case> cases = {
-      {[] { load_cube(path("f_cube_int.npy")); }, {"f_cube_int.npy", "int32", "float32 or float64"}},
+      {[] { load_cube(path("f_cube_int.npy")); },
+       {"f_cube_int.npy", "int32", "float32 or float64"}},
       {[] { load_cube(path("f_cube_2d.npy")); }, {"f_cube_2d.npy", "(6, 12)", "(M, H, W)"}},
       {[] { load_cube(path("f_cube_inf.npy")); }, {"[2, 1, 3]", "inf"}},
       {[] { load_cube(path("nope.npy")); }, {"nope.npy"}},
@@ -161,7 +162,7 @@ TEST(LsqSynth, Designs) {
   const Design poly = make_design("polynomial", 9, 3, 1);
   EXPECT_DOUBLE_EQ(poly.at(0, 0), 1.0);
   EXPECT_DOUBLE_EQ(poly.at(0, 1), -1.0);
-  EXPECT_DOUBLE_EQ(poly.at(8, 2), 1.0);  // P2(1) = 1
+  EXPECT_DOUBLE_EQ(poly.at(8, 2), 1.0);   // P2(1) = 1
   EXPECT_DOUBLE_EQ(poly.at(4, 2), -0.5);  // P2(0)
   const Design bands = make_design("gaussian_bands", 11, 3, 1);
   EXPECT_DOUBLE_EQ(bands.at(0, 0), 1.0);
@@ -178,7 +179,8 @@ TEST(LsqSynth, Designs) {
     Result r;
     make_solver(Backend::Cpu)->solve(syn.cube, syn.design, Options{}, r);
     double worst = 0;
-    for (std::size_t p = 0; p < 72; ++p) worst = std::max(worst, test::pixel_error(r, syn.truth, p));
+    for (std::size_t p = 0; p < 72; ++p)
+      worst = std::max(worst, test::pixel_error(r, syn.truth, p));
     EXPECT_LE(worst, 1e-5) << kind;
     EXPECT_EQ(r.status_counts[kOk], 72u) << kind;
   }
@@ -187,10 +189,10 @@ TEST(LsqSynth, Designs) {
 TEST(LsqSchema, ParametersAndOptions) {
   const Schema& s = schema();
   EXPECT_EQ(s.workload(), "lsq");
-  for (const char* n : {"data.file", "design.file", "synth.height", "synth.width",
-                        "synth.observations", "synth.unknowns", "synth.nan_fraction",
-                        "synth.noise", "synth.seed", "synth.design", "method", "lambda",
-                        "precision", "view", "view.component"})
+  for (const char* n :
+       {"data.file", "design.file", "synth.height", "synth.width", "synth.observations",
+        "synth.unknowns", "synth.nan_fraction", "synth.noise", "synth.seed", "synth.design",
+        "method", "lambda", "precision", "view", "view.component"})
     EXPECT_NE(s.find(n), nullptr) << n;
   ParamSet p = s.defaults();
   EXPECT_EQ(p.get_string("precision"), "fp64");

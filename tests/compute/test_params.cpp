@@ -13,13 +13,14 @@ namespace simscope {
 namespace {
 
 const Schema& test_schema() {
-  static const Schema s("demo", {
-                                    {"n", ParamType::Int, std::int64_t(8), 2, 4096, {}, "", "count"},
-                                    {"x", ParamType::Float, 0.5, 0, 1, {}, "length", "pos"},
-                                    {"mode", ParamType::Enum, std::string("a"), 1, 0, {"a", "b"}, "", "m"},
-                                    {"on", ParamType::Bool, false, 1, 0, {}, "", "flag"},
-                                    {"file", ParamType::Path, std::string(), 1, 0, {}, "", "f"},
-                                });
+  static const Schema s("demo",
+                        {
+                            {"n", ParamType::Int, std::int64_t(8), 2, 4096, {}, "", "count"},
+                            {"x", ParamType::Float, 0.5, 0, 1, {}, "length", "pos"},
+                            {"mode", ParamType::Enum, std::string("a"), 1, 0, {"a", "b"}, "", "m"},
+                            {"on", ParamType::Bool, false, 1, 0, {}, "", "flag"},
+                            {"file", ParamType::Path, std::string(), 1, 0, {}, "", "f"},
+                        });
   return s;
 }
 
@@ -92,12 +93,13 @@ TEST(Params, NumbersAreDecimalWithBlanksIgnoredAtBothEnds) {
   for (const char* t : {"0x40", "0X40", "6 4", "64abc", "1e", "e3", "", " ", "--64", "+-64",
                         "0x1p6", "inf", "nan", "64,0", "6.5", "٦٤"}) {
     const std::string e = error_of([&] { p.set_from_string("n", t); });
-    EXPECT_NE(e.find("parameter n: expected an integer"), std::string::npos) << "'" << t << "': " << e;
+    EXPECT_NE(e.find("parameter n: expected an integer"), std::string::npos)
+        << "'" << t << "': " << e;
   }
   p.set_from_string("n", "64.");  // a decimal number whose value is an exact integer
   EXPECT_EQ(p.get_int("n"), 64);
-  for (const char* t : {"0x0.4p0", "0x1", "1e", ".", "-", "inf", "-inf", "nan", "1e999",
-                        "0.25x", "0. 25", "0,25"}) {
+  for (const char* t : {"0x0.4p0", "0x1", "1e", ".", "-", "inf", "-inf", "nan", "1e999", "0.25x",
+                        "0. 25", "0,25"}) {
     const std::string e = error_of([&] { p.set_from_string("x", t); });
     EXPECT_NE(e.find("parameter x: expected a finite number"), std::string::npos)
         << "'" << t << "': " << e;
@@ -113,9 +115,9 @@ TEST(Params, NumbersAreDecimalWithBlanksIgnoredAtBothEnds) {
 }
 
 TEST(Params, IntegerRangesAreCheckedExactly) {
-  const Schema s("demo", {{"seed", ParamType::Int, std::int64_t(1), 0, 9007199254740992.0, {}, "",
-                           "seed"},
-                          {"any", ParamType::Int, std::int64_t(0), 1, 0, {}, "", "no range"}});
+  const Schema s("demo",
+                 {{"seed", ParamType::Int, std::int64_t(1), 0, 9007199254740992.0, {}, "", "seed"},
+                  {"any", ParamType::Int, std::int64_t(0), 1, 0, {}, "", "no range"}});
   ParamSet p = s.defaults();
   p.set_from_string("seed", "9007199254740992");
   EXPECT_EQ(p.get_int("seed"), 9007199254740992);
