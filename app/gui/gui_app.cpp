@@ -233,27 +233,29 @@ void export_data(GuiState& s) {
 
 /// The window's shortcuts, from the presses queued since the last frame (KeyPresses), unless
 /// ImGui is taking the keyboard (a text field has focus).
-void handle_keys(GuiState& s, KeyPresses& keys, bool& screenshot, bool& export_now) {
+void handle_keys(GuiState& s, KeyPresses& keys, int& screenshots, int& exports) {
   const bool captured = ImGui::GetIO().WantCaptureKeyboard;
   auto pressed = [&](int key, int mods = 0) { return !captured && keys.pressed(key, mods); };
+  // Toggles flip once per press: two quick presses inside one frame cancel out.
+  auto toggled = [&](int key) { return !captured && keys.count(key) % 2 == 1; };
   if (pressed(GLFW_KEY_O, GLFW_MOD_CONTROL)) s.open_preset_popup = true;
   if (pressed(GLFW_KEY_S, GLFW_MOD_CONTROL)) s.save_preset_popup = true;
-  if (pressed(GLFW_KEY_SPACE)) {
+  if (toggled(GLFW_KEY_SPACE)) {
     s.paused = !s.paused;
     if (!s.paused && s.params != s.submitted) submit(s);
   }
-  if (pressed(GLFW_KEY_S)) screenshot = true;
-  if (pressed(GLFW_KEY_E)) export_now = true;
+  if (!captured) screenshots += keys.count(GLFW_KEY_S);  // every tap, also several per frame
+  if (!captured) exports += keys.count(GLFW_KEY_E);
   if (pressed(GLFW_KEY_R)) {  // reset the view: automatic range, no zoom
     s.view.set("view.range", std::string("auto"));
     s.zoom = 1, s.zoom_cu = s.zoom_cv = 0.5;
     s.image_dirty = true;
   }
-  if (pressed(GLFW_KEY_H)) s.show_panels = !s.show_panels;
+  if (toggled(GLFW_KEY_H)) s.show_panels = !s.show_panels;
   for (int k = 0; k < 3; ++k)
     if (pressed(GLFW_KEY_1 + k) && k < int(workload_names().size()))
       s.switch_to = workload_names()[k];
-  if (pressed(GLFW_KEY_F1)) s.show_help = !s.show_help;
+  if (toggled(GLFW_KEY_F1)) s.show_help = !s.show_help;
   if (pressed(GLFW_KEY_ESCAPE) && s.show_help) s.show_help = false;
   keys.clear();
 }
@@ -456,10 +458,9 @@ int run_gui(const CliOptions& o) {
     glViewport(0, 0, fb_w, fb_h);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 
-    if (s.want_screenshot)
+    for (; s.want_screenshot > 0; --s.want_screenshot)
       save_screenshot(s, unique_name("simscope-" + timestamp(), ".png"), fb_w, fb_h);
-    if (s.want_export) export_data(s);
-    s.want_screenshot = s.want_export = false;
+    for (; s.want_export > 0; --s.want_export) export_data(s);
     if (s.result && s.plane->upload_path() != s.logged_upload_path) {
       s.logged_upload_path = s.plane->upload_path();
       std::fprintf(stderr, "simscope: plane upload path: %s%s%s\n", s.logged_upload_path.c_str(),

@@ -58,8 +58,8 @@ struct GuiState {
   double zoom = 1, zoom_cu = 0.5, zoom_cv = 0.5;  ///< plane view zoom (wheel) and pan (right drag)
   std::string pending_command;     ///< set by a WorkloadGui: submit a run with this command
   std::string switch_to;           ///< workload chosen in the switcher (or keys 1/2/3)
-  bool want_screenshot = false;    ///< set by the button or the S key, done after drawing
-  bool want_export = false;        ///< set by the button or the E key
+  int want_screenshot = 0;  ///< screenshots asked for (button, S key) this frame, done after drawing
+  int want_export = 0;      ///< exports asked for (button, E key) this frame
   std::string logged_upload_path;  ///< the upload path last written to the log
 };
 

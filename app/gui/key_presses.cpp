@@ -20,10 +20,10 @@ KeyPresses::KeyPresses(GLFWwindow* window) {
 
 KeyPresses::~KeyPresses() { g_instance = nullptr; }
 
-bool KeyPresses::pressed(int key, int mods) const {
-  return std::any_of(presses_.begin(), presses_.end(), [&](const std::pair<int, int>& p) {
+int KeyPresses::count(int key, int mods) const {
+  return int(std::count_if(presses_.begin(), presses_.end(), [&](const std::pair<int, int>& p) {
     return p.first == key && (p.second & kModMask) == (mods & kModMask);
-  });
+  }));
 }
 
 void KeyPresses::on_key(GLFWwindow*, int key, int, int action, int mods) {

@@ -27,7 +27,10 @@ class KeyPresses {
   /// Whether `key` (a GLFW_KEY_* code) was pressed since the last clear() with exactly the
   /// modifiers `mods` among Shift, Control, Alt and Super (GLFW_MOD_* bits; Caps Lock and Num
   /// Lock are ignored). Key repeats do not count.
-  bool pressed(int key, int mods = 0) const;
+  bool pressed(int key, int mods = 0) const { return count(key, mods) > 0; }
+  /// How many times `key` was pressed since the last clear() (as pressed()): taps quicker
+  /// than a frame each count.
+  int count(int key, int mods = 0) const;
   /// Forgets the presses read this frame.
   void clear() { presses_.clear(); }
   /// Records a press (what the callback does; also for tests).

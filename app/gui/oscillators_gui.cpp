@@ -211,18 +211,15 @@ class OscillatorsGui final : public WorkloadGui {
                        double(s.params.get_int("integrator.steps"));
   }
 
-  /// A time series with its caption and latest value, e.g. "R(t) of member 3: 0.1259 (ensemble
-  /// mean 0.31)"; `mean` (the ensemble mean's series) only for a member's own series.
+  /// A time series with its caption and latest value, e.g. "R(t) of member 3: 0.1259", and for a
+  /// member's own series the ensemble mean's latest value below it ("ensemble mean 0.31").
   static void plot(const std::vector<double>& v, const char* id, const std::string& what,
                    const std::vector<double>* mean, float lo, float hi) {
     const std::vector<float> f = to_float(v);
-    char caption[160];
-    if (mean)
-      std::snprintf(caption, sizeof caption, "%s: %.4g (ensemble mean %.4g)", what.c_str(),
-                    last_finite(v), last_finite(*mean));
-    else
-      std::snprintf(caption, sizeof caption, "%s: %.4g", what.c_str(), last_finite(v));
-    ImGui::TextWrapped("%s", caption);  // above the plot: an overlay would be clipped
+    // Above the plot (an overlay would be clipped), one line each and no wrapping: ImGui wraps
+    // at '.', which would split a number in a narrow panel.
+    ImGui::Text("%s: %.4g", what.c_str(), last_finite(v));
+    if (mean) ImGui::TextDisabled("ensemble mean %.4g", last_finite(*mean));
     ImGui::PlotLines(id, f.empty() ? nullptr : f.data(), int(f.size()), 0, nullptr, lo, hi,
                      ImVec2(ImGui::GetContentRegionAvail().x, 80));
   }

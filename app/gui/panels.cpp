@@ -156,7 +156,8 @@ void draw_view_panel(GuiState& s, float x, float y, float w, float h) {
   if (!err.empty()) s.error = err;
   if (s.plane && plane_kind) {
     const auto [lo, hi] = s.plane->range();
-    ImGui::TextWrapped("range in effect: %.4g .. %.4g", lo, hi);
+    ImGui::TextUnformatted("range in effect:");  // no wrapping: ImGui wraps at '.' in numbers
+    ImGui::Text("%.4g .. %.4g", lo, hi);
     if (ImGui::SmallButton("lock this range")) {
       s.view.set("view.min", lo);
       s.view.set("view.max", hi);
@@ -173,10 +174,10 @@ void draw_view_panel(GuiState& s, float x, float y, float w, float h) {
     ImGui::PopStyleColor();
   }
   ImGui::Separator();
-  if (ImGui::Button("Screenshot (S)")) s.want_screenshot = true;
+  if (ImGui::Button("Screenshot (S)")) ++s.want_screenshot;
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Save the window as simscope-<time>.png");
   same_line_if_room("Export data (E)");
-  if (ImGui::Button("Export data (E)")) s.want_export = true;
+  if (ImGui::Button("Export data (E)")) ++s.want_export;
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip(
         "Write every output as .npy, view.png and run.json to simscope-export-<time>/");

@@ -1,8 +1,9 @@
 """GUI shortcuts under Xvfb: every quick key tap counts. xdotool sends each press and its release
 back to back, so both usually arrive between two frames; Dear ImGui 1.86 alone loses such taps
 (it only sees the key-down state per frame), the window's KeyPresses queue must not. Taps 'S'
-(screenshot) N times and counts the "saved screenshot" lines and the files (several taps a second:
-each gets its own name), then taps 'E' (export) 3 times within a second: 3 folders.
+(screenshot) N times, the last 4 in one xdotool call (12 ms apart: several inside one frame),
+and counts the "saved screenshot" lines and the files (several a second: each gets its own
+name), then taps 'E' (export) 3 times in one call: 3 folders.
 Usage: gui_keys.py SIMSCOPE"""
 import os
 import shutil
@@ -25,9 +26,10 @@ script = f"""
 pid=$!
 for i in $(seq 1 150); do xdotool search --name '^simscope' > /dev/null 2>&1 && break; sleep 0.2; done
 sleep 3
-for i in $(seq 1 {taps}); do xdotool key s; sleep 0.25; done
+for i in $(seq 1 {taps - 4}); do xdotool key s; sleep 0.25; done
+xdotool key s s s s
 sleep 1
-for i in 1 2 3; do xdotool key e; sleep 0.2; done
+xdotool key e e e
 sleep 2
 kill $pid; wait $pid
 """
