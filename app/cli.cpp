@@ -72,7 +72,7 @@ CliParse parse_command_line(const QStringList& args) {
 
   CliParse r;
   auto fail = [&](const QString& msg) {
-    std::fprintf(stderr, "simscope: %s (see --help)\n", qPrintable(msg));
+    std::fprintf(stderr, "simscope: error: %s (see --help)\n", qPrintable(msg));
     r.exit_code = 2;
     return r;
   };

@@ -146,7 +146,7 @@ for label, args, words, code, *more in cases:
         c.check(w in msg, f"{label}: message says {w!r}")
     for w in no_words:
         c.check(w not in msg, f"{label}: message does not say {w!r}")
-    c.check(len(lines) == 1 and len(errors) == 1, f"{label}: one line on stderr: {lines!r}")
+    c.check(len(lines) == 1 and len(errors) == 1 and lines[0].startswith("simscope: error: "), f"{label}: one line on stderr: {lines!r}")
     c.check(sorted(os.listdir(out)) == ["magnitude.npy"] and open(marker, "rb").read() == b"earlier result",
             f"{label}: no partial outputs, earlier result intact")
     # A fresh output directory is not even created.
@@ -155,5 +155,5 @@ for label, args, words, code, *more in cases:
     p2 = run(simscope, "--headless", "--out-dir", fresh, *args)
     lines2 = [l for l in p2.stderr.strip().splitlines() if l.strip()]
     c.check(p2.returncode == code and not os.path.exists(fresh), f"{label}: exit {p2.returncode}, no output directory created")
-    c.check(len(lines2) == 1 and lines2[0].startswith("simscope:"), f"{label} (auto back end): one line: {lines2!r}")
+    c.check(len(lines2) == 1 and lines2[0].startswith("simscope: error: "), f"{label} (auto back end): one line: {lines2!r}")
 c.done()
