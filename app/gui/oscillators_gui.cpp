@@ -172,9 +172,17 @@ class OscillatorsGui final : public WorkloadGui {
       vs.layout = layout_ == 2 ? "plane" : "nodes";
       vs.edges = edges_ && (l && l->member == member);
       char title[160];
-      std::snprintf(title, sizeof title, "%s  member %d of %d   t = %.2f   N = %d",
-                    p->study ? "study" : "live", member, p->members, p->dt * double(p->frame.step),
-                    N);
+      // The title in what the view's width allows (the full one is ~45 characters of ~11 px).
+      const double t = p->dt * double(p->frame.step);
+      const char* mode = p->study ? "study" : "live";
+      if (w >= 560)
+        std::snprintf(title, sizeof title, "%s  member %d of %d   t = %.2f   N = %d", mode, member,
+                      p->members, t, N);
+      else if (w >= 420)
+        std::snprintf(title, sizeof title, "%s  member %d/%d  t=%.2f  N=%d", mode, member,
+                      p->members, t, N);
+      else
+        std::snprintf(title, sizeof title, "member %d/%d  t=%.2f", member, p->members, t);
       vs.title = title;
       view_->set_settings(vs);
       view_->draw(x, y, w, h);
@@ -211,15 +219,16 @@ class OscillatorsGui final : public WorkloadGui {
                        double(s.params.get_int("integrator.steps"));
   }
 
-  /// A time series with its caption and latest value, e.g. "R(t) of member 3: 0.1259", and for a
-  /// member's own series the ensemble mean's latest value below it ("ensemble mean 0.31").
+  /// A time series under its caption ("R(t) of member 3:") and latest value ("0.1259"), and for
+  /// a member's own series the ensemble mean's latest value below it ("ensemble mean 0.31").
   static void plot(const std::vector<double>& v, const char* id, const std::string& what,
                    const std::vector<double>* mean, float lo, float hi) {
     const std::vector<float> f = to_float(v);
     // Above the plot (an overlay would be clipped), one line each and no wrapping: ImGui wraps
     // at '.', which would split a number in a narrow panel.
-    ImGui::Text("%s: %.4g", what.c_str(), last_finite(v));
-    if (mean) ImGui::TextDisabled("ensemble mean %.4g", last_finite(*mean));
+    ImGui::Text("%s:", what.c_str());
+    ImGui::Text("  %.4g", last_finite(v));
+    if (mean) ImGui::TextDisabled("  ensemble mean %.4g", last_finite(*mean));
     ImGui::PlotLines(id, f.empty() ? nullptr : f.data(), int(f.size()), 0, nullptr, lo, hi,
                      ImVec2(ImGui::GetContentRegionAvail().x, 80));
   }
