@@ -6,36 +6,24 @@ and counts the "saved screenshot" lines and the files (several a second: each ge
 name), then taps 'E' (export) 3 times in one call: 3 folders.
 Usage: gui_keys.py SIMSCOPE"""
 import os
-import shutil
-import subprocess
 import sys
 
+from gui_util import need_tools, run_gui
 from simscope_test_util import Checker, scratch
 
 simscope = sys.argv[1]
 c = Checker()
 d = scratch("gui_keys")
-for tool in ("xvfb-run", "xdotool"):
-    if shutil.which(tool) is None:
-        print(f"{tool} not found: install xvfb and xdotool"); sys.exit(1)
-env = dict(os.environ, HOME=d, XDG_CONFIG_HOME=d)  # fresh QSettings
-log = os.path.join(d, "gui.log")
+need_tools("xvfb-run", "xdotool")
 taps = 12
-script = f"""
-"{simscope}" --backend cpu --set grid.size=32 > "{log}" 2>&1 &
-pid=$!
-for i in $(seq 1 150); do xdotool search --name '^simscope' > /dev/null 2>&1 && break; sleep 0.2; done
-sleep 3
+steps = f"""
 for i in $(seq 1 {taps - 4}); do xdotool key s; sleep 0.25; done
 xdotool key s s s s
 sleep 1
 xdotool key e e e
 sleep 2
-kill $pid; wait $pid
 """
-p = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", "sh", "-c", script],
-                   capture_output=True, text=True, timeout=300, env=env, cwd=d)
-out = open(log).read() if os.path.exists(log) else ""
+out, _ = run_gui(simscope, d, ["--backend", "cpu", "--set", "grid.size=32"], steps)
 saved = out.count("saved screenshot")
 c.check(saved == taps, f"{taps} taps of S, {saved} screenshots (log tail: {out.strip()[-300:]!r})")
 pngs = [f for f in os.listdir(d) if f.startswith("simscope-") and f.endswith(".png")]

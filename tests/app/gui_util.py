@@ -3,10 +3,10 @@ text chunks of its screenshots without decoding the pixels."""
 import os
 import shlex
 import shutil
-import struct
 import subprocess
 import sys
-import zlib
+
+from simscope_test_util import png_chunks
 
 
 def need_tools(*tools):
@@ -40,25 +40,5 @@ kill $pid; wait $pid
 
 def png_size_and_text(path):
     """(width, height) and the tEXt/zTXt/iTXt chunks of a PNG."""
-    data = open(path, "rb").read()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-    pos, text, size = 8, {}, (0, 0)
-    while pos < len(data):
-        (length,) = struct.unpack(">I", data[pos:pos + 4])
-        kind, body = data[pos + 4:pos + 8], data[pos + 8:pos + 8 + length]
-        if kind == b"IHDR":
-            size = struct.unpack(">II", body[:8])
-        elif kind == b"tEXt":
-            k, v = body.split(b"\0", 1)
-            text[k.decode("latin-1")] = v.decode("latin-1")
-        elif kind == b"zTXt":
-            k, rest = body.split(b"\0", 1)
-            text[k.decode("latin-1")] = zlib.decompress(rest[1:]).decode("latin-1")
-        elif kind == b"iTXt":
-            k, rest = body.split(b"\0", 1)
-            comp, rest = rest[0], rest[2:]
-            _, rest = rest.split(b"\0", 1)
-            _, rest = rest.split(b"\0", 1)
-            text[k.decode("latin-1")] = (zlib.decompress(rest) if comp else rest).decode("utf-8")
-        pos += 12 + length
-    return size, text
+    header, _, text = png_chunks(path)
+    return (header[0], header[1]) if header else (0, 0), text

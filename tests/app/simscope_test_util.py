@@ -54,17 +54,19 @@ def plane_targets(plane, offset, n, hw):
     return np.stack([p.ravel() for p in pts], axis=1)
 
 
-def read_png(path):
-    """Minimal PNG decoder (8-bit RGB/RGBA, non-interlaced) -> (h, w, c) uint8 array, text."""
+def png_chunks(path):
+    """The chunks of a PNG file that the tests read: the IHDR fields (width, height, depth, colour
+    type, compression, filter, interlace), the concatenated IDAT data and the text chunks (tEXt,
+    zTXt, iTXt) as a dict."""
     data = open(path, "rb").read()
     assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-    pos, idat, text = 8, b"", {}
+    pos, header, idat, text = 8, None, b"", {}
     while pos < len(data):
         (length,) = struct.unpack(">I", data[pos:pos + 4])
         kind = data[pos + 4:pos + 8]
         body = data[pos + 8:pos + 8 + length]
         if kind == b"IHDR":
-            w, h, depth, ctype, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            header = struct.unpack(">IIBBBBB", body)
         elif kind == b"IDAT":
             idat += body
         elif kind == b"tEXt":
@@ -81,6 +83,12 @@ def read_png(path):
             _, rest = rest.split(b"\0", 1)
             text[k.decode("latin-1")] = (zlib.decompress(rest) if comp else rest).decode("utf-8")
         pos += 12 + length
+    return header, idat, text
+
+
+def read_png(path):
+    """Minimal PNG decoder (8-bit RGB/RGBA, non-interlaced) -> (h, w, c) uint8 array, text."""
+    (w, h, depth, ctype, _, _, interlace), idat, text = png_chunks(path)
     assert depth == 8 and interlace == 0 and ctype in (2, 6), (depth, ctype, interlace)
     c = 3 if ctype == 2 else 4
     raw = zlib.decompress(idat)
