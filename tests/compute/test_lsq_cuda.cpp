@@ -24,6 +24,32 @@ TEST(LsqCuda, MakeSolverWithoutDevice) {
   EXPECT_THROW(make_solver(Backend::Cuda), Error);
 }
 
+/// GPU against CPU, pixel by pixel: counts and statuses equal, solutions within `tol`, residuals
+/// close, conditions within 2x (Hager's estimate may take another path), the same counters.
+void expect_same(const Result& gpu, const Result& cpu, double tol) {
+  ASSERT_EQ(gpu.solution.size(), cpu.solution.size());
+  double worst = 0;
+  for (std::size_t p = 0; p < cpu.pixels(); ++p) {
+    ASSERT_EQ(gpu.count[p], cpu.count[p]) << p;
+    ASSERT_EQ(gpu.status[p], cpu.status[p]) << p;
+    if (cpu.status[p] == kAllMissing) {
+      EXPECT_TRUE(std::isnan(gpu.solution[p]) && std::isnan(gpu.residual[p]) &&
+                  std::isnan(gpu.condition[p]))
+          << p;
+      continue;
+    }
+    worst = std::max(worst, test::pixel_error(gpu, cpu.solution, p));
+    EXPECT_NEAR(gpu.residual[p], cpu.residual[p], 1e-4 * (1 + cpu.residual[p])) << p;
+    EXPECT_GE(gpu.condition[p] / cpu.condition[p], 0.5) << p;
+    EXPECT_LE(gpu.condition[p] / cpu.condition[p], 2.0) << p;
+  }
+  EXPECT_LE(worst, tol);
+  EXPECT_EQ(gpu.status_counts, cpu.status_counts);
+  EXPECT_EQ(gpu.fallback_pixels, cpu.fallback_pixels);
+  EXPECT_EQ(gpu.shared_pixels, cpu.shared_pixels);
+  EXPECT_EQ(gpu.shared_rank, cpu.shared_rank);
+}
+
 struct Case {
   Method method;
   Precision precision;
@@ -58,26 +84,8 @@ TEST_P(LsqCudaVsCpu, SameResults) {
   EXPECT_EQ(solver->backend(), Backend::Cuda);
   solver->solve(syn.cube, syn.design, o, gpu);
   make_solver(Backend::Cpu)->solve(syn.cube, syn.design, o, cpu);
-  ASSERT_EQ(gpu.solution.size(), cpu.solution.size());
   const double tol = c.precision == Precision::Fp64 || c.method == Method::Auto ? 1e-9 : 1e-4;
-  double worst = 0;
-  for (std::size_t p = 0; p < P; ++p) {
-    ASSERT_EQ(gpu.count[p], cpu.count[p]) << p;
-    ASSERT_EQ(gpu.status[p], cpu.status[p]) << p;
-    if (cpu.status[p] == kAllMissing) {
-      EXPECT_TRUE(std::isnan(gpu.solution[p]) && std::isnan(gpu.residual[p]));
-      continue;
-    }
-    worst = std::max(worst, test::pixel_error(gpu, cpu.solution, p));
-    EXPECT_NEAR(gpu.residual[p], cpu.residual[p], 1e-4 * (1 + cpu.residual[p])) << p;
-    // An estimate: the same algorithm, but rounding may steer Hager's iteration elsewhere.
-    EXPECT_GE(gpu.condition[p] / cpu.condition[p], 0.5) << p;
-    EXPECT_LE(gpu.condition[p] / cpu.condition[p], 2.0) << p;
-  }
-  EXPECT_LE(worst, tol);
-  EXPECT_EQ(gpu.status_counts, cpu.status_counts);
-  EXPECT_EQ(gpu.fallback_pixels, cpu.fallback_pixels);
-  EXPECT_EQ(gpu.shared_pixels, cpu.shared_pixels);
+  expect_same(gpu, cpu, tol);
   EXPECT_GT(solver->peak_device_bytes(), 0);
 }
 
@@ -124,32 +132,6 @@ struct ChunkCap {
   explicit ChunkCap(const char* pixels) { setenv("SIMSCOPE_LSQ_CUDA_CHUNK", pixels, 1); }
   ~ChunkCap() { unsetenv("SIMSCOPE_LSQ_CUDA_CHUNK"); }
 };
-
-/// GPU against CPU, pixel by pixel: counts and statuses equal, solutions within `tol`, residuals
-/// close, conditions within 2x (Hager's estimate may take another path), the same counters.
-void expect_same(const Result& gpu, const Result& cpu, double tol) {
-  ASSERT_EQ(gpu.solution.size(), cpu.solution.size());
-  double worst = 0;
-  for (std::size_t p = 0; p < cpu.pixels(); ++p) {
-    ASSERT_EQ(gpu.count[p], cpu.count[p]) << p;
-    ASSERT_EQ(gpu.status[p], cpu.status[p]) << p;
-    if (cpu.status[p] == kAllMissing) {
-      EXPECT_TRUE(std::isnan(gpu.solution[p]) && std::isnan(gpu.residual[p]) &&
-                  std::isnan(gpu.condition[p]))
-          << p;
-      continue;
-    }
-    worst = std::max(worst, test::pixel_error(gpu, cpu.solution, p));
-    EXPECT_NEAR(gpu.residual[p], cpu.residual[p], 1e-4 * (1 + cpu.residual[p])) << p;
-    EXPECT_GE(gpu.condition[p] / cpu.condition[p], 0.5) << p;
-    EXPECT_LE(gpu.condition[p] / cpu.condition[p], 2.0) << p;
-  }
-  EXPECT_LE(worst, tol);
-  EXPECT_EQ(gpu.status_counts, cpu.status_counts);
-  EXPECT_EQ(gpu.fallback_pixels, cpu.fallback_pixels);
-  EXPECT_EQ(gpu.shared_pixels, cpu.shared_pixels);
-  EXPECT_EQ(gpu.shared_rank, cpu.shared_rank);
-}
 
 /// Many chunks through both streams (chunks of 128 pixels, the last one 108) on the target's
 /// shape (M = 100, N = 50: N > 32 and not a multiple of 32), with an all-missing pixel and
