@@ -19,12 +19,19 @@
 namespace simscope::field {
 
 /// Accumulation precision. Fp32: fp32 terms, summed in fp32 over tiles of sources whose partial
-/// sums are added into fp64 accumulators; the targets are rounded to fp32 like the sources (a
-/// position error of at most 6e-8 of the coordinate's magnitude). Fp64: targets as given, terms
-/// and sums in fp64 (the sources stay the fp32 values of Sources).
+/// sums are added into fp64 accumulators. The terms are computed in coordinates relative to a
+/// local origin chosen in fp64 from the targets (the centre of their bounding box on each axis
+/// where it lies more than twice the targets' half-extent from 0, else 0): targets and sources
+/// are shifted in fp64 and then rounded to fp32, so positions carry an error of at most 6e-8 of
+/// their distance from that origin, not of their coordinates' magnitude (targets 0.01 from a
+/// source at x = 1e6 are resolved). A coincidence is a target exactly on a source in fp64
+/// (fp32 rounding never makes one). Fp64: targets as given, terms and sums in fp64 (the sources
+/// stay the fp32 values of Sources).
 enum class Precision { Fp32, Fp64 };
 
-/// Point sources, structure of arrays, fp32 (16 bytes per source).
+/// Point sources, structure of arrays, fp32 (16 bytes per source). Positions are stored in fp32
+/// as given (a loaded position far from 0 is rounded to 6e-8 of its magnitude when read: 0.06 at
+/// 1e6); the evaluators' local origin (Precision) keeps the evaluation from adding more.
 struct Sources {
   std::vector<float> x, y, z, q;
   /// Changes whenever the content changes (device caches key on it with size()).

@@ -5,7 +5,8 @@
 // passes over it). Per tile and target the inner loop (field_cpu_tiles.hpp) sums fp32 terms in
 // SIMD lanes; the tile's partial sums go into fp64 accumulators. When there are too few target
 // blocks to keep every thread busy, the sources are split too and the partial fp64 sums are added
-// at the end.
+// at the end. In fp32, targets and sources are taken relative to one origin per evaluation
+// (detail::local_origin, origin.cpp), each tile of sources shifted as it is read.
 #include <omp.h>
 
 #include <algorithm>
@@ -45,38 +46,57 @@ Plan make_plan(std::size_t T, std::size_t P, int threads) {
   return p;
 }
 
-/// Sums over sources [j0, j1) for targets [i0, i1) into acc[(i - i0) * 4 + c].
-/// Returns false when cancellation was seen (acc is then incomplete).
-bool run_item(const Sources& s, const Targets& t, const Options& o, std::size_t i0, std::size_t i1,
-              std::size_t j0, std::size_t j1, double* acc, std::uint64_t& skipped,
-              const Progress* progress) {
+/// A tile's source positions relative to the evaluation's origin: fp32(double(y_j) - o), the
+/// difference in fp64, then rounded (so that the fp32 positions carry the data's local detail).
+struct ShiftedTile {
+  alignas(64) float x[kTile], y[kTile], z[kTile];
+  cpu::Tile shift(const cpu::Tile& s, const detail::Origin& o) {
+    for (int j = 0; j < s.n; ++j) {
+      x[j] = float(double(s.x[j]) - o.x);
+      y[j] = float(double(s.y[j]) - o.y);
+      z[j] = float(double(s.z[j]) - o.z);
+    }
+    return {x, y, z, s.q, s.n};
+  }
+};
+
+/// Sums over sources [j0, j1) for targets [i0, i1) into acc[(i - i0) * 4 + c], in coordinates
+/// relative to `origin` (detail::local_origin: zero in fp64). Returns false when cancellation
+/// was seen (acc is then incomplete).
+bool run_item(const Sources& s, const Targets& t, const Options& o, const detail::Origin& origin,
+              std::size_t i0, std::size_t i1, std::size_t j0, std::size_t j1, double* acc,
+              std::uint64_t& skipped, const Progress* progress) {
   const double eps2 = o.eps * o.eps;
   const float eps2f = float(eps2);
   const bool fp32 = o.precision == Precision::Fp32;
+  const bool shifted = fp32 && !origin.is_zero();
+  ShiftedTile local;
   std::size_t tiles = 0;
   for (std::size_t jt = j0; jt < j1; jt += kTile) {
     if (progress && ++tiles % kCheckTiles == 0 && progress->cancel.load(std::memory_order_relaxed))
       return false;
     const int n = int(std::min(kTile, j1 - jt));
     const cpu::Tile tile{s.x.data() + jt, s.y.data() + jt, s.z.data() + jt, s.q.data() + jt, n};
+    const cpu::Tile fast = shifted ? local.shift(tile, origin) : tile;
     for (std::size_t i = i0; i < i1; ++i) {
       double* a = acc + (i - i0) * 4;
-      // fp32 mode evaluates at the target rounded to fp32 (sources are fp32 too).
-      const double tx = fp32 ? double(float(t.x[i])) : t.x[i];
-      const double ty = fp32 ? double(float(t.y[i])) : t.y[i];
-      const double tz = fp32 ? double(float(t.z[i])) : t.z[i];
       double sums[4];
       if (fp32) {
+        // The target relative to the origin, in fp64, then rounded to fp32 like the sources.
         float f[4];
-        cpu::tile_fp32(tile, float(tx), float(ty), float(tz), eps2f, f);
+        cpu::tile_fp32(fast, float(t.x[i] - origin.x), float(t.y[i] - origin.y),
+                       float(t.z[i] - origin.z), eps2f, f);
         for (int c = 0; c < 4; ++c) sums[c] = f[c];
       } else {
-        cpu::tile_fp64(tile, tx, ty, tz, eps2, sums);
+        cpu::tile_fp64(tile, t.x[i], t.y[i], t.z[i], eps2, sums);
       }
       if (std::isfinite(sums[0] + sums[1] + sums[2] + sums[3])) {
         for (int c = 0; c < 4; ++c) a[c] += sums[c];
-      } else {  // a coincidence (or an overflow) in this tile: redo it in fp64, skipping r2 == 0
-        cpu::tile_checked(tile, tx, ty, tz, eps2, a, skipped);
+      } else {
+        // A coincidence in fp32 (or an overflow) in this tile: redo it in fp64 at the exact
+        // positions (target as given, fp32 sources), skipping and counting only r2 == 0 there,
+        // as evaluate_reference does: fp32 rounding never makes a coincidence.
+        cpu::tile_checked(tile, t.x[i], t.y[i], t.z[i], eps2, a, skipped);
       }
     }
   }
@@ -104,6 +124,7 @@ class CpuEvaluator final : public Evaluator {
     out.skipped_coincidences = 0;
     progress_set(progress, 0);
     const Plan plan = make_plan(T, P, omp_get_max_threads());
+    const detail::Origin origin = detail::local_origin(t, o.precision);
     const std::size_t items = plan.blocks * plan.splits;
     // Partial sums per source range when the sources are split (T is small then).
     std::vector<double> partial(plan.splits > 1 ? plan.splits * T * 4 : 0, 0.0);
@@ -119,7 +140,7 @@ class CpuEvaluator final : public Evaluator {
       const std::size_t j0 = std::min(P, r * plan.chunk), j1 = std::min(P, j0 + plan.chunk);
       double local[kBlock * 4] = {};
       double* acc = plan.splits > 1 ? &partial[(r * T + i0) * 4] : local;
-      if (!run_item(s, t, o, i0, i1, j0, j1, acc, skipped, progress)) {
+      if (!run_item(s, t, o, origin, i0, i1, j0, j1, acc, skipped, progress)) {
         stop.store(true);
         continue;
       }

@@ -5,7 +5,10 @@
 // target) and the five float outputs (kept for device_output()). Never a P x T intermediate.
 // The sources are processed in chunks of about kChunkSeconds of work; chunks alternate between
 // two streams so that one chunk's tail overlaps the next one's start, and between chunks the
-// host updates the progress and checks for cancellation.
+// host updates the progress and checks for cancellation. In fp32 the kernel works relative to the
+// evaluation's origin (detail::local_origin, the CPU's rule), shifting each source as it fills
+// shared memory: the cached upload stays valid whatever the origin, so moving a plane never
+// re-uploads the sources.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -42,7 +45,7 @@ int targets_per_thread() {
 
 template <typename R>
 using KernelFn = void (*)(const float4*, int, int, int, const double*, const double*, const double*,
-                          int, double, double*, unsigned long long*);
+                          int, double, double, double, double, double*, unsigned long long*);
 
 template <typename R>
 KernelFn<R> kernel_for(int rb) {
@@ -123,9 +126,9 @@ class CudaEvaluator final : public Evaluator {
     SIMSCOPE_CUDA_CHECK(cudaStreamWaitEvent(s1, ready_, 0));
     if (T > 0 && P > 0) {
       if (o.precision == Precision::Fp32)
-        run_chunks<float>(P, T, o, progress);
+        run_chunks<float>(P, T, o, detail::local_origin(t, o.precision), progress);
       else
-        run_chunks<double>(P, T, o, progress);
+        run_chunks<double>(P, T, o, detail::Origin{}, progress);
     }
     SIMSCOPE_CUDA_CHECK(cudaEventRecord(ready_, s1));
     SIMSCOPE_CUDA_CHECK(cudaStreamWaitEvent(s0, ready_, 0));
@@ -232,7 +235,8 @@ class CudaEvaluator final : public Evaluator {
   /// Launches the chunks, at most two in flight; between them: progress, cancellation and the
   /// chunk size adapted to the measured speed.
   template <typename R>
-  void run_chunks(std::size_t P, std::size_t T, const Options& o, Progress* progress) {
+  void run_chunks(std::size_t P, std::size_t T, const Options& o, const detail::Origin& origin,
+                  Progress* progress) {
     const int rb = targets_per_thread();
     const KernelFn<R> kernel = kernel_for<R>(rb);
     int resident = 1;
@@ -273,8 +277,8 @@ class CudaEvaluator final : public Evaluator {
       split = (n + per_block - 1) / per_block;
       cudaStream_t st = streams_[launched % 2];
       kernel<<<dim3(unsigned(gx), unsigned(split)), kThreads, 0, st>>>(
-          src_, int(j), int(j + n), int(per_block), tgt_, tgt_ + T, tgt_ + 2 * T, int(T), eps2,
-          acc_, skipped_);
+          src_, int(j), int(j + n), int(per_block), tgt_, tgt_ + T, tgt_ + 2 * T, int(T), origin.x,
+          origin.y, origin.z, eps2, acc_, skipped_);
       SIMSCOPE_CUDA_CHECK(cudaGetLastError());
       SIMSCOPE_CUDA_CHECK(cudaEventRecord(chunk_event(launched % 2), st));
       flight.push_back({launched, j + n});

@@ -9,7 +9,13 @@
 /// sub-tiles of 32 whose sums are then added; double: fp64), then adds the tile's partial sums
 /// into fp64 registers. The hot loop has no select: a coincidence (r^2 == 0) makes the tile's
 /// sums non-finite, and that (rare) tile is redone for that target in fp64, skipping and
-/// counting r^2 == 0 terms, exactly as the CPU evaluator does.
+/// counting r^2 == 0 terms, exactly as the CPU evaluator does: at the exact positions (the fp64
+/// target, the fp32 source as stored, read again from global memory), so that only a target
+/// exactly on a source in fp64 is skipped.
+/// Coordinates are relative to the evaluation's origin (ox, oy, oz: detail::local_origin, the
+/// same rule as the CPU's; zero in fp64): each source is shifted in fp64 and rounded to fp32 as
+/// it is stored into shared memory (once per source and block, against kThreads * RB targets),
+/// each target likewise when it is loaded. The cached device sources are never rewritten.
 /// At the end each thread adds its fp64 sums into acc (atomicAdd on double; several blocks share
 /// a target when the sources are split).
 ///
@@ -55,7 +61,8 @@ __device__ __forceinline__ float fma_<float>(float a, float b, float c) {
   return ::fmaf(a, b, c);
 }
 
-/// Target coordinates as the evaluator sees them: rounded to fp32 in fp32 mode (as on the CPU).
+/// Target coordinates (already relative to the origin, in fp64) as the evaluator sees them:
+/// rounded to fp32 in fp32 mode (as on the CPU).
 template <typename R>
 __device__ __forceinline__ R target_coord(double v) {
   return R(v);
@@ -65,14 +72,20 @@ __device__ __forceinline__ float target_coord<float>(double v) {
   return __double2float_rn(v);
 }
 
+/// A source relative to the origin: fp32(double(y) - o) per coordinate; q unchanged.
+__device__ __forceinline__ float4 shifted(float4 s, double ox, double oy, double oz) {
+  return make_float4(__double2float_rn(double(s.x) - ox), __double2float_rn(double(s.y) - oy),
+                     __double2float_rn(double(s.z) - oz), s.w);
+}
+
 /// Sums over sources [j_begin, j_end): the block's range is [j_begin + blockIdx.y * per_block,
 /// + per_block). acc holds 4 arrays of T doubles: Ex, Ey, Ez, phi sums (without k).
 template <typename R, int RB>
 __global__ void __launch_bounds__(kThreads)
     field_kernel(const float4* __restrict__ src, int j_begin, int j_end, int per_block,
                  const double* __restrict__ tx, const double* __restrict__ ty,
-                 const double* __restrict__ tz, int T, double eps2, double* __restrict__ acc,
-                 unsigned long long* __restrict__ skipped) {
+                 const double* __restrict__ tz, int T, double ox, double oy, double oz, double eps2,
+                 double* __restrict__ acc, unsigned long long* __restrict__ skipped) {
   __shared__ float4 tile[kTile];
   const int base = blockIdx.x * (kThreads * RB) + threadIdx.x;
   const long long jb = (long long)j_begin + (long long)blockIdx.y * per_block;
@@ -85,21 +98,21 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
   for (int r = 0; r < RB; ++r) {
     const int i = base + r * kThreads;
-    px[r] = i < T ? target_coord<R>(tx[i]) : R(0);
-    py[r] = i < T ? target_coord<R>(ty[i]) : R(0);
-    pz[r] = i < T ? target_coord<R>(tz[i]) : R(0);
+    px[r] = i < T ? target_coord<R>(tx[i] - ox) : R(0);
+    py[r] = i < T ? target_coord<R>(ty[i] - oy) : R(0);
+    pz[r] = i < T ? target_coord<R>(tz[i] - oz) : R(0);
     Ex[r] = Ey[r] = Ez[r] = Ph[r] = 0.0;
   }
   unsigned long long nskip = 0;
 
   const float4 pad = make_float4(kFar, kFar, kFar, 0.f);
-  float4 next = j0 + int(threadIdx.x) < j1 ? src[j0 + threadIdx.x] : pad;
+  float4 next = j0 + int(threadIdx.x) < j1 ? shifted(src[j0 + threadIdx.x], ox, oy, oz) : pad;
   for (int jt = j0; jt < j1; jt += kTile) {
     tile[threadIdx.x] = next;
     __syncthreads();
     {  // prefetch the next tile into a register while this one is computed
       const int jn = jt + kTile + int(threadIdx.x);
-      next = jn < j1 ? src[jn] : pad;
+      next = jn < j1 ? shifted(src[jn], ox, oy, oz) : pad;
     }
     R ax[RB], ay[RB], az[RB], ap[RB];
 #pragma unroll
@@ -133,9 +146,10 @@ __global__ void __launch_bounds__(kThreads)
         Ph[r] += double(ap[r]);
       } else {  // a coincidence or an overflow in this tile: redo it in fp64 for this target
         const int n = j1 - jt < kTile ? j1 - jt : kTile;
-        const double x = double(px[r]), y = double(py[r]), z = double(pz[r]);
+        const int i = base + r * kThreads;
+        const double x = tx[i], y = ty[i], z = tz[i];  // exact, unshifted (as the CPU's)
         for (int k = 0; k < n; ++k) {
-          const float4 s = tile[k];
+          const float4 s = src[jt + k];
           const double dx = x - double(s.x), dy = y - double(s.y), dz = z - double(s.z);
           const double r2 = dx * dx + dy * dy + dz * dz + eps2;
           if (r2 == 0.0) {

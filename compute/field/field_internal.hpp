@@ -22,4 +22,22 @@ std::unique_ptr<Evaluator> make_cuda_evaluator();
 /// Resizes the five output vectors of `out` to n.
 void resize_outputs(Result& out, std::size_t n);
 
+/// The local origin of an evaluation (origin.cpp): fp32 evaluators compute at the targets and
+/// sources relative to it, each difference taken in fp64 and then rounded to fp32, so that the
+/// fp32 rounding error is relative to the distances within the data, not to the coordinates.
+struct Origin {
+  double x = 0, y = 0, z = 0;
+  bool is_zero() const { return x == 0 && y == 0 && z == 0; }
+};
+
+/// The origin rule shared by every back end (their results must agree): per axis, the centre of
+/// the targets' bounding box on that axis when it lies more than 2 R from 0 (R: the largest
+/// half-extent of the bounding box over the three axes), else 0; all zero for Precision::Fp64
+/// (differences of fp64 targets and fp32 sources are most exact unshifted), for no targets, and
+/// on an axis whose centre is not finite. Hence the seed's planes (centre (0, 0, +-1000), R = 995)
+/// keep the unshifted, bit-identical arithmetic, while a plane of half width 0.001 at x = 1e6
+/// gets the origin (1e6 + 0.01, 0, 0). Where 0 is kept, the unshifted target coordinates are at
+/// most 3 R in magnitude, so their fp32 rounding is within a factor 3 of the shifted one's.
+Origin local_origin(const Targets& targets, Precision precision);
+
 }  // namespace simscope::field::detail

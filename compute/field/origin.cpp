@@ -1,0 +1,34 @@
+// The local origin of a field evaluation (field_internal.hpp: local_origin).
+//
+// One origin per evaluation, not one per tile of targets: a tile is a run of consecutive target
+// indices, i.e. a strip of rows across the whole plane, so its bounding box is nearly as wide as
+// the plane's and a per-tile origin would gain little over the plane's centre, while every back
+// end would have to shift each tile of sources once per origin. Sources are shifted where they
+// are read (the CPU per tile of 1024, the CUDA kernel as it fills shared memory), so the shift
+// needs no second copy of the sources and never re-uploads them.
+#include <algorithm>
+#include <cmath>
+
+#include "field/field_internal.hpp"
+
+namespace simscope::field::detail {
+
+Origin local_origin(const Targets& t, Precision precision) {
+  Origin o;
+  if (precision != Precision::Fp32 || t.size() == 0) return o;
+  const std::vector<double>* axes[3] = {&t.x, &t.y, &t.z};
+  double centre[3], half[3];
+  for (int c = 0; c < 3; ++c) {
+    const auto [lo, hi] = std::minmax_element(axes[c]->begin(), axes[c]->end());
+    centre[c] = 0.5 * *lo + 0.5 * *hi;  // no overflow near DBL_MAX
+    half[c] = 0.5 * *hi - 0.5 * *lo;
+  }
+  const double R = std::max({half[0], half[1], half[2]});
+  double* out[3] = {&o.x, &o.y, &o.z};
+  for (int c = 0; c < 3; ++c)
+    if (std::isfinite(centre[c]) && std::isfinite(R) && std::fabs(centre[c]) > 2 * R)
+      *out[c] = centre[c];
+  return o;
+}
+
+}  // namespace simscope::field::detail
