@@ -203,6 +203,44 @@ TEST(FieldCuda, CoincidencesInTails) {
   }
 }
 
+// issue #10, section 4, on the GPU: the kernel works relative to the same local origin as the
+// CPU (the sources shifted as they fill shared memory, the cached upload untouched). The single
+// source at x = 1e6 with targets 0.01 away: 1e-5 of float64 (the centre's |E| is 1e4); the
+// cluster at (1e6, -2e6, 5e5): 1e-5 RMS relative of float64, with and without a real
+// coincidence (skipped and counted); both against the CPU back end too. The same Sources
+// evaluated before on a plane near 0 (another origin) checks that the cache is not shifted.
+TEST(FieldCuda, LargeCoordinates) {
+  SKIP_WITHOUT_CUDA();
+  auto gpu = make_evaluator(Backend::Cuda);
+  auto cpu = make_evaluator(Backend::Cpu);
+  const auto one = test::far_single_source();
+  const Sources s1 = stamped(one.sources);
+  Result ref;
+  evaluate_reference(s1, one.targets, opts(Precision::Fp64), ref);
+  for (Precision p : {Precision::Fp32, Precision::Fp64}) {
+    const Result rg = eval(*gpu, s1, one.targets, opts(p));
+    EXPECT_EQ(rg.skipped_coincidences, 0u);
+    EXPECT_NEAR(rg.magnitude[40], 1e4, 1e-5 * 1e4);
+    EXPECT_LE(result_error(rg, ref), 1e-5);
+    EXPECT_LE(result_error(rg, eval(*cpu, s1, one.targets, opts(p))), 1e-5);
+  }
+  for (bool coincide : {false, true}) {
+    const auto c = test::far_cluster(coincide);
+    const Sources s = stamped(c.sources);
+    Grid near0;
+    near0.size = 9, near0.offset = 0.5;
+    eval(*gpu, s, make_targets(near0), opts(Precision::Fp32));  // origin 0 first, same cache
+    evaluate_reference(s, c.targets, opts(Precision::Fp64), ref);
+    for (Precision p : {Precision::Fp32, Precision::Fp64}) {
+      const Result rg = eval(*gpu, s, c.targets, opts(p));
+      EXPECT_LE(test::rms_relative(rg, ref), p == Precision::Fp32 ? 1e-5 : 1e-7) << coincide;
+      EXPECT_LE(test::rms_relative(rg, eval(*cpu, s, c.targets, opts(p))), 1e-5) << coincide;
+      EXPECT_EQ(rg.skipped_coincidences, coincide ? 1u : 0u);
+      EXPECT_TRUE(test::all_finite(rg));
+    }
+  }
+}
+
 // Edge sizes and buffer reuse: no targets, no sources, and target counts that shrink below and
 // grow past the allocated capacity (the device arrays are laid out by the current count).
 TEST(FieldCuda, EmptyInputsAndTargetBufferReuse) {
