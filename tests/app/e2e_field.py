@@ -91,6 +91,32 @@ if p.returncode == 0:
         worst = max(worst, rel_err(got[f], np.sqrt((e * e).sum(1)).reshape(n, n)))
     c.check(worst <= 1e-5, f"box faces max rel error {worst:.2e} <= 1e-5")
 
+# issue #10 section 4, fp32 far from 0: one source at (1e6, 0, 0), the yz plane at x = 1e6 + 0.01
+# (half width 0.001). Rounded to fp32 unshifted, every target fell within 0.06 of the source and
+# the centre onto it (|E| = 0, skipped as a coincidence); the answer there is 1 / 0.01^2 = 1e4.
+d = scratch("e2e_far")
+with open(os.path.join(d, "src.csv"), "w") as f:
+    f.write("1000000,0,0,1\n")
+out = os.path.join(d, "out")
+nf, hwf, off = 9, 0.001, 1000000.01
+p = run(simscope, "--headless", "--no-image", "--out-dir", out, "--backend", "cpu",
+        "--set", f"sources.file={d}/src.csv", "--set", "plane=yz", "--set", f"plane.offset={off!r}",
+        "--set", f"grid.half_width={hwf}", "--set", f"grid.size={nf}", "--set", "precision=fp32",
+        "--set", "k=1", "--set", "eps=0")
+c.check(p.returncode == 0, f"far-plane run exits 0 ({p.returncode}: {p.stderr.strip()[-300:]})")
+if p.returncode == 0:
+    e, phi = field_reference(np.array([[1e6, 0, 0, 1]]), 1.0, 0.0, plane_targets("yz", off, nf, hwf))
+    mag = np.sqrt((e * e).sum(1)).reshape(nf, nf)
+    got = np.load(os.path.join(out, "magnitude.npy")).astype(np.float64)
+    centre = got[nf // 2, nf // 2]
+    c.check(abs(centre - 1e4) <= 1e-5 * 1e4, f"far plane: centre |E| {centre!r} == 1e4 within 1e-5")
+    c.check(rel_err(got, mag) <= 1e-5, f"far plane: |E| max rel error {rel_err(got, mag):.2e} <= 1e-5")
+    gp = np.load(os.path.join(out, "potential.npy")).astype(np.float64)
+    c.check(rel_err(gp, phi.reshape(nf, nf)) <= 1e-5, f"far plane: potential rel error {rel_err(gp, phi.reshape(nf, nf)):.2e}")
+    man = json.load(open(os.path.join(out, "run.json")))
+    skipped = man["stats"].get("skipped_coincidences")
+    c.check(skipped == 0, f"far plane: no coincidence skipped ({skipped})")
+
 # The default demo (generated sources) runs and writes every output
 d = scratch("e2e_demo")
 p = run(simscope, "--headless", "--out-dir", d, "--backend", "cpu", "--set", "grid.size=32")
