@@ -8,15 +8,20 @@
 //  2. a classify kernel sorts pixels: empty, no gaps (shared SVD of A), Cholesky, host SVD;
 //  3. cuBLAS: G = K^T W^T, the Khatri-Rao form of DESIGN.md (K[i][t] = A_ir A_ic for the packed
 //     lower entries t = (r, c), c <= r), one (N(N+1)/2) x Pc GEMM in the working precision (no
-//     TF32), skipped for chunks without Cholesky pixels; H = A^T B, a float64 GEMM;
+//     TF32), skipped where the host knows no pixel needs it (methods qr/svd; a chunk an earlier
+//     solve of the same cube found without gaps), never by reading the device (that would
+//     stall the streams); H = A^T B, a float64 GEMM;
 //  4. one warp per pixel: G + lambda I into shared memory, Cholesky (right-looking, the column
 //     copied contiguous), the Hager/Higham 1-norm condition estimate, the solve, one float64
 //     refinement step (method auto) and the residual; no-gap pixels apply the shared operator;
-//  5. outputs come back with pitched copies; pixels that need the SVD (breakdown, poor
+//  5. outputs come back into pinned staging (so the copies are asynchronous and the two streams
+//     and the host overlap), copied into the Result when the chunk finishes; pixels that need
+//     the SVD (breakdown, poor
 //     condition, underdetermined with lambda = 0) are marked and solved on the host by the CPU
 //     back end's float64 SVD (lsq_dense.cpp), as are all pixels of methods qr and svd.
-// Two streams alternate chunks with their own buffers. The chunk size follows the free device
-// memory (at most half of it for both buffer sets), so any cube the host holds streams through;
+// Two streams alternate chunks with their own buffers. The chunk size follows the device memory
+// available (free plus what this solver's chunk buffers hold: the same chunk at every solve; at
+// most half of it for both buffer sets; chunk_pixels), so any cube the host holds streams through;
 // SIMSCOPE_LSQ_CUDA_CHUNK=<pixels> caps it further (the tests use it to force many chunks).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
