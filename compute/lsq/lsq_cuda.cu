@@ -16,9 +16,9 @@
 //     refinement step (method auto) and the residual; no-gap pixels apply the shared operator;
 //  5. outputs come back into pinned staging (so the copies are asynchronous and the two streams
 //     and the host overlap), copied into the Result when the chunk finishes; pixels that need
-//     the SVD (breakdown, poor
-//     condition, underdetermined with lambda = 0) are marked and solved on the host by the CPU
-//     back end's float64 SVD (lsq_dense.cpp), as are all pixels of methods qr and svd.
+//     the SVD (breakdown, poor condition, underdetermined with lambda = 0) are marked and solved
+//     on the host by the CPU back end's float64 SVD (lsq_dense.cpp), as are all pixels of
+//     methods qr and svd.
 // Two streams alternate chunks with their own buffers. The chunk size follows the device memory
 // available (free plus what this solver's chunk buffers hold: the same chunk at every solve; at
 // most half of it for both buffer sets; chunk_pixels), so any cube the host holds streams through;
