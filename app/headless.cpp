@@ -88,7 +88,7 @@ int run_headless(const CliOptions& o) {
       view.set_settings(to_render_settings(s.view, vi));
       if (r.device_view &&
           vi.rows * vi.cols == int(r.find(r.params.get_string(view_param))->data.size()))
-        view.set_data_device(r.device_view, vi.rows, vi.cols);
+        view.set_data_device(r.device_view.get(), vi.rows, vi.cols);
       else
         view.set_data_host(vi.data.data(), vi.rows, vi.cols);
       view.draw(0, 0, o.image_width, o.image_height);

@@ -69,7 +69,11 @@ struct RunResult {
   double compute_seconds = 0;           ///< the kernel's wall time
   double total_seconds = 0;             ///< including loading/generating inputs
   bool preview = false;                 ///< a coarse preview of a later full result
-  const float* device_view = nullptr;   ///< CUDA: device pointer of the viewed output, or null
+  /// CUDA: the viewed output (params' "view") in device memory, or null. The result shares its
+  /// ownership (field::Evaluator::device_output): the memory stays valid and unchanged as long as
+  /// this result (or a copy) lives, whatever the workload runs or frees afterwards, so the view
+  /// may redraw from it at any time (a colormap change after a cancelled run included).
+  std::shared_ptr<const float> device_view;
   /// Workload-specific data for its GUI panel (e.g. the inputs, to plot a pixel's fit), or null.
   std::shared_ptr<const void> payload;
 

@@ -7,6 +7,7 @@
 #include <glad/egl.h>
 #include <glad/gl.h>
 
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -14,10 +15,22 @@
 #include <vector>
 
 #include "render/error.hpp"
+#ifdef SIMSCOPE_RENDER_HAVE_CUDA
+#include "render/detail/interop_cuda.hpp"
+#endif
 
 namespace simscope::render::detail {
 
 namespace {
+
+/// The calling thread's CUDA device, or -1 (no device, or a build without CUDA).
+int current_cuda_device() {
+#ifdef SIMSCOPE_RENDER_HAVE_CUDA
+  return detail::current_cuda_device_or_none();
+#else
+  return -1;
+#endif
+}
 
 const char* egl_error_name(EGLint code) {
   switch (code) {
@@ -209,14 +222,43 @@ std::unique_ptr<GlContext> try_device_platform(const char* client_exts) {
   if (!query_devices(0, nullptr, &n)) egl_fail("eglQueryDevicesEXT");
   std::vector<EGLDeviceEXT> devices(static_cast<size_t>(n > 0 ? n : 0));
   if (n > 0 && !query_devices(n, devices.data(), &n)) egl_fail("eglQueryDevicesEXT");
-  std::string reasons;
+  // Hardware devices in order, the current CUDA device's first (EGL_NV_device_cuda's
+  // EGL_CUDA_DEVICE_NV): on a multi-GPU machine, or with CUDA_VISIBLE_DEVICES, the first EGL
+  // device may be another GPU, whose buffers CUDA cannot register (interop would fall back).
+  auto query_attrib =
+      reinterpret_cast<PFNEGLQUERYDEVICEATTRIBEXTPROC>(egl_proc("eglQueryDeviceAttribEXT"));
+  const int cuda_device = current_cuda_device();
+  std::vector<EGLint> order;
   int software = 0;
+  bool matched = false;
   for (EGLint k = 0; k < n; ++k) {
     const char* dev_exts = query_string(devices[k], EGL_EXTENSIONS);
     if (has_extension(dev_exts, "EGL_MESA_device_software")) {
       ++software;
       continue;
     }
+    EGLAttrib cuda = -1;
+    if (cuda_device >= 0 && query_attrib != nullptr &&
+        has_extension(dev_exts, "EGL_NV_device_cuda") &&
+        query_attrib(devices[k], EGL_CUDA_DEVICE_NV, &cuda) && cuda == cuda_device && !matched) {
+      order.insert(order.begin(), k);
+      matched = true;
+    } else {
+      order.push_back(k);
+    }
+  }
+  if (cuda_device >= 0 && !matched && !order.empty()) {
+    static std::once_flag logged;
+    std::call_once(logged, [&] {
+      std::fprintf(stderr,
+                   "simscope: no EGL device reports CUDA device %d (EGL_CUDA_DEVICE_NV): using "
+                   "EGL device %d, the first hardware one; CUDA-GL interop may fall back to the "
+                   "host copy\n",
+                   cuda_device, int(order.front()));
+    });
+  }
+  std::string reasons;
+  for (EGLint k : order) {
     try {
       return std::make_unique<EglContext>(get_platform_display(EGL_PLATFORM_DEVICE_EXT, devices[k]),
                                           "egl-device");

@@ -42,8 +42,10 @@ void GlContext::load_gl(const ProcAddressFn& load, const std::string& who) {
   const int major = GLAD_VERSION_MAJOR(version), minor = GLAD_VERSION_MINOR(version);
   const char* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
   const char* gl_version = reinterpret_cast<const char*>(glGetString(GL_VERSION));
-  detail::check_gl("glGetString(GL_RENDERER/GL_VERSION)");
+  const char* vendor = reinterpret_cast<const char*>(glGetString(GL_VENDOR));
+  detail::check_gl("glGetString(GL_RENDERER/GL_VERSION/GL_VENDOR)");
   renderer_ = renderer ? renderer : "unknown";
+  vendor_ = vendor ? vendor : "unknown";
   version_ = gl_version ? gl_version : "unknown";
   if (major < 4 || (major == 4 && minor < 5)) {
     throw RenderError(who + ": OpenGL 4.5 core needed, the context gives " + version_ + " (" +

@@ -56,6 +56,8 @@ class GlContext {
   std::string renderer() const { return renderer_; }
   /// GL_VERSION, e.g. "4.5 (Core Profile) Mesa 22.3.6".
   std::string gl_version() const { return version_; }
+  /// GL_VENDOR, e.g. "NVIDIA Corporation" or "Mesa": whether CUDA-GL interop can work at all.
+  std::string vendor() const { return vendor_; }
 
  protected:
   GlContext() = default;
@@ -66,6 +68,7 @@ class GlContext {
  private:
   std::string renderer_;
   std::string version_;
+  std::string vendor_;
 };
 
 /// Creates a context and makes it current.
@@ -73,7 +76,9 @@ class GlContext {
 ///   - "egl": headless OpenGL 4.5 core context without any surface
 ///     (EGL_KHR_surfaceless_context; draw into an Offscreen framebuffer). Tries EGL's device
 ///     platform first (EGL_EXT_device_enumeration + EGL_EXT_platform_device: NVIDIA GPUs;
-///     software devices, EGL_MESA_device_software, are skipped) and then Mesa's surfaceless
+///     software devices, EGL_MESA_device_software, are skipped; the device whose
+///     EGL_CUDA_DEVICE_NV is the calling thread's current CUDA device comes first, so that
+///     CUDA-GL interop works on multi-GPU machines) and then Mesa's surfaceless
 ///     platform (EGL_MESA_platform_surfaceless, e.g. llvmpipe).
 ///   - "auto": "window" when `window` is given, else "egl".
 /// Throws RenderError for an unknown name, missing hooks, or when no platform gives a context

@@ -27,6 +27,7 @@ struct InteropBuffer::Impl {
   detail::CudaGlBuffer* cuda = nullptr;
   bool tried_register = false;
   bool mapped = false;
+  CudaStream mapped_stream = nullptr;  // map_device's stream, for unmap_device
   std::vector<float> staging;
 #endif
 };
@@ -42,7 +43,7 @@ InteropBuffer::~InteropBuffer() {
 #ifdef SIMSCOPE_RENDER_HAVE_CUDA
   if (impl_->mapped) {
     try {
-      detail::unmap_gl_buffer(impl_->cuda);
+      detail::unmap_gl_buffer(impl_->cuda, impl_->mapped_stream);
     } catch (const RenderError&) {
     }
   }
@@ -102,38 +103,41 @@ bool InteropBuffer::ensure_registered() {
 #endif
 }
 
-void InteropBuffer::upload_device(const float* device_ptr, size_t n) {
+void InteropBuffer::upload_device(const float* device_ptr, size_t n, CudaStream stream) {
 #ifdef SIMSCOPE_RENDER_HAVE_CUDA
   if (device_ptr == nullptr)
     throw RenderError("interop buffer: upload_device given a null pointer");
   reserve(n);
   if (ensure_registered()) {
-    detail::copy_device_to_gl_buffer(impl_->cuda, device_ptr, n * sizeof(float));
+    detail::copy_device_to_gl_buffer(impl_->cuda, device_ptr, n * sizeof(float), stream);
     impl_->path = "cuda-gl interop";
     return;
   }
   impl_->staging.resize(n);
-  detail::copy_device_to_host(impl_->staging.data(), device_ptr, n * sizeof(float));
+  detail::copy_device_to_host(impl_->staging.data(), device_ptr, n * sizeof(float), stream);
   upload_host(impl_->staging.data(), n);
   impl_->path = "device->host copy";
 #else
   (void)device_ptr;
   (void)n;
+  (void)stream;
   throw RenderError(
       "upload_device: simscope was built without CUDA; hand host memory to upload_host");
 #endif
 }
 
-float* InteropBuffer::map_device(size_t n) {
+float* InteropBuffer::map_device(size_t n, CudaStream stream) {
 #ifdef SIMSCOPE_RENDER_HAVE_CUDA
   if (impl_->mapped) throw RenderError("interop buffer: map_device called twice");
   reserve(n);
   if (!ensure_registered()) return nullptr;
-  float* ptr = detail::map_gl_buffer(impl_->cuda, n * sizeof(float));
+  float* ptr = detail::map_gl_buffer(impl_->cuda, n * sizeof(float), stream);
   impl_->mapped = true;
+  impl_->mapped_stream = stream;
   return ptr;
 #else
   (void)n;
+  (void)stream;
   return nullptr;
 #endif
 }
@@ -142,7 +146,7 @@ void InteropBuffer::unmap_device() {
 #ifdef SIMSCOPE_RENDER_HAVE_CUDA
   if (!impl_->mapped) return;
   impl_->mapped = false;
-  detail::unmap_gl_buffer(impl_->cuda);
+  detail::unmap_gl_buffer(impl_->cuda, impl_->mapped_stream);
   impl_->path = "cuda-gl interop";
 #endif
 }

@@ -63,13 +63,13 @@ void unregister_gl_buffer(CudaGlBuffer* resource) noexcept {
   delete resource;
 }
 
-float* map_gl_buffer(CudaGlBuffer* resource, size_t bytes) {
-  check(cudaGraphicsMapResources(1, &resource->resource, 0), "cudaGraphicsMapResources");
+float* map_gl_buffer(CudaGlBuffer* resource, size_t bytes, CudaStream stream) {
+  check(cudaGraphicsMapResources(1, &resource->resource, stream), "cudaGraphicsMapResources");
   void* ptr = nullptr;
   size_t size = 0;
   const cudaError_t e = cudaGraphicsResourceGetMappedPointer(&ptr, &size, resource->resource);
   if (e != cudaSuccess || size < bytes) {
-    cudaGraphicsUnmapResources(1, &resource->resource, 0);
+    cudaGraphicsUnmapResources(1, &resource->resource, stream);
     if (e != cudaSuccess) check(e, "cudaGraphicsResourceGetMappedPointer");
     throw RenderError("CUDA mapped GL buffer holds " + std::to_string(size) + " bytes, " +
                       std::to_string(bytes) + " needed");
@@ -77,20 +77,32 @@ float* map_gl_buffer(CudaGlBuffer* resource, size_t bytes) {
   return static_cast<float*>(ptr);
 }
 
-void unmap_gl_buffer(CudaGlBuffer* resource) {
-  check(cudaGraphicsUnmapResources(1, &resource->resource, 0), "cudaGraphicsUnmapResources");
+void unmap_gl_buffer(CudaGlBuffer* resource, CudaStream stream) {
+  check(cudaGraphicsUnmapResources(1, &resource->resource, stream), "cudaGraphicsUnmapResources");
 }
 
-void copy_device_to_gl_buffer(CudaGlBuffer* resource, const float* device_ptr, size_t bytes) {
-  float* dst = map_gl_buffer(resource, bytes);
-  const cudaError_t e = cudaMemcpy(dst, device_ptr, bytes, cudaMemcpyDeviceToDevice);
-  const cudaError_t u = cudaGraphicsUnmapResources(1, &resource->resource, 0);
-  check(e, "cudaMemcpy device->GL buffer");
+void copy_device_to_gl_buffer(CudaGlBuffer* resource, const float* device_ptr, size_t bytes,
+                              CudaStream stream) {
+  float* dst = map_gl_buffer(resource, bytes, stream);
+  const cudaError_t e = cudaMemcpyAsync(dst, device_ptr, bytes, cudaMemcpyDeviceToDevice, stream);
+  const cudaError_t u = cudaGraphicsUnmapResources(1, &resource->resource, stream);
+  check(e, "cudaMemcpyAsync device->GL buffer");
   check(u, "cudaGraphicsUnmapResources");
 }
 
-void copy_device_to_host(float* host, const float* device_ptr, size_t bytes) {
-  check(cudaMemcpy(host, device_ptr, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy device->host");
+void copy_device_to_host(float* host, const float* device_ptr, size_t bytes, CudaStream stream) {
+  check(cudaMemcpyAsync(host, device_ptr, bytes, cudaMemcpyDeviceToHost, stream),
+        "cudaMemcpy device->host");
+  check(cudaStreamSynchronize(stream), "cudaMemcpy device->host (cudaStreamSynchronize)");
+}
+
+int current_cuda_device_or_none() noexcept {
+  int n = 0, d = -1;
+  if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0 || cudaGetDevice(&d) != cudaSuccess) {
+    cudaGetLastError();
+    return -1;
+  }
+  return d;
 }
 
 }  // namespace simscope::render::detail

@@ -99,11 +99,10 @@ void refresh_image(GuiState& s) {
     s.plane->set_settings(to_render_settings(s.view, s.image, false));
     const OutputArray* o = s.result->find(which);
     const bool plain = o && o->shape.size() == 2;
-    // The device buffer belongs to the worker's evaluator: read it only while no job runs
-    // (submissions come from this thread, so none starts during the copy).
-    if (s.result->device_view && plain && which == s.result->params.get_string(view_param) &&
-        !s.worker->busy())
-      s.plane->set_data_device(s.result->device_view, s.image.rows, s.image.cols);
+    // The result owns its device buffer (shared with the evaluator, which never writes it again
+    // while the result holds it): safe to read while a job runs, or after one was cancelled.
+    if (s.result->device_view && plain && which == s.result->params.get_string(view_param))
+      s.plane->set_data_device(s.result->device_view.get(), s.image.rows, s.image.cols);
     else
       s.plane->set_data_host(s.image.data.data(), s.image.rows, s.image.cols);
     compute_histogram(s);

@@ -104,9 +104,13 @@ class Evaluator {
   /// evaluate into a scratch Result to keep the previous one.
   virtual void evaluate(const Sources& sources, const Targets& targets, const Options& options,
                         Result& out, Progress* progress = nullptr) = 0;
-  /// CUDA only: device pointer to the last result's output `name` (targets.size() floats), valid
-  /// until the next evaluate(); nullptr on the CPU back end. Used for CUDA-GL interop.
-  virtual const float* device_output(const std::string& /*name*/) const { return nullptr; }
+  /// CUDA only: the last result's output `name` in device memory (targets.size() floats), null
+  /// on the CPU back end, before a result, or for an unknown name. Shared ownership: the memory
+  /// stays allocated and unchanged while the pointer is held, whatever later evaluate() calls do
+  /// (they write into another buffer then). Used for CUDA-GL interop.
+  virtual std::shared_ptr<const float> device_output(const std::string& /*name*/) const {
+    return nullptr;
+  }
   /// CUDA only: peak device bytes allocated by this evaluator so far.
   virtual double peak_device_bytes() const { return 0; }
 };

@@ -2,7 +2,8 @@
 //
 // Device memory: the sources once as float4 (16 bytes each; cached while Sources::generation
 // and size are unchanged), the targets (3 doubles each), fp64 accumulators (4 doubles per
-// target) and the five float outputs (kept for device_output()). Never a P x T intermediate.
+// target) and the five float outputs (kept for device_output(), in a buffer shared with the
+// results that view it: never written again while one holds it). Never a P x T intermediate.
 // The sources are processed in chunks of about kChunkSeconds of work; chunks alternate between
 // two streams so that one chunk's tail overlaps the next one's start, and between chunks the
 // host updates the progress and checks for cancellation. In fp32 the kernel works relative to the
@@ -15,6 +16,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -61,15 +63,17 @@ std::string mib(double bytes) {
 class CudaEvaluator final : public Evaluator {
  public:
   CudaEvaluator() {
-    SIMSCOPE_CUDA_CHECK(cudaGetDevice(&device_));
+    device_ = cuda_current_device();  // the device rule (core/cuda_check.hpp)
     SIMSCOPE_CUDA_CHECK(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, device_));
     for (auto& s : streams_)
       SIMSCOPE_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     SIMSCOPE_CUDA_CHECK(cudaEventCreate(&ready_));
   }
   ~CudaEvaluator() override {
-    for (void* p : {(void*)src_, (void*)tgt_, (void*)acc_, (void*)out_, (void*)skipped_})
+    const CudaDeviceScope on(device_);  // may be destroyed on another thread
+    for (void* p : {(void*)src_, (void*)tgt_, (void*)acc_, (void*)skipped_})
       if (p) cudaFree(p);
+    out_.reset();  // freed here unless a result still views it
     for (auto& e : chunk_end_) cudaEventDestroy(e);
     cudaEventDestroy(ready_);
     for (auto& s : streams_) cudaStreamDestroy(s);
@@ -78,11 +82,11 @@ class CudaEvaluator final : public Evaluator {
   Backend backend() const override { return Backend::Cuda; }
   double peak_device_bytes() const override { return double(peak_bytes_); }
 
-  const float* device_output(const std::string& name) const override {
+  std::shared_ptr<const float> device_output(const std::string& name) const override {
     if (!out_ || !have_result_) return nullptr;
     const auto& names = output_names();
-    for (std::size_t k = 0; k < names.size(); ++k)
-      if (names[k] == name) return out_ + k * result_T_;
+    for (std::size_t k = 0; k < names.size(); ++k)  // aliasing: shares the ownership of out_
+      if (names[k] == name) return std::shared_ptr<const float>(out_, out_.get() + k * result_T_);
     return nullptr;
   }
 
@@ -94,7 +98,7 @@ class CudaEvaluator final : public Evaluator {
     const std::size_t T = t.size(), P = s.size();
     if (T > std::size_t(INT32_MAX) / 8 || P > std::size_t(INT32_MAX) / 2)
       throw Error("field (CUDA): too many targets or sources for one evaluation");
-    SIMSCOPE_CUDA_CHECK(cudaSetDevice(device_));
+    cuda_use_device(device_);
     have_result_ = false;
     try {
       run(s, t, o, out, progress);
@@ -133,21 +137,30 @@ class CudaEvaluator final : public Evaluator {
     SIMSCOPE_CUDA_CHECK(cudaEventRecord(ready_, s1));
     SIMSCOPE_CUDA_CHECK(cudaStreamWaitEvent(s0, ready_, 0));
     if (T > 0) {
-      cuda::finalize_kernel<<<unsigned((T + 255) / 256), 256, 0, s0>>>(acc_, int(T), o.k, out_);
+      cuda::finalize_kernel<<<unsigned((T + 255) / 256), 256, 0, s0>>>(acc_, int(T), o.k,
+                                                                       out_.get());
       SIMSCOPE_CUDA_CHECK(cudaGetLastError());
     }
     detail::resize_outputs(out, T);
     float* host[5] = {out.magnitude.data(), out.ex.data(), out.ey.data(), out.ez.data(),
                       out.potential.data()};
     for (int k = 0; k < 5 && T > 0; ++k)
-      SIMSCOPE_CUDA_CHECK(
-          cudaMemcpyAsync(host[k], out_ + k * T, T * sizeof(float), cudaMemcpyDeviceToHost, s0));
+      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(host[k], out_.get() + k * T, T * sizeof(float),
+                                          cudaMemcpyDeviceToHost, s0));
     // Into a member, not a local: when run() throws, evaluate() waits for the streams only
     // after run()'s locals are gone.
     SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(&skipped_host_, skipped_, sizeof skipped_host_,
                                         cudaMemcpyDeviceToHost, s0));
     SIMSCOPE_CUDA_CHECK(cudaStreamSynchronize(s0));
     out.skipped_coincidences = skipped_host_;
+  }
+
+  /// Drops this evaluator's hold on the outputs (the memory lives on with the results viewing
+  /// it, and is no longer counted here).
+  void release_outputs() {
+    out_.reset();
+    cur_bytes_ -= out_bytes_;
+    out_bytes_ = 0;
   }
 
   /// cudaMalloc with a clear message on failure; tracks the bytes held and their peak.
@@ -205,14 +218,27 @@ class CudaEvaluator final : public Evaluator {
     if (T > target_capacity_ || !tgt_) {
       const std::size_t cap = std::max<std::size_t>(T, 1);
       have_result_ = false;
-      target_capacity_ = 0;            // until all three buffers are allocated (alloc may throw)
-      alloc(out_, out_bytes_, 0, "");  // free the old buffers first
+      target_capacity_ = 0;  // until all three buffers are allocated (alloc may throw)
+      release_outputs();     // free the old buffers first (a result viewing out_ keeps it)
       alloc(acc_, acc_bytes_, 0, "");
       alloc(tgt_, tgt_bytes_, 0, "");
       alloc(tgt_, tgt_bytes_, 3 * cap * sizeof(double), "the targets");
       alloc(acc_, acc_bytes_, 4 * cap * sizeof(double), "the fp64 accumulators");
-      alloc(out_, out_bytes_, 5 * cap * sizeof(float), "the outputs");
       target_capacity_ = cap;
+    }
+    // The outputs: a new buffer when a result still views the old one (device_output()), so a
+    // published result's device memory is never freed or overwritten under it. use_count() == 1
+    // cannot race: only this thread makes new holders, so 1 means nobody else holds it.
+    if (!out_ || out_.use_count() > 1 || out_bytes_ < 5 * target_capacity_ * sizeof(float)) {
+      have_result_ = false;
+      release_outputs();
+      float* p = nullptr;
+      alloc(p, out_bytes_, 5 * target_capacity_ * sizeof(float), "the outputs");
+      const int device = device_;
+      out_ = std::shared_ptr<float>(p, [device](float* q) {
+        const CudaDeviceScope on(device);  // the last holder may be on any thread
+        cudaFree(q);
+      });
     }
     if (!skipped_) alloc(skipped_, skipped_bytes_, sizeof(unsigned long long), "a counter");
     if (T == 0) return;
@@ -297,7 +323,7 @@ class CudaEvaluator final : public Evaluator {
   std::vector<cudaEvent_t> chunk_end_;
   float4* src_ = nullptr;
   double *tgt_ = nullptr, *acc_ = nullptr;
-  float* out_ = nullptr;
+  std::shared_ptr<float> out_;  // 5 x result_T_ floats; shared with the results viewing it
   unsigned long long* skipped_ = nullptr;
   unsigned long long skipped_host_ = 0;
   std::size_t src_bytes_ = 0, tgt_bytes_ = 0, acc_bytes_ = 0, out_bytes_ = 0, skipped_bytes_ = 0;

@@ -8,15 +8,20 @@
 //  2. a classify kernel sorts pixels: empty, no gaps (shared SVD of A), Cholesky, host SVD;
 //  3. cuBLAS: G = K^T W^T, the Khatri-Rao form of DESIGN.md (K[i][t] = A_ir A_ic for the packed
 //     lower entries t = (r, c), c <= r), one (N(N+1)/2) x Pc GEMM in the working precision (no
-//     TF32), skipped for chunks without Cholesky pixels; H = A^T B, a float64 GEMM;
+//     TF32), skipped where the host knows no pixel needs it (methods qr/svd; a chunk an earlier
+//     solve of the same cube found without gaps), never by reading the device (that would
+//     stall the streams); H = A^T B, a float64 GEMM;
 //  4. one warp per pixel: G + lambda I into shared memory, Cholesky (right-looking, the column
 //     copied contiguous), the Hager/Higham 1-norm condition estimate, the solve, one float64
 //     refinement step (method auto) and the residual; no-gap pixels apply the shared operator;
-//  5. outputs come back with pitched copies; pixels that need the SVD (breakdown, poor
-//     condition, underdetermined with lambda = 0) are marked and solved on the host by the CPU
-//     back end's float64 SVD (lsq_dense.cpp), as are all pixels of methods qr and svd.
-// Two streams alternate chunks with their own buffers. The chunk size follows the free device
-// memory (at most half of it for both buffer sets), so any cube the host holds streams through;
+//  5. outputs come back into pinned staging (so the copies are asynchronous and the two streams
+//     and the host overlap), copied into the Result when the chunk finishes; pixels that need
+//     the SVD (breakdown, poor condition, underdetermined with lambda = 0) are marked and solved
+//     on the host by the CPU back end's float64 SVD (lsq_dense.cpp), as are all pixels of
+//     methods qr and svd.
+// Two streams alternate chunks with their own buffers. The chunk size follows the device memory
+// available (free plus what this solver's chunk buffers hold: the same chunk at every solve; at
+// most half of it for both buffer sets; chunk_pixels), so any cube the host holds streams through;
 // SIMSCOPE_LSQ_CUDA_CHUNK=<pixels> caps it further (the tests use it to force many chunks).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -206,6 +211,10 @@ __global__ void prep_kernel(const C* __restrict__ cube, int M, int pc, T* __rest
   }
 }
 
+/// Bits of a chunk's flag (classify_kernel): a pixel solved by Cholesky on the device; a pixel
+/// with gaps (0 < count < M: the only ones that can ever need the Gram products).
+constexpr int kFlagChol = 1, kFlagPartial = 2;
+
 __global__ void classify_kernel(const int* __restrict__ count, int pc, int M, int N, bool host_all,
                                 bool lambda_zero, std::uint8_t* __restrict__ kind,
                                 int* __restrict__ any_chol) {
@@ -222,7 +231,8 @@ __global__ void classify_kernel(const int* __restrict__ count, int pc, int M, in
   else
     k = kKindChol;
   kind[p] = k;
-  if (k == kKindChol) atomicOr(any_chol, 1);
+  if (k == kKindChol) atomicOr(any_chol, kFlagChol);
+  if (c > 0 && c < M) atomicOr(any_chol, kFlagPartial);
 }
 
 struct SolveArgs {
@@ -377,6 +387,19 @@ __global__ void solve_kernel(SolveArgs a, const T* __restrict__ gram) {
   }
 }
 
+/// Pinned host memory (one cudaMallocHost block) that a chunk's outputs are copied into: from
+/// pageable memory a device-to-host cudaMemcpyAsync blocks the host, so the streams would never
+/// overlap. Layout: x (N x pc doubles, node-major), residual, condition, count, status, flag.
+struct HostStaging {
+  void* block = nullptr;
+  double* x = nullptr;
+  float* residual = nullptr;
+  float* condition = nullptr;
+  int* count = nullptr;
+  std::uint8_t* status = nullptr;
+  int* flag = nullptr;
+};
+
 /// Device buffers of one chunk (one per stream).
 struct Buffers {
   void* cube = nullptr;  // M x pc, the cube's dtype
@@ -395,10 +418,10 @@ struct Buffers {
   int* flag = nullptr;
   cudaStream_t stream = nullptr;
   cublasHandle_t cublas = nullptr;  // one per stream: a handle's workspace is not shared safely
+  HostStaging host;                 // pinned copies of the chunk's outputs and flag
   // the chunk in flight
   std::size_t p0 = 0, np = 0;
   bool busy = false;
-  int host_flag = 0;
   std::string capacity_key;  // what the buffers were allocated for
   /// Cube::generation of the whole cube held in `cube` (one-chunk solves only); 0: none. A solve
   /// of the same cube skips the upload (e.g. the GUI changing lambda, method or precision).
@@ -408,7 +431,7 @@ struct Buffers {
 class CudaSolver final : public Solver {
  public:
   CudaSolver() {
-    SIMSCOPE_CUDA_CHECK(cudaGetDevice(&device_));
+    device_ = cuda_current_device();  // the device rule (core/cuda_check.hpp)
     int pitch = 0;
     SIMSCOPE_CUDA_CHECK(cudaDeviceGetAttribute(&pitch, cudaDevAttrMaxPitch, device_));
     max_pitch_ = std::size_t(pitch);
@@ -420,6 +443,7 @@ class CudaSolver final : public Solver {
     }
   }
   ~CudaSolver() override {
+    const CudaDeviceScope on(device_);  // may be destroyed on another thread
     for (auto& b : buf_) {
       if (b.stream) cudaStreamSynchronize(b.stream);
       free_buffers(b);
@@ -435,6 +459,7 @@ class CudaSolver final : public Solver {
   void solve(const Cube& cube, const Design& design, const Options& options, Result& out,
              Progress* progress) override {
     validate(cube, design, options);
+    cuda_use_device(device_);  // may run on another thread than the constructor's
     const auto t0 = Clock::now();
     init_result(out, cube, design);
     const SharedSvd shared = shared_svd(design, options.lambda);
@@ -476,26 +501,37 @@ class CudaSolver final : public Solver {
                              double(N) * 16 + 4 + 4 + 1 + 1 + 4;
     std::size_t free_b = 0, total_b = 0;
     SIMSCOPE_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-    std::size_t pc = std::size_t(0.5 * double(free_b) / (2 * per_pixel));
-    pc = std::min<std::size_t>(
-        {pc, std::size_t(1) << 20, P,
-         std::size_t(std::numeric_limits<int>::max()) / std::size_t(std::max(NT, M))});
-    if (pc < 32 && pc < P)
+    std::size_t cap = 0;
+    if (const char* e = std::getenv("SIMSCOPE_LSQ_CUDA_CHUNK")) cap = std::strtoull(e, nullptr, 10);
+    const std::size_t held = allocated_ - design_bytes();  // the chunk buffers (issue 16 item 3)
+    const std::size_t pc = chunk_pixels(per_pixel, free_b, held, P, M, NT, cap);
+    if (pc == 0)
       throw Error("lsq: not enough device memory for a chunk of 32 pixels (" +
-                  gib(32 * 2 * per_pixel) + " needed, " + gib(double(free_b)) + " free)");
-    if (const char* e = std::getenv("SIMSCOPE_LSQ_CUDA_CHUNK"))
-      if (const unsigned long long cap = std::strtoull(e, nullptr, 10); cap > 0)
-        pc = std::min<std::size_t>(pc, std::size_t(cap));
-    pc = std::max<std::size_t>(pc, 1);
+                  gib(32 * 2 * per_pixel) + " needed, " + gib(double(free_b + held)) + " free)");
     for (auto& b : buf_) ensure_buffers<T>(b, pc, M, N, csize);
+    // Chunks known to have no pixel with gaps (learnt from an earlier solve of this cube, see
+    // finish()) skip the Gram products; the others run them without asking the device first.
+    if (gap_free_generation_ != cube.generation || gap_free_pc_ != pc || cube.generation == 0) {
+      gap_free_.assign((P + pc - 1) / pc, 0);
+      gap_free_generation_ = cube.generation, gap_free_pc_ = pc;
+    }
 
     const bool host_all = options.method == Method::Qr || options.method == Method::Svd;
     std::uint64_t fallbacks = 0;
     std::size_t done = 0;  // pixels finished (chunks finish out of order: buf_[0] first at the end)
     std::vector<std::size_t> host_pixels;
-    auto finish = [&](Buffers& b) {  // outputs of b's chunk are on the host: host SVDs
+    auto finish = [&](Buffers& b) {  // b's chunk: outputs from the pinned staging, host SVDs
       SIMSCOPE_CUDA_CHECK(cudaStreamSynchronize(b.stream));
       b.busy = false;
+      const HostStaging& h = b.host;
+      for (int k = 0; k < N; ++k)
+        std::memcpy(out.solution.data() + std::size_t(k) * P + b.p0, h.x + std::size_t(k) * b.np,
+                    b.np * sizeof(double));
+      std::memcpy(out.residual.data() + b.p0, h.residual, b.np * sizeof(float));
+      std::memcpy(out.condition.data() + b.p0, h.condition, b.np * sizeof(float));
+      std::memcpy(out.status.data() + b.p0, h.status, b.np);
+      std::memcpy(out.count.data() + b.p0, h.count, b.np * sizeof(int));
+      if (!(*h.flag & kFlagPartial)) gap_free_[b.p0 / pc] = 1;
       host_pixels.clear();
       for (std::size_t q = 0; q < b.np; ++q)
         if (out.status[b.p0 + q] == kStatusHost) host_pixels.push_back(b.p0 + q);
@@ -538,11 +574,15 @@ class CudaSolver final : public Solver {
       classify_kernel<<<unsigned((np + 255) / 256), 256, 0, b.stream>>>(
           b.count, np, M, N, host_all, options.lambda == 0, b.kind, b.flag);
       SIMSCOPE_CUDA_CHECK(cudaGetLastError());
+      // The flags reach the host with the outputs (pinned; read in finish(), off the hot path).
       SIMSCOPE_CUDA_CHECK(
-          cudaMemcpyAsync(&b.host_flag, b.flag, sizeof(int), cudaMemcpyDeviceToHost, b.stream));
-      SIMSCOPE_CUDA_CHECK(cudaStreamSynchronize(b.stream));
-      // 2. the products (cuBLAS, column-major): G = K^T W^T and H = A^T B.
-      if (b.host_flag) {  // chunks without Cholesky pixels (e.g. no gaps) skip both
+          cudaMemcpyAsync(b.host.flag, b.flag, sizeof(int), cudaMemcpyDeviceToHost, b.stream));
+      // 2. the products (cuBLAS, column-major): G = K^T W^T and H = A^T B. Skipped where no pixel
+      // can need them, known on the host: QR/SVD for all (host_all), or a chunk without gaps
+      // (only pixels with gaps use G and H). Otherwise they run even if the chunk turns out to
+      // have no Cholesky pixel (e.g. the first solve of a cube without gaps: its later solves
+      // skip them): reading the device's flag here would stall both streams every chunk.
+      if (!host_all && !gap_free_[p0 / pc]) {
         gram_gemm<T>(b, NT, np, M);
         const double one = 1, zero = 0;
         LSQ_CUBLAS_CHECK(cublasDgemm(b.cublas, CUBLAS_OP_T, CUBLAS_OP_N, N, np, M, &one, d_acm_, M,
@@ -572,17 +612,19 @@ class CudaSolver final : public Solver {
       solve_kernel<T><<<unsigned((np + warps - 1) / warps), unsigned(32 * warps), shm, b.stream>>>(
           args, static_cast<const T*>(b.gram));
       SIMSCOPE_CUDA_CHECK(cudaGetLastError());
-      // 4. outputs to the host.
-      copy_2d(out.solution.data() + p0, P * sizeof(double), b.x, b.np * sizeof(double),
-              b.np * sizeof(double), std::size_t(N), cudaMemcpyDeviceToHost, b.stream);
-      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(out.residual.data() + p0, b.residual,
-                                          b.np * sizeof(float), cudaMemcpyDeviceToHost, b.stream));
-      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(out.condition.data() + p0, b.condition,
-                                          b.np * sizeof(float), cudaMemcpyDeviceToHost, b.stream));
-      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(out.status.data() + p0, b.status, b.np,
+      // 4. outputs to the pinned staging (truly asynchronous: the host goes on to the next
+      // chunk, or to the other buffer's host SVDs, while these land; finish() copies them out).
+      const HostStaging& hs = b.host;
+      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(hs.x, b.x, std::size_t(N) * b.np * sizeof(double),
                                           cudaMemcpyDeviceToHost, b.stream));
-      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(out.count.data() + p0, b.count, b.np * sizeof(int),
+      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(hs.residual, b.residual, b.np * sizeof(float),
                                           cudaMemcpyDeviceToHost, b.stream));
+      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(hs.condition, b.condition, b.np * sizeof(float),
+                                          cudaMemcpyDeviceToHost, b.stream));
+      SIMSCOPE_CUDA_CHECK(
+          cudaMemcpyAsync(hs.status, b.status, b.np, cudaMemcpyDeviceToHost, b.stream));
+      SIMSCOPE_CUDA_CHECK(
+          cudaMemcpyAsync(hs.count, b.count, b.np * sizeof(int), cudaMemcpyDeviceToHost, b.stream));
     }
     for (auto& b : buf_)
       if (b.busy) finish(b);
@@ -654,6 +696,8 @@ class CudaSolver final : public Solver {
     dev_free_typed(b.x), dev_free_typed(b.residual), dev_free_typed(b.condition);
     dev_free_typed(b.status), dev_free_typed(b.kind), dev_free_typed(b.count),
         dev_free_typed(b.flag);
+    if (b.host.block) cudaFreeHost(b.host.block);
+    b.host = HostStaging{};
     b.capacity_key.clear();
     b.resident_generation = 0;
   }
@@ -679,6 +723,24 @@ class CudaSolver final : public Solver {
     b.kind = static_cast<std::uint8_t*>(dev_alloc(pc));
     b.count = static_cast<int*>(dev_alloc(pc * sizeof(int)));
     b.flag = static_cast<int*>(dev_alloc(sizeof(int)));
+    // The staging: x, residual, condition, count (4-byte aligned after the doubles), status,
+    // then the flag at the next multiple of 8.
+    const std::size_t status_at = std::size_t(N) * pc * 8 + pc * 12;
+    const std::size_t flag_at = (status_at + pc + 7) / 8 * 8, bytes = flag_at + 8;
+    const cudaError_t e = cudaMallocHost(&b.host.block, bytes);
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      b.host.block = nullptr;
+      throw Error("lsq: cannot allocate " + gib(double(bytes)) +
+                  " of pinned host memory for a chunk's outputs: " + cudaGetErrorString(e));
+    }
+    char* h = static_cast<char*>(b.host.block);
+    b.host.x = reinterpret_cast<double*>(h);
+    b.host.residual = reinterpret_cast<float*>(h + std::size_t(N) * pc * 8);
+    b.host.condition = b.host.residual + pc;
+    b.host.count = reinterpret_cast<int*>(b.host.condition + pc);
+    b.host.status = reinterpret_cast<std::uint8_t*>(h + status_at);
+    b.host.flag = reinterpret_cast<int*>(h + flag_at);
     b.capacity_key = key;
   }
 
@@ -713,6 +775,14 @@ class CudaSolver final : public Solver {
     SIMSCOPE_CUDA_CHECK(cudaMemcpy(d_k_, K.data(), K.size() * sizeof(T), cudaMemcpyHostToDevice));
     SIMSCOPE_CUDA_CHECK(cudaDeviceSynchronize());
   }
+  /// Bytes of the design's device copies (A twice, the shared operator, K).
+  std::size_t design_bytes() const {
+    std::size_t n = 0;
+    void* const held[] = {d_a_, d_acm_, d_op_, d_k_};
+    for (void* p : held)
+      if (auto it = sizes_.find(p); p && it != sizes_.end()) n += it->second;
+    return n;
+  }
   void free_design() {
     dev_free_typed(d_a_), dev_free_typed(d_acm_), dev_free_typed(d_op_), dev_free(d_k_);
   }
@@ -726,6 +796,10 @@ class CudaSolver final : public Solver {
   void* d_k_ = nullptr;
   std::size_t allocated_ = 0, peak_ = 0;
   std::map<void*, std::size_t> sizes_;
+  // Chunks of the cube `gap_free_generation_` (chunk size gap_free_pc_) found without gaps.
+  std::vector<char> gap_free_;
+  std::uint64_t gap_free_generation_ = 0;
+  std::size_t gap_free_pc_ = 0;
 };
 
 }  // namespace

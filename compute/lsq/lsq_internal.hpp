@@ -45,7 +45,7 @@ void gather_pixel(const Cube& cube, std::size_t p, PixelData& out);
 struct SharedSvd {
   std::vector<double> op;  ///< N x M
   int rank = 0;
-  PixelOutcome outcome;    ///< status (1 if M < N, 2 if rank < N, else 0) and condition
+  PixelOutcome outcome;  ///< status (1 if M < N, 2 if rank < N, else 0) and condition
 };
 SharedSvd shared_svd(const Design& design, double lambda);
 
@@ -74,5 +74,26 @@ void store_pixel(Result& out, std::size_t p, const double* x, const PixelOutcome
 /// float64 SVD fallback for Auto/Normal), OpenMP across pixels; writes their outputs.
 void solve_pixels_dense(const Cube& cube, const Design& design, const Options& options,
                         const std::vector<std::size_t>& pixels, Result& out);
+
+/// Pixels per chunk of the CUDA solver (lsq_cuda.cu), which holds two chunk buffer sets of
+/// `per_pixel` bytes per pixel: both within half of the device memory available to them, i.e.
+/// `free_bytes` (cudaMemGetInfo) plus `held_bytes`, what this solver's chunk buffers already
+/// hold (they are reused or freed for the new chunk, so counting them keeps the chunk, and so
+/// the buffers, the same from one solve to the next, instead of seeing half the memory on the
+/// second solve). At most 2^20 pixels, `pixels` and `cap` (SIMSCOPE_LSQ_CUDA_CHUNK; 0: none), and
+/// every cuBLAS operand (max(M, NT) x chunk) under 2^31 elements. Returns 0 when fewer than 32
+/// pixels fit and the cube has more (the caller's out-of-memory error); at least 1 otherwise.
+inline std::size_t chunk_pixels(double per_pixel, std::size_t free_bytes, std::size_t held_bytes,
+                                std::size_t pixels, int m, int nt, std::size_t cap) {
+  const double available = double(free_bytes) + double(held_bytes);
+  std::size_t pc = std::size_t(0.5 * available / (2 * per_pixel));
+  const std::size_t widest = std::size_t(m > nt ? m : nt);
+  const std::size_t limits[] = {std::size_t(1) << 20, pixels,
+                                std::size_t(2147483647) / (widest > 0 ? widest : 1)};
+  for (std::size_t l : limits) pc = pc < l ? pc : l;
+  if (pc < 32 && pc < pixels) return 0;
+  if (cap > 0 && cap < pc) pc = cap;
+  return pc > 0 ? pc : 1;
+}
 
 }  // namespace simscope::lsq::detail

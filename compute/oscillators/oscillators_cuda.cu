@@ -127,14 +127,18 @@ __global__ void __launch_bounds__(detail::max_threads_for_npl(NPL), detail::min_
   const int b = t / P, l = t - b * P;
   const int k0 = blockIdx.x * B;
   const int nb = min(B, a.K - k0);
-  const bool on = b < nb;  // this thread works for member k
-  const int k = k0 + (on ? b : 0);
+  const bool in = b < nb;  // this thread belongs to member k
+  const int k = k0 + (in ? b : 0);
+  // A member that failed in an earlier chunk is frozen, as on the CPU (oscillators_cpu.cpp skips
+  // it): its threads load, integrate and store nothing; its leader writes NaN samples only.
+  const bool frozen = in && a.failed[k] != 0;
+  const bool on = in && !frozen;  // this thread integrates member k
   const std::size_t g = a.shared_graph ? 0 : std::size_t(k);
   const long long* row = a.row + g * N;  // the member's graph rows
   const std::size_t at0 = std::size_t(k) * N;
-  const int base = (on ? b : 0) * N;  // the member's nodes in the stage buffers
+  const int base = (in ? b : 0) * N;  // the member's nodes in the stage buffers
   const int seg_end = (b + 1) * P;    // end (exclusive) of the member's threads
-  const bool leader = on && l == 0;
+  const bool leader = in && l == 0;
   // Node l + q P of the member is slot q of this thread (has(q): it exists).
   auto has = [&](int q) { return on && l + q * P < N; };
 
@@ -193,6 +197,12 @@ __global__ void __launch_bounds__(detail::max_threads_for_npl(NPL), detail::min_
       S0 += src[0];
       S1 += src[1];
       if (pend_sample) S2 += src[2], S3 += src[3];
+    }
+    if (frozen) {  // as the CPU leaves a skipped member's samples: NaN
+      if (pend_sample)
+        a.samp[std::size_t(pend_j) * a.K + k] = a.samp[std::size_t(a.cap + pend_j) * a.K + k] =
+            CUDART_NAN;
+      return;
     }
     const double m1 = S0 / N;
     double msd = S1 / N - m1 * m1;
@@ -277,7 +287,7 @@ __global__ void __launch_bounds__(detail::max_threads_for_npl(NPL), detail::min_
     const bool past = s >= a.past0;
     pend = sample || past || s == a.steps - 1;
     if (pend) {
-      const double c0 = shift[on ? b : 0];
+      const double c0 = shift[in ? b : 0];
       const bool last = s == a.steps - 1;
       double v[4] = {0, 0, 0, 0};
 #pragma unroll
@@ -366,11 +376,12 @@ std::string mib(double bytes) {
 class CudaEnsemble final : public Ensemble {
  public:
   CudaEnsemble() {
-    SIMSCOPE_CUDA_CHECK(cudaGetDevice(&device_));
+    device_ = cuda_current_device();  // the device rule (core/cuda_check.hpp)
     SIMSCOPE_CUDA_CHECK(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, device_));
     SIMSCOPE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   }
   ~CudaEnsemble() override {
+    const CudaDeviceScope on(device_);  // may be destroyed on another thread
     free_all();
     if (stream_) cudaStreamDestroy(stream_);
   }
@@ -382,7 +393,7 @@ class CudaEnsemble final : public Ensemble {
 
   void load(const Topologies& t, const State& s, Precision p) override {
     detail::check_load(t, s);
-    SIMSCOPE_CUDA_CHECK(cudaSetDevice(device_));
+    cuda_use_device(device_);
     loaded_ = false;
     free_all();
     precision_ = p;
@@ -435,7 +446,7 @@ class CudaEnsemble final : public Ensemble {
       if (!std::isfinite(v)) throw Error("model.omega, model.c and model.coupling must be finite");
     if (rec.every > (std::int64_t(1) << 30))
       throw Error("record.every must be <= 2^30 on the CUDA back end");
-    SIMSCOPE_CUDA_CHECK(cudaSetDevice(device_));
+    cuda_use_device(device_);
     const double osc = double(N_) * K_;
     std::int64_t done = 0;
     std::vector<double> host(3 * std::size_t(cap_)), watch_m, watch_r;
@@ -505,7 +516,7 @@ class CudaEnsemble final : public Ensemble {
     s.members = K_;
     s.nodes = N_;
     if (!loaded_) return s;
-    SIMSCOPE_CUDA_CHECK(cudaSetDevice(device_));
+    cuda_use_device(device_);
     s.x = download_real(x_, std::size_t(N_) * K_);
     s.y = download_real(y_, std::size_t(N_) * K_);
     return s;
@@ -514,7 +525,7 @@ class CudaEnsemble final : public Ensemble {
   MemberStats member_stats(std::int64_t transient) const override {
     MemberStats ms;
     if (!loaded_) return ms;
-    SIMSCOPE_CUDA_CHECK(cudaSetDevice(device_));
+    cuda_use_device(device_);
     const std::size_t nk = static_cast<std::size_t>(K_);
     std::vector<double> tot(nk), win(nk);
     std::vector<int> failed(nk);
@@ -543,7 +554,7 @@ class CudaEnsemble final : public Ensemble {
     f.step = step_;
     const std::size_t n = std::size_t(f.members) * N_;
     if (n == 0) return f;
-    SIMSCOPE_CUDA_CHECK(cudaSetDevice(device_));
+    cuda_use_device(device_);
     std::shared_ptr<float> buf = frame_buffer(2 * n);
     const unsigned blocks = unsigned(std::min<std::size_t>((n + 255) / 256, 4096));
     if (precision_ == Precision::Fp32)

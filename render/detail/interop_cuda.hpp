@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <string>
 
+#include "render/interop_buffer.hpp"  // CudaStream
+
 namespace simscope::render::detail {
 
 struct CudaGlBuffer;  ///< an opaque cudaGraphicsResource for one GL buffer
@@ -14,12 +16,16 @@ struct CudaGlBuffer;  ///< an opaque cudaGraphicsResource for one GL buffer
 CudaGlBuffer* register_gl_buffer(unsigned gl_buffer, std::string& reason);
 /// Unregisters; never throws (errors are ignored at teardown).
 void unregister_gl_buffer(CudaGlBuffer* resource) noexcept;
-/// Maps the resource and returns its device pointer; `bytes` must fit the mapped size.
-float* map_gl_buffer(CudaGlBuffer* resource, size_t bytes);
-void unmap_gl_buffer(CudaGlBuffer* resource);
-/// map + cudaMemcpy device-to-device of `bytes` + unmap.
-void copy_device_to_gl_buffer(CudaGlBuffer* resource, const float* device_ptr, size_t bytes);
-/// cudaMemcpy device-to-host.
-void copy_device_to_host(float* host, const float* device_ptr, size_t bytes);
+/// Maps the resource on `stream` and returns its device pointer; `bytes` must fit the mapped size.
+float* map_gl_buffer(CudaGlBuffer* resource, size_t bytes, CudaStream stream);
+/// Unmaps on `stream`: the work queued there before is done before GL uses the buffer.
+void unmap_gl_buffer(CudaGlBuffer* resource, CudaStream stream);
+/// map + cudaMemcpyAsync device-to-device of `bytes` + unmap, all on `stream`.
+void copy_device_to_gl_buffer(CudaGlBuffer* resource, const float* device_ptr, size_t bytes,
+                              CudaStream stream);
+/// cudaMemcpyAsync device-to-host on `stream`, then waits for the stream.
+void copy_device_to_host(float* host, const float* device_ptr, size_t bytes, CudaStream stream);
+/// The calling thread's current CUDA device (cudaGetDevice), or -1 when no device is usable.
+int current_cuda_device_or_none() noexcept;
 
 }  // namespace simscope::render::detail

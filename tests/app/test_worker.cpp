@@ -4,7 +4,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <memory>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 #include "core/error.hpp"
 #include "worker.hpp"
@@ -134,6 +137,101 @@ TEST(Worker, CancelBeforeTheThreadTakesTheRequestIsNotBusy) {
     ASSERT_TRUE(idle) << "busy after submit + cancel, round " << k;
   }
   EXPECT_FALSE(w.poll().has_value());
+}
+
+/// Records the fake device allocations: which are alive, and how often each was freed.
+struct Ledger {
+  std::mutex mutex;
+  std::vector<int> frees;  // per allocation
+  int allocations() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return int(frees.size());
+  }
+  int freed(int id) {
+    std::lock_guard<std::mutex> lock(mutex);
+    return frees.at(std::size_t(id));
+  }
+};
+
+/// A workload with a device output like the field's CUDA evaluator (field_cuda.cu): its output
+/// buffer ("device" memory: host floats whose free is recorded) is shared with the result that
+/// views it, and the next run allocates a new one when a result still holds it or the target
+/// count grows. A preview has 4 values, the full run 16 and then waits to be cancelled.
+class FakeDeviceWorkload final : public Workload {
+ public:
+  explicit FakeDeviceWorkload(std::shared_ptr<Ledger> ledger) : ledger_(std::move(ledger)) {}
+  const Schema& schema() const override { return fake_schema(); }
+  RunResult run(const ParamSet& p, Backend b, const RunRequest& req, Progress* progress) override {
+    const std::size_t T = req.preview ? 4 : 16;
+    if (!out_ || out_.use_count() > 1 || capacity_ < T) {  // the evaluator's reallocation
+      out_.reset();
+      std::lock_guard<std::mutex> lock(ledger_->mutex);
+      const int id = int(ledger_->frees.size());
+      ledger_->frees.push_back(0);
+      std::shared_ptr<Ledger> ledger = ledger_;
+      out_ = std::shared_ptr<float>(new float[T], [ledger, id](float* q) {
+        std::fill(q, q + 4, -1.0f);  // poison, then free: a later read would see -1 (or crash)
+        delete[] q;
+        std::lock_guard<std::mutex> lock(ledger->mutex);
+        ++ledger->frees.at(std::size_t(id));
+      });
+      capacity_ = T;
+    }
+    for (int i = 0; !req.preview && i < int(p.get_int("ms")); ++i) {
+      progress->check();
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    std::fill(out_.get(), out_.get() + T, float(p.get_int("n")));
+    RunResult r;
+    r.params = p;
+    r.backend = b;
+    r.preview = req.preview;
+    r.outputs.push_back({"n", "n", "", io::DType::Float32, {T}, std::vector<float>(T, 0.f)});
+    r.device_view = std::shared_ptr<const float>(out_, out_.get());
+    return r;
+  }
+  ViewImage view_image(const RunResult&, const std::string&) const override { return {}; }
+  std::string describe_sample(const RunResult&, int, int) const override { return ""; }
+
+ private:
+  std::shared_ptr<Ledger> ledger_;
+  std::shared_ptr<float> out_;
+  std::size_t capacity_ = 0;
+};
+
+// Issue 16 item 1: the GUI keeps the preview, the full run reallocates the output buffer, the
+// user cancels (busy() turns false), then a colormap or range change redraws from the preview's
+// device_view: that memory must still be the preview's, freed only when the result goes.
+TEST(Worker, PreviewDeviceViewOutlivesTheCancelledFullRun) {
+  auto ledger = std::make_shared<Ledger>();
+  std::optional<RunResult> shown;  // what the GUI holds (GuiState::result)
+  {
+    Worker w(std::make_unique<FakeDeviceWorkload>(ledger));
+    w.submit(params(7, 10000), Backend::Cuda, true);
+    auto e = wait_event(w);
+    ASSERT_TRUE(e && e->result && e->result->preview);
+    shown = std::move(e->result);
+    // The full run has allocated its bigger buffer (the preview's is held by `shown`).
+    for (int i = 0; i < 2500 && ledger->allocations() < 2; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    ASSERT_EQ(ledger->allocations(), 2);
+    w.cancel();
+    for (int i = 0; i < 2500 && w.busy(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    ASSERT_FALSE(w.busy());
+    EXPECT_FALSE(w.poll().has_value());
+    // The view change: the path gui_app.cpp's refresh_image takes with device_view.
+    ASSERT_TRUE(shown->device_view);
+    EXPECT_EQ(ledger->freed(0), 0) << "the preview's device buffer was freed under its result";
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(shown->device_view.get()[i], 7.0f) << i;
+    // A copy of the result (e.g. for an export) shares the buffer too.
+    RunResult copy = *shown;
+    shown.reset();
+    EXPECT_EQ(ledger->freed(0), 0);
+    EXPECT_EQ(copy.device_view.get()[0], 7.0f);
+  }  // the worker (and the workload's current buffer) goes
+  EXPECT_EQ(ledger->freed(0), 1) << "freed once, with its last holder";
+  EXPECT_EQ(ledger->freed(1), 1);
 }
 
 }  // namespace

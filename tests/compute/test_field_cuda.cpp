@@ -5,7 +5,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <ostream>
+#include <random>
 #include <string>
 #include <thread>
 
@@ -267,7 +269,7 @@ TEST(FieldCuda, EmptyInputsAndTargetBufferReuse) {
       EXPECT_LE(result_error(rg, rc), p == Precision::Fp32 ? kFp32Tol : kTol) << size;
       EXPECT_EQ(pr.fraction.load(), 1.0);
       std::vector<float> host(t.size());
-      ASSERT_EQ(copy_from_device(host.data(), gpu->device_output("ez"), host.size()), 0);
+      ASSERT_EQ(copy_from_device(host.data(), gpu->device_output("ez").get(), host.size()), 0);
       EXPECT_EQ(host, rg.ez) << size;
     }
   }
@@ -303,10 +305,10 @@ TEST(FieldCuda, SourceCacheAndDeviceOutputs) {
               kTol);
   const Result r = eval(*gpu, d, t, opts(Precision::Fp32));
   for (const auto& name : output_names()) {
-    const float* p = gpu->device_output(name);
+    const std::shared_ptr<const float> p = gpu->device_output(name);
     ASSERT_NE(p, nullptr) << name;
     std::vector<float> host(t.size());
-    ASSERT_EQ(copy_from_device(host.data(), p, host.size()), 0);
+    ASSERT_EQ(copy_from_device(host.data(), p.get(), host.size()), 0);
     EXPECT_EQ(host, output(r, name)) << name;
   }
   EXPECT_EQ(gpu->device_output("nonsense"), nullptr);
@@ -347,6 +349,58 @@ TEST(FieldCuda, InvalidOptionsAndCancellation) {
   Result ok = eval(*gpu, s, one, opts(Precision::Fp32)), ref;
   make_evaluator(Backend::Cpu)->evaluate(s, one, opts(Precision::Fp32), ref);
   EXPECT_LE(result_error(ok, ref), kFp32Tol);  // random signs (emulated: 2.3e-7)
+}
+
+// Issue 16 item 1: a held device_output() stays valid and unchanged while later evaluations
+// reallocate (more targets) or would overwrite it (the same count): they write a new buffer.
+TEST(FieldCuda, HeldDeviceOutputOutlivesLaterEvaluations) {
+  SKIP_WITHOUT_CUDA();
+  auto gpu = make_evaluator(Backend::Cuda);
+  const Sources s = stamped(random_sources(2000, 1.0, 11));
+  Grid g;
+  g.size = 16, g.offset = 1.4;
+  const Targets small = make_targets(g);
+  const Result first = eval(*gpu, s, small, opts(Precision::Fp32));
+  const std::shared_ptr<const float> held = gpu->device_output("ex");
+  ASSERT_NE(held, nullptr);
+  g.size = 64;  // the full run after a preview: a bigger target set
+  const Targets big = make_targets(g);
+  eval(*gpu, s, big, opts(Precision::Fp32));
+  g.size = 16, g.offset = -0.7;  // the same count again, other values
+  const Result third = eval(*gpu, s, make_targets(g), opts(Precision::Fp32));
+  ASSERT_NE(third.ex, first.ex);
+  std::vector<float> host(small.size());
+  ASSERT_EQ(copy_from_device(host.data(), held.get(), host.size()), 0);
+  EXPECT_EQ(host, first.ex);
+  ASSERT_EQ(copy_from_device(host.data(), gpu->device_output("ex").get(), host.size()), 0);
+  EXPECT_EQ(host, third.ex);
+  gpu.reset();  // the evaluator goes first: the held buffer still lives
+  ASSERT_EQ(copy_from_device(host.data(), held.get(), host.size()), 0);
+  EXPECT_EQ(host, first.ex);
+}
+
+// Issue 16 item 8: the kernels with 2, 4 and 8 targets per thread (SIMSCOPE_FIELD_CUDA_RB, read
+// once per process: tests/gpu/run.sh runs the field's CUDA tests again with 2 and with 8) on
+// target counts just below, at and above multiples of a block's targets for each of them (256
+// threads x RB), so every variant meets partial blocks and partial threads.
+TEST(FieldCuda, TargetsPerThreadTails) {
+  SKIP_WITHOUT_CUDA();
+  const char* rb = std::getenv("SIMSCOPE_FIELD_CUDA_RB");
+  RecordProperty("SIMSCOPE_FIELD_CUDA_RB", rb ? rb : "default (4)");
+  auto gpu = make_evaluator(Backend::Cuda);
+  auto cpu = make_evaluator(Backend::Cpu);
+  const Sources s = stamped(random_sources(1500, 1.0, 12, 0.5, 1.5));  // positive: kTol
+  std::mt19937 gen(13);
+  std::uniform_real_distribution<double> u(-2.0, 2.0);
+  for (std::size_t T : {1, 3, 511, 513, 1023, 1025, 2047, 2049, 3 * 2048 + 17}) {
+    Targets t;
+    for (std::size_t i = 0; i < T; ++i)
+      t.x.push_back(u(gen)), t.y.push_back(u(gen)), t.z.push_back(u(gen) + 4);
+    for (Precision p : {Precision::Fp32, Precision::Fp64})
+      EXPECT_LE(result_error(eval(*gpu, s, t, opts(p, 0.01)), eval(*cpu, s, t, opts(p, 0.01))),
+                kTol)
+          << T << (p == Precision::Fp32 ? " fp32" : " fp64");
+  }
 }
 
 }  // namespace

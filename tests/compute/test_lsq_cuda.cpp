@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/backend.hpp"
+#include "lsq/lsq_internal.hpp"
 #include "test_lsq_util.hpp"
 
 namespace simscope::lsq {
@@ -260,6 +261,59 @@ TEST(LsqCuda, CancelThenReuse) {
   solver->solve(c, d, Options{}, gpu);
   make_solver(Backend::Cpu)->solve(c, d, Options{}, cpu);
   expect_same(gpu, cpu, 1e-9);
+}
+
+/// The fp32 Gram sums every observed row in float (cuBLAS, no TF32) while the CPU downdates a
+/// float64 A^T A, so the GPU's error grows with M: at M = 2000 (A: N(0,1), N = 9, 20 % gaps).
+/// Tolerance of the unrefined fp32 normal equations: the summation bound |dG| <= gamma_M |A|^T|A|
+/// (Higham, Accuracy and Stability, 3.5; gamma_M = M u / (1 - M u), u = 2^-24, so 1.2e-4) gives
+/// ||dG|| / ||G|| <= gamma_M * (2/pi) N M / (M (1 + sqrt(N/M))^2) ~ 6.2e-4 (entries of |A|^T|A|
+/// about (2/pi) M off the diagonal, ||G|| about M (1 + sqrt(N/M))^2), times cond(G) ~ 1.3
+/// (Marchenko-Pastur: ((1 + sqrt(N/M)) / (1 - sqrt(N/M)))^2), plus the fp32 Cholesky's N u cond:
+/// 8.1e-4 in the worst case, so 1e-3 always holds for correct sums (rounding errors that do not
+/// all align give ~sqrt(M) u cond ~ 1e-5), while gaps taken as zeros, a wrong Gram layout or
+/// TF32 products (u = 2^-11: the same bound gives ~0.2) fail it. Method auto refines with float64
+/// residuals: the same 1e-9 as every other auto case.
+TEST(LsqCuda, Fp32AtManyObservations) {
+  SKIP_WITHOUT_CUDA();
+  const Design d = test::random_design(2000, 9, 21);
+  const Cube c = test::random_cube(d, 8, 12, 0.2, 22);
+  Result cpu;
+  make_solver(Backend::Cpu)->solve(c, d, opts(Method::Auto, Precision::Fp64), cpu);
+  for (Method m : {Method::Normal, Method::Auto}) {
+    SCOPED_TRACE(name(m));
+    Result gpu;
+    make_solver(Backend::Cuda)->solve(c, d, opts(m, Precision::Fp32), gpu);
+    expect_same(gpu, cpu, m == Method::Normal ? 1e-3 : 1e-9);
+  }
+}
+
+// The chunk size as a pure function (issue 16 item 3; runs without a device): the bytes the
+// solver's buffers hold count as available, so the second solve gets the first one's chunk.
+TEST(LsqCudaChunk, BytesHeldCountAsAvailable) {
+  using detail::chunk_pixels;
+  const double pp = 1000;  // bytes per pixel of one buffer set
+  // Both sets in half of 1e9 bytes: 250000 pixels.
+  const std::size_t first = chunk_pixels(pp, 1000000000, 0, 1 << 22, 100, 1275, 0);
+  EXPECT_EQ(first, 250000u);
+  // The second solve: the first one's two sets (2 x 250000 x 1000 bytes) are held, not free.
+  const std::size_t held = 2 * first * std::size_t(pp);
+  EXPECT_EQ(chunk_pixels(pp, 1000000000 - held, held, 1 << 22, 100, 1275, 0), first);
+  // (Without counting them it would have been half: the bug.)
+  EXPECT_EQ(chunk_pixels(pp, 1000000000 - held, 0, 1 << 22, 100, 1275, 0), first / 2);
+}
+
+TEST(LsqCudaChunk, Limits) {
+  using detail::chunk_pixels;
+  const std::size_t big = std::size_t(1) << 40;
+  EXPECT_EQ(chunk_pixels(100, big, 0, std::size_t(1) << 30, 10, 10, 0), std::size_t(1) << 20);
+  EXPECT_EQ(chunk_pixels(100, big, 0, 5000, 10, 10, 0), 5000u);   // the cube's pixels
+  EXPECT_EQ(chunk_pixels(100, big, 0, 5000, 10, 10, 128), 128u);  // SIMSCOPE_LSQ_CUDA_CHUNK
+  EXPECT_EQ(chunk_pixels(100, big, 0, 1 << 22, 100, 8256, 0), 2147483647u / 8256);  // N = 128
+  EXPECT_EQ(chunk_pixels(100, big, 0, 0, 10, 10, 0), 1u);                           // an empty cube
+  // 31 pixels fit (4 x 31 x 1000 bytes): not enough for a cube of 1000 pixels, enough for 20.
+  EXPECT_EQ(chunk_pixels(1000, 124000, 0, 1000, 10, 10, 0), 0u);
+  EXPECT_EQ(chunk_pixels(1000, 124000, 0, 20, 10, 10, 0), 20u);
 }
 
 }  // namespace

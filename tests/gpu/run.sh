@@ -55,6 +55,14 @@ timeout 60 build-gpu/tests/render/test_render --gtest_filter='*Interop*:*FieldPl
   > "$out/interop.log" 2>&1; interop_rc=$?
 grep -E '\[ info \]|OK \]|FAILED|SKIPPED' "$out/interop.log" | head -12
 
+step "field kernels with 2 and 8 targets per thread (SIMSCOPE_FIELD_CUDA_RB; ctest ran 4)"
+rb_rc=0
+for rb in 2 8; do
+  SIMSCOPE_FIELD_CUDA_RB=$rb timeout "$(left 200)" build-gpu/tests/test_compute \
+    --gtest_filter='Field/CudaVsCpu.*:FieldCuda.*' > "$out/field_rb$rb.log" 2>&1 || rb_rc=1
+  echo "RB=$rb: $(grep -E '^\[  (PASSED|FAILED) ' "$out/field_rb$rb.log" | tr '\n' ' ')"
+done
+
 step "simscope-bench"
 B=build-gpu/tests/bench/simscope-bench
 bench() { local name=$1; shift; timeout 90 "$B" "$@" > "$out/$name.json" 2> "$out/$name.err";
@@ -129,5 +137,5 @@ for w, an, av, sv, t, ok, higher in rows:
 print("field max_rel_error:", f.get("max_rel_error"), " lsq max_rel_error:", l.get("max_rel_error"),
       " lsq first solve (with the cube's upload):", l.get("first_seconds"), "s")
 PY
-echo "tests rc=$tests_rc interop rc=$interop_rc cuda-skips=$cuda_skips sanitizer rc=$san_rc (t=${SECONDS}s)"
-exit $(( tests_rc != 0 || interop_rc != 0 || cuda_skips != 0 || san_rc != 0 ))
+echo "tests rc=$tests_rc interop rc=$interop_rc field-rb rc=$rb_rc cuda-skips=$cuda_skips sanitizer rc=$san_rc (t=${SECONDS}s)"
+exit $(( tests_rc != 0 || interop_rc != 0 || rb_rc != 0 || cuda_skips != 0 || san_rc != 0 ))
