@@ -221,6 +221,10 @@ StudyResult run_study_blocks(Ensemble& e, const Topologies& t, const State& init
   };
 
   for (int b = sp.blocks_done; b < sp.blocks(); ++b) {
+    if (progress && progress->cancel && !sp.partial) {  // between blocks
+      save();
+      throw Cancelled();
+    }
     const int k0 = b * sp.block, k1 = std::min(K, k0 + sp.block), kb = k1 - k0;
     const Topologies tb = slice(t, k0, k1);
     Series series;
@@ -245,6 +249,11 @@ StudyResult run_study_blocks(Ensemble& e, const Topologies& t, const State& init
     }
     double last_segment_s = 0;
     while (e.steps_done() < o.steps) {
+      if (progress && progress->cancel) {  // between segments: no need to wait for advance()
+        if (snapshots) keep_partial(series);
+        save();
+        throw Cancelled();
+      }
       const std::int64_t s = e.steps_done();
       const std::int64_t end = std::min(o.steps, (s / segment + 1) * segment);
       const double before = double(k0) * double(o.steps) + double(kb) * double(s);
