@@ -235,15 +235,11 @@ osc::StudyProgress read_study_checkpoint(const std::string& dir, const Checkpoin
 StudyCheckpointWriter::StudyCheckpointWriter(std::string dir, const std::string& workload,
                                              const ParamSet& p, Backend backend,
                                              const std::optional<CheckpointHeader>& header)
-    : dir_(std::move(dir)) {
-  QDir d(QString::fromStdString(dir_));
+    : dir_(std::move(dir)), fresh_(!header) {
   if (header) {
     blocks_on_disk_ = header->blocks_done;
     generation_ = header->generation;
-  } else {
-    d.removeRecursively();  // no checkpoint.json: nothing in it is a checkpoint
   }
-  if (!QDir().mkpath(d.absolutePath())) throw Error(dir_ + ": cannot create the checkpoint folder");
   base_.workload = workload;
   base_.backend = to_string(backend);
   for (const ParamSpec& spec : p.schema().specs())
@@ -251,6 +247,13 @@ StudyCheckpointWriter::StudyCheckpointWriter(std::string dir, const std::string&
 }
 
 void StudyCheckpointWriter::write(const osc::StudyProgress& sp) {
+  if (fresh_) {  // created at the first write, so that a study that fails first leaves nothing
+    QDir d(QString::fromStdString(dir_));
+    d.removeRecursively();  // no checkpoint.json: nothing in it is a checkpoint
+    if (!QDir().mkpath(d.absolutePath()))
+      throw Error(dir_ + ": cannot create the checkpoint folder");
+    fresh_ = false;
+  }
   const std::size_t N = std::size_t(sp.nodes);
   // Finished blocks, once each (before the checkpoint.json that counts them).
   for (int b = blocks_on_disk_; b < sp.blocks_done; ++b) {

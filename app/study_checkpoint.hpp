@@ -87,7 +87,7 @@ oscillators::StudyProgress read_study_checkpoint(const std::string& dir, const C
 class StudyCheckpointWriter {
  public:
   /// `header` the checkpoint resumed from (its blocks are on disk), or nothing for a new study
-  /// (the folder is then emptied first).
+  /// (the folder is then emptied and created at the first write).
   StudyCheckpointWriter(std::string dir, const std::string& workload, const ParamSet& p,
                         Backend backend, const std::optional<CheckpointHeader>& header);
   /// Writes `sp` as the next generation. Throws simscope::Error naming the file that failed; the
@@ -99,6 +99,7 @@ class StudyCheckpointWriter {
   CheckpointHeader base_;
   int blocks_on_disk_ = 0;
   std::int64_t generation_ = 0;
+  bool fresh_ = true;
 };
 
 /// Removes the checkpoint folder (after the final outputs were written). Throws nothing.

@@ -219,6 +219,11 @@ r = run(simscope, *STUDY, "--out-dir", out_dir("bad"), "--checkpoint-interval", 
 c.check(r.returncode == 2 and "--checkpoint-interval" in r.stderr,
         f"--checkpoint-interval 0 is refused: {r.stderr.strip()}")
 
+r = run(simscope, *STUDY, "--out-dir", out_dir("badfile"), "--set", "network.topology=file",
+        "--set", "network.file=" + os.path.join(d, "missing.txt"))
+c.check(r.returncode == 1 and not os.path.exists(os.path.join(out_dir("badfile"), "checkpoint")),
+        f"a study that fails on its input leaves no checkpoint: {r.stderr.strip()}")
+
 # ---- a non-study headless run stopped by SIGINT ---------------------------------------------
 p = subprocess.Popen([simscope, "--headless", "--no-image", "-w", "field", "--backend", "cpu",
                       "--set", "sources.count=4000000", "--set", "grid.size=400", "--quiet",
