@@ -25,8 +25,12 @@ CliParse parse_command_line(const QStringList& args) {
       "  simscope --list-params WORKLOAD\n"
       "      prints the workload's parameters: name, type, default, range, unit, help.\n"
       "\n"
+      "  A headless oscillators study keeps a checkpoint in DIR/checkpoint as it goes;\n"
+      "  after an interruption the same command with --resume continues it.\n"
+      "\n"
       "Exit status: 0 success, 1 runtime error (bad input file, failed device...),\n"
-      "2 command-line error. Errors are one line on stderr; no partial outputs are left.");
+      "2 command-line error, 130 / 143 interrupted by SIGINT (Ctrl+C) / SIGTERM.\n"
+      "Errors are one line on stderr; no partial outputs are left.");
   p.addHelpOption();
   p.addVersionOption();
   QString names;
@@ -66,8 +70,18 @@ CliParse parse_command_line(const QStringList& args) {
       "--frames N after N frames. The path is checked before the window opens.",
       "FILE.png");
   const QCommandLineOption quiet({"q", "quiet"}, "Print only errors.");
-  for (const auto* o : {&workload, &preset, &set, &backend, &headless, &out, &out_dir, &image_size,
-                        &no_image, &list_params, &frames, &screenshot, &quiet})
+  const QCommandLineOption resume(
+      "resume",
+      "Headless oscillators study: continue the interrupted study whose checkpoint is in "
+      "DIR/checkpoint (the same command line otherwise; a changed parameter is refused).");
+  const QCommandLineOption checkpoint_interval(
+      "checkpoint-interval",
+      "Headless oscillators study: the longest time between two checkpoints (besides one every "
+      "5 % of the members).",
+      "SECONDS", "60");
+  for (const auto* o :
+       {&workload, &preset, &set, &backend, &headless, &out, &out_dir, &image_size, &no_image,
+        &list_params, &frames, &screenshot, &quiet, &resume, &checkpoint_interval})
     p.addOption(*o);
 
   CliParse r;
@@ -128,6 +142,16 @@ CliParse parse_command_line(const QStringList& args) {
     return fail("--screenshot writes PNG: the file name must end in .png, got '" +
                 p.value(screenshot) + "'");
   o.quiet = p.isSet(quiet);
+  o.resume = p.isSet(resume);
+  if (p.isSet(checkpoint_interval)) {
+    bool ok = false;
+    o.checkpoint_interval = p.value(checkpoint_interval).toDouble(&ok);
+    if (!ok || !(o.checkpoint_interval > 0) || o.checkpoint_interval > 1e9)
+      return fail("--checkpoint-interval expects a number of seconds > 0, got '" +
+                  p.value(checkpoint_interval) + "'");
+  }
+  if ((o.resume || p.isSet(checkpoint_interval)) && !o.headless)
+    return fail("--resume and --checkpoint-interval are for headless studies (add --headless)");
   if ((p.isSet(out) || p.isSet(out_dir) || o.no_image) && !o.headless)
     return fail("--out, --out-dir and --no-image need --headless");
   if (o.no_image && p.isSet(out)) return fail("--out and --no-image contradict each other");

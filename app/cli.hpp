@@ -22,6 +22,8 @@ struct CliOptions {
   int frames = 0;                              ///< --frames N (GUI: quit N frames after the result)
   std::string screenshot;                      ///< --screenshot FILE.png (GUI: then quit)
   bool quiet = false;                          ///< --quiet
+  bool resume = false;                         ///< --resume (headless studies)
+  double checkpoint_interval = 60;             ///< --checkpoint-interval SECONDS
 };
 
 /// Result of parsing: either options, or an exit code with text already printed

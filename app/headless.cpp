@@ -5,7 +5,10 @@
 #include <QDir>
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <thread>
 #include <tuple>
 
@@ -17,34 +20,69 @@
 #include "render/plane_view.hpp"
 #include "run_manifest.hpp"
 #include "session.hpp"
+#include "study_checkpoint.hpp"
 #include "view_settings.hpp"
 #include "worker.hpp"
 
 namespace simscope::app {
 namespace {
 
+/// The signal (SIGINT, SIGTERM) that asked the run to stop, or 0. Set by the handler, which is
+/// reset to the default on its first call (a second Ctrl+C ends the process at once; checkpoints
+/// are written atomically, so the previous one stays whole).
+volatile std::sig_atomic_t g_signal = 0;
+
+extern "C" void on_stop_signal(int sig) { g_signal = sig; }
+
+void install_stop_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESETHAND;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+/// Thrown once the job was cancelled after a stop signal (and its checkpoint written).
+struct Interrupted {
+  int signal;
+};
+
+const char* signal_name(int sig) { return sig == SIGINT ? "SIGINT" : "SIGTERM"; }
+
 /// Runs the job on a Worker and shows "field: 42% ETA 3 s" on stderr while it takes long, after
 /// the back end's notice (printed once: here before the first progress line, else by the caller
-/// after a successful run, so that a failed run prints its error as the only line).
-RunResult run_with_progress(Worker& worker, const Session& s, bool quiet, bool& notice_printed) {
-  worker.submit(s.params, s.backend.backend, false);
+/// after a successful run, so that a failed run prints its error as the only line). On a stop
+/// signal: cancels the job, waits until it has ended (a study writes its checkpoint then) and
+/// throws Interrupted.
+RunResult run_with_progress(Worker& worker, const Session& s, bool quiet, bool& notice_printed,
+                            std::shared_ptr<StudyCheckpointRequest> checkpoint) {
+  worker.submit(s.params, s.backend.backend, false, "", std::move(checkpoint));
   const bool tty = isatty(STDERR_FILENO);
-  double last_print = 0;
+  double last_print = 0, first_fraction = -1;
   bool printed = false;
   for (;;) {
+    if (g_signal) {
+      worker.cancel();
+      while (worker.busy()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      if (printed) std::fprintf(stderr, tty ? "\r%60s\r" : "\n", "");
+      throw Interrupted{int(g_signal)};
+    }
     if (auto ev = worker.poll()) {
       if (printed) std::fprintf(stderr, tty ? "\r%60s\r" : "\n", "");
       if (!ev->error.empty()) throw Error(ev->error);
       return std::move(*ev->result);
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
     const double t = worker.elapsed_seconds();
     if (!quiet && t > 1.0 && t - last_print > (tty ? 0.25 : 5.0)) {
       if (!notice_printed && !s.backend.notice.empty())
         std::fprintf(stderr, "simscope: %s\n", s.backend.notice.c_str());
       notice_printed = true;
       const double f = worker.progress();
-      const double eta = f > 0.01 ? t * (1 - f) / f : 0;
+      if (first_fraction < 0) first_fraction = f;  // a resumed study starts part-way
+      const double gained = f - first_fraction;
+      const double eta = gained > 0.01 ? t * (1 - f) / gained : 0;
       std::fprintf(stderr,
                    tty ? "\r%s: %3.0f%%  elapsed %.1f s  ETA %.1f s   "
                        : "%s: %3.0f%%  elapsed %.1f s  ETA %.1f s\n",
@@ -56,9 +94,38 @@ RunResult run_with_progress(Worker& worker, const Session& s, bool quiet, bool& 
   }
 }
 
+/// The one line printed after a stop signal: what was kept and how to go on.
+std::string interrupted_line(int sig, StudyCheckpointRequest* ck) {
+  std::string line = std::string("interrupted by ") + signal_name(sig);
+  if (!ck) return line + "; no outputs written";
+  {
+    std::lock_guard<std::mutex> lock(ck->mutex);
+    if (!ck->error.empty())
+      return line + "; the checkpoint could not be written (" + ck->error + "); no outputs written";
+  }
+  std::optional<CheckpointHeader> h;
+  try {
+    h = read_checkpoint_header(ck->dir);
+  } catch (const std::exception&) {
+  }
+  if (!h) return line + " before the first checkpoint; no outputs written (nothing to resume)";
+  const auto st = h->params.find("integrator.steps");
+  const double steps = st == h->params.end() ? 0 : std::atof(st->second.c_str());
+  const int done = std::min(h->members, h->blocks_done * h->block);
+  const int under_way = std::min(h->members, done + h->block) - done;
+  const double part =
+      h->partial && steps > 0 ? double(under_way) * double(h->partial_step) / steps : 0;
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "; checkpoint %s: %d of %d members done, %.1f %% of the study",
+                ck->dir.c_str(), done, h->members, 100.0 * (done + part) / h->members);
+  return line + buf + "; run the same command with --resume to continue it";
+}
+
 }  // namespace
 
 int run_headless(const CliOptions& o) {
+  install_stop_handlers();
+  std::shared_ptr<StudyCheckpointRequest> ck;
   try {
     Session s = make_session(o);
     const std::string dir = o.out_dir.empty() ? "simscope-out" : o.out_dir;
@@ -66,9 +133,31 @@ int run_headless(const CliOptions& o) {
     if (!o.out_image.empty()) check_output_file(o.out_image, dir);
     const std::string workload_name = s.workload->name();
     const std::string view_param = s.workload->view_param();
+    // A headless oscillators run is a study: it keeps a checkpoint (study_checkpoint.hpp).
+    if (workload_name == "oscillators") {
+      ck = std::make_shared<StudyCheckpointRequest>();
+      ck->dir = checkpoint_dir(dir);
+      ck->resume = o.resume;
+      ck->interval_s = o.checkpoint_interval;
+      const std::optional<CheckpointHeader> h = read_checkpoint_header(ck->dir);
+      if (o.resume && !h)
+        throw CheckpointRefused("--resume: no checkpoint in " + ck->dir +
+                                " (nothing to resume; run without --resume to start the study)");
+      if (!o.resume && h)
+        throw CheckpointRefused(ck->dir + " holds the checkpoint of an interrupted study (" +
+                                std::to_string(std::min(h->members, h->blocks_done * h->block)) +
+                                " of " + std::to_string(h->members) +
+                                " members done): add --resume to continue it, or remove that "
+                                "folder to start over");
+      if (h) check_resumable(*h, workload_name, s.params, s.backend.backend, ck->dir);
+    } else if (o.resume) {
+      throw CheckpointRefused("--resume continues an interrupted oscillators study; workload " +
+                              workload_name + " keeps no checkpoint");
+    }
     Worker worker(std::move(s.workload));
     bool notice_printed = false;
-    RunResult r = run_with_progress(worker, s, o.quiet, notice_printed);
+    RunResult r = run_with_progress(worker, s, o.quiet, notice_printed, ck);
+    if (g_signal) throw Interrupted{int(g_signal)};
     const Workload& viewer = worker.workload();
 
     RenderInfo info;
@@ -111,6 +200,7 @@ int run_headless(const CliOptions& o) {
     }
     const QJsonObject manifest = run_manifest(r, s.backend.notice, info);
     const auto written = export_run(r, dir, manifest, image ? &*image : nullptr);
+    if (ck) remove_checkpoint(ck->dir);  // the outputs are complete
     if (!o.quiet && !notice_printed && !s.backend.notice.empty())
       std::fprintf(stderr, "simscope: %s\n", s.backend.notice.c_str());
     for (const auto& w : r.warnings) std::fprintf(stderr, "simscope: warning: %s\n", w.c_str());
@@ -120,6 +210,12 @@ int run_headless(const CliOptions& o) {
       for (const auto& w : written) std::printf("  %s\n", w.c_str());
     }
     return 0;
+  } catch (const Interrupted& i) {
+    std::fprintf(stderr, "simscope: %s\n", interrupted_line(i.signal, ck.get()).c_str());
+    return 128 + i.signal;
+  } catch (const CheckpointRefused& e) {
+    std::fprintf(stderr, "simscope: error: %s\n", e.what());
+    return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "simscope: error: %s\n", e.what());
     return 1;

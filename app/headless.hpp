@@ -4,8 +4,13 @@
 
 namespace simscope::app {
 
-/// Runs the headless mode and returns the process exit status (0 ok, 1 error). Prints the paths
-/// written on stdout, a progress line with ETA on stderr for long work, errors as one line.
+/// Runs the headless mode and returns the process exit status (0 ok, 1 error, 2 a refused
+/// --resume or a new study over an interrupted one's checkpoint, 130 / 143 stopped by SIGINT /
+/// SIGTERM). Prints the paths written on stdout, a progress line with ETA on stderr for long
+/// work, errors as one line. An oscillators study keeps a checkpoint in DIR/checkpoint as it goes
+/// (study_checkpoint.hpp; removed once the outputs are written) and continues from it with
+/// --resume. SIGINT and SIGTERM cancel the run: a study writes its checkpoint, one line says how
+/// to resume, and no outputs are written.
 int run_headless(const CliOptions& options);
 
 }  // namespace simscope::app

@@ -8,10 +8,12 @@
 #include <cstdio>
 #include <deque>
 #include <limits>
+#include <optional>
 #include <sstream>
 
 #include "core/error.hpp"
 #include "oscillators/oscillators.hpp"
+#include "study_checkpoint.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {
@@ -110,7 +112,7 @@ class OscillatorsWorkload final : public Workload {
   RunResult run(const ParamSet& params, Backend backend, const RunRequest& request,
                 Progress* progress) override {
     const std::string& cmd = request.command;
-    if (cmd.empty() || cmd == "study") return study(params, backend, progress);
+    if (cmd.empty() || cmd == "study") return study(params, backend, request.checkpoint, progress);
     if (cmd == "live" || cmd == "step" || cmd == "reset")
       return live(params, backend, cmd, progress);
     throw Error("oscillators: unknown command '" + cmd + "' (study, live, step, reset)");
@@ -156,7 +158,10 @@ class OscillatorsWorkload final : public Workload {
  private:
   // ---- study ---------------------------------------------------------------------------------
 
-  RunResult study(const ParamSet& p, Backend backend, Progress* progress) {
+  /// A study; with `ck` (headless), checkpointed into ck->dir as it goes and resumed from it
+  /// when ck->resume (osc::run_study_blocks, study_checkpoint.hpp).
+  RunResult study(const ParamSet& p, Backend backend,
+                  const std::shared_ptr<StudyCheckpointRequest>& ck, Progress* progress) {
     const auto t0 = Clock::now();
     RunResult r = base(p, backend);
     const osc::StudyOptions o = osc::study_options_from(p);
@@ -164,7 +169,8 @@ class OscillatorsWorkload final : public Workload {
     const osc::Topologies t = osc::make_topologies(p);
     const osc::State init = osc::make_initial_state(p);
     auto ens = osc::make_ensemble(backend);
-    const osc::StudyResult s = osc::run_study(*ens, t, init, o, progress);
+    const osc::StudyResult s = ck ? checkpointed_study(*ck, p, backend, *ens, t, init, o, progress)
+                                  : osc::run_study(*ens, t, init, o, progress);
     const std::size_t K = std::size_t(t.members), N = std::size_t(t.nodes), T = s.msd_t.size();
 
     r.outputs.push_back(array64("msd", "msd", "", {K}, s.msd));
@@ -217,7 +223,7 @@ class OscillatorsWorkload final : public Workload {
 
     auto pl = std::make_shared<OscillatorsPayload>();
     pl->study = true;
-    pl->frame = ens->frame(kLiveMembers);
+    pl->frame = ck ? osc::frame_of(s.final_state, kLiveMembers, o.steps) : ens->frame(kLiveMembers);
     pl->shown = std::clamp(int(p.get_int("live.topology")), 0, std::max(0, pl->frame.members - 1));
     pl->layout = layout_for(p, t, pl->shown);
     pl->dt = o.dt;
@@ -239,6 +245,36 @@ class OscillatorsWorkload final : public Workload {
     r.compute_seconds = s.seconds;
     r.total_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     return r;
+  }
+
+  static osc::StudyResult checkpointed_study(StudyCheckpointRequest& ck, const ParamSet& p,
+                                             Backend backend, osc::Ensemble& ens,
+                                             const osc::Topologies& t, const osc::State& init,
+                                             const osc::StudyOptions& o, Progress* progress) {
+    std::optional<CheckpointHeader> header = read_checkpoint_header(ck.dir);
+    osc::StudyProgress sp;
+    if (ck.resume) {
+      if (!header) throw CheckpointRefused("--resume: no checkpoint in " + ck.dir);
+      check_resumable(*header, "oscillators", p, backend, ck.dir);
+      sp = read_study_checkpoint(ck.dir, *header);
+    } else if (header) {
+      throw CheckpointRefused(ck.dir +
+                              " holds the checkpoint of an interrupted study: add "
+                              "--resume to continue it, or remove that folder to start over");
+    }
+    StudyCheckpointWriter writer(ck.dir, "oscillators", p, backend, header);
+    osc::StudyCheckpointing cp;
+    cp.interval_s = ck.interval_s;
+    cp.save = [&writer, &ck](const osc::StudyProgress& now) {
+      try {
+        writer.write(now);
+      } catch (const std::exception& e) {
+        std::lock_guard<std::mutex> lock(ck.mutex);
+        ck.error = e.what();
+        throw;
+      }
+    };
+    return osc::run_study_blocks(ens, t, init, o, sp, cp, progress);
   }
 
   // ---- live ------------------------------------------------------------------------------------

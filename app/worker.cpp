@@ -19,9 +19,10 @@ Worker::~Worker() {
 }
 
 void Worker::submit(const ParamSet& params, Backend backend, bool preview_first,
-                    const std::string& command) {
+                    const std::string& command,
+                    std::shared_ptr<StudyCheckpointRequest> checkpoint) {
   std::lock_guard<std::mutex> lock(mutex_);
-  pending_ = Request{params, backend, preview_first, command};
+  pending_ = Request{params, backend, preview_first, command, std::move(checkpoint)};
   progress_->cancel = true;  // supersede the running job
   busy_ = true;
   cv_.notify_all();
@@ -75,13 +76,13 @@ void Worker::loop() {
     };
     try {
       if (req.preview_first) {
-        RunResult preview =
-            workload_->run(req.params, req.backend, RunRequest{true, req.command}, progress.get());
+        RunResult preview = workload_->run(req.params, req.backend,
+                                           RunRequest{true, req.command, nullptr}, progress.get());
         publish(Event{std::move(preview), {}});
         progress->fraction = 0;
       }
-      RunResult full =
-          workload_->run(req.params, req.backend, RunRequest{false, req.command}, progress.get());
+      RunResult full = workload_->run(
+          req.params, req.backend, RunRequest{false, req.command, req.checkpoint}, progress.get());
       publish(Event{std::move(full), {}});
     } catch (const Cancelled&) {
       // superseded or cancelled: the previous result stays

@@ -28,8 +28,10 @@ class Worker {
 
   /// Queues a run. `preview_first`: run a coarse preview before the full evaluation.
   /// `command`: passed to the workload (RunRequest::command).
+  /// `checkpoint`: passed to the workload (RunRequest::checkpoint).
   void submit(const ParamSet& params, Backend backend, bool preview_first,
-              const std::string& command = "");
+              const std::string& command = "",
+              std::shared_ptr<StudyCheckpointRequest> checkpoint = nullptr);
   /// Cancels the running and queued work (the last result stays).
   void cancel();
 
@@ -52,6 +54,7 @@ class Worker {
     Backend backend;
     bool preview_first;
     std::string command;
+    std::shared_ptr<StudyCheckpointRequest> checkpoint;
   };
   void loop();
 

@@ -84,12 +84,17 @@ struct RunResult {
   }
 };
 
+struct StudyCheckpointRequest;  // study_checkpoint.hpp
+
 /// What one run is asked to do besides computing with the parameters.
 struct RunRequest {
   bool preview = false;  ///< a quick coarse result (e.g. a smaller grid) before the full one
   /// A workload-specific command from its GUI panel, e.g. "reset" or "study". Empty from the
   /// headless runner; "live" for the GUI's automatic runs of a continuous() workload.
   std::string command;
+  /// Headless studies: keep a checkpoint (and maybe resume from it); null: none. Workloads
+  /// without studies ignore it.
+  std::shared_ptr<StudyCheckpointRequest> checkpoint;
 };
 
 /// A workload as the app drives it. Implementations keep caches (generated sources, device

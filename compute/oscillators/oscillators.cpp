@@ -150,7 +150,7 @@ void rates(const Topologies& t, int member, const Model& m, const double* x, con
 
 namespace detail {
 
-void check_load(const Topologies& t, const State& s) {
+void check_load(const Topologies& t, const State& s, bool finite_state) {
   if (t.nodes < 1 || t.members < 1)
     throw Error("network.nodes and ensemble.size must be >= 1 (got " + std::to_string(t.nodes) +
                 " nodes, " + std::to_string(t.members) + " members)");
@@ -170,7 +170,7 @@ void check_load(const Topologies& t, const State& s) {
     throw Error("topologies: row_ptr has the wrong size");
   if (t.weighted() && t.weight.size() != t.col.size())
     throw Error("topologies: weight and col differ in length");
-  for (std::size_t q = 0; q < s.x.size(); ++q)
+  for (std::size_t q = 0; finite_state && q < s.x.size(); ++q)
     if (!std::isfinite(s.x[q]) || !std::isfinite(s.y[q]))
       throw Error("initial state: oscillator " + std::to_string(q % std::size_t(t.nodes)) +
                   " of member " + std::to_string(q / std::size_t(t.nodes)) + " is not finite");
@@ -191,6 +191,16 @@ std::int64_t steps_for_samples(std::int64_t first, std::int64_t every, std::int6
 }
 
 }  // namespace detail
+
+EnsembleSnapshot Ensemble::snapshot() const {
+  throw Error("oscillators: the " + std::string(to_string(backend())) +
+              " back end cannot snapshot an ensemble");
+}
+
+void Ensemble::restore(const Topologies&, const EnsembleSnapshot&, Precision) {
+  throw Error("oscillators: the " + std::string(to_string(backend())) +
+              " back end cannot restore an ensemble");
+}
 
 std::unique_ptr<Ensemble> make_ensemble(Backend backend) {
   if (backend == Backend::Cpu) return detail::make_cpu_ensemble();

@@ -22,6 +22,7 @@
 /// the device). Both implement Ensemble.
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -187,6 +188,17 @@ struct Frame {
   std::shared_ptr<const float> device;
 };
 
+/// An ensemble between two chunks of steps, as much as resuming its integration needs: the step
+/// count, the state, each member's msd time-average sums (the completed windows' total and the
+/// open window, see MemberStats) and the failed flags. The state is held in fp64, which is exact
+/// for an fp32 ensemble too, so restore(snapshot()) continues bit for bit.
+struct EnsembleSnapshot {
+  std::int64_t step = 0;
+  State state;
+  std::vector<double> total, window;  ///< (K,)
+  std::vector<std::uint8_t> failed;   ///< (K,)
+};
+
 /// An ensemble being integrated on one back end. Not thread-safe: one thread at a time.
 class Ensemble {
  public:
@@ -218,6 +230,18 @@ class Ensemble {
   virtual double peak_device_bytes() const { return 0; }
   /// The largest N the back end integrates (CUDA: one thread block per network).
   virtual int max_nodes() const = 0;
+
+  /// Whether snapshot() and restore() are implemented (the CPU back end; not yet CUDA, whose
+  /// studies are checkpointed between blocks of members only).
+  virtual bool can_snapshot() const { return false; }
+  /// The ensemble as it stands (after load() or a completed / cancelled advance()). Throws
+  /// simscope::Error when !can_snapshot() or before load().
+  virtual EnsembleSnapshot snapshot() const;
+  /// load(t, s.state, precision), then the step count, sums and flags of `s`: advancing
+  /// afterwards gives what advancing the snapshotted ensemble would have given, bit for bit, when
+  /// the same calls (the same end steps) follow. Throws simscope::Error as load() does, for
+  /// sizes of `s` that do not match `t`, and when !can_snapshot().
+  virtual void restore(const Topologies& t, const EnsembleSnapshot& s, Precision precision);
 };
 
 /// The ensemble for `backend`. Throws simscope::Error when the CUDA back end was not compiled or
@@ -259,6 +283,70 @@ void validate(const StudyOptions& o);
 /// cancellation as Ensemble::advance. Throws simscope::Error (validate, load) or Cancelled.
 StudyResult run_study(Ensemble& ensemble, const Topologies& t, const State& init,
                       const StudyOptions& o, Progress* progress = nullptr);
+
+// ---- checkpointed studies ---------------------------------------------------------------------
+
+/// Members per block of a checkpointed study: ceil(K / 20) (5 % of the members), at least
+/// min(K, 64) so that a block keeps a many-core CPU busy. A function of K only, so that an
+/// interrupted study and its resumption split the members the same way.
+int study_block_members(int members);
+
+/// Where a checkpointed study stands (what a checkpoint holds). The members are integrated in
+/// blocks of `block` consecutive members, one block after the other, every block all the steps;
+/// blocks [0, blocks_done) are finished, and the next one may be under way (`partial`). The
+/// series of a finished block (its means over its finite members) are merged into the sums in
+/// block order, so the merged series do not depend on where a study was interrupted.
+struct StudyProgress {
+  int members = 0, nodes = 0;  ///< K, N
+  std::int64_t samples = 0;    ///< T = steps / every
+  int block = 0;               ///< study_block_members(K); 0: not started (run_study_blocks sets)
+  int blocks_done = 0;
+  /// The finished members [0, members_done()): time-averaged msd (NaN: failed), failed flags,
+  /// final states.
+  std::vector<double> msd;
+  std::vector<std::uint8_t> failed;
+  State final_state;
+  /// (T,) over the finished blocks: sum of (block mean x block count) of msd and R, and the
+  /// counts (members finite at each sample).
+  std::vector<double> msd_sum, order_sum;
+  std::vector<std::int64_t> finite;
+  /// The block `blocks_done` under way: its ensemble at a chunk boundary and its samples so far
+  /// (Series::msd/order/finite: means over the block's finite members).
+  bool partial = false;
+  EnsembleSnapshot snapshot;
+  Series series;
+  double seconds = 0;  ///< integration wall time so far, over all sessions
+
+  int members_done() const { return int(msd.size()); }
+  int blocks() const { return block > 0 ? (members + block - 1) / block : 0; }
+  /// Member-steps done (finished blocks and the partial one) over K * steps.
+  double fraction(std::int64_t steps) const;
+};
+
+/// What run_study_blocks does with its progress: `save` (may be empty: no checkpoints) is called
+/// after every finished block, after a stretch of steps when `interval_s` seconds (<= 0: never)
+/// or 5 % of the study's member-steps have passed since the last save (mid-block only where the
+/// ensemble can_snapshot()), and once when the study is cancelled (then Cancelled is rethrown).
+struct StudyCheckpointing {
+  double interval_s = 60;
+  std::function<void(const StudyProgress&)> save;
+};
+
+/// A study integrated in blocks of members (study_block_members), resumable from `sp`: an empty
+/// StudyProgress{} starts from the beginning; one saved by an interrupted call (the same t, init
+/// and o) continues it. The result equals the uninterrupted call's bit for bit on a back end
+/// that can_snapshot() (per member: msd, failed, final state; the merged series); on others the
+/// block under way is redone, also bit for bit where the back end is deterministic. Per member,
+/// the results are those of run_study() (member k's integration does not depend on the others);
+/// the series equal its series up to rounding (a different order of summation). Throws
+/// simscope::Error (validate, load, a `sp` that does not match t and o, and what `save` throws)
+/// and Cancelled (after saving).
+StudyResult run_study_blocks(Ensemble& ensemble, const Topologies& t, const State& init,
+                             const StudyOptions& o, StudyProgress& sp,
+                             const StudyCheckpointing& checkpointing, Progress* progress = nullptr);
+
+/// The frame (Frame::theta_r) of the first min(members, s.members) members of a host state.
+Frame frame_of(const State& s, int members, std::int64_t step);
 
 /// Mean and standard error (std with ddof 1 over sqrt(n)) of the finite values of v, and how
 /// many there were.

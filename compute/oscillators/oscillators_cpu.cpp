@@ -271,8 +271,8 @@ struct Scratch {
 template <typename T>
 class CpuImpl {
  public:
-  void load(const Topologies& t, const State& s) {
-    detail::check_load(t, s);
+  void load(const Topologies& t, const State& s, bool finite_state = true) {
+    detail::check_load(t, s, finite_state);
     try {
       topo_ = t;
       const std::size_t n = s.x.size();
@@ -353,6 +353,30 @@ class CpuImpl {
   }
 
   std::int64_t steps_done() const { return step_; }
+
+  EnsembleSnapshot snapshot() const {
+    if (!loaded_) throw Error("oscillators: snapshot() before load()");
+    EnsembleSnapshot s;
+    s.step = step_;
+    s.state = state();
+    s.total = total_;
+    s.window = window_;
+    s.failed = failed_;
+    return s;
+  }
+
+  void restore(const Topologies& t, const EnsembleSnapshot& s) {
+    const std::size_t K = std::size_t(std::max(t.members, 0));
+    if (s.step < 0 || s.total.size() != K || s.window.size() != K || s.failed.size() != K)
+      throw Error("oscillators: a snapshot of " + std::to_string(s.total.size()) +
+                  " members at step " + std::to_string(s.step) + " does not match the " +
+                  std::to_string(t.members) + " networks");
+    load(t, s.state, false);
+    total_ = s.total;
+    window_ = s.window;
+    failed_ = s.failed;
+    step_ = s.step;
+  }
 
   State state() const {
     State s;
@@ -548,6 +572,25 @@ class CpuEnsemble final : public Ensemble {
   }
   Frame frame(int members) override {
     return f32_ ? f32_->frame(members) : f64_ ? f64_->frame(members) : Frame{};
+  }
+  bool can_snapshot() const override { return true; }
+  EnsembleSnapshot snapshot() const override {
+    if (f32_) return f32_->snapshot();
+    if (f64_) return f64_->snapshot();
+    throw Error("oscillators: snapshot() before load()");
+  }
+  void restore(const Topologies& t, const EnsembleSnapshot& s, Precision p) override {
+    f32_.reset();
+    f64_.reset();
+    if (p == Precision::Fp32) {
+      auto impl = std::make_unique<CpuImpl<float>>();
+      impl->restore(t, s);
+      f32_ = std::move(impl);
+    } else {
+      auto impl = std::make_unique<CpuImpl<double>>();
+      impl->restore(t, s);
+      f64_ = std::move(impl);
+    }
   }
 
  private:

@@ -73,8 +73,9 @@ class Rng {
 
 // ---- shared checks -----------------------------------------------------------------------------
 
-/// Checks what load() is given (sizes, limits, finite state). Throws simscope::Error.
-void check_load(const Topologies& t, const State& s);
+/// Checks what load() is given (sizes, limits, finite state unless `finite_state` is false: a
+/// restored snapshot holds its failed members' non-finite states). Throws simscope::Error.
+void check_load(const Topologies& t, const State& s, bool finite_state = true);
 /// Checks advance()'s arguments (messages name integrator.dt, record.every). Throws Error.
 void check_advance(double dt, std::int64_t steps, const Recording& rec);
 /// The largest number of steps from global step `first` such that at most `cap` samples

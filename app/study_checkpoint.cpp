@@ -1,0 +1,333 @@
+#include "study_checkpoint.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSaveFile>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "io/npy.hpp"
+
+namespace simscope::app {
+namespace {
+
+namespace osc = simscope::oscillators;
+constexpr const char* kFormat = "simscope study checkpoint";
+constexpr int kVersion = 1;
+
+QString block_name(int b, const char* what) {
+  return QString("block_%1.%2.npy").arg(b, 5, 10, QChar('0')).arg(what);
+}
+QString gen_prefix(std::int64_t g) { return QString("g%1.").arg(g, 6, 10, QChar('0')); }
+QString gen_name(std::int64_t g, const char* what) { return gen_prefix(g) + what + ".npy"; }
+
+std::string path_in(const std::string& dir, const QString& name) {
+  return QDir(QString::fromStdString(dir)).filePath(name).toStdString();
+}
+
+/// fsync of a file or folder (best effort for folders: some file systems refuse).
+void sync_path(const std::string& path, bool must) {
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) {
+    if (must) throw Error(path + ": cannot open to flush it to disk: " + std::strerror(errno));
+    return;
+  }
+  const int rc = ::fsync(fd);
+  const int err = errno;
+  ::close(fd);
+  if (rc != 0 && must) throw Error(path + ": cannot flush to disk: " + std::strerror(err));
+}
+
+/// Writes NAME.tmp, flushes it and renames it to NAME (atomic on POSIX file systems).
+template <typename T>
+void write_atomic(const std::string& dir, const QString& name, const T* data,
+                  const std::vector<std::size_t>& shape) {
+  const std::string path = path_in(dir, name), tmp = path + ".tmp";
+  io::write_npy(tmp, data, shape);
+  sync_path(tmp, true);
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    std::remove(tmp.c_str());
+    throw Error(path + ": cannot move the checkpoint file into place: " + std::strerror(err));
+  }
+}
+
+std::vector<double> interleave(const std::vector<double>& x, const std::vector<double>& y,
+                               std::size_t from, std::size_t count) {
+  std::vector<double> v(2 * count);
+  for (std::size_t q = 0; q < count; ++q) v[2 * q] = x[from + q], v[2 * q + 1] = y[from + q];
+  return v;
+}
+
+std::string shape_text(const std::vector<std::size_t>& s) {
+  std::string t = "(";
+  for (std::size_t i = 0; i < s.size(); ++i)
+    t += (i ? ", " : "") + std::to_string(s[i]) + (s.size() == 1 ? "," : "");
+  return t + ")";
+}
+
+/// Reads a checkpoint array of dtype `dt` and shape `shape`. Throws Error naming the file.
+io::NpyArray read_array(const std::string& dir, const QString& name, io::DType dt,
+                        const std::vector<std::size_t>& shape) {
+  const std::string path = path_in(dir, name);
+  if (!QFile::exists(QString::fromStdString(path)))
+    throw Error(path +
+                ": missing from the checkpoint (remove the checkpoint folder to start over)");
+  io::NpyArray a = io::read_npy(path);
+  if (a.dtype != dt || a.shape != shape)
+    throw Error(path + ": checkpoint array is " + io::to_string(a.dtype) + " " + a.shape_text() +
+                ", expected " + io::to_string(dt) + " " + shape_text(shape));
+  return a;
+}
+
+std::vector<double> as_doubles(const io::NpyArray& a) {
+  std::vector<double> v(a.size());
+  if (!v.empty()) std::memcpy(v.data(), a.data.data(), v.size() * sizeof(double));
+  return v;
+}
+
+/// Rows of a (3, n) fp64 array.
+void rows3(const io::NpyArray& a, std::vector<double>& r0, std::vector<double>& r1,
+           std::vector<double>& r2) {
+  const std::vector<double> v = as_doubles(a);
+  const std::size_t n = v.size() / 3;
+  r0.assign(v.begin(), v.begin() + std::ptrdiff_t(n));
+  r1.assign(v.begin() + std::ptrdiff_t(n), v.begin() + std::ptrdiff_t(2 * n));
+  r2.assign(v.begin() + std::ptrdiff_t(2 * n), v.end());
+}
+
+std::vector<std::int64_t> to_counts(const std::vector<double>& v) { return {v.begin(), v.end()}; }
+
+/// Appends (n, N, 2) interleaved values to x, y.
+void split_state(const std::vector<double>& v, std::vector<double>& x, std::vector<double>& y) {
+  for (std::size_t q = 0; q + 1 < v.size(); q += 2) x.push_back(v[q]), y.push_back(v[q + 1]);
+}
+
+bool compared(const std::string& name) { return name != "view" && name.rfind("live.", 0) != 0; }
+
+}  // namespace
+
+std::string checkpoint_dir(const std::string& out_dir) {
+  return QDir(QString::fromStdString(out_dir)).filePath("checkpoint").toStdString();
+}
+
+std::optional<CheckpointHeader> read_checkpoint_header(const std::string& dir) {
+  const std::string path = path_in(dir, "checkpoint.json");
+  QFile f(QString::fromStdString(path));
+  if (!f.exists()) return std::nullopt;
+  if (!f.open(QIODevice::ReadOnly)) throw Error(path + ": cannot read the checkpoint");
+  QJsonParseError err;
+  const QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &err);
+  const QJsonObject o = doc.object();
+  if (doc.isNull() || o.value("format").toString() != kFormat)
+    throw Error(path + ": not a simscope study checkpoint (remove the folder to start over)");
+  if (o.value("version").toInt() != kVersion)
+    throw Error(path + ": checkpoint version " + std::to_string(o.value("version").toInt()) +
+                ", this simscope reads version " + std::to_string(kVersion));
+  CheckpointHeader h;
+  h.workload = o.value("workload").toString().toStdString();
+  h.backend = o.value("backend").toString().toStdString();
+  const QJsonObject params = o.value("params").toObject();
+  for (auto it = params.begin(); it != params.end(); ++it)
+    h.params[it.key().toStdString()] = it.value().toString().toStdString();
+  h.members = o.value("members").toInt();
+  h.nodes = o.value("nodes").toInt();
+  h.block = o.value("block").toInt();
+  h.blocks_done = o.value("blocks_done").toInt();
+  h.samples = std::int64_t(o.value("samples").toDouble());
+  h.generation = std::int64_t(o.value("generation").toDouble());
+  h.seconds = o.value("seconds").toDouble();
+  if (o.contains("partial")) {
+    h.partial = true;
+    h.partial_step = std::int64_t(o.value("partial").toObject().value("step").toDouble());
+  }
+  if (h.members < 1 || h.nodes < 1 || h.block < 1 || h.blocks_done < 0 || h.samples < 0 ||
+      h.partial_step < 0)
+    throw Error(path + ": checkpoint has invalid sizes (remove the folder to start over)");
+  return h;
+}
+
+void check_resumable(const CheckpointHeader& h, const std::string& workload, const ParamSet& p,
+                     Backend backend, const std::string& dir) {
+  const std::string tail = " in the checkpoint " + dir +
+                           "; resume with the interrupted study's command line, or remove that "
+                           "folder to start a new study";
+  if (h.workload != workload)
+    throw CheckpointRefused("--resume: the workload is " + workload + " here but " + h.workload +
+                            tail);
+  if (h.backend != to_string(backend))
+    throw CheckpointRefused("--resume: --backend is " + std::string(to_string(backend)) +
+                            " here but " + h.backend + tail);
+  for (const ParamSpec& spec : p.schema().specs()) {
+    if (!compared(spec.name)) continue;
+    const std::string now = format_value(p.get(spec.name));
+    const auto it = h.params.find(spec.name);
+    if (it == h.params.end())
+      throw CheckpointRefused("--resume: " + spec.name + " is " + now + " here but not set" + tail);
+    if (it->second != now)
+      throw CheckpointRefused("--resume: " + spec.name + " is " + now + " here but " + it->second +
+                              tail);
+  }
+}
+
+osc::StudyProgress read_study_checkpoint(const std::string& dir, const CheckpointHeader& h) {
+  osc::StudyProgress sp;
+  sp.members = h.members;
+  sp.nodes = h.nodes;
+  sp.samples = h.samples;
+  sp.block = h.block;
+  sp.blocks_done = h.blocks_done;
+  sp.seconds = h.seconds;
+  sp.final_state.nodes = h.nodes;
+  const std::size_t N = std::size_t(h.nodes);
+  auto block_size = [&](int b) {
+    return std::size_t(std::min(h.members, (b + 1) * h.block) - std::min(h.members, b * h.block));
+  };
+  for (int b = 0; b < h.blocks_done; ++b) {
+    const std::size_t kb = block_size(b);
+    const auto msd = as_doubles(read_array(dir, block_name(b, "msd"), io::DType::Float64, {kb}));
+    const io::NpyArray failed = read_array(dir, block_name(b, "failed"), io::DType::UInt8, {kb});
+    const auto st =
+        as_doubles(read_array(dir, block_name(b, "state"), io::DType::Float64, {kb, N, 2}));
+    sp.msd.insert(sp.msd.end(), msd.begin(), msd.end());
+    sp.failed.insert(sp.failed.end(), failed.data.begin(), failed.data.end());
+    split_state(st, sp.final_state.x, sp.final_state.y);
+    sp.final_state.members += int(kb);
+  }
+  std::vector<double> finite;
+  rows3(read_array(dir, gen_name(h.generation, "sums"), io::DType::Float64,
+                   {3, std::size_t(h.samples)}),
+        sp.msd_sum, sp.order_sum, finite);
+  sp.finite = to_counts(finite);
+  if (h.partial) {
+    const std::size_t kb = block_size(h.blocks_done);
+    const auto e = h.params.find("record.every");
+    const std::int64_t every = e == h.params.end() ? 0 : std::atoll(e->second.c_str());
+    if (every < 1) throw Error(path_in(dir, "checkpoint.json") + ": no valid record.every");
+    sp.partial = true;
+    osc::EnsembleSnapshot& s = sp.snapshot;
+    s.step = h.partial_step;
+    s.state.members = int(kb);
+    s.state.nodes = h.nodes;
+    split_state(as_doubles(read_array(dir, gen_name(h.generation, "partial_state"),
+                                      io::DType::Float64, {kb, N, 2})),
+                s.state.x, s.state.y);
+    std::vector<double> failed;
+    rows3(read_array(dir, gen_name(h.generation, "partial_acc"), io::DType::Float64, {3, kb}),
+          s.total, s.window, failed);
+    s.failed.assign(failed.begin(), failed.end());
+    std::vector<double> counts;
+    rows3(read_array(dir, gen_name(h.generation, "partial_series"), io::DType::Float64,
+                     {3, std::size_t(s.step / every)}),
+          sp.series.msd, sp.series.order, counts);
+    sp.series.finite = to_counts(counts);
+  }
+  return sp;
+}
+
+StudyCheckpointWriter::StudyCheckpointWriter(std::string dir, const std::string& workload,
+                                             const ParamSet& p, Backend backend,
+                                             const std::optional<CheckpointHeader>& header)
+    : dir_(std::move(dir)), fresh_(!header) {
+  if (header) {
+    blocks_on_disk_ = header->blocks_done;
+    generation_ = header->generation;
+  }
+  base_.workload = workload;
+  base_.backend = to_string(backend);
+  for (const ParamSpec& spec : p.schema().specs())
+    base_.params[spec.name] = format_value(p.get(spec.name));
+}
+
+void StudyCheckpointWriter::write(const osc::StudyProgress& sp) {
+  if (fresh_) {  // created at the first write, so that a study that fails first leaves nothing
+    QDir d(QString::fromStdString(dir_));
+    d.removeRecursively();  // no checkpoint.json: nothing in it is a checkpoint
+    if (!QDir().mkpath(d.absolutePath()))
+      throw Error(dir_ + ": cannot create the checkpoint folder");
+    fresh_ = false;
+  }
+  const std::size_t N = std::size_t(sp.nodes);
+  // Finished blocks, once each (before the checkpoint.json that counts them).
+  for (int b = blocks_on_disk_; b < sp.blocks_done; ++b) {
+    const std::size_t k0 = std::size_t(b) * sp.block;
+    const std::size_t kb = std::size_t(std::min(sp.members, (b + 1) * sp.block)) - k0;
+    write_atomic(dir_, block_name(b, "msd"), sp.msd.data() + k0, {kb});
+    write_atomic(dir_, block_name(b, "failed"), sp.failed.data() + k0, {kb});
+    const auto st = interleave(sp.final_state.x, sp.final_state.y, k0 * N, kb * N);
+    write_atomic(dir_, block_name(b, "state"), st.data(), {kb, N, 2});
+  }
+  blocks_on_disk_ = sp.blocks_done;
+  const std::int64_t g = generation_ + 1;
+  const std::size_t T = std::size_t(sp.samples);
+  {
+    std::vector<double> sums;
+    sums.reserve(3 * T);
+    sums.insert(sums.end(), sp.msd_sum.begin(), sp.msd_sum.end());
+    sums.insert(sums.end(), sp.order_sum.begin(), sp.order_sum.end());
+    sums.insert(sums.end(), sp.finite.begin(), sp.finite.end());
+    write_atomic(dir_, gen_name(g, "sums"), sums.data(), {3, T});
+  }
+  if (sp.partial) {
+    const osc::EnsembleSnapshot& s = sp.snapshot;
+    const std::size_t kb = std::size_t(s.state.members);
+    const auto st = interleave(s.state.x, s.state.y, 0, kb * N);
+    write_atomic(dir_, gen_name(g, "partial_state"), st.data(), {kb, N, 2});
+    std::vector<double> acc;
+    acc.insert(acc.end(), s.total.begin(), s.total.end());
+    acc.insert(acc.end(), s.window.begin(), s.window.end());
+    acc.insert(acc.end(), s.failed.begin(), s.failed.end());
+    write_atomic(dir_, gen_name(g, "partial_acc"), acc.data(), {3, kb});
+    const std::size_t ns = sp.series.msd.size();
+    std::vector<double> ser;
+    ser.insert(ser.end(), sp.series.msd.begin(), sp.series.msd.end());
+    ser.insert(ser.end(), sp.series.order.begin(), sp.series.order.end());
+    ser.insert(ser.end(), sp.series.finite.begin(), sp.series.finite.end());
+    write_atomic(dir_, gen_name(g, "partial_series"), ser.data(), {3, ns});
+  }
+  QJsonObject o;
+  o["format"] = kFormat;
+  o["version"] = kVersion;
+  o["workload"] = QString::fromStdString(base_.workload);
+  o["backend"] = QString::fromStdString(base_.backend);
+  QJsonObject params;
+  for (const auto& [k, v] : base_.params)
+    params[QString::fromStdString(k)] = QString::fromStdString(v);
+  o["params"] = params;
+  o["members"] = sp.members;
+  o["nodes"] = sp.nodes;
+  o["samples"] = double(sp.samples);
+  o["block"] = sp.block;
+  o["blocks_done"] = sp.blocks_done;
+  o["members_done"] = sp.members_done();
+  o["generation"] = double(g);
+  o["seconds"] = sp.seconds;
+  if (sp.partial) o["partial"] = QJsonObject{{"step", double(sp.snapshot.step)}};
+  const std::string json = path_in(dir_, "checkpoint.json");
+  QSaveFile f(QString::fromStdString(json));
+  if (!f.open(QIODevice::WriteOnly) ||
+      f.write(QJsonDocument(o).toJson(QJsonDocument::Indented)) < 0 || !f.commit())
+    throw Error(json + ": cannot write the checkpoint: " + f.errorString().toStdString());
+  sync_path(dir_, false);
+  generation_ = g;
+  // Files of other generations (the previous checkpoint's, or a crashed write's) go.
+  QDir d(QString::fromStdString(dir_));
+  const QString keep = gen_prefix(g);
+  for (const QString& name : d.entryList(QDir::Files))
+    if ((name.startsWith('g') && name.endsWith(".npy") && !name.startsWith(keep)) ||
+        name.endsWith(".tmp"))
+      d.remove(name);
+}
+
+void remove_checkpoint(const std::string& dir) {
+  QDir(QString::fromStdString(dir)).removeRecursively();
+}
+
+}  // namespace simscope::app

@@ -1,0 +1,108 @@
+#pragma once
+/// @file Checkpoints of headless oscillators studies: DIR/checkpoint/ beside the outputs, written
+/// as the study goes (oscillators::run_study_blocks), read by `--resume`, removed once the final
+/// outputs are written.
+///
+/// Format (version 1): a folder of .npy files (C order, little endian, fp64 unless said) and
+/// checkpoint.json naming them:
+///   checkpoint.json           {"format": "simscope study checkpoint", "version": 1,
+///                              "workload": "oscillators", "backend": "cpu", "params": {name:
+///                              value as text, every parameter}, "members", "nodes", "samples",
+///                              "block", "blocks_done", "generation", "seconds",
+///                              "partial": {"step": S} when a block is under way}
+///   block_BBBBB.msd.npy       (kb,) time-averaged msd of block B's members (NaN: failed)
+///   block_BBBBB.failed.npy    (kb,) uint8, 1: the member went non-finite
+///   block_BBBBB.state.npy     (kb, N, 2) final x, y (as state.npy)
+///   gGGGGGG.sums.npy          (3, T) over the finished blocks: sum of block mean x count of msd,
+///                             of R, and the counts of finite members (exact integers)
+///   gGGGGGG.partial_state.npy (kb, N, 2) the block under way at step S
+///   gGGGGGG.partial_acc.npy   (3, kb) its members' msd sums (completed windows, open window) and
+///                             failed flags (0/1)
+///   gGGGGGG.partial_series.npy (3, S / every) its samples so far: mean msd, mean R, counts
+/// Finished blocks' files are written once; the others carry the generation G of the
+/// checkpoint.json that names them. Every file is written to NAME.tmp, flushed to disk and
+/// renamed; checkpoint.json last, so a crash at any point leaves the previous checkpoint whole
+/// (files of other generations are removed after the rename). Values are fp64 bit patterns, so a
+/// resumed study continues exactly where the checkpoint was taken.
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "core/backend.hpp"
+#include "core/error.hpp"
+#include "core/params.hpp"
+#include "oscillators/oscillators.hpp"
+
+namespace simscope::app {
+
+/// A refused --resume (parameters that differ, no checkpoint) or a refused new study over an
+/// interrupted one's checkpoint: a command-line error (exit status 2).
+class CheckpointRefused : public Error {
+ public:
+  using Error::Error;
+};
+
+/// What the headless runner asks of a study (RunRequest::checkpoint), and what the study reports
+/// back (guarded by `mutex`; read after the run ended).
+struct StudyCheckpointRequest {
+  std::string dir;         ///< the checkpoint folder, DIR/checkpoint
+  bool resume = false;     ///< continue from it (else it must not exist)
+  double interval_s = 60;  ///< at most this long between checkpoints (besides every 5 %)
+  std::mutex mutex;
+  std::string error;  ///< a checkpoint that could not be written
+};
+
+/// DIR/checkpoint for the output directory DIR.
+std::string checkpoint_dir(const std::string& out_dir);
+
+/// checkpoint.json of a checkpoint folder.
+struct CheckpointHeader {
+  std::string workload, backend;
+  std::map<std::string, std::string> params;  ///< name -> format_value text
+  int members = 0, nodes = 0, block = 0, blocks_done = 0;
+  std::int64_t samples = 0, generation = 0;
+  bool partial = false;
+  std::int64_t partial_step = 0;
+  double seconds = 0;
+};
+
+/// Reads `dir`/checkpoint.json; nothing when the file does not exist. Throws simscope::Error
+/// naming the file when it is not a version-1 checkpoint.
+std::optional<CheckpointHeader> read_checkpoint_header(const std::string& dir);
+
+/// Throws CheckpointRefused naming the first thing that differs between the checkpoint and this
+/// command line: the workload, --backend, or a parameter (all but view and live.*, which do not
+/// change a study's results), e.g. "--resume: integrator.steps is 4000 here but 3000 in the
+/// checkpoint DIR/checkpoint; ...".
+void check_resumable(const CheckpointHeader& h, const std::string& workload, const ParamSet& p,
+                     Backend backend, const std::string& dir);
+
+/// Reads the study's progress from a checkpoint folder (whose header was read and checked).
+/// Throws simscope::Error naming a file that is missing or has the wrong dtype or shape.
+oscillators::StudyProgress read_study_checkpoint(const std::string& dir, const CheckpointHeader& h);
+
+/// Writes checkpoints of one study into `dir` (created), as the format above says.
+class StudyCheckpointWriter {
+ public:
+  /// `header` the checkpoint resumed from (its blocks are on disk), or nothing for a new study
+  /// (the folder is then emptied and created at the first write).
+  StudyCheckpointWriter(std::string dir, const std::string& workload, const ParamSet& p,
+                        Backend backend, const std::optional<CheckpointHeader>& header);
+  /// Writes `sp` as the next generation. Throws simscope::Error naming the file that failed; the
+  /// previous checkpoint then stays valid.
+  void write(const oscillators::StudyProgress& sp);
+
+ private:
+  std::string dir_;
+  CheckpointHeader base_;
+  int blocks_on_disk_ = 0;
+  std::int64_t generation_ = 0;
+  bool fresh_ = true;
+};
+
+/// Removes the checkpoint folder (after the final outputs were written). Throws nothing.
+void remove_checkpoint(const std::string& dir);
+
+}  // namespace simscope::app

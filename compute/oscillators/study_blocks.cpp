@@ -1,0 +1,327 @@
+// Checkpointed studies (oscillators.hpp, run_study_blocks): the members integrated in fixed blocks,
+// each block in fixed stretches ("segments") of steps, so that where a study is saved, cancelled
+// or resumed never changes what is computed.
+//
+// Why a resumed study equals an uninterrupted one bit for bit:
+//  - member k's integration depends on its own graph and state only (the back ends integrate the
+//    members independently; its msd time average is summed in windows aligned to the global
+//    step), so its msd, failed flag and final state do not depend on the block it is in;
+//  - within a block, the CPU back end's chunks of steps are a function of the current step and of
+//    the end step of the advance() call only (oscillators_cpu.cpp), and the end steps are the
+//    fixed segment ends: a block restored from a snapshot at any chunk boundary and advanced to
+//    the same segment end runs the same chunks (which matters for a member that goes non-finite:
+//    it is frozen at the end of its chunk);
+//  - a block's series are its means over its finite members, reduced in member order inside
+//    advance(); finished blocks are merged into the sums in block order, and a checkpoint holds
+//    the sums and the partial block's series exactly (fp64).
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <thread>
+
+#include "core/error.hpp"
+#include "oscillators/oscillators.hpp"
+
+namespace simscope::oscillators {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+/// Blocks are 5 % of the members, at least this many.
+constexpr int kBlockFraction = 20;
+constexpr int kMinBlock = 64;
+/// Oscillator-steps per segment on a back end that can snapshot (a few seconds on a CPU core):
+/// the points where a time- or work-based checkpoint may be written.
+constexpr double kSegmentOscSteps = 2e8;
+/// A checkpoint at least every this fraction of the study's member-steps.
+constexpr double kSaveFraction = 0.05;
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+/// Members [k0, k1) of t, with their own graphs (or the shared one).
+Topologies slice(const Topologies& t, int k0, int k1) {
+  Topologies s;
+  s.nodes = t.nodes;
+  s.members = k1 - k0;
+  s.shared = t.shared;
+  if (t.shared) {
+    s.row_ptr = t.row_ptr;
+    s.col = t.col;
+    s.weight = t.weight;
+    return s;
+  }
+  const std::size_t N = std::size_t(t.nodes), r0 = std::size_t(k0) * N, r1 = std::size_t(k1) * N;
+  const std::int64_t b = t.row_ptr[r0], e = t.row_ptr[r1];
+  s.row_ptr.resize(r1 - r0 + 1);
+  for (std::size_t q = r0; q <= r1; ++q) s.row_ptr[q - r0] = t.row_ptr[q] - b;
+  s.col.assign(t.col.begin() + b, t.col.begin() + e);
+  if (t.weighted()) s.weight.assign(t.weight.begin() + b, t.weight.begin() + e);
+  return s;
+}
+
+State slice(const State& s, int k0, int k1) {
+  State o;
+  o.members = k1 - k0;
+  o.nodes = s.nodes;
+  const std::size_t N = std::size_t(s.nodes);
+  o.x.assign(s.x.begin() + std::ptrdiff_t(k0 * N), s.x.begin() + std::ptrdiff_t(k1 * N));
+  o.y.assign(s.y.begin() + std::ptrdiff_t(k0 * N), s.y.begin() + std::ptrdiff_t(k1 * N));
+  return o;
+}
+
+/// Gives advance() a Progress of its own: forwards the caller's cancel to it and its fraction,
+/// mapped into [a, b], back to the caller's (every 5 ms, from a thread).
+class ProgressRelay {
+ public:
+  explicit ProgressRelay(Progress* outer) : outer_(outer) {
+    if (outer_) thread_ = std::thread([this] { loop(); });
+  }
+  ~ProgressRelay() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+  ProgressRelay(const ProgressRelay&) = delete;
+  ProgressRelay& operator=(const ProgressRelay&) = delete;
+
+  Progress* inner() { return outer_ ? &inner_ : nullptr; }
+  void range(double a, double b) {
+    inner_.fraction = 0;
+    a_ = a, b_ = b;
+    publish();
+  }
+
+ private:
+  void publish() {
+    if (outer_) outer_->set(a_ + (b_ - a_) * std::clamp(inner_.fraction.load(), 0.0, 1.0));
+  }
+  void loop() {
+    while (!stop_) {
+      if (outer_->cancel) inner_.cancel = true;
+      publish();
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+  Progress* outer_;
+  Progress inner_;
+  std::atomic<double> a_{0}, b_{0};
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+/// Throws unless sp (resumed) fits the study.
+void check_progress(const StudyProgress& sp, int K, int N, std::int64_t T, const StudyOptions& o) {
+  auto bad = [](const std::string& what) {
+    throw Error("study checkpoint does not match the study: " + what);
+  };
+  if (sp.members != K || sp.nodes != N || sp.samples != T)
+    bad(std::to_string(sp.members) + " members of " + std::to_string(sp.nodes) + " nodes, " +
+        std::to_string(sp.samples) + " samples; the study has " + std::to_string(K) + ", " +
+        std::to_string(N) + ", " + std::to_string(T));
+  if (sp.block != study_block_members(K)) bad("block of " + std::to_string(sp.block) + " members");
+  const int done = std::min(K, sp.blocks_done * sp.block);
+  if (sp.blocks_done < 0 || sp.blocks_done > sp.blocks() || sp.members_done() != done ||
+      sp.failed.size() != std::size_t(done) || sp.final_state.members != done ||
+      sp.final_state.nodes != N || sp.final_state.x.size() != std::size_t(done) * N ||
+      sp.final_state.y.size() != sp.final_state.x.size())
+    bad("the finished members' arrays have the wrong sizes");
+  if (sp.msd_sum.size() != std::size_t(T) || sp.order_sum.size() != std::size_t(T) ||
+      sp.finite.size() != std::size_t(T))
+    bad("the series sums have the wrong length");
+  if (sp.partial) {
+    const int kb = std::min(K, (sp.blocks_done + 1) * sp.block) - sp.blocks_done * sp.block;
+    const EnsembleSnapshot& s = sp.snapshot;
+    if (sp.blocks_done >= sp.blocks() || s.step < 0 || s.step > o.steps || s.state.members != kb ||
+        s.state.nodes != N || s.total.size() != std::size_t(kb) ||
+        s.window.size() != std::size_t(kb) || s.failed.size() != std::size_t(kb))
+      bad("the block under way has the wrong sizes");
+    const std::size_t ns = std::size_t(s.step / o.every);
+    if (sp.series.msd.size() != ns || sp.series.order.size() != ns || sp.series.finite.size() != ns)
+      bad("the block under way has " + std::to_string(sp.series.msd.size()) + " samples at step " +
+          std::to_string(s.step));
+  }
+}
+
+}  // namespace
+
+int study_block_members(int members) {
+  const int fifth = (members + kBlockFraction - 1) / kBlockFraction;
+  return std::max({fifth, std::min(members, kMinBlock), 1});
+}
+
+double StudyProgress::fraction(std::int64_t steps) const {
+  if (members <= 0 || steps <= 0) return 0;
+  double done = double(members_done()) * double(steps);
+  if (partial) done += double(snapshot.state.members) * double(snapshot.step);
+  return done / (double(members) * double(steps));
+}
+
+Frame frame_of(const State& s, int members, std::int64_t step) {
+  Frame f;
+  f.members = std::clamp(members, 0, s.members);
+  f.nodes = s.nodes;
+  f.step = step;
+  const std::size_t n = std::size_t(f.members) * std::size_t(s.nodes);
+  f.theta_r.resize(2 * n);
+  for (std::size_t q = 0; q < n; ++q) {
+    f.theta_r[2 * q] = float(phase(s.x[q], s.y[q]));
+    f.theta_r[2 * q + 1] = float(std::hypot(s.x[q], s.y[q]));
+  }
+  return f;
+}
+
+StudyResult run_study_blocks(Ensemble& e, const Topologies& t, const State& init,
+                             const StudyOptions& o, StudyProgress& sp, const StudyCheckpointing& cp,
+                             Progress* progress) {
+  validate(o);
+  progress_check(progress);
+  const int K = t.members, N = t.nodes;
+  if (K < 1 || N < 1 || init.members != K || init.nodes != N)
+    throw Error("study: the initial state of " + std::to_string(init.members) + " x " +
+                std::to_string(init.nodes) + " does not match the " + std::to_string(K) +
+                " networks of " + std::to_string(N) + " nodes");
+  const std::int64_t T = o.steps / o.every;
+  if (sp.block == 0) {  // a new study
+    sp = StudyProgress{};
+    sp.members = K, sp.nodes = N, sp.samples = T;
+    sp.block = study_block_members(K);
+    sp.final_state.nodes = N;
+    sp.msd_sum.assign(std::size_t(T), 0.0);
+    sp.order_sum.assign(std::size_t(T), 0.0);
+    sp.finite.assign(std::size_t(T), 0);
+  } else {
+    check_progress(sp, K, N, T, o);
+  }
+  Recording rec;
+  rec.transient = o.transient;
+  rec.every = o.every;
+  const bool snapshots = e.can_snapshot();
+  const double total_work = double(K) * double(o.steps);
+  ProgressRelay relay(progress);
+
+  auto last_save = Clock::now();
+  double work_since_save = 0;
+  auto save = [&] {
+    if (!cp.save) return;
+    cp.save(sp);
+    last_save = Clock::now();
+    work_since_save = 0;
+  };
+  // Marks the block under way as partial (a snapshot of the ensemble at a chunk boundary).
+  auto keep_partial = [&](const Series& series) {
+    sp.partial = true;
+    sp.snapshot = e.snapshot();
+    sp.series.msd = series.msd;
+    sp.series.order = series.order;
+    sp.series.finite = series.finite;
+    sp.series.step = series.step;
+  };
+
+  for (int b = sp.blocks_done; b < sp.blocks(); ++b) {
+    if (progress && progress->cancel && !sp.partial) {  // between blocks
+      save();
+      throw Cancelled();
+    }
+    const int k0 = b * sp.block, k1 = std::min(K, k0 + sp.block), kb = k1 - k0;
+    const Topologies tb = slice(t, k0, k1);
+    Series series;
+    if (sp.partial) {
+      e.restore(tb, sp.snapshot, o.precision);
+      series = sp.series;
+      series.step.resize(series.msd.size());
+      for (std::size_t j = 0; j < series.step.size(); ++j)
+        series.step[j] = std::int64_t(j + 1) * o.every;
+    } else {
+      e.load(tb, slice(init, k0, k1), o.precision);
+    }
+    sp.partial = false;
+    sp.snapshot = EnsembleSnapshot{};
+    sp.series.clear();
+    // The segment length: a function of the block's size and the study only.
+    std::int64_t segment = o.steps;
+    if (snapshots) {
+      const double by_work = kSegmentOscSteps / (double(kb) * N);
+      const double by_share = kSaveFraction * total_work / double(kb);
+      segment = std::clamp<std::int64_t>(std::int64_t(std::min(by_work, by_share)), 1, o.steps);
+    }
+    double last_segment_s = 0;
+    while (e.steps_done() < o.steps) {
+      if (progress && progress->cancel) {  // between segments: no need to wait for advance()
+        if (snapshots) keep_partial(series);
+        save();
+        throw Cancelled();
+      }
+      const std::int64_t s = e.steps_done();
+      const std::int64_t end = std::min(o.steps, (s / segment + 1) * segment);
+      const double before = double(k0) * double(o.steps) + double(kb) * double(s);
+      relay.range(before / total_work, (before + double(kb) * double(end - s)) / total_work);
+      const auto t0 = Clock::now();
+      try {
+        e.advance(o.model, o.dt, end - s, rec, series, relay.inner());
+      } catch (const Cancelled&) {
+        sp.seconds += seconds_since(t0);
+        if (snapshots) keep_partial(series);
+        save();
+        throw;
+      }
+      last_segment_s = seconds_since(t0);
+      sp.seconds += last_segment_s;
+      work_since_save += double(kb) * double(end - s);
+      if (end >= o.steps || !cp.save) continue;
+      const std::int64_t next = std::min(o.steps, end + segment) - end;
+      const bool time_due =
+          cp.interval_s > 0 && seconds_since(last_save) >= cp.interval_s - last_segment_s;
+      const bool work_due =
+          work_since_save + double(kb) * double(next) > kSaveFraction * total_work * (1 + 1e-12);
+      if (time_due || work_due) {
+        keep_partial(series);
+        save();
+        sp.partial = false;
+      }
+    }
+    if (series.msd.size() != std::size_t(T) || series.finite.size() != std::size_t(T))
+      throw Error("study: block " + std::to_string(b) + " recorded " +
+                  std::to_string(series.msd.size()) + " samples, expected " + std::to_string(T));
+    // The block is finished: its members' results and its series join the sums, in block order.
+    const MemberStats ms = e.member_stats(o.transient);
+    const State st = e.state();
+    sp.msd.insert(sp.msd.end(), ms.msd_mean.begin(), ms.msd_mean.end());
+    sp.failed.insert(sp.failed.end(), ms.failed.begin(), ms.failed.end());
+    sp.final_state.x.insert(sp.final_state.x.end(), st.x.begin(), st.x.end());
+    sp.final_state.y.insert(sp.final_state.y.end(), st.y.begin(), st.y.end());
+    sp.final_state.members += kb;
+    for (std::size_t j = 0; j < std::size_t(T); ++j) {
+      const std::int64_t n = series.finite[j];
+      if (n <= 0) continue;
+      sp.msd_sum[j] += series.msd[j] * double(n);
+      sp.order_sum[j] += series.order[j] * double(n);
+      sp.finite[j] += n;
+    }
+    sp.blocks_done = b + 1;
+    progress_set(progress, sp.fraction(o.steps));
+    save();
+  }
+
+  StudyResult r;
+  r.msd = sp.msd;
+  r.failed = sp.failed;
+  r.failed_count = std::count(r.failed.begin(), r.failed.end(), std::uint8_t(1));
+  r.msd_t.resize(std::size_t(T));
+  r.order_t.resize(std::size_t(T));
+  r.finite_t = sp.finite;
+  for (std::size_t j = 0; j < std::size_t(T); ++j) {
+    const double n = double(sp.finite[j]);
+    r.msd_t[j] = n > 0 ? sp.msd_sum[j] / n : kNaN;
+    r.order_t[j] = n > 0 ? sp.order_sum[j] / n : kNaN;
+  }
+  r.final_state = sp.final_state;
+  ensemble_mean(r.msd, r.msd_mean, r.msd_sem, r.valid);
+  r.seconds = sp.seconds;
+  r.peak_device_bytes = e.peak_device_bytes();
+  return r;
+}
+
+}  // namespace simscope::oscillators
