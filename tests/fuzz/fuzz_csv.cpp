@@ -5,7 +5,7 @@
 #include "io/csv.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const std::string& path = simscope::fuzz::write_input(data, size, ".csv");
+  const std::string path = simscope::fuzz::write_input(data, size, ".csv");
   simscope::fuzz::expect_ok_or_error([&] {
     const simscope::io::CsvTable t = simscope::io::read_csv(path);
     simscope::fuzz::check(t.rows > 0 && t.cols > 0, "accepted an empty table");

@@ -11,7 +11,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 2) return 0;
   const int nodes = 1 + data[0] % 64, members = 1 + data[1] % 4;
-  const std::string& path = simscope::fuzz::write_input(data + 2, size - 2, ".edges");
+  const std::string path = simscope::fuzz::write_input(data + 2, size - 2, ".edges");
   simscope::fuzz::expect_ok_or_error([&] {
     const auto t = simscope::oscillators::load_edge_list(path, nodes, members);
     simscope::fuzz::check(t.nodes == nodes && t.members == members, "wrong nodes or members");

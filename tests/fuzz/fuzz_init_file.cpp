@@ -10,7 +10,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 2) return 0;
   const int nodes = 1 + data[0] % 8, members = 1 + data[1] % 4;
-  const std::string& path = simscope::fuzz::write_input(data + 2, size - 2, ".npy");
+  const std::string path = simscope::fuzz::write_input(data + 2, size - 2, ".npy");
   simscope::fuzz::expect_ok_or_error([&] {
     const auto s = simscope::oscillators::load_initial_state(path, nodes, members);
     const std::size_t n = std::size_t(nodes) * std::size_t(members);

@@ -6,7 +6,7 @@
 #include "io/npy.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const std::string& path = simscope::fuzz::write_input(data, size, ".npy");
+  const std::string path = simscope::fuzz::write_input(data, size, ".npy");
   simscope::fuzz::expect_ok_or_error([&] {
     const simscope::io::NpyArray a = simscope::io::read_npy(path);
     const std::size_t isz = a.dtype == simscope::io::DType::UInt8                                ? 1

@@ -13,7 +13,7 @@ using namespace simscope;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 1) return 0;
-  const std::string& path = fuzz::write_input(data + 1, size - 1, ".json");
+  const std::string path = fuzz::write_input(data + 1, size - 1, ".json");
   static const std::string saved = path + ".saved.json";
   fuzz::expect_ok_or_error([&] {
     std::string workload;

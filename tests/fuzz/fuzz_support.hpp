@@ -17,13 +17,10 @@ namespace simscope::fuzz {
 
 /// A file of this process holding `size` bytes of `data` (rewritten on every call), named
 /// simscope_fuzz_<pid><suffix> in $TMPDIR (default /tmp). `suffix` e.g. ".npy".
-inline const std::string& write_input(const std::uint8_t* data, std::size_t size,
-                                      const char* suffix) {
-  static const std::string path = [&] {
-    const char* dir = std::getenv("TMPDIR");
-    return std::string(dir && *dir ? dir : "/tmp") + "/simscope_fuzz_" +
-           std::to_string(::getpid()) + suffix;
-  }();
+inline std::string write_input(const std::uint8_t* data, std::size_t size, const char* suffix) {
+  const char* dir = std::getenv("TMPDIR");
+  const std::string path = std::string(dir && *dir ? dir : "/tmp") + "/simscope_fuzz_" +
+                           std::to_string(::getpid()) + suffix;
   std::FILE* f = std::fopen(path.c_str(), "wb");
   if (!f || (size && std::fwrite(data, 1, size, f) != size) || std::fclose(f) != 0) {
     std::perror(path.c_str());

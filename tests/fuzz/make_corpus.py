@@ -204,6 +204,35 @@ def preset_cases():
     return c
 
 
+def data_cases():
+    # Byte 0: 0 field sources .npy, 1 field sources .csv, 2 lsq cube .npy, 3 lsq design .npy,
+    # 4 lsq design .csv.
+    r = np.random.default_rng(2)
+    c = {}
+    c["sources_f8"] = b"\x00" + npy(r.uniform(-1, 1, (5, 4)))
+    c["sources_f4"] = b"\x00" + npy(np.float32(r.uniform(-1, 1, (3, 4))))
+    c["sources_shape5"] = b"\x00" + npy(np.ones((2, 5)))
+    c["sources_nan"] = b"\x00" + npy(np.array([[0, 0, np.nan, 1.0]]))
+    c["sources_huge"] = b"\x00" + raw_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1000000000, 4), }")
+    c["sources_csv"] = b"\x01" + b"x,y,z,q\n0,0,0.5,1\n0,0,-0.5,-1\n"
+    c["sources_csv_3cols"] = b"\x01" + b"0,0,1\n"
+    c["sources_csv_inf"] = b"\x01" + b"0,0,inf,1\n"
+    c["cube_f4"] = b"\x02" + npy(np.float32(r.standard_normal((4, 2, 3))))
+    c["cube_nan_f8"] = b"\x02" + npy(np.array([[[np.nan, 1.0]]]))
+    c["cube_inf"] = b"\x02" + npy(np.array([[[np.inf, 1.0]]]))
+    c["cube_2d"] = b"\x02" + npy(np.ones((2, 2)))
+    c["cube_empty"] = b"\x02" + npy(np.ones((0, 2, 2)))
+    c["cube_int"] = b"\x02" + npy(np.ones((1, 2, 2), dtype=np.int32))
+    c["cube_huge"] = b"\x02" + raw_npy("{'descr': '<f8', 'fortran_order': False, 'shape': (4096, 4096, 4096), }")
+    c["design_2d"] = b"\x03" + npy(r.standard_normal((4, 2)))
+    c["design_1d"] = b"\x03" + npy(np.arange(3.0))
+    c["design_3d"] = b"\x03" + npy(np.ones((1, 1, 1)))
+    c["design_zero_rows"] = b"\x03" + npy(np.ones((0, 3)))
+    c["design_csv"] = b"\x04" + b"1,0\n1,1\n1,2\n"
+    c["design_csv_nan"] = b"\x04" + b"1,nan\n"
+    return c
+
+
 def write(name, cases):
     d = os.path.join(HERE, "corpus", name)
     shutil.rmtree(d, ignore_errors=True)
@@ -219,3 +248,4 @@ write("edge_list", edge_cases())
 write("init_file", init_cases())
 write("set_value", set_cases())
 write("preset", preset_cases())
+write("data_files", data_cases())

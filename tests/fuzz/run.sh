@@ -14,7 +14,7 @@ root=$(cd "$here/../.." && pwd)
 seconds=${1:-30}
 shift || true
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(npy csv edge_list init_file set_value preset)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(npy csv edge_list init_file set_value preset data_files)
 case "$seconds" in '' | *[!0-9]*) echo "run.sh: SECONDS must be a whole number, got '$seconds'" >&2; exit 2 ;; esac
 build=${SIMSCOPE_FUZZ_BUILD_DIR:-$root/build-fuzz}
 
