@@ -12,9 +12,8 @@ using namespace simscope;
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 1) return 0;
   const int pick = data[0] % 5;
-  const std::string path = pick == 1 || pick == 4
-                                ? fuzz::write_input(data + 1, size - 1, ".csv")
-                                : fuzz::write_input(data + 1, size - 1, ".npy");
+  const std::string path = pick == 1 || pick == 4 ? fuzz::write_input(data + 1, size - 1, ".csv")
+                                                  : fuzz::write_input(data + 1, size - 1, ".npy");
   fuzz::expect_ok_or_error([&] {
     if (pick <= 1) {
       const field::Sources s = field::load_sources(path);
