@@ -4,6 +4,7 @@
 #include <QCoreApplication>
 #include <cstdio>
 
+#include "core/quote.hpp"
 #include "session.hpp"
 #include "workload.hpp"
 
@@ -85,8 +86,9 @@ CliParse parse_command_line(const QStringList& args) {
     p.addOption(*o);
 
   CliParse r;
-  auto fail = [&](const QString& msg) {
-    std::fprintf(stderr, "simscope: error: %s (see --help)\n", qPrintable(msg));
+  auto fail = [&](const QString& msg) {  // msg may echo an argument: one line, of bounded length
+    std::fprintf(stderr, "simscope: error: %s (see --help)\n",
+                 quote_text(msg.toStdString(), 1000).c_str());
     r.exit_code = 2;
     return r;
   };

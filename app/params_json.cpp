@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "core/quote.hpp"
 
 namespace simscope::app {
 
@@ -44,7 +45,8 @@ void apply_json(ParamSet& params, const QJsonObject& json, const std::string& or
         else
           value = v.toDouble();
       } else {
-        throw Error("parameter " + name + ": expected a number, string or boolean in JSON");
+        throw Error("parameter " + quote_text(name) +
+                    ": expected a number, string or boolean in JSON");
       }
       next.set(name, value);
     } catch (const Error& e) {

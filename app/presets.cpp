@@ -10,6 +10,7 @@
 #include <QStringList>
 
 #include "core/error.hpp"
+#include "core/quote.hpp"
 #include "params_json.hpp"
 #include "session.hpp"
 #include "view_schema.hpp"
@@ -39,7 +40,7 @@ QJsonObject read_preset_object(const std::string& path) {
                 " is not supported (this simscope reads simscope_preset 1)");
   for (const QString& key : doc.object().keys())
     if (!kTopKeys.contains(key))
-      throw Error(path + ": unknown key \"" + key.toStdString() +
+      throw Error(path + ": unknown key \"" + quote_text(key.toStdString()) +
                   "\" in the preset (allowed: simscope_preset, workload, params, view)");
   if (doc.object().contains("view") && !doc.object()["view"].isObject())
     throw Error(path + ": \"view\" must be an object of view settings (view.colormap, ...)");
@@ -53,26 +54,26 @@ void check_names(const std::string& path, const QJsonObject& params, const QJson
                  const Schema& workload) {
   const Schema& vs = view_schema();
   for (const QString& key : params.keys()) {
-    const std::string name = key.toStdString();
+    const std::string name = key.toStdString(), quoted = quote_text(name);
     if (workload.find(name)) continue;
     if (vs.find(name))
-      throw Error(path + ": \"" + name +
+      throw Error(path + ": \"" + quoted +
                   "\" is a view setting: put it under \"view\", not "
                   "\"params\"");
     if (name.rfind("view.", 0) == 0)
-      throw Error(path + ": under \"params\": unknown parameter '" + name +
+      throw Error(path + ": under \"params\": unknown parameter '" + quoted +
                   "'; view settings go under \"view\" (view settings: " + vs.names() +
                   "; parameters of workload '" + workload.workload() + "': " + workload.names() +
                   ")");
     throw Error(path + ": under \"params\": " + unknown_parameter_message(workload, name));
   }
   for (const QString& key : view.keys()) {
-    const std::string name = key.toStdString();
+    const std::string name = key.toStdString(), quoted = quote_text(name);
     if (vs.find(name)) continue;
     if (workload.find(name))
-      throw Error(path + ": \"" + name + "\" is a parameter of workload '" + workload.workload() +
+      throw Error(path + ": \"" + quoted + "\" is a parameter of workload '" + workload.workload() +
                   "': put it under \"params\", not \"view\"");
-    throw Error(path + ": under \"view\": unknown view setting '" + name +
+    throw Error(path + ": under \"view\": unknown view setting '" + quoted +
                 "' (view settings: " + vs.names() + ")");
   }
 }
@@ -87,7 +88,7 @@ void load_preset(const std::string& path, ParamSet& params, ParamSet* view) {
   const QJsonObject o = read_preset_object(path);
   const std::string workload = o["workload"].toString().toStdString();
   if (workload != params.schema().workload())
-    throw Error(path + ": preset is for workload '" + workload + "', not '" +
+    throw Error(path + ": preset is for workload '" + quote_text(workload) + "', not '" +
                 params.schema().workload() + "'");
   check_names(path, o["params"].toObject(), o["view"].toObject(), params.schema());
   ParamSet next = params;

@@ -3,13 +3,14 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/quote.hpp"
 #include "presets.hpp"
 #include "view_schema.hpp"
 
 namespace simscope::app {
 
 std::string unknown_parameter_message(const Schema& workload, const std::string& name) {
-  return "unknown parameter '" + name + "' for workload '" + workload.workload() +
+  return "unknown parameter '" + quote_text(name) + "' for workload '" + workload.workload() +
          "' (known: " + workload.names() +
          "; view parameters (every workload): " + view_schema().names() + "; see --list-params " +
          workload.workload() + ")";
@@ -17,7 +18,8 @@ std::string unknown_parameter_message(const Schema& workload, const std::string&
 
 void set_parameter(ParamSet& params, ParamSet& view, const std::string& kv) {
   const auto eq = kv.find('=');
-  if (eq == std::string::npos) throw Error("--set expects NAME=VALUE, got '" + kv + "'");
+  if (eq == std::string::npos)
+    throw Error("--set expects NAME=VALUE, got '" + quote_text(kv) + "'");
   const std::string name = kv.substr(0, eq), value = kv.substr(eq + 1);
   if (params.schema().find(name))
     params.set_from_string(name, value);
@@ -51,8 +53,8 @@ Session make_session(const CliOptions& o) {
     if (name.empty())
       name = from_preset;
     else if (name != from_preset)
-      throw Error(o.preset + ": preset is for workload '" + from_preset + "', but --workload is '" +
-                  name + "'");
+      throw Error(o.preset + ": preset is for workload '" + quote_text(from_preset) +
+                  "', but --workload is '" + quote_text(name) + "'");
   }
   if (name.empty()) name = "field";
   Session s;

@@ -1,5 +1,6 @@
 // The registry of workloads the app offers (switcher order).
 #include "core/error.hpp"
+#include "core/quote.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {
@@ -19,7 +20,7 @@ std::unique_ptr<Workload> make_workload(const std::string& name) {
   if (name == "oscillators") return make_oscillators_workload();
   std::string known;
   for (const auto& n : workload_names()) known += (known.empty() ? "" : ", ") + n;
-  throw Error("unknown workload '" + name + "' (known: " + known + ")");
+  throw Error("unknown workload '" + quote_text(name) + "' (known: " + known + ")");
 }
 
 }  // namespace simscope::app

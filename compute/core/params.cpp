@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/quote.hpp"
 
 namespace simscope {
 
@@ -58,7 +59,7 @@ std::string choices_text(const ParamSpec& s) {
 }
 
 [[noreturn]] void bad(const ParamSpec& s, const std::string& expected, const std::string& got) {
-  throw Error("parameter " + s.name + ": expected " + expected + ", got '" + got + "'");
+  throw Error("parameter " + s.name + ": expected " + expected + ", got '" + quote_text(got) + "'");
 }
 
 std::string expected_text(const ParamSpec& s) {
@@ -170,7 +171,7 @@ std::string Schema::names() const {
 
 const ParamSpec& Schema::at(const std::string& name) const {
   if (const ParamSpec* s = find(name)) return *s;
-  throw Error("unknown parameter '" + name + "' for workload '" + workload_ +
+  throw Error("unknown parameter '" + quote_text(name) + "' for workload '" + workload_ +
               "' (known: " + names() + ")");
 }
 
@@ -274,7 +275,7 @@ const ParamValue& ParamSet::get(const std::string& name) const {
   auto it = values_.find(name);
   if (it == values_.end()) {
     if (schema_) schema_->at(name);  // throws the "unknown parameter" message
-    throw Error("unknown parameter '" + name + "'");
+    throw Error("unknown parameter '" + quote_text(name) + "'");
   }
   return it->second;
 }

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/quote.hpp"
 #include "oscillators/oscillators_internal.hpp"
 
 namespace simscope::oscillators {
@@ -286,10 +287,11 @@ Topologies load_edge_list(const std::string& path, int nodes, int members) {
     const auto f = fields(s);
     const std::string where = path + ": line " + std::to_string(line) + ": ";
     if (f.size() < 2 || f.size() > 3)
-      throw Error(where + "expected 'i j' or 'i j weight' (0-based node indices), got '" + s + "'");
+      throw Error(where + "expected 'i j' or 'i j weight' (0-based node indices), got '" +
+                  quote_text(s) + "'");
     long long a = 0, b = 0;
     if (!parse_index(f[0], a) || !parse_index(f[1], b))
-      throw Error(where + "node indices must be integers, got '" + s + "'");
+      throw Error(where + "node indices must be integers, got '" + quote_text(s) + "'");
     for (long long v : {a, b})
       if (v < 0 || v >= nodes)
         throw Error(where + "node " + std::to_string(v) + " is out of range: network.nodes = " +
@@ -302,7 +304,7 @@ Topologies load_edge_list(const std::string& path, int nodes, int members) {
       char* end = nullptr;
       w = std::strtod(f[2].c_str(), &end);
       if (*end != '\0' || !std::isfinite(w))
-        throw Error(where + "the weight must be a finite number, got '" + f[2] + "'");
+        throw Error(where + "the weight must be a finite number, got '" + quote_text(f[2]) + "'");
       weighted = true;
     }
     const std::pair<int, int> key(int(std::min(a, b)), int(std::max(a, b)));

@@ -58,6 +58,13 @@ param_in_view = write("param_in_view.json", json.dumps(
     {"simscope_preset": 1, "workload": "field", "params": {}, "view": {"grid.size": 8}}), "w")
 big_seed = write("big_seed.json", '{"simscope_preset": 1, "workload": "field", '
                  '"params": {"sources.seed": 9007199254740993}}', "w")
+# Found by tests/fuzz: text from the input with a newline in it (a preset key, a workload name,
+# a --set value) split the message over two lines; a long edge-list line came back whole.
+newline_key = write("newline_key.json", json.dumps(
+    {"simscope_preset": 1, "workload": "field", "params": {}, "extra\nline": 1}), "w")
+newline_workload = write("newline_workload.json", json.dumps(
+    {"simscope_preset": 1, "workload": "fi\neld", "params": {}}), "w")
+long_edges = write("long_edges.txt", "0 " + "1" * 60000 + "x\n", "w")
 # An lsq cube of a dtype the reader cannot read: the message lists what the cube accepts.
 np.save(os.path.join(d, "A.npy"), rng.standard_normal((6, 2)))
 np.save(os.path.join(d, "cube_i2.npy"), np.ones((6, 3, 4), np.int16))
@@ -121,6 +128,16 @@ cases = [
     ("oscillators float16 init.file", ["--workload", "oscillators", "--set", "init=file",
      "--set", f"init.file={d}/init_f2.npy"], ["init_f2.npy"], 1,
      ["float16", "float32 or float64"], ["int32", "int64", "uint8"]),
+    ("preset key with a newline", ["--preset", newline_key], ["newline_key.json"], 1,
+     ['"extra?line"']),
+    ("preset workload with a newline", ["--preset", newline_workload], ["newline_workload.json"], 1,
+     ["'fi?eld'"]),
+    ("--set value with a newline", ["--set", "view.colormap=a\nb"], ["view.colormap"], 2, ["'a?b'"]),
+    ("--set name with a newline", ["--set", "grid\n.size=3"], ["grid?.size"], 2),
+    ("--set without = with a newline", ["--set", "eps\n2"], ["NAME=VALUE"], 2, ["'eps?2'"]),
+    ("long edge-list line", ["--workload", "oscillators", "--set", "network.topology=file",
+     "--set", f"network.file={long_edges}"], ["long_edges.txt"], 1, ["line 1", "1" * 78 + "..."],
+     ["1" * 100]),
     ("negative eps", ["--set", "eps=-1"], ["eps"], 2),
     ("set without =", ["--set", "eps"], ["NAME=VALUE"], 2),
     ("bad backend", ["--backend", "gpu"], ["backend"], 2),

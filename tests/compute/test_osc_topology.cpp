@@ -148,6 +148,25 @@ TEST(OscTopology, BadEdgeListsNameTheLine) {
   EXPECT_NE(error_of([] { load_edge_list("", 5, 1); }).find("network.file"), std::string::npos);
 }
 
+// Found by tests/fuzz (fuzz_edge_list): a bad line came back whole in the message (60 kB of it
+// for a long line), control characters included.
+TEST(OscTopology, BadLinesAreQuotedShortOnOneLine) {
+  const auto path = write_text("long.txt", std::string(60000, 'x') + " y\n");
+  const std::string msg = error_of([&] { load_edge_list(path.string(), 5, 1); });
+  EXPECT_EQ(msg, path.string() + ": line 1: node indices must be integers, got '" +
+                     std::string(80, 'x') + "...'");
+  const auto ctl = write_text("ctl.txt", "0 1\n0\x01 1 2 3 4\n");
+  EXPECT_EQ(
+      error_of([&] { load_edge_list(ctl.string(), 5, 1); }),
+      ctl.string() +
+          ": line 2: expected 'i j' or 'i j weight' (0-based node indices), got '0? 1 2 3 4'");
+  const auto w = write_text("w.txt", "0 1 " + std::string(200, '9') + "e\n");
+  const std::string mw = error_of([&] { load_edge_list(w.string(), 5, 1); });
+  EXPECT_NE(mw.find("the weight must be a finite number, got '" + std::string(80, '9') + "...'"),
+            std::string::npos)
+      << mw;
+}
+
 TEST(OscTopology, ValidateCatchesBrokenCsr) {
   Topologies t = ring(6, 2, 1);
   validate(t);

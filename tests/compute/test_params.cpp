@@ -8,6 +8,7 @@
 #include "core/backend.hpp"
 #include "core/error.hpp"
 #include "core/params.hpp"
+#include "core/quote.hpp"
 
 namespace simscope {
 namespace {
@@ -143,6 +144,30 @@ TEST(Params, UnknownParameterListsTheKnownOnes) {
   const std::string e = error_of([&] { p.set_from_string("nn", "3"); });
   EXPECT_NE(e.find("unknown parameter 'nn' for workload 'demo'"), std::string::npos) << e;
   EXPECT_NE(e.find("n, x, mode, on, file"), std::string::npos) << e;
+}
+
+// Found by tests/fuzz (fuzz_set_value): a value or a name holding a newline split the message
+// over two lines, and a value of any length came back whole.
+TEST(Params, MessagesQuoteTheTextOnOneLine) {
+  ParamSet p = test_schema().defaults();
+  EXPECT_EQ(error_of([&] { p.set_from_string("mode", "\"xy\nxy"); }),
+            "parameter mode: expected one of a|b, got '\"xy?xy'");
+  EXPECT_EQ(
+      error_of([&] { p.set_from_string("x", std::string(400, '1')); }),
+      "parameter x: expected a finite number in [0, 1], got '" + std::string(80, '1') + "...'");
+  const std::string e = error_of([&] { p.set_from_string("a\nb\r", "1"); });
+  EXPECT_NE(e.find("unknown parameter 'a?b?' for workload 'demo'"), std::string::npos) << e;
+}
+
+TEST(QuoteText, ControlCharactersAndLongTextOnOneLine) {
+  EXPECT_EQ(quote_text("plain"), "plain");
+  EXPECT_EQ(quote_text(std::string("a\0b\tc\x7f", 6)), "a?b?c?");
+  EXPECT_EQ(quote_text("r\xc3\xa9sum\xc3\xa9"), "r\xc3\xa9sum\xc3\xa9") << "UTF-8 kept as written";
+  EXPECT_EQ(quote_text(std::string(80, 'a')), std::string(80, 'a'));
+  EXPECT_EQ(quote_text(std::string(81, 'a')), std::string(80, 'a') + "...");
+  // A cut inside a 2-byte UTF-8 character falls before it.
+  EXPECT_EQ(quote_text(std::string(79, 'a') + "\xc3\xa9zz"), std::string(79, 'a') + "...");
+  EXPECT_EQ(quote_text("abcdef", 3), "abc...");
 }
 
 TEST(Params, ChangedNamesTheValuesOffTheirDefaults) {

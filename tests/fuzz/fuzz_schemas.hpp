@@ -1,0 +1,22 @@
+#pragma once
+/// @file The workloads' parameter schemas, chosen by an input byte (harnesses of --set values
+/// and presets).
+#include "core/params.hpp"
+#include "field/field.hpp"
+#include "lsq/lsq.hpp"
+#include "oscillators/oscillators.hpp"
+
+namespace simscope::fuzz {
+
+inline const Schema& workload_schema(std::uint8_t pick) {
+  switch (pick % 3) {
+    case 0:
+      return field::schema();
+    case 1:
+      return lsq::schema();
+    default:
+      return oscillators::schema();
+  }
+}
+
+}  // namespace simscope::fuzz
