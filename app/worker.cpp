@@ -24,6 +24,9 @@ void Worker::submit(const ParamSet& params, Backend backend, bool preview_first,
   std::lock_guard<std::mutex> lock(mutex_);
   pending_ = Request{params, backend, preview_first, command, std::move(checkpoint)};
   progress_->cancel = true;  // supersede the running job
+  // The clock starts at submission: a poll before the thread takes the request reads ~0 s, not
+  // the time since the steady clock's epoch (headless once printed 'elapsed 3132.2 s').
+  started_ = std::chrono::steady_clock::now();
   busy_ = true;
   cv_.notify_all();
 }

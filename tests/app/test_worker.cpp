@@ -202,6 +202,24 @@ class FakeDeviceWorkload final : public Workload {
 // Issue 16 item 1: the GUI keeps the preview, the full run reallocates the output buffer, the
 // user cancels (busy() turns false), then a colormap or range change redraws from the preview's
 // device_view: that memory must still be the preview's, freed only when the result goes.
+TEST(Worker, ElapsedCountsFromSubmission) {
+  // Before the fix the clock started when the thread took the request, so a poll right after
+  // submit() read the time since the steady clock's epoch (the machine's uptime).
+  std::atomic<int> finished{0};
+  Worker w(std::make_unique<FakeWorkload>(&finished));
+  for (int round = 0; round < 50; ++round) {
+    const auto before = std::chrono::steady_clock::now();
+    w.submit(params(round, 2), Backend::Cpu, false);
+    const double bound =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - before).count() + 1e-3;
+    const double e = w.elapsed_seconds();
+    EXPECT_GE(e, 0.0);
+    EXPECT_LE(e, bound + 0.5) << "round " << round;
+    while (w.busy()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    w.poll();
+  }
+}
+
 TEST(Worker, PreviewDeviceViewOutlivesTheCancelledFullRun) {
   auto ledger = std::make_shared<Ledger>();
   std::optional<RunResult> shown;  // what the GUI holds (GuiState::result)
