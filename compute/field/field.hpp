@@ -14,6 +14,7 @@
 
 #include "core/backend.hpp"
 #include "core/params.hpp"
+#include "core/precision.hpp"
 #include "core/progress.hpp"
 
 namespace simscope::field {
@@ -26,8 +27,8 @@ namespace simscope::field {
 /// their distance from that origin, not of their coordinates' magnitude (targets 0.01 from a
 /// source at x = 1e6 are resolved). A coincidence is a target exactly on a source in fp64
 /// (fp32 rounding never makes one). Fp64: targets as given, terms and sums in fp64 (the sources
-/// stay the fp32 values of Sources).
-enum class Precision { Fp32, Fp64 };
+/// stay the fp32 values of Sources). (core/precision.hpp's type.)
+using Precision = simscope::Precision;
 
 /// Point sources, structure of arrays, fp32 (16 bytes per source). Positions are stored in fp32
 /// as given (a loaded position far from 0 is rounded to 6e-8 of its magnitude when read: 0.06 at

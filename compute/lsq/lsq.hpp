@@ -57,6 +57,7 @@
 
 #include "core/backend.hpp"
 #include "core/params.hpp"
+#include "core/precision.hpp"
 #include "core/progress.hpp"
 #include "io/npy.hpp"
 
@@ -72,8 +73,8 @@ constexpr std::size_t kMaxObservations = 65536;
 /// A, the fallback SVDs and the refinement residual. Fp64 is the default: errors around 1e-12
 /// relative on well-conditioned pixels. Fp32 halves the memory traffic and doubles the SIMD
 /// width of the O(N^3) part; after the refinement step it still gives ~1e-7 on pixels with
-/// cond(A_p) <= 1e3 (pixels beyond cond(G) = 1e5 go to the float64 SVD).
-enum class Precision { Fp32, Fp64 };
+/// cond(A_p) <= 1e3 (pixels beyond cond(G) = 1e5 go to the float64 SVD). (core/precision.hpp's type.)
+using Precision = simscope::Precision;
 
 /// How each pixel with gaps is solved.
 ///   Auto:   Cholesky of the normal equations + one refinement step; SVD fallback for breakdowns,

@@ -11,8 +11,6 @@ namespace simscope::lsq::detail {
 
 /// A fresh, never-zero Cube::generation value.
 std::uint64_t next_generation();
-/// "1.23 GiB".
-std::string gib(double bytes);
 /// Host bytes of the outputs of an N-unknown, P-pixel solve (Result + the app's float copies).
 double output_bytes(std::size_t n, std::size_t pixels);
 
