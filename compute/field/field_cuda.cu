@@ -90,18 +90,20 @@ class CudaEvaluator final : public Evaluator {
     return nullptr;
   }
 
-  void evaluate(const Sources& s, const Targets& t, const Options& o, Result& out,
-                Progress* progress) override {
+  using Evaluator::evaluate;
+  void evaluate(const Sources& s, const Targets& t, const IndexRange& range, const Options& o,
+                Result& out, Progress* progress) override {
     detail::validate(o);
+    const IndexRange r = resolve(range, t.size(), "field: targets");
     progress_check(progress);
     const auto t0 = std::chrono::steady_clock::now();
-    const std::size_t T = t.size(), P = s.size();
+    const std::size_t T = r.end - r.begin, P = s.size();
     if (T > std::size_t(INT32_MAX) / 8 || P > std::size_t(INT32_MAX) / 2)
       throw Error("field (CUDA): too many targets or sources for one evaluation");
     cuda_use_device(device_);
     have_result_ = false;
     try {
-      run(s, t, o, out, progress);
+      run(s, t, r, o, out, progress);
     } catch (...) {
       // Cancelled or a failure: let queued copies and kernels finish, so that none still reads
       // the caller's targets or adds into acc_ while the next evaluate() clears it.
@@ -111,16 +113,19 @@ class CudaEvaluator final : public Evaluator {
     }
     result_T_ = T;
     have_result_ = true;
+    out.target_begin = r.begin;
     progress_set(progress, 1);
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
 
  private:
-  /// The body of evaluate(): uploads, chunks, finalize, copies back into `out`.
-  void run(const Sources& s, const Targets& t, const Options& o, Result& out, Progress* progress) {
-    const std::size_t T = t.size(), P = s.size();
+  /// The body of evaluate(): uploads, chunks, finalize, copies back into `out`. Only the
+  /// targets of range `r` are uploaded and evaluated; the fp32 origin is the whole set's.
+  void run(const Sources& s, const Targets& t, const IndexRange& r, const Options& o, Result& out,
+           Progress* progress) {
+    const std::size_t T = r.end - r.begin, P = s.size();
     upload_sources(s);
-    upload_targets(t);
+    upload_targets(t, r);
     progress_set(progress, 0);
 
     cudaStream_t s0 = streams_[0], s1 = streams_[1];
@@ -186,8 +191,8 @@ class CudaEvaluator final : public Evaluator {
     src_generation_ = s.generation;
   }
 
-  void upload_targets(const Targets& t) {
-    const std::size_t T = t.size();
+  void upload_targets(const Targets& t, const IndexRange& r) {
+    const std::size_t T = r.end - r.begin;
     if (T > target_capacity_ || !tgt_) {
       const std::size_t cap = std::max<std::size_t>(T, 1);
       have_result_ = false;
@@ -213,8 +218,8 @@ class CudaEvaluator final : public Evaluator {
     if (T == 0) return;
     const std::vector<double>* v[3] = {&t.x, &t.y, &t.z};
     for (int c = 0; c < 3; ++c)
-      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(tgt_.get() + c * T, v[c]->data(), T * sizeof(double),
-                                          cudaMemcpyHostToDevice, streams_[0]));
+      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(tgt_.get() + c * T, v[c]->data() + r.begin,
+                                          T * sizeof(double), cudaMemcpyHostToDevice, streams_[0]));
   }
 
   /// The event recorded after chunk k (k = 0, 1: one per stream).

@@ -427,6 +427,7 @@ struct Buffers {
   /// Cube::generation of the whole cube held in `cube` (one-chunk solves only); 0: none. A solve
   /// of the same cube skips the upload (e.g. the GUI changing lambda, method or precision).
   std::uint64_t resident_generation = 0;
+  std::size_t resident_begin = 0;  ///< ... and the cube pixel it starts at (a row range's)
 };
 
 class CudaSolver final : public Solver {
@@ -458,12 +459,14 @@ class CudaSolver final : public Solver {
   Backend backend() const override { return Backend::Cuda; }
   double peak_device_bytes() const override { return double(alloc_->peak_bytes()); }
 
-  void solve(const Cube& cube, const Design& design, const Options& options, Result& out,
-             Progress* progress) override {
+  using Solver::solve;
+  void solve(const Cube& cube, const Design& design, const IndexRange& range,
+             const Options& options, Result& out, Progress* progress) override {
     validate(cube, design, options);
+    const IndexRange rows = resolve(range, cube.height, "lsq: pixel rows");
     cuda_use_device(device_);  // may run on another thread than the constructor's
     const auto t0 = Clock::now();
-    init_result(out, cube, design);
+    init_result(out, cube, design, rows);
     const SharedSvd shared = shared_svd(design, options.lambda);
     out.shared_rank = shared.rank;
     try {
@@ -488,11 +491,13 @@ class CudaSolver final : public Solver {
   }
 
  private:
+  /// Solves the result's pixels: P = out.pixels() from cube pixel pb = out.row_begin * W (a row
+  /// range is one contiguous slab of P pixels per observation, at stride cube.pixels()).
   template <class T>
   void run(const Cube& cube, const Design& design, const Options& options, const SharedSvd& shared,
            Result& out, Progress* progress) {
     const int M = int(design.m), N = int(design.n), NT = N * (N + 1) / 2;
-    const std::size_t P = cube.pixels();
+    const std::size_t P = out.pixels(), pb = out.row_begin * cube.width, Pcube = cube.pixels();
     const std::size_t csize = cube.dtype == io::DType::Float32 ? 4 : 8;
     upload_design<T>(design, shared);
 
@@ -515,13 +520,15 @@ class CudaSolver final : public Solver {
     for (auto& b : buf_) ensure_buffers<T>(b, pc, M, N, csize);
     // Chunks known to have no pixel with gaps (learnt from an earlier solve of this cube, see
     // finish()) skip the Gram products; the others run them without asking the device first.
-    if (gap_free_generation_ != cube.generation || gap_free_pc_ != pc || cube.generation == 0) {
+    if (gap_free_generation_ != cube.generation || gap_free_pc_ != pc || cube.generation == 0 ||
+        gap_free_begin_ != pb || gap_free_pixels_ != P) {
       gap_free_.assign((P + pc - 1) / pc, 0);
       gap_free_generation_ = cube.generation, gap_free_pc_ = pc;
+      gap_free_begin_ = pb, gap_free_pixels_ = P;
     }
 
     const bool host_all = options.method == Method::Qr || options.method == Method::Svd;
-    std::uint64_t fallbacks = 0;
+    std::uint64_t fallbacks = 0, on_host = 0;
     std::size_t done = 0;  // pixels finished (chunks finish out of order: buf_[0] first at the end)
     std::vector<std::size_t> host_pixels;
     auto finish = [&](Buffers& b) {  // b's chunk: outputs from the pinned staging, host SVDs
@@ -540,7 +547,8 @@ class CudaSolver final : public Solver {
       for (std::size_t q = 0; q < b.np; ++q)
         if (out.status[b.p0 + q] == kStatusHost) host_pixels.push_back(b.p0 + q);
       if (!host_all) fallbacks += host_pixels.size();
-      if (!host_pixels.empty()) solve_pixels_dense(cube, design, options, host_pixels, out);
+      on_host += host_pixels.size();
+      if (!host_pixels.empty()) solve_pixels_dense(cube, design, options, host_pixels, out, pb);
       done += b.np;
       progress_set(progress, double(done) / double(P));
     };
@@ -558,10 +566,12 @@ class CudaSolver final : public Solver {
       // 1. the slab of the cube (unless this buffer holds the whole cube already), the mask,
       // data and counts.
       const bool whole = b.np == P;
-      if (!(whole && cube.generation != 0 && b.resident_generation == cube.generation)) {
+      if (!(whole && cube.generation != 0 && b.resident_generation == cube.generation &&
+            b.resident_begin == pb)) {
         b.resident_generation = 0;
-        copy_2d(b.cube.get(), b.np * csize, cube.bytes.data() + p0 * csize, P * csize, b.np * csize,
-                std::size_t(M), cudaMemcpyHostToDevice, b.stream);
+        b.resident_begin = pb;
+        copy_2d(b.cube.get(), b.np * csize, cube.bytes.data() + (pb + p0) * csize, Pcube * csize,
+                b.np * csize, std::size_t(M), cudaMemcpyHostToDevice, b.stream);
         if (whole) b.resident_generation = cube.generation;
       }
       SIMSCOPE_CUDA_CHECK(cudaMemsetAsync(b.count.get(), 0, b.np * sizeof(int), b.stream));
@@ -635,6 +645,7 @@ class CudaSolver final : public Solver {
     for (auto& b : buf_)
       if (b.busy) finish(b);
     out.fallback_pixels = fallbacks;
+    out.host_pixels = on_host;
   }
 
   /// cudaMemcpy2DAsync, or one copy per row where a pitch exceeds the device's limit
@@ -778,7 +789,7 @@ class CudaSolver final : public Solver {
   // Chunks of the cube `gap_free_generation_` (chunk size gap_free_pc_) found without gaps.
   std::vector<char> gap_free_;
   std::uint64_t gap_free_generation_ = 0;
-  std::size_t gap_free_pc_ = 0;
+  std::size_t gap_free_pc_ = 0, gap_free_begin_ = 0, gap_free_pixels_ = 0;
 };
 
 }  // namespace
