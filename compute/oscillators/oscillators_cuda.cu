@@ -19,8 +19,9 @@
 // kernel (deterministic tree order) and copied back: only (T,) series leave the device.
 //
 // Host side: launches in chunks of ~kChunkSeconds of work (first guess, then the measured rate);
-// between chunks progress, cancellation, and the samples. cudaMalloc failures give an Error with
-// the size asked and the memory free; peak device bytes are tracked.
+// between chunks progress, cancellation, and the samples. Device memory: DeviceBuffers of the
+// ensemble's DeviceAllocator ("oscillators", core/device_memory.hpp: current and peak bytes, one
+// out-of-memory message with the size asked and the memory free), frames included.
 #include <cuda_runtime.h>
 #include <math_constants.h>
 
