@@ -144,6 +144,13 @@ class LsqWorkload final : public Workload {
     r.stats["design_rank"] = double(result->shared_rank);
     r.stats["pixels_per_s"] = result->seconds > 0 ? double(P) / result->seconds : 0;
     r.stats["peak_device_bytes"] = solver_->peak_device_bytes();
+    // Where the per-pixel method ran: qr/svd solve their pixels with gaps on the host even on
+    // the CUDA back end (lsq::method_runs_on); 1 then, for run.json and the status bar.
+    r.stats["host_pixels"] = double(result->host_pixels);
+    r.stats["method_on_host"] =
+        backend == Backend::Cuda && lsq::method_runs_on(options.method, backend) == Backend::Cpu
+            ? 1
+            : 0;
     if (stride > 1) r.stats["preview_stride"] = double(stride);
 
     auto pl = std::make_shared<LsqPayload>();

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "core/bytes.hpp"
 #include "gui_state.hpp"
 
 namespace simscope::app::gui {
@@ -67,7 +68,7 @@ void draw_status_bar(GuiState& s, float x, float y, float w, float h) {
     ImGui::SameLine();
     ImGui::TextDisabled("|");
     ImGui::SameLine();
-    ImGui::Text("device mem %.0f MiB", cuda_memory_used_bytes() / 1048576.0);
+    ImGui::Text("device mem %s", format_bytes(cuda_memory_used_bytes()).c_str());
   }
   if (progress_shown(s)) {
     ImGui::SameLine();

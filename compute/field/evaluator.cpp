@@ -41,11 +41,76 @@ const std::vector<float>& output(const Result& r, const std::string& name) {
   throw Error("unknown field output '" + name + "' (known: magnitude, ex, ey, ez, potential)");
 }
 
+const char* to_string(Method m) { return m == Method::Direct ? "direct" : "unknown"; }
+
+Method method_from_string(const std::string& name) {
+  if (name == "direct") return Method::Direct;
+  throw Error("field: unknown method '" + name + "' (known: direct)");
+}
+
+namespace {
+/// Every evaluator: (method, back end, factory). A new method adds its rows here.
+struct EvaluatorEntry {
+  Method method;
+  Backend backend;
+  std::unique_ptr<Evaluator> (*make)();
+};
+const EvaluatorEntry kEvaluators[] = {
+    {Method::Direct, Backend::Cpu, detail::make_cpu_evaluator},
+    {Method::Direct, Backend::Cuda, detail::make_cuda_evaluator},
+};
+}  // namespace
+
+std::vector<std::pair<Method, Backend>> available_evaluators() {
+  std::vector<std::pair<Method, Backend>> out;
+  for (const auto& e : kEvaluators) out.emplace_back(e.method, e.backend);
+  return out;
+}
+
+std::unique_ptr<Evaluator> make_evaluator(Method method, Backend backend) {
+  for (const auto& e : kEvaluators) {
+    if (e.method != method || e.backend != backend) continue;
+    if (backend == Backend::Cuda) {
+      const CudaStatus& s = cuda_status();
+      if (!s.usable) throw Error("field: the CUDA back end cannot run (" + s.reason + ")");
+    }
+    return e.make();
+  }
+  std::string known;
+  for (const auto& e : kEvaluators)
+    known += std::string(known.empty() ? "" : ", ") + to_string(e.method) + " on " +
+             to_string(e.backend);
+  throw Error(std::string("field: no evaluator for method '") + to_string(method) + "' on the " +
+              to_string(backend) + " back end (available: " + known + ")");
+}
+
 std::unique_ptr<Evaluator> make_evaluator(Backend backend) {
-  if (backend == Backend::Cpu) return detail::make_cpu_evaluator();
-  const CudaStatus& s = cuda_status();
-  if (!s.usable) throw Error("field: the CUDA back end cannot run (" + s.reason + ")");
-  return detail::make_cuda_evaluator();
+  return make_evaluator(Method::Direct, backend);
+}
+
+Result merge_target_ranges(const std::vector<Result>& parts) {
+  if (parts.empty()) throw Error("field: merge_target_ranges needs at least one part");
+  Result out;
+  out.target_begin = parts.front().target_begin;
+  std::size_t n = 0;
+  for (const Result& r : parts) {
+    if (r.target_begin != out.target_begin + n)
+      throw Error("field: merge_target_ranges: a part starts at target " +
+                  std::to_string(r.target_begin) + ", expected " +
+                  std::to_string(out.target_begin + n) + " (parts must be consecutive)");
+    n += r.size();
+  }
+  for (auto* v : {&out.magnitude, &out.ex, &out.ey, &out.ez, &out.potential}) v->reserve(n);
+  for (const Result& r : parts) {
+    out.magnitude.insert(out.magnitude.end(), r.magnitude.begin(), r.magnitude.end());
+    out.ex.insert(out.ex.end(), r.ex.begin(), r.ex.end());
+    out.ey.insert(out.ey.end(), r.ey.begin(), r.ey.end());
+    out.ez.insert(out.ez.end(), r.ez.begin(), r.ez.end());
+    out.potential.insert(out.potential.end(), r.potential.begin(), r.potential.end());
+    out.skipped_coincidences += r.skipped_coincidences;
+    out.seconds += r.seconds;
+  }
+  return out;
 }
 
 }  // namespace simscope::field

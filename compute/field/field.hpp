@@ -10,11 +10,14 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/backend.hpp"
 #include "core/params.hpp"
+#include "core/precision.hpp"
 #include "core/progress.hpp"
+#include "core/range.hpp"
 
 namespace simscope::field {
 
@@ -26,8 +29,8 @@ namespace simscope::field {
 /// their distance from that origin, not of their coordinates' magnitude (targets 0.01 from a
 /// source at x = 1e6 are resolved). A coincidence is a target exactly on a source in fp64
 /// (fp32 rounding never makes one). Fp64: targets as given, terms and sums in fp64 (the sources
-/// stay the fp32 values of Sources).
-enum class Precision { Fp32, Fp64 };
+/// stay the fp32 values of Sources). (core/precision.hpp's type.)
+using Precision = simscope::Precision;
 
 /// Point sources, structure of arrays, fp32 (16 bytes per source). Positions are stored in fp32
 /// as given (a loaded position far from 0 is rounded to 6e-8 of its magnitude when read: 0.06 at
@@ -76,11 +79,14 @@ struct Options {
   Precision precision = Precision::Fp32;
 };
 
-/// Results: one float per target for each output.
+/// Results: one float per target of the evaluated range for each output (index i holds target
+/// target_begin + i).
 struct Result {
   std::vector<float> magnitude, ex, ey, ez, potential;
+  std::size_t target_begin = 0;            ///< first target of the range evaluated
   std::uint64_t skipped_coincidences = 0;  ///< (source, target) pairs skipped (eps = 0 only)
   double seconds = 0;                      ///< wall time of the evaluation
+  std::size_t size() const { return magnitude.size(); }  ///< targets held
 };
 
 /// The output names, in export order: "magnitude", "ex", "ey", "ez", "potential".
@@ -91,20 +97,42 @@ const std::vector<float>& output(const Result& r, const std::string& name);
 /// potential. Throws Error on an unknown name.
 const char* output_unit(const std::string& name);
 
-/// A field evaluator. Implementations: CPU (OpenMP, the reference) and CUDA.
+/// How the sums over the sources are formed. Direct: every (source, target) pair, O(P T) work
+/// (the only method now; a tree method is planned, issue 11 item 4).
+enum class Method { Direct };
+/// "direct" ("unknown" for a value outside the enum).
+const char* to_string(Method m);
+/// The method called `name` ("direct"). Throws simscope::Error listing the known names.
+Method method_from_string(const std::string& name);
+
+/// A field evaluator. Implementations (method, back end): (direct, CPU: OpenMP, the reference)
+/// and (direct, CUDA).
 class Evaluator {
  public:
   virtual ~Evaluator() = default;
   virtual Backend backend() const = 0;
+  virtual Method method() const { return Method::Direct; }
   /// Computes all outputs for every target. Resizes `out`'s vectors to targets.size().
   /// Outputs are in units of k*q/length^2 (field) and k*q/length (potential); out.seconds is the
   /// wall time. Progress is reported in [0,1]; throws simscope::Cancelled when cancelled,
   /// simscope::Error on invalid options (eps < 0 or non-finite, k non-finite; `out` untouched)
   /// or device failures. After Cancelled or a device failure `out` may be partly written:
   /// evaluate into a scratch Result to keep the previous one.
-  virtual void evaluate(const Sources& sources, const Targets& targets, const Options& options,
-                        Result& out, Progress* progress = nullptr) = 0;
-  /// CUDA only: the last result's output `name` in device memory (targets.size() floats), null
+  void evaluate(const Sources& sources, const Targets& targets, const Options& options, Result& out,
+                Progress* progress = nullptr) {
+    evaluate(sources, targets, IndexRange::all(), options, out, progress);
+  }
+  /// The same for the targets [range.begin, range.end) only (a work range: IndexRange::all() is
+  /// every target): `out` gets range-size values per output, out.target_begin = range.begin.
+  /// Each target's values are bit-identical to those of the whole evaluation on the CPU back
+  /// end (the fp32 local origin comes from the WHOLE target set, and the CPU splits the sources
+  /// as for the whole set), so results of consecutive ranges merged by merge_target_ranges()
+  /// equal the unsplit result; on the CUDA back end they agree to rounding (its fp64 sums are
+  /// atomic adds, in no fixed order). Throws simscope::Error (`out` untouched) when the range is
+  /// not within [0, targets.size()), and as above.
+  virtual void evaluate(const Sources& sources, const Targets& targets, const IndexRange& range,
+                        const Options& options, Result& out, Progress* progress = nullptr) = 0;
+  /// CUDA only: the last result's output `name` in device memory (its range's floats), null
   /// on the CPU back end, before a result, or for an unknown name. Shared ownership: the memory
   /// stays allocated and unchanged while the pointer is held, whatever later evaluate() calls do
   /// (they write into another buffer then). Used for CUDA-GL interop.
@@ -115,9 +143,21 @@ class Evaluator {
   virtual double peak_device_bytes() const { return 0; }
 };
 
-/// Creates the evaluator for `backend`. Throws simscope::Error when the CUDA back end was not
+/// Creates the evaluator of `method` on `backend`. Throws simscope::Error when that pair does
+/// not exist (the message lists available_evaluators()), or when the CUDA back end was not
 /// compiled or cannot run.
+std::unique_ptr<Evaluator> make_evaluator(Method method, Backend backend);
+/// make_evaluator(Method::Direct, backend).
 std::unique_ptr<Evaluator> make_evaluator(Backend backend);
+/// The (method, back end) pairs that make_evaluator() knows, whether or not this machine can run
+/// them (cuda_status()).
+std::vector<std::pair<Method, Backend>> available_evaluators();
+
+/// The results of consecutive target ranges (parts[k + 1].target_begin == parts[k].target_begin
+/// + parts[k].size()) as one Result from parts[0].target_begin: outputs concatenated,
+/// skipped_coincidences and seconds summed. Throws simscope::Error when the parts are not
+/// consecutive or none is given.
+Result merge_target_ranges(const std::vector<Result>& parts);
 
 /// Float64 brute-force reference (no tiling, no OpenMP, no SIMD; single thread): for tests only.
 /// Uses the targets as given (not rounded to fp32) whatever options.precision says; terms with

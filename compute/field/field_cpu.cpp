@@ -36,7 +36,7 @@ Plan make_plan(std::size_t T, std::size_t P, int threads) {
   Plan p;
   p.blocks = (T + kBlock - 1) / kBlock;
   const std::size_t want = 4 * std::size_t(threads);  // items wanted for dynamic balance
-  if (p.blocks < want && P > 2 * kTile) {
+  if (p.blocks > 0 && p.blocks < want && P > 2 * kTile) {  // (no targets: nothing to split)
     const std::size_t max_splits = std::max<std::size_t>(1, P / (2 * kTile));
     p.splits = std::min(max_splits, (want + p.blocks - 1) / p.blocks);
   }
@@ -60,12 +60,12 @@ struct ShiftedTile {
   }
 };
 
-/// Sums over sources [j0, j1) for targets [i0, i1) into acc[(i - i0) * 4 + c], in coordinates
-/// relative to `origin` (detail::local_origin: zero in fp64). Returns false when cancellation
-/// was seen (acc is then incomplete).
-bool run_item(const Sources& s, const Targets& t, const Options& o, const detail::Origin& origin,
-              std::size_t i0, std::size_t i1, std::size_t j0, std::size_t j1, double* acc,
-              std::uint64_t& skipped, const Progress* progress) {
+/// Sums over sources [j0, j1) for targets tb + [i0, i1) into acc[(i - i0) * 4 + c], in
+/// coordinates relative to `origin` (detail::local_origin: zero in fp64). Returns false when
+/// cancellation was seen (acc is then incomplete).
+bool run_item(const Sources& s, const Targets& t, std::size_t tb, const Options& o,
+              const detail::Origin& origin, std::size_t i0, std::size_t i1, std::size_t j0,
+              std::size_t j1, double* acc, std::uint64_t& skipped, const Progress* progress) {
   const double eps2 = o.eps * o.eps;
   const float eps2f = float(eps2);
   const bool fp32 = o.precision == Precision::Fp32;
@@ -80,15 +80,16 @@ bool run_item(const Sources& s, const Targets& t, const Options& o, const detail
     const cpu::Tile fast = shifted ? local.shift(tile, origin) : tile;
     for (std::size_t i = i0; i < i1; ++i) {
       double* a = acc + (i - i0) * 4;
+      const double tx = t.x[tb + i], ty = t.y[tb + i], tz = t.z[tb + i];
       double sums[4];
       if (fp32) {
         // The target relative to the origin, in fp64, then rounded to fp32 like the sources.
         float f[4];
-        cpu::tile_fp32(fast, float(t.x[i] - origin.x), float(t.y[i] - origin.y),
-                       float(t.z[i] - origin.z), eps2f, f);
+        cpu::tile_fp32(fast, float(tx - origin.x), float(ty - origin.y), float(tz - origin.z),
+                       eps2f, f);
         for (int c = 0; c < 4; ++c) sums[c] = f[c];
       } else {
-        cpu::tile_fp64(tile, t.x[i], t.y[i], t.z[i], eps2, sums);
+        cpu::tile_fp64(tile, tx, ty, tz, eps2, sums);
       }
       if (std::isfinite(sums[0] + sums[1] + sums[2] + sums[3])) {
         for (int c = 0; c < 4; ++c) a[c] += sums[c];
@@ -96,7 +97,7 @@ bool run_item(const Sources& s, const Targets& t, const Options& o, const detail
         // A coincidence in fp32 (or an overflow) in this tile: redo it in fp64 at the exact
         // positions (target as given, fp32 sources), skipping and counting only r2 == 0 there,
         // as evaluate_reference does: fp32 rounding never makes a coincidence.
-        cpu::tile_checked(tile, t.x[i], t.y[i], t.z[i], eps2, a, skipped);
+        cpu::tile_checked(tile, tx, ty, tz, eps2, a, skipped);
       }
     }
   }
@@ -113,17 +114,25 @@ void finalize(const double* acc, double k, Result& out, std::size_t i) {
 
 class CpuEvaluator final : public Evaluator {
  public:
+  using Evaluator::evaluate;
   Backend backend() const override { return Backend::Cpu; }
 
-  void evaluate(const Sources& s, const Targets& t, const Options& o, Result& out,
-                Progress* progress) override {
+  void evaluate(const Sources& s, const Targets& t, const IndexRange& range, const Options& o,
+                Result& out, Progress* progress) override {
     detail::validate(o);
+    const IndexRange r = resolve(range, t.size(), "field: targets");
     const auto t0 = std::chrono::steady_clock::now();
-    const std::size_t T = t.size(), P = s.size();
+    const std::size_t T = r.end - r.begin, P = s.size(), tb = r.begin;
     detail::resize_outputs(out, T);
+    out.target_begin = tb;
     out.skipped_coincidences = 0;
     progress_set(progress, 0);
-    const Plan plan = make_plan(T, P, omp_get_max_threads());
+    // The split of the sources comes from the WHOLE target set, so that a target's sums are
+    // added in the same order whatever range it is evaluated in (bit-identical ranges); only
+    // the blocks of targets are the range's.
+    Plan plan = make_plan(t.size(), P, omp_get_max_threads());
+    plan.blocks = (T + kBlock - 1) / kBlock;
+    // The origin too: from the whole target set (origin.cpp), not the range.
     const detail::Origin origin = detail::local_origin(t, o.precision);
     const std::size_t items = plan.blocks * plan.splits;
     // Partial sums per source range when the sources are split (T is small then).
@@ -140,7 +149,7 @@ class CpuEvaluator final : public Evaluator {
       const std::size_t j0 = std::min(P, r * plan.chunk), j1 = std::min(P, j0 + plan.chunk);
       double local[kBlock * 4] = {};
       double* acc = plan.splits > 1 ? &partial[(r * T + i0) * 4] : local;
-      if (!run_item(s, t, o, origin, i0, i1, j0, j1, acc, skipped, progress)) {
+      if (!run_item(s, t, tb, o, origin, i0, i1, j0, j1, acc, skipped, progress)) {
         stop.store(true);
         continue;
       }

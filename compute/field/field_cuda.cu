@@ -4,6 +4,8 @@
 // and size are unchanged), the targets (3 doubles each), fp64 accumulators (4 doubles per
 // target) and the five float outputs (kept for device_output(), in a buffer shared with the
 // results that view it: never written again while one holds it). Never a P x T intermediate.
+// Every buffer is a DeviceBuffer of the evaluator's DeviceAllocator ("field", core/
+// device_memory.hpp): its peak counts an output buffer until the last result holding it lets go.
 // The sources are processed in chunks of about kChunkSeconds of work; chunks alternate between
 // two streams so that one chunk's tail overlaps the next one's start, and between chunks the
 // host updates the progress and checks for cancellation. In fp32 the kernel works relative to the
@@ -21,6 +23,7 @@
 #include <vector>
 
 #include "core/cuda_check.hpp"
+#include "core/device_memory.hpp"
 #include "field/field_cuda_kernels.cuh"
 #include "field/field_internal.hpp"
 
@@ -56,14 +59,12 @@ KernelFn<R> kernel_for(int rb) {
   return cuda::field_kernel<R, 4>;
 }
 
-std::string mib(double bytes) {
-  return std::to_string(std::llround(bytes / (1024.0 * 1024.0))) + " MiB";
-}
-
 class CudaEvaluator final : public Evaluator {
  public:
   CudaEvaluator() {
     device_ = cuda_current_device();  // the device rule (core/cuda_check.hpp)
+    alloc_ = DeviceAllocator::cuda("field", device_,
+                                   "reduce sources.count or grid.size, or use --backend cpu");
     SIMSCOPE_CUDA_CHECK(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, device_));
     for (auto& s : streams_)
       SIMSCOPE_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
@@ -71,8 +72,7 @@ class CudaEvaluator final : public Evaluator {
   }
   ~CudaEvaluator() override {
     const CudaDeviceScope on(device_);  // may be destroyed on another thread
-    for (void* p : {(void*)src_, (void*)tgt_, (void*)acc_, (void*)skipped_})
-      if (p) cudaFree(p);
+    src_.reset(), tgt_.reset(), acc_.reset(), skipped_.reset();
     out_.reset();  // freed here unless a result still views it
     for (auto& e : chunk_end_) cudaEventDestroy(e);
     cudaEventDestroy(ready_);
@@ -80,28 +80,30 @@ class CudaEvaluator final : public Evaluator {
   }
 
   Backend backend() const override { return Backend::Cuda; }
-  double peak_device_bytes() const override { return double(peak_bytes_); }
+  double peak_device_bytes() const override { return double(alloc_->peak_bytes()); }
 
   std::shared_ptr<const float> device_output(const std::string& name) const override {
     if (!out_ || !have_result_) return nullptr;
     const auto& names = output_names();
     for (std::size_t k = 0; k < names.size(); ++k)  // aliasing: shares the ownership of out_
-      if (names[k] == name) return std::shared_ptr<const float>(out_, out_.get() + k * result_T_);
+      if (names[k] == name) return std::shared_ptr<const float>(out_, out_->get() + k * result_T_);
     return nullptr;
   }
 
-  void evaluate(const Sources& s, const Targets& t, const Options& o, Result& out,
-                Progress* progress) override {
+  using Evaluator::evaluate;
+  void evaluate(const Sources& s, const Targets& t, const IndexRange& range, const Options& o,
+                Result& out, Progress* progress) override {
     detail::validate(o);
+    const IndexRange r = resolve(range, t.size(), "field: targets");
     progress_check(progress);
     const auto t0 = std::chrono::steady_clock::now();
-    const std::size_t T = t.size(), P = s.size();
+    const std::size_t T = r.end - r.begin, P = s.size();
     if (T > std::size_t(INT32_MAX) / 8 || P > std::size_t(INT32_MAX) / 2)
       throw Error("field (CUDA): too many targets or sources for one evaluation");
     cuda_use_device(device_);
     have_result_ = false;
     try {
-      run(s, t, o, out, progress);
+      run(s, t, r, o, out, progress);
     } catch (...) {
       // Cancelled or a failure: let queued copies and kernels finish, so that none still reads
       // the caller's targets or adds into acc_ while the next evaluate() clears it.
@@ -111,21 +113,24 @@ class CudaEvaluator final : public Evaluator {
     }
     result_T_ = T;
     have_result_ = true;
+    out.target_begin = r.begin;
     progress_set(progress, 1);
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
 
  private:
-  /// The body of evaluate(): uploads, chunks, finalize, copies back into `out`.
-  void run(const Sources& s, const Targets& t, const Options& o, Result& out, Progress* progress) {
-    const std::size_t T = t.size(), P = s.size();
+  /// The body of evaluate(): uploads, chunks, finalize, copies back into `out`. Only the
+  /// targets of range `r` are uploaded and evaluated; the fp32 origin is the whole set's.
+  void run(const Sources& s, const Targets& t, const IndexRange& r, const Options& o, Result& out,
+           Progress* progress) {
+    const std::size_t T = r.end - r.begin, P = s.size();
     upload_sources(s);
-    upload_targets(t);
+    upload_targets(t, r);
     progress_set(progress, 0);
 
     cudaStream_t s0 = streams_[0], s1 = streams_[1];
-    SIMSCOPE_CUDA_CHECK(cudaMemsetAsync(acc_, 0, 4 * T * sizeof(double), s0));
-    SIMSCOPE_CUDA_CHECK(cudaMemsetAsync(skipped_, 0, sizeof(unsigned long long), s0));
+    SIMSCOPE_CUDA_CHECK(cudaMemsetAsync(acc_.get(), 0, 4 * T * sizeof(double), s0));
+    SIMSCOPE_CUDA_CHECK(cudaMemsetAsync(skipped_.get(), 0, sizeof(unsigned long long), s0));
     SIMSCOPE_CUDA_CHECK(cudaEventRecord(ready_, s0));
     SIMSCOPE_CUDA_CHECK(cudaStreamWaitEvent(s1, ready_, 0));
     if (T > 0 && P > 0) {
@@ -137,65 +142,38 @@ class CudaEvaluator final : public Evaluator {
     SIMSCOPE_CUDA_CHECK(cudaEventRecord(ready_, s1));
     SIMSCOPE_CUDA_CHECK(cudaStreamWaitEvent(s0, ready_, 0));
     if (T > 0) {
-      cuda::finalize_kernel<<<unsigned((T + 255) / 256), 256, 0, s0>>>(acc_, int(T), o.k,
-                                                                       out_.get());
+      cuda::finalize_kernel<<<unsigned((T + 255) / 256), 256, 0, s0>>>(acc_.get(), int(T), o.k,
+                                                                       out_->get());
       SIMSCOPE_CUDA_CHECK(cudaGetLastError());
     }
     detail::resize_outputs(out, T);
     float* host[5] = {out.magnitude.data(), out.ex.data(), out.ey.data(), out.ez.data(),
                       out.potential.data()};
     for (int k = 0; k < 5 && T > 0; ++k)
-      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(host[k], out_.get() + k * T, T * sizeof(float),
+      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(host[k], out_->get() + k * T, T * sizeof(float),
                                           cudaMemcpyDeviceToHost, s0));
     // Into a member, not a local: when run() throws, evaluate() waits for the streams only
     // after run()'s locals are gone.
-    SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(&skipped_host_, skipped_, sizeof skipped_host_,
+    SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(&skipped_host_, skipped_.get(), sizeof skipped_host_,
                                         cudaMemcpyDeviceToHost, s0));
     SIMSCOPE_CUDA_CHECK(cudaStreamSynchronize(s0));
     out.skipped_coincidences = skipped_host_;
   }
 
-  /// Drops this evaluator's hold on the outputs (the memory lives on with the results viewing
-  /// it, and is no longer counted here).
-  void release_outputs() {
-    out_.reset();
-    cur_bytes_ -= out_bytes_;
-    out_bytes_ = 0;
-  }
-
-  /// cudaMalloc with a clear message on failure; tracks the bytes held and their peak.
-  template <typename Ptr>
-  void alloc(Ptr*& p, std::size_t& held, std::size_t bytes, const char* what) {
-    if (p) {
-      cudaFree(p);
-      cur_bytes_ -= held;
-      p = nullptr, held = 0;
-    }
-    if (bytes == 0) return;
-    void* q = nullptr;
-    const cudaError_t e = cudaMalloc(&q, bytes);
-    if (e != cudaSuccess) {
-      cudaGetLastError();
-      std::size_t free_b = 0, total_b = 0;
-      cudaMemGetInfo(&free_b, &total_b);
-      cudaGetLastError();
-      throw Error(std::string("field (CUDA): cannot allocate ") + mib(double(bytes)) +
-                  " of device memory for " + what + " (" + mib(double(free_b)) + " free of " +
-                  mib(double(total_b)) + "; " + cudaGetErrorString(e) +
-                  "): reduce sources.count or grid.size, or use --backend cpu");
-    }
-    p = static_cast<Ptr*>(q);
-    held = bytes;
-    cur_bytes_ += bytes;
-    peak_bytes_ = std::max(peak_bytes_, cur_bytes_);
+  /// A buffer of `count` elements from this evaluator's allocator ("field").
+  template <typename T>
+  DeviceBuffer<T> buffer(std::size_t count, const char* what) {
+    return DeviceBuffer<T>(alloc_, count, what);
   }
 
   void upload_sources(const Sources& s) {
     const std::size_t P = s.size();
     if (s.generation != 0 && s.generation == src_generation_ && P == src_count_ && src_) return;
     src_generation_ = 0;  // invalid until the upload completes
-    if (P * sizeof(float4) > src_bytes_ || !src_)
-      alloc(src_, src_bytes_, std::max<std::size_t>(1, P) * sizeof(float4), "the sources");
+    if (P > src_.size() || !src_) {
+      src_.reset();  // the old buffer goes before the new one comes
+      src_ = buffer<float4>(std::max<std::size_t>(1, P), "the sources");
+    }
     // Pack x, y, z, q into float4 in slices, so the host needs no second copy of all sources.
     constexpr std::size_t kSlice = 1 << 20;
     staging_.resize(std::min(P, kSlice));
@@ -205,7 +183,7 @@ class CudaEvaluator final : public Evaluator {
         staging_[j] = make_float4(s.x[j0 + j], s.y[j0 + j], s.z[j0 + j], s.q[j0 + j]);
       // From pageable memory cudaMemcpyAsync "might be synchronous" (runtime API, API sync
       // behavior): nothing promises it has read staging_ on return, so wait before refilling.
-      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(src_ + j0, staging_.data(), n * sizeof(float4),
+      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(src_.get() + j0, staging_.data(), n * sizeof(float4),
                                           cudaMemcpyHostToDevice, streams_[0]));
       SIMSCOPE_CUDA_CHECK(cudaStreamSynchronize(streams_[0]));
     }
@@ -213,39 +191,35 @@ class CudaEvaluator final : public Evaluator {
     src_generation_ = s.generation;
   }
 
-  void upload_targets(const Targets& t) {
-    const std::size_t T = t.size();
+  void upload_targets(const Targets& t, const IndexRange& r) {
+    const std::size_t T = r.end - r.begin;
     if (T > target_capacity_ || !tgt_) {
       const std::size_t cap = std::max<std::size_t>(T, 1);
       have_result_ = false;
-      target_capacity_ = 0;  // until all three buffers are allocated (alloc may throw)
-      release_outputs();     // free the old buffers first (a result viewing out_ keeps it)
-      alloc(acc_, acc_bytes_, 0, "");
-      alloc(tgt_, tgt_bytes_, 0, "");
-      alloc(tgt_, tgt_bytes_, 3 * cap * sizeof(double), "the targets");
-      alloc(acc_, acc_bytes_, 4 * cap * sizeof(double), "the fp64 accumulators");
+      target_capacity_ = 0;  // until all three buffers are allocated (allocation may throw)
+      out_.reset();          // free the old buffers first (a result viewing out_ keeps it)
+      acc_.reset();
+      tgt_.reset();
+      tgt_ = buffer<double>(3 * cap, "the targets");
+      acc_ = buffer<double>(4 * cap, "the fp64 accumulators");
       target_capacity_ = cap;
     }
     // The outputs: a new buffer when a result still views the old one (device_output()), so a
     // published result's device memory is never freed or overwritten under it. use_count() == 1
     // cannot race: only this thread makes new holders, so 1 means nobody else holds it.
-    if (!out_ || out_.use_count() > 1 || out_bytes_ < 5 * target_capacity_ * sizeof(float)) {
+    // The buffer frees itself through the allocator, with its device current, on whatever
+    // thread the last holder lets go (cuda_device_memory).
+    if (!out_ || out_.use_count() > 1 || out_->size() < 5 * target_capacity_) {
       have_result_ = false;
-      release_outputs();
-      float* p = nullptr;
-      alloc(p, out_bytes_, 5 * target_capacity_ * sizeof(float), "the outputs");
-      const int device = device_;
-      out_ = std::shared_ptr<float>(p, [device](float* q) {
-        const CudaDeviceScope on(device);  // the last holder may be on any thread
-        cudaFree(q);
-      });
+      out_.reset();  // this evaluator's hold only: results viewing it keep it
+      out_ = make_shared_buffer(buffer<float>(5 * target_capacity_, "the outputs"));
     }
-    if (!skipped_) alloc(skipped_, skipped_bytes_, sizeof(unsigned long long), "a counter");
+    if (!skipped_) skipped_ = buffer<unsigned long long>(1, "a counter");
     if (T == 0) return;
     const std::vector<double>* v[3] = {&t.x, &t.y, &t.z};
     for (int c = 0; c < 3; ++c)
-      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(tgt_ + c * T, v[c]->data(), T * sizeof(double),
-                                          cudaMemcpyHostToDevice, streams_[0]));
+      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(tgt_.get() + c * T, v[c]->data() + r.begin,
+                                          T * sizeof(double), cudaMemcpyHostToDevice, streams_[0]));
   }
 
   /// The event recorded after chunk k (k = 0, 1: one per stream).
@@ -303,8 +277,9 @@ class CudaEvaluator final : public Evaluator {
       split = (n + per_block - 1) / per_block;
       cudaStream_t st = streams_[launched % 2];
       kernel<<<dim3(unsigned(gx), unsigned(split)), kThreads, 0, st>>>(
-          src_, int(j), int(j + n), int(per_block), tgt_, tgt_ + T, tgt_ + 2 * T, int(T), origin.x,
-          origin.y, origin.z, eps2, acc_, skipped_);
+          src_.get(), int(j), int(j + n), int(per_block), tgt_.get(), tgt_.get() + T,
+          tgt_.get() + 2 * T, int(T), origin.x, origin.y, origin.z, eps2, acc_.get(),
+          skipped_.get());
       SIMSCOPE_CUDA_CHECK(cudaGetLastError());
       SIMSCOPE_CUDA_CHECK(cudaEventRecord(chunk_event(launched % 2), st));
       flight.push_back({launched, j + n});
@@ -321,13 +296,12 @@ class CudaEvaluator final : public Evaluator {
   cudaStream_t streams_[2] = {nullptr, nullptr};
   cudaEvent_t ready_ = nullptr;
   std::vector<cudaEvent_t> chunk_end_;
-  float4* src_ = nullptr;
-  double *tgt_ = nullptr, *acc_ = nullptr;
-  std::shared_ptr<float> out_;  // 5 x result_T_ floats; shared with the results viewing it
-  unsigned long long* skipped_ = nullptr;
+  std::shared_ptr<DeviceAllocator> alloc_;  // "field": every buffer below, held or shared
+  DeviceBuffer<float4> src_;
+  DeviceBuffer<double> tgt_, acc_;
+  std::shared_ptr<DeviceBuffer<float>> out_;  // 5 x result_T_ floats; shared with the results
+  DeviceBuffer<unsigned long long> skipped_;
   unsigned long long skipped_host_ = 0;
-  std::size_t src_bytes_ = 0, tgt_bytes_ = 0, acc_bytes_ = 0, out_bytes_ = 0, skipped_bytes_ = 0;
-  std::size_t cur_bytes_ = 0, peak_bytes_ = 0;
   std::size_t src_count_ = 0, target_capacity_ = 0, result_T_ = 0;
   std::uint64_t src_generation_ = 0;
   bool have_result_ = false;

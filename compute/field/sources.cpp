@@ -9,6 +9,7 @@
 #include <random>
 #include <string>
 
+#include "core/bytes.hpp"
 #include "core/error.hpp"
 #include "field/field_internal.hpp"
 #include "io/csv.hpp"
@@ -49,7 +50,7 @@ void reserve(Sources& s, std::size_t n) {
     s.x.resize(n), s.y.resize(n), s.z.resize(n), s.q.resize(n);
   } catch (const std::bad_alloc&) {
     throw Error("cannot allocate memory for " + std::to_string(n) + " sources (" +
-                std::to_string(double(n) * 16 / 1e9) + " GB)");
+                format_bytes(double(n) * 16) + ")");
   }
 }
 

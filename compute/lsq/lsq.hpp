@@ -57,7 +57,9 @@
 
 #include "core/backend.hpp"
 #include "core/params.hpp"
+#include "core/precision.hpp"
 #include "core/progress.hpp"
+#include "core/range.hpp"
 #include "io/npy.hpp"
 
 namespace simscope::lsq {
@@ -72,8 +74,9 @@ constexpr std::size_t kMaxObservations = 65536;
 /// A, the fallback SVDs and the refinement residual. Fp64 is the default: errors around 1e-12
 /// relative on well-conditioned pixels. Fp32 halves the memory traffic and doubles the SIMD
 /// width of the O(N^3) part; after the refinement step it still gives ~1e-7 on pixels with
-/// cond(A_p) <= 1e3 (pixels beyond cond(G) = 1e5 go to the float64 SVD).
-enum class Precision { Fp32, Fp64 };
+/// cond(A_p) <= 1e3 (pixels beyond cond(G) = 1e5 go to the float64 SVD). (core/precision.hpp's
+/// type.)
+using Precision = simscope::Precision;
 
 /// How each pixel with gaps is solved.
 ///   Auto:   Cholesky of the normal equations + one refinement step; SVD fallback for breakdowns,
@@ -91,6 +94,15 @@ enum class Precision { Fp32, Fp64 };
 ///           exact condition. Slowest.
 /// Pixels without gaps use the shared SVD of A whatever the method.
 enum class Method { Auto, Normal, Qr, Svd };
+/// "auto", "normal", "qr", "svd" (the schema's strings).
+const char* to_string(Method m);
+
+/// Where `method`'s per-pixel solves of the pixels with gaps run when `backend` is selected:
+/// Backend::Cpu (the host, Eigen: lsq_dense.cpp) for Qr and Svd on every back end (the CUDA
+/// solver does only the mask, the pixels without gaps and the empty ones on the device then),
+/// `backend` for Auto and Normal (whose SVD fallback pixels run on the host too:
+/// Result::host_pixels counts both kinds). For run.json and the status bar.
+Backend method_runs_on(Method method, Backend backend);
 
 /// Per-pixel status codes (see the file comment).
 enum Status : std::uint8_t {
@@ -143,9 +155,11 @@ struct Options {
   double lambda = 0;  ///< Tikhonov parameter, finite and >= 0 (units: those of A^2)
 };
 
-/// Outputs of a solve. Arrays are C order over the pixels p = h * W + w.
+/// Outputs of a solve. Arrays are C order over the pixels p = h * W + w of the rows solved:
+/// `height` rows from cube row `row_begin` (all of them unless a row range was given).
 struct Result {
   std::size_t n = 0, height = 0, width = 0;
+  std::size_t row_begin = 0;     ///< the cube row of this result's row 0
   std::vector<double> solution;  ///< (N, H, W): solution[k * P + p]; NaN for status 3
   std::vector<float>
       residual;  ///< (H, W): sqrt(mean over observed i of (A_i.x - b_i)^2); NaN for status 3
@@ -156,6 +170,10 @@ struct Result {
   std::array<std::uint64_t, 4> status_counts{};  ///< pixels per status code
   std::uint64_t fallback_pixels = 0;  ///< pixels with gaps solved by the SVD fallback (auto/normal)
   std::uint64_t shared_pixels = 0;    ///< pixels without gaps (solved through the shared SVD of A)
+  /// Pixels solved one by one on the host (Eigen, lsq_dense.cpp): the pixels with gaps of
+  /// methods qr and svd, and the SVD fallbacks; on the CUDA back end, those the device did not
+  /// solve (method_runs_on).
+  std::uint64_t host_pixels = 0;
   int shared_rank = -1;  ///< numerical rank of A (of [A; sqrt(lambda) I]); -1 if unused
   double seconds = 0;    ///< wall time of solve()
   std::size_t pixels() const { return height * width; }
@@ -174,15 +192,34 @@ class Solver {
   /// solved by SVD the exact s_max / s_r over the retained singular values (>= 1).
   /// Progress in [0, 1]; throws simscope::Cancelled when cancelled (then `out` may be partly
   /// written), simscope::Error on device failures.
-  virtual void solve(const Cube& cube, const Design& design, const Options& options, Result& out,
-                     Progress* progress = nullptr) = 0;
+  void solve(const Cube& cube, const Design& design, const Options& options, Result& out,
+             Progress* progress = nullptr) {
+    solve(cube, design, IndexRange::all(), options, out, progress);
+  }
+  /// The same for the pixel rows [rows.begin, rows.end) of the cube only (a work range along H:
+  /// in the (M, H, W) layout each observation's rows are contiguous, so a row range is one
+  /// contiguous slab per observation): `out` holds those rows (height = the range's length,
+  /// row_begin = rows.begin). Each pixel's outputs are bit-identical to the whole solve's on the
+  /// CPU back end, so the results of consecutive ranges merged by merge_row_ranges() equal the
+  /// unsplit result; on the CUDA back end they agree to the GEMMs' rounding (cuBLAS may sum in
+  /// another order for another chunk width). Throws simscope::Error (`out` untouched) when the
+  /// range is not within [0, cube.height), and as above.
+  virtual void solve(const Cube& cube, const Design& design, const IndexRange& rows,
+                     const Options& options, Result& out, Progress* progress = nullptr) = 0;
   /// CUDA only: peak device bytes allocated by this solver so far.
   virtual double peak_device_bytes() const { return 0; }
 };
 
 /// Creates the solver for `backend`. Throws simscope::Error when the CUDA back end was not
-/// compiled or cannot run.
+/// compiled or cannot run. (The method is an Options field: one solver runs them all.)
 std::unique_ptr<Solver> make_solver(Backend backend);
+
+/// The results of consecutive row ranges of one cube (parts[k + 1].row_begin ==
+/// parts[k].row_begin + parts[k].height; same n and width) as one Result from
+/// parts[0].row_begin: maps and solution rows concatenated (the solution per component), counts
+/// summed, shared_rank from the parts (-1 where unused), seconds summed. Throws simscope::Error
+/// when the parts do not fit together or none is given.
+Result merge_row_ranges(const std::vector<Result>& parts);
 
 /// Checks a problem before solving: cube M == design M, 1 <= N <= kMaxUnknowns,
 /// 1 <= M <= kMaxObservations, H, W >= 1, A finite, lambda finite and >= 0. Throws

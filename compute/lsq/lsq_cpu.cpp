@@ -68,7 +68,8 @@ struct Problem {
   const Options& options;
   const SharedSvd& shared;
   int M = 0, N = 0, ldA = 0;
-  std::size_t P = 0;
+  std::size_t P = 0;     // the cube's pixels (its stride between observations)
+  std::size_t pbeg = 0;  // the cube pixel of the result's pixel 0 (a row range's first)
   std::vector<T> apad;   // M x ldA: A in T, zero padded to ldA columns
   std::vector<T> gfull;  // N x ldA: A^T A (lower triangle) in T, summed in float64
   int ld4 = 0;
@@ -77,11 +78,12 @@ struct Problem {
   double threshold = 0;     // estimated cond(G) above which Auto falls back to the SVD
   double singular = 0;      // ... and Normal: numerically singular, 0.1 / eps
 
-  Problem(const Cube& c, const Design& d, const Options& o, const SharedSvd& s)
+  Problem(const Cube& c, const Design& d, const Options& o, const SharedSvd& s, std::size_t pb)
       : cube(c), design(d), options(o), shared(s) {
     M = int(d.m), N = int(d.n);
     ldA = (N + kRowPad - 1) / kRowPad * kRowPad;
     P = c.pixels();
+    pbeg = pb;
     apad.assign(std::size_t(M) * ldA, T(0));
     for (int i = 0; i < M; ++i)
       for (int k = 0; k < N; ++k) apad[std::size_t(i) * ldA + k] = T(d.a[std::size_t(i) * N + k]);
@@ -124,8 +126,9 @@ class GroupSolver {
   }
 
   std::uint64_t fallbacks() const { return fallbacks_; }
+  std::uint64_t dense_pixels() const { return dense_; }
 
-  /// Pixels [p0, p0 + lanes), lanes <= V.
+  /// Pixels [p0, p0 + lanes) of the result (cube pixels pbeg + ...), lanes <= V.
   void solve(std::size_t p0, int lanes) {
     load(p0, lanes);
     const Method method = pb_.options.method;
@@ -155,7 +158,7 @@ class GroupSolver {
     const bool f32 = pb_.cube.dtype == io::DType::Float32;
     for (int v = 0; v < V; ++v) cnt_[v] = 0;
     for (int i = 0; i < M; ++i) {
-      const std::size_t off = std::size_t(i) * pb_.P + p0;
+      const std::size_t off = std::size_t(i) * pb_.P + pb_.pbeg + p0;
       double* b = &b_[std::size_t(i) * V];
       double* w = &w_[std::size_t(i) * V];
       for (int v = 0; v < V; ++v) {
@@ -679,6 +682,7 @@ class GroupSolver {
     const double lambda = pb_.options.lambda;
     constexpr bool f32 = std::is_same_v<T, float>;
     PixelOutcome o;
+    ++dense_;
     if (fallback) {
       o = svd_pixel<double>(pb_.design, px_, lambda, xs_.data());
       ++fallbacks_;
@@ -706,17 +710,18 @@ class GroupSolver {
   T tol_[V] = {};
   std::uint8_t fail_[V] = {};
   double norm1_[V] = {}, cond_[V] = {}, rss_[V] = {};
-  std::uint64_t fallbacks_ = 0;
+  std::uint64_t fallbacks_ = 0, dense_ = 0;
 };
 
+/// Solves the result's pixels (out.pixels() of them, from cube pixel out.row_begin * W).
 template <class T, int V>
 void run(const Cube& cube, const Design& design, const Options& options, const SharedSvd& shared,
          Result& out, Progress* progress) {
-  const Problem<T> pb(cube, design, options, shared);
-  const std::size_t P = cube.pixels();
+  const Problem<T> pb(cube, design, options, shared, out.row_begin * cube.width);
+  const std::size_t P = out.pixels();
   const std::size_t groups_per_chunk = kChunkPixels / V;
   const std::size_t groups = (P + V - 1) / V;
-  std::atomic<std::uint64_t> fallbacks{0};
+  std::atomic<std::uint64_t> fallbacks{0}, dense{0};
   for (std::size_t g0 = 0; g0 < groups; g0 += groups_per_chunk) {
     progress_check(progress);
     const std::size_t g1 = std::min(groups, g0 + groups_per_chunk);
@@ -729,21 +734,25 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
         gs.solve(p0, int(std::min<std::size_t>(V, P - p0)));
       }
       fallbacks += gs.fallbacks();
+      dense += gs.dense_pixels();
     }
     progress_set(progress, double(g1) / double(groups));
   }
   out.fallback_pixels = fallbacks.load();
+  out.host_pixels = dense.load();
 }
 
 class CpuSolver final : public Solver {
  public:
+  using Solver::solve;
   Backend backend() const override { return Backend::Cpu; }
 
-  void solve(const Cube& cube, const Design& design, const Options& options, Result& out,
-             Progress* progress) override {
+  void solve(const Cube& cube, const Design& design, const IndexRange& range,
+             const Options& options, Result& out, Progress* progress) override {
     validate(cube, design, options);
+    const IndexRange rows = resolve(range, cube.height, "lsq: pixel rows");
     const auto t0 = Clock::now();
-    init_result(out, cube, design);
+    init_result(out, cube, design, rows);
     const SharedSvd shared = shared_svd(design, options.lambda);
     if (options.precision == Precision::Fp32) run<float, kLanesFp32>(cube, design, options, shared, out, progress);
     else run<double, kLanesFp64>(cube, design, options, shared, out, progress);

@@ -33,11 +33,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
-#include <map>
 #include <string>
 #include <vector>
 
+#include "core/bytes.hpp"
 #include "core/cuda_check.hpp"
+#include "core/device_memory.hpp"
 #include "lsq/lsq_internal.hpp"
 
 namespace simscope::lsq::detail {
@@ -402,20 +403,20 @@ struct HostStaging {
 
 /// Device buffers of one chunk (one per stream).
 struct Buffers {
-  void* cube = nullptr;  // M x pc, the cube's dtype
-  void* wt = nullptr;    // pc x M, T
-  double* bpm = nullptr;
-  std::uint8_t* mpm = nullptr;
-  double* r = nullptr;
-  void* gram = nullptr;  // NT x pc, T
-  double* h = nullptr;
-  double* x = nullptr;
-  float* residual = nullptr;
-  float* condition = nullptr;
-  std::uint8_t* status = nullptr;
-  std::uint8_t* kind = nullptr;
-  int* count = nullptr;
-  int* flag = nullptr;
+  DeviceBuffer<unsigned char> cube;  // M x pc, the cube's dtype
+  DeviceBuffer<unsigned char> wt;    // pc x M, T
+  DeviceBuffer<double> bpm;
+  DeviceBuffer<std::uint8_t> mpm;
+  DeviceBuffer<double> r;
+  DeviceBuffer<unsigned char> gram;  // NT x pc, T
+  DeviceBuffer<double> h;
+  DeviceBuffer<double> x;
+  DeviceBuffer<float> residual;
+  DeviceBuffer<float> condition;
+  DeviceBuffer<std::uint8_t> status;
+  DeviceBuffer<std::uint8_t> kind;
+  DeviceBuffer<int> count;
+  DeviceBuffer<int> flag;
   cudaStream_t stream = nullptr;
   cublasHandle_t cublas = nullptr;  // one per stream: a handle's workspace is not shared safely
   HostStaging host;                 // pinned copies of the chunk's outputs and flag
@@ -426,12 +427,14 @@ struct Buffers {
   /// Cube::generation of the whole cube held in `cube` (one-chunk solves only); 0: none. A solve
   /// of the same cube skips the upload (e.g. the GUI changing lambda, method or precision).
   std::uint64_t resident_generation = 0;
+  std::size_t resident_begin = 0;  ///< ... and the cube pixel it starts at (a row range's)
 };
 
 class CudaSolver final : public Solver {
  public:
   CudaSolver() {
     device_ = cuda_current_device();  // the device rule (core/cuda_check.hpp)
+    alloc_ = DeviceAllocator::cuda("lsq", device_, "use --backend cpu");
     int pitch = 0;
     SIMSCOPE_CUDA_CHECK(cudaDeviceGetAttribute(&pitch, cudaDevAttrMaxPitch, device_));
     max_pitch_ = std::size_t(pitch);
@@ -454,14 +457,16 @@ class CudaSolver final : public Solver {
   }
 
   Backend backend() const override { return Backend::Cuda; }
-  double peak_device_bytes() const override { return double(peak_); }
+  double peak_device_bytes() const override { return double(alloc_->peak_bytes()); }
 
-  void solve(const Cube& cube, const Design& design, const Options& options, Result& out,
-             Progress* progress) override {
+  using Solver::solve;
+  void solve(const Cube& cube, const Design& design, const IndexRange& range,
+             const Options& options, Result& out, Progress* progress) override {
     validate(cube, design, options);
+    const IndexRange rows = resolve(range, cube.height, "lsq: pixel rows");
     cuda_use_device(device_);  // may run on another thread than the constructor's
     const auto t0 = Clock::now();
-    init_result(out, cube, design);
+    init_result(out, cube, design, rows);
     const SharedSvd shared = shared_svd(design, options.lambda);
     out.shared_rank = shared.rank;
     try {
@@ -486,11 +491,13 @@ class CudaSolver final : public Solver {
   }
 
  private:
+  /// Solves the result's pixels: P = out.pixels() from cube pixel pb = out.row_begin * W (a row
+  /// range is one contiguous slab of P pixels per observation, at stride cube.pixels()).
   template <class T>
   void run(const Cube& cube, const Design& design, const Options& options, const SharedSvd& shared,
            Result& out, Progress* progress) {
     const int M = int(design.m), N = int(design.n), NT = N * (N + 1) / 2;
-    const std::size_t P = cube.pixels();
+    const std::size_t P = out.pixels(), pb = out.row_begin * cube.width, Pcube = cube.pixels();
     const std::size_t csize = cube.dtype == io::DType::Float32 ? 4 : 8;
     upload_design<T>(design, shared);
 
@@ -503,21 +510,25 @@ class CudaSolver final : public Solver {
     SIMSCOPE_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
     std::size_t cap = 0;
     if (const char* e = std::getenv("SIMSCOPE_LSQ_CUDA_CHUNK")) cap = std::strtoull(e, nullptr, 10);
-    const std::size_t held = allocated_ - design_bytes();  // the chunk buffers (issue 16 item 3)
+    const std::size_t held =
+        alloc_->current_bytes() - design_bytes();  // the chunk buffers (issue 16 item 3)
     const std::size_t pc = chunk_pixels(per_pixel, free_b, held, P, M, NT, cap);
     if (pc == 0)
-      throw Error("lsq: not enough device memory for a chunk of 32 pixels (" +
-                  gib(32 * 2 * per_pixel) + " needed, " + gib(double(free_b + held)) + " free)");
+      throw Error("lsq (CUDA): not enough device memory for a chunk of 32 pixels (" +
+                  format_bytes(32 * 2 * per_pixel) + " needed, " +
+                  format_bytes(double(free_b + held)) + " free): use --backend cpu");
     for (auto& b : buf_) ensure_buffers<T>(b, pc, M, N, csize);
     // Chunks known to have no pixel with gaps (learnt from an earlier solve of this cube, see
     // finish()) skip the Gram products; the others run them without asking the device first.
-    if (gap_free_generation_ != cube.generation || gap_free_pc_ != pc || cube.generation == 0) {
+    if (gap_free_generation_ != cube.generation || gap_free_pc_ != pc || cube.generation == 0 ||
+        gap_free_begin_ != pb || gap_free_pixels_ != P) {
       gap_free_.assign((P + pc - 1) / pc, 0);
       gap_free_generation_ = cube.generation, gap_free_pc_ = pc;
+      gap_free_begin_ = pb, gap_free_pixels_ = P;
     }
 
     const bool host_all = options.method == Method::Qr || options.method == Method::Svd;
-    std::uint64_t fallbacks = 0;
+    std::uint64_t fallbacks = 0, on_host = 0;
     std::size_t done = 0;  // pixels finished (chunks finish out of order: buf_[0] first at the end)
     std::vector<std::size_t> host_pixels;
     auto finish = [&](Buffers& b) {  // b's chunk: outputs from the pinned staging, host SVDs
@@ -536,7 +547,8 @@ class CudaSolver final : public Solver {
       for (std::size_t q = 0; q < b.np; ++q)
         if (out.status[b.p0 + q] == kStatusHost) host_pixels.push_back(b.p0 + q);
       if (!host_all) fallbacks += host_pixels.size();
-      if (!host_pixels.empty()) solve_pixels_dense(cube, design, options, host_pixels, out);
+      on_host += host_pixels.size();
+      if (!host_pixels.empty()) solve_pixels_dense(cube, design, options, host_pixels, out, pb);
       done += b.np;
       progress_set(progress, double(done) / double(P));
     };
@@ -554,29 +566,31 @@ class CudaSolver final : public Solver {
       // 1. the slab of the cube (unless this buffer holds the whole cube already), the mask,
       // data and counts.
       const bool whole = b.np == P;
-      if (!(whole && cube.generation != 0 && b.resident_generation == cube.generation)) {
+      if (!(whole && cube.generation != 0 && b.resident_generation == cube.generation &&
+            b.resident_begin == pb)) {
         b.resident_generation = 0;
-        copy_2d(b.cube, b.np * csize, cube.bytes.data() + p0 * csize, P * csize, b.np * csize,
-                std::size_t(M), cudaMemcpyHostToDevice, b.stream);
+        b.resident_begin = pb;
+        copy_2d(b.cube.get(), b.np * csize, cube.bytes.data() + (pb + p0) * csize, Pcube * csize,
+                b.np * csize, std::size_t(M), cudaMemcpyHostToDevice, b.stream);
         if (whole) b.resident_generation = cube.generation;
       }
-      SIMSCOPE_CUDA_CHECK(cudaMemsetAsync(b.count, 0, b.np * sizeof(int), b.stream));
-      SIMSCOPE_CUDA_CHECK(cudaMemsetAsync(b.flag, 0, sizeof(int), b.stream));
+      SIMSCOPE_CUDA_CHECK(cudaMemsetAsync(b.count.get(), 0, b.np * sizeof(int), b.stream));
+      SIMSCOPE_CUDA_CHECK(cudaMemsetAsync(b.flag.get(), 0, sizeof(int), b.stream));
       const dim3 tb(32, 8), tg(unsigned((np + 31) / 32), unsigned((M + 31) / 32));
       if (csize == 4)
         prep_kernel<float, T><<<tg, tb, 0, b.stream>>>(
-            static_cast<const float*>(b.cube), M, np, static_cast<T*>(b.wt), b.bpm, b.mpm, b.count);
+            b.cube.as<const float>(), M, np, b.wt.as<T>(), b.bpm.get(), b.mpm.get(), b.count.get());
       else
-        prep_kernel<double, T><<<tg, tb, 0, b.stream>>>(static_cast<const double*>(b.cube), M, np,
-                                                        static_cast<T*>(b.wt), b.bpm, b.mpm,
-                                                        b.count);
+        prep_kernel<double, T><<<tg, tb, 0, b.stream>>>(b.cube.as<const double>(), M, np,
+                                                        b.wt.as<T>(), b.bpm.get(), b.mpm.get(),
+                                                        b.count.get());
       SIMSCOPE_CUDA_CHECK(cudaGetLastError());
       classify_kernel<<<unsigned((np + 255) / 256), 256, 0, b.stream>>>(
-          b.count, np, M, N, host_all, options.lambda == 0, b.kind, b.flag);
+          b.count.get(), np, M, N, host_all, options.lambda == 0, b.kind.get(), b.flag.get());
       SIMSCOPE_CUDA_CHECK(cudaGetLastError());
       // The flags reach the host with the outputs (pinned; read in finish(), off the hot path).
-      SIMSCOPE_CUDA_CHECK(
-          cudaMemcpyAsync(b.host.flag, b.flag, sizeof(int), cudaMemcpyDeviceToHost, b.stream));
+      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(b.host.flag, b.flag.get(), sizeof(int),
+                                          cudaMemcpyDeviceToHost, b.stream));
       // 2. the products (cuBLAS, column-major): G = K^T W^T and H = A^T B. Skipped where no pixel
       // can need them, known on the host: QR/SVD for all (host_all), or a chunk without gaps
       // (only pixels with gaps use G and H). Otherwise they run even if the chunk turns out to
@@ -585,8 +599,8 @@ class CudaSolver final : public Solver {
       if (!host_all && !gap_free_[p0 / pc]) {
         gram_gemm<T>(b, NT, np, M);
         const double one = 1, zero = 0;
-        LSQ_CUBLAS_CHECK(cublasDgemm(b.cublas, CUBLAS_OP_T, CUBLAS_OP_N, N, np, M, &one, d_acm_, M,
-                                     b.bpm, M, &zero, b.h, N));
+        LSQ_CUBLAS_CHECK(cublasDgemm(b.cublas, CUBLAS_OP_T, CUBLAS_OP_N, N, np, M, &one,
+                                     d_acm_.get(), M, b.bpm.get(), M, &zero, b.h.get(), N));
       }
       // 3. one warp per pixel.
       SolveArgs args{};
@@ -596,12 +610,14 @@ class CudaSolver final : public Solver {
       args.threshold = options.method == Method::Auto
                            ? fallback_condition(options.precision)
                            : 0.1 / double(std::numeric_limits<T>::epsilon());
-      args.a = d_a_, args.op = d_op_;
+      args.a = d_a_.get(), args.op = d_op_.get();
       args.shared_status = shared.outcome.status;
       args.shared_condition = shared.outcome.condition;
-      args.kind = b.kind, args.count = b.count, args.bpm = b.bpm, args.mpm = b.mpm, args.h = b.h;
-      args.r = b.r, args.x = b.x, args.residual = b.residual, args.condition = b.condition;
-      args.status = b.status;
+      args.kind = b.kind.get(), args.count = b.count.get(), args.bpm = b.bpm.get(),
+      args.mpm = b.mpm.get(), args.h = b.h.get();
+      args.r = b.r.get(), args.x = b.x.get(), args.residual = b.residual.get(),
+      args.condition = b.condition.get();
+      args.status = b.status.get();
       const std::size_t per_warp =
           (((std::size_t(NT) + N) * sizeof(T) + 7) / 8 + 3 * std::size_t(N)) * sizeof(double);
       const int warps = int(std::clamp<std::size_t>((48 * 1024) / per_warp, 1, kMaxWarpsPerBlock));
@@ -610,25 +626,26 @@ class CudaSolver final : public Solver {
         SIMSCOPE_CUDA_CHECK(cudaFuncSetAttribute(
             solve_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shm)));
       solve_kernel<T><<<unsigned((np + warps - 1) / warps), unsigned(32 * warps), shm, b.stream>>>(
-          args, static_cast<const T*>(b.gram));
+          args, b.gram.as<const T>());
       SIMSCOPE_CUDA_CHECK(cudaGetLastError());
       // 4. outputs to the pinned staging (truly asynchronous: the host goes on to the next
       // chunk, or to the other buffer's host SVDs, while these land; finish() copies them out).
       const HostStaging& hs = b.host;
-      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(hs.x, b.x, std::size_t(N) * b.np * sizeof(double),
+      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(hs.x, b.x.get(), std::size_t(N) * b.np * sizeof(double),
                                           cudaMemcpyDeviceToHost, b.stream));
-      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(hs.residual, b.residual, b.np * sizeof(float),
+      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(hs.residual, b.residual.get(), b.np * sizeof(float),
                                           cudaMemcpyDeviceToHost, b.stream));
-      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(hs.condition, b.condition, b.np * sizeof(float),
+      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(hs.condition, b.condition.get(), b.np * sizeof(float),
                                           cudaMemcpyDeviceToHost, b.stream));
       SIMSCOPE_CUDA_CHECK(
-          cudaMemcpyAsync(hs.status, b.status, b.np, cudaMemcpyDeviceToHost, b.stream));
-      SIMSCOPE_CUDA_CHECK(
-          cudaMemcpyAsync(hs.count, b.count, b.np * sizeof(int), cudaMemcpyDeviceToHost, b.stream));
+          cudaMemcpyAsync(hs.status, b.status.get(), b.np, cudaMemcpyDeviceToHost, b.stream));
+      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(hs.count, b.count.get(), b.np * sizeof(int),
+                                          cudaMemcpyDeviceToHost, b.stream));
     }
     for (auto& b : buf_)
       if (b.busy) finish(b);
     out.fallback_pixels = fallbacks;
+    out.host_pixels = on_host;
   }
 
   /// cudaMemcpy2DAsync, or one copy per row where a pitch exceeds the device's limit
@@ -652,50 +669,26 @@ class CudaSolver final : public Solver {
     // G (NT x np, column-major) = op_T(K) (NT x M) * op_T(W) (M x np); K: M x NT column-major,
     // W: np x M column-major (leading dimension np).
     if constexpr (std::is_same_v<T, float>)
-      LSQ_CUBLAS_CHECK(cublasSgemm(
-          b.cublas, CUBLAS_OP_T, CUBLAS_OP_T, NT, np, M, &one, static_cast<const float*>(d_k_), M,
-          static_cast<const float*>(b.wt), np, &zero, static_cast<float*>(b.gram), NT));
+      LSQ_CUBLAS_CHECK(cublasSgemm(b.cublas, CUBLAS_OP_T, CUBLAS_OP_T, NT, np, M, &one,
+                                   d_k_.as<const float>(), M, b.wt.as<const float>(), np, &zero,
+                                   b.gram.as<float>(), NT));
     else
-      LSQ_CUBLAS_CHECK(cublasDgemm(
-          b.cublas, CUBLAS_OP_T, CUBLAS_OP_T, NT, np, M, &one, static_cast<const double*>(d_k_), M,
-          static_cast<const double*>(b.wt), np, &zero, static_cast<double*>(b.gram), NT));
+      LSQ_CUBLAS_CHECK(cublasDgemm(b.cublas, CUBLAS_OP_T, CUBLAS_OP_T, NT, np, M, &one,
+                                   d_k_.as<const double>(), M, b.wt.as<const double>(), np, &zero,
+                                   b.gram.as<double>(), NT));
   }
 
-  void* dev_alloc(std::size_t bytes) {
-    void* p = nullptr;
-    const cudaError_t e = cudaMalloc(&p, std::max<std::size_t>(bytes, 1));
-    if (e != cudaSuccess) {
-      cudaGetLastError();
-      std::size_t free_b = 0, total_b = 0;
-      cudaMemGetInfo(&free_b, &total_b);
-      throw Error("lsq: cannot allocate " + gib(double(bytes)) + " of device memory (" +
-                  gib(double(free_b)) + " free): " + cudaGetErrorString(e));
-    }
-    allocated_ += bytes;
-    peak_ = std::max(peak_, allocated_);
-    sizes_[p] = bytes;
-    return p;
-  }
-  void dev_free(void*& p) {
-    if (!p) return;
-    cudaFree(p);
-    allocated_ -= sizes_[p];
-    sizes_.erase(p);
-    p = nullptr;
-  }
-  template <class P>
-  void dev_free_typed(P*& p) {
-    void* v = p;
-    dev_free(v);
-    p = nullptr;
+  /// A buffer of `count` elements from this solver's allocator ("lsq").
+  template <class E>
+  DeviceBuffer<E> buffer(std::size_t count, const char* what) {
+    return DeviceBuffer<E>(alloc_, count, what);
   }
 
   void free_buffers(Buffers& b) {
-    dev_free(b.cube), dev_free(b.wt), dev_free(b.gram);
-    dev_free_typed(b.bpm), dev_free_typed(b.mpm), dev_free_typed(b.r), dev_free_typed(b.h);
-    dev_free_typed(b.x), dev_free_typed(b.residual), dev_free_typed(b.condition);
-    dev_free_typed(b.status), dev_free_typed(b.kind), dev_free_typed(b.count),
-        dev_free_typed(b.flag);
+    for (auto* d : {&b.cube, &b.wt, &b.gram}) d->reset();
+    for (auto* d : {&b.bpm, &b.r, &b.h, &b.x}) d->reset();
+    for (auto* d : {&b.mpm, &b.status, &b.kind}) d->reset();
+    b.residual.reset(), b.condition.reset(), b.count.reset(), b.flag.reset();
     if (b.host.block) cudaFreeHost(b.host.block);
     b.host = HostStaging{};
     b.capacity_key.clear();
@@ -709,20 +702,20 @@ class CudaSolver final : public Solver {
     if (key == b.capacity_key) return;
     free_buffers(b);
     const std::size_t NT = std::size_t(N) * (N + 1) / 2, Mz = std::size_t(M);
-    b.cube = dev_alloc(Mz * pc * csize);
-    b.wt = dev_alloc(Mz * pc * sizeof(T));
-    b.bpm = static_cast<double*>(dev_alloc(Mz * pc * sizeof(double)));
-    b.mpm = static_cast<std::uint8_t*>(dev_alloc(Mz * pc));
-    b.r = static_cast<double*>(dev_alloc(Mz * pc * sizeof(double)));
-    b.gram = dev_alloc(NT * pc * sizeof(T));
-    b.h = static_cast<double*>(dev_alloc(std::size_t(N) * pc * sizeof(double)));
-    b.x = static_cast<double*>(dev_alloc(std::size_t(N) * pc * sizeof(double)));
-    b.residual = static_cast<float*>(dev_alloc(pc * sizeof(float)));
-    b.condition = static_cast<float*>(dev_alloc(pc * sizeof(float)));
-    b.status = static_cast<std::uint8_t*>(dev_alloc(pc));
-    b.kind = static_cast<std::uint8_t*>(dev_alloc(pc));
-    b.count = static_cast<int*>(dev_alloc(pc * sizeof(int)));
-    b.flag = static_cast<int*>(dev_alloc(sizeof(int)));
+    b.cube = buffer<unsigned char>(Mz * pc * csize, "a chunk of the cube");
+    b.wt = buffer<unsigned char>(Mz * pc * sizeof(T), "a chunk's mask");
+    b.bpm = buffer<double>(Mz * pc, "a chunk's data");
+    b.mpm = buffer<std::uint8_t>(Mz * pc, "a chunk's pixel-major mask");
+    b.r = buffer<double>(Mz * pc, "a chunk's residuals");
+    b.gram = buffer<unsigned char>(NT * pc * sizeof(T), "a chunk's Gram matrices");
+    b.h = buffer<double>(std::size_t(N) * pc, "a chunk's right-hand sides");
+    b.x = buffer<double>(std::size_t(N) * pc, "a chunk's solutions");
+    b.residual = buffer<float>(pc, "a chunk's residual map");
+    b.condition = buffer<float>(pc, "a chunk's condition map");
+    b.status = buffer<std::uint8_t>(pc, "a chunk's status map");
+    b.kind = buffer<std::uint8_t>(pc, "a chunk's pixel kinds");
+    b.count = buffer<int>(pc, "a chunk's counts");
+    b.flag = buffer<int>(1, "a chunk's flag");
     // The staging: x, residual, condition, count (4-byte aligned after the doubles), status,
     // then the flag at the next multiple of 8.
     const std::size_t status_at = std::size_t(N) * pc * 8 + pc * 12;
@@ -731,7 +724,7 @@ class CudaSolver final : public Solver {
     if (e != cudaSuccess) {
       cudaGetLastError();
       b.host.block = nullptr;
-      throw Error("lsq: cannot allocate " + gib(double(bytes)) +
+      throw Error("lsq (CUDA): cannot allocate " + format_bytes(double(bytes)) +
                   " of pinned host memory for a chunk's outputs: " + cudaGetErrorString(e));
     }
     char* h = static_cast<char*>(b.host.block);
@@ -762,44 +755,41 @@ class CudaSolver final : public Solver {
       for (int r = 0; r < N; ++r)
         for (int c = 0; c <= r; ++c, ++t) K[std::size_t(t) * M + i] = T(ai[r] * ai[c]);
     }
-    d_a_ = static_cast<double*>(dev_alloc(d.a.size() * sizeof(double)));
-    d_acm_ = static_cast<double*>(dev_alloc(acm.size() * sizeof(double)));
-    d_op_ = static_cast<double*>(dev_alloc(shared.op.size() * sizeof(double)));
-    d_k_ = dev_alloc(K.size() * sizeof(T));
+    d_a_ = buffer<double>(d.a.size(), "the design matrix");
+    d_acm_ = buffer<double>(acm.size(), "the design matrix (column-major)");
+    d_op_ = buffer<double>(shared.op.size(), "the shared SVD's operator");
+    d_k_ = buffer<unsigned char>(K.size() * sizeof(T), "the Khatri-Rao matrix");
     SIMSCOPE_CUDA_CHECK(
-        cudaMemcpy(d_a_, d.a.data(), d.a.size() * sizeof(double), cudaMemcpyHostToDevice));
+        cudaMemcpy(d_a_.get(), d.a.data(), d.a.size() * sizeof(double), cudaMemcpyHostToDevice));
     SIMSCOPE_CUDA_CHECK(
-        cudaMemcpy(d_acm_, acm.data(), acm.size() * sizeof(double), cudaMemcpyHostToDevice));
-    SIMSCOPE_CUDA_CHECK(cudaMemcpy(d_op_, shared.op.data(), shared.op.size() * sizeof(double),
+        cudaMemcpy(d_acm_.get(), acm.data(), acm.size() * sizeof(double), cudaMemcpyHostToDevice));
+    SIMSCOPE_CUDA_CHECK(cudaMemcpy(d_op_.get(), shared.op.data(), shared.op.size() * sizeof(double),
                                    cudaMemcpyHostToDevice));
-    SIMSCOPE_CUDA_CHECK(cudaMemcpy(d_k_, K.data(), K.size() * sizeof(T), cudaMemcpyHostToDevice));
+    SIMSCOPE_CUDA_CHECK(
+        cudaMemcpy(d_k_.get(), K.data(), K.size() * sizeof(T), cudaMemcpyHostToDevice));
     SIMSCOPE_CUDA_CHECK(cudaDeviceSynchronize());
   }
   /// Bytes of the design's device copies (A twice, the shared operator, K).
   std::size_t design_bytes() const {
+    // As the allocator counts them (an empty operator is allocated as one byte).
     std::size_t n = 0;
-    void* const held[] = {d_a_, d_acm_, d_op_, d_k_};
-    for (void* p : held)
-      if (auto it = sizes_.find(p); p && it != sizes_.end()) n += it->second;
+    for (const auto* d : {&d_a_, &d_acm_, &d_op_})
+      if (*d) n += std::max<std::size_t>(1, d->bytes());
+    if (d_k_) n += std::max<std::size_t>(1, d_k_.bytes());
     return n;
   }
-  void free_design() {
-    dev_free_typed(d_a_), dev_free_typed(d_acm_), dev_free_typed(d_op_), dev_free(d_k_);
-  }
+  void free_design() { d_a_.reset(), d_acm_.reset(), d_op_.reset(), d_k_.reset(); }
 
   int device_ = 0;
   std::size_t max_pitch_ = 0;
   Buffers buf_[2];
-  double* d_a_ = nullptr;
-  double* d_acm_ = nullptr;
-  double* d_op_ = nullptr;
-  void* d_k_ = nullptr;
-  std::size_t allocated_ = 0, peak_ = 0;
-  std::map<void*, std::size_t> sizes_;
+  std::shared_ptr<DeviceAllocator> alloc_;  // "lsq": every device buffer of this solver
+  DeviceBuffer<double> d_a_, d_acm_, d_op_;
+  DeviceBuffer<unsigned char> d_k_;  // M x NT in T
   // Chunks of the cube `gap_free_generation_` (chunk size gap_free_pc_) found without gaps.
   std::vector<char> gap_free_;
   std::uint64_t gap_free_generation_ = 0;
-  std::size_t gap_free_pc_ = 0;
+  std::size_t gap_free_pc_ = 0, gap_free_begin_ = 0, gap_free_pixels_ = 0;
 };
 
 }  // namespace

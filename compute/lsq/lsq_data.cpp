@@ -20,6 +20,7 @@
 #include <sstream>
 #include <string>
 
+#include "core/bytes.hpp"
 #include "core/error.hpp"
 #include "io/csv.hpp"
 #include "io/npy.hpp"
@@ -34,12 +35,6 @@ std::uint64_t next_generation() {
   return ++counter;
 }
 
-std::string gib(double bytes) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.2f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
-  return buf;
-}
-
 double output_bytes(std::size_t n, std::size_t pixels) {
   // solution (float64) + residual, condition (float32) + count (int32) + status (uint8), plus the
   // app's float32 copy of the solution and maps.
@@ -48,8 +43,6 @@ double output_bytes(std::size_t n, std::size_t pixels) {
 }  // namespace detail
 
 namespace {
-
-using detail::gib;
 
 std::string lower_extension(const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();
@@ -158,8 +151,8 @@ Cube load_cube(const std::string& path) {
   if (!ec) {
     const double avail = available_host_bytes();
     if (double(fsize) > avail)
-      throw Error(path + ": the cube is " + gib(double(fsize)) + ", more than the " + gib(avail) +
-                  " of memory available; crop it or split it into tiles");
+      throw Error(path + ": the cube is " + format_bytes(double(fsize)) + ", more than the " +
+                  format_bytes(avail) + " of memory available; crop it or split it into tiles");
   }
   io::NpyArray a = io::read_npy(path, "float32 or float64 (the data cube)");
   if (a.dtype != io::DType::Float32 && a.dtype != io::DType::Float64)
@@ -299,15 +292,15 @@ Synth generate(const SynthSpec& spec, const Design* given) {
   if (need > avail)
     throw Error("lsq: the synthetic problem (" + std::to_string(M) + " x " +
                 std::to_string(spec.height) + " x " + std::to_string(spec.width) +
-                " cube, its truth and the outputs) needs " + gib(need) + ", more than the " +
-                gib(avail) + " of memory available");
+                " cube, its truth and the outputs) needs " + format_bytes(need) +
+                ", more than the " + format_bytes(avail) + " of memory available");
   float* cube = nullptr;
   try {
     s.cube.bytes.resize(M * P * sizeof(float));
     cube = reinterpret_cast<float*>(s.cube.bytes.data());
     s.truth.resize(N * P);
   } catch (const std::bad_alloc&) {
-    throw Error("lsq: cannot allocate " + gib(need) + " for the synthetic problem");
+    throw Error("lsq: cannot allocate " + format_bytes(need) + " for the synthetic problem");
   }
 
   // Smooth maps: x_k(u, v) = c_k + sum_j a_kj cos(2 pi (f_kj u + g_kj v) + phi_kj), u = h / H,

@@ -66,11 +66,12 @@ std::uint8_t status_of(int rows, int n, int rank) {
 
 }  // namespace
 
-void init_result(Result& out, const Cube& cube, const Design& design) {
-  const std::size_t P = cube.pixels();
+void init_result(Result& out, const Cube& cube, const Design& design, const IndexRange& rows) {
+  const std::size_t P = (rows.end - rows.begin) * cube.width;
   out.n = design.n;
-  out.height = cube.height;
+  out.height = rows.end - rows.begin;
   out.width = cube.width;
+  out.row_begin = rows.begin;
   out.solution.assign(design.n * P, std::numeric_limits<double>::quiet_NaN());
   out.residual.assign(P, std::numeric_limits<float>::quiet_NaN());
   out.count.assign(P, 0);
@@ -79,6 +80,7 @@ void init_result(Result& out, const Cube& cube, const Design& design) {
   out.status_counts = {};
   out.fallback_pixels = 0;
   out.shared_pixels = 0;
+  out.host_pixels = 0;
   out.shared_rank = -1;
   out.seconds = 0;
 }
@@ -210,7 +212,8 @@ void store_pixel(Result& out, std::size_t p, const double* x, const PixelOutcome
 }
 
 void solve_pixels_dense(const Cube& cube, const Design& design, const Options& options,
-                        const std::vector<std::size_t>& pixels, Result& out) {
+                        const std::vector<std::size_t>& pixels, Result& out,
+                        std::size_t cube_offset) {
   const bool fp32 = options.precision == Precision::Fp32;
 #pragma omp parallel
   {
@@ -219,7 +222,7 @@ void solve_pixels_dense(const Cube& cube, const Design& design, const Options& o
 #pragma omp for schedule(dynamic, 16)
     for (std::size_t q = 0; q < pixels.size(); ++q) {
       const std::size_t p = pixels[q];
-      gather_pixel(cube, p, px);
+      gather_pixel(cube, p + cube_offset, px);
       PixelOutcome o;
       if (px.rows.empty()) {
         out.status[p] = kAllMissing;
@@ -250,6 +253,10 @@ std::unique_ptr<Solver> make_cuda_solver() {
 #endif
 
 }  // namespace detail
+
+Backend method_runs_on(Method method, Backend backend) {
+  return method == Method::Qr || method == Method::Svd ? Backend::Cpu : backend;
+}
 
 std::unique_ptr<Solver> make_solver(Backend backend) {
   if (backend == Backend::Cpu) return detail::make_cpu_solver();

@@ -11,8 +11,6 @@ namespace simscope::lsq::detail {
 
 /// A fresh, never-zero Cube::generation value.
 std::uint64_t next_generation();
-/// "1.23 GiB".
-std::string gib(double bytes);
 /// Host bytes of the outputs of an N-unknown, P-pixel solve (Result + the app's float copies).
 double output_bytes(std::size_t n, std::size_t pixels);
 
@@ -20,8 +18,9 @@ std::unique_ptr<Solver> make_cpu_solver();
 /// The CUDA back end (lsq_cuda.cu); only linked when SIMSCOPE_HAVE_CUDA.
 std::unique_ptr<Solver> make_cuda_solver();
 
-/// Resizes and clears `out` for a cube/design pair (solution NaN, maps zero).
-void init_result(Result& out, const Cube& cube, const Design& design);
+/// Resizes and clears `out` for a cube/design pair and the cube rows `rows` (resolved: within
+/// [0, H)): solution NaN, maps zero, row_begin = rows.begin.
+void init_result(Result& out, const Cube& cube, const Design& design, const IndexRange& rows);
 /// Fills out.status_counts from out.status.
 void count_statuses(Result& out);
 
@@ -70,10 +69,12 @@ double residual_rms(const Design& design, const PixelData& px, const double* x);
 void store_pixel(Result& out, std::size_t p, const double* x, const PixelOutcome& o,
                  double residual, int count);
 
-/// Solves the listed pixels (indices into the cube) one by one with `method` (Qr, Svd, or the
-/// float64 SVD fallback for Auto/Normal), OpenMP across pixels; writes their outputs.
+/// Solves the listed pixels (indices into `out`; cube pixel = index + cube_offset) one by one
+/// with `method` (Qr, Svd, or the float64 SVD fallback for Auto/Normal), OpenMP across pixels;
+/// writes their outputs.
 void solve_pixels_dense(const Cube& cube, const Design& design, const Options& options,
-                        const std::vector<std::size_t>& pixels, Result& out);
+                        const std::vector<std::size_t>& pixels, Result& out,
+                        std::size_t cube_offset = 0);
 
 /// Pixels per chunk of the CUDA solver (lsq_cuda.cu), which holds two chunk buffer sets of
 /// `per_pixel` bytes per pixel: both within half of the device memory available to them, i.e.

@@ -72,6 +72,19 @@ const Schema& schema() {
   return s;
 }
 
+const char* to_string(Method m) {
+  switch (m) {
+    case Method::Normal:
+      return "normal";
+    case Method::Qr:
+      return "qr";
+    case Method::Svd:
+      return "svd";
+    default:
+      return "auto";
+  }
+}
+
 Options options_from(const ParamSet& p) {
   Options o;
   const std::string& m = p.get_string("method");

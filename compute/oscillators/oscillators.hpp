@@ -29,13 +29,14 @@
 
 #include "core/backend.hpp"
 #include "core/params.hpp"
+#include "core/precision.hpp"
 #include "core/progress.hpp"
 
 namespace simscope::oscillators {
 
 /// Arithmetic of the integration. Fp64 (the default; the original used float64) or Fp32 state
-/// and stages. The observables are accumulated in double in both.
-enum class Precision { Fp32, Fp64 };
+/// and stages. The observables are accumulated in double in both. (core/precision.hpp's type.)
+using Precision = simscope::Precision;
 
 /// The model's constants (dimensionless).
 struct Model {

@@ -19,8 +19,9 @@
 // kernel (deterministic tree order) and copied back: only (T,) series leave the device.
 //
 // Host side: launches in chunks of ~kChunkSeconds of work (first guess, then the measured rate);
-// between chunks progress, cancellation, and the samples. cudaMalloc failures give an Error with
-// the size asked and the memory free; peak device bytes are tracked.
+// between chunks progress, cancellation, and the samples. Device memory: DeviceBuffers of the
+// ensemble's DeviceAllocator ("oscillators", core/device_memory.hpp: current and peak bytes, one
+// out-of-memory message with the size asked and the memory free), frames included.
 #include <cuda_runtime.h>
 #include <math_constants.h>
 
@@ -33,6 +34,7 @@
 #include <vector>
 
 #include "core/cuda_check.hpp"
+#include "core/device_memory.hpp"
 #include "oscillators/oscillators_internal.hpp"
 #include "oscillators/sl_rhs.hpp"
 
@@ -369,14 +371,12 @@ __global__ void frame_kernel(const T* __restrict__ x, const T* __restrict__ y, s
   }
 }
 
-std::string mib(double bytes) {
-  return std::to_string(std::llround(bytes / (1024.0 * 1024.0))) + " MiB";
-}
-
 class CudaEnsemble final : public Ensemble {
  public:
   CudaEnsemble() {
     device_ = cuda_current_device();  // the device rule (core/cuda_check.hpp)
+    alloc_ = DeviceAllocator::cuda("oscillators", device_,
+                                   "lower ensemble.size or network.nodes, or use --backend cpu");
     SIMSCOPE_CUDA_CHECK(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, device_));
     SIMSCOPE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   }
@@ -388,7 +388,7 @@ class CudaEnsemble final : public Ensemble {
 
   Backend backend() const override { return Backend::Cuda; }
   int max_nodes() const override { return detail::kCudaMaxNodes; }
-  double peak_device_bytes() const override { return double(peak_bytes_); }
+  double peak_device_bytes() const override { return double(alloc_->peak_bytes()); }
   std::int64_t steps_done() const override { return step_; }
 
   void load(const Topologies& t, const State& s, Precision p) override {
@@ -411,26 +411,31 @@ class CudaEnsemble final : public Ensemble {
     cap_ = std::max<long long>(1, (long long)(kSampleBytes / (16.0 * K_)));
     cap_ = std::min<long long>(cap_, 1 << 20);
     const std::size_t n = std::size_t(N_) * K_;
-    alloc(row_, t.row_ptr.size() * sizeof(long long), "the network rows");
-    alloc(col_, std::max<std::size_t>(1, t.col.size()) * sizeof(int), "the network edges");
-    if (t.weighted()) alloc(w_, t.weight.size() * elem_, "the edge weights");
-    alloc(x_, n * elem_, "the state x");
-    alloc(y_, n * elem_, "the state y");
-    for (void** b : {&total_, &window_, &shift_})
-      alloc(*b, std::size_t(K_) * sizeof(double), "the per-member accumulators");
-    alloc(failed_, std::size_t(K_) * sizeof(int), "the per-member flags");
-    alloc(samp_, 2 * std::size_t(cap_) * K_ * sizeof(double), "the samples of a chunk");
-    alloc(series_, 3 * std::size_t(cap_) * sizeof(double), "the reduced samples");
+    try {
+      row_ = buffer(t.row_ptr.size() * sizeof(long long), "the network rows");
+      col_ = buffer(std::max<std::size_t>(1, t.col.size()) * sizeof(int), "the network edges");
+      if (t.weighted()) w_ = buffer(t.weight.size() * elem_, "the edge weights");
+      x_ = buffer(n * elem_, "the state x");
+      y_ = buffer(n * elem_, "the state y");
+      for (auto* b : {&total_, &window_, &shift_})
+        *b = buffer(std::size_t(K_) * sizeof(double), "the per-member accumulators");
+      failed_ = buffer(std::size_t(K_) * sizeof(int), "the per-member flags");
+      samp_ = buffer(2 * std::size_t(cap_) * K_ * sizeof(double), "the samples of a chunk");
+      series_ = buffer(3 * std::size_t(cap_) * sizeof(double), "the reduced samples");
+    } catch (...) {
+      free_all();  // nothing half-loaded stays allocated
+      throw;
+    }
 
     static_assert(sizeof(long long) == sizeof(std::int64_t) && sizeof(int) == sizeof(std::int32_t));
-    upload(row_, t.row_ptr.data(), t.row_ptr.size() * sizeof(long long));
-    if (!t.col.empty()) upload(col_, t.col.data(), t.col.size() * sizeof(int));
-    if (t.weighted()) upload_real(w_, t.weight);
-    upload_real(x_, s.x);
-    upload_real(y_, s.y);
-    for (void* b : {total_, window_, shift_})
-      SIMSCOPE_CUDA_CHECK(cudaMemsetAsync(b, 0, std::size_t(K_) * sizeof(double), stream_));
-    SIMSCOPE_CUDA_CHECK(cudaMemsetAsync(failed_, 0, std::size_t(K_) * sizeof(int), stream_));
+    upload(row_.get(), t.row_ptr.data(), t.row_ptr.size() * sizeof(long long));
+    if (!t.col.empty()) upload(col_.get(), t.col.data(), t.col.size() * sizeof(int));
+    if (t.weighted()) upload_real(w_.get(), t.weight);
+    upload_real(x_.get(), s.x);
+    upload_real(y_.get(), s.y);
+    for (auto* b : {&total_, &window_, &shift_})
+      SIMSCOPE_CUDA_CHECK(cudaMemsetAsync(b->get(), 0, std::size_t(K_) * sizeof(double), stream_));
+    SIMSCOPE_CUDA_CHECK(cudaMemsetAsync(failed_.get(), 0, std::size_t(K_) * sizeof(int), stream_));
     SIMSCOPE_CUDA_CHECK(cudaStreamSynchronize(stream_));
     step_ = 0;
     rate_ = 0;
@@ -468,17 +473,17 @@ class CudaEnsemble final : public Ensemble {
       else
         launch<double>(m, dt, chunk, rec);
       if (ns > 0) {
-        reduce_samples<<<unsigned(ns), 256, 0, stream_>>>(
-            static_cast<const double*>(samp_), cap_, K_, int(ns), static_cast<double*>(series_));
+        reduce_samples<<<unsigned(ns), 256, 0, stream_>>>(samp_.as<const double>(), cap_, K_,
+                                                          int(ns), series_.as<double>());
         SIMSCOPE_CUDA_CHECK(cudaGetLastError());
         for (std::size_t r = 0; r < 3; ++r)
-          SIMSCOPE_CUDA_CHECK(
-              cudaMemcpyAsync(host.data() + r * ns, static_cast<double*>(series_) + r * ns,
-                              std::size_t(ns) * sizeof(double), cudaMemcpyDeviceToHost, stream_));
+          SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(host.data() + r * ns, series_.as<double>() + r * ns,
+                                              std::size_t(ns) * sizeof(double),
+                                              cudaMemcpyDeviceToHost, stream_));
         if (rec.watch >= 0 && rec.watch < K_) {
           watch_m.resize(std::size_t(ns));
           watch_r.resize(std::size_t(ns));
-          const double* s = static_cast<const double*>(samp_);
+          const double* s = samp_.as<const double>();
           SIMSCOPE_CUDA_CHECK(cudaMemcpy2DAsync(watch_m.data(), sizeof(double), s + rec.watch,
                                                 std::size_t(K_) * sizeof(double), sizeof(double),
                                                 std::size_t(ns), cudaMemcpyDeviceToHost, stream_));
@@ -517,8 +522,8 @@ class CudaEnsemble final : public Ensemble {
     s.nodes = N_;
     if (!loaded_) return s;
     cuda_use_device(device_);
-    s.x = download_real(x_, std::size_t(N_) * K_);
-    s.y = download_real(y_, std::size_t(N_) * K_);
+    s.x = download_real(x_.get(), std::size_t(N_) * K_);
+    s.y = download_real(y_.get(), std::size_t(N_) * K_);
     return s;
   }
 
@@ -530,11 +535,11 @@ class CudaEnsemble final : public Ensemble {
     std::vector<double> tot(nk), win(nk);
     std::vector<int> failed(nk);
     SIMSCOPE_CUDA_CHECK(
-        cudaMemcpy(tot.data(), total_, tot.size() * sizeof(double), cudaMemcpyDeviceToHost));
+        cudaMemcpy(tot.data(), total_.get(), tot.size() * sizeof(double), cudaMemcpyDeviceToHost));
     SIMSCOPE_CUDA_CHECK(
-        cudaMemcpy(win.data(), window_, win.size() * sizeof(double), cudaMemcpyDeviceToHost));
-    SIMSCOPE_CUDA_CHECK(
-        cudaMemcpy(failed.data(), failed_, failed.size() * sizeof(int), cudaMemcpyDeviceToHost));
+        cudaMemcpy(win.data(), window_.get(), win.size() * sizeof(double), cudaMemcpyDeviceToHost));
+    SIMSCOPE_CUDA_CHECK(cudaMemcpy(failed.data(), failed_.get(), failed.size() * sizeof(int),
+                                   cudaMemcpyDeviceToHost));
     ms.averaged_steps = std::max<std::int64_t>(0, step_ - transient);
     ms.failed.resize(std::size_t(K_));
     ms.msd_mean.resize(std::size_t(K_));
@@ -558,11 +563,11 @@ class CudaEnsemble final : public Ensemble {
     std::shared_ptr<float> buf = frame_buffer(2 * n);
     const unsigned blocks = unsigned(std::min<std::size_t>((n + 255) / 256, 4096));
     if (precision_ == Precision::Fp32)
-      frame_kernel<float><<<blocks, 256, 0, stream_>>>(static_cast<const float*>(x_),
-                                                       static_cast<const float*>(y_), n, buf.get());
+      frame_kernel<float>
+          <<<blocks, 256, 0, stream_>>>(x_.as<const float>(), y_.as<const float>(), n, buf.get());
     else
-      frame_kernel<double><<<blocks, 256, 0, stream_>>>(
-          static_cast<const double*>(x_), static_cast<const double*>(y_), n, buf.get());
+      frame_kernel<double>
+          <<<blocks, 256, 0, stream_>>>(x_.as<const double>(), y_.as<const double>(), n, buf.get());
     SIMSCOPE_CUDA_CHECK(cudaGetLastError());
     f.theta_r.resize(2 * n);
     SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(f.theta_r.data(), buf.get(), 2 * n * sizeof(float),
@@ -578,13 +583,13 @@ class CudaEnsemble final : public Ensemble {
     Args<T> a{};
     a.N = N_, a.K = K_, a.P = plan_.P, a.B = plan_.B, a.parts = plan_.parts;
     a.shared_graph = shared_graph_ ? 1 : 0;
-    a.row = static_cast<const long long*>(row_);
-    a.col = static_cast<const int*>(col_);
-    a.w = static_cast<const T*>(w_);
-    a.x = static_cast<T*>(x_), a.y = static_cast<T*>(y_);
-    a.total = static_cast<double*>(total_), a.window = static_cast<double*>(window_);
-    a.shift = static_cast<double*>(shift_), a.failed = static_cast<int*>(failed_);
-    a.samp = static_cast<double*>(samp_), a.cap = cap_;
+    a.row = row_.as<const long long>();
+    a.col = col_.as<const int>();
+    a.w = w_.as<const T>();
+    a.x = x_.as<T>(), a.y = y_.as<T>();
+    a.total = total_.as<double>(), a.window = window_.as<double>();
+    a.shift = shift_.as<double>(), a.failed = failed_.as<int>();
+    a.samp = samp_.as<double>(), a.cap = cap_;
     a.steps = int(chunk);
     a.every = int(rec.every);
     a.to_sample0 = int(rec.every - step_ % rec.every);
@@ -622,51 +627,30 @@ class CudaEnsemble final : public Ensemble {
     }
   }
 
+  /// A pooled frame buffer of at least `floats` floats that nobody else holds, or a new one
+  /// (shared ownership: the frame's holders keep it; it frees itself on any thread).
   std::shared_ptr<float> frame_buffer(std::size_t floats) {
-    for (auto& [p, cap] : frames_)
-      if (p.use_count() == 1 && cap >= floats) return p;  // nobody else holds it
-    void* q = nullptr;
-    const cudaError_t e = cudaMalloc(&q, floats * sizeof(float));
-    if (e != cudaSuccess) {
-      cudaGetLastError();
-      throw Error(std::string("oscillators (CUDA): cannot allocate a frame buffer: ") +
-                  cudaGetErrorString(e));
-    }
-    std::shared_ptr<float> p(static_cast<float*>(q), [](float* d) { cudaFree(d); });
+    for (auto& p : frames_)
+      if (p.use_count() == 1 && p->size() >= floats) return {p, p->get()};  // nobody else holds it
+    auto p = make_shared_buffer(DeviceBuffer<float>(alloc_, floats, "a frame"));
     if (frames_.size() >= 4) {
-      // Every pooled buffer is held elsewhere: replace the smallest one held (it lives on with
-      // its holders).
+      // Every pooled buffer is held elsewhere: replace the oldest one (it lives on with its
+      // holders).
       frames_.erase(frames_.begin());
     }
-    frames_.emplace_back(p, floats);
-    return p;
+    frames_.push_back(p);
+    return {p, p->get()};
   }
 
-  void alloc(void*& p, std::size_t bytes, const char* what) {
-    void* q = nullptr;
-    const cudaError_t e = cudaMalloc(&q, bytes);
-    if (e != cudaSuccess) {
-      cudaGetLastError();
-      std::size_t free_b = 0, total_b = 0;
-      cudaMemGetInfo(&free_b, &total_b);
-      cudaGetLastError();
-      free_all();
-      throw Error(std::string("oscillators (CUDA): cannot allocate ") + mib(double(bytes)) +
-                  " of device memory for " + what + " (" + mib(double(free_b)) + " free of " +
-                  mib(double(total_b)) + "; " + cudaGetErrorString(e) +
-                  "): lower ensemble.size or network.nodes, or use --backend cpu");
-    }
-    p = q;
-    held_.push_back({q, bytes});
-    cur_bytes_ += bytes;
-    peak_bytes_ = std::max(peak_bytes_, cur_bytes_);
+  /// `bytes` of device memory from this ensemble's allocator ("oscillators").
+  DeviceBuffer<unsigned char> buffer(std::size_t bytes, const char* what) {
+    return DeviceBuffer<unsigned char>(alloc_, bytes, what);
   }
 
   void free_all() {
-    for (const auto& [p, bytes] : held_) cudaFree(p);
-    held_.clear();
-    cur_bytes_ = 0;
-    row_ = col_ = w_ = x_ = y_ = total_ = window_ = shift_ = failed_ = samp_ = series_ = nullptr;
+    for (auto* b :
+         {&row_, &col_, &w_, &x_, &y_, &total_, &window_, &shift_, &failed_, &samp_, &series_})
+      b->reset();
     loaded_ = false;
   }
 
@@ -704,12 +688,11 @@ class CudaEnsemble final : public Ensemble {
   long long cap_ = 1;
   std::int64_t step_ = 0, last_chunk_ = 0;
   double rate_ = 0;
-  void *row_ = nullptr, *col_ = nullptr, *w_ = nullptr, *x_ = nullptr, *y_ = nullptr;
-  void *total_ = nullptr, *window_ = nullptr, *shift_ = nullptr, *failed_ = nullptr;
-  void *samp_ = nullptr, *series_ = nullptr;
-  std::vector<std::pair<void*, std::size_t>> held_;
-  std::size_t cur_bytes_ = 0, peak_bytes_ = 0;
-  std::vector<std::pair<std::shared_ptr<float>, std::size_t>> frames_;
+  std::shared_ptr<DeviceAllocator> alloc_;  // "oscillators": every device buffer below
+  // Typed at run time (elem_, the network's index types): viewed through as<T>().
+  DeviceBuffer<unsigned char> row_, col_, w_, x_, y_, total_, window_, shift_, failed_, samp_,
+      series_;
+  std::vector<std::shared_ptr<DeviceBuffer<float>>> frames_;  // shared with the frames
 };
 
 }  // namespace

@@ -1,0 +1,50 @@
+// Merging the results of row ranges (lsq.hpp: merge_row_ranges).
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "lsq/lsq.hpp"
+
+namespace simscope::lsq {
+
+Result merge_row_ranges(const std::vector<Result>& parts) {
+  if (parts.empty()) throw Error("lsq: merge_row_ranges needs at least one part");
+  const Result& first = parts.front();
+  Result out;
+  out.n = first.n;
+  out.width = first.width;
+  out.row_begin = first.row_begin;
+  for (const Result& r : parts) {
+    if (r.n != out.n || r.width != out.width)
+      throw Error("lsq: merge_row_ranges: a part has " + std::to_string(r.n) + " unknowns and " +
+                  std::to_string(r.width) + " columns, expected " + std::to_string(out.n) +
+                  " and " + std::to_string(out.width));
+    if (r.row_begin != out.row_begin + out.height)
+      throw Error("lsq: merge_row_ranges: a part starts at row " + std::to_string(r.row_begin) +
+                  ", expected " + std::to_string(out.row_begin + out.height) +
+                  " (parts must be consecutive)");
+    out.height += r.height;
+  }
+  const std::size_t P = out.pixels();
+  out.solution.reserve(out.n * P);
+  for (std::size_t k = 0; k < out.n; ++k)
+    for (const Result& r : parts) {
+      const auto from = r.solution.begin() + std::ptrdiff_t(k * r.pixels());
+      out.solution.insert(out.solution.end(), from, from + std::ptrdiff_t(r.pixels()));
+    }
+  for (const Result& r : parts) {
+    out.residual.insert(out.residual.end(), r.residual.begin(), r.residual.end());
+    out.count.insert(out.count.end(), r.count.begin(), r.count.end());
+    out.status.insert(out.status.end(), r.status.begin(), r.status.end());
+    out.condition.insert(out.condition.end(), r.condition.begin(), r.condition.end());
+    for (std::size_t s = 0; s < out.status_counts.size(); ++s)
+      out.status_counts[s] += r.status_counts[s];
+    out.fallback_pixels += r.fallback_pixels;
+    out.shared_pixels += r.shared_pixels;
+    out.host_pixels += r.host_pixels;
+    out.shared_rank = std::max(out.shared_rank, r.shared_rank);
+    out.seconds += r.seconds;
+  }
+  return out;
+}
+
+}  // namespace simscope::lsq
