@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "gui_state.hpp"
-#include "lsq_workload.hpp"
+#include "lsq/lsq_workload.hpp"
 #include "render/colormap.hpp"
 #include "workload_gui.hpp"
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "gui_state.hpp"
-#include "oscillators_workload.hpp"
+#include "oscillators/oscillators_workload.hpp"
 #include "render/phase_view.hpp"
 #include "workload_gui.hpp"
 
