@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "cache_key.hpp"
+#include "core/error.hpp"
 #include "export.hpp"
 #include "field/field.hpp"
 #include "io/npy.hpp"
@@ -242,6 +243,21 @@ TEST(RunLayer, UnusedSettingsAndCacheKeysComeFromTheSchema) {
   EXPECT_EQ(p.schema().unused_warnings(p).at(0),
             "network.topology=file, so network.k is not used (settings of generated networks)");
   EXPECT_EQ(cache_key(p, {"network.file", "network.k"}), "edges.txt@?|-");
+}
+
+}  // namespace
+}  // namespace simscope::app
+
+namespace simscope::app {
+namespace {
+
+TEST(RunLayer, AUseRuleNamingNoParameterOfTheSchemaIsRefused) {
+  const std::vector<ParamSpec> specs = {
+      param_spec("a.file", ParamType::Path, std::string(), 1, 0, "", "a file")};
+  using C = ParamCondition;
+  EXPECT_THROW(Schema("w", specs, {{{{"a.file", C::Op::Set, ""}}, {"a.seed"}, "why"}}), Error);
+  EXPECT_THROW(Schema("w", specs, {{{{"a.mode", C::Op::Set, ""}}, {"a.file"}, "why"}}), Error);
+  EXPECT_NO_THROW(Schema("w", specs, {{{{"a.file", C::Op::Set, ""}}, {"a.file"}, "why"}}));
 }
 
 }  // namespace
