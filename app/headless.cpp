@@ -21,6 +21,7 @@
 #include "run_manifest.hpp"
 #include "session.hpp"
 #include "study_checkpoint.hpp"
+#include "view_png_export.hpp"
 #include "view_settings.hpp"
 #include "worker.hpp"
 
@@ -161,7 +162,8 @@ int run_headless(const CliOptions& o) {
     const Workload& viewer = worker.workload();
 
     RenderInfo info;
-    std::optional<ExportImage> image;
+    std::vector<std::uint8_t> rgba;
+    std::string image_path;
     if (!o.no_image) {
       const auto t0 = std::chrono::steady_clock::now();
       const ViewImage vi = viewer.view_image(r, r.params.get_string(view_param));
@@ -181,14 +183,10 @@ int run_headless(const CliOptions& o) {
       else
         view.set_data_host(vi.data.data(), vi.rows, vi.cols);
       view.draw(0, 0, o.image_width, o.image_height);
-      ExportImage img;
-      img.path = o.out_image.empty()
-                     ? QDir(QString::fromStdString(dir)).filePath("view.png").toStdString()
-                     : o.out_image;
-      img.rgba = target.read_rgba();
-      img.width = o.image_width;
-      img.height = o.image_height;
-      image = std::move(img);
+      image_path = o.out_image.empty()
+                       ? QDir(QString::fromStdString(dir)).filePath("view.png").toStdString()
+                       : o.out_image;
+      rgba = target.read_rgba();
       info.context = ctx->backend_name();
       info.renderer = ctx->renderer();
       info.upload_path = view.upload_path();
@@ -198,7 +196,11 @@ int run_headless(const CliOptions& o) {
       std::tie(info.range_lo, info.range_hi) = view.range();
       info.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
-    const QJsonObject manifest = run_manifest(r, s.backend.notice, info);
+    const Json manifest = run_manifest(r, s.backend.notice, info, front_end_versions());
+    std::optional<ExportFile> image;
+    if (!o.no_image)
+      image =
+          view_png_file(image_path, std::move(rgba), o.image_width, o.image_height, r, manifest);
     const auto written = export_run(r, dir, manifest, image ? &*image : nullptr);
     if (ck) remove_checkpoint(ck->dir);  // the outputs are complete
     if (!o.quiet && !notice_printed && !s.backend.notice.empty())

@@ -31,6 +31,7 @@
 #include "png.hpp"
 #include "render/offscreen.hpp"
 #include "run_manifest.hpp"
+#include "view_png_export.hpp"
 #include "view_schema.hpp"
 #include "view_settings.hpp"
 #include "window.hpp"
@@ -214,8 +215,7 @@ void export_data(GuiState& s) {
       s.plane->draw(0, 0, w, h);
     else
       s.extras->draw_view(s, 0, 0, w, h);
-    ExportImage img{QDir(QString::fromStdString(dir)).filePath("view.png").toStdString(),
-                    target.read_rgba(), w, h};
+    std::vector<std::uint8_t> rgba = target.read_rgba();
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     const RenderInfo info = shown_view(s, "window");
     if (s.result->preview)
@@ -223,7 +223,11 @@ void export_data(GuiState& s) {
     RunResult r = *s.result;  // exported with the parameters it was computed with
     const std::string view_param = s.worker->workload().view_param();
     r.params.set(view_param, s.params.get(view_param));  // and the output shown
-    const auto written = export_run(r, dir, run_manifest(r, s.backend.notice, info), &img);
+    const Json manifest = run_manifest(r, s.backend.notice, info, front_end_versions());
+    const ExportFile img =
+        view_png_file(QDir(QString::fromStdString(dir)).filePath("view.png").toStdString(),
+                      std::move(rgba), w, h, r, manifest);
+    const auto written = export_run(r, dir, manifest, &img);
     action_done(s, "exported " + std::to_string(written.size()) + " files to " + dir);
   } catch (const std::exception& e) {
     action_failed(s, e.what());

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "gui_state.hpp"
-#include "lsq_workload.hpp"
+#include "lsq/lsq_workload.hpp"
 #include "render/colormap.hpp"
 #include "workload_gui.hpp"
 
@@ -60,9 +60,9 @@ class LsqGui final : public WorkloadGui {
 
  private:
   static const LsqPayload* payload(const GuiState& s) {
-    if (!s.result || !s.result->payload || s.result->workload != "lsq") return nullptr;
-    const auto* pl = static_cast<const LsqPayload*>(s.result->payload.get());
-    return pl->result && pl->problem ? pl : nullptr;
+    if (!s.result) return nullptr;
+    const LsqPayload* pl = s.result->payload_as<LsqPayload>();
+    return pl && pl->result && pl->problem ? pl : nullptr;
   }
 
   static void component_slider(GuiState& s, const lsq::Result& r) {

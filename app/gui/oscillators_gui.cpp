@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "gui_state.hpp"
-#include "oscillators_workload.hpp"
+#include "oscillators/oscillators_workload.hpp"
 #include "render/phase_view.hpp"
 #include "workload_gui.hpp"
 
@@ -25,8 +25,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 const OscillatorsPayload* payload_of(const GuiState& s) {
-  if (!s.result || s.result->workload != "oscillators" || !s.result->payload) return nullptr;
-  return static_cast<const OscillatorsPayload*>(s.result->payload.get());
+  return s.result ? s.result->payload_as<OscillatorsPayload>() : nullptr;
 }
 
 std::vector<float> to_float(const std::vector<double>& v) {
@@ -257,11 +256,11 @@ class OscillatorsGui final : public WorkloadGui {
   std::unique_ptr<render::PhaseView> view_;
   std::shared_ptr<const OscillatorsLayout> layout_held_;
   int layout_kind_ = -1;
-  std::shared_ptr<const void> state_held_;
+  std::shared_ptr<const RunPayload> state_held_;
   int state_member_ = -1;
   int layout_ = 0;  // 0 circle, 1 network, 2 complex plane
   bool edges_ = true;
-  std::shared_ptr<const void> last_study_;
+  std::shared_ptr<const RunPayload> last_study_;
   bool study_running_ = false;
   double study_osc_steps_ = 0;
   std::string logged_path_;

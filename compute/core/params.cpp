@@ -154,8 +154,13 @@ ParamSpec param_spec(std::string name, ParamType type, ParamValue default_value,
   return s;
 }
 
-Schema::Schema(std::string workload, std::vector<ParamSpec> specs)
-    : workload_(std::move(workload)), specs_(std::move(specs)) {}
+Schema::Schema(std::string workload, std::vector<ParamSpec> specs, std::vector<UseRule> rules)
+    : workload_(std::move(workload)), specs_(std::move(specs)), rules_(std::move(rules)) {
+  for (const UseRule& r : rules_) {  // a rule naming no parameter of the schema is a typo
+    for (const ParamCondition& c : r.when) at(c.param);
+    for (const std::string& n : r.unused) at(n);
+  }
+}
 
 const ParamSpec* Schema::find(const std::string& name) const {
   for (const auto& s : specs_)

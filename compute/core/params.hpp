@@ -42,6 +42,33 @@ ParamSpec param_spec(std::string name, ParamType type, ParamValue default_value,
                      std::vector<std::string> choices = {}, bool log_slider = false);
 
 class Schema;
+class ParamSet;
+
+/// A condition on one parameter (a use rule's "when"): Set / Unset: the value differs from / is
+/// its default (for a Path: a file is named / none is); Equals / NotEquals: its value, as
+/// format_value writes it, is / is not `value`.
+struct ParamCondition {
+  enum class Op { Set, Unset, Equals, NotEquals };
+  std::string param;
+  Op op = Op::Set;
+  std::string value;
+  bool holds(const ParamSet& params) const;  ///< throws Error on an unknown parameter
+};
+
+/// "When every condition of `when` holds, the parameters `unused` are not used by the run."
+/// The schema's rules drive the warnings about settings a run ignores (Schema::unused_warnings)
+/// and which parameters take part in cache keys (Schema::used). `why` ends the warning:
+///   when[0] Set:       "sources.file is set, so sources.count is not used (WHY)"
+///   when[0] Equals:    "network.topology=file, so network.k, network.p are not used (WHY)"
+///   when[0] NotEquals: "network.file is not used: network.topology is 'ring' (WHY)", one
+///                      warning per unused parameter (the rule of a parameter that a selector
+///                      must pick, e.g. a file read only with topology=file).
+/// Later conditions only narrow the rule (e.g. "and data.file is not set").
+struct UseRule {
+  std::vector<ParamCondition> when;
+  std::vector<std::string> unused;
+  std::string why;
+};
 
 /// Values for every parameter of one schema, by name. Built from Schema::defaults().
 class ParamSet {
@@ -82,7 +109,7 @@ class ParamSet {
 /// The parameters of one workload, in display order.
 class Schema {
  public:
-  Schema(std::string workload, std::vector<ParamSpec> specs);
+  Schema(std::string workload, std::vector<ParamSpec> specs, std::vector<UseRule> rules = {});
 
   const std::string& workload() const { return workload_; }
   const std::vector<ParamSpec>& specs() const { return specs_; }
@@ -95,6 +122,15 @@ class Schema {
   const ParamSpec& at(const std::string& name) const;
   /// Every parameter at its default.
   ParamSet defaults() const;
+
+  /// The rules of use (UseRule), in the order their warnings are given.
+  const std::vector<UseRule>& use_rules() const { return rules_; }
+  /// False when a rule whose conditions hold for `params` lists `name` as unused. Throws Error
+  /// on an unknown name.
+  bool used(const ParamSet& params, const std::string& name) const;
+  /// One warning per rule that holds and lists parameters changed from their defaults (texts as
+  /// UseRule shows), in rule order; none when every setting given is used.
+  std::vector<std::string> unused_warnings(const ParamSet& params) const;
 
   /// Parses text into a value of spec's type, checking the range/choices. Blanks around the
   /// text are ignored (except for paths, taken as given). Int: decimal digits with an optional
@@ -111,6 +147,7 @@ class Schema {
  private:
   std::string workload_;
   std::vector<ParamSpec> specs_;
+  std::vector<UseRule> rules_;
 };
 
 }  // namespace simscope

@@ -56,7 +56,13 @@ Schema build() {
   s.push_back(param_spec("view", T::Enum, std::string("magnitude"), kNoMin, kNoMax, "",
                          "Output shown: field magnitude |E|, a component of E, or the potential.",
                          {"magnitude", "ex", "ey", "ez", "potential"}));
-  return Schema("field", std::move(s));
+  // With a source file, the generator's settings are not used.
+  using C = ParamCondition;
+  std::vector<UseRule> rules = {
+      {{{"sources.file", C::Op::Set, ""}},
+       {"sources.distribution", "sources.count", "sources.seed", "sources.half_width"},
+       "settings of generated sources"}};
+  return Schema("field", std::move(s), std::move(rules));
 }
 
 }  // namespace

@@ -62,7 +62,18 @@ Schema build() {
                  {"solution", "residual", "count", "status", "condition"}));
   s.push_back(param_spec("view.component", T::Int, std::int64_t(0), 0, double(kMaxUnknowns - 1), "",
                          "Which unknown x_k the solution view shows (0-based)."));
-  return Schema("lsq", std::move(s));
+  // The inputs override the generator (make_problem): with data.file every synth.* setting;
+  // with design.file alone, the design's shape and kind (A gives M and N).
+  using C = ParamCondition;
+  std::vector<UseRule> rules = {
+      {{{"data.file", C::Op::Set, ""}},
+       {"synth.height", "synth.width", "synth.observations", "synth.unknowns", "synth.nan_fraction",
+        "synth.noise", "synth.seed", "synth.design"},
+       "settings of the synthetic cube"},
+      {{{"design.file", C::Op::Set, ""}, {"data.file", C::Op::Unset, ""}},
+       {"synth.observations", "synth.unknowns", "synth.design"},
+       "the synthetic data take M, N and A from design.file"}};
+  return Schema("lsq", std::move(s), std::move(rules));
 }
 
 }  // namespace

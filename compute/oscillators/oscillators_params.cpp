@@ -83,7 +83,19 @@ Schema build() {
                  "Centre view: the oscillators (phase view; the image shows the phases), or the "
                  "(K, N) map of phases or amplitudes.",
                  {"oscillators", "phases", "amplitudes"}));
-  return Schema("oscillators", std::move(s));
+  // A file is read only when its selector picks it; the generators' settings are not used when
+  // the file is.
+  using C = ParamCondition;
+  std::vector<UseRule> rules = {
+      {{{"network.topology", C::Op::NotEquals, "file"}},
+       {"network.file"},
+       "set network.topology=file to read the edge list"},
+      {{{"network.topology", C::Op::Equals, "file"}},
+       {"network.k", "network.p", "network.seed"},
+       "settings of generated networks"},
+      {{{"init", C::Op::NotEquals, "file"}}, {"init.file"}, "set init=file to start from the file"},
+      {{{"init", C::Op::Equals, "file"}}, {"init.seed"}, "it seeds generated initial states"}};
+  return Schema("oscillators", std::move(s), std::move(rules));
 }
 
 }  // namespace

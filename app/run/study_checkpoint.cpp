@@ -3,17 +3,17 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <QDir>
-#include <QFile>
-#include <QJsonDocument>
-#include <QJsonObject>
-#include <QSaveFile>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "io/npy.hpp"
+#include "json.hpp"
 
 namespace simscope::app {
 namespace {
@@ -22,14 +22,24 @@ namespace osc = simscope::oscillators;
 constexpr const char* kFormat = "simscope study checkpoint";
 constexpr int kVersion = 1;
 
-QString block_name(int b, const char* what) {
-  return QString("block_%1.%2.npy").arg(b, 5, 10, QChar('0')).arg(what);
-}
-QString gen_prefix(std::int64_t g) { return QString("g%1.").arg(g, 6, 10, QChar('0')); }
-QString gen_name(std::int64_t g, const char* what) { return gen_prefix(g) + what + ".npy"; }
+namespace fs = std::filesystem;
 
-std::string path_in(const std::string& dir, const QString& name) {
-  return QDir(QString::fromStdString(dir)).filePath(name).toStdString();
+std::string block_name(int b, const char* what) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "block_%05d.%s.npy", b, what);
+  return buf;
+}
+std::string gen_prefix(std::int64_t g) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "g%06lld.", static_cast<long long>(g));
+  return buf;
+}
+std::string gen_name(std::int64_t g, const char* what) { return gen_prefix(g) + what + ".npy"; }
+
+/// DIR/NAME (NAME alone when DIR is empty).
+std::string path_in(const std::string& dir, const std::string& name) {
+  if (dir.empty()) return name;
+  return dir.back() == '/' ? dir + name : dir + "/" + name;
 }
 
 /// fsync of a file or folder (best effort for folders: some file systems refuse).
@@ -47,7 +57,7 @@ void sync_path(const std::string& path, bool must) {
 
 /// Writes NAME.tmp, flushes it and renames it to NAME (atomic on POSIX file systems).
 template <typename T>
-void write_atomic(const std::string& dir, const QString& name, const T* data,
+void write_atomic(const std::string& dir, const std::string& name, const T* data,
                   const std::vector<std::size_t>& shape) {
   const std::string path = path_in(dir, name), tmp = path + ".tmp";
   io::write_npy(tmp, data, shape);
@@ -74,10 +84,11 @@ std::string shape_text(const std::vector<std::size_t>& s) {
 }
 
 /// Reads a checkpoint array of dtype `dt` and shape `shape`. Throws Error naming the file.
-io::NpyArray read_array(const std::string& dir, const QString& name, io::DType dt,
+io::NpyArray read_array(const std::string& dir, const std::string& name, io::DType dt,
                         const std::vector<std::size_t>& shape) {
   const std::string path = path_in(dir, name);
-  if (!QFile::exists(QString::fromStdString(path)))
+  std::error_code ec;
+  if (!fs::exists(path, ec))
     throw Error(path +
                 ": missing from the checkpoint (remove the checkpoint folder to start over)");
   io::NpyArray a = io::read_npy(path);
@@ -114,39 +125,41 @@ bool compared(const std::string& name) { return name != "view" && name.rfind("li
 
 }  // namespace
 
-std::string checkpoint_dir(const std::string& out_dir) {
-  return QDir(QString::fromStdString(out_dir)).filePath("checkpoint").toStdString();
-}
+std::string checkpoint_dir(const std::string& out_dir) { return path_in(out_dir, "checkpoint"); }
 
 std::optional<CheckpointHeader> read_checkpoint_header(const std::string& dir) {
   const std::string path = path_in(dir, "checkpoint.json");
-  QFile f(QString::fromStdString(path));
-  if (!f.exists()) return std::nullopt;
-  if (!f.open(QIODevice::ReadOnly)) throw Error(path + ": cannot read the checkpoint");
-  QJsonParseError err;
-  const QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &err);
-  const QJsonObject o = doc.object();
-  if (doc.isNull() || o.value("format").toString() != kFormat)
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return std::nullopt;
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw Error(path + ": cannot read the checkpoint");
+  const std::string text{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+  const Json o = Json::parse(text, nullptr, false);
+  if (!o.is_object() || json_string(o, "format") != kFormat)
     throw Error(path + ": not a simscope study checkpoint (remove the folder to start over)");
-  if (o.value("version").toInt() != kVersion)
-    throw Error(path + ": checkpoint version " + std::to_string(o.value("version").toInt()) +
+  // A whole number, else 0 (as QJsonValue::toInt read it).
+  const auto to_int = [&o](const char* key) {
+    const double v = json_double(o, key);
+    return v == std::floor(v) && std::fabs(v) < 2147483648.0 ? int(v) : 0;
+  };
+  if (to_int("version") != kVersion)
+    throw Error(path + ": checkpoint version " + std::to_string(to_int("version")) +
                 ", this simscope reads version " + std::to_string(kVersion));
   CheckpointHeader h;
-  h.workload = o.value("workload").toString().toStdString();
-  h.backend = o.value("backend").toString().toStdString();
-  const QJsonObject params = o.value("params").toObject();
-  for (auto it = params.begin(); it != params.end(); ++it)
-    h.params[it.key().toStdString()] = it.value().toString().toStdString();
-  h.members = o.value("members").toInt();
-  h.nodes = o.value("nodes").toInt();
-  h.block = o.value("block").toInt();
-  h.blocks_done = o.value("blocks_done").toInt();
-  h.samples = std::int64_t(o.value("samples").toDouble());
-  h.generation = std::int64_t(o.value("generation").toDouble());
-  h.seconds = o.value("seconds").toDouble();
+  h.workload = json_string(o, "workload");
+  h.backend = json_string(o, "backend");
+  if (const auto it = o.find("params"); it != o.end() && it->is_object())
+    for (const auto& [k, v] : it->items()) h.params[k] = v.is_string() ? v.get<std::string>() : "";
+  h.members = to_int("members");
+  h.nodes = to_int("nodes");
+  h.block = to_int("block");
+  h.blocks_done = to_int("blocks_done");
+  h.samples = std::int64_t(json_double(o, "samples"));
+  h.generation = std::int64_t(json_double(o, "generation"));
+  h.seconds = json_double(o, "seconds");
   if (o.contains("partial")) {
     h.partial = true;
-    h.partial_step = std::int64_t(o.value("partial").toObject().value("step").toDouble());
+    h.partial_step = std::int64_t(json_double(o["partial"], "step"));
   }
   if (h.members < 1 || h.nodes < 1 || h.block < 1 || h.blocks_done < 0 || h.samples < 0 ||
       h.partial_step < 0)
@@ -248,10 +261,10 @@ StudyCheckpointWriter::StudyCheckpointWriter(std::string dir, const std::string&
 
 void StudyCheckpointWriter::write(const osc::StudyProgress& sp) {
   if (fresh_) {  // created at the first write, so that a study that fails first leaves nothing
-    QDir d(QString::fromStdString(dir_));
-    d.removeRecursively();  // no checkpoint.json: nothing in it is a checkpoint
-    if (!QDir().mkpath(d.absolutePath()))
-      throw Error(dir_ + ": cannot create the checkpoint folder");
+    std::error_code ec;
+    fs::remove_all(dir_, ec);  // no checkpoint.json: nothing in it is a checkpoint
+    fs::create_directories(dir_, ec);
+    if (!fs::is_directory(dir_, ec)) throw Error(dir_ + ": cannot create the checkpoint folder");
     fresh_ = false;
   }
   const std::size_t N = std::size_t(sp.nodes);
@@ -292,42 +305,59 @@ void StudyCheckpointWriter::write(const osc::StudyProgress& sp) {
     ser.insert(ser.end(), sp.series.finite.begin(), sp.series.finite.end());
     write_atomic(dir_, gen_name(g, "partial_series"), ser.data(), {3, ns});
   }
-  QJsonObject o;
+  Json o = Json::object();
   o["format"] = kFormat;
   o["version"] = kVersion;
-  o["workload"] = QString::fromStdString(base_.workload);
-  o["backend"] = QString::fromStdString(base_.backend);
-  QJsonObject params;
-  for (const auto& [k, v] : base_.params)
-    params[QString::fromStdString(k)] = QString::fromStdString(v);
+  o["workload"] = base_.workload;
+  o["backend"] = base_.backend;
+  Json params = Json::object();
+  for (const auto& [k, v] : base_.params) params[k] = v;
   o["params"] = params;
   o["members"] = sp.members;
   o["nodes"] = sp.nodes;
-  o["samples"] = double(sp.samples);
+  o["samples"] = json_number(double(sp.samples));
   o["block"] = sp.block;
   o["blocks_done"] = sp.blocks_done;
   o["members_done"] = sp.members_done();
-  o["generation"] = double(g);
-  o["seconds"] = sp.seconds;
-  if (sp.partial) o["partial"] = QJsonObject{{"step", double(sp.snapshot.step)}};
-  const std::string json = path_in(dir_, "checkpoint.json");
-  QSaveFile f(QString::fromStdString(json));
-  if (!f.open(QIODevice::WriteOnly) ||
-      f.write(QJsonDocument(o).toJson(QJsonDocument::Indented)) < 0 || !f.commit())
-    throw Error(json + ": cannot write the checkpoint: " + f.errorString().toStdString());
+  o["generation"] = json_number(double(g));
+  o["seconds"] = json_number(sp.seconds);
+  if (sp.partial) o["partial"] = Json{{"step", json_number(double(sp.snapshot.step))}};
+  // checkpoint.json.tmp, flushed to disk, then renamed over the previous one.
+  const std::string json = path_in(dir_, "checkpoint.json"), tmp = json + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    const std::string text = json_text(o);
+    if (!f || !f.write(text.data(), std::streamsize(text.size())) || !f.flush()) {
+      const int err = errno;
+      std::remove(tmp.c_str());
+      throw Error(json + ": cannot write the checkpoint: " + std::strerror(err));
+    }
+  }
+  sync_path(tmp, true);
+  if (std::rename(tmp.c_str(), json.c_str()) != 0) {
+    const int err = errno;
+    std::remove(tmp.c_str());
+    throw Error(json + ": cannot write the checkpoint: " + std::strerror(err));
+  }
   sync_path(dir_, false);
   generation_ = g;
   // Files of other generations (the previous checkpoint's, or a crashed write's) go.
-  QDir d(QString::fromStdString(dir_));
-  const QString keep = gen_prefix(g);
-  for (const QString& name : d.entryList(QDir::Files))
-    if ((name.startsWith('g') && name.endsWith(".npy") && !name.startsWith(keep)) ||
-        name.endsWith(".tmp"))
-      d.remove(name);
+  const std::string keep = gen_prefix(g);
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir_, ec)) {
+    if (!e.is_regular_file(ec)) continue;
+    const std::string name = e.path().filename().string();
+    const auto ends_with = [&name](const std::string& t) {
+      return name.size() >= t.size() && name.compare(name.size() - t.size(), t.size(), t) == 0;
+    };
+    if ((name[0] == 'g' && ends_with(".npy") && name.rfind(keep, 0) != 0) || ends_with(".tmp"))
+      fs::remove(e.path(), ec);
+  }
 }
 
 void remove_checkpoint(const std::string& dir) {
-  QDir(QString::fromStdString(dir)).removeRecursively();
+  std::error_code ec;
+  fs::remove_all(dir, ec);
 }
 
 }  // namespace simscope::app

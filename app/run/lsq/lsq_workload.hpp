@@ -5,11 +5,12 @@
 #include <memory>
 
 #include "lsq/lsq.hpp"
+#include "workload.hpp"
 
 namespace simscope::app {
 
-/// RunResult::payload of the lsq workload (std::shared_ptr<const LsqPayload>).
-struct LsqPayload {
+/// RunResult::payload of the lsq workload (RunResult::payload_as<LsqPayload>()).
+struct LsqPayload final : RunPayload {
   std::shared_ptr<const lsq::Synth> problem;  ///< the full cube and A (and the synthetic truth)
   std::shared_ptr<const lsq::Result> result;  ///< over every stride-th pixel of the cube
   std::size_t stride = 1;                     ///< > 1 for a coarse preview
@@ -20,8 +21,7 @@ struct LsqPayload {
 /// The lsq maps are drawn like numpy/matplotlib's imshow (row 0 at the top): image sample (i, j)
 /// of LsqWorkload::view_image (i to the right, j up) is pixel (h, w) = (H - 1 - j, i) of the
 /// result's (H, W) maps.
-inline void lsq_image_to_pixel(const lsq::Result& r, int i, int j, std::size_t& h,
-                               std::size_t& w) {
+inline void lsq_image_to_pixel(const lsq::Result& r, int i, int j, std::size_t& h, std::size_t& w) {
   h = r.height - 1 - std::size_t(j);
   w = std::size_t(i);
 }

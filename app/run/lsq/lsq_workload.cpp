@@ -8,8 +8,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 
+#include "cache_key.hpp"
 #include "core/error.hpp"
 #include "workload.hpp"
 
@@ -18,21 +18,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// A file's identity for the cache: its name and modification time.
-std::string file_key(const std::string& path) {
-  if (path.empty()) return "";
-  std::error_code ec;
-  const auto t = std::filesystem::last_write_time(path, ec);
-  return path + "@" + (ec ? std::string("?") : std::to_string(t.time_since_epoch().count()));
-}
-
+/// The problem's inputs: the files by identity (cache_key), the generator's settings in use.
 std::string problem_key(const ParamSet& p) {
-  std::string k = file_key(p.get_string("data.file")) + "|" + file_key(p.get_string("design.file"));
-  if (p.get_string("data.file").empty())
-    for (const char* n : {"synth.height", "synth.width", "synth.observations", "synth.unknowns",
-                          "synth.nan_fraction", "synth.noise", "synth.seed", "synth.design"})
-      k.append(1, '|').append(format_value(p.get(n)));  // (not "|" + ...: g++ 12 -Wrestrict)
-  return k;
+  return cache_key(
+      p, {"data.file", "design.file", "synth.height", "synth.width", "synth.observations",
+          "synth.unknowns", "synth.nan_fraction", "synth.noise", "synth.seed", "synth.design"});
 }
 
 /// Every stride-th pixel of the cube in both directions (a coarse preview).
@@ -102,34 +92,28 @@ class LsqWorkload final : public Workload {
     r.backend = backend;
     r.preview = stride > 1;
     const std::size_t N = result->n, H = result->height, W = result->width, P = H * W;
+    const WorkloadDescriptor& desc = workload_descriptor("lsq");
     {
-      OutputArray o;
-      o.name = "solution";
-      o.label = "x";
+      OutputArray o = desc.make_output("solution");
       o.shape = {N, H, W};
       o.data.assign(result->solution.begin(), result->solution.end());
-      if (params.get_string("precision") == "fp64") {  // fp64 runs export all their digits
-        o.dtype = io::DType::Float64;
+      if (params.get_string("precision") == "fp64")  // fp64 runs export all their digits
         o.data64.assign(result->solution.begin(), result->solution.end());
-      }
+      else
+        o.dtype = io::DType::Float32;
       r.outputs.push_back(std::move(o));
     }
-    auto map = [&](const char* name, const char* label, const char* unit, io::DType dtype,
-                   auto&& values) {
-      OutputArray o;
-      o.name = name;
-      o.label = label;
-      o.unit = unit;
-      o.dtype = dtype;
+    auto map = [&](const char* name, auto&& values) {
+      OutputArray o = desc.make_output(name);
       o.shape = {H, W};
       o.data.resize(P);
       for (std::size_t p = 0; p < P; ++p) o.data[p] = float(values[p]);
       r.outputs.push_back(std::move(o));
     };
-    map("residual", "RMS residual", "data", io::DType::Float32, result->residual);
-    map("count", "observed rows", "", io::DType::Int32, result->count);
-    map("status", "status", "", io::DType::UInt8, result->status);
-    map("condition", "condition", "", io::DType::Float32, result->condition);
+    map("residual", result->residual);
+    map("count", result->count);
+    map("status", result->status);
+    map("condition", result->condition);
 
     const auto& sc = result->status_counts;
     r.stats["pixels"] = double(P);
@@ -211,7 +195,7 @@ class LsqWorkload final : public Workload {
     if (img.colormap == "coolwarm") img.symmetric_range();  // zero at the neutral centre
     // Titles in the cube's pixel indices (a preview samples every stride-th pixel): columns w
     // left to right, rows h top to bottom (the vertical axis runs from H-1 at the bottom to 0).
-    const auto pl = std::static_pointer_cast<const LsqPayload>(r.payload);
+    const LsqPayload* pl = r.payload_as<LsqPayload>();
     const double stride = pl ? double(pl->stride) : 1.0;
     img.annotations.axis_i = {"pixel column w", true, 0.0, double(W - 1) * stride};
     img.annotations.axis_j = {"pixel row h", true, double(H - 1) * stride, 0.0};
@@ -219,7 +203,7 @@ class LsqWorkload final : public Workload {
   }
 
   std::string describe_sample(const RunResult& r, int i, int j) const override {
-    const auto pl = std::static_pointer_cast<const LsqPayload>(r.payload);
+    const LsqPayload* pl = r.payload_as<LsqPayload>();
     if (!pl || !pl->result) return "";
     const lsq::Result& res = *pl->result;
     std::size_t h = 0, w = 0;
@@ -234,27 +218,10 @@ class LsqWorkload final : public Workload {
   }
 
  private:
-  /// Warnings for generator settings the inputs override (make_problem): with data.file every
-  /// synth.* setting; with design.file alone, the design's shape and kind (A gives M and N).
+  /// Warnings for generator settings the inputs override (the schema's rules of use).
   static void add_unused_warnings(RunResult& r) {
-    const ParamSet& p = r.params;
-    const auto warn = [&r](const std::string& file, const std::string& unused, const char* why) {
-      if (unused.empty()) return;
-      std::string w = file + " is set, so " + unused;
-      w += unused.find(',') == std::string::npos ? " is" : " are";
-      w += " not used (";
-      w += why;
-      w += ")";
+    for (std::string& w : r.params.schema().unused_warnings(r.params))
       r.warnings.push_back(std::move(w));
-    };
-    if (!p.get_string("data.file").empty())
-      warn("data.file",
-           p.changed({"synth.height", "synth.width", "synth.observations", "synth.unknowns",
-                      "synth.nan_fraction", "synth.noise", "synth.seed", "synth.design"}),
-           "settings of the synthetic cube");
-    else if (!p.get_string("design.file").empty())
-      warn("design.file", p.changed({"synth.observations", "synth.unknowns", "synth.design"}),
-           "the synthetic data take M, N and A from design.file");
   }
 
   static void add_view_warnings(RunResult& r) {
@@ -310,6 +277,15 @@ class LsqWorkload final : public Workload {
 
 }  // namespace
 
-std::unique_ptr<Workload> make_lsq_workload() { return std::make_unique<LsqWorkload>(); }
+WorkloadDescriptor lsq_descriptor() {
+  using D = io::DType;
+  return {"lsq",
+          [] { return std::make_unique<LsqWorkload>(); },
+          {{"solution", "x", "", D::Float64},  // float32 when precision=fp32
+           {"residual", "RMS residual", "data", D::Float32},
+           {"count", "observed rows", "", D::Int32},
+           {"status", "status", "", D::UInt8},
+           {"condition", "condition", "", D::Float32}}};
+}
 
 }  // namespace simscope::app

@@ -11,6 +11,7 @@
 #include <optional>
 #include <sstream>
 
+#include "cache_key.hpp"
 #include "core/error.hpp"
 #include "oscillators/oscillators.hpp"
 #include "study_checkpoint.hpp"
@@ -26,13 +27,10 @@ constexpr int kLiveMembers = 64;  // the live view integrates the first 64 membe
 constexpr int kMaxImageSide = 4096;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-OutputArray array64(const std::string& name, const std::string& label, const std::string& unit,
-                    std::vector<std::size_t> shape, std::vector<double> data) {
-  OutputArray o;
-  o.name = name;
-  o.label = label;
-  o.unit = unit;
-  o.dtype = io::DType::Float64;
+/// Output `name` as the descriptor declares it, with its fp64 values.
+OutputArray array64(const std::string& name, std::vector<std::size_t> shape,
+                    std::vector<double> data) {
+  OutputArray o = workload_descriptor("oscillators").make_output(name);
   o.shape = std::move(shape);
   o.data64 = std::move(data);
   return o;
@@ -51,19 +49,17 @@ std::vector<double> interleave(const osc::State& s) {
 }
 
 /// The parameters that define the networks, and those that define the live state.
+/// (Files by identity and unused settings left out: cache_key.)
 std::string network_key(const ParamSet& p) {
-  std::ostringstream k;
-  for (const char* n : {"network.nodes", "network.topology", "network.k", "network.p",
-                        "network.file", "network.seed"})
-    k << format_value(p.get(n)) << '|';
-  return k.str();
+  return cache_key(p, {"network.nodes", "network.topology", "network.k", "network.p",
+                       "network.file", "network.seed"}) +
+         '|';
 }
 
 std::string live_key(const ParamSet& p, Backend b) {
   std::ostringstream k;
   k << network_key(p) << std::min<std::int64_t>(p.get_int("ensemble.size"), kLiveMembers) << '|';
-  for (const char* n : {"init", "init.seed", "init.file", "precision"})
-    k << format_value(p.get(n)) << '|';
+  k << cache_key(p, {"init", "init.seed", "init.file", "precision"}) << '|';
   k << to_string(b);
   return k.str();
 }
@@ -173,11 +169,11 @@ class OscillatorsWorkload final : public Workload {
                                   : osc::run_study(*ens, t, init, o, progress);
     const std::size_t K = std::size_t(t.members), N = std::size_t(t.nodes), T = s.msd_t.size();
 
-    r.outputs.push_back(array64("msd", "msd", "", {K}, s.msd));
-    r.outputs.push_back(array64("msd_t", "msd(t)", "", {T}, s.msd_t));
-    r.outputs.push_back(array64("order_t", "R(t)", "", {T}, s.order_t));
-    r.outputs.push_back(array64("phases", "theta", "rad", {K, N}, phases_of(s.final_state)));
-    r.outputs.push_back(array64("state", "x, y", "", {K, N, 2}, interleave(s.final_state)));
+    r.outputs.push_back(array64("msd", {K}, s.msd));
+    r.outputs.push_back(array64("msd_t", {T}, s.msd_t));
+    r.outputs.push_back(array64("order_t", {T}, s.order_t));
+    r.outputs.push_back(array64("phases", {K, N}, phases_of(s.final_state)));
+    r.outputs.push_back(array64("state", {K, N, 2}, interleave(s.final_state)));
 
     if (s.failed_count > 0) {
       std::string which;
@@ -318,13 +314,13 @@ class OscillatorsWorkload final : public Workload {
     const osc::State st = live_ens_->state();
     const osc::MemberStats ms = live_ens_->member_stats(rec.transient);
     const std::size_t N = std::size_t(live_topo_.nodes);
-    r.outputs.push_back(array64("msd", "msd", "", {std::size_t(K)}, ms.msd_mean));
-    r.outputs.push_back(array64("msd_t", "msd(t)", "", {history_.msd.size()},
-                                {history_.msd.begin(), history_.msd.end()}));
-    r.outputs.push_back(array64("order_t", "R(t)", "", {history_.order.size()},
+    r.outputs.push_back(array64("msd", {std::size_t(K)}, ms.msd_mean));
+    r.outputs.push_back(
+        array64("msd_t", {history_.msd.size()}, {history_.msd.begin(), history_.msd.end()}));
+    r.outputs.push_back(array64("order_t", {history_.order.size()},
                                 {history_.order.begin(), history_.order.end()}));
-    r.outputs.push_back(array64("phases", "theta", "rad", {std::size_t(K), N}, phases_of(st)));
-    r.outputs.push_back(array64("state", "x, y", "", {std::size_t(K), N, 2}, interleave(st)));
+    r.outputs.push_back(array64("phases", {std::size_t(K), N}, phases_of(st)));
+    r.outputs.push_back(array64("state", {std::size_t(K), N, 2}, interleave(st)));
 
     auto pl = std::make_shared<OscillatorsPayload>();
     pl->frame = live_ens_->frame(K);
@@ -374,31 +370,10 @@ class OscillatorsWorkload final : public Workload {
     return r;
   }
 
-  /// Warnings for settings the run does not use: a file whose selector picks something else
-  /// (network.file without network.topology=file, init.file without init=file), and the
-  /// generators' settings when the file is used instead.
+  /// Warnings for settings the run does not use (the schema's rules of use): a file whose
+  /// selector picks something else, and the generators' settings when the file is used.
   static void add_unused_warnings(const ParamSet& p, RunResult& r) {
-    const auto is_are = [](const std::string& list) {
-      return list.find(',') == std::string::npos ? " is" : " are";
-    };
-    const std::string& topology = p.get_string("network.topology");
-    if (topology != "file" && !p.get_string("network.file").empty())
-      r.warnings.push_back("network.file is not used: network.topology is '" + topology +
-                           "' (set network.topology=file to read the edge list)");
-    if (topology == "file") {
-      const std::string unused = p.changed({"network.k", "network.p", "network.seed"});
-      if (!unused.empty())
-        r.warnings.push_back("network.topology=file, so " + unused + is_are(unused) +
-                             " not used (settings of generated networks)");
-    }
-    const std::string& init = p.get_string("init");
-    if (init != "file" && !p.get_string("init.file").empty())
-      r.warnings.push_back("init.file is not used: init is '" + init +
-                           "' (set init=file to start from the file)");
-    if (init == "file" && !p.is_default("init.seed"))
-      r.warnings.push_back(
-          "init=file, so init.seed is not used (it seeds generated initial "
-          "states)");
+    for (std::string& w : p.schema().unused_warnings(p)) r.warnings.push_back(std::move(w));
   }
 
   /// The layouts of member k's network, cached while the networks stay the same.
@@ -429,8 +404,15 @@ class OscillatorsWorkload final : public Workload {
 
 }  // namespace
 
-std::unique_ptr<Workload> make_oscillators_workload() {
-  return std::make_unique<OscillatorsWorkload>();
+WorkloadDescriptor oscillators_descriptor() {
+  using D = io::DType;
+  return {"oscillators",
+          [] { return std::make_unique<OscillatorsWorkload>(); },
+          {{"msd", "msd", "", D::Float64},
+           {"msd_t", "msd(t)", "", D::Float64},
+           {"order_t", "R(t)", "", D::Float64},
+           {"phases", "theta", "rad", D::Float64},
+           {"state", "x, y", "", D::Float64}}};
 }
 
 }  // namespace simscope::app

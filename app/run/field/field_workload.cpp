@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "cache_key.hpp"
 #include "core/error.hpp"
 #include "field/field.hpp"
 #include "workload.hpp"
@@ -65,14 +66,6 @@ render::PlaneAnnotations annotations_of(const field::Grid& g) {
   return a;
 }
 
-const char* label_of(const std::string& name) {
-  if (name == "magnitude") return "|E|";
-  if (name == "ex") return "Ex";
-  if (name == "ey") return "Ey";
-  if (name == "ez") return "Ez";
-  return "phi";
-}
-
 class FieldWorkload final : public Workload {
  public:
   const Schema& schema() const override { return field::schema(); }
@@ -99,12 +92,9 @@ class FieldWorkload final : public Workload {
     evaluator_->evaluate(sources, targets, options, fr, progress);
 
     const auto shape = field::grid_shape(grid);
-    const std::string unit_e = "k*q/length^2";
+    const WorkloadDescriptor& desc = workload_descriptor("field");
     for (const auto& name : field::output_names()) {
-      OutputArray o;
-      o.name = name;
-      o.label = label_of(name);
-      o.unit = name == "potential" ? "k*q/length" : unit_e;
+      OutputArray o = desc.make_output(name);
       o.shape = shape;
       o.data = field::output(fr, name);
       r.outputs.push_back(std::move(o));
@@ -119,14 +109,7 @@ class FieldWorkload final : public Workload {
                              "almost on a target; lower k or set eps > 0");
     }
     // The file wins over the generator: say so when generator settings were changed too.
-    if (!params.get_string("sources.file").empty()) {
-      const std::string unused = params.changed(
-          {"sources.distribution", "sources.count", "sources.seed", "sources.half_width"});
-      if (!unused.empty())
-        r.warnings.push_back("sources.file is set, so " + unused +
-                             (unused.find(',') == std::string::npos ? " is" : " are") +
-                             " not used (settings of generated sources)");
-    }
+    for (std::string& w : schema().unused_warnings(params)) r.warnings.push_back(std::move(w));
     if (fr.skipped_coincidences > 0)
       r.warnings.push_back(std::to_string(fr.skipped_coincidences) +
                            " source-target coincidences skipped (eps = 0): those terms are "
@@ -213,12 +196,11 @@ class FieldWorkload final : public Workload {
   }
 
  private:
-  /// Regenerates or reloads the sources only when their parameters changed.
+  /// Regenerates or reloads the sources only when their parameters changed or the file did
+  /// (its size or modification time: cache_key).
   const field::Sources& sources_for(const ParamSet& p) {
-    const std::string key =
-        p.get_string("sources.file") + "|" + p.get_string("sources.distribution") + "|" +
-        std::to_string(p.get_int("sources.count")) + "|" +
-        std::to_string(p.get_int("sources.seed")) + "|" + format_value(p.get("sources.half_width"));
+    const std::string key = cache_key(p, {"sources.file", "sources.distribution", "sources.count",
+                                          "sources.seed", "sources.half_width"});
     if (key != sources_key_) {
       const std::string& file = p.get_string("sources.file");
       field::Sources s = file.empty()
@@ -242,6 +224,15 @@ class FieldWorkload final : public Workload {
 
 }  // namespace
 
-std::unique_ptr<Workload> make_field_workload() { return std::make_unique<FieldWorkload>(); }
+WorkloadDescriptor field_descriptor() {
+  const std::string e = "k*q/length^2";
+  return {"field",
+          [] { return std::make_unique<FieldWorkload>(); },
+          {{"magnitude", "|E|", e},
+           {"ex", "Ex", e},
+           {"ey", "Ey", e},
+           {"ez", "Ez", e},
+           {"potential", "phi", "k*q/length"}}};
+}
 
 }  // namespace simscope::app

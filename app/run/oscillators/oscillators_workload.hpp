@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "oscillators/oscillators.hpp"
+#include "workload.hpp"
 
 namespace simscope::app {
 
@@ -19,8 +20,8 @@ struct OscillatorsLayout {
   std::vector<std::pair<int, int>> edges;  ///< the member's undirected edges (i < j)
 };
 
-/// RunResult::payload of the oscillators workload (std::shared_ptr<const OscillatorsPayload>).
-struct OscillatorsPayload {
+/// RunResult::payload of the oscillators workload (RunResult::payload_as<OscillatorsPayload>()).
+struct OscillatorsPayload final : RunPayload {
   bool study = false;        ///< a study's final state, else a live frame
   oscillators::Frame frame;  ///< (theta, r) of the first members (host; device on CUDA)
   int shown = 0;             ///< the member shown (live.topology, clamped to the frame)

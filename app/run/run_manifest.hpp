@@ -1,7 +1,9 @@
 #pragma once
 /// @file run.json: what a run did (parameters, back end, timings, versions, warnings, outputs).
-#include <QJsonObject>
+#include <map>
+#include <string>
 
+#include "json.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {
@@ -19,10 +21,16 @@ struct RenderInfo {
   double range_lo = 0, range_hi = 0;
 };
 
-/// The manifest of `result`: {"simscope": {version, qt, compiler, cuda}, "workload", "params",
-/// "backend": {name, device, notice}, "timings": {...}, "stats", "warnings", "outputs": [...],
-/// "render": {context, renderer, upload_path, "view": {output, colormap, scale, range}}}.
-QJsonObject run_manifest(const RunResult& result, const std::string& backend_notice,
-                         const RenderInfo& render);
+/// {"grid.size": 128, "plane": "xy", ...}: ints as integers, floats as numbers, bools, strings.
+Json params_to_json(const ParamSet& params);
+
+/// The manifest of `result`: {"simscope": {version, compiler, cuda_compiled, and the front end's
+/// `versions` (e.g. {"qt": "6.4.2"})}, "workload", "params", "backend": {name, device, notice},
+/// "timings": {...}, "stats", "warnings", "outputs": [...], "render": {context, renderer,
+/// upload_path, "view": {output, colormap, scale, range}}} (render only when `render` has a
+/// context).
+Json run_manifest(const RunResult& result, const std::string& backend_notice,
+                  const RenderInfo& render,
+                  const std::map<std::string, std::string>& versions = {});
 
 }  // namespace simscope::app

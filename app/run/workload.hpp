@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -58,6 +59,13 @@ struct ViewImage {
   }
 };
 
+/// Workload-specific data a run hands its GUI panel (e.g. lsq's inputs, to plot a pixel's fit):
+/// each workload derives its own type (LsqPayload, OscillatorsPayload) and its panel reads it
+/// back with RunResult::payload_as, typed.
+struct RunPayload {
+  virtual ~RunPayload() = default;
+};
+
 /// What a run produced.
 struct RunResult {
   std::string workload;
@@ -74,8 +82,15 @@ struct RunResult {
   /// this result (or a copy) lives, whatever the workload runs or frees afterwards, so the view
   /// may redraw from it at any time (a colormap change after a cancelled run included).
   std::shared_ptr<const float> device_view;
-  /// Workload-specific data for its GUI panel (e.g. the inputs, to plot a pixel's fit), or null.
-  std::shared_ptr<const void> payload;
+  /// Workload-specific data for its GUI panel, or null (payload_as reads it).
+  std::shared_ptr<const RunPayload> payload;
+
+  /// The payload as a `P` (the workload's RunPayload type), or null when there is none or it is
+  /// another workload's.
+  template <class P>
+  const P* payload_as() const {
+    return dynamic_cast<const P*>(payload.get());
+  }
 
   const OutputArray* find(const std::string& name) const {
     for (const auto& o : outputs)
@@ -122,6 +137,29 @@ class Workload {
   virtual std::string view_param() const { return "view"; }
 };
 
+/// One exported output as a workload declares it: file stem, colorbar label, unit, dtype.
+struct OutputSpec {
+  std::string name, label, unit;
+  io::DType dtype = io::DType::Float32;
+};
+
+/// A workload, registered once (workload_registry.cpp): its name, its factory and its outputs.
+/// The CLI help, the GUI's switcher and the export list come from it; the GUI registers its
+/// panel under the same name on its side (gui/workload_gui_registry.cpp), so this layer knows
+/// nothing of the GUI.
+struct WorkloadDescriptor {
+  std::string name;
+  std::function<std::unique_ptr<Workload>()> make;
+  std::vector<OutputSpec> outputs;  ///< in export order
+  /// An empty OutputArray carrying output `name`'s spec (name, label, unit, dtype). Throws
+  /// simscope::Error on a name not declared.
+  OutputArray make_output(const std::string& name) const;
+};
+
+/// The registered workloads, in switcher order.
+const std::vector<WorkloadDescriptor>& workloads();
+/// The descriptor of workload `name`. Throws simscope::Error "unknown workload 'x' (known: ...)".
+const WorkloadDescriptor& workload_descriptor(const std::string& name);
 /// Names of the registered workloads, in switcher order.
 const std::vector<std::string>& workload_names();
 /// A new instance of workload `name`. Throws simscope::Error "unknown workload 'x' (known: field)".

@@ -1,0 +1,86 @@
+#include "run_manifest.hpp"
+
+namespace simscope::app {
+
+Json params_to_json(const ParamSet& params) {
+  Json o = Json::object();
+  for (const auto& [name, v] : params.values()) {
+    if (auto i = std::get_if<std::int64_t>(&v))
+      o[name] = *i;
+    else if (auto d = std::get_if<double>(&v))
+      o[name] = json_number(*d);
+    else if (auto b = std::get_if<bool>(&v))
+      o[name] = *b;
+    else
+      o[name] = std::get<std::string>(v);
+  }
+  return o;
+}
+
+Json run_manifest(const RunResult& r, const std::string& backend_notice, const RenderInfo& render,
+                  const std::map<std::string, std::string>& front_end_versions) {
+  Json versions = Json::object();
+  versions["simscope"] = SIMSCOPE_VERSION;
+  versions["compiler"] = std::string("g++ ") + __VERSION__;
+  const CudaStatus& cs = cuda_status();
+  versions["cuda_compiled"] = cs.compiled;
+  for (const auto& [k, v] : front_end_versions) versions[k] = v;
+
+  Json backend = Json::object();
+  backend["name"] = to_string(r.backend);
+  backend["device"] = r.backend == Backend::Cuda ? cs.device : std::string("CPU (OpenMP)");
+  backend["notice"] = backend_notice;
+
+  Json timings = Json::object();
+  timings["compute_s"] = json_number(r.compute_seconds);  // the kernels
+  timings["run_s"] = json_number(r.total_seconds);        // the run: inputs, kernels, outputs
+  timings["render_s"] = json_number(render.seconds);      // view.png
+  timings["total_s"] = json_number(r.total_seconds + render.seconds);
+
+  Json stats = Json::object();
+  for (const auto& [k, v] : r.stats) stats[k] = json_number(v);
+
+  Json warnings = Json::array();
+  for (const auto& w : r.warnings) warnings.push_back(w);
+
+  Json outputs = Json::array();
+  for (const auto& o : r.outputs) {
+    Json j = Json::object();
+    j["name"] = o.name;
+    j["file"] = o.name + ".npy";
+    j["dtype"] = io::to_string(o.dtype);
+    Json shape = Json::array();
+    for (auto d : o.shape) shape.push_back(std::int64_t(d));
+    j["shape"] = shape;
+    j["unit"] = o.unit;
+    outputs.push_back(j);
+  }
+
+  Json m = Json::object();
+  m["simscope"] = versions;
+  m["workload"] = r.workload;
+  m["params"] = params_to_json(r.params);
+  m["backend"] = backend;
+  m["timings"] = timings;
+  m["stats"] = stats;
+  m["warnings"] = warnings;
+  m["outputs"] = outputs;
+  if (!render.context.empty()) {
+    Json rj = Json::object();
+    rj["context"] = render.context;
+    rj["renderer"] = render.renderer;
+    rj["upload_path"] = render.upload_path;
+    if (!render.output.empty()) {
+      Json v = Json::object();
+      v["output"] = render.output;
+      v["colormap"] = render.colormap;
+      v["scale"] = render.scale;
+      v["range"] = Json::array({json_number(render.range_lo), json_number(render.range_hi)});
+      rj["view"] = v;
+    }
+    m["render"] = rj;
+  }
+  return m;
+}
+
+}  // namespace simscope::app
