@@ -1,31 +1,44 @@
 #!/usr/bin/env bash
 # simscope set-up and launcher for Debian 12 / Ubuntu.
 #   ./simscope.sh [SIMSCOPE ARGS...]   install missing packages, build in build/, start the GUI
-#                                      (no display: run the headless demo and print its outputs)
-#   ./simscope.sh test                 the same set-up, then the whole test suite through ctest
+#                                      (no display: run the headless demo and print its outputs);
+#                                      the arguments go to simscope (build/app/simscope --help)
+#   ./simscope.sh test [CTEST ARGS...] the same set-up and build, the set-up check, then the whole
+#                                      test suite through ctest (arguments go to ctest, e.g. -L app)
 #   ./simscope.sh build                set-up and build only
-# Environment: SIMSCOPE_BUILD_DIR (default build), SIMSCOPE_CMAKE_ARGS (extra configure flags),
-#              SIMSCOPE_SKIP_APT=1 (do not install packages).
+#   ./simscope.sh sanitize [CTEST ARGS...]
+#                                      set-up, build build-sanitize/ with ASan + UBSan (CPU back
+#                                      end only, RelWithDebInfo) and run the compute, render, app
+#                                      and setup tests there; any sanitizer report fails its test
+#                                      (LeakSanitizer on the compute and setup tests only)
+#   ./simscope.sh fuzz [SECONDS]       set-up, then tests/fuzz/run.sh: each libFuzzer harness for
+#                                      SECONDS (default 30) under ASan + UBSan
+#   ./simscope.sh check-setup          the set-up check alone: every program and Python module the
+#                                      tests use comes from a package in packages.txt
+#   ./simscope.sh --print-packages     the Debian packages of the set-up (packages.txt), one a line
+#   ./simscope.sh --help               this text
+# Packages: packages.txt (one list; README.md carries a checked copy). Installing needs root or sudo.
+# Environment: SIMSCOPE_BUILD_DIR (default build), SIMSCOPE_SANITIZE_DIR (default build-sanitize),
+#              SIMSCOPE_CMAKE_ARGS (extra configure flags, e.g. a ccache launcher; given, they
+#              re-configure), SIMSCOPE_SKIP_APT=1 (do not install packages), SIMSCOPE_JOBS
+#              (build and test jobs, default nproc), SIMSCOPE_DEMO_DIR (default out/demo).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$here"
 build="${SIMSCOPE_BUILD_DIR:-build}"
+jobs="${SIMSCOPE_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 
-packages=(
-  build-essential cmake ninja-build pkg-config git
-  qt6-base-dev libglfw3-dev libimgui-dev libstb-dev python3-glad
-  libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri
-  googletest libgtest-dev libbenchmark-dev
-  libeigen3-dev libopenblas-dev liblapacke-dev
-  xvfb xauth python3 python3-numpy python3-scipy
-)
+# The package names of packages.txt (comments and blank lines dropped).
+read_packages() { sed -e 's/#.*//' "$here/packages.txt" | awk 'NF {print $1}'; }
+
+usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed -e '$d' -e 's/^# \{0,1\}//'; }
 
 install_packages() {
   [ "${SIMSCOPE_SKIP_APT:-0}" = 1 ] && return 0
-  local missing=()
-  for p in "${packages[@]}"; do
+  local missing=() p
+  while read -r p; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-  done
+  done < <(read_packages)
   [ ${#missing[@]} -eq 0 ] && return 0
   echo "simscope: installing Debian packages: ${missing[*]}"
   local sudo=""
@@ -34,26 +47,78 @@ install_packages() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
 }
 
+# configure_and_build DIR [CMAKE ARGS...]: configures DIR when it has no build.ninja (never
+# configured, or a first configure that failed and left only CMakeCache.txt) or when
+# SIMSCOPE_CMAKE_ARGS are given; later builds re-configure by themselves when a CMakeLists.txt
+# changes.
 configure_and_build() {
-  local jobs
-  jobs="$(nproc 2>/dev/null || echo 2)"
-  # Configure once (or when flags are given); later builds re-configure by themselves when a
-  # CMakeLists.txt changes.
-  if [ ! -f "$build/CMakeCache.txt" ] || [ -n "${SIMSCOPE_CMAKE_ARGS:-}" ]; then
+  local dir="$1"; shift
+  if [ ! -f "$dir/build.ninja" ] || [ -n "${SIMSCOPE_CMAKE_ARGS:-}" ]; then
     # shellcheck disable=SC2086
-    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release ${SIMSCOPE_CMAKE_ARGS:-}
+    cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" ${SIMSCOPE_CMAKE_ARGS:-}
   fi
-  cmake --build "$build" -j "$jobs"
+  cmake --build "$dir" -j "$jobs"
 }
 
+check_setup() { bash "$here/tests/setup/check_tools.sh"; }
+
+# The sanitizer tree: ASan + UBSan on every C/C++ file, any UBSan report fatal, CPU back end.
+sanitize() {
+  local dir="${SIMSCOPE_SANITIZE_DIR:-build-sanitize}"
+  local flags="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+  configure_and_build "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIMSCOPE_CUDA=OFF \
+    "-DCMAKE_C_FLAGS=$flags" "-DCMAKE_CXX_FLAGS=$flags" \
+    "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined" \
+    "-DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=address,undefined"
+  local supp="$here/tests/setup/sanitizers"
+  # halt_on_error: the first report ends the process with a non-zero status, so the test fails.
+  local asan="halt_on_error=1:strict_init_order=1:suppressions=$supp/asan.supp"
+  export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:suppressions=$supp/ubsan.supp"
+  export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0"
+  # compute (and setup: the canary): LeakSanitizer on. render and app: off, because Mesa's
+  # llvmpipe keeps JIT state it never frees and, built without frame pointers, gives one-frame
+  # stacks that no suppression can restrict to Mesa (tests/setup/sanitizers/lsan.supp).
+  local rc=0
+  ASAN_OPTIONS="$asan:detect_leaks=1" \
+    ctest --test-dir "$dir" --output-on-failure -j "$jobs" -L 'compute|setup' "$@" || rc=1
+  ASAN_OPTIONS="$asan:detect_leaks=0" \
+    ctest --test-dir "$dir" --output-on-failure -j "$jobs" -L 'render|app' "$@" || rc=1
+  return $rc
+}
+
+case "${1:-}" in
+  --help | -h | help) usage; exit 0 ;;
+  --print-packages) read_packages; exit 0 ;;
+  check-setup) check_setup; exit $? ;;
+esac
+
 install_packages
-configure_and_build
+
+case "${1:-}" in
+  fuzz)
+    shift
+    if [ ! -f tests/fuzz/run.sh ]; then
+      echo "simscope: tests/fuzz/run.sh not found: this checkout has no fuzz harnesses" >&2
+      exit 1
+    fi
+    exec bash tests/fuzz/run.sh "$@"
+    ;;
+  sanitize)
+    shift
+    check_setup
+    sanitize "$@"
+    exit $?
+    ;;
+esac
+
+configure_and_build "$build"
 
 case "${1:-}" in
   test)
     shift
+    check_setup
     # No test may hang CI: every test has a timeout (set in CMake); tests run in parallel.
-    exec ctest --test-dir "$build" --output-on-failure -j "$(nproc 2>/dev/null || echo 2)" "$@"
+    exec ctest --test-dir "$build" --output-on-failure -j "$jobs" "$@"
     ;;
   build)
     exit 0

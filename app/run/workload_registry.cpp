@@ -1,6 +1,7 @@
 // The registry of workloads the app offers, in switcher order: one line per workload (its folder
 // defines the descriptor).
 #include "core/error.hpp"
+#include "core/quote.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {
@@ -39,7 +40,7 @@ const WorkloadDescriptor& workload_descriptor(const std::string& name) {
     if (d.name == name) return d;
   std::string known;
   for (const auto& n : workload_names()) known += (known.empty() ? "" : ", ") + n;
-  throw Error("unknown workload '" + name + "' (known: " + known + ")");
+  throw Error("unknown workload '" + quote_text(name) + "' (known: " + known + ")");
 }
 
 std::unique_ptr<Workload> make_workload(const std::string& name) {
