@@ -79,9 +79,11 @@ sanitize() {
   # llvmpipe keeps JIT state it never frees and, built without frame pointers, gives one-frame
   # stacks that no suppression can restrict to Mesa (tests/setup/sanitizers/lsan.supp).
   local rc=0
+  # run: the run library alone (no GL), so LeakSanitizer is on there too. The GUI tests' waits
+  # (xdotool steps under Xvfb) are stretched for the instrumented binary (tests/app/gui_util.py).
   ASAN_OPTIONS="$asan:detect_leaks=1" \
-    ctest --test-dir "$dir" --output-on-failure -j "$jobs" -L 'compute|setup' "$@" || rc=1
-  ASAN_OPTIONS="$asan:detect_leaks=0" \
+    ctest --test-dir "$dir" --output-on-failure -j "$jobs" -L 'compute|setup|run' "$@" || rc=1
+  ASAN_OPTIONS="$asan:detect_leaks=0" SIMSCOPE_TEST_SLOWDOWN="${SIMSCOPE_TEST_SLOWDOWN:-4}" \
     ctest --test-dir "$dir" --output-on-failure -j "$jobs" -L 'render|app' "$@" || rc=1
   return $rc
 }

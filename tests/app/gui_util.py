@@ -1,6 +1,7 @@
 """Helpers for the GUI tests: run simscope in Xvfb with a script of xdotool steps, and read the
 text chunks of its screenshots without decoding the pixels."""
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -16,17 +17,38 @@ def need_tools(*tools):
             sys.exit(1)
 
 
+def slowdown():
+    """The factor SIMSCOPE_TEST_SLOWDOWN (default 1) by which the GUI tests stretch their waits:
+    ./simscope.sh sanitize sets 4, since the ASan/UBSan binary draws and computes several times
+    slower (a study not finished, a preview not yet replaced in the unstretched waits)."""
+    try:
+        f = float(os.environ.get("SIMSCOPE_TEST_SLOWDOWN", "1"))
+    except ValueError:
+        f = 1.0
+    return max(f, 1.0)
+
+
+def stretch_sleeps(steps, factor):
+    """`steps` with every `sleep SECONDS` multiplied by `factor`."""
+    return re.sub(r"\bsleep (\d+(?:\.\d+)?)",
+                  lambda m: f"sleep {float(m.group(1)) * factor:g}", steps)
+
+
 def run_gui(simscope, d, args, steps, screen="1280x800", timeout=300):
     """Starts `simscope args` in Xvfb (fresh settings under d, working directory d), waits for
-    its window and 3 s more, runs the shell lines `steps` (xdotool...), then ends it. Returns the
-    log (stdout and stderr) and the screenshots it saved, in order."""
+    its window and 3 s more, runs the shell lines `steps` (xdotool...), then ends it. Every wait
+    is stretched by slowdown(). Returns the log (stdout and stderr) and the screenshots it saved,
+    in order."""
+    f = slowdown()
+    steps = stretch_sleeps(steps, f)
+    timeout = timeout * f
     env = dict(os.environ, HOME=d, XDG_CONFIG_HOME=d)
     log = os.path.join(d, "gui.log")
     script = f"""
 {shlex.join([simscope, *map(str, args)])} > "{log}" 2>&1 &
 pid=$!
 for i in $(seq 1 150); do xdotool search --name '^simscope' > /dev/null 2>&1 && break; sleep 0.2; done
-sleep 3
+sleep {3 * f:g}
 {steps}
 kill $pid; wait $pid
 """
