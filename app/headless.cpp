@@ -60,7 +60,7 @@ RunResult run_with_progress(Worker& worker, const Session& s, bool quiet, bool& 
                             std::shared_ptr<StudyCheckpointRequest> checkpoint) {
   worker.submit(s.params, s.backend.backend, false, "", std::move(checkpoint));
   const bool tty = isatty(STDERR_FILENO);
-  double last_print = 0, first_fraction = -1;
+  double last_print = 0, first_fraction = -1, first_t = 0;
   bool printed = false;
   for (;;) {
     if (g_signal) {
@@ -76,18 +76,22 @@ RunResult run_with_progress(Worker& worker, const Session& s, bool quiet, bool& 
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
     const double t = worker.elapsed_seconds();
+    // The rate is measured from the first progress report (a resumed study starts part-way),
+    // not from the first printed line, which would always have gained nothing (ETA 0.0 s).
+    const double f = worker.progress();
+    if (first_fraction < 0 && f > 0) first_fraction = f, first_t = t;
     if (!quiet && t > 1.0 && t - last_print > (tty ? 0.25 : 5.0)) {
       if (!notice_printed && !s.backend.notice.empty())
         std::fprintf(stderr, "simscope: %s\n", s.backend.notice.c_str());
       notice_printed = true;
-      const double f = worker.progress();
-      if (first_fraction < 0) first_fraction = f;  // a resumed study starts part-way
-      const double gained = f - first_fraction;
-      const double eta = gained > 0.01 ? t * (1 - f) / gained : 0;
-      std::fprintf(stderr,
-                   tty ? "\r%s: %3.0f%%  elapsed %.1f s  ETA %.1f s   "
-                       : "%s: %3.0f%%  elapsed %.1f s  ETA %.1f s\n",
-                   worker.workload().name().c_str(), 100 * f, t, eta);
+      const double gained = first_fraction < 0 ? 0 : f - first_fraction;
+      char eta[48] = "ETA --";  // until the progress has moved enough to give a rate
+      if (gained > 0.005 && t > first_t)
+        std::snprintf(eta, sizeof eta, "ETA %.1f s", (t - first_t) * (1 - f) / gained);
+      std::fprintf(
+          stderr,
+          tty ? "\r%s: %3.0f%%  elapsed %.1f s  %s   " : "%s: %3.0f%%  elapsed %.1f s  %s\n",
+          worker.workload().name().c_str(), 100 * f, t, eta);
       std::fflush(stderr);
       last_print = t;
       printed = true;

@@ -141,6 +141,13 @@ while p.poll() is None:
 out, err = p.communicate()
 ref_seconds = time.time() - t0
 c.check(p.returncode == 0, f"reference study exits 0 in {ref_seconds:.1f} s ({err.strip()})")
+# Progress lines (printed every 5 s when stderr is no terminal): the ETA comes from the rate
+# since the first progress report, so no line before the end says "ETA 0.0 s" (it once did on
+# every first line, the rate then being measured from that very line).
+progress = [l for l in err.splitlines() if "% " in l and "elapsed" in l]
+early_zero = [l for l in progress
+              if "ETA 0.0 s" in l and float(l.split(":")[1].split("%")[0]) < 95]
+c.check(not early_zero, f"progress lines give a real ETA ({len(progress)} lines: {progress})")
 c.check(len(generations) >= 3,
         f"checkpoints are written as the study goes ({len(generations)} generations seen)")
 c.check(not os.path.exists(os.path.join(out_dir("ref"), "checkpoint")),
