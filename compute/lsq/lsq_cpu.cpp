@@ -7,6 +7,8 @@
 // segments of 16 entries), then transposed into the group's packed lower-triangular layout.
 // Pixels that leave the Cholesky path (breakdown, poor condition, underdetermined with
 // lambda = 0, or methods qr/svd) are solved one by one with Eigen (lsq_dense.cpp).
+// Methods auto and downdate: the downdate and minimum-norm lanes (lsq_downdate.hpp) share the
+// group's SoA product y = B (w o b) and then run their small s x s or k x k solves per lane.
 //
 // Memory: the cube (read in place), the outputs, and per thread O(M V + N^2 V) scratch.
 #include <omp.h>
@@ -19,6 +21,7 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "lsq/lsq_downdate.hpp"
 #include "lsq/lsq_internal.hpp"
 
 namespace simscope::lsq::detail {
@@ -58,7 +61,7 @@ inline Vu vconvert(const Vt& v) {
   else return __builtin_convertvector(v, Vu);
 }
 
-enum Kind : std::uint8_t { kPad, kEmpty, kShared, kChol, kDense };
+enum Kind : std::uint8_t { kPad, kEmpty, kShared, kChol, kDense, kDowndate, kMinNorm };
 
 /// Read-only data of one solve shared by the threads.
 template <class T>
@@ -67,6 +70,7 @@ struct Problem {
   const Design& design;
   const Options& options;
   const SharedSvd& shared;
+  const DowndateOps& ops;
   int M = 0, N = 0, ldA = 0;
   std::size_t P = 0;     // the cube's pixels (its stride between observations)
   std::size_t pbeg = 0;  // the cube pixel of the result's pixel 0 (a row range's first)
@@ -75,11 +79,13 @@ struct Problem {
   int ld4 = 0;
   std::vector<double> a4;   // M x ld4: A in float64, zero padded to a multiple of 4 columns
   std::vector<double> op4;  // ld4 x M: the shared SVD's operator, zero padded to ld4 rows
+  std::vector<double> bop4;  // ld4 x M: B = G^-1 A^T of the downdate, zero padded to ld4 rows
   double threshold = 0;     // estimated cond(G) above which Auto falls back to the SVD
   double singular = 0;      // ... and Normal: numerically singular, 0.1 / eps
 
-  Problem(const Cube& c, const Design& d, const Options& o, const SharedSvd& s, std::size_t pb)
-      : cube(c), design(d), options(o), shared(s) {
+  Problem(const Cube& c, const Design& d, const Options& o, const SharedSvd& s,
+          const DowndateOps& dd, std::size_t pb)
+      : cube(c), design(d), options(o), shared(s), ops(dd) {
     M = int(d.m), N = int(d.n);
     ldA = (N + kRowPad - 1) / kRowPad * kRowPad;
     P = c.pixels();
@@ -100,6 +106,11 @@ struct Problem {
       for (int k = 0; k < N; ++k) a4[std::size_t(i) * ld4 + k] = d.a[std::size_t(i) * N + k];
     op4.assign(std::size_t(ld4) * M, 0.0);
     std::copy(s.op.begin(), s.op.end(), op4.begin());
+    if (dd.downdate) {
+      bop4.assign(std::size_t(ld4) * M, 0.0);
+      for (int i = 0; i < M; ++i)
+        for (int k = 0; k < N; ++k) bop4[std::size_t(k) * M + i] = dd.bt[std::size_t(i) * N + k];
+    }
     threshold = fallback_condition(std::is_same_v<T, float> ? Precision::Fp32 : Precision::Fp64);
     singular = 0.1 / double(std::numeric_limits<T>::epsilon());
   }
@@ -123,31 +134,46 @@ class GroupSolver {
     x_.resize(std::size_t(N) * V);
     y_.resize(std::size_t(N) * V);
     xs_.resize(std::size_t(N));
+    ys_.resize(std::size_t(N));
   }
 
   std::uint64_t fallbacks() const { return fallbacks_; }
   std::uint64_t dense_pixels() const { return dense_; }
+  std::uint64_t downdate_pixels() const { return downdated_; }
+  std::uint64_t minnorm_pixels() const { return minnormed_; }
 
   /// Pixels [p0, p0 + lanes) of the result (cube pixels pbeg + ...), lanes <= V.
   void solve(std::size_t p0, int lanes) {
     load(p0, lanes);
     const Method method = pb_.options.method;
     const double lambda = pb_.options.lambda;
-    bool any_chol = false, any_shared = false;
+    bool any_chol = false, any_shared = false, any_down = false, any_min = false;
+    const int M = pb_.M, N = pb_.N;
     for (int v = 0; v < V; ++v) {
       Kind k;
+      const int s = M - cnt_[v];
       if (v >= lanes) k = kPad;
       else if (cnt_[v] == 0) k = kEmpty;
-      else if (cnt_[v] == pb_.M) k = kShared;
+      else if (cnt_[v] == M) k = kShared;
       else if (method == Method::Qr || method == Method::Svd) k = kDense;
-      else if (cnt_[v] < pb_.N && lambda == 0) k = kDense;
+      else if (method == Method::Downdate) k = pb_.ops.downdate ? kDowndate : kDense;
+      else if (method == Method::Auto && cnt_[v] < N && pb_.ops.minnorm) k = kMinNorm;
+      else if (cnt_[v] < N && lambda == 0) k = kDense;
+      else if (method == Method::Auto && pb_.ops.downdate &&
+               downdate_cost(M, N, s) <= gram_cost(M, N, s))
+        k = kDowndate;
       else k = kChol;
       kind_[v] = k;
+      small_fail_[v] = 0;
       any_chol |= k == kChol;
       any_shared |= k == kShared;
+      any_down |= k == kDowndate;
+      any_min |= k == kMinNorm;
     }
     if (any_chol) cholesky_path();
     if (any_shared) shared_path();
+    if (any_down) downdate_path();
+    if (any_min) minnorm_path();
     residuals();
     for (int v = 0; v < lanes; ++v) finish(p0, v);
   }
@@ -631,6 +657,71 @@ class GroupSolver {
     }
   }
 
+  /// Downdate lanes: y = B (w o b) for the group (SoA, four rows of B at a time), then each
+  /// lane's small solve (lsq_downdate.hpp); small_fail_ marks the lanes for the SVD.
+  void downdate_path() {
+    const int M = pb_.M, N = pb_.N;
+    const double* op = pb_.bop4.data();
+    for (int k0 = 0; k0 < N; k0 += 4) {
+      VD c0{}, c1{}, c2{}, c3{};
+      const double* o = op + std::size_t(k0) * M;
+      for (int i = 0; i < M; ++i) {
+        const VD s = vload<VD>(&b_[std::size_t(i) * V]);
+        c0 += o[i] * s;
+        c1 += o[M + i] * s;
+        c2 += o[2 * M + i] * s;
+        c3 += o[3 * M + i] * s;
+      }
+      const VD c[4] = {c0, c1, c2, c3};
+      for (int q = 0; q < 4 && k0 + q < N; ++q) vstore(&y_[std::size_t(k0 + q) * V], c[q]);
+    }
+    const double lambda = pb_.options.lambda;
+    const double limit = fallback_condition(Precision::Fp64);
+    for (int v = 0; v < V; ++v) {
+      if (kind_[v] != kDowndate) continue;
+      miss_.clear();
+      for (int i = 0; i < M; ++i)
+        if (w_[std::size_t(i) * V + v] == 0) miss_.push_back(i);
+      for (int k = 0; k < N; ++k) ys_[std::size_t(k)] = y_[std::size_t(k) * V + v];
+      const SmallOutcome so = downdate_pixel(pb_.ops, pb_.design, lambda, ys_.data(), miss_,
+                                             &b_[std::size_t(v)], &w_[std::size_t(v)],
+                                             std::size_t(V), limit, xs_.data(), scratch_);
+      lane_outcome(v, so);
+    }
+  }
+
+  /// Minimum-norm lanes (m_p < N): each lane's row-Gram solve (lsq_downdate.hpp).
+  void minnorm_path() {
+    const int M = pb_.M, N = pb_.N;
+    const double limit = fallback_condition(Precision::Fp64);
+    for (int v = 0; v < V; ++v) {
+      if (kind_[v] != kMinNorm) continue;
+      obs_.clear();
+      bo_.clear();
+      for (int i = 0; i < M; ++i)
+        if (w_[std::size_t(i) * V + v] != 0) {
+          obs_.push_back(i);
+          bo_.push_back(b_[std::size_t(i) * V + v]);
+        }
+      const SmallOutcome so = minnorm_pixel(pb_.ops, pb_.design, pb_.options.lambda, obs_,
+                                            bo_.data(), limit, xs_.data(), scratch_);
+      lane_outcome(v, so);
+      (void)N;
+    }
+  }
+
+  /// Stores a small solve's solution (xs_) in lane v of x_, or marks the lane for the SVD.
+  void lane_outcome(int v, const SmallOutcome& so) {
+    const int N = pb_.N;
+    if (!so.ok) {
+      small_fail_[v] = 1;
+      for (int k = 0; k < N; ++k) x_[std::size_t(k) * V + v] = 0;
+      return;
+    }
+    small_cond_[v] = so.cond;
+    for (int k = 0; k < N; ++k) x_[std::size_t(k) * V + v] = xs_[std::size_t(k)];
+  }
+
   /// rss_[v]: sum over observed rows of (A_i . x - b_i)^2, float64.
   void residuals() {
     residual_vector();
@@ -663,8 +754,18 @@ class GroupSolver {
         o.condition = float(std::sqrt(cond_[v]));
         break;
       case kDense:
-        dense(p, v, pb_.options.method == Method::Auto || pb_.options.method == Method::Normal);
+        dense(p, v, pb_.options.method != Method::Qr && pb_.options.method != Method::Svd);
         return;
+      case kDowndate:
+      case kMinNorm:
+        if (small_fail_[v]) {
+          dense(p, v, true);
+          return;
+        }
+        ++(kind_[v] == kDowndate ? downdated_ : minnormed_);
+        o.status = cnt_[v] < N ? kUnderdetermined : kOk;
+        o.condition = float(small_cond_[v]);
+        break;
     }
     for (int k = 0; k < N; ++k) xs_[std::size_t(k)] = x_[std::size_t(k) * V + v];
     store_pixel(out_, p, xs_.data(), o, std::sqrt(rss_[v] / double(cnt_[v])), cnt_[v]);
@@ -701,8 +802,12 @@ class GroupSolver {
   Result& out_;
   std::vector<double> b_, w_, r_;
   std::vector<T> gaos_, l_, invd_, hx_, hz_, colsum_;
-  std::vector<double> x_, y_, xs_;
+  std::vector<double> x_, y_, xs_, ys_, bo_;
   std::vector<int> obs_, miss_;
+  SmallScratch scratch_;
+  std::uint8_t small_fail_[V] = {};
+  double small_cond_[V] = {};
+  std::uint64_t downdated_ = 0, minnormed_ = 0;
   std::vector<const T*> rowp_;
   PixelData px_;
   int cnt_[V] = {};
@@ -716,12 +821,12 @@ class GroupSolver {
 /// Solves the result's pixels (out.pixels() of them, from cube pixel out.row_begin * W).
 template <class T, int V>
 void run(const Cube& cube, const Design& design, const Options& options, const SharedSvd& shared,
-         Result& out, Progress* progress) {
-  const Problem<T> pb(cube, design, options, shared, out.row_begin * cube.width);
+         const DowndateOps& ops, Result& out, Progress* progress) {
+  const Problem<T> pb(cube, design, options, shared, ops, out.row_begin * cube.width);
   const std::size_t P = out.pixels();
   const std::size_t groups_per_chunk = kChunkPixels / V;
   const std::size_t groups = (P + V - 1) / V;
-  std::atomic<std::uint64_t> fallbacks{0}, dense{0};
+  std::atomic<std::uint64_t> fallbacks{0}, dense{0}, downdated{0}, minnormed{0};
   for (std::size_t g0 = 0; g0 < groups; g0 += groups_per_chunk) {
     progress_check(progress);
     const std::size_t g1 = std::min(groups, g0 + groups_per_chunk);
@@ -735,11 +840,15 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
       }
       fallbacks += gs.fallbacks();
       dense += gs.dense_pixels();
+      downdated += gs.downdate_pixels();
+      minnormed += gs.minnorm_pixels();
     }
     progress_set(progress, double(g1) / double(groups));
   }
   out.fallback_pixels = fallbacks.load();
   out.host_pixels = dense.load();
+  out.downdate_pixels = downdated.load();
+  out.minnorm_pixels = minnormed.load();
 }
 
 class CpuSolver final : public Solver {
@@ -754,8 +863,14 @@ class CpuSolver final : public Solver {
     const auto t0 = Clock::now();
     init_result(out, cube, design, rows);
     const SharedSvd shared = shared_svd(design, options.lambda);
-    if (options.precision == Precision::Fp32) run<float, kLanesFp32>(cube, design, options, shared, out, progress);
-    else run<double, kLanesFp64>(cube, design, options, shared, out, progress);
+    const bool dd = options.method == Method::Downdate || options.method == Method::Auto;
+    const DowndateOps ops =
+        make_downdate_ops(design, options.lambda, fallback_condition(Precision::Fp64), dd,
+                          options.method == Method::Auto && design.m > 0);
+    if (options.precision == Precision::Fp32)
+      run<float, kLanesFp32>(cube, design, options, shared, ops, out, progress);
+    else
+      run<double, kLanesFp64>(cube, design, options, shared, ops, out, progress);
     out.shared_rank = shared.rank;
     out.shared_pixels = 0;
     for (std::size_t p = 0; p < out.count.size(); ++p)

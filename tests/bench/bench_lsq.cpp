@@ -41,10 +41,12 @@ int run_lsq(const std::vector<std::string>& words) {
   lsq::Options o;
   const std::string prec = a.choice("precision", "fp64", {"fp32", "fp64"});
   o.precision = prec == "fp32" ? lsq::Precision::Fp32 : lsq::Precision::Fp64;
-  const std::string method = a.choice("method", "auto", {"auto", "normal", "qr", "svd"});
+  const std::string method =
+      a.choice("method", "auto", {"auto", "normal", "qr", "svd", "downdate"});
   o.method = method == "normal" ? lsq::Method::Normal
              : method == "qr"   ? lsq::Method::Qr
              : method == "svd"  ? lsq::Method::Svd
+             : method == "downdate" ? lsq::Method::Downdate
                                 : lsq::Method::Auto;
   o.lambda = a.number("lambda", 0, 0, 1e12);
   const int repeat = int(a.count("repeat", 3));
