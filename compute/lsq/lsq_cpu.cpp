@@ -135,6 +135,8 @@ class GroupSolver {
     y_.resize(std::size_t(N) * V);
     xs_.resize(std::size_t(N));
     ys_.resize(std::size_t(N));
+    rho_.resize(std::size_t(N) * V);
+    n_ = N;
   }
 
   std::uint64_t fallbacks() const { return fallbacks_; }
@@ -264,6 +266,7 @@ class GroupSolver {
   }
 
   void cholesky_path() {
+    n_ = pb_.N;
     const int N = pb_.N;
     const double lambda = pb_.options.lambda;
     // Gram matrices into the packed SoA layout; identity for the other lanes.
@@ -303,7 +306,7 @@ class GroupSolver {
   /// ||G||_1 per lane (G symmetric: the largest column sum of |g_ij| over both triangles) and the
   /// breakdown tolerance N eps max(diag G).
   void norm1_and_tolerance() {
-    const int N = pb_.N;
+    const int N = n_;  // pb_.N, or the padded size of the min-norm lanes
     std::fill(colsum_.begin(), colsum_.end(), T(0));
     VT maxdiag{};
     for (int i = 0; i < N; ++i) {
@@ -355,7 +358,7 @@ class GroupSolver {
   /// by two columns per inner loop so that each loaded vector serves two FMAs; Golub & Van Loan
   /// Algorithm 4.2.1 with the dot products of 4.2.5). Row i of L starts at rowbase(i) * V.
   void factor() {
-    const int N = pb_.N;
+    const int N = n_;
     T* L = l_.data();
     T* invd = invd_.data();
     auto at = [](T* row, int k) { return row + std::size_t(k) * V; };
@@ -458,7 +461,7 @@ class GroupSolver {
   template <class U>
   void solve_in_place(U* y) const {
     using VU = typename VecOf<U, V>::type;
-    const int N = pb_.N;
+    const int N = n_;
     const T* L = l_.data();
     const T* invd = invd_.data();
     auto lv = [&](const T* p) { return vconvert<VU>(vload<VT>(p)); };
@@ -500,7 +503,7 @@ class GroupSolver {
   /// est_[v] ~ ||G^-1||_1 by Hager's method with Higham's refinements (LAPACK xLACN2, at most 5
   /// iterations, then the alternating-sign test vector), all lanes in step; cond_ = ||G||_1 est.
   void estimate_condition() {
-    const int N = pb_.N;
+    const int N = n_;
     T* x = hx_.data();
     T* z = hz_.data();
     double est[V];
@@ -690,8 +693,109 @@ class GroupSolver {
     }
   }
 
+  /// Minimum-norm lanes (m_p < N), float64 groups: the lanes' row Grams R_OO (+ lambda I),
+  /// padded to the group's largest k with maxdiag(R_OO) I (which changes neither norm of the
+  /// block-diagonal matrix nor of its inverse), go through the group's SoA Cholesky, condition
+  /// estimate and solves (the Gram path's code at size n_ = k_max); then x = A_O^T v per lane
+  /// and, where cond > kRefineCondition, one refinement step (lsq_downdate.hpp's algorithm).
+  void minnorm_soa() {
+    const int M = pb_.M, N = pb_.N;
+    const double lambda = pb_.options.lambda;
+    const double* R = pb_.ops.r.data();
+    int kmax = 1;
+    for (int v = 0; v < V; ++v)
+      if (kind_[v] == kMinNorm) kmax = std::max(kmax, cnt_[v]);
+    // The Gram path's per-lane outputs, kept for its lanes.
+    double cond_keep[V], norm_keep[V];
+    std::uint8_t fail_keep[V];
+    std::copy(cond_, cond_ + V, cond_keep);
+    std::copy(norm1_, norm1_ + V, norm_keep);
+    std::copy(fail_, fail_ + V, fail_keep);
+    n_ = kmax;
+    for (int v = 0; v < V; ++v) {
+      int k = 0;
+      double maxdiag = 1;
+      if (kind_[v] == kMinNorm) {
+        rows_[v].clear();
+        for (int i = 0; i < M; ++i)
+          if (w_[std::size_t(i) * V + v] != 0) rows_[v].push_back(i);
+        k = int(rows_[v].size());
+        maxdiag = 0;
+        for (int q = 0; q < k; ++q) {
+          const int iq = rows_[v][std::size_t(q)];
+          const double* rr = R + std::size_t(iq) * M;
+          T* l = &l_[rowbase(q) * V + v];
+          for (int p = 0; p <= q; ++p) l[std::size_t(p) * V] = T(rr[rows_[v][std::size_t(p)]]);
+          l[std::size_t(q) * V] += T(lambda);
+          maxdiag = std::max(maxdiag, double(l[std::size_t(q) * V]));
+          y_[std::size_t(q) * V + v] = b_[std::size_t(iq) * V + v];
+        }
+        if (!(maxdiag > 0)) maxdiag = 1;
+      }
+      for (int q = k; q < kmax; ++q) {
+        T* l = &l_[rowbase(q) * V + v];
+        for (int p = 0; p < q; ++p) l[std::size_t(p) * V] = T(0);
+        l[std::size_t(q) * V] = T(maxdiag);
+        y_[std::size_t(q) * V + v] = 0;
+      }
+    }
+    norm1_and_tolerance();
+    factor();
+    estimate_condition();
+    solve_in_place(y_.data());
+    const double limit = fallback_condition(Precision::Fp64);
+    bool refine = false;
+    for (int v = 0; v < V; ++v) {
+      if (kind_[v] != kMinNorm) continue;
+      SmallOutcome so;
+      so.ok = !fail_[v] && cond_[v] <= limit;
+      so.cond = lambda > 0 ? std::sqrt(norm1_[v] / lambda) : std::sqrt(cond_[v]);
+      refine_[v] = so.ok && cond_[v] > kRefineCondition;
+      refine |= refine_[v];
+      std::fill(xs_.begin(), xs_.end(), 0.0);
+      for (int q = 0; q < cnt_[v] && so.ok; ++q) {
+        const double vq = y_[std::size_t(q) * V + v];
+        const double* a = pb_.design.a.data() + std::size_t(rows_[v][std::size_t(q)]) * N;
+        for (int c = 0; c < N; ++c) xs_[std::size_t(c)] += vq * a[c];
+      }
+      lane_outcome(v, so);
+    }
+    if (refine) {  // rho = b_O - A_O x - lambda v, v += R^-1 rho, x += A_O^T (R^-1 rho)
+      for (int v = 0; v < V; ++v) {
+        const bool on = kind_[v] == kMinNorm && refine_[v];
+        for (int q = 0; q < kmax; ++q) {
+          double r = 0;
+          if (on && q < cnt_[v]) {
+            const int iq = rows_[v][std::size_t(q)];
+            const double* a = pb_.design.a.data() + std::size_t(iq) * N;
+            r = b_[std::size_t(iq) * V + v] - lambda * y_[std::size_t(q) * V + v];
+            for (int c = 0; c < N; ++c) r -= a[c] * x_[std::size_t(c) * V + v];
+          }
+          rho_[std::size_t(q) * V + v] = r;
+        }
+      }
+      solve_in_place(rho_.data());
+      for (int v = 0; v < V; ++v) {
+        if (!(kind_[v] == kMinNorm && refine_[v])) continue;
+        for (int q = 0; q < cnt_[v]; ++q) {
+          const double d = rho_[std::size_t(q) * V + v];
+          const double* a = pb_.design.a.data() + std::size_t(rows_[v][std::size_t(q)]) * N;
+          for (int c = 0; c < N; ++c) x_[std::size_t(c) * V + v] += d * a[c];
+        }
+      }
+    }
+    std::copy(cond_keep, cond_keep + V, cond_);
+    std::copy(norm_keep, norm_keep + V, norm1_);
+    std::copy(fail_keep, fail_keep + V, fail_);
+    n_ = N;
+  }
+
   /// Minimum-norm lanes (m_p < N): each lane's row-Gram solve (lsq_downdate.hpp).
   void minnorm_path() {
+    if constexpr (std::is_same_v<T, double>) {
+      minnorm_soa();
+      return;
+    }
     const int M = pb_.M, N = pb_.N;
     const double limit = fallback_condition(Precision::Fp64);
     for (int v = 0; v < V; ++v) {
@@ -805,7 +909,10 @@ class GroupSolver {
   std::vector<double> x_, y_, xs_, ys_, bo_;
   std::vector<int> obs_, miss_;
   SmallScratch scratch_;
-  std::uint8_t small_fail_[V] = {};
+  std::uint8_t small_fail_[V] = {}, refine_[V] = {};
+  std::vector<int> rows_[V];
+  std::vector<double> rho_;
+  int n_ = 0;
   double small_cond_[V] = {};
   std::uint64_t downdated_ = 0, minnormed_ = 0;
   std::vector<const T*> rowp_;

@@ -13,6 +13,22 @@ namespace simscope::lsq::detail {
 namespace {
 
 constexpr double kEps = std::numeric_limits<double>::epsilon();
+// Iterations of the 1-norm estimator (LAPACK allows 5; 2 already hold the tests' factor and
+// halve the solves, the main cost of a minimum-norm pixel).
+constexpr int kHagerIterations = 2;
+
+inline double dot(const double* a, const double* b, int n) {
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  int k = 0;
+  for (; k + 3 < n; k += 4) {
+    s0 += a[k] * b[k];
+    s1 += a[k + 1] * b[k + 1];
+    s2 += a[k + 2] * b[k + 2];
+    s3 += a[k + 3] * b[k + 3];
+  }
+  for (; k < n; ++k) s0 += a[k] * b[k];
+  return (s0 + s1) + (s2 + s3);
+}
 
 /// In-place Cholesky of the n x n SPD matrix a (column-major, lower triangle used), right-looking
 /// (Golub & Van Loan Algorithm 4.2.2, outer-product form: the inner loops are contiguous axpys).
@@ -44,15 +60,13 @@ void chol_solve(const double* l, int n, double* x) {
   }
   for (int j = n - 1; j >= 0; --j) {
     const double* cj = l + std::size_t(j) * n;
-    double s = x[j];
-    for (int i = j + 1; i < n; ++i) s -= cj[i] * x[i];
-    x[j] = s / cj[j];
+    x[j] = (x[j] - dot(cj + j + 1, x + j + 1, n - j - 1)) / cj[j];
   }
 }
 
 /// Estimate of ||S^-1||_1 for the SPD S = L L^T (Hager's method with Higham's refinements, as
-/// LAPACK's xLACN2: at most 5 iterations, then the alternating-sign test vector). S^-1 is
-/// symmetric, so its transpose solves are solves too.
+/// LAPACK's xLACN2, with at most kHagerIterations iterations, then the alternating-sign test
+/// vector). S^-1 is symmetric, so its transpose solves are solves too.
 double inv_norm1(const double* l, int n, std::vector<double>& x, std::vector<double>& z) {
   x.assign(std::size_t(n), 1.0 / n);
   chol_solve(l, n, x.data());
@@ -74,7 +88,7 @@ double inv_norm1(const double* l, int n, std::vector<double>& x, std::vector<dou
   };
   int j = argmax();
   double sgn[kMaxUnknowns > kMaxDowndateObservations ? kMaxUnknowns : kMaxDowndateObservations];
-  for (int iter = 2; iter <= 5; ++iter) {
+  for (int iter = 2; iter <= kHagerIterations; ++iter) {
     for (int i = 0; i < n; ++i) sgn[std::size_t(i)] = x[std::size_t(i)] >= 0 ? 1.0 : -1.0;
     std::fill(x.begin(), x.end(), 0.0);
     x[std::size_t(j)] = 1;
@@ -100,19 +114,6 @@ double inv_norm1(const double* l, int n, std::vector<double>& x, std::vector<dou
   }
   chol_solve(l, n, x.data());
   return std::max(est, 2.0 * norm1(x) / (3.0 * n));
-}
-
-inline double dot(const double* a, const double* b, int n) {
-  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-  int k = 0;
-  for (; k + 3 < n; k += 4) {
-    s0 += a[k] * b[k];
-    s1 += a[k + 1] * b[k + 1];
-    s2 += a[k + 2] * b[k + 2];
-    s3 += a[k + 3] * b[k + 3];
-  }
-  for (; k < n; ++k) s0 += a[k] * b[k];
-  return (s0 + s1) + (s2 + s3);
 }
 
 }  // namespace
@@ -230,8 +231,15 @@ SmallOutcome minnorm_pixel(const DowndateOps& ops, const Design& design, double 
   for (int q = 0; q < k; ++q) {
     const double* rrow = &ops.r[std::size_t(rows[std::size_t(q)]) * M];
     double* col = &sc.k[std::size_t(q) * k];
-    for (int p = 0; p < k; ++p) col[p] = rrow[rows[std::size_t(p)]] + (p == q ? lambda : 0.0);
-    for (int p = 0; p < k; ++p) colsum[std::size_t(q)] += std::fabs(col[p]);
+    const int* rp = rows.data();
+    double cs = 0;
+    for (int p = 0; p < k; ++p) {
+      const double v = rrow[rp[p]];
+      col[p] = v;
+      cs += std::fabs(v);
+    }
+    col[q] += lambda;
+    colsum[std::size_t(q)] = cs + lambda;
     maxdiag = std::max(maxdiag, col[q]);
   }
   for (int q = 0; q < k; ++q) norm1 = std::max(norm1, colsum[std::size_t(q)]);
