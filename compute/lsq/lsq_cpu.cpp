@@ -136,6 +136,8 @@ class GroupSolver {
     xs_.resize(std::size_t(N));
     ys_.resize(std::size_t(N));
     rho_.resize(std::size_t(N) * V);
+    y2_.resize(std::size_t(N) * V);
+    gs_.resize(std::size_t(N));
     n_ = N;
   }
 
@@ -267,6 +269,7 @@ class GroupSolver {
 
   void cholesky_path() {
     n_ = pb_.N;
+    std::fill(ln_, ln_ + V, pb_.N);
     const int N = pb_.N;
     const double lambda = pb_.options.lambda;
     // Gram matrices into the packed SoA layout; identity for the other lanes.
@@ -332,10 +335,15 @@ class GroupSolver {
     }
     const T eps = std::numeric_limits<T>::epsilon();
     for (int v = 0; v < V; ++v) {
+      // Lane v's own size ln_[v] <= N (the padded small paths): its diagonal only, so that the
+      // tolerance does not depend on the padding (nor on the group's other lanes).
+      T md = 0;
+      for (int i = 0; i < ln_[v]; ++i) md = std::max(md, l_[(rowbase(i) + std::size_t(i)) * V + v]);
       norm1_[v] = double(m[v]);
-      tol_[v] = T(N) * eps * maxdiag[v];
+      tol_[v] = T(ln_[v]) * eps * md;
       fail_[v] = 0;
     }
+    (void)maxdiag;
   }
 
   /// Sets lane v's pivot d: sqrt(d), or 1 with fail_[v] set when d <= tol (a breakdown).
@@ -502,6 +510,9 @@ class GroupSolver {
 
   /// est_[v] ~ ||G^-1||_1 by Hager's method with Higham's refinements (LAPACK xLACN2, at most 5
   /// iterations, then the alternating-sign test vector), all lanes in step; cond_ = ||G||_1 est.
+  /// Lane v's vectors live in its first ln_[v] components (zero beyond: the padding of the small
+  /// paths is a separate diagonal block, so they stay zero), which makes each lane's estimate
+  /// independent of the padding and of the other lanes.
   void estimate_condition() {
     const int N = n_;
     T* x = hx_.data();
@@ -518,23 +529,24 @@ class GroupSolver {
     auto argmax = [&](const T* a, int v) {
       int best = 0;
       T m = -1;
-      for (int k = 0; k < N; ++k) {
+      for (int k = 0; k < ln_[v]; ++k) {
         const T q = std::fabs(a[std::size_t(k) * V + v]);
         if (q > m) m = q, best = k;
       }
       return best;
     };
-    std::fill(x, x + std::size_t(N) * V, T(1) / T(N));
+    for (int k = 0; k < N; ++k)
+      for (int v = 0; v < V; ++v) x[std::size_t(k) * V + v] = k < ln_[v] ? T(1) / T(ln_[v]) : T(0);
     solve_in_place(x);
     for (int v = 0; v < V; ++v) {
       est[v] = norm1(x, v);
-      active[v] = N > 1;
+      active[v] = ln_[v] > 1;
     }
     if (N > 1) {
       for (int k = 0; k < N; ++k)
         for (int v = 0; v < V; ++v) {
           sgn[k][v] = x[std::size_t(k) * V + v] >= 0;
-          z[std::size_t(k) * V + v] = sgn[k][v] ? T(1) : T(-1);
+          z[std::size_t(k) * V + v] = k >= ln_[v] ? T(0) : sgn[k][v] ? T(1) : T(-1);
         }
       solve_in_place(z);
       for (int v = 0; v < V; ++v) j[v] = argmax(z, v);
@@ -560,7 +572,8 @@ class GroupSolver {
         }
         if (!any) break;
         for (int k = 0; k < N; ++k)
-          for (int v = 0; v < V; ++v) z[std::size_t(k) * V + v] = sgn[k][v] ? T(1) : T(-1);
+          for (int v = 0; v < V; ++v)
+            z[std::size_t(k) * V + v] = k >= ln_[v] ? T(0) : sgn[k][v] ? T(1) : T(-1);
         solve_in_place(z);
         for (int v = 0; v < V; ++v) {
           if (!active[v]) continue;
@@ -570,14 +583,20 @@ class GroupSolver {
             active[v] = false;
         }
       }
-      for (int k = 0; k < N; ++k) {
-        const T a = T(1) + T(k) / T(N - 1);
-        for (int v = 0; v < V; ++v) x[std::size_t(k) * V + v] = (k % 2) ? -a : a;
-      }
+      for (int k = 0; k < N; ++k)
+        for (int v = 0; v < V; ++v) {
+          const int n = ln_[v];
+          const T a = n > 1 && k < n ? T(1) + T(k) / T(n - 1) : T(0);
+          x[std::size_t(k) * V + v] = (k % 2) ? -a : a;
+        }
       solve_in_place(x);
-      for (int v = 0; v < V; ++v) est[v] = std::max(est[v], 2.0 * norm1(x, v) / (3.0 * N));
+      for (int v = 0; v < V; ++v)
+        if (ln_[v] > 1) est[v] = std::max(est[v], 2.0 * norm1(x, v) / (3.0 * ln_[v]));
     }
-    for (int v = 0; v < V; ++v) cond_[v] = norm1_[v] * est[v];
+    for (int v = 0; v < V; ++v) {
+      est_[v] = est[v];
+      cond_[v] = norm1_[v] * est[v];
+    }
   }
 
   /// out[k] = init[k] + sum_i A_ik src[i] for the V lanes (A^T src), four k at a time so that
@@ -680,8 +699,16 @@ class GroupSolver {
     }
     const double lambda = pb_.options.lambda;
     const double limit = fallback_condition(Precision::Fp64);
+    // float64 groups: lanes with at most N missing rows in the SoA code, the others one by one.
+    int smax = 0;
+    bool any_soa = false;
     for (int v = 0; v < V; ++v) {
-      if (kind_[v] != kDowndate) continue;
+      soa_[v] = std::is_same_v<T, double> && kind_[v] == kDowndate && M - cnt_[v] <= N;
+      if (soa_[v]) smax = std::max(smax, M - cnt_[v]), any_soa = true;
+    }
+    if (any_soa) downdate_soa(smax);
+    for (int v = 0; v < V; ++v) {
+      if (kind_[v] != kDowndate || soa_[v]) continue;
       miss_.clear();
       for (int i = 0; i < M; ++i)
         if (w_[std::size_t(i) * V + v] == 0) miss_.push_back(i);
@@ -691,6 +718,128 @@ class GroupSolver {
                                              std::size_t(V), limit, xs_.data(), scratch_);
       lane_outcome(v, so);
     }
+  }
+
+  /// Downdate lanes of a float64 group with at most N missing rows each, y_ = B (w o b) given:
+  /// the lanes' K = I - C_SS, padded to the group's largest s with I (K's eigenvalues are in
+  /// (0, 1], so neither ||K||_1 nor ||K^-1||_1 changes), through the group's SoA Cholesky,
+  /// condition estimate and solves; then x = y + B_:S u per lane, and one refinement step for
+  /// the lanes with estimated cond2(G_p) > kRefineCondition (lsq_downdate.hpp's algorithm).
+  void downdate_soa(int smax) {
+    const int M = pb_.M, N = pb_.N;
+    const double lambda = pb_.options.lambda;
+    const double* C = pb_.ops.c.data();
+    const double* A = pb_.design.a.data();
+    const int n = std::max(smax, 1);
+    double cond_keep[V], norm_keep[V];
+    std::uint8_t fail_keep[V];
+    std::copy(cond_, cond_ + V, cond_keep);
+    std::copy(norm1_, norm1_ + V, norm_keep);
+    std::copy(fail_, fail_ + V, fail_keep);
+    n_ = n;
+    for (int v = 0; v < V; ++v) {
+      int sv = 0;
+      ln_[v] = n;
+      if (soa_[v]) {
+        rows_[v].clear();
+        for (int i = 0; i < M; ++i)
+          if (w_[std::size_t(i) * V + v] == 0) rows_[v].push_back(i);
+        sv = int(rows_[v].size());
+        ln_[v] = std::max(sv, 1);
+        for (int k = 0; k < N; ++k) ys_[std::size_t(k)] = y_[std::size_t(k) * V + v];
+        for (int q = 0; q < sv; ++q) {
+          const int iq = rows_[v][std::size_t(q)];
+          const double* cr = C + std::size_t(iq) * M;
+          T* l = &l_[rowbase(q) * V + v];
+          for (int p = 0; p <= q; ++p) l[std::size_t(p) * V] = T(-cr[rows_[v][std::size_t(p)]]);
+          l[std::size_t(q) * V] += T(1);
+          rho_[std::size_t(q) * V + v] = dot_n(A + std::size_t(iq) * N, ys_.data(), N);
+        }
+      }
+      for (int q = sv; q < n; ++q) {
+        T* l = &l_[rowbase(q) * V + v];
+        for (int p = 0; p < q; ++p) l[std::size_t(p) * V] = T(0);
+        l[std::size_t(q) * V] = T(1);
+        rho_[std::size_t(q) * V + v] = 0;
+      }
+    }
+    norm1_and_tolerance();
+    factor();
+    estimate_condition();
+    solve_in_place(rho_.data());
+    const double limit = fallback_condition(Precision::Fp64);
+    bool refine = false;
+    for (int v = 0; v < V; ++v) {
+      if (kind_[v] != kDowndate) continue;
+      const double cond_gp = pb_.ops.cond_g * est_[v];  // lsq_downdate.hpp's bound
+      SmallOutcome so;
+      so.ok = !fail_[v] && cond_gp <= limit;
+      so.cond = std::sqrt(cond_gp);
+      refine_[v] = so.ok && cond_gp > kRefineCondition;
+      refine |= refine_[v];
+      for (int k = 0; k < N; ++k) xs_[std::size_t(k)] = y_[std::size_t(k) * V + v];
+      if (so.ok) add_bs(v, rho_.data(), xs_.data());
+      lane_outcome(v, so);
+    }
+    if (refine) {
+      // g = A_p^T (b - A_p x) - lambda x, y2 = G^-1 g, z2 = A_S y2, x += y2 + B_:S K^-1 z2.
+      for (int v = 0; v < V; ++v) {
+        const bool on = soa_[v] && refine_[v];
+        for (int q = 0; q < n; ++q) rho_[std::size_t(q) * V + v] = 0;
+        if (!on) continue;
+        for (int k = 0; k < N; ++k) xs_[std::size_t(k)] = x_[std::size_t(k) * V + v];
+        std::fill(gs_.begin(), gs_.end(), 0.0);
+        for (int i = 0; i < M; ++i) {
+          if (w_[std::size_t(i) * V + v] == 0) continue;
+          const double* ai = A + std::size_t(i) * N;
+          const double ri = b_[std::size_t(i) * V + v] - dot_n(ai, xs_.data(), N);
+          for (int k = 0; k < N; ++k) gs_[std::size_t(k)] += ri * ai[k];
+        }
+        for (int k = 0; k < N; ++k) gs_[std::size_t(k)] -= lambda * xs_[std::size_t(k)];
+        for (int k = 0; k < N; ++k)
+          y2_[std::size_t(k) * V + v] =
+              dot_n(&pb_.ops.ginv[std::size_t(k) * N], gs_.data(), N);
+        for (int k = 0; k < N; ++k) ys_[std::size_t(k)] = y2_[std::size_t(k) * V + v];
+        for (int q = 0; q < int(rows_[v].size()); ++q)
+          rho_[std::size_t(q) * V + v] =
+              dot_n(A + std::size_t(rows_[v][std::size_t(q)]) * N, ys_.data(), N);
+      }
+      solve_in_place(rho_.data());
+      for (int v = 0; v < V; ++v) {
+        if (!(soa_[v] && refine_[v])) continue;
+        for (int k = 0; k < N; ++k) xs_[std::size_t(k)] = y2_[std::size_t(k) * V + v];
+        add_bs(v, rho_.data(), xs_.data());
+        for (int k = 0; k < N; ++k) x_[std::size_t(k) * V + v] += xs_[std::size_t(k)];
+      }
+    }
+    std::copy(cond_keep, cond_keep + V, cond_);
+    std::copy(norm_keep, norm_keep + V, norm1_);
+    std::copy(fail_keep, fail_keep + V, fail_);
+    n_ = N;
+  }
+
+  /// x += B_:S u for lane v (S = rows_[v], u = lane v of the SoA vector u).
+  void add_bs(int v, const double* u, double* x) const {
+    const int N = pb_.N;
+    const double* Bt = pb_.ops.bt.data();
+    for (int q = 0; q < int(rows_[v].size()); ++q) {
+      const double uq = u[std::size_t(q) * V + v];
+      const double* bq = Bt + std::size_t(rows_[v][std::size_t(q)]) * N;
+      for (int k = 0; k < N; ++k) x[k] += uq * bq[k];
+    }
+  }
+
+  static double dot_n(const double* a, const double* b, int n) {
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    int k = 0;
+    for (; k + 3 < n; k += 4) {
+      s0 += a[k] * b[k];
+      s1 += a[k + 1] * b[k + 1];
+      s2 += a[k + 2] * b[k + 2];
+      s3 += a[k + 3] * b[k + 3];
+    }
+    for (; k < n; ++k) s0 += a[k] * b[k];
+    return (s0 + s1) + (s2 + s3);
   }
 
   /// Minimum-norm lanes (m_p < N), float64 groups: the lanes' row Grams R_OO (+ lambda I),
@@ -715,11 +864,13 @@ class GroupSolver {
     for (int v = 0; v < V; ++v) {
       int k = 0;
       double maxdiag = 1;
+      ln_[v] = kmax;
       if (kind_[v] == kMinNorm) {
         rows_[v].clear();
         for (int i = 0; i < M; ++i)
           if (w_[std::size_t(i) * V + v] != 0) rows_[v].push_back(i);
         k = int(rows_[v].size());
+        ln_[v] = k;
         maxdiag = 0;
         for (int q = 0; q < k; ++q) {
           const int iq = rows_[v][std::size_t(q)];
@@ -911,8 +1062,10 @@ class GroupSolver {
   SmallScratch scratch_;
   std::uint8_t small_fail_[V] = {}, refine_[V] = {};
   std::vector<int> rows_[V];
-  std::vector<double> rho_;
+  std::vector<double> rho_, y2_, gs_;
   int n_ = 0;
+  int ln_[V] = {};         // each lane's own size within n_ (estimate_condition)
+  std::uint8_t soa_[V] = {};  // downdate lanes solved in the group's SoA code
   double small_cond_[V] = {};
   std::uint64_t downdated_ = 0, minnormed_ = 0;
   std::vector<const T*> rowp_;
@@ -921,7 +1074,7 @@ class GroupSolver {
   Kind kind_[V] = {};
   T tol_[V] = {};
   std::uint8_t fail_[V] = {};
-  double norm1_[V] = {}, cond_[V] = {}, rss_[V] = {};
+  double norm1_[V] = {}, cond_[V] = {}, rss_[V] = {}, est_[V] = {};
   std::uint64_t fallbacks_ = 0, dense_ = 0;
 };
 
