@@ -101,9 +101,9 @@ using Precision = simscope::Precision;
 /// Method auto, per pixel with gaps (CPU back end): underdetermined pixels (m_p < N) take the
 /// minimum-norm path x = A_p^T (A_p A_p^T + lambda I)^-1 b_p with the row Gram gathered from
 /// A A^T (float64; its Cholesky pivots are the rank test, rank-deficient or ill-conditioned rows
-/// go to the SVD); the others the downdate or the Gram path above, whichever the cost model
-/// (detail::downdate_cost / gram_cost: multiply-adds) finds cheaper. The CUDA back end's auto is
-/// the Gram path alone.
+/// go to the SVD); the others, in fp64, the downdate or the Gram path above, whichever the cost
+/// model (detail::downdate_cost / gram_cost: multiply-adds) finds cheaper; in fp32 the Gram path
+/// (its float SIMD beats the float64 downdate). The CUDA back end's auto is the Gram path alone.
 /// Pixels without gaps use the shared SVD of A whatever the method.
 enum class Method { Auto, Normal, Qr, Svd, Downdate };
 /// "auto", "normal", "qr", "svd", "downdate" (the schema's strings).

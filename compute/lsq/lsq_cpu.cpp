@@ -163,8 +163,8 @@ class GroupSolver {
       else if (method == Method::Downdate) k = pb_.ops.downdate ? kDowndate : kDense;
       else if (method == Method::Auto && cnt_[v] < N && pb_.ops.minnorm) k = kMinNorm;
       else if (cnt_[v] < N && lambda == 0) k = kDense;
-      else if (method == Method::Auto && pb_.ops.downdate &&
-               downdate_cost(M, N, s) <= gram_cost(M, N, s))
+      else if (method == Method::Auto && std::is_same_v<T, double> && pb_.ops.downdate &&
+               downdate_cost(M, N, s) <= gram_cost(M, N, s))  // fp32: its Gram path is faster
         k = kDowndate;
       else k = kChol;
       kind_[v] = k;

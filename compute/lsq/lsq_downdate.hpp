@@ -25,7 +25,11 @@
 /// smallest singular value of [A_p; sqrt(lambda) I] is then sqrt(lambda)).
 ///
 /// Both: one step of iterative refinement with the float64 residual when the estimated cond2(G_p)
-/// (resp. cond(R_OO)) exceeds kRefineCondition.
+/// (resp. cond(R_OO)) exceeds kRefineCondition; pixels beyond fallback_condition(Fp64) = 1e10
+/// go to the float64 SVD. The functions below solve one pixel (fp32 groups, and downdate pixels
+/// with more than N missing rows); fp64 groups of the CPU solver run the same algorithm on their
+/// lanes together (lsq_cpu.cpp: downdate_soa, minnorm_soa), each lane's K or R_OO padded to the
+/// group's largest size with a multiple of I, bit-identical whatever the neighbours.
 #include <cstddef>
 #include <vector>
 
