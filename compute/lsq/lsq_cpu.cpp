@@ -29,7 +29,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr int kRowPad = 16;                   // rows of A in T are padded to a multiple of this
+constexpr int kRowPad = 16;                 // rows of A in T are padded to a multiple of this
 constexpr std::size_t kChunkPixels = 8192;  // progress/cancel granularity
 // Pixels per group (measured on Zen 4, N = 50: 4 lanes of doubles beat 8 by ~10 % as the group's
 // factor then stays in L1/L2 with room to spare; fp32 with 8 lanes beats 16 by ~35 %, whose
@@ -57,8 +57,10 @@ inline void vstore(E* p, const Vt& v) {
 /// Lanes of a vector of T converted to a vector of U (a no-op when T == U).
 template <class Vu, class Vt>
 inline Vu vconvert(const Vt& v) {
-  if constexpr (std::is_same_v<Vu, Vt>) return v;
-  else return __builtin_convertvector(v, Vu);
+  if constexpr (std::is_same_v<Vu, Vt>)
+    return v;
+  else
+    return __builtin_convertvector(v, Vu);
 }
 
 enum Kind : std::uint8_t { kPad, kEmpty, kShared, kChol, kDense, kDowndate, kMinNorm };
@@ -77,11 +79,11 @@ struct Problem {
   std::vector<T> apad;   // M x ldA: A in T, zero padded to ldA columns
   std::vector<T> gfull;  // N x ldA: A^T A (lower triangle) in T, summed in float64
   int ld4 = 0;
-  std::vector<double> a4;   // M x ld4: A in float64, zero padded to a multiple of 4 columns
-  std::vector<double> op4;  // ld4 x M: the shared SVD's operator, zero padded to ld4 rows
+  std::vector<double> a4;    // M x ld4: A in float64, zero padded to a multiple of 4 columns
+  std::vector<double> op4;   // ld4 x M: the shared SVD's operator, zero padded to ld4 rows
   std::vector<double> bop4;  // ld4 x M: B = G^-1 A^T of the downdate, zero padded to ld4 rows
-  double threshold = 0;     // estimated cond(G) above which Auto falls back to the SVD
-  double singular = 0;      // ... and Normal: numerically singular, 0.1 / eps
+  double threshold = 0;      // estimated cond(G) above which Auto falls back to the SVD
+  double singular = 0;       // ... and Normal: numerically singular, 0.1 / eps
 
   Problem(const Cube& c, const Design& d, const Options& o, const SharedSvd& s,
           const DowndateOps& dd, std::size_t pb)
@@ -156,17 +158,25 @@ class GroupSolver {
     for (int v = 0; v < V; ++v) {
       Kind k;
       const int s = M - cnt_[v];
-      if (v >= lanes) k = kPad;
-      else if (cnt_[v] == 0) k = kEmpty;
-      else if (cnt_[v] == M) k = kShared;
-      else if (method == Method::Qr || method == Method::Svd) k = kDense;
-      else if (method == Method::Downdate) k = pb_.ops.downdate ? kDowndate : kDense;
-      else if (method == Method::Auto && cnt_[v] < N && pb_.ops.minnorm) k = kMinNorm;
-      else if (cnt_[v] < N && lambda == 0) k = kDense;
+      if (v >= lanes)
+        k = kPad;
+      else if (cnt_[v] == 0)
+        k = kEmpty;
+      else if (cnt_[v] == M)
+        k = kShared;
+      else if (method == Method::Qr || method == Method::Svd)
+        k = kDense;
+      else if (method == Method::Downdate)
+        k = pb_.ops.downdate ? kDowndate : kDense;
+      else if (method == Method::Auto && cnt_[v] < N && pb_.ops.minnorm)
+        k = kMinNorm;
+      else if (cnt_[v] < N && lambda == 0)
+        k = kDense;
       else if (method == Method::Auto && std::is_same_v<T, double> && pb_.ops.downdate &&
                downdate_cost(M, N, s) <= gram_cost(M, N, s))  // fp32: its Gram path is faster
         k = kDowndate;
-      else k = kChol;
+      else
+        k = kChol;
       kind_[v] = k;
       small_fail_[v] = 0;
       any_chol |= k == kChol;
@@ -193,8 +203,10 @@ class GroupSolver {
       double* w = &w_[std::size_t(i) * V];
       for (int v = 0; v < V; ++v) {
         double val = 0;
-        if (v < lanes) val = f32 ? double(pb_.cube.f32()[off + v]) : pb_.cube.f64()[off + v];
-        else val = std::numeric_limits<double>::quiet_NaN();
+        if (v < lanes)
+          val = f32 ? double(pb_.cube.f32()[off + v]) : pb_.cube.f64()[off + v];
+        else
+          val = std::numeric_limits<double>::quiet_NaN();
         const bool ok = !std::isnan(val);
         b[v] = ok ? val : 0.0;
         w[v] = ok ? 1.0 : 0.0;
@@ -219,9 +231,12 @@ class GroupSolver {
     // columns: 4 accumulators in registers, each loaded segment of a row of A serves 4 FMAs.
     const int nl = int(list.size());
     rowp_.resize(std::size_t(nl));
-    for (int q = 0; q < nl; ++q) rowp_[std::size_t(q)] = pb_.apad.data() + std::size_t(list[std::size_t(q)]) * ld;
-    if (sub) gram_blocks<true>(nl);
-    else gram_blocks<false>(nl);
+    for (int q = 0; q < nl; ++q)
+      rowp_[std::size_t(q)] = pb_.apad.data() + std::size_t(list[std::size_t(q)]) * ld;
+    if (sub)
+      gram_blocks<true>(nl);
+    else
+      gram_blocks<false>(nl);
   }
 
   template <bool Sub>
@@ -232,7 +247,7 @@ class GroupSolver {
     const T* const* rp = rowp_.data();
     for (int i0 = 0; i0 < N; i0 += 4) {
       const int last = std::min(i0 + 3, N - 1);  // segments reach past the diagonal of the
-      for (int j0 = 0; j0 <= last; j0 += W) {     // block's upper rows: harmless (upper part)
+      for (int j0 = 0; j0 <= last; j0 += W) {    // block's upper rows: harmless (upper part)
         Seg c0, c1, c2, c3;
         if (Sub) {
           const T* g = &pb_.gfull[std::size_t(i0) * ld + j0];
@@ -498,8 +513,8 @@ class GroupSolver {
       const T* Lm = L + rowbase(i - 1) * V;
       const VU xi = vload<VU>(yp(i)) * lv(invd + std::size_t(i) * V);
       vstore(yp(i), xi);
-      const VU xm =
-          (vload<VU>(yp(i - 1)) - lv(Li + std::size_t(i - 1) * V) * xi) * lv(invd + std::size_t(i - 1) * V);
+      const VU xm = (vload<VU>(yp(i - 1)) - lv(Li + std::size_t(i - 1) * V) * xi) *
+                    lv(invd + std::size_t(i - 1) * V);
       vstore(yp(i - 1), xm);
       for (int k = 0; k < i - 1; ++k)
         vstore(yp(k), vload<VU>(yp(k)) - lv(Li + std::size_t(k) * V) * xi -
@@ -713,9 +728,9 @@ class GroupSolver {
       for (int i = 0; i < M; ++i)
         if (w_[std::size_t(i) * V + v] == 0) miss_.push_back(i);
       for (int k = 0; k < N; ++k) ys_[std::size_t(k)] = y_[std::size_t(k) * V + v];
-      const SmallOutcome so = downdate_pixel(pb_.ops, pb_.design, lambda, ys_.data(), miss_,
-                                             &b_[std::size_t(v)], &w_[std::size_t(v)],
-                                             std::size_t(V), limit, xs_.data(), scratch_);
+      const SmallOutcome so =
+          downdate_pixel(pb_.ops, pb_.design, lambda, ys_.data(), miss_, &b_[std::size_t(v)],
+                         &w_[std::size_t(v)], std::size_t(V), limit, xs_.data(), scratch_);
       lane_outcome(v, so);
     }
   }
@@ -797,8 +812,7 @@ class GroupSolver {
         }
         for (int k = 0; k < N; ++k) gs_[std::size_t(k)] -= lambda * xs_[std::size_t(k)];
         for (int k = 0; k < N; ++k)
-          y2_[std::size_t(k) * V + v] =
-              dot_n(&pb_.ops.ginv[std::size_t(k) * N], gs_.data(), N);
+          y2_[std::size_t(k) * V + v] = dot_n(&pb_.ops.ginv[std::size_t(k) * N], gs_.data(), N);
         for (int k = 0; k < N; ++k) ys_[std::size_t(k)] = y2_[std::size_t(k) * V + v];
         for (int q = 0; q < int(rows_[v].size()); ++q)
           rho_[std::size_t(q) * V + v] =
@@ -1000,8 +1014,8 @@ class GroupSolver {
         o = pb_.shared.outcome;
         break;
       case kChol:
-        if (fail_[v] || cond_[v] > (pb_.options.method == Method::Auto ? pb_.threshold
-                                                                        : pb_.singular)) {
+        if (fail_[v] ||
+            cond_[v] > (pb_.options.method == Method::Auto ? pb_.threshold : pb_.singular)) {
           dense(p, v, true);
           return;
         }
@@ -1064,7 +1078,7 @@ class GroupSolver {
   std::vector<int> rows_[V];
   std::vector<double> rho_, y2_, gs_;
   int n_ = 0;
-  int ln_[V] = {};         // each lane's own size within n_ (estimate_condition)
+  int ln_[V] = {};            // each lane's own size within n_ (estimate_condition)
   std::uint8_t soa_[V] = {};  // downdate lanes solved in the group's SoA code
   double small_cond_[V] = {};
   std::uint64_t downdated_ = 0, minnormed_ = 0;

@@ -469,8 +469,7 @@ class CudaSolver final : public Solver {
       // and every pixel with gaps counts as solved on the host (method_runs_on says so too).
       make_cpu_solver()->solve(cube, design, range, options, out, progress);
       out.host_pixels = 0;
-      for (const std::int32_t c : out.count)
-        out.host_pixels += c > 0 && std::size_t(c) < cube.m;
+      for (const std::int32_t c : out.count) out.host_pixels += c > 0 && std::size_t(c) < cube.m;
       return;
     }
     cuda_use_device(device_);  // may run on another thread than the constructor's

@@ -92,11 +92,11 @@ const char* to_string(Method m) {
 Options options_from(const ParamSet& p) {
   Options o;
   const std::string& m = p.get_string("method");
-  o.method = m == "normal" ? Method::Normal
-             : m == "qr"   ? Method::Qr
-             : m == "svd"  ? Method::Svd
+  o.method = m == "normal"     ? Method::Normal
+             : m == "qr"       ? Method::Qr
+             : m == "svd"      ? Method::Svd
              : m == "downdate" ? Method::Downdate
-                           : Method::Auto;
+                               : Method::Auto;
   o.precision = p.get_string("precision") == "fp32" ? Precision::Fp32 : Precision::Fp64;
   o.lambda = p.get_double("lambda");
   return o;

@@ -43,11 +43,11 @@ int run_lsq(const std::vector<std::string>& words) {
   o.precision = prec == "fp32" ? lsq::Precision::Fp32 : lsq::Precision::Fp64;
   const std::string method =
       a.choice("method", "auto", {"auto", "normal", "qr", "svd", "downdate"});
-  o.method = method == "normal" ? lsq::Method::Normal
-             : method == "qr"   ? lsq::Method::Qr
-             : method == "svd"  ? lsq::Method::Svd
+  o.method = method == "normal"     ? lsq::Method::Normal
+             : method == "qr"       ? lsq::Method::Qr
+             : method == "svd"      ? lsq::Method::Svd
              : method == "downdate" ? lsq::Method::Downdate
-                                : lsq::Method::Auto;
+                                    : lsq::Method::Auto;
   o.lambda = a.number("lambda", 0, 0, 1e12);
   const int repeat = int(a.count("repeat", 3));
   const std::size_t check = std::size_t(a.count("check", 64));
@@ -158,7 +158,8 @@ const Registration reg{Bench{
     "  of the pixel's observed rows, Tikhonov-filtered when lambda > 0), error_metric, "
     "error_reference,\n"
     "  status_ok, status_underdetermined, status_rank_deficient, status_all_missing,\n"
-    "  fallback_pixels, downdate_pixels, minnorm_pixels (CPU paths), peak_rss_bytes (getrusage), peak_device_bytes (CUDA solver's peak\n"
+    "  fallback_pixels, downdate_pixels, minnorm_pixels (CPU paths), peak_rss_bytes (getrusage), "
+    "peak_device_bytes (CUDA solver's peak\n"
     "  allocation; 0 on cpu), cube_bytes, setup.\n",
     run_lsq}};
 
