@@ -92,16 +92,30 @@ using Precision = simscope::Precision;
 ///           JacobiSVD of T). Slow: tens of microseconds per pixel.
 ///   Svd:    JacobiSVD per pixel in the working precision (rank rule with that precision's eps);
 ///           exact condition. Slowest.
+///   Downdate: the Sherman-Morrison-Woodbury downdate of G = A^T A + lambda I factored once
+///           (lsq_downdate.hpp) for every pixel with gaps, in float64 whatever the precision;
+///           pixels whose K = I - C_SS is not definite or whose estimated cond2(G_p) exceeds
+///           1e10, and every pixel when G itself is singular or cond2(G) > 1e10 or M > 1024, go
+///           to the float64 SVD. One refinement step where the estimated cond2(G_p) > 1e4.
+///           Auto also uses it, per pixel, where its cost model says it is cheaper.
+/// Method auto, per pixel with gaps (CPU back end): underdetermined pixels (m_p < N) take the
+/// minimum-norm path x = A_p^T (A_p A_p^T + lambda I)^-1 b_p with the row Gram gathered from
+/// A A^T (float64; its Cholesky pivots are the rank test, rank-deficient or ill-conditioned rows
+/// go to the SVD); the others, in fp64, the downdate or the Gram path above, whichever the cost
+/// model (detail::downdate_cost / gram_cost: multiply-adds) finds cheaper; in fp32 the Gram path
+/// (its float SIMD beats the float64 downdate). The CUDA back end's auto is the Gram path alone.
 /// Pixels without gaps use the shared SVD of A whatever the method.
-enum class Method { Auto, Normal, Qr, Svd };
-/// "auto", "normal", "qr", "svd" (the schema's strings).
+enum class Method { Auto, Normal, Qr, Svd, Downdate };
+/// "auto", "normal", "qr", "svd", "downdate" (the schema's strings).
 const char* to_string(Method m);
 
 /// Where `method`'s per-pixel solves of the pixels with gaps run when `backend` is selected:
 /// Backend::Cpu (the host, Eigen: lsq_dense.cpp) for Qr and Svd on every back end (the CUDA
 /// solver does only the mask, the pixels without gaps and the empty ones on the device then),
 /// `backend` for Auto and Normal (whose SVD fallback pixels run on the host too:
-/// Result::host_pixels counts both kinds). For run.json and the status bar.
+/// Result::host_pixels counts both kinds), Backend::Cpu for Downdate (the CUDA back end runs the
+/// CPU solver for the whole solve then: host_pixels = the pixels with gaps). For run.json and
+/// the status bar.
 Backend method_runs_on(Method method, Backend backend);
 
 /// Per-pixel status codes (see the file comment).
@@ -170,6 +184,8 @@ struct Result {
   std::array<std::uint64_t, 4> status_counts{};  ///< pixels per status code
   std::uint64_t fallback_pixels = 0;  ///< pixels with gaps solved by the SVD fallback (auto/normal)
   std::uint64_t shared_pixels = 0;    ///< pixels without gaps (solved through the shared SVD of A)
+  std::uint64_t downdate_pixels = 0;  ///< pixels with gaps solved by the downdate (CPU)
+  std::uint64_t minnorm_pixels = 0;   ///< underdetermined pixels solved by the row Gram (CPU)
   /// Pixels solved one by one on the host (Eigen, lsq_dense.cpp): the pixels with gaps of
   /// methods qr and svd, and the SVD fallbacks; on the CUDA back end, those the device did not
   /// solve (method_runs_on).
@@ -189,7 +205,10 @@ class Solver {
   /// map: for pixels solved by Cholesky, sqrt of the Hager/Higham estimate of the 1-norm
   /// condition number of G_p = A_p^T A_p + lambda I (an estimate of the 2-norm condition number
   /// of [A_p; sqrt(lambda) I]; between about 0.5x and sqrt(N)x the exact value); for pixels
-  /// solved by SVD the exact s_max / s_r over the retained singular values (>= 1).
+  /// solved by the downdate sqrt(cond2(G) est ||K^-1||_1), an upper estimate: between about
+  /// 0.6x and cond2(G) s^(1/4) x the exact value (s = missing rows; lsq_downdate.hpp); for the
+  /// minimum-norm path the Cholesky estimate on A_p A_p^T (+ lambda I) (lsq_downdate.hpp); for
+  /// pixels solved by SVD the exact s_max / s_r over the retained singular values (>= 1).
   /// Progress in [0, 1]; throws simscope::Cancelled when cancelled (then `out` may be partly
   /// written), simscope::Error on device failures.
   void solve(const Cube& cube, const Design& design, const Options& options, Result& out,

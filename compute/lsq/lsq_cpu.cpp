@@ -7,6 +7,8 @@
 // segments of 16 entries), then transposed into the group's packed lower-triangular layout.
 // Pixels that leave the Cholesky path (breakdown, poor condition, underdetermined with
 // lambda = 0, or methods qr/svd) are solved one by one with Eigen (lsq_dense.cpp).
+// Methods auto and downdate: the downdate and minimum-norm lanes (lsq_downdate.hpp) share the
+// group's SoA product y = B (w o b) and then run their small s x s or k x k solves per lane.
 //
 // Memory: the cube (read in place), the outputs, and per thread O(M V + N^2 V) scratch.
 #include <omp.h>
@@ -19,6 +21,7 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "lsq/lsq_downdate.hpp"
 #include "lsq/lsq_internal.hpp"
 
 namespace simscope::lsq::detail {
@@ -26,7 +29,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr int kRowPad = 16;                   // rows of A in T are padded to a multiple of this
+constexpr int kRowPad = 16;                 // rows of A in T are padded to a multiple of this
 constexpr std::size_t kChunkPixels = 8192;  // progress/cancel granularity
 // Pixels per group (measured on Zen 4, N = 50: 4 lanes of doubles beat 8 by ~10 % as the group's
 // factor then stays in L1/L2 with room to spare; fp32 with 8 lanes beats 16 by ~35 %, whose
@@ -54,11 +57,13 @@ inline void vstore(E* p, const Vt& v) {
 /// Lanes of a vector of T converted to a vector of U (a no-op when T == U).
 template <class Vu, class Vt>
 inline Vu vconvert(const Vt& v) {
-  if constexpr (std::is_same_v<Vu, Vt>) return v;
-  else return __builtin_convertvector(v, Vu);
+  if constexpr (std::is_same_v<Vu, Vt>)
+    return v;
+  else
+    return __builtin_convertvector(v, Vu);
 }
 
-enum Kind : std::uint8_t { kPad, kEmpty, kShared, kChol, kDense };
+enum Kind : std::uint8_t { kPad, kEmpty, kShared, kChol, kDense, kDowndate, kMinNorm };
 
 /// Read-only data of one solve shared by the threads.
 template <class T>
@@ -67,19 +72,22 @@ struct Problem {
   const Design& design;
   const Options& options;
   const SharedSvd& shared;
+  const DowndateOps& ops;
   int M = 0, N = 0, ldA = 0;
   std::size_t P = 0;     // the cube's pixels (its stride between observations)
   std::size_t pbeg = 0;  // the cube pixel of the result's pixel 0 (a row range's first)
   std::vector<T> apad;   // M x ldA: A in T, zero padded to ldA columns
   std::vector<T> gfull;  // N x ldA: A^T A (lower triangle) in T, summed in float64
   int ld4 = 0;
-  std::vector<double> a4;   // M x ld4: A in float64, zero padded to a multiple of 4 columns
-  std::vector<double> op4;  // ld4 x M: the shared SVD's operator, zero padded to ld4 rows
-  double threshold = 0;     // estimated cond(G) above which Auto falls back to the SVD
-  double singular = 0;      // ... and Normal: numerically singular, 0.1 / eps
+  std::vector<double> a4;    // M x ld4: A in float64, zero padded to a multiple of 4 columns
+  std::vector<double> op4;   // ld4 x M: the shared SVD's operator, zero padded to ld4 rows
+  std::vector<double> bop4;  // ld4 x M: B = G^-1 A^T of the downdate, zero padded to ld4 rows
+  double threshold = 0;      // estimated cond(G) above which Auto falls back to the SVD
+  double singular = 0;       // ... and Normal: numerically singular, 0.1 / eps
 
-  Problem(const Cube& c, const Design& d, const Options& o, const SharedSvd& s, std::size_t pb)
-      : cube(c), design(d), options(o), shared(s) {
+  Problem(const Cube& c, const Design& d, const Options& o, const SharedSvd& s,
+          const DowndateOps& dd, std::size_t pb)
+      : cube(c), design(d), options(o), shared(s), ops(dd) {
     M = int(d.m), N = int(d.n);
     ldA = (N + kRowPad - 1) / kRowPad * kRowPad;
     P = c.pixels();
@@ -100,6 +108,11 @@ struct Problem {
       for (int k = 0; k < N; ++k) a4[std::size_t(i) * ld4 + k] = d.a[std::size_t(i) * N + k];
     op4.assign(std::size_t(ld4) * M, 0.0);
     std::copy(s.op.begin(), s.op.end(), op4.begin());
+    if (dd.downdate) {
+      bop4.assign(std::size_t(ld4) * M, 0.0);
+      for (int i = 0; i < M; ++i)
+        for (int k = 0; k < N; ++k) bop4[std::size_t(k) * M + i] = dd.bt[std::size_t(i) * N + k];
+    }
     threshold = fallback_condition(std::is_same_v<T, float> ? Precision::Fp32 : Precision::Fp64);
     singular = 0.1 / double(std::numeric_limits<T>::epsilon());
   }
@@ -123,31 +136,58 @@ class GroupSolver {
     x_.resize(std::size_t(N) * V);
     y_.resize(std::size_t(N) * V);
     xs_.resize(std::size_t(N));
+    ys_.resize(std::size_t(N));
+    rho_.resize(std::size_t(N) * V);
+    y2_.resize(std::size_t(N) * V);
+    gs_.resize(std::size_t(N));
+    n_ = N;
   }
 
   std::uint64_t fallbacks() const { return fallbacks_; }
   std::uint64_t dense_pixels() const { return dense_; }
+  std::uint64_t downdate_pixels() const { return downdated_; }
+  std::uint64_t minnorm_pixels() const { return minnormed_; }
 
   /// Pixels [p0, p0 + lanes) of the result (cube pixels pbeg + ...), lanes <= V.
   void solve(std::size_t p0, int lanes) {
     load(p0, lanes);
     const Method method = pb_.options.method;
     const double lambda = pb_.options.lambda;
-    bool any_chol = false, any_shared = false;
+    bool any_chol = false, any_shared = false, any_down = false, any_min = false;
+    const int M = pb_.M, N = pb_.N;
     for (int v = 0; v < V; ++v) {
       Kind k;
-      if (v >= lanes) k = kPad;
-      else if (cnt_[v] == 0) k = kEmpty;
-      else if (cnt_[v] == pb_.M) k = kShared;
-      else if (method == Method::Qr || method == Method::Svd) k = kDense;
-      else if (cnt_[v] < pb_.N && lambda == 0) k = kDense;
-      else k = kChol;
+      const int s = M - cnt_[v];
+      if (v >= lanes)
+        k = kPad;
+      else if (cnt_[v] == 0)
+        k = kEmpty;
+      else if (cnt_[v] == M)
+        k = kShared;
+      else if (method == Method::Qr || method == Method::Svd)
+        k = kDense;
+      else if (method == Method::Downdate)
+        k = pb_.ops.downdate ? kDowndate : kDense;
+      else if (method == Method::Auto && cnt_[v] < N && pb_.ops.minnorm)
+        k = kMinNorm;
+      else if (cnt_[v] < N && lambda == 0)
+        k = kDense;
+      else if (method == Method::Auto && std::is_same_v<T, double> && pb_.ops.downdate &&
+               downdate_cost(M, N, s) <= gram_cost(M, N, s))  // fp32: its Gram path is faster
+        k = kDowndate;
+      else
+        k = kChol;
       kind_[v] = k;
+      small_fail_[v] = 0;
       any_chol |= k == kChol;
       any_shared |= k == kShared;
+      any_down |= k == kDowndate;
+      any_min |= k == kMinNorm;
     }
     if (any_chol) cholesky_path();
     if (any_shared) shared_path();
+    if (any_down) downdate_path();
+    if (any_min) minnorm_path();
     residuals();
     for (int v = 0; v < lanes; ++v) finish(p0, v);
   }
@@ -163,8 +203,10 @@ class GroupSolver {
       double* w = &w_[std::size_t(i) * V];
       for (int v = 0; v < V; ++v) {
         double val = 0;
-        if (v < lanes) val = f32 ? double(pb_.cube.f32()[off + v]) : pb_.cube.f64()[off + v];
-        else val = std::numeric_limits<double>::quiet_NaN();
+        if (v < lanes)
+          val = f32 ? double(pb_.cube.f32()[off + v]) : pb_.cube.f64()[off + v];
+        else
+          val = std::numeric_limits<double>::quiet_NaN();
         const bool ok = !std::isnan(val);
         b[v] = ok ? val : 0.0;
         w[v] = ok ? 1.0 : 0.0;
@@ -189,9 +231,12 @@ class GroupSolver {
     // columns: 4 accumulators in registers, each loaded segment of a row of A serves 4 FMAs.
     const int nl = int(list.size());
     rowp_.resize(std::size_t(nl));
-    for (int q = 0; q < nl; ++q) rowp_[std::size_t(q)] = pb_.apad.data() + std::size_t(list[std::size_t(q)]) * ld;
-    if (sub) gram_blocks<true>(nl);
-    else gram_blocks<false>(nl);
+    for (int q = 0; q < nl; ++q)
+      rowp_[std::size_t(q)] = pb_.apad.data() + std::size_t(list[std::size_t(q)]) * ld;
+    if (sub)
+      gram_blocks<true>(nl);
+    else
+      gram_blocks<false>(nl);
   }
 
   template <bool Sub>
@@ -202,7 +247,7 @@ class GroupSolver {
     const T* const* rp = rowp_.data();
     for (int i0 = 0; i0 < N; i0 += 4) {
       const int last = std::min(i0 + 3, N - 1);  // segments reach past the diagonal of the
-      for (int j0 = 0; j0 <= last; j0 += W) {     // block's upper rows: harmless (upper part)
+      for (int j0 = 0; j0 <= last; j0 += W) {    // block's upper rows: harmless (upper part)
         Seg c0, c1, c2, c3;
         if (Sub) {
           const T* g = &pb_.gfull[std::size_t(i0) * ld + j0];
@@ -238,6 +283,8 @@ class GroupSolver {
   }
 
   void cholesky_path() {
+    n_ = pb_.N;
+    std::fill(ln_, ln_ + V, pb_.N);
     const int N = pb_.N;
     const double lambda = pb_.options.lambda;
     // Gram matrices into the packed SoA layout; identity for the other lanes.
@@ -277,7 +324,7 @@ class GroupSolver {
   /// ||G||_1 per lane (G symmetric: the largest column sum of |g_ij| over both triangles) and the
   /// breakdown tolerance N eps max(diag G).
   void norm1_and_tolerance() {
-    const int N = pb_.N;
+    const int N = n_;  // pb_.N, or the padded size of the min-norm lanes
     std::fill(colsum_.begin(), colsum_.end(), T(0));
     VT maxdiag{};
     for (int i = 0; i < N; ++i) {
@@ -303,10 +350,15 @@ class GroupSolver {
     }
     const T eps = std::numeric_limits<T>::epsilon();
     for (int v = 0; v < V; ++v) {
+      // Lane v's own size ln_[v] <= N (the padded small paths): its diagonal only, so that the
+      // tolerance does not depend on the padding (nor on the group's other lanes).
+      T md = 0;
+      for (int i = 0; i < ln_[v]; ++i) md = std::max(md, l_[(rowbase(i) + std::size_t(i)) * V + v]);
       norm1_[v] = double(m[v]);
-      tol_[v] = T(N) * eps * maxdiag[v];
+      tol_[v] = T(ln_[v]) * eps * md;
       fail_[v] = 0;
     }
+    (void)maxdiag;
   }
 
   /// Sets lane v's pivot d: sqrt(d), or 1 with fail_[v] set when d <= tol (a breakdown).
@@ -329,7 +381,7 @@ class GroupSolver {
   /// by two columns per inner loop so that each loaded vector serves two FMAs; Golub & Van Loan
   /// Algorithm 4.2.1 with the dot products of 4.2.5). Row i of L starts at rowbase(i) * V.
   void factor() {
-    const int N = pb_.N;
+    const int N = n_;
     T* L = l_.data();
     T* invd = invd_.data();
     auto at = [](T* row, int k) { return row + std::size_t(k) * V; };
@@ -432,7 +484,7 @@ class GroupSolver {
   template <class U>
   void solve_in_place(U* y) const {
     using VU = typename VecOf<U, V>::type;
-    const int N = pb_.N;
+    const int N = n_;
     const T* L = l_.data();
     const T* invd = invd_.data();
     auto lv = [&](const T* p) { return vconvert<VU>(vload<VT>(p)); };
@@ -461,8 +513,8 @@ class GroupSolver {
       const T* Lm = L + rowbase(i - 1) * V;
       const VU xi = vload<VU>(yp(i)) * lv(invd + std::size_t(i) * V);
       vstore(yp(i), xi);
-      const VU xm =
-          (vload<VU>(yp(i - 1)) - lv(Li + std::size_t(i - 1) * V) * xi) * lv(invd + std::size_t(i - 1) * V);
+      const VU xm = (vload<VU>(yp(i - 1)) - lv(Li + std::size_t(i - 1) * V) * xi) *
+                    lv(invd + std::size_t(i - 1) * V);
       vstore(yp(i - 1), xm);
       for (int k = 0; k < i - 1; ++k)
         vstore(yp(k), vload<VU>(yp(k)) - lv(Li + std::size_t(k) * V) * xi -
@@ -473,8 +525,11 @@ class GroupSolver {
 
   /// est_[v] ~ ||G^-1||_1 by Hager's method with Higham's refinements (LAPACK xLACN2, at most 5
   /// iterations, then the alternating-sign test vector), all lanes in step; cond_ = ||G||_1 est.
+  /// Lane v's vectors live in its first ln_[v] components (zero beyond: the padding of the small
+  /// paths is a separate diagonal block, so they stay zero), which makes each lane's estimate
+  /// independent of the padding and of the other lanes.
   void estimate_condition() {
-    const int N = pb_.N;
+    const int N = n_;
     T* x = hx_.data();
     T* z = hz_.data();
     double est[V];
@@ -489,23 +544,24 @@ class GroupSolver {
     auto argmax = [&](const T* a, int v) {
       int best = 0;
       T m = -1;
-      for (int k = 0; k < N; ++k) {
+      for (int k = 0; k < ln_[v]; ++k) {
         const T q = std::fabs(a[std::size_t(k) * V + v]);
         if (q > m) m = q, best = k;
       }
       return best;
     };
-    std::fill(x, x + std::size_t(N) * V, T(1) / T(N));
+    for (int k = 0; k < N; ++k)
+      for (int v = 0; v < V; ++v) x[std::size_t(k) * V + v] = k < ln_[v] ? T(1) / T(ln_[v]) : T(0);
     solve_in_place(x);
     for (int v = 0; v < V; ++v) {
       est[v] = norm1(x, v);
-      active[v] = N > 1;
+      active[v] = ln_[v] > 1;
     }
     if (N > 1) {
       for (int k = 0; k < N; ++k)
         for (int v = 0; v < V; ++v) {
           sgn[k][v] = x[std::size_t(k) * V + v] >= 0;
-          z[std::size_t(k) * V + v] = sgn[k][v] ? T(1) : T(-1);
+          z[std::size_t(k) * V + v] = k >= ln_[v] ? T(0) : sgn[k][v] ? T(1) : T(-1);
         }
       solve_in_place(z);
       for (int v = 0; v < V; ++v) j[v] = argmax(z, v);
@@ -531,7 +587,8 @@ class GroupSolver {
         }
         if (!any) break;
         for (int k = 0; k < N; ++k)
-          for (int v = 0; v < V; ++v) z[std::size_t(k) * V + v] = sgn[k][v] ? T(1) : T(-1);
+          for (int v = 0; v < V; ++v)
+            z[std::size_t(k) * V + v] = k >= ln_[v] ? T(0) : sgn[k][v] ? T(1) : T(-1);
         solve_in_place(z);
         for (int v = 0; v < V; ++v) {
           if (!active[v]) continue;
@@ -541,14 +598,20 @@ class GroupSolver {
             active[v] = false;
         }
       }
-      for (int k = 0; k < N; ++k) {
-        const T a = T(1) + T(k) / T(N - 1);
-        for (int v = 0; v < V; ++v) x[std::size_t(k) * V + v] = (k % 2) ? -a : a;
-      }
+      for (int k = 0; k < N; ++k)
+        for (int v = 0; v < V; ++v) {
+          const int n = ln_[v];
+          const T a = n > 1 && k < n ? T(1) + T(k) / T(n - 1) : T(0);
+          x[std::size_t(k) * V + v] = (k % 2) ? -a : a;
+        }
       solve_in_place(x);
-      for (int v = 0; v < V; ++v) est[v] = std::max(est[v], 2.0 * norm1(x, v) / (3.0 * N));
+      for (int v = 0; v < V; ++v)
+        if (ln_[v] > 1) est[v] = std::max(est[v], 2.0 * norm1(x, v) / (3.0 * ln_[v]));
     }
-    for (int v = 0; v < V; ++v) cond_[v] = norm1_[v] * est[v];
+    for (int v = 0; v < V; ++v) {
+      est_[v] = est[v];
+      cond_[v] = norm1_[v] * est[v];
+    }
   }
 
   /// out[k] = init[k] + sum_i A_ik src[i] for the V lanes (A^T src), four k at a time so that
@@ -631,6 +694,303 @@ class GroupSolver {
     }
   }
 
+  /// Downdate lanes: y = B (w o b) for the group (SoA, four rows of B at a time), then each
+  /// lane's small solve (lsq_downdate.hpp); small_fail_ marks the lanes for the SVD.
+  void downdate_path() {
+    const int M = pb_.M, N = pb_.N;
+    const double* op = pb_.bop4.data();
+    for (int k0 = 0; k0 < N; k0 += 4) {
+      VD c0{}, c1{}, c2{}, c3{};
+      const double* o = op + std::size_t(k0) * M;
+      for (int i = 0; i < M; ++i) {
+        const VD s = vload<VD>(&b_[std::size_t(i) * V]);
+        c0 += o[i] * s;
+        c1 += o[M + i] * s;
+        c2 += o[2 * M + i] * s;
+        c3 += o[3 * M + i] * s;
+      }
+      const VD c[4] = {c0, c1, c2, c3};
+      for (int q = 0; q < 4 && k0 + q < N; ++q) vstore(&y_[std::size_t(k0 + q) * V], c[q]);
+    }
+    const double lambda = pb_.options.lambda;
+    const double limit = fallback_condition(Precision::Fp64);
+    // float64 groups: lanes with at most N missing rows in the SoA code, the others one by one.
+    int smax = 0;
+    bool any_soa = false;
+    for (int v = 0; v < V; ++v) {
+      soa_[v] = std::is_same_v<T, double> && kind_[v] == kDowndate && M - cnt_[v] <= N;
+      if (soa_[v]) smax = std::max(smax, M - cnt_[v]), any_soa = true;
+    }
+    if (any_soa) downdate_soa(smax);
+    for (int v = 0; v < V; ++v) {
+      if (kind_[v] != kDowndate || soa_[v]) continue;
+      miss_.clear();
+      for (int i = 0; i < M; ++i)
+        if (w_[std::size_t(i) * V + v] == 0) miss_.push_back(i);
+      for (int k = 0; k < N; ++k) ys_[std::size_t(k)] = y_[std::size_t(k) * V + v];
+      const SmallOutcome so =
+          downdate_pixel(pb_.ops, pb_.design, lambda, ys_.data(), miss_, &b_[std::size_t(v)],
+                         &w_[std::size_t(v)], std::size_t(V), limit, xs_.data(), scratch_);
+      lane_outcome(v, so);
+    }
+  }
+
+  /// Downdate lanes of a float64 group with at most N missing rows each, y_ = B (w o b) given:
+  /// the lanes' K = I - C_SS, padded to the group's largest s with I (K's eigenvalues are in
+  /// (0, 1], so neither ||K||_1 nor ||K^-1||_1 changes), through the group's SoA Cholesky,
+  /// condition estimate and solves; then x = y + B_:S u per lane, and one refinement step for
+  /// the lanes with estimated cond2(G_p) > kRefineCondition (lsq_downdate.hpp's algorithm).
+  void downdate_soa(int smax) {
+    const int M = pb_.M, N = pb_.N;
+    const double lambda = pb_.options.lambda;
+    const double* C = pb_.ops.c.data();
+    const double* A = pb_.design.a.data();
+    const int n = std::max(smax, 1);
+    double cond_keep[V], norm_keep[V];
+    std::uint8_t fail_keep[V];
+    std::copy(cond_, cond_ + V, cond_keep);
+    std::copy(norm1_, norm1_ + V, norm_keep);
+    std::copy(fail_, fail_ + V, fail_keep);
+    n_ = n;
+    for (int v = 0; v < V; ++v) {
+      int sv = 0;
+      ln_[v] = n;
+      if (soa_[v]) {
+        rows_[v].clear();
+        for (int i = 0; i < M; ++i)
+          if (w_[std::size_t(i) * V + v] == 0) rows_[v].push_back(i);
+        sv = int(rows_[v].size());
+        ln_[v] = std::max(sv, 1);
+        for (int k = 0; k < N; ++k) ys_[std::size_t(k)] = y_[std::size_t(k) * V + v];
+        for (int q = 0; q < sv; ++q) {
+          const int iq = rows_[v][std::size_t(q)];
+          const double* cr = C + std::size_t(iq) * M;
+          T* l = &l_[rowbase(q) * V + v];
+          for (int p = 0; p <= q; ++p) l[std::size_t(p) * V] = T(-cr[rows_[v][std::size_t(p)]]);
+          l[std::size_t(q) * V] += T(1);
+          rho_[std::size_t(q) * V + v] = dot_n(A + std::size_t(iq) * N, ys_.data(), N);
+        }
+      }
+      for (int q = sv; q < n; ++q) {
+        T* l = &l_[rowbase(q) * V + v];
+        for (int p = 0; p < q; ++p) l[std::size_t(p) * V] = T(0);
+        l[std::size_t(q) * V] = T(1);
+        rho_[std::size_t(q) * V + v] = 0;
+      }
+    }
+    norm1_and_tolerance();
+    factor();
+    estimate_condition();
+    solve_in_place(rho_.data());
+    const double limit = fallback_condition(Precision::Fp64);
+    bool refine = false;
+    for (int v = 0; v < V; ++v) {
+      if (kind_[v] != kDowndate) continue;
+      const double cond_gp = pb_.ops.cond_g * est_[v];  // lsq_downdate.hpp's bound
+      SmallOutcome so;
+      so.ok = !fail_[v] && cond_gp <= limit;
+      so.cond = std::sqrt(cond_gp);
+      refine_[v] = so.ok && cond_gp > kRefineCondition;
+      refine |= refine_[v];
+      for (int k = 0; k < N; ++k) xs_[std::size_t(k)] = y_[std::size_t(k) * V + v];
+      if (so.ok) add_bs(v, rho_.data(), xs_.data());
+      lane_outcome(v, so);
+    }
+    if (refine) {
+      // g = A_p^T (b - A_p x) - lambda x, y2 = G^-1 g, z2 = A_S y2, x += y2 + B_:S K^-1 z2.
+      for (int v = 0; v < V; ++v) {
+        const bool on = soa_[v] && refine_[v];
+        for (int q = 0; q < n; ++q) rho_[std::size_t(q) * V + v] = 0;
+        if (!on) continue;
+        for (int k = 0; k < N; ++k) xs_[std::size_t(k)] = x_[std::size_t(k) * V + v];
+        std::fill(gs_.begin(), gs_.end(), 0.0);
+        for (int i = 0; i < M; ++i) {
+          if (w_[std::size_t(i) * V + v] == 0) continue;
+          const double* ai = A + std::size_t(i) * N;
+          const double ri = b_[std::size_t(i) * V + v] - dot_n(ai, xs_.data(), N);
+          for (int k = 0; k < N; ++k) gs_[std::size_t(k)] += ri * ai[k];
+        }
+        for (int k = 0; k < N; ++k) gs_[std::size_t(k)] -= lambda * xs_[std::size_t(k)];
+        for (int k = 0; k < N; ++k)
+          y2_[std::size_t(k) * V + v] = dot_n(&pb_.ops.ginv[std::size_t(k) * N], gs_.data(), N);
+        for (int k = 0; k < N; ++k) ys_[std::size_t(k)] = y2_[std::size_t(k) * V + v];
+        for (int q = 0; q < int(rows_[v].size()); ++q)
+          rho_[std::size_t(q) * V + v] =
+              dot_n(A + std::size_t(rows_[v][std::size_t(q)]) * N, ys_.data(), N);
+      }
+      solve_in_place(rho_.data());
+      for (int v = 0; v < V; ++v) {
+        if (!(soa_[v] && refine_[v])) continue;
+        for (int k = 0; k < N; ++k) xs_[std::size_t(k)] = y2_[std::size_t(k) * V + v];
+        add_bs(v, rho_.data(), xs_.data());
+        for (int k = 0; k < N; ++k) x_[std::size_t(k) * V + v] += xs_[std::size_t(k)];
+      }
+    }
+    std::copy(cond_keep, cond_keep + V, cond_);
+    std::copy(norm_keep, norm_keep + V, norm1_);
+    std::copy(fail_keep, fail_keep + V, fail_);
+    n_ = N;
+  }
+
+  /// x += B_:S u for lane v (S = rows_[v], u = lane v of the SoA vector u).
+  void add_bs(int v, const double* u, double* x) const {
+    const int N = pb_.N;
+    const double* Bt = pb_.ops.bt.data();
+    for (int q = 0; q < int(rows_[v].size()); ++q) {
+      const double uq = u[std::size_t(q) * V + v];
+      const double* bq = Bt + std::size_t(rows_[v][std::size_t(q)]) * N;
+      for (int k = 0; k < N; ++k) x[k] += uq * bq[k];
+    }
+  }
+
+  static double dot_n(const double* a, const double* b, int n) {
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    int k = 0;
+    for (; k + 3 < n; k += 4) {
+      s0 += a[k] * b[k];
+      s1 += a[k + 1] * b[k + 1];
+      s2 += a[k + 2] * b[k + 2];
+      s3 += a[k + 3] * b[k + 3];
+    }
+    for (; k < n; ++k) s0 += a[k] * b[k];
+    return (s0 + s1) + (s2 + s3);
+  }
+
+  /// Minimum-norm lanes (m_p < N), float64 groups: the lanes' row Grams R_OO (+ lambda I),
+  /// padded to the group's largest k with maxdiag(R_OO) I (which changes neither norm of the
+  /// block-diagonal matrix nor of its inverse), go through the group's SoA Cholesky, condition
+  /// estimate and solves (the Gram path's code at size n_ = k_max); then x = A_O^T v per lane
+  /// and, where cond > kRefineCondition, one refinement step (lsq_downdate.hpp's algorithm).
+  void minnorm_soa() {
+    const int M = pb_.M, N = pb_.N;
+    const double lambda = pb_.options.lambda;
+    const double* R = pb_.ops.r.data();
+    int kmax = 1;
+    for (int v = 0; v < V; ++v)
+      if (kind_[v] == kMinNorm) kmax = std::max(kmax, cnt_[v]);
+    // The Gram path's per-lane outputs, kept for its lanes.
+    double cond_keep[V], norm_keep[V];
+    std::uint8_t fail_keep[V];
+    std::copy(cond_, cond_ + V, cond_keep);
+    std::copy(norm1_, norm1_ + V, norm_keep);
+    std::copy(fail_, fail_ + V, fail_keep);
+    n_ = kmax;
+    for (int v = 0; v < V; ++v) {
+      int k = 0;
+      double maxdiag = 1;
+      ln_[v] = kmax;
+      if (kind_[v] == kMinNorm) {
+        rows_[v].clear();
+        for (int i = 0; i < M; ++i)
+          if (w_[std::size_t(i) * V + v] != 0) rows_[v].push_back(i);
+        k = int(rows_[v].size());
+        ln_[v] = k;
+        maxdiag = 0;
+        for (int q = 0; q < k; ++q) {
+          const int iq = rows_[v][std::size_t(q)];
+          const double* rr = R + std::size_t(iq) * M;
+          T* l = &l_[rowbase(q) * V + v];
+          for (int p = 0; p <= q; ++p) l[std::size_t(p) * V] = T(rr[rows_[v][std::size_t(p)]]);
+          l[std::size_t(q) * V] += T(lambda);
+          maxdiag = std::max(maxdiag, double(l[std::size_t(q) * V]));
+          y_[std::size_t(q) * V + v] = b_[std::size_t(iq) * V + v];
+        }
+        if (!(maxdiag > 0)) maxdiag = 1;
+      }
+      for (int q = k; q < kmax; ++q) {
+        T* l = &l_[rowbase(q) * V + v];
+        for (int p = 0; p < q; ++p) l[std::size_t(p) * V] = T(0);
+        l[std::size_t(q) * V] = T(maxdiag);
+        y_[std::size_t(q) * V + v] = 0;
+      }
+    }
+    norm1_and_tolerance();
+    factor();
+    estimate_condition();
+    solve_in_place(y_.data());
+    const double limit = fallback_condition(Precision::Fp64);
+    bool refine = false;
+    for (int v = 0; v < V; ++v) {
+      if (kind_[v] != kMinNorm) continue;
+      SmallOutcome so;
+      so.ok = !fail_[v] && cond_[v] <= limit;
+      so.cond = lambda > 0 ? std::sqrt(norm1_[v] / lambda) : std::sqrt(cond_[v]);
+      refine_[v] = so.ok && cond_[v] > kRefineCondition;
+      refine |= refine_[v];
+      std::fill(xs_.begin(), xs_.end(), 0.0);
+      for (int q = 0; q < cnt_[v] && so.ok; ++q) {
+        const double vq = y_[std::size_t(q) * V + v];
+        const double* a = pb_.design.a.data() + std::size_t(rows_[v][std::size_t(q)]) * N;
+        for (int c = 0; c < N; ++c) xs_[std::size_t(c)] += vq * a[c];
+      }
+      lane_outcome(v, so);
+    }
+    if (refine) {  // rho = b_O - A_O x - lambda v, v += R^-1 rho, x += A_O^T (R^-1 rho)
+      for (int v = 0; v < V; ++v) {
+        const bool on = kind_[v] == kMinNorm && refine_[v];
+        for (int q = 0; q < kmax; ++q) {
+          double r = 0;
+          if (on && q < cnt_[v]) {
+            const int iq = rows_[v][std::size_t(q)];
+            const double* a = pb_.design.a.data() + std::size_t(iq) * N;
+            r = b_[std::size_t(iq) * V + v] - lambda * y_[std::size_t(q) * V + v];
+            for (int c = 0; c < N; ++c) r -= a[c] * x_[std::size_t(c) * V + v];
+          }
+          rho_[std::size_t(q) * V + v] = r;
+        }
+      }
+      solve_in_place(rho_.data());
+      for (int v = 0; v < V; ++v) {
+        if (!(kind_[v] == kMinNorm && refine_[v])) continue;
+        for (int q = 0; q < cnt_[v]; ++q) {
+          const double d = rho_[std::size_t(q) * V + v];
+          const double* a = pb_.design.a.data() + std::size_t(rows_[v][std::size_t(q)]) * N;
+          for (int c = 0; c < N; ++c) x_[std::size_t(c) * V + v] += d * a[c];
+        }
+      }
+    }
+    std::copy(cond_keep, cond_keep + V, cond_);
+    std::copy(norm_keep, norm_keep + V, norm1_);
+    std::copy(fail_keep, fail_keep + V, fail_);
+    n_ = N;
+  }
+
+  /// Minimum-norm lanes (m_p < N): each lane's row-Gram solve (lsq_downdate.hpp).
+  void minnorm_path() {
+    if constexpr (std::is_same_v<T, double>) {
+      minnorm_soa();
+      return;
+    }
+    const int M = pb_.M, N = pb_.N;
+    const double limit = fallback_condition(Precision::Fp64);
+    for (int v = 0; v < V; ++v) {
+      if (kind_[v] != kMinNorm) continue;
+      obs_.clear();
+      bo_.clear();
+      for (int i = 0; i < M; ++i)
+        if (w_[std::size_t(i) * V + v] != 0) {
+          obs_.push_back(i);
+          bo_.push_back(b_[std::size_t(i) * V + v]);
+        }
+      const SmallOutcome so = minnorm_pixel(pb_.ops, pb_.design, pb_.options.lambda, obs_,
+                                            bo_.data(), limit, xs_.data(), scratch_);
+      lane_outcome(v, so);
+      (void)N;
+    }
+  }
+
+  /// Stores a small solve's solution (xs_) in lane v of x_, or marks the lane for the SVD.
+  void lane_outcome(int v, const SmallOutcome& so) {
+    const int N = pb_.N;
+    if (!so.ok) {
+      small_fail_[v] = 1;
+      for (int k = 0; k < N; ++k) x_[std::size_t(k) * V + v] = 0;
+      return;
+    }
+    small_cond_[v] = so.cond;
+    for (int k = 0; k < N; ++k) x_[std::size_t(k) * V + v] = xs_[std::size_t(k)];
+  }
+
   /// rss_[v]: sum over observed rows of (A_i . x - b_i)^2, float64.
   void residuals() {
     residual_vector();
@@ -654,8 +1014,8 @@ class GroupSolver {
         o = pb_.shared.outcome;
         break;
       case kChol:
-        if (fail_[v] || cond_[v] > (pb_.options.method == Method::Auto ? pb_.threshold
-                                                                        : pb_.singular)) {
+        if (fail_[v] ||
+            cond_[v] > (pb_.options.method == Method::Auto ? pb_.threshold : pb_.singular)) {
           dense(p, v, true);
           return;
         }
@@ -663,8 +1023,18 @@ class GroupSolver {
         o.condition = float(std::sqrt(cond_[v]));
         break;
       case kDense:
-        dense(p, v, pb_.options.method == Method::Auto || pb_.options.method == Method::Normal);
+        dense(p, v, pb_.options.method != Method::Qr && pb_.options.method != Method::Svd);
         return;
+      case kDowndate:
+      case kMinNorm:
+        if (small_fail_[v]) {
+          dense(p, v, true);
+          return;
+        }
+        ++(kind_[v] == kDowndate ? downdated_ : minnormed_);
+        o.status = cnt_[v] < N ? kUnderdetermined : kOk;
+        o.condition = float(small_cond_[v]);
+        break;
     }
     for (int k = 0; k < N; ++k) xs_[std::size_t(k)] = x_[std::size_t(k) * V + v];
     store_pixel(out_, p, xs_.data(), o, std::sqrt(rss_[v] / double(cnt_[v])), cnt_[v]);
@@ -701,27 +1071,36 @@ class GroupSolver {
   Result& out_;
   std::vector<double> b_, w_, r_;
   std::vector<T> gaos_, l_, invd_, hx_, hz_, colsum_;
-  std::vector<double> x_, y_, xs_;
+  std::vector<double> x_, y_, xs_, ys_, bo_;
   std::vector<int> obs_, miss_;
+  SmallScratch scratch_;
+  std::uint8_t small_fail_[V] = {}, refine_[V] = {};
+  std::vector<int> rows_[V];
+  std::vector<double> rho_, y2_, gs_;
+  int n_ = 0;
+  int ln_[V] = {};            // each lane's own size within n_ (estimate_condition)
+  std::uint8_t soa_[V] = {};  // downdate lanes solved in the group's SoA code
+  double small_cond_[V] = {};
+  std::uint64_t downdated_ = 0, minnormed_ = 0;
   std::vector<const T*> rowp_;
   PixelData px_;
   int cnt_[V] = {};
   Kind kind_[V] = {};
   T tol_[V] = {};
   std::uint8_t fail_[V] = {};
-  double norm1_[V] = {}, cond_[V] = {}, rss_[V] = {};
+  double norm1_[V] = {}, cond_[V] = {}, rss_[V] = {}, est_[V] = {};
   std::uint64_t fallbacks_ = 0, dense_ = 0;
 };
 
 /// Solves the result's pixels (out.pixels() of them, from cube pixel out.row_begin * W).
 template <class T, int V>
 void run(const Cube& cube, const Design& design, const Options& options, const SharedSvd& shared,
-         Result& out, Progress* progress) {
-  const Problem<T> pb(cube, design, options, shared, out.row_begin * cube.width);
+         const DowndateOps& ops, Result& out, Progress* progress) {
+  const Problem<T> pb(cube, design, options, shared, ops, out.row_begin * cube.width);
   const std::size_t P = out.pixels();
   const std::size_t groups_per_chunk = kChunkPixels / V;
   const std::size_t groups = (P + V - 1) / V;
-  std::atomic<std::uint64_t> fallbacks{0}, dense{0};
+  std::atomic<std::uint64_t> fallbacks{0}, dense{0}, downdated{0}, minnormed{0};
   for (std::size_t g0 = 0; g0 < groups; g0 += groups_per_chunk) {
     progress_check(progress);
     const std::size_t g1 = std::min(groups, g0 + groups_per_chunk);
@@ -735,11 +1114,15 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
       }
       fallbacks += gs.fallbacks();
       dense += gs.dense_pixels();
+      downdated += gs.downdate_pixels();
+      minnormed += gs.minnorm_pixels();
     }
     progress_set(progress, double(g1) / double(groups));
   }
   out.fallback_pixels = fallbacks.load();
   out.host_pixels = dense.load();
+  out.downdate_pixels = downdated.load();
+  out.minnorm_pixels = minnormed.load();
 }
 
 class CpuSolver final : public Solver {
@@ -754,8 +1137,14 @@ class CpuSolver final : public Solver {
     const auto t0 = Clock::now();
     init_result(out, cube, design, rows);
     const SharedSvd shared = shared_svd(design, options.lambda);
-    if (options.precision == Precision::Fp32) run<float, kLanesFp32>(cube, design, options, shared, out, progress);
-    else run<double, kLanesFp64>(cube, design, options, shared, out, progress);
+    const bool dd = options.method == Method::Downdate || options.method == Method::Auto;
+    const DowndateOps ops =
+        make_downdate_ops(design, options.lambda, fallback_condition(Precision::Fp64), dd,
+                          options.method == Method::Auto && design.m > 0);
+    if (options.precision == Precision::Fp32)
+      run<float, kLanesFp32>(cube, design, options, shared, ops, out, progress);
+    else
+      run<double, kLanesFp64>(cube, design, options, shared, ops, out, progress);
     out.shared_rank = shared.rank;
     out.shared_pixels = 0;
     for (std::size_t p = 0; p < out.count.size(); ++p)

@@ -464,6 +464,14 @@ class CudaSolver final : public Solver {
              const Options& options, Result& out, Progress* progress) override {
     validate(cube, design, options);
     const IndexRange rows = resolve(range, cube.height, "lsq: pixel rows");
+    if (options.method == Method::Downdate) {
+      // No device kernel for the downdate yet (issue 17): the CPU solver solves the whole range
+      // and every pixel with gaps counts as solved on the host (method_runs_on says so too).
+      make_cpu_solver()->solve(cube, design, range, options, out, progress);
+      out.host_pixels = 0;
+      for (const std::int32_t c : out.count) out.host_pixels += c > 0 && std::size_t(c) < cube.m;
+      return;
+    }
     cuda_use_device(device_);  // may run on another thread than the constructor's
     const auto t0 = Clock::now();
     init_result(out, cube, design, rows);

@@ -81,6 +81,8 @@ void init_result(Result& out, const Cube& cube, const Design& design, const Inde
   out.fallback_pixels = 0;
   out.shared_pixels = 0;
   out.host_pixels = 0;
+  out.downdate_pixels = 0;
+  out.minnorm_pixels = 0;
   out.shared_rank = -1;
   out.seconds = 0;
 }
@@ -255,7 +257,8 @@ std::unique_ptr<Solver> make_cuda_solver() {
 }  // namespace detail
 
 Backend method_runs_on(Method method, Backend backend) {
-  return method == Method::Qr || method == Method::Svd ? Backend::Cpu : backend;
+  return method == Method::Qr || method == Method::Svd || method == Method::Downdate ? Backend::Cpu
+                                                                                     : backend;
 }
 
 std::unique_ptr<Solver> make_solver(Backend backend) {

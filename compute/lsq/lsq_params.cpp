@@ -42,10 +42,12 @@ Schema build() {
                  {"random", "polynomial", "gaussian_bands"}));
   s.push_back(
       param_spec("method", T::Enum, std::string("auto"), kNoMin, kNoMax, "",
-                 "auto: Cholesky + refinement, SVD where ill-conditioned; normal: Cholesky "
-                 "only; qr / svd: per-pixel QR or SVD (slow). Rank-deficient pixels always get "
-                 "the minimum-norm solution.",
-                 {"auto", "normal", "qr", "svd"}));
+                 "auto: per pixel the cheapest of downdate, Cholesky + refinement and the "
+                 "row-Gram minimum-norm path, SVD where ill-conditioned; normal: Cholesky "
+                 "only; downdate: Sherman-Morrison-Woodbury downdate of A^T A (CPU); qr / svd: "
+                 "per-pixel QR or SVD (slow). Rank-deficient pixels always get the minimum-norm "
+                 "solution.",
+                 {"auto", "normal", "qr", "svd", "downdate"}));
   s.push_back(
       param_spec("lambda", T::Float, 0.0, 0, 1e12, "A^2",
                  "Tikhonov regularisation: minimise |A x - b|^2 + lambda |x|^2 (0: none)."));
@@ -91,6 +93,8 @@ const char* to_string(Method m) {
       return "qr";
     case Method::Svd:
       return "svd";
+    case Method::Downdate:
+      return "downdate";
     default:
       return "auto";
   }
@@ -99,10 +103,11 @@ const char* to_string(Method m) {
 Options options_from(const ParamSet& p) {
   Options o;
   const std::string& m = p.get_string("method");
-  o.method = m == "normal" ? Method::Normal
-             : m == "qr"   ? Method::Qr
-             : m == "svd"  ? Method::Svd
-                           : Method::Auto;
+  o.method = m == "normal"     ? Method::Normal
+             : m == "qr"       ? Method::Qr
+             : m == "svd"      ? Method::Svd
+             : m == "downdate" ? Method::Downdate
+                               : Method::Auto;
   o.precision = p.get_string("precision") == "fp32" ? Precision::Fp32 : Precision::Fp64;
   o.lambda = p.get_double("lambda");
   return o;

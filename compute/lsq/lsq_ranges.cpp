@@ -40,6 +40,8 @@ Result merge_row_ranges(const std::vector<Result>& parts) {
       out.status_counts[s] += r.status_counts[s];
     out.fallback_pixels += r.fallback_pixels;
     out.shared_pixels += r.shared_pixels;
+    out.downdate_pixels += r.downdate_pixels;
+    out.minnorm_pixels += r.minnorm_pixels;
     out.host_pixels += r.host_pixels;
     out.shared_rank = std::max(out.shared_rank, r.shared_rank);
     out.seconds += r.seconds;

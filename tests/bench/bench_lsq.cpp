@@ -41,11 +41,13 @@ int run_lsq(const std::vector<std::string>& words) {
   lsq::Options o;
   const std::string prec = a.choice("precision", "fp64", {"fp32", "fp64"});
   o.precision = prec == "fp32" ? lsq::Precision::Fp32 : lsq::Precision::Fp64;
-  const std::string method = a.choice("method", "auto", {"auto", "normal", "qr", "svd"});
-  o.method = method == "normal" ? lsq::Method::Normal
-             : method == "qr"   ? lsq::Method::Qr
-             : method == "svd"  ? lsq::Method::Svd
-                                : lsq::Method::Auto;
+  const std::string method =
+      a.choice("method", "auto", {"auto", "normal", "qr", "svd", "downdate"});
+  o.method = method == "normal"     ? lsq::Method::Normal
+             : method == "qr"       ? lsq::Method::Qr
+             : method == "svd"      ? lsq::Method::Svd
+             : method == "downdate" ? lsq::Method::Downdate
+                                    : lsq::Method::Auto;
   o.lambda = a.number("lambda", 0, 0, 1e12);
   const int repeat = int(a.count("repeat", 3));
   const std::size_t check = std::size_t(a.count("check", 64));
@@ -117,6 +119,8 @@ int run_lsq(const std::vector<std::string>& words) {
       .add("status_rank_deficient", std::uint64_t(r.status_counts[lsq::kRankDeficient]))
       .add("status_all_missing", std::uint64_t(r.status_counts[lsq::kAllMissing]))
       .add("fallback_pixels", r.fallback_pixels)
+      .add("downdate_pixels", r.downdate_pixels)
+      .add("minnorm_pixels", r.minnorm_pixels)
       .add("peak_rss_bytes", peak_rss_bytes())
       .add("peak_device_bytes", solver->peak_device_bytes())
       .add("cube_bytes", std::int64_t(syn.cube.bytes.size()))
@@ -130,13 +134,15 @@ int run_lsq(const std::vector<std::string>& words) {
 const Registration reg{Bench{
     "lsq",
     "lsq [--backend cpu|cuda] [--height 500] [--width 500] [--observations 100] [--unknowns 50] "
-    "[--nan-fraction 0.2] [--precision fp64|fp32] [--method auto|normal|qr|svd] [--lambda L] "
+    "[--nan-fraction 0.2] [--precision fp64|fp32] [--method auto|normal|qr|svd|downdate] "
+    "[--lambda L] "
     "[--repeat R] [--design random|polynomial|gaussian_bands] [--noise S] [--seed S] [--check N]",
     "  Per-pixel least squares with gaps (compute/lsq): H x W pixels, M observations, N\n"
     "  unknowns, a fraction of the entries NaN at random (the defaults are the original case:\n"
     "  500 x 500, M = 100, N = 50, 20 % NaN). Data: the synthetic generator (float32 cube).\n"
     "  --backend cpu|cuda|auto (default cpu)   --precision fp64 (default) | fp32\n"
-    "  --method auto (default) | normal | qr | svd (qr/svd: per-pixel, slow)\n"
+    "  --method auto (default) | normal | qr | svd (qr/svd: per-pixel, slow) | downdate\n"
+    "              (auto: per pixel the downdate, the Gram path or the minimum-norm path)\n"
     "  --repeat R  timed solves after one warm-up solve; seconds is their median (default 3):\n"
     "              wall time of Solver::solve() (cube already in host memory; on cuda with\n"
     "              the downloads of the outputs, and the upload of the cube in every solve\n"
@@ -152,7 +158,8 @@ const Registration reg{Bench{
     "  of the pixel's observed rows, Tikhonov-filtered when lambda > 0), error_metric, "
     "error_reference,\n"
     "  status_ok, status_underdetermined, status_rank_deficient, status_all_missing,\n"
-    "  fallback_pixels, peak_rss_bytes (getrusage), peak_device_bytes (CUDA solver's peak\n"
+    "  fallback_pixels, downdate_pixels, minnorm_pixels (CPU paths), peak_rss_bytes (getrusage), "
+    "peak_device_bytes (CUDA solver's peak\n"
     "  allocation; 0 on cpu), cube_bytes, setup.\n",
     run_lsq}};
 

@@ -27,7 +27,12 @@ TEST(LsqCuda, MakeSolverWithoutDevice) {
 
 /// GPU against CPU, pixel by pixel: counts and statuses equal, solutions within `tol`, residuals
 /// close, conditions within 2x (Hager's estimate may take another path), the same counters.
+/// Where the CPU's auto took its downdate or minimum-norm paths (issue 17; the device's auto is
+/// the Gram path alone), their condition estimates differ by up to cond2(G) s^(1/4)
+/// (lsq_downdate.hpp): then within 1e3x, and the device sends at least as many pixels to the SVD.
 void expect_same(const Result& gpu, const Result& cpu, double tol) {
+  const bool other_paths = cpu.downdate_pixels + cpu.minnorm_pixels > 0;
+  const double cond_lo = other_paths ? 1e-3 : 0.5, cond_hi = other_paths ? 1e3 : 2.0;
   ASSERT_EQ(gpu.solution.size(), cpu.solution.size());
   double worst = 0;
   for (std::size_t p = 0; p < cpu.pixels(); ++p) {
@@ -41,12 +46,15 @@ void expect_same(const Result& gpu, const Result& cpu, double tol) {
     }
     worst = std::max(worst, test::pixel_error(gpu, cpu.solution, p));
     EXPECT_NEAR(gpu.residual[p], cpu.residual[p], 1e-4 * (1 + cpu.residual[p])) << p;
-    EXPECT_GE(gpu.condition[p] / cpu.condition[p], 0.5) << p;
-    EXPECT_LE(gpu.condition[p] / cpu.condition[p], 2.0) << p;
+    EXPECT_GE(gpu.condition[p] / cpu.condition[p], cond_lo) << p;
+    EXPECT_LE(gpu.condition[p] / cpu.condition[p], cond_hi) << p;
   }
   EXPECT_LE(worst, tol);
   EXPECT_EQ(gpu.status_counts, cpu.status_counts);
-  EXPECT_EQ(gpu.fallback_pixels, cpu.fallback_pixels);
+  if (other_paths)
+    EXPECT_GE(gpu.fallback_pixels, cpu.fallback_pixels);
+  else
+    EXPECT_EQ(gpu.fallback_pixels, cpu.fallback_pixels);
   EXPECT_EQ(gpu.shared_pixels, cpu.shared_pixels);
   EXPECT_EQ(gpu.shared_rank, cpu.shared_rank);
 }
@@ -99,6 +107,21 @@ INSTANTIATE_TEST_SUITE_P(Methods, LsqCudaVsCpu,
                                            Case{Method::Auto, Precision::Fp32, 0.7},
                                            Case{Method::Qr, Precision::Fp64, 0},
                                            Case{Method::Svd, Precision::Fp32, 0}));
+
+/// Method downdate on the CUDA back end: the CPU solver runs it (method_runs_on says Cpu) and
+/// every pixel with gaps is reported as solved on the host; results identical to the CPU's.
+TEST(LsqCuda, DowndateRunsOnHost) {
+  SKIP_WITHOUT_CUDA();
+  const Design d = test::random_design(40, 9, 12);
+  const Cube c = test::random_cube(d, 11, 13, 0.2, 13);
+  Result gpu, cpu;
+  make_solver(Backend::Cuda)->solve(c, d, opts(Method::Downdate, Precision::Fp64), gpu);
+  make_solver(Backend::Cpu)->solve(c, d, opts(Method::Downdate, Precision::Fp64), cpu);
+  EXPECT_EQ(gpu.solution, cpu.solution);
+  EXPECT_EQ(gpu.status, cpu.status);
+  EXPECT_GT(cpu.downdate_pixels, 0u);
+  EXPECT_EQ(gpu.host_pixels, c.pixels() - gpu.shared_pixels - gpu.status_counts[kAllMissing]);
+}
 
 /// The original underdetermined case on the device: A (50, 100), no gaps: the shared operator.
 TEST(LsqCuda, UnderdeterminedNoGaps) {

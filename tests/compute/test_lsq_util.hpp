@@ -182,6 +182,8 @@ inline const char* name(Method m) {
       return "qr";
     case Method::Svd:
       return "svd";
+    case Method::Downdate:
+      return "downdate";
   }
   return "?";
 }

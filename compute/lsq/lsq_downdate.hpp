@@ -1,0 +1,96 @@
+#pragma once
+/// @file The downdate (Sherman-Morrison-Woodbury) and minimum-norm (row Gram) per-pixel solvers
+/// of the CPU lsq back end (lsq_downdate.cpp; not a public API). Both work in float64 whatever
+/// the precision.
+///
+/// Downdate (Golub & Van Loan 2.1.4, the Sherman-Morrison-Woodbury formula; Hager, "Updating the
+/// inverse of a matrix", SIAM Review 31 (1989)): with G = A^T A + lambda I factored once,
+/// B = G^-1 A^T (N x M) and the hat matrix C = A B (M x M), a pixel with missing rows S
+/// (s = |S|) has G_p = G - A_S^T A_S and
+///     y = B (w o b),  z = A_S y,  K = I - C_SS,  K u = z,  x = y + B_:S u.
+/// K is SPD exactly when G_p is (Cholesky pivots: the rank test). Condition bound: with
+/// G_p = G^1/2 (I - G^-1/2 A_S^T A_S G^-1/2) G^1/2, whose middle factor has the eigenvalues
+/// of K (and ones), lambda_min(G_p) >= lambda_min(G) lambda_min(K) and lambda_max(G_p) <=
+/// lambda_max(G), so cond2(G_p) <= cond2(G) / lambda_min(K) <= cond2(G) ||K^-1||_1. The condition
+/// reported is sqrt(cond2(G) est(||K^-1||_1)) (est: Hager/Higham): an upper estimate of
+/// cond2([A_p; sqrt(lambda) I]); since also lambda_min(G_p) <= lambda_max(G) lambda_min(K), it is
+/// at most about cond2(G) s^(1/4) times the exact value (and at least ~0.6 times it).
+///
+/// Minimum-norm (Golub & Van Loan 5.6.2, underdetermined systems): a pixel with k < N observed
+/// rows O has x = A_O^T (A_O A_O^T + lambda I)^-1 b_O, the minimum-norm solution for lambda = 0
+/// and the Tikhonov one for lambda > 0; R = A A^T (M x M) is formed once and R_OO gathered. A
+/// Cholesky pivot <= k eps max(diag R_OO) marks rank-deficient rows (to the SVD). Condition:
+/// sqrt(||R_OO||_1 est(||R_OO^-1||_1)) for lambda = 0 (the Cholesky path's estimate, of the
+/// retained singular values' ratio), sqrt(||R_OO + lambda I||_1 / lambda) for lambda > 0 (the
+/// smallest singular value of [A_p; sqrt(lambda) I] is then sqrt(lambda)).
+///
+/// Both: one step of iterative refinement with the float64 residual when the estimated cond2(G_p)
+/// (resp. cond(R_OO)) exceeds kRefineCondition; pixels beyond fallback_condition(Fp64) = 1e10
+/// go to the float64 SVD. The functions below solve one pixel (fp32 groups, and downdate pixels
+/// with more than N missing rows); fp64 groups of the CPU solver run the same algorithm on their
+/// lanes together (lsq_cpu.cpp: downdate_soa, minnorm_soa), each lane's K or R_OO padded to the
+/// group's largest size with a multiple of I, bit-identical whatever the neighbours.
+#include <cstddef>
+#include <vector>
+
+#include "lsq/lsq.hpp"
+
+namespace simscope::lsq::detail {
+
+/// Estimated cond2 of the pixel's Gram matrix above which a refinement step is taken.
+constexpr double kRefineCondition = 1e4;
+
+/// The matrices shared by all pixels, float64, built once per solve.
+struct DowndateOps {
+  int M = 0, N = 0;
+  bool downdate = false;     ///< G is SPD and cond2(G) <= `limit` (the downdate path can be used)
+  bool minnorm = false;      ///< the row Gram R is available (the minimum-norm path can be used)
+  double cond_g = 0;         ///< cond2(G) (from the shared SVD of A)
+  std::vector<double> bt;    ///< M x N: row i = column i of B = G^-1 A^T
+  std::vector<double> c;     ///< M x M: C = A G^-1 A^T
+  std::vector<double> ginv;  ///< N x N: G^-1
+  std::vector<double> r;     ///< M x M: A A^T
+};
+
+/// Largest M for which the M x M matrices C and R are formed (8 MiB each); beyond it method auto
+/// keeps today's paths and method downdate falls back to the SVD.
+constexpr std::size_t kMaxDowndateObservations = 1024;
+
+/// Builds the operators: the downdate ones when `want_downdate` and G = A^T A + lambda I is SPD
+/// with cond2(G) (its eigenvalues, Eigen's SelfAdjointEigenSolver) at most `limit`; R when
+/// `want_minnorm`. Neither when M > kMaxDowndateObservations. Deterministic (plain loops).
+DowndateOps make_downdate_ops(const Design& design, double lambda, double limit, bool want_downdate,
+                              bool want_minnorm);
+
+/// Per-thread scratch of the kernels below.
+struct SmallScratch {
+  std::vector<double> k, z, u, t, t2, g, y2;
+  std::vector<int> idx;
+};
+
+/// Result of one pixel's small solve: ok = false sends the pixel to the SVD fallback.
+struct SmallOutcome {
+  bool ok = false;
+  double cond = 0;  ///< estimated condition of [A_p; sqrt(lambda) I] (see the file comment)
+};
+
+/// Downdate solve of one pixel. `y` (N values, in): B (w o b); `missing` (s rows); `b`, `w`:
+/// the pixel's M values and 0/1 weights at stride `stride`; `x` (N, out). Fails (ok = false) on
+/// a Cholesky pivot of K <= s eps or an estimated cond2(G_p) above `limit`.
+SmallOutcome downdate_pixel(const DowndateOps& ops, const Design& design, double lambda,
+                            const double* y, const std::vector<int>& missing, const double* b,
+                            const double* w, std::size_t stride, double limit, double* x,
+                            SmallScratch& s);
+
+/// Minimum-norm (lambda = 0) or Tikhonov (lambda > 0) solve of one pixel with k = |rows| < N
+/// observed rows, values `bo` (k). Fails on a pivot <= k eps max(diag) (rank-deficient rows) or
+/// an estimated cond(R_OO) above `limit`.
+SmallOutcome minnorm_pixel(const DowndateOps& ops, const Design& design, double lambda,
+                           const std::vector<int>& rows, const double* bo, double limit, double* x,
+                           SmallScratch& s);
+
+/// Cost model of method auto (multiply-adds per pixel) for a pixel with s of M rows missing.
+double downdate_cost(int M, int N, int s);
+double gram_cost(int M, int N, int s);
+
+}  // namespace simscope::lsq::detail
