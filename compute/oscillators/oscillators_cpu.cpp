@@ -7,7 +7,9 @@
 // sum k1 + 2 k2 + 2 k3 + k4; then the msd of the new x (two passes) when it is needed (after the
 // transient or at a sample), and R at samples. Work is split into
 // chunks of steps; between chunks the samples of all members are reduced in member order
-// (deterministic), progress is reported and cancellation checked.
+// (deterministic), progress is reported and cancellation checked. Each member's table is built
+// once and kept across chunks (within a byte budget): a chunk is only 32 steps when K N is large,
+// and rebuilding the tables at every chunk cost ~27 % at K = 20000 (tests/bench/NOTES.md).
 #include <omp.h>
 
 #include <algorithm>
