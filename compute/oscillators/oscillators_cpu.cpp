@@ -167,14 +167,38 @@ void build_table(const std::int64_t* row, const std::int32_t* col, const double*
     e.li[r] = ent[r].i, e.lj[r] = ent[r].j, e.lw[r] = T(ent[r].w);
 }
 
+/// nsum[i] = (src[i-1] + src[i+1]) + (src[i-2] + src[i+2]) + ... (d = 1..H, summed in that order).
+template <typename T, int H>
+void stencil(const T* __restrict src, T* __restrict nsum, int N) {
+  for (int i = 0; i < N; ++i) {
+    T a = src[i - 1] + src[i + 1];
+    if constexpr (H >= 2) a += src[i - 2] + src[i + 2];
+    if constexpr (H >= 3) a += src[i - 3] + src[i + 3];
+    nsum[i] = a;
+  }
+}
+
 /// nsum[i] = sum_j G_ij src[j] through the table. src points at the node values, with the
 /// wrapped halos (H > 0, see fill_halo) or the zero slot src[N] (H = 0) in place.
 template <typename T, bool Weighted>
 void gather_table(const Table<T>& e, const T* __restrict src, T* __restrict nsum, int N) {
   if (e.H > 0) {
-    for (int i = 0; i < N; ++i) nsum[i] = src[i - 1] + src[i + 1];
-    for (int d = 2; d <= e.H; ++d)
-      for (int i = 0; i < N; ++i) nsum[i] += src[i - d] + src[i + d];
+    // One pass for the common half-widths (the same sums in the same order as the passes below).
+    switch (e.H) {
+      case 1:
+        stencil<T, 1>(src, nsum, N);
+        break;
+      case 2:
+        stencil<T, 2>(src, nsum, N);
+        break;
+      case 3:
+        stencil<T, 3>(src, nsum, N);
+        break;
+      default:
+        for (int i = 0; i < N; ++i) nsum[i] = src[i - 1] + src[i + 1];
+        for (int d = 2; d <= e.H; ++d)
+          for (int i = 0; i < N; ++i) nsum[i] += src[i - d] + src[i + d];
+    }
   } else {
     const std::int32_t* __restrict idx = e.idx.data();
     const T* __restrict wt = e.wt.data();
