@@ -571,11 +571,17 @@ class CpuImpl {
     if (cached_[std::size_t(k)]) return &tables_[std::size_t(k)];
     build_table(row, topo_.col.data(), topo_.weighted() ? topo_.weight.data() : nullptr,
                 topo_.nodes, sc.table, sc.tscr);
-    if (cache_bytes_.load(std::memory_order_relaxed) < cache_budget_) {
+    if (cache_bytes_.load(std::memory_order_relaxed) < cache_budget_.load()) {
       Table<T>& kept = tables_[std::size_t(k)];
-      kept = sc.table;  // a copy: exact capacities
+      try {
+        kept = sc.table;                 // a copy: exact capacities
+      } catch (const std::bad_alloc&) {  // (inside a parallel region: not kept, no exception)
+        kept = Table<T>{};
+        cache_budget_ = 0;
+        return &sc.table;
+      }
       const std::size_t b = kept.bytes() + sizeof(Table<T>);
-      if (cache_bytes_.fetch_add(b, std::memory_order_relaxed) + b <= cache_budget_) {
+      if (cache_bytes_.fetch_add(b, std::memory_order_relaxed) + b <= cache_budget_.load()) {
         cached_[std::size_t(k)] = 1;
         return &kept;
       }
@@ -593,7 +599,7 @@ class CpuImpl {
   std::vector<Table<T>> tables_;
   std::vector<std::uint8_t> cached_;
   std::atomic<std::size_t> cache_bytes_{0};
-  std::size_t cache_budget_ = 0;
+  std::atomic<std::size_t> cache_budget_{0};  // (set to 0 by a failed allocation)
   std::vector<T> x_, y_, diag_;
   std::vector<double> deg_, total_, window_;
   std::vector<std::uint8_t> failed_;
