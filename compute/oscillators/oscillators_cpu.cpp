@@ -7,10 +7,13 @@
 // sum k1 + 2 k2 + 2 k3 + k4; then the msd of the new x (two passes) when it is needed (after the
 // transient or at a sample), and R at samples. Work is split into
 // chunks of steps; between chunks the samples of all members are reduced in member order
-// (deterministic), progress is reported and cancellation checked.
+// (deterministic), progress is reported and cancellation checked. Each member's table is built
+// once and kept across chunks (within a byte budget): a chunk is only 32 steps when K N is large,
+// and rebuilding the tables at every chunk cost ~27 % at K = 20000 (tests/bench/NOTES.md).
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -52,7 +55,15 @@ struct Table {
   std::vector<T> wt;
   std::vector<std::int32_t> li, lj;
   std::vector<T> lw;
-  // scratch of build_table(), kept to avoid allocations per member and chunk
+  /// Heap bytes held (the members' tables kept between chunks count against a budget).
+  std::size_t bytes() const {
+    return idx.capacity() * sizeof(std::int32_t) + wt.capacity() * sizeof(T) +
+           (li.capacity() + lj.capacity()) * sizeof(std::int32_t) + lw.capacity() * sizeof(T);
+  }
+};
+
+/// Scratch of build_table(), kept by each thread to avoid allocations per member and chunk.
+struct TableScratch {
   struct Entry {
     int pos, i, j;
     double w;
@@ -67,12 +78,12 @@ constexpr int kMaxRingHalf = 8;
 
 template <typename T>
 void build_table(const std::int64_t* row, const std::int32_t* col, const double* w, int N,
-                 Table<T>& e) {
+                 Table<T>& e, TableScratch& scr) {
   const std::int64_t nnz = row[N] - row[0];
   int Dmax = 0;
   for (int i = 0; i < N; ++i) Dmax = std::max(Dmax, int(row[i + 1] - row[i]));
   // ELL: more[d] = nodes with more than d neighbours (the entries of slot d).
-  auto& more = e.count;
+  auto& more = scr.count;
   more.assign(std::size_t(Dmax) + 1, 0);
   for (int i = 0; i < N; ++i)
     for (int d = 0; d < int(row[i + 1] - row[i]); ++d) ++more[std::size_t(d)];
@@ -88,7 +99,7 @@ void build_table(const std::int64_t* row, const std::int32_t* col, const double*
   // <= h (lattice entries present) and off(h) those of them whose weight is not 1, the list
   // holds nnz - in(h) entries outside the lattice, 2 h N - in(h) missing ones and off(h).
   const int Hmax = std::min(kMaxRingHalf, (N - 1) / 2);
-  auto& near = e.count2;  // [dist][0: entries, 1: weight != 1], dist 1..Hmax
+  auto& near = scr.count2;  // [dist][0: entries, 1: weight != 1], dist 1..Hmax
   near.assign(2 * (std::size_t(Hmax) + 1), 0);
   for (int i = 0; i < N; ++i)
     for (std::int64_t q = row[i]; q < row[i + 1]; ++q) {
@@ -112,10 +123,10 @@ void build_table(const std::int64_t* row, const std::int32_t* col, const double*
   e.wt.assign(w && e.D > 0 ? std::size_t(e.D) * N : 0, T(0));
   // The list, as (position within the node's entries, node, neighbour, weight), then sorted by
   // position and node.
-  auto& ent = e.entries;
+  auto& ent = scr.entries;
   ent.clear();
   auto weight = [w](std::int64_t q) { return w ? w[q] : 1.0; };
-  auto& present = e.present;  // lattice offsets -H..H present in the current row
+  auto& present = scr.present;  // lattice offsets -H..H present in the current row
   for (int i = 0; i < N; ++i) {
     int pos = 0;
     if (H > 0) {
@@ -156,14 +167,38 @@ void build_table(const std::int64_t* row, const std::int32_t* col, const double*
     e.li[r] = ent[r].i, e.lj[r] = ent[r].j, e.lw[r] = T(ent[r].w);
 }
 
+/// nsum[i] = (src[i-1] + src[i+1]) + (src[i-2] + src[i+2]) + ... (d = 1..H, summed in that order).
+template <typename T, int H>
+void stencil(const T* __restrict src, T* __restrict nsum, int N) {
+  for (int i = 0; i < N; ++i) {
+    T a = src[i - 1] + src[i + 1];
+    if constexpr (H >= 2) a += src[i - 2] + src[i + 2];
+    if constexpr (H >= 3) a += src[i - 3] + src[i + 3];
+    nsum[i] = a;
+  }
+}
+
 /// nsum[i] = sum_j G_ij src[j] through the table. src points at the node values, with the
 /// wrapped halos (H > 0, see fill_halo) or the zero slot src[N] (H = 0) in place.
 template <typename T, bool Weighted>
 void gather_table(const Table<T>& e, const T* __restrict src, T* __restrict nsum, int N) {
   if (e.H > 0) {
-    for (int i = 0; i < N; ++i) nsum[i] = src[i - 1] + src[i + 1];
-    for (int d = 2; d <= e.H; ++d)
-      for (int i = 0; i < N; ++i) nsum[i] += src[i - d] + src[i + d];
+    // One pass for the common half-widths (the same sums in the same order as the passes below).
+    switch (e.H) {
+      case 1:
+        stencil<T, 1>(src, nsum, N);
+        break;
+      case 2:
+        stencil<T, 2>(src, nsum, N);
+        break;
+      case 3:
+        stencil<T, 3>(src, nsum, N);
+        break;
+      default:
+        for (int i = 0; i < N; ++i) nsum[i] = src[i - 1] + src[i + 1];
+        for (int d = 2; d <= e.H; ++d)
+          for (int i = 0; i < N; ++i) nsum[i] += src[i - d] + src[i + d];
+    }
   } else {
     const std::int32_t* __restrict idx = e.idx.data();
     const T* __restrict wt = e.wt.data();
@@ -261,7 +296,8 @@ void stage_last(T* __restrict x, T* __restrict y, const T* __restrict nsum,
 template <typename T>
 struct Scratch {
   std::vector<T> xg, xs, ys, ax, ay, nsum;
-  Table<T> table;  // the member's own table (graphs not shared)
+  Table<T> table;  // the member's own table (graphs not shared) when not kept in the cache
+  TableScratch tscr;
   void resize(int n, int H) {
     for (auto* v : {&xg, &xs}) v->assign(std::size_t(n) + 2 * std::size_t(H) + 1, T(0));
     for (auto* v : {&ys, &ax, &ay, &nsum}) v->resize(std::size_t(n));
@@ -291,9 +327,14 @@ class CpuImpl {
       window_.assign(std::size_t(t.members), 0.0);
       failed_.assign(std::size_t(t.members), 0);
       shared_table_ = Table<T>{};
+      TableScratch scr;
       if (t.shared)
         build_table(t.row_ptr.data(), t.col.data(), t.weighted() ? t.weight.data() : nullptr,
-                    t.nodes, shared_table_);
+                    t.nodes, shared_table_, scr);
+      tables_.assign(t.shared ? 0 : std::size_t(t.members), Table<T>{});
+      cached_.assign(t.shared ? 0 : std::size_t(t.members), 0);
+      cache_bytes_ = 0;
+      cache_budget_ = detail::cpu_table_cache_bytes();
     } catch (const std::bad_alloc&) {
       topo_ = Topologies{};
       throw Error("cannot allocate memory for the ensemble: lower ensemble.size or network.nodes");
@@ -462,11 +503,7 @@ class CpuImpl {
     double tot = total_[std::size_t(k)], win = window_[std::size_t(k)];
     bool bad = false;
     const Table<T>* table = &shared_table_;
-    if (!topo_.shared) {
-      build_table(row, topo_.col.data(), topo_.weighted() ? topo_.weight.data() : nullptr, N,
-                  sc.table);
-      table = &sc.table;
-    }
+    if (!topo_.shared) table = member_table(k, row, sc);
     const int H = table->H;
     // (A lambda capturing the pointers by reference would make them memory-resident and stop
     // the vectoriser; one capturing them by value calls functions that take them as arguments.)
@@ -528,8 +565,41 @@ class CpuImpl {
     if (bad) failed_[std::size_t(k)] = 1;
   }
 
+  /// Member k's neighbour table: the cached one, else built into the thread's scratch and kept
+  /// in the cache while the cache's bytes stay within its budget (the same table either way).
+  const Table<T>* member_table(int k, const std::int64_t* row, Scratch<T>& sc) {
+    if (cached_[std::size_t(k)]) return &tables_[std::size_t(k)];
+    build_table(row, topo_.col.data(), topo_.weighted() ? topo_.weight.data() : nullptr,
+                topo_.nodes, sc.table, sc.tscr);
+    if (cache_bytes_.load(std::memory_order_relaxed) < cache_budget_.load()) {
+      Table<T>& kept = tables_[std::size_t(k)];
+      try {
+        kept = sc.table;                 // a copy: exact capacities
+      } catch (const std::bad_alloc&) {  // (inside a parallel region: not kept, no exception)
+        kept = Table<T>{};
+        cache_budget_ = 0;
+        return &sc.table;
+      }
+      const std::size_t b = kept.bytes() + sizeof(Table<T>);
+      if (cache_bytes_.fetch_add(b, std::memory_order_relaxed) + b <= cache_budget_.load()) {
+        cached_[std::size_t(k)] = 1;
+        return &kept;
+      }
+      cache_bytes_.fetch_sub(b, std::memory_order_relaxed);
+      kept = Table<T>{};
+    }
+    return &sc.table;
+  }
+
   Topologies topo_;
   Table<T> shared_table_;  // the neighbour table of a shared graph
+  /// The members' own tables (graphs not shared), built on first use and kept across chunks
+  /// and advance() calls up to cache_budget_ bytes: building a table (a sort of its list) cost
+  /// about a quarter of a 32-step chunk (K = 20000, N = 100, Watts-Strogatz).
+  std::vector<Table<T>> tables_;
+  std::vector<std::uint8_t> cached_;
+  std::atomic<std::size_t> cache_bytes_{0};
+  std::atomic<std::size_t> cache_budget_{0};  // (set to 0 by a failed allocation)
   std::vector<T> x_, y_, diag_;
   std::vector<double> deg_, total_, window_;
   std::vector<std::uint8_t> failed_;
@@ -602,6 +672,12 @@ class CpuEnsemble final : public Ensemble {
 
 namespace detail {
 std::unique_ptr<Ensemble> make_cpu_ensemble() { return std::make_unique<CpuEnsemble>(); }
+
+namespace {
+std::atomic<std::size_t> g_table_cache_bytes{std::size_t(512) << 20};
+}  // namespace
+std::size_t cpu_table_cache_bytes() { return g_table_cache_bytes.load(); }
+void set_cpu_table_cache_bytes(std::size_t bytes) { g_table_cache_bytes = bytes; }
 }  // namespace detail
 
 }  // namespace simscope::oscillators

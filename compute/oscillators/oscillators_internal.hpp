@@ -89,6 +89,12 @@ inline std::int64_t samples_in(std::int64_t first, std::int64_t steps, std::int6
 // ---- back ends ---------------------------------------------------------------------------------
 
 std::unique_ptr<Ensemble> make_cpu_ensemble();
+/// The bytes the CPU ensemble may spend keeping its members' neighbour tables between chunks
+/// (graphs not shared; default 512 MiB). Results do not depend on it (a table not kept is
+/// rebuilt, identically, at each chunk); 0 rebuilds every table at every chunk, the schedule
+/// before the cache (tests compare the two). Read by load() and restore().
+std::size_t cpu_table_cache_bytes();
+void set_cpu_table_cache_bytes(std::size_t bytes);
 /// Only linked when SIMSCOPE_HAVE_CUDA (oscillators_cuda.cu).
 std::unique_ptr<Ensemble> make_cuda_ensemble();
 

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <string>
 
 #include "bench.hpp"
@@ -47,7 +48,14 @@ int run_oscillators(const std::vector<std::string>& words) {
   rec.transient = 0;  // msd every step, as the original averaged it
   rec.every = every;
 
-  std::vector<double> secs;
+  std::vector<double> secs, cpu_secs;
+  // The process's CPU time (all threads): on a shared, loaded machine a steadier measure of the
+  // work than the wall clock (which counts the time the threads wait for a core).
+  const auto cpu_now = [] {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+  };
   double msd = 0;
   for (int r = 0; r < repeat; ++r) {
     e->load(t, s0, precision);
@@ -56,8 +64,10 @@ int run_oscillators(const std::vector<std::string>& words) {
     e->load(t, s0, precision);
     s.clear();
     const auto t0 = std::chrono::steady_clock::now();
+    const double c0 = cpu_now();
     e->advance(m, dt, steps, rec, s);
     secs.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    cpu_secs.push_back(cpu_now() - c0);
     double mean = 0, sem = 0;
     std::int64_t n = 0;
     ensemble_mean(e->member_stats(0).msd_mean, mean, sem, n);
@@ -80,6 +90,8 @@ int run_oscillators(const std::vector<std::string>& words) {
   if (single) j.add("seconds_per_1e6_steps", sec / double(steps) * 1e6);
   j.add("osc_steps_per_s", osc_steps / sec)
       .add("seconds", sec)
+      .add("cpu_seconds", median(cpu_secs))
+      .add("osc_steps_per_cpu_s", osc_steps / median(cpu_secs))
       .add("repeat", std::int64_t(repeat))
       .add("msd_mean", msd)
       .add("peak_rss_bytes", peak_rss_bytes())
@@ -110,7 +122,10 @@ const Registration reg{Bench{
     "  --backend cpu|cuda|auto (default cpu)   --precision fp64 (default) | fp32\n"
     "  --repeat R  timed runs after a 100-step warm-up; seconds is their median (default 3)\n"
     "  JSON keys: workload, mode, backend, device, precision, nodes, members, steps, topology,\n"
-    "  seconds_per_1e6_steps (single), osc_steps_per_s, seconds, repeat, msd_mean (ensemble\n"
+    "  seconds_per_1e6_steps (single), osc_steps_per_s, seconds, cpu_seconds (the process's CPU\n"
+    "  time over the same runs, median), osc_steps_per_cpu_s (per CPU second: steadier on a "
+    "loaded\n"
+    "  machine; x threads for the wall rate on an idle one), repeat, msd_mean (ensemble\n"
     "  mean of the time-averaged msd, a sanity value), peak_rss_bytes (getrusage),\n"
     "  peak_device_bytes (CUDA ensemble's peak allocation; 0 on cpu), setup.\n",
     run_oscillators}};

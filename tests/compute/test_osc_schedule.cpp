@@ -1,0 +1,182 @@
+// The CPU ensemble's schedule (oscillators_cpu.cpp): the members' neighbour tables kept between
+// chunks (detail::set_cpu_table_cache_bytes) give the results of the schedule without the cache,
+// which rebuilds every table at every chunk, bit for bit: for several K, both graph tables (ring
+// + corrections, ELL), weighted graphs, fp64 and fp32, 1 and 2 threads, a cache too small for
+// all members, a member that goes non-finite, studies in blocks, cancelled and resumed.
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "oscillators/oscillators.hpp"
+#include "oscillators/oscillators_internal.hpp"
+
+namespace simscope::oscillators {
+namespace {
+
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+}
+
+void expect_identical(const StudyResult& a, const StudyResult& b, const std::string& what) {
+  SCOPED_TRACE(what);
+  EXPECT_TRUE(same_bits(a.msd, b.msd));
+  EXPECT_EQ(a.failed, b.failed);
+  EXPECT_TRUE(same_bits(a.final_state.x, b.final_state.x));
+  EXPECT_TRUE(same_bits(a.final_state.y, b.final_state.y));
+  EXPECT_TRUE(same_bits(a.msd_t, b.msd_t));
+  EXPECT_TRUE(same_bits(a.order_t, b.order_t));
+  EXPECT_EQ(a.finite_t, b.finite_t);
+  EXPECT_EQ(a.valid, b.valid);
+}
+
+/// Restores the cache budget and the thread count on leaving a test.
+struct Restore {
+  std::size_t budget = detail::cpu_table_cache_bytes();
+  int threads = omp_get_max_threads();
+  ~Restore() {
+    detail::set_cpu_table_cache_bytes(budget);
+    omp_set_num_threads(threads);
+  }
+};
+
+/// K members of N nodes; member K / 2 starts far off the limit cycle and goes non-finite.
+struct Case {
+  int N = 24, K;
+  Topologies t;
+  State s0;
+  StudyOptions o;
+  Case(int members, const std::string& net) : K(members) {
+    t = net == "er" ? erdos_renyi(N, 0.2, K, 3) : watts_strogatz(N, 4, 0.2, K, 5);
+    if (net == "weighted") {
+      t.weight.resize(t.col.size());
+      for (std::size_t q = 0; q < t.weight.size(); ++q) t.weight[q] = 0.5 + 0.125 * double(q % 7);
+    }
+    s0 = initial_state("random", N, K, 6);
+    s0.x[std::size_t(K / 2) * N] = 1e3;
+    o.steps = 700, o.transient = 150, o.every = 7, o.dt = 0.02;
+  }
+};
+
+StudyResult study(const Case& c, std::size_t budget, int threads, bool blocks,
+                  Precision p = Precision::Fp64) {
+  detail::set_cpu_table_cache_bytes(budget);
+  omp_set_num_threads(threads);
+  StudyOptions o = c.o;
+  o.precision = p;
+  auto e = make_ensemble(Backend::Cpu);
+  if (!blocks) return run_study(*e, c.t, c.s0, o);
+  StudyProgress sp;
+  return run_study_blocks(*e, c.t, c.s0, o, sp, {});
+}
+
+TEST(OscSchedule, KeptTablesGiveTheUncachedResultsBitForBit) {
+  const Restore restore;
+  for (const std::string net : {"ws", "er", "weighted"})
+    for (int K : {1, 5, 70, 300}) {
+      const Case c(K, net);
+      const StudyResult ref = study(c, 0, 1, false);
+      EXPECT_EQ(ref.failed_count, 1) << net << " K " << K;
+      for (int threads : {1, 2})
+        for (std::size_t budget : {std::size_t(0), std::size_t(20000), std::size_t(512) << 20}) {
+          const std::string what = net + " K " + std::to_string(K) + " threads " +
+                                   std::to_string(threads) + " budget " + std::to_string(budget);
+          expect_identical(study(c, budget, threads, false), ref, what);
+        }
+      // In blocks (5 %, at least 64 members: several blocks for K = 300), cached or not.
+      const StudyResult blocks_ref = study(c, 0, 1, true);
+      for (int threads : {1, 2})
+        expect_identical(study(c, std::size_t(512) << 20, threads, true), blocks_ref,
+                         net + " blocks K " + std::to_string(K));
+    }
+}
+
+TEST(OscSchedule, Fp32KeptTablesGiveTheUncachedResultsBitForBit) {
+  const Restore restore;
+  const Case c(90, "ws");
+  const StudyResult ref = study(c, 0, 1, false, Precision::Fp32);
+  for (int threads : {1, 2})
+    expect_identical(study(c, std::size_t(512) << 20, threads, false, Precision::Fp32), ref,
+                     "fp32 threads " + std::to_string(threads));
+}
+
+TEST(OscSchedule, CallsOfAnyLengthAndRestoresGiveTheSameResults) {
+  // The cache lives across advance() calls and is rebuilt after restore(): calls of odd lengths,
+  // a snapshot restored into a new ensemble midway, the same calls without the cache. (The
+  // failing member is frozen at the end of the chunk where it fails, and chunks end where the
+  // calls do: the two runs make the same calls.)
+  const Restore restore;
+  const Case c(40, "ws");
+  Recording rec;
+  rec.transient = c.o.transient, rec.every = c.o.every, rec.watch = c.K / 2;
+  struct Run {
+    State state;
+    MemberStats stats;
+    Series series;
+  };
+  const auto run = [&](std::size_t budget, int threads) {
+    detail::set_cpu_table_cache_bytes(budget);
+    omp_set_num_threads(threads);
+    Run r;
+    auto b = make_ensemble(Backend::Cpu);
+    b->load(c.t, c.s0, Precision::Fp64);
+    for (long n : {1L, 33L, 100L}) b->advance(c.o.model, c.o.dt, n, rec, r.series);
+    const EnsembleSnapshot snap = b->snapshot();
+    auto d = make_ensemble(Backend::Cpu);
+    d->restore(c.t, snap, Precision::Fp64);
+    for (long n : {200L, 366L}) d->advance(c.o.model, c.o.dt, n, rec, r.series);
+    EXPECT_EQ(d->steps_done(), c.o.steps);
+    r.state = d->state();
+    r.stats = d->member_stats(rec.transient);
+    return r;
+  };
+  const Run a = run(0, 1);
+  EXPECT_EQ(a.stats.failed[std::size_t(c.K / 2)], 1);
+  for (int threads : {1, 2}) {
+    const Run b = run(std::size_t(512) << 20, threads);
+    EXPECT_TRUE(same_bits(a.state.x, b.state.x));
+    EXPECT_TRUE(same_bits(a.state.y, b.state.y));
+    EXPECT_TRUE(same_bits(a.stats.msd_mean, b.stats.msd_mean));
+    EXPECT_EQ(a.stats.failed, b.stats.failed);
+    EXPECT_TRUE(same_bits(a.series.msd, b.series.msd));
+    EXPECT_TRUE(same_bits(a.series.order, b.series.order));
+    EXPECT_EQ(a.series.finite, b.series.finite);
+    EXPECT_TRUE(same_bits(a.series.watch_msd, b.series.watch_msd));
+  }
+}
+
+TEST(OscSchedule, CancelledAndResumedWithTheCacheEqualsTheUncachedStudy) {
+  const Restore restore;
+  const Case c(300, "ws");
+  const StudyResult ref = study(c, 0, 1, true);
+  detail::set_cpu_table_cache_bytes(std::size_t(512) << 20);
+  omp_set_num_threads(2);
+  auto e = make_ensemble(Backend::Cpu);
+  StudyProgress saved;
+  int interruptions = 0;
+  StudyResult r;
+  for (int cancel_at = 2;; ++cancel_at) {
+    Progress progress;
+    int saves = 0;
+    StudyCheckpointing cp;
+    cp.interval_s = 1e-9;  // a save at every segment end
+    cp.save = [&](const StudyProgress& sp) {
+      saved = sp;
+      if (++saves == cancel_at) progress.cancel = true;
+    };
+    StudyProgress sp = saved;
+    try {
+      r = run_study_blocks(*e, c.t, c.s0, c.o, sp, cp, &progress);
+      break;
+    } catch (const Cancelled&) {
+      ++interruptions;
+    }
+  }
+  EXPECT_GE(interruptions, 2);
+  expect_identical(r, ref, "cancelled and resumed");
+}
+
+}  // namespace
+}  // namespace simscope::oscillators
