@@ -675,8 +675,17 @@ class GroupSolver {
 
   /// Lanes without gaps: x = op b with the shared SVD's operator (four rows of op at a time).
   void shared_path() {
+    op4_times_b(pb_.op4.data(), [&](int k, const VD& c) {
+      for (int v = 0; v < V; ++v)
+        if (kind_[v] == kShared) x_[std::size_t(k) * V + v] = c[v];
+    });
+  }
+
+  /// out(k, c) for each row k of the N x M operator `op`, c = (op b)[k] over the group's lanes
+  /// (SoA), four rows of op at a time: the product of the shared and the downdate paths.
+  template <class Out>
+  void op4_times_b(const double* op, Out out) const {
     const int M = pb_.M, N = pb_.N;
-    const double* op = pb_.op4.data();
     for (int k0 = 0; k0 < N; k0 += 4) {
       VD c0{}, c1{}, c2{}, c3{};
       const double* o = op + std::size_t(k0) * M;
@@ -688,9 +697,7 @@ class GroupSolver {
         c3 += o[3 * M + i] * s;
       }
       const VD c[4] = {c0, c1, c2, c3};
-      for (int q = 0; q < 4 && k0 + q < N; ++q)
-        for (int v = 0; v < V; ++v)
-          if (kind_[v] == kShared) x_[std::size_t(k0 + q) * V + v] = c[q][v];
+      for (int q = 0; q < 4 && k0 + q < N; ++q) out(k0 + q, c[q]);
     }
   }
 
@@ -698,20 +705,7 @@ class GroupSolver {
   /// lane's small solve (lsq_downdate.hpp); small_fail_ marks the lanes for the SVD.
   void downdate_path() {
     const int M = pb_.M, N = pb_.N;
-    const double* op = pb_.bop4.data();
-    for (int k0 = 0; k0 < N; k0 += 4) {
-      VD c0{}, c1{}, c2{}, c3{};
-      const double* o = op + std::size_t(k0) * M;
-      for (int i = 0; i < M; ++i) {
-        const VD s = vload<VD>(&b_[std::size_t(i) * V]);
-        c0 += o[i] * s;
-        c1 += o[M + i] * s;
-        c2 += o[2 * M + i] * s;
-        c3 += o[3 * M + i] * s;
-      }
-      const VD c[4] = {c0, c1, c2, c3};
-      for (int q = 0; q < 4 && k0 + q < N; ++q) vstore(&y_[std::size_t(k0 + q) * V], c[q]);
-    }
+    op4_times_b(pb_.bop4.data(), [&](int k, const VD& c) { vstore(&y_[std::size_t(k) * V], c); });
     const double lambda = pb_.options.lambda;
     const double limit = fallback_condition(Precision::Fp64);
     // float64 groups: lanes with at most N missing rows in the SoA code, the others one by one.
@@ -768,7 +762,7 @@ class GroupSolver {
           T* l = &l_[rowbase(q) * V + v];
           for (int p = 0; p <= q; ++p) l[std::size_t(p) * V] = T(-cr[rows_[v][std::size_t(p)]]);
           l[std::size_t(q) * V] += T(1);
-          rho_[std::size_t(q) * V + v] = dot_n(A + std::size_t(iq) * N, ys_.data(), N);
+          rho_[std::size_t(q) * V + v] = detail::dot(A + std::size_t(iq) * N, ys_.data(), N);
         }
       }
       for (int q = sv; q < n; ++q) {
@@ -807,16 +801,17 @@ class GroupSolver {
         for (int i = 0; i < M; ++i) {
           if (w_[std::size_t(i) * V + v] == 0) continue;
           const double* ai = A + std::size_t(i) * N;
-          const double ri = b_[std::size_t(i) * V + v] - dot_n(ai, xs_.data(), N);
+          const double ri = b_[std::size_t(i) * V + v] - detail::dot(ai, xs_.data(), N);
           for (int k = 0; k < N; ++k) gs_[std::size_t(k)] += ri * ai[k];
         }
         for (int k = 0; k < N; ++k) gs_[std::size_t(k)] -= lambda * xs_[std::size_t(k)];
         for (int k = 0; k < N; ++k)
-          y2_[std::size_t(k) * V + v] = dot_n(&pb_.ops.ginv[std::size_t(k) * N], gs_.data(), N);
+          y2_[std::size_t(k) * V + v] =
+              detail::dot(&pb_.ops.ginv[std::size_t(k) * N], gs_.data(), N);
         for (int k = 0; k < N; ++k) ys_[std::size_t(k)] = y2_[std::size_t(k) * V + v];
         for (int q = 0; q < int(rows_[v].size()); ++q)
           rho_[std::size_t(q) * V + v] =
-              dot_n(A + std::size_t(rows_[v][std::size_t(q)]) * N, ys_.data(), N);
+              detail::dot(A + std::size_t(rows_[v][std::size_t(q)]) * N, ys_.data(), N);
       }
       solve_in_place(rho_.data());
       for (int v = 0; v < V; ++v) {
@@ -841,19 +836,6 @@ class GroupSolver {
       const double* bq = Bt + std::size_t(rows_[v][std::size_t(q)]) * N;
       for (int k = 0; k < N; ++k) x[k] += uq * bq[k];
     }
-  }
-
-  static double dot_n(const double* a, const double* b, int n) {
-    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-    int k = 0;
-    for (; k + 3 < n; k += 4) {
-      s0 += a[k] * b[k];
-      s1 += a[k + 1] * b[k + 1];
-      s2 += a[k + 2] * b[k + 2];
-      s3 += a[k + 3] * b[k + 3];
-    }
-    for (; k < n; ++k) s0 += a[k] * b[k];
-    return (s0 + s1) + (s2 + s3);
   }
 
   /// Minimum-norm lanes (m_p < N), float64 groups: the lanes' row Grams R_OO (+ lambda I),

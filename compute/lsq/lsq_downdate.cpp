@@ -17,19 +17,6 @@ constexpr double kEps = std::numeric_limits<double>::epsilon();
 // halve the solves, the main cost of a minimum-norm pixel).
 constexpr int kHagerIterations = 2;
 
-inline double dot(const double* a, const double* b, int n) {
-  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-  int k = 0;
-  for (; k + 3 < n; k += 4) {
-    s0 += a[k] * b[k];
-    s1 += a[k + 1] * b[k + 1];
-    s2 += a[k + 2] * b[k + 2];
-    s3 += a[k + 3] * b[k + 3];
-  }
-  for (; k < n; ++k) s0 += a[k] * b[k];
-  return (s0 + s1) + (s2 + s3);
-}
-
 /// In-place Cholesky of the n x n SPD matrix a (column-major, lower triangle used), right-looking
 /// (Golub & Van Loan Algorithm 4.2.2, outer-product form: the inner loops are contiguous axpys).
 /// False when a pivot is <= tol.

@@ -37,6 +37,21 @@
 
 namespace simscope::lsq::detail {
 
+/// a . b over n doubles in four partial sums, added as (s0 + s1) + (s2 + s3): the one order of
+/// every per-pixel product of the downdate, minimum-norm and refinement code.
+inline double dot(const double* a, const double* b, int n) {
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  int k = 0;
+  for (; k + 3 < n; k += 4) {
+    s0 += a[k] * b[k];
+    s1 += a[k + 1] * b[k + 1];
+    s2 += a[k + 2] * b[k + 2];
+    s3 += a[k + 3] * b[k + 3];
+  }
+  for (; k < n; ++k) s0 += a[k] * b[k];
+  return (s0 + s1) + (s2 + s3);
+}
+
 /// Estimated cond2 of the pixel's Gram matrix above which a refinement step is taken.
 constexpr double kRefineCondition = 1e4;
 
