@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "../compute/test_bits.hpp"
 #include "core/error.hpp"
 #include "study_checkpoint.hpp"
 
@@ -28,10 +29,7 @@ std::string error_of(const std::function<void()>& f) {
   return "(no error)";
 }
 
-bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() &&
-         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
-}
+using simscope::test::same_bits;
 
 /// Removes the scratch folders when the tests end.
 class ScratchCleanup : public ::testing::Environment {

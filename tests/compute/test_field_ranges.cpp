@@ -11,6 +11,7 @@
 
 #include "core/backend.hpp"
 #include "field/field_internal.hpp"
+#include "test_bits.hpp"
 #include "test_field_util.hpp"
 
 namespace simscope::field {
@@ -53,9 +54,7 @@ struct Clusters {
   }
 };
 
-bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
+using simscope::test::same_bits;
 
 Result split_run(Evaluator& ev, const Sources& s, const Targets& t, const Options& o,
                  std::size_t parts) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/backend.hpp"
+#include "test_bits.hpp"
 #include "test_lsq_util.hpp"
 
 namespace simscope::lsq {
@@ -43,10 +44,7 @@ struct Problem {
   }
 };
 
-template <class T>
-bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
-}
+using simscope::test::same_bits;
 
 Result split_run(Solver& s, const Problem& pb, const Options& o, std::size_t parts) {
   std::vector<Result> results;

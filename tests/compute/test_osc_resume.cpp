@@ -11,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "oscillators/oscillators.hpp"
+#include "test_bits.hpp"
 #include "test_osc_util.hpp"
 
 namespace simscope::oscillators {
@@ -18,10 +19,7 @@ namespace {
 
 using test::error_of;
 
-bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() &&
-         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
-}
+using simscope::test::same_bits;
 
 /// A study with a member that goes non-finite (member 70 starts far off the limit cycle).
 struct Case {

@@ -11,14 +11,12 @@
 
 #include "oscillators/oscillators.hpp"
 #include "oscillators/oscillators_internal.hpp"
+#include "test_bits.hpp"
 
 namespace simscope::oscillators {
 namespace {
 
-bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() &&
-         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
-}
+using simscope::test::same_bits;
 
 void expect_identical(const StudyResult& a, const StudyResult& b, const std::string& what) {
   SCOPED_TRACE(what);
