@@ -17,8 +17,11 @@ good = os.path.join(d, "good.json")
 
 def hold(keys):
     # Dear ImGui 1.86 sees keys as per-frame state: a tap shorter than a frame (xdotool key) may
-    # be lost by its text field, so Ctrl+A and Return are held for a while.
-    return f"xdotool keydown {keys}; sleep 0.25; xdotool keyup {keys}; sleep 0.3; "
+    # be lost by its text field, so Ctrl+A and Return are held for a while. The keys are released
+    # last first (A before Ctrl): a key repeat of A after Ctrl's release would type an "a" (the
+    # server's auto-repeat is off too, see run_gui, but the order does not depend on it).
+    up = " ".join(reversed(keys.split("+")))
+    return f"xdotool keydown {keys}; sleep 0.25; xdotool keyup {up}; sleep 0.3; "
 
 
 def save_preset(path):

@@ -52,7 +52,9 @@ sleep {3 * f:g}
 {steps}
 kill $pid; wait $pid
 """
-    subprocess.run(["xvfb-run", "-a", "-s", f"-screen 0 {screen}x24", "sh", "-c", script],
+    # -r: no auto-repeat. The waits between keydown and keyup are stretched under the sanitizer
+    # past the server's repeat delay (660 ms), and a repeated key would be typed twice.
+    subprocess.run(["xvfb-run", "-a", "-s", f"-screen 0 {screen}x24 -r", "sh", "-c", script],
                    capture_output=True, text=True, timeout=timeout, env=env, cwd=d)
     out = open(log).read() if os.path.exists(log) else ""
     shots = [line.split("saved screenshot ", 1)[1].strip() for line in out.splitlines()
