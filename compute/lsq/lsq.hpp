@@ -257,6 +257,12 @@ Cube load_cube(const std::string& path);
 /// of N numbers, optional header line). Throws simscope::Error naming the file: wrong shape,
 /// non-finite entries (with their index), empty.
 Design load_design(const std::string& path);
+/// The cube / design matrix of an array as read from a .npy file (what load_cube /
+/// load_design do after reading; the Python module passes numpy arrays through here): the same
+/// checks and messages, `name` in place of the file name (no memory check: the array is
+/// already in memory). The cube takes over `a`'s bytes (no copy).
+Cube cube_from_npy(io::NpyArray a, const std::string& name);
+Design design_from_npy(const io::NpyArray& a, const std::string& name);
 
 /// Design matrices of the generator, shape (M, N), float64:
 ///  "random": standard normal entries (std::mt19937_64 with `seed`);

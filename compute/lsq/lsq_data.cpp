@@ -154,7 +154,10 @@ Cube load_cube(const std::string& path) {
       throw Error(path + ": the cube is " + format_bytes(double(fsize)) + ", more than the " +
                   format_bytes(avail) + " of memory available; crop it or split it into tiles");
   }
-  io::NpyArray a = io::read_npy(path, "float32 or float64 (the data cube)");
+  return cube_from_npy(io::read_npy(path, "float32 or float64 (the data cube)"), path);
+}
+
+Cube cube_from_npy(io::NpyArray a, const std::string& path) {
   if (a.dtype != io::DType::Float32 && a.dtype != io::DType::Float64)
     throw Error(path + ": dtype " + io::to_string(a.dtype) +
                 "; the data cube must be float32 or float64 (NaN marks a missing value)");
@@ -187,16 +190,17 @@ Cube load_cube(const std::string& path) {
   return c;
 }
 
+Design design_from_npy(const io::NpyArray& a, const std::string& path) {
+  if (a.shape.size() == 1) return design_from_values(path, a.shape[0], 1, a.to_double(), false);
+  if (a.shape.size() != 2)
+    throw Error(path + ": shape " + a.shape_text() +
+                "; the design matrix must be 2-D, shape (M, N)");
+  return design_from_values(path, a.shape[0], a.shape[1], a.to_double(), false);
+}
+
 Design load_design(const std::string& path) {
   const std::string ext = lower_extension(path);
-  if (ext == ".npy") {
-    const io::NpyArray a = io::read_npy(path);
-    if (a.shape.size() == 1) return design_from_values(path, a.shape[0], 1, a.to_double(), false);
-    if (a.shape.size() != 2)
-      throw Error(path + ": shape " + a.shape_text() +
-                  "; the design matrix must be 2-D, shape (M, N)");
-    return design_from_values(path, a.shape[0], a.shape[1], a.to_double(), false);
-  }
+  if (ext == ".npy") return design_from_npy(io::read_npy(path), path);
   if (ext == ".csv") {
     io::CsvTable t = io::read_csv(path);
     if (t.rows == 0) throw Error(path + ": no data rows; expected M rows of N numbers");
