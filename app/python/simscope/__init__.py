@@ -15,6 +15,10 @@ Errors: ValueError for bad arguments and inputs (the product's messages), Runtim
 device (CUDA) failures, MemoryError when host memory runs out.
 """
 
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping, Optional, Sequence, Union
+
 from . import _core
 from ._params import settings as _settings
 from . import oscillators  # noqa: F401  (simscope.oscillators.study, .Ensemble)
@@ -25,12 +29,16 @@ __all__ = ["params", "workloads", "field", "lsq", "run", "cuda_status", "oscilla
 __version__ = _core.version
 
 
-def workloads():
+Progress = Optional[Callable[[float], Any]]
+Params = Optional[Mapping[str, Any]]
+
+
+def workloads() -> list:
     """The workload names: ["field", "lsq", "oscillators"]."""
     return list(_core.workloads())
 
 
-def params(workload):
+def params(workload: str) -> list:
     """The schema of `workload` as a list of dicts, in display order, each with: name (dotted,
     as --set takes it), keyword (the keyword argument: dots as '_'), type ("int", "float",
     "bool", "enum", "path"), default, min and max (inclusive range; None when unbounded),
@@ -38,13 +46,14 @@ def params(workload):
     return list(_core.schema(workload))
 
 
-def cuda_status():
+def cuda_status() -> dict:
     """{"compiled", "usable", "device", "reason", "total_bytes"}: whether backend="cuda" can
     run here."""
     return dict(_core.cuda_status())
 
 
-def run(workload, *, backend="auto", progress=None, params=None, **kwargs):
+def run(workload: str, *, backend: str = "auto", progress: Progress = None,
+        params: Params = None, **kwargs: Any) -> Result:
     """Runs `workload` exactly as ``simscope --headless --workload W --set ...`` does (inputs
     from the schema: generators or files). Returns a Result whose ``outputs`` equal the CLI's
     .npy files."""
@@ -52,8 +61,9 @@ def run(workload, *, backend="auto", progress=None, params=None, **kwargs):
     return Result(d)
 
 
-def field(sources=None, targets=None, *, backend="auto", progress=None, params=None,
-          outputs=None, **kwargs):
+def field(sources: Any = None, targets: Any = None, *, backend: str = "auto",
+          progress: Progress = None, params: Params = None,
+          outputs: Union[str, Sequence[str], None] = None, **kwargs: Any) -> FieldResult:
     """The field E and potential phi of point sources at targets (compute/field/field.hpp):
         E(x)   = k sum_j q_j (y_j - x) / (|y_j - x|^2 + eps^2)^(3/2)
         phi(x) = k sum_j q_j / sqrt(|y_j - x|^2 + eps^2)
@@ -89,7 +99,8 @@ def field(sources=None, targets=None, *, backend="auto", progress=None, params=N
     return FieldResult(d)
 
 
-def lsq(cube=None, design=None, *, backend="auto", progress=None, params=None, **kwargs):
+def lsq(cube: Any = None, design: Any = None, *, backend: str = "auto",
+        progress: Progress = None, params: Params = None, **kwargs: Any) -> LsqResult:
     """Per-pixel least squares with missing data (compute/lsq/lsq.hpp): for each pixel p,
     x_p = argmin sum_{observed i} (A_i . x - b_ip)^2 + lam |x|^2 (minimum norm when not unique).
 

@@ -5,6 +5,10 @@ Keywords are the oscillators schema (simscope.params("oscillators")): network_no
 network_topology, network_k, ensemble_size, model_omega, ..., integrator_dt, integrator_steps,
 record_every, init, precision. Time is the model's own unit."""
 
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping, Optional
+
 from . import _core
 from ._params import settings as _settings
 from ._result import Result
@@ -12,7 +16,9 @@ from ._result import Result
 __all__ = ["study", "Ensemble"]
 
 
-def study(initial=None, *, backend="auto", progress=None, params=None, **kwargs):
+def study(initial: Any = None, *, backend: str = "auto",
+          progress: Optional[Callable[[float], Any]] = None,
+          params: Optional[Mapping[str, Any]] = None, **kwargs: Any) -> Result:
     """Integrates every member integrator_steps steps from its initial state (a headless
     study, as ``simscope --headless --workload oscillators``).
 
@@ -39,10 +45,11 @@ class Ensemble:
         e.phases                      # (K, N) float64 theta
     Not for two threads at once (RuntimeError)."""
 
-    def __init__(self, initial=None, *, backend="auto", params=None, **kwargs):
+    def __init__(self, initial: Any = None, *, backend: str = "auto",
+                 params: Optional[Mapping[str, Any]] = None, **kwargs: Any):
         self._e = _core.Ensemble(_settings("oscillators", params, **kwargs), backend, initial)
 
-    def advance(self, steps, *, progress=None):
+    def advance(self, steps: int, *, progress: Optional[Callable[[float], Any]] = None) -> dict:
         """Advances every member by `steps` RK4 steps of integrator_dt; returns the samples
         taken (after each global step g with g % record_every == 0) as a dict of (T,) arrays:
         step (int64), msd and order (float64 ensemble means over the finite members), finite
