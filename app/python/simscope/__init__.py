@@ -13,6 +13,10 @@ from the calling thread (an exception raised by ``f`` cancels the run and propag
 
 Errors: ValueError for bad arguments and inputs (the product's messages), RuntimeError for
 device (CUDA) failures, MemoryError when host memory runs out.
+
+Arrays: numpy arrays of any layout, or objects with __dlpack__ in host memory (PyTorch CPU
+tensors): read in place, no copy; results then come back as the caller's type (its library's
+from_dlpack, no copy). Device arrays (CUDA tensors, CuPy) are refused with ValueError for now.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
 from . import _core
+from ._arrays import inputs as _inputs
 from ._params import settings as _settings
 from . import oscillators  # noqa: F401  (simscope.oscillators.study, .Ensemble)
 from ._result import FieldResult, LsqResult, Result
@@ -85,6 +90,8 @@ def field(sources: Any = None, targets: Any = None, *, backend: str = "auto",
     the CLI's messages, naming "sources"/"targets" where the CLI names the file), RuntimeError
     (device failure), KeyboardInterrupt (Ctrl+C)."""
     s = _settings("field", params, **kwargs)
+    arrays, back = _inputs(sources=sources, targets=targets)
+    sources, targets = arrays["sources"], arrays["targets"]
     if sources is None and targets is None:
         d = _core.run("field", s, backend, progress, "")
     else:
@@ -96,7 +103,7 @@ def field(sources: Any = None, targets: Any = None, *, backend: str = "auto",
             raise ValueError("outputs: unknown field output '%s' (known: %s)"
                              % (unknown[0], ", ".join(d["outputs"])))
         d["outputs"] = {n: d["outputs"][n] for n in names}
-    return FieldResult(d)
+    return FieldResult(d, back)
 
 
 def lsq(cube: Any = None, design: Any = None, *, backend: str = "auto",
@@ -118,10 +125,12 @@ def lsq(cube: Any = None, design: Any = None, *, backend: str = "auto",
     if "lam" in kwargs:
         kwargs["lambda"] = kwargs.pop("lam")
     s = _settings("lsq", params, **kwargs)
+    arrays, back = _inputs(cube=cube, design=design)
+    cube, design = arrays["cube"], arrays["design"]
     if cube is None and design is None:
         d = _core.run("lsq", s, backend, progress, "")
     elif cube is None or design is None:
         raise ValueError("lsq: give both cube and design (or neither, for the schema's inputs)")
     else:
         d = _core.lsq(cube, design, s, backend, progress)
-    return LsqResult(d)
+    return LsqResult(d, back)

@@ -10,8 +10,10 @@ class Result(Mapping):
     notice (the back-end choice's line, or ""), compute_seconds, total_seconds, params (the
     parameters used, dotted names)."""
 
-    def __init__(self, d):
-        self._outputs = dict(d["outputs"])
+    def __init__(self, d, wrap=None):
+        """`d`: the dict of simscope._core; `wrap`: applied to each output array (e.g.
+        torch.from_dlpack, to hand results back as the caller's type), or None."""
+        self._outputs = {k: (wrap(v) if wrap else v) for k, v in d["outputs"].items()}
         self.workload = d["workload"]
         self.warnings = list(d["warnings"])
         self.stats = dict(d["stats"])

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping, Optional
 
 from . import _core
+from ._arrays import host_view as _host_view
 from ._params import settings as _settings
 from ._result import Result
 
@@ -29,11 +30,12 @@ def study(initial: Any = None, *, backend: str = "auto",
     steps, phases (K, N) final theta in (-pi, pi], state (K, N, 2) final x, y; all float64.
     Raises ValueError (bad keyword or array, with the CLI's messages), RuntimeError."""
     s = _settings("oscillators", params, **kwargs)
+    initial, back = _host_view(initial, "initial")
     if initial is None:
         d = _core.run("oscillators", s, backend, progress, "study")
     else:
         d = _core.oscillators_study(initial, s, backend, progress)
-    return Result(d)
+    return Result(d, back)
 
 
 class Ensemble:
@@ -47,6 +49,7 @@ class Ensemble:
 
     def __init__(self, initial: Any = None, *, backend: str = "auto",
                  params: Optional[Mapping[str, Any]] = None, **kwargs: Any):
+        initial, _ = _host_view(initial, "initial")
         self._e = _core.Ensemble(_settings("oscillators", params, **kwargs), backend, initial)
 
     def advance(self, steps: int, *, progress: Optional[Callable[[float], Any]] = None) -> dict:
