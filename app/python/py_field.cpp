@@ -25,12 +25,13 @@ struct FieldJob {
   field::Targets targets;
   std::vector<std::size_t> shape;  ///< of each output: (T,) for given targets, else the grid's
   field::Options options;
+  field::Method method = field::Method::Direct;  ///< the schema's "method" once it has one
   std::string unused;  ///< a warning about settings the arrays override, or ""
 };
 
 app::RunResult evaluate(FieldJob& job, Progress* progress) {
   const auto t0 = Clock::now();
-  auto evaluator = field::make_evaluator(job.choice.backend);
+  auto evaluator = field::make_evaluator(job.method, job.choice.backend);
   field::Result fr;
   evaluator->evaluate(job.sources, job.targets, job.options, fr, progress);
   app::RunResult r;
@@ -71,6 +72,8 @@ void bind_field(py::module_& m) {
           j.params = params_from(field::schema(), settings);
           j.choice = backend_from(backend);
           j.options = field::options_from(j.params);
+          if (field::schema().find("method"))
+            j.method = field::method_from_string(j.params.get_string("method"));
           j.sources = sources.is_none()
                           ? field::make_sources(j.params)
                           : field::sources_from_npy(

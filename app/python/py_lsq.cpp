@@ -17,12 +17,30 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 struct LsqJob {
+  py::object keep;  ///< the numpy array a borrowed cube reads (kept alive for the call)
   ParamSet params;
   BackendChoice choice;
   lsq::Cube cube;
   lsq::Design design;
   lsq::Options options;
 };
+
+/// The cube of `obj`: borrowed without a copy when it is a C-contiguous, aligned, native-endian
+/// float32/float64 array of 3 dimensions (`keep` then holds it), else read through its strides
+/// (to_npy) into the cube's own storage. The checks and messages of the cube loader either way.
+lsq::Cube cube_of(const py::object& obj, py::object& keep) {
+  py::array a = py::array::ensure(obj);
+  if (a && a.ndim() == 3 && (a.flags() & py::array::c_style) &&
+      (a.flags() & py::detail::npy_api::NPY_ARRAY_ALIGNED_) &&
+      a.dtype().attr("byteorder").cast<std::string>() != ">" && a.dtype().kind() == 'f' &&
+      (a.itemsize() == 4 || a.itemsize() == 8)) {
+    keep = a;
+    return lsq::borrow_cube(a.data(), a.itemsize() == 4 ? io::DType::Float32 : io::DType::Float64,
+                            std::size_t(a.shape(0)), std::size_t(a.shape(1)),
+                            std::size_t(a.shape(2)), "cube");
+  }
+  return lsq::cube_from_npy(to_npy(obj, "cube", "float32 or float64"), "cube");
+}
 
 /// The outputs of `res` as numpy arrays, with the dtypes of the CLI's files (lsq_workload.cpp:
 /// solution float64, float32 when precision=fp32; residual/condition float32, count int32,
@@ -79,7 +97,7 @@ void bind_lsq(py::module_& m) {
           j.params = params_from(lsq::schema(), settings);
           j.choice = backend_from(backend);
           j.options = lsq::options_from(j.params);
-          j.cube = lsq::cube_from_npy(to_npy(cube, "cube", "float32 or float64"), "cube");
+          j.cube = cube_of(cube, j.keep);
           j.design = lsq::design_from_npy(
               to_npy(design, "design", "float32, float64, int32, int64 or uint8"), "design");
           lsq::validate(j.cube, j.design, j.options);
@@ -103,6 +121,8 @@ void bind_lsq(py::module_& m) {
         d["workload"] = "lsq";
         d["stats"] = stats_of(out.res, job.options, job.choice.backend, out.peak);
         d["stats"]["observations"] = double(job.cube.m);
+        // 0 when the cube was read in place (borrowed), else the bytes of its copy.
+        d["stats"]["cube_copied_bytes"] = double(job.cube.borrowed ? 0 : job.cube.bytes.size());
         d["compute_seconds"] = out.res.seconds;
         d["outputs"] = outputs_of(out.res, job.options.precision == Precision::Fp64);
         py::list warnings;

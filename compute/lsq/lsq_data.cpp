@@ -143,6 +143,27 @@ Cube make_cube(std::vector<double> values, std::size_t m, std::size_t height, st
   return c;
 }
 
+/// Refuses +-inf entries of a cube (NaN marks a gap), naming the first; sets a fresh generation.
+static void check_entries(Cube& c, const std::string& path) {
+  const std::size_t n = c.size();
+  std::size_t bad = n;
+  if (c.dtype == io::DType::Float32) {
+    const float* v = c.f32();
+#pragma omp parallel for reduction(min : bad)
+    for (std::size_t k = 0; k < n; ++k)
+      if (std::isinf(v[k])) bad = std::min(bad, k);
+  } else {
+    const double* v = c.f64();
+#pragma omp parallel for reduction(min : bad)
+    for (std::size_t k = 0; k < n; ++k)
+      if (std::isinf(v[k])) bad = std::min(bad, k);
+  }
+  if (bad < n)
+    throw Error(path + ": entry " + index_text({c.m, c.height, c.width}, bad) +
+                " is inf; only NaN may mark a missing observation");
+  c.generation = detail::next_generation();
+}
+
 Cube load_cube(const std::string& path) {
   if (lower_extension(path) != ".npy")
     throw Error(path + ": the data cube must be a .npy file of shape (M, H, W)");
@@ -170,23 +191,23 @@ Cube cube_from_npy(io::NpyArray a, const std::string& path) {
   c.m = a.shape[0], c.height = a.shape[1], c.width = a.shape[2];
   c.dtype = a.dtype;
   c.bytes = std::move(a.data);
-  const std::size_t n = c.size();
-  std::size_t bad = n;
-  if (c.dtype == io::DType::Float32) {
-    const float* v = c.f32();
-#pragma omp parallel for reduction(min : bad)
-    for (std::size_t k = 0; k < n; ++k)
-      if (std::isinf(v[k])) bad = std::min(bad, k);
-  } else {
-    const double* v = c.f64();
-#pragma omp parallel for reduction(min : bad)
-    for (std::size_t k = 0; k < n; ++k)
-      if (std::isinf(v[k])) bad = std::min(bad, k);
-  }
-  if (bad < n)
-    throw Error(path + ": entry " + index_text({c.m, c.height, c.width}, bad) +
-                " is inf; only NaN may mark a missing observation");
-  c.generation = detail::next_generation();
+  check_entries(c, path);
+  return c;
+}
+
+Cube borrow_cube(const void* data, io::DType dtype, std::size_t m, std::size_t height,
+                 std::size_t width, const std::string& name) {
+  if (dtype != io::DType::Float32 && dtype != io::DType::Float64)
+    throw Error(name + ": dtype " + io::to_string(dtype) +
+                "; the data cube must be float32 or float64 (NaN marks a missing value)");
+  Cube c;
+  c.m = m, c.height = height, c.width = width;
+  c.dtype = dtype;
+  if (c.size() == 0)
+    throw Error(name + ": shape (" + std::to_string(m) + ", " + std::to_string(height) + ", " +
+                std::to_string(width) + ") is empty");
+  c.borrowed = static_cast<const std::uint8_t*>(data);
+  check_entries(c, name);
   return c;
 }
 
@@ -215,7 +236,7 @@ void validate(const Cube& cube, const Design& design, const Options& options) {
     throw Error("lsq: the data cube is empty");
   if (cube.dtype != io::DType::Float32 && cube.dtype != io::DType::Float64)
     throw Error("lsq: the data cube must be float32 or float64");
-  if (cube.bytes.size() != cube.size() * (cube.dtype == io::DType::Float32 ? 4 : 8))
+  if (cube.stored_bytes() != cube.size() * (cube.dtype == io::DType::Float32 ? 4 : 8))
     throw Error("lsq: the data cube's storage does not match its shape");
   if (design.m == 0 || design.n == 0 || design.a.size() != design.m * design.n)
     throw Error("lsq: the design matrix is empty or does not match its shape");

@@ -136,6 +136,24 @@ def test_inputs_are_read_in_place():
     assert peak_lsq < cube.nbytes / 20, peak_lsq      # 0.58 MB input
 
 
+def test_a_c_order_cube_is_not_copied():
+    """A C-order native float32/float64 cube is solved in place (borrowed by the C++ cube);
+    other layouts are copied once, into the cube's own storage."""
+    b = np.random.default_rng(3).normal(size=(12, 7, 5))
+    b[b > 1.2] = np.nan
+    a = np.random.default_rng(4).normal(size=(12, 3))
+    r = simscope.lsq(b, a, backend="cpu")
+    assert r.stats["cube_copied_bytes"] == 0
+    assert simscope.lsq(b.astype(np.float32), a, backend="cpu").stats["cube_copied_bytes"] == 0
+    f = simscope.lsq(np.asfortranarray(b), a, backend="cpu")
+    assert f.stats["cube_copied_bytes"] == b.nbytes
+    np.testing.assert_array_equal(f.solution, r.solution)
+    with pytest.raises(ValueError, match=r"^cube: entry \[2, 3, 4\] is inf"):
+        c = b.copy()
+        c[2, 3, 4] = -np.inf
+        simscope.lsq(c, a)
+
+
 def test_outputs_are_not_copied():
     r = simscope.field(np.ones((3, 4)), np.zeros((1000, 3)) + 2, backend="cpu")
     m = r.magnitude
