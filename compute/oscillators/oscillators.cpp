@@ -70,7 +70,12 @@ State initial_state(const std::string& kind, int nodes, int members, std::uint64
 
 State load_initial_state(const std::string& path, int nodes, int members) {
   if (path.empty()) throw Error("init.file: no file given (init=file)");
-  const io::NpyArray a = io::read_npy(path, "float32 or float64 (the initial state)");
+  return initial_state_from_npy(io::read_npy(path, "float32 or float64 (the initial state)"), path,
+                                nodes, members);
+}
+
+State initial_state_from_npy(const io::NpyArray& a, const std::string& path, int nodes,
+                             int members) {
   if (a.dtype != io::DType::Float32 && a.dtype != io::DType::Float64)
     throw Error(path + ": init.file must hold float32 or float64 values, not " +
                 io::to_string(a.dtype));

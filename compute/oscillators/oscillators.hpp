@@ -31,6 +31,7 @@
 #include "core/params.hpp"
 #include "core/precision.hpp"
 #include "core/progress.hpp"
+#include "io/npy.hpp"
 
 namespace simscope::oscillators {
 
@@ -130,6 +131,11 @@ State initial_state(const std::string& kind, int nodes, int members, std::uint64
 /// naming the file for a wrong shape (saying which was expected), dtype, or a non-finite value
 /// (with its index).
 State load_initial_state(const std::string& path, int nodes, int members);
+/// The initial state of an array as read from a .npy file (what load_initial_state does after
+/// reading; the Python module passes numpy arrays through here): the same checks and messages,
+/// `name` in place of the file name.
+State initial_state_from_npy(const io::NpyArray& a, const std::string& name, int nodes,
+                             int members);
 
 // ---- observables (host reference implementations) ------------------------------------------
 
