@@ -23,13 +23,20 @@ const CudaStatus& cuda_status();
 /// The outcome of choosing a back end.
 struct BackendChoice {
   Backend backend = Backend::Cpu;
-  std::string notice;  ///< one line for the log, e.g. "CUDA unavailable (...): using the CPU back end"
+  std::string
+      notice;  ///< one line for the log, e.g. "CUDA unavailable (...): using the CPU back end"
 };
 
 /// `requested` is "auto", "cpu" or "cuda". "auto" picks CUDA when usable, else CPU with a notice.
 /// Throws simscope::Error when "cuda" is forced and unusable (the message gives the reason), or
 /// when `requested` is none of the three.
 BackendChoice choose_backend(const std::string& requested);
+
+/// CUDA devices this process sees (0 without CUDA or when none is usable).
+int cuda_device_count();
+/// Makes device `index` (0 .. cuda_device_count() - 1) the calling thread's current device and
+/// returns its name, e.g. "NVIDIA H200". Throws simscope::Error when there is no such device.
+std::string cuda_select_device(int index);
 
 /// Bytes of device memory in use on the current device (0 without CUDA).
 double cuda_memory_used_bytes();

@@ -31,6 +31,7 @@
 #include "core/params.hpp"
 #include "core/precision.hpp"
 #include "core/progress.hpp"
+#include "core/range.hpp"
 
 namespace simscope::oscillators {
 
@@ -274,6 +275,16 @@ struct StudyResult {
   double msd_sem = 0;      ///< its standard error, std (ddof 1) / sqrt(valid) (NaN when < 2)
   double seconds = 0;      ///< wall time of the integration
   double peak_device_bytes = 0;
+  /// A study of a members range (run_study_range): the range's first member and the block size
+  /// (study_block_members of the whole K), and each of its blocks' contributions to the series,
+  /// in block order, (blocks of the range, T) row-major: block mean x finite count of msd and of
+  /// R at each sample (0 where the count is 0), and the counts. merge_study_ranges adds them in
+  /// block order, as run_study_blocks does: the merged series equal the unsplit ones bit for bit.
+  /// Empty for whole studies.
+  std::size_t member_begin = 0;
+  int block = 0;
+  std::vector<double> block_msd_sum, block_order_sum;
+  std::vector<std::int64_t> block_finite;
 };
 
 /// Checks StudyOptions (the messages name the parameters: integrator.dt, integrator.steps,
@@ -345,6 +356,32 @@ struct StudyCheckpointing {
 StudyResult run_study_blocks(Ensemble& ensemble, const Topologies& t, const State& init,
                              const StudyOptions& o, StudyProgress& sp,
                              const StudyCheckpointing& checkpointing, Progress* progress = nullptr);
+
+/// The members [members.begin, members.end) of the study run_study_blocks(t, init, o) runs (a
+/// work range: t and init hold all K members), in the same blocks: the range must start and end
+/// on block boundaries (multiples of study_block_members(K), or K; split_study_members gives such
+/// ranges). The result holds the range's members only (msd, failed, final_state; member_begin),
+/// its blocks' series contributions (StudyResult::block_*) and the series and ensemble
+/// statistics of the range alone. Per member the results are bit-identical to the whole study's
+/// (run_study_blocks), and merge_study_ranges() of consecutive ranges equals it bit for bit,
+/// series included. No checkpoints. Throws simscope::Error for a range that is not within
+/// [0, K) or not on block boundaries, and as run_study_blocks; Cancelled.
+StudyResult run_study_range(Ensemble& ensemble, const Topologies& t, const State& init,
+                            const StudyOptions& o, const IndexRange& members,
+                            Progress* progress = nullptr);
+
+/// [0, K) cut into `parts` consecutive ranges of whole blocks (study_block_members(K)), the
+/// blocks shared out as evenly as possible (the members of a block cost the same): a range may
+/// be empty when parts > blocks. Throws simscope::Error when parts is 0 or K < 1.
+std::vector<IndexRange> split_study_members(int members, std::size_t parts);
+
+/// The results of consecutive member ranges of one study (run_study_range; parts[k + 1] starts
+/// where parts[k] ends; empty ranges allowed) as one StudyResult: per-member arrays and states
+/// concatenated, the series summed block by block in block order, msd_mean / msd_sem / valid /
+/// failed_count from all members, seconds summed, peak_device_bytes the largest. Equal bit for
+/// bit to run_study_blocks() of the whole study. Throws simscope::Error when the parts do not fit
+/// together (gaps, other T or N, other block size) or none is given.
+StudyResult merge_study_ranges(const std::vector<StudyResult>& parts);
 
 /// The frame (Frame::theta_r) of the first min(members, s.members) members of a host state.
 Frame frame_of(const State& s, int members, std::int64_t step);

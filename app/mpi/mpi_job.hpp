@@ -1,0 +1,43 @@
+#pragma once
+/// @file This process' place in an MPI job: MPI initialised once (MPI_THREAD_FUNNELED: only the
+/// main thread calls MPI), a Communicator over MPI_COMM_WORLD, the node-local rank and size
+/// (MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)) and the host name; MPI finalised when it goes.
+#include <memory>
+#include <string>
+
+#include "communicator.hpp"
+
+namespace simscope::app::mpi {
+
+/// The ranks a launcher (mpirun, srun) says this job has, from its environment
+/// (OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMIX_SIZE... ; 1 when none is set): read before MPI starts,
+/// so that a plain `simscope` never initialises MPI.
+int launched_ranks();
+
+/// Whether this build has the MPI front end (SIMSCOPE_MPI found MPI).
+bool built_with_mpi();
+
+class Job {
+ public:
+  /// Joins the job (MPI_Init_thread). Throws simscope::Error when MPI cannot start or this build
+  /// has no MPI ("this simscope was built without MPI (SIMSCOPE_MPI=OFF or MPI not found) ...").
+  static std::unique_ptr<Job> join();
+  ~Job();  ///< MPI_Finalize
+  Job(const Job&) = delete;
+  Job& operator=(const Job&) = delete;
+
+  Communicator& world();
+  int rank() const;
+  int size() const;
+  int local_rank() const { return local_rank_; }
+  int local_size() const { return local_size_; }
+  const std::string& host() const { return host_; }
+
+ private:
+  Job();
+  std::unique_ptr<Communicator> world_;
+  int local_rank_ = 0, local_size_ = 1;
+  std::string host_;
+};
+
+}  // namespace simscope::app::mpi
