@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "export.hpp"
 #include "mpi/mpi_headless.hpp"
+#include "mpi/mpi_job.hpp"
 #include "output_checks.hpp"
 #include "render/gl_context.hpp"
 #include "render/offscreen.hpp"

@@ -162,7 +162,7 @@ int run_headless_ranks(const CliOptions& o) {
   ProgressLine line(s->workload->name() + " on " + std::to_string(job->size()) + " ranks", o.quiet);
   if (root) opt.progress = [&line](double f, double t) { line(f, t); };
   if (root && !o.quiet && !s->backend.notice.empty())
-    std::fprintf(stderr, "simscope: %s (each of %d ranks: %s, %d CPU threads)\n",
+    std::fprintf(stderr, "simscope: %s (each of %d ranks: %s, CPU threads: %d)\n",
                  s->backend.notice.c_str(), job->size(),
                  backend == Backend::Cuda ? "one GPU" : "CPU", threads);
   DistributedRun d;

@@ -10,6 +10,9 @@
 #include "core/error.hpp"
 
 #ifdef SIMSCOPE_HAVE_MPI
+// The C API only (OpenMPI and MPICH would otherwise pull in their deprecated C++ bindings).
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 #endif
 

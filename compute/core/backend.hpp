@@ -23,8 +23,7 @@ const CudaStatus& cuda_status();
 /// The outcome of choosing a back end.
 struct BackendChoice {
   Backend backend = Backend::Cpu;
-  std::string
-      notice;  ///< one line for the log, e.g. "CUDA unavailable (...): using the CPU back end"
+  std::string notice;  ///< one line for the log, e.g. "CUDA unavailable (...): using the CPU back end"
 };
 
 /// `requested` is "auto", "cpu" or "cuda". "auto" picks CUDA when usable, else CPU with a notice.
