@@ -1,10 +1,13 @@
 // MPI initialisation and the Communicator over MPI_COMM_WORLD (mpi_job.hpp).
 #include "mpi_job.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 
 #include "core/error.hpp"
@@ -24,6 +27,36 @@ int launched_ranks() {
     if (s && *s) return std::max(1, std::atoi(s));
   }
   return 1;
+}
+
+int launched_rank() {
+  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"}) {
+    const char* s = std::getenv(v);
+    if (s && *s) return std::max(0, std::atoi(s));
+  }
+  return 0;
+}
+
+QuietUnlessRank0::QuietUnlessRank0() {
+  if (launched_ranks() <= 1 || launched_rank() == 0) return;
+  std::fflush(stderr);
+  const int null = open("/dev/null", O_WRONLY);
+  if (null < 0) return;
+  saved_ = dup(STDERR_FILENO);
+  dup2(null, STDERR_FILENO);
+  close(null);
+}
+
+QuietUnlessRank0::~QuietUnlessRank0() {
+  if (saved_ < 0) return;
+  std::fflush(stderr);
+  dup2(saved_, STDERR_FILENO);
+  close(saved_);
+}
+
+int exit_after_rank0(int status) {
+  if (status != 0 && launched_ranks() > 1 && launched_rank() != 0) usleep(1500 * 1000);
+  return status;
 }
 
 bool built_with_mpi() {

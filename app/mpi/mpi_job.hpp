@@ -14,6 +14,29 @@ namespace simscope::app::mpi {
 /// so that a plain `simscope` never initialises MPI.
 int launched_ranks();
 
+/// This process' rank as the launcher's environment gives it (OMPI_COMM_WORLD_RANK, PMI_RANK,
+/// PMIX_RANK; 0 when none is set), before MPI starts.
+int launched_rank();
+
+/// Under a launcher with several ranks, the ranks other than 0 write nothing to stderr while this
+/// lives (e.g. while the command line is parsed: every rank parses the same one, and rank 0
+/// reports its errors once). Elsewhere it does nothing.
+class QuietUnlessRank0 {
+ public:
+  QuietUnlessRank0();
+  ~QuietUnlessRank0();
+  QuietUnlessRank0(const QuietUnlessRank0&) = delete;
+  QuietUnlessRank0& operator=(const QuietUnlessRank0&) = delete;
+
+ private:
+  int saved_ = -1;
+};
+
+/// `status`, after a short wait on the ranks other than 0 under a launcher (a command line
+/// refused before MPI starts): rank 0 exits first, so the launcher forwards its message before it
+/// ends the job for the others' status.
+int exit_after_rank0(int status);
+
 /// Whether this build has the MPI front end (SIMSCOPE_MPI found MPI).
 bool built_with_mpi();
 
