@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 
 #include "core/error.hpp"
 
@@ -21,20 +22,32 @@
 
 namespace simscope::app::mpi {
 
-int launched_ranks() {
-  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS"}) {
+namespace {
+
+/// The first of `names` set in the environment, as an int; `fallback` when none is.
+int env_int(std::initializer_list<const char*> names, int fallback) {
+  for (const char* v : names) {
     const char* s = std::getenv(v);
-    if (s && *s) return std::max(1, std::atoi(s));
+    if (s && *s) return std::atoi(s);
   }
-  return 1;
+  return fallback;
+}
+
+/// Inside a task of an srun job step (not the batch script itself, which has no step id).
+bool in_slurm_step() { return std::getenv("SLURM_STEP_ID") || std::getenv("SLURM_STEPID"); }
+
+}  // namespace
+
+int launched_ranks() {
+  int n = env_int({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"}, 0);
+  if (n <= 0 && in_slurm_step()) n = env_int({"SLURM_NTASKS", "SLURM_NPROCS"}, 1);
+  return std::max(1, n);
 }
 
 int launched_rank() {
-  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"}) {
-    const char* s = std::getenv(v);
-    if (s && *s) return std::max(0, std::atoi(s));
-  }
-  return 0;
+  int r = env_int({"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"}, -1);
+  if (r < 0 && in_slurm_step()) r = env_int({"SLURM_PROCID"}, 0);
+  return std::max(0, r);
 }
 
 QuietUnlessRank0::QuietUnlessRank0() {

@@ -10,8 +10,8 @@
 namespace simscope::app::mpi {
 
 /// The ranks a launcher (mpirun, srun) says this job has, from its environment
-/// (OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMIX_SIZE... ; 1 when none is set): read before MPI starts,
-/// so that a plain `simscope` never initialises MPI.
+/// (OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMIX_SIZE, or SLURM_NTASKS inside an srun step; 1 when none
+/// is set): read before MPI starts, so that a plain `simscope` never initialises MPI.
 int launched_ranks();
 
 /// This process' rank as the launcher's environment gives it (OMPI_COMM_WORLD_RANK, PMI_RANK,
