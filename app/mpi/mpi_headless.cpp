@@ -177,6 +177,8 @@ int run_headless_ranks(const CliOptions& o) {
   }
   line.clear();
   if (!root) return 0;
+  // The job's wall time (the merged compute_seconds is the ranks' sum: rank-seconds).
+  d.result.total_seconds = d.wall_seconds;
   try {
     write_headless_outputs(o, *s, *s->workload, d.result, dir, {{"mpi", mpi_section(d, *job)}},
                            true);
