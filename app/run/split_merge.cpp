@@ -122,6 +122,7 @@ RunResult run_split(Workload& w, const ParamSet& params, Backend backend, std::s
   std::vector<RunResult> results;
   for (std::size_t k = 0; k < ranges.size(); ++k) {
     progress_check(progress);
+    if (ranges[k].end == ranges[k].begin) continue;  // nothing to run (more ranges than granules)
     RunRequest request;
     request.range = ranges[k];
     // Each range's progress mapped into its share of the axis.

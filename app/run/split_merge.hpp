@@ -42,7 +42,8 @@ const std::vector<double>& part_sums(const RunResult& p, const std::string& name
 
 /// Runs `w` with `params` on `backend` as `parts` work ranges one after the other and merges
 /// them (what R ranks do, in one process; for tests and chunked runs). parts == 1 runs one range
-/// covering the whole axis. Progress over the whole; throws as Workload::run and merge_ranges.
+/// covering the whole axis; empty ranges are not run. Progress over the whole; throws as
+/// Workload::run and merge_ranges.
 RunResult run_split(Workload& w, const ParamSet& params, Backend backend, std::size_t parts,
                     Progress* progress = nullptr);
 

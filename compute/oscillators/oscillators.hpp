@@ -88,13 +88,16 @@ Topologies ring(int nodes, int k, int members);
 /// networkx.watts_strogatz_graph). K different graphs: member k uses its own random stream derived
 /// from (seed, k), so member k's graph does not depend on K or on the thread count. Unit weights.
 /// Throws simscope::Error for k odd, < 2 or >= N, or p outside [0, 1].
-Topologies watts_strogatz(int nodes, int k, double p, int members, std::uint64_t seed);
+/// With `first_member` f > 0: the members f .. f + members - 1 of that ensemble (a work range).
+Topologies watts_strogatz(int nodes, int k, double p, int members, std::uint64_t seed,
+                          int first_member = 0);
 
 /// Erdos & Renyi (1959) / Gilbert (1959) G(N, p): each of the N(N-1)/2 node pairs joined with
 /// probability p, sampled in O(N + edges) with the geometric skips of Batagelj & Brandes (2005),
 /// "Efficient generation of large random networks", Phys. Rev. E 71. K different graphs, member k
 /// from (seed, k) as above. Unit weights. Throws simscope::Error for p outside [0, 1].
-Topologies erdos_renyi(int nodes, double p, int members, std::uint64_t seed);
+/// `first_member` as for watts_strogatz.
+Topologies erdos_renyi(int nodes, double p, int members, std::uint64_t seed, int first_member = 0);
 
 /// One graph from an edge-list text file, shared by all K members: one undirected edge per line,
 /// "i j" or "i j weight" (0-based node indices, separated by blanks or a comma; blank lines and
@@ -124,7 +127,9 @@ struct State {
 /// `rng.standard_normal`), "uniform_phase" (on the limit cycle, z = exp(i theta) with theta
 /// uniform in [0, 2 pi)). Member k uses its own stream from (seed, k). Throws simscope::Error for
 /// an unknown kind.
-State initial_state(const std::string& kind, int nodes, int members, std::uint64_t seed);
+/// With `first_member` f > 0: the states of members f .. f + members - 1 (a work range).
+State initial_state(const std::string& kind, int nodes, int members, std::uint64_t seed,
+                    int first_member = 0);
 
 /// Reads an initial state from .npy (float32 or float64): shape (N, 2) [x, y] used for every
 /// member, or (K, N, 2) one per member (what state.npy of a study holds). Throws simscope::Error
@@ -366,9 +371,12 @@ StudyResult run_study_blocks(Ensemble& ensemble, const Topologies& t, const Stat
 /// (run_study_blocks), and merge_study_ranges() of consecutive ranges equals it bit for bit,
 /// series included. No checkpoints. Throws simscope::Error for a range that is not within
 /// [0, K) or not on block boundaries, and as run_study_blocks; Cancelled.
+/// With `total` > 0, t and init hold the range's members only (make_topologies / make_initial_state
+/// with first_member = members.begin) of a study of `total` members: the same results, without
+/// building the other members' networks.
 StudyResult run_study_range(Ensemble& ensemble, const Topologies& t, const State& init,
                             const StudyOptions& o, const IndexRange& members,
-                            Progress* progress = nullptr);
+                            Progress* progress = nullptr, int total = 0);
 
 /// [0, K) cut into `parts` consecutive ranges of whole blocks (study_block_members(K)), the
 /// blocks shared out as evenly as possible (the members of a block cost the same): a range may
@@ -410,8 +418,10 @@ const Schema& schema();
 Model model_from(const ParamSet& p);
 StudyOptions study_options_from(const ParamSet& p);
 Precision precision_from(const ParamSet& p);
-Topologies make_topologies(const ParamSet& p, int members = 0);
-State make_initial_state(const ParamSet& p, int members = 0);
+/// `first_member` f > 0: members f .. f + members - 1 of the ensemble.size members (a work range;
+/// member k is the same as in the whole ensemble).
+Topologies make_topologies(const ParamSet& p, int members = 0, int first_member = 0);
+State make_initial_state(const ParamSet& p, int members = 0, int first_member = 0);
 
 inline double phase(double x, double y) { return (x == 0 && y == 0) ? 0.0 : std::atan2(y, x); }
 

@@ -221,7 +221,7 @@ void finish_result(StudyResult& r, const StudyProgress& sp) {
 /// (StudyResult::block_*).
 void run_blocks(Ensemble& e, const Topologies& t, const State& init, const StudyOptions& o,
                 StudyProgress& sp, const StudyCheckpointing& cp, Progress* progress, int b_end,
-                int m0, int m1, StudyResult* contrib);
+                int m0, int m1, StudyResult* contrib, int base);
 
 }  // namespace
 
@@ -237,7 +237,7 @@ StudyResult run_study_blocks(Ensemble& e, const Topologies& t, const State& init
     sp = fresh_progress(K, N, T, 0);
   else
     check_progress(sp, K, N, T, o);
-  run_blocks(e, t, init, o, sp, cp, progress, sp.blocks(), 0, K, nullptr);
+  run_blocks(e, t, init, o, sp, cp, progress, sp.blocks(), 0, K, nullptr, 0);
   StudyResult r;
   finish_result(r, sp);
   r.peak_device_bytes = e.peak_device_bytes();
@@ -245,13 +245,19 @@ StudyResult run_study_blocks(Ensemble& e, const Topologies& t, const State& init
 }
 
 StudyResult run_study_range(Ensemble& e, const Topologies& t, const State& init,
-                            const StudyOptions& o, const IndexRange& members, Progress* progress) {
+                            const StudyOptions& o, const IndexRange& members, Progress* progress,
+                            int total) {
   validate(o);
   progress_check(progress);
-  check_study_inputs(t, init);
-  const int K = t.members, N = t.nodes;
+  const int K = total > 0 ? total : t.members, N = t.nodes;
   const std::int64_t T = o.steps / o.every;
   const IndexRange m = resolve(members, std::size_t(K), "study members");
+  // t and init: all K members, or (total > 0) the range's only, member m.begin first.
+  const int base = total > 0 ? int(m.begin) : 0;
+  if (total > 0 && std::size_t(t.members) != m.end - m.begin)
+    throw Error("study members: " + std::to_string(t.members) + " networks given for the range [" +
+                std::to_string(m.begin) + ", " + std::to_string(m.end) + ")");
+  if (t.members > 0 || total == 0) check_study_inputs(t, init);
   const std::size_t block = std::size_t(study_block_members(K));
   auto on_boundary = [&](std::size_t k) { return k % block == 0 || k == std::size_t(K); };
   if (!on_boundary(m.begin) || !on_boundary(m.end))
@@ -264,7 +270,7 @@ StudyResult run_study_range(Ensemble& e, const Topologies& t, const State& init,
   r.member_begin = m.begin;
   r.block = int(block);
   run_blocks(e, t, init, o, sp, StudyCheckpointing{0, {}}, progress, b_end, int(m.begin),
-             int(m.end), &r);
+             int(m.end), &r, base);
   finish_result(r, sp);
   r.peak_device_bytes = e.peak_device_bytes();
   return r;
@@ -334,8 +340,8 @@ namespace {
 
 void run_blocks(Ensemble& e, const Topologies& t, const State& init, const StudyOptions& o,
                 StudyProgress& sp, const StudyCheckpointing& cp, Progress* progress, int b_end,
-                int m0, int m1, StudyResult* contrib) {
-  const int K = t.members, N = t.nodes;
+                int m0, int m1, StudyResult* contrib, int base) {
+  const int K = sp.members, N = t.nodes;
   const std::int64_t T = o.steps / o.every;
   Recording rec;
   rec.transient = o.transient;
@@ -369,7 +375,7 @@ void run_blocks(Ensemble& e, const Topologies& t, const State& init, const Study
       throw Cancelled();
     }
     const int k0 = b * sp.block, k1 = std::min(K, k0 + sp.block), kb = k1 - k0;
-    const Topologies tb = slice(t, k0, k1);
+    const Topologies tb = slice(t, k0 - base, k1 - base);
     Series series;
     if (sp.partial) {
       e.restore(tb, sp.snapshot, o.precision);
@@ -378,7 +384,7 @@ void run_blocks(Ensemble& e, const Topologies& t, const State& init, const Study
       for (std::size_t j = 0; j < series.step.size(); ++j)
         series.step[j] = std::int64_t(j + 1) * o.every;
     } else {
-      e.load(tb, slice(init, k0, k1), o.precision);
+      e.load(tb, slice(init, k0 - base, k1 - base), o.precision);
     }
     sp.partial = false;
     sp.snapshot = EnsembleSnapshot{};

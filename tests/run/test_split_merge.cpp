@@ -9,6 +9,7 @@
 
 #include "../compute/test_bits.hpp"
 #include "core/error.hpp"
+#include "io/npy.hpp"
 #include "oscillators/oscillators.hpp"
 #include "result_codec.hpp"
 #include "split_merge.hpp"
@@ -132,6 +133,32 @@ TEST(SplitMerge, OscillatorsStudySplitByMembersEqualsTheWholeStudy) {
   EXPECT_GT(bad, 0);
   EXPECT_LT(bad, 450);
   expect_splits_equal("oscillators", p, blown);
+}
+
+TEST(SplitMerge, OscillatorsRangesBuildOnlyTheirMembersYetEqualTheWhole) {
+  // Each range generates only its members' networks and states (make_topologies /
+  // make_initial_state from first_member): Erdos-Renyi graphs and an init.file of (K, N, 2).
+  const auto w = make_workload("oscillators");
+  ParamSet p = w->schema().defaults();
+  const std::size_t K = 200, N = 5;  // 4 blocks of 64 (the last of 8)
+  std::vector<double> init(K * N * 2);
+  for (std::size_t q = 0; q < init.size(); ++q) init[q] = std::sin(0.37 * double(q) + 0.1);
+  const fs::path dir = fs::path(SIMSCOPE_TEST_TMP) / ("split_init" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  io::write_npy((dir / "init.npy").string(), init.data(), {K, N, 2});
+  p.set("ensemble.size", std::int64_t(K));
+  p.set("network.nodes", std::int64_t(N));
+  p.set("network.topology", std::string("erdos_renyi"));
+  p.set("network.p", 0.5);
+  p.set("init", std::string("file"));
+  p.set("init.file", (dir / "init.npy").string());
+  p.set("integrator.steps", std::int64_t(60));
+  p.set("integrator.transient", std::int64_t(20));
+  expect_splits_equal("oscillators", p, headless_study(p, "osc_er"));
+  p.set("init", std::string("uniform_phase"));
+  p.set("network.topology", std::string("ring"));
+  expect_splits_equal("oscillators", p, headless_study(p, "osc_ring"));
+  fs::remove_all(dir);
 }
 
 TEST(SplitMerge, RangesAreBalancedAndOnGranules) {

@@ -209,13 +209,17 @@ class OscillatorsWorkload final : public Workload {
     RunResult r = base(p, backend);
     const osc::StudyOptions o = osc::study_options_from(p);
     osc::validate(o);
-    const osc::Topologies t = osc::make_topologies(p);
-    const osc::State init = osc::make_initial_state(p);
+    // The range's members only (member k's network and state are those of the whole study).
+    const int K = int(p.get_int("ensemble.size"));
+    const IndexRange m = resolve(members, std::size_t(K), "oscillators members");
+    if (m.end == m.begin) throw Error("oscillators: an empty range of members");
+    const int first = int(m.begin), count = int(m.end - m.begin);
+    const osc::Topologies t = osc::make_topologies(p, count, first);
+    const osc::State init = osc::make_initial_state(p, count, first);
     auto ens = osc::make_ensemble(backend);
-    const osc::StudyResult s = osc::run_study_range(*ens, t, init, o, members, progress);
+    const osc::StudyResult s = osc::run_study_range(*ens, t, init, o, m, progress, K);
     fill_study(r, p, s, o);
-    RangePart part{
-        "members", s.member_begin, s.member_begin + s.msd.size(), std::size_t(t.members), {}};
+    RangePart part{"members", s.member_begin, s.member_begin + s.msd.size(), std::size_t(K), {}};
     part.sums["failed"].assign(s.failed.begin(), s.failed.end());
     part.sums["block_msd_sum"] = s.block_msd_sum;
     part.sums["block_order_sum"] = s.block_order_sum;
