@@ -42,7 +42,8 @@ void Series::clear() {
 
 // ---- states ------------------------------------------------------------------------------------
 
-State initial_state(const std::string& kind, int nodes, int members, std::uint64_t seed) {
+State initial_state(const std::string& kind, int nodes, int members, std::uint64_t seed,
+                    int first_member) {
   if (kind != "random" && kind != "uniform_phase")
     throw Error("init: expected random, uniform_phase or file, got '" + kind + "'");
   if (nodes < 1 || members < 1)
@@ -52,7 +53,7 @@ State initial_state(const std::string& kind, int nodes, int members, std::uint64
   const bool random = kind == "random";
 #pragma omp parallel for schedule(static)
   for (int k = 0; k < members; ++k) {
-    detail::Rng rng(detail::member_seed(seed, k, 2));
+    detail::Rng rng(detail::member_seed(seed, first_member + k, 2));
     for (int i = 0; i < nodes; ++i) {
       const std::size_t at = std::size_t(k) * nodes + i;
       if (random) {
