@@ -17,6 +17,7 @@ void validate(const Options& o) {
 
 void resize_outputs(Result& out, std::size_t n) {
   for (auto* v : {&out.magnitude, &out.ex, &out.ey, &out.ez, &out.potential}) v->resize(n);
+  out.on_host = true, out.device_count = 0, out.device_nonfinite = {};
 }
 
 #ifndef SIMSCOPE_HAVE_CUDA
@@ -98,6 +99,10 @@ Result merge_target_ranges(const std::vector<Result>& parts) {
       throw Error("field: merge_target_ranges: a part starts at target " +
                   std::to_string(r.target_begin) + ", expected " +
                   std::to_string(out.target_begin + n) + " (parts must be consecutive)");
+    if (!r.on_host)
+      throw Error(
+          "field: merge_target_ranges: a part's outputs are in device memory "
+          "(evaluate without keep_outputs_on_device to merge)");
     n += r.size();
   }
   for (auto* v : {&out.magnitude, &out.ex, &out.ey, &out.ez, &out.potential}) v->reserve(n);

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "cache_key.hpp"
+#include "core/device_memory.hpp"
 #include "core/error.hpp"
 #include "field/field.hpp"
 #include "workload.hpp"
@@ -86,27 +87,36 @@ class FieldWorkload final : public Workload {
     const field::Options options = field::options_from(params);
     const field::Targets targets = field::make_targets(grid);
 
-    if (!evaluator_ || evaluator_->backend() != backend)
+    if (!evaluator_ || evaluator_->backend() != backend) {
       evaluator_ = field::make_evaluator(backend);
+      // A device evaluator leaves the outputs where they are: copied to the host only when
+      // something reads them (OutputData::host(): export, readout, histogram).
+      evaluator_->keep_outputs_on_device(true);
+    }
     field::Result fr;
     evaluator_->evaluate(sources, targets, options, fr, progress);
 
     const auto shape = field::grid_shape(grid);
     const WorkloadDescriptor& desc = workload_descriptor("field");
-    for (const auto& name : field::output_names()) {
-      OutputArray o = desc.make_output(name);
+    const auto& names = field::output_names();
+    for (std::size_t k = 0; k < names.size(); ++k) {
+      OutputArray o = desc.make_output(names[k]);
       o.shape = shape;
-      o.data = field::output(fr, name);
-      r.outputs.push_back(std::move(o));
-    }
-    r.device_view = evaluator_->device_output(params.get_string("view"));
-    for (const OutputArray& o : r.outputs) {
-      const auto bad =
-          std::count_if(o.data.begin(), o.data.end(), [](float v) { return !std::isfinite(v); });
+      std::uint64_t bad = 0;
+      if (fr.on_host) {
+        // fr is this run's own (non-const) result: its vectors move into the outputs, no copy.
+        o.data = std::move(const_cast<std::vector<float>&>(field::output(fr, names[k])));
+        const std::vector<float>& v = o.host();
+        bad = std::count_if(v.begin(), v.end(), [](float x) { return !std::isfinite(x); });
+      } else {
+        o.data = device_data(names[k], fr.size());
+        bad = fr.device_nonfinite[k];
+      }
       if (bad > 0)
         r.warnings.push_back(o.name + ": " + std::to_string(bad) +
                              " values overflow float32 (inf): k is too large or a source sits "
                              "almost on a target; lower k or set eps > 0");
+      r.outputs.push_back(std::move(o));
     }
     // The file wins over the generator: say so when generator settings were changed too.
     for (std::string& w : schema().unused_warnings(params)) r.warnings.push_back(std::move(w));
@@ -138,7 +148,7 @@ class FieldWorkload final : public Workload {
     if (o->shape.size() == 2) {
       img.rows = int(o->shape[0]);
       img.cols = int(o->shape[1]);
-      img.data = o->data;
+      img.data = o->data;  // the output itself, where it lives (no copy)
       if (signed_output) img.symmetric_range();
       return img;
     }
@@ -146,13 +156,15 @@ class FieldWorkload final : public Workload {
     const int n = int(o->shape[1]);
     img.rows = 3 * n;
     img.cols = 2 * n;
-    img.data.assign(size_t(img.rows) * img.cols, 0.f);
+    const std::vector<float>& src = o->host();
+    std::vector<float> mosaic(size_t(img.rows) * img.cols, 0.f);
     for (int f = 0; f < 6; ++f) {
       const int bi = (f / 2) * n, bj = (f % 2) * n;
       for (int i = 0; i < n; ++i)
         for (int j = 0; j < n; ++j)
-          img.data[size_t(bi + i) * img.cols + bj + j] = o->data[(size_t(f) * n + i) * n + j];
+          mosaic[size_t(bi + i) * img.cols + bj + j] = src[(size_t(f) * n + i) * n + j];
     }
+    img.data = std::move(mosaic);
     if (signed_output) img.symmetric_range();
     return img;
   }
@@ -196,6 +208,17 @@ class FieldWorkload final : public Workload {
   }
 
  private:
+  /// The evaluator's last result's output `name` (`count` floats) in device memory, shared with
+  /// it: the evaluator writes later results elsewhere while this is held (field.hpp).
+  OutputData device_data(const std::string& name, std::size_t count) const {
+    std::shared_ptr<const float> p = evaluator_->device_output(name);
+    if (!p) throw Error("field: output '" + name + "' is not in device memory");
+    const int device = evaluator_->device();
+    return OutputData::on_device(p, count, [p, device](float* dst, std::size_t n) {
+      copy_device_to_host(dst, p.get(), n * sizeof(float), device);
+    });
+  }
+
   /// Regenerates or reloads the sources only when their parameters changed or the file did
   /// (its size or modification time: cache_key).
   const field::Sources& sources_for(const ParamSet& p) {
