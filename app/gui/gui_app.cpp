@@ -26,6 +26,7 @@
 #include "export.hpp"
 #include "gui_state.hpp"
 #include "key_presses.hpp"
+#include "method_note.hpp"
 #include "output_checks.hpp"
 #include "params_json.hpp"
 #include "png.hpp"
@@ -190,6 +191,8 @@ bool save_screenshot(GuiState& s, const std::string& path, int fb_w, int fb_h) {
     }
     if (!s.cursor_text.empty()) text["simscope.hover"] = QString::fromStdString(s.cursor_text);
     if (progress_shown(s)) text["simscope.progress"] = "shown";
+    if (const std::string note = s.result ? method_on_host_note(*s.result) : ""; !note.empty())
+      text["simscope.method_note"] = QString::fromStdString(note);  // as the status bar shows it
     write_png(path, rgba, fb_w, fb_h, text);
     action_done(s, "saved screenshot " + path);
     return true;
