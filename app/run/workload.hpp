@@ -14,6 +14,7 @@
 #include "core/params.hpp"
 #include "core/progress.hpp"
 #include "io/npy.hpp"
+#include "io/output_spec.hpp"
 #include "output_data.hpp"
 #include "render/plane_annotations.hpp"
 
@@ -143,11 +144,10 @@ class Workload {
   virtual std::string view_param() const { return "view"; }
 };
 
-/// One exported output as a workload declares it: file stem, colorbar label, unit, dtype.
-struct OutputSpec {
-  std::string name, label, unit;
-  io::DType dtype = io::DType::Float32;
-};
+/// One exported output as a workload declares it: file stem, colorbar label, unit, dtype
+/// (io/output_spec.hpp). A workload whose `view` shows its outputs takes them from its compute
+/// module's one list (field::outputs(), lsq::outputs()), which gives the view choices too.
+using OutputSpec = io::OutputSpec;
 
 /// A workload, registered once (workload_registry.cpp): its name, its factory and its outputs.
 /// The CLI help, the GUI's switcher and the export list come from it; the GUI registers its
@@ -157,6 +157,9 @@ struct WorkloadDescriptor {
   std::string name;
   std::function<std::unique_ptr<Workload>()> make;
   std::vector<OutputSpec> outputs;  ///< in export order
+  /// The outputs' shapes in words for the CLI help, which lists the names from `outputs`, e.g.
+  /// "float32 (grid.size, grid.size) for a plane, (6, n, n) for a box".
+  std::string shapes;
   /// An empty OutputArray carrying output `name`'s spec (name, label, unit, dtype). Throws
   /// simscope::Error on a name not declared.
   OutputArray make_output(const std::string& name) const;

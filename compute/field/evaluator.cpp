@@ -28,8 +28,18 @@ std::unique_ptr<Evaluator> make_cuda_evaluator() {
 
 }  // namespace detail
 
+const std::vector<io::OutputSpec>& outputs() {
+  static const std::string e = "k*q/length^2";
+  static const std::vector<io::OutputSpec> all = {{"magnitude", "|E|", e},
+                                                  {"ex", "Ex", e},
+                                                  {"ey", "Ey", e},
+                                                  {"ez", "Ez", e},
+                                                  {"potential", "phi", "k*q/length"}};
+  return all;
+}
+
 const std::vector<std::string>& output_names() {
-  static const std::vector<std::string> names = {"magnitude", "ex", "ey", "ez", "potential"};
+  static const std::vector<std::string> names = io::output_names_of(outputs());
   return names;
 }
 
@@ -39,7 +49,7 @@ const std::vector<float>& output(const Result& r, const std::string& name) {
   if (name == "ey") return r.ey;
   if (name == "ez") return r.ez;
   if (name == "potential") return r.potential;
-  throw Error("unknown field output '" + name + "' (known: magnitude, ex, ey, ez, potential)");
+  throw Error("unknown field output '" + name + "' (known: " + io::joined_names(outputs()) + ")");
 }
 
 const char* to_string(Method m) { return m == Method::Direct ? "direct" : "unknown"; }

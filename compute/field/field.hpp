@@ -19,6 +19,7 @@
 #include "core/precision.hpp"
 #include "core/progress.hpp"
 #include "core/range.hpp"
+#include "io/output_spec.hpp"
 
 namespace simscope::field {
 
@@ -98,7 +99,11 @@ struct Result {
   std::size_t device_count = 0;  ///< with on_host false: the targets held in device memory
 };
 
-/// The output names, in export order: "magnitude", "ex", "ey", "ez", "potential".
+/// The outputs, in export order, the one list of them (the schema's `view` choices and the run
+/// layer's descriptor come from it): "magnitude" (|E|), "ex", "ey", "ez" (Ex, Ey, Ez), in
+/// k*q/length^2, and "potential" (phi), in k*q/length; float32.
+const std::vector<io::OutputSpec>& outputs();
+/// The names of outputs(), in export order: "magnitude", "ex", "ey", "ez", "potential".
 const std::vector<std::string>& output_names();
 /// The vector of `r` called `name` (one of output_names()); throws Error otherwise.
 const std::vector<float>& output(const Result& r, const std::string& name);

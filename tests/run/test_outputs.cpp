@@ -262,5 +262,27 @@ TEST(DeviceOutputs, TheCpuFieldEvaluatorWritesHostResults) {
   }
 }
 
+// Issue 11 item 6: the `view` choices of the workloads whose view shows an output are the
+// descriptor's outputs, in export order (one list: field::outputs(), lsq::outputs()).
+TEST(Descriptor, ViewChoicesAreTheOutputs) {
+  for (const std::string name : {"field", "lsq"}) {
+    const WorkloadDescriptor& d = workload_descriptor(name);
+    const auto w = d.make();
+    std::vector<std::string> outputs;
+    for (const OutputSpec& o : d.outputs) outputs.push_back(o.name);
+    EXPECT_EQ(w->schema().at(w->view_param()).choices, outputs) << name;
+    // And a run exports exactly those.
+    ParamSet p = w->schema().defaults();
+    if (name == "field")
+      p.set("sources.count", std::int64_t(5)), p.set("grid.size", std::int64_t(4));
+    if (name == "lsq")
+      p.set("synth.height", std::int64_t(3)), p.set("synth.width", std::int64_t(3));
+    const RunResult r = w->run(p, Backend::Cpu, RunRequest{}, nullptr);
+    std::vector<std::string> exported;
+    for (const OutputArray& o : r.outputs) exported.push_back(o.name);
+    EXPECT_EQ(exported, outputs) << name;
+  }
+}
+
 }  // namespace
 }  // namespace simscope::app

@@ -248,14 +248,10 @@ class FieldWorkload final : public Workload {
 }  // namespace
 
 WorkloadDescriptor field_descriptor() {
-  const std::string e = "k*q/length^2";
-  return {"field",
-          [] { return std::make_unique<FieldWorkload>(); },
-          {{"magnitude", "|E|", e},
-           {"ex", "Ex", e},
-           {"ey", "Ey", e},
-           {"ez", "Ez", e},
-           {"potential", "phi", "k*q/length"}}};
+  // The outputs as compute/field declares them (field::outputs(): also the view choices).
+  return {"field", [] { return std::make_unique<FieldWorkload>(); }, field::outputs(),
+          "float32 (grid.size, grid.size) for a plane, (6, n, n) for a box, axis 0 along the "
+          "plane's first axis"};
 }
 
 }  // namespace simscope::app

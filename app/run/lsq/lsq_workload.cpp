@@ -280,14 +280,9 @@ class LsqWorkload final : public Workload {
 }  // namespace
 
 WorkloadDescriptor lsq_descriptor() {
-  using D = io::DType;
-  return {"lsq",
-          [] { return std::make_unique<LsqWorkload>(); },
-          {{"solution", "x", "", D::Float64},  // float32 when precision=fp32
-           {"residual", "RMS residual", "data", D::Float32},
-           {"count", "observed rows", "", D::Int32},
-           {"status", "status", "", D::UInt8},
-           {"condition", "condition", "", D::Float32}}};
+  // The outputs as compute/lsq declares them (lsq::outputs(): also the view choices).
+  return {"lsq", [] { return std::make_unique<LsqWorkload>(); }, lsq::outputs(),
+          "solution (N,H,W), the others (H,W)"};
 }
 
 }  // namespace simscope::app

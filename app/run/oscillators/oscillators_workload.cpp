@@ -413,7 +413,8 @@ WorkloadDescriptor oscillators_descriptor() {
            {"msd_t", "msd(t)", "", D::Float64},
            {"order_t", "R(t)", "", D::Float64},
            {"phases", "theta", "rad", D::Float64},
-           {"state", "x, y", "", D::Float64}}};
+           {"state", "x, y", "", D::Float64}},
+          "msd (K,), msd_t and order_t (T,), phases (K,N), state (K,N,2)"};
 }
 
 }  // namespace simscope::app
