@@ -175,11 +175,12 @@ bool save_screenshot(GuiState& s, const std::string& path, int fb_w, int fb_h) {
   try {
     std::vector<std::uint8_t> rgba = render::read_default_framebuffer_rgba(fb_w, fb_h);
     // What the window showed besides the pixels: parameters, view, hover readout, status line.
-    std::map<QString, QString> text{{"Software", "simscope " SIMSCOPE_VERSION},
-                                    {"simscope.workload", QString::fromStdString(s.workload_name)},
-                                    {"simscope.params", to_text(s.params)},
-                                    {"simscope.view_params", to_text(s.view)},
-                                    {"simscope.status", QString::fromStdString(status_line(s))}};
+    std::map<QString, QString> text{
+        {"Software", "simscope " SIMSCOPE_VERSION},
+        {"simscope.workload", QString::fromStdString(s.workload_name)},
+        {"simscope.params", QString::fromStdString(to_text(s.params))},
+        {"simscope.view_params", QString::fromStdString(to_text(s.view))},
+        {"simscope.status", QString::fromStdString(status_line(s))}};
     const RenderInfo shown = shown_view(s, "window");
     if (!shown.output.empty()) {  // as headless view.png's simscope.view
       QJsonObject v;
