@@ -24,8 +24,8 @@ namespace fs = std::filesystem;
 
 const char* const kTopKeys[] = {"simscope_preset", "workload", "params", "view"};
 
-/// nlohmann's parse error without its "[json.exception.parse_error.N] " prefix, on one line.
-std::string parse_reason(const Json::parse_error& e) {
+/// nlohmann's error without its "[json.exception.KIND.N] " prefix, on one line.
+std::string parse_reason(const Json::exception& e) {
   std::string what = e.what();
   if (const auto close = what.find("] ");
       what.rfind("[json.exception.", 0) == 0 && close != std::string::npos)
@@ -49,6 +49,8 @@ Json read_preset_object(const std::string& path) {
     // e.byte counts from 1 at the character where parsing failed: the offset is 0-based.
     throw Error(path + ": not valid JSON at offset " + std::to_string(e.byte > 0 ? e.byte - 1 : 0) +
                 " (" + parse_reason(e) + ")");
+  } catch (const Json::exception& e) {  // e.g. out_of_range: a number beyond double, 1e400
+    throw Error(path + ": not valid JSON (" + parse_reason(e) + ")");
   }
   if (!doc.is_object() || !doc.contains("workload") || !doc["workload"].is_string() ||
       !doc.contains("params") || !doc["params"].is_object())

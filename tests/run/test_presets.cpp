@@ -89,6 +89,9 @@ TEST(Presets, BadPresetsNameTheFileAndTheFault) {
   const std::string f = (scratch_dir() / "bad.json").string();
   EXPECT_EQ(load_error("{ not json").rfind(f + ": not valid JSON at offset ", 0), 0u)
       << load_error("{ not json");
+  EXPECT_EQ(load_error(R"({"workload": "field", "params": {"grid.size": 1e400}})"),
+            f + ": not valid JSON (number overflow parsing '1e400')")
+      << "a number beyond double is refused, as Qt refused it";
   EXPECT_EQ(load_error("[1]"), f + ": not a simscope preset (expected an object with \"workload\" "
                                    "and \"params\")");
   EXPECT_EQ(load_error(R"({"simscope_preset": 2, "workload": "field", "params": {}})"),
