@@ -11,6 +11,23 @@
 namespace simscope::app {
 
 CliParse parse_command_line(const QStringList& args) {
+  // The outputs of each workload, from its descriptor (names in export order, then shapes).
+  QString outputs = "DIR/run.json.";
+  for (const WorkloadDescriptor& d : workloads()) {
+    QString names;
+    for (const OutputSpec& o : d.outputs)
+      names += (names.isEmpty() ? "" : ", ") + QString::fromStdString(o.name);
+    outputs += " " + QString::fromStdString(d.name) + ": " + names +
+               (d.shapes.empty() ? "" : "; " + QString::fromStdString(d.shapes)) + ".";
+  }
+  outputs += " See README.md.";
+  // Wrapped at 90 columns, indented as the usage lines' explanations.
+  QString wrapped, line = "     ";
+  for (const QString& word : outputs.split(' ')) {
+    if (line.size() + 1 + word.size() > 90) wrapped += line + "\n", line = "     ";
+    line += " " + word;
+  }
+  wrapped += line + "\n";
   QCommandLineParser p;
   p.setApplicationDescription(
       "simscope: batched scientific computations on the GPU (CUDA) or CPU, shown live.\n"
@@ -18,11 +35,8 @@ CliParse parse_command_line(const QStringList& args) {
       "  simscope [--workload field] [--preset FILE.json] [--set NAME=VALUE]... [--backend B]\n"
       "      opens the window (GLFW + Dear ImGui).\n"
       "  simscope --headless [...] [--out IMAGE.png] [--out-dir DIR]\n"
-      "      computes once and writes DIR/<output>.npy for every output, DIR/view.png and\n"
-      "      DIR/run.json. field: magnitude, ex, ey, ez, potential, float32 (grid.size,\n"
-      "      grid.size) for a plane, (6, n, n) for a box, axis 0 along the plane's first axis.\n"
-      "      lsq: solution (N,H,W), residual, count, status, condition. oscillators: msd (K,),\n"
-      "      msd_t, order_t (T,), phases (K,N), state (K,N,2). See README.md.\n"
+      "      computes once and writes DIR/<output>.npy for every output, DIR/view.png and\n" +
+      wrapped +
       "  simscope --list-params WORKLOAD\n"
       "      prints the workload's parameters: name, type, default, range, unit, help.\n"
       "\n"

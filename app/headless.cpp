@@ -25,6 +25,7 @@
 #include "study_checkpoint.hpp"
 #include "view_png_export.hpp"
 #include "view_settings.hpp"
+#include "view_upload.hpp"
 #include "worker.hpp"
 
 namespace simscope::app {
@@ -142,7 +143,7 @@ void write_headless_outputs(const CliOptions& o, const Session& s, const Workloa
     const auto t0 = std::chrono::steady_clock::now();
     const ViewImage vi = viewer.view_image(r, r.params.get_string(view_param));
     if (to_render_settings(s.view, vi).log_scale &&
-        std::any_of(vi.data.begin(), vi.data.end(), [](float v) { return v <= 0; }))
+        std::any_of(vi.data.host().begin(), vi.data.host().end(), [](float v) { return v <= 0; }))
       r.warnings.push_back("view.png: log scale, but " + vi.label +
                            " has values <= 0, drawn in the lowest colour (use "
                            "--set view.scale=linear for signed outputs)");
@@ -151,11 +152,7 @@ void write_headless_outputs(const CliOptions& o, const Session& s, const Workloa
     target.bind();
     render::PlaneView view;
     view.set_settings(to_render_settings(s.view, vi));
-    if (r.device_view &&
-        vi.rows * vi.cols == int(r.find(r.params.get_string(view_param))->data.size()))
-      view.set_data_device(r.device_view.get(), vi.rows, vi.cols);
-    else
-      view.set_data_host(vi.data.data(), vi.rows, vi.cols);
+    upload_image(view, vi);
     view.draw(0, 0, o.image_width, o.image_height);
     image_path = o.out_image.empty()
                      ? QDir(QString::fromStdString(dir)).filePath("view.png").toStdString()

@@ -9,13 +9,6 @@
 
 namespace simscope::app {
 
-std::string unknown_parameter_message(const Schema& workload, const std::string& name) {
-  return "unknown parameter '" + quote_text(name) + "' for workload '" + workload.workload() +
-         "' (known: " + workload.names() +
-         "; view parameters (every workload): " + view_schema().names() + "; see --list-params " +
-         workload.workload() + ")";
-}
-
 void set_parameter(ParamSet& params, ParamSet& view, const std::string& kv) {
   const auto eq = kv.find('=');
   if (eq == std::string::npos)

@@ -6,6 +6,7 @@
 
 #include "cli.hpp"
 #include "core/backend.hpp"
+#include "unknown_parameter.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {
@@ -20,11 +21,6 @@ struct Session {
 /// Sets NAME=VALUE on the workload's parameters, or on the view's when NAME is one of
 /// view_schema(). Throws simscope::Error (unknown name: unknown_parameter_message; bad value).
 void set_parameter(ParamSet& params, ParamSet& view, const std::string& name_value);
-
-/// "unknown parameter 'x' for workload 'w' (known: ...; view parameters (every workload):
-/// view.colormap, ...; see --list-params w)": the workload's names and the view's, as
-/// --list-params presents them.
-std::string unknown_parameter_message(const Schema& workload, const std::string& name);
 
 /// The command-line errors (exit status 2) that need no input file: an unknown workload in
 /// --workload or --list-params, an unknown parameter or a value its parameter refuses in --set

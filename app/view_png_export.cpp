@@ -16,7 +16,7 @@ ExportFile view_png_file(const std::string& path, std::vector<std::uint8_t> rgba
     view = manifest["render"]["view"];
   std::map<QString, QString> text{{"Software", "simscope " SIMSCOPE_VERSION},
                                   {"simscope.workload", QString::fromStdString(r.workload)},
-                                  {"simscope.params", to_text(r.params)},
+                                  {"simscope.params", QString::fromStdString(to_text(r.params))},
                                   {"simscope.view", QString::fromStdString(json_text(view, true))}};
   auto pixels = std::make_shared<std::vector<std::uint8_t>>(std::move(rgba));
   ExportFile f;

@@ -26,6 +26,7 @@
 #include "export.hpp"
 #include "gui_state.hpp"
 #include "key_presses.hpp"
+#include "method_note.hpp"
 #include "output_checks.hpp"
 #include "params_json.hpp"
 #include "png.hpp"
@@ -34,6 +35,7 @@
 #include "view_png_export.hpp"
 #include "view_schema.hpp"
 #include "view_settings.hpp"
+#include "view_upload.hpp"
 #include "window.hpp"
 
 namespace simscope::app::gui {
@@ -68,13 +70,15 @@ void compute_histogram(GuiState& s) {
     hi = std::log10(std::max(hi, 1e-300));
   }
   s.histogram_range = s.plane->range();
-  s.nonpositive_fraction = s.image.data.empty()
-                               ? 0.0
-                               : double(std::count_if(s.image.data.begin(), s.image.data.end(),
-                                                      [](float v) { return v <= 0; })) /
-                                     double(s.image.data.size());
+  // The histogram needs the values on the host: a device image is downloaded here, once.
+  const std::vector<float>& values = s.image.data.host();
+  s.nonpositive_fraction =
+      values.empty()
+          ? 0.0
+          : double(std::count_if(values.begin(), values.end(), [](float v) { return v <= 0; })) /
+                double(values.size());
   if (!(hi > lo)) return;
-  for (float v : s.image.data) {
+  for (float v : values) {
     if (!std::isfinite(v) || (log && v <= 0)) continue;
     const double t = ((log ? std::log10(double(v)) : double(v)) - lo) / (hi - lo);
     const int b = std::clamp(int(t * 64), 0, 63);
@@ -98,14 +102,10 @@ void refresh_image(GuiState& s) {
       s.hinted_for = key;
     }
     s.plane->set_settings(to_render_settings(s.view, s.image, false));
-    const OutputArray* o = s.result->find(which);
-    const bool plain = o && o->shape.size() == 2;
-    // The result owns its device buffer (shared with the evaluator, which never writes it again
-    // while the result holds it): safe to read while a job runs, or after one was cancelled.
-    if (s.result->device_view && plain && which == s.result->params.get_string(view_param))
-      s.plane->set_data_device(s.result->device_view.get(), s.image.rows, s.image.cols);
-    else
-      s.plane->set_data_host(s.image.data.data(), s.image.rows, s.image.cols);
+    // The image shares the result's values (device memory included, which the evaluator never
+    // writes again while the result holds it): safe to read while a job runs, or after one was
+    // cancelled.
+    upload_image(*s.plane, s.image);
     compute_histogram(s);
   } catch (const std::exception& e) {
     s.error = e.what();
@@ -175,11 +175,12 @@ bool save_screenshot(GuiState& s, const std::string& path, int fb_w, int fb_h) {
   try {
     std::vector<std::uint8_t> rgba = render::read_default_framebuffer_rgba(fb_w, fb_h);
     // What the window showed besides the pixels: parameters, view, hover readout, status line.
-    std::map<QString, QString> text{{"Software", "simscope " SIMSCOPE_VERSION},
-                                    {"simscope.workload", QString::fromStdString(s.workload_name)},
-                                    {"simscope.params", to_text(s.params)},
-                                    {"simscope.view_params", to_text(s.view)},
-                                    {"simscope.status", QString::fromStdString(status_line(s))}};
+    std::map<QString, QString> text{
+        {"Software", "simscope " SIMSCOPE_VERSION},
+        {"simscope.workload", QString::fromStdString(s.workload_name)},
+        {"simscope.params", QString::fromStdString(to_text(s.params))},
+        {"simscope.view_params", QString::fromStdString(to_text(s.view))},
+        {"simscope.status", QString::fromStdString(status_line(s))}};
     const RenderInfo shown = shown_view(s, "window");
     if (!shown.output.empty()) {  // as headless view.png's simscope.view
       QJsonObject v;
@@ -191,6 +192,8 @@ bool save_screenshot(GuiState& s, const std::string& path, int fb_w, int fb_h) {
     }
     if (!s.cursor_text.empty()) text["simscope.hover"] = QString::fromStdString(s.cursor_text);
     if (progress_shown(s)) text["simscope.progress"] = "shown";
+    if (const std::string note = s.result ? method_on_host_note(*s.result) : ""; !note.empty())
+      text["simscope.method_note"] = QString::fromStdString(note);  // as the status bar shows it
     write_png(path, rgba, fb_w, fb_h, text);
     action_done(s, "saved screenshot " + path);
     return true;
@@ -298,7 +301,7 @@ void cursor_readout(GuiState& s, int fb_h, float sx, float sy, bool tooltip) {
   if (!ij) return;
   const int i = std::clamp(int(std::floor(ij->first)), 0, s.image.rows - 1);
   const int j = std::clamp(int(std::floor(ij->second)), 0, s.image.cols - 1);
-  const float v = s.image.data[size_t(i) * s.image.cols + j];
+  const float v = s.image.data.host()[size_t(i) * s.image.cols + j];
   char buf[320];
   std::snprintf(buf, sizeof buf, "%s = %.6g %s\n%s  %s", s.image.label.c_str(), v,
                 s.image.unit.c_str(), s.worker->workload().describe_sample(*s.result, i, j).c_str(),

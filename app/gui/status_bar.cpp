@@ -6,6 +6,7 @@
 
 #include "core/bytes.hpp"
 #include "gui_state.hpp"
+#include "method_note.hpp"
 
 namespace simscope::app::gui {
 
@@ -45,6 +46,13 @@ void draw_status_bar(GuiState& s, float x, float y, float w, float h) {
   ImGui::Text("%s%s%s", cuda ? "CUDA: " : "CPU (OpenMP)", cuda ? cs.device.c_str() : "",
               s.paused ? "  [paused]" : "");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", s.backend.notice.c_str());
+  // A method that ran on the host although CUDA is selected (run.json: stats.method_on_host).
+  if (const std::string note = s.result ? method_on_host_note(*s.result) : ""; !note.empty()) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("|");
+    ImGui::SameLine();
+    ImGui::TextColored(ImVec4(1.f, 0.8f, 0.3f, 1.f), "%s", note.c_str());
+  }
   ImGui::SameLine();
   ImGui::TextDisabled("|");
   ImGui::SameLine();

@@ -17,22 +17,23 @@ void write_output_npy(const std::string& path, const OutputArray& o) {
     io::write_npy(path, o.data64.data(), o.shape);
     return;
   }
+  const std::vector<float>& data = o.host();  // a device output is downloaded here, once
   switch (o.dtype) {
     case io::DType::Float32:
-      io::write_npy(path, o.data.data(), o.shape);
+      io::write_npy(path, data.data(), o.shape);
       return;
     case io::DType::Float64: {
-      std::vector<double> d(o.data.begin(), o.data.end());
+      std::vector<double> d(data.begin(), data.end());
       io::write_npy(path, d.data(), o.shape);
       return;
     }
     case io::DType::Int32: {
-      std::vector<std::int32_t> d(o.data.begin(), o.data.end());
+      std::vector<std::int32_t> d(data.begin(), data.end());
       io::write_npy(path, d.data(), o.shape);
       return;
     }
     case io::DType::UInt8: {
-      std::vector<std::uint8_t> d(o.data.begin(), o.data.end());
+      std::vector<std::uint8_t> d(data.begin(), data.end());
       io::write_npy(path, d.data(), o.shape);
       return;
     }

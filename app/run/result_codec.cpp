@@ -82,7 +82,7 @@ std::string encode_result(const RunResult& r) {
     w.str(o.unit);
     w.pod(std::int32_t(o.dtype));
     w.vec(std::vector<std::uint64_t>(o.shape.begin(), o.shape.end()));
-    w.vec(o.data);
+    w.vec(o.data.host());
     w.vec(o.data64);
   }
   w.pod(std::uint64_t(r.warnings.size()));

@@ -2,21 +2,6 @@
 
 namespace simscope::app {
 
-Json params_to_json(const ParamSet& params) {
-  Json o = Json::object();
-  for (const auto& [name, v] : params.values()) {
-    if (auto i = std::get_if<std::int64_t>(&v))
-      o[name] = *i;
-    else if (auto d = std::get_if<double>(&v))
-      o[name] = json_number(*d);
-    else if (auto b = std::get_if<bool>(&v))
-      o[name] = *b;
-    else
-      o[name] = std::get<std::string>(v);
-  }
-  return o;
-}
-
 Json run_manifest(const RunResult& r, const std::string& backend_notice, const RenderInfo& render,
                   const std::map<std::string, std::string>& front_end_versions) {
   Json versions = Json::object();

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "json.hpp"
+#include "params_json.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {
@@ -20,9 +21,6 @@ struct RenderInfo {
   std::string output, colormap, scale;
   double range_lo = 0, range_hi = 0;
 };
-
-/// {"grid.size": 128, "plane": "xy", ...}: ints as integers, floats as numbers, bools, strings.
-Json params_to_json(const ParamSet& params);
 
 /// The manifest of `result`: {"simscope": {version, compiler, cuda_compiled, and the front end's
 /// `versions` (e.g. {"qt": "6.4.2"})}, "workload", "params", "backend": {name, device, notice},

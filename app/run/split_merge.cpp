@@ -78,7 +78,7 @@ OutputArray concat_outputs(const std::vector<RunResult>& parts, const std::strin
     throw Error("cannot merge work ranges: output " + name + " has no dimension " +
                 std::to_string(dim));
   OutputArray out = first;
-  out.data.clear();
+  std::vector<float> data;  // out.data's values (OutputData: the parts' host copies)
   out.data64.clear();
   out.shape[dim] = 0;
   const std::size_t outer = product(first.shape, 0, dim);
@@ -101,9 +101,10 @@ OutputArray concat_outputs(const std::vector<RunResult>& parts, const std::strin
   for (std::size_t a = 0; a < outer; ++a)
     for (const OutputArray* o : os) {
       const std::size_t len = o->shape[dim] * inner, at = a * len;
-      if (!o->data.empty()) append(out.data, o->data, at, len);
+      if (!o->data.empty()) append(data, o->data.host(), at, len);
       if (!o->data64.empty()) append(out.data64, o->data64, at, len);
     }
+  out.data = std::move(data);
   return out;
 }
 

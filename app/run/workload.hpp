@@ -16,28 +16,37 @@
 #include "core/progress.hpp"
 #include "core/range.hpp"
 #include "io/npy.hpp"
+#include "io/output_spec.hpp"
+#include "output_data.hpp"
 #include "render/plane_annotations.hpp"
 
 namespace simscope::app {
 
 /// One exported array: written as DIR/<name>.npy with `dtype` (values are kept as float here and
-/// converted on export; integers are exact up to 2^24).
+/// converted on export; integers are exact up to 2^24). The values live where the workload left
+/// them (OutputData: host memory, or device memory copied to the host on first use by host()):
+/// export, readouts and histograms read host(); the view uploads from device() when it is set
+/// (view_upload.hpp in app/).
 struct OutputArray {
   std::string name;   ///< file stem, e.g. "magnitude"
   std::string label;  ///< for the colorbar, e.g. "|E|"
   std::string unit;   ///< e.g. "k*q/length^2"
   io::DType dtype = io::DType::Float32;
   std::vector<std::size_t> shape;  ///< numpy shape
-  std::vector<float> data;         ///< product(shape) values, C order
+  OutputData data;                 ///< product(shape) values, C order
   /// The values in double precision instead of `data` (for Float64 outputs that must not pass
   /// through float, e.g. a state a later run starts from); exported when not empty.
   std::vector<double> data64;
+  /// data's values in host memory (downloaded once on first use: OutputData::host()).
+  const std::vector<float>& host() const { return data.host(); }
 };
 
-/// A 2-D image for the plane view: value(i, j) = data[i * cols + j], i to the right, j up.
+/// A 2-D image for the plane view: value(i, j) = data[i * cols + j], i to the right, j up. The
+/// values may be an output's own (shared, on the device or the host: no copy) or made for the
+/// image (e.g. a box's mosaic, on the host).
 struct ViewImage {
   int rows = 0, cols = 0;
-  std::vector<float> data;
+  OutputData data;
   std::string label, unit;
   /// The workload's choice for this image (e.g. "twilight" and "linear" for phases), used while
   /// view.colormap / view.scale are at their defaults; empty: the view's.
@@ -55,7 +64,7 @@ struct ViewImage {
   /// puts zero at its neutral centre.
   void symmetric_range() {
     double m = 0;
-    for (float v : data)
+    for (float v : data.host())
       if (std::isfinite(v)) m = std::max(m, double(std::fabs(v)));
     if (m > 0) range_lo = -m, range_hi = m;
   }
@@ -83,17 +92,15 @@ struct RunResult {
   std::string workload;
   ParamSet params;  ///< the parameters it ran with
   Backend backend = Backend::Cpu;
+  /// The outputs, each where the workload left it (OutputArray::data): device memory stays valid
+  /// and unchanged as long as this result (or a copy) lives, whatever the workload runs or frees
+  /// afterwards, so a view may redraw from it at any time (after a cancelled run included).
   std::vector<OutputArray> outputs;
   std::vector<std::string> warnings;    ///< e.g. "3 source-target coincidences skipped"
   std::map<std::string, double> stats;  ///< numbers for run.json, e.g. {"sources", 1e6}
   double compute_seconds = 0;           ///< the kernel's wall time
   double total_seconds = 0;             ///< including loading/generating inputs
   bool preview = false;                 ///< a coarse preview of a later full result
-  /// CUDA: the viewed output (params' "view") in device memory, or null. The result shares its
-  /// ownership (field::Evaluator::device_output): the memory stays valid and unchanged as long as
-  /// this result (or a copy) lives, whatever the workload runs or frees afterwards, so the view
-  /// may redraw from it at any time (a colormap change after a cancelled run included).
-  std::shared_ptr<const float> device_view;
   /// Set by runs of a work range (RunRequest::range) only.
   std::optional<RangePart> part;
   /// Workload-specific data for its GUI panel, or null (payload_as reads it).
@@ -172,11 +179,10 @@ class Workload {
   virtual RunResult merge_ranges(std::vector<RunResult> parts) const;
 };
 
-/// One exported output as a workload declares it: file stem, colorbar label, unit, dtype.
-struct OutputSpec {
-  std::string name, label, unit;
-  io::DType dtype = io::DType::Float32;
-};
+/// One exported output as a workload declares it: file stem, colorbar label, unit, dtype
+/// (io/output_spec.hpp). A workload whose `view` shows its outputs takes them from its compute
+/// module's one list (field::outputs(), lsq::outputs()), which gives the view choices too.
+using OutputSpec = io::OutputSpec;
 
 /// A workload, registered once (workload_registry.cpp): its name, its factory and its outputs.
 /// The CLI help, the GUI's switcher and the export list come from it; the GUI registers its
@@ -186,6 +192,9 @@ struct WorkloadDescriptor {
   std::string name;
   std::function<std::unique_ptr<Workload>()> make;
   std::vector<OutputSpec> outputs;  ///< in export order
+  /// The outputs' shapes in words for the CLI help, which lists the names from `outputs`, e.g.
+  /// "float32 (grid.size, grid.size) for a plane, (6, n, n) for a box".
+  std::string shapes;
   /// An empty OutputArray carrying output `name`'s spec (name, label, unit, dtype). Throws
   /// simscope::Error on a name not declared.
   OutputArray make_output(const std::string& name) const;

@@ -67,6 +67,10 @@ std::size_t DeviceAllocator::peak_bytes() const {
 std::shared_ptr<RawDeviceMemory> cuda_device_memory(int /*device*/) {
   throw Error("device memory: this build has no CUDA back end");
 }
+void copy_device_to_host(void* /*dst*/, const void* /*src*/, std::size_t /*bytes*/,
+                         int /*device*/) {
+  throw Error("device memory: this build has no CUDA back end");
+}
 #endif
 
 }  // namespace simscope

@@ -32,6 +32,13 @@ class RawDeviceMemory {
 /// One shared object per device. Throws simscope::Error when the CUDA back end is not compiled.
 std::shared_ptr<RawDeviceMemory> cuda_device_memory(int device);
 
+/// Copies `bytes` from the device memory `src` of CUDA device `device` into host memory `dst`,
+/// synchronously (with that device current for the copy, the calling thread's device restored
+/// after), on any thread: e.g. a result's output downloaded when it is first read. Throws
+/// simscope::Error "device memory: copy of <bytes> to the host failed: <reason>" on a runtime
+/// failure, or when this build has no CUDA back end.
+void copy_device_to_host(void* dst, const void* src, std::size_t bytes, int device);
+
 /// Device memory of one owner (a named part of simscope: "field", "lsq", "oscillators"; one
 /// allocator per evaluator, solver or ensemble), with the bytes it holds now and at most so far.
 /// Thread-safe (a buffer shared with a result may be freed on any thread). Buffers keep their

@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 
+#include "core/bytes.hpp"
 #include "core/cuda_check.hpp"
 #include "core/device_memory.hpp"
 
@@ -44,6 +45,17 @@ class CudaRawMemory final : public RawDeviceMemory {
 };
 
 }  // namespace
+
+void copy_device_to_host(void* dst, const void* src, std::size_t bytes, int device) {
+  if (bytes == 0) return;
+  const CudaDeviceScope on(device);
+  const cudaError_t e = cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    throw Error("device memory: copy of " + format_bytes(double(bytes)) +
+                " to the host failed: " + cudaGetErrorString(e));
+  }
+}
 
 std::shared_ptr<RawDeviceMemory> cuda_device_memory(int device) {
   static std::mutex mutex;

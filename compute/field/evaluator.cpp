@@ -17,6 +17,7 @@ void validate(const Options& o) {
 
 void resize_outputs(Result& out, std::size_t n) {
   for (auto* v : {&out.magnitude, &out.ex, &out.ey, &out.ez, &out.potential}) v->resize(n);
+  out.on_host = true, out.device_count = 0, out.device_nonfinite = {};
 }
 
 #ifndef SIMSCOPE_HAVE_CUDA
@@ -27,8 +28,18 @@ std::unique_ptr<Evaluator> make_cuda_evaluator() {
 
 }  // namespace detail
 
+const std::vector<io::OutputSpec>& outputs() {
+  static const std::string e = "k*q/length^2";
+  static const std::vector<io::OutputSpec> all = {{"magnitude", "|E|", e},
+                                                  {"ex", "Ex", e},
+                                                  {"ey", "Ey", e},
+                                                  {"ez", "Ez", e},
+                                                  {"potential", "phi", "k*q/length"}};
+  return all;
+}
+
 const std::vector<std::string>& output_names() {
-  static const std::vector<std::string> names = {"magnitude", "ex", "ey", "ez", "potential"};
+  static const std::vector<std::string> names = io::output_names_of(outputs());
   return names;
 }
 
@@ -38,7 +49,7 @@ const std::vector<float>& output(const Result& r, const std::string& name) {
   if (name == "ey") return r.ey;
   if (name == "ez") return r.ez;
   if (name == "potential") return r.potential;
-  throw Error("unknown field output '" + name + "' (known: magnitude, ex, ey, ez, potential)");
+  throw Error("unknown field output '" + name + "' (known: " + io::joined_names(outputs()) + ")");
 }
 
 const char* to_string(Method m) { return m == Method::Direct ? "direct" : "unknown"; }
@@ -98,6 +109,10 @@ Result merge_target_ranges(const std::vector<Result>& parts) {
       throw Error("field: merge_target_ranges: a part starts at target " +
                   std::to_string(r.target_begin) + ", expected " +
                   std::to_string(out.target_begin + n) + " (parts must be consecutive)");
+    if (!r.on_host)
+      throw Error(
+          "field: merge_target_ranges: a part's outputs are in device memory "
+          "(evaluate without keep_outputs_on_device to merge)");
     n += r.size();
   }
   for (auto* v : {&out.magnitude, &out.ex, &out.ey, &out.ez, &out.potential}) v->reserve(n);

@@ -7,6 +7,7 @@
 /// eps = 0 a target that coincides exactly with a source skips that term and counts it.) Note the
 /// sign: with k > 0, E points towards a positive source (as gravity does); use k < 0 for
 /// Coulomb's law, where E points away from a positive charge.
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -19,6 +20,7 @@
 #include "core/progress.hpp"
 #include "core/range.hpp"
 #include "io/npy.hpp"
+#include "io/output_spec.hpp"
 
 namespace simscope::field {
 
@@ -84,13 +86,25 @@ struct Options {
 /// target_begin + i).
 struct Result {
   std::vector<float> magnitude, ex, ey, ez, potential;
+  /// False when the outputs stayed in device memory (Evaluator::keep_outputs_on_device): the
+  /// five vectors are then empty, device_output() holds size() values of each, and
+  /// device_nonfinite counts their non-finite values.
+  bool on_host = true;
+  /// With on_host false: the number of non-finite (inf, NaN) values of each output, in
+  /// output_names() order, counted on the device; zeros otherwise.
+  std::array<std::uint64_t, 5> device_nonfinite{};
   std::size_t target_begin = 0;            ///< first target of the range evaluated
   std::uint64_t skipped_coincidences = 0;  ///< (source, target) pairs skipped (eps = 0 only)
   double seconds = 0;                      ///< wall time of the evaluation
-  std::size_t size() const { return magnitude.size(); }  ///< targets held
+  std::size_t size() const { return on_host ? magnitude.size() : device_count; }  ///< targets held
+  std::size_t device_count = 0;  ///< with on_host false: the targets held in device memory
 };
 
-/// The output names, in export order: "magnitude", "ex", "ey", "ez", "potential".
+/// The outputs, in export order, the one list of them (the schema's `view` choices and the run
+/// layer's descriptor come from it): "magnitude" (|E|), "ex", "ey", "ez" (Ex, Ey, Ez), in
+/// k*q/length^2, and "potential" (phi), in k*q/length; float32.
+const std::vector<io::OutputSpec>& outputs();
+/// The names of outputs(), in export order: "magnitude", "ex", "ey", "ez", "potential".
 const std::vector<std::string>& output_names();
 /// The vector of `r` called `name` (one of output_names()); throws Error otherwise.
 const std::vector<float>& output(const Result& r, const std::string& name);
@@ -140,6 +154,13 @@ class Evaluator {
   virtual std::shared_ptr<const float> device_output(const std::string& /*name*/) const {
     return nullptr;
   }
+  /// Asks a device evaluator to leave the outputs of later evaluations in device memory only
+  /// (`keep`; false: copy them into the Result's vectors, the default): Result::on_host is false
+  /// then and device_output() has the values. Returns whether it will; the CPU evaluators always
+  /// write host vectors and return false.
+  virtual bool keep_outputs_on_device(bool /*keep*/) { return false; }
+  /// CUDA only: the CUDA device of device_output()'s memory (-1 on the CPU back end).
+  virtual int device() const { return -1; }
   /// CUDA only: peak device bytes allocated by this evaluator so far.
   virtual double peak_device_bytes() const { return 0; }
 };

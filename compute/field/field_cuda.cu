@@ -4,6 +4,9 @@
 // and size are unchanged), the targets (3 doubles each), fp64 accumulators (4 doubles per
 // target) and the five float outputs (kept for device_output(), in a buffer shared with the
 // results that view it: never written again while one holds it). Never a P x T intermediate.
+// The outputs are copied into the Result's vectors unless keep_outputs_on_device(true) was
+// asked (the run library's field workload: its outputs download on first use); then only six
+// counters come back (the coincidences and each output's non-finite values).
 // Every buffer is a DeviceBuffer of the evaluator's DeviceAllocator ("field", core/
 // device_memory.hpp): its peak counts an output buffer until the last result holding it lets go.
 // The sources are processed in chunks of about kChunkSeconds of work; chunks alternate between
@@ -48,6 +51,16 @@ int targets_per_thread() {
   return rb;
 }
 
+/// counters[1 + k] += the non-finite values of output k (out[k T .. (k+1) T)), k = blockIdx.y.
+__global__ void count_nonfinite_kernel(const float* __restrict__ out, int T,
+                                       unsigned long long* __restrict__ counters) {
+  const float* o = out + std::size_t(blockIdx.y) * std::size_t(T);
+  unsigned long long n = 0;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < T; i += gridDim.x * blockDim.x)
+    n += isfinite(o[i]) ? 0 : 1;
+  if (n) atomicAdd(&counters[1 + blockIdx.y], n);
+}
+
 template <typename R>
 using KernelFn = void (*)(const float4*, int, int, int, const double*, const double*, const double*,
                           int, double, double, double, double, double*, unsigned long long*);
@@ -80,6 +93,11 @@ class CudaEvaluator final : public Evaluator {
   }
 
   Backend backend() const override { return Backend::Cuda; }
+  bool keep_outputs_on_device(bool keep) override {
+    keep_on_device_ = keep;
+    return true;
+  }
+  int device() const override { return device_; }
   double peak_device_bytes() const override { return double(alloc_->peak_bytes()); }
 
   std::shared_ptr<const float> device_output(const std::string& name) const override {
@@ -130,7 +148,8 @@ class CudaEvaluator final : public Evaluator {
 
     cudaStream_t s0 = streams_[0], s1 = streams_[1];
     SIMSCOPE_CUDA_CHECK(cudaMemsetAsync(acc_.get(), 0, 4 * T * sizeof(double), s0));
-    SIMSCOPE_CUDA_CHECK(cudaMemsetAsync(skipped_.get(), 0, sizeof(unsigned long long), s0));
+    SIMSCOPE_CUDA_CHECK(
+        cudaMemsetAsync(skipped_.get(), 0, kCounters * sizeof(unsigned long long), s0));
     SIMSCOPE_CUDA_CHECK(cudaEventRecord(ready_, s0));
     SIMSCOPE_CUDA_CHECK(cudaStreamWaitEvent(s1, ready_, 0));
     if (T > 0 && P > 0) {
@@ -146,18 +165,36 @@ class CudaEvaluator final : public Evaluator {
                                                                        out_->get());
       SIMSCOPE_CUDA_CHECK(cudaGetLastError());
     }
-    detail::resize_outputs(out, T);
-    float* host[5] = {out.magnitude.data(), out.ex.data(), out.ey.data(), out.ez.data(),
-                      out.potential.data()};
-    for (int k = 0; k < 5 && T > 0; ++k)
-      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(host[k], out_->get() + k * T, T * sizeof(float),
-                                          cudaMemcpyDeviceToHost, s0));
+    if (keep_on_device_) {
+      // The outputs stay here (device_output()); only their non-finite counts come back.
+      detail::resize_outputs(out, 0);
+      for (auto* v : {&out.magnitude, &out.ex, &out.ey, &out.ez, &out.potential})
+        v->shrink_to_fit();
+      if (T > 0) {
+        const unsigned blocks = unsigned(std::min<std::size_t>((T + 255) / 256, 4 * sms_));
+        count_nonfinite_kernel<<<dim3(blocks, 5), 256, 0, s0>>>(out_->get(), int(T),
+                                                                skipped_.get());
+        SIMSCOPE_CUDA_CHECK(cudaGetLastError());
+      }
+    } else {
+      detail::resize_outputs(out, T);
+      float* host[5] = {out.magnitude.data(), out.ex.data(), out.ey.data(), out.ez.data(),
+                        out.potential.data()};
+      for (int k = 0; k < 5 && T > 0; ++k)
+        SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(host[k], out_->get() + k * T, T * sizeof(float),
+                                            cudaMemcpyDeviceToHost, s0));
+    }
     // Into a member, not a local: when run() throws, evaluate() waits for the streams only
     // after run()'s locals are gone.
-    SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(&skipped_host_, skipped_.get(), sizeof skipped_host_,
+    SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(counters_host_, skipped_.get(), sizeof counters_host_,
                                         cudaMemcpyDeviceToHost, s0));
     SIMSCOPE_CUDA_CHECK(cudaStreamSynchronize(s0));
-    out.skipped_coincidences = skipped_host_;
+    out.skipped_coincidences = counters_host_[0];
+    if (keep_on_device_) {
+      out.on_host = false;
+      out.device_count = T;
+      for (int k = 0; k < 5; ++k) out.device_nonfinite[k] = counters_host_[1 + k];
+    }
   }
 
   /// A buffer of `count` elements from this evaluator's allocator ("field").
@@ -214,7 +251,7 @@ class CudaEvaluator final : public Evaluator {
       out_.reset();  // this evaluator's hold only: results viewing it keep it
       out_ = make_shared_buffer(buffer<float>(5 * target_capacity_, "the outputs"));
     }
-    if (!skipped_) skipped_ = buffer<unsigned long long>(1, "a counter");
+    if (!skipped_) skipped_ = buffer<unsigned long long>(kCounters, "the counters");
     if (T == 0) return;
     const std::vector<double>* v[3] = {&t.x, &t.y, &t.z};
     for (int c = 0; c < 3; ++c)
@@ -300,8 +337,11 @@ class CudaEvaluator final : public Evaluator {
   DeviceBuffer<float4> src_;
   DeviceBuffer<double> tgt_, acc_;
   std::shared_ptr<DeviceBuffer<float>> out_;  // 5 x result_T_ floats; shared with the results
+  // [0]: coincidences skipped; [1 + k]: output k's non-finite values (keep_on_device_ only).
+  static constexpr int kCounters = 6;
   DeviceBuffer<unsigned long long> skipped_;
-  unsigned long long skipped_host_ = 0;
+  unsigned long long counters_host_[kCounters] = {};
+  bool keep_on_device_ = false;
   std::size_t src_count_ = 0, target_capacity_ = 0, result_T_ = 0;
   std::uint64_t src_generation_ = 0;
   bool have_result_ = false;

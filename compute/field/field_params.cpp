@@ -55,7 +55,7 @@ Schema build() {
                  {"fp32", "fp64"}));
   s.push_back(param_spec("view", T::Enum, std::string("magnitude"), kNoMin, kNoMax, "",
                          "Output shown: field magnitude |E|, a component of E, or the potential.",
-                         {"magnitude", "ex", "ey", "ez", "potential"}));
+                         output_names()));
   // With a source file, the generator's settings are not used.
   using C = ParamCondition;
   std::vector<UseRule> rules = {
@@ -105,10 +105,9 @@ Sources make_sources(const ParamSet& p) {
 }
 
 const char* output_unit(const std::string& name) {
-  if (name == "potential") return "k*q/length";
-  for (const auto& n : output_names())
-    if (n == name) return "k*q/length^2";
-  throw Error("unknown field output '" + name + "' (known: magnitude, ex, ey, ez, potential)");
+  for (const io::OutputSpec& o : outputs())
+    if (o.name == name) return o.unit.c_str();
+  throw Error("unknown field output '" + name + "' (known: " + io::joined_names(outputs()) + ")");
 }
 
 }  // namespace simscope::field

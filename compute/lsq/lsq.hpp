@@ -61,6 +61,7 @@
 #include "core/progress.hpp"
 #include "core/range.hpp"
 #include "io/npy.hpp"
+#include "io/output_spec.hpp"
 
 namespace simscope::lsq {
 
@@ -312,6 +313,12 @@ Synth generate(const SynthSpec& spec, const Design* design = nullptr);
 /// synth.observations, synth.unknowns, synth.nan_fraction, synth.noise, synth.seed,
 /// synth.design, method, lambda, precision, view, view.component.
 const Schema& schema();
+
+/// The exported outputs, in export order, the one list of them (the schema's `view` choices and
+/// the run layer's descriptor come from it): "solution" (x, float64; float32 when
+/// precision=fp32), "residual" (RMS residual, float32), "count" (observed rows, int32),
+/// "status" (uint8) and "condition" (float32).
+const std::vector<io::OutputSpec>& outputs();
 
 /// Options from a validated ParamSet of schema().
 Options options_from(const ParamSet& p);

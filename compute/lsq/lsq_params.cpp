@@ -61,7 +61,7 @@ Schema build() {
                  "Map shown: a component of the solution, the RMS residual, the observed count, "
                  "the status (0 ok, 1 underdetermined, 2 rank-deficient, 3 all missing) or the "
                  "condition estimate.",
-                 {"solution", "residual", "count", "status", "condition"}));
+                 io::output_names_of(outputs())));
   s.push_back(param_spec("view.component", T::Int, std::int64_t(0), 0, double(kMaxUnknowns - 1), "",
                          "Which unknown x_k the solution view shows (0-based)."));
   // The inputs override the generator (make_problem): with data.file every synth.* setting;
@@ -79,6 +79,17 @@ Schema build() {
 }
 
 }  // namespace
+
+const std::vector<io::OutputSpec>& outputs() {
+  using D = io::DType;
+  static const std::vector<io::OutputSpec> all = {
+      {"solution", "x", "", D::Float64},  // float32 when precision=fp32 (lsq_workload.cpp)
+      {"residual", "RMS residual", "data", D::Float32},
+      {"count", "observed rows", "", D::Int32},
+      {"status", "status", "", D::UInt8},
+      {"condition", "condition", "", D::Float32}};
+  return all;
+}
 
 const Schema& schema() {
   static const Schema s = build();

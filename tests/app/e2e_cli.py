@@ -17,6 +17,13 @@ c.check(p.returncode == 0, "--help exits 0")
 for opt in ["--workload", "--preset", "--set", "--backend", "--headless", "--out ", "--out-dir",
             "--list-params", "--frames", "--screenshot", "--image-size", "--no-image", "--version"]:
     c.check(opt in p.stdout, f"--help lists {opt.strip()}")
+# The outputs the help lists are the exported ones, in export order (from the workload
+# descriptors): what a headless run of each workload writes (run.json's outputs, below).
+helptext = " ".join(p.stdout.split())
+for wl, outs in [("field", "magnitude, ex, ey, ez, potential"),
+                 ("lsq", "solution, residual, count, status, condition"),
+                 ("oscillators", "msd, msd_t, order_t, phases, state")]:
+    c.check(f"{wl}: {outs};" in helptext, f"--help lists the {wl} outputs ({outs})")
 p = run(simscope, "--help-all")
 c.check(p.returncode == 0 and "--list-params" in p.stdout, "--help-all prints the help")
 p = run(simscope, "--version")

@@ -76,7 +76,7 @@ TEST(Worker, NewerRequestSupersedesTheRunningOne) {
   w.submit(params(2, 5), Backend::Cpu, false);
   const auto e = wait_event(w);
   ASSERT_TRUE(e && e->result) << "no result";
-  EXPECT_EQ(e->result->outputs[0].data[0], 2.0f) << "the newest request's result";
+  EXPECT_EQ(e->result->outputs[0].host()[0], 2.0f) << "the newest request's result";
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   EXPECT_FALSE(w.poll().has_value()) << "the superseded job published nothing";
   EXPECT_EQ(finished.load(), 1) << "the superseded job was cancelled, not finished";
@@ -186,8 +186,16 @@ class FakeDeviceWorkload final : public Workload {
     r.params = p;
     r.backend = b;
     r.preview = req.preview;
-    r.outputs.push_back({"n", "n", "", io::DType::Float32, {T}, std::vector<float>(T, 0.f)});
-    r.device_view = std::shared_ptr<const float>(out_, out_.get());
+    // The output in (fake) device memory, shared with the workload's buffer.
+    std::shared_ptr<const float> mem(out_, out_.get());
+    r.outputs.push_back({"n",
+                         "n",
+                         "",
+                         io::DType::Float32,
+                         {T},
+                         OutputData::on_device(mem, T, [mem](float* dst, std::size_t n) {
+                           std::copy(mem.get(), mem.get() + n, dst);
+                         })});
     return r;
   }
   ViewImage view_image(const RunResult&, const std::string&) const override { return {}; }
@@ -201,7 +209,7 @@ class FakeDeviceWorkload final : public Workload {
 
 // Issue 16 item 1: the GUI keeps the preview, the full run reallocates the output buffer, the
 // user cancels (busy() turns false), then a colormap or range change redraws from the preview's
-// device_view: that memory must still be the preview's, freed only when the result goes.
+// device output: that memory must still be the preview's, freed only when the result goes.
 TEST(Worker, ElapsedCountsFromSubmission) {
   // Before the fix the clock started when the thread took the request, so a poll right after
   // submit() read the time since the steady clock's epoch (the machine's uptime).
@@ -238,15 +246,17 @@ TEST(Worker, PreviewDeviceViewOutlivesTheCancelledFullRun) {
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
     ASSERT_FALSE(w.busy());
     EXPECT_FALSE(w.poll().has_value());
-    // The view change: the path gui_app.cpp's refresh_image takes with device_view.
-    ASSERT_TRUE(shown->device_view);
+    // The view change: the path gui_app.cpp's refresh_image takes with a device output.
+    const float* shown_mem = shown->outputs[0].data.device();
+    ASSERT_TRUE(shown_mem);
     EXPECT_EQ(ledger->freed(0), 0) << "the preview's device buffer was freed under its result";
-    for (int i = 0; i < 4; ++i) EXPECT_EQ(shown->device_view.get()[i], 7.0f) << i;
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(shown_mem[i], 7.0f) << i;
     // A copy of the result (e.g. for an export) shares the buffer too.
     RunResult copy = *shown;
     shown.reset();
     EXPECT_EQ(ledger->freed(0), 0);
-    EXPECT_EQ(copy.device_view.get()[0], 7.0f);
+    EXPECT_EQ(copy.outputs[0].data.device()[0], 7.0f);
+    EXPECT_EQ(copy.outputs[0].host()[0], 7.0f) << "downloaded on first use";
   }  // the worker (and the workload's current buffer) goes
   EXPECT_EQ(ledger->freed(0), 1) << "freed once, with its last holder";
   EXPECT_EQ(ledger->freed(1), 1);

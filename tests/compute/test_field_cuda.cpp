@@ -315,6 +315,48 @@ TEST(FieldCuda, SourceCacheAndDeviceOutputs) {
   EXPECT_GE(gpu->peak_device_bytes(), 7000.0 * 16 + t.size() * (24 + 32 + 20));
 }
 
+// Issue 11 item 3: keep_outputs_on_device(true) copies nothing into the Result: the values stay
+// in device_output() (the same as a downloading evaluation's), with their non-finite counts.
+TEST(FieldCuda, OutputsKeptOnTheDevice) {
+  SKIP_WITHOUT_CUDA();
+  auto gpu = make_evaluator(Backend::Cuda);
+  Grid g;
+  g.size = 41, g.offset = 0.3;
+  const Targets t = make_targets(g);
+  const Sources s = generate_sources("uniform", 3000, 1, 9);
+  const Result host = eval(*gpu, s, t, opts(Precision::Fp32));
+  ASSERT_TRUE(host.on_host);
+  ASSERT_TRUE(gpu->keep_outputs_on_device(true));
+  Result kept;
+  gpu->evaluate(s, t, opts(Precision::Fp32), kept);
+  EXPECT_FALSE(kept.on_host);
+  EXPECT_EQ(kept.size(), t.size());
+  EXPECT_TRUE(kept.magnitude.empty() && kept.ex.empty() && kept.potential.empty());
+  EXPECT_EQ(kept.skipped_coincidences, host.skipped_coincidences);
+  const auto& names = output_names();
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    std::vector<float> v(t.size());
+    ASSERT_EQ(copy_from_device(v.data(), gpu->device_output(names[k]).get(), v.size()), 0);
+    // Atomic fp64 sums in no fixed order: equal to rounding.
+    EXPECT_LE(test::plane_error(v, output(host, names[k])), 1e-5) << names[k];
+    EXPECT_EQ(kept.device_nonfinite[k], 0u) << names[k];
+  }
+  // k = 1e38 overflows float32 everywhere except where the sum is 0: counted per output as the
+  // host vectors would count them.
+  const Options big = opts(Precision::Fp32, 0, 1e38);
+  gpu->keep_outputs_on_device(false);
+  const Result big_host = eval(*gpu, s, t, big);
+  gpu->keep_outputs_on_device(true);
+  gpu->evaluate(s, t, big, kept);
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    const auto& v = output(big_host, names[k]);
+    const auto bad =
+        std::uint64_t(std::count_if(v.begin(), v.end(), [](float x) { return !std::isfinite(x); }));
+    EXPECT_GT(bad, 0u) << names[k];
+    EXPECT_NEAR(double(kept.device_nonfinite[k]), double(bad), 0.01 * double(t.size())) << names[k];
+  }
+}
+
 TEST(FieldCuda, InvalidOptionsAndCancellation) {
   SKIP_WITHOUT_CUDA();
   auto gpu = make_evaluator(Backend::Cuda);

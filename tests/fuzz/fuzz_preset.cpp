@@ -1,5 +1,5 @@
-// Fuzzes preset JSON (app::preset_workload and app::load_preset in app/presets.cpp, apply_json in
-// app/params_json.cpp, through Qt's QJsonDocument): any bytes as a preset file. Beyond "no
+// Fuzzes preset JSON (app::preset_workload and app::load_preset in app/run/presets.cpp,
+// apply_json in app/run/params_json.cpp, through nlohmann-json): any bytes as a preset file. Beyond "no
 // crash": a preset that loads saves (save_preset) and loads again to the same parameters and view
 // settings; every refusal is a simscope::Error (fuzz_support.hpp). Input byte 0 chooses the
 // workload whose parameters receive the preset when the preset names none that exists (so a

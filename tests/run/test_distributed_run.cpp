@@ -139,7 +139,7 @@ TEST(DistributedRun, RanksMergedEqualTheSingleRun) {
     const RunResult& got = o.root.result;
     ASSERT_EQ(got.outputs.size(), whole.outputs.size()) << R;
     for (std::size_t k = 0; k < whole.outputs.size(); ++k) {
-      EXPECT_TRUE(same_bits(whole.outputs[k].data, got.outputs[k].data)) << R;
+      EXPECT_TRUE(same_bits(whole.outputs[k].data.host(), got.outputs[k].data.host())) << R;
       EXPECT_TRUE(same_bits(whole.outputs[k].data64, got.outputs[k].data64)) << R;
       EXPECT_EQ(whole.outputs[k].shape, got.outputs[k].shape);
     }

@@ -37,7 +37,7 @@ void expect_same_result(const RunResult& whole, const RunResult& split, const st
     EXPECT_EQ(a.name, b.name);
     EXPECT_EQ(a.dtype, b.dtype) << a.name;
     EXPECT_EQ(a.shape, b.shape) << a.name;
-    EXPECT_TRUE(same_bits(a.data, b.data)) << a.name;
+    EXPECT_TRUE(same_bits(a.data.host(), b.data.host())) << a.name;
     EXPECT_TRUE(same_bits(a.data64, b.data64)) << a.name;
   }
   EXPECT_EQ(whole.warnings, split.warnings);

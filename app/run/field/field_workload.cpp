@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "cache_key.hpp"
+#include "core/device_memory.hpp"
 #include "core/error.hpp"
 #include "field/field.hpp"
 #include "split_merge.hpp"
@@ -93,8 +94,12 @@ class FieldWorkload final : public Workload {
     const field::Options options = field::options_from(params);
     const field::Targets targets = field::make_targets(grid);
 
-    if (!evaluator_ || evaluator_->backend() != backend)
+    if (!evaluator_ || evaluator_->backend() != backend) {
       evaluator_ = field::make_evaluator(backend);
+      // A device evaluator leaves the outputs where they are: copied to the host only when
+      // something reads them (OutputData::host(): export, readout, histogram).
+      evaluator_->keep_outputs_on_device(true);
+    }
     field::Result fr;
     // A work range (split_merge.hpp): the targets [begin, end) of the flattened grid only.
     const IndexRange range =
@@ -105,22 +110,32 @@ class FieldWorkload final : public Workload {
     const auto shape =
         request.range ? std::vector<std::size_t>{range.end - range.begin} : field::grid_shape(grid);
     const WorkloadDescriptor& desc = workload_descriptor("field");
-    for (const auto& name : field::output_names()) {
-      OutputArray o = desc.make_output(name);
+    const auto& names = field::output_names();
+    std::vector<std::uint64_t> nonfinite;  // per output, for finish()
+    for (std::size_t k = 0; k < names.size(); ++k) {
+      OutputArray o = desc.make_output(names[k]);
       o.shape = shape;
-      o.data = field::output(fr, name);
+      std::uint64_t bad = 0;
+      if (fr.on_host) {
+        // fr is this run's own (non-const) result: its vectors move into the outputs, no copy.
+        o.data = std::move(const_cast<std::vector<float>&>(field::output(fr, names[k])));
+        const std::vector<float>& v = o.host();
+        bad = std::uint64_t(
+            std::count_if(v.begin(), v.end(), [](float x) { return !std::isfinite(x); }));
+      } else {
+        o.data = device_data(names[k], fr.size());
+        bad = fr.device_nonfinite[k];
+      }
+      nonfinite.push_back(bad);
       r.outputs.push_back(std::move(o));
     }
-    if (request.range)
-      r.part = RangePart{"targets", range.begin, range.end, targets.size(), {}};
-    else
-      r.device_view = evaluator_->device_output(params.get_string("view"));
+    if (request.range) r.part = RangePart{"targets", range.begin, range.end, targets.size(), {}};
     r.stats["sources"] = double(sources.size());
     r.stats["targets"] = double(shape_size(shape));
     r.stats["skipped_coincidences"] = double(fr.skipped_coincidences);
     r.stats["peak_device_bytes"] = evaluator_->peak_device_bytes();
     r.compute_seconds = fr.seconds;
-    finish(r);
+    finish(r, nonfinite);
     r.total_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     return r;
   }
@@ -137,11 +152,14 @@ class FieldWorkload final : public Workload {
     r.outputs.clear();
     r.warnings.clear();
     r.part.reset();
-    r.device_view.reset();
     const auto shape = field::grid_shape(field::grid_from(r.params));
+    std::vector<std::uint64_t> nonfinite;  // per output, for finish()
     for (const auto& name : field::output_names()) {
       OutputArray o = concat_outputs(parts, name, 0);
       o.shape = shape;
+      const std::vector<float>& v = o.host();
+      nonfinite.push_back(std::uint64_t(
+          std::count_if(v.begin(), v.end(), [](float x) { return !std::isfinite(x); })));
       r.outputs.push_back(std::move(o));
     }
     double skipped = 0, peak = 0, compute = 0, total = 0;
@@ -156,7 +174,7 @@ class FieldWorkload final : public Workload {
     r.stats["peak_device_bytes"] = peak;
     r.compute_seconds = compute;
     r.total_seconds = total;
-    finish(r);
+    finish(r, nonfinite);
     return r;
   }
 
@@ -173,7 +191,7 @@ class FieldWorkload final : public Workload {
     if (o->shape.size() == 2) {
       img.rows = int(o->shape[0]);
       img.cols = int(o->shape[1]);
-      img.data = o->data;
+      img.data = o->data;  // the output itself, where it lives (no copy)
       if (signed_output) img.symmetric_range();
       return img;
     }
@@ -181,13 +199,15 @@ class FieldWorkload final : public Workload {
     const int n = int(o->shape[1]);
     img.rows = 3 * n;
     img.cols = 2 * n;
-    img.data.assign(size_t(img.rows) * img.cols, 0.f);
+    const std::vector<float>& src = o->host();
+    std::vector<float> mosaic(size_t(img.rows) * img.cols, 0.f);
     for (int f = 0; f < 6; ++f) {
       const int bi = (f / 2) * n, bj = (f % 2) * n;
       for (int i = 0; i < n; ++i)
         for (int j = 0; j < n; ++j)
-          img.data[size_t(bi + i) * img.cols + bj + j] = o->data[(size_t(f) * n + i) * n + j];
+          mosaic[size_t(bi + i) * img.cols + bj + j] = src[(size_t(f) * n + i) * n + j];
     }
+    img.data = std::move(mosaic);
     if (signed_output) img.symmetric_range();
     return img;
   }
@@ -231,18 +251,15 @@ class FieldWorkload final : public Workload {
   }
 
  private:
-  /// The warnings and derived stats of a result from its outputs and counts (stats "sources",
-  /// "targets", "skipped_coincidences"; compute_seconds): the same for a run and for merged
-  /// work ranges.
-  void finish(RunResult& r) const {
-    for (const OutputArray& o : r.outputs) {
-      const auto bad =
-          std::count_if(o.data.begin(), o.data.end(), [](float v) { return !std::isfinite(v); });
-      if (bad > 0)
-        r.warnings.push_back(o.name + ": " + std::to_string(bad) +
+  /// The warnings and derived stats of a result from its outputs' counts of non-finite values
+  /// (`nonfinite`, in output order) and its stats "sources", "targets", "skipped_coincidences"
+  /// and compute_seconds: the same for a run and for merged work ranges.
+  void finish(RunResult& r, const std::vector<std::uint64_t>& nonfinite) const {
+    for (std::size_t k = 0; k < r.outputs.size() && k < nonfinite.size(); ++k)
+      if (nonfinite[k] > 0)
+        r.warnings.push_back(r.outputs[k].name + ": " + std::to_string(nonfinite[k]) +
                              " values overflow float32 (inf): k is too large or a source sits "
                              "almost on a target; lower k or set eps > 0");
-    }
     // The file wins over the generator: say so when generator settings were changed too.
     for (std::string& w : schema().unused_warnings(r.params)) r.warnings.push_back(std::move(w));
     const auto skipped = std::uint64_t(r.stats.at("skipped_coincidences"));
@@ -252,6 +269,17 @@ class FieldWorkload final : public Workload {
                            "singular; set eps > 0 to soften them");
     r.stats["pairs"] = r.stats.at("sources") * r.stats.at("targets");
     r.stats["pairs_per_s"] = r.compute_seconds > 0 ? r.stats["pairs"] / r.compute_seconds : 0;
+  }
+
+  /// The evaluator's last result's output `name` (`count` floats) in device memory, shared with
+  /// it: the evaluator writes later results elsewhere while this is held (field.hpp).
+  OutputData device_data(const std::string& name, std::size_t count) const {
+    std::shared_ptr<const float> p = evaluator_->device_output(name);
+    if (!p) throw Error("field: output '" + name + "' is not in device memory");
+    const int device = evaluator_->device();
+    return OutputData::on_device(p, count, [p, device](float* dst, std::size_t n) {
+      copy_device_to_host(dst, p.get(), n * sizeof(float), device);
+    });
   }
 
   /// Regenerates or reloads the sources only when their parameters changed or the file did
@@ -283,14 +311,10 @@ class FieldWorkload final : public Workload {
 }  // namespace
 
 WorkloadDescriptor field_descriptor() {
-  const std::string e = "k*q/length^2";
-  return {"field",
-          [] { return std::make_unique<FieldWorkload>(); },
-          {{"magnitude", "|E|", e},
-           {"ex", "Ex", e},
-           {"ey", "Ey", e},
-           {"ez", "Ez", e},
-           {"potential", "phi", "k*q/length"}}};
+  // The outputs as compute/field declares them (field::outputs(): also the view choices).
+  return {"field", [] { return std::make_unique<FieldWorkload>(); }, field::outputs(),
+          "float32 (grid.size, grid.size) for a plane, (6, n, n) for a box, axis 0 along the "
+          "plane's first axis"};
 }
 
 }  // namespace simscope::app

@@ -189,7 +189,7 @@ class LsqWorkload final : public Workload {
     {
       OutputArray o = desc.make_output("solution");
       o.shape = {N, H, W};
-      o.data.assign(result->solution.begin(), result->solution.end());
+      o.data = std::vector<float>(result->solution.begin(), result->solution.end());
       if (params.get_string("precision") == "fp64")  // fp64 runs export all their digits
         o.data64.assign(result->solution.begin(), result->solution.end());
       else
@@ -199,8 +199,9 @@ class LsqWorkload final : public Workload {
     auto map = [&](const char* name, auto&& values) {
       OutputArray o = desc.make_output(name);
       o.shape = {H, W};
-      o.data.resize(P);
-      for (std::size_t p = 0; p < P; ++p) o.data[p] = float(values[p]);
+      std::vector<float> v(P);
+      for (std::size_t p = 0; p < P; ++p) v[p] = float(values[p]);
+      o.data = std::move(v);
       r.outputs.push_back(std::move(o));
     };
     map("residual", result->residual);
@@ -265,10 +266,11 @@ class LsqWorkload final : public Workload {
     // Upright: column w to the right, row h downwards (sample (i, j) = pixel (H-1-j, i)).
     img.rows = int(W);
     img.cols = int(H);
-    img.data.resize(H * W);
+    const std::vector<float>& src = o->host();
+    std::vector<float> upright(H * W);
     for (std::size_t w = 0; w < W; ++w)
-      for (std::size_t j = 0; j < H; ++j)
-        img.data[w * H + j] = o->data[offset + (H - 1 - j) * W + w];
+      for (std::size_t j = 0; j < H; ++j) upright[w * H + j] = src[offset + (H - 1 - j) * W + w];
+    img.data = std::move(upright);
     if (img.colormap == "coolwarm") img.symmetric_range();  // zero at the neutral centre
     // Titles in the cube's pixel indices (a preview samples every stride-th pixel): columns w
     // left to right, rows h top to bottom (the vertical axis runs from H-1 at the bottom to 0).
@@ -338,8 +340,8 @@ class LsqWorkload final : public Workload {
     for (const char* name : {"solution", "residual"}) {
       const OutputArray* o = r.find(name);
       if (!o) continue;
-      const auto inf =
-          std::count_if(o->data.begin(), o->data.end(), [](float v) { return std::isinf(v); });
+      const std::vector<float>& v = o->host();
+      const auto inf = std::count_if(v.begin(), v.end(), [](float x) { return std::isinf(x); });
       if (inf > 0)
         r.warnings.push_back(std::string(name) + ": " + std::to_string(inf) +
                              " values overflow float32 (inf) in the exported file");
@@ -355,14 +357,9 @@ class LsqWorkload final : public Workload {
 }  // namespace
 
 WorkloadDescriptor lsq_descriptor() {
-  using D = io::DType;
-  return {"lsq",
-          [] { return std::make_unique<LsqWorkload>(); },
-          {{"solution", "x", "", D::Float64},  // float32 when precision=fp32
-           {"residual", "RMS residual", "data", D::Float32},
-           {"count", "observed rows", "", D::Int32},
-           {"status", "status", "", D::UInt8},
-           {"condition", "condition", "", D::Float32}}};
+  // The outputs as compute/lsq declares them (lsq::outputs(): also the view choices).
+  return {"lsq", [] { return std::make_unique<LsqWorkload>(); }, lsq::outputs(),
+          "solution (N,H,W), the others (H,W)"};
 }
 
 }  // namespace simscope::app

@@ -129,13 +129,14 @@ class OscillatorsWorkload final : public Workload {
     const int sk = stride_for(K), sn = stride_for(N);
     img.rows = int((K + sk - 1) / sk);
     img.cols = int((N + sn - 1) / sn);
-    img.data.resize(std::size_t(img.rows) * img.cols);
+    std::vector<float> values(std::size_t(img.rows) * img.cols);
     for (int i = 0; i < img.rows; ++i)
       for (int j = 0; j < img.cols; ++j) {
         const std::size_t q = std::size_t(i) * sk * N + std::size_t(j) * sn;
-        img.data[std::size_t(i) * img.cols + j] =
+        values[std::size_t(i) * img.cols + j] =
             amp ? float(std::hypot(o->data64[2 * q], o->data64[2 * q + 1])) : float(o->data64[q]);
       }
+    img.data = std::move(values);
     // Members and nodes are indices, not lengths: the map fills the view (a study of 8 members
     // of 100 nodes is not a thin strip), titled with the indices each axis covers.
     img.annotations.aspect = render::Aspect::Fill;
@@ -514,7 +515,8 @@ WorkloadDescriptor oscillators_descriptor() {
            {"msd_t", "msd(t)", "", D::Float64},
            {"order_t", "R(t)", "", D::Float64},
            {"phases", "theta", "rad", D::Float64},
-           {"state", "x, y", "", D::Float64}}};
+           {"state", "x, y", "", D::Float64}},
+          "msd (K,), msd_t and order_t (T,), phases (K,N), state (K,N,2)"};
 }
 
 }  // namespace simscope::app

@@ -1,6 +1,7 @@
 #pragma once
 /// @file Presets: a workload's parameters saved as JSON,
-/// {"simscope_preset": 1, "workload": "field", "params": {...}, "view": {...}}.
+/// {"simscope_preset": 1, "workload": "field", "params": {...}, "view": {...}}. In the run layer
+/// (nlohmann-json, no Qt): every front end (GUI, CLI, Python, MPI ranks) reads them alike.
 #include <string>
 
 #include "core/params.hpp"

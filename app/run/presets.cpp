@@ -1,0 +1,169 @@
+#include "presets.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "core/error.hpp"
+#include "core/quote.hpp"
+#include "json.hpp"
+#include "params_json.hpp"
+#include "unknown_parameter.hpp"
+#include "view_schema.hpp"
+
+namespace simscope::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* const kTopKeys[] = {"simscope_preset", "workload", "params", "view"};
+
+/// nlohmann's error without its "[json.exception.KIND.N] " prefix, on one line.
+std::string parse_reason(const Json::exception& e) {
+  std::string what = e.what();
+  if (const auto close = what.find("] ");
+      what.rfind("[json.exception.", 0) == 0 && close != std::string::npos)
+    what = what.substr(close + 2);
+  return quote_text(what);
+}
+
+Json read_preset_object(const std::string& path) {
+  std::error_code ec;
+  std::ifstream f;
+  if (!fs::is_directory(path, ec)) f.open(path, std::ios::binary);
+  if (!f.is_open()) {
+    const int e = fs::is_directory(path, ec) ? EISDIR : errno;
+    throw Error(path + ": cannot open preset (" + std::strerror(e) + ")");
+  }
+  const std::string text{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+  Json doc;
+  try {
+    doc = Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    // e.byte counts from 1 at the character where parsing failed: the offset is 0-based.
+    throw Error(path + ": not valid JSON at offset " + std::to_string(e.byte > 0 ? e.byte - 1 : 0) +
+                " (" + parse_reason(e) + ")");
+  } catch (const Json::exception& e) {  // e.g. out_of_range: a number beyond double, 1e400
+    throw Error(path + ": not valid JSON (" + parse_reason(e) + ")");
+  }
+  if (!doc.is_object() || !doc.contains("workload") || !doc["workload"].is_string() ||
+      !doc.contains("params") || !doc["params"].is_object())
+    throw Error(path +
+                ": not a simscope preset (expected an object with \"workload\" and "
+                "\"params\")");
+  if (doc.contains("simscope_preset")) {
+    const Json& version = doc["simscope_preset"];
+    if (!version.is_number() || version.get<double>() != 1)
+      throw Error(path + ": preset format " + json_text(Json::array({version}), true) +
+                  " is not supported (this simscope reads simscope_preset 1)");
+  }
+  for (const auto& [key, value] : doc.items()) {
+    bool known = false;
+    for (const char* k : kTopKeys) known = known || key == k;
+    if (!known)
+      throw Error(path + ": unknown key \"" + quote_text(key) +
+                  "\" in the preset (allowed: simscope_preset, workload, params, view)");
+  }
+  if (doc.contains("view") && !doc["view"].is_object())
+    throw Error(path + ": \"view\" must be an object of view settings (view.colormap, ...)");
+  return doc;
+}
+
+/// Names in "params" that the workload does not know, and in "view" that are not view
+/// settings, refused with where they belong: view.* settings go under "view", a workload's
+/// parameters under "params".
+void check_names(const std::string& path, const Json& params, const Json& view,
+                 const Schema& workload) {
+  const Schema& vs = view_schema();
+  for (const auto& [name, value] : params.items()) {
+    const std::string quoted = quote_text(name);
+    if (workload.find(name)) continue;
+    if (vs.find(name))
+      throw Error(path + ": \"" + quoted +
+                  "\" is a view setting: put it under \"view\", not "
+                  "\"params\"");
+    if (name.rfind("view.", 0) == 0)
+      throw Error(path + ": under \"params\": unknown parameter '" + quoted +
+                  "'; view settings go under \"view\" (view settings: " + vs.names() +
+                  "; parameters of workload '" + workload.workload() + "': " + workload.names() +
+                  ")");
+    throw Error(path + ": under \"params\": " + unknown_parameter_message(workload, name));
+  }
+  for (const auto& [name, value] : view.items()) {
+    const std::string quoted = quote_text(name);
+    if (vs.find(name)) continue;
+    if (workload.find(name))
+      throw Error(path + ": \"" + quoted + "\" is a parameter of workload '" + workload.workload() +
+                  "': put it under \"params\", not \"view\"");
+    throw Error(path + ": under \"view\": unknown view setting '" + quoted +
+                "' (view settings: " + vs.names() + ")");
+  }
+}
+
+/// `file` (relative) against the folder `base`, cleaned: no "." or ".." parts, no repeated or
+/// trailing separators (as QDir::cleanPath).
+std::string resolve_against(const fs::path& base, const std::string& file) {
+  std::string s = (base / file).lexically_normal().string();
+  while (s.size() > 1 && s.back() == '/') s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+std::string preset_workload(const std::string& path) {
+  return read_preset_object(path)["workload"].get<std::string>();
+}
+
+void load_preset(const std::string& path, ParamSet& params, ParamSet* view) {
+  const Json o = read_preset_object(path);
+  const std::string workload = o["workload"].get<std::string>();
+  if (workload != params.schema().workload())
+    throw Error(path + ": preset is for workload '" + quote_text(workload) + "', not '" +
+                params.schema().workload() + "'");
+  const Json no_view = Json::object();
+  const Json& view_json = o.contains("view") ? o["view"] : no_view;
+  check_names(path, o["params"], view_json, params.schema());
+  ParamSet next = params;
+  // File parameters written relative to the preset resolve against the preset's folder.
+  Json values = o["params"];
+  std::error_code ec;
+  const fs::path base = fs::absolute(fs::path(path), ec).parent_path();
+  for (const ParamSpec& spec : params.schema().specs()) {
+    const auto it = values.find(spec.name);
+    if (spec.type != ParamType::Path || it == values.end() || !it->is_string()) continue;
+    const std::string file = it->get<std::string>();
+    if (!file.empty() && fs::path(file).is_relative()) *it = resolve_against(base, file);
+  }
+  apply_json(next, values, path);
+  if (view && o.contains("view")) apply_json(*view, o["view"], path);
+  params = std::move(next);
+}
+
+void save_preset(const std::string& path, const ParamSet& params, const ParamSet* view) {
+  Json o = Json::object();
+  o["simscope_preset"] = 1;
+  o["workload"] = params.schema().workload();
+  o["params"] = params_to_json(params);
+  if (view) o["view"] = params_to_json(*view);
+  const std::string text = json_text(o);
+  // Atomically: a temporary file beside the preset, renamed over it once complete.
+  const std::string tmp = path + ".tmp-" + std::to_string(getpid());
+  std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+  int err = f.is_open() ? 0 : errno;
+  if (!err && (!f.write(text.data(), std::streamsize(text.size())) || !f.flush())) err = errno;
+  f.close();
+  if (!err && std::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
+  if (err) {
+    std::error_code ec;
+    fs::remove(tmp, ec);
+    throw Error(path + ": cannot write preset (" + std::strerror(err ? err : EIO) + ")");
+  }
+}
+
+}  // namespace simscope::app

@@ -1,0 +1,14 @@
+#pragma once
+/// @file The message for a parameter name no schema knows (--set, presets).
+#include <string>
+
+#include "core/params.hpp"
+
+namespace simscope::app {
+
+/// "unknown parameter 'x' for workload 'w' (known: ...; view parameters (every workload):
+/// view.colormap, ...; see --list-params w)": the workload's names and the view's, as
+/// --list-params presents them.
+std::string unknown_parameter_message(const Schema& workload, const std::string& name);
+
+}  // namespace simscope::app

@@ -1,0 +1,21 @@
+#include "view_upload.hpp"
+
+#include <string>
+
+#include "core/error.hpp"
+
+namespace simscope::app {
+
+void upload_image(render::PlaneView& view, const ViewImage& image) {
+  const std::size_t n = std::size_t(image.rows) * std::size_t(image.cols);
+  if (image.data.size() < n)
+    throw Error("view: image of " + std::to_string(image.rows) + " x " +
+                std::to_string(image.cols) + " holds only " + std::to_string(image.data.size()) +
+                " values");
+  if (const float* device = image.data.device())
+    view.set_data_device(device, image.rows, image.cols);
+  else
+    view.set_data_host(image.data.host().data(), image.rows, image.cols);
+}
+
+}  // namespace simscope::app

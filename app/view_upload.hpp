@@ -1,0 +1,18 @@
+#pragma once
+/// @file The one way a view image reaches the plane view, whether its values live on the device
+/// or the host (GUI and headless runner alike).
+#include "render/plane_view.hpp"
+#include "workload.hpp"
+
+namespace simscope::app {
+
+/// Puts `image`'s rows x cols values into `view`: from device memory through the view's
+/// interop buffer (CUDA-GL interop, or its device -> host -> PBO fallback: view.upload_path()
+/// tells which) when they live there (image.data.device()), else from host memory (a host
+/// upload; device values already copied to the host are still uploaded from the device, which
+/// needs no host round trip). The image's values must stay alive while the call runs only:
+/// the view keeps its own copy. Throws render::RenderError as PlaneView::set_data_* do, and
+/// simscope::Error when the image holds fewer values than rows x cols.
+void upload_image(render::PlaneView& view, const ViewImage& image);
+
+}  // namespace simscope::app

@@ -1,0 +1,288 @@
+// Outputs that know where they live (issue 11, item 3), on the CPU: a device-resident output is
+// faked with host memory and a counted download function. Checked: no host copy until something
+// reads it (export, a view's range, a box mosaic), then exactly one, shared by every copy of the
+// result and safe from many threads; a failed download is retried; the plane view image shares
+// the output (no copy); the memory lives as long as the result, whatever runs afterwards.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "core/error.hpp"
+#include "export.hpp"
+#include "field/field.hpp"
+#include "io/npy.hpp"
+#include "output_data.hpp"
+#include "run_manifest.hpp"
+#include "workload.hpp"
+
+namespace simscope::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// Fake device memory: `values` in host memory behind a shared_ptr that counts its frees, and a
+/// download that counts its calls (and may be told to fail).
+struct FakeDevice {
+  std::shared_ptr<std::atomic<int>> downloads = std::make_shared<std::atomic<int>>(0);
+  std::shared_ptr<std::atomic<int>> frees = std::make_shared<std::atomic<int>>(0);
+  std::shared_ptr<std::atomic<bool>> fail = std::make_shared<std::atomic<bool>>(false);
+
+  OutputData make(const std::vector<float>& values) const {
+    auto frees_ = frees;
+    std::shared_ptr<const float> mem(new float[values.size()], [frees_](const float* p) {
+      delete[] p;
+      ++*frees_;
+    });
+    std::copy(values.begin(), values.end(), const_cast<float*>(mem.get()));
+    auto downloads_ = downloads;
+    auto fail_ = fail;
+    return OutputData::on_device(mem, values.size(),
+                                 [mem, downloads_, fail_](float* dst, std::size_t n) {
+                                   ++*downloads_;
+                                   if (*fail_) throw Error("fake device: copy failed");
+                                   std::copy(mem.get(), mem.get() + n, dst);
+                                 });
+  }
+};
+
+std::vector<float> ramp(std::size_t n, float scale = 1) {
+  std::vector<float> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = scale * (float(i) - float(n) / 3);
+  return v;
+}
+
+TEST(OutputData, HostValuesAreThereWithoutADevice) {
+  const OutputData d(std::vector<float>{1, 2, 3});
+  EXPECT_EQ(d.size(), 3u);
+  EXPECT_EQ(d.device(), nullptr);
+  EXPECT_TRUE(d.host_ready());
+  EXPECT_EQ(d.host(), (std::vector<float>{1, 2, 3}));
+  const OutputData none;
+  EXPECT_TRUE(none.empty());
+  EXPECT_TRUE(none.host().empty());
+  EXPECT_EQ(none.device(), nullptr);
+}
+
+TEST(OutputData, DeviceValuesDownloadOnceOnFirstUseForEveryCopy) {
+  FakeDevice dev;
+  const std::vector<float> values = ramp(1000);
+  const OutputData d = dev.make(values);
+  EXPECT_EQ(d.size(), values.size());
+  EXPECT_NE(d.device(), nullptr);
+  const OutputData copy = d;  // e.g. a copy of the RunResult
+  EXPECT_FALSE(d.host_ready());
+  EXPECT_FALSE(copy.host_ready());
+  EXPECT_EQ(*dev.downloads, 0) << "nothing read the values yet";
+  EXPECT_EQ(copy.host(), values);
+  EXPECT_EQ(*dev.downloads, 1);
+  EXPECT_TRUE(d.host_ready()) << "copies share the host copy";
+  EXPECT_EQ(d.host(), values);
+  EXPECT_EQ(&d.host(), &copy.host());
+  EXPECT_EQ(*dev.downloads, 1);
+  EXPECT_EQ(d.device(), copy.device()) << "the device values stay (the view uploads from them)";
+}
+
+TEST(OutputData, ConcurrentReadersShareOneDownload) {
+  for (int round = 0; round < 20; ++round) {
+    FakeDevice dev;
+    const std::vector<float> values = ramp(4096, float(round + 1));
+    const OutputData d = dev.make(values);
+    std::atomic<int> wrong{0};
+    std::vector<std::thread> readers;
+    for (int t = 0; t < 8; ++t)
+      readers.emplace_back([&] {
+        if (d.host() != values) ++wrong;
+      });
+    for (auto& t : readers) t.join();
+    EXPECT_EQ(wrong, 0) << "round " << round;
+    EXPECT_EQ(*dev.downloads, 1) << "round " << round;
+  }
+}
+
+TEST(OutputData, AFailedDownloadThrowsAndIsRetried) {
+  FakeDevice dev;
+  const std::vector<float> values = ramp(10);
+  const OutputData d = dev.make(values);
+  *dev.fail = true;
+  EXPECT_THROW(
+      {
+        try {
+          d.host();
+        } catch (const Error& e) {
+          EXPECT_STREQ(e.what(), "fake device: copy failed");
+          throw;
+        }
+      },
+      Error);
+  EXPECT_FALSE(d.host_ready());
+  *dev.fail = false;
+  EXPECT_EQ(d.host(), values);
+  EXPECT_EQ(*dev.downloads, 2);
+}
+
+TEST(OutputData, DeviceDataNeedsMemoryAndADownload) {
+  EXPECT_THROW(OutputData::on_device(nullptr, 4, [](float*, std::size_t) {}), Error);
+  auto mem = std::make_shared<float>(0.f);
+  EXPECT_THROW(OutputData::on_device(mem, 1, nullptr), Error);
+  EXPECT_NO_THROW(OutputData::on_device(nullptr, 0, nullptr));
+}
+
+/// A CPU field run whose outputs are then moved to fake device memory (what the CUDA evaluator
+/// leaves: field_workload's device_data), with `dev` counting the downloads.
+RunResult field_run_on_fake_device(Workload& w, const ParamSet& p, FakeDevice& dev,
+                                   std::vector<std::vector<float>>& host_values) {
+  RunResult r = w.run(p, Backend::Cpu, RunRequest{}, nullptr);
+  host_values.clear();
+  for (OutputArray& o : r.outputs) {
+    host_values.push_back(o.host());
+    o.data = dev.make(o.host());
+  }
+  return r;
+}
+
+TEST(DeviceOutputs, ThePlaneViewSharesTheOutputAndOnlyReadersDownload) {
+  const auto w = make_workload("field");
+  ParamSet p = w->schema().defaults();
+  p.set("sources.count", std::int64_t(50));
+  p.set("grid.size", std::int64_t(12));
+  FakeDevice dev;
+  std::vector<std::vector<float>> values;
+  const RunResult r = field_run_on_fake_device(*w, p, dev, values);
+  ASSERT_EQ(r.outputs.size(), 5u);
+
+  // |E| on a plane: the image is the output itself, on the device, not copied.
+  const ViewImage mag = w->view_image(r, "magnitude");
+  EXPECT_EQ(mag.data.device(), r.find("magnitude")->data.device());
+  EXPECT_EQ(*dev.downloads, 0) << "showing an output needs no host copy";
+
+  // run.json lists the outputs without reading them.
+  const Json manifest = run_manifest(r, "", RenderInfo{});
+  EXPECT_EQ(*dev.downloads, 0);
+
+  // A signed component's symmetric range reads its values: that output alone comes down.
+  const ViewImage ex = w->view_image(r, "ex");
+  EXPECT_EQ(*dev.downloads, 1);
+  double m = 0;
+  for (float v : values[1]) m = std::max(m, double(std::fabs(v)));
+  EXPECT_EQ(ex.range_hi, m);
+  EXPECT_EQ(ex.range_lo, -m);
+  EXPECT_EQ(ex.data.device(), r.find("ex")->data.device());
+
+  // Export writes every output: each downloaded once (ex already was), values as computed.
+  const fs::path dir = fs::path(SIMSCOPE_TEST_TMP) / ("outputs_export_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  export_run(r, dir.string(), manifest, nullptr);
+  EXPECT_EQ(*dev.downloads, 5);
+  for (std::size_t k = 0; k < r.outputs.size(); ++k) {
+    const io::NpyArray a = io::read_npy((dir / (r.outputs[k].name + ".npy")).string());
+    EXPECT_EQ(a.shape, (std::vector<std::size_t>{12, 12}));
+    const std::vector<double> got = a.to_double();
+    ASSERT_EQ(got.size(), values[k].size());
+    for (std::size_t i = 0; i < got.size(); ++i)
+      ASSERT_EQ(got[i], double(values[k][i])) << r.outputs[k].name << " " << i;
+  }
+  export_run(r, dir.string(), manifest, nullptr);
+  EXPECT_EQ(*dev.downloads, 5) << "a second export reuses the host copies";
+  fs::remove_all(dir);
+}
+
+TEST(DeviceOutputs, ABoxMosaicDownloadsItsOutputOnce) {
+  const auto w = make_workload("field");
+  ParamSet p = w->schema().defaults();
+  p.set("sources.count", std::int64_t(20));
+  p.set("grid.size", std::int64_t(5));
+  p.set("plane", std::string("box"));
+  FakeDevice dev;
+  std::vector<std::vector<float>> values;
+  const RunResult r = field_run_on_fake_device(*w, p, dev, values);
+  const ViewImage img = w->view_image(r, "potential");
+  EXPECT_EQ(*dev.downloads, 1);
+  EXPECT_EQ(img.data.device(), nullptr) << "the mosaic is made on the host";
+  ASSERT_EQ(img.rows, 15);
+  ASSERT_EQ(img.cols, 10);
+  // Face f's sample (i, j) at mosaic (f / 2 * n + i, f % 2 * n + j) (field_workload.cpp).
+  const std::vector<float>& mosaic = img.data.host();
+  for (int f = 0; f < 6; ++f)
+    for (int i = 0; i < 5; ++i)
+      for (int j = 0; j < 5; ++j)
+        ASSERT_EQ(mosaic[std::size_t((f / 2) * 5 + i) * 10 + (f % 2) * 5 + j],
+                  values[4][(std::size_t(f) * 5 + i) * 5 + j]);
+  w->view_image(r, "potential");
+  EXPECT_EQ(*dev.downloads, 1);
+}
+
+TEST(DeviceOutputs, AResultKeepsItsDeviceMemoryAfterLaterRuns) {
+  const auto w = make_workload("field");
+  ParamSet p = w->schema().defaults();
+  p.set("sources.count", std::int64_t(30));
+  p.set("grid.size", std::int64_t(8));
+  FakeDevice dev;
+  std::vector<std::vector<float>> first_values;
+  std::optional<RunResult> first = field_run_on_fake_device(*w, p, dev, first_values);
+  // Later runs (other sources) and their results come and go.
+  for (int seed = 2; seed < 5; ++seed) {
+    p.set("sources.seed", std::int64_t(seed));
+    FakeDevice later;
+    std::vector<std::vector<float>> v;
+    { const RunResult r = field_run_on_fake_device(*w, p, later, v); }
+    EXPECT_EQ(*later.frees, 5) << "a result's memory goes with it";
+  }
+  EXPECT_EQ(*dev.frees, 0) << "the first result still holds its outputs";
+  const RunResult copy = *first;
+  first.reset();
+  EXPECT_EQ(*dev.frees, 0) << "a copy shares them";
+  for (std::size_t k = 0; k < copy.outputs.size(); ++k)
+    EXPECT_EQ(copy.outputs[k].host(), first_values[k]) << copy.outputs[k].name;
+  const float* mem = copy.outputs[0].data.device();
+  EXPECT_EQ(mem[0], first_values[0][0]) << "the device values are unchanged";
+}
+
+TEST(DeviceOutputs, TheCpuFieldEvaluatorWritesHostResults) {
+  auto ev = field::make_evaluator(Backend::Cpu);
+  EXPECT_FALSE(ev->keep_outputs_on_device(true));
+  EXPECT_EQ(ev->device(), -1);
+  const auto w = make_workload("field");
+  ParamSet p = w->schema().defaults();
+  p.set("sources.count", std::int64_t(10));
+  p.set("grid.size", std::int64_t(4));
+  const RunResult r = w->run(p, Backend::Cpu, RunRequest{}, nullptr);
+  for (const OutputArray& o : r.outputs) {
+    EXPECT_EQ(o.data.device(), nullptr) << o.name;
+    EXPECT_TRUE(o.data.host_ready()) << o.name;
+    EXPECT_EQ(o.host().size(), 16u) << o.name;
+  }
+}
+
+// Issue 11 item 6: the `view` choices of the workloads whose view shows an output are the
+// descriptor's outputs, in export order (one list: field::outputs(), lsq::outputs()).
+TEST(Descriptor, ViewChoicesAreTheOutputs) {
+  for (const std::string name : {"field", "lsq"}) {
+    const WorkloadDescriptor& d = workload_descriptor(name);
+    const auto w = d.make();
+    std::vector<std::string> outputs;
+    for (const OutputSpec& o : d.outputs) outputs.push_back(o.name);
+    EXPECT_EQ(w->schema().at(w->view_param()).choices, outputs) << name;
+    // And a run exports exactly those.
+    ParamSet p = w->schema().defaults();
+    if (name == "field")
+      p.set("sources.count", std::int64_t(5)), p.set("grid.size", std::int64_t(4));
+    if (name == "lsq")
+      p.set("synth.height", std::int64_t(3)), p.set("synth.width", std::int64_t(3));
+    const RunResult r = w->run(p, Backend::Cpu, RunRequest{}, nullptr);
+    std::vector<std::string> exported;
+    for (const OutputArray& o : r.outputs) exported.push_back(o.name);
+    EXPECT_EQ(exported, outputs) << name;
+  }
+}
+
+}  // namespace
+}  // namespace simscope::app
