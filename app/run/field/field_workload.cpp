@@ -29,6 +29,23 @@ std::pair<const char*, const char*> plane_axes(field::PlaneKind kind) {
   }
 }
 
+/// The method that ran and, for the tree method, its times and measured error (run.json stats).
+void add_tree_stats(const field::Result& fr, RunResult& r) {
+  r.stats["method_tree"] = fr.method == field::Method::Tree ? 1 : 0;
+  if (fr.method != field::Method::Tree) return;
+  const field::TreeStats& t = fr.tree;
+  r.stats["tree_build_seconds"] = t.build_seconds;
+  r.stats["tree_eval_seconds"] = t.eval_seconds;
+  r.stats["tree_error_seconds"] = t.error_seconds;
+  r.stats["tree_order"] = t.order;
+  r.stats["tree_theta"] = t.theta;
+  r.stats["error_samples"] = double(t.error_samples);
+  if (t.error_samples > 0) {
+    r.stats["rms_rel_error"] = t.rms_rel_error;
+    r.stats["max_rel_error"] = t.max_rel_error;
+  }
+}
+
 std::string number(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.4g", v);
@@ -86,8 +103,9 @@ class FieldWorkload final : public Workload {
     const field::Options options = field::options_from(params);
     const field::Targets targets = field::make_targets(grid);
 
-    if (!evaluator_ || evaluator_->backend() != backend)
-      evaluator_ = field::make_evaluator(backend);
+    const field::Method method = field::method_from(params);
+    if (!evaluator_ || evaluator_->backend() != backend || evaluator_->method() != method)
+      evaluator_ = field::make_evaluator(method, backend);
     field::Result fr;
     evaluator_->evaluate(sources, targets, options, fr, progress);
 
@@ -120,6 +138,7 @@ class FieldWorkload final : public Workload {
     r.stats["skipped_coincidences"] = double(fr.skipped_coincidences);
     r.stats["pairs_per_s"] = fr.seconds > 0 ? r.stats["pairs"] / fr.seconds : 0;
     r.stats["peak_device_bytes"] = evaluator_->peak_device_bytes();
+    add_tree_stats(fr, r);
     r.compute_seconds = fr.seconds;
     r.total_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     return r;

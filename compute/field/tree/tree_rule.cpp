@@ -1,0 +1,30 @@
+// The tree method's rules (field.hpp: tree_rule, auto_direct_pairs, resolve_method).
+#include <cmath>
+#include <string>
+
+#include "core/error.hpp"
+#include "field/field.hpp"
+
+namespace simscope::field {
+
+TreeRule tree_rule(double tolerance) {
+  if (!(tolerance >= 1e-8 && tolerance <= 1e-3))
+    throw Error("field: tree.tolerance must be in [1e-8, 1e-3], got " + std::to_string(tolerance));
+  // Calibrated (tests/bench/NOTES.md "field tree"): a fixed opening angle and the order that
+  // keeps the RMS error of E below the tolerance on the hardest measured distribution.
+  TreeRule r;
+  r.theta = 0.5;
+  const double digits = -std::log10(tolerance);
+  r.order = int(std::ceil(1.5 * digits));
+  return r;
+}
+
+double auto_direct_pairs(Backend backend) { return backend == Backend::Cuda ? 1e11 : 1e9; }
+
+Method resolve_method(Method method, Backend backend, std::size_t sources, std::size_t targets) {
+  if (method != Method::Auto) return method;
+  return double(sources) * double(targets) <= auto_direct_pairs(backend) ? Method::Direct
+                                                                         : Method::Tree;
+}
+
+}  // namespace simscope::field
