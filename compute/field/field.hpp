@@ -87,8 +87,10 @@ struct Options {
   int tree_order = 0;
   double tree_theta = 0;
   /// Tree method only: targets sampled for the measured error (direct fp64 sums at a random
-  /// sample of the evaluated targets); -1: automatic (about 1e8 source-target pairs, at least
-  /// 8 and at most 1024 targets), 0: no measurement.
+  /// sample of the evaluated targets); -1: automatic (about 3e7 source-target pairs, at least
+  /// 8 and at most 1024 targets), 0: no measurement. When the measured RMS error of E or of
+  /// the potential exceeds `tolerance`, the evaluation is redone with a tighter setting
+  /// (TreeStats::refinements).
   std::int64_t error_samples = -1;
   /// Seed of that sample; 0: a fresh sample every evaluation.
   std::uint64_t error_seed = 0;
@@ -109,15 +111,18 @@ struct TreeStats {
   double error_seconds = 0;  ///< the sampled direct sums of the measured error
   /// Measured error of E over the sampled targets against direct fp64 sums (of the tree's
   /// fp64 values, before the outputs' fp32 rounding, which adds up to 6e-8 relative):
-  /// sqrt(sum |E_tree - E_direct|^2 / sum |E_direct|^2) and max |E_tree - E_direct| / |E_direct|
-  /// (NaN when not measured).
+  /// sqrt(mean over the sample |E_tree - E_direct|^2 / mean over all evaluated targets
+  /// |E_tree|^2) (the relative RMS error ||E_tree - E|| / ||E||, its norm from every target)
+  /// and max over the sample |E_tree - E_direct| / |E_direct| (NaN when not measured).
   double rms_rel_error = NAN, max_rel_error = NAN;
-  std::size_t error_samples = 0;  ///< targets in that sample
-  int order = 0;                  ///< expansion order used
-  double theta = 0;               ///< opening angle used
-  std::uint64_t m2l = 0;          ///< cell-cell expansions formed
-  double p2p_pairs = 0;           ///< source-target pairs summed directly (near field)
-  double tree_bytes = 0;          ///< memory held by the source tree
+  double rms_rel_error_potential = NAN;  ///< the same RMS measure for the potential
+  std::size_t error_samples = 0;         ///< targets in that sample
+  int order = 0;                         ///< expansion order used
+  double theta = 0;                      ///< opening angle used
+  std::uint64_t m2l = 0;                 ///< cell-cell expansions formed
+  double p2p_pairs = 0;                  ///< source-target pairs summed directly (near field)
+  double tree_bytes = 0;                 ///< memory held by the source tree
+  int refinements = 0;  ///< evaluations redone tighter because the measured error was too large
 };
 
 /// Results: one float per target of the evaluated range for each output (index i holds target

@@ -38,6 +38,8 @@ double since(Clock::time_point t0) {
 
 constexpr int kTargetLeaf = 32;  // targets per leaf of the target tree
 constexpr std::size_t kTile = 1024;
+constexpr double kM2LPairs = 1.0;
+constexpr std::uint32_t kFewSources = 8;
 
 /// Adds the sums of sources [b, e) of `s` at target (tx, ty, tz) to acc (direct convention).
 void p2p_target(const SourceTree& s, std::uint32_t b, std::uint32_t e, double tx, double ty,
@@ -97,6 +99,9 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
   const MultiIndex& m = multi_index(rule.order);
   const std::size_t N = std::size_t(m.count);
   const double eps2 = o.eps * o.eps, theta = rule.theta;
+  // An accepted pair is summed directly when that is cheaper: an M2L costs about as much as
+  // kM2LPairs pairs of the direct loop per pair of its index table (measured: NOTES.md).
+  const double m2l_cost = kM2LPairs * double(m.pair_b.size());
   const Octree tt = build_octree(t.x.data(), t.y.data(), t.z.data(), t.size(), kTargetLeaf);
   const auto& tc = tt.cells;
   const auto& sc = s.oct.cells;
@@ -155,11 +160,16 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
       const double dx = A.centre[0] - B.centre[0], dy = A.centre[1] - B.centre[1],
                    dz = A.centre[2] - B.centre[2];
       const double d = std::sqrt(dx * dx + dy * dy + dz * dz);
-      if (A.radius + B.radius < theta * d) {
+      const double direct_cost = double(A.count()) * double(B.count());  // (range-independent)
+      const bool accept = A.radius + B.radius < theta * d;
+      // A handful of sources is always summed directly: exact, and cheaper per target than
+      // evaluating an expansion (a single source is exact to rounding).
+      const bool cheap = direct_cost <= m2l_cost || B.count() <= kFewSources;
+      if (accept && !cheap) {
         m2l(m, A.centre, B.centre, eps2, s.moment(std::size_t(pr.b)), &local[pr.a * N], D.data());
         has_local[pr.a] = 1;
         ++m2l_count;
-      } else if (A.leaf() && B.leaf()) {
+      } else if ((A.leaf() && B.leaf()) || (accept && cheap)) {
         for (std::uint32_t i = A.begin; i < A.end; ++i) {
           const std::uint32_t ti = tt.order[i];
           if (ti < r.begin || ti >= r.end) continue;

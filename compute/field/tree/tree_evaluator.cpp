@@ -1,6 +1,7 @@
 // The CPU tree evaluator (field.hpp, Method::Tree on Backend::Cpu): keeps the source tree of the
 // last source set (Sources::generation and size; generation 0 rebuilds every time), evaluates
 // through tree_evaluate() and measures the error at sampled targets.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
@@ -50,25 +51,50 @@ class CpuTreeEvaluator final : public Evaluator {
         throw Error("field tree: target " + std::to_string(i) + " has a non-finite coordinate");
     const auto t0 = Clock::now();
     progress_set(progress, 0);
-    TreeStats stats;
-    stats.order = rule.order;
-    stats.theta = rule.theta;
     const bool reuse =
         tree_ && s.generation != 0 && tree_->generation == s.generation && tree_->size == s.size();
+    double build_seconds = 0;
     if (!reuse) {
       tree_.reset();  // free the old tree before building the new one
       tree_ = std::make_unique<SourceTree>(build_source_tree(s));
+      build_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     }
-    if (tree_->order != rule.order) compute_moments(*tree_, rule.order);
-    stats.build_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-    stats.tree_bytes = tree_->bytes();
-    progress_check(progress);
-
+    // The ladder (tree_rule.cpp: refine()): start where the last evaluation of these sources
+    // and tolerance ended; a measured error above the tolerance redoes the evaluation one rung
+    // tighter, one far below it lets the next evaluation start a rung looser.
+    const bool fixed = o.tree_order != 0 || o.tree_theta != 0;
+    const LadderKey key{s.generation, s.size(), o.tolerance, o.eps};
+    if (fixed || !(key == key_) || s.generation == 0) rung_ = 0;
+    key_ = key;
     std::vector<double> acc;
     std::uint64_t skipped = 0;
-    tree_evaluate(*tree_, t, r, o, rule, acc, stats, skipped, progress);
-    measure_error(*tree_, t, r, o, acc, stats);
-
+    TreeStats stats;
+    int redone = 0;
+    for (;;) {
+      const TreeRule used = fixed ? rule : refine(rule, rung_);
+      stats = TreeStats{};
+      stats.order = used.order;
+      stats.theta = used.theta;
+      if (tree_->order != used.order) {
+        const auto tm = Clock::now();
+        compute_moments(*tree_, used.order);
+        build_seconds += std::chrono::duration<double>(Clock::now() - tm).count();
+      }
+      stats.tree_bytes = tree_->bytes();
+      progress_check(progress);
+      tree_evaluate(*tree_, t, r, o, used, acc, stats, skipped, progress);
+      measure_error(*tree_, t, r, o, acc, stats);
+      const double measured = std::max(stats.rms_rel_error, stats.rms_rel_error_potential);
+      if (fixed || stats.error_samples == 0 || !(measured > o.tolerance) || rung_ >= kMaxRung ||
+          redone >= kMaxRedo)
+        break;
+      ++rung_, ++redone;
+    }
+    if (!fixed && redone == 0 && rung_ > 0 &&
+        std::max(stats.rms_rel_error, stats.rms_rel_error_potential) < o.tolerance / 50)
+      --rung_;
+    stats.build_seconds = build_seconds;
+    stats.refinements = redone;
     const std::size_t T = r.end - r.begin;
     detail::resize_outputs(out, T);
     for (std::size_t i = 0; i < T; ++i) finalize(&acc[i * 4], o.k, out, i);
@@ -81,7 +107,19 @@ class CpuTreeEvaluator final : public Evaluator {
   }
 
  private:
+  struct LadderKey {
+    std::uint64_t generation = 0;
+    std::size_t size = 0;
+    double tolerance = 0, eps = -1;
+    bool operator==(const LadderKey& o) const {
+      return generation == o.generation && size == o.size && tolerance == o.tolerance &&
+             eps == o.eps;
+    }
+  };
+  static constexpr int kMaxRedo = 4;
   std::unique_ptr<SourceTree> tree_;
+  LadderKey key_;
+  int rung_ = 0;
 };
 
 }  // namespace

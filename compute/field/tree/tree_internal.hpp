@@ -32,6 +32,14 @@ std::size_t error_sample_count(std::int64_t requested, std::size_t P, std::size_
 void measure_error(const SourceTree& s, const Targets& t, const IndexRange& r, const Options& o,
                    const std::vector<double>& acc, TreeStats& stats);
 
+/// Rung `rung` (0: the rule itself) of the ladder of ever tighter settings the evaluators climb
+/// when the measured error exceeds the tolerance (near-cancelling fields: dipole pairs, an
+/// alternating lattice seen from afar): theta x 0.85 per rung down to 0.2, then order + 2 per
+/// rung up to 16 (tree_rule.cpp).
+TreeRule refine(const TreeRule& rule, int rung);
+/// The last rung.
+constexpr int kMaxRung = 12;
+
 /// The CPU tree evaluator (tree_evaluator.cpp) and the auto evaluators (auto_evaluator.cpp).
 std::unique_ptr<Evaluator> make_cpu_tree_evaluator();
 std::unique_ptr<Evaluator> make_auto_evaluator(Backend backend);

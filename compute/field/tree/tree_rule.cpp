@@ -1,9 +1,11 @@
 // The tree method's rules (field.hpp: tree_rule, auto_direct_pairs, resolve_method).
+#include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "core/error.hpp"
 #include "field/field.hpp"
+#include "field/tree/tree_internal.hpp"
 
 namespace simscope::field {
 
@@ -15,9 +17,22 @@ TreeRule tree_rule(double tolerance) {
   TreeRule r;
   r.theta = 0.5;
   const double digits = -std::log10(tolerance);
-  r.order = int(std::ceil(1.5 * digits));
+  r.order = std::clamp(int(std::ceil(2 * digits - 1 - 1e-9)), 3, 16);
   return r;
 }
+
+namespace tree {
+TreeRule refine(const TreeRule& rule, int rung) {
+  TreeRule r = rule;
+  for (int i = 0; i < rung; ++i) {
+    if (r.theta * 0.85 >= 0.2)
+      r.theta *= 0.85;
+    else
+      r.order = std::min(16, r.order + 2);
+  }
+  return r;
+}
+}  // namespace tree
 
 double auto_direct_pairs(Backend backend) { return backend == Backend::Cuda ? 1e11 : 1e9; }
 
