@@ -381,11 +381,12 @@ TEST(FieldTree, AutoPicksByPairCount) {
 }
 
 TEST(FieldTree, RuleAndBadInput) {
-  // The documented rule: theta 0.5, order 2 d - 1 for d = -log10(tolerance) digits.
-  EXPECT_EQ(tree_rule(1e-3).order, 5);
-  EXPECT_EQ(tree_rule(1e-5).order, 9);
-  EXPECT_EQ(tree_rule(1e-7).order, 13);
-  EXPECT_EQ(tree_rule(1e-8).order, 15);
+  // The documented rule: theta 0.5, order max(4, 2 d - 3) for d = -log10(tolerance) digits.
+  EXPECT_EQ(tree_rule(1e-3).order, 4);
+  EXPECT_EQ(tree_rule(1e-4).order, 5);
+  EXPECT_EQ(tree_rule(1e-5).order, 7);
+  EXPECT_EQ(tree_rule(1e-7).order, 11);
+  EXPECT_EQ(tree_rule(1e-8).order, 13);
   EXPECT_EQ(tree_rule(1e-5).theta, 0.5);
   for (double bad : {1e-2, 1e-9, 0.0, -1e-5, double(NAN)})
     EXPECT_NE(error_of([&] { tree_rule(bad); }).find("tree.tolerance"), std::string::npos) << bad;

@@ -34,11 +34,12 @@ void measure_error(const SourceTree& s, const Targets& t, const IndexRange& r, c
 
 /// Rung `rung` (0: the rule itself) of the ladder of ever tighter settings the evaluators climb
 /// when the measured error exceeds the tolerance (near-cancelling fields: dipole pairs, an
-/// alternating lattice seen from afar): theta x 0.85 per rung down to 0.2, then order + 2 per
-/// rung up to 16 (tree_rule.cpp).
+/// alternating lattice seen from afar): theta x 0.8 per rung down to 0.3, then order + 2 per
+/// rung up to 16 (tree_rule.cpp); a negative rung loosens theta by 1/0.85 per rung up to 0.7
+/// (where the measured error was far below the tolerance: a far plane).
 TreeRule refine(const TreeRule& rule, int rung);
-/// The last rung.
-constexpr int kMaxRung = 12;
+/// The first and last rungs.
+constexpr int kMinRung = -2, kMaxRung = 8;
 
 /// The CPU tree evaluator (tree_evaluator.cpp) and the auto evaluators (auto_evaluator.cpp).
 std::unique_ptr<Evaluator> make_cpu_tree_evaluator();

@@ -17,16 +17,17 @@ TreeRule tree_rule(double tolerance) {
   TreeRule r;
   r.theta = 0.5;
   const double digits = -std::log10(tolerance);
-  r.order = std::clamp(int(std::ceil(2 * digits - 1 - 1e-9)), 3, 16);
+  r.order = std::clamp(int(std::ceil(2 * digits - 3 - 1e-9)), 4, 16);
   return r;
 }
 
 namespace tree {
 TreeRule refine(const TreeRule& rule, int rung) {
   TreeRule r = rule;
+  for (int i = 0; i > rung; --i) r.theta = std::min(0.7, r.theta / 0.85);
   for (int i = 0; i < rung; ++i) {
-    if (r.theta * 0.85 >= 0.2)
-      r.theta *= 0.85;
+    if (r.theta * 0.8 >= 0.3)
+      r.theta *= 0.8;
     else
       r.order = std::min(16, r.order + 2);
   }
