@@ -37,36 +37,38 @@ void derivatives(const MultiIndex& m, double rx, double ry, double rz, double ep
 
 void p2m(const MultiIndex& m, const double c[3], const float* x, const float* y, const float* z,
          const float* q, int n, double* M) {
-  // Batches of kLanes sources: the scaled powers term by term across the lanes (vectorised),
-  // then each term's sum over the lanes weighted by q.
-  constexpr int kLanes = 16;
-  static thread_local std::vector<double> buf;
+  // Batches of kLanes sources: the scaled powers term by term across the lanes, accumulated per
+  // lane over the batches (both vectorised), the lanes summed once at the end.
+  constexpr int kLanes = 8;
+  static thread_local std::vector<double> buf, sum;
   buf.resize(std::size_t(m.count) * kLanes);
+  sum.assign(std::size_t(m.count) * kLanes, 0.0);
   double* P = buf.data();
+  double* S = sum.data();
   for (int j0 = 0; j0 < n; j0 += kLanes) {
     const int w = std::min(kLanes, n - j0);
-    double r[3][kLanes], qq[kLanes];
+    double r[3][kLanes];
     for (int l = 0; l < kLanes; ++l) {
       const int j = j0 + (l < w ? l : 0);
       r[0][l] = c[0] - double(x[j]), r[1][l] = c[1] - double(y[j]), r[2][l] = c[2] - double(z[j]);
-      qq[l] = l < w ? double(q[j]) : 0.0;
+      P[l] = l < w ? double(q[j]) : 0.0;
     }
-    for (int l = 0; l < kLanes; ++l) P[l] = qq[l];
     for (int i = 1; i < m.count; ++i) {
       const int kc[3] = {m.kx[i], m.ky[i], m.kz[i]};
       const int a = kc[0] ? 0 : kc[1] ? 1 : 2;
       const double inv = 1.0 / double(kc[a]);
-      const double* src = P + std::size_t(m.minus1[a][i]) * kLanes;
-      double* dst = P + std::size_t(i) * kLanes;
-      const double* ra = r[a];
+      const double* __restrict src = P + std::size_t(m.minus1[a][i]) * kLanes;
+      double* __restrict dst = P + std::size_t(i) * kLanes;  // (a later row than src)
+      const double* __restrict ra = r[a];
+#pragma GCC ivdep
       for (int l = 0; l < kLanes; ++l) dst[l] = src[l] * ra[l] * inv;
     }
-    for (int i = 0; i < m.count; ++i) {
-      const double* row = P + std::size_t(i) * kLanes;
-      double acc = 0;
-      for (int l = 0; l < kLanes; ++l) acc += row[l];
-      M[i] += acc;
-    }
+    for (int i = 0; i < m.count * kLanes; ++i) S[i] += P[i];
+  }
+  for (int i = 0; i < m.count; ++i) {
+    double acc = 0;
+    for (int l = 0; l < kLanes; ++l) acc += S[std::size_t(i) * kLanes + l];
+    M[i] += acc;
   }
 }
 

@@ -157,12 +157,12 @@ void radix_sort(std::vector<std::uint32_t>& keys, std::vector<std::uint32_t>& va
 }  // namespace
 
 template <typename Real>
-Octree build_octree(const Real* x, const Real* y, const Real* z, std::size_t n, int leaf_size) {
-  Octree t;
-  if (n == 0) return t;
+MortonOrder morton_order(const Real* x, const Real* y, const Real* z, std::size_t n) {
+  MortonOrder m;
   if (n >= (std::size_t(1) << 32) - 1)
     throw Error("field tree: " + std::to_string(n) + " points exceed the tree's 2^32 - 1");
-  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  if (n == 0) return m;
+  double hi[3] = {-INFINITY, -INFINITY, -INFINITY};
   const Real* p[3] = {x, y, z};
   for (int a = 0; a < 3; ++a) {
     double l = INFINITY, h = -INFINITY;
@@ -171,32 +171,48 @@ Octree build_octree(const Real* x, const Real* y, const Real* z, std::size_t n, 
       l = std::min(l, double(p[a][i]));
       h = std::max(h, double(p[a][i]));
     }
-    lo[a] = l, hi[a] = h;
+    m.lo[a] = l, hi[a] = h;
   }
-  double size = std::max({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]});
-  size = size > 0 ? size * (1 + 1e-9) : 1.0;
-  const double scale = double(1 << kKeyLevels) / size;
-  std::vector<std::uint32_t> keys(n);
-  t.order.resize(n);
+  double size = std::max({hi[0] - m.lo[0], hi[1] - m.lo[1], hi[2] - m.lo[2]});
+  m.size = size > 0 ? size * (1 + 1e-9) : 1.0;
+  const double scale = double(1 << kKeyLevels) / m.size;
+  m.keys.resize(n);
+  m.order.resize(n);
 #pragma omp parallel for
   for (std::size_t i = 0; i < n; ++i) {
     std::uint32_t q[3];
     for (int a = 0; a < 3; ++a) {
-      const double f = (double(p[a][i]) - lo[a]) * scale;
+      const double f = (double(p[a][i]) - m.lo[a]) * scale;
       q[a] = std::uint32_t(std::clamp(f, 0.0, double((1 << kKeyLevels) - 1)));
     }
-    keys[i] = (spread(q[0]) << 2) | (spread(q[1]) << 1) | spread(q[2]);
-    t.order[i] = std::uint32_t(i);
+    m.keys[i] = (spread(q[0]) << 2) | (spread(q[1]) << 1) | spread(q[2]);
+    m.order[i] = std::uint32_t(i);
   }
-  radix_sort(keys, t.order);
-  Builder<Real> b{x, y, z, leaf_size < 1 ? 1 : leaf_size, t, std::move(keys)};
+  radix_sort(m.keys, m.order);
+  return m;
+}
+
+template <typename Real>
+Octree build_cells(const Real* x, const Real* y, const Real* z, MortonOrder&& m, int leaf_size) {
+  Octree t;
+  const std::size_t n = m.order.size();
+  if (n == 0) return t;
+  t.order = std::move(m.order);
+  Builder<Real> b{x, y, z, leaf_size < 1 ? 1 : leaf_size, t, std::move(m.keys)};
   t.cells.reserve(2 * (n / std::size_t(b.leaf_size)) + 16);
   t.cells.emplace_back();
   t.cells[0].begin = 0, t.cells[0].end = std::uint32_t(n);
-  b.build(0, 0, lo, size);
+  b.build(0, 0, m.lo, m.size);
   return t;
 }
 
+template <typename Real>
+Octree build_octree(const Real* x, const Real* y, const Real* z, std::size_t n, int leaf_size) {
+  return build_cells(x, y, z, morton_order(x, y, z, n), leaf_size);
+}
+
+template MortonOrder morton_order<float>(const float*, const float*, const float*, std::size_t);
+template Octree build_cells<float>(const float*, const float*, const float*, MortonOrder&&, int);
 template Octree build_octree<float>(const float*, const float*, const float*, std::size_t, int);
 template Octree build_octree<double>(const double*, const double*, const double*, std::size_t, int);
 

@@ -37,4 +37,20 @@ struct Octree {
 template <typename Real>
 Octree build_octree(const Real* x, const Real* y, const Real* z, std::size_t n, int leaf_size);
 
+/// The two halves of build_octree(): the points' bounding cube and their order along the
+/// Morton curve (keys sorted, order[i] the input index of the i-th) ...
+struct MortonOrder {
+  double lo[3] = {0, 0, 0};
+  double size = 1;
+  std::vector<std::uint32_t> keys, order;
+};
+template <typename Real>
+MortonOrder morton_order(const Real* x, const Real* y, const Real* z, std::size_t n);
+/// ... and the cells. The points x, y, z are indexed through m.order: a caller that has
+/// already permuted its points into that order passes them with m.order reset to the identity
+/// (the cells then read memory in sequence); Octree::order is then the permutation of the
+/// permuted points made by the splits below level 10 (the identity when there were none).
+template <typename Real>
+Octree build_cells(const Real* x, const Real* y, const Real* z, MortonOrder&& m, int leaf_size);
+
 }  // namespace simscope::field::tree

@@ -19,13 +19,27 @@ double SourceTree::bytes() const {
 SourceTree build_source_tree(const Sources& s) {
   SourceTree t;
   try {
-    t.oct = build_octree(s.x.data(), s.y.data(), s.z.data(), s.size(), kSourceLeaf);
+    // Sort along the Morton curve, copy the sources into that order, then build the cells on
+    // the copy (sequential reads); splits below the keys' resolution permute the copy once more.
+    MortonOrder mo = morton_order(s.x.data(), s.y.data(), s.z.data(), s.size());
     const std::size_t n = s.size();
     t.x.resize(n), t.y.resize(n), t.z.resize(n), t.q.resize(n);
 #pragma omp parallel for
     for (std::size_t i = 0; i < n; ++i) {
-      const std::uint32_t o = t.oct.order[i];
+      const std::uint32_t o = mo.order[i];
       t.x[i] = s.x[o], t.y[i] = s.y[o], t.z[i] = s.z[o], t.q[i] = s.q[o];
+      mo.order[i] = std::uint32_t(i);
+    }
+    t.oct = build_cells(t.x.data(), t.y.data(), t.z.data(), std::move(mo), kSourceLeaf);
+    bool identity = true;
+    for (std::size_t i = 0; i < n && identity; ++i) identity = t.oct.order[i] == i;
+    if (!identity) {
+      std::vector<float> tmp(n);
+      for (std::vector<float>* v : {&t.x, &t.y, &t.z, &t.q}) {
+#pragma omp parallel for
+        for (std::size_t i = 0; i < n; ++i) tmp[i] = (*v)[t.oct.order[i]];
+        v->swap(tmp);
+      }
     }
     // The permutation is not needed after the copy (outputs are per target).
     std::vector<std::uint32_t>().swap(t.oct.order);
