@@ -77,6 +77,7 @@ const EvaluatorEntry kEvaluators[] = {
     {Method::Direct, Backend::Cpu, detail::make_cpu_evaluator},
     {Method::Direct, Backend::Cuda, detail::make_cuda_evaluator},
     {Method::Tree, Backend::Cpu, tree::make_cpu_tree_evaluator},
+    {Method::Tree, Backend::Cuda, tree::make_cuda_tree_evaluator},
     {Method::Auto, Backend::Cpu, make_auto_cpu},
     {Method::Auto, Backend::Cuda, make_auto_cuda},
 };

@@ -100,7 +100,8 @@ struct Options {
 /// Tree: a fast multipole method (compute/field/tree/, tests/bench/NOTES.md "field tree"): O(P)
 /// to build the tree of the sources once per source set, then about O(T + cells) per
 /// evaluation, to Options::tolerance, with the error measured at sampled targets. Auto: direct
-/// while the pair count P x T is at most auto_direct_pairs(backend), else tree.
+/// while the pair count P x T is at most auto_direct_pairs(backend), else tree (on the CPU; on
+/// CUDA auto stays direct until the CUDA tree has been proven on a GPU: NOTES.md).
 enum class Method { Direct, Tree, Auto };
 
 /// Statistics of a tree evaluation (Result::tree; zero/NaN for direct).
@@ -168,7 +169,8 @@ struct TreeRule {
 TreeRule tree_rule(double tolerance);
 
 /// A field evaluator. Implementations (method, back end): (direct, CPU: OpenMP, the reference),
-/// (direct, CUDA), (tree, CPU), and auto on each back end (which picks per evaluation,
+/// (direct, CUDA), (tree, CPU), (tree, CUDA: host-built trees and lists, device arithmetic; its
+/// device_output() is null), and auto on each back end (which picks per evaluation,
 /// resolve_method(), keeping both evaluators and their caches).
 class Evaluator {
  public:

@@ -56,8 +56,8 @@ Schema build() {
   s.push_back(param_spec(
       "method", T::Enum, std::string("auto"), kNoMin, kNoMax, "",
       "Summation: direct (every source-target pair), tree (fast multipole method to "
-      "tree.tolerance, error measured at sampled targets) or auto (direct up to 1e9 pairs on the "
-      "CPU and 1e11 on CUDA, tree above).",
+      "tree.tolerance, error measured at sampled targets) or auto (on the CPU direct up to 1e9 "
+      "source-target pairs and tree above; on CUDA direct until its tree is proven on a GPU).",
       {"auto", "direct", "tree"}));
   s.push_back(param_spec("tree.tolerance", T::Float, 1e-5, 1e-8, 1e-3, "",
                          "Tree method: target relative RMS error of the field; sets the "

@@ -438,5 +438,58 @@ TEST(FieldTree, SchemaParameters) {
             std::string::npos);
 }
 
+// ---- CUDA (tests/gpu/run.sh runs every *Cuda* test; skipped without a device) --------------
+
+// The CUDA tree makes the CPU tree's decisions (same source tree, target tree and classify()),
+// so with a fixed setting and no refinement its values agree with the CPU tree's to rounding,
+// and both agree with the float64 brute force to the tolerance; coincidences are counted alike.
+TEST(FieldTreeCuda, AgreesWithTheCpuTreeAndDirect) {
+  if (!cuda_status().usable) GTEST_SKIP() << "no CUDA: " << cuda_status().reason;
+  auto gpu = make_evaluator(Method::Tree, Backend::Cuda);
+  auto cpu = make_evaluator(Method::Tree, Backend::Cpu);
+  EXPECT_EQ(gpu->backend(), Backend::Cuda);
+  for (const Case c : {Case{"uniform", 1000, 0}, Case{"gaussian", 0, 0}, Case{"dipoles", 0, 25},
+                       Case{"lattice", 0, 0}}) {
+    const Sources s = generate_sources(c.distribution, 20000, 750, 9);
+    Targets t = plane(c.offset, 40, 995);
+    for (double tol : {1e-3, 1e-5, 1e-7}) {
+      Options o = tree_options(tol, c.eps);
+      o.tree_order = tree_rule(tol).order, o.tree_theta = tree_rule(tol).theta;
+      const Result g = run(*gpu, s, t, o), h = run(*cpu, s, t, o);
+      EXPECT_EQ(g.method, Method::Tree);
+      EXPECT_EQ(g.tree.m2l, h.tree.m2l) << c.distribution;
+      EXPECT_EQ(g.skipped_coincidences, h.skipped_coincidences);
+      EXPECT_LT(field_rms(g, h), 1e-6 * tol + 1e-7) << c.distribution << " " << tol;
+      EXPECT_NEAR(g.tree.rms_rel_error, h.tree.rms_rel_error, 0.01 * h.tree.rms_rel_error + 1e-9);
+    }
+    // With the ladder, against the brute force.
+    const Result g = run(*gpu, s, t, tree_options(1e-5, c.eps));
+    EXPECT_LT(field_rms(g, reference(s, t, tree_options(1e-5, c.eps))), 1e-5) << c.distribution;
+  }
+}
+
+// Ranges and the kept tree on CUDA: merged ranges equal the whole to rounding; a moved plane
+// reuses the tree (no rebuild) and stays accurate.
+TEST(FieldTreeCuda, RangesAndKeptTree) {
+  if (!cuda_status().usable) GTEST_SKIP() << "no CUDA: " << cuda_status().reason;
+  auto ev = make_evaluator(Method::Tree, Backend::Cuda);
+  Sources s = generate_sources("uniform", 50000, 750, 2);
+  s.generation = 77;
+  const Targets t = plane(0, 30, 995);
+  Options o = tree_options(1e-5);
+  o.error_samples = 0;
+  const Result whole = run(*ev, s, t, o);
+  std::vector<Result> parts;
+  for (const IndexRange& r : split_evenly(t.size(), 4)) {
+    parts.emplace_back();
+    ev->evaluate(s, t, r, o, parts.back());
+  }
+  EXPECT_LT(field_rms(merge_target_ranges(parts), whole), 1e-12);
+  const Targets moved = plane(300, 30, 995);
+  const Result m = run(*ev, s, moved, tree_options(1e-5));
+  EXPECT_EQ(m.tree.build_seconds, 0);
+  EXPECT_LT(field_rms(m, reference(s, moved, tree_options(1e-5))), 1e-5);
+}
+
 }  // namespace
 }  // namespace simscope::field

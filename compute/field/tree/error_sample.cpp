@@ -22,11 +22,11 @@ std::size_t error_sample_count(std::int64_t requested, std::size_t P, std::size_
   return std::min(n, T);
 }
 
-void measure_error(const SourceTree& s, const Targets& t, const IndexRange& r, const Options& o,
-                   const std::vector<double>& acc, TreeStats& stats) {
+void measure_error(std::size_t sources, const Targets& t, const IndexRange& r, const Options& o,
+                   const std::vector<double>& acc, const DirectSums& direct, TreeStats& stats) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::size_t T = r.end - r.begin;
-  const std::size_t n = error_sample_count(o.error_samples, s.size, T);
+  const std::size_t n = error_sample_count(o.error_samples, sources, T);
   stats.error_samples = n;
   stats.rms_rel_error = stats.max_rel_error = NAN;
   if (n == 0) return;
@@ -50,7 +50,7 @@ void measure_error(const SourceTree& s, const Targets& t, const IndexRange& r, c
     const std::size_t g = r.begin + pick[i];
     x[i] = t.x[g], y[i] = t.y[g], z[i] = t.z[g];
   }
-  direct_fp64(s, x.data(), y.data(), z.data(), n, o.eps * o.eps, ref.data());
+  direct(x.data(), y.data(), z.data(), n, ref.data());
   double num = 0, den = 0, mx = 0, pnum = 0, pden = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const double* a = &acc[pick[i] * 4];

@@ -36,10 +36,7 @@ double since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-constexpr int kTargetLeaf = 32;  // targets per leaf of the target tree
 constexpr std::size_t kTile = 1024;
-constexpr double kM2LPairs = 1.0;
-constexpr std::uint32_t kFewSources = 8;
 
 /// Adds the sums of sources [b, e) of `s` at target (tx, ty, tz) to acc (direct convention).
 void p2p_target(const SourceTree& s, std::uint32_t b, std::uint32_t e, double tx, double ty,
@@ -99,9 +96,7 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
   const MultiIndex& m = multi_index(rule.order);
   const std::size_t N = std::size_t(m.count);
   const double eps2 = o.eps * o.eps, theta = rule.theta;
-  // An accepted pair is summed directly when that is cheaper: an M2L costs about as much as
-  // kM2LPairs pairs of the direct loop per pair of its index table (measured: NOTES.md).
-  const double m2l_cost = kM2LPairs * double(m.pair_b.size());
+  const double m2l_cost = m2l_pair_cost(m);
   const Octree tt = build_octree(t.x.data(), t.y.data(), t.z.data(), t.size(), kTargetLeaf);
   const auto& tc = tt.cells;
   const auto& sc = s.oct.cells;
@@ -157,26 +152,19 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
       if (!in_range(pr.a)) continue;
       const Cell& A = tc[pr.a];
       const Cell& B = sc[pr.b];
-      const double dx = A.centre[0] - B.centre[0], dy = A.centre[1] - B.centre[1],
-                   dz = A.centre[2] - B.centre[2];
-      const double d = std::sqrt(dx * dx + dy * dy + dz * dz);
-      const double direct_cost = double(A.count()) * double(B.count());  // (range-independent)
-      const bool accept = A.radius + B.radius < theta * d;
-      // A handful of sources is always summed directly: exact, and cheaper per target than
-      // evaluating an expansion (a single source is exact to rounding).
-      const bool cheap = direct_cost <= m2l_cost || B.count() <= kFewSources;
-      if (accept && !cheap) {
+      const Action act = classify(A, B, theta, m2l_cost);
+      if (act == Action::M2L) {
         m2l(m, A.centre, B.centre, eps2, s.moment(std::size_t(pr.b)), &local[pr.a * N], D.data());
         has_local[pr.a] = 1;
         ++m2l_count;
-      } else if ((A.leaf() && B.leaf()) || (accept && cheap)) {
+      } else if (act == Action::P2P) {
         for (std::uint32_t i = A.begin; i < A.end; ++i) {
           const std::uint32_t ti = tt.order[i];
           if (ti < r.begin || ti >= r.end) continue;
           p2p_target(s, B.begin, B.end, t.x[ti], t.y[ti], t.z[ti], eps2, &sorted_acc[i * 4], skip);
           p2p += double(B.count());
         }
-      } else if (B.leaf() || (!A.leaf() && A.radius >= B.radius)) {
+      } else if (act == Action::SplitTarget) {
         for (int k = 0; k < A.nchild; ++k) stack.push_back({A.child + k, pr.b});
       } else {
         for (int k = 0; k < B.nchild; ++k) stack.push_back({pr.a, B.child + k});

@@ -22,12 +22,31 @@ void finalize(const double* acc, double k, Result& out, std::size_t i) {
   out.potential[i] = float(k * acc[3]);
 }
 
-class CpuTreeEvaluator final : public Evaluator {
+class CpuBackend final : public TreeBackend {
+ public:
+  Backend backend() const override { return Backend::Cpu; }
+  void evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, const Options& o,
+                const TreeRule& rule, std::vector<double>& acc, TreeStats& stats,
+                std::uint64_t& skipped, Progress* progress) override {
+    tree_evaluate(s, t, r, o, rule, acc, stats, skipped, progress);
+  }
+  void direct(const SourceTree& s, const double* x, const double* y, const double* z, std::size_t n,
+              double eps2, double* acc) override {
+    direct_fp64(s, x, y, z, n, eps2, acc);
+  }
+};
+
+class TreeEvaluator final : public Evaluator {
  public:
   using Evaluator::evaluate;
-  Backend backend() const override { return Backend::Cpu; }
+  explicit TreeEvaluator(std::unique_ptr<TreeBackend> b) : backend_(std::move(b)) {}
+  Backend backend() const override { return backend_->backend(); }
+  double peak_device_bytes() const override { return backend_->peak_device_bytes(); }
   Method method() const override { return Method::Tree; }
-  void release_cache() override { tree_.reset(); }
+  void release_cache() override {
+    tree_.reset();
+    backend_->tree_changed();
+  }
 
   void evaluate(const Sources& s, const Targets& t, const IndexRange& range, const Options& o,
                 Result& out, Progress* progress) override {
@@ -57,6 +76,7 @@ class CpuTreeEvaluator final : public Evaluator {
     if (!reuse) {
       tree_.reset();  // free the old tree before building the new one
       tree_ = std::make_unique<SourceTree>(build_source_tree(s));
+      backend_->tree_changed();
       build_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     }
     // The ladder (tree_rule.cpp: refine()): start where the last evaluation of these sources
@@ -78,12 +98,20 @@ class CpuTreeEvaluator final : public Evaluator {
       if (tree_->order != used.order) {
         const auto tm = Clock::now();
         compute_moments(*tree_, used.order);
+        backend_->tree_changed();
         build_seconds += std::chrono::duration<double>(Clock::now() - tm).count();
       }
       stats.tree_bytes = tree_->bytes();
       progress_check(progress);
-      tree_evaluate(*tree_, t, r, o, used, acc, stats, skipped, progress);
-      measure_error(*tree_, t, r, o, acc, stats);
+      backend_->evaluate(*tree_, t, r, o, used, acc, stats, skipped, progress);
+      const SourceTree& st = *tree_;
+      const double eps2 = o.eps * o.eps;
+      measure_error(
+          st.size, t, r, o, acc,
+          [&](const double* x, const double* y, const double* z, std::size_t n, double* a) {
+            backend_->direct(st, x, y, z, n, eps2, a);
+          },
+          stats);
       const double measured = std::max(stats.rms_rel_error, stats.rms_rel_error_potential);
       if (fixed || stats.error_samples == 0 || !(measured > o.tolerance) || rung_ >= kMaxRung ||
           redone >= kMaxRedo)
@@ -120,6 +148,7 @@ class CpuTreeEvaluator final : public Evaluator {
     }
   };
   static constexpr int kMaxRedo = 8;
+  std::unique_ptr<TreeBackend> backend_;
   std::unique_ptr<SourceTree> tree_;
   LadderKey key_;
   int rung_ = 0;
@@ -128,8 +157,22 @@ class CpuTreeEvaluator final : public Evaluator {
 
 }  // namespace
 
-std::unique_ptr<Evaluator> make_cpu_tree_evaluator() {
-  return std::make_unique<CpuTreeEvaluator>();
+std::unique_ptr<Evaluator> make_tree_evaluator(std::unique_ptr<TreeBackend> backend) {
+  return std::make_unique<TreeEvaluator>(std::move(backend));
 }
+
+std::unique_ptr<Evaluator> make_cpu_tree_evaluator() {
+  return make_tree_evaluator(std::make_unique<CpuBackend>());
+}
+
+#ifdef SIMSCOPE_HAVE_CUDA
+std::unique_ptr<Evaluator> make_cuda_tree_evaluator() {
+  return make_tree_evaluator(make_cuda_tree_backend());
+}
+#else
+std::unique_ptr<Evaluator> make_cuda_tree_evaluator() {
+  throw Error("field: the CUDA back end is not available (" + cuda_status().reason + ")");
+}
+#endif
 
 }  // namespace simscope::field::tree
