@@ -124,7 +124,7 @@ Result merge_target_ranges(const std::vector<Result>& parts) {
   }
   for (auto* v : {&out.magnitude, &out.ex, &out.ey, &out.ez, &out.potential}) v->reserve(n);
   out.method = parts.front().method;
-  double rms2 = 0;
+  double rms2 = 0, prms2 = 0;
   for (const Result& r : parts) {
     TreeStats& t = out.tree;
     const TreeStats& p = r.tree;
@@ -135,12 +135,15 @@ Result merge_target_ranges(const std::vector<Result>& parts) {
     if (p.error_samples > 0) {
       t.error_samples += p.error_samples;
       rms2 += double(p.error_samples) * p.rms_rel_error * p.rms_rel_error;
+      prms2 += double(p.error_samples) * p.rms_rel_error_potential * p.rms_rel_error_potential;
       t.max_rel_error = std::isnan(t.max_rel_error) ? p.max_rel_error
                                                     : std::max(t.max_rel_error, p.max_rel_error);
     }
   }
-  if (out.tree.error_samples > 0)
+  if (out.tree.error_samples > 0) {
     out.tree.rms_rel_error = std::sqrt(rms2 / double(out.tree.error_samples));
+    out.tree.rms_rel_error_potential = std::sqrt(prms2 / double(out.tree.error_samples));
+  }
   for (const Result& r : parts) {
     out.magnitude.insert(out.magnitude.end(), r.magnitude.begin(), r.magnitude.end());
     out.ex.insert(out.ex.end(), r.ex.begin(), r.ex.end());

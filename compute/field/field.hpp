@@ -99,7 +99,8 @@ struct Options {
 /// How the sums over the sources are formed. Direct: every (source, target) pair, O(P T) work.
 /// Tree: a fast multipole method (compute/field/tree/, tests/bench/NOTES.md "field tree"): O(P)
 /// to build the tree of the sources once per source set, then about O(T + cells) per
-/// evaluation, to Options::tolerance, with the error measured at sampled targets. Auto: direct
+/// evaluation, to Options::tolerance, with the error measured at sampled targets; it computes
+/// in fp64 whatever Options::precision says (the outputs are float32 as always). Auto: direct
 /// while the pair count P x T is at most auto_direct_pairs(backend), else tree (on the CPU; on
 /// CUDA auto stays direct until the CUDA tree has been proven on a GPU: NOTES.md).
 enum class Method { Direct, Tree, Auto };

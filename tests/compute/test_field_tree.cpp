@@ -326,6 +326,22 @@ TEST(FieldTree, RangesMergeToTheWhole) {
       ASSERT_EQ(output(merged, n)[i], output(whole, n)[i]) << n << " " << i;
   EXPECT_EQ(merged.method, Method::Tree);
   EXPECT_EQ(merged.tree.m2l, parts[0].tree.m2l + parts[1].tree.m2l + parts[2].tree.m2l);
+  // With the measured error: samples add up, the RMS is their sample-weighted mean square.
+  o.error_samples = 50;
+  std::vector<Result> measured;
+  double sum2 = 0, psum2 = 0;
+  for (const IndexRange& r : split_evenly(t.size(), 3)) {
+    measured.emplace_back();
+    ev->evaluate(s, t, r, o, measured.back());
+    const TreeStats& p = measured.back().tree;
+    sum2 += 50 * p.rms_rel_error * p.rms_rel_error;
+    psum2 += 50 * p.rms_rel_error_potential * p.rms_rel_error_potential;
+  }
+  const Result m = merge_target_ranges(measured);
+  EXPECT_EQ(m.tree.error_samples, 150u);
+  EXPECT_NEAR(m.tree.rms_rel_error, std::sqrt(sum2 / 150), 1e-15);
+  EXPECT_NEAR(m.tree.rms_rel_error_potential, std::sqrt(psum2 / 150), 1e-15);
+  EXPECT_GE(m.tree.max_rel_error, measured[1].tree.max_rel_error);
 }
 
 // The tree is built once per source set: a moved plane, another grid, k or eps reuse it
