@@ -82,26 +82,39 @@ void m2m(const MultiIndex& m, const double cp[3], const double cc[3], const doub
   }
 }
 
+namespace {
+/// sum_{b < n} x[b] y[idx[b]] with 8 partial sums (vectorised: contiguous x, gathered y).
+inline double dot_gather(const double* __restrict x, const double* __restrict y,
+                         const std::int16_t* __restrict idx, int n) {
+  double lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int b = 0;
+  for (; b + 8 <= n; b += 8)
+    for (int l = 0; l < 8; ++l) lane[l] += x[b + l] * y[idx[b + l]];
+  double acc = 0;
+  for (; b < n; ++b) acc += x[b] * y[idx[b]];
+  for (int l = 0; l < 8; ++l) acc += lane[l];
+  return acc;
+}
+}  // namespace
+
+// The pairs of a are b = 0, 1, ... (pair_b[e] == e - pair_begin[a]): the first factor is read
+// in sequence, the second gathered through pair_sum.
 void m2l(const MultiIndex& m, const double z[3], const double c[3], double eps2, const double* M,
          double* L, double* D) {
   derivatives(m, z[0] - c[0], z[1] - c[1], z[2] - c[2], eps2, D);
-  const std::int16_t* pb = m.pair_b.data();
-  const std::int16_t* ps = m.pair_sum.data();
   for (int a = 0; a < m.count; ++a) {
-    double acc = 0;
-    for (int e = m.pair_begin[a]; e < m.pair_begin[a + 1]; ++e) acc += M[pb[e]] * D[ps[e]];
-    L[a] += acc;
+    const int e0 = m.pair_begin[a];
+    L[a] += dot_gather(M, D, m.pair_sum.data() + e0, m.pair_begin[a + 1] - e0);
   }
 }
 
-void l2l(const MultiIndex& m, const double zp[3], const double zc[3], const double* L, double* Lc) {
+void l2l(const MultiIndex& m, const double zp[3], const double zc[3], const double* L,
+         double* Lc) {
   double S[terms(kMaxOrder)];
   scaled_powers(m, zc[0] - zp[0], zc[1] - zp[1], zc[2] - zp[2], S);
   for (int a = 0; a < m.count; ++a) {
-    double acc = 0;
-    for (int e = m.pair_begin[a]; e < m.pair_begin[a + 1]; ++e)
-      acc += S[m.pair_b[e]] * L[m.pair_sum[e]];
-    Lc[a] += acc;
+    const int e0 = m.pair_begin[a];
+    Lc[a] += dot_gather(S, L, m.pair_sum.data() + e0, m.pair_begin[a + 1] - e0);
   }
 }
 
