@@ -14,6 +14,8 @@
 
 #include "core/error.hpp"
 #include "export.hpp"
+#include "mpi/mpi_headless.hpp"
+#include "mpi/mpi_job.hpp"
 #include "output_checks.hpp"
 #include "render/gl_context.hpp"
 #include "render/offscreen.hpp"
@@ -128,7 +130,65 @@ std::string interrupted_line(int sig, StudyCheckpointRequest* ck) {
 
 }  // namespace
 
+void write_headless_outputs(const CliOptions& o, const Session& s, const Workload& viewer,
+                            RunResult& r, const std::string& dir, const Json& extra,
+                            bool notice_printed) {
+  const std::string workload_name = viewer.name();
+  const std::string view_param = viewer.view_param();
+  RenderInfo info;
+  std::vector<std::uint8_t> rgba;
+  std::string image_path;
+  if (!o.no_image) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const ViewImage vi = viewer.view_image(r, r.params.get_string(view_param));
+    if (to_render_settings(s.view, vi).log_scale &&
+        std::any_of(vi.data.begin(), vi.data.end(), [](float v) { return v <= 0; }))
+      r.warnings.push_back("view.png: log scale, but " + vi.label +
+                           " has values <= 0, drawn in the lowest colour (use "
+                           "--set view.scale=linear for signed outputs)");
+    auto ctx = render::create_context("egl");
+    render::Offscreen target(o.image_width, o.image_height);
+    target.bind();
+    render::PlaneView view;
+    view.set_settings(to_render_settings(s.view, vi));
+    if (r.device_view &&
+        vi.rows * vi.cols == int(r.find(r.params.get_string(view_param))->data.size()))
+      view.set_data_device(r.device_view.get(), vi.rows, vi.cols);
+    else
+      view.set_data_host(vi.data.data(), vi.rows, vi.cols);
+    view.draw(0, 0, o.image_width, o.image_height);
+    image_path = o.out_image.empty()
+                     ? QDir(QString::fromStdString(dir)).filePath("view.png").toStdString()
+                     : o.out_image;
+    rgba = target.read_rgba();
+    info.context = ctx->backend_name();
+    info.renderer = ctx->renderer();
+    info.upload_path = view.upload_path();
+    info.output = r.params.get_string(view_param);
+    info.colormap = view.settings().colormap;
+    info.scale = view.settings().log_scale ? "log" : "linear";
+    std::tie(info.range_lo, info.range_hi) = view.range();
+    info.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  Json manifest = run_manifest(r, s.backend.notice, info, front_end_versions());
+  for (const auto& [key, value] : extra.items()) manifest[key] = value;
+  std::optional<ExportFile> image;
+  if (!o.no_image)
+    image = view_png_file(image_path, std::move(rgba), o.image_width, o.image_height, r, manifest);
+  const auto written = export_run(r, dir, manifest, image ? &*image : nullptr);
+  if (!o.quiet && !notice_printed && !s.backend.notice.empty())
+    std::fprintf(stderr, "simscope: %s\n", s.backend.notice.c_str());
+  for (const auto& w : r.warnings) std::fprintf(stderr, "simscope: warning: %s\n", w.c_str());
+  if (!o.quiet) {
+    std::printf("simscope: %s on %s in %.3f s (compute %.3f s); wrote:\n", workload_name.c_str(),
+                to_string(r.backend), r.total_seconds + info.seconds, r.compute_seconds);
+    for (const auto& w : written) std::printf("  %s\n", w.c_str());
+  }
+}
+
 int run_headless(const CliOptions& o) {
+  // Started by mpirun / srun with several ranks: one run split across them (app/mpi/).
+  if (mpi::launched_ranks() > 1) return mpi::run_headless_ranks(o);
   install_stop_handlers();
   std::shared_ptr<StudyCheckpointRequest> ck;
   try {
@@ -137,7 +197,6 @@ int run_headless(const CliOptions& o) {
     check_output_dir(dir);
     if (!o.out_image.empty()) check_output_file(o.out_image, dir);
     const std::string workload_name = s.workload->name();
-    const std::string view_param = s.workload->view_param();
     // A headless oscillators run is a study: it keeps a checkpoint (study_checkpoint.hpp).
     if (workload_name == "oscillators") {
       ck = std::make_shared<StudyCheckpointRequest>();
@@ -163,58 +222,8 @@ int run_headless(const CliOptions& o) {
     bool notice_printed = false;
     RunResult r = run_with_progress(worker, s, o.quiet, notice_printed, ck);
     if (g_signal) throw Interrupted{int(g_signal)};
-    const Workload& viewer = worker.workload();
-
-    RenderInfo info;
-    std::vector<std::uint8_t> rgba;
-    std::string image_path;
-    if (!o.no_image) {
-      const auto t0 = std::chrono::steady_clock::now();
-      const ViewImage vi = viewer.view_image(r, r.params.get_string(view_param));
-      if (to_render_settings(s.view, vi).log_scale &&
-          std::any_of(vi.data.begin(), vi.data.end(), [](float v) { return v <= 0; }))
-        r.warnings.push_back("view.png: log scale, but " + vi.label +
-                             " has values <= 0, drawn in the lowest colour (use "
-                             "--set view.scale=linear for signed outputs)");
-      auto ctx = render::create_context("egl");
-      render::Offscreen target(o.image_width, o.image_height);
-      target.bind();
-      render::PlaneView view;
-      view.set_settings(to_render_settings(s.view, vi));
-      if (r.device_view &&
-          vi.rows * vi.cols == int(r.find(r.params.get_string(view_param))->data.size()))
-        view.set_data_device(r.device_view.get(), vi.rows, vi.cols);
-      else
-        view.set_data_host(vi.data.data(), vi.rows, vi.cols);
-      view.draw(0, 0, o.image_width, o.image_height);
-      image_path = o.out_image.empty()
-                       ? QDir(QString::fromStdString(dir)).filePath("view.png").toStdString()
-                       : o.out_image;
-      rgba = target.read_rgba();
-      info.context = ctx->backend_name();
-      info.renderer = ctx->renderer();
-      info.upload_path = view.upload_path();
-      info.output = r.params.get_string(view_param);
-      info.colormap = view.settings().colormap;
-      info.scale = view.settings().log_scale ? "log" : "linear";
-      std::tie(info.range_lo, info.range_hi) = view.range();
-      info.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    }
-    const Json manifest = run_manifest(r, s.backend.notice, info, front_end_versions());
-    std::optional<ExportFile> image;
-    if (!o.no_image)
-      image =
-          view_png_file(image_path, std::move(rgba), o.image_width, o.image_height, r, manifest);
-    const auto written = export_run(r, dir, manifest, image ? &*image : nullptr);
+    write_headless_outputs(o, s, worker.workload(), r, dir, Json(), notice_printed);
     if (ck) remove_checkpoint(ck->dir);  // the outputs are complete
-    if (!o.quiet && !notice_printed && !s.backend.notice.empty())
-      std::fprintf(stderr, "simscope: %s\n", s.backend.notice.c_str());
-    for (const auto& w : r.warnings) std::fprintf(stderr, "simscope: warning: %s\n", w.c_str());
-    if (!o.quiet) {
-      std::printf("simscope: %s on %s in %.3f s (compute %.3f s); wrote:\n", workload_name.c_str(),
-                  to_string(r.backend), r.total_seconds + info.seconds, r.compute_seconds);
-      for (const auto& w : written) std::printf("  %s\n", w.c_str());
-    }
     return 0;
   } catch (const Interrupted& i) {
     std::fprintf(stderr, "simscope: %s\n", interrupted_line(i.signal, ck.get()).c_str());

@@ -1,6 +1,11 @@
 #pragma once
 /// @file `simscope --headless`: compute once, render the view offscreen (EGL), export.
+#include <string>
+
 #include "cli.hpp"
+#include "json.hpp"
+#include "session.hpp"
+#include "workload.hpp"
 
 namespace simscope::app {
 
@@ -12,5 +17,14 @@ namespace simscope::app {
 /// --resume. SIGINT and SIGTERM cancel the run: a study writes its checkpoint, one line says how
 /// to resume, and no outputs are written.
 int run_headless(const CliOptions& options);
+
+/// The end of a headless run, once its result `r` is there (also rank 0's of an MPI job,
+/// app/mpi/mpi_headless.hpp): renders view.png (unless --no-image), writes the outputs, run.json
+/// (with `extra`'s keys added at its top level) and the image into `dir` all or nothing, prints
+/// the back end's notice (unless printed), the warnings and the files written. Throws
+/// simscope::Error naming what failed (nothing partial is left then).
+void write_headless_outputs(const CliOptions& o, const Session& s, const Workload& viewer,
+                            RunResult& r, const std::string& dir, const Json& extra,
+                            bool notice_printed);
 
 }  // namespace simscope::app

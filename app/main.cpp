@@ -8,6 +8,7 @@
 #include "cli.hpp"
 #include "gui/gui_app.hpp"
 #include "headless.hpp"
+#include "mpi/mpi_job.hpp"
 #include "session.hpp"
 
 int main(int argc, char** argv) {
@@ -19,8 +20,11 @@ int main(int argc, char** argv) {
   QCoreApplication::setOrganizationName("simscope");
   QCoreApplication::setApplicationVersion(SIMSCOPE_VERSION);
   using namespace simscope::app;
-  const CliParse parsed = parse_command_line(QCoreApplication::arguments());
-  if (!parsed.options) return parsed.exit_code;
+  const CliParse parsed = [] {
+    const mpi::QuietUnlessRank0 quiet;  // under mpirun: one copy of a usage error, rank 0's
+    return parse_command_line(QCoreApplication::arguments());
+  }();
+  if (!parsed.options) return mpi::exit_after_rank0(parsed.exit_code);
   const CliOptions& o = *parsed.options;
   try {
     if (!o.list_params.empty()) {

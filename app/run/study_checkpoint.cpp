@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "cache_key.hpp"
 #include "io/npy.hpp"
 #include "json.hpp"
 
@@ -150,6 +151,8 @@ std::optional<CheckpointHeader> read_checkpoint_header(const std::string& dir) {
   h.backend = json_string(o, "backend");
   if (const auto it = o.find("params"); it != o.end() && it->is_object())
     for (const auto& [k, v] : it->items()) h.params[k] = v.is_string() ? v.get<std::string>() : "";
+  if (const auto it = o.find("files"); it != o.end() && it->is_object())
+    for (const auto& [k, v] : it->items()) h.files[k] = v.is_string() ? v.get<std::string>() : "";
   h.members = to_int("members");
   h.nodes = to_int("nodes");
   h.block = to_int("block");
@@ -186,6 +189,14 @@ void check_resumable(const CheckpointHeader& h, const std::string& workload, con
       throw CheckpointRefused("--resume: " + spec.name + " is " + now + " here but not set" + tail);
     if (it->second != now)
       throw CheckpointRefused("--resume: " + spec.name + " is " + now + " here but " + it->second +
+                              tail);
+    // The same file name, but an edited file: the study would continue from other inputs.
+    const auto f = h.files.find(spec.name);
+    if (spec.type == ParamType::Path && f != h.files.end() &&
+        file_identity(p.get_string(spec.name)) != f->second)
+      throw CheckpointRefused("--resume: the file " + spec.name + " = " + now +
+                              " was changed since the checkpoint was written (its size or "
+                              "modification time differ)" +
                               tail);
   }
 }
@@ -255,8 +266,11 @@ StudyCheckpointWriter::StudyCheckpointWriter(std::string dir, const std::string&
   }
   base_.workload = workload;
   base_.backend = to_string(backend);
-  for (const ParamSpec& spec : p.schema().specs())
+  for (const ParamSpec& spec : p.schema().specs()) {
     base_.params[spec.name] = format_value(p.get(spec.name));
+    if (spec.type == ParamType::Path && !p.get_string(spec.name).empty())
+      base_.files[spec.name] = file_identity(p.get_string(spec.name));
+  }
 }
 
 void StudyCheckpointWriter::write(const osc::StudyProgress& sp) {
@@ -313,6 +327,11 @@ void StudyCheckpointWriter::write(const osc::StudyProgress& sp) {
   Json params = Json::object();
   for (const auto& [k, v] : base_.params) params[k] = v;
   o["params"] = params;
+  if (!base_.files.empty()) {
+    Json files = Json::object();
+    for (const auto& [k, v] : base_.files) files[k] = v;
+    o["files"] = files;
+  }
   o["members"] = sp.members;
   o["nodes"] = sp.nodes;
   o["samples"] = json_number(double(sp.samples));

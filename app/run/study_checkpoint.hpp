@@ -61,6 +61,9 @@ std::string checkpoint_dir(const std::string& out_dir);
 struct CheckpointHeader {
   std::string workload, backend;
   std::map<std::string, std::string> params;  ///< name -> format_value text
+  /// File parameters (ParamType::Path) that named a file: name -> file_identity (path, size,
+  /// modification time) when the checkpoint was written. Empty in checkpoints from before.
+  std::map<std::string, std::string> files;
   int members = 0, nodes = 0, block = 0, blocks_done = 0;
   std::int64_t samples = 0, generation = 0;
   bool partial = false;
@@ -75,7 +78,8 @@ std::optional<CheckpointHeader> read_checkpoint_header(const std::string& dir);
 /// Throws CheckpointRefused naming the first thing that differs between the checkpoint and this
 /// command line: the workload, --backend, or a parameter (all but view and live.*, which do not
 /// change a study's results), e.g. "--resume: integrator.steps is 4000 here but 3000 in the
-/// checkpoint DIR/checkpoint; ...".
+/// checkpoint DIR/checkpoint; ..."), or an input file (network.file, init.file) edited since the
+/// checkpoint was written (its size or modification time differ).
 void check_resumable(const CheckpointHeader& h, const std::string& workload, const ParamSet& p,
                      Backend backend, const std::string& dir);
 

@@ -79,13 +79,14 @@ void Worker::loop() {
     };
     try {
       if (req.preview_first) {
-        RunResult preview = workload_->run(req.params, req.backend,
-                                           RunRequest{true, req.command, nullptr}, progress.get());
+        RunResult preview = workload_->run(
+            req.params, req.backend, RunRequest{true, req.command, nullptr, {}}, progress.get());
         publish(Event{std::move(preview), {}});
         progress->fraction = 0;
       }
-      RunResult full = workload_->run(
-          req.params, req.backend, RunRequest{false, req.command, req.checkpoint}, progress.get());
+      RunResult full =
+          workload_->run(req.params, req.backend,
+                         RunRequest{false, req.command, req.checkpoint, {}}, progress.get());
       publish(Event{std::move(full), {}});
     } catch (const Cancelled&) {
       // superseded or cancelled: the previous result stays

@@ -7,12 +7,14 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/backend.hpp"
 #include "core/params.hpp"
 #include "core/progress.hpp"
+#include "core/range.hpp"
 #include "io/npy.hpp"
 #include "render/plane_annotations.hpp"
 
@@ -66,6 +68,16 @@ struct RunPayload {
   virtual ~RunPayload() = default;
 };
 
+/// What a run of a work range (RunRequest::range) adds to its result, for merging: the range of
+/// the workload's independent axis it computed and that axis' length; the outputs along the axis
+/// hold that range's part only (split_merge.hpp); `sums` carries what the merge needs besides
+/// the outputs (e.g. the oscillators' per-block series sums), as fp64 vectors by name.
+struct RangePart {
+  std::string axis;  ///< WorkAxis::name
+  std::size_t begin = 0, end = 0, length = 0;
+  std::map<std::string, std::vector<double>> sums;
+};
+
 /// What a run produced.
 struct RunResult {
   std::string workload;
@@ -82,6 +94,8 @@ struct RunResult {
   /// this result (or a copy) lives, whatever the workload runs or frees afterwards, so the view
   /// may redraw from it at any time (a colormap change after a cancelled run included).
   std::shared_ptr<const float> device_view;
+  /// Set by runs of a work range (RunRequest::range) only.
+  std::optional<RangePart> part;
   /// Workload-specific data for its GUI panel, or null (payload_as reads it).
   std::shared_ptr<const RunPayload> payload;
 
@@ -110,6 +124,19 @@ struct RunRequest {
   /// Headless studies: keep a checkpoint (and maybe resume from it); null: none. Workloads
   /// without studies ignore it.
   std::shared_ptr<StudyCheckpointRequest> checkpoint;
+  /// A work range along the workload's independent axis (Workload::work_axis): the run computes
+  /// that part only and its result carries RunResult::part (Workload::merge_ranges joins the
+  /// parts); nothing: the whole run, as always. Used with the empty command (headless runs).
+  std::optional<IndexRange> range;
+};
+
+/// A workload's independent axis for a given set of parameters: what work ranges cut.
+struct WorkAxis {
+  std::string name;        ///< "targets", "rows", "members"
+  std::size_t length = 0;  ///< items along it
+  /// Ranges must start and end on multiples of this (or at `length`), e.g. the oscillators'
+  /// study blocks; 1: anywhere.
+  std::size_t granule = 1;
 };
 
 /// A workload as the app drives it. Implementations keep caches (generated sources, device
@@ -135,6 +162,14 @@ class Workload {
   virtual std::string describe_sample(const RunResult& result, int i, int j) const = 0;
   /// The parameter that selects the shown output ("view").
   virtual std::string view_param() const { return "view"; }
+  /// The independent axis a run with `params` can be split along (RunRequest::range); length 0:
+  /// none (the default). May load the inputs (lsq's cube). Throws simscope::Error on bad input.
+  virtual WorkAxis work_axis(const ParamSet& /*params*/) { return {}; }
+  /// The results of consecutive work ranges of one run (in axis order, covering it) as the
+  /// result of the whole run: outputs, stats and warnings as an unsplit run gives them
+  /// (split_merge.hpp). Throws simscope::Error when the parts do not fit together; the default
+  /// throws "<name>: runs cannot be split".
+  virtual RunResult merge_ranges(std::vector<RunResult> parts) const;
 };
 
 /// One exported output as a workload declares it: file stem, colorbar label, unit, dtype.

@@ -12,6 +12,10 @@ const CudaStatus& cuda_status() {
   return s;
 }
 double cuda_memory_used_bytes() { return 0; }
+int cuda_device_count() { return 0; }
+std::string cuda_select_device(int index) {
+  throw Error("CUDA device " + std::to_string(index) + ": this build has no CUDA back end");
+}
 #endif
 
 BackendChoice choose_backend(const std::string& requested) {

@@ -31,6 +31,12 @@ struct BackendChoice {
 /// when `requested` is none of the three.
 BackendChoice choose_backend(const std::string& requested);
 
+/// CUDA devices this process sees (0 without CUDA or when none is usable).
+int cuda_device_count();
+/// Makes device `index` (0 .. cuda_device_count() - 1) the calling thread's current device and
+/// returns its name, e.g. "NVIDIA H200". Throws simscope::Error when there is no such device.
+std::string cuda_select_device(int index);
+
 /// Bytes of device memory in use on the current device (0 without CUDA).
 double cuda_memory_used_bytes();
 

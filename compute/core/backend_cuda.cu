@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "core/backend.hpp"
+#include "core/error.hpp"
 
 namespace simscope {
 
@@ -35,6 +36,31 @@ const CudaStatus& cuda_status() {
     s.total_bytes = double(prop.totalGlobalMem);
   });
   return s;
+}
+
+int cuda_device_count() {
+  if (!cuda_status().usable) return 0;
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return n;
+}
+
+std::string cuda_select_device(int index) {
+  const int n = cuda_device_count();
+  if (index < 0 || index >= n)
+    throw Error("CUDA device " + std::to_string(index) + ": this process sees " +
+                std::to_string(n) + " device(s)");
+  cudaError_t e = cudaSetDevice(index);
+  cudaDeviceProp prop{};
+  if (e == cudaSuccess) e = cudaGetDeviceProperties(&prop, index);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    throw Error("CUDA device " + std::to_string(index) + ": " + cudaGetErrorString(e));
+  }
+  return prop.name;
 }
 
 double cuda_memory_used_bytes() {

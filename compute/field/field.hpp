@@ -19,6 +19,7 @@
 #include "core/precision.hpp"
 #include "core/progress.hpp"
 #include "core/range.hpp"
+#include "io/npy.hpp"
 
 namespace simscope::field {
 
@@ -255,6 +256,14 @@ Sources generate_sources(const std::string& distribution, std::size_t count, dou
 /// coordinates or strengths (with the row: 0-based for .npy, "data row" 1-based for CSV), values
 /// beyond float32, empty file, no sources. The readers are io::read_npy and io::read_csv.
 Sources load_sources(const std::string& path);
+/// The sources of an array as read from a .npy file (what load_sources does after reading;
+/// the Python module passes numpy arrays through here): float32/float64 of shape (P,4) or (P,3),
+/// the same checks and messages, `name` in place of the file name. Sets a fresh generation.
+Sources sources_from_npy(const io::NpyArray& a, const std::string& name);
+/// Arbitrary targets from an array of shape (T,3) x,y,z (float32 or float64, T >= 1, finite).
+/// Throws simscope::Error starting with `name` for another dtype or shape, or a non-finite value
+/// (with its row).
+Targets targets_from_npy(const io::NpyArray& a, const std::string& name);
 
 // ---- schema --------------------------------------------------------------------------------
 

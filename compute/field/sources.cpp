@@ -140,7 +140,24 @@ void store_row(Sources& s, std::size_t i, const double* v, std::size_t cols,
 }
 
 Sources load_npy(const std::string& path) {
-  const io::NpyArray a = io::read_npy(path, "float32 or float64 (the sources)");
+  return sources_from_npy(io::read_npy(path, "float32 or float64 (the sources)"), path);
+}
+
+Sources load_csv(const std::string& path) {
+  const io::CsvTable t = io::read_csv(path);
+  if (t.rows == 0) throw Error(path + ": no sources (no data rows)");
+  if (t.cols != 3 && t.cols != 4)
+    throw Error(path + ": " + std::to_string(t.cols) + " columns; x,y,z or x,y,z,q expected");
+  Sources s;
+  reserve(s, t.rows);
+  for (std::size_t i = 0; i < t.rows; ++i)
+    store_row(s, i, &t.values[i * t.cols], t.cols, path, "data row " + std::to_string(i + 1));
+  return s;
+}
+
+}  // namespace
+
+Sources sources_from_npy(const io::NpyArray& a, const std::string& path) {
   if (a.dtype != io::DType::Float32 && a.dtype != io::DType::Float64)
     throw Error(path + ": dtype " + io::to_string(a.dtype) +
                 " is not supported for sources; expected float32 or float64");
@@ -165,22 +182,9 @@ Sources load_npy(const std::string& path) {
     }
     store_row(s, i, v, cols, path, "row " + std::to_string(i));
   }
+  s.generation = detail::next_generation();
   return s;
 }
-
-Sources load_csv(const std::string& path) {
-  const io::CsvTable t = io::read_csv(path);
-  if (t.rows == 0) throw Error(path + ": no sources (no data rows)");
-  if (t.cols != 3 && t.cols != 4)
-    throw Error(path + ": " + std::to_string(t.cols) + " columns; x,y,z or x,y,z,q expected");
-  Sources s;
-  reserve(s, t.rows);
-  for (std::size_t i = 0; i < t.rows; ++i)
-    store_row(s, i, &t.values[i * t.cols], t.cols, path, "data row " + std::to_string(i + 1));
-  return s;
-}
-
-}  // namespace
 
 Sources generate_sources(const std::string& distribution, std::size_t count, double half_width,
                          std::uint64_t seed) {

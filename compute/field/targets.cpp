@@ -1,5 +1,6 @@
 // Sample targets of the field workload: planes and box faces (field.hpp, make_targets).
 #include <cmath>
+#include <cstring>
 #include <string>
 
 #include "core/error.hpp"
@@ -83,6 +84,39 @@ Targets make_targets(const Grid& grid) {
       break;
     }
   }
+  return t;
+}
+
+}  // namespace simscope::field
+
+namespace simscope::field {
+
+Targets targets_from_npy(const io::NpyArray& a, const std::string& name) {
+  if (a.dtype != io::DType::Float32 && a.dtype != io::DType::Float64)
+    throw Error(name + ": dtype " + io::to_string(a.dtype) +
+                " is not supported for targets; expected float32 or float64");
+  if (a.shape.size() != 2 || a.shape[1] != 3)
+    throw Error(name + ": (T,3) expected, got " + a.shape_text() + " (columns x, y, z)");
+  const std::size_t rows = a.shape[0];
+  if (rows == 0) throw Error(name + ": no targets (shape " + a.shape_text() + ")");
+  Targets t;
+  t.x.resize(rows), t.y.resize(rows), t.z.resize(rows);
+  std::vector<double>* cols[3] = {&t.x, &t.y, &t.z};
+  for (std::size_t i = 0; i < rows; ++i)
+    for (std::size_t c = 0; c < 3; ++c) {
+      double v;
+      if (a.dtype == io::DType::Float32) {
+        float f;
+        std::memcpy(&f, a.data.data() + 4 * (i * 3 + c), 4);
+        v = f;
+      } else {
+        std::memcpy(&v, a.data.data() + 8 * (i * 3 + c), 8);
+      }
+      if (!std::isfinite(v))
+        throw Error(name + ": row " + std::to_string(i) + ": non-finite " + "xyz"[c] +
+                    std::string(" value; targets need finite x, y, z"));
+      (*cols[c])[i] = v;
+    }
   return t;
 }
 

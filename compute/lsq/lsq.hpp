@@ -137,13 +137,23 @@ struct Cube {
   std::size_t m = 0, height = 0, width = 0;
   io::DType dtype = io::DType::Float64;  ///< Float32 or Float64
   std::vector<std::uint8_t> bytes;       ///< m * height * width values, native endian
+  /// Non-null: the values live in memory the caller owns (borrow_cube: a numpy array of the
+  /// Python module), not in `bytes`; the caller keeps it alive and unchanged while the cube
+  /// (or a copy, which borrows the same memory) is used.
+  const std::uint8_t* borrowed = nullptr;
   /// Changes whenever the content changes (caches key on it); 0 = unknown.
   std::uint64_t generation = 0;
 
   std::size_t pixels() const { return height * width; }
   std::size_t size() const { return m * pixels(); }
-  const float* f32() const { return reinterpret_cast<const float*>(bytes.data()); }
-  const double* f64() const { return reinterpret_cast<const double*>(bytes.data()); }
+  /// The values: `borrowed` when set, else `bytes`.
+  const std::uint8_t* data() const { return borrowed ? borrowed : bytes.data(); }
+  /// Bytes of values held (size() * 4 or 8 for a consistent cube).
+  std::size_t stored_bytes() const {
+    return borrowed ? size() * (dtype == io::DType::Float32 ? 4 : 8) : bytes.size();
+  }
+  const float* f32() const { return reinterpret_cast<const float*>(data()); }
+  const double* f64() const { return reinterpret_cast<const double*>(data()); }
   /// Observation i of pixel p (p = h * W + w), as double.
   double at(std::size_t i, std::size_t p) const {
     const std::size_t k = i * pixels() + p;
@@ -257,6 +267,17 @@ Cube load_cube(const std::string& path);
 /// of N numbers, optional header line). Throws simscope::Error naming the file: wrong shape,
 /// non-finite entries (with their index), empty.
 Design load_design(const std::string& path);
+/// The cube / design matrix of an array as read from a .npy file (what load_cube /
+/// load_design do after reading; the Python module passes numpy arrays through here): the same
+/// checks and messages, `name` in place of the file name (no memory check: the array is
+/// already in memory). The cube takes over `a`'s bytes (no copy).
+Cube cube_from_npy(io::NpyArray a, const std::string& name);
+/// A cube over `data` without a copy (Cube::borrowed): C order (M, H, W), native endian,
+/// float32 or float64, aligned to its element; the caller keeps it alive and unchanged while
+/// the cube is used. The checks and messages of cube_from_npy (empty shape, inf entries).
+Cube borrow_cube(const void* data, io::DType dtype, std::size_t m, std::size_t height,
+                 std::size_t width, const std::string& name);
+Design design_from_npy(const io::NpyArray& a, const std::string& name);
 
 /// Design matrices of the generator, shape (M, N), float64:
 ///  "random": standard normal entries (std::mt19937_64 with `seed`);

@@ -578,7 +578,7 @@ class CudaSolver final : public Solver {
             b.resident_begin == pb)) {
         b.resident_generation = 0;
         b.resident_begin = pb;
-        copy_2d(b.cube.get(), b.np * csize, cube.bytes.data() + (pb + p0) * csize, Pcube * csize,
+        copy_2d(b.cube.get(), b.np * csize, cube.data() + (pb + p0) * csize, Pcube * csize,
                 b.np * csize, std::size_t(M), cudaMemcpyHostToDevice, b.stream);
         if (whole) b.resident_generation = cube.generation;
       }

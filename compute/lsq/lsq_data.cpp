@@ -143,30 +143,8 @@ Cube make_cube(std::vector<double> values, std::size_t m, std::size_t height, st
   return c;
 }
 
-Cube load_cube(const std::string& path) {
-  if (lower_extension(path) != ".npy")
-    throw Error(path + ": the data cube must be a .npy file of shape (M, H, W)");
-  std::error_code ec;
-  const auto fsize = std::filesystem::file_size(path, ec);
-  if (!ec) {
-    const double avail = available_host_bytes();
-    if (double(fsize) > avail)
-      throw Error(path + ": the cube is " + format_bytes(double(fsize)) + ", more than the " +
-                  format_bytes(avail) + " of memory available; crop it or split it into tiles");
-  }
-  io::NpyArray a = io::read_npy(path, "float32 or float64 (the data cube)");
-  if (a.dtype != io::DType::Float32 && a.dtype != io::DType::Float64)
-    throw Error(path + ": dtype " + io::to_string(a.dtype) +
-                "; the data cube must be float32 or float64 (NaN marks a missing value)");
-  if (a.shape.size() != 3)
-    throw Error(path + ": shape " + a.shape_text() + " has " + std::to_string(a.shape.size()) +
-                " dimension" + (a.shape.size() == 1 ? "" : "s") +
-                "; expected a cube (M, H, W): M observations of H x W pixels");
-  if (a.size() == 0) throw Error(path + ": shape " + a.shape_text() + " is empty");
-  Cube c;
-  c.m = a.shape[0], c.height = a.shape[1], c.width = a.shape[2];
-  c.dtype = a.dtype;
-  c.bytes = std::move(a.data);
+/// Refuses +-inf entries of a cube (NaN marks a gap), naming the first; sets a fresh generation.
+static void check_entries(Cube& c, const std::string& path) {
   const std::size_t n = c.size();
   std::size_t bad = n;
   if (c.dtype == io::DType::Float32) {
@@ -184,19 +162,66 @@ Cube load_cube(const std::string& path) {
     throw Error(path + ": entry " + index_text({c.m, c.height, c.width}, bad) +
                 " is inf; only NaN may mark a missing observation");
   c.generation = detail::next_generation();
+}
+
+Cube load_cube(const std::string& path) {
+  if (lower_extension(path) != ".npy")
+    throw Error(path + ": the data cube must be a .npy file of shape (M, H, W)");
+  std::error_code ec;
+  const auto fsize = std::filesystem::file_size(path, ec);
+  if (!ec) {
+    const double avail = available_host_bytes();
+    if (double(fsize) > avail)
+      throw Error(path + ": the cube is " + format_bytes(double(fsize)) + ", more than the " +
+                  format_bytes(avail) + " of memory available; crop it or split it into tiles");
+  }
+  return cube_from_npy(io::read_npy(path, "float32 or float64 (the data cube)"), path);
+}
+
+Cube cube_from_npy(io::NpyArray a, const std::string& path) {
+  if (a.dtype != io::DType::Float32 && a.dtype != io::DType::Float64)
+    throw Error(path + ": dtype " + io::to_string(a.dtype) +
+                "; the data cube must be float32 or float64 (NaN marks a missing value)");
+  if (a.shape.size() != 3)
+    throw Error(path + ": shape " + a.shape_text() + " has " + std::to_string(a.shape.size()) +
+                " dimension" + (a.shape.size() == 1 ? "" : "s") +
+                "; expected a cube (M, H, W): M observations of H x W pixels");
+  if (a.size() == 0) throw Error(path + ": shape " + a.shape_text() + " is empty");
+  Cube c;
+  c.m = a.shape[0], c.height = a.shape[1], c.width = a.shape[2];
+  c.dtype = a.dtype;
+  c.bytes = std::move(a.data);
+  check_entries(c, path);
   return c;
+}
+
+Cube borrow_cube(const void* data, io::DType dtype, std::size_t m, std::size_t height,
+                 std::size_t width, const std::string& name) {
+  if (dtype != io::DType::Float32 && dtype != io::DType::Float64)
+    throw Error(name + ": dtype " + io::to_string(dtype) +
+                "; the data cube must be float32 or float64 (NaN marks a missing value)");
+  Cube c;
+  c.m = m, c.height = height, c.width = width;
+  c.dtype = dtype;
+  if (c.size() == 0)
+    throw Error(name + ": shape (" + std::to_string(m) + ", " + std::to_string(height) + ", " +
+                std::to_string(width) + ") is empty");
+  c.borrowed = static_cast<const std::uint8_t*>(data);
+  check_entries(c, name);
+  return c;
+}
+
+Design design_from_npy(const io::NpyArray& a, const std::string& path) {
+  if (a.shape.size() == 1) return design_from_values(path, a.shape[0], 1, a.to_double(), false);
+  if (a.shape.size() != 2)
+    throw Error(path + ": shape " + a.shape_text() +
+                "; the design matrix must be 2-D, shape (M, N)");
+  return design_from_values(path, a.shape[0], a.shape[1], a.to_double(), false);
 }
 
 Design load_design(const std::string& path) {
   const std::string ext = lower_extension(path);
-  if (ext == ".npy") {
-    const io::NpyArray a = io::read_npy(path);
-    if (a.shape.size() == 1) return design_from_values(path, a.shape[0], 1, a.to_double(), false);
-    if (a.shape.size() != 2)
-      throw Error(path + ": shape " + a.shape_text() +
-                  "; the design matrix must be 2-D, shape (M, N)");
-    return design_from_values(path, a.shape[0], a.shape[1], a.to_double(), false);
-  }
+  if (ext == ".npy") return design_from_npy(io::read_npy(path), path);
   if (ext == ".csv") {
     io::CsvTable t = io::read_csv(path);
     if (t.rows == 0) throw Error(path + ": no data rows; expected M rows of N numbers");
@@ -211,7 +236,7 @@ void validate(const Cube& cube, const Design& design, const Options& options) {
     throw Error("lsq: the data cube is empty");
   if (cube.dtype != io::DType::Float32 && cube.dtype != io::DType::Float64)
     throw Error("lsq: the data cube must be float32 or float64");
-  if (cube.bytes.size() != cube.size() * (cube.dtype == io::DType::Float32 ? 4 : 8))
+  if (cube.stored_bytes() != cube.size() * (cube.dtype == io::DType::Float32 ? 4 : 8))
     throw Error("lsq: the data cube's storage does not match its shape");
   if (design.m == 0 || design.n == 0 || design.a.size() != design.m * design.n)
     throw Error("lsq: the design matrix is empty or does not match its shape");

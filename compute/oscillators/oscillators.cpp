@@ -42,7 +42,8 @@ void Series::clear() {
 
 // ---- states ------------------------------------------------------------------------------------
 
-State initial_state(const std::string& kind, int nodes, int members, std::uint64_t seed) {
+State initial_state(const std::string& kind, int nodes, int members, std::uint64_t seed,
+                    int first_member) {
   if (kind != "random" && kind != "uniform_phase")
     throw Error("init: expected random, uniform_phase or file, got '" + kind + "'");
   if (nodes < 1 || members < 1)
@@ -52,7 +53,7 @@ State initial_state(const std::string& kind, int nodes, int members, std::uint64
   const bool random = kind == "random";
 #pragma omp parallel for schedule(static)
   for (int k = 0; k < members; ++k) {
-    detail::Rng rng(detail::member_seed(seed, k, 2));
+    detail::Rng rng(detail::member_seed(seed, first_member + k, 2));
     for (int i = 0; i < nodes; ++i) {
       const std::size_t at = std::size_t(k) * nodes + i;
       if (random) {
@@ -70,7 +71,12 @@ State initial_state(const std::string& kind, int nodes, int members, std::uint64
 
 State load_initial_state(const std::string& path, int nodes, int members) {
   if (path.empty()) throw Error("init.file: no file given (init=file)");
-  const io::NpyArray a = io::read_npy(path, "float32 or float64 (the initial state)");
+  return initial_state_from_npy(io::read_npy(path, "float32 or float64 (the initial state)"), path,
+                                nodes, members);
+}
+
+State initial_state_from_npy(const io::NpyArray& a, const std::string& path, int nodes,
+                             int members) {
   if (a.dtype != io::DType::Float32 && a.dtype != io::DType::Float64)
     throw Error(path + ": init.file must hold float32 or float64 values, not " +
                 io::to_string(a.dtype));

@@ -31,6 +31,8 @@
 #include "core/params.hpp"
 #include "core/precision.hpp"
 #include "core/progress.hpp"
+#include "io/npy.hpp"
+#include "core/range.hpp"
 
 namespace simscope::oscillators {
 
@@ -87,13 +89,16 @@ Topologies ring(int nodes, int k, int members);
 /// networkx.watts_strogatz_graph). K different graphs: member k uses its own random stream derived
 /// from (seed, k), so member k's graph does not depend on K or on the thread count. Unit weights.
 /// Throws simscope::Error for k odd, < 2 or >= N, or p outside [0, 1].
-Topologies watts_strogatz(int nodes, int k, double p, int members, std::uint64_t seed);
+/// With `first_member` f > 0: the members f .. f + members - 1 of that ensemble (a work range).
+Topologies watts_strogatz(int nodes, int k, double p, int members, std::uint64_t seed,
+                          int first_member = 0);
 
 /// Erdos & Renyi (1959) / Gilbert (1959) G(N, p): each of the N(N-1)/2 node pairs joined with
 /// probability p, sampled in O(N + edges) with the geometric skips of Batagelj & Brandes (2005),
 /// "Efficient generation of large random networks", Phys. Rev. E 71. K different graphs, member k
 /// from (seed, k) as above. Unit weights. Throws simscope::Error for p outside [0, 1].
-Topologies erdos_renyi(int nodes, double p, int members, std::uint64_t seed);
+/// `first_member` as for watts_strogatz.
+Topologies erdos_renyi(int nodes, double p, int members, std::uint64_t seed, int first_member = 0);
 
 /// One graph from an edge-list text file, shared by all K members: one undirected edge per line,
 /// "i j" or "i j weight" (0-based node indices, separated by blanks or a comma; blank lines and
@@ -123,13 +128,20 @@ struct State {
 /// `rng.standard_normal`), "uniform_phase" (on the limit cycle, z = exp(i theta) with theta
 /// uniform in [0, 2 pi)). Member k uses its own stream from (seed, k). Throws simscope::Error for
 /// an unknown kind.
-State initial_state(const std::string& kind, int nodes, int members, std::uint64_t seed);
+/// With `first_member` f > 0: the states of members f .. f + members - 1 (a work range).
+State initial_state(const std::string& kind, int nodes, int members, std::uint64_t seed,
+                    int first_member = 0);
 
 /// Reads an initial state from .npy (float32 or float64): shape (N, 2) [x, y] used for every
 /// member, or (K, N, 2) one per member (what state.npy of a study holds). Throws simscope::Error
 /// naming the file for a wrong shape (saying which was expected), dtype, or a non-finite value
 /// (with its index).
 State load_initial_state(const std::string& path, int nodes, int members);
+/// The initial state of an array as read from a .npy file (what load_initial_state does after
+/// reading; the Python module passes numpy arrays through here): the same checks and messages,
+/// `name` in place of the file name.
+State initial_state_from_npy(const io::NpyArray& a, const std::string& name, int nodes,
+                             int members);
 
 // ---- observables (host reference implementations) ------------------------------------------
 
@@ -274,6 +286,16 @@ struct StudyResult {
   double msd_sem = 0;      ///< its standard error, std (ddof 1) / sqrt(valid) (NaN when < 2)
   double seconds = 0;      ///< wall time of the integration
   double peak_device_bytes = 0;
+  /// A study of a members range (run_study_range): the range's first member and the block size
+  /// (study_block_members of the whole K), and each of its blocks' contributions to the series,
+  /// in block order, (blocks of the range, T) row-major: block mean x finite count of msd and of
+  /// R at each sample (0 where the count is 0), and the counts. merge_study_ranges adds them in
+  /// block order, as run_study_blocks does: the merged series equal the unsplit ones bit for bit.
+  /// Empty for whole studies.
+  std::size_t member_begin = 0;
+  int block = 0;
+  std::vector<double> block_msd_sum, block_order_sum;
+  std::vector<std::int64_t> block_finite;
 };
 
 /// Checks StudyOptions (the messages name the parameters: integrator.dt, integrator.steps,
@@ -346,6 +368,35 @@ StudyResult run_study_blocks(Ensemble& ensemble, const Topologies& t, const Stat
                              const StudyOptions& o, StudyProgress& sp,
                              const StudyCheckpointing& checkpointing, Progress* progress = nullptr);
 
+/// The members [members.begin, members.end) of the study run_study_blocks(t, init, o) runs (a
+/// work range: t and init hold all K members), in the same blocks: the range must start and end
+/// on block boundaries (multiples of study_block_members(K), or K; split_study_members gives such
+/// ranges). The result holds the range's members only (msd, failed, final_state; member_begin),
+/// its blocks' series contributions (StudyResult::block_*) and the series and ensemble
+/// statistics of the range alone. Per member the results are bit-identical to the whole study's
+/// (run_study_blocks), and merge_study_ranges() of consecutive ranges equals it bit for bit,
+/// series included. No checkpoints. Throws simscope::Error for a range that is not within
+/// [0, K) or not on block boundaries, and as run_study_blocks; Cancelled.
+/// With `total` > 0, t and init hold the range's members only (make_topologies / make_initial_state
+/// with first_member = members.begin) of a study of `total` members: the same results, without
+/// building the other members' networks.
+StudyResult run_study_range(Ensemble& ensemble, const Topologies& t, const State& init,
+                            const StudyOptions& o, const IndexRange& members,
+                            Progress* progress = nullptr, int total = 0);
+
+/// [0, K) cut into `parts` consecutive ranges of whole blocks (study_block_members(K)), the
+/// blocks shared out as evenly as possible (the members of a block cost the same): a range may
+/// be empty when parts > blocks. Throws simscope::Error when parts is 0 or K < 1.
+std::vector<IndexRange> split_study_members(int members, std::size_t parts);
+
+/// The results of consecutive member ranges of one study (run_study_range; parts[k + 1] starts
+/// where parts[k] ends; empty ranges allowed) as one StudyResult: per-member arrays and states
+/// concatenated, the series summed block by block in block order, msd_mean / msd_sem / valid /
+/// failed_count from all members, seconds summed, peak_device_bytes the largest. Equal bit for
+/// bit to run_study_blocks() of the whole study. Throws simscope::Error when the parts do not fit
+/// together (gaps, other T or N, other block size) or none is given.
+StudyResult merge_study_ranges(const std::vector<StudyResult>& parts);
+
 /// The frame (Frame::theta_r) of the first min(members, s.members) members of a host state.
 Frame frame_of(const State& s, int members, std::int64_t step);
 
@@ -373,8 +424,10 @@ const Schema& schema();
 Model model_from(const ParamSet& p);
 StudyOptions study_options_from(const ParamSet& p);
 Precision precision_from(const ParamSet& p);
-Topologies make_topologies(const ParamSet& p, int members = 0);
-State make_initial_state(const ParamSet& p, int members = 0);
+/// `first_member` f > 0: members f .. f + members - 1 of the ensemble.size members (a work range;
+/// member k is the same as in the whole ensemble).
+Topologies make_topologies(const ParamSet& p, int members = 0, int first_member = 0);
+State make_initial_state(const ParamSet& p, int members = 0, int first_member = 0);
 
 inline double phase(double x, double y) { return (x == 0 && y == 0) ? 0.0 : std::atan2(y, x); }
 

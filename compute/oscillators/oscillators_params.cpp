@@ -128,7 +128,7 @@ StudyOptions study_options_from(const ParamSet& p) {
   return o;
 }
 
-Topologies make_topologies(const ParamSet& p, int members) {
+Topologies make_topologies(const ParamSet& p, int members, int first_member) {
   const int K = members > 0 ? members : int(p.get_int("ensemble.size"));
   const int N = int(p.get_int("network.nodes"));
   const std::string& kind = p.get_string("network.topology");
@@ -136,12 +136,14 @@ Topologies make_topologies(const ParamSet& p, int members) {
   const int kk = int(std::min<std::int64_t>(k, 1 << 30));
   const auto seed = std::uint64_t(p.get_int("network.seed"));
   if (kind == "ring") return ring(N, kk, K);
-  if (kind == "watts_strogatz") return watts_strogatz(N, kk, p.get_double("network.p"), K, seed);
-  if (kind == "erdos_renyi") return erdos_renyi(N, p.get_double("network.p"), K, seed);
+  if (kind == "watts_strogatz")
+    return watts_strogatz(N, kk, p.get_double("network.p"), K, seed, first_member);
+  if (kind == "erdos_renyi")
+    return erdos_renyi(N, p.get_double("network.p"), K, seed, first_member);
   return load_edge_list(p.get_string("network.file"), N, K);
 }
 
-State make_initial_state(const ParamSet& p, int members) {
+State make_initial_state(const ParamSet& p, int members, int first_member) {
   const int K = members > 0 ? members : int(p.get_int("ensemble.size"));
   const int N = int(p.get_int("network.nodes"));
   const std::string& kind = p.get_string("init");
@@ -149,14 +151,19 @@ State make_initial_state(const ParamSet& p, int members) {
     // A (K, N, 2) file serves a live view of its first members too.
     const int file_members = int(p.get_int("ensemble.size"));
     State s = load_initial_state(p.get_string("init.file"), N, file_members);
-    if (K != file_members) {
+    if (first_member > 0 || K != file_members) {
+      const std::size_t a = std::size_t(first_member) * N, b = a + std::size_t(K) * N;
+      if (b > s.x.size())
+        throw Error("init.file: members " + std::to_string(first_member) + " .. " +
+                    std::to_string(first_member + K - 1) + " are past the file's " +
+                    std::to_string(file_members));
       s.members = K;
-      s.x.resize(std::size_t(K) * N);
-      s.y.resize(std::size_t(K) * N);
+      s.x = std::vector<double>(s.x.begin() + std::ptrdiff_t(a), s.x.begin() + std::ptrdiff_t(b));
+      s.y = std::vector<double>(s.y.begin() + std::ptrdiff_t(a), s.y.begin() + std::ptrdiff_t(b));
     }
     return s;
   }
-  return initial_state(kind, N, K, std::uint64_t(p.get_int("init.seed")));
+  return initial_state(kind, N, K, std::uint64_t(p.get_int("init.seed")), first_member);
 }
 
 }  // namespace simscope::oscillators

@@ -173,33 +173,182 @@ Frame frame_of(const State& s, int members, std::int64_t step) {
   return f;
 }
 
-StudyResult run_study_blocks(Ensemble& e, const Topologies& t, const State& init,
-                             const StudyOptions& o, StudyProgress& sp, const StudyCheckpointing& cp,
-                             Progress* progress) {
-  validate(o);
-  progress_check(progress);
+namespace {
+
+/// Throws unless init fits t (K, N >= 1).
+void check_study_inputs(const Topologies& t, const State& init) {
   const int K = t.members, N = t.nodes;
   if (K < 1 || N < 1 || init.members != K || init.nodes != N)
     throw Error("study: the initial state of " + std::to_string(init.members) + " x " +
                 std::to_string(init.nodes) + " does not match the " + std::to_string(K) +
                 " networks of " + std::to_string(N) + " nodes");
-  const std::int64_t T = o.steps / o.every;
-  if (sp.block == 0) {  // a new study
-    sp = StudyProgress{};
-    sp.members = K, sp.nodes = N, sp.samples = T;
-    sp.block = study_block_members(K);
-    sp.final_state.nodes = N;
-    sp.msd_sum.assign(std::size_t(T), 0.0);
-    sp.order_sum.assign(std::size_t(T), 0.0);
-    sp.finite.assign(std::size_t(T), 0);
-  } else {
-    check_progress(sp, K, N, T, o);
+}
+
+/// A fresh StudyProgress of the study (K, N, T), positioned at block `first_block`.
+StudyProgress fresh_progress(int K, int N, std::int64_t T, int first_block) {
+  StudyProgress sp;
+  sp.members = K, sp.nodes = N, sp.samples = T;
+  sp.block = study_block_members(K);
+  sp.blocks_done = first_block;
+  sp.final_state.nodes = N;
+  sp.msd_sum.assign(std::size_t(T), 0.0);
+  sp.order_sum.assign(std::size_t(T), 0.0);
+  sp.finite.assign(std::size_t(T), 0);
+  return sp;
+}
+
+/// The series and statistics of a StudyResult from the sums of sp (over the members it holds).
+void finish_result(StudyResult& r, const StudyProgress& sp) {
+  const std::size_t T = sp.msd_sum.size();
+  r.msd = sp.msd;
+  r.failed = sp.failed;
+  r.failed_count = std::count(r.failed.begin(), r.failed.end(), std::uint8_t(1));
+  r.msd_t.resize(T);
+  r.order_t.resize(T);
+  r.finite_t = sp.finite;
+  for (std::size_t j = 0; j < T; ++j) {
+    const double n = double(sp.finite[j]);
+    r.msd_t[j] = n > 0 ? sp.msd_sum[j] / n : kNaN;
+    r.order_t[j] = n > 0 ? sp.order_sum[j] / n : kNaN;
   }
+  r.final_state = sp.final_state;
+  ensemble_mean(r.msd, r.msd_mean, r.msd_sem, r.valid);
+  r.seconds = sp.seconds;
+}
+
+/// The blocks [sp.blocks_done, b_end) of the study (members [m0, m1) is the work whose progress
+/// is reported); with `contrib`, each finished block's series contributions are appended to it
+/// (StudyResult::block_*).
+void run_blocks(Ensemble& e, const Topologies& t, const State& init, const StudyOptions& o,
+                StudyProgress& sp, const StudyCheckpointing& cp, Progress* progress, int b_end,
+                int m0, int m1, StudyResult* contrib, int base);
+
+}  // namespace
+
+StudyResult run_study_blocks(Ensemble& e, const Topologies& t, const State& init,
+                             const StudyOptions& o, StudyProgress& sp, const StudyCheckpointing& cp,
+                             Progress* progress) {
+  validate(o);
+  progress_check(progress);
+  check_study_inputs(t, init);
+  const int K = t.members, N = t.nodes;
+  const std::int64_t T = o.steps / o.every;
+  if (sp.block == 0)  // a new study
+    sp = fresh_progress(K, N, T, 0);
+  else
+    check_progress(sp, K, N, T, o);
+  run_blocks(e, t, init, o, sp, cp, progress, sp.blocks(), 0, K, nullptr, 0);
+  StudyResult r;
+  finish_result(r, sp);
+  r.peak_device_bytes = e.peak_device_bytes();
+  return r;
+}
+
+StudyResult run_study_range(Ensemble& e, const Topologies& t, const State& init,
+                            const StudyOptions& o, const IndexRange& members, Progress* progress,
+                            int total) {
+  validate(o);
+  progress_check(progress);
+  const int K = total > 0 ? total : t.members, N = t.nodes;
+  const std::int64_t T = o.steps / o.every;
+  const IndexRange m = resolve(members, std::size_t(K), "study members");
+  // t and init: all K members, or (total > 0) the range's only, member m.begin first.
+  const int base = total > 0 ? int(m.begin) : 0;
+  if (total > 0 && std::size_t(t.members) != m.end - m.begin)
+    throw Error("study members: " + std::to_string(t.members) + " networks given for the range [" +
+                std::to_string(m.begin) + ", " + std::to_string(m.end) + ")");
+  if (t.members > 0 || total == 0) check_study_inputs(t, init);
+  const std::size_t block = std::size_t(study_block_members(K));
+  auto on_boundary = [&](std::size_t k) { return k % block == 0 || k == std::size_t(K); };
+  if (!on_boundary(m.begin) || !on_boundary(m.end))
+    throw Error("study members: range [" + std::to_string(m.begin) + ", " + std::to_string(m.end) +
+                ") does not start and end on blocks of " + std::to_string(block) +
+                " members (or at K = " + std::to_string(K) + ")");
+  StudyProgress sp = fresh_progress(K, N, T, int((m.begin + block - 1) / block));
+  const int b_end = int((m.end + block - 1) / block);
+  StudyResult r;
+  r.member_begin = m.begin;
+  r.block = int(block);
+  run_blocks(e, t, init, o, sp, StudyCheckpointing{0, {}}, progress, b_end, int(m.begin),
+             int(m.end), &r, base);
+  finish_result(r, sp);
+  r.peak_device_bytes = e.peak_device_bytes();
+  return r;
+}
+
+std::vector<IndexRange> split_study_members(int members, std::size_t parts) {
+  if (members < 1) throw Error("study members: K must be at least 1");
+  const std::size_t K = std::size_t(members), block = std::size_t(study_block_members(members));
+  const std::size_t blocks = (K + block - 1) / block;
+  std::vector<IndexRange> out = split_evenly(blocks, parts);
+  for (IndexRange& r : out) r = {std::min(K, r.begin * block), std::min(K, r.end * block)};
+  return out;
+}
+
+StudyResult merge_study_ranges(const std::vector<StudyResult>& parts) {
+  if (parts.empty()) throw Error("merge_study_ranges: no parts");
+  const StudyResult& p0 = parts.front();
+  const std::size_t T = p0.msd_t.size();
+  const int N = p0.final_state.nodes;
+  StudyProgress sp;
+  sp.final_state.nodes = N;
+  sp.msd_sum.assign(T, 0.0);
+  sp.order_sum.assign(T, 0.0);
+  sp.finite.assign(T, 0);
+  std::size_t next = p0.member_begin;
+  StudyResult r;
+  r.member_begin = p0.member_begin;
+  r.block = p0.block;
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    const StudyResult& p = parts[k];
+    const std::size_t km = p.msd.size();
+    const std::size_t nb = p.block > 0 ? (km + std::size_t(p.block) - 1) / std::size_t(p.block) : 0;
+    if (p.member_begin != next || p.block != p0.block || p.block < 1 || p.msd_t.size() != T ||
+        p.final_state.nodes != N || p.failed.size() != km ||
+        std::size_t(p.final_state.members) != km || p.block_msd_sum.size() != nb * T ||
+        p.block_order_sum.size() != nb * T || p.block_finite.size() != nb * T)
+      throw Error("merge_study_ranges: part " + std::to_string(k) + " (members from " +
+                  std::to_string(p.member_begin) + ", " + std::to_string(km) +
+                  " of them) does not follow the previous parts");
+    next += km;
+    sp.msd.insert(sp.msd.end(), p.msd.begin(), p.msd.end());
+    sp.failed.insert(sp.failed.end(), p.failed.begin(), p.failed.end());
+    sp.final_state.x.insert(sp.final_state.x.end(), p.final_state.x.begin(), p.final_state.x.end());
+    sp.final_state.y.insert(sp.final_state.y.end(), p.final_state.y.begin(), p.final_state.y.end());
+    sp.final_state.members += int(km);
+    // Block by block, in block order: the additions run_study_blocks makes.
+    for (std::size_t b = 0; b < nb; ++b)
+      for (std::size_t j = 0; j < T; ++j) {
+        const std::int64_t n = p.block_finite[b * T + j];
+        if (n <= 0) continue;
+        sp.msd_sum[j] += p.block_msd_sum[b * T + j];
+        sp.order_sum[j] += p.block_order_sum[b * T + j];
+        sp.finite[j] += n;
+      }
+    r.block_msd_sum.insert(r.block_msd_sum.end(), p.block_msd_sum.begin(), p.block_msd_sum.end());
+    r.block_order_sum.insert(r.block_order_sum.end(), p.block_order_sum.begin(),
+                             p.block_order_sum.end());
+    r.block_finite.insert(r.block_finite.end(), p.block_finite.begin(), p.block_finite.end());
+    sp.seconds += p.seconds;
+    r.peak_device_bytes = std::max(r.peak_device_bytes, p.peak_device_bytes);
+  }
+  finish_result(r, sp);
+  return r;
+}
+
+namespace {
+
+void run_blocks(Ensemble& e, const Topologies& t, const State& init, const StudyOptions& o,
+                StudyProgress& sp, const StudyCheckpointing& cp, Progress* progress, int b_end,
+                int m0, int m1, StudyResult* contrib, int base) {
+  const int K = sp.members, N = t.nodes;
+  const std::int64_t T = o.steps / o.every;
   Recording rec;
   rec.transient = o.transient;
   rec.every = o.every;
   const bool snapshots = e.can_snapshot();
   const double total_work = double(K) * double(o.steps);
+  const double range_work = std::max(1.0, double(m1 - m0) * double(o.steps));
   ProgressRelay relay(progress);
 
   auto last_save = Clock::now();
@@ -220,13 +369,13 @@ StudyResult run_study_blocks(Ensemble& e, const Topologies& t, const State& init
     sp.series.step = series.step;
   };
 
-  for (int b = sp.blocks_done; b < sp.blocks(); ++b) {
+  for (int b = sp.blocks_done; b < b_end; ++b) {
     if (progress && progress->cancel && !sp.partial) {  // between blocks
       save();
       throw Cancelled();
     }
     const int k0 = b * sp.block, k1 = std::min(K, k0 + sp.block), kb = k1 - k0;
-    const Topologies tb = slice(t, k0, k1);
+    const Topologies tb = slice(t, k0 - base, k1 - base);
     Series series;
     if (sp.partial) {
       e.restore(tb, sp.snapshot, o.precision);
@@ -235,7 +384,7 @@ StudyResult run_study_blocks(Ensemble& e, const Topologies& t, const State& init
       for (std::size_t j = 0; j < series.step.size(); ++j)
         series.step[j] = std::int64_t(j + 1) * o.every;
     } else {
-      e.load(tb, slice(init, k0, k1), o.precision);
+      e.load(tb, slice(init, k0 - base, k1 - base), o.precision);
     }
     sp.partial = false;
     sp.snapshot = EnsembleSnapshot{};
@@ -256,8 +405,8 @@ StudyResult run_study_blocks(Ensemble& e, const Topologies& t, const State& init
       }
       const std::int64_t s = e.steps_done();
       const std::int64_t end = std::min(o.steps, (s / segment + 1) * segment);
-      const double before = double(k0) * double(o.steps) + double(kb) * double(s);
-      relay.range(before / total_work, (before + double(kb) * double(end - s)) / total_work);
+      const double before = double(k0 - m0) * double(o.steps) + double(kb) * double(s);
+      relay.range(before / range_work, (before + double(kb) * double(end - s)) / range_work);
       const auto t0 = Clock::now();
       try {
         e.advance(o.model, o.dt, end - s, rec, series, relay.inner());
@@ -293,35 +442,31 @@ StudyResult run_study_blocks(Ensemble& e, const Topologies& t, const State& init
     sp.final_state.x.insert(sp.final_state.x.end(), st.x.begin(), st.x.end());
     sp.final_state.y.insert(sp.final_state.y.end(), st.y.begin(), st.y.end());
     sp.final_state.members += kb;
+    const std::size_t c0 = contrib ? contrib->block_finite.size() : 0;
+    if (contrib) {
+      contrib->block_msd_sum.resize(c0 + std::size_t(T), 0.0);
+      contrib->block_order_sum.resize(c0 + std::size_t(T), 0.0);
+      contrib->block_finite.resize(c0 + std::size_t(T), 0);
+    }
     for (std::size_t j = 0; j < std::size_t(T); ++j) {
       const std::int64_t n = series.finite[j];
       if (n <= 0) continue;
-      sp.msd_sum[j] += series.msd[j] * double(n);
-      sp.order_sum[j] += series.order[j] * double(n);
+      const double cm = series.msd[j] * double(n), co = series.order[j] * double(n);
+      sp.msd_sum[j] += cm;
+      sp.order_sum[j] += co;
       sp.finite[j] += n;
+      if (contrib) {
+        contrib->block_msd_sum[c0 + j] = cm;
+        contrib->block_order_sum[c0 + j] = co;
+        contrib->block_finite[c0 + j] = n;
+      }
     }
     sp.blocks_done = b + 1;
-    progress_set(progress, sp.fraction(o.steps));
+    progress_set(progress, double(k1 - m0) / double(std::max(1, m1 - m0)));
     save();
   }
-
-  StudyResult r;
-  r.msd = sp.msd;
-  r.failed = sp.failed;
-  r.failed_count = std::count(r.failed.begin(), r.failed.end(), std::uint8_t(1));
-  r.msd_t.resize(std::size_t(T));
-  r.order_t.resize(std::size_t(T));
-  r.finite_t = sp.finite;
-  for (std::size_t j = 0; j < std::size_t(T); ++j) {
-    const double n = double(sp.finite[j]);
-    r.msd_t[j] = n > 0 ? sp.msd_sum[j] / n : kNaN;
-    r.order_t[j] = n > 0 ? sp.order_sum[j] / n : kNaN;
-  }
-  r.final_state = sp.final_state;
-  ensemble_mean(r.msd, r.msd_mean, r.msd_sem, r.valid);
-  r.seconds = sp.seconds;
-  r.peak_device_bytes = e.peak_device_bytes();
-  return r;
 }
+
+}  // namespace
 
 }  // namespace simscope::oscillators

@@ -147,7 +147,7 @@ void erdos_renyi_graph(Adjacency& g, int n, double p, Rng& rng) {
 /// Builds K graphs with `make(adjacency, rng, member)` in parallel (OpenMP), member k's random
 /// stream from (seed, k), into one CSR.
 template <typename Make>
-Topologies build(int nodes, int members, std::uint64_t seed, Make make) {
+Topologies build(int nodes, int members, std::uint64_t seed, int first, Make make) {
   Topologies t;
   t.nodes = nodes;
   t.members = members;
@@ -160,7 +160,7 @@ Topologies build(int nodes, int members, std::uint64_t seed, Make make) {
       Adjacency g;
 #pragma omp for schedule(dynamic, 64)
       for (int k = 0; k < members; ++k) {
-        Rng rng(detail::member_seed(seed, k, 1));
+        Rng rng(detail::member_seed(seed, first + k, 1));
         make(g, rng);
         g.emit(cols[std::size_t(k)], counts[std::size_t(k)]);
       }
@@ -252,18 +252,20 @@ Topologies ring(int nodes, int k, int members) {
   return one_graph(nodes, members, g);
 }
 
-Topologies watts_strogatz(int nodes, int k, double p, int members, std::uint64_t seed) {
+Topologies watts_strogatz(int nodes, int k, double p, int members, std::uint64_t seed,
+                          int first_member) {
   check_sizes(nodes, members);
   check_ring_k(nodes, k);
   check_p(p);
-  return build(nodes, members, seed,
+  return build(nodes, members, seed, first_member,
                [&](Adjacency& g, Rng& rng) { watts_strogatz_graph(g, nodes, k, p, rng); });
 }
 
-Topologies erdos_renyi(int nodes, double p, int members, std::uint64_t seed) {
+Topologies erdos_renyi(int nodes, double p, int members, std::uint64_t seed,
+                       int first_member) {
   check_sizes(nodes, members);
   check_p(p);
-  return build(nodes, members, seed,
+  return build(nodes, members, seed, first_member,
                [&](Adjacency& g, Rng& rng) { erdos_renyi_graph(g, nodes, p, rng); });
 }
 

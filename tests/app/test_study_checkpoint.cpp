@@ -187,6 +187,28 @@ TEST(StudyCheckpoint, ChangedParametersAreNamed) {
   check_resumable(*h, "oscillators", p, Backend::Cpu, dir);
 }
 
+TEST(StudyCheckpoint, AnEditedInputFileIsRefused) {
+  const Stopped s(2);
+  const std::string dir = scratch("files").string();
+  const std::string edges = (fs::path(dir).parent_path() / "edges.txt").string();
+  fs::create_directories(fs::path(edges).parent_path());
+  std::ofstream(edges) << "0 1\n1 2\n";
+  ParamSet p = s.params;
+  p.set_from_string("network.topology", "file");
+  p.set_from_string("network.file", edges);
+  StudyCheckpointWriter(dir, "oscillators", p, Backend::Cpu, std::nullopt).write(s.sp);
+  const auto h = read_checkpoint_header(dir);
+  ASSERT_TRUE(h.has_value());
+  ASSERT_EQ(h->files.count("network.file"), 1u);
+  check_resumable(*h, "oscillators", p, Backend::Cpu, dir);  // the same file: resumable
+  std::ofstream(edges, std::ios::app) << "2 3\n";            // edited: another size
+  EXPECT_NE(error_of([&] { check_resumable(*h, "oscillators", p, Backend::Cpu, dir); })
+                .find("--resume: the file network.file = " + edges +
+                      " was changed since the "
+                      "checkpoint was written"),
+            std::string::npos);
+}
+
 TEST(StudyCheckpoint, BrokenCheckpointsAreRefusedNamingTheFile) {
   const std::string dir = scratch("broken").string();
   EXPECT_FALSE(read_checkpoint_header(dir).has_value());  // none yet

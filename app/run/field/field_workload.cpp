@@ -10,6 +10,7 @@
 #include "cache_key.hpp"
 #include "core/error.hpp"
 #include "field/field.hpp"
+#include "split_merge.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {
@@ -83,6 +84,12 @@ render::PlaneAnnotations annotations_of(const field::Grid& g) {
   return a;
 }
 
+std::size_t shape_size(const std::vector<std::size_t>& shape) {
+  std::size_t n = 1;
+  for (std::size_t d : shape) n *= d;
+  return n;
+}
+
 class FieldWorkload final : public Workload {
  public:
   const Schema& schema() const override { return field::schema(); }
@@ -107,9 +114,14 @@ class FieldWorkload final : public Workload {
     if (!evaluator_ || evaluator_->backend() != backend || evaluator_->method() != method)
       evaluator_ = field::make_evaluator(method, backend);
     field::Result fr;
-    evaluator_->evaluate(sources, targets, options, fr, progress);
+    // A work range (split_merge.hpp): the targets [begin, end) of the flattened grid only.
+    const IndexRange range =
+        request.range ? resolve(*request.range, targets.size(), "field targets") : IndexRange{};
+    evaluator_->evaluate(sources, targets, request.range ? range : IndexRange::all(), options, fr,
+                         progress);
 
-    const auto shape = field::grid_shape(grid);
+    const auto shape =
+        request.range ? std::vector<std::size_t>{range.end - range.begin} : field::grid_shape(grid);
     const WorkloadDescriptor& desc = workload_descriptor("field");
     for (const auto& name : field::output_names()) {
       OutputArray o = desc.make_output(name);
@@ -117,30 +129,53 @@ class FieldWorkload final : public Workload {
       o.data = field::output(fr, name);
       r.outputs.push_back(std::move(o));
     }
-    r.device_view = evaluator_->device_output(params.get_string("view"));
-    for (const OutputArray& o : r.outputs) {
-      const auto bad =
-          std::count_if(o.data.begin(), o.data.end(), [](float v) { return !std::isfinite(v); });
-      if (bad > 0)
-        r.warnings.push_back(o.name + ": " + std::to_string(bad) +
-                             " values overflow float32 (inf): k is too large or a source sits "
-                             "almost on a target; lower k or set eps > 0");
-    }
-    // The file wins over the generator: say so when generator settings were changed too.
-    for (std::string& w : schema().unused_warnings(params)) r.warnings.push_back(std::move(w));
-    if (fr.skipped_coincidences > 0)
-      r.warnings.push_back(std::to_string(fr.skipped_coincidences) +
-                           " source-target coincidences skipped (eps = 0): those terms are "
-                           "singular; set eps > 0 to soften them");
+    if (request.range)
+      r.part = RangePart{"targets", range.begin, range.end, targets.size(), {}};
+    else
+      r.device_view = evaluator_->device_output(params.get_string("view"));
     r.stats["sources"] = double(sources.size());
-    r.stats["targets"] = double(targets.size());
-    r.stats["pairs"] = double(sources.size()) * double(targets.size());
+    r.stats["targets"] = double(shape_size(shape));
     r.stats["skipped_coincidences"] = double(fr.skipped_coincidences);
-    r.stats["pairs_per_s"] = fr.seconds > 0 ? r.stats["pairs"] / fr.seconds : 0;
     r.stats["peak_device_bytes"] = evaluator_->peak_device_bytes();
     add_tree_stats(fr, r);
     r.compute_seconds = fr.seconds;
+    finish(r);
     r.total_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    return r;
+  }
+
+  WorkAxis work_axis(const ParamSet& params) override {
+    return {"targets", shape_size(field::grid_shape(field::grid_from(params))), 1};
+  }
+
+  /// Targets concatenated in range order (field::merge_target_ranges' rule: each target's values
+  /// are the unsplit run's on the CPU), the grid's shape, counts summed, warnings from the whole.
+  RunResult merge_ranges(std::vector<RunResult> parts) const override {
+    check_parts(parts, "targets");
+    RunResult r = parts.front();
+    r.outputs.clear();
+    r.warnings.clear();
+    r.part.reset();
+    r.device_view.reset();
+    const auto shape = field::grid_shape(field::grid_from(r.params));
+    for (const auto& name : field::output_names()) {
+      OutputArray o = concat_outputs(parts, name, 0);
+      o.shape = shape;
+      r.outputs.push_back(std::move(o));
+    }
+    double skipped = 0, peak = 0, compute = 0, total = 0;
+    for (const RunResult& p : parts) {
+      skipped += p.stats.at("skipped_coincidences");
+      peak = std::max(peak, p.stats.at("peak_device_bytes"));
+      compute += p.compute_seconds;
+      total += p.total_seconds;
+    }
+    r.stats["targets"] = double(shape_size(shape));
+    r.stats["skipped_coincidences"] = skipped;
+    r.stats["peak_device_bytes"] = peak;
+    r.compute_seconds = compute;
+    r.total_seconds = total;
+    finish(r);
     return r;
   }
 
@@ -215,6 +250,29 @@ class FieldWorkload final : public Workload {
   }
 
  private:
+  /// The warnings and derived stats of a result from its outputs and counts (stats "sources",
+  /// "targets", "skipped_coincidences"; compute_seconds): the same for a run and for merged
+  /// work ranges.
+  void finish(RunResult& r) const {
+    for (const OutputArray& o : r.outputs) {
+      const auto bad =
+          std::count_if(o.data.begin(), o.data.end(), [](float v) { return !std::isfinite(v); });
+      if (bad > 0)
+        r.warnings.push_back(o.name + ": " + std::to_string(bad) +
+                             " values overflow float32 (inf): k is too large or a source sits "
+                             "almost on a target; lower k or set eps > 0");
+    }
+    // The file wins over the generator: say so when generator settings were changed too.
+    for (std::string& w : schema().unused_warnings(r.params)) r.warnings.push_back(std::move(w));
+    const auto skipped = std::uint64_t(r.stats.at("skipped_coincidences"));
+    if (skipped > 0)
+      r.warnings.push_back(std::to_string(skipped) +
+                           " source-target coincidences skipped (eps = 0): those terms are "
+                           "singular; set eps > 0 to soften them");
+    r.stats["pairs"] = r.stats.at("sources") * r.stats.at("targets");
+    r.stats["pairs_per_s"] = r.compute_seconds > 0 ? r.stats["pairs"] / r.compute_seconds : 0;
+  }
+
   /// Regenerates or reloads the sources only when their parameters changed or the file did
   /// (its size or modification time: cache_key).
   const field::Sources& sources_for(const ParamSet& p) {

@@ -11,6 +11,7 @@
 
 #include "cache_key.hpp"
 #include "core/error.hpp"
+#include "split_merge.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {
@@ -54,14 +55,10 @@ class LsqWorkload final : public Workload {
                 Progress* progress) override {
     const auto t0 = Clock::now();
     const std::string pkey = problem_key(params);
-    if (pkey != problem_key_ || !problem_) {
-      problem_.reset();  // the old cube goes before the new one comes (memory)
-      last_.reset();
-      problem_ = std::make_shared<const lsq::Synth>(lsq::make_problem(params));
-      problem_key_ = pkey;
-    }
+    load_problem(params);
     const lsq::Options options = lsq::options_from(params);
     const lsq::Cube& full = problem_->cube;
+    if (request.range) return run_rows(params, backend, *request.range, options, progress, t0);
     const std::size_t stride = request.preview && full.height >= 64 && full.width >= 64 ? 4 : 1;
     const std::string rkey = pkey + "|" + params.get_string("method") + "|" +
                              params.get_string("precision") + "|" +
@@ -86,11 +83,107 @@ class LsqWorkload final : public Workload {
       solver_->solve(full, problem_->design, options, *result, progress);
     }
 
+    RunResult r = outputs_of(params, backend, *result, options);
+    r.preview = stride > 1;
+    if (stride > 1) r.stats["preview_stride"] = double(stride);
+
+    auto pl = std::make_shared<LsqPayload>();
+    pl->problem = problem_;
+    pl->result = result;
+    pl->stride = stride;
+    pl->options = options;
+    pl->backend = backend;
+    r.payload = pl;
+    add_unused_warnings(r);
+    add_view_warnings(r);
+    add_result_warnings(r);
+    r.total_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (stride == 1) {
+      last_ = std::make_shared<const RunResult>(r);
+      result_key_ = rkey;
+    }
+    return r;
+  }
+
+  WorkAxis work_axis(const ParamSet& params) override {
+    load_problem(params);
+    return {"rows", problem_->cube.height, 1};
+  }
+
+  /// Rows concatenated in range order (lsq::merge_row_ranges' rule: each pixel's outputs are the
+  /// unsplit solve's on the CPU), the counts summed, the warnings from the whole. No payload.
+  RunResult merge_ranges(std::vector<RunResult> parts) const override {
+    check_parts(parts, "rows");
+    RunResult r = parts.front();
+    r.outputs.clear();
+    r.warnings.clear();
+    r.part.reset();
+    r.payload.reset();
+    r.outputs.push_back(concat_outputs(parts, "solution", 1));
+    for (const char* name : {"residual", "count", "status", "condition"})
+      r.outputs.push_back(concat_outputs(parts, name, 0));
+    r.compute_seconds = 0;
+    r.total_seconds = 0;
+    for (const char* k :
+         {"pixels", "status_ok", "status_underdetermined", "status_rank_deficient",
+          "status_all_missing", "fallback_pixels", "gap_free_pixels", "host_pixels"})
+      r.stats[k] = 0;
+    for (const RunResult& p : parts) {
+      for (const char* k :
+           {"pixels", "status_ok", "status_underdetermined", "status_rank_deficient",
+            "status_all_missing", "fallback_pixels", "gap_free_pixels", "host_pixels"})
+        r.stats[k] += p.stats.at(k);
+      r.stats["design_rank"] = std::max(r.stats["design_rank"], p.stats.at("design_rank"));
+      r.stats["peak_device_bytes"] =
+          std::max(r.stats["peak_device_bytes"], p.stats.at("peak_device_bytes"));
+      r.compute_seconds += p.compute_seconds;
+      r.total_seconds += p.total_seconds;
+    }
+    r.stats["pixels_per_s"] = r.compute_seconds > 0 ? r.stats["pixels"] / r.compute_seconds : 0;
+    add_unused_warnings(r);
+    add_view_warnings(r);
+    add_result_warnings(r);
+    return r;
+  }
+
+ private:
+  /// The problem of `params`, loaded or generated unless the cached one is it.
+  void load_problem(const ParamSet& params) {
+    const std::string pkey = problem_key(params);
+    if (pkey != problem_key_ || !problem_) {
+      problem_.reset();  // the old cube goes before the new one comes (memory)
+      last_.reset();
+      problem_ = std::make_shared<const lsq::Synth>(lsq::make_problem(params));
+      problem_key_ = pkey;
+    }
+  }
+
+  /// A work range: the pixel rows `rows` of the loaded problem (not cached, no preview).
+  RunResult run_rows(const ParamSet& params, Backend backend, const IndexRange& rows,
+                     const lsq::Options& options, Progress* progress, Clock::time_point t0) {
+    const lsq::Cube& full = problem_->cube;
+    const IndexRange range = resolve(rows, full.height, "lsq pixel rows");
+    if (!solver_ || solver_->backend() != backend) solver_ = lsq::make_solver(backend);
+    lsq::Result result;
+    solver_->solve(full, problem_->design, range, options, result, progress);
+    RunResult r = outputs_of(params, backend, result, options);
+    r.part = RangePart{"rows", range.begin, range.end, full.height, {}};
+    add_unused_warnings(r);
+    add_view_warnings(r);
+    add_result_warnings(r);
+    r.total_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    return r;
+  }
+
+  /// The outputs and stats of a solve (no warnings, no payload).
+  RunResult outputs_of(const ParamSet& params, Backend backend, const lsq::Result& res,
+                       const lsq::Options& options) const {
+    const lsq::Result* result = &res;
+    const lsq::Cube& full = problem_->cube;
     RunResult r;
     r.workload = "lsq";
     r.params = params;
     r.backend = backend;
-    r.preview = stride > 1;
     const std::size_t N = result->n, H = result->height, W = result->width, P = H * W;
     const WorkloadDescriptor& desc = workload_descriptor("lsq");
     {
@@ -135,27 +228,11 @@ class LsqWorkload final : public Workload {
         backend == Backend::Cuda && lsq::method_runs_on(options.method, backend) == Backend::Cpu
             ? 1
             : 0;
-    if (stride > 1) r.stats["preview_stride"] = double(stride);
-
-    auto pl = std::make_shared<LsqPayload>();
-    pl->problem = problem_;
-    pl->result = result;
-    pl->stride = stride;
-    pl->options = options;
-    pl->backend = backend;
-    r.payload = pl;
     r.compute_seconds = result->seconds;
-    add_unused_warnings(r);
-    add_view_warnings(r);
-    add_result_warnings(r);
-    r.total_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-    if (stride == 1) {
-      last_ = std::make_shared<const RunResult>(r);
-      result_key_ = rkey;
-    }
     return r;
   }
 
+ public:
   ViewImage view_image(const RunResult& r, const std::string& view) const override {
     const OutputArray* o = r.find(view);
     if (!o) throw Error("lsq: no output called '" + view + "'");

@@ -14,6 +14,7 @@
 #include "cache_key.hpp"
 #include "core/error.hpp"
 #include "oscillators/oscillators.hpp"
+#include "split_merge.hpp"
 #include "study_checkpoint.hpp"
 #include "workload.hpp"
 
@@ -108,6 +109,11 @@ class OscillatorsWorkload final : public Workload {
   RunResult run(const ParamSet& params, Backend backend, const RunRequest& request,
                 Progress* progress) override {
     const std::string& cmd = request.command;
+    if (request.range) {
+      if (!cmd.empty() && cmd != "study")
+        throw Error("oscillators: a work range splits a study, not the live view ('" + cmd + "')");
+      return study_range(params, backend, *request.range, progress);
+    }
     if (cmd.empty() || cmd == "study") return study(params, backend, request.checkpoint, progress);
     if (cmd == "live" || cmd == "step" || cmd == "reset")
       return live(params, backend, cmd, progress);
@@ -167,7 +173,127 @@ class OscillatorsWorkload final : public Workload {
     auto ens = osc::make_ensemble(backend);
     const osc::StudyResult s = ck ? checkpointed_study(*ck, p, backend, *ens, t, init, o, progress)
                                   : osc::run_study(*ens, t, init, o, progress);
-    const std::size_t K = std::size_t(t.members), N = std::size_t(t.nodes), T = s.msd_t.size();
+    fill_study(r, p, s, o);
+    const std::size_t T = s.msd_t.size();
+
+    auto pl = std::make_shared<OscillatorsPayload>();
+    pl->study = true;
+    pl->frame = ck ? osc::frame_of(s.final_state, kLiveMembers, o.steps) : ens->frame(kLiveMembers);
+    pl->shown = std::clamp(int(p.get_int("live.topology")), 0, std::max(0, pl->frame.members - 1));
+    pl->layout = layout_for(p, t, pl->shown);
+    pl->dt = o.dt;
+    pl->every = o.every;
+    const std::size_t cap = std::size_t(p.get_int("live.history"));
+    std::vector<double> steps(T);
+    for (std::size_t j = 0; j < T; ++j) steps[j] = double((j + 1) * std::size_t(o.every));
+    pl->step = decimate(steps, cap);
+    pl->msd = decimate(s.msd_t, cap);
+    pl->order = decimate(s.order_t, cap);
+    pl->members = int(t.members);
+    pl->msd_mean = s.msd_mean;
+    pl->msd_sem = s.msd_sem;
+    pl->valid = s.valid;
+    pl->failed = s.failed_count;
+    pl->osc_steps_per_s = r.stats["osc_steps_per_s"];
+    pl->backend = backend;
+    r.payload = pl;
+    r.total_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    return r;
+  }
+
+  /// A work range of a study: the members `members` (whole blocks, osc::run_study_range), with
+  /// the per-member outputs of the range, and in RunResult::part the sums merge_ranges needs.
+  RunResult study_range(const ParamSet& p, Backend backend, const IndexRange& members,
+                        Progress* progress) {
+    const auto t0 = Clock::now();
+    RunResult r = base(p, backend);
+    const osc::StudyOptions o = osc::study_options_from(p);
+    osc::validate(o);
+    // The range's members only (member k's network and state are those of the whole study).
+    const int K = int(p.get_int("ensemble.size"));
+    const IndexRange m = resolve(members, std::size_t(K), "oscillators members");
+    if (m.end == m.begin) throw Error("oscillators: an empty range of members");
+    const int first = int(m.begin), count = int(m.end - m.begin);
+    const osc::Topologies t = osc::make_topologies(p, count, first);
+    const osc::State init = osc::make_initial_state(p, count, first);
+    auto ens = osc::make_ensemble(backend);
+    const osc::StudyResult s = osc::run_study_range(*ens, t, init, o, m, progress, K);
+    fill_study(r, p, s, o);
+    RangePart part{"members", s.member_begin, s.member_begin + s.msd.size(), std::size_t(K), {}};
+    part.sums["failed"].assign(s.failed.begin(), s.failed.end());
+    part.sums["block_msd_sum"] = s.block_msd_sum;
+    part.sums["block_order_sum"] = s.block_order_sum;
+    part.sums["block_finite"].assign(s.block_finite.begin(), s.block_finite.end());
+    part.sums["block"] = {double(s.block)};
+    part.sums["seconds"] = {s.seconds};
+    part.sums["peak_device_bytes"] = {s.peak_device_bytes};
+    r.part = std::move(part);
+    r.total_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    return r;
+  }
+
+ public:
+  WorkAxis work_axis(const ParamSet& p) override {
+    const int K = int(p.get_int("ensemble.size"));
+    return {"members", std::size_t(K), std::size_t(osc::study_block_members(K))};
+  }
+
+  /// The study's members concatenated in range order, the series summed block by block in block
+  /// order (osc::merge_study_ranges: equal to the unsplit study bit for bit), the ensemble
+  /// statistics from all members, the warnings from the whole. No payload.
+  RunResult merge_ranges(std::vector<RunResult> parts) const override {
+    check_parts(parts, "members");
+    std::vector<osc::StudyResult> studies;
+    double total = 0;
+    for (const RunResult& pr : parts) {
+      osc::StudyResult s;
+      s.member_begin = pr.part->begin;
+      s.block = int(part_sums(pr, "block").at(0));
+      s.seconds = part_sums(pr, "seconds").at(0);
+      s.peak_device_bytes = part_sums(pr, "peak_device_bytes").at(0);
+      const OutputArray* msd = pr.find("msd");
+      const OutputArray* state = pr.find("state");
+      const OutputArray* msd_t = pr.find("msd_t");
+      if (!msd || !state || !msd_t || state->shape.size() != 3)
+        throw Error("oscillators: cannot merge work ranges: a part lacks msd, msd_t or state");
+      s.msd = msd->data64;
+      s.msd_t.resize(msd_t->shape[0]);
+      const auto& failed = part_sums(pr, "failed");
+      s.failed.assign(failed.begin(), failed.end());
+      s.final_state.members = int(state->shape[0]);
+      s.final_state.nodes = int(state->shape[1]);
+      const std::size_t q = state->shape[0] * state->shape[1];
+      s.final_state.x.resize(q);
+      s.final_state.y.resize(q);
+      for (std::size_t i = 0; i < q && 2 * i + 1 < state->data64.size(); ++i)
+        s.final_state.x[i] = state->data64[2 * i], s.final_state.y[i] = state->data64[2 * i + 1];
+      s.block_msd_sum = part_sums(pr, "block_msd_sum");
+      s.block_order_sum = part_sums(pr, "block_order_sum");
+      const auto& fin = part_sums(pr, "block_finite");
+      s.block_finite.assign(fin.begin(), fin.end());
+      studies.push_back(std::move(s));
+      total += pr.total_seconds;
+    }
+    const osc::StudyResult s = osc::merge_study_ranges(studies);
+    RunResult r = parts.front();
+    r.outputs.clear();
+    r.warnings.clear();
+    r.stats.clear();
+    r.part.reset();
+    r.payload.reset();
+    add_unused_warnings(r.params, r);
+    fill_study(r, r.params, s, osc::study_options_from(r.params));
+    r.total_seconds = total;
+    return r;
+  }
+
+ private:
+  /// The outputs, warnings and stats of a study result (of the whole study or of a range), and
+  /// compute_seconds.
+  static void fill_study(RunResult& r, const ParamSet& p, const osc::StudyResult& s,
+                         const osc::StudyOptions& o) {
+    (void)p;
+    const std::size_t K = s.msd.size(), N = std::size_t(s.final_state.nodes), T = s.msd_t.size();
 
     r.outputs.push_back(array64("msd", {K}, s.msd));
     r.outputs.push_back(array64("msd_t", {T}, s.msd_t));
@@ -216,31 +342,7 @@ class OscillatorsWorkload final : public Workload {
       stat("final_msd", s.msd_t.back());
       stat("final_order", s.order_t.back());
     }
-
-    auto pl = std::make_shared<OscillatorsPayload>();
-    pl->study = true;
-    pl->frame = ck ? osc::frame_of(s.final_state, kLiveMembers, o.steps) : ens->frame(kLiveMembers);
-    pl->shown = std::clamp(int(p.get_int("live.topology")), 0, std::max(0, pl->frame.members - 1));
-    pl->layout = layout_for(p, t, pl->shown);
-    pl->dt = o.dt;
-    pl->every = o.every;
-    const std::size_t cap = std::size_t(p.get_int("live.history"));
-    std::vector<double> steps(T);
-    for (std::size_t j = 0; j < T; ++j) steps[j] = double((j + 1) * std::size_t(o.every));
-    pl->step = decimate(steps, cap);
-    pl->msd = decimate(s.msd_t, cap);
-    pl->order = decimate(s.order_t, cap);
-    pl->members = int(K);
-    pl->msd_mean = s.msd_mean;
-    pl->msd_sem = s.msd_sem;
-    pl->valid = s.valid;
-    pl->failed = s.failed_count;
-    pl->osc_steps_per_s = r.stats["osc_steps_per_s"];
-    pl->backend = backend;
-    r.payload = pl;
     r.compute_seconds = s.seconds;
-    r.total_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-    return r;
   }
 
   static osc::StudyResult checkpointed_study(StudyCheckpointRequest& ck, const ParamSet& p,

@@ -1,0 +1,192 @@
+// One headless run split across MPI ranks (mpi_headless.hpp).
+#include "mpi_headless.hpp"
+
+#include <omp.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <set>
+#include <thread>
+
+#include "core/backend.hpp"
+#include "distributed_run.hpp"
+#include "headless.hpp"
+#include "json.hpp"
+#include "mpi_job.hpp"
+#include "output_checks.hpp"
+#include "session.hpp"
+#include "study_checkpoint.hpp"
+
+namespace simscope::app::mpi {
+namespace {
+
+/// Rank 0's progress line: "field on 4 ranks:  42%  elapsed 3.1 s  ETA 4.2 s", as the
+/// single-process runner shows it (after 1 s; every 0.25 s on a terminal, else every 5 s).
+class ProgressLine {
+ public:
+  ProgressLine(std::string what, bool quiet) : what_(std::move(what)), quiet_(quiet) {}
+  void operator()(double f, double t) {
+    if (first_f_ < 0 && f > 0) first_f_ = f, first_t_ = t;
+    if (quiet_ || t < 1.0 || t - last_ < (tty_ ? 0.25 : 5.0)) return;
+    char eta[48] = "ETA --";
+    const double gained = first_f_ < 0 ? 0 : f - first_f_;
+    if (gained > 0.005 && t > first_t_)
+      std::snprintf(eta, sizeof eta, "ETA %.1f s", (t - first_t_) * (1 - f) / gained);
+    std::fprintf(
+        stderr, tty_ ? "\r%s: %3.0f%%  elapsed %.1f s  %s   " : "%s: %3.0f%%  elapsed %.1f s  %s\n",
+        what_.c_str(), 100 * f, t, eta);
+    std::fflush(stderr);
+    last_ = t;
+    printed_ = true;
+  }
+  void clear() {
+    if (printed_) std::fprintf(stderr, tty_ ? "\r%60s\r" : "", "");
+    printed_ = false;
+  }
+
+ private:
+  std::string what_;
+  bool quiet_;
+  bool tty_ = isatty(STDERR_FILENO);
+  bool printed_ = false;
+  double last_ = 0, first_f_ = -1, first_t_ = 0;
+};
+
+/// run.json's "mpi" section.
+Json mpi_section(const DistributedRun& d, const Job& job) {
+  Json m;
+  m["ranks"] = job.size();
+  std::set<std::string> hosts;
+  for (const RankReport& r : d.ranks) hosts.insert(r.host);
+  m["hosts"] = std::vector<std::string>(hosts.begin(), hosts.end());
+  m["axis"] = d.axis.name;
+  m["axis_length"] = d.axis.length;
+  Json ranks = Json::array();
+  double bytes = 0;
+  for (const RankReport& r : d.ranks) {
+    ranks.push_back({{"rank", r.rank},
+                     {"host", r.host},
+                     {"device", r.device},
+                     {"threads", r.threads},
+                     {"range", {r.begin, r.end}},
+                     {"seconds", r.seconds},
+                     {"result_bytes", r.result_bytes}});
+    bytes += r.result_bytes;
+  }
+  m["per_rank"] = ranks;
+  m["load_imbalance"] = d.imbalance();
+  m["wall_seconds"] = d.wall_seconds;
+  m["gather_seconds"] = d.gather_seconds;
+  m["merge_seconds"] = d.merge_seconds;
+  m["gathered_bytes"] = bytes;
+  return m;
+}
+
+void print_error(const std::string& what) {
+  std::fprintf(stderr, "simscope: error: %s\n", what.c_str());
+}
+
+}  // namespace
+
+int threads_per_rank(int local_ranks) {
+  if (const char* s = std::getenv("OMP_NUM_THREADS"); s && std::atoi(s) > 0) return std::atoi(s);
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  int mine = 0;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) mine = CPU_COUNT(&set);
+  const int node = int(std::thread::hardware_concurrency());
+  if (mine <= 0) mine = node > 0 ? node : 1;
+  if (node > 0 && mine >= node) mine /= std::max(1, local_ranks);  // not bound: share the node
+  return std::max(1, mine);
+}
+
+int run_headless_ranks(const CliOptions& o) {
+  std::unique_ptr<Job> job;
+  try {
+    job = Job::join();
+  } catch (const std::exception& e) {
+    print_error(e.what());
+    return 1;
+  }
+  const bool root = job->rank() == 0;
+  Communicator& world = job->world();
+  int code = 0;
+  std::string error;
+  std::optional<Session> s;
+  const std::string dir = o.out_dir.empty() ? "simscope-out" : o.out_dir;
+  // The set-up on every rank (the same command line: the same outcome, normally); checks of
+  // the output folder on rank 0, which writes it.
+  try {
+    s.emplace(make_session(o));
+    if (o.resume)
+      throw CheckpointRefused(
+          "--resume: a study split across MPI ranks keeps no checkpoint "
+          "yet; resume it without mpirun");
+    if (root) {
+      check_output_dir(dir);
+      if (!o.out_image.empty()) check_output_file(o.out_image, dir);
+    }
+  } catch (const CheckpointRefused& e) {
+    error = e.what(), code = 2;
+  } catch (const std::exception& e) {
+    error = e.what(), code = 1;
+  }
+  try {
+    agree(world, error);
+  } catch (const JobFailed&) {
+    return code ? code : 1;
+  } catch (const std::exception& e) {
+    print_error(e.what());
+    return code ? code : 1;
+  }
+
+  const int threads = threads_per_rank(job->local_size());
+  const Backend backend = s->backend.backend;
+  DistributedOptions opt;
+  opt.me.host = job->host();
+  opt.me.threads = threads;
+  opt.me.device = "cpu";
+  int device = -1;
+  if (backend == Backend::Cuda) {
+    const int n = cuda_device_count();
+    device = n > 0 ? job->local_rank() % n : 0;
+    opt.me.device = cuda_status().device + " (device " + std::to_string(device) + ")";
+  }
+  opt.on_compute_thread = [threads, device] {
+    omp_set_num_threads(threads);
+    if (device >= 0) cuda_select_device(device);
+  };
+  ProgressLine line(s->workload->name() + " on " + std::to_string(job->size()) + " ranks", o.quiet);
+  if (root) opt.progress = [&line](double f, double t) { line(f, t); };
+  if (root && !o.quiet && !s->backend.notice.empty())
+    std::fprintf(stderr, "simscope: %s (each of %d ranks: %s, CPU threads: %d)\n",
+                 s->backend.notice.c_str(), job->size(),
+                 backend == Backend::Cuda ? "one GPU" : "CPU", threads);
+  DistributedRun d;
+  try {
+    d = run_distributed(*s->workload, s->params, backend, world, opt);
+  } catch (const JobFailed&) {
+    return 1;
+  } catch (const std::exception& e) {
+    line.clear();
+    print_error(e.what());
+    return 1;
+  }
+  line.clear();
+  if (!root) return 0;
+  // The job's wall time (the merged compute_seconds is the ranks' sum: rank-seconds).
+  d.result.total_seconds = d.wall_seconds;
+  try {
+    write_headless_outputs(o, *s, *s->workload, d.result, dir, {{"mpi", mpi_section(d, *job)}},
+                           true);
+  } catch (const std::exception& e) {
+    print_error(e.what());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace simscope::app::mpi

@@ -1,0 +1,214 @@
+// MPI initialisation and the Communicator over MPI_COMM_WORLD (mpi_job.hpp).
+#include "mpi_job.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <initializer_list>
+
+#include "core/error.hpp"
+
+#ifdef SIMSCOPE_HAVE_MPI
+// The C API only (OpenMPI and MPICH would otherwise pull in their deprecated C++ bindings).
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
+#include <mpi.h>
+#endif
+
+namespace simscope::app::mpi {
+
+namespace {
+
+/// The first of `names` set in the environment, as an int; `fallback` when none is.
+int env_int(std::initializer_list<const char*> names, int fallback) {
+  for (const char* v : names) {
+    const char* s = std::getenv(v);
+    if (s && *s) return std::atoi(s);
+  }
+  return fallback;
+}
+
+/// Inside a task of an srun job step (not the batch script itself, which has no step id).
+bool in_slurm_step() { return std::getenv("SLURM_STEP_ID") || std::getenv("SLURM_STEPID"); }
+
+}  // namespace
+
+int launched_ranks() {
+  int n = env_int({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"}, 0);
+  if (n <= 0 && in_slurm_step()) n = env_int({"SLURM_NTASKS", "SLURM_NPROCS"}, 1);
+  return std::max(1, n);
+}
+
+int launched_rank() {
+  int r = env_int({"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"}, -1);
+  if (r < 0 && in_slurm_step()) r = env_int({"SLURM_PROCID"}, 0);
+  return std::max(0, r);
+}
+
+QuietUnlessRank0::QuietUnlessRank0() {
+  if (launched_ranks() <= 1 || launched_rank() == 0) return;
+  std::fflush(stderr);
+  const int null = open("/dev/null", O_WRONLY);
+  if (null < 0) return;
+  saved_ = dup(STDERR_FILENO);
+  dup2(null, STDERR_FILENO);
+  close(null);
+}
+
+QuietUnlessRank0::~QuietUnlessRank0() {
+  if (saved_ < 0) return;
+  std::fflush(stderr);
+  dup2(saved_, STDERR_FILENO);
+  close(saved_);
+}
+
+int exit_after_rank0(int status) {
+  if (status != 0 && launched_ranks() > 1 && launched_rank() != 0) usleep(1500 * 1000);
+  return status;
+}
+
+bool built_with_mpi() {
+#ifdef SIMSCOPE_HAVE_MPI
+  return true;
+#else
+  return false;
+#endif
+}
+
+#ifdef SIMSCOPE_HAVE_MPI
+namespace {
+
+void check(int rc, const char* what) {
+  if (rc == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, text, &len);
+  throw Error(std::string("MPI: ") + what + " failed: " + std::string(text, std::size_t(len)));
+}
+
+class WorldCommunicator final : public Communicator {
+ public:
+  int rank() const override {
+    int r = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    return r;
+  }
+  int size() const override {
+    int n = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    return n;
+  }
+
+  std::vector<std::string> gather(const std::string& mine) override {
+    const int R = size(), me = rank();
+    // Sizes first (64-bit), then the bytes: one MPI_Gatherv, whose counts are int.
+    std::uint64_t n = mine.size();
+    std::vector<std::uint64_t> sizes(me == 0 ? std::size_t(R) : 0);
+    check(MPI_Gather(&n, 1, MPI_UINT64_T, sizes.data(), 1, MPI_UINT64_T, 0, MPI_COMM_WORLD),
+          "gather of the result sizes");
+    std::vector<int> counts, displs;
+    std::string all;
+    bool too_big = false;
+    if (me == 0) {
+      std::uint64_t total = 0;
+      for (std::uint64_t s : sizes) {
+        too_big = too_big || s > std::uint64_t(INT_MAX);
+        displs.push_back(int(std::min<std::uint64_t>(total, INT_MAX)));
+        counts.push_back(int(std::min<std::uint64_t>(s, INT_MAX)));
+        total += s;
+      }
+      too_big = too_big || total > std::uint64_t(INT_MAX);
+      if (!too_big) all.resize(total);
+    }
+    // Every rank must learn whether the gather is possible before taking part in it.
+    int big = too_big ? 1 : 0;
+    check(MPI_Bcast(&big, 1, MPI_INT, 0, MPI_COMM_WORLD), "broadcast");
+    if (big)
+      throw Error(
+          "MPI: the ranks' results are larger than 2 GiB together: use more ranks or a "
+          "smaller run (one message holds at most 2^31 - 1 bytes)");
+    check(MPI_Gatherv(mine.data(), int(mine.size()), MPI_BYTE, all.data(), counts.data(),
+                      displs.data(), MPI_BYTE, 0, MPI_COMM_WORLD),
+          "gather of the results");
+    std::vector<std::string> out;
+    if (me == 0)
+      for (int r = 0; r < R; ++r)
+        out.push_back(
+            all.substr(std::size_t(displs[std::size_t(r)]), std::size_t(counts[std::size_t(r)])));
+    return out;
+  }
+
+  void start_sum(const std::vector<double>& v) override {
+    send_ = v;
+    recv_.assign(v.size(), 0.0);
+    check(MPI_Iallreduce(send_.data(), recv_.data(), int(v.size()), MPI_DOUBLE, MPI_SUM,
+                         MPI_COMM_WORLD, &request_),
+          "progress exchange");
+  }
+
+  bool test_sum(std::vector<double>& out) override {
+    int flag = 0;
+    check(MPI_Test(&request_, &flag, MPI_STATUS_IGNORE), "progress exchange");
+    if (flag) out = recv_;
+    return flag != 0;
+  }
+
+ private:
+  std::vector<double> send_, recv_;
+  MPI_Request request_ = MPI_REQUEST_NULL;
+};
+
+}  // namespace
+
+Job::Job() = default;
+
+std::unique_ptr<Job> Job::join() {
+  int provided = 0;
+  check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+  std::unique_ptr<Job> j(new Job());
+  // Errors come back as codes (check() turns them into simscope::Error), not an abort.
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  j->world_ = std::make_unique<WorldCommunicator>();
+  MPI_Comm local;
+  check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local),
+        "MPI_Comm_split_type");
+  MPI_Comm_rank(local, &j->local_rank_);
+  MPI_Comm_size(local, &j->local_size_);
+  MPI_Comm_free(&local);
+  char name[MPI_MAX_PROCESSOR_NAME];
+  int len = 0;
+  MPI_Get_processor_name(name, &len);
+  j->host_.assign(name, std::size_t(len));
+  return j;
+}
+
+Job::~Job() { MPI_Finalize(); }
+
+Communicator& Job::world() { return *world_; }
+int Job::rank() const { return world_->rank(); }
+int Job::size() const { return world_->size(); }
+
+#else  // no MPI in this build
+
+Job::Job() = default;
+std::unique_ptr<Job> Job::join() {
+  throw Error(
+      "this simscope was built without MPI (SIMSCOPE_MPI=OFF, or no MPI was found at "
+      "configure time): it cannot split a run across the " +
+      std::to_string(launched_ranks()) +
+      " processes the launcher started; run it without mpirun/srun, or rebuild with "
+      "libopenmpi-dev installed");
+}
+Job::~Job() = default;
+Communicator& Job::world() { return *world_; }
+int Job::rank() const { return 0; }
+int Job::size() const { return 1; }
+
+#endif
+
+}  // namespace simscope::app::mpi

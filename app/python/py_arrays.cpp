@@ -1,0 +1,84 @@
+// numpy arrays in and out of the Python module (py_arrays.hpp).
+#include "py_arrays.hpp"
+
+#include <cstdint>
+#include <cstring>
+
+#include "core/error.hpp"
+
+namespace simscope::python {
+
+namespace {
+
+/// The .npy dtype of a numpy dtype, or false when the reader has none.
+bool dtype_of(const py::dtype& d, io::DType& out) {
+  const char kind = d.kind();
+  const auto size = d.itemsize();
+  if (kind == 'f' && size == 4) return out = io::DType::Float32, true;
+  if (kind == 'f' && size == 8) return out = io::DType::Float64, true;
+  if (kind == 'i' && size == 4) return out = io::DType::Int32, true;
+  if (kind == 'i' && size == 8) return out = io::DType::Int64, true;
+  if ((kind == 'u' || kind == 'b') && size == 1) return out = io::DType::UInt8, true;
+  return false;
+}
+
+std::string dtype_name(const py::dtype& d) { return d.attr("name").cast<std::string>(); }
+
+}  // namespace
+
+io::NpyArray to_npy(const py::handle& obj, const std::string& name, const std::string& accepted) {
+  py::array a = py::array::ensure(obj);
+  if (!a)
+    throw Error(name + ": expected an array (" + accepted + "), got " +
+                py::str(py::type::handle_of(obj).attr("__name__")).cast<std::string>());
+  io::NpyArray out;
+  if (!dtype_of(a.dtype(), out.dtype))
+    throw Error(name + ": dtype " + dtype_name(a.dtype()) + " is not supported; expected " +
+                accepted);
+  const int nd = int(a.ndim());
+  out.shape.assign(a.shape(), a.shape() + nd);
+  const std::size_t size = std::size_t(a.size()), item = std::size_t(a.itemsize());
+  out.data.resize(size * item);
+  const char order = a.dtype().attr("byteorder").cast<std::string>()[0];
+  const bool swap = order == '>';  // numpy's '=' and '|' are native; '<' is native here
+  const auto* src = static_cast<const std::uint8_t*>(a.data());
+  std::uint8_t* dst = out.data.data();
+  if ((a.flags() & py::array::c_style) && !swap) {
+    if (size) std::memcpy(dst, src, size * item);
+  } else {
+    // Any strides (Fortran order, slices, negative steps): element by element, C order.
+    std::vector<py::ssize_t> idx(std::size_t(nd), 0);
+    for (std::size_t e = 0; e < size; ++e) {
+      py::ssize_t off = 0;
+      for (int d = 0; d < nd; ++d) off += idx[std::size_t(d)] * a.strides(d);
+      std::uint8_t* q = dst + e * item;
+      std::memcpy(q, src + off, item);
+      if (swap)
+        for (std::size_t b = 0; b < item / 2; ++b) std::swap(q[b], q[item - 1 - b]);
+      for (int d = nd - 1; d >= 0; --d) {
+        if (++idx[std::size_t(d)] < a.shape(d)) break;
+        idx[std::size_t(d)] = 0;
+      }
+    }
+  }
+  return out;
+}
+
+py::array numpy_of(app::OutputArray&& o) {
+  if (!o.data64.empty()) return numpy_from(std::move(o.data64), o.shape);
+  switch (o.dtype) {
+    case io::DType::Float32:
+      return numpy_from(std::move(o.data), o.shape);
+    case io::DType::Float64:
+      return numpy_from(std::vector<double>(o.data.begin(), o.data.end()), o.shape);
+    case io::DType::Int32:
+      return numpy_from(std::vector<std::int32_t>(o.data.begin(), o.data.end()), o.shape);
+    case io::DType::Int64:
+      return numpy_from(std::vector<std::int64_t>(o.data.begin(), o.data.end()), o.shape);
+    case io::DType::UInt8:
+      return numpy_from(std::vector<std::uint8_t>(o.data.begin(), o.data.end()), o.shape);
+  }
+  throw Error(o.name + ": unsupported output dtype");
+}
+
+}  // namespace simscope::python

@@ -1,0 +1,32 @@
+// simscope's errors as Python exceptions (py_call.hpp).
+#include "py_call.hpp"
+
+#include <new>
+#include <stdexcept>
+
+namespace simscope::python {
+
+[[noreturn]] void rethrow_as_python(std::exception_ptr e, bool device) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const Cancelled&) {
+    throw std::runtime_error("cancelled");  // only call_released cancels, and it raises first
+  } catch (const Error& err) {
+    const std::string what = err.what();
+    const bool device_failure = what.find("CUDA error") != std::string::npos ||
+                                what.find("device memory") != std::string::npos ||
+                                what.find("no usable CUDA device") != std::string::npos;
+    if (device || device_failure) throw std::runtime_error(what);
+    throw py::value_error(what);
+  } catch (const std::bad_alloc&) {
+    throw std::bad_alloc();  // pybind11 raises MemoryError
+  } catch (const py::error_already_set&) {
+    throw;
+  } catch (const py::builtin_exception&) {
+    throw;
+  } catch (const std::exception& other) {
+    throw std::runtime_error(other.what());
+  }
+}
+
+}  // namespace simscope::python

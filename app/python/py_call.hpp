@@ -1,0 +1,109 @@
+#pragma once
+/// @file How the Python module runs a computation: on a worker thread with the GIL released,
+/// Ctrl+C and the progress callback polled by the calling thread, simscope's errors turned into
+/// Python exceptions.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <utility>
+
+#include "core/error.hpp"
+#include "core/progress.hpp"
+
+namespace simscope::python {
+
+namespace py = pybind11;
+
+/// Rethrows the exception `e` of a computation as the Python exception the module documents:
+/// simscope::Error -> ValueError (bad arguments and inputs: the product's message), or
+/// RuntimeError when `device` (the error came from a run on the CUDA back end) or the message is
+/// a CUDA or device-memory failure; std::bad_alloc -> MemoryError; anything else ->
+/// RuntimeError. Never returns.
+[[noreturn]] void rethrow_as_python(std::exception_ptr e, bool device);
+
+/// Runs `work(progress)` -> R on a new thread while the calling thread waits without the GIL,
+/// taking it every 50 ms to check for signals (Ctrl+C: PyErr_CheckSignals) and to call
+/// `callback(fraction)` (None: no callback). A signal or an exception raised by the callback
+/// sets Progress::cancel; the computation stops at its next check, and the Python exception
+/// (KeyboardInterrupt, or the callback's) is raised once the worker has finished. Errors of the
+/// computation are raised as rethrow_as_python(.., device) says. The callback gets 1.0 at the
+/// end. `work` must not touch Python objects.
+template <class F>
+auto call_released(F&& work, const py::object& callback, bool device) {
+  using R = decltype(work(static_cast<Progress*>(nullptr)));
+  Progress progress;
+  std::optional<R> result;
+  std::exception_ptr error;
+  std::mutex m;
+  std::condition_variable cv;
+  bool done = false;
+  std::thread worker([&] {
+    try {
+      result.emplace(work(&progress));
+    } catch (...) {
+      error = std::current_exception();
+    }
+    {
+      std::lock_guard<std::mutex> lock(m);
+      done = true;
+    }
+    cv.notify_all();
+  });
+  auto stop = [&] {  // with the GIL held; returns with the worker joined
+    progress.cancel.store(true);
+    py::gil_scoped_release unlocked;
+    worker.join();
+  };
+  for (;;) {
+    {
+      py::gil_scoped_release unlocked;
+      std::unique_lock<std::mutex> lock(m);
+      cv.wait_for(lock, std::chrono::milliseconds(50), [&] { return done; });
+    }
+    if (done) break;
+    if (PyErr_CheckSignals() != 0) {
+      py::error_already_set interrupt;  // KeyboardInterrupt (or the signal handler's error)
+      stop();
+      throw interrupt;
+    }
+    if (!callback.is_none()) {
+      try {
+        callback(progress.fraction.load());
+      } catch (...) {
+        stop();
+        throw;
+      }
+    }
+  }
+  {
+    py::gil_scoped_release unlocked;
+    worker.join();
+  }
+  if (error) rethrow_as_python(error, device);
+  if (!callback.is_none()) callback(1.0);
+  return std::move(*result);
+}
+
+/// Runs `f()` (argument checks, input conversion: with the GIL) and raises its simscope::Error
+/// as ValueError (rethrow_as_python).
+template <class F>
+auto checked(F&& f) {
+  try {
+    return f();
+  } catch (const py::error_already_set&) {
+    throw;
+  } catch (const py::builtin_exception&) {
+    throw;
+  } catch (...) {
+    rethrow_as_python(std::current_exception(), false);
+  }
+}
+
+}  // namespace simscope::python

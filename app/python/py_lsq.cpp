@@ -1,0 +1,142 @@
+// simscope.lsq on numpy arrays: a cube (M, H, W) with NaN gaps and a design matrix (M, N),
+// solved by compute/lsq's solver; outputs as the CLI exports them.
+#include <pybind11/stl.h>
+
+#include <chrono>
+
+#include "lsq/lsq.hpp"
+#include "py_arrays.hpp"
+#include "py_call.hpp"
+#include "py_params.hpp"
+#include "py_result.hpp"
+
+namespace simscope::python {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct LsqJob {
+  py::object keep;  ///< the numpy array a borrowed cube reads (kept alive for the call)
+  ParamSet params;
+  BackendChoice choice;
+  lsq::Cube cube;
+  lsq::Design design;
+  lsq::Options options;
+};
+
+/// The cube of `obj`: borrowed without a copy when it is a C-contiguous, aligned, native-endian
+/// float32/float64 array of 3 dimensions (`keep` then holds it), else read through its strides
+/// (to_npy) into the cube's own storage. The checks and messages of the cube loader either way.
+lsq::Cube cube_of(const py::object& obj, py::object& keep) {
+  py::array a = py::array::ensure(obj);
+  if (a && a.ndim() == 3 && (a.flags() & py::array::c_style) &&
+      (a.flags() & py::detail::npy_api::NPY_ARRAY_ALIGNED_) &&
+      a.dtype().attr("byteorder").cast<std::string>() != ">" && a.dtype().kind() == 'f' &&
+      (a.itemsize() == 4 || a.itemsize() == 8)) {
+    keep = a;
+    return lsq::borrow_cube(a.data(), a.itemsize() == 4 ? io::DType::Float32 : io::DType::Float64,
+                            std::size_t(a.shape(0)), std::size_t(a.shape(1)),
+                            std::size_t(a.shape(2)), "cube");
+  }
+  return lsq::cube_from_npy(to_npy(obj, "cube", "float32 or float64"), "cube");
+}
+
+/// The outputs of `res` as numpy arrays, with the dtypes of the CLI's files (lsq_workload.cpp:
+/// solution float64, float32 when precision=fp32; residual/condition float32, count int32,
+/// status uint8): moved where the dtype is the solver's own.
+py::dict outputs_of(lsq::Result& res, bool fp64) {
+  const std::size_t N = res.n, H = res.height, W = res.width;
+  py::dict o;
+  if (fp64)
+    o["solution"] = numpy_from(std::move(res.solution), {N, H, W});
+  else
+    o["solution"] =
+        numpy_from(std::vector<float>(res.solution.begin(), res.solution.end()), {N, H, W});
+  o["residual"] = numpy_from(std::move(res.residual), {H, W});
+  o["count"] = numpy_from(std::move(res.count), {H, W});
+  o["status"] = numpy_from(std::move(res.status), {H, W});
+  o["condition"] = numpy_from(std::move(res.condition), {H, W});
+  return o;
+}
+
+py::dict stats_of(const lsq::Result& res, const lsq::Options& options, Backend backend,
+                  double peak_device_bytes) {
+  const auto& sc = res.status_counts;
+  const double P = double(res.pixels());
+  py::dict s;
+  s["pixels"] = P;
+  s["unknowns"] = double(res.n);
+  s["status_ok"] = double(sc[lsq::kOk]);
+  s["status_underdetermined"] = double(sc[lsq::kUnderdetermined]);
+  s["status_rank_deficient"] = double(sc[lsq::kRankDeficient]);
+  s["status_all_missing"] = double(sc[lsq::kAllMissing]);
+  s["fallback_pixels"] = double(res.fallback_pixels);
+  s["gap_free_pixels"] = double(res.shared_pixels);
+  s["downdate_pixels"] = double(res.downdate_pixels);
+  s["minnorm_pixels"] = double(res.minnorm_pixels);
+  s["host_pixels"] = double(res.host_pixels);
+  s["design_rank"] = double(res.shared_rank);
+  s["pixels_per_s"] = res.seconds > 0 ? P / res.seconds : 0;
+  s["peak_device_bytes"] = peak_device_bytes;
+  s["method_on_host"] =
+      double(lsq::method_runs_on(options.method, backend) != backend);  // 1: solved on the host
+  return s;
+}
+
+}  // namespace
+
+void bind_lsq(py::module_& m) {
+  m.def(
+      "lsq",
+      [](const py::object& cube, const py::object& design, const Settings& settings,
+         const std::string& backend, const py::object& progress) {
+        const auto t0 = Clock::now();
+        LsqJob job = checked([&] {
+          LsqJob j;
+          j.params = params_from(lsq::schema(), settings);
+          j.choice = backend_from(backend);
+          j.options = lsq::options_from(j.params);
+          j.cube = cube_of(cube, j.keep);
+          j.design = lsq::design_from_npy(
+              to_npy(design, "design", "float32, float64, int32, int64 or uint8"), "design");
+          lsq::validate(j.cube, j.design, j.options);
+          return j;
+        });
+        const bool device = job.choice.backend == Backend::Cuda;
+        struct Out {
+          lsq::Result res;
+          double peak = 0;
+        };
+        Out out = call_released(
+            [&](Progress* p) {
+              Out o;
+              auto solver = lsq::make_solver(job.choice.backend);
+              solver->solve(job.cube, job.design, job.options, o.res, p);
+              o.peak = solver->peak_device_bytes();
+              return o;
+            },
+            progress, device);
+        py::dict d;
+        d["workload"] = "lsq";
+        d["stats"] = stats_of(out.res, job.options, job.choice.backend, out.peak);
+        d["stats"]["observations"] = double(job.cube.m);
+        // 0 when the cube was read in place (borrowed), else the bytes of its copy.
+        d["stats"]["cube_copied_bytes"] = double(job.cube.borrowed ? 0 : job.cube.bytes.size());
+        d["compute_seconds"] = out.res.seconds;
+        d["outputs"] = outputs_of(out.res, job.options.precision == Precision::Fp64);
+        py::list warnings;
+        for (std::string& w : lsq::schema().unused_warnings(job.params)) warnings.append(w);
+        d["warnings"] = warnings;
+        d["backend"] = std::string(to_string(job.choice.backend));
+        d["notice"] = job.choice.notice;
+        d["params"] = params_dict(job.params);
+        d["total_seconds"] = std::chrono::duration<double>(Clock::now() - t0).count();
+        return d;
+      },
+      py::arg("cube"), py::arg("design"), py::arg("settings"), py::arg("backend") = "auto",
+      py::arg("progress") = py::none(),
+      "The lsq workload on arrays (see simscope.lsq); returns the result dict.");
+}
+
+}  // namespace simscope::python

@@ -1,0 +1,203 @@
+// simscope.oscillators on numpy arrays: a study from an initial state (K, N, 2) / (N, 2), and
+// a stepping Ensemble (advance n steps, read the state and phases).
+#include <pybind11/stl.h>
+
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <mutex>
+
+#include "oscillators/oscillators.hpp"
+#include "py_arrays.hpp"
+#include "py_call.hpp"
+#include "py_params.hpp"
+#include "py_result.hpp"
+
+namespace simscope::python {
+
+namespace osc = simscope::oscillators;
+
+namespace {
+
+/// (K, N) phases and (K, N, 2) x, y of a state.
+std::vector<double> phases_of(const osc::State& s) {
+  std::vector<double> p(s.x.size());
+  for (std::size_t q = 0; q < p.size(); ++q) p[q] = std::atan2(s.y[q], s.x[q]);
+  return p;
+}
+std::vector<double> interleaved(const osc::State& s) {
+  std::vector<double> v(2 * s.x.size());
+  for (std::size_t q = 0; q < s.x.size(); ++q) v[2 * q] = s.x[q], v[2 * q + 1] = s.y[q];
+  return v;
+}
+
+osc::State initial_from(const py::object& initial, const ParamSet& p) {
+  if (initial.is_none()) return osc::make_initial_state(p);
+  return osc::initial_state_from_npy(to_npy(initial, "initial", "float32 or float64"), "initial",
+                                     int(p.get_int("network.nodes")),
+                                     int(p.get_int("ensemble.size")));
+}
+
+/// A study from an initial-state array: the outputs of the CLI's study (msd, msd_t, order_t,
+/// phases, state) and its main stats.
+py::dict study_arrays(const py::object& initial, const Settings& settings,
+                      const std::string& backend, const py::object& progress) {
+  struct Job {
+    ParamSet params;
+    BackendChoice choice;
+    osc::StudyOptions options;
+    osc::Topologies topologies;
+    osc::State init;
+  };
+  const auto t0 = std::chrono::steady_clock::now();
+  Job job = checked([&] {
+    Job j;
+    j.params = params_from(osc::schema(), settings);
+    j.choice = backend_from(backend);
+    j.options = osc::study_options_from(j.params);
+    osc::validate(j.options);
+    j.topologies = osc::make_topologies(j.params);
+    j.init = initial_from(initial, j.params);
+    return j;
+  });
+  osc::StudyResult s = call_released(
+      [&](Progress* p) {
+        auto ens = osc::make_ensemble(job.choice.backend);
+        return osc::run_study(*ens, job.topologies, job.init, job.options, p);
+      },
+      progress, job.choice.backend == Backend::Cuda);
+  const std::size_t K = std::size_t(job.topologies.members), N = std::size_t(job.topologies.nodes);
+  const std::size_t T = s.msd_t.size();
+  py::dict out, stats, d;
+  out["msd"] = numpy_from(std::move(s.msd), {K});
+  out["msd_t"] = numpy_from(std::move(s.msd_t), {T});
+  out["order_t"] = numpy_from(std::move(s.order_t), {T});
+  out["phases"] = numpy_from(phases_of(s.final_state), {K, N});
+  out["state"] = numpy_from(interleaved(s.final_state), {K, N, 2});
+  auto stat = [&stats](const char* k, double v) {
+    if (std::isfinite(v)) stats[k] = v;
+  };
+  stat("msd_mean", s.msd_mean);
+  stat("msd_sem", s.msd_sem);
+  stat("members", double(K));
+  stat("valid_members", double(s.valid));
+  stat("nonfinite_members", double(s.failed_count));
+  stat("nodes", double(N));
+  stat("steps", double(job.options.steps));
+  stat("samples", double(T));
+  stat("osc_steps_per_s", s.seconds > 0 ? double(K) * N * job.options.steps / s.seconds : 0);
+  d["workload"] = "oscillators";
+  d["outputs"] = out;
+  d["stats"] = stats;
+  py::list warnings;
+  if (s.failed_count > 0)
+    warnings.append(std::to_string(s.failed_count) + " of " + std::to_string(K) +
+                    " members went non-finite (integrator.dt too large?) and are left out of the "
+                    "averages (NaN in msd)");
+  for (std::string& w : osc::schema().unused_warnings(job.params)) warnings.append(w);
+  d["warnings"] = warnings;
+  d["backend"] = std::string(to_string(job.choice.backend));
+  d["notice"] = job.choice.notice;
+  d["compute_seconds"] = s.seconds;
+  d["total_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  d["params"] = params_dict(job.params);
+  return d;
+}
+
+/// An ensemble being integrated: osc::Ensemble with the schema's network, initial state, model,
+/// dt and recording. One call at a time (others raise RuntimeError while one runs).
+class Ensemble {
+ public:
+  Ensemble(const Settings& settings, const std::string& backend, const py::object& initial) {
+    checked([&] {
+      params_ = params_from(osc::schema(), settings);
+      choice_ = backend_from(backend);
+      options_ = osc::study_options_from(params_);
+      topologies_ = osc::make_topologies(params_);
+      const osc::State init = initial_from(initial, params_);
+      ensemble_ = osc::make_ensemble(choice_.backend);
+      ensemble_->load(topologies_, init, options_.precision);
+      return 0;
+    });
+  }
+
+  py::dict advance(std::int64_t steps, const py::object& progress) {
+    if (steps < 0) throw py::value_error("steps must be >= 0, got " + std::to_string(steps));
+    std::unique_lock<std::mutex> lock(busy_, std::try_to_lock);
+    if (!lock.owns_lock()) throw std::runtime_error("Ensemble: another thread is advancing it");
+    osc::Recording rec;
+    rec.transient = options_.transient;
+    rec.every = options_.every;
+    osc::Series series = call_released(
+        [&](Progress* p) {
+          osc::Series s;
+          ensemble_->advance(options_.model, options_.dt, steps, rec, s, p);
+          return s;
+        },
+        progress, choice_.backend == Backend::Cuda);
+    const std::size_t T = series.size();
+    py::dict d;
+    d["step"] = numpy_from(std::move(series.step), {T});
+    d["msd"] = numpy_from(std::move(series.msd), {T});
+    d["order"] = numpy_from(std::move(series.order), {T});
+    d["finite"] = numpy_from(std::move(series.finite), {T});
+    return d;
+  }
+
+  std::int64_t step() const { return ensemble_->steps_done(); }
+  py::array state() const {
+    const osc::State s = ensemble_->state();
+    return numpy_from(interleaved(s), {std::size_t(s.members), std::size_t(s.nodes), 2});
+  }
+  py::array phases() const {
+    const osc::State s = ensemble_->state();
+    return numpy_from(phases_of(s), {std::size_t(s.members), std::size_t(s.nodes)});
+  }
+  py::array msd_mean() const {
+    osc::MemberStats m = ensemble_->member_stats(options_.transient);
+    const std::size_t K = m.msd_mean.size();
+    return numpy_from(std::move(m.msd_mean), {K});
+  }
+  py::array failed() const {
+    osc::MemberStats m = ensemble_->member_stats(options_.transient);
+    const std::size_t K = m.failed.size();
+    return numpy_from(std::move(m.failed), {K});
+  }
+  int members() const { return topologies_.members; }
+  int nodes() const { return topologies_.nodes; }
+  std::string backend() const { return to_string(choice_.backend); }
+  std::string notice() const { return choice_.notice; }
+  py::dict params() const { return params_dict(params_); }
+
+ private:
+  ParamSet params_;
+  BackendChoice choice_;
+  osc::StudyOptions options_;
+  osc::Topologies topologies_;
+  std::unique_ptr<osc::Ensemble> ensemble_;
+  std::mutex busy_;
+};
+
+}  // namespace
+
+void bind_oscillators(py::module_& m) {
+  m.def("oscillators_study", &study_arrays, py::arg("initial"), py::arg("settings"),
+        py::arg("backend") = "auto", py::arg("progress") = py::none(),
+        "An oscillators study from an initial-state array (see simscope.oscillators.study).");
+  py::class_<Ensemble>(m, "Ensemble")
+      .def(py::init<const Settings&, const std::string&, const py::object&>(), py::arg("settings"),
+           py::arg("backend") = "auto", py::arg("initial") = py::none())
+      .def("advance", &Ensemble::advance, py::arg("steps"), py::arg("progress") = py::none())
+      .def_property_readonly("step", &Ensemble::step)
+      .def_property_readonly("state", &Ensemble::state)
+      .def_property_readonly("phases", &Ensemble::phases)
+      .def_property_readonly("msd_mean", &Ensemble::msd_mean)
+      .def_property_readonly("failed", &Ensemble::failed)
+      .def_property_readonly("members", &Ensemble::members)
+      .def_property_readonly("nodes", &Ensemble::nodes)
+      .def_property_readonly("backend", &Ensemble::backend)
+      .def_property_readonly("notice", &Ensemble::notice)
+      .def_property_readonly("params", &Ensemble::params);
+}
+
+}  // namespace simscope::python

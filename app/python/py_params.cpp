@@ -1,0 +1,88 @@
+// The schema from Python (py_params.hpp).
+#include "py_params.hpp"
+
+#include <variant>
+
+#include "py_call.hpp"
+#include "workload.hpp"
+
+namespace simscope::python {
+
+ParamSet params_from(const Schema& schema, const Settings& settings) {
+  ParamSet p = schema.defaults();
+  for (const auto& [name, text] : settings) {
+    schema.at(name);  // "unknown parameter 'x' for workload 'w' (known: ...)"
+    p.set_from_string(name, text);
+  }
+  return p;
+}
+
+namespace {
+
+py::object to_python(const ParamValue& v) {
+  return std::visit([](const auto& x) -> py::object { return py::cast(x); }, v);
+}
+
+py::list schema_list(const std::string& workload) {
+  const Schema& s = app::make_workload(workload)->schema();
+  py::list out;
+  for (const ParamSpec& spec : s.specs()) {
+    py::dict d;
+    d["name"] = spec.name;
+    d["keyword"] = [&] {
+      std::string k = spec.name;
+      for (char& c : k)
+        if (c == '.') c = '_';
+      return k;
+    }();
+    d["type"] = to_string(spec.type);
+    d["default"] = to_python(spec.default_value);
+    auto bound = [&](double v) -> py::object {
+      if (!spec.has_range()) return py::none();
+      if (spec.type == ParamType::Int) return py::int_(static_cast<long long>(v));
+      return py::float_(v);
+    };
+    d["min"] = bound(spec.min);
+    d["max"] = bound(spec.max);
+    d["choices"] = spec.choices;
+    d["unit"] = spec.unit;
+    d["help"] = spec.help;
+    out.append(d);
+  }
+  return out;
+}
+
+}  // namespace
+
+py::dict params_dict(const ParamSet& params) {
+  py::dict d;
+  for (const ParamSpec& spec : params.schema().specs())
+    d[py::str(spec.name)] = to_python(params.get(spec.name));
+  return d;
+}
+
+BackendChoice backend_from(const std::string& requested) { return choose_backend(requested); }
+
+void bind_params(py::module_& m) {
+  m.def(
+      "workloads", [] { return app::workload_names(); },
+      "The registered workloads, in the GUI's order.");
+  m.def(
+      "schema", [](const std::string& w) { return checked([&] { return schema_list(w); }); },
+      py::arg("workload"),
+      "The schema of `workload`: a list of dicts (name, keyword, type, default, min, max, "
+      "choices, unit, help). Raises ValueError for an unknown workload.");
+  m.def(
+      "check_params",
+      [](const std::string& w, const Settings& settings) {
+        return checked([&] {
+          const auto wl = app::make_workload(w);
+          return params_dict(params_from(wl->schema(), settings));
+        });
+      },
+      py::arg("workload"), py::arg("settings"),
+      "The parameters of `workload` after applying the (name, text) settings, as a dict. "
+      "Raises ValueError with the message of --set NAME=VALUE.");
+}
+
+}  // namespace simscope::python

@@ -1,0 +1,54 @@
+// A run's result for Python, and the generic run() (py_result.hpp).
+#include "py_result.hpp"
+
+#include "py_arrays.hpp"
+#include "py_call.hpp"
+#include "py_params.hpp"
+
+namespace simscope::python {
+
+py::dict result_dict(app::RunResult&& r, const std::string& notice) {
+  py::dict d, outputs, stats;
+  for (app::OutputArray& o : r.outputs) {
+    const std::string name = o.name;
+    outputs[py::str(name)] = numpy_of(std::move(o));
+  }
+  for (const auto& [k, v] : r.stats) stats[py::str(k)] = v;
+  d["workload"] = r.workload;
+  d["outputs"] = outputs;
+  d["warnings"] = r.warnings;
+  d["stats"] = stats;
+  d["backend"] = std::string(to_string(r.backend));
+  d["notice"] = notice;
+  d["compute_seconds"] = r.compute_seconds;
+  d["total_seconds"] = r.total_seconds;
+  d["params"] = r.params.has_schema() ? params_dict(r.params) : py::dict();
+  return d;
+}
+
+void bind_run(py::module_& m) {
+  m.def(
+      "run",
+      [](const std::string& workload, const Settings& settings, const std::string& backend,
+         const py::object& progress, const std::string& command) {
+        auto [wl, params, choice] = checked([&] {
+          auto w = app::make_workload(workload);
+          ParamSet p = params_from(w->schema(), settings);
+          return std::make_tuple(std::move(w), std::move(p), backend_from(backend));
+        });
+        app::RunRequest request;
+        request.command = command;
+        app::RunResult r = call_released(
+            [&, &wl = wl, &params = params, &choice = choice](Progress* pr) {
+              return wl->run(params, choice.backend, request, pr);
+            },
+            progress, false);
+        return result_dict(std::move(r), choice.notice);
+      },
+      py::arg("workload"), py::arg("settings"), py::arg("backend") = "auto",
+      py::arg("progress") = py::none(), py::arg("command") = "",
+      "Runs `workload` with the (name, text) settings as the headless CLI does; returns the "
+      "result dict (see simscope.run).");
+}
+
+}  // namespace simscope::python

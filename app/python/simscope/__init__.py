@@ -1,0 +1,136 @@
+"""simscope from Python: the three workloads of the simscope lab (the field of point sources,
+per-pixel least squares with gaps, Stuart-Landau oscillator ensembles) called on numpy arrays,
+with the schema, messages and results of the ``simscope`` command line.
+
+Parameters are the workload's schema (``simscope.params(workload)``, ``simscope --list-params``):
+pass each as a keyword argument with its dots written as underscores (``grid_size=64`` for
+``grid.size``), or as a dict of dotted names (``params={"grid.size": 64}``). Values are checked
+by the same code as ``--set NAME=VALUE``: a bad one raises ValueError with the CLI's message.
+
+Every call computes with the GIL released (other Python threads run meanwhile); Ctrl+C cancels
+it and raises KeyboardInterrupt; ``progress=f`` calls ``f(fraction)`` (0..1) about every 50 ms
+from the calling thread (an exception raised by ``f`` cancels the run and propagates).
+
+Errors: ValueError for bad arguments and inputs (the product's messages), RuntimeError for
+device (CUDA) failures, MemoryError when host memory runs out.
+
+Arrays: numpy arrays of any layout, or objects with __dlpack__ in host memory (PyTorch CPU
+tensors): read in place, no copy; results then come back as the caller's type (its library's
+from_dlpack, no copy). Device arrays (CUDA tensors, CuPy) are refused with ValueError for now.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping, Optional, Sequence, Union
+
+from . import _core
+from ._arrays import inputs as _inputs
+from ._params import settings as _settings
+from . import oscillators  # noqa: F401  (simscope.oscillators.study, .Ensemble)
+from ._result import FieldResult, LsqResult, Result
+
+__all__ = ["params", "workloads", "field", "lsq", "run", "cuda_status", "oscillators",
+           "Result", "FieldResult", "LsqResult", "__version__"]
+__version__ = _core.version
+
+
+Progress = Optional[Callable[[float], Any]]
+Params = Optional[Mapping[str, Any]]
+
+
+def workloads() -> list:
+    """The workload names: ["field", "lsq", "oscillators"]."""
+    return list(_core.workloads())
+
+
+def params(workload: str) -> list:
+    """The schema of `workload` as a list of dicts, in display order, each with: name (dotted,
+    as --set takes it), keyword (the keyword argument: dots as '_'), type ("int", "float",
+    "bool", "enum", "path"), default, min and max (inclusive range; None when unbounded),
+    choices (enum), unit and help. Raises ValueError for an unknown workload."""
+    return list(_core.schema(workload))
+
+
+def cuda_status() -> dict:
+    """{"compiled", "usable", "device", "reason", "total_bytes"}: whether backend="cuda" can
+    run here."""
+    return dict(_core.cuda_status())
+
+
+def run(workload: str, *, backend: str = "auto", progress: Progress = None,
+        params: Params = None, **kwargs: Any) -> Result:
+    """Runs `workload` exactly as ``simscope --headless --workload W --set ...`` does (inputs
+    from the schema: generators or files). Returns a Result whose ``outputs`` equal the CLI's
+    .npy files."""
+    d = _core.run(workload, _settings(workload, params, **kwargs), backend, progress, "")
+    return Result(d)
+
+
+def field(sources: Any = None, targets: Any = None, *, backend: str = "auto",
+          progress: Progress = None, params: Params = None,
+          outputs: Union[str, Sequence[str], None] = None, **kwargs: Any) -> FieldResult:
+    """The field E and potential phi of point sources at targets (compute/field/field.hpp):
+        E(x)   = k sum_j q_j (y_j - x) / (|y_j - x|^2 + eps^2)^(3/2)
+        phi(x) = k sum_j q_j / sqrt(|y_j - x|^2 + eps^2)
+
+    sources: None (the schema's generator, or sources_file), or an array of shape (P, 4)
+        x, y, z, q or (P, 3) with q = 1; float32 or float64, any memory layout (read in place
+        through its strides, no numpy copy; stored as float32 like a source file). Positions in
+        units of length.
+    targets: None (the plane or box of the schema: plane, plane_offset, grid_size,
+        grid_half_width), or an array (T, 3) of x, y, z (float32/float64; evaluated in fp64).
+    Keywords: the field schema (k, eps, precision="fp32"|"fp64", plane, grid_size, ...; see
+        simscope.params("field")); backend "auto" | "cpu" | "cuda"; progress callback;
+        outputs: names to keep (default all of magnitude, ex, ey, ez, potential).
+    Returns a FieldResult: a dict-like of float32 arrays, each of shape (T,) for given targets,
+    (n, n) for a plane (index [i, j]: u_i, v_j, as the CLI's .npy) or (6, n, n) for a box;
+    units k*q/length^2 (magnitude, ex, ey, ez) and k*q/length (potential). Also .warnings,
+    .stats, .backend, .compute_seconds.
+    Raises ValueError (bad shape, dtype, non-finite value, unknown keyword, value out of range:
+    the CLI's messages, naming "sources"/"targets" where the CLI names the file), RuntimeError
+    (device failure), KeyboardInterrupt (Ctrl+C)."""
+    s = _settings("field", params, **kwargs)
+    arrays, back = _inputs(sources=sources, targets=targets)
+    sources, targets = arrays["sources"], arrays["targets"]
+    if sources is None and targets is None:
+        d = _core.run("field", s, backend, progress, "")
+    else:
+        d = _core.field(sources, targets, s, backend, progress)
+    if outputs is not None:
+        names = [outputs] if isinstance(outputs, str) else list(outputs)
+        unknown = [n for n in names if n not in d["outputs"]]
+        if unknown:
+            raise ValueError("outputs: unknown field output '%s' (known: %s)"
+                             % (unknown[0], ", ".join(d["outputs"])))
+        d["outputs"] = {n: d["outputs"][n] for n in names}
+    return FieldResult(d, back)
+
+
+def lsq(cube: Any = None, design: Any = None, *, backend: str = "auto",
+        progress: Progress = None, params: Params = None, **kwargs: Any) -> LsqResult:
+    """Per-pixel least squares with missing data (compute/lsq/lsq.hpp): for each pixel p,
+    x_p = argmin sum_{observed i} (A_i . x - b_ip)^2 + lam |x|^2 (minimum norm when not unique).
+
+    cube: array (M, H, W), float32 or float64, NaN marks a missing observation (inf refused);
+        any layout (C or Fortran order, slices). None: the schema's generator or data_file.
+    design: A, array (M, N) (a 1-D array is one column), any numeric dtype, finite.
+    Keywords: lam (alias of lambda, a Python keyword), method ("auto", "normal", "qr", "svd",
+        "downdate"), precision ("fp64" default, "fp32"), the rest of simscope.params("lsq");
+        backend, progress.
+    Returns an LsqResult with .solution (N, H, W) float64 (float32 with precision="fp32"),
+    .residual (H, W) float32 RMS residual, .count (H, W) int32 observed rows, .status (H, W)
+    uint8 (0 ok, 1 underdetermined, 2 rank-deficient, 3 all missing), .condition (H, W)
+    float32, and .stats (status counts, fallback pixels, ...), as the CLI's files and run.json.
+    Raises ValueError (shapes that do not match, dtype, inf, bad keyword), RuntimeError."""
+    if "lam" in kwargs:
+        kwargs["lambda"] = kwargs.pop("lam")
+    s = _settings("lsq", params, **kwargs)
+    arrays, back = _inputs(cube=cube, design=design)
+    cube, design = arrays["cube"], arrays["design"]
+    if cube is None and design is None:
+        d = _core.run("lsq", s, backend, progress, "")
+    elif cube is None or design is None:
+        raise ValueError("lsq: give both cube and design (or neither, for the schema's inputs)")
+    else:
+        d = _core.lsq(cube, design, s, backend, progress)
+    return LsqResult(d, back)

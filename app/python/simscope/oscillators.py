@@ -1,0 +1,92 @@
+"""Ensembles of K networks of N Stuart-Landau oscillators, integrated with RK4
+(compute/oscillators/oscillators.hpp):
+    dz_i/dt = (1 + i w) z_i - (1 - i c)|z_i|^2 z_i + (e/2) sum_j G_ij (x_j - x_i)
+Keywords are the oscillators schema (simscope.params("oscillators")): network_nodes,
+network_topology, network_k, ensemble_size, model_omega, ..., integrator_dt, integrator_steps,
+record_every, init, precision. Time is the model's own unit."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping, Optional
+
+from . import _core
+from ._arrays import host_view as _host_view
+from ._params import settings as _settings
+from ._result import Result
+
+__all__ = ["study", "Ensemble"]
+
+
+def study(initial: Any = None, *, backend: str = "auto",
+          progress: Optional[Callable[[float], Any]] = None,
+          params: Optional[Mapping[str, Any]] = None, **kwargs: Any) -> Result:
+    """Integrates every member integrator_steps steps from its initial state (a headless
+    study, as ``simscope --headless --workload oscillators``).
+
+    initial: None (the schema's init: random, uniform_phase or init_file), or an array of
+        shape (N, 2) [x, y] for every member or (K, N, 2) per member (float32/float64, finite).
+    Returns a Result with msd (K,) time-averaged mean square deviation after the transient
+    (NaN: member went non-finite), msd_t and order_t (T,) ensemble means every record_every
+    steps, phases (K, N) final theta in (-pi, pi], state (K, N, 2) final x, y; all float64.
+    Raises ValueError (bad keyword or array, with the CLI's messages), RuntimeError."""
+    s = _settings("oscillators", params, **kwargs)
+    initial, back = _host_view(initial, "initial")
+    if initial is None:
+        d = _core.run("oscillators", s, backend, progress, "study")
+    else:
+        d = _core.oscillators_study(initial, s, backend, progress)
+    return Result(d, back)
+
+
+class Ensemble:
+    """An ensemble being integrated step by step (the schema's network, initial state, model,
+    integrator_dt, integrator_transient and record_every; integrator_steps is not used).
+
+        e = simscope.oscillators.Ensemble(network_nodes=64, ensemble_size=8)
+        series = e.advance(1000)      # {"step", "msd", "order", "finite"}: (T,) arrays
+        e.phases                      # (K, N) float64 theta
+    Not for two threads at once (RuntimeError)."""
+
+    def __init__(self, initial: Any = None, *, backend: str = "auto",
+                 params: Optional[Mapping[str, Any]] = None, **kwargs: Any):
+        initial, _ = _host_view(initial, "initial")
+        self._e = _core.Ensemble(_settings("oscillators", params, **kwargs), backend, initial)
+
+    def advance(self, steps: int, *, progress: Optional[Callable[[float], Any]] = None) -> dict:
+        """Advances every member by `steps` RK4 steps of integrator_dt; returns the samples
+        taken (after each global step g with g % record_every == 0) as a dict of (T,) arrays:
+        step (int64), msd and order (float64 ensemble means over the finite members), finite
+        (int64 members in the means). GIL released; Ctrl+C stops at a chunk boundary (the
+        state stays consistent) and raises KeyboardInterrupt."""
+        return dict(self._e.advance(int(steps), progress))
+
+    @property
+    def step(self):
+        """Steps done since the start."""
+        return self._e.step
+
+    @property
+    def state(self):
+        """(K, N, 2) float64: x, y of every oscillator."""
+        return self._e.state
+
+    @property
+    def phases(self):
+        """(K, N) float64: theta = atan2(y, x) in (-pi, pi]."""
+        return self._e.phases
+
+    @property
+    def msd_mean(self):
+        """(K,) float64: each member's time-averaged msd over the steps after the transient
+        (NaN while none is past it, or for a failed member)."""
+        return self._e.msd_mean
+
+    @property
+    def failed(self):
+        """(K,) uint8: 1 where a member's state went non-finite."""
+        return self._e.failed
+
+    members = property(lambda self: self._e.members, doc="K")
+    nodes = property(lambda self: self._e.nodes, doc="N")
+    backend = property(lambda self: self._e.backend, doc='"cpu" or "cuda"')
+    params = property(lambda self: dict(self._e.params), doc="the parameters (dotted names)")

@@ -1,0 +1,173 @@
+// One run split across the ranks of a job (distributed_run.hpp).
+#include "distributed_run.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <sstream>
+#include <thread>
+
+#include "result_codec.hpp"
+#include "split_merge.hpp"
+
+namespace simscope::app {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+/// A completed sum of `v` over the ranks (started and waited for, sleeping between tests).
+std::vector<double> sum(Communicator& comm, const std::vector<double>& v) {
+  comm.start_sum(v);
+  std::vector<double> out;
+  while (!comm.test_sum(out)) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  return out;
+}
+
+/// Rank 0: the first failing rank's message, from the gathered messages; throws it (everyone).
+[[noreturn]] void throw_first_error(Communicator& comm, const std::string& mine) {
+  const std::vector<std::string> all = comm.gather(mine);
+  if (comm.rank() != 0) throw JobFailed("another rank reported the error");
+  for (std::size_t r = 0; r < all.size(); ++r)
+    if (!all[r].empty())
+      throw Error(r == 0 ? all[r]
+                         : "rank " + std::to_string(r) + " of " + std::to_string(all.size()) +
+                               ": " + all[r]);
+  throw Error("a rank failed without a message");
+}
+
+std::string encode_report(const RankReport& r) {
+  std::ostringstream s;
+  s.precision(17);
+  s << r.rank << '\n'
+    << r.host << '\n'
+    << r.device << '\n'
+    << r.threads << '\n'
+    << r.begin << '\n'
+    << r.end << '\n'
+    << r.seconds << '\n'
+    << r.result_bytes << '\n';
+  return s.str();
+}
+
+RankReport decode_report(const std::string& text) {
+  std::istringstream s(text);
+  RankReport r;
+  std::string line;
+  auto next = [&] {
+    std::getline(s, line);
+    return line;
+  };
+  r.rank = std::stoi(next());
+  r.host = next();
+  r.device = next();
+  r.threads = std::stoi(next());
+  r.begin = std::stoull(next());
+  r.end = std::stoull(next());
+  r.seconds = std::stod(next());
+  r.result_bytes = std::stod(next());
+  return r;
+}
+
+}  // namespace
+
+double DistributedRun::imbalance() const {
+  double mx = 0, total = 0;
+  int n = 0;
+  for (const RankReport& r : ranks) {
+    if (r.end == r.begin) continue;
+    mx = std::max(mx, r.seconds), total += r.seconds, ++n;
+  }
+  return n > 0 && total > 0 ? mx / (total / n) : 1.0;
+}
+
+void agree(Communicator& comm, const std::string& error) {
+  const std::vector<double> failed = sum(comm, {error.empty() ? 0.0 : 1.0});
+  if (failed[0] > 0) throw_first_error(comm, error);
+}
+
+DistributedRun run_distributed(Workload& w, const ParamSet& params, Backend backend,
+                               Communicator& comm, const DistributedOptions& options) {
+  const auto t0 = Clock::now();
+  const int R = comm.size(), rank = comm.rank();
+  DistributedRun out;
+  std::vector<IndexRange> ranges;
+  std::string error;
+  try {
+    out.axis = w.work_axis(params);
+    ranges = split_work(out.axis, std::size_t(R));
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  agree(comm, error);
+  const IndexRange mine = ranges[std::size_t(rank)];
+  const double share =
+      out.axis.length > 0 ? double(mine.end - mine.begin) / double(out.axis.length) : 0.0;
+
+  // This rank's range on a thread of its own; this thread exchanges progress meanwhile.
+  Progress progress;
+  std::atomic<bool> done{false};
+  RunResult part;
+  double seconds = 0;
+  std::thread compute([&] {
+    const auto c0 = Clock::now();
+    try {
+      if (options.on_compute_thread) options.on_compute_thread();
+      if (mine.end > mine.begin) {
+        RunRequest request;
+        request.range = mine;
+        part = w.run(params, backend, request, &progress);
+      }
+    } catch (const Cancelled&) {
+      // another rank failed: its error is reported
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    seconds = since(c0);
+    done = true;
+  });
+  bool failed = false;
+  for (;;) {
+    const bool d = done.load();
+    const double f = d ? 1.0 : std::clamp(progress.fraction.load(), 0.0, 1.0);
+    const std::vector<double> s =
+        sum(comm, {f * share, d ? 1.0 : 0.0, d && !error.empty() ? 1.0 : 0.0});
+    if (s[2] > 0) {
+      failed = true;
+      progress.cancel = true;
+      break;
+    }
+    if (s[1] >= R) break;
+    if (rank == 0 && options.progress) options.progress(s[0], since(t0));
+    std::this_thread::sleep_for(std::chrono::duration<double>(options.poll_seconds));
+  }
+  compute.join();
+  if (failed) throw_first_error(comm, error);
+
+  RankReport me = options.me;
+  me.rank = rank;
+  me.begin = mine.begin, me.end = mine.end;
+  me.seconds = seconds;
+  const auto g0 = Clock::now();
+  const std::string bytes = mine.end > mine.begin ? encode_result(part) : std::string();
+  me.result_bytes = double(bytes.size());
+  part = RunResult{};
+  const std::vector<std::string> reports = comm.gather(encode_report(me));
+  const std::vector<std::string> parts = comm.gather(bytes);
+  if (rank != 0) return out;
+  out.gather_seconds = since(g0);
+  const auto m0 = Clock::now();
+  for (const std::string& r : reports) out.ranks.push_back(decode_report(r));
+  std::vector<RunResult> results;
+  for (const std::string& b : parts)
+    if (!b.empty()) results.push_back(decode_result(b, params));
+  out.result = w.merge_ranges(std::move(results));
+  out.merge_seconds = since(m0);
+  out.wall_seconds = since(t0);
+  return out;
+}
+
+}  // namespace simscope::app

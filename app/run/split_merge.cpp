@@ -1,0 +1,155 @@
+// Work ranges of whole runs: the split, the checks and the concatenation every adapter's merge
+// uses (split_merge.hpp).
+#include "split_merge.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "core/error.hpp"
+
+namespace simscope::app {
+
+RunResult Workload::merge_ranges(std::vector<RunResult> /*parts*/) const {
+  throw Error(name() + ": runs cannot be split into work ranges");
+}
+
+std::vector<IndexRange> split_work(const WorkAxis& axis, std::size_t parts) {
+  if (parts == 0) throw Error("split_work: the number of ranges must be at least 1");
+  if (axis.length == 0) throw Error("split_work: this run has no axis to split");
+  const std::size_t g = std::max<std::size_t>(1, axis.granule);
+  std::vector<IndexRange> out = split_evenly((axis.length + g - 1) / g, parts);
+  for (IndexRange& r : out)
+    r = {std::min(axis.length, r.begin * g), std::min(axis.length, r.end * g)};
+  return out;
+}
+
+std::size_t check_parts(const std::vector<RunResult>& parts, const std::string& axis) {
+  if (parts.empty()) throw Error("cannot merge work ranges: no parts");
+  const std::string who = parts.front().workload;
+  std::size_t next = 0, length = 0;
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    const RunResult& p = parts[k];
+    if (!p.part || p.part->axis != axis || p.workload != who)
+      throw Error(who + ": cannot merge work ranges: part " + std::to_string(k) +
+                  " is not a range of the " + axis + " of a " + who + " run");
+    if (k == 0) length = p.part->length;
+    if (p.part->begin != next || p.part->end < p.part->begin || p.part->length != length)
+      throw Error(who + ": cannot merge work ranges: part " + std::to_string(k) + " covers [" +
+                  std::to_string(p.part->begin) + ", " + std::to_string(p.part->end) + ") of " +
+                  std::to_string(p.part->length) + " " + axis + ", expected a range from " +
+                  std::to_string(next) + " of " + std::to_string(length));
+    next = p.part->end;
+  }
+  if (next != length)
+    throw Error(who + ": cannot merge work ranges: the parts end at " + std::to_string(next) +
+                " of " + std::to_string(length) + " " + axis);
+  return length;
+}
+
+namespace {
+
+std::size_t product(const std::vector<std::size_t>& v, std::size_t from, std::size_t to) {
+  std::size_t n = 1;
+  for (std::size_t i = from; i < to && i < v.size(); ++i) n *= v[i];
+  return n;
+}
+
+/// Appends `len` values of `src` from `at` to `dst` (the one place that reads the parts' data).
+template <class T>
+void append(std::vector<T>& dst, const std::vector<T>& src, std::size_t at, std::size_t len) {
+  dst.insert(dst.end(), src.begin() + std::ptrdiff_t(at), src.begin() + std::ptrdiff_t(at + len));
+}
+
+}  // namespace
+
+OutputArray concat_outputs(const std::vector<RunResult>& parts, const std::string& name,
+                           std::size_t dim) {
+  std::vector<const OutputArray*> os;
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    const OutputArray* o = parts[k].find(name);
+    if (!o) throw Error("cannot merge work ranges: part " + std::to_string(k) + " has no " + name);
+    os.push_back(o);
+  }
+  if (os.empty()) throw Error("cannot merge work ranges: no parts");
+  const OutputArray& first = *os.front();
+  if (dim >= first.shape.size())
+    throw Error("cannot merge work ranges: output " + name + " has no dimension " +
+                std::to_string(dim));
+  OutputArray out = first;
+  out.data.clear();
+  out.data64.clear();
+  out.shape[dim] = 0;
+  const std::size_t outer = product(first.shape, 0, dim);
+  const std::size_t inner = product(first.shape, dim + 1, first.shape.size());
+  for (std::size_t k = 0; k < os.size(); ++k) {
+    const OutputArray& o = *os[k];
+    bool fits = o.shape.size() == first.shape.size() && o.data.empty() == first.data.empty() &&
+                o.data64.empty() == first.data64.empty();
+    for (std::size_t d = 0; fits && d < o.shape.size(); ++d)
+      if (d != dim && o.shape[d] != first.shape[d]) fits = false;
+    const std::size_t n = product(o.shape, 0, o.shape.size());
+    if (fits && (!o.data.empty() && o.data.size() != n)) fits = false;
+    if (fits && (!o.data64.empty() && o.data64.size() != n)) fits = false;
+    if (!fits)
+      throw Error("cannot merge work ranges: output " + name + " of part " + std::to_string(k) +
+                  " does not fit the others' shape");
+    out.shape[dim] += o.shape[dim];
+  }
+  // Dimension `dim` of each outer index: the parts' slabs one after the other.
+  for (std::size_t a = 0; a < outer; ++a)
+    for (const OutputArray* o : os) {
+      const std::size_t len = o->shape[dim] * inner, at = a * len;
+      if (!o->data.empty()) append(out.data, o->data, at, len);
+      if (!o->data64.empty()) append(out.data64, o->data64, at, len);
+    }
+  return out;
+}
+
+const std::vector<double>& part_sums(const RunResult& p, const std::string& name) {
+  if (!p.part) throw Error("cannot merge work ranges: a result is not a work range's");
+  const auto it = p.part->sums.find(name);
+  if (it == p.part->sums.end())
+    throw Error("cannot merge work ranges: a part lacks its sums '" + name + "'");
+  return it->second;
+}
+
+RunResult run_split(Workload& w, const ParamSet& params, Backend backend, std::size_t parts,
+                    Progress* progress) {
+  const WorkAxis axis = w.work_axis(params);
+  const std::vector<IndexRange> ranges = split_work(axis, parts);
+  std::vector<RunResult> results;
+  for (std::size_t k = 0; k < ranges.size(); ++k) {
+    progress_check(progress);
+    if (ranges[k].end == ranges[k].begin) continue;  // nothing to run (more ranges than granules)
+    RunRequest request;
+    request.range = ranges[k];
+    // Each range's progress mapped into its share of the axis.
+    Progress inner;
+    std::atomic<bool> done{false};
+    std::thread relay;
+    if (progress)
+      relay = std::thread([&] {
+        const double a = double(ranges[k].begin) / double(axis.length);
+        const double b = double(ranges[k].end) / double(axis.length);
+        while (!done) {
+          if (progress->cancel) inner.cancel = true;
+          progress->set(a + (b - a) * std::clamp(inner.fraction.load(), 0.0, 1.0));
+          std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+      });
+    try {
+      results.push_back(w.run(params, backend, request, progress ? &inner : nullptr));
+    } catch (...) {
+      done = true;
+      if (relay.joinable()) relay.join();
+      throw;
+    }
+    done = true;
+    if (relay.joinable()) relay.join();
+  }
+  return w.merge_ranges(std::move(results));
+}
+
+}  // namespace simscope::app

@@ -1,0 +1,94 @@
+"""MPI end to end (issue 13): one headless run of each workload split across 1, 2, 3 and 4 ranks
+by `mpirun --oversubscribe -np R simscope --headless ...` gives the outputs of the
+single-process run: oscillators and lsq bit for bit, the field bit for bit (split by targets);
+run.json's "mpi" section (ranks, hosts, each rank's device, range and time, load imbalance) and
+rank 0's progress. Every run bounded in time. Usage: e2e_mpi.py SIMSCOPE MPIRUN"""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+from simscope_test_util import Checker, scratch
+
+simscope, mpirun = sys.argv[1], sys.argv[2]
+c = Checker()
+LIMIT = 240  # seconds per run: a hang fails the test instead of blocking it
+
+WORKLOADS = {
+    # 5 x 41 x 41 targets of a box; 900 sources
+    "field": ["--set", "plane=box", "--set", "grid.size=41", "--set", "sources.count=900",
+              "--set", "precision=fp64"],
+    # 37 pixel rows with gaps (every status), method auto
+    "lsq": ["--set", "synth.height=37", "--set", "synth.width=11", "--set",
+            "synth.observations=14", "--set", "synth.unknowns=6", "--set",
+            "synth.nan_fraction=0.4"],
+    # 450 members in 8 blocks of 64, some non-finite (dt = 0.3)
+    "oscillators": ["--set", "ensemble.size=450", "--set", "network.nodes=6", "--set",
+                    "network.k=2", "--set", "integrator.steps=400", "--set",
+                    "integrator.transient=100", "--set", "integrator.dt=0.3"],
+}
+
+
+def headless(workload, out, ranks=0):
+    cmd = [simscope, "--headless", "--workload", workload, "--backend", "cpu", "--out-dir", out,
+           "--no-image", *WORKLOADS[workload]]
+    if ranks:
+        cmd = [mpirun, "--oversubscribe", "-np", str(ranks), *cmd]
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=LIMIT, env=env)
+
+
+def npy_files(d):
+    return sorted(f for f in os.listdir(d) if f.endswith(".npy"))
+
+
+for workload in WORKLOADS:
+    base = scratch(f"mpi_{workload}")
+    one = headless(workload, os.path.join(base, "single"))
+    c.check(one.returncode == 0, f"{workload}: single-process run ({one.stderr.strip()[-300:]})")
+    ref_dir = os.path.join(base, "single")
+    ref_files = npy_files(ref_dir) if one.returncode == 0 else []
+    ref_json = json.load(open(os.path.join(ref_dir, "run.json"))) if ref_files else {}
+    for ranks in (1, 2, 3, 4):
+        out = os.path.join(base, f"np{ranks}")
+        p = headless(workload, out, ranks)
+        what = f"{workload} -np {ranks}"
+        c.check(p.returncode == 0, f"{what}: exit 0 ({p.stderr.strip()[-400:]})")
+        if p.returncode != 0:
+            continue
+        c.check(npy_files(out) == ref_files, f"{what}: the same files {ref_files}")
+        for f in ref_files:
+            a = np.load(os.path.join(ref_dir, f))
+            b = np.load(os.path.join(out, f))
+            same = a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+            c.check(same, f"{what}: {f} bit-identical to the single-process run "
+                          f"({a.dtype}{a.shape} vs {b.dtype}{b.shape})")
+        m = json.load(open(os.path.join(out, "run.json")))
+        c.check(m["warnings"] == ref_json["warnings"], f"{what}: the same warnings")
+        timing = ("per_s", "seconds", "peak_device")
+        same_stats = all(m["stats"].get(k) == v for k, v in ref_json["stats"].items()
+                         if not any(t in k for t in timing))
+        c.check(same_stats, f"{what}: the same stats (timings aside)")
+        if ranks == 1:
+            # one rank: exactly the run of today, no MPI section
+            c.check("mpi" not in m, f"{what}: no mpi section (a plain run)")
+            continue
+        mp = m.get("mpi", {})
+        c.check(mp.get("ranks") == ranks, f"{what}: run.json mpi.ranks = {ranks}")
+        per = mp.get("per_rank", [])
+        c.check(len(per) == ranks and [r["rank"] for r in per] == list(range(ranks)),
+                f"{what}: one per_rank entry per rank")
+        ranges = [tuple(r["range"]) for r in per]
+        cover = all(ranges[i][1] == ranges[i + 1][0] for i in range(len(ranges) - 1))
+        c.check(cover and ranges[0][0] == 0 and ranges[-1][1] == mp.get("axis_length"),
+                f"{what}: the ranks' ranges {ranges} cover the {mp.get('axis')} axis")
+        c.check(all(r["device"] == "cpu" and r["threads"] == 1 and r["seconds"] >= 0
+                    for r in per), f"{what}: each rank on the CPU with 1 thread, timed")
+        c.check(len(mp.get("hosts", [])) == 1, f"{what}: one host ({mp.get('hosts')})")
+        c.check(mp.get("load_imbalance", 0) >= 1, f"{what}: load imbalance >= 1 "
+                                                    f"({mp.get('load_imbalance')})")
+        c.check(p.stdout.count("wrote:") == 1, f"{what}: one rank reports the files written")
+
+c.done()

@@ -1,0 +1,195 @@
+"""simscope.field against a float64 numpy sum, against the CLI's .npy outputs, and on bad
+inputs (the CLI's messages as ValueError)."""
+
+import numpy as np
+import pytest
+
+import simscope
+from conftest import same_array
+
+
+def reference(sources, targets, k=1.0, eps=0.0):
+    """E and phi by a float64 numpy sum over every (target, source) pair; sources rounded to
+    float32 first (simscope stores them so); q = 1 for (P, 3)."""
+    s = np.asarray(sources, dtype=np.float32).astype(np.float64)
+    q = s[:, 3] if s.shape[1] == 4 else np.ones(len(s))
+    d = s[None, :, :3] - np.asarray(targets, dtype=np.float64)[:, None, :]  # (T, P, 3)
+    r2 = (d * d).sum(-1) + eps * eps
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inv = np.where(r2 > 0, 1 / np.sqrt(r2), 0.0)
+    e = k * (q[None, :, None] * d * (inv ** 3)[..., None]).sum(1)
+    phi = k * (q[None, :] * inv).sum(1)
+    return e, phi
+
+
+def rng_sources(p, seed=0, cols=4):
+    rng = np.random.default_rng(seed)
+    s = rng.uniform(-1, 1, size=(p, cols))
+    if cols == 4:
+        s[:, 3] = rng.uniform(0.5, 1.5, size=p)
+    return s
+
+
+# fp64 sums are rounded once to the float32 outputs (6e-8 relative); fp32 sums carry their own
+# error, bounded relative to the largest value.
+@pytest.mark.parametrize("precision,rtol,tol", [("fp64", 1.2e-7, 1e-12), ("fp32", 0, 2e-5)])
+@pytest.mark.parametrize("cols", [3, 4])
+def test_targets_against_numpy(precision, rtol, tol, cols):
+    src = rng_sources(300, cols=cols)
+    tg = np.random.default_rng(1).uniform(-2, 2, size=(57, 3))
+    r = simscope.field(src, tg, k=-2.5, eps=0.05, precision=precision, backend="cpu")
+    e, phi = reference(src, tg, k=-2.5, eps=0.05)
+    scale = np.abs(e).max()
+    for c, name in enumerate(["ex", "ey", "ez"]):
+        assert r[name].shape == (57,) and r[name].dtype == np.float32
+        np.testing.assert_allclose(r[name], e[:, c], rtol=rtol, atol=tol * scale)
+    np.testing.assert_allclose(r.magnitude, np.linalg.norm(e, axis=1), rtol=rtol,
+                               atol=tol * scale)
+    np.testing.assert_allclose(r.potential, phi, rtol=rtol, atol=tol * np.abs(phi).max())
+    assert r.stats["sources"] == 300 and r.stats["targets"] == 57
+
+
+def test_plane_grid_against_numpy():
+    src = rng_sources(200, seed=3)
+    n, hw, off = 9, 1.5, 0.25
+    r = simscope.field(src, plane="xz", grid_size=n, grid_half_width=hw, plane_offset=off,
+                       precision="fp64", backend="cpu")
+    u = np.linspace(-hw, hw, n)
+    ii, jj = np.meshgrid(u, u, indexing="ij")  # [i, j] = (u_i, v_j); xz: x = u, z = v
+    tg = np.stack([ii.ravel(), np.full(n * n, off), jj.ravel()], axis=1)
+    e, phi = reference(src, tg)
+    assert r.ey.shape == (n, n)
+    np.testing.assert_allclose(r.ey.ravel(), e[:, 1], rtol=1.2e-7, atol=1e-12 * np.abs(e).max())
+    np.testing.assert_allclose(r.potential.ravel(), phi, rtol=1.2e-7)
+
+
+def test_coincidence_skipped_and_warned():
+    src = np.array([[0.0, 0.0, 0.0, 1.0], [1.0, 0.0, 0.0, 1.0]])
+    tg = np.array([[0.0, 0.0, 0.0]])
+    r = simscope.field(src, tg, precision="fp64", backend="cpu")
+    assert r.stats["skipped_coincidences"] == 1
+    assert any("coincidences skipped" in w for w in r.warnings)
+    np.testing.assert_allclose(r.ex, [1.0], rtol=1e-12)  # only the source at x = 1
+
+
+def test_layouts_give_the_same_result():
+    src = rng_sources(120, seed=5)
+    tg = np.random.default_rng(6).uniform(-1, 1, size=(40, 3))
+    base = simscope.field(src, tg, backend="cpu")
+    variants = [
+        (np.asfortranarray(src), np.asfortranarray(tg)),
+        (src.astype(np.float32), tg),  # sources are stored as float32 anyway
+        (np.repeat(src, 2, axis=0)[::2], np.repeat(tg, 3, axis=0)[::-3][::-1]),
+        (src.astype(">f8"), tg.astype(">f8")),
+    ]
+    for s, t in variants:
+        r = simscope.field(s, t, backend="cpu")
+        for name in base:
+            same_array(r[name], base[name])
+    # a strided view whose rows are every other row of a larger array
+    big = np.zeros((240, 6))
+    big[::2, 1:5] = src
+    r = simscope.field(big[::2, 1:5], tg, backend="cpu")
+    same_array(r.magnitude, base.magnitude)
+
+
+def test_grid_run_equals_cli(cli):
+    sets = {"grid.size": 24, "sources.count": 700, "sources.distribution": "dipoles",
+            "eps": 0.01, "plane": "box"}
+    outs, err = cli.run("field", sets)
+    assert outs is not None, err
+    r = simscope.field(params=sets, backend="cpu")
+    assert sorted(r) == sorted(outs)
+    for name in outs:
+        same_array(r[name], outs[name])
+
+
+def test_source_array_equals_cli_file(cli, tmp_path):
+    src = rng_sources(500, seed=9).astype(np.float32)
+    np.save(tmp_path / "src.npy", src)
+    sets = {"grid.size": 16, "plane": "yz", "plane.offset": 0.3, "precision": "fp64"}
+    outs, err = cli.run("field", dict(sets, **{"sources.file": tmp_path / "src.npy"}))
+    assert outs is not None, err
+    r = simscope.field(src, params=sets, backend="cpu")
+    for name in outs:
+        same_array(r[name], outs[name])
+
+
+def test_outputs_selection():
+    r = simscope.field(rng_sources(10), np.zeros((2, 3)) + 3, outputs=("potential",),
+                       backend="cpu")
+    assert list(r) == ["potential"]
+    with pytest.raises(ValueError, match="unknown field output 'phi'"):
+        simscope.field(rng_sources(10), np.zeros((2, 3)) + 3, outputs="phi")
+
+
+@pytest.mark.parametrize("kwargs,sets", [
+    ({"grid_size": 1}, {"grid.size": 1}),
+    ({"eps": -1.0}, {"eps": "-1.0"}),
+    ({"precision": "fp16"}, {"precision": "fp16"}),
+    ({"k": float("nan")}, {"k": "nan"}),
+    ({"plane": "xw"}, {"plane": "xw"}),
+    ({"sources_count": 2.5}, {"sources.count": "2.5"}),
+])
+def test_bad_values_have_the_cli_message(cli, kwargs, sets):
+    expected = cli.error("field", sets)
+    with pytest.raises(ValueError) as e:
+        simscope.field(**kwargs)
+    assert str(e.value) == expected
+
+
+def test_unknown_keyword_has_the_cli_message(cli):
+    expected = cli.error("field", {"grid.sise": 3})
+    with pytest.raises(ValueError) as e:
+        simscope.field(params={"grid.sise": 3})
+    # The CLI adds the view parameters it also takes (view.colormap, ...); the rest is the same.
+    assert expected.startswith(str(e.value)[:-1] + "; view parameters")
+    with pytest.raises(ValueError, match="unknown parameter 'grid_sise' for workload 'field'"):
+        simscope.field(grid_sise=3)
+
+
+def test_bad_arrays_have_the_loaders_messages(cli, tmp_path):
+    tg = np.zeros((1, 3))
+    cases = [np.zeros((5, 2)), np.zeros((0, 4)), np.zeros((3, 4, 1)), np.zeros((4, 4), np.int32)]
+    nan = rng_sources(6)
+    nan[4, 2] = np.nan
+    cases.append(nan)
+    big = rng_sources(6)
+    big[2, 3] = 1e300
+    cases.append(big)
+    for i, bad in enumerate(cases):
+        np.save(tmp_path / ("bad%d.npy" % i), bad)
+        path = str(tmp_path / ("bad%d.npy" % i))
+        expected = cli.error("field", {"sources.file": path})
+        with pytest.raises(ValueError) as e:
+            simscope.field(bad, tg)
+        assert str(e.value) == expected.replace(path, "sources"), (str(e.value), expected)
+
+
+def test_bad_targets():
+    src = rng_sources(4)
+    with pytest.raises(ValueError, match=r"^targets: \(T,3\) expected, got \(3, 2\)"):
+        simscope.field(src, np.zeros((3, 2)))
+    with pytest.raises(ValueError, match="^targets: row 1: non-finite z value"):
+        simscope.field(src, np.array([[0, 0, 0], [0, 0, np.inf]]))
+    with pytest.raises(ValueError, match="^targets: dtype complex128 is not supported"):
+        simscope.field(src, np.zeros((2, 3), complex))
+    with pytest.raises(ValueError, match="^sources: dtype object is not supported"):
+        simscope.field(object(), np.zeros((2, 3)))
+
+
+def test_params_lists_the_schema(exe):
+    import subprocess
+    names = [p["name"] for p in simscope.params("field")]
+    text = subprocess.run([exe, "--list-params", "field"], capture_output=True, text=True,
+                          timeout=60).stdout
+    for name in names:
+        assert name in text
+    spec = {p["name"]: p for p in simscope.params("field")}
+    assert spec["grid.size"]["keyword"] == "grid_size"
+    assert spec["grid.size"]["min"] == 2 and spec["grid.size"]["max"] == 4096
+    assert spec["precision"]["choices"] == ["fp32", "fp64"]
+    assert spec["eps"]["unit"] == "length"
+    with pytest.raises(ValueError, match="unknown workload 'nope'"):
+        simscope.params("nope")
+    assert simscope.workloads() == ["field", "lsq", "oscillators"]

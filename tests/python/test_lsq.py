@@ -1,0 +1,149 @@
+"""simscope.lsq against numpy.linalg.lstsq per pixel, against the CLI's .npy outputs, and on
+bad inputs."""
+
+import numpy as np
+import pytest
+
+import simscope
+from conftest import same_array
+
+
+def problem(m=24, n=4, h=5, w=6, gaps=0.25, seed=0, dtype=np.float64):
+    rng = np.random.default_rng(seed)
+    a = rng.normal(size=(m, n))
+    x = rng.normal(size=(n, h, w))
+    b = np.einsum("mn,nhw->mhw", a, x) + 0.01 * rng.normal(size=(m, h, w))
+    b[rng.random(b.shape) < gaps] = np.nan
+    b[:, 0, 0] = np.nan            # all missing: status 3
+    b[n - 1:, 0, 1] = np.nan       # n - 1 observed rows: underdetermined, status 1
+    return b.astype(dtype), a
+
+
+def lstsq_pixel(a, col, lam=0.0):
+    """numpy's float64 least-squares (minimum-norm) solution of one pixel's observed rows."""
+    o = ~np.isnan(col)
+    ao, bo = a[o], col[o].astype(np.float64)
+    if lam > 0:
+        n = a.shape[1]
+        ao = np.vstack([ao, np.sqrt(lam) * np.eye(n)])
+        bo = np.concatenate([bo, np.zeros(n)])
+    x = np.linalg.lstsq(ao, bo, rcond=None)[0]
+    res = a[o] @ x - col[o]
+    return x, np.sqrt(np.mean(res ** 2)), int(o.sum())
+
+
+@pytest.mark.parametrize("method", ["auto", "normal", "qr", "svd", "downdate"])
+@pytest.mark.parametrize("lam", [0.0, 0.3])
+def test_against_numpy_lstsq(method, lam):
+    b, a = problem()
+    r = simscope.lsq(b, a, lam=lam, method=method, backend="cpu")
+    n, h, w = r.solution.shape
+    assert (n, h, w) == (4, 5, 6) and r.solution.dtype == np.float64
+    assert r.count.dtype == np.int32 and r.status.dtype == np.uint8
+    assert r.residual.dtype == np.float32 and r.condition.dtype == np.float32
+    tol = 1e-6 if method == "normal" else 1e-9
+    for i in range(h):
+        for j in range(w):
+            if i == 0 and j == 0:
+                assert r.status[0, 0] == 3 and r.count[0, 0] == 0
+                assert np.isnan(r.solution[:, 0, 0]).all()
+                continue
+            x, rms, cnt = lstsq_pixel(a, b[:, i, j], lam)
+            np.testing.assert_allclose(r.solution[:, i, j], x, rtol=0, atol=tol)
+            np.testing.assert_allclose(r.residual[i, j], rms, rtol=1e-5, atol=1e-7)
+            assert r.count[i, j] == cnt
+    assert r.status[0, 1] == 1  # fewer observed rows than unknowns
+    assert r.stats["status_all_missing"] == 1 and r.stats["pixels"] == 30
+
+
+def test_rank_deficient_min_norm():
+    b, a = problem(n=3, gaps=0.0)
+    a[:, 2] = a[:, 0] + a[:, 1]  # rank 2
+    b = np.einsum("mn,nhw->mhw", a, np.ones((3, 5, 6)))
+    b[:2, 2, 2] = np.nan
+    r = simscope.lsq(b, a, backend="cpu")
+    assert (r.status == 2).sum() == 30
+    x, _, _ = lstsq_pixel(a, b[:, 2, 2])
+    np.testing.assert_allclose(r.solution[:, 2, 2], x, atol=1e-9)
+
+
+def test_float32_and_layouts():
+    b, a = problem(dtype=np.float32)
+    base = simscope.lsq(b, a, backend="cpu")
+    for bb, aa in [(np.asfortranarray(b), np.asfortranarray(a)),
+                   (np.repeat(b, 2, axis=2)[:, :, ::2], a.astype(">f8")),
+                   (b.astype(">f4"), np.repeat(a, 2, axis=0)[::2])]:
+        r = simscope.lsq(bb, aa, backend="cpu")
+        for name in base:
+            same_array(r[name], base[name])
+    r32 = simscope.lsq(b, a, precision="fp32", backend="cpu")
+    assert r32.solution.dtype == np.float32
+
+
+def test_equals_cli(cli, tmp_path):
+    b, a = problem(h=7, w=9, seed=4)
+    np.save(tmp_path / "cube.npy", b)
+    np.save(tmp_path / "design.npy", a)
+    for sets in [{"method": "auto"}, {"method": "qr", "lambda": 0.1, "precision": "fp32"}]:
+        outs, err = cli.run("lsq", dict(sets, **{"data.file": tmp_path / "cube.npy",
+                                                 "design.file": tmp_path / "design.npy"}))
+        assert outs is not None, err
+        r = simscope.lsq(b, a, params=sets, backend="cpu")
+        assert sorted(r) == sorted(outs)
+        for name in outs:
+            same_array(r[name], outs[name])
+
+
+def test_synthetic_run_equals_cli(cli):
+    sets = {"synth.height": 12, "synth.width": 10, "synth.observations": 30,
+            "synth.unknowns": 5, "synth.nan_fraction": 0.3}
+    outs, err = cli.run("lsq", sets)
+    assert outs is not None, err
+    r = simscope.lsq(params=sets, backend="cpu")
+    for name in outs:
+        same_array(r[name], outs[name])
+
+
+def test_bad_inputs_have_the_loaders_messages(cli, tmp_path):
+    b, a = problem()
+    inf = b.copy()
+    inf[3, 2, 1] = np.inf
+    for i, bad in enumerate([b[0], b.astype(np.complex64), inf, np.zeros((0, 2, 2))]):
+        path = str(tmp_path / ("c%d.npy" % i))
+        np.save(path, bad)
+        np.save(tmp_path / "a.npy", a)
+        expected = cli.error("lsq", {"data.file": path, "design.file": tmp_path / "a.npy"})
+        with pytest.raises(ValueError) as e:
+            simscope.lsq(bad, a)
+        if bad.dtype == np.complex64:  # the .npy reader refuses it before the cube's check
+            assert str(e.value) == "cube: dtype complex64 is not supported; expected float32 " \
+                                   "or float64"
+            assert "complex64" in expected
+        else:
+            assert str(e.value) == expected.replace(path, "cube"), (str(e.value), expected)
+    nan_a = a.copy()
+    nan_a[2, 1] = np.nan
+    np.save(tmp_path / "cube.npy", b)
+    np.save(tmp_path / "nan_a.npy", nan_a)
+    expected = cli.error("lsq", {"data.file": tmp_path / "cube.npy",
+                                 "design.file": tmp_path / "nan_a.npy"})
+    with pytest.raises(ValueError) as e:
+        simscope.lsq(b, nan_a)
+    assert str(e.value) == expected.replace(str(tmp_path / "nan_a.npy"), "design")
+    with pytest.raises(ValueError, match="^lsq: the data cube has M = 24"):
+        simscope.lsq(b, a[:20])
+    with pytest.raises(ValueError, match="give both cube and design"):
+        simscope.lsq(b)
+
+
+@pytest.mark.parametrize("kwargs,sets", [
+    ({"lam": -1.0}, {"lambda": "-1.0"}),
+    ({"method": "lu"}, {"method": "lu"}),
+    ({"synth_height": 0}, {"synth.height": 0}),
+])
+def test_bad_values_have_the_cli_message(cli, kwargs, sets):
+    expected = cli.error("lsq", sets)
+    b, a = problem()
+    with pytest.raises(ValueError) as e:
+        simscope.lsq(b, a, **kwargs)
+    assert str(e.value) == expected

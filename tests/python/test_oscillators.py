@@ -1,0 +1,134 @@
+"""simscope.oscillators against an independent numpy RK4, against the CLI's .npy outputs, the
+stepping Ensemble against one study, and bad inputs."""
+
+import numpy as np
+import pytest
+
+import simscope
+from conftest import same_array
+
+
+def ring_laplacian(n, k):
+    g = np.zeros((n, n))
+    for i in range(n):
+        for j in range(1, k // 2 + 1):
+            g[i, (i + j) % n] = g[(i + j) % n, i] = 1
+    return g
+
+
+def rhs(x, y, g, w, c, e):
+    r2 = x * x + y * y
+    lap = x @ g.T - g.sum(1) * x  # sum_j G_ij (x_j - x_i), per member (rows)
+    return (x - w * y - (x + c * y) * r2 + 0.5 * e * lap,
+            y + w * x - (y - c * x) * r2)
+
+
+def rk4_reference(state, g, w, c, e, dt, steps, transient, every):
+    """The classic RK4 in float64 numpy, with msd / R recorded as oscillators.hpp defines them."""
+    x, y = state[..., 0].copy(), state[..., 1].copy()
+    msd_sum = np.zeros(len(x))
+    msd_t, order_t = [], []
+    for step in range(1, steps + 1):
+        k1 = rhs(x, y, g, w, c, e)
+        k2 = rhs(x + 0.5 * dt * k1[0], y + 0.5 * dt * k1[1], g, w, c, e)
+        k3 = rhs(x + 0.5 * dt * k2[0], y + 0.5 * dt * k2[1], g, w, c, e)
+        k4 = rhs(x + dt * k3[0], y + dt * k3[1], g, w, c, e)
+        x = x + dt / 6 * (k1[0] + 2 * k2[0] + 2 * k3[0] + k4[0])
+        y = y + dt / 6 * (k1[1] + 2 * k2[1] + 2 * k3[1] + k4[1])
+        msd = ((x - x.mean(1, keepdims=True)) ** 2).mean(1)
+        if step > transient:
+            msd_sum += msd
+        if step % every == 0:
+            msd_t.append(msd.mean())
+            order_t.append(np.abs(np.exp(1j * np.arctan2(y, x)).mean(1)).mean())
+    return np.stack([x, y], -1), msd_sum / (steps - transient), np.array(msd_t), np.array(order_t)
+
+
+PARAMS = dict(network_nodes=12, network_topology="ring", network_k=4, ensemble_size=3,
+              model_omega=1.3, model_c=0.7, model_coupling=0.4, integrator_dt=0.02,
+              integrator_steps=150, integrator_transient=50, record_every=10)
+
+
+def initial(k=3, n=12, seed=2):
+    return np.random.default_rng(seed).normal(size=(k, n, 2))
+
+
+def test_study_against_numpy_rk4():
+    init = initial()
+    r = simscope.oscillators.study(init, backend="cpu", **PARAMS)
+    state, msd, msd_t, order_t = rk4_reference(init, ring_laplacian(12, 4), 1.3, 0.7, 0.4, 0.02,
+                                               150, 50, 10)
+    np.testing.assert_allclose(r.state, state, rtol=0, atol=1e-11)
+    np.testing.assert_allclose(r.phases, np.arctan2(state[..., 1], state[..., 0]), atol=1e-10)
+    np.testing.assert_allclose(r.msd, msd, rtol=1e-10)
+    np.testing.assert_allclose(r.msd_t, msd_t, rtol=1e-10)
+    np.testing.assert_allclose(r.order_t, order_t, rtol=1e-10)
+    assert r.state.dtype == np.float64 and r.msd_t.shape == (15,)
+
+
+def test_one_initial_state_for_every_member():
+    init = initial(k=1)[0]  # (N, 2)
+    r = simscope.oscillators.study(init, backend="cpu", **PARAMS)
+    np.testing.assert_array_equal(r.state[0], r.state[1])
+
+
+def test_study_equals_cli(cli, tmp_path):
+    sets = {"network.nodes": 20, "ensemble.size": 5, "integrator.steps": 300,
+            "integrator.transient": 100, "record.every": 20, "network.topology": "erdos_renyi",
+            "network.p": 0.2}
+    outs, err = cli.run("oscillators", sets)
+    assert outs is not None, err
+    r = simscope.oscillators.study(params=sets, backend="cpu")
+    assert sorted(r) == sorted(outs)
+    for name in outs:
+        same_array(r[name], outs[name])
+    # and from the CLI's own state.npy as an initial state (init=file) vs the array
+    np.save(tmp_path / "init.npy", outs["state"])
+    sets2 = dict(sets, init="file", **{"init.file": tmp_path / "init.npy"})
+    outs2, err = cli.run("oscillators", sets2, name="cli2")
+    assert outs2 is not None, err
+    r2 = simscope.oscillators.study(outs["state"], params=sets, backend="cpu")
+    for name in outs2:
+        same_array(r2[name], outs2[name])
+
+
+def test_ensemble_steps_equal_one_study():
+    init = initial()
+    study = simscope.oscillators.study(init, backend="cpu", **PARAMS)
+    e = simscope.oscillators.Ensemble(init, backend="cpu", **PARAMS)
+    assert (e.members, e.nodes, e.step) == (3, 12, 0)
+    parts = [e.advance(n) for n in (37, 0, 63, 50)]
+    assert e.step == 150
+    np.testing.assert_array_equal(e.state, study.state)
+    np.testing.assert_array_equal(e.phases, study.phases)
+    np.testing.assert_array_equal(e.msd_mean, study.msd)
+    steps = np.concatenate([p["step"] for p in parts])
+    np.testing.assert_array_equal(steps, np.arange(10, 151, 10))
+    np.testing.assert_allclose(np.concatenate([p["msd"] for p in parts]), study.msd_t,
+                               rtol=1e-14)
+    assert (np.concatenate([p["finite"] for p in parts]) == 3).all()
+    assert e.failed.tolist() == [0, 0, 0]
+    with pytest.raises(ValueError, match="steps must be >= 0"):
+        e.advance(-1)
+
+
+def test_bad_inputs(cli, tmp_path):
+    bad = initial(k=2)
+    np.save(tmp_path / "bad.npy", bad)
+    sets = {"network.nodes": 12, "ensemble.size": 3, "init": "file",
+            "init.file": tmp_path / "bad.npy"}
+    expected = cli.error("oscillators", sets)
+    with pytest.raises(ValueError) as e:
+        simscope.oscillators.study(bad, network_nodes=12, ensemble_size=3)
+    assert str(e.value) == expected.replace(str(tmp_path / "bad.npy"), "initial")
+    nan = initial()
+    nan[1, 4, 1] = np.nan
+    with pytest.raises(ValueError, match=r"^initial: init.file value nan at \[1, 4, 1\] is not"):
+        simscope.oscillators.Ensemble(nan, network_nodes=12, ensemble_size=3)
+    for kwargs, sets in [({"network_k": 3}, {"network.k": 3}),
+                         ({"integrator_dt": 0.0}, {"integrator.dt": 0}),
+                         ({"network_topology": "star"}, {"network.topology": "star"})]:
+        expected = cli.error("oscillators", sets)
+        with pytest.raises(ValueError) as e:
+            simscope.oscillators.study(**kwargs)
+        assert str(e.value) == expected
