@@ -101,7 +101,10 @@ struct Options {
 /// Tree: a fast multipole method (compute/field/tree/, tests/bench/NOTES.md "field tree"): O(P)
 /// to build the tree of the sources once per source set, then about O(T + cells) per
 /// evaluation, to Options::tolerance, with the error measured at sampled targets; it computes
-/// in fp64 whatever Options::precision says (the outputs are float32 as always). Auto: direct
+/// in fp64 whatever Options::precision says (the outputs are float32 as always). Its work
+/// ranges equal the whole evaluation bit for bit on the CPU at a fixed setting (error_samples 0,
+/// or tree_order and tree_theta given); with the measured error each range may settle on its
+/// own rung of the ladder (TreeStats::theta, order), every one within the tolerance. Auto: direct
 /// while the pair count P x T is at most auto_direct_pairs(backend), else tree (on the CPU; on
 /// CUDA auto stays direct until the CUDA tree has been proven on a GPU: NOTES.md).
 enum class Method { Direct, Tree, Auto };

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "cache_key.hpp"
 #include "core/error.hpp"
@@ -44,6 +45,29 @@ void add_tree_stats(const field::Result& fr, RunResult& r) {
   if (t.error_samples > 0) {
     r.stats["rms_rel_error"] = t.rms_rel_error;
     r.stats["max_rel_error"] = t.max_rel_error;
+  }
+}
+
+/// The tree statistics of merged work ranges (field::merge_target_ranges' rule): times and
+/// samples summed, rms_rel_error the sample-weighted RMS of the parts', max_rel_error the largest.
+void merge_tree_stats(const std::vector<RunResult>& parts, RunResult& r) {
+  if (r.stats.count("tree_order") == 0) return;
+  double samples = 0, rms2 = 0, mx = 0;
+  for (const char* k : {"tree_build_seconds", "tree_eval_seconds", "tree_error_seconds"}) {
+    double sum = 0;
+    for (const RunResult& p : parts) sum += p.stats.count(k) ? p.stats.at(k) : 0;
+    r.stats[k] = sum;
+  }
+  for (const RunResult& p : parts) {
+    if (!p.stats.count("rms_rel_error")) continue;
+    const double n = p.stats.at("error_samples");
+    samples += n, rms2 += n * p.stats.at("rms_rel_error") * p.stats.at("rms_rel_error");
+    mx = std::max(mx, p.stats.at("max_rel_error"));
+  }
+  r.stats["error_samples"] = samples;
+  if (samples > 0) {
+    r.stats["rms_rel_error"] = std::sqrt(rms2 / samples);
+    r.stats["max_rel_error"] = mx;
   }
 }
 
@@ -173,6 +197,7 @@ class FieldWorkload final : public Workload {
     r.stats["targets"] = double(shape_size(shape));
     r.stats["skipped_coincidences"] = skipped;
     r.stats["peak_device_bytes"] = peak;
+    merge_tree_stats(parts, r);
     r.compute_seconds = compute;
     r.total_seconds = total;
     finish(r);
