@@ -68,6 +68,13 @@ void draw_status_bar(GuiState& s, float x, float y, float w, float h) {
                 s.result->preview ? " (preview)" : "");
   else
     ImGui::Text("compute -");
+  if (s.result && s.result->stats.count("rms_rel_error")) {  // the field's tree method
+    const auto& st = s.result->stats;
+    ImGui::SameLine();
+    ImGui::Text("(tree build %.0f ms, eval %.0f ms, error %.1e rms, %.1e max)",
+                st.at("tree_build_seconds") * 1e3, st.at("tree_eval_seconds") * 1e3,
+                st.at("rms_rel_error"), st.at("max_rel_error"));
+  }
   ImGui::SameLine();
   ImGui::TextDisabled("|");
   ImGui::SameLine();

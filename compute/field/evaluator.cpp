@@ -1,9 +1,11 @@
 // Back-end-independent parts of the field workload (field.hpp: make_evaluator, output_names,
 // output) and the option checks shared by every evaluator.
+#include <algorithm>
 #include <cmath>
 
 #include "core/error.hpp"
 #include "field/field_internal.hpp"
+#include "field/tree/tree_internal.hpp"
 
 namespace simscope::field {
 
@@ -18,6 +20,8 @@ void validate(const Options& o) {
 void resize_outputs(Result& out, std::size_t n) {
   for (auto* v : {&out.magnitude, &out.ex, &out.ey, &out.ez, &out.potential}) v->resize(n);
   out.on_host = true, out.device_count = 0, out.device_nonfinite = {};
+  out.method = Method::Direct;
+  out.tree = TreeStats{};
 }
 
 #ifndef SIMSCOPE_HAVE_CUDA
@@ -52,11 +56,23 @@ const std::vector<float>& output(const Result& r, const std::string& name) {
   throw Error("unknown field output '" + name + "' (known: " + io::joined_names(outputs()) + ")");
 }
 
-const char* to_string(Method m) { return m == Method::Direct ? "direct" : "unknown"; }
+const char* to_string(Method m) {
+  switch (m) {
+    case Method::Direct:
+      return "direct";
+    case Method::Tree:
+      return "tree";
+    case Method::Auto:
+      return "auto";
+  }
+  return "unknown";
+}
 
 Method method_from_string(const std::string& name) {
   if (name == "direct") return Method::Direct;
-  throw Error("field: unknown method '" + name + "' (known: direct)");
+  if (name == "tree") return Method::Tree;
+  if (name == "auto") return Method::Auto;
+  throw Error("field: unknown method '" + name + "' (known: direct, tree, auto)");
 }
 
 namespace {
@@ -66,9 +82,15 @@ struct EvaluatorEntry {
   Backend backend;
   std::unique_ptr<Evaluator> (*make)();
 };
+std::unique_ptr<Evaluator> make_auto_cpu() { return tree::make_auto_evaluator(Backend::Cpu); }
+std::unique_ptr<Evaluator> make_auto_cuda() { return tree::make_auto_evaluator(Backend::Cuda); }
 const EvaluatorEntry kEvaluators[] = {
     {Method::Direct, Backend::Cpu, detail::make_cpu_evaluator},
     {Method::Direct, Backend::Cuda, detail::make_cuda_evaluator},
+    {Method::Tree, Backend::Cpu, tree::make_cpu_tree_evaluator},
+    {Method::Tree, Backend::Cuda, tree::make_cuda_tree_evaluator},
+    {Method::Auto, Backend::Cpu, make_auto_cpu},
+    {Method::Auto, Backend::Cuda, make_auto_cuda},
 };
 }  // namespace
 
@@ -116,6 +138,27 @@ Result merge_target_ranges(const std::vector<Result>& parts) {
     n += r.size();
   }
   for (auto* v : {&out.magnitude, &out.ex, &out.ey, &out.ez, &out.potential}) v->reserve(n);
+  out.method = parts.front().method;
+  double rms2 = 0, prms2 = 0;
+  for (const Result& r : parts) {
+    TreeStats& t = out.tree;
+    const TreeStats& p = r.tree;
+    t.build_seconds += p.build_seconds, t.eval_seconds += p.eval_seconds;
+    t.error_seconds += p.error_seconds, t.m2l += p.m2l, t.p2p_pairs += p.p2p_pairs;
+    t.order = std::max(t.order, p.order), t.theta = std::max(t.theta, p.theta);
+    t.tree_bytes = std::max(t.tree_bytes, p.tree_bytes);
+    if (p.error_samples > 0) {
+      t.error_samples += p.error_samples;
+      rms2 += double(p.error_samples) * p.rms_rel_error * p.rms_rel_error;
+      prms2 += double(p.error_samples) * p.rms_rel_error_potential * p.rms_rel_error_potential;
+      t.max_rel_error = std::isnan(t.max_rel_error) ? p.max_rel_error
+                                                    : std::max(t.max_rel_error, p.max_rel_error);
+    }
+  }
+  if (out.tree.error_samples > 0) {
+    out.tree.rms_rel_error = std::sqrt(rms2 / double(out.tree.error_samples));
+    out.tree.rms_rel_error_potential = std::sqrt(prms2 / double(out.tree.error_samples));
+  }
   for (const Result& r : parts) {
     out.magnitude.insert(out.magnitude.end(), r.magnitude.begin(), r.magnitude.end());
     out.ex.insert(out.ex.end(), r.ex.begin(), r.ex.end());

@@ -8,6 +8,7 @@
 /// sign: with k > 0, E points towards a positive source (as gravity does); use k < 0 for
 /// Coulomb's law, where E points away from a positive charge.
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -80,6 +81,56 @@ struct Options {
   double k = 1.0;    ///< prefactor (e.g. Coulomb's constant)
   double eps = 0.0;  ///< softening length, >= 0
   Precision precision = Precision::Fp32;
+  /// Tree method only: the target relative RMS error of E, ||E_tree - E|| / ||E|| over the
+  /// targets, in [1e-8, 1e-3] (the schema's tree.tolerance). The expansion order and the
+  /// acceptance criterion follow from it (tree_rule()).
+  double tolerance = 1e-5;
+  /// Tree method only, for calibration and tests: an expansion order in [1, 16] and an opening
+  /// angle in (0, 1) that replace tree_rule()'s (0: the rule's).
+  int tree_order = 0;
+  double tree_theta = 0;
+  /// Tree method only: targets sampled for the measured error (direct fp64 sums at a random
+  /// sample of the evaluated targets); -1: automatic (about 3e7 source-target pairs, at least
+  /// 8 and at most 1024 targets), 0: no measurement. When the measured RMS error of E or of
+  /// the potential exceeds `tolerance`, the evaluation is redone with a tighter setting
+  /// (TreeStats::refinements).
+  std::int64_t error_samples = -1;
+  /// Seed of that sample; 0: a fresh sample every evaluation.
+  std::uint64_t error_seed = 0;
+};
+
+/// How the sums over the sources are formed. Direct: every (source, target) pair, O(P T) work.
+/// Tree: a fast multipole method (compute/field/tree/, tests/bench/NOTES.md "field tree"): O(P)
+/// to build the tree of the sources once per source set, then about O(T + cells) per
+/// evaluation, to Options::tolerance, with the error measured at sampled targets; it computes
+/// in fp64 whatever Options::precision says (the outputs are float32 as always). Its work
+/// ranges equal the whole evaluation bit for bit on the CPU at a fixed setting (error_samples 0,
+/// or tree_order and tree_theta given); with the measured error each range may settle on its
+/// own rung of the ladder (TreeStats::theta, order), every one within the tolerance. Auto: direct
+/// while the pair count P x T is at most auto_direct_pairs(backend), else tree (on the CPU; on
+/// CUDA auto stays direct until the CUDA tree has been proven on a GPU: NOTES.md).
+enum class Method { Direct, Tree, Auto };
+
+/// Statistics of a tree evaluation (Result::tree; zero/NaN for direct).
+struct TreeStats {
+  double build_seconds = 0;  ///< building the source tree and its multipoles in this call
+                             ///< (0 when the kept tree served)
+  double eval_seconds = 0;   ///< target tree, traversal, expansions and near field
+  double error_seconds = 0;  ///< the sampled direct sums of the measured error
+  /// Measured error of E over the sampled targets against direct fp64 sums (of the tree's
+  /// fp64 values, before the outputs' fp32 rounding, which adds up to 6e-8 relative):
+  /// sqrt(mean over the sample |E_tree - E_direct|^2 / mean over all evaluated targets
+  /// |E_tree|^2) (the relative RMS error ||E_tree - E|| / ||E||, its norm from every target)
+  /// and max over the sample |E_tree - E_direct| / |E_direct| (NaN when not measured).
+  double rms_rel_error = NAN, max_rel_error = NAN;
+  double rms_rel_error_potential = NAN;  ///< the same RMS measure for the potential
+  std::size_t error_samples = 0;         ///< targets in that sample
+  int order = 0;                         ///< expansion order used
+  double theta = 0;                      ///< opening angle used
+  std::uint64_t m2l = 0;                 ///< cell-cell expansions formed
+  double p2p_pairs = 0;                  ///< source-target pairs summed directly (near field)
+  double tree_bytes = 0;                 ///< memory held by the source tree
+  int refinements = 0;  ///< evaluations redone tighter because the measured error was too large
 };
 
 /// Results: one float per target of the evaluated range for each output (index i holds target
@@ -96,6 +147,8 @@ struct Result {
   std::size_t target_begin = 0;            ///< first target of the range evaluated
   std::uint64_t skipped_coincidences = 0;  ///< (source, target) pairs skipped (eps = 0 only)
   double seconds = 0;                      ///< wall time of the evaluation
+  Method method = Method::Direct;          ///< the method that computed it (never Auto)
+  TreeStats tree;                          ///< method == Tree: its statistics
   std::size_t size() const { return on_host ? magnitude.size() : device_count; }  ///< targets held
   std::size_t device_count = 0;  ///< with on_host false: the targets held in device memory
 };
@@ -112,21 +165,39 @@ const std::vector<float>& output(const Result& r, const std::string& name);
 /// potential. Throws Error on an unknown name.
 const char* output_unit(const std::string& name);
 
-/// How the sums over the sources are formed. Direct: every (source, target) pair, O(P T) work
-/// (the only method now; a tree method is planned, issue 11 item 4).
-enum class Method { Direct };
-/// "direct" ("unknown" for a value outside the enum).
+/// "direct", "tree", "auto" ("unknown" for a value outside the enum).
 const char* to_string(Method m);
-/// The method called `name` ("direct"). Throws simscope::Error listing the known names.
+/// The method called `name` ("direct", "tree", "auto"). Throws simscope::Error listing the
+/// known names.
 Method method_from_string(const std::string& name);
 
-/// A field evaluator. Implementations (method, back end): (direct, CPU: OpenMP, the reference)
-/// and (direct, CUDA).
+/// The largest pair count P x T that Method::Auto evaluates directly on `backend`: 1e9 on the
+/// CPU (about 0.2 s on 2 cores at 5.8e9 pairs/s), 1e11 on CUDA (about 50 ms at 2e12 pairs/s).
+double auto_direct_pairs(Backend backend);
+/// The method that `method` means for P sources and T targets on `backend`: Auto resolved by
+/// auto_direct_pairs(), Direct and Tree as given.
+Method resolve_method(Method method, Backend backend, std::size_t sources, std::size_t targets);
+
+/// The expansion order and opening angle of the tree method for a tolerance (tree_rule.cpp;
+/// the calibration is in tests/bench/NOTES.md "field tree").
+struct TreeRule {
+  int order = 0;
+  double theta = 0;
+};
+/// Throws simscope::Error unless tolerance is in [1e-8, 1e-3].
+TreeRule tree_rule(double tolerance);
+
+/// A field evaluator. Implementations (method, back end): (direct, CPU: OpenMP, the reference),
+/// (direct, CUDA), (tree, CPU), (tree, CUDA: host-built trees and lists, device arithmetic; its
+/// device_output() is null), and auto on each back end (which picks per evaluation,
+/// resolve_method(), keeping both evaluators and their caches).
 class Evaluator {
  public:
   virtual ~Evaluator() = default;
   virtual Backend backend() const = 0;
   virtual Method method() const { return Method::Direct; }
+  /// Tree method: releases the kept source tree (the next evaluation rebuilds it).
+  virtual void release_cache() {}
   /// Computes all outputs for every target. Resizes `out`'s vectors to targets.size().
   /// Outputs are in units of k*q/length^2 (field) and k*q/length (potential); out.seconds is the
   /// wall time. Progress is reported in [0,1]; throws simscope::Cancelled when cancelled,
@@ -177,7 +248,9 @@ std::vector<std::pair<Method, Backend>> available_evaluators();
 
 /// The results of consecutive target ranges (parts[k + 1].target_begin == parts[k].target_begin
 /// + parts[k].size()) as one Result from parts[0].target_begin: outputs concatenated,
-/// skipped_coincidences and seconds summed. Throws simscope::Error when the parts are not
+/// skipped_coincidences and seconds summed; tree statistics: times, counts and samples summed,
+/// max_rel_error the largest, rms_rel_error the sample-weighted RMS of the parts' (method: the
+/// first part's). Throws simscope::Error when the parts are not
 /// consecutive or none is given.
 Result merge_target_ranges(const std::vector<Result>& parts);
 
@@ -220,7 +293,8 @@ Targets targets_from_npy(const io::NpyArray& a, const std::string& name);
 
 /// The field workload's parameters: sources.file, sources.distribution, sources.count,
 /// sources.seed, sources.half_width, k, eps, plane, plane.offset, grid.size, grid.half_width,
-/// precision, view.
+/// precision, method (auto|direct|tree, default auto), tree.tolerance (1e-5, in [1e-8, 1e-3]),
+/// view.
 const Schema& schema();
 
 /// Reads a Grid / Options from a validated ParamSet of schema(). For plane=box, Grid::offset is
@@ -228,6 +302,8 @@ const Schema& schema();
 /// +-grid.half_width (the cube around the samples).
 Grid grid_from(const ParamSet& p);
 Options options_from(const ParamSet& p);
+/// The `method` of a ParamSet of schema().
+Method method_from(const ParamSet& p);
 /// The sources a ParamSet of schema() asks for: load_sources(sources.file) when it is set, else
 /// generate_sources(sources.distribution, sources.count, sources.half_width, sources.seed).
 /// Throws simscope::Error as those do.

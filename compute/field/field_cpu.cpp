@@ -35,7 +35,7 @@ struct Plan {
 Plan make_plan(std::size_t T, std::size_t P, int threads) {
   Plan p;
   p.blocks = (T + kBlock - 1) / kBlock;
-  const std::size_t want = 4 * std::size_t(threads);  // items wanted for dynamic balance
+  const std::size_t want = 4 * std::size_t(threads);       // items wanted for dynamic balance
   if (p.blocks > 0 && p.blocks < want && P > 2 * kTile) {  // (no targets: nothing to split)
     const std::size_t max_splits = std::max<std::size_t>(1, P / (2 * kTile));
     p.splits = std::min(max_splits, (want + p.blocks - 1) / p.blocks);

@@ -19,7 +19,8 @@ std::unique_ptr<Evaluator> make_cpu_evaluator();
 /// The CUDA back end (field_cuda.cu); only linked when SIMSCOPE_HAVE_CUDA.
 std::unique_ptr<Evaluator> make_cuda_evaluator();
 
-/// Resizes the five output vectors of `out` to n.
+/// Resizes the five output vectors of `out` to n, and marks it a direct result (method Direct,
+/// tree statistics cleared; the tree evaluator sets its own afterwards).
 void resize_outputs(Result& out, std::size_t n);
 
 /// The local origin of an evaluation (origin.cpp): fp32 evaluators compute at the targets and

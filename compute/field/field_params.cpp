@@ -53,6 +53,16 @@ Schema build() {
                  "fp32: fp32 terms summed per tile into fp64; fp64: terms and sums in double "
                  "(sources are stored as float32 in both).",
                  {"fp32", "fp64"}));
+  s.push_back(param_spec(
+      "method", T::Enum, std::string("auto"), kNoMin, kNoMax, "",
+      "Summation: direct (every source-target pair), tree (fast multipole method to "
+      "tree.tolerance, error measured at sampled targets) or auto (on the CPU direct up to 1e9 "
+      "source-target pairs and tree above; on CUDA direct until its tree is proven on a GPU).",
+      {"auto", "direct", "tree"}));
+  s.push_back(param_spec("tree.tolerance", T::Float, 1e-5, 1e-8, 1e-3, "",
+                         "Tree method: target relative RMS error of the field; sets the "
+                         "expansion order and opening angle.",
+                         {}, true));
   s.push_back(param_spec("view", T::Enum, std::string("magnitude"), kNoMin, kNoMax, "",
                          "Output shown: field magnitude |E|, a component of E, or the potential.",
                          output_names()));
@@ -61,7 +71,8 @@ Schema build() {
   std::vector<UseRule> rules = {
       {{{"sources.file", C::Op::Set, ""}},
        {"sources.distribution", "sources.count", "sources.seed", "sources.half_width"},
-       "settings of generated sources"}};
+       "settings of generated sources"},
+      {{{"method", C::Op::Equals, "direct"}}, {"tree.tolerance"}, "direct sums are exact"}};
   return Schema("field", std::move(s), std::move(rules));
 }
 
@@ -93,8 +104,11 @@ Options options_from(const ParamSet& p) {
   o.k = p.get_double("k");
   o.eps = p.get_double("eps");
   o.precision = p.get_string("precision") == "fp64" ? Precision::Fp64 : Precision::Fp32;
+  o.tolerance = p.get_double("tree.tolerance");
   return o;
 }
+
+Method method_from(const ParamSet& p) { return method_from_string(p.get_string("method")); }
 
 Sources make_sources(const ParamSet& p) {
   const std::string& file = p.get_string("sources.file");

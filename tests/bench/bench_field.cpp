@@ -52,9 +52,142 @@ double max_rel(const std::vector<float>& v, const std::vector<std::size_t>& idx,
   return m;
 }
 
+/// T targets on the planes z = -Z and z = +Z (n x n each over [-995, 995]^2, n = ceil(sqrt(T/2)),
+/// truncated to T), or on the one plane z = 0 when Z = 0 (n = ceil(sqrt(T))).
+field::Targets bench_planes(std::size_t T, double Z) {
+  if (Z != 0) {
+    field::Targets t = bench_targets(T);
+    for (double& z : t.z) z = z < 0 ? -Z : Z;
+    return t;
+  }
+  const std::size_t n = std::max<std::size_t>(2, std::size_t(std::ceil(std::sqrt(double(T)))));
+  field::Targets t;
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n && t.size() < T; ++j) {
+      t.x.push_back(-995.0 + 1990.0 * double(i) / double(n - 1));
+      t.y.push_back(-995.0 + 1990.0 * double(j) / double(n - 1));
+      t.z.push_back(0);
+    }
+  return t;
+}
+
+/// |E| relative RMS and max error of `v` at the sampled targets idx against `ref` (vectors).
+void field_errors(const field::Result& v, const std::vector<std::size_t>& idx,
+                  const field::Result& ref, double& rms, double& mx) {
+  double num = 0, den = 0;
+  mx = 0;
+  for (std::size_t k = 0; k < idx.size(); ++k) {
+    const std::size_t i = idx[k];
+    const double d[3] = {double(v.ex[i]) - ref.ex[k], double(v.ey[i]) - ref.ey[k],
+                         double(v.ez[i]) - ref.ez[k]};
+    const double d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    const double e2 = double(ref.ex[k]) * ref.ex[k] + double(ref.ey[k]) * ref.ey[k] +
+                      double(ref.ez[k]) * ref.ez[k];
+    num += d2, den += e2;
+    if (e2 > 0) mx = std::max(mx, std::sqrt(d2 / e2));
+  }
+  rms = den > 0 ? std::sqrt(num / den) : 0;
+}
+
+int run_field_tree(const Args& a, const BackendChoice& choice, std::size_t P, std::size_t T,
+                   int repeat, std::size_t seed, const field::Options& base, std::size_t check) {
+  const std::string dist =
+      a.choice("distribution", "uniform", {"uniform", "gaussian", "dipoles", "lattice"});
+  const double Z = a.number("plane-offset", 1000, -1e12, 1e12);
+  field::Options o = base;
+  o.tolerance = a.number("tolerance", 1e-5, 1e-8, 1e-3);
+  const std::size_t direct_targets = std::size_t(a.count("direct-targets", 256));
+  field::Sources s = field::generate_sources(dist, P, 750.0, seed);
+  s.generation = 1;
+  const field::Targets t = bench_planes(T, Z);
+  auto ev = field::make_evaluator(field::Method::Tree, choice.backend);
+
+  field::Result first;
+  const auto t0 = std::chrono::steady_clock::now();
+  ev->evaluate(s, t, o, first);  // builds the tree
+  const double first_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::vector<double> evals, walls, measured_rms, measured_max;
+  field::Result r = first;
+  for (int k = 0; k < repeat; ++k) {
+    const auto t1 = std::chrono::steady_clock::now();
+    ev->evaluate(s, t, o, r);  // the tree kept: evaluation only
+    walls.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count());
+    evals.push_back(r.tree.eval_seconds);
+    measured_rms.push_back(r.tree.rms_rel_error);
+    measured_max.push_back(r.tree.max_rel_error);
+  }
+  // Direct on a subset of the targets (the bench's back end, fp32 as the GUI's default), scaled
+  // by T / subset: direct is linear in the targets.
+  std::vector<std::size_t> didx;
+  const field::Targets dt = sample(t, direct_targets, didx);
+  auto direct = field::make_evaluator(field::Method::Direct, choice.backend);
+  field::Options dop = base;
+  field::Result dr;
+  direct->evaluate(s, dt, dop, dr);  // warm-up (CUDA upload)
+  const auto t2 = std::chrono::steady_clock::now();
+  direct->evaluate(s, dt, dop, dr);
+  const double direct_sub =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t2).count();
+  const double direct_estimate = direct_sub * double(T) / double(dt.size());
+  // Independent check: the CPU fp64 direct evaluator at `check` sampled targets.
+  std::vector<std::size_t> cidx;
+  const field::Targets ct = sample(t, check, cidx);
+  field::Options ro = base;
+  ro.precision = Precision::Fp64;
+  field::Result ref;
+  field::make_evaluator(field::Method::Direct, Backend::Cpu)->evaluate(s, ct, ro, ref);
+  double rms = 0, mx = 0;
+  field_errors(r, cidx, ref, rms, mx);
+
+  const double build = first.tree.build_seconds, eval = median(evals);
+  Json j;
+  j.add("workload", "field")
+      .add("method", "tree")
+      .add("backend", to_string(choice.backend))
+      .add("device", choice.backend == Backend::Cuda ? cuda_status().device : cpu_description())
+      .add("distribution", dist)
+      .add("sources", std::int64_t(P))
+      .add("targets", std::int64_t(T))
+      .add("plane_offset", Z)
+      .add("eps", o.eps)
+      .add("tolerance", o.tolerance)
+      .add("order", std::int64_t(r.tree.order))
+      .add("theta", r.tree.theta)
+      .add("refinements_first", std::int64_t(first.tree.refinements))
+      .add("build_seconds", build)
+      .add("first_eval_seconds", first.tree.eval_seconds)
+      .add("first_seconds", first_seconds)
+      .add("eval_seconds", eval)
+      .add("eval_wall_seconds", median(walls))
+      .add("error_seconds", r.tree.error_seconds)
+      .add("repeat", std::int64_t(repeat))
+      .add("rms_rel_error", rms)
+      .add("max_rel_error", mx)
+      .add("error_check_targets", std::int64_t(cidx.size()))
+      .add("measured_rms_rel_error", median(measured_rms))
+      .add("measured_max_rel_error", median(measured_max))
+      .add("measured_error_samples", std::uint64_t(r.tree.error_samples))
+      .add("direct_seconds_estimate", direct_estimate)
+      .add("direct_targets_timed", std::int64_t(dt.size()))
+      .add("speedup_build_and_eval", direct_estimate / (build + first.tree.eval_seconds))
+      .add("speedup_eval", direct_estimate / eval)
+      .add("m2l", std::uint64_t(r.tree.m2l))
+      .add("p2p_pairs", r.tree.p2p_pairs)
+      .add("tree_bytes", r.tree.tree_bytes)
+      .add("skipped", r.skipped_coincidences)
+      .add("peak_rss_bytes", peak_rss_bytes())
+      .add("setup", "sources '" + dist + "' in [-750,750]^3, seed " + std::to_string(seed) +
+                        "; targets on z=-Z and z=+Z (one plane z=0 when Z=0), n x n over "
+                        "[-995,995]^2");
+  std::printf("%s\n", j.str().c_str());
+  return 0;
+}
+
 int run_field(const std::vector<std::string>& words) {
   const Args a(words,
-               {"backend", "sources", "targets", "precision", "repeat", "seed", "eps", "check"});
+               {"backend", "sources", "targets", "precision", "repeat", "seed", "eps", "check",
+                "method", "tolerance", "distribution", "plane-offset", "direct-targets"});
   const std::string backend_name = a.choice("backend", "cpu", {"cpu", "cuda", "auto"});
   const std::size_t P = std::size_t(a.count("sources", 200000));
   const std::size_t T = std::size_t(a.count("targets", 512));
@@ -73,6 +206,11 @@ int run_field(const std::vector<std::string>& words) {
   }
 
   const BackendChoice choice = choose_backend(backend_name);
+  if (a.choice("method", "direct", {"direct", "tree"}) == "tree")
+    return run_field_tree(a, choice, P, T, repeat, seed, o, check);
+  for (const char* f : {"tolerance", "distribution", "plane-offset", "direct-targets"})
+    if (!a.str(f, "").empty())
+      throw UsageError(std::string("--") + f + " applies to --method tree only");
   const field::Sources s = field::generate_sources("uniform", P, 750.0, seed);
   const field::Targets t = bench_targets(T);
   auto ev = field::make_evaluator(choice.backend);
@@ -134,7 +272,8 @@ int run_field(const std::vector<std::string>& words) {
 const Registration reg{Bench{
     "field",
     "field --backend cpu|cuda [--sources P] [--targets T] [--precision fp32|fp64] [--repeat R] "
-    "[--eps E] [--seed S] [--check N]",
+    "[--eps E] [--seed S] [--check N] [--method direct|tree [--tolerance T] [--distribution "
+    "uniform|gaussian|dipoles|lattice] [--plane-offset Z] [--direct-targets N]]",
     "  Direct evaluation of E and the potential of P point sources at T targets\n"
     "  (compute/field), all five outputs, pairs_per_s = P*T / seconds.\n"
     "  Sources: uniform in [-750,750]^3 with q in [0.5,1.5] (generator 'uniform', --seed,\n"
@@ -152,7 +291,16 @@ const Registration reg{Bench{
     "  max_rel_error_potential, error_metric, error_reference (the CPU fp64 evaluator, or\n"
     "  for cpu fp64 runs the float64 brute-force reference), skipped (coincidences),\n"
     "  peak_rss_bytes (getrusage ru_maxrss * 1024), peak_device_bytes (CUDA evaluator's\n"
-    "  peak allocation; 0 on cpu), setup.\n",
+    "  peak allocation; 0 on cpu), setup.\n"
+    "  --method tree: the tree method (compute/field/tree) to --tolerance (default 1e-5) on\n"
+    "  sources --distribution (default uniform) in [-750,750]^3, targets on z = -Z and +Z\n"
+    "  (--plane-offset Z, default 1000; 0: one plane z = 0 through the sources). The first\n"
+    "  evaluation builds the tree (build_seconds, first_eval_seconds), then R evaluations keep\n"
+    "  it (eval_seconds: the median of their traversal + expansions + near field;\n"
+    "  eval_wall_seconds with the measured-error sample). rms_rel_error / max_rel_error: |E|\n"
+    "  vector error at --check sampled targets against the CPU fp64 direct evaluator;\n"
+    "  measured_*: the evaluator's own sampled error. direct_seconds_estimate: direct on the\n"
+    "  same back end timed on --direct-targets targets (default 256) and scaled to T.\n",
     run_field}};
 
 }  // namespace

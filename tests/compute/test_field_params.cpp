@@ -18,6 +18,8 @@ TEST(FieldParams, NamesInOrderWithHelp) {
                                              "grid.size",
                                              "grid.half_width",
                                              "precision",
+                                             "method",
+                                             "tree.tolerance",
                                              "view"};
   std::vector<std::string> names;
   for (const auto& s : schema().specs()) {

@@ -186,16 +186,23 @@ TEST(FieldRanges, MergeRefusesPartsThatDoNotFollowEachOther) {
 TEST(FieldMethods, UnknownMethodOrPairListsWhatExists) {
   EXPECT_EQ(method_from_string("direct"), Method::Direct);
   EXPECT_EQ(std::string(to_string(Method::Direct)), "direct");
-  EXPECT_EQ(error_of([] { method_from_string("tree"); }),
-            "field: unknown method 'tree' (known: direct)");
+  EXPECT_EQ(method_from_string("tree"), Method::Tree);
+  EXPECT_EQ(method_from_string("auto"), Method::Auto);
+  EXPECT_EQ(std::string(to_string(Method::Tree)), "tree");
+  EXPECT_EQ(std::string(to_string(Method::Auto)), "auto");
+  EXPECT_EQ(error_of([] { method_from_string("fmm"); }),
+            "field: unknown method 'fmm' (known: direct, tree, auto)");
   const auto pairs = available_evaluators();
-  ASSERT_EQ(pairs.size(), 2u);
+  ASSERT_GE(pairs.size(), 5u);
   EXPECT_EQ(pairs[0], std::make_pair(Method::Direct, Backend::Cpu));
   EXPECT_EQ(pairs[1], std::make_pair(Method::Direct, Backend::Cuda));
+  EXPECT_EQ(pairs[2], std::make_pair(Method::Tree, Backend::Cpu));
   const std::string msg = error_of([] { make_evaluator(static_cast<Method>(5), Backend::Cpu); });
-  EXPECT_EQ(msg,
-            "field: no evaluator for method 'unknown' on the cpu back end (available: direct on "
-            "cpu, direct on cuda)");
+  EXPECT_EQ(msg.rfind("field: no evaluator for method 'unknown' on the cpu back end (available: "
+                      "direct on cpu, direct on cuda, tree on cpu",
+                      0),
+            0u)
+      << msg;
 }
 
 // GPU machines (tests/gpu/run.sh runs every *Cuda* test): the CUDA evaluator's target ranges

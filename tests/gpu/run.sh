@@ -69,6 +69,8 @@ bench() { local name=$1; shift; timeout 90 "$B" "$@" > "$out/$name.json" 2> "$ou
           echo "$name: $(head -c 600 "$out/$name.json") $(tail -2 "$out/$name.err")"; }
 bench bench_field_cuda field --backend cuda --sources 8000000 --targets 80000 --repeat 5
 bench bench_field_cuda_fp64 field --backend cuda --sources 8000000 --targets 80000 --precision fp64 --repeat 1
+bench bench_field_tree_cuda field --backend cuda --method tree --sources 8000000 --targets 80000 --repeat 5
+bench bench_field_tree_cuda_z0 field --backend cuda --method tree --sources 8000000 --targets 80000 --plane-offset 0 --repeat 3
 bench bench_lsq_cuda lsq --backend cuda --precision fp32 --repeat 5
 bench bench_lsq_cuda_fp64 lsq --backend cuda --precision fp64 --repeat 3
 bench bench_osc_single oscillators --mode single --backend cuda --repeat 3

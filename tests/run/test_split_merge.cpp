@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 
 #include "../compute/test_bits.hpp"
@@ -80,6 +81,42 @@ TEST(SplitMerge, FieldSplitByTargetsEqualsTheWholeRun) {
       expect_splits_equal("field", p, w->run(p, Backend::Cpu, RunRequest{}, nullptr));
     }
   }
+}
+
+// The field's tree method split by targets: each range meets the tolerance (its own measured
+// error and its own rung of the ladder, so not bit for bit the whole run), the merged tree
+// statistics add the ranges' samples and times and keep the error below the tolerance.
+TEST(SplitMerge, FieldTreeSplitMeetsTheToleranceAndMergesItsStats) {
+  const auto w = make_workload("field");
+  ParamSet p = w->schema().defaults();
+  p.set("method", std::string("tree"));
+  p.set("sources.distribution", std::string("uniform"));
+  p.set("sources.count", std::int64_t(5000));
+  p.set("grid.size", std::int64_t(30));
+  p.set("precision", std::string("fp64"));
+  const RunResult whole = w->run(p, Backend::Cpu, RunRequest{}, nullptr);
+  ASSERT_EQ(whole.stats.at("method_tree"), 1);
+  ParamSet d = p;
+  d.set("method", std::string("direct"));
+  const RunResult direct = make_workload("field")->run(d, Backend::Cpu, RunRequest{}, nullptr);
+  const auto w3 = make_workload("field");
+  const RunResult r = run_split(*w3, p, Backend::Cpu, 3);
+  EXPECT_EQ(r.stats.at("method_tree"), 1);
+  EXPECT_GT(r.stats.at("error_samples"), whole.stats.at("error_samples") * 0.99);
+  EXPECT_LE(r.stats.at("rms_rel_error"), 1e-5);
+  EXPECT_GE(r.stats.at("max_rel_error"), 0);
+  EXPECT_GT(r.stats.at("tree_eval_seconds"), 0);
+  const OutputArray* e = r.find("ex");
+  const OutputArray* ref = direct.find("ex");
+  ASSERT_TRUE(e && ref);
+  ASSERT_EQ(e->data.size(), ref->data.size());
+  double num = 0, den = 0;
+  for (const char* name : {"ex", "ey", "ez"}) {
+    const auto &a = r.find(name)->data.host(), &b = direct.find(name)->data.host();
+    for (std::size_t i = 0; i < a.size(); ++i)
+      num += (double(a[i]) - b[i]) * (double(a[i]) - b[i]), den += double(b[i]) * b[i];
+  }
+  EXPECT_LT(std::sqrt(num / den), 1e-5);
 }
 
 TEST(SplitMerge, LsqSplitByPixelRowsEqualsTheWholeRun) {

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "cache_key.hpp"
 #include "core/device_memory.hpp"
@@ -28,6 +29,46 @@ std::pair<const char*, const char*> plane_axes(field::PlaneKind kind) {
       return {"y", "z"};
     default:
       return {"x", "y"};
+  }
+}
+
+/// The method that ran and, for the tree method, its times and measured error (run.json stats).
+void add_tree_stats(const field::Result& fr, RunResult& r) {
+  r.stats["method_tree"] = fr.method == field::Method::Tree ? 1 : 0;
+  if (fr.method != field::Method::Tree) return;
+  const field::TreeStats& t = fr.tree;
+  r.stats["tree_build_seconds"] = t.build_seconds;
+  r.stats["tree_eval_seconds"] = t.eval_seconds;
+  r.stats["tree_error_seconds"] = t.error_seconds;
+  r.stats["tree_order"] = t.order;
+  r.stats["tree_theta"] = t.theta;
+  r.stats["error_samples"] = double(t.error_samples);
+  if (t.error_samples > 0) {
+    r.stats["rms_rel_error"] = t.rms_rel_error;
+    r.stats["max_rel_error"] = t.max_rel_error;
+  }
+}
+
+/// The tree statistics of merged work ranges (field::merge_target_ranges' rule): times and
+/// samples summed, rms_rel_error the sample-weighted RMS of the parts', max_rel_error the largest.
+void merge_tree_stats(const std::vector<RunResult>& parts, RunResult& r) {
+  if (r.stats.count("tree_order") == 0) return;
+  double samples = 0, rms2 = 0, mx = 0;
+  for (const char* k : {"tree_build_seconds", "tree_eval_seconds", "tree_error_seconds"}) {
+    double sum = 0;
+    for (const RunResult& p : parts) sum += p.stats.count(k) ? p.stats.at(k) : 0;
+    r.stats[k] = sum;
+  }
+  for (const RunResult& p : parts) {
+    if (!p.stats.count("rms_rel_error")) continue;
+    const double n = p.stats.at("error_samples");
+    samples += n, rms2 += n * p.stats.at("rms_rel_error") * p.stats.at("rms_rel_error");
+    mx = std::max(mx, p.stats.at("max_rel_error"));
+  }
+  r.stats["error_samples"] = samples;
+  if (samples > 0) {
+    r.stats["rms_rel_error"] = std::sqrt(rms2 / samples);
+    r.stats["max_rel_error"] = mx;
   }
 }
 
@@ -94,8 +135,9 @@ class FieldWorkload final : public Workload {
     const field::Options options = field::options_from(params);
     const field::Targets targets = field::make_targets(grid);
 
-    if (!evaluator_ || evaluator_->backend() != backend) {
-      evaluator_ = field::make_evaluator(backend);
+    const field::Method method = field::method_from(params);
+    if (!evaluator_ || evaluator_->backend() != backend || evaluator_->method() != method) {
+      evaluator_ = field::make_evaluator(method, backend);
       // A device evaluator leaves the outputs where they are: copied to the host only when
       // something reads them (OutputData::host(): export, readout, histogram).
       evaluator_->keep_outputs_on_device(true);
@@ -134,6 +176,7 @@ class FieldWorkload final : public Workload {
     r.stats["targets"] = double(shape_size(shape));
     r.stats["skipped_coincidences"] = double(fr.skipped_coincidences);
     r.stats["peak_device_bytes"] = evaluator_->peak_device_bytes();
+    add_tree_stats(fr, r);
     r.compute_seconds = fr.seconds;
     finish(r, nonfinite);
     r.total_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -172,6 +215,7 @@ class FieldWorkload final : public Workload {
     r.stats["targets"] = double(shape_size(shape));
     r.stats["skipped_coincidences"] = skipped;
     r.stats["peak_device_bytes"] = peak;
+    merge_tree_stats(parts, r);
     r.compute_seconds = compute;
     r.total_seconds = total;
     finish(r, nonfinite);

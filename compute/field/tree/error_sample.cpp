@@ -1,0 +1,84 @@
+// The measured error of a tree evaluation (tree_internal.hpp: measure_error): direct fp64 sums
+// at a random sample of the evaluated targets, compared with the tree's fp64 values.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <random>
+
+#include "field/tree/tree_internal.hpp"
+
+namespace simscope::field::tree {
+
+std::size_t error_sample_count(std::int64_t requested, std::size_t P, std::size_t T) {
+  if (requested == 0 || T == 0) return 0;
+  std::size_t n;
+  if (requested > 0) {
+    n = std::size_t(requested);
+  } else {
+    // About 3e7 pairs: ~30 ms of fp64 sums on 2 cores; at least 8 targets, at most 1024.
+    n = std::clamp<std::size_t>(std::size_t(3e7 / double(std::max<std::size_t>(P, 1))), 8, 1024);
+  }
+  return std::min(n, T);
+}
+
+void measure_error(std::size_t sources, const Targets& t, const IndexRange& r, const Options& o,
+                   const std::vector<double>& acc, const DirectSums& direct, TreeStats& stats) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::size_t T = r.end - r.begin;
+  const std::size_t n = error_sample_count(o.error_samples, sources, T);
+  stats.error_samples = n;
+  stats.rms_rel_error = stats.max_rel_error = NAN;
+  if (n == 0) return;
+  // A stratified sample, fresh each evaluation unless a seed is given: one random target in
+  // each of n equal runs of consecutive indices (rows of a plane: spread over it, which keeps
+  // the estimate's variance below that of n independent draws).
+  static std::atomic<std::uint64_t> counter{0};
+  const std::uint64_t seed =
+      o.error_seed != 0
+          ? o.error_seed
+          : std::uint64_t(std::chrono::steady_clock::now().time_since_epoch().count()) ^
+                (0x9e3779b97f4a7c15ull * ++counter);
+  std::mt19937_64 rng(seed);
+  std::vector<std::size_t> pick(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t b = i * T / n, e = (i + 1) * T / n;  // e > b since n <= T
+    pick[i] = std::uniform_int_distribution<std::size_t>(b, e - 1)(rng);
+  }
+  std::vector<double> x(n), y(n), z(n), ref(4 * n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t g = r.begin + pick[i];
+    x[i] = t.x[g], y[i] = t.y[g], z[i] = t.z[g];
+  }
+  direct(x.data(), y.data(), z.data(), n, ref.data());
+  double num = 0, den = 0, mx = 0, pnum = 0, pden = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double* a = &acc[pick[i] * 4];
+    const double* b = &ref[i * 4];
+    const double d2 = (a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
+                      (a[2] - b[2]) * (a[2] - b[2]);
+    const double e2 = b[0] * b[0] + b[1] * b[1] + b[2] * b[2];
+    num += d2, den += e2;
+    pnum += (a[3] - b[3]) * (a[3] - b[3]), pden += b[3] * b[3];
+    // A target where the direct field is exactly 0 (a centre of symmetry) has no relative
+    // error: it counts only in the RMS (its absolute error against the sample's norm).
+    if (e2 > 0) mx = std::max(mx, std::sqrt(d2 / e2));
+  }
+  // The norms ||E|| and ||phi|| from every evaluated target (the tree's values, within the
+  // tolerance of direct ones), scaled to the sample: only the numerator is sampled, which
+  // removes the variance of the denominator (a few targets near sources dominate both sums,
+  // not the same few).
+  double all_e = 0, all_p = 0;
+  for (std::size_t i = 0; i < T; ++i) {
+    const double* a = &acc[i * 4];
+    all_e += a[0] * a[0] + a[1] * a[1] + a[2] * a[2], all_p += a[3] * a[3];
+  }
+  den = all_e * double(n) / double(T), pden = all_p * double(n) / double(T);
+  stats.rms_rel_error = den > 0 ? std::sqrt(num / den) : (num > 0 ? INFINITY : 0.0);
+  stats.max_rel_error = mx;
+  stats.rms_rel_error_potential = pden > 0 ? std::sqrt(pnum / pden) : (pnum > 0 ? INFINITY : 0.0);
+  stats.error_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace simscope::field::tree

@@ -1,0 +1,144 @@
+// Cartesian expansions of the tree method (expansions.hpp).
+#include "field/tree/expansions.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace simscope::field::tree {
+
+void scaled_powers(const MultiIndex& m, double rx, double ry, double rz, double* P) {
+  P[0] = 1;
+  const double r[3] = {rx, ry, rz};
+  for (int i = 1; i < m.count; ++i) {
+    // k = parent + e_c with c the first axis where k_c > 0: r^k/k! = r^(k-e_c)/(k-e_c)! r_c/k_c.
+    const int kc[3] = {m.kx[i], m.ky[i], m.kz[i]};
+    const int c = kc[0] ? 0 : kc[1] ? 1 : 2;
+    P[i] = P[m.minus1[c][i]] * r[c] / double(kc[c]);
+  }
+}
+
+void derivatives(const MultiIndex& m, double rx, double ry, double rz, double eps2, double* D) {
+  const double R2 = rx * rx + ry * ry + rz * rz + eps2;
+  const double inv2 = 1.0 / R2;
+  const double r[3] = {rx, ry, rz};
+  D[0] = std::sqrt(inv2);
+  for (int i = 1; i < m.count; ++i) {
+    const int n = m.degree[i];
+    const int kc[3] = {m.kx[i], m.ky[i], m.kz[i]};
+    double a = 0, b = 0;
+    for (int c = 0; c < 3; ++c) {
+      if (kc[c] >= 1) a += r[c] * kc[c] * D[m.minus1[c][i]];
+      if (kc[c] >= 2) b += double(kc[c] * (kc[c] - 1)) * D[m.minus2[c][i]];
+    }
+    D[i] = -(double(2 * n - 1) * a + double(n - 1) * b) * inv2 / double(n);
+  }
+}
+
+void p2m(const MultiIndex& m, const double c[3], const float* x, const float* y, const float* z,
+         const float* q, int n, double* M) {
+  // Batches of kLanes sources: the scaled powers term by term across the lanes, accumulated per
+  // lane over the batches (both vectorised), the lanes summed once at the end.
+  constexpr int kLanes = 8;
+  static thread_local std::vector<double> buf, sum;
+  buf.resize(std::size_t(m.count) * kLanes);
+  sum.assign(std::size_t(m.count) * kLanes, 0.0);
+  double* P = buf.data();
+  double* S = sum.data();
+  for (int j0 = 0; j0 < n; j0 += kLanes) {
+    const int w = std::min(kLanes, n - j0);
+    double r[3][kLanes];
+    for (int l = 0; l < kLanes; ++l) {
+      const int j = j0 + (l < w ? l : 0);
+      r[0][l] = c[0] - double(x[j]), r[1][l] = c[1] - double(y[j]), r[2][l] = c[2] - double(z[j]);
+      P[l] = l < w ? double(q[j]) : 0.0;
+    }
+    for (int i = 1; i < m.count; ++i) {
+      const int kc[3] = {m.kx[i], m.ky[i], m.kz[i]};
+      const int a = kc[0] ? 0 : kc[1] ? 1 : 2;
+      const double inv = 1.0 / double(kc[a]);
+      const double* __restrict src = P + std::size_t(m.minus1[a][i]) * kLanes;
+      double* __restrict dst = P + std::size_t(i) * kLanes;  // (a later row than src)
+      const double* __restrict ra = r[a];
+#pragma GCC ivdep
+      for (int l = 0; l < kLanes; ++l) dst[l] = src[l] * ra[l] * inv;
+    }
+    for (int i = 0; i < m.count * kLanes; ++i) S[i] += P[i];
+  }
+  for (int i = 0; i < m.count; ++i) {
+    double acc = 0;
+    for (int l = 0; l < kLanes; ++l) acc += S[std::size_t(i) * kLanes + l];
+    M[i] += acc;
+  }
+}
+
+void m2m(const MultiIndex& m, const double cp[3], const double cc[3], const double* Mc, double* M) {
+  double S[terms(kMaxOrder)];
+  scaled_powers(m, cp[0] - cc[0], cp[1] - cc[1], cp[2] - cc[2], S);
+  for (int a = 0; a < m.count; ++a) {
+    const double ma = Mc[a];
+    for (int e = m.pair_begin[a]; e < m.pair_begin[a + 1]; ++e)
+      M[m.pair_sum[e]] += ma * S[m.pair_b[e]];
+  }
+}
+
+namespace {
+/// sum_{b < n} x[b] y[idx[b]] with 8 partial sums (vectorised: contiguous x, gathered y).
+inline double dot_gather(const double* __restrict x, const double* __restrict y,
+                         const std::int16_t* __restrict idx, int n) {
+  double lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int b = 0;
+  for (; b + 8 <= n; b += 8)
+    for (int l = 0; l < 8; ++l) lane[l] += x[b + l] * y[idx[b + l]];
+  double acc = 0;
+  for (; b < n; ++b) acc += x[b] * y[idx[b]];
+  for (int l = 0; l < 8; ++l) acc += lane[l];
+  return acc;
+}
+}  // namespace
+
+// The pairs of a are b = 0, 1, ... (pair_b[e] == e - pair_begin[a]): the first factor is read
+// in sequence, the second gathered through pair_sum.
+void m2l(const MultiIndex& m, const double z[3], const double c[3], double eps2, const double* M,
+         double* L, double* D) {
+  derivatives(m, z[0] - c[0], z[1] - c[1], z[2] - c[2], eps2, D);
+  for (int a = 0; a < m.count; ++a) {
+    const int e0 = m.pair_begin[a];
+    L[a] += dot_gather(M, D, m.pair_sum.data() + e0, m.pair_begin[a + 1] - e0);
+  }
+}
+
+void l2l(const MultiIndex& m, const double zp[3], const double zc[3], const double* L,
+         double* Lc) {
+  double S[terms(kMaxOrder)];
+  scaled_powers(m, zc[0] - zp[0], zc[1] - zp[1], zc[2] - zp[2], S);
+  for (int a = 0; a < m.count; ++a) {
+    const int e0 = m.pair_begin[a];
+    Lc[a] += dot_gather(S, L, m.pair_sum.data() + e0, m.pair_begin[a + 1] - e0);
+  }
+}
+
+void l2p(const MultiIndex& m, const double z[3], const double* L, double x, double y, double zz,
+         double acc[4], double* P) {
+  scaled_powers(m, x - z[0], y - z[1], zz - z[2], P);
+  double phi = 0, g[3] = {0, 0, 0};
+  for (int i = 0; i < m.count; ++i) {
+    phi += L[i] * P[i];
+    if (m.degree[i] < m.order)
+      for (int c = 0; c < 3; ++c) g[c] += L[m.plus1[c][i]] * P[i];
+  }
+  acc[0] -= g[0], acc[1] -= g[1], acc[2] -= g[2], acc[3] += phi;
+}
+
+void m2p(const MultiIndex& m, const MultiIndex& mp1, const double c[3], double eps2,
+         const double* M, double x, double y, double z, double acc[4], double* D) {
+  derivatives(mp1, x - c[0], y - c[1], z - c[2], eps2, D);
+  double phi = 0, g[3] = {0, 0, 0};
+  for (int i = 0; i < m.count; ++i) {
+    phi += M[i] * D[i];
+    for (int k = 0; k < 3; ++k) g[k] += M[i] * D[mp1.plus1[k][i]];
+  }
+  acc[0] -= g[0], acc[1] -= g[1], acc[2] -= g[2], acc[3] += phi;
+}
+
+}  // namespace simscope::field::tree

@@ -1,0 +1,75 @@
+// Multi-index tables of the tree method's Cartesian expansions (multi_index.hpp).
+#include "field/tree/multi_index.hpp"
+
+#include <array>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "core/error.hpp"
+
+namespace simscope::field::tree {
+
+namespace {
+
+MultiIndex build(int p) {
+  MultiIndex m;
+  m.order = p;
+  m.count = terms(p);
+  const int N = m.count;
+  m.kx.resize(N), m.ky.resize(N), m.kz.resize(N), m.degree.resize(N);
+  for (int n = 0; n <= p; ++n)
+    for (int a = n; a >= 0; --a)
+      for (int c = 0; c <= n - a; ++c) {
+        const int b = n - a - c, i = index_of(a, b, c);
+        m.kx[i] = std::uint8_t(a), m.ky[i] = std::uint8_t(b), m.kz[i] = std::uint8_t(c);
+        m.degree[i] = std::uint8_t(n);
+      }
+  for (int c = 0; c < 3; ++c) {
+    m.minus1[c].assign(N, -1), m.minus2[c].assign(N, -1), m.plus1[c].assign(N, -1);
+  }
+  for (int i = 0; i < N; ++i) {
+    const int k[3] = {m.kx[i], m.ky[i], m.kz[i]};
+    for (int c = 0; c < 3; ++c) {
+      int d[3] = {k[0], k[1], k[2]};
+      if (k[c] >= 1) {
+        d[c] = k[c] - 1;
+        m.minus1[c][i] = std::int16_t(index_of(d[0], d[1], d[2]));
+      }
+      if (k[c] >= 2) {
+        d[c] = k[c] - 2;
+        m.minus2[c][i] = std::int16_t(index_of(d[0], d[1], d[2]));
+      }
+      if (m.degree[i] < p) {
+        d[c] = k[c] + 1;
+        m.plus1[c][i] = std::int16_t(index_of(d[0], d[1], d[2]));
+      }
+    }
+  }
+  m.pair_begin.assign(N + 1, 0);
+  for (int a = 0; a < N; ++a) {
+    m.pair_begin[a] = std::int32_t(m.pair_b.size());
+    const int rest = terms(p - m.degree[a]);
+    for (int b = 0; b < rest; ++b) {
+      m.pair_b.push_back(std::int16_t(b));
+      m.pair_sum.push_back(
+          std::int16_t(index_of(m.kx[a] + m.kx[b], m.ky[a] + m.ky[b], m.kz[a] + m.kz[b])));
+    }
+  }
+  m.pair_begin[N] = std::int32_t(m.pair_b.size());
+  return m;
+}
+
+}  // namespace
+
+const MultiIndex& multi_index(int p) {
+  if (p < 0 || p > kMaxOrder)
+    throw Error("field tree: expansion order " + std::to_string(p) + " is outside [0, " +
+                std::to_string(kMaxOrder) + "]");
+  static std::array<std::unique_ptr<MultiIndex>, kMaxOrder + 1> tables;
+  static std::array<std::once_flag, kMaxOrder + 1> once;
+  std::call_once(once[p], [p] { tables[p] = std::make_unique<MultiIndex>(build(p)); });
+  return *tables[p];
+}
+
+}  // namespace simscope::field::tree

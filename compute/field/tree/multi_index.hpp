@@ -1,0 +1,45 @@
+#pragma once
+/// @file Multi-indices k = (kx, ky, kz) of the Cartesian expansions of the tree method, and the
+/// index tables its operators loop over (not a public API).
+///
+/// Layout: the C(p+3, 3) multi-indices of total degree |k| <= p, ordered by degree, and within a
+/// degree n by decreasing kx, then decreasing ky: index(k) = n(n+1)(n+2)/6 + (n-kx)(n-kx+1)/2 +
+/// kz. A prefix of the layout of order p is the layout of every lower order, so one table of the
+/// highest order serves all.
+#include <cstdint>
+#include <vector>
+
+namespace simscope::field::tree {
+
+/// The highest expansion order the tables support.
+constexpr int kMaxOrder = 16;
+
+/// Number of multi-indices of degree <= p: (p+1)(p+2)(p+3)/6.
+constexpr int terms(int p) { return (p + 1) * (p + 2) * (p + 3) / 6; }
+
+/// index(k) of the layout above.
+constexpr int index_of(int kx, int ky, int kz) {
+  const int n = kx + ky + kz;
+  return n * (n + 1) * (n + 2) / 6 + (n - kx) * (n - kx + 1) / 2 + kz;
+}
+
+/// The tables of order p (<= kMaxOrder).
+struct MultiIndex {
+  int order = 0;
+  int count = 0;                                 ///< terms(order)
+  std::vector<std::uint8_t> kx, ky, kz, degree;  ///< per index
+  /// Index of k - e_c for c = 0, 1, 2 (-1 where k_c = 0); k - 2 e_c likewise.
+  std::vector<std::int16_t> minus1[3], minus2[3];
+  /// Index of k + e_c (-1 when |k| = order).
+  std::vector<std::int16_t> plus1[3];
+  /// The pairs (a, b) with |a| + |b| <= order, grouped by a: for a, entries
+  /// [pair_begin[a], pair_begin[a+1]) of pair_b and pair_sum (the index of a + b).
+  std::vector<std::int32_t> pair_begin;
+  std::vector<std::int16_t> pair_b, pair_sum;
+};
+
+/// The tables of order p, built once per order and kept (thread-safe). Throws simscope::Error
+/// when p is outside [0, kMaxOrder].
+const MultiIndex& multi_index(int p);
+
+}  // namespace simscope::field::tree

@@ -1,0 +1,178 @@
+// The CPU tree evaluator (field.hpp, Method::Tree on Backend::Cpu): keeps the source tree of the
+// last source set (Sources::generation and size; generation 0 rebuilds every time), evaluates
+// through tree_evaluate() and measures the error at sampled targets.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "core/error.hpp"
+#include "field/field_internal.hpp"
+#include "field/tree/tree_internal.hpp"
+
+namespace simscope::field::tree {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void finalize(const double* acc, double k, Result& out, std::size_t i) {
+  const double ex = -k * acc[0], ey = -k * acc[1], ez = -k * acc[2];
+  out.ex[i] = float(ex), out.ey[i] = float(ey), out.ez[i] = float(ez);
+  out.magnitude[i] = float(std::sqrt(ex * ex + ey * ey + ez * ez));
+  out.potential[i] = float(k * acc[3]);
+}
+
+class CpuBackend final : public TreeBackend {
+ public:
+  Backend backend() const override { return Backend::Cpu; }
+  void evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, const Options& o,
+                const TreeRule& rule, std::vector<double>& acc, TreeStats& stats,
+                std::uint64_t& skipped, Progress* progress) override {
+    tree_evaluate(s, t, r, o, rule, acc, stats, skipped, progress);
+  }
+  void direct(const SourceTree& s, const double* x, const double* y, const double* z, std::size_t n,
+              double eps2, double* acc) override {
+    direct_fp64(s, x, y, z, n, eps2, acc);
+  }
+};
+
+class TreeEvaluator final : public Evaluator {
+ public:
+  using Evaluator::evaluate;
+  explicit TreeEvaluator(std::unique_ptr<TreeBackend> b) : backend_(std::move(b)) {}
+  Backend backend() const override { return backend_->backend(); }
+  double peak_device_bytes() const override { return backend_->peak_device_bytes(); }
+  Method method() const override { return Method::Tree; }
+  void release_cache() override {
+    tree_.reset();
+    backend_->tree_changed();
+  }
+
+  void evaluate(const Sources& s, const Targets& t, const IndexRange& range, const Options& o,
+                Result& out, Progress* progress) override {
+    detail::validate(o);
+    TreeRule rule = tree_rule(o.tolerance);
+    if (o.tree_order != 0) {
+      if (o.tree_order < 1 || o.tree_order > kMaxOrder)
+        throw Error("field tree: tree_order must be in [1, 16], got " +
+                    std::to_string(o.tree_order));
+      rule.order = o.tree_order;
+    }
+    if (o.tree_theta != 0) {
+      if (!(o.tree_theta > 0 && o.tree_theta < 1))
+        throw Error("field tree: tree_theta must be in (0, 1), got " +
+                    std::to_string(o.tree_theta));
+      rule.theta = o.tree_theta;
+    }
+    const IndexRange r = resolve(range, t.size(), "field: targets");
+    for (std::size_t i = 0; i < t.size(); ++i)
+      if (!std::isfinite(t.x[i]) || !std::isfinite(t.y[i]) || !std::isfinite(t.z[i]))
+        throw Error("field tree: target " + std::to_string(i) + " has a non-finite coordinate");
+    const auto t0 = Clock::now();
+    progress_set(progress, 0);
+    const bool reuse =
+        tree_ && s.generation != 0 && tree_->generation == s.generation && tree_->size == s.size();
+    double build_seconds = 0;
+    if (!reuse) {
+      tree_.reset();  // free the old tree before building the new one
+      tree_ = std::make_unique<SourceTree>(build_source_tree(s));
+      backend_->tree_changed();
+      build_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    }
+    // The ladder (tree_rule.cpp: refine()): start where the last evaluation of these sources
+    // and tolerance ended; a measured error above the tolerance redoes the evaluation one rung
+    // tighter, one far below it lets the next evaluation start a rung looser.
+    const bool fixed = o.tree_order != 0 || o.tree_theta != 0;
+    const LadderKey key{s.generation, s.size(), o.tolerance, o.eps};
+    if (fixed || !(key == key_) || s.generation == 0) rung_ = 0, failed_ = kMinRung - 1;
+    key_ = key;
+    std::vector<double> acc;
+    std::uint64_t skipped = 0;
+    TreeStats stats;
+    int redone = 0;
+    for (;;) {
+      const TreeRule used = fixed ? rule : refine(rule, rung_);
+      stats = TreeStats{};
+      stats.order = used.order;
+      stats.theta = used.theta;
+      if (tree_->order != used.order) {
+        const auto tm = Clock::now();
+        compute_moments(*tree_, used.order);
+        backend_->tree_changed();
+        build_seconds += std::chrono::duration<double>(Clock::now() - tm).count();
+      }
+      stats.tree_bytes = tree_->bytes();
+      progress_check(progress);
+      backend_->evaluate(*tree_, t, r, o, used, acc, stats, skipped, progress);
+      const SourceTree& st = *tree_;
+      const double eps2 = o.eps * o.eps;
+      measure_error(
+          st.size, t, r, o, acc,
+          [&](const double* x, const double* y, const double* z, std::size_t n, double* a) {
+            backend_->direct(st, x, y, z, n, eps2, a);
+          },
+          stats);
+      const double measured = std::max(stats.rms_rel_error, stats.rms_rel_error_potential);
+      if (fixed || stats.error_samples == 0 || !(measured > o.tolerance) || rung_ >= kMaxRung ||
+          redone >= kMaxRedo)
+        break;
+      failed_ = std::max(failed_, rung_);
+      ++rung_, ++redone;
+    }
+    // Looser next time only where the error is 20x below the tolerance (a rung changes it by
+    // about 4-6x) and that rung never failed for these sources: no back and forth.
+    if (!fixed && redone == 0 && rung_ - 1 > failed_ && rung_ > kMinRung &&
+        std::max(stats.rms_rel_error, stats.rms_rel_error_potential) < o.tolerance / 20)
+      --rung_;
+    stats.build_seconds = build_seconds;
+    stats.refinements = redone;
+    const std::size_t T = r.end - r.begin;
+    detail::resize_outputs(out, T);
+    for (std::size_t i = 0; i < T; ++i) finalize(&acc[i * 4], o.k, out, i);
+    out.target_begin = r.begin;
+    out.skipped_coincidences = skipped;
+    out.method = Method::Tree;
+    out.tree = stats;
+    progress_set(progress, 1);
+    out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  }
+
+ private:
+  struct LadderKey {
+    std::uint64_t generation = 0;
+    std::size_t size = 0;
+    double tolerance = 0, eps = -1;
+    bool operator==(const LadderKey& o) const {
+      return generation == o.generation && size == o.size && tolerance == o.tolerance &&
+             eps == o.eps;
+    }
+  };
+  static constexpr int kMaxRedo = 8;
+  std::unique_ptr<TreeBackend> backend_;
+  std::unique_ptr<SourceTree> tree_;
+  LadderKey key_;
+  int rung_ = 0;
+  int failed_ = kMinRung - 1;  ///< the tightest rung whose error exceeded the tolerance
+};
+
+}  // namespace
+
+std::unique_ptr<Evaluator> make_tree_evaluator(std::unique_ptr<TreeBackend> backend) {
+  return std::make_unique<TreeEvaluator>(std::move(backend));
+}
+
+std::unique_ptr<Evaluator> make_cpu_tree_evaluator() {
+  return make_tree_evaluator(std::make_unique<CpuBackend>());
+}
+
+#ifdef SIMSCOPE_HAVE_CUDA
+std::unique_ptr<Evaluator> make_cuda_tree_evaluator() {
+  return make_tree_evaluator(make_cuda_tree_backend());
+}
+#else
+std::unique_ptr<Evaluator> make_cuda_tree_evaluator() {
+  throw Error("field: the CUDA back end is not available (" + cuda_status().reason + ")");
+}
+#endif
+
+}  // namespace simscope::field::tree

@@ -1,0 +1,107 @@
+#pragma once
+/// @file Internals of the tree method shared by its files (not a public API).
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "field/field.hpp"
+#include "field/tree/source_tree.hpp"
+
+namespace simscope::field::tree {
+
+constexpr int kTargetLeaf = 32;  ///< targets per leaf of the target tree
+/// An accepted pair is summed directly when that is cheaper: an M2L costs about as much as
+/// kM2LPairs pairs of the direct loop per pair of its index table (measured: NOTES.md) ...
+constexpr double kM2LPairs = 1.0;
+/// ... and always when the source cell holds at most kFewSources (a single source is exact).
+constexpr std::uint32_t kFewSources = 8;
+inline double m2l_pair_cost(const MultiIndex& m) { return kM2LPairs * double(m.pair_b.size()); }
+
+/// What the dual traversal does with a pair (A targets, B sources); every back end follows it.
+enum class Action { M2L, P2P, SplitTarget, SplitSource };
+/// M2L when r_A + r_B < theta |z_A - c_B| and a direct sum would cost more (n_A n_B >
+/// m2l_cost, n_B > kFewSources); P2P when accepted but cheaper so, or when both are leaves;
+/// else split the larger cell (the target cell when the source cell is a leaf). The counts are
+/// the cells' own (not a work range's), so the decisions do not depend on the range.
+inline Action classify(const Cell& A, const Cell& B, double theta, double m2l_cost) {
+  const double dx = A.centre[0] - B.centre[0], dy = A.centre[1] - B.centre[1],
+               dz = A.centre[2] - B.centre[2];
+  const double d = std::sqrt(dx * dx + dy * dy + dz * dz);
+  const bool accept = A.radius + B.radius < theta * d;
+  const bool cheap = double(A.count()) * double(B.count()) <= m2l_cost || B.count() <= kFewSources;
+  if (accept) return cheap ? Action::P2P : Action::M2L;
+  if (A.leaf() && B.leaf()) return Action::P2P;
+  if (B.leaf() || (!A.leaf() && A.radius >= B.radius)) return Action::SplitTarget;
+  return Action::SplitSource;
+}
+
+/// The targets [r.begin, r.end) of t by the tree method (tree_cpu.cpp): acc gets 4 doubles per
+/// target of the range in the direct evaluator's convention (sum q (x - y) / r^3, sum q / r;
+/// without k); stats gets eval_seconds, m2l and p2p_pairs; skipped the coincidences (eps = 0).
+/// `s` must hold moments of rule.order. Throws simscope::Cancelled when cancelled.
+void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, const Options& o,
+                   const TreeRule& rule, std::vector<double>& acc, TreeStats& stats,
+                   std::uint64_t& skipped, Progress* progress);
+
+/// Direct fp64 sums of every source of `s` at n targets (OpenMP over targets x chunks of
+/// sources): acc[4 i + c] in the convention above. Coincidences (r^2 == 0) are skipped.
+void direct_fp64(const SourceTree& s, const double* x, const double* y, const double* z,
+                 std::size_t n, double eps2, double* acc);
+
+/// The number of sampled targets for `requested` (Options::error_samples) with P sources and
+/// T targets in the range (error_sample.cpp).
+std::size_t error_sample_count(std::int64_t requested, std::size_t P, std::size_t T);
+
+/// Direct fp64 sums at n targets into acc (4 per target, the convention above).
+using DirectSums = std::function<void(const double* x, const double* y, const double* z,
+                                      std::size_t n, double* acc)>;
+
+/// Measures the error of the tree's acc (targets r.begin + i) against direct fp64 sums (made by
+/// `direct`) at a random sample of the range's targets: fills stats.rms_rel_error,
+/// max_rel_error, rms_rel_error_potential, error_samples and error_seconds (error_sample.cpp).
+void measure_error(std::size_t sources, const Targets& t, const IndexRange& r, const Options& o,
+                   const std::vector<double>& acc, const DirectSums& direct, TreeStats& stats);
+
+/// One back end of the tree method: the evaluation proper and the direct sums of the measured
+/// error. The evaluator around it (tree_evaluator.cpp) keeps the source tree, climbs the
+/// ladder and writes the Result.
+class TreeBackend {
+ public:
+  virtual ~TreeBackend() = default;
+  virtual Backend backend() const = 0;
+  /// acc (4 doubles per target of r, in range order), stats.eval_seconds/m2l/p2p_pairs,
+  /// skipped; `s` holds moments of rule.order.
+  virtual void evaluate(const SourceTree& s, const Targets& t, const IndexRange& r,
+                        const Options& o, const TreeRule& rule, std::vector<double>& acc,
+                        TreeStats& stats, std::uint64_t& skipped, Progress* progress) = 0;
+  /// Direct fp64 sums of every source of `s` at n targets.
+  virtual void direct(const SourceTree& s, const double* x, const double* y, const double* z,
+                      std::size_t n, double eps2, double* acc) = 0;
+  /// The source tree was rebuilt or its multipoles recomputed (device copies are stale).
+  virtual void tree_changed() {}
+  virtual double peak_device_bytes() const { return 0; }
+};
+
+/// The tree evaluator over a back end (tree_evaluator.cpp).
+std::unique_ptr<Evaluator> make_tree_evaluator(std::unique_ptr<TreeBackend> backend);
+/// The CUDA back end (tree_cuda.cu; only with SIMSCOPE_HAVE_CUDA).
+std::unique_ptr<TreeBackend> make_cuda_tree_backend();
+/// The CUDA tree evaluator, or an Error where the CUDA back end is not compiled.
+std::unique_ptr<Evaluator> make_cuda_tree_evaluator();
+
+/// Rung `rung` (0: the rule itself) of the ladder of ever tighter settings the evaluators climb
+/// when the measured error exceeds the tolerance (near-cancelling fields: dipole pairs, an
+/// alternating lattice seen from afar): theta x 0.8 per rung down to 0.3, then order + 2 per
+/// rung up to 16 (tree_rule.cpp); a negative rung loosens theta by 1/0.85 per rung up to 0.7
+/// (where the measured error was far below the tolerance: a far plane).
+TreeRule refine(const TreeRule& rule, int rung);
+/// The first and last rungs.
+constexpr int kMinRung = -2, kMaxRung = 8;
+
+/// The CPU tree evaluator (tree_evaluator.cpp) and the auto evaluators (auto_evaluator.cpp).
+std::unique_ptr<Evaluator> make_cpu_tree_evaluator();
+std::unique_ptr<Evaluator> make_auto_evaluator(Backend backend);
+
+}  // namespace simscope::field::tree
