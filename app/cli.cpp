@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "core/quote.hpp"
+#include "plane_profile.hpp"
 #include "session.hpp"
 #include "workload.hpp"
 
@@ -80,9 +81,15 @@ CliParse parse_command_line(const QStringList& args) {
       "Headless oscillators study: the longest time between two checkpoints (besides one every "
       "5 % of the members).",
       "SECONDS", "60");
+  const QCommandLineOption profile(
+      "profile",
+      "Headless: also write DIR/profile.csv, every plane output along the line from (x0, y0) to "
+      "(x1, y1) in the plane's coordinates (field: its two axes; lsq: pixel column w, row h), "
+      "bilinearly interpolated, one point per grid spacing or SAMPLES points.",
+      "x0,y0:x1,y1[:SAMPLES]");
   for (const auto* o :
        {&workload, &preset, &set, &backend, &headless, &out, &out_dir, &image_size, &no_image,
-        &list_params, &frames, &screenshot, &quiet, &resume, &checkpoint_interval})
+        &list_params, &frames, &screenshot, &quiet, &resume, &checkpoint_interval, &profile})
     p.addOption(*o);
 
   CliParse r;
@@ -151,6 +158,15 @@ CliParse parse_command_line(const QStringList& args) {
     if (!ok || !(o.checkpoint_interval > 0) || o.checkpoint_interval > 1e9)
       return fail("--checkpoint-interval expects a number of seconds > 0, got '" +
                   p.value(checkpoint_interval) + "'");
+  }
+  if (p.isSet(profile)) {
+    o.profile = p.value(profile).toStdString();
+    try {
+      parse_profile_line(o.profile);
+    } catch (const std::exception& e) {
+      return fail(QString::fromStdString(e.what()));
+    }
+    if (!o.headless) return fail("--profile needs --headless (in the window: shift-drag a line)");
   }
   if ((o.resume || p.isSet(checkpoint_interval)) && !o.headless)
     return fail("--resume and --checkpoint-interval are for headless studies (add --headless)");

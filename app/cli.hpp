@@ -24,6 +24,7 @@ struct CliOptions {
   bool quiet = false;                          ///< --quiet
   bool resume = false;                         ///< --resume (headless studies)
   double checkpoint_interval = 60;             ///< --checkpoint-interval SECONDS
+  std::string profile;  ///< --profile x0,y0:x1,y1[:samples] (headless: DIR/profile.csv)
 };
 
 /// Result of parsing: either options, or an exit code with text already printed

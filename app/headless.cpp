@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "export.hpp"
 #include "output_checks.hpp"
+#include "plane_profile.hpp"
 #include "render/gl_context.hpp"
 #include "render/offscreen.hpp"
 #include "render/plane_view.hpp"
@@ -200,12 +201,22 @@ int run_headless(const CliOptions& o) {
       std::tie(info.range_lo, info.range_hi) = view.range();
       info.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
+    std::optional<Profile> profile;  // --profile: checked before anything is written
+    if (!o.profile.empty())
+      profile = line_profile(plane_samples(viewer, r, r.params.get_string(view_param)),
+                             parse_profile_line(o.profile));
     const Json manifest = run_manifest(r, s.backend.notice, info, front_end_versions());
     std::optional<ExportFile> image;
     if (!o.no_image)
       image =
           view_png_file(image_path, std::move(rgba), o.image_width, o.image_height, r, manifest);
-    const auto written = export_run(r, dir, manifest, image ? &*image : nullptr);
+    auto written = export_run(r, dir, manifest, image ? &*image : nullptr);
+    if (profile) {
+      const std::string path =
+          QDir(QString::fromStdString(dir)).filePath("profile.csv").toStdString();
+      write_profile_csv(path, *profile);
+      written.push_back(path);
+    }
     if (ck) remove_checkpoint(ck->dir);  // the outputs are complete
     if (!o.quiet && !notice_printed && !s.backend.notice.empty())
       std::fprintf(stderr, "simscope: %s\n", s.backend.notice.c_str());

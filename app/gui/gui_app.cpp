@@ -189,6 +189,7 @@ bool save_screenshot(GuiState& s, const std::string& path, int fb_w, int fb_h) {
       v["range"] = QJsonArray{shown.range_lo, shown.range_hi};
       text["simscope.view"] = QString::fromUtf8(QJsonDocument(v).toJson(QJsonDocument::Compact));
     }
+    add_explore_text(s, text);
     if (!s.cursor_text.empty()) text["simscope.hover"] = QString::fromStdString(s.cursor_text);
     if (progress_shown(s)) text["simscope.progress"] = "shown";
     write_png(path, rgba, fb_w, fb_h, text);
@@ -254,6 +255,7 @@ void handle_keys(GuiState& s, KeyPresses& keys, int& screenshots, int& exports) 
     s.zoom = 1, s.zoom_cu = s.zoom_cv = 0.5;
     s.image_dirty = true;
   }
+  if (pressed(GLFW_KEY_P)) s.explore.want_save_csv = true;  // the line profile's CSV
   if (toggled(GLFW_KEY_H)) s.show_panels = !s.show_panels;
   for (int k = 0; k < 3; ++k)
     if (pressed(GLFW_KEY_1 + k) && k < int(workload_names().size()))
@@ -391,6 +393,7 @@ int run_gui(const CliOptions& o) {
       } else {
         if (!ev->result->preview) s.last_full_seconds = ev->result->compute_seconds;
         s.result = std::move(ev->result);
+        ++s.result_serial;
         s.error.clear();
         s.image_dirty = true;
         s.extras->on_result(s);  // before the next live run is submitted below
@@ -435,6 +438,8 @@ int run_gui(const CliOptions& o) {
                              std::clamp(int(ij->second), 0, s.image.cols - 1));
       }
     }
+    explore_mouse(s, fb_h, sx, sy);  // probe and line profile (probe.cpp)
+    draw_explore(s, fb_h, sx, sy);
     if (!s.pending_command.empty()) {
       submit(s, s.pending_command);
       s.pending_command.clear();

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "explore.hpp"
 #include "render/plane_view.hpp"
 #include "session.hpp"
 #include "worker.hpp"
@@ -28,6 +29,7 @@ struct GuiState {
 
   // what is shown
   std::optional<RunResult> result;
+  std::uint64_t result_serial = 0;  ///< counts the results shown (caches keyed on it)
   ViewImage image;
   std::string hinted_for;  ///< workload/output whose view hints were last applied to `view`
   /// The view of each workload visited this session (view parameters, hints applied, zoom), so
@@ -61,6 +63,7 @@ struct GuiState {
   int want_screenshot = 0;  ///< screenshots asked for (button, S key) this frame, done after drawing
   int want_export = 0;      ///< exports asked for (button, E key) this frame
   std::string logged_upload_path;  ///< the upload path last written to the log
+  ExploreState explore;            ///< probe and line profile (explore.hpp)
 };
 
 /// Left panel: workload switcher, the workload's parameters, presets. Returns true when
