@@ -156,7 +156,7 @@ void draw_explore(GuiState& s, int fb_h, float sx, float sy) {
     update_profile(s);
     const ImGuiViewport* vp = ImGui::GetMainViewport();
     const float sc = ImGui::GetIO().FontGlobalScale;
-    ImGui::SetNextWindowSize(ImVec2(460 * sc, 300 * sc), ImGuiCond_FirstUseEver);
+    ImGui::SetNextWindowSize(ImVec2(420 * sc, 270 * sc), ImGuiCond_FirstUseEver);
     ImGui::SetNextWindowPos(ImVec2(vp->Size.x * 0.5f, vp->Size.y - 70 * sc), ImGuiCond_FirstUseEver,
                             ImVec2(0.5f, 1.0f));
     bool open = true;
@@ -192,7 +192,7 @@ void draw_probe_panel(GuiState& s) {
   ImGui::SameLine();
   ImGui::TextDisabled("(click; shift-drag: line profile)");
   if (s.explore.probe_readout.empty()) return;
-  ImGui::TextUnformatted(s.explore.probe_readout.c_str());
+  ImGui::TextWrapped("%s", s.explore.probe_readout.c_str());
   if (ImGui::SmallButton("clear probe")) s.explore.probe.reset();
 }
 

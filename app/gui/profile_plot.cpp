@@ -87,6 +87,8 @@ void draw_profile_plot(const Profile& p, int column, const std::string& y_title,
     if (std::isfinite(r[std::size_t(column)]))
       ylo = std::min(ylo, r[std::size_t(column)]), yhi = std::max(yhi, r[std::size_t(column)]);
   if (!std::isfinite(ylo)) ylo = 0, yhi = 1;
+  const double pad = (yhi - ylo) * 0.05;  // the curve clear of the frame
+  ylo -= pad, yhi += pad;
   const auto xt = axis_ticks(xlo, xhi);
   const auto yt = axis_ticks(ylo, yhi);
   auto X = [&](double x) { return float(a.x + (x - xlo) / (xhi - xlo) * (b.x - a.x)); };
