@@ -87,9 +87,15 @@ CliParse parse_command_line(const QStringList& args) {
       "(x1, y1) in the plane's coordinates (field: its two axes; lsq: pixel column w, row h), "
       "bilinearly interpolated, one point per grid spacing or SAMPLES points.",
       "x0,y0:x1,y1[:SAMPLES]");
-  for (const auto* o :
-       {&workload, &preset, &set, &backend, &headless, &out, &out_dir, &image_size, &no_image,
-        &list_params, &frames, &screenshot, &quiet, &resume, &checkpoint_interval, &profile})
+  const QCommandLineOption pin_set(
+      "pin-set",
+      "Headless: also compute A, this run with NAME=VALUE changed (repeatable), and write "
+      "DIR/pinned/ (A's outputs and run.json) and DIR/difference/<output>.npy (B - A, B this "
+      "run).",
+      "NAME=VALUE");
+  for (const auto* o : {&pin_set, &workload, &preset, &set, &backend, &headless, &out, &out_dir,
+                        &image_size, &no_image, &list_params, &frames, &screenshot, &quiet, &resume,
+                        &checkpoint_interval, &profile})
     p.addOption(*o);
 
   CliParse r;
@@ -159,6 +165,12 @@ CliParse parse_command_line(const QStringList& args) {
       return fail("--checkpoint-interval expects a number of seconds > 0, got '" +
                   p.value(checkpoint_interval) + "'");
   }
+  for (const QString& s : p.values(pin_set)) {
+    if (!s.contains('=')) return fail("--pin-set expects NAME=VALUE, got '" + s + "'");
+    o.pin_sets.push_back(s.toStdString());
+  }
+  if (!o.pin_sets.empty() && !o.headless)
+    return fail("--pin-set needs --headless (in the window: the Pin button)");
   if (p.isSet(profile)) {
     o.profile = p.value(profile).toStdString();
     try {

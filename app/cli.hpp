@@ -24,6 +24,7 @@ struct CliOptions {
   bool quiet = false;                          ///< --quiet
   bool resume = false;                         ///< --resume (headless studies)
   double checkpoint_interval = 60;             ///< --checkpoint-interval SECONDS
+  std::vector<std::string> pin_sets;  ///< --pin-set NAME=VALUE (headless: A for a comparison)
   std::string profile;  ///< --profile x0,y0:x1,y1[:samples] (headless: DIR/profile.csv)
 };
 

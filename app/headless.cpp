@@ -12,6 +12,7 @@
 #include <thread>
 #include <tuple>
 
+#include "compare.hpp"
 #include "core/error.hpp"
 #include "export.hpp"
 #include "output_checks.hpp"
@@ -127,6 +128,34 @@ std::string interrupted_line(int sig, StudyCheckpointRequest* ck) {
   return line + buf + "; run the same command with --resume to continue it";
 }
 
+/// --pin-set: A's parameters, `params` with `sets` (NAME=VALUE) applied; none without sets.
+/// Throws simscope::Error naming the setting at fault.
+std::optional<ParamSet> pinned_params(const ParamSet& params,
+                                      const std::vector<std::string>& sets) {
+  if (sets.empty()) return std::nullopt;
+  ParamSet a = params;
+  for (const std::string& kv : sets) {
+    const auto eq = kv.find('=');
+    try {
+      a.set_from_string(kv.substr(0, eq), kv.substr(eq + 1));
+    } catch (const std::exception& e) {
+      throw Error("--pin-set " + kv + ": " + e.what());
+    }
+  }
+  return a;
+}
+
+/// One line: the largest and RMS difference B - A of the shown output.
+void print_difference(const RunResult& a, const RunResult& b, const std::string& name, bool quiet) {
+  const OutputArray *oa = a.find(name), *ob = b.find(name);
+  if (quiet || !oa || !ob || oa->shape != ob->shape) return;
+  const auto va = output_values(*oa), vb = output_values(*ob);
+  const DiffStats d = diff_stats(std::vector<float>(va.begin(), va.end()),
+                                 std::vector<float>(vb.begin(), vb.end()), false);
+  std::printf("simscope: B - A of %s: max |B - A| %.6g, RMS %.6g over %zu values\n", name.c_str(),
+              d.max_abs, d.rms, d.compared);
+}
+
 }  // namespace
 
 int run_headless(const CliOptions& o) {
@@ -160,10 +189,17 @@ int run_headless(const CliOptions& o) {
       throw CheckpointRefused("--resume continues an interrupted oscillators study; workload " +
                               workload_name + " keeps no checkpoint");
     }
+    const std::optional<ParamSet> pin_params = pinned_params(s.params, o.pin_sets);
     Worker worker(std::move(s.workload));
     bool notice_printed = false;
     RunResult r = run_with_progress(worker, s, o.quiet, notice_printed, ck);
     if (g_signal) throw Interrupted{int(g_signal)};
+    std::optional<RunResult> pinned;  // --pin-set: A, computed after B (no checkpoint)
+    if (pin_params) {
+      Session sa{nullptr, *pin_params, s.view, s.backend};
+      pinned = run_with_progress(worker, sa, o.quiet, notice_printed, nullptr);
+      if (g_signal) throw Interrupted{int(g_signal)};
+    }
     const Workload& viewer = worker.workload();
 
     RenderInfo info;
@@ -211,6 +247,13 @@ int run_headless(const CliOptions& o) {
       image =
           view_png_file(image_path, std::move(rgba), o.image_width, o.image_height, r, manifest);
     auto written = export_run(r, dir, manifest, image ? &*image : nullptr);
+    if (pinned) {
+      const auto more = export_comparison(
+          *pinned, r, dir,
+          run_manifest(*pinned, s.backend.notice, RenderInfo{}, front_end_versions()));
+      written.insert(written.end(), more.begin(), more.end());
+      print_difference(*pinned, r, r.params.get_string(view_param), o.quiet);
+    }
     if (profile) {
       const std::string path =
           QDir(QString::fromStdString(dir)).filePath("profile.csv").toStdString();
