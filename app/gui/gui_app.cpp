@@ -90,9 +90,10 @@ void refresh_image(GuiState& s) {
   const std::string& which = s.params.get_string(view_param);
   try {
     s.image = s.worker->workload().view_image(*s.result, which);
+    const std::string compared = apply_compare(s, which);  // A, B - A...: compare_panel.cpp
     // The workload's colormap/scale for a newly chosen output go into the view parameters, so
     // the panel shows what is drawn; the user's later choices stick until the output changes.
-    const std::string key = s.workload_name + "/" + which;
+    const std::string key = s.workload_name + "/" + which + compared;
     if (key != s.hinted_for) {
       apply_view_hints(s.view, s.image);
       s.hinted_for = key;
@@ -102,7 +103,8 @@ void refresh_image(GuiState& s) {
     const bool plain = o && o->shape.size() == 2;
     // The result owns its device buffer (shared with the evaluator, which never writes it again
     // while the result holds it): safe to read while a job runs, or after one was cancelled.
-    if (s.result->device_view && plain && which == s.result->params.get_string(view_param))
+    if (s.result->device_view && plain && which == s.result->params.get_string(view_param) &&
+        !compare_shown(s))
       s.plane->set_data_device(s.result->device_view.get(), s.image.rows, s.image.cols);
     else
       s.plane->set_data_host(s.image.data.data(), s.image.rows, s.image.cols);
@@ -228,7 +230,8 @@ void export_data(GuiState& s) {
     const ExportFile img =
         view_png_file(QDir(QString::fromStdString(dir)).filePath("view.png").toStdString(),
                       std::move(rgba), w, h, r, manifest);
-    const auto written = export_run(r, dir, manifest, &img);
+    auto written = export_run(r, dir, manifest, &img);
+    export_compare(s, dir, written);  // a pinned A and B - A (compare_panel.cpp)
     action_done(s, "exported " + std::to_string(written.size()) + " files to " + dir);
   } catch (const std::exception& e) {
     action_failed(s, e.what());
@@ -256,6 +259,8 @@ void handle_keys(GuiState& s, KeyPresses& keys, int& screenshots, int& exports) 
     s.image_dirty = true;
   }
   if (pressed(GLFW_KEY_P)) s.explore.want_save_csv = true;  // the line profile's CSV
+  if (pressed(GLFW_KEY_A)) pin_result(s);                   // compare: pin as A
+  if (pressed(GLFW_KEY_D)) cycle_compare_mode(s);           // B, A, B - A, (B - A) / |A|
   if (toggled(GLFW_KEY_H)) s.show_panels = !s.show_panels;
   for (int k = 0; k < 3; ++k)
     if (pressed(GLFW_KEY_1 + k) && k < int(workload_names().size()))

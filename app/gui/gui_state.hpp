@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "compare_view.hpp"
 #include "explore.hpp"
 #include "render/plane_view.hpp"
 #include "session.hpp"
@@ -64,6 +65,7 @@ struct GuiState {
   int want_export = 0;      ///< exports asked for (button, E key) this frame
   std::string logged_upload_path;  ///< the upload path last written to the log
   ExploreState explore;            ///< probe and line profile (explore.hpp)
+  CompareState compare;            ///< a pinned result A (compare_view.hpp)
 };
 
 /// Left panel: workload switcher, the workload's parameters, presets. Returns true when

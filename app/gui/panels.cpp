@@ -203,7 +203,8 @@ void draw_view_panel(GuiState& s, float x, float y, float w, float h) {
     ImGui::Separator();
     ImGui::TextWrapped("%s", s.cursor_text.c_str());
   }
-  draw_probe_panel(s);  // probe.cpp
+  draw_probe_panel(s);    // probe.cpp
+  draw_compare_panel(s);  // compare_panel.cpp
   s.extras->draw_panel(s);
   if (!plane_kind && !s.cursor_text.empty()) {
     ImGui::Separator();

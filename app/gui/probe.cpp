@@ -198,6 +198,8 @@ void draw_probe_panel(GuiState& s) {
 
 void add_explore_text(const GuiState& s, std::map<QString, QString>& text) {
   const ExploreState& e = s.explore;
+  if (const std::string c = compare_summary(s); !c.empty())
+    text["simscope.compare"] = QString::fromStdString(c);
   if (!e.probe_readout.empty()) text["simscope.probe"] = QString::fromStdString(e.probe_readout);
   if (e.have_line && e.profile) {
     char buf[200];
