@@ -31,6 +31,7 @@
 #include "png.hpp"
 #include "render/offscreen.hpp"
 #include "run_manifest.hpp"
+#include "undo.hpp"
 #include "view_png_export.hpp"
 #include "view_schema.hpp"
 #include "view_settings.hpp"
@@ -258,9 +259,13 @@ void handle_keys(GuiState& s, KeyPresses& keys, int& screenshots, int& exports) 
     s.zoom = 1, s.zoom_cu = s.zoom_cv = 0.5;
     s.image_dirty = true;
   }
-  if (pressed(GLFW_KEY_P)) s.explore.want_save_csv = true;  // the line profile's CSV
-  if (pressed(GLFW_KEY_A)) pin_result(s);                   // compare: pin as A
-  if (pressed(GLFW_KEY_D)) cycle_compare_mode(s);           // B, A, B - A, (B - A) / |A|
+  if (pressed(GLFW_KEY_P)) s.explore.want_save_csv = true;    // the line profile's CSV
+  if (pressed(GLFW_KEY_Z, GLFW_MOD_CONTROL)) undo_params(s);  // undo.cpp
+  if (pressed(GLFW_KEY_Z, GLFW_MOD_CONTROL | GLFW_MOD_SHIFT) ||
+      pressed(GLFW_KEY_Y, GLFW_MOD_CONTROL))
+    redo_params(s);
+  if (pressed(GLFW_KEY_A)) pin_result(s);          // compare: pin as A
+  if (pressed(GLFW_KEY_D)) cycle_compare_mode(s);  // B, A, B - A, (B - A) / |A|
   if (toggled(GLFW_KEY_H)) s.show_panels = !s.show_panels;
   for (int k = 0; k < 3; ++k)
     if (pressed(GLFW_KEY_1 + k) && k < int(workload_names().size()))
@@ -445,6 +450,7 @@ int run_gui(const CliOptions& o) {
     }
     explore_mouse(s, fb_h, sx, sy);  // probe and line profile (probe.cpp)
     draw_explore(s, fb_h, sx, sy);
+    track_undo(s);  // undo.cpp
     if (!s.pending_command.empty()) {
       submit(s, s.pending_command);
       s.pending_command.clear();

@@ -11,6 +11,7 @@
 #include "explore.hpp"
 #include "render/plane_view.hpp"
 #include "session.hpp"
+#include "undo_stack.hpp"
 #include "worker.hpp"
 #include "workload_gui.hpp"
 
@@ -64,8 +65,11 @@ struct GuiState {
   int want_screenshot = 0;  ///< screenshots asked for (button, S key) this frame, done after drawing
   int want_export = 0;      ///< exports asked for (button, E key) this frame
   std::string logged_upload_path;  ///< the upload path last written to the log
-  ExploreState explore;            ///< probe and line profile (explore.hpp)
-  CompareState compare;            ///< a pinned result A (compare_view.hpp)
+
+  // exploration tools
+  ExploreState explore;                             ///< probe and line profile (explore.hpp)
+  CompareState compare;                             ///< a pinned result A (compare_view.hpp)
+  std::map<std::string, UndoStack<ParamSet>> undo;  ///< per workload (undo.hpp)
 };
 
 /// Left panel: workload switcher, the workload's parameters, presets. Returns true when
