@@ -211,7 +211,7 @@ void export_data(GuiState& s) {
   }
   try {
     const std::string dir = unique_name("simscope-export-" + timestamp(), "");
-    const int w = 1024, h = 832;
+    const auto [w, h] = export_image_size(s);  // 1024 x 832, or the size chosen (I)
     render::Offscreen target(w, h);
     target.bind();
     // The centre view as shown: the plane, or the workload's own (e.g. the phase view).
@@ -264,6 +264,7 @@ void handle_keys(GuiState& s, KeyPresses& keys, int& screenshots, int& exports) 
   if (pressed(GLFW_KEY_Z, GLFW_MOD_CONTROL | GLFW_MOD_SHIFT) ||
       pressed(GLFW_KEY_Y, GLFW_MOD_CONTROL))
     redo_params(s);
+  if (pressed(GLFW_KEY_I)) s.image_export.open_popup = true;  // view image at any size
   if (pressed(GLFW_KEY_A)) pin_result(s);          // compare: pin as A
   if (pressed(GLFW_KEY_D)) cycle_compare_mode(s);  // B, A, B - A, (B - A) / |A|
   if (toggled(GLFW_KEY_H)) s.show_panels = !s.show_panels;
@@ -467,6 +468,7 @@ int run_gui(const CliOptions& o) {
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
     const int vx = int(left * sx), vy = int(bottom * sy);
     const int vw = int((W - left - right) * sx), vh = int((H - bottom) * sy);
+    s.image_export.view_w = vw, s.image_export.view_h = vh;
     if (s.result && vw > 16 && vh > 16) {
       if (plane_kind)
         s.plane->draw(vx, vy, vw, vh);
@@ -480,6 +482,7 @@ int run_gui(const CliOptions& o) {
     for (; s.want_screenshot > 0; --s.want_screenshot)
       save_screenshot(s, unique_name("simscope-" + timestamp(), ".png"), fb_w, fb_h);
     for (; s.want_export > 0; --s.want_export) export_data(s);
+    save_requested_view_image(s);  // image_export.cpp
     if (s.result && s.plane->upload_path() != s.logged_upload_path) {
       s.logged_upload_path = s.plane->upload_path();
       std::fprintf(stderr, "simscope: plane upload path: %s%s%s\n", s.logged_upload_path.c_str(),

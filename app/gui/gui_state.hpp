@@ -9,6 +9,7 @@
 
 #include "compare_view.hpp"
 #include "explore.hpp"
+#include "image_export.hpp"
 #include "render/plane_view.hpp"
 #include "session.hpp"
 #include "undo_stack.hpp"
@@ -70,6 +71,7 @@ struct GuiState {
   ExploreState explore;                             ///< probe and line profile (explore.hpp)
   CompareState compare;                             ///< a pinned result A (compare_view.hpp)
   std::map<std::string, UndoStack<ParamSet>> undo;  ///< per workload (undo.hpp)
+  ImageExportState image_export;                    ///< view images at any size
 };
 
 /// Left panel: workload switcher, the workload's parameters, presets. Returns true when

@@ -181,6 +181,7 @@ void draw_view_panel(GuiState& s, float x, float y, float w, float h) {
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip(
         "Write every output as .npy, view.png and run.json to simscope-export-<time>/");
+  draw_image_size_controls(s);  // image_export.cpp
   if (plane_kind && !s.histogram.empty()) {
     ImGui::Separator();
     ImGui::TextDisabled("Histogram of the shown values");
