@@ -25,6 +25,7 @@
 #include "core/error.hpp"
 #include "export.hpp"
 #include "gui_state.hpp"
+#include "drop.hpp"
 #include "key_presses.hpp"
 #include "output_checks.hpp"
 #include "params_json.hpp"
@@ -365,6 +366,7 @@ int run_gui(const CliOptions& o) {
   io.FontGlobalScale = scale;
   KeyPresses keys(window.handle());  // before ImGui's back end, which chains to its callback
   ImGui_ImplGlfw_InitForOpenGL(window.handle(), true);
+  install_drop_callback(window.handle());  // drop.cpp
   ImGui_ImplOpenGL3_Init("#version 450");
 
   GuiState s;
@@ -421,6 +423,7 @@ int run_gui(const CliOptions& o) {
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
     handle_keys(s, keys, s.want_screenshot, s.want_export);
+    handle_drops(s);  // files dropped onto the window (drop.cpp)
 
     const float W = float(ww), H = float(wh);
     const auto [left, right] = s.show_panels ? panel_widths(W, scale) : std::pair{0.f, 0.f};

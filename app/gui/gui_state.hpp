@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "compare_view.hpp"
+#include "drop.hpp"
 #include "explore.hpp"
 #include "image_export.hpp"
 #include "render/plane_view.hpp"
@@ -72,6 +73,7 @@ struct GuiState {
   CompareState compare;                             ///< a pinned result A (compare_view.hpp)
   std::map<std::string, UndoStack<ParamSet>> undo;  ///< per workload (undo.hpp)
   ImageExportState image_export;                    ///< view images at any size
+  DropState drop;                                   ///< files dropped onto the window
 };
 
 /// Left panel: workload switcher, the workload's parameters, presets. Returns true when
