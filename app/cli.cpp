@@ -7,6 +7,7 @@
 #include "core/quote.hpp"
 #include "plane_profile.hpp"
 #include "session.hpp"
+#include "sweep.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {
@@ -93,9 +94,16 @@ CliParse parse_command_line(const QStringList& args) {
       "DIR/pinned/ (A's outputs and run.json) and DIR/difference/<output>.npy (B - A, B this "
       "run).",
       "NAME=VALUE");
-  for (const auto* o : {&pin_set, &workload, &preset, &set, &backend, &headless, &out, &out_dir,
-                        &image_size, &no_image, &list_params, &frames, &screenshot, &quiet, &resume,
-                        &checkpoint_interval, &profile})
+  const QCommandLineOption sweep(
+      "sweep",
+      "Headless: run FRAMES times with the numeric parameter NAME stepped evenly from START to "
+      "STOP; writes DIR/frames/0000.png ... (at --image-size), DIR/sweep.mp4 when ffmpeg is "
+      "installed, and DIR/run.json listing every frame's parameters. Colours: each frame its "
+      "own range unless view.range is locked (--set view.range=fixed ...).",
+      "NAME=START:STOP:FRAMES");
+  for (const auto* o : {&workload, &preset, &set, &backend, &headless, &out, &out_dir, &image_size,
+                        &no_image, &list_params, &frames, &screenshot, &quiet, &resume,
+                        &checkpoint_interval, &profile, &pin_set, &sweep})
     p.addOption(*o);
 
   CliParse r;
@@ -164,6 +172,19 @@ CliParse parse_command_line(const QStringList& args) {
     if (!ok || !(o.checkpoint_interval > 0) || o.checkpoint_interval > 1e9)
       return fail("--checkpoint-interval expects a number of seconds > 0, got '" +
                   p.value(checkpoint_interval) + "'");
+  }
+  if (p.isSet(sweep)) {
+    o.sweep = p.value(sweep).toStdString();
+    try {
+      parse_sweep(o.sweep);
+    } catch (const std::exception& e) {
+      return fail(QString::fromStdString(e.what()));
+    }
+    if (!o.headless) return fail("--sweep needs --headless");
+    if (p.isSet(profile) || p.isSet(pin_set) || p.isSet(no_image) || p.isSet(out))
+      return fail(
+          "--sweep writes frames: it does not combine with --profile, --pin-set, --out "
+          "or --no-image");
   }
   for (const QString& s : p.values(pin_set)) {
     if (!s.contains('=')) return fail("--pin-set expects NAME=VALUE, got '" + s + "'");

@@ -23,6 +23,7 @@
 #include "run_manifest.hpp"
 #include "session.hpp"
 #include "study_checkpoint.hpp"
+#include "sweep.hpp"
 #include "view_png_export.hpp"
 #include "view_settings.hpp"
 #include "worker.hpp"
@@ -159,6 +160,7 @@ void print_difference(const RunResult& a, const RunResult& b, const std::string&
 }  // namespace
 
 int run_headless(const CliOptions& o) {
+  if (!o.sweep.empty()) return run_sweep(o);  // sweep.cpp
   install_stop_handlers();
   std::shared_ptr<StudyCheckpointRequest> ck;
   try {
