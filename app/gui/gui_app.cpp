@@ -26,6 +26,7 @@
 #include "export.hpp"
 #include "gui_state.hpp"
 #include "drop.hpp"
+#include "fonts.hpp"
 #include "key_presses.hpp"
 #include "output_checks.hpp"
 #include "params_json.hpp"
@@ -360,10 +361,8 @@ int run_gui(const CliOptions& o) {
   ImGui::CreateContext();
   ImGuiIO& io = ImGui::GetIO();
   io.IniFilename = nullptr;
-  const float scale = window.content_scale();
-  ImGui::StyleColorsDark();
-  ImGui::GetStyle().ScaleAllSizes(scale);
-  io.FontGlobalScale = scale;
+  float scale = choose_ui_scale(window.content_scale());  // re-baked on a change (fonts.cpp)
+  std::fprintf(stderr, "simscope: %s\n", bake_fonts(scale, false).c_str());
   KeyPresses keys(window.handle());  // before ImGui's back end, which chains to its callback
   ImGui_ImplGlfw_InitForOpenGL(window.handle(), true);
   install_drop_callback(window.handle());  // drop.cpp
@@ -419,6 +418,11 @@ int run_gui(const CliOptions& o) {
         s.error.empty() && s.result)
       submit(s);
 
+    if (const float cs = choose_ui_scale(window.content_scale()); cs != scale) {
+      scale = cs;  // another monitor: crisp fonts at its scale
+      std::fprintf(stderr, "simscope: %s\n", bake_fonts(scale, true).c_str());
+      s.plane->set_ui_scale(scale);
+    }
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();

@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "explore.hpp"
+#include "fonts.hpp"
 #include "gui_state.hpp"
 
 namespace simscope::app::gui {
@@ -132,7 +133,7 @@ void draw_explore(GuiState& s, int fb_h, float sx, float sy) {
   if (m && ps) {
     ImDrawList* dl = ImGui::GetBackgroundDrawList();
     dl->PushClipRect(m->clip_min(), m->clip_max(), true);
-    const float sc = ImGui::GetIO().FontGlobalScale;
+    const float sc = ui_scale();
     if (e.probe) {
       const int i = std::clamp(e.probe->first, 0, ps->rows - 1);
       const int j = std::clamp(e.probe->second, 0, ps->cols - 1);
@@ -155,7 +156,7 @@ void draw_explore(GuiState& s, int fb_h, float sx, float sy) {
   if (e.have_line && e.show_plot && plane_shown(s)) {
     update_profile(s);
     const ImGuiViewport* vp = ImGui::GetMainViewport();
-    const float sc = ImGui::GetIO().FontGlobalScale;
+    const float sc = ui_scale();
     ImGui::SetNextWindowSize(ImVec2(420 * sc, 270 * sc), ImGuiCond_FirstUseEver);
     ImGui::SetNextWindowPos(ImVec2(vp->Size.x * 0.5f, vp->Size.y - 70 * sc), ImGuiCond_FirstUseEver,
                             ImVec2(0.5f, 1.0f));
