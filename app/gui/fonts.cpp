@@ -23,7 +23,9 @@ const ImWchar kRanges[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x2010, 0x205E, 0x207
 }  // namespace
 
 std::string ui_font_path() {
-  if (const char* env = std::getenv("SIMSCOPE_FONT"); env && *env) return env;
+  // (a file that does not exist is passed over: ImGui asserts on a font file it cannot read)
+  if (const char* env = std::getenv("SIMSCOPE_FONT"); env && *env && QFileInfo(env).isFile())
+    return env;
   for (const char* p :
        {"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "/usr/share/fonts/TTF/DejaVuSans.ttf"})
     if (QFileInfo::exists(p)) return p;
@@ -46,7 +48,7 @@ std::string bake_fonts(float scale, bool upload) {
   io.Fonts->Clear();
   io.FontGlobalScale = 1.f;
   const std::string path = ui_font_path();
-  const float px = std::round(14.f * scale);
+  const float px = std::round(13.f * scale);  // ImGui's own size: the layout keeps its metrics
   std::string note;
   ImFont* font = nullptr;
   if (!path.empty()) {

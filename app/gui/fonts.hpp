@@ -8,7 +8,7 @@
 
 namespace simscope::app::gui {
 
-/// The TTF file used: SIMSCOPE_FONT when set, else DejaVu Sans in Debian's font folder; empty
+/// The TTF file used: SIMSCOPE_FONT when it names a file, else DejaVu Sans in Debian's font folder; empty
 /// when none is found.
 std::string ui_font_path();
 

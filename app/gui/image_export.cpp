@@ -18,7 +18,8 @@ namespace simscope::app::gui {
 
 void draw_image_size_controls(GuiState& s) {
   ImageExportState& e = s.image_export;
-  if (ImGui::Button("Image at size... (I)")) e.open_popup = true;
+  ImGui::Separator();
+  if (ImGui::SmallButton("Image at size... (I)")) e.open_popup = true;
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("Save the centre view rendered offscreen at any size, or export at it");
   if (e.open_popup) {

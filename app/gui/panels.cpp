@@ -181,7 +181,6 @@ void draw_view_panel(GuiState& s, float x, float y, float w, float h) {
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip(
         "Write every output as .npy, view.png and run.json to simscope-export-<time>/");
-  draw_image_size_controls(s);  // image_export.cpp
   if (plane_kind && !s.histogram.empty()) {
     ImGui::Separator();
     ImGui::TextDisabled("Histogram of the shown values");
@@ -204,9 +203,11 @@ void draw_view_panel(GuiState& s, float x, float y, float w, float h) {
     ImGui::Separator();
     ImGui::TextWrapped("%s", s.cursor_text.c_str());
   }
-  draw_probe_panel(s);    // probe.cpp
-  draw_compare_panel(s);  // compare_panel.cpp
   s.extras->draw_panel(s);
+  // After the workload's own widgets, so that those keep their places.
+  draw_probe_panel(s);          // probe.cpp
+  draw_compare_panel(s);        // compare_panel.cpp
+  draw_image_size_controls(s);  // image_export.cpp
   if (!plane_kind && !s.cursor_text.empty()) {
     ImGui::Separator();
     ImGui::TextWrapped("%s", s.cursor_text.c_str());
