@@ -96,10 +96,11 @@ CliParse parse_command_line(const QStringList& args) {
       "NAME=VALUE");
   const QCommandLineOption sweep(
       "sweep",
-      "Headless: run FRAMES times with the numeric parameter NAME stepped evenly from START to "
-      "STOP; writes DIR/frames/0000.png ... (at --image-size), DIR/sweep.mp4 when ffmpeg is "
+      "Run FRAMES times with the numeric parameter NAME stepped evenly from START to STOP; "
+      "writes DIR/frames/0000.png ... (at --image-size), DIR/sweep.mp4 when ffmpeg is "
       "installed, and DIR/run.json listing every frame's parameters. Colours: each frame its "
-      "own range unless view.range is locked (--set view.range=fixed ...).",
+      "own range unless view.range is locked (--set view.range=fixed ...). Without --headless "
+      "the window runs it (frames at the view's size, in simscope-sweep-<time>/).",
       "NAME=START:STOP:FRAMES");
   for (const auto* o : {&workload, &preset, &set, &backend, &headless, &out, &out_dir, &image_size,
                         &no_image, &list_params, &frames, &screenshot, &quiet, &resume,
@@ -180,7 +181,6 @@ CliParse parse_command_line(const QStringList& args) {
     } catch (const std::exception& e) {
       return fail(QString::fromStdString(e.what()));
     }
-    if (!o.headless) return fail("--sweep needs --headless");
     if (p.isSet(profile) || p.isSet(pin_set) || p.isSet(no_image) || p.isSet(out))
       return fail(
           "--sweep writes frames: it does not combine with --profile, --pin-set, --out "

@@ -44,9 +44,9 @@ RunResult run_one(Worker& worker, const ParamSet& p, Backend backend) {
   }
 }
 
-/// DIR/sweep.mp4 from the frames through ffmpeg (H.264, 10 frames per second, even sizes).
-/// Returns the path, or "" with `note` saying why there is none.
-std::string make_video(const std::string& dir, std::string& note) {
+}  // namespace
+
+std::string make_sweep_video(const std::string& dir, std::string& note) {
   const QString ffmpeg = QStandardPaths::findExecutable("ffmpeg");
   if (ffmpeg.isEmpty()) {
     note = "ffmpeg not found: no sweep.mp4 (install ffmpeg for a video of the frames)";
@@ -66,7 +66,27 @@ std::string make_video(const std::string& dir, std::string& note) {
   return out.toStdString();
 }
 
-}  // namespace
+Json sweep_manifest(const std::string& workload, const std::string& backend, const SweepSpec& spec,
+                    const std::string& video, const Json& frames) {
+  Json m;
+  m["workload"] = workload;
+  m["backend"] = backend;
+  m["simscope"] = {{"version", SIMSCOPE_VERSION}};
+  for (const auto& [k, val] : front_end_versions()) m["simscope"][k] = val;
+  m["sweep"] = {{"param", spec.param},
+                {"start", json_number(spec.start)},
+                {"stop", json_number(spec.stop)},
+                {"frames", spec.frames},
+                {"video", video.empty() ? Json() : Json("sweep.mp4")}};
+  m["frames"] = frames;
+  return m;
+}
+
+void write_json_file(const std::string& path, const Json& j) {
+  std::ofstream out(path);
+  out << json_text(j);
+  if (!out) throw Error("cannot write " + path);
+}
 
 SweepSpec parse_sweep(const std::string& text) {
   const std::string expected =
@@ -176,25 +196,11 @@ int run_sweep(const CliOptions& o) {
     }
     if (!o.quiet && tty) std::fprintf(stderr, "\n");
     std::string note;
-    const std::string video = make_video(dir, note);
+    const std::string video = make_sweep_video(dir, note);
     if (!video.empty()) written.push_back(video);
-    Json m;
-    m["workload"] = frames.front().schema().workload();
-    m["backend"] = to_string(s.backend.backend);
-    m["simscope"] = {{"version", SIMSCOPE_VERSION}};
-    for (const auto& [k, val] : front_end_versions()) m["simscope"][k] = val;
-    m["sweep"] = {{"param", spec.param},
-                  {"start", json_number(spec.start)},
-                  {"stop", json_number(spec.stop)},
-                  {"frames", spec.frames},
-                  {"video", video.empty() ? Json() : Json("sweep.mp4")}};
-    m["frames"] = list;
     const std::string manifest = d.filePath("run.json").toStdString();
-    {
-      std::ofstream out(manifest);
-      out << json_text(m);
-      if (!out) throw Error("cannot write " + manifest);
-    }
+    write_json_file(manifest, sweep_manifest(frames.front().schema().workload(),
+                                             to_string(s.backend.backend), spec, video, list));
     written.push_back(manifest);
     if (!note.empty()) std::fprintf(stderr, "simscope: warning: %s\n", note.c_str());
     if (!o.quiet) {

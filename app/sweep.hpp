@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/params.hpp"
+#include "json.hpp"
 
 namespace simscope::app {
 
@@ -26,6 +27,19 @@ SweepSpec parse_sweep(const std::string& text);
 /// rounded to the nearest integer). Throws simscope::Error naming the parameter when it is not
 /// an Int or Float parameter of the schema, or when a value is outside its range.
 std::vector<ParamSet> sweep_params(const ParamSet& base, const SweepSpec& spec);
+
+/// DIR/sweep.mp4 from DIR/frames/%04d.png through ffmpeg (H.264, 10 frames per second, sizes
+/// padded to even). Returns its path, or "" with `note` saying why there is none (no ffmpeg, or
+/// its error).
+std::string make_sweep_video(const std::string& dir, std::string& note);
+
+/// The sweep's run.json: workload, back end, versions, {"sweep": param, start, stop, frames,
+/// video} and `frames` (one object per frame: file, value, params, view, compute_seconds).
+Json sweep_manifest(const std::string& workload, const std::string& backend, const SweepSpec& spec,
+                    const std::string& video, const Json& frames);
+
+/// Writes `j` as indented JSON to `path`. Throws simscope::Error naming the path.
+void write_json_file(const std::string& path, const Json& j);
 
 /// `simscope --headless --sweep ...`: runs every frame, writes the frames, the video (ffmpeg)
 /// and run.json into --out-dir; progress and ETA on stderr. Returns the exit status (0; 1 with

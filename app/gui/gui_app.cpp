@@ -381,6 +381,7 @@ int run_gui(const CliOptions& o) {
   for (const QString& p : settings.value("presets/recent").toStringList())
     s.recent_presets.push_back(p.toStdString());
   if (!o.preset.empty()) s.preset_path = o.preset;
+  s.sweep.pending_cli = o.sweep;  // --sweep in the window: once the first result is in
   submit(s);
 
   int frames_after_result = 0;
@@ -490,6 +491,7 @@ int run_gui(const CliOptions& o) {
       save_screenshot(s, unique_name("simscope-" + timestamp(), ".png"), fb_w, fb_h);
     for (; s.want_export > 0; --s.want_export) export_data(s);
     save_requested_view_image(s);  // image_export.cpp
+    advance_sweep(s);              // sweep_panel.cpp
     if (s.result && s.plane->upload_path() != s.logged_upload_path) {
       s.logged_upload_path = s.plane->upload_path();
       std::fprintf(stderr, "simscope: plane upload path: %s%s%s\n", s.logged_upload_path.c_str(),

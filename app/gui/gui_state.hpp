@@ -13,6 +13,7 @@
 #include "image_export.hpp"
 #include "render/plane_view.hpp"
 #include "session.hpp"
+#include "sweep_panel.hpp"
 #include "undo_stack.hpp"
 #include "worker.hpp"
 #include "workload_gui.hpp"
@@ -74,6 +75,7 @@ struct GuiState {
   std::map<std::string, UndoStack<ParamSet>> undo;  ///< per workload (undo.hpp)
   ImageExportState image_export;                    ///< view images at any size
   DropState drop;                                   ///< files dropped onto the window
+  SweepState sweep;                                 ///< a parameter sweep under way
 };
 
 /// Left panel: workload switcher, the workload's parameters, presets. Returns true when

@@ -64,6 +64,19 @@ void draw_image_size_controls(GuiState& s) {
   ImGui::EndPopup();
 }
 
+std::vector<std::uint8_t> render_view_offscreen(GuiState& s, int w, int h) {
+  std::vector<std::uint8_t> rgba;
+  render::Offscreen target(w, h);  // names the GL limit when the size exceeds it
+  target.bind();
+  if (s.worker->workload().view_kind(s.params) == "plane")
+    s.plane->draw(0, 0, w, h);
+  else
+    s.extras->draw_view(s, 0, 0, w, h);
+  rgba = target.read_rgba();
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  return rgba;
+}
+
 void save_requested_view_image(GuiState& s) {
   ImageExportState& e = s.image_export;
   if (e.want_w <= 0 || e.want_h <= 0) return;
@@ -74,17 +87,7 @@ void save_requested_view_image(GuiState& s) {
     return;
   }
   try {
-    std::vector<std::uint8_t> rgba;
-    {
-      render::Offscreen target(w, h);  // names the GL limit when the size exceeds it
-      target.bind();
-      if (s.worker->workload().view_kind(s.params) == "plane")
-        s.plane->draw(0, 0, w, h);
-      else
-        s.extras->draw_view(s, 0, 0, w, h);
-      rgba = target.read_rgba();
-      glBindFramebuffer(GL_FRAMEBUFFER, 0);
-    }
+    const std::vector<std::uint8_t> rgba = render_view_offscreen(s, w, h);
     const std::string stem =
         "simscope-view-" + QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss").toStdString();
     std::string path = stem + ".png";

@@ -34,6 +34,7 @@ void restore(GuiState& s, bool redo) {
 
 void track_undo(GuiState& s) {
   if (ImGui::IsAnyItemActive()) return;  // a drag or an edit under way: one step when done
+  if (s.sweep.running) return;           // a sweep's frames: one step once it is over
   s.undo[s.workload_name].observe(s.params);
 }
 

@@ -76,6 +76,6 @@ for arg, code, words in [("k=1:2", 2, "--sweep expects NAME=START:STOP:FRAMES"),
     c.check(p.returncode == code and words in p.stderr and len(p.stderr.strip().splitlines()) == 1,
             f"--sweep {arg}: exit {p.returncode}, {p.stderr.strip()!r}")
     c.check(not os.path.exists(os.path.join(bad, "frames", "0000.png")), f"{arg}: no frames")
-p = run(simscope, "--sweep", "k=1:2:3")
-c.check(p.returncode == 2 and "needs --headless" in p.stderr, f"GUI: {p.stderr.strip()!r}")
+p = run(simscope, "--sweep", "k=1:2:3", "--pin-set", "k=2")
+c.check(p.returncode == 2 and "does not combine" in p.stderr, f"with --pin-set: {p.stderr.strip()!r}")
 c.done()
