@@ -8,8 +8,8 @@
 
 namespace simscope::app::gui {
 
-/// The TTF file used: SIMSCOPE_FONT when it names a file, else DejaVu Sans in Debian's font folder; empty
-/// when none is found.
+/// The TTF file used: SIMSCOPE_FONT when it names a file, else DejaVu Sans in Debian's font folder;
+/// empty when none is found.
 std::string ui_font_path();
 
 /// The UI scale in effect: the content scale the fonts were baked at (1 = 96 dpi).

@@ -267,8 +267,8 @@ void handle_keys(GuiState& s, KeyPresses& keys, int& screenshots, int& exports) 
       pressed(GLFW_KEY_Y, GLFW_MOD_CONTROL))
     redo_params(s);
   if (pressed(GLFW_KEY_I)) s.image_export.open_popup = true;  // view image at any size
-  if (pressed(GLFW_KEY_A)) pin_result(s);          // compare: pin as A
-  if (pressed(GLFW_KEY_D)) cycle_compare_mode(s);  // B, A, B - A, (B - A) / |A|
+  if (pressed(GLFW_KEY_A)) pin_result(s);                     // compare: pin as A
+  if (pressed(GLFW_KEY_D)) cycle_compare_mode(s);             // B, A, B - A, (B - A) / |A|
   if (toggled(GLFW_KEY_H)) s.show_panels = !s.show_panels;
   for (int k = 0; k < 3; ++k)
     if (pressed(GLFW_KEY_1 + k) && k < int(workload_names().size()))

@@ -30,7 +30,6 @@ const OscillatorsPayload* payload_of(const GuiState& s) {
   return s.result ? s.result->payload_as<OscillatorsPayload>() : nullptr;
 }
 
-
 /// The last finite value, or NaN.
 double last_finite(const std::vector<double>& v) {
   for (auto it = v.rbegin(); it != v.rend(); ++it)
@@ -104,10 +103,10 @@ class OscillatorsGui final : public WorkloadGui {
     const std::string of = own ? " of member " + std::to_string(p->shown) : ", ensemble mean";
     std::vector<double> times(p->step.size());  // t = dt * step of each sample
     for (std::size_t k = 0; k < times.size(); ++k) times[k] = p->dt * p->step[k];
-    plot(own ? p->watch_order : p->order, times, "##R", "R(t)" + of, own ? &p->order : nullptr, 0.0f,
-         1.0f);
-    plot(own ? p->watch_msd : p->msd, times, "##msd", "msd(t)" + of, own ? &p->msd : nullptr, FLT_MAX,
-         FLT_MAX);
+    plot(own ? p->watch_order : p->order, times, "##R", "R(t)" + of, own ? &p->order : nullptr,
+         0.0f, 1.0f);
+    plot(own ? p->watch_msd : p->msd, times, "##msd", "msd(t)" + of, own ? &p->msd : nullptr,
+         FLT_MAX, FLT_MAX);
     ImGui::TextDisabled("samples every %lld steps (record.every)",
                         static_cast<long long>(p->every));
     if (std::isfinite(p->msd_mean)) {
