@@ -102,9 +102,14 @@ CliParse parse_command_line(const QStringList& args) {
       "own range unless view.range is locked (--set view.range=fixed ...). Without --headless "
       "the window runs it (frames at the view's size, in simscope-sweep-<time>/).",
       "NAME=START:STOP:FRAMES");
+  const QCommandLineOption record(
+      "record",
+      "GUI: record the view's next FRAMES results (a live workload's frames as it runs) into "
+      "simscope-record-<time>/frames/0000.png ..., sweep.mp4 (ffmpeg) and run.json.",
+      "FRAMES");
   for (const auto* o : {&workload, &preset, &set, &backend, &headless, &out, &out_dir, &image_size,
                         &no_image, &list_params, &frames, &screenshot, &quiet, &resume,
-                        &checkpoint_interval, &profile, &pin_set, &sweep})
+                        &checkpoint_interval, &profile, &pin_set, &sweep, &record})
     p.addOption(*o);
 
   CliParse r;
@@ -173,6 +178,14 @@ CliParse parse_command_line(const QStringList& args) {
     if (!ok || !(o.checkpoint_interval > 0) || o.checkpoint_interval > 1e9)
       return fail("--checkpoint-interval expects a number of seconds > 0, got '" +
                   p.value(checkpoint_interval) + "'");
+  }
+  if (p.isSet(record)) {
+    bool ok = false;
+    o.record = p.value(record).toInt(&ok);
+    if (!ok || o.record < 1 || o.record > 100000)
+      return fail("--record expects a number of frames 1 ... 100000, got '" + p.value(record) +
+                  "'");
+    if (o.headless) return fail("--record records the window's view; not with --headless");
   }
   if (p.isSet(sweep)) {
     o.sweep = p.value(sweep).toStdString();

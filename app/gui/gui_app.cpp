@@ -382,6 +382,7 @@ int run_gui(const CliOptions& o) {
     s.recent_presets.push_back(p.toStdString());
   if (!o.preset.empty()) s.preset_path = o.preset;
   s.sweep.pending_cli = o.sweep;  // --sweep in the window: once the first result is in
+  s.record.pending_cli = o.record;  // --record FRAMES: the view's next frames
   submit(s);
 
   int frames_after_result = 0;

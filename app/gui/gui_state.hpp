@@ -76,6 +76,7 @@ struct GuiState {
   ImageExportState image_export;                    ///< view images at any size
   DropState drop;                                   ///< files dropped onto the window
   SweepState sweep;                                 ///< a parameter sweep under way
+  RecordState record;                               ///< a recording of the view under way
 };
 
 /// Left panel: workload switcher, the workload's parameters, presets. Returns true when

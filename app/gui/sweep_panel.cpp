@@ -7,6 +7,7 @@
 #include <QDir>
 #include <cstdio>
 
+#include "fonts.hpp"
 #include "gui_state.hpp"
 #include "image_export.hpp"
 #include "image_size.hpp"
@@ -66,7 +67,92 @@ void start_sweep(GuiState& s, const SweepSpec& spec, int w, int h) {
                      " frames into " + st.dir);
 }
 
+namespace {
+
+std::string new_folder(const std::string& stem) {
+  std::string dir = stem + QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss").toStdString();
+  const std::string base = dir;
+  for (int k = 2; QDir(QString::fromStdString(dir)).exists(); ++k)
+    dir = base + "-" + std::to_string(k);
+  if (!QDir().mkpath(QDir(QString::fromStdString(dir)).filePath("frames")))
+    throw Error("cannot create the folder " + dir + "/frames");
+  return dir;
+}
+
+/// Saves the centre view (at its size on screen) as frame `k` of `dir`, with the result's
+/// parameters; returns the frame's run.json entry.
+Json save_frame(GuiState& s, const std::string& dir, std::size_t k, int w, int h,
+                const std::string& what) {
+  const std::vector<std::uint8_t> rgba = render_view_offscreen(s, w, h);
+  char name[32];
+  std::snprintf(name, sizeof name, "frames/%04zu.png", k);
+  const std::string path = QDir(QString::fromStdString(dir)).filePath(name).toStdString();
+  write_png(path, rgba, w, h,
+            {{"Software", "simscope " SIMSCOPE_VERSION},
+             {"simscope.workload", QString::fromStdString(s.workload_name)},
+             {"simscope.params", to_text(s.result->params)},
+             {"simscope.sweep", QString::fromStdString(what + " frame " + std::to_string(k))}});
+  Json item;
+  item["file"] = name;
+  item["params"] = params_to_json(s.result->params);
+  item["compute_seconds"] = s.result->compute_seconds;
+  Json stats = Json::object();
+  for (const auto& [key, v] : s.result->stats) stats[key] = json_number(v);
+  item["stats"] = stats;
+  return item;
+}
+
+void advance_record(GuiState& s) {
+  RecordState& r = s.record;
+  if (r.pending_cli > 0 && s.result && !s.result->preview) {
+    const int n = r.pending_cli;
+    r.pending_cli = 0;
+    try {
+      start_record(s, n);
+    } catch (const std::exception& e) {
+      action_failed(s, e.what());
+    }
+  }
+  // (a plane's image is refreshed at the top of the frame; a workload's own view draws from the
+  // result itself)
+  const bool plane = s.worker->workload().view_kind(s.params) == "plane";
+  if (r.total <= 0 || !s.result || s.result->preview || s.result_serial == r.last_serial ||
+      (plane && s.image_dirty))
+    return;
+  r.last_serial = s.result_serial;
+  try {
+    const int w = s.image_export.view_w, h = s.image_export.view_h;
+    r.items.push_back(save_frame(s, r.dir, std::size_t(r.done), w, h, "record"));
+    if (++r.done < r.total) return;
+    std::string note;
+    const std::string video = make_sweep_video(r.dir, note);
+    write_json_file(QDir(QString::fromStdString(r.dir)).filePath("run.json").toStdString(),
+                    sweep_manifest(s.workload_name, to_string(s.backend.backend),
+                                   SweepSpec{"", 0, 0, r.total}, video, r.items));
+    action_done(s, "recording done: " + std::to_string(r.total) + " frames" +
+                       (video.empty() ? " (" + note + ")" : " and sweep.mp4") + " in " + r.dir);
+    r.total = 0;
+  } catch (const std::exception& e) {
+    r.total = 0;
+    action_failed(s, "recording stopped at frame " + std::to_string(r.done) + ": " + e.what());
+  }
+}
+
+}  // namespace
+
+void start_record(GuiState& s, int frames) {
+  if (frames < 1 || frames > 100000) throw Error("record: frames must be 1 ... 100000");
+  RecordState& r = s.record;
+  r.dir = new_folder("simscope-record-");
+  r.total = frames;
+  r.done = 0;
+  r.items = Json::array();
+  r.last_serial = s.result_serial;  // from the next result on
+  action_done(s, "recording " + std::to_string(frames) + " frames into " + r.dir);
+}
+
 void advance_sweep(GuiState& s) {
+  advance_record(s);
   SweepState& w = s.sweep;
   if (!w.pending_cli.empty() && s.result && !s.result->preview) {
     const std::string text = w.pending_cli;
@@ -122,7 +208,7 @@ void advance_sweep(GuiState& s) {
 void draw_sweep_panel(GuiState& s) {
   SweepState& w = s.sweep;
   ImGui::Separator();
-  if (!ImGui::CollapsingHeader("Sweep")) return;
+  if (!ImGui::CollapsingHeader("Sweep / record")) return;
   if (w.running) {
     const double done = double(w.next) / double(w.frames.size());
     const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - w.t0).count();
@@ -163,6 +249,29 @@ void draw_sweep_panel(GuiState& s) {
     std::snprintf(w.size, sizeof w.size, "%dx%d", s.image_export.view_w, s.image_export.view_h);
   ImGui::InputText("size WxH", w.size, sizeof w.size);
   if (ImGui::Button("Run sweep")) {
+    w.start_clicked = true;
+  }
+  ImGui::Separator();
+  if (s.record.total > 0) {
+    ImGui::ProgressBar(float(s.record.done) / float(s.record.total), ImVec2(-1, 0));
+    if (ImGui::SmallButton("Stop recording")) {
+      s.record.total = 0;
+      action_done(s, "recording stopped after " + std::to_string(s.record.done) + " frames");
+    }
+  } else {
+    ImGui::SetNextItemWidth(80 * ui_scale());
+    ImGui::InputInt("##record", &s.record.count);
+    ImGui::SameLine();
+    if (ImGui::Button("Record frames")) {
+      try {
+        start_record(s, s.record.count);
+      } catch (const std::exception& e) {
+        action_failed(s, e.what());
+      }
+    }
+  }
+  if (w.start_clicked) {
+    w.start_clicked = false;
     try {
       const auto [iw, ih] = parse_image_size(w.size);
       SweepSpec spec{numeric[std::size_t(w.param)]->name, w.start, w.stop, w.count};

@@ -34,7 +34,24 @@ struct SweepState {
   double start = 0, stop = 1;
   int count = 10;
   char size[32] = "";
+  bool start_clicked = false;
 };
+
+/// Recording the view: the next `frames` results as they are shown (a live workload's frames as
+/// it runs, e.g. the oscillators' phase view) into simscope-record-<time>/frames/0000.png ...,
+/// then sweep.mp4 and run.json (each frame's parameters and stats: step, time...).
+struct RecordState {
+  int total = 0, done = 0;  ///< total 0: not recording
+  std::string dir;
+  std::uint64_t last_serial = 0;
+  Json items = Json::array();
+  int pending_cli = 0;  ///< --record FRAMES, started after the first result
+  int count = 100;      ///< the panel's field
+};
+
+/// Starts recording the next `frames` results. Throws simscope::Error (frames out of 1 ...
+/// 100000, a folder that cannot be made).
+void start_record(GuiState& s, int frames);
 
 /// Starts sweeping `spec` at w x h pixels. Throws simscope::Error (a parameter that is not
 /// numeric, a value out of range, a live workload, a folder that cannot be made).
