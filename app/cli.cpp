@@ -5,7 +5,9 @@
 #include <cstdio>
 
 #include "core/quote.hpp"
+#include "plane_profile.hpp"
 #include "session.hpp"
+#include "sweep.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {
@@ -94,9 +96,34 @@ CliParse parse_command_line(const QStringList& args) {
       "Headless oscillators study: the longest time between two checkpoints (besides one every "
       "5 % of the members).",
       "SECONDS", "60");
-  for (const auto* o :
-       {&workload, &preset, &set, &backend, &headless, &out, &out_dir, &image_size, &no_image,
-        &list_params, &frames, &screenshot, &quiet, &resume, &checkpoint_interval})
+  const QCommandLineOption profile(
+      "profile",
+      "Headless: also write DIR/profile.csv, every plane output along the line from (x0, y0) to "
+      "(x1, y1) in the plane's coordinates (field: its two axes; lsq: pixel column w, row h), "
+      "bilinearly interpolated, one point per grid spacing or SAMPLES points.",
+      "x0,y0:x1,y1[:SAMPLES]");
+  const QCommandLineOption pin_set(
+      "pin-set",
+      "Headless: also compute A, this run with NAME=VALUE changed (repeatable), and write "
+      "DIR/pinned/ (A's outputs and run.json) and DIR/difference/<output>.npy (B - A, B this "
+      "run).",
+      "NAME=VALUE");
+  const QCommandLineOption sweep(
+      "sweep",
+      "Run FRAMES times with the numeric parameter NAME stepped evenly from START to STOP; "
+      "writes DIR/frames/0000.png ... (at --image-size), DIR/sweep.mp4 when ffmpeg is "
+      "installed, and DIR/run.json listing every frame's parameters. Colours: each frame its "
+      "own range unless view.range is locked (--set view.range=fixed ...). Without --headless "
+      "the window runs it (frames at the view's size, in simscope-sweep-<time>/).",
+      "NAME=START:STOP:FRAMES");
+  const QCommandLineOption record(
+      "record",
+      "GUI: record the view's next FRAMES results (a live workload's frames as it runs) into "
+      "simscope-record-<time>/frames/0000.png ..., sweep.mp4 (ffmpeg) and run.json.",
+      "FRAMES");
+  for (const auto* o : {&workload, &preset, &set, &backend, &headless, &out, &out_dir, &image_size,
+                        &no_image, &list_params, &frames, &screenshot, &quiet, &resume,
+                        &checkpoint_interval, &profile, &pin_set, &sweep, &record})
     p.addOption(*o);
 
   CliParse r;
@@ -165,6 +192,41 @@ CliParse parse_command_line(const QStringList& args) {
     if (!ok || !(o.checkpoint_interval > 0) || o.checkpoint_interval > 1e9)
       return fail("--checkpoint-interval expects a number of seconds > 0, got '" +
                   p.value(checkpoint_interval) + "'");
+  }
+  if (p.isSet(record)) {
+    bool ok = false;
+    o.record = p.value(record).toInt(&ok);
+    if (!ok || o.record < 1 || o.record > 100000)
+      return fail("--record expects a number of frames 1 ... 100000, got '" + p.value(record) +
+                  "'");
+    if (o.headless) return fail("--record records the window's view; not with --headless");
+  }
+  if (p.isSet(sweep)) {
+    o.sweep = p.value(sweep).toStdString();
+    try {
+      parse_sweep(o.sweep);
+    } catch (const std::exception& e) {
+      return fail(QString::fromStdString(e.what()));
+    }
+    if (p.isSet(profile) || p.isSet(pin_set) || p.isSet(no_image) || p.isSet(out))
+      return fail(
+          "--sweep writes frames: it does not combine with --profile, --pin-set, --out "
+          "or --no-image");
+  }
+  for (const QString& s : p.values(pin_set)) {
+    if (!s.contains('=')) return fail("--pin-set expects NAME=VALUE, got '" + s + "'");
+    o.pin_sets.push_back(s.toStdString());
+  }
+  if (!o.pin_sets.empty() && !o.headless)
+    return fail("--pin-set needs --headless (in the window: the Pin button)");
+  if (p.isSet(profile)) {
+    o.profile = p.value(profile).toStdString();
+    try {
+      parse_profile_line(o.profile);
+    } catch (const std::exception& e) {
+      return fail(QString::fromStdString(e.what()));
+    }
+    if (!o.headless) return fail("--profile needs --headless (in the window: shift-drag a line)");
   }
   if ((o.resume || p.isSet(checkpoint_interval)) && !o.headless)
     return fail("--resume and --checkpoint-interval are for headless studies (add --headless)");

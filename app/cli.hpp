@@ -24,6 +24,10 @@ struct CliOptions {
   bool quiet = false;                          ///< --quiet
   bool resume = false;                         ///< --resume (headless studies)
   double checkpoint_interval = 60;             ///< --checkpoint-interval SECONDS
+  std::vector<std::string> pin_sets;  ///< --pin-set NAME=VALUE (headless: A for a comparison)
+  std::string sweep;    ///< --sweep NAME=START:STOP:FRAMES (headless: frames, sweep.mp4)
+  int record = 0;       ///< --record FRAMES (GUI: the view's next frames to PNG and MP4)
+  std::string profile;  ///< --profile x0,y0:x1,y1[:samples] (headless: DIR/profile.csv)
 };
 
 /// Result of parsing: either options, or an exit code with text already printed

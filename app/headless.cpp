@@ -8,21 +8,25 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <optional>
 #include <thread>
 #include <tuple>
 
+#include "compare.hpp"
 #include "core/error.hpp"
 #include "export.hpp"
 #include "mpi/mpi_headless.hpp"
 #include "mpi/mpi_job.hpp"
 #include "output_checks.hpp"
+#include "plane_profile.hpp"
 #include "render/gl_context.hpp"
 #include "render/offscreen.hpp"
 #include "render/plane_view.hpp"
 #include "run_manifest.hpp"
 #include "session.hpp"
 #include "study_checkpoint.hpp"
+#include "sweep.hpp"
 #include "view_png_export.hpp"
 #include "view_settings.hpp"
 #include "view_upload.hpp"
@@ -129,11 +133,40 @@ std::string interrupted_line(int sig, StudyCheckpointRequest* ck) {
   return line + buf + "; run the same command with --resume to continue it";
 }
 
+/// --pin-set: A's parameters, `params` with `sets` (NAME=VALUE) applied; none without sets.
+/// Throws simscope::Error naming the setting at fault.
+std::optional<ParamSet> pinned_params(const ParamSet& params,
+                                      const std::vector<std::string>& sets) {
+  if (sets.empty()) return std::nullopt;
+  ParamSet a = params;
+  for (const std::string& kv : sets) {
+    const auto eq = kv.find('=');
+    try {
+      a.set_from_string(kv.substr(0, eq), kv.substr(eq + 1));
+    } catch (const std::exception& e) {
+      throw Error("--pin-set " + kv + ": " + e.what());
+    }
+  }
+  return a;
+}
+
+/// One line: the largest and RMS difference B - A of the shown output.
+void print_difference(const RunResult& a, const RunResult& b, const std::string& name, bool quiet) {
+  const OutputArray *oa = a.find(name), *ob = b.find(name);
+  if (quiet || !oa || !ob || oa->shape != ob->shape) return;
+  const auto va = output_values(*oa), vb = output_values(*ob);
+  const DiffStats d = diff_stats(std::vector<float>(va.begin(), va.end()),
+                                 std::vector<float>(vb.begin(), vb.end()), false);
+  std::printf("simscope: B - A of %s: max |B - A| %.6g, RMS %.6g over %zu values\n", name.c_str(),
+              d.max_abs, d.rms, d.compared);
+}
+
 }  // namespace
 
 void write_headless_outputs(const CliOptions& o, const Session& s, const Workload& viewer,
                             RunResult& r, const std::string& dir, const Json& extra,
-                            bool notice_printed) {
+                            bool notice_printed,
+                            const std::function<void(std::vector<std::string>&)>& more) {
   const std::string workload_name = viewer.name();
   const std::string view_param = viewer.view_param();
   RenderInfo info;
@@ -172,7 +205,8 @@ void write_headless_outputs(const CliOptions& o, const Session& s, const Workloa
   std::optional<ExportFile> image;
   if (!o.no_image)
     image = view_png_file(image_path, std::move(rgba), o.image_width, o.image_height, r, manifest);
-  const auto written = export_run(r, dir, manifest, image ? &*image : nullptr);
+  auto written = export_run(r, dir, manifest, image ? &*image : nullptr);
+  if (more) more(written);
   if (!o.quiet && !notice_printed && !s.backend.notice.empty())
     std::fprintf(stderr, "simscope: %s\n", s.backend.notice.c_str());
   for (const auto& w : r.warnings) std::fprintf(stderr, "simscope: warning: %s\n", w.c_str());
@@ -186,6 +220,7 @@ void write_headless_outputs(const CliOptions& o, const Session& s, const Workloa
 int run_headless(const CliOptions& o) {
   // Started by mpirun / srun with several ranks: one run split across them (app/mpi/).
   if (mpi::launched_ranks() > 1) return mpi::run_headless_ranks(o);
+  if (!o.sweep.empty()) return run_sweep(o);  // sweep.cpp
   install_stop_handlers();
   std::shared_ptr<StudyCheckpointRequest> ck;
   try {
@@ -215,11 +250,38 @@ int run_headless(const CliOptions& o) {
       throw CheckpointRefused("--resume continues an interrupted oscillators study; workload " +
                               workload_name + " keeps no checkpoint");
     }
+    const std::optional<ParamSet> pin_params = pinned_params(s.params, o.pin_sets);
     Worker worker(std::move(s.workload));
     bool notice_printed = false;
     RunResult r = run_with_progress(worker, s, o.quiet, notice_printed, ck);
     if (g_signal) throw Interrupted{int(g_signal)};
-    write_headless_outputs(o, s, worker.workload(), r, dir, Json(), notice_printed);
+    std::optional<RunResult> pinned;  // --pin-set: A, computed after B (no checkpoint)
+    if (pin_params) {
+      Session sa{nullptr, *pin_params, s.view, s.backend};
+      pinned = run_with_progress(worker, sa, o.quiet, notice_printed, nullptr);
+      if (g_signal) throw Interrupted{int(g_signal)};
+    }
+    const Workload& viewer = worker.workload();
+    std::optional<Profile> profile;  // --profile: checked before anything is written
+    if (!o.profile.empty())
+      profile = line_profile(plane_samples(viewer, r, r.params.get_string(view_param)),
+                             parse_profile_line(o.profile));
+    write_headless_outputs(
+        o, s, viewer, r, dir, Json(), notice_printed, [&](std::vector<std::string>& written) {
+          if (pinned) {
+            const auto more = export_comparison(
+                *pinned, r, dir,
+                run_manifest(*pinned, s.backend.notice, RenderInfo{}, front_end_versions()));
+            written.insert(written.end(), more.begin(), more.end());
+            print_difference(*pinned, r, r.params.get_string(view_param), o.quiet);
+          }
+          if (profile) {
+            const std::string path =
+                QDir(QString::fromStdString(dir)).filePath("profile.csv").toStdString();
+            write_profile_csv(path, *profile);
+            written.push_back(path);
+          }
+        });
     if (ck) remove_checkpoint(ck->dir);  // the outputs are complete
     return 0;
   } catch (const Interrupted& i) {

@@ -1,6 +1,8 @@
 #pragma once
 /// @file `simscope --headless`: compute once, render the view offscreen (EGL), export.
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "cli.hpp"
 #include "json.hpp"
@@ -22,9 +24,12 @@ int run_headless(const CliOptions& options);
 /// app/mpi/mpi_headless.hpp): renders view.png (unless --no-image), writes the outputs, run.json
 /// (with `extra`'s keys added at its top level) and the image into `dir` all or nothing, prints
 /// the back end's notice (unless printed), the warnings and the files written. Throws
-/// simscope::Error naming what failed (nothing partial is left then).
-void write_headless_outputs(const CliOptions& o, const Session& s, const Workload& viewer,
-                            RunResult& r, const std::string& dir, const Json& extra,
-                            bool notice_printed);
+/// simscope::Error naming what failed (nothing partial is left then). `more`, when given, writes
+/// further files after the outputs (--pin-set's comparison, --profile's CSV) and adds their
+/// paths to the list printed.
+void write_headless_outputs(
+    const CliOptions& o, const Session& s, const Workload& viewer, RunResult& r,
+    const std::string& dir, const Json& extra, bool notice_printed,
+    const std::function<void(std::vector<std::string>& written)>& more = {});
 
 }  // namespace simscope::app

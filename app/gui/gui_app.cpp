@@ -23,7 +23,9 @@
 #include <tuple>
 
 #include "core/error.hpp"
+#include "drop.hpp"
 #include "export.hpp"
+#include "fonts.hpp"
 #include "gui_state.hpp"
 #include "key_presses.hpp"
 #include "method_note.hpp"
@@ -32,6 +34,7 @@
 #include "png.hpp"
 #include "render/offscreen.hpp"
 #include "run_manifest.hpp"
+#include "undo.hpp"
 #include "view_png_export.hpp"
 #include "view_schema.hpp"
 #include "view_settings.hpp"
@@ -94,9 +97,10 @@ void refresh_image(GuiState& s) {
   const std::string& which = s.params.get_string(view_param);
   try {
     s.image = s.worker->workload().view_image(*s.result, which);
+    const std::string compared = apply_compare(s, which);  // A, B - A...: compare_panel.cpp
     // The workload's colormap/scale for a newly chosen output go into the view parameters, so
     // the panel shows what is drawn; the user's later choices stick until the output changes.
-    const std::string key = s.workload_name + "/" + which;
+    const std::string key = s.workload_name + "/" + which + compared;
     if (key != s.hinted_for) {
       apply_view_hints(s.view, s.image);
       s.hinted_for = key;
@@ -104,7 +108,7 @@ void refresh_image(GuiState& s) {
     s.plane->set_settings(to_render_settings(s.view, s.image, false));
     // The image shares the result's values (device memory included, which the evaluator never
     // writes again while the result holds it): safe to read while a job runs, or after one was
-    // cancelled.
+    // cancelled. A comparison (compare_shown) is an image made on the host.
     upload_image(*s.plane, s.image);
     compute_histogram(s);
   } catch (const std::exception& e) {
@@ -190,6 +194,7 @@ bool save_screenshot(GuiState& s, const std::string& path, int fb_w, int fb_h) {
       v["range"] = QJsonArray{shown.range_lo, shown.range_hi};
       text["simscope.view"] = QString::fromUtf8(QJsonDocument(v).toJson(QJsonDocument::Compact));
     }
+    add_explore_text(s, text);
     if (!s.cursor_text.empty()) text["simscope.hover"] = QString::fromStdString(s.cursor_text);
     if (progress_shown(s)) text["simscope.progress"] = "shown";
     if (const std::string note = s.result ? method_on_host_note(*s.result) : ""; !note.empty())
@@ -210,7 +215,7 @@ void export_data(GuiState& s) {
   }
   try {
     const std::string dir = unique_name("simscope-export-" + timestamp(), "");
-    const int w = 1024, h = 832;
+    const auto [w, h] = export_image_size(s);  // 1024 x 832, or the size chosen (I)
     render::Offscreen target(w, h);
     target.bind();
     // The centre view as shown: the plane, or the workload's own (e.g. the phase view).
@@ -230,7 +235,8 @@ void export_data(GuiState& s) {
     const ExportFile img =
         view_png_file(QDir(QString::fromStdString(dir)).filePath("view.png").toStdString(),
                       std::move(rgba), w, h, r, manifest);
-    const auto written = export_run(r, dir, manifest, &img);
+    auto written = export_run(r, dir, manifest, &img);
+    export_compare(s, dir, written);  // a pinned A and B - A (compare_panel.cpp)
     action_done(s, "exported " + std::to_string(written.size()) + " files to " + dir);
   } catch (const std::exception& e) {
     action_failed(s, e.what());
@@ -257,6 +263,14 @@ void handle_keys(GuiState& s, KeyPresses& keys, int& screenshots, int& exports) 
     s.zoom = 1, s.zoom_cu = s.zoom_cv = 0.5;
     s.image_dirty = true;
   }
+  if (pressed(GLFW_KEY_P)) s.explore.want_save_csv = true;    // the line profile's CSV
+  if (pressed(GLFW_KEY_Z, GLFW_MOD_CONTROL)) undo_params(s);  // undo.cpp
+  if (pressed(GLFW_KEY_Z, GLFW_MOD_CONTROL | GLFW_MOD_SHIFT) ||
+      pressed(GLFW_KEY_Y, GLFW_MOD_CONTROL))
+    redo_params(s);
+  if (pressed(GLFW_KEY_I)) s.image_export.open_popup = true;  // view image at any size
+  if (pressed(GLFW_KEY_A)) pin_result(s);                     // compare: pin as A
+  if (pressed(GLFW_KEY_D)) cycle_compare_mode(s);             // B, A, B - A, (B - A) / |A|
   if (toggled(GLFW_KEY_H)) s.show_panels = !s.show_panels;
   for (int k = 0; k < 3; ++k)
     if (pressed(GLFW_KEY_1 + k) && k < int(workload_names().size()))
@@ -349,12 +363,11 @@ int run_gui(const CliOptions& o) {
   ImGui::CreateContext();
   ImGuiIO& io = ImGui::GetIO();
   io.IniFilename = nullptr;
-  const float scale = window.content_scale();
-  ImGui::StyleColorsDark();
-  ImGui::GetStyle().ScaleAllSizes(scale);
-  io.FontGlobalScale = scale;
+  float scale = choose_ui_scale(window.content_scale());  // re-baked on a change (fonts.cpp)
+  std::fprintf(stderr, "simscope: %s\n", bake_fonts(scale, false).c_str());
   KeyPresses keys(window.handle());  // before ImGui's back end, which chains to its callback
   ImGui_ImplGlfw_InitForOpenGL(window.handle(), true);
+  install_drop_callback(window.handle());  // drop.cpp
   ImGui_ImplOpenGL3_Init("#version 450");
 
   GuiState s;
@@ -370,6 +383,8 @@ int run_gui(const CliOptions& o) {
   for (const QString& p : settings.value("presets/recent").toStringList())
     s.recent_presets.push_back(p.toStdString());
   if (!o.preset.empty()) s.preset_path = o.preset;
+  s.sweep.pending_cli = o.sweep;    // --sweep in the window: once the first result is in
+  s.record.pending_cli = o.record;  // --record FRAMES: the view's next frames
   submit(s);
 
   int frames_after_result = 0;
@@ -394,6 +409,7 @@ int run_gui(const CliOptions& o) {
       } else {
         if (!ev->result->preview) s.last_full_seconds = ev->result->compute_seconds;
         s.result = std::move(ev->result);
+        ++s.result_serial;
         s.error.clear();
         s.image_dirty = true;
         s.extras->on_result(s);  // before the next live run is submitted below
@@ -406,10 +422,16 @@ int run_gui(const CliOptions& o) {
         s.error.empty() && s.result)
       submit(s);
 
+    if (const float cs = choose_ui_scale(window.content_scale()); cs != scale) {
+      scale = cs;  // another monitor: crisp fonts at its scale
+      std::fprintf(stderr, "simscope: %s\n", bake_fonts(scale, true).c_str());
+      s.plane->set_ui_scale(scale);
+    }
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
     handle_keys(s, keys, s.want_screenshot, s.want_export);
+    handle_drops(s);  // files dropped onto the window (drop.cpp)
 
     const float W = float(ww), H = float(wh);
     const auto [left, right] = s.show_panels ? panel_widths(W, scale) : std::pair{0.f, 0.f};
@@ -438,6 +460,9 @@ int run_gui(const CliOptions& o) {
                              std::clamp(int(ij->second), 0, s.image.cols - 1));
       }
     }
+    explore_mouse(s, fb_h, sx, sy);  // probe and line profile (probe.cpp)
+    draw_explore(s, fb_h, sx, sy);
+    track_undo(s);  // undo.cpp
     if (!s.pending_command.empty()) {
       submit(s, s.pending_command);
       s.pending_command.clear();
@@ -454,6 +479,7 @@ int run_gui(const CliOptions& o) {
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
     const int vx = int(left * sx), vy = int(bottom * sy);
     const int vw = int((W - left - right) * sx), vh = int((H - bottom) * sy);
+    s.image_export.view_w = vw, s.image_export.view_h = vh;
     if (s.result && vw > 16 && vh > 16) {
       if (plane_kind)
         s.plane->draw(vx, vy, vw, vh);
@@ -467,6 +493,8 @@ int run_gui(const CliOptions& o) {
     for (; s.want_screenshot > 0; --s.want_screenshot)
       save_screenshot(s, unique_name("simscope-" + timestamp(), ".png"), fb_w, fb_h);
     for (; s.want_export > 0; --s.want_export) export_data(s);
+    save_requested_view_image(s);  // image_export.cpp
+    advance_sweep(s);              // sweep_panel.cpp
     if (s.result && s.plane->upload_path() != s.logged_upload_path) {
       s.logged_upload_path = s.plane->upload_path();
       std::fprintf(stderr, "simscope: plane upload path: %s%s%s\n", s.logged_upload_path.c_str(),

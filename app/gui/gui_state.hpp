@@ -7,8 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "compare_view.hpp"
+#include "drop.hpp"
+#include "explore.hpp"
+#include "image_export.hpp"
 #include "render/plane_view.hpp"
 #include "session.hpp"
+#include "sweep_panel.hpp"
+#include "undo_stack.hpp"
 #include "worker.hpp"
 #include "workload_gui.hpp"
 
@@ -28,6 +34,7 @@ struct GuiState {
 
   // what is shown
   std::optional<RunResult> result;
+  std::uint64_t result_serial = 0;  ///< counts the results shown (caches keyed on it)
   ViewImage image;
   std::string hinted_for;  ///< workload/output whose view hints were last applied to `view`
   /// The view of each workload visited this session (view parameters, hints applied, zoom), so
@@ -61,6 +68,15 @@ struct GuiState {
   int want_screenshot = 0;  ///< screenshots asked for (button, S key) this frame, done after drawing
   int want_export = 0;      ///< exports asked for (button, E key) this frame
   std::string logged_upload_path;  ///< the upload path last written to the log
+
+  // exploration tools
+  ExploreState explore;                             ///< probe and line profile (explore.hpp)
+  CompareState compare;                             ///< a pinned result A (compare_view.hpp)
+  std::map<std::string, UndoStack<ParamSet>> undo;  ///< per workload (undo.hpp)
+  ImageExportState image_export;                    ///< view images at any size
+  DropState drop;                                   ///< files dropped onto the window
+  SweepState sweep;                                 ///< a parameter sweep under way
+  RecordState record;                               ///< a recording of the view under way
 };
 
 /// Left panel: workload switcher, the workload's parameters, presets. Returns true when

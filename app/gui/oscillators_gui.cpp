@@ -14,10 +14,12 @@
 #include <string>
 #include <vector>
 
+#include "fonts.hpp"
 #include "gui_state.hpp"
 #include "oscillators/oscillators_workload.hpp"
 #include "render/phase_view.hpp"
 #include "workload_gui.hpp"
+#include "xy_plot.hpp"
 
 namespace simscope::app::gui {
 namespace {
@@ -26,10 +28,6 @@ using Clock = std::chrono::steady_clock;
 
 const OscillatorsPayload* payload_of(const GuiState& s) {
   return s.result ? s.result->payload_as<OscillatorsPayload>() : nullptr;
-}
-
-std::vector<float> to_float(const std::vector<double>& v) {
-  return std::vector<float>(v.begin(), v.end());
 }
 
 /// The last finite value, or NaN.
@@ -103,10 +101,12 @@ class OscillatorsGui final : public WorkloadGui {
                 p->frame.nodes);
     const bool own = p->shown == int(s.params.get_int("live.topology")) && !p->watch_order.empty();
     const std::string of = own ? " of member " + std::to_string(p->shown) : ", ensemble mean";
-    plot(own ? p->watch_order : p->order, "##R", "R(t)" + of, own ? &p->order : nullptr, 0.0f,
-         1.0f);
-    plot(own ? p->watch_msd : p->msd, "##msd", "msd(t)" + of, own ? &p->msd : nullptr, FLT_MAX,
-         FLT_MAX);
+    std::vector<double> times(p->step.size());  // t = dt * step of each sample
+    for (std::size_t k = 0; k < times.size(); ++k) times[k] = p->dt * p->step[k];
+    plot(own ? p->watch_order : p->order, times, "##R", "R(t)" + of, own ? &p->order : nullptr,
+         0.0f, 1.0f);
+    plot(own ? p->watch_msd : p->msd, times, "##msd", "msd(t)" + of, own ? &p->msd : nullptr,
+         FLT_MAX, FLT_MAX);
     ImGui::TextDisabled("samples every %lld steps (record.every)",
                         static_cast<long long>(p->every));
     if (std::isfinite(p->msd_mean)) {
@@ -220,16 +220,21 @@ class OscillatorsGui final : public WorkloadGui {
 
   /// A time series under its caption ("R(t) of member 3:") and latest value ("0.1259"), and for
   /// a member's own series the ensemble mean's latest value below it ("ensemble mean 0.31").
-  static void plot(const std::vector<double>& v, const char* id, const std::string& what,
-                   const std::vector<double>* mean, float lo, float hi) {
-    const std::vector<float> f = to_float(v);
+  static void plot(const std::vector<double>& v, const std::vector<double>& times, const char* id,
+                   const std::string& what, const std::vector<double>* mean, float lo, float hi) {
     // Above the plot (an overlay would be clipped), one line each and no wrapping: ImGui wraps
     // at '.', which would split a number in a narrow panel.
     ImGui::Text("%s:", what.c_str());
     ImGui::Text("  %.4g", last_finite(v));
     if (mean) ImGui::TextDisabled("  ensemble mean %.4g", last_finite(*mean));
-    ImGui::PlotLines(id, f.empty() ? nullptr : f.data(), int(f.size()), 0, nullptr, lo, hi,
-                     ImVec2(ImGui::GetContentRegionAvail().x, 80));
+    XyPlotOptions o;  // axes and a hover readout (xy_plot.cpp)
+    o.x_title = "t";
+    o.height = 110 * ui_scale();
+    o.fixed_y = lo != FLT_MAX;
+    o.y_lo = lo, o.y_hi = hi;
+    std::vector<double> t(v.size());
+    for (std::size_t k = 0; k < t.size(); ++k) t[k] = k < times.size() ? times[k] : double(k);
+    draw_xy_plot(id, t, v, o);
   }
 
   /// The oscillator under the mouse in the centre view, as a tooltip and a panel line.

@@ -204,6 +204,11 @@ void draw_view_panel(GuiState& s, float x, float y, float w, float h) {
     ImGui::TextWrapped("%s", s.cursor_text.c_str());
   }
   s.extras->draw_panel(s);
+  // After the workload's own widgets, so that those keep their places.
+  draw_probe_panel(s);          // probe.cpp
+  draw_compare_panel(s);        // compare_panel.cpp
+  draw_image_size_controls(s);  // image_export.cpp
+  draw_sweep_panel(s);          // sweep_panel.cpp
   if (!plane_kind && !s.cursor_text.empty()) {
     ImGui::Separator();
     ImGui::TextWrapped("%s", s.cursor_text.c_str());

@@ -1,0 +1,138 @@
+#include "drop_plan.hpp"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+
+#include "core/error.hpp"
+
+namespace simscope::app {
+namespace {
+
+std::string shape_text(const std::vector<std::size_t>& s) {
+  std::string t = "(";
+  for (std::size_t k = 0; k < s.size(); ++k) t += (k ? ", " : "") + std::to_string(s[k]);
+  return t + (s.size() == 1 ? ",)" : ")");
+}
+
+DropPlan input(const std::string& workload, const std::string& path,
+               std::vector<std::pair<std::string, std::string>> sets) {
+  DropPlan p;
+  p.kind = DropPlan::Kind::Input;
+  p.workload = workload;
+  p.sets = std::move(sets);
+  for (const auto& [n, v] : p.sets) p.summary += (p.summary.empty() ? "" : ", ") + n + " = " + v;
+  (void)path;
+  return p;
+}
+
+}  // namespace
+
+std::vector<std::size_t> npy_shape(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw Error("cannot read " + path);
+  char head[12] = {};
+  f.read(head, 12);
+  if (f.gcount() < 10 || std::memcmp(head, "\x93NUMPY", 6) != 0)
+    throw Error(path + " is not an .npy file (no \\x93NUMPY magic)");
+  const int major = static_cast<unsigned char>(head[6]);
+  std::uint32_t len = 0;
+  std::streamoff start = 10;
+  if (major == 1) {
+    len = std::uint32_t(static_cast<unsigned char>(head[8])) |
+          (std::uint32_t(static_cast<unsigned char>(head[9])) << 8);
+  } else {
+    for (int k = 0; k < 4; ++k)
+      len |= std::uint32_t(static_cast<unsigned char>(head[8 + k])) << (8 * k);
+    start = 12;
+  }
+  if (len > 1 << 20) throw Error(path + ": .npy header too long");
+  std::string dict(len, '\0');
+  f.seekg(start);
+  f.read(dict.data(), len);
+  const auto key = dict.find("'shape'");
+  const auto open = dict.find('(', key == std::string::npos ? 0 : key);
+  const auto close = dict.find(')', open == std::string::npos ? 0 : open);
+  if (key == std::string::npos || open == std::string::npos || close == std::string::npos)
+    throw Error(path + ": the .npy header has no shape");
+  std::vector<std::size_t> shape;
+  std::string num;
+  for (std::size_t k = open + 1; k <= close; ++k) {
+    const char ch = dict[k];
+    if (ch >= '0' && ch <= '9') {
+      num += ch;
+    } else if (!num.empty()) {
+      shape.push_back(std::stoull(num));
+      num.clear();
+    }
+  }
+  return shape;
+}
+
+DropPlan plan_drop(const std::string& path, const std::string& workload) {
+  const QFileInfo fi(QString::fromStdString(path));
+  if (!fi.exists()) throw Error("dropped file " + path + " does not exist");
+  if (fi.isDir()) throw Error("dropped " + path + " is a folder: drop a file");
+  const std::string ext = fi.suffix().toLower().toStdString();
+  const std::string name = fi.fileName().toStdString();
+
+  if (ext == "json") {
+    QFile f(fi.filePath());
+    if (!f.open(QIODevice::ReadOnly)) throw Error("cannot read " + path);
+    QJsonParseError err;
+    const QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &err);
+    if (!doc.isObject())
+      throw Error(name + " is not JSON (" + err.errorString().toStdString() +
+                  "): drop a simscope preset or a run.json");
+    const QJsonObject o = doc.object();
+    DropPlan p;
+    p.workload = o.value("workload").toString().toStdString();
+    if (o.contains("simscope_preset")) {
+      p.kind = DropPlan::Kind::Preset;
+      p.summary = "preset " + path;
+    } else if (o.value("params").isObject() && !p.workload.empty()) {
+      p.kind = DropPlan::Kind::Run;
+      p.summary = "the parameters of the run " + path;
+    } else {
+      throw Error(name +
+                  " is neither a simscope preset (no \"simscope_preset\") nor a run.json (no "
+                  "\"workload\" and \"params\")");
+    }
+    if (p.workload.empty()) throw Error(name + ": the preset names no workload");
+    return p;
+  }
+
+  const bool npy = ext == "npy", csv = ext == "csv";
+  const std::vector<std::size_t> shape = npy ? npy_shape(path) : std::vector<std::size_t>{};
+  if (workload == "field") {
+    if (csv || (npy && shape.size() == 2 && (shape[1] == 3 || shape[1] == 4)))
+      return input(workload, path, {{"sources.file", path}});
+    if (npy)
+      throw Error(name + " has shape " + shape_text(shape) +
+                  ": field takes sources as .npy of shape (P, 4) x, y, z, q or (P, 3), or CSV");
+  } else if (workload == "lsq") {
+    if (npy && shape.size() == 3) return input(workload, path, {{"data.file", path}});
+    if (csv || (npy && shape.size() == 2)) return input(workload, path, {{"design.file", path}});
+    if (npy)
+      throw Error(name + " has shape " + shape_text(shape) +
+                  ": lsq takes a data cube (M, H, W) or a design matrix (M, N)");
+  } else if (workload == "oscillators") {
+    if (npy && ((shape.size() == 2 && shape[1] == 2) || (shape.size() == 3 && shape[2] == 2)))
+      return input(workload, path, {{"init", "file"}, {"init.file", path}});
+    if (ext == "txt" || csv || ext == "edges" || ext == "el")
+      return input(workload, path, {{"network.topology", "file"}, {"network.file", path}});
+    if (npy)
+      throw Error(name + " has shape " + shape_text(shape) +
+                  ": oscillators take an initial state (N, 2) or (K, N, 2)");
+  }
+  throw Error("cannot use " + name + " in " + workload +
+              ": drop an input file (field: sources .npy/.csv; lsq: data cube or design "
+              ".npy/.csv; oscillators: initial state .npy, edge list .txt/.csv), a .json preset "
+              "or a run.json");
+}
+
+}  // namespace simscope::app

@@ -1,0 +1,38 @@
+#pragma once
+/// @file What a file dropped onto the window means (the window's drag and drop): a workload's
+/// input file parameter (.npy / .csv / an edge list), a preset (.json with "simscope_preset")
+/// or a run.json (its parameters restored). Pure: reads only the file's header or JSON.
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace simscope::app {
+
+/// A dropped file's use.
+struct DropPlan {
+  enum class Kind { Input, Preset, Run };
+  Kind kind = Kind::Input;
+  /// The workload it is for: the current one for inputs; the preset's or run's own otherwise.
+  std::string workload;
+  /// Input: parameters to set, NAME and VALUE (the file parameter, and its selector where the
+  /// workload reads the file only when selected, e.g. init=file).
+  std::vector<std::pair<std::string, std::string>> sets;
+  std::string summary;  ///< e.g. "sources.file = /data/src.npy"
+};
+
+/// The plan for dropping `path` while workload `workload` is shown:
+///   field: .npy of shape (P, 3) or (P, 4), or .csv -> sources.file;
+///   lsq: .npy of 3 dimensions -> data.file (the cube), of 2 -> design.file, .csv -> design.file;
+///   oscillators: .npy of shape (N, 2) or (K, N, 2) -> init.file with init=file; .txt, .csv,
+///   .edges, .el -> network.file with network.topology=file;
+///   .json with "simscope_preset" -> a preset; .json with "workload" and "params" (run.json)
+///   -> a run whose parameters are restored.
+/// Throws simscope::Error with a message naming the file and what the workload takes when the
+/// file fits nothing (another extension, an .npy of another shape, a JSON that is neither).
+DropPlan plan_drop(const std::string& path, const std::string& workload);
+
+/// The shape in the header of the .npy file `path`, without reading its data. Throws
+/// simscope::Error naming the file when it cannot be read or is not an .npy file.
+std::vector<std::size_t> npy_shape(const std::string& path);
+
+}  // namespace simscope::app

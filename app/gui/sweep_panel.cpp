@@ -1,0 +1,286 @@
+// Parameter sweeps in the window (sweep_panel.hpp).
+#include "sweep_panel.hpp"
+
+#include <imgui.h>
+
+#include <QDateTime>
+#include <QDir>
+#include <cstdio>
+
+#include "fonts.hpp"
+#include "gui_state.hpp"
+#include "image_export.hpp"
+#include "image_size.hpp"
+#include "params_json.hpp"
+#include "png.hpp"
+#include "run_manifest.hpp"
+
+namespace simscope::app::gui {
+namespace {
+
+void stop(GuiState& s, const std::string& message, bool failed) {
+  s.sweep.running = false;
+  s.sweep.awaiting = false;
+  if (failed)
+    action_failed(s, message);
+  else
+    action_done(s, message);
+}
+
+void finish(GuiState& s) {
+  SweepState& w = s.sweep;
+  std::string note;
+  const std::string video = make_sweep_video(w.dir, note);
+  const std::string manifest =
+      QDir(QString::fromStdString(w.dir)).filePath("run.json").toStdString();
+  write_json_file(manifest, sweep_manifest(s.workload_name, to_string(s.backend.backend), w.spec,
+                                           video, w.items));
+  stop(s,
+       "sweep done: " + std::to_string(w.frames.size()) + " frames" +
+           (video.empty() ? " (" + note + ")" : " and sweep.mp4") + " in " + w.dir,
+       false);
+}
+
+}  // namespace
+
+void start_sweep(GuiState& s, const SweepSpec& spec, int w, int h) {
+  if (s.worker->workload().continuous(s.params))
+    throw Error("sweeps in the window are for field and lsq; sweep " + s.workload_name +
+                " headless (simscope --headless --sweep ...)");
+  SweepState& st = s.sweep;
+  st.frames = sweep_params(s.params, spec);
+  st.spec = spec;
+  st.dir =
+      "simscope-sweep-" + QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss").toStdString();
+  for (int k = 2; QDir(QString::fromStdString(st.dir)).exists(); ++k)
+    st.dir = st.dir.substr(0, 22) + "-" + std::to_string(k);
+  if (!QDir().mkpath(QDir(QString::fromStdString(st.dir)).filePath("frames")))
+    throw Error("cannot create the folder " + st.dir + "/frames");
+  st.w = w, st.h = h;
+  st.next = 0;
+  st.awaiting = false;
+  st.items = Json::array();
+  st.t0 = std::chrono::steady_clock::now();
+  st.running = true;
+  s.paused = false;
+  action_done(s, "sweep of " + spec.param + " over " + std::to_string(spec.frames) +
+                     " frames into " + st.dir);
+}
+
+namespace {
+
+std::string new_folder(const std::string& stem) {
+  std::string dir = stem + QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss").toStdString();
+  const std::string base = dir;
+  for (int k = 2; QDir(QString::fromStdString(dir)).exists(); ++k)
+    dir = base + "-" + std::to_string(k);
+  if (!QDir().mkpath(QDir(QString::fromStdString(dir)).filePath("frames")))
+    throw Error("cannot create the folder " + dir + "/frames");
+  return dir;
+}
+
+/// Saves the centre view (at its size on screen) as frame `k` of `dir`, with the result's
+/// parameters; returns the frame's run.json entry.
+Json save_frame(GuiState& s, const std::string& dir, std::size_t k, int w, int h,
+                const std::string& what) {
+  const std::vector<std::uint8_t> rgba = render_view_offscreen(s, w, h);
+  char name[32];
+  std::snprintf(name, sizeof name, "frames/%04zu.png", k);
+  const std::string path = QDir(QString::fromStdString(dir)).filePath(name).toStdString();
+  write_png(path, rgba, w, h,
+            {{"Software", "simscope " SIMSCOPE_VERSION},
+             {"simscope.workload", QString::fromStdString(s.workload_name)},
+             {"simscope.params", QString::fromStdString(to_text(s.result->params))},
+             {"simscope.sweep", QString::fromStdString(what + " frame " + std::to_string(k))}});
+  Json item;
+  item["file"] = name;
+  item["params"] = params_to_json(s.result->params);
+  item["compute_seconds"] = s.result->compute_seconds;
+  Json stats = Json::object();
+  for (const auto& [key, v] : s.result->stats) stats[key] = json_number(v);
+  item["stats"] = stats;
+  return item;
+}
+
+void advance_record(GuiState& s) {
+  RecordState& r = s.record;
+  if (r.pending_cli > 0 && s.result && !s.result->preview) {
+    const int n = r.pending_cli;
+    r.pending_cli = 0;
+    try {
+      start_record(s, n);
+    } catch (const std::exception& e) {
+      action_failed(s, e.what());
+    }
+  }
+  // (a plane's image is refreshed at the top of the frame; a workload's own view draws from the
+  // result itself)
+  const bool plane = s.worker->workload().view_kind(s.params) == "plane";
+  if (r.total <= 0 || !s.result || s.result->preview || s.result_serial == r.last_serial ||
+      (plane && s.image_dirty))
+    return;
+  r.last_serial = s.result_serial;
+  try {
+    const int w = s.image_export.view_w, h = s.image_export.view_h;
+    r.items.push_back(save_frame(s, r.dir, std::size_t(r.done), w, h, "record"));
+    if (++r.done < r.total) return;
+    std::string note;
+    const std::string video = make_sweep_video(r.dir, note);
+    write_json_file(QDir(QString::fromStdString(r.dir)).filePath("run.json").toStdString(),
+                    sweep_manifest(s.workload_name, to_string(s.backend.backend),
+                                   SweepSpec{"", 0, 0, r.total}, video, r.items));
+    action_done(s, "recording done: " + std::to_string(r.total) + " frames" +
+                       (video.empty() ? " (" + note + ")" : " and sweep.mp4") + " in " + r.dir);
+    r.total = 0;
+  } catch (const std::exception& e) {
+    r.total = 0;
+    action_failed(s, "recording stopped at frame " + std::to_string(r.done) + ": " + e.what());
+  }
+}
+
+}  // namespace
+
+void start_record(GuiState& s, int frames) {
+  if (frames < 1 || frames > 100000) throw Error("record: frames must be 1 ... 100000");
+  RecordState& r = s.record;
+  r.dir = new_folder("simscope-record-");
+  r.total = frames;
+  r.done = 0;
+  r.items = Json::array();
+  r.last_serial = s.result_serial;  // from the next result on
+  action_done(s, "recording " + std::to_string(frames) + " frames into " + r.dir);
+}
+
+void advance_sweep(GuiState& s) {
+  advance_record(s);
+  SweepState& w = s.sweep;
+  if (!w.pending_cli.empty() && s.result && !s.result->preview) {
+    const std::string text = w.pending_cli;
+    w.pending_cli.clear();
+    try {
+      start_sweep(s, parse_sweep(text), s.image_export.view_w, s.image_export.view_h);
+    } catch (const std::exception& e) {
+      action_failed(s, e.what());
+    }
+  }
+  if (!w.running) return;
+  if (!w.awaiting) {
+    s.params = w.frames[w.next];  // the window's loop submits it
+    w.awaiting = true;
+    w.serial = s.result_serial;
+    // A frame whose parameters are those of the result shown (e.g. the first) is not recomputed.
+    w.shown_already =
+        s.result && !s.result->preview && s.result->params == w.frames[w.next] && !s.worker->busy();
+    return;
+  }
+  if (!s.error.empty() && !s.worker->busy()) {
+    stop(s, "sweep stopped at frame " + std::to_string(w.next) + ": " + s.error, true);
+    return;
+  }
+  if ((s.result_serial == w.serial && !w.shown_already) || !s.result || s.result->preview ||
+      s.result->params != w.frames[w.next] || s.image_dirty)
+    return;
+  try {
+    const std::vector<std::uint8_t> rgba = render_view_offscreen(s, w.w, w.h);
+    char name[32];
+    std::snprintf(name, sizeof name, "frames/%04zu.png", w.next);
+    const std::string path = QDir(QString::fromStdString(w.dir)).filePath(name).toStdString();
+    write_png(path, rgba, w.w, w.h,
+              {{"Software", "simscope " SIMSCOPE_VERSION},
+               {"simscope.workload", QString::fromStdString(s.workload_name)},
+               {"simscope.params", QString::fromStdString(to_text(s.result->params))},
+               {"simscope.sweep",
+                QString::fromStdString(w.spec.param + " frame " + std::to_string(w.next))}});
+    Json item;
+    item["file"] = name;
+    item["value"] = json_number(w.frames[w.next].get_double(w.spec.param));
+    item["params"] = params_to_json(s.result->params);
+    item["compute_seconds"] = s.result->compute_seconds;
+    w.items.push_back(item);
+    ++w.next;
+    w.awaiting = false;
+    if (w.next == w.frames.size()) finish(s);
+  } catch (const std::exception& e) {
+    stop(s, "sweep stopped at frame " + std::to_string(w.next) + ": " + e.what(), true);
+  }
+}
+
+void draw_sweep_panel(GuiState& s) {
+  SweepState& w = s.sweep;
+  ImGui::Separator();
+  if (!ImGui::CollapsingHeader("Sweep / record")) return;
+  if (w.running) {
+    const double done = double(w.next) / double(w.frames.size());
+    const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - w.t0).count();
+    char buf[96];
+    if (w.next > 0)
+      std::snprintf(buf, sizeof buf, "frame %zu/%zu  ETA %.1f s", w.next + 1, w.frames.size(),
+                    t / double(w.next) * double(w.frames.size() - w.next));
+    else
+      std::snprintf(buf, sizeof buf, "frame 1/%zu  ETA --", w.frames.size());
+    ImGui::ProgressBar(float(done), ImVec2(-1, 0), buf);
+    if (ImGui::SmallButton("Cancel sweep"))
+      stop(s, "sweep cancelled after " + std::to_string(w.next) + " frames (in " + w.dir + ")",
+           false);
+    return;
+  }
+  std::vector<const ParamSpec*> numeric;
+  for (const ParamSpec& p : s.params.schema().specs())
+    if (p.type == ParamType::Int || p.type == ParamType::Float) numeric.push_back(&p);
+  if (numeric.empty()) return;
+  if (w.param < 0 || w.param >= int(numeric.size())) {
+    w.param = 0;
+    w.start = s.params.get_double(numeric[0]->name);
+    w.stop = numeric[0]->has_range() ? numeric[0]->max : w.start * 2;
+  }
+  if (ImGui::BeginCombo("parameter", numeric[std::size_t(w.param)]->name.c_str())) {
+    for (int k = 0; k < int(numeric.size()); ++k)
+      if (ImGui::Selectable(numeric[std::size_t(k)]->name.c_str(), k == w.param)) {
+        w.param = k;
+        w.start = s.params.get_double(numeric[std::size_t(k)]->name);
+        w.stop = w.start * 2;
+      }
+    ImGui::EndCombo();
+  }
+  ImGui::InputDouble("start", &w.start, 0, 0, "%.6g");
+  ImGui::InputDouble("stop", &w.stop, 0, 0, "%.6g");
+  ImGui::InputInt("frames", &w.count);
+  if (!w.size[0])
+    std::snprintf(w.size, sizeof w.size, "%dx%d", s.image_export.view_w, s.image_export.view_h);
+  ImGui::InputText("size WxH", w.size, sizeof w.size);
+  if (ImGui::Button("Run sweep")) {
+    w.start_clicked = true;
+  }
+  ImGui::Separator();
+  if (s.record.total > 0) {
+    ImGui::ProgressBar(float(s.record.done) / float(s.record.total), ImVec2(-1, 0));
+    if (ImGui::SmallButton("Stop recording")) {
+      s.record.total = 0;
+      action_done(s, "recording stopped after " + std::to_string(s.record.done) + " frames");
+    }
+  } else {
+    ImGui::SetNextItemWidth(80 * ui_scale());
+    ImGui::InputInt("##record", &s.record.count);
+    ImGui::SameLine();
+    if (ImGui::Button("Record frames")) {
+      try {
+        start_record(s, s.record.count);
+      } catch (const std::exception& e) {
+        action_failed(s, e.what());
+      }
+    }
+  }
+  if (w.start_clicked) {
+    w.start_clicked = false;
+    try {
+      const auto [iw, ih] = parse_image_size(w.size);
+      SweepSpec spec{numeric[std::size_t(w.param)]->name, w.start, w.stop, w.count};
+      if (w.count < 2 || w.count > 100000) throw Error("sweep: frames must be 2 ... 100000");
+      start_sweep(s, spec, iw, ih);
+    } catch (const std::exception& e) {
+      action_failed(s, e.what());
+    }
+  }
+}
+
+}  // namespace simscope::app::gui

@@ -1,0 +1,25 @@
+#pragma once
+/// @file A line plot with axes for the window's panels (Dear ImGui draw lists): ticks and labels
+/// from render/'s tick code (1-2-5 steps), axis titles, gaps at NaN, and the sample under the
+/// cursor marked with a tooltip. Used by the line profile, the oscillators' R(t) and msd(t).
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace simscope::app::gui {
+
+struct XyPlotOptions {
+  std::string x_title, y_title;
+  float height = 0;      ///< pixels; 0: the space left in the window
+  bool fixed_y = false;  ///< use [y_lo, y_hi] (e.g. R in [0, 1]) instead of the data's range
+  double y_lo = 0, y_hi = 1;
+  /// The tooltip of sample k (default: "y_title = y  at x_title = x").
+  std::function<std::string(std::size_t)> hover_text;
+};
+
+/// Draws y(x) (equally long; x increasing) as a line into the current ImGui window, taking the
+/// full width. `id` must be unique in the window. Draws only the frame when there are no points.
+void draw_xy_plot(const char* id, const std::vector<double>& x, const std::vector<double>& y,
+                  const XyPlotOptions& options);
+
+}  // namespace simscope::app::gui

@@ -1,0 +1,219 @@
+#include "sweep.hpp"
+
+#include <unistd.h>
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QString>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <thread>
+
+#include "cli.hpp"
+#include "core/error.hpp"
+#include "output_checks.hpp"
+#include "params_json.hpp"
+#include "png.hpp"
+#include "render/gl_context.hpp"
+#include "render/offscreen.hpp"
+#include "render/plane_view.hpp"
+#include "run_manifest.hpp"
+#include "session.hpp"
+#include "view_png_export.hpp"
+#include "view_settings.hpp"
+#include "worker.hpp"
+
+namespace simscope::app {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// Runs one frame's parameters on the worker; the error of a failed run is thrown.
+RunResult run_one(Worker& worker, const ParamSet& p, Backend backend) {
+  worker.submit(p, backend, false, "");
+  for (;;) {
+    if (auto ev = worker.poll()) {
+      if (!ev->error.empty()) throw Error(ev->error);
+      return std::move(*ev->result);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+}  // namespace
+
+std::string make_sweep_video(const std::string& dir, std::string& note) {
+  const QString ffmpeg = QStandardPaths::findExecutable("ffmpeg");
+  if (ffmpeg.isEmpty()) {
+    note = "ffmpeg not found: no sweep.mp4 (install ffmpeg for a video of the frames)";
+    return "";
+  }
+  const QDir d(QString::fromStdString(dir));
+  const QString out = d.filePath("sweep.mp4");
+  QProcess p;
+  p.start(ffmpeg,
+          {"-y", "-loglevel", "error", "-framerate", "10", "-i", d.filePath("frames/%04d.png"),
+           "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", "-c:v", "libx264", "-pix_fmt", "yuv420p", out});
+  if (!p.waitForFinished(600000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) {
+    note = "ffmpeg failed, no sweep.mp4: " +
+           QString::fromUtf8(p.readAllStandardError()).trimmed().left(300).toStdString();
+    return "";
+  }
+  return out.toStdString();
+}
+
+Json sweep_manifest(const std::string& workload, const std::string& backend, const SweepSpec& spec,
+                    const std::string& video, const Json& frames) {
+  Json m;
+  m["workload"] = workload;
+  m["backend"] = backend;
+  m["simscope"] = {{"version", SIMSCOPE_VERSION}};
+  for (const auto& [k, val] : front_end_versions()) m["simscope"][k] = val;
+  m["sweep"] = {{"param", spec.param},
+                {"start", json_number(spec.start)},
+                {"stop", json_number(spec.stop)},
+                {"frames", spec.frames},
+                {"video", video.empty() ? Json() : Json("sweep.mp4")}};
+  m["frames"] = frames;
+  return m;
+}
+
+void write_json_file(const std::string& path, const Json& j) {
+  std::ofstream out(path);
+  out << json_text(j);
+  if (!out) throw Error("cannot write " + path);
+}
+
+SweepSpec parse_sweep(const std::string& text) {
+  const std::string expected =
+      "--sweep expects NAME=START:STOP:FRAMES (a numeric parameter, two numbers and an integer "
+      "number of frames 2 ... 100000), got '" +
+      text + "'";
+  const QString t = QString::fromStdString(text);
+  const int eq = t.indexOf('=');
+  if (eq <= 0) throw Error(expected);
+  const QStringList parts = t.mid(eq + 1).split(':');
+  if (parts.size() != 3) throw Error(expected);
+  SweepSpec s;
+  s.param = t.left(eq).trimmed().toStdString();
+  bool ok1 = false, ok2 = false, ok3 = false;
+  s.start = parts[0].trimmed().toDouble(&ok1);
+  s.stop = parts[1].trimmed().toDouble(&ok2);
+  s.frames = parts[2].trimmed().toInt(&ok3);
+  if (!ok1 || !ok2 || !ok3 || !std::isfinite(s.start) || !std::isfinite(s.stop) || s.frames < 2 ||
+      s.frames > 100000)
+    throw Error(expected);
+  return s;
+}
+
+std::vector<ParamSet> sweep_params(const ParamSet& base, const SweepSpec& spec) {
+  const ParamSpec& ps = base.schema().at(spec.param);  // unknown: the schema's message
+  if (ps.type != ParamType::Int && ps.type != ParamType::Float)
+    throw Error("--sweep: parameter " + spec.param + " is " + to_string(ps.type) +
+                ", not a number (sweep an int or float parameter)");
+  std::vector<ParamSet> out;
+  for (int f = 0; f < spec.frames; ++f) {
+    const double v = spec.start + (spec.stop - spec.start) * f / (spec.frames - 1);
+    ParamSet p = base;
+    try {
+      if (ps.type == ParamType::Int)
+        p.set(spec.param, std::int64_t(std::llround(v)));
+      else
+        p.set(spec.param, v);
+    } catch (const std::exception& e) {
+      throw Error("--sweep frame " + std::to_string(f) + ": " + e.what());
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+int run_sweep(const CliOptions& o) {
+  std::vector<std::string> written;  // removed again on an error: no partial sweep is left
+  try {
+    const SweepSpec spec = parse_sweep(o.sweep);
+    Session s = make_session(o);
+    const std::vector<ParamSet> frames = sweep_params(s.params, spec);
+    const std::string dir = o.out_dir.empty() ? "simscope-out" : o.out_dir;
+    check_output_dir(dir);
+    const QDir d(QString::fromStdString(dir));
+    if (!QDir().mkpath(d.filePath("frames")))
+      throw Error("cannot create the folder " + d.filePath("frames").toStdString());
+    if (!o.quiet) std::fprintf(stderr, "simscope: %s\n", s.backend.notice.c_str());
+    const std::string view_param = s.workload->view_param();
+    Worker worker(std::move(s.workload));
+    auto ctx = render::create_context("egl");
+    render::Offscreen target(o.image_width, o.image_height);
+    render::PlaneView view;
+    Json list = Json::array();
+    const auto t0 = Clock::now();
+    const bool tty = isatty(STDERR_FILENO);
+    for (std::size_t f = 0; f < frames.size(); ++f) {
+      const RunResult r = run_one(worker, frames[f], s.backend.backend);
+      const ViewImage vi = worker.workload().view_image(r, r.params.get_string(view_param));
+      target.bind();
+      view.set_settings(to_render_settings(s.view, vi));
+      view.set_data_host(vi.data.data(), vi.rows, vi.cols);
+      view.draw(0, 0, o.image_width, o.image_height);
+      const std::vector<std::uint8_t> rgba = target.read_rgba();
+      char name[32];
+      std::snprintf(name, sizeof name, "frames/%04zu.png", f);
+      const std::string path = d.filePath(name).toStdString();
+      const auto [lo, hi] = view.range();
+      Json v;
+      v["output"] = r.params.get_string(view_param);
+      v["colormap"] = view.settings().colormap;
+      v["scale"] = view.settings().log_scale ? "log" : "linear";
+      v["range"] = Json::array({json_number(lo), json_number(hi)});
+      write_png(
+          path, rgba, o.image_width, o.image_height,
+          {{"Software", "simscope " SIMSCOPE_VERSION},
+           {"simscope.workload", QString::fromStdString(r.workload)},
+           {"simscope.params", QString::fromStdString(to_text(r.params))},
+           {"simscope.sweep", QString::fromStdString(spec.param + " frame " + std::to_string(f))},
+           {"simscope.view", QString::fromStdString(json_text(v, true))}});
+      written.push_back(path);
+      Json item;
+      item["file"] = name;
+      item["value"] = json_number(frames[f].get_double(spec.param));
+      item["params"] = params_to_json(r.params);
+      item["view"] = v;
+      item["compute_seconds"] = r.compute_seconds;
+      item["warnings"] = r.warnings;
+      list.push_back(item);
+      if (!o.quiet) {
+        const double t = std::chrono::duration<double>(Clock::now() - t0).count();
+        const double eta = t / double(f + 1) * double(frames.size() - f - 1);
+        std::fprintf(stderr,
+                     tty ? "\rsweep: frame %zu/%zu  elapsed %.1f s  ETA %.1f s   "
+                         : "sweep: frame %zu/%zu  elapsed %.1f s  ETA %.1f s\n",
+                     f + 1, frames.size(), t, eta);
+      }
+    }
+    if (!o.quiet && tty) std::fprintf(stderr, "\n");
+    std::string note;
+    const std::string video = make_sweep_video(dir, note);
+    if (!video.empty()) written.push_back(video);
+    const std::string manifest = d.filePath("run.json").toStdString();
+    write_json_file(manifest, sweep_manifest(frames.front().schema().workload(),
+                                             to_string(s.backend.backend), spec, video, list));
+    written.push_back(manifest);
+    if (!note.empty()) std::fprintf(stderr, "simscope: warning: %s\n", note.c_str());
+    if (!o.quiet) {
+      std::printf("simscope: sweep of %s over %d frames; wrote:\n", spec.param.c_str(),
+                  spec.frames);
+      for (const auto& w : written) std::printf("  %s\n", w.c_str());
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    for (const std::string& w : written) QFile::remove(QString::fromStdString(w));
+    std::fprintf(stderr, "simscope: error: %s\n", e.what());
+    return 1;
+  }
+}
+
+}  // namespace simscope::app

@@ -1,0 +1,81 @@
+"""Headless --sweep NAME=START:STOP:FRAMES: DIR/frames/0000.png ... at --image-size, each with its
+frame's parameters; DIR/run.json listing every frame; DIR/sweep.mp4 (ffprobe: frame count and
+size). The field is linear in k, so each frame's colour range (from its data) scales with k.
+Int parameters are rounded. Bad sweeps are refused with a message and leave no frames.
+Usage: e2e_sweep.py SIMSCOPE"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+from gui_util import png_size_and_text
+from simscope_test_util import Checker, run, scratch
+
+simscope = sys.argv[1]
+c = Checker()
+d = scratch("e2e_sweep")
+common = ["--headless", "--backend", "cpu", "--set", "grid.size=24", "--set", "sources.count=20",
+          "--set", "eps=0.05"]
+
+out = os.path.join(d, "k")
+p = run(simscope, *common, "--image-size", "160x128", "--out-dir", out, "--sweep", "k=1:3:3")
+c.check(p.returncode == 0, f"sweep of k runs ({p.stderr.strip()[-300:]})")
+if p.returncode == 0:
+    files = [os.path.join(out, "frames", f"{f:04d}.png") for f in range(3)]
+    c.check(all(os.path.exists(f) for f in files) and
+            sorted(os.listdir(os.path.join(out, "frames"))) == ["0000.png", "0001.png", "0002.png"],
+            "frames/0000.png ... 0002.png")
+    ranges = []
+    for f, k in zip(files, [1, 2, 3]):
+        (w, h), text = png_size_and_text(f)
+        c.check((w, h) == (160, 128), f"{os.path.basename(f)}: 160 x 128 ({w} x {h})")
+        got = dict(re.findall(r"(?:^|\s)(k)=(\S+)", text.get("simscope.params", "")))
+        c.check(float(got.get("k", "nan")) == k, f"{os.path.basename(f)}: k = {k} ({got})")
+        ranges.append(json.loads(text.get("simscope.view", "{}")).get("range", [0, 0]))
+    c.check(all(abs(ranges[i][1] / ranges[0][1] - (i + 1)) < 1e-5 and
+                abs(ranges[i][0] / ranges[0][0] - (i + 1)) < 1e-5 for i in range(3)),
+            f"each frame's range scales with k ({ranges})")
+    m = json.load(open(os.path.join(out, "run.json")))
+    fr = m.get("frames", [])
+    c.check(m.get("sweep", {}).get("param") == "k" and m["sweep"].get("frames") == 3 and
+            [x["params"]["k"] for x in fr] == [1, 2, 3] and [x["value"] for x in fr] == [1, 2, 3]
+            and [x["file"] for x in fr] == [f"frames/{f:04d}.png" for f in range(3)],
+            "run.json lists every frame's parameters")
+    c.check(all(x["params"]["grid.size"] == 24 for x in fr), "the other parameters as set")
+    video = os.path.join(out, "sweep.mp4")
+    if shutil.which("ffmpeg") and shutil.which("ffprobe"):
+        probe = subprocess.run(["ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0",
+                                "-show_entries", "stream=nb_read_frames,width,height", "-of",
+                                "csv=p=0", video], capture_output=True, text=True)
+        c.check(probe.stdout.strip() == "160,128,3", f"sweep.mp4: 3 frames of 160 x 128 "
+                f"({probe.stdout.strip()!r} {probe.stderr.strip()[-200:]!r})")
+        c.check(m["sweep"].get("video") == "sweep.mp4", "run.json names the video")
+    else:
+        c.check(not os.path.exists(video) and "ffmpeg not found" in p.stderr,
+                "without ffmpeg: no video, and a warning says so")
+
+out = os.path.join(d, "int")
+p = run(simscope, *common, "--image-size", "96x80", "--out-dir", out, "--sweep",
+        "grid.size=16:33:3")
+c.check(p.returncode == 0, f"sweep of an int parameter ({p.stderr.strip()[-300:]})")
+if p.returncode == 0:
+    fr = json.load(open(os.path.join(out, "run.json")))["frames"]
+    c.check([x["params"]["grid.size"] for x in fr] == [16, 24, 33] or
+            [x["params"]["grid.size"] for x in fr] == [16, 25, 33],
+            f"rounded to integers ({[x['params']['grid.size'] for x in fr]})")
+
+for arg, code, words in [("k=1:2", 2, "--sweep expects NAME=START:STOP:FRAMES"),
+                         ("k=1:2:1", 2, "--sweep expects"),
+                         ("plane=1:2:3", 1, "--sweep: parameter plane is enum, not a number"),
+                         ("nosuch=1:2:3", 1, "unknown parameter 'nosuch'"),
+                         ("grid.size=1:10:3", 1, "--sweep frame 0: parameter grid.size")]:
+    bad = os.path.join(d, "bad")
+    p = run(simscope, *common, "--out-dir", bad, "--sweep", arg)
+    c.check(p.returncode == code and words in p.stderr and len(p.stderr.strip().splitlines()) == 1,
+            f"--sweep {arg}: exit {p.returncode}, {p.stderr.strip()!r}")
+    c.check(not os.path.exists(os.path.join(bad, "frames", "0000.png")), f"{arg}: no frames")
+p = run(simscope, "--sweep", "k=1:2:3", "--pin-set", "k=2")
+c.check(p.returncode == 2 and "does not combine" in p.stderr, f"with --pin-set: {p.stderr.strip()!r}")
+c.done()

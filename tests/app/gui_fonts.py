@@ -1,0 +1,61 @@
+"""GUI under Xvfb: the UI text is DejaVu Sans baked at the UI scale (SIMSCOPE_UI_SCALE 1 and 2):
+the log names the font and its pixel size, and the status bar's text is twice as tall at scale 2
+and anti-aliased (many grey levels at its edges, not a stretched bitmap font's few). Usage:
+gui_fonts.py SIMSCOPE"""
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+
+from gui_util import need_tools, slowdown
+from simscope_test_util import Checker, read_png, scratch
+
+simscope = sys.argv[1]
+c = Checker()
+d = scratch("gui_fonts")
+need_tools("xvfb-run")
+
+
+def shot(scale):
+    path = os.path.join(d, f"scale{scale}.png")
+    env = dict(os.environ, HOME=d, XDG_CONFIG_HOME=d, SIMSCOPE_UI_SCALE=str(scale))
+    p = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24", simscope, "--backend",
+                        "cpu", "--set", "grid.size=32", "--screenshot", path],
+                       capture_output=True, text=True, env=env, timeout=300 * slowdown())
+    return p, path
+
+
+def text_rows(path, scale):
+    """Heights of the bright text in the status bar's first line, and its grey levels."""
+    img = read_png(path)[0][:, :, :3].astype(int)
+    bar = img[-int(58 * scale):]  # the status bar: 58 px per unit of scale
+    lum = bar.max(axis=2)
+    rows = np.where((lum > 150).sum(axis=1) > 0)[0]
+    if len(rows) == 0:
+        return 0, 0
+    first = [rows[0]]
+    for r in rows[1:]:
+        if r != first[-1] + 1:
+            break
+        first.append(r)
+    band = lum[first[0]:first[-1] + 1]
+    levels = len(np.unique(band[(band > 40) & (band < 150)]))
+    return len(first), levels
+
+
+heights = {}
+for scale in (1, 2):
+    p, path = shot(scale)
+    m = re.search(r"UI font (\S+DejaVuSans\.ttf) at (\d+) px \(scale (\S+)\)", p.stderr)
+    c.check(p.returncode == 0 and m is not None and int(m.group(2)) == 13 * scale,
+            f"scale {scale}: DejaVu Sans at {13 * scale} px ({p.stderr.strip()[-300:]!r})")
+    if p.returncode == 0 and os.path.exists(path):
+        h, levels = text_rows(path, scale)
+        heights[scale] = h
+        c.check(levels >= 8, f"scale {scale}: anti-aliased text ({levels} grey levels)")
+if len(heights) == 2:
+    c.check(heights[1] >= 7 and 1.7 <= heights[2] / heights[1] <= 2.3,
+            f"text twice as tall at scale 2 ({heights})")
+c.done()
