@@ -262,6 +262,7 @@ int run_headless(const CliOptions& o) {
       if (g_signal) throw Interrupted{int(g_signal)};
     }
     const Workload& viewer = worker.workload();
+    const std::string view_param = viewer.view_param();
     std::optional<Profile> profile;  // --profile: checked before anything is written
     if (!o.profile.empty())
       profile = line_profile(plane_samples(viewer, r, r.params.get_string(view_param)),

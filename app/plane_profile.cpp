@@ -148,7 +148,7 @@ PlaneSamples plane_samples(const Workload& w, const RunResult& r, const std::str
   if (choices.empty()) choices = {shown};
   auto add = [&](const std::string& name, const ViewImage& im) {
     if (im.rows != s.rows || im.cols != s.cols || s.column(name) >= 0) return;
-    s.columns.push_back({name, im.label, im.unit, im.data});
+    s.columns.push_back({name, im.label, im.unit, im.data.host()});
   };
   for (const std::string& choice : choices) {
     ParamSet p = r.params;
@@ -174,7 +174,7 @@ PlaneSamples plane_samples(const Workload& w, const RunResult& r, const std::str
       // an output this result does not hold (e.g. a live run's): not a column
     }
   }
-  if (s.columns.empty()) s.columns.push_back({shown, img.label, img.unit, img.data});
+  if (s.columns.empty()) s.columns.push_back({shown, img.label, img.unit, img.data.host()});
   return s;
 }
 

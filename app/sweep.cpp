@@ -25,6 +25,7 @@
 #include "session.hpp"
 #include "view_png_export.hpp"
 #include "view_settings.hpp"
+#include "view_upload.hpp"
 #include "worker.hpp"
 
 namespace simscope::app {
@@ -157,7 +158,7 @@ int run_sweep(const CliOptions& o) {
       const ViewImage vi = worker.workload().view_image(r, r.params.get_string(view_param));
       target.bind();
       view.set_settings(to_render_settings(s.view, vi));
-      view.set_data_host(vi.data.data(), vi.rows, vi.cols);
+      upload_image(view, vi);
       view.draw(0, 0, o.image_width, o.image_height);
       const std::vector<std::uint8_t> rgba = target.read_rgba();
       char name[32];

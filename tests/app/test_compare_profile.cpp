@@ -55,19 +55,19 @@ TEST(Compare, DiffStatsOverFinitePairs) {
 TEST(Compare, ImagesOfEachMode) {
   const ViewImage a = image(1, 3, {1, -2, 0});
   const ViewImage b = image(1, 3, {3, -1, 5});
-  EXPECT_EQ(compare_image(a, b, CompareMode::Current).data, b.data);
-  EXPECT_EQ(compare_image(a, b, CompareMode::Pinned).data, a.data);
+  EXPECT_EQ(compare_image(a, b, CompareMode::Current).data.host(), b.data.host());
+  EXPECT_EQ(compare_image(a, b, CompareMode::Pinned).data.host(), a.data.host());
   const ViewImage d = compare_image(a, b, CompareMode::Difference);
-  EXPECT_EQ(d.data, (std::vector<float>{2, 1, 5}));
+  EXPECT_EQ(d.data.host(), (std::vector<float>{2, 1, 5}));
   EXPECT_EQ(d.colormap, "coolwarm");
   EXPECT_EQ(d.scale, "linear");
   EXPECT_EQ(d.range_lo, -5);
   EXPECT_EQ(d.range_hi, 5);
   EXPECT_EQ(d.label, "B - A: q");
   const ViewImage r = compare_image(a, b, CompareMode::Relative);
-  EXPECT_FLOAT_EQ(r.data[0], 2.f);
-  EXPECT_FLOAT_EQ(r.data[1], 0.5f);
-  EXPECT_TRUE(std::isnan(r.data[2]));
+  EXPECT_FLOAT_EQ(r.data.host()[0], 2.f);
+  EXPECT_FLOAT_EQ(r.data.host()[1], 0.5f);
+  EXPECT_TRUE(std::isnan(r.data.host()[2]));
   EXPECT_TRUE(r.unit.empty());
   try {
     compare_image(image(2, 2, {0, 0, 0, 0}), b, CompareMode::Difference);
@@ -87,11 +87,11 @@ TEST(Compare, OutputDifferencesKeepPrecision) {
   b.outputs = {f, g, n, OutputArray{"only_b", "", "", simscope::io::DType::Float32, {1}, {1}, {}}};
   const auto d = output_differences(a, b);
   ASSERT_EQ(d.size(), 3u);
-  EXPECT_EQ(d[0].data, (std::vector<float>{-0.5f, 2}));
+  EXPECT_EQ(d[0].data.host(), (std::vector<float>{-0.5f, 2}));
   EXPECT_EQ(d[1].dtype, simscope::io::DType::Float64);
   EXPECT_DOUBLE_EQ(d[1].data64[1], 3e-12 - 1e-12);
   EXPECT_EQ(d[2].dtype, simscope::io::DType::Float32);  // an int difference may be negative
-  EXPECT_EQ(d[2].data, (std::vector<float>{-3, 2}));
+  EXPECT_EQ(d[2].data.host(), (std::vector<float>{-3, 2}));
 }
 
 TEST(Profile, BilinearReproducesALinearField) {
