@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "field/field.hpp"
+#include "field/field_stats.hpp"
 #include "py_arrays.hpp"
 #include "py_call.hpp"
 #include "py_params.hpp"
@@ -25,7 +26,7 @@ struct FieldJob {
   field::Targets targets;
   std::vector<std::size_t> shape;  ///< of each output: (T,) for given targets, else the grid's
   field::Options options;
-  field::Method method = field::Method::Direct;  ///< the schema's "method" once it has one
+  field::Method method = field::Method::Direct;  ///< the schema's "method" (auto, direct, tree)
   std::string unused;  ///< a warning about settings the arrays override, or ""
 };
 
@@ -55,6 +56,7 @@ app::RunResult evaluate(FieldJob& job, Progress* progress) {
   r.stats["skipped_coincidences"] = double(fr.skipped_coincidences);
   r.stats["pairs_per_s"] = fr.seconds > 0 ? r.stats["pairs"] / fr.seconds : 0;
   r.stats["peak_device_bytes"] = evaluator->peak_device_bytes();
+  app::add_tree_stats(fr, r);  // as the workload adapter reports them
   r.compute_seconds = fr.seconds;
   r.total_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return r;
@@ -72,8 +74,7 @@ void bind_field(py::module_& m) {
           j.params = params_from(field::schema(), settings);
           j.choice = backend_from(backend);
           j.options = field::options_from(j.params);
-          if (field::schema().find("method"))
-            j.method = field::method_from_string(j.params.get_string("method"));
+          j.method = field::method_from(j.params);
           j.sources = sources.is_none()
                           ? field::make_sources(j.params)
                           : field::sources_from_npy(

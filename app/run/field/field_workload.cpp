@@ -12,6 +12,7 @@
 #include "core/device_memory.hpp"
 #include "core/error.hpp"
 #include "field/field.hpp"
+#include "field_stats.hpp"
 #include "split_merge.hpp"
 #include "workload.hpp"
 
@@ -29,23 +30,6 @@ std::pair<const char*, const char*> plane_axes(field::PlaneKind kind) {
       return {"y", "z"};
     default:
       return {"x", "y"};
-  }
-}
-
-/// The method that ran and, for the tree method, its times and measured error (run.json stats).
-void add_tree_stats(const field::Result& fr, RunResult& r) {
-  r.stats["method_tree"] = fr.method == field::Method::Tree ? 1 : 0;
-  if (fr.method != field::Method::Tree) return;
-  const field::TreeStats& t = fr.tree;
-  r.stats["tree_build_seconds"] = t.build_seconds;
-  r.stats["tree_eval_seconds"] = t.eval_seconds;
-  r.stats["tree_error_seconds"] = t.error_seconds;
-  r.stats["tree_order"] = t.order;
-  r.stats["tree_theta"] = t.theta;
-  r.stats["error_samples"] = double(t.error_samples);
-  if (t.error_samples > 0) {
-    r.stats["rms_rel_error"] = t.rms_rel_error;
-    r.stats["max_rel_error"] = t.max_rel_error;
   }
 }
 

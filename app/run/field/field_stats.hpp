@@ -1,0 +1,16 @@
+#pragma once
+/// @file The field's run.json statistics of the method that ran, shared by the workload adapter
+/// and the Python module's array path (so both report the same keys).
+#include "field/field.hpp"
+#include "workload.hpp"
+
+namespace simscope::app {
+
+/// Adds to r.stats "method_tree" (1 when the tree method computed `fr`, else 0) and, for the
+/// tree method, "tree_build_seconds", "tree_eval_seconds", "tree_error_seconds" (s),
+/// "tree_order", "tree_theta", "error_samples" and, when targets were sampled,
+/// "rms_rel_error" and "max_rel_error" (the error measured against fp64 direct sums at the
+/// sampled targets: field::TreeStats).
+void add_tree_stats(const field::Result& fr, RunResult& r);
+
+}  // namespace simscope::app
