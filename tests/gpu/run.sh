@@ -6,7 +6,9 @@
 # render tests on the CUDA back end (CUDA against the CPU back end, and the headless interop path:
 # EGL device platform + a CUDA field plane in a GL buffer, exported .npy against the CPU's);
 # simscope-bench for the three workloads, then the anchor scripts in the same call; then
-# compute-sanitizer memcheck and racecheck over the CUDA tests; and prints the table last.
+# the run layer's tests and the Python module's CUDA tests (the same build, reconfigured with the
+# carried nlohmann-json/pybind11); compute-sanitizer memcheck and racecheck over the CUDA tests;
+# and prints the table last.
 # Every step has a time limit taken from one deadline (RUN_SECONDS, default 560 s), so that the
 # table is printed inside the device tool's 600 s. Logs go to $OUT (or /tmp/simscope-gpu).
 set -uo pipefail
@@ -62,6 +64,40 @@ for rb in 2 8; do
     --gtest_filter='Field/CudaVsCpu.*:FieldCuda.*:FieldRangesCuda.*' > "$out/field_rb$rb.log" 2>&1 || rb_rc=1
   echo "RB=$rb: $(grep -E '^\[  (PASSED|FAILED) ' "$out/field_rb$rb.log" | tr '\n' ' ')"
 done
+
+step "run layer and Python module on the CUDA back end (same build, reconfigured)"
+# After the compute/render tests, so a configure failure here (e.g. pybind11 against this
+# machine's Python) cannot cost them: the run layer's tests (field/lsq/oscillators through the
+# adapters, device outputs) and the module's CUDA tests (pytest -k cuda; DLPack on the device).
+runpy_rc=0
+if [ -d .gpu/prefix ]; then
+  pp="$root/.gpu/prefix"
+  "$py" -c 'import pytest' 2> /dev/null || export PYTHONPATH="$root/.gpu/pytest${PYTHONPATH:+:$PYTHONPATH}"
+  if cmake -S . -B build-gpu -DCMAKE_PREFIX_PATH="$pp" -DSIMSCOPE_PYTHON_EXECUTABLE="$py" \
+       > "$out/configure_run.log" 2>&1 &&
+     timeout "$(left 280)" cmake --build build-gpu -j "$(nproc)" --target test_run test_split_merge \
+       > "$out/build_run.log" 2>&1; then
+    timeout "$(left 260)" ctest --test-dir build-gpu -L run -j 8 --timeout 120 --output-on-failure \
+      > "$out/ctest_run.log" 2>&1 || runpy_rc=1
+    grep -E 'tests passed|\(Failed\)|\(Timeout\)' "$out/ctest_run.log" | head -10
+  else
+    runpy_rc=1; tail -15 "$out/configure_run.log" "$out/build_run.log" 2> /dev/null
+  fi
+  if timeout "$(left 250)" cmake --build build-gpu -j "$(nproc)" --target simscope_python \
+       > "$out/build_python.log" 2>&1; then
+    PYTHONPATH="$root/build-gpu/python${PYTHONPATH:+:$PYTHONPATH}" timeout "$(left 240)" \
+      "$py" -m pytest -q -rs -p no:cacheprovider -k cuda tests/python > "$out/pytest_cuda.log" 2>&1
+    rc=$?; [ $rc -ne 0 ] && runpy_rc=1
+    tail -3 "$out/pytest_cuda.log"
+    if grep -q 'SKIPPED' "$out/pytest_cuda.log"; then  # nothing CUDA may skip here
+      grep 'SKIPPED' "$out/pytest_cuda.log" | head -5; runpy_rc=1
+    fi
+  else
+    runpy_rc=1; grep -E 'error' -A3 "$out/build_python.log" | head -20
+  fi
+else
+  echo "no .gpu/prefix: rerun tests/gpu/prepare.sh"; runpy_rc=1
+fi
 
 step "simscope-bench"
 B=build-gpu/tests/bench/simscope-bench
@@ -139,5 +175,5 @@ for w, an, av, sv, t, ok, higher in rows:
 print("field max_rel_error:", f.get("max_rel_error"), " lsq max_rel_error:", l.get("max_rel_error"),
       " lsq first solve (with the cube's upload):", l.get("first_seconds"), "s")
 PY
-echo "tests rc=$tests_rc interop rc=$interop_rc field-rb rc=$rb_rc cuda-skips=$cuda_skips sanitizer rc=$san_rc (t=${SECONDS}s)"
-exit $(( tests_rc != 0 || interop_rc != 0 || rb_rc != 0 || cuda_skips != 0 || san_rc != 0 ))
+echo "tests rc=$tests_rc interop rc=$interop_rc field-rb rc=$rb_rc run/python rc=$runpy_rc cuda-skips=$cuda_skips sanitizer rc=$san_rc (t=${SECONDS}s)"
+exit $(( tests_rc != 0 || interop_rc != 0 || rb_rc != 0 || runpy_rc != 0 || cuda_skips != 0 || san_rc != 0 ))
