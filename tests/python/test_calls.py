@@ -254,3 +254,17 @@ def test_cuda_backend_matches_cpu():
     sg = simscope.oscillators.study(network_nodes=32, ensemble_size=8, integrator_steps=200,
                                     integrator_transient=100, backend="cuda")
     np.testing.assert_allclose(sg.state, sc.state, atol=1e-9)
+
+
+def test_dlpack_capsules_are_consumed_once_and_host_ones_refused_by_the_cuda_reader():
+    """_core.host_from_dlpack (the CUDA input path) on a host capsule: ValueError naming the
+    input, the capsule consumed (renamed, its deleter called: no leak, no double free); a used
+    capsule is refused."""
+    a = np.arange(12.0).reshape(3, 4)
+    cap = a.__dlpack__()
+    with pytest.raises(ValueError, match="^sources: DLPack device type 1 is not a CUDA device"):
+        simscope._core.host_from_dlpack(cap, "sources")
+    with pytest.raises(ValueError, match="^sources: the DLPack capsule was already used"):
+        simscope._core.host_from_dlpack(cap, "sources")
+    del cap
+    np.testing.assert_array_equal(a, np.arange(12.0).reshape(3, 4))  # the producer's array
