@@ -91,6 +91,9 @@ def field(sources: Any = None, targets: Any = None, *, backend: str = "auto",
     Keywords: the field schema (k, eps, precision="fp32"|"fp64", plane, grid_size, ...; see
         simscope.params("field")); backend "auto" | "cpu" | "cuda"; progress callback;
         outputs: names to keep (default all of magnitude, ex, ey, ez, potential).
+    sources and targets may be DLPack objects (torch tensors, CUDA ones included): the results
+        are then the caller's type on the caller's device (on the CUDA back end, CUDA tensors
+        over simscope's device memory, never copied to the host; see the module's doc).
     Returns a FieldResult: a dict-like of float32 arrays, each of shape (T,) for given targets,
     (n, n) for a plane (index [i, j]: u_i, v_j, as the CLI's .npy) or (6, n, n) for a box;
     units k*q/length^2 (magnitude, ex, ey, ez) and k*q/length (potential). Also .warnings,
@@ -123,6 +126,8 @@ def lsq(cube: Any = None, design: Any = None, *, backend: str = "auto",
     cube: array (M, H, W), float32 or float64, NaN marks a missing observation (inf refused);
         any layout (C or Fortran order, slices). None: the schema's generator or data_file.
     design: A, array (M, N) (a 1-D array is one column), any numeric dtype, finite.
+        Either may be a DLPack object (a torch tensor, CPU or CUDA): the results are then the
+        caller's type on the caller's device.
     Keywords: lam (alias of lambda, a Python keyword), method ("auto", "normal", "qr", "svd",
         "downdate"), precision ("fp64" default, "fp32"), the rest of simscope.params("lsq");
         backend, progress.

@@ -24,7 +24,8 @@ def study(initial: Any = None, *, backend: str = "auto",
     study, as ``simscope --headless --workload oscillators``).
 
     initial: None (the schema's init: random, uniform_phase or init_file), or an array of
-        shape (N, 2) [x, y] for every member or (K, N, 2) per member (float32/float64, finite).
+        shape (N, 2) [x, y] for every member or (K, N, 2) per member (float32/float64, finite);
+        a DLPack object (a torch tensor, CPU or CUDA) gives results of its type on its device.
     Returns a Result with msd (K,) time-averaged mean square deviation after the transient
     (NaN: member went non-finite), msd_t and order_t (T,) ensemble means every record_every
     steps, phases (K, N) final theta in (-pi, pi], state (K, N, 2) final x, y; all float64.
