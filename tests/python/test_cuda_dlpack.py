@@ -18,9 +18,6 @@ import pytest
 import simscope
 
 _STATUS = simscope.cuda_status()
-if not _STATUS["usable"]:
-    pytest.skip("needs a usable CUDA device (the GPU script runs it): " + _STATUS["reason"],
-                allow_module_level=True)
 
 
 def _load_cudart():
@@ -35,10 +32,14 @@ def _load_cudart():
     return None
 
 
-_RT = _load_cudart()
-if _RT is None:
-    pytest.skip("libcudart not found (find_library('cudart'), /usr/local/cuda*/lib64)",
-                allow_module_level=True)
+_RT = _load_cudart() if _STATUS["usable"] else None
+# Every test here is skipped (collected, so pytest's exit status is 0) without a GPU.
+pytestmark = [
+    pytest.mark.skipif(not _STATUS["usable"], reason="needs a usable CUDA device (the GPU "
+                       "script runs it): " + _STATUS["reason"]),
+    pytest.mark.skipif(_STATUS["usable"] and _RT is None, reason="libcudart not found "
+                       "(find_library('cudart'), /usr/local/cuda*/lib64)"),
+]
 
 
 class DLDevice(ctypes.Structure):
