@@ -12,6 +12,7 @@ void bind_run(py::module_& m);
 void bind_field(py::module_& m);
 void bind_lsq(py::module_& m);
 void bind_oscillators(py::module_& m);
+void bind_dlpack(py::module_& m);
 }  // namespace simscope::python
 
 PYBIND11_MODULE(_core, m) {
@@ -36,4 +37,5 @@ PYBIND11_MODULE(_core, m) {
   sp::bind_field(m);
   sp::bind_lsq(m);
   sp::bind_oscillators(m);
+  sp::bind_dlpack(m);
 }

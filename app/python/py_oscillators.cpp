@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "oscillators/oscillators.hpp"
+#include "oscillators/oscillators_workload.hpp"
 #include "py_arrays.hpp"
 #include "py_call.hpp"
 #include "py_params.hpp"
@@ -19,17 +20,8 @@ namespace osc = simscope::oscillators;
 
 namespace {
 
-/// (K, N) phases and (K, N, 2) x, y of a state.
-std::vector<double> phases_of(const osc::State& s) {
-  std::vector<double> p(s.x.size());
-  for (std::size_t q = 0; q < p.size(); ++q) p[q] = std::atan2(s.y[q], s.x[q]);
-  return p;
-}
-std::vector<double> interleaved(const osc::State& s) {
-  std::vector<double> v(2 * s.x.size());
-  for (std::size_t q = 0; q < s.x.size(); ++q) v[2 * q] = s.x[q], v[2 * q + 1] = s.y[q];
-  return v;
-}
+using app::interleave;  // the run layer's, as the CLI's study writes them (oscillators_workload)
+using app::phases_of;
 
 osc::State initial_from(const py::object& initial, const ParamSet& p) {
   if (initial.is_none()) return osc::make_initial_state(p);
@@ -38,8 +30,8 @@ osc::State initial_from(const py::object& initial, const ParamSet& p) {
                                      int(p.get_int("ensemble.size")));
 }
 
-/// A study from an initial-state array: the outputs of the CLI's study (msd, msd_t, order_t,
-/// phases, state) and its main stats.
+/// A study from an initial-state array: the outputs, warnings and stats of the CLI's study
+/// (app::fill_study_result, the adapter's), for the given initial state.
 py::dict study_arrays(const py::object& initial, const Settings& settings,
                       const std::string& backend, const py::object& progress) {
   struct Job {
@@ -66,42 +58,15 @@ py::dict study_arrays(const py::object& initial, const Settings& settings,
         return osc::run_study(*ens, job.topologies, job.init, job.options, p);
       },
       progress, job.choice.backend == Backend::Cuda);
-  const std::size_t K = std::size_t(job.topologies.members), N = std::size_t(job.topologies.nodes);
-  const std::size_t T = s.msd_t.size();
-  py::dict out, stats, d;
-  out["msd"] = numpy_from(std::move(s.msd), {K});
-  out["msd_t"] = numpy_from(std::move(s.msd_t), {T});
-  out["order_t"] = numpy_from(std::move(s.order_t), {T});
-  out["phases"] = numpy_from(phases_of(s.final_state), {K, N});
-  out["state"] = numpy_from(interleaved(s.final_state), {K, N, 2});
-  auto stat = [&stats](const char* k, double v) {
-    if (std::isfinite(v)) stats[k] = v;
-  };
-  stat("msd_mean", s.msd_mean);
-  stat("msd_sem", s.msd_sem);
-  stat("members", double(K));
-  stat("valid_members", double(s.valid));
-  stat("nonfinite_members", double(s.failed_count));
-  stat("nodes", double(N));
-  stat("steps", double(job.options.steps));
-  stat("samples", double(T));
-  stat("osc_steps_per_s", s.seconds > 0 ? double(K) * N * job.options.steps / s.seconds : 0);
-  d["workload"] = "oscillators";
-  d["outputs"] = out;
-  d["stats"] = stats;
-  py::list warnings;
-  if (s.failed_count > 0)
-    warnings.append(std::to_string(s.failed_count) + " of " + std::to_string(K) +
-                    " members went non-finite (integrator.dt too large?) and are left out of the "
-                    "averages (NaN in msd)");
-  for (std::string& w : osc::schema().unused_warnings(job.params)) warnings.append(w);
-  d["warnings"] = warnings;
-  d["backend"] = std::string(to_string(job.choice.backend));
-  d["notice"] = job.choice.notice;
-  d["compute_seconds"] = s.seconds;
-  d["total_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  d["params"] = params_dict(job.params);
-  return d;
+  app::RunResult r;
+  r.workload = "oscillators";
+  r.params = job.params;
+  r.backend = job.choice.backend;
+  for (std::string& w : osc::schema().unused_warnings(job.params))
+    r.warnings.push_back(std::move(w));
+  app::fill_study_result(r, s, job.options);
+  r.total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return result_dict(std::move(r), job.choice.notice);
 }
 
 /// An ensemble being integrated: osc::Ensemble with the schema's network, initial state, model,
@@ -147,7 +112,7 @@ class Ensemble {
   std::int64_t step() const { return ensemble_->steps_done(); }
   py::array state() const {
     const osc::State s = ensemble_->state();
-    return numpy_from(interleaved(s), {std::size_t(s.members), std::size_t(s.nodes), 2});
+    return numpy_from(interleave(s), {std::size_t(s.members), std::size_t(s.nodes), 2});
   }
   py::array phases() const {
     const osc::State s = ensemble_->state();

@@ -3,15 +3,20 @@
 
 #include "py_arrays.hpp"
 #include "py_call.hpp"
+#include "py_dlpack.hpp"
 #include "py_params.hpp"
 
 namespace simscope::python {
 
-py::dict result_dict(app::RunResult&& r, const std::string& notice) {
+py::dict result_dict(app::RunResult&& r, const std::string& notice, int device) {
   py::dict d, outputs, stats;
   for (app::OutputArray& o : r.outputs) {
     const std::string name = o.name;
-    outputs[py::str(name)] = numpy_of(std::move(o));
+    if (device >= 0 && o.data.device() && !o.data.host_ready() && o.data64.empty() &&
+        o.dtype == io::DType::Float32)
+      outputs[py::str(name)] = dlpack_of_device(o.data, o.shape, device);
+    else
+      outputs[py::str(name)] = numpy_of(std::move(o));
   }
   for (const auto& [k, v] : r.stats) stats[py::str(k)] = v;
   d["workload"] = r.workload;

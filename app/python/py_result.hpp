@@ -15,8 +15,10 @@ namespace py = pybind11;
 /// {"workload", "outputs": {name: numpy array}, "warnings": [str], "stats": {str: float},
 ///  "backend": "cpu"|"cuda", "notice": str (the back-end choice's line, may be empty),
 ///  "compute_seconds", "total_seconds", "params": {name: value}}. The outputs are moved out of
-/// `r` (numpy_of).
-py::dict result_dict(app::RunResult&& r, const std::string& notice);
+/// `r` (numpy_of); with `device` >= 0, outputs still in device memory (OutputData::device(),
+/// not downloaded) are handed out as CUDA DLPack capsules of that device instead
+/// (dlpack_of_device: no host copy; simscope/_arrays.py makes the caller's tensors of them).
+py::dict result_dict(app::RunResult&& r, const std::string& notice, int device = -1);
 
 /// Binds run(workload, settings, backend, progress, command): any registered workload through
 /// its run-layer adapter, as the headless CLI runs it.

@@ -12,6 +12,7 @@
 #include "core/bytes.hpp"
 #include "core/error.hpp"
 #include "field/field_internal.hpp"
+#include "field/strided_inputs.hpp"
 #include "io/csv.hpp"
 #include "io/npy.hpp"
 
@@ -164,20 +165,38 @@ Sources sources_from_npy(const io::NpyArray& a, const std::string& path) {
   if (a.shape.size() != 2 || (a.shape[1] != 3 && a.shape[1] != 4))
     throw Error(path + ": (P,4) or (P,3) expected, got " + a.shape_text() +
                 " (columns x, y, z[, q])");
-  const std::size_t rows = a.shape[0], cols = a.shape[1];
-  if (rows == 0) throw Error(path + ": no sources (shape " + a.shape_text() + ")");
+  const std::ptrdiff_t item = a.dtype == io::DType::Float32 ? 4 : 8;
+  return sources_from_strided(a.data.data(), a.dtype, a.shape[0], a.shape[1],
+                              item * std::ptrdiff_t(a.shape[1]), item, path);
+}
+
+Sources sources_from_strided(const void* data, io::DType dtype, std::size_t rows, std::size_t cols,
+                             std::ptrdiff_t row_stride, std::ptrdiff_t col_stride,
+                             const std::string& path) {
+  io::NpyArray shape_of;  // for the messages only (no data)
+  shape_of.dtype = dtype;
+  shape_of.shape = {rows, cols};
+  if (dtype != io::DType::Float32 && dtype != io::DType::Float64)
+    throw Error(path + ": dtype " + io::to_string(dtype) +
+                " is not supported for sources; expected float32 or float64");
+  if (cols != 3 && cols != 4)
+    throw Error(path + ": (P,4) or (P,3) expected, got " + shape_of.shape_text() +
+                " (columns x, y, z[, q])");
+  if (rows == 0) throw Error(path + ": no sources (shape " + shape_of.shape_text() + ")");
   Sources s;
   reserve(s, rows);
+  const auto* base = static_cast<const std::uint8_t*>(data);
   double v[4];
   for (std::size_t i = 0; i < rows; ++i) {
     for (std::size_t c = 0; c < cols; ++c) {
-      const std::size_t e = i * cols + c;
-      if (a.dtype == io::DType::Float32) {
+      const std::uint8_t* e =
+          base + std::ptrdiff_t(i) * row_stride + std::ptrdiff_t(c) * col_stride;
+      if (dtype == io::DType::Float32) {
         float f;
-        std::memcpy(&f, a.data.data() + 4 * e, 4);
+        std::memcpy(&f, e, 4);
         v[c] = f;
       } else {
-        std::memcpy(&v[c], a.data.data() + 8 * e, 8);
+        std::memcpy(&v[c], e, 8);
       }
     }
     store_row(s, i, v, cols, path, "row " + std::to_string(i));

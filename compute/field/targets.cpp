@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "field/field.hpp"
+#include "field/strided_inputs.hpp"
 
 namespace simscope::field {
 
@@ -97,25 +98,42 @@ Targets targets_from_npy(const io::NpyArray& a, const std::string& name) {
                 " is not supported for targets; expected float32 or float64");
   if (a.shape.size() != 2 || a.shape[1] != 3)
     throw Error(name + ": (T,3) expected, got " + a.shape_text() + " (columns x, y, z)");
-  const std::size_t rows = a.shape[0];
-  if (rows == 0) throw Error(name + ": no targets (shape " + a.shape_text() + ")");
+  const std::ptrdiff_t item = a.dtype == io::DType::Float32 ? 4 : 8;
+  return targets_from_strided(a.data.data(), a.dtype, a.shape[0], a.shape[1], 3 * item, item, name);
+}
+
+Targets targets_from_strided(const void* data, io::DType dtype, std::size_t rows, std::size_t cols,
+                             std::ptrdiff_t row_stride, std::ptrdiff_t col_stride,
+                             const std::string& name) {
+  io::NpyArray shape_of;  // for the messages only (no data)
+  shape_of.dtype = dtype;
+  shape_of.shape = {rows, cols};
+  if (dtype != io::DType::Float32 && dtype != io::DType::Float64)
+    throw Error(name + ": dtype " + io::to_string(dtype) +
+                " is not supported for targets; expected float32 or float64");
+  if (cols != 3)
+    throw Error(name + ": (T,3) expected, got " + shape_of.shape_text() + " (columns x, y, z)");
+  if (rows == 0) throw Error(name + ": no targets (shape " + shape_of.shape_text() + ")");
   Targets t;
   t.x.resize(rows), t.y.resize(rows), t.z.resize(rows);
-  std::vector<double>* cols[3] = {&t.x, &t.y, &t.z};
+  std::vector<double>* out[3] = {&t.x, &t.y, &t.z};
+  const auto* base = static_cast<const std::uint8_t*>(data);
   for (std::size_t i = 0; i < rows; ++i)
     for (std::size_t c = 0; c < 3; ++c) {
+      const std::uint8_t* e =
+          base + std::ptrdiff_t(i) * row_stride + std::ptrdiff_t(c) * col_stride;
       double v;
-      if (a.dtype == io::DType::Float32) {
+      if (dtype == io::DType::Float32) {
         float f;
-        std::memcpy(&f, a.data.data() + 4 * (i * 3 + c), 4);
+        std::memcpy(&f, e, 4);
         v = f;
       } else {
-        std::memcpy(&v, a.data.data() + 8 * (i * 3 + c), 8);
+        std::memcpy(&v, e, 8);
       }
       if (!std::isfinite(v))
         throw Error(name + ": row " + std::to_string(i) + ": non-finite " + "xyz"[c] +
                     std::string(" value; targets need finite x, y, z"));
-      (*cols[c])[i] = v;
+      (*out[c])[i] = v;
     }
   return t;
 }

@@ -110,6 +110,24 @@ def test_layouts_give_the_same_result():
     same_array(r.magnitude, base.magnitude)
 
 
+def test_inputs_are_converted_once():
+    """A float32/float64 numpy array of any strides is converted once, straight from its memory,
+    into the evaluators' layout (the (P, 4) rows cannot be borrowed as the columns they read);
+    only inputs numpy must make first (a list, byte-swapped values) take a copy before it."""
+    src = rng_sources(50, seed=7)
+    tg = np.random.default_rng(8).uniform(-1, 1, size=(6, 3))
+    once = [(src, tg), (np.asfortranarray(src), tg[::-1]), (src.astype(np.float32), tg.T.copy().T),
+            (np.zeros((100, 6))[::2, 1:5] + src, tg)]
+    for s, t in once:
+        r = simscope.field(s, t, backend="cpu")
+        assert (r.stats["sources_conversions"], r.stats["targets_conversions"]) == (1, 1)
+    r = simscope.field(src.tolist(), tg.astype(">f8"), backend="cpu")
+    assert (r.stats["sources_conversions"], r.stats["targets_conversions"]) == (2, 2)
+    same_array(r.magnitude, simscope.field(src, tg, backend="cpu").magnitude)
+    r = simscope.field(targets=None, grid_size=4, backend="cpu")  # generated: none
+    assert "sources_conversions" not in r.stats
+
+
 def test_grid_run_equals_cli(cli):
     sets = {"grid.size": 24, "sources.count": 700, "sources.distribution": "dipoles",
             "eps": 0.01, "plane": "box"}
@@ -161,8 +179,18 @@ def test_unknown_keyword_has_the_cli_message(cli):
         simscope.field(params={"grid.sise": 3})
     # The CLI adds the view parameters it also takes (view.colormap, ...); the rest is the same.
     assert expected.startswith(str(e.value)[:-1] + "; view parameters")
-    with pytest.raises(ValueError, match="unknown parameter 'grid_sise' for workload 'field'"):
+    # A keyword: the same message, listing the keyword spellings (dots as '_').
+    with pytest.raises(ValueError) as e:
         simscope.field(grid_sise=3)
+    known = [p["keyword"] for p in simscope.params("field")]
+    assert str(e.value) == ("unknown parameter 'grid_sise' for workload 'field' (known: %s)"
+                            % ", ".join(known))
+    assert "grid_size" in known and "grid.size" not in str(e.value)
+    # lsq's lambda (a Python keyword) is spelled lam.
+    with pytest.raises(ValueError, match=r"^unknown parameter 'lamda' for workload 'lsq' "
+                                         r"\(known: .*\blam\b") as e:
+        simscope.lsq(np.ones((3, 1, 1)), np.ones((3, 1)), lamda=1)
+    assert "lambda" not in str(e.value)
 
 
 def test_bad_arrays_have_the_loaders_messages(cli, tmp_path):

@@ -1,13 +1,20 @@
 """The three original questions (DESIGN.md section 1) as their askers wrote them, a Python loop
-each (in numpy: PyTorch and Numba are not in this set-up), against one simscope call; prints
-both times and the largest difference. Sizes are cut down from the originals so that the loops
-finish in seconds on a small machine. Run: PYTHONPATH=build/python python3 THIS_FILE"""
+each (in numpy; Numba is not in this set-up), against one simscope call; prints both times and
+the largest difference, and, with PyTorch installed (Debian's python3-torch), the same call on
+torch tensors (read through DLPack without a copy, torch tensors back). Sizes are cut down from
+the originals so that the loops finish in seconds on a small machine.
+Run: PYTHONPATH=build/python python3 THIS_FILE"""
 
 import time
 
 import numpy as np
 
 import simscope
+
+try:
+    import torch
+except ImportError:  # the numpy calls still run
+    torch = None
 
 
 def timed(f):
@@ -41,6 +48,21 @@ err = np.abs(res.magnitude - ref).max() / np.abs(ref).max()
 print("field   %d sources x %d targets: loop %.2f s, simscope.field %.2f s (%s), max rel "
       "diff %.1e" % (P, len(targets), t_loop, t_call, res.backend, err))
 
+
+def on_torch(call, numpy_result, name, *arrays, **kwargs):
+    """The same call on torch tensors: its time, and that it gave torch tensors equal to the
+    numpy call's."""
+    if torch is None:
+        return
+    tensors = [torch.from_numpy(a) for a in arrays]
+    out, t = timed(lambda: call(*tensors, **kwargs))
+    assert isinstance(out[name], torch.Tensor)
+    assert np.array_equal(out[name].numpy(), numpy_result[name], equal_nan=True)
+    print("        the same call on torch tensors: %.2f s, %s results" % (t, out[name].dtype))
+
+
+on_torch(simscope.field, res, "magnitude", src, targets, k=k, precision="fp64")
+
 # ---- 2. lsq: per-pixel least squares, 20 % NaN -----------------------------------------------
 H = W = 100
 M, N = 100, 50
@@ -62,6 +84,7 @@ ref, t_loop = timed(lsq_loop)
 res, t_call = timed(lambda: simscope.lsq(b, A))
 print("lsq     %d x %d pixels, M = %d, N = %d: loop %.2f s, simscope.lsq %.2f s (%s), max abs "
       "diff %.1e" % (H, W, M, N, t_loop, t_call, res.backend, np.abs(res.solution - ref).max()))
+on_torch(simscope.lsq, res, "solution", b, A)
 
 # ---- 3. oscillators: Stuart-Landau rings, RK4, time-averaged msd ----------------------------
 K, NODES, STEPS, DT, w, c, eps = 8, 100, 5000, 0.01, 1.0, 1.0, 0.2
@@ -95,3 +118,6 @@ res, t_call = timed(lambda: simscope.oscillators.study(
 print("osc     %d rings of %d, %d RK4 steps: loop %.2f s, simscope.oscillators.study %.2f s "
       "(%s), max rel diff %.1e" % (K, NODES, STEPS, t_loop, t_call, res.backend,
                                    np.abs(res.msd - ref).max() / np.abs(ref).max()))
+on_torch(simscope.oscillators.study, res, "msd", init, network_nodes=NODES,
+         network_topology="ring", network_k=2, ensemble_size=K, model_omega=w, model_c=c,
+         model_coupling=eps, integrator_dt=DT, integrator_steps=STEPS, integrator_transient=0)

@@ -5,7 +5,9 @@ with the schema, messages and results of the ``simscope`` command line.
 Parameters are the workload's schema (``simscope.params(workload)``, ``simscope --list-params``):
 pass each as a keyword argument with its dots written as underscores (``grid_size=64`` for
 ``grid.size``), or as a dict of dotted names (``params={"grid.size": 64}``). Values are checked
-by the same code as ``--set NAME=VALUE``: a bad one raises ValueError with the CLI's message.
+by the same code as ``--set NAME=VALUE``: a bad one raises ValueError with the CLI's message;
+an unknown keyword raises it with the keyword spellings listed (an unknown dotted name in
+``params`` with the dotted names).
 
 Every call computes with the GIL released (other Python threads run meanwhile); Ctrl+C cancels
 it and raises KeyboardInterrupt; ``progress=f`` calls ``f(fraction)`` (0..1) about every 50 ms
@@ -14,9 +16,12 @@ from the calling thread (an exception raised by ``f`` cancels the run and propag
 Errors: ValueError for bad arguments and inputs (the product's messages), RuntimeError for
 device (CUDA) failures, MemoryError when host memory runs out.
 
-Arrays: numpy arrays of any layout, or objects with __dlpack__ in host memory (PyTorch CPU
-tensors): read in place, no copy; results then come back as the caller's type (its library's
-from_dlpack, no copy). Device arrays (CUDA tensors, CuPy) are refused with ValueError for now.
+Arrays: numpy arrays of any layout; objects with __dlpack__ in host memory (PyTorch CPU
+tensors) are read in place (no copy) and the results come back as the caller's type (its
+library's from_dlpack, no copy). CUDA arrays (torch CUDA tensors, CuPy arrays) are read with one
+device-to-host copy (the compute layer's inputs are host structures) and the results come back
+as the caller's type on the caller's device: the field's, computed on the CUDA back end, without
+leaving the device (CUDA DLPack over simscope's device memory, kept alive by the tensor).
 """
 
 from __future__ import annotations
@@ -74,14 +79,21 @@ def field(sources: Any = None, targets: Any = None, *, backend: str = "auto",
         phi(x) = k sum_j q_j / sqrt(|y_j - x|^2 + eps^2)
 
     sources: None (the schema's generator, or sources_file), or an array of shape (P, 4)
-        x, y, z, q or (P, 3) with q = 1; float32 or float64, any memory layout (read in place
-        through its strides, no numpy copy; stored as float32 like a source file). Positions in
-        units of length.
+        x, y, z, q or (P, 3) with q = 1; float32 or float64, any memory layout. Positions in
+        units of length. Converted once, read in place through its strides, into the
+        evaluators' layout (float32 columns x, y, z, q, like a source file: the evaluators read
+        each coordinate contiguously, which a (P, 4) row-major array cannot be borrowed as);
+        stats["sources_conversions"] is 1 then (2 for other inputs: lists, byte-swapped arrays,
+        which are read into a C-order copy first).
     targets: None (the plane or box of the schema: plane, plane_offset, grid_size,
-        grid_half_width), or an array (T, 3) of x, y, z (float32/float64; evaluated in fp64).
+        grid_half_width), or an array (T, 3) of x, y, z (float32/float64; converted once, like
+        the sources, into float64 columns: stats["targets_conversions"]).
     Keywords: the field schema (k, eps, precision="fp32"|"fp64", plane, grid_size, ...; see
         simscope.params("field")); backend "auto" | "cpu" | "cuda"; progress callback;
         outputs: names to keep (default all of magnitude, ex, ey, ez, potential).
+    sources and targets may be DLPack objects (torch tensors, CUDA ones included): the results
+        are then the caller's type on the caller's device (on the CUDA back end, CUDA tensors
+        over simscope's device memory, never copied to the host; see the module's doc).
     Returns a FieldResult: a dict-like of float32 arrays, each of shape (T,) for given targets,
     (n, n) for a plane (index [i, j]: u_i, v_j, as the CLI's .npy) or (6, n, n) for a box;
     units k*q/length^2 (magnitude, ex, ey, ez) and k*q/length (potential). Also .warnings,
@@ -95,7 +107,7 @@ def field(sources: Any = None, targets: Any = None, *, backend: str = "auto",
     if sources is None and targets is None:
         d = _core.run("field", s, backend, progress, "")
     else:
-        d = _core.field(sources, targets, s, backend, progress)
+        d = _core.field(sources, targets, s, backend, progress, bool(back and back.cuda))
     if outputs is not None:
         names = [outputs] if isinstance(outputs, str) else list(outputs)
         unknown = [n for n in names if n not in d["outputs"]]
@@ -114,6 +126,8 @@ def lsq(cube: Any = None, design: Any = None, *, backend: str = "auto",
     cube: array (M, H, W), float32 or float64, NaN marks a missing observation (inf refused);
         any layout (C or Fortran order, slices). None: the schema's generator or data_file.
     design: A, array (M, N) (a 1-D array is one column), any numeric dtype, finite.
+        Either may be a DLPack object (a torch tensor, CPU or CUDA): the results are then the
+        caller's type on the caller's device.
     Keywords: lam (alias of lambda, a Python keyword), method ("auto", "normal", "qr", "svd",
         "downdate"), precision ("fp64" default, "fp32"), the rest of simscope.params("lsq");
         backend, progress.
@@ -122,9 +136,7 @@ def lsq(cube: Any = None, design: Any = None, *, backend: str = "auto",
     uint8 (0 ok, 1 underdetermined, 2 rank-deficient, 3 all missing), .condition (H, W)
     float32, and .stats (status counts, fallback pixels, ...), as the CLI's files and run.json.
     Raises ValueError (shapes that do not match, dtype, inf, bad keyword), RuntimeError."""
-    if "lam" in kwargs:
-        kwargs["lambda"] = kwargs.pop("lam")
-    s = _settings("lsq", params, **kwargs)
+    s = _settings("lsq", params, aliases={"lam": "lambda"}, **kwargs)
     arrays, back = _inputs(cube=cube, design=design)
     cube, design = arrays["cube"], arrays["design"]
     if cube is None and design is None:

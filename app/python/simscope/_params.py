@@ -35,15 +35,22 @@ def text(value):
     return str(value)
 
 
-def settings(workload, params=None, **kwargs):
+def settings(workload, params=None, aliases=None, **kwargs):
     """The (name, text) list for `workload` from a dict of dotted names (`params`) and keyword
-    arguments (dots as '_'); later entries win. Unknown names are passed through as given, so
-    that the schema's check raises the CLI's message ("unknown parameter 'x' for workload ...").
-    """
-    table = keywords(workload)
+    arguments (dots as '_'; `aliases` maps other keyword spellings to schema names, e.g. lsq's
+    lam for lambda, a Python keyword); later entries win. Unknown dotted names are passed
+    through, so that the schema's check raises the CLI's message ("unknown parameter 'x' for
+    workload 'w' (known: a.b, ...)"); an unknown keyword raises the same message with the
+    keyword spellings as the known names (ValueError)."""
+    spelled = {name: alias for alias, name in (aliases or {}).items()}
+    table = {spelled.get(n, k): n for k, n in keywords(workload).items()}  # schema order
     out = []
     for name, value in (params or {}).items():
         out.append((str(name), text(value)))
     for key, value in kwargs.items():
+        if key not in table and key not in table.values():
+            known = ", ".join(table)
+            raise ValueError("unknown parameter '%s' for workload '%s' (known: %s)"
+                             % (key, workload, known))
         out.append((table.get(key, key), text(value)))
     return out

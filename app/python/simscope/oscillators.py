@@ -24,7 +24,8 @@ def study(initial: Any = None, *, backend: str = "auto",
     study, as ``simscope --headless --workload oscillators``).
 
     initial: None (the schema's init: random, uniform_phase or init_file), or an array of
-        shape (N, 2) [x, y] for every member or (K, N, 2) per member (float32/float64, finite).
+        shape (N, 2) [x, y] for every member or (K, N, 2) per member (float32/float64, finite);
+        a DLPack object (a torch tensor, CPU or CUDA) gives results of its type on its device.
     Returns a Result with msd (K,) time-averaged mean square deviation after the transient
     (NaN: member went non-finite), msd_t and order_t (T,) ensemble means every record_every
     steps, phases (K, N) final theta in (-pi, pi], state (K, N, 2) final x, y; all float64.
@@ -45,12 +46,14 @@ class Ensemble:
         e = simscope.oscillators.Ensemble(network_nodes=64, ensemble_size=8)
         series = e.advance(1000)      # {"step", "msd", "order", "finite"}: (T,) arrays
         e.phases                      # (K, N) float64 theta
-    Not for two threads at once (RuntimeError)."""
+    Arrays come back as numpy arrays, or as the initial state's type on its device when it was
+    given as a DLPack object (a torch tensor). Not for two threads at once (RuntimeError)."""
 
     def __init__(self, initial: Any = None, *, backend: str = "auto",
                  params: Optional[Mapping[str, Any]] = None, **kwargs: Any):
-        initial, _ = _host_view(initial, "initial")
+        initial, back = _host_view(initial, "initial")
         self._e = _core.Ensemble(_settings("oscillators", params, **kwargs), backend, initial)
+        self._wrap = back or (lambda a: a)  # results as the initial state's type and device
 
     def advance(self, steps: int, *, progress: Optional[Callable[[float], Any]] = None) -> dict:
         """Advances every member by `steps` RK4 steps of integrator_dt; returns the samples
@@ -58,7 +61,7 @@ class Ensemble:
         step (int64), msd and order (float64 ensemble means over the finite members), finite
         (int64 members in the means). GIL released; Ctrl+C stops at a chunk boundary (the
         state stays consistent) and raises KeyboardInterrupt."""
-        return dict(self._e.advance(int(steps), progress))
+        return {k: self._wrap(v) for k, v in self._e.advance(int(steps), progress).items()}
 
     @property
     def step(self):
@@ -68,23 +71,23 @@ class Ensemble:
     @property
     def state(self):
         """(K, N, 2) float64: x, y of every oscillator."""
-        return self._e.state
+        return self._wrap(self._e.state)
 
     @property
     def phases(self):
         """(K, N) float64: theta = atan2(y, x) in (-pi, pi]."""
-        return self._e.phases
+        return self._wrap(self._e.phases)
 
     @property
     def msd_mean(self):
         """(K,) float64: each member's time-averaged msd over the steps after the transient
         (NaN while none is past it, or for a failed member)."""
-        return self._e.msd_mean
+        return self._wrap(self._e.msd_mean)
 
     @property
     def failed(self):
         """(K,) uint8: 1 where a member's state went non-finite."""
-        return self._e.failed
+        return self._wrap(self._e.failed)
 
     members = property(lambda self: self._e.members, doc="K")
     nodes = property(lambda self: self._e.nodes, doc="N")

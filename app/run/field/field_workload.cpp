@@ -9,10 +9,9 @@
 #include <vector>
 
 #include "cache_key.hpp"
-#include "core/device_memory.hpp"
 #include "core/error.hpp"
 #include "field/field.hpp"
-#include "field_stats.hpp"
+#include "field_result.hpp"
 #include "split_merge.hpp"
 #include "workload.hpp"
 
@@ -135,34 +134,8 @@ class FieldWorkload final : public Workload {
 
     const auto shape =
         request.range ? std::vector<std::size_t>{range.end - range.begin} : field::grid_shape(grid);
-    const WorkloadDescriptor& desc = workload_descriptor("field");
-    const auto& names = field::output_names();
-    std::vector<std::uint64_t> nonfinite;  // per output, for finish()
-    for (std::size_t k = 0; k < names.size(); ++k) {
-      OutputArray o = desc.make_output(names[k]);
-      o.shape = shape;
-      std::uint64_t bad = 0;
-      if (fr.on_host) {
-        // fr is this run's own (non-const) result: its vectors move into the outputs, no copy.
-        o.data = std::move(const_cast<std::vector<float>&>(field::output(fr, names[k])));
-        const std::vector<float>& v = o.host();
-        bad = std::uint64_t(
-            std::count_if(v.begin(), v.end(), [](float x) { return !std::isfinite(x); }));
-      } else {
-        o.data = device_data(names[k], fr.size());
-        bad = fr.device_nonfinite[k];
-      }
-      nonfinite.push_back(bad);
-      r.outputs.push_back(std::move(o));
-    }
     if (request.range) r.part = RangePart{"targets", range.begin, range.end, targets.size(), {}};
-    r.stats["sources"] = double(sources.size());
-    r.stats["targets"] = double(shape_size(shape));
-    r.stats["skipped_coincidences"] = double(fr.skipped_coincidences);
-    r.stats["peak_device_bytes"] = evaluator_->peak_device_bytes();
-    add_tree_stats(fr, r);
-    r.compute_seconds = fr.seconds;
-    finish(r, nonfinite);
+    fill_field_result(r, fr, *evaluator_, shape, sources.size());
     r.total_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     return r;
   }
@@ -180,7 +153,7 @@ class FieldWorkload final : public Workload {
     r.warnings.clear();
     r.part.reset();
     const auto shape = field::grid_shape(field::grid_from(r.params));
-    std::vector<std::uint64_t> nonfinite;  // per output, for finish()
+    std::vector<std::uint64_t> nonfinite;  // per output, for finish_field_result()
     for (const auto& name : field::output_names()) {
       OutputArray o = concat_outputs(parts, name, 0);
       o.shape = shape;
@@ -202,7 +175,7 @@ class FieldWorkload final : public Workload {
     merge_tree_stats(parts, r);
     r.compute_seconds = compute;
     r.total_seconds = total;
-    finish(r, nonfinite);
+    finish_field_result(r, nonfinite);
     return r;
   }
 
@@ -279,37 +252,6 @@ class FieldWorkload final : public Workload {
   }
 
  private:
-  /// The warnings and derived stats of a result from its outputs' counts of non-finite values
-  /// (`nonfinite`, in output order) and its stats "sources", "targets", "skipped_coincidences"
-  /// and compute_seconds: the same for a run and for merged work ranges.
-  void finish(RunResult& r, const std::vector<std::uint64_t>& nonfinite) const {
-    for (std::size_t k = 0; k < r.outputs.size() && k < nonfinite.size(); ++k)
-      if (nonfinite[k] > 0)
-        r.warnings.push_back(r.outputs[k].name + ": " + std::to_string(nonfinite[k]) +
-                             " values overflow float32 (inf): k is too large or a source sits "
-                             "almost on a target; lower k or set eps > 0");
-    // The file wins over the generator: say so when generator settings were changed too.
-    for (std::string& w : schema().unused_warnings(r.params)) r.warnings.push_back(std::move(w));
-    const auto skipped = std::uint64_t(r.stats.at("skipped_coincidences"));
-    if (skipped > 0)
-      r.warnings.push_back(std::to_string(skipped) +
-                           " source-target coincidences skipped (eps = 0): those terms are "
-                           "singular; set eps > 0 to soften them");
-    r.stats["pairs"] = r.stats.at("sources") * r.stats.at("targets");
-    r.stats["pairs_per_s"] = r.compute_seconds > 0 ? r.stats["pairs"] / r.compute_seconds : 0;
-  }
-
-  /// The evaluator's last result's output `name` (`count` floats) in device memory, shared with
-  /// it: the evaluator writes later results elsewhere while this is held (field.hpp).
-  OutputData device_data(const std::string& name, std::size_t count) const {
-    std::shared_ptr<const float> p = evaluator_->device_output(name);
-    if (!p) throw Error("field: output '" + name + "' is not in device memory");
-    const int device = evaluator_->device();
-    return OutputData::on_device(p, count, [p, device](float* dst, std::size_t n) {
-      copy_device_to_host(dst, p.get(), n * sizeof(float), device);
-    });
-  }
-
   /// Regenerates or reloads the sources only when their parameters changed or the file did
   /// (its size or modification time: cache_key).
   const field::Sources& sources_for(const ParamSet& p) {

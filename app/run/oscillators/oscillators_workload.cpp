@@ -37,18 +37,6 @@ OutputArray array64(const std::string& name, std::vector<std::size_t> shape,
   return o;
 }
 
-std::vector<double> phases_of(const osc::State& s) {
-  std::vector<double> p(s.x.size());
-  for (std::size_t q = 0; q < p.size(); ++q) p[q] = osc::phase(s.x[q], s.y[q]);
-  return p;
-}
-
-std::vector<double> interleave(const osc::State& s) {
-  std::vector<double> v(2 * s.x.size());
-  for (std::size_t q = 0; q < s.x.size(); ++q) v[2 * q] = s.x[q], v[2 * q + 1] = s.y[q];
-  return v;
-}
-
 /// The parameters that define the networks, and those that define the live state.
 /// (Files by identity and unused settings left out: cache_key.)
 std::string network_key(const ParamSet& p) {
@@ -174,7 +162,7 @@ class OscillatorsWorkload final : public Workload {
     auto ens = osc::make_ensemble(backend);
     const osc::StudyResult s = ck ? checkpointed_study(*ck, p, backend, *ens, t, init, o, progress)
                                   : osc::run_study(*ens, t, init, o, progress);
-    fill_study(r, p, s, o);
+    fill_study_result(r, s, o);
     const std::size_t T = s.msd_t.size();
 
     auto pl = std::make_shared<OscillatorsPayload>();
@@ -219,7 +207,7 @@ class OscillatorsWorkload final : public Workload {
     const osc::State init = osc::make_initial_state(p, count, first);
     auto ens = osc::make_ensemble(backend);
     const osc::StudyResult s = osc::run_study_range(*ens, t, init, o, m, progress, K);
-    fill_study(r, p, s, o);
+    fill_study_result(r, s, o);
     RangePart part{"members", s.member_begin, s.member_begin + s.msd.size(), std::size_t(K), {}};
     part.sums["failed"].assign(s.failed.begin(), s.failed.end());
     part.sums["block_msd_sum"] = s.block_msd_sum;
@@ -283,69 +271,12 @@ class OscillatorsWorkload final : public Workload {
     r.part.reset();
     r.payload.reset();
     add_unused_warnings(r.params, r);
-    fill_study(r, r.params, s, osc::study_options_from(r.params));
+    fill_study_result(r, s, osc::study_options_from(r.params));
     r.total_seconds = total;
     return r;
   }
 
  private:
-  /// The outputs, warnings and stats of a study result (of the whole study or of a range), and
-  /// compute_seconds.
-  static void fill_study(RunResult& r, const ParamSet& p, const osc::StudyResult& s,
-                         const osc::StudyOptions& o) {
-    (void)p;
-    const std::size_t K = s.msd.size(), N = std::size_t(s.final_state.nodes), T = s.msd_t.size();
-
-    r.outputs.push_back(array64("msd", {K}, s.msd));
-    r.outputs.push_back(array64("msd_t", {T}, s.msd_t));
-    r.outputs.push_back(array64("order_t", {T}, s.order_t));
-    r.outputs.push_back(array64("phases", {K, N}, phases_of(s.final_state)));
-    r.outputs.push_back(array64("state", {K, N, 2}, interleave(s.final_state)));
-
-    if (s.failed_count > 0) {
-      std::string which;
-      int listed = 0;
-      for (std::size_t k = 0; k < K && listed < 10; ++k)
-        if (s.failed[k]) which += (listed++ ? ", " : "") + std::to_string(k);
-      if (s.failed_count > listed) which += ", ...";
-      r.warnings.push_back(std::to_string(s.failed_count) + " of " + std::to_string(K) +
-                           " members went non-finite (integrator.dt too large?) and are left "
-                           "out of the averages (NaN in msd.npy): members " +
-                           which);
-    }
-    if (s.valid < 2)
-      r.warnings.push_back(s.valid == 1 ? "one finite member: no standard error of the mean msd"
-                                        : "no finite member: no mean msd");
-    if (T == 0)
-      r.warnings.push_back("integrator.steps < record.every: msd_t and order_t are empty");
-
-    auto stat = [&r](const std::string& k, double v) {
-      if (std::isfinite(v)) r.stats[k] = v;  // JSON has no NaN
-    };
-    const double osc_steps = double(K) * double(N) * double(o.steps);
-    stat("msd_mean", s.msd_mean);
-    stat("msd_sem", s.msd_sem);
-    stat("members", double(K));
-    stat("valid_members", double(s.valid));
-    stat("nonfinite_members", double(s.failed_count));
-    stat("nodes", double(N));
-    stat("steps", double(o.steps));
-    stat("transient", double(o.transient));
-    stat("averaged_steps", double(o.steps - o.transient));
-    stat("record_every", double(o.every));
-    stat("samples", double(T));
-    stat("dt", o.dt);
-    stat("time", o.dt * double(o.steps));
-    stat("osc_steps", osc_steps);
-    stat("osc_steps_per_s", s.seconds > 0 ? osc_steps / s.seconds : 0);
-    stat("peak_device_bytes", s.peak_device_bytes);
-    if (T > 0) {
-      stat("final_msd", s.msd_t.back());
-      stat("final_order", s.order_t.back());
-    }
-    r.compute_seconds = s.seconds;
-  }
-
   static osc::StudyResult checkpointed_study(StudyCheckpointRequest& ck, const ParamSet& p,
                                              Backend backend, osc::Ensemble& ens,
                                              const osc::Topologies& t, const osc::State& init,
@@ -517,6 +448,70 @@ WorkloadDescriptor oscillators_descriptor() {
            {"phases", "theta", "rad", D::Float64},
            {"state", "x, y", "", D::Float64}},
           "msd (K,), msd_t and order_t (T,), phases (K,N), state (K,N,2)"};
+}
+
+std::vector<double> phases_of(const osc::State& s) {
+  std::vector<double> p(s.x.size());
+  for (std::size_t q = 0; q < p.size(); ++q) p[q] = osc::phase(s.x[q], s.y[q]);
+  return p;
+}
+
+std::vector<double> interleave(const osc::State& s) {
+  std::vector<double> v(2 * s.x.size());
+  for (std::size_t q = 0; q < s.x.size(); ++q) v[2 * q] = s.x[q], v[2 * q + 1] = s.y[q];
+  return v;
+}
+
+void fill_study_result(RunResult& r, const osc::StudyResult& s, const osc::StudyOptions& o) {
+  const std::size_t K = s.msd.size(), N = std::size_t(s.final_state.nodes), T = s.msd_t.size();
+
+  r.outputs.push_back(array64("msd", {K}, s.msd));
+  r.outputs.push_back(array64("msd_t", {T}, s.msd_t));
+  r.outputs.push_back(array64("order_t", {T}, s.order_t));
+  r.outputs.push_back(array64("phases", {K, N}, phases_of(s.final_state)));
+  r.outputs.push_back(array64("state", {K, N, 2}, interleave(s.final_state)));
+
+  if (s.failed_count > 0) {
+    std::string which;
+    int listed = 0;
+    for (std::size_t k = 0; k < K && listed < 10; ++k)
+      if (s.failed[k]) which += (listed++ ? ", " : "") + std::to_string(k);
+    if (s.failed_count > listed) which += ", ...";
+    r.warnings.push_back(std::to_string(s.failed_count) + " of " + std::to_string(K) +
+                         " members went non-finite (integrator.dt too large?) and are left "
+                         "out of the averages (NaN in msd.npy): members " +
+                         which);
+  }
+  if (s.valid < 2)
+    r.warnings.push_back(s.valid == 1 ? "one finite member: no standard error of the mean msd"
+                                      : "no finite member: no mean msd");
+  if (T == 0) r.warnings.push_back("integrator.steps < record.every: msd_t and order_t are empty");
+
+  auto stat = [&r](const std::string& k, double v) {
+    if (std::isfinite(v)) r.stats[k] = v;  // JSON has no NaN
+  };
+  const double osc_steps = double(K) * double(N) * double(o.steps);
+  stat("msd_mean", s.msd_mean);
+  stat("msd_sem", s.msd_sem);
+  stat("members", double(K));
+  stat("valid_members", double(s.valid));
+  stat("nonfinite_members", double(s.failed_count));
+  stat("nodes", double(N));
+  stat("steps", double(o.steps));
+  stat("transient", double(o.transient));
+  stat("averaged_steps", double(o.steps - o.transient));
+  stat("record_every", double(o.every));
+  stat("samples", double(T));
+  stat("dt", o.dt);
+  stat("time", o.dt * double(o.steps));
+  stat("osc_steps", osc_steps);
+  stat("osc_steps_per_s", s.seconds > 0 ? osc_steps / s.seconds : 0);
+  stat("peak_device_bytes", s.peak_device_bytes);
+  if (T > 0) {
+    stat("final_msd", s.msd_t.back());
+    stat("final_order", s.order_t.back());
+  }
+  r.compute_seconds = s.seconds;
 }
 
 }  // namespace simscope::app

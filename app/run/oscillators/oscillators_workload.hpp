@@ -12,6 +12,20 @@
 
 namespace simscope::app {
 
+/// The phases theta = oscillators::phase(x, y) in (-pi, pi] (0 at the origin) of a state's
+/// K x N oscillators, (K, N) C order: the `phases` output of a study (the CLI's phases.npy and
+/// the Python module's).
+std::vector<double> phases_of(const oscillators::State& s);
+/// x, y of a state's oscillators interleaved, (K, N, 2) C order: the `state` output.
+std::vector<double> interleave(const oscillators::State& s);
+/// Appends to `r` the outputs (msd, msd_t, order_t, phases, state: float64), warnings
+/// (non-finite members, fewer than two finite members, no samples) and stats (msd_mean,
+/// msd_sem, members, ..., osc_steps_per_s, peak_device_bytes, final_msd/final_order) of the
+/// study result `s` run with options `o`, and sets r.compute_seconds: what a study's run.json
+/// and .npy files hold, for a whole study, a merged one or a Python call on arrays.
+void fill_study_result(RunResult& r, const oscillators::StudyResult& s,
+                       const oscillators::StudyOptions& o);
+
 /// Node positions of one member's network for the phase view, in [-1, 1]^2.
 struct OscillatorsLayout {
   int member = 0, nodes = 0;

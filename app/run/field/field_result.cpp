@@ -1,0 +1,86 @@
+// The field's RunResult from one evaluation (field_result.hpp).
+#include "field_result.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "core/device_memory.hpp"
+#include "core/error.hpp"
+#include "field_stats.hpp"
+
+namespace simscope::app {
+
+namespace {
+
+/// The evaluator's last result's output `name` (`count` floats) in device memory, shared with
+/// it: the evaluator writes later results elsewhere while this is held (field.hpp).
+OutputData device_data(const field::Evaluator& ev, const std::string& name, std::size_t count) {
+  std::shared_ptr<const float> p = ev.device_output(name);
+  if (!p) throw Error("field: output '" + name + "' is not in device memory");
+  const int device = ev.device();
+  return OutputData::on_device(p, count, [p, device](float* dst, std::size_t n) {
+    copy_device_to_host(dst, p.get(), n * sizeof(float), device);
+  });
+}
+
+std::size_t shape_size(const std::vector<std::size_t>& shape) {
+  std::size_t n = 1;
+  for (std::size_t d : shape) n *= d;
+  return n;
+}
+
+}  // namespace
+
+void fill_field_result(RunResult& r, field::Result& fr, const field::Evaluator& ev,
+                       const std::vector<std::size_t>& shape, std::size_t sources) {
+  const WorkloadDescriptor& desc = workload_descriptor("field");
+  const auto& names = field::output_names();
+  std::vector<std::uint64_t> nonfinite;  // per output, for finish_field_result()
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    OutputArray o = desc.make_output(names[k]);
+    o.shape = shape;
+    std::uint64_t bad = 0;
+    if (fr.on_host) {
+      // fr is the caller's own result: its vectors move into the outputs, no copy.
+      o.data = std::move(const_cast<std::vector<float>&>(field::output(fr, names[k])));
+      const std::vector<float>& v = o.host();
+      bad = std::uint64_t(
+          std::count_if(v.begin(), v.end(), [](float x) { return !std::isfinite(x); }));
+    } else {
+      o.data = device_data(ev, names[k], fr.size());
+      bad = fr.device_nonfinite[k];
+    }
+    nonfinite.push_back(bad);
+    r.outputs.push_back(std::move(o));
+  }
+  r.stats["sources"] = double(sources);
+  r.stats["targets"] = double(shape_size(shape));
+  r.stats["skipped_coincidences"] = double(fr.skipped_coincidences);
+  r.stats["peak_device_bytes"] = ev.peak_device_bytes();
+  add_tree_stats(fr, r);
+  r.compute_seconds = fr.seconds;
+  finish_field_result(r, nonfinite);
+}
+
+void finish_field_result(RunResult& r, const std::vector<std::uint64_t>& nonfinite) {
+  for (std::size_t k = 0; k < r.outputs.size() && k < nonfinite.size(); ++k)
+    if (nonfinite[k] > 0)
+      r.warnings.push_back(r.outputs[k].name + ": " + std::to_string(nonfinite[k]) +
+                           " values overflow float32 (inf): k is too large or a source sits "
+                           "almost on a target; lower k or set eps > 0");
+  // The file wins over the generator: say so when generator settings were changed too.
+  for (std::string& w : field::schema().unused_warnings(r.params))
+    r.warnings.push_back(std::move(w));
+  const auto skipped = std::uint64_t(r.stats.at("skipped_coincidences"));
+  if (skipped > 0)
+    r.warnings.push_back(std::to_string(skipped) +
+                         " source-target coincidences skipped (eps = 0): those terms are "
+                         "singular; set eps > 0 to soften them");
+  r.stats["pairs"] = r.stats.at("sources") * r.stats.at("targets");
+  r.stats["pairs_per_s"] = r.compute_seconds > 0 ? r.stats["pairs"] / r.compute_seconds : 0;
+}
+
+}  // namespace simscope::app

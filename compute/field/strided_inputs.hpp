@@ -1,0 +1,23 @@
+#pragma once
+/// @file Sources and targets read in place from a 2-D array of any strides (the Python module's
+/// numpy arrays): field::sources_from_npy / targets_from_npy without their C-order copy.
+#include <cstddef>
+#include <string>
+
+#include "field/field.hpp"
+
+namespace simscope::field {
+
+/// sources_from_npy and targets_from_npy on a 2-D array in place: `rows` x `cols` elements of
+/// `dtype` at `data` with strides `row_stride` and `col_stride` in bytes (any sign; native byte
+/// order). The one conversion into the evaluators' layout (Sources: fp32 structure of arrays;
+/// Targets: fp64 structure of arrays), with the same checks and messages (`name` in place of the
+/// file name); no intermediate copy. Throws simscope::Error as those do.
+Sources sources_from_strided(const void* data, io::DType dtype, std::size_t rows, std::size_t cols,
+                             std::ptrdiff_t row_stride, std::ptrdiff_t col_stride,
+                             const std::string& name);
+Targets targets_from_strided(const void* data, io::DType dtype, std::size_t rows, std::size_t cols,
+                             std::ptrdiff_t row_stride, std::ptrdiff_t col_stride,
+                             const std::string& name);
+
+}  // namespace simscope::field
