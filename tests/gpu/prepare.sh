@@ -2,7 +2,7 @@
 # Run HERE (a Debian CPU machine), in the repository root, before tests/gpu/run.sh on the GPU
 # machine: fills .gpu/ (git-ignored) with what that machine lacks (DESIGN.md section 3):
 # GoogleTest's sources, Eigen 3's headers, glad 2 + jinja2 + markupsafe (pure Python), stb headers, the glvnd
-# loaders (.deb, unpacked there), nlohmann-json, pybind11 and pytest for the run layer and the
+# loaders (.deb, unpacked there), nlohmann-json, pybind11, dlpack.h and pytest for the run layer and the
 # Python module, and a copy of the anchor scripts (../shared does not travel).
 # Then call the device tool with carry [".gpu"] and the command `bash tests/gpu/run.sh`.
 set -euo pipefail
@@ -19,7 +19,7 @@ cp -r /usr/include/eigen3 .gpu/eigen3   # lsq (header only; compute/CMakeLists.t
 # relocatable CMake packages: CMAKE_PREFIX_PATH=.gpu/prefix), and Debian's pytest (pure Python)
 # for that machine's own Python, which has numpy, torch and cupy but maybe no pytest.
 mkdir -p .gpu/prefix/include .gpu/prefix/share/cmake .gpu/prefix/lib/cmake .gpu/pytest
-cp -r /usr/include/nlohmann /usr/include/pybind11 .gpu/prefix/include/
+cp -r /usr/include/nlohmann /usr/include/pybind11 /usr/include/dlpack .gpu/prefix/include/
 cp -r /usr/share/cmake/nlohmann_json .gpu/prefix/share/cmake/
 cp -r /usr/lib/cmake/pybind11 .gpu/prefix/lib/cmake/
 for m in pytest _pytest pytest-*.dist-info py py.py pluggy iniconfig packaging attr attrs \
