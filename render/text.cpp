@@ -131,6 +131,10 @@ TextRenderer::~TextRenderer() {
   if (impl_->vao != 0) glDeleteVertexArrays(1, &impl_->vao);
 }
 
+float text_pixel_size(float scale) {
+  return FontAtlas::pixel_size_for_cap(view_font_ttf(), 7.0f * scale);
+}
+
 float TextRenderer::pixel_size() const { return impl_->em_per_cap * cap_height(); }
 
 void TextRenderer::prepare(float scale) {

@@ -15,6 +15,9 @@ namespace simscope::render {
 
 using Rgba = std::array<float, 4>;
 
+/// Pixels per em of the views' font for TextRenderer scale `scale` (capitals 7 * scale pixels).
+float text_pixel_size(float scale);
+
 /// Collects text and rectangles in viewport pixels (origin bottom-left), then draws them.
 /// `scale` is pixels per font unit: capitals and digits are 7 units tall (the font is baked at
 /// the pixel size that makes them so) and lines about 11; 2 suits 96-dpi screens, multiply by
