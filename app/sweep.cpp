@@ -23,6 +23,7 @@
 #include "render/plane_view.hpp"
 #include "run_manifest.hpp"
 #include "session.hpp"
+#include "stale_outputs.hpp"
 #include "view_png_export.hpp"
 #include "view_settings.hpp"
 #include "view_upload.hpp"
@@ -116,6 +117,20 @@ std::vector<ParamSet> sweep_params(const ParamSet& base, const SweepSpec& spec) 
   if (ps.type != ParamType::Int && ps.type != ParamType::Float)
     throw Error("--sweep: parameter " + spec.param + " is " + to_string(ps.type) +
                 ", not a number (sweep an int or float parameter)");
+  // Both ends first: a value outside the parameter's range is named as the start or stop.
+  for (const auto& [what, v] : {std::pair{"start", spec.start}, std::pair{"stop", spec.stop}}) {
+    ParamSet p = base;
+    try {
+      if (ps.type == ParamType::Int)
+        p.set(spec.param, std::int64_t(std::llround(v)));
+      else
+        p.set(spec.param, v);
+    } catch (const std::exception& e) {
+      char buf[40];
+      std::snprintf(buf, sizeof buf, "%.10g", v);
+      throw Error(std::string("--sweep ") + what + " " + buf + ": " + e.what());
+    }
+  }
   std::vector<ParamSet> out;
   for (int f = 0; f < spec.frames; ++f) {
     const double v = spec.start + (spec.stop - spec.start) * f / (spec.frames - 1);
@@ -141,6 +156,7 @@ int run_sweep(const CliOptions& o) {
     const std::vector<ParamSet> frames = sweep_params(s.params, spec);
     const std::string dir = o.out_dir.empty() ? "simscope-out" : o.out_dir;
     check_output_dir(dir);
+    remove_stale_outputs(dir, OutputsKept{false, false, true});  // a reused --out-dir
     const QDir d(QString::fromStdString(dir));
     if (!QDir().mkpath(d.filePath("frames")))
       throw Error("cannot create the folder " + d.filePath("frames").toStdString());

@@ -22,7 +22,14 @@ std::vector<render::Tick> axis_ticks(double& lo, double& hi) {
   return render::colorbar_ticks(lo, hi, false);
 }
 
+std::string g_hover;     // the last tooltip shown
+int g_hover_frame = -1;  // in this ImGui frame
+
 }  // namespace
+
+std::string plot_hover_this_frame() {
+  return g_hover_frame == ImGui::GetFrameCount() ? g_hover : std::string();
+}
 
 void draw_xy_plot(const char* id, const std::vector<double>& xs, const std::vector<double>& ys,
                   const XyPlotOptions& o) {
@@ -148,6 +155,8 @@ void draw_xy_plot(const char* id, const std::vector<double>& xs, const std::vect
                     o.x_title.empty() ? "x" : o.x_title.c_str(), xs[k]);
       tip = buf;
     }
+    g_hover = std::string(id) + ": " + tip;
+    g_hover_frame = ImGui::GetFrameCount();
     ImGui::BeginTooltip();
     ImGui::TextUnformatted(tip.c_str());
     ImGui::EndTooltip();

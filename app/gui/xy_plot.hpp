@@ -28,4 +28,8 @@ struct XyPlotOptions {
 void draw_xy_plot(const char* id, const std::vector<double>& x, const std::vector<double>& y,
                   const XyPlotOptions& options);
 
+/// The tooltip an xy plot showed in this ImGui frame, as "ID: text" (empty when none was
+/// hovered): screenshots record it (simscope.plot_hover) so that tests can read the readout.
+std::string plot_hover_this_frame();
+
 }  // namespace simscope::app::gui
