@@ -18,6 +18,7 @@
 #include "output_checks.hpp"
 #include "params_json.hpp"
 #include "png.hpp"
+#include "render/caption.hpp"
 #include "render/gl_context.hpp"
 #include "render/offscreen.hpp"
 #include "render/plane_view.hpp"
@@ -148,6 +149,13 @@ std::vector<ParamSet> sweep_params(const ParamSet& base, const SweepSpec& spec) 
   return out;
 }
 
+std::string sweep_caption(const SweepSpec& spec, const ParamSet& frame, std::size_t k) {
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "%s = %.6g  (frame %zu of %d)", spec.param.c_str(),
+                frame.get_double(spec.param), k + 1, spec.frames);
+  return buf;
+}
+
 int run_sweep(const CliOptions& o) {
   std::vector<std::string> written;  // removed again on an error: no partial sweep is left
   try {
@@ -176,6 +184,8 @@ int run_sweep(const CliOptions& o) {
       view.set_settings(to_render_settings(s.view, vi));
       upload_image(view, vi);
       view.draw(0, 0, o.image_width, o.image_height);
+      // (at the view's own text size: headless views are drawn at UI scale 1)
+      render::draw_caption(sweep_caption(spec, frames[f], f), o.image_width, o.image_height, 1);
       const std::vector<std::uint8_t> rgba = target.read_rgba();
       char name[32];
       std::snprintf(name, sizeof name, "frames/%04zu.png", f);

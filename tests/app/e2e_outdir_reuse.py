@@ -9,7 +9,7 @@ import json
 import os
 import sys
 
-from simscope_test_util import Checker, run, scratch
+from simscope_test_util import Checker, read_png, run, scratch
 
 simscope = sys.argv[1]
 c = Checker()
@@ -58,14 +58,22 @@ c.check("pinned" not in json.load(open(os.path.join(out, "run.json"))), "run.jso
 
 # Sweeps: 4 frames, then 2 into the same folder: only 2 frames remain.
 sw = os.path.join(d, "sweep")
-p = run(simscope, *common, "--image-size", "96x64", "--out-dir", sw, "--sweep", "k=1:4:4")
+p = run(simscope, *common, "--image-size", "320x240", "--out-dir", sw, "--sweep", "k=1:4:4")
 c.check(p.returncode == 0, f"sweep of 4 frames ({p.stderr.strip()[-300:]!r})")
 open(os.path.join(sw, "frames", "readme.txt"), "w").write("mine\n")
-p = run(simscope, *common, "--image-size", "96x64", "--out-dir", sw, "--sweep", "k=1:2:2")
+p = run(simscope, *common, "--image-size", "320x240", "--out-dir", sw, "--sweep", "k=1:2:2")
 c.check(p.returncode == 0, f"sweep of 2 frames ({p.stderr.strip()[-300:]!r})")
 frames = sorted(os.listdir(os.path.join(sw, "frames")))
 c.check(frames == ["0000.png", "0001.png", "readme.txt"],
         f"the longer sweep's frames 0002, 0003 removed, the user's file kept ({frames})")
+# Each frame's caption names the swept value: white text on a dark backdrop, top left (the view
+# itself has none there: its title is at the top right, its image centred below).
+for k, frame in enumerate(["0000.png", "0001.png"]):
+    img = read_png(os.path.join(sw, "frames", frame))[0][:, :, :3].astype(int)
+    corner = img[:40, :120]
+    white = int(((corner > 230).all(axis=2)).sum())
+    dark = int(((corner < 16).all(axis=2)).sum())  # background 28, 28, 33 under black at 0.6
+    c.check(white > 40 and dark > 200, f"frame {k}: a caption top left ({white} white, {dark} dark)")
 j = json.load(open(os.path.join(sw, "run.json")))
 c.check(len(j.get("frames", [])) == 2, f"run.json lists the 2 frames ({len(j.get('frames', []))})")
 c.done()

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "render/caption.hpp"
 #include "render/font_atlas.hpp"
 #include "render/font_data.hpp"
 #include "render/offscreen.hpp"
@@ -196,6 +197,34 @@ TEST_F(RenderTest, PrepareBakesEachSizeOnce) {
   EXPECT_NEAR(sizes[1], 0.7 * em2, 0.13);
   EXPECT_NEAR(sizes[2], 2 * em2, 0.13);
   EXPECT_NEAR(sizes[3], 1.4 * em2, 0.13);
+}
+
+TEST_F(RenderTest, CaptionInTheTopLeftCornerOnABackdrop) {
+  const int w = 320, h = 200;
+  Offscreen fb(w, h);
+  fb.bind();
+  glClearColor(1, 0, 0, 1);  // red: the backdrop darkens it, the text is white
+  glClear(GL_COLOR_BUFFER_BIT);
+  draw_caption("k = 1.5  (frame 3 of 4)", w, h, 1);
+  const Image img{w, h, fb.read_rgba()};
+  test::save_png(img, "render_caption.png");
+  TextRenderer t(2);
+  const int tw = static_cast<int>(t.text_width("k = 1.5  (frame 3 of 4)"));
+  int dark = 0, white = 0, other = 0;
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      const auto c = img.at(x, y);
+      const bool in_box = x >= 6 && x < 6 + tw + 10 && y >= h - 6 - 14 - 4 - 10 && y < h - 6;
+      if (!in_box) {
+        other += test::max_diff(c, {255, 0, 0}) > 2;
+        continue;
+      }
+      dark += test::max_diff(c, {102, 0, 0}) <= 2;  // red under black at alpha 0.6
+      white += c[0] > 230 && c[1] > 230 && c[2] > 230;
+    }
+  EXPECT_EQ(other, 0) << "nothing outside the caption's box";
+  EXPECT_GT(dark, tw * 10) << "the backdrop";
+  EXPECT_GT(white, 40) << "the text";
 }
 
 }  // namespace
