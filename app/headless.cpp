@@ -19,12 +19,14 @@
 #include "mpi/mpi_headless.hpp"
 #include "mpi/mpi_job.hpp"
 #include "output_checks.hpp"
+#include "params_json.hpp"
 #include "plane_profile.hpp"
 #include "render/gl_context.hpp"
 #include "render/offscreen.hpp"
 #include "render/plane_view.hpp"
 #include "run_manifest.hpp"
 #include "session.hpp"
+#include "stale_outputs.hpp"
 #include "study_checkpoint.hpp"
 #include "sweep.hpp"
 #include "view_png_export.hpp"
@@ -267,8 +269,16 @@ int run_headless(const CliOptions& o) {
     if (!o.profile.empty())
       profile = line_profile(plane_samples(viewer, r, r.params.get_string(view_param)),
                              parse_profile_line(o.profile));
+    // A reused --out-dir: an earlier run's profile.csv, pinned/, difference/, frames/ go.
+    remove_stale_outputs(dir, OutputsKept{profile.has_value(), pinned.has_value(), false});
+    Json extra;  // run.json: A's parameters when --pin-set made a comparison
+    if (pinned) {
+      extra["pinned"]["pin_set"] = o.pin_sets;
+      extra["pinned"]["params"] = params_to_json(pinned->params);
+      extra["pinned"]["folder"] = "pinned";
+    }
     write_headless_outputs(
-        o, s, viewer, r, dir, Json(), notice_printed, [&](std::vector<std::string>& written) {
+        o, s, viewer, r, dir, extra, notice_printed, [&](std::vector<std::string>& written) {
           if (pinned) {
             const auto more = export_comparison(
                 *pinned, r, dir,

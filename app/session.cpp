@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "core/quote.hpp"
 #include "presets.hpp"
+#include "sweep.hpp"
 #include "view_schema.hpp"
 
 namespace simscope::app {
@@ -37,6 +38,16 @@ void check_command_line(const CliOptions& o) {
   const auto w = make_workload(name);
   ParamSet params = w->schema().defaults(), view = view_schema().defaults();
   for (const std::string& kv : o.sets) set_parameter(params, view, kv);
+  for (const std::string& kv : o.pin_sets) {  // --pin-set NAME=VALUE: A's parameters
+    const auto eq = kv.find('=');
+    ParamSet a = params;
+    try {
+      a.set_from_string(kv.substr(0, eq), kv.substr(eq + 1));
+    } catch (const std::exception& e) {
+      throw Error("--pin-set " + kv + ": " + e.what());
+    }
+  }
+  if (!o.sweep.empty()) sweep_params(params, parse_sweep(o.sweep));  // range, type: up front
 }
 
 Session make_session(const CliOptions& o) {

@@ -24,7 +24,9 @@ void set_parameter(ParamSet& params, ParamSet& view, const std::string& name_val
 
 /// The command-line errors (exit status 2) that need no input file: an unknown workload in
 /// --workload or --list-params, an unknown parameter or a value its parameter refuses in --set
-/// (checked against the workload given, else the preset's, else field). Throws simscope::Error
+/// (checked against the workload given, else the preset's, else field), the same for --pin-set,
+/// and a --sweep whose parameter is not a number or whose start or stop is outside its range.
+/// Throws simscope::Error
 /// with make_session's message; a preset that cannot be read is left to make_session (a bad
 /// input file, exit status 1).
 void check_command_line(const CliOptions& options);

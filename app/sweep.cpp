@@ -18,11 +18,13 @@
 #include "output_checks.hpp"
 #include "params_json.hpp"
 #include "png.hpp"
+#include "render/caption.hpp"
 #include "render/gl_context.hpp"
 #include "render/offscreen.hpp"
 #include "render/plane_view.hpp"
 #include "run_manifest.hpp"
 #include "session.hpp"
+#include "stale_outputs.hpp"
 #include "view_png_export.hpp"
 #include "view_settings.hpp"
 #include "view_upload.hpp"
@@ -116,6 +118,20 @@ std::vector<ParamSet> sweep_params(const ParamSet& base, const SweepSpec& spec) 
   if (ps.type != ParamType::Int && ps.type != ParamType::Float)
     throw Error("--sweep: parameter " + spec.param + " is " + to_string(ps.type) +
                 ", not a number (sweep an int or float parameter)");
+  // Both ends first: a value outside the parameter's range is named as the start or stop.
+  for (const auto& [what, v] : {std::pair{"start", spec.start}, std::pair{"stop", spec.stop}}) {
+    ParamSet p = base;
+    try {
+      if (ps.type == ParamType::Int)
+        p.set(spec.param, std::int64_t(std::llround(v)));
+      else
+        p.set(spec.param, v);
+    } catch (const std::exception& e) {
+      char buf[40];
+      std::snprintf(buf, sizeof buf, "%.10g", v);
+      throw Error(std::string("--sweep ") + what + " " + buf + ": " + e.what());
+    }
+  }
   std::vector<ParamSet> out;
   for (int f = 0; f < spec.frames; ++f) {
     const double v = spec.start + (spec.stop - spec.start) * f / (spec.frames - 1);
@@ -133,6 +149,13 @@ std::vector<ParamSet> sweep_params(const ParamSet& base, const SweepSpec& spec) 
   return out;
 }
 
+std::string sweep_caption(const SweepSpec& spec, const ParamSet& frame, std::size_t k) {
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "%s = %.6g  (frame %zu of %d)", spec.param.c_str(),
+                frame.get_double(spec.param), k + 1, spec.frames);
+  return buf;
+}
+
 int run_sweep(const CliOptions& o) {
   std::vector<std::string> written;  // removed again on an error: no partial sweep is left
   try {
@@ -141,6 +164,7 @@ int run_sweep(const CliOptions& o) {
     const std::vector<ParamSet> frames = sweep_params(s.params, spec);
     const std::string dir = o.out_dir.empty() ? "simscope-out" : o.out_dir;
     check_output_dir(dir);
+    remove_stale_outputs(dir, OutputsKept{false, false, true});  // a reused --out-dir
     const QDir d(QString::fromStdString(dir));
     if (!QDir().mkpath(d.filePath("frames")))
       throw Error("cannot create the folder " + d.filePath("frames").toStdString());
@@ -160,6 +184,8 @@ int run_sweep(const CliOptions& o) {
       view.set_settings(to_render_settings(s.view, vi));
       upload_image(view, vi);
       view.draw(0, 0, o.image_width, o.image_height);
+      // (at the view's own text size: headless views are drawn at UI scale 1)
+      render::draw_caption(sweep_caption(spec, frames[f], f), o.image_width, o.image_height, 1);
       const std::vector<std::uint8_t> rgba = target.read_rgba();
       char name[32];
       std::snprintf(name, sizeof name, "frames/%04zu.png", f);

@@ -28,6 +28,9 @@ SweepSpec parse_sweep(const std::string& text);
 /// an Int or Float parameter of the schema, or when a value is outside its range.
 std::vector<ParamSet> sweep_params(const ParamSet& base, const SweepSpec& spec);
 
+/// The caption drawn on frame k (0-based) of a sweep: "NAME = VALUE  (frame k+1 of FRAMES)".
+std::string sweep_caption(const SweepSpec& spec, const ParamSet& frame, std::size_t k);
+
 /// DIR/sweep.mp4 from DIR/frames/%04d.png through ffmpeg (H.264, 10 frames per second, sizes
 /// padded to even). Returns its path, or "" with `note` saying why there is none (no ffmpeg, or
 /// its error).

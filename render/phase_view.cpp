@@ -301,10 +301,10 @@ void PhaseView::draw(int x, int y, int w, int h) {
                       Rgba{c[0], c[1], c[2], 1});
     }
     const float ty = by - std::round(3 * u);
-    m.text.add_text("-pi", bx - m.text.text_width("-pi") / 2, ty, ink);
+    m.text.add_text("\\minus\\pi", bx - m.text.text_width("\\minus\\pi") / 2, ty, ink);
     m.text.add_text("0", bx + bw / 2 - m.text.text_width("0") / 2, ty, ink);
-    m.text.add_text("pi", bx + bw - m.text.text_width("pi") / 2, ty, ink);
-    m.text.add_text("phase", bx - m.text.text_width("phase") - std::round(30 * u),
+    m.text.add_text("\\pi", bx + bw - m.text.text_width("\\pi") / 2, ty, ink);
+    m.text.add_text("phase \\theta", bx - m.text.text_width("phase \\theta") - std::round(30 * u),
                     by + bh / 2 + cap / 2, ink);
   }
   m.text.draw(w, h);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include "render/colormap.hpp"
@@ -95,6 +96,19 @@ std::string axis_text(const AxisTitle& a, int n, double w0, double dw) {
   auto at = [&](int k) { return n > 1 ? a.first + (a.last - a.first) * k / (n - 1) : a.first; };
   const double scale = std::max(std::fabs(a.first), std::fabs(a.last));
   return a.name + ": " + format_coord(at(k0), scale) + " ... " + format_coord(at(k1), scale);
+}
+
+/// A tick label as drawn: "2.5e-03" as 2.5×10⁻³ (a real superscript, text_markup.hpp), "1e+04"
+/// as 10⁴; other labels as they are.
+std::string display_label(const std::string& label) {
+  const size_t e = label.find('e');
+  if (e == std::string::npos || e == 0) return label;
+  const std::string mant = label.substr(0, e);
+  const int exponent = std::atoi(label.c_str() + e + 1);
+  const std::string power = "10^{" + std::to_string(exponent) + "}";
+  if (mant == "1") return power;
+  if (mant == "-1") return "\\minus" + power;
+  return (mant[0] == '-' ? "\\minus" + mant.substr(1) : mant) + "\\times" + power;
 }
 
 void check_annotations(const PlaneAnnotations& an) {
@@ -198,7 +212,8 @@ struct PlaneView::Impl {
     BarLayout b;
     b.k = k;
     float label_w = 0;
-    for (const Tick& t : ticks) label_w = std::max(label_w, text.text_width(t.label));
+    for (const Tick& t : ticks)
+      label_w = std::max(label_w, text.text_width(display_label(t.label)));
     if (!title.empty()) {
       b.title_lines = text.wrap(title, w - 2 * k.pad, 3);
       if (b.title_lines.empty()) return std::nullopt;
@@ -478,7 +493,7 @@ void PlaneView::draw(int x, int y, int w, int h) {
     for (const Tick& t : ticks) {
       const float ty = std::round(bar_y0 + static_cast<float>(t.position) * (bar_y1 - bar_y0));
       m.text.add_rect(bx1, ty - line / 2, bx1 + tick_len, ty + line - line / 2, frame);
-      m.text.add_text(t.label, bx1 + tick_len + gap, ty + std::round(cap / 2), ink);
+      m.text.add_text(display_label(t.label), bx1 + tick_len + gap, ty + std::round(cap / 2), ink);
     }
     for (const double pos : colorbar_minor_ticks(lo, hi, s.log_scale)) {
       const float ty = std::round(bar_y0 + static_cast<float>(pos) * (bar_y1 - bar_y0));
@@ -541,7 +556,12 @@ void PlaneView::set_background(float r, float g, float b) {
 void PlaneView::set_ui_scale(float scale) {
   if (!(scale > 0 && scale <= 16)) throw RenderError("ui scale must be in (0, 16]");
   impl_->ui_scale = scale;
+  // The fonts for this scale now (normal and compact text), not at the next draw.
+  impl_->text.prepare(metrics(scale, false).text);
+  impl_->text.prepare(metrics(scale, true).text);
 }
+
+std::vector<float> PlaneView::text_pixel_sizes() const { return impl_->text.baked_pixel_sizes(); }
 
 int PlaneView::rows() const { return impl_->rows; }
 int PlaneView::cols() const { return impl_->cols; }

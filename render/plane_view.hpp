@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "render/plane_annotations.hpp"
 
@@ -112,6 +113,9 @@ class PlaneView {
   void set_background(float r, float g, float b);
   /// HiDPI factor for the colorbar and its text (1 = 96 dpi; text 14 px tall at 1).
   void set_ui_scale(float scale);
+  /// Pixels per em of the font atlases the view's text has baked so far, in order (a change of
+  /// UI scale bakes the new sizes at once, text.hpp).
+  std::vector<float> text_pixel_sizes() const;
 
   int rows() const;
   int cols() const;

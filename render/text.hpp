@@ -1,8 +1,12 @@
 #pragma once
-/// @file Text and flat rectangles for overlays (colorbar labels, ticks), drawn with the
-/// stb_easy_font bitmap font (public domain, Sean Barrett): each glyph is a few quads that go into
-/// one GL vertex buffer. ASCII only (other bytes draw as '?').
+/// @file Text and flat rectangles for overlays (titles, colorbar labels, ticks): anti-aliased
+/// glyphs of the embedded DejaVu Sans (font_data.hpp) from font atlases that stb_truetype bakes
+/// at the pixel size each scale needs (font_atlas.hpp), so text is crisp at any UI scale. Text is
+/// UTF-8 with the markup of text_markup.hpp: Greek (\phi or "φ"), superscripts (10^-3, x^{2}),
+/// subscripts (t_{0}). Glyph quads and rectangles go into one vertex buffer, one draw call per
+/// atlas.
 #include <array>
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
@@ -11,9 +15,13 @@ namespace simscope::render {
 
 using Rgba = std::array<float, 4>;
 
-/// Collects text and rectangles in viewport pixels (origin bottom-left), then draws them in one
-/// call. `scale` is pixels per font unit: glyphs are 7 units tall (digits, capitals) and lines 12;
-/// 2 suits 96-dpi screens, multiply by the device pixel ratio on HiDPI ones.
+/// Pixels per em of the views' font for TextRenderer scale `scale` (capitals 7 * scale pixels).
+float text_pixel_size(float scale);
+
+/// Collects text and rectangles in viewport pixels (origin bottom-left), then draws them.
+/// `scale` is pixels per font unit: capitals and digits are 7 units tall (the font is baked at
+/// the pixel size that makes them so) and lines about 11; 2 suits 96-dpi screens, multiply by
+/// the device pixel ratio on HiDPI ones. Superscripts and subscripts are 0.7 times that size.
 /// Create, use and destroy it while its GL context is current.
 class TextRenderer {
  public:
@@ -22,10 +30,19 @@ class TextRenderer {
   TextRenderer(const TextRenderer&) = delete;
   TextRenderer& operator=(const TextRenderer&) = delete;
 
+  /// Sets the scale for the text added next (atlases for new sizes are baked when first used).
   void set_scale(float scale) { scale_ = scale; }
   float scale() const { return scale_; }
+  /// Bakes (if not done yet) the atlases that text at `scale` needs: its size and the super- and
+  /// subscripts' size. Throws RenderError.
+  void prepare(float scale);
+  /// The font's pixels per em at the current scale.
+  float pixel_size() const;
+  /// Pixels per em of every atlas this renderer has made (and still holds), in the order made.
+  std::vector<float> baked_pixel_sizes() const;
 
-  /// Width in pixels of a one-line `text` at the current scale.
+  /// Width in pixels of a one-line `text` at the current scale: from its first glyph's ink (the
+  /// left side bearing dropped: the ink starts where add_text is told) to its last glyph's.
   float text_width(const std::string& text) const;
   /// Height in pixels of the capitals/digits (7 font units) at the current scale.
   float cap_height() const { return 7.0f * scale_; }
@@ -59,6 +76,7 @@ class TextRenderer {
 
  private:
   void add_glyphs(const std::string& text, float x, float y, bool vertical, Rgba color);
+  float layout_width(const std::string& text) const;
   struct Impl;
   std::unique_ptr<Impl> impl_;
   float scale_;

@@ -35,6 +35,14 @@ std::string ui_font_path() {
 float ui_scale() { return g_scale; }
 
 float choose_ui_scale(float content_scale) {
+  if (const char* file = std::getenv("SIMSCOPE_UI_SCALE_FILE"); file && *file) {
+    if (std::FILE* f = std::fopen(file, "r")) {
+      float v = 0;
+      const bool ok = std::fscanf(f, "%f", &v) == 1;
+      std::fclose(f);
+      if (ok && v >= 0.5f && v <= 4.f) return v;
+    }
+  }
   if (const char* env = std::getenv("SIMSCOPE_UI_SCALE"); env && *env) {
     const float v = std::strtof(env, nullptr);
     if (v >= 0.5f && v <= 4.f) return v;

@@ -15,8 +15,10 @@ std::string ui_font_path();
 /// The UI scale in effect: the content scale the fonts were baked at (1 = 96 dpi).
 float ui_scale();
 
-/// The UI scale for a window whose content scale is `content_scale`: SIMSCOPE_UI_SCALE (a
-/// number 0.5 ... 4) when set, else content_scale.
+/// The UI scale for a window whose content scale is `content_scale`: the number (0.5 ... 4) in
+/// the file SIMSCOPE_UI_SCALE_FILE names, when set and readable (a test hook: writing another
+/// number there mid-run acts like moving the window to another monitor), else SIMSCOPE_UI_SCALE
+/// (0.5 ... 4) when set, else content_scale.
 float choose_ui_scale(float content_scale);
 
 /// Bakes the fonts for `scale` into ImGui's atlas and rescales the style (from ImGui's dark

@@ -33,6 +33,7 @@
 #include "params_json.hpp"
 #include "png.hpp"
 #include "render/offscreen.hpp"
+#include "render/text.hpp"
 #include "run_manifest.hpp"
 #include "undo.hpp"
 #include "view_png_export.hpp"
@@ -343,6 +344,20 @@ std::pair<float, float> panel_widths(float W, float scale) {
 
 }  // namespace
 
+/// "simscope: view text at 19.2 px (atlases: 19.2 13.4 9.6 6.7 px)" - the view's normal text at
+/// `scale` and every size baked so far: a change of scale shows the new sizes baked.
+static void log_view_fonts(const render::PlaneView& plane, float scale) {
+  std::string sizes;
+  char buf[32];
+  for (const float px : plane.text_pixel_sizes()) {
+    std::snprintf(buf, sizeof buf, "%s%.1f", sizes.empty() ? "" : " ", px);
+    sizes += buf;
+  }
+  std::fprintf(stderr, "simscope: view text at %.1f px for scale %.3g (atlases: %s px)\n",
+               render::text_pixel_size(std::max(1.0f, std::round(2.0f * scale))), scale,
+               sizes.c_str());
+}
+
 int run_gui(const CliOptions& o) {
   // A screenshot that could not be written fails now, not after the window has run.
   if (!o.screenshot.empty()) check_output_file(o.screenshot, "");
@@ -380,6 +395,7 @@ int run_gui(const CliOptions& o) {
   s.extras = make_workload_gui(s.workload_name);
   s.plane = std::make_unique<render::PlaneView>();
   s.plane->set_ui_scale(scale);
+  log_view_fonts(*s.plane, scale);
   for (const QString& p : settings.value("presets/recent").toStringList())
     s.recent_presets.push_back(p.toStdString());
   if (!o.preset.empty()) s.preset_path = o.preset;
@@ -426,6 +442,7 @@ int run_gui(const CliOptions& o) {
       scale = cs;  // another monitor: crisp fonts at its scale
       std::fprintf(stderr, "simscope: %s\n", bake_fonts(scale, true).c_str());
       s.plane->set_ui_scale(scale);
+      log_view_fonts(*s.plane, scale);
     }
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();

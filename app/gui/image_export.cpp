@@ -8,10 +8,12 @@
 #include <QFileInfo>
 #include <cstdio>
 
+#include "fonts.hpp"
 #include "gui_state.hpp"
 #include "image_size.hpp"
 #include "params_json.hpp"
 #include "png.hpp"
+#include "render/caption.hpp"
 #include "render/offscreen.hpp"
 
 namespace simscope::app::gui {
@@ -64,7 +66,8 @@ void draw_image_size_controls(GuiState& s) {
   ImGui::EndPopup();
 }
 
-std::vector<std::uint8_t> render_view_offscreen(GuiState& s, int w, int h) {
+std::vector<std::uint8_t> render_view_offscreen(GuiState& s, int w, int h,
+                                                const std::string& caption) {
   std::vector<std::uint8_t> rgba;
   render::Offscreen target(w, h);  // names the GL limit when the size exceeds it
   target.bind();
@@ -72,6 +75,8 @@ std::vector<std::uint8_t> render_view_offscreen(GuiState& s, int w, int h) {
     s.plane->draw(0, 0, w, h);
   else
     s.extras->draw_view(s, 0, 0, w, h);
+  target.bind();  // (a workload's view may have bound its own)
+  render::draw_caption(caption, w, h, ui_scale());
   rgba = target.read_rgba();
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   return rgba;

@@ -25,9 +25,11 @@ void draw_image_size_controls(GuiState& s);
 /// Saves a view image asked for in the popup (after the frame's drawing, with the window's GL
 /// context current). The status bar says where, or why not.
 void save_requested_view_image(GuiState& s);
-/// The centre view (plane or the workload's own) drawn offscreen at w x h: RGBA, top row first.
-/// Throws render::RenderError (e.g. beyond the GL's size limit, named).
-std::vector<std::uint8_t> render_view_offscreen(GuiState& s, int w, int h);
+/// The centre view (plane or the workload's own) drawn offscreen at w x h: RGBA, top row first;
+/// with `caption` over its top-left corner (render/caption.hpp) when not empty. Throws
+/// render::RenderError (e.g. beyond the GL's size limit, named).
+std::vector<std::uint8_t> render_view_offscreen(GuiState& s, int w, int h,
+                                                const std::string& caption = "");
 /// The size of view.png in the window's exports.
 std::pair<int, int> export_image_size(const GuiState& s);
 

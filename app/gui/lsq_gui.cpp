@@ -14,10 +14,12 @@
 #include <tuple>
 #include <vector>
 
+#include "fonts.hpp"
 #include "gui_state.hpp"
 #include "lsq/lsq_workload.hpp"
 #include "render/colormap.hpp"
 #include "workload_gui.hpp"
+#include "xy_plot.hpp"
 
 namespace simscope::app::gui {
 namespace {
@@ -158,7 +160,6 @@ class LsqGui final : public WorkloadGui {
                 double(r.condition[q]));
     // Data (dots; gaps as red ticks at the bottom) against the fit A x (line), over i = 0..M-1.
     std::vector<double> fit(M, NAN), data(M, NAN);
-    double lo = INFINITY, hi = -INFINITY;
     for (std::size_t i = 0; i < M; ++i) {
       data[i] = cube.at(i, p);
       if (r.status[q] != lsq::kAllMissing) {
@@ -166,43 +167,51 @@ class LsqGui final : public WorkloadGui {
         for (std::size_t k = 0; k < N; ++k) f += A.at(i, k) * r.solution[k * P + q];
         fit[i] = f;
       }
-      for (double v : {data[i], fit[i]})
-        if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
     }
-    if (!(hi > lo)) lo -= 1, hi += 1;
-    const float width = ImGui::GetContentRegionAvail().x, height = 140.f;
-    const ImVec2 o = ImGui::GetCursorScreenPos();
-    ImDrawList* dl = ImGui::GetWindowDrawList();
-    dl->AddRectFilled(o, ImVec2(o.x + width, o.y + height), IM_COL32(25, 25, 30, 255));
-    auto X = [&](std::size_t i) {
-      return o.x + 4 + (width - 8) * float(i) / float(std::max<std::size_t>(1, M - 1));
-    };
-    auto Y = [&](double v) { return o.y + 4 + (height - 14) * float((hi - v) / (hi - lo)); };
-    std::vector<ImVec2> line;
-    for (std::size_t i = 0; i < M; ++i)
-      if (std::isfinite(fit[i])) line.emplace_back(X(i), Y(fit[i]));
-    if (line.size() > 1)
-      dl->AddPolyline(line.data(), int(line.size()), IM_COL32(255, 200, 60, 255), 0, 1.5f);
-    for (std::size_t i = 0; i < M; ++i) {
+    std::vector<double> idx(M);
+    for (std::size_t i = 0; i < M; ++i) idx[i] = double(i);
+    XyPlotOptions po;
+    po.x_title = "observation i";
+    po.y_title = "b_i (dots), (A x)_i (line)";
+    po.height = 170 * ui_scale();
+    po.dots = data;
+    po.mark_gaps = true;
+    po.hover_text = [&](std::size_t i) {
+      char buf[160];
       if (std::isnan(data[i]))
-        dl->AddLine(ImVec2(X(i), o.y + height - 8), ImVec2(X(i), o.y + height - 1),
-                    IM_COL32(230, 60, 60, 255), 1.5f);
+        std::snprintf(buf, sizeof buf, "i = %zu: gap (not observed)\nfit (A x)_i = %.6g", i,
+                      fit[i]);
       else
-        dl->AddCircleFilled(ImVec2(X(i), Y(data[i])), 2.2f, IM_COL32(120, 190, 255, 255));
-    }
-    ImGui::Dummy(ImVec2(width, height));
+        std::snprintf(buf, sizeof buf,
+                      "i = %zu: data b_i = %.6g\nfit (A x)_i = %.6g\nb - Ax = %.4g", i, data[i],
+                      fit[i], data[i] - fit[i]);
+      return std::string(buf);
+    };
+    draw_xy_plot("##lsqfit", idx, fit, po);
     ImGui::TextColored(ImVec4(0.47f, 0.75f, 1.f, 1.f), "data b_i");
     ImGui::SameLine();
     ImGui::TextColored(ImVec4(1.f, 0.78f, 0.24f, 1.f), "fit (A x)_i");
     ImGui::SameLine();
     ImGui::TextColored(ImVec4(0.9f, 0.24f, 0.24f, 1.f), "| gap");
-    ImGui::Text("range %.4g .. %.4g, i = 0 .. %zu", lo, hi, M - 1);
     // The solution vector as bars, and its first entries.
     std::vector<float> x(N);
     for (std::size_t k = 0; k < N; ++k) x[k] = float(r.solution[k * P + q]);
     ImGui::Text("solution x (%zu unknowns):", N);
-    ImGui::PlotHistogram("##lsqx", x.data(), int(N), 0, nullptr, FLT_MAX, FLT_MAX,
-                         ImVec2(ImGui::GetContentRegionAvail().x, 60));
+    {
+      std::vector<double> kk(N), xv(N);
+      for (std::size_t k = 0; k < N; ++k) kk[k] = double(k), xv[k] = double(x[k]);
+      XyPlotOptions xo;
+      xo.x_title = "unknown k";
+      xo.y_title = "x_k";
+      xo.height = 120 * ui_scale();
+      xo.bars = true;
+      xo.hover_text = [&](std::size_t k) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "x_%zu = %.6g", k, xv[k]);
+        return std::string(buf);
+      };
+      draw_xy_plot("##lsqx", kk, xv, xo);
+    }
     std::string first;
     for (std::size_t k = 0; k < std::min<std::size_t>(N, 6); ++k) {
       char buf[32];

@@ -140,9 +140,9 @@ class OscillatorsGui final : public WorkloadGui {
     try {
       if (!view_) {
         view_ = std::make_unique<render::PhaseView>();
-        view_->set_ui_scale(std::max(1.0f, ImGui::GetIO().DisplayFramebufferScale.x));
         view_->set_background(0.13f, 0.13f, 0.16f);
       }
+      view_->set_ui_scale(ui_scale());  // the fonts' scale: follows a change of monitor
       const int N = p->frame.nodes;
       const int member =
           std::clamp(int(s.params.get_int("live.topology")), 0, p->frame.members - 1);

@@ -11,6 +11,7 @@
 #include "explore.hpp"
 #include "fonts.hpp"
 #include "gui_state.hpp"
+#include "xy_plot.hpp"
 
 namespace simscope::app::gui {
 namespace {
@@ -202,6 +203,8 @@ void add_explore_text(const GuiState& s, std::map<QString, QString>& text) {
   if (const std::string c = compare_summary(s); !c.empty())
     text["simscope.compare"] = QString::fromStdString(c);
   if (!e.probe_readout.empty()) text["simscope.probe"] = QString::fromStdString(e.probe_readout);
+  if (const std::string h = plot_hover_this_frame(); !h.empty())
+    text["simscope.plot_hover"] = QString::fromStdString(h);
   if (e.have_line && e.profile) {
     char buf[200];
     std::snprintf(buf, sizeof buf, "%s: (%.9g, %.9g) -> (%.9g, %.9g), %zu points",

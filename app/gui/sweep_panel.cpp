@@ -82,8 +82,8 @@ std::string new_folder(const std::string& stem) {
 /// Saves the centre view (at its size on screen) as frame `k` of `dir`, with the result's
 /// parameters; returns the frame's run.json entry.
 Json save_frame(GuiState& s, const std::string& dir, std::size_t k, int w, int h,
-                const std::string& what) {
-  const std::vector<std::uint8_t> rgba = render_view_offscreen(s, w, h);
+                const std::string& what, const std::string& caption) {
+  const std::vector<std::uint8_t> rgba = render_view_offscreen(s, w, h, caption);
   char name[32];
   std::snprintf(name, sizeof name, "frames/%04zu.png", k);
   const std::string path = QDir(QString::fromStdString(dir)).filePath(name).toStdString();
@@ -122,7 +122,9 @@ void advance_record(GuiState& s) {
   r.last_serial = s.result_serial;
   try {
     const int w = s.image_export.view_w, h = s.image_export.view_h;
-    r.items.push_back(save_frame(s, r.dir, std::size_t(r.done), w, h, "record"));
+    const std::string caption =
+        "recorded frame " + std::to_string(r.done + 1) + " of " + std::to_string(r.total);
+    r.items.push_back(save_frame(s, r.dir, std::size_t(r.done), w, h, "record", caption));
     if (++r.done < r.total) return;
     std::string note;
     const std::string video = make_sweep_video(r.dir, note);
@@ -181,7 +183,8 @@ void advance_sweep(GuiState& s) {
       s.result->params != w.frames[w.next] || s.image_dirty)
     return;
   try {
-    const std::vector<std::uint8_t> rgba = render_view_offscreen(s, w.w, w.h);
+    const std::vector<std::uint8_t> rgba =
+        render_view_offscreen(s, w.w, w.h, sweep_caption(w.spec, w.frames[w.next], w.next));
     char name[32];
     std::snprintf(name, sizeof name, "frames/%04zu.png", w.next);
     const std::string path = QDir(QString::fromStdString(w.dir)).filePath(name).toStdString();

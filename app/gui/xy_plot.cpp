@@ -22,7 +22,14 @@ std::vector<render::Tick> axis_ticks(double& lo, double& hi) {
   return render::colorbar_ticks(lo, hi, false);
 }
 
+std::string g_hover;     // the last tooltip shown
+int g_hover_frame = -1;  // in this ImGui frame
+
 }  // namespace
+
+std::string plot_hover_this_frame() {
+  return g_hover_frame == ImGui::GetFrameCount() ? g_hover : std::string();
+}
 
 void draw_xy_plot(const char* id, const std::vector<double>& xs, const std::vector<double>& ys,
                   const XyPlotOptions& o) {
@@ -41,7 +48,10 @@ void draw_xy_plot(const char* id, const std::vector<double>& xs, const std::vect
   for (std::size_t k = 0; k < n; ++k) {
     if (std::isfinite(xs[k])) xlo = std::min(xlo, xs[k]), xhi = std::max(xhi, xs[k]);
     if (std::isfinite(ys[k])) ylo = std::min(ylo, ys[k]), yhi = std::max(yhi, ys[k]);
+    if (k < o.dots.size() && std::isfinite(o.dots[k]))
+      ylo = std::min(ylo, o.dots[k]), yhi = std::max(yhi, o.dots[k]);
   }
+  if (o.bars && std::isfinite(ylo)) ylo = std::min(ylo, 0.0), yhi = std::max(yhi, 0.0);
   if (!std::isfinite(xlo)) xlo = 0, xhi = 1;
   if (o.fixed_y) {
     ylo = o.y_lo, yhi = o.y_hi;
@@ -64,7 +74,10 @@ void draw_xy_plot(const char* id, const std::vector<double>& xs, const std::vect
   auto Y = [&](double y) { return float(b.y - (y - ylo) / (yhi - ylo) * (b.y - a.y)); };
 
   const ImU32 grid = IM_COL32(255, 255, 255, 40), axis = IM_COL32(200, 200, 200, 255);
-  const ImU32 text = IM_COL32(220, 220, 220, 255), curve = IM_COL32(110, 190, 255, 255);
+  const ImU32 text = IM_COL32(220, 220, 220, 255);
+  // With dots (data), the line is the fit: amber line, blue dots.
+  const ImU32 curve = o.dots.empty() ? IM_COL32(110, 190, 255, 255) : IM_COL32(255, 200, 60, 255);
+  const ImU32 dot_color = IM_COL32(120, 190, 255, 255);
   dl->AddRectFilled(a, b, IM_COL32(20, 20, 26, 255));
   for (const auto& t : yt) {
     const float y = float(b.y - t.position * (b.y - a.y));
@@ -97,14 +110,29 @@ void draw_xy_plot(const char* id, const std::vector<double>& xs, const std::vect
     if (pts.size() == 1) dl->AddCircleFilled(pts[0], 2 * scale, curve);
     pts.clear();
   };
-  for (std::size_t k = 0; k < n; ++k) {
-    if (!std::isfinite(ys[k]) || !std::isfinite(xs[k])) {
-      flush();  // a gap at NaN
-      continue;
+  if (o.bars) {
+    const float half = std::max(1.f, 0.35f * (b.x - a.x) / float(std::max<std::size_t>(n, 1)));
+    for (std::size_t k = 0; k < n; ++k)
+      if (std::isfinite(ys[k]) && std::isfinite(xs[k]))
+        dl->AddRectFilled(ImVec2(X(xs[k]) - half, std::min(Y(0), Y(ys[k]))),
+                          ImVec2(X(xs[k]) + half, std::max(Y(0), Y(ys[k]))), curve);
+  } else {
+    for (std::size_t k = 0; k < n; ++k) {
+      if (!std::isfinite(ys[k]) || !std::isfinite(xs[k])) {
+        flush();  // a gap at NaN
+        continue;
+      }
+      pts.push_back(ImVec2(X(xs[k]), Y(ys[k])));
     }
-    pts.push_back(ImVec2(X(xs[k]), Y(ys[k])));
+    flush();
   }
-  flush();
+  for (std::size_t k = 0; k < std::min(n, o.dots.size()); ++k) {
+    if (std::isfinite(o.dots[k]))
+      dl->AddCircleFilled(ImVec2(X(xs[k]), Y(o.dots[k])), 2.2f * scale, dot_color);
+    else if (o.mark_gaps)
+      dl->AddLine(ImVec2(X(xs[k]), b.y - 7 * scale), ImVec2(X(xs[k]), b.y),
+                  IM_COL32(230, 60, 60, 255), 1.5f * scale);
+  }
   if (hovered && n > 0) {
     const double d = xlo + (ImGui::GetIO().MousePos.x - a.x) / (b.x - a.x) * (xhi - xlo);
     std::size_t k = 0;
@@ -115,6 +143,8 @@ void draw_xy_plot(const char* id, const std::vector<double>& xs, const std::vect
     dl->AddLine(ImVec2(x, a.y), ImVec2(x, b.y), IM_COL32(255, 255, 255, 120));
     if (std::isfinite(ys[k]))
       dl->AddCircleFilled(ImVec2(x, Y(ys[k])), 3.5f * scale, IM_COL32(255, 255, 255, 255));
+    if (k < o.dots.size() && std::isfinite(o.dots[k]))
+      dl->AddCircle(ImVec2(x, Y(o.dots[k])), 4.f * scale, IM_COL32(255, 255, 255, 255));
     std::string tip;
     if (o.hover_text) {
       tip = o.hover_text(k);
@@ -125,6 +155,8 @@ void draw_xy_plot(const char* id, const std::vector<double>& xs, const std::vect
                     o.x_title.empty() ? "x" : o.x_title.c_str(), xs[k]);
       tip = buf;
     }
+    g_hover = std::string(id) + ": " + tip;
+    g_hover_frame = ImGui::GetFrameCount();
     ImGui::BeginTooltip();
     ImGui::TextUnformatted(tip.c_str());
     ImGui::EndTooltip();

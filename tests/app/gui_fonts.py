@@ -1,6 +1,9 @@
 """GUI under Xvfb: the UI text is DejaVu Sans baked at the UI scale (SIMSCOPE_UI_SCALE 1 and 2):
 the log names the font and its pixel size, and the status bar's text is twice as tall at scale 2
-and anti-aliased (many grey levels at its edges, not a stretched bitmap font's few). Usage:
+and anti-aliased (many grey levels at its edges, not a stretched bitmap font's few). Then a change
+of scale while the window runs (SIMSCOPE_UI_SCALE_FILE, as a move to another monitor would):
+both the UI font and the views' text atlases are baked again at twice the pixel size, and the
+screenshots before and after show the status bar's text twice as tall. Usage:
 gui_fonts.py SIMSCOPE"""
 import os
 import re
@@ -9,13 +12,13 @@ import sys
 
 import numpy as np
 
-from gui_util import need_tools, slowdown
+from gui_util import need_tools, run_gui, slowdown
 from simscope_test_util import Checker, read_png, scratch
 
 simscope = sys.argv[1]
 c = Checker()
 d = scratch("gui_fonts")
-need_tools("xvfb-run")
+need_tools("xvfb-run", "xdotool")
 
 
 def shot(scale):
@@ -58,4 +61,35 @@ for scale in (1, 2):
 if len(heights) == 2:
     c.check(heights[1] >= 7 and 1.7 <= heights[2] / heights[1] <= 2.3,
             f"text twice as tall at scale 2 ({heights})")
+
+# A change of scale at run time re-bakes the fonts.
+scale_file = os.path.join(d, "scale.txt")
+with open(scale_file, "w") as f:
+    f.write("1\n")
+os.environ["SIMSCOPE_UI_SCALE_FILE"] = scale_file
+steps = f"""xdotool key s
+sleep 2
+echo 2 > "{scale_file}"
+sleep 3
+xdotool key s
+sleep 2
+"""
+log, shots = run_gui(simscope, d, ["--backend", "cpu", "--set", "grid.size=32"], steps,
+                     screen="1600x1000")
+ui = re.findall(r"UI font \S+ at (\d+) px \(scale (\S+)\)", log)
+view = re.findall(r"view text at (\S+) px for scale (\S+) \(atlases: ([^)]*) px\)", log)
+c.check([int(px) for px, _ in ui] == [13, 26], f"UI font baked at 13 then 26 px ({ui})")
+c.check(len(view) == 2, f"view text logged at both scales ({view})")
+if len(view) == 2:
+    px1, px2 = float(view[0][0]), float(view[1][0])
+    c.check(abs(px2 / px1 - 2) < 0.02, f"view text twice the pixel size ({px1}, {px2})")
+    atlases = [float(v) for v in view[1][2].split()]
+    c.check(any(abs(a - px2) < 0.2 for a in atlases) and len(atlases) > len(view[0][2].split()),
+            f"the view's atlases baked again at {px2} px ({atlases})")
+c.check(len(shots) == 2, f"two screenshots ({shots}; {log[-400:]!r})")
+if len(shots) == 2:
+    h1, _ = text_rows(shots[0], 1)
+    h2, _ = text_rows(shots[1], 2)
+    c.check(h1 >= 7 and 1.7 <= h2 / h1 <= 2.3, f"status text twice as tall after the change "
+            f"({h1} -> {h2} px)")
 c.done()
