@@ -13,7 +13,9 @@ cp -r /usr/src/googletest .gpu/googletest
 for m in glad jinja2 markupsafe; do cp -r "/usr/lib/python3/dist-packages/$m" .gpu/pylib/; done
 find .gpu/pylib -name '*.so' -delete
 find .gpu/pylib -depth -name '__pycache__' -exec rm -rf {} +
-cp /usr/include/stb/stb_easy_font.h /usr/include/stb/stb_image_write.h .gpu/stb/
+cp /usr/include/stb/stb_easy_font.h /usr/include/stb/stb_image_write.h \
+   /usr/include/stb/stb_truetype.h /usr/include/stb/stb_rect_pack.h .gpu/stb/
+mkdir -p .gpu/fonts && cp /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf .gpu/fonts/  # the views' font
 cp -r /usr/include/eigen3 .gpu/eigen3   # lsq (header only; compute/CMakeLists.txt finds it there)
 # The run layer and the Python module without the app (header-only nlohmann-json and pybind11,
 # relocatable CMake packages: CMAKE_PREFIX_PATH=.gpu/prefix), and Debian's pytest (pure Python)

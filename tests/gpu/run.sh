@@ -35,7 +35,8 @@ cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DSIMSCOPE_APP=OFF \
   -DSIMSCOPE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
   -DSIMSCOPE_GTEST_SOURCE="$root/.gpu/googletest" \
   -DSIMSCOPE_GLAD="env;PYTHONPATH=$root/.gpu/pylib;$py;-m;glad" \
-  -DSIMSCOPE_STB_DIR="$root/.gpu/stb" -DSIMSCOPE_TEST_PYTHON="$py" \
+  -DSIMSCOPE_STB_DIR="$root/.gpu/stb" -DSIMSCOPE_VIEW_FONT="$root/.gpu/fonts/DejaVuSans.ttf" \
+  -DSIMSCOPE_TEST_PYTHON="$py" \
   > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
 step build
 timeout "$(left 300)" cmake --build build-gpu -j "$(nproc)" > "$out/build.log" 2>&1 ||
