@@ -119,15 +119,36 @@ int run_headless_ranks(const CliOptions& o) {
   const std::string dir = o.out_dir.empty() ? "simscope-out" : o.out_dir;
   // The set-up on every rank (the same command line: the same outcome, normally); checks of
   // the output folder on rank 0, which writes it.
+  std::shared_ptr<StudyCheckpointRequest> ck;
+  bool fresh_checkpoint = false;
   try {
     s.emplace(make_session(o));
-    if (o.resume)
-      throw CheckpointRefused(
-          "--resume: a study split across MPI ranks keeps no checkpoint "
-          "yet; resume it without mpirun");
+    if (s->workload->name() == "oscillators") {
+      // A study keeps a checkpoint per block (version 2): any rank count resumes it.
+      ck = std::make_shared<StudyCheckpointRequest>();
+      ck->dir = checkpoint_dir(dir);
+      ck->resume = o.resume;
+      ck->interval_s = o.checkpoint_interval;
+    } else if (o.resume) {
+      throw CheckpointRefused("--resume continues an interrupted oscillators study; workload " +
+                              s->workload->name() + " keeps no checkpoint");
+    }
     if (root) {
       check_output_dir(dir);
       if (!o.out_image.empty()) check_output_file(o.out_image, dir);
+      if (ck) {
+        const std::optional<CheckpointHeader> h = read_checkpoint_header(ck->dir);
+        if (o.resume && !h)
+          throw CheckpointRefused("--resume: no checkpoint in " + ck->dir +
+                                  " (nothing to resume; run without --resume to start the study)");
+        if (!o.resume && h)
+          throw CheckpointRefused(ck->dir +
+                                  " holds the checkpoint of an interrupted study: add --resume to "
+                                  "continue it, or remove that folder to start over");
+        if (h) check_resumable(*h, s->workload->name(), s->params, s->backend.backend, ck->dir);
+        prepare_block_checkpoint(ck->dir, s->workload->name(), s->params, s->backend.backend, h);
+        fresh_checkpoint = !h;
+      }
     }
   } catch (const CheckpointRefused& e) {
     error = e.what(), code = 2;
@@ -142,6 +163,15 @@ int run_headless_ranks(const CliOptions& o) {
     print_error(e.what());
     return code ? code : 1;
   }
+  // A job that fails before any block of a new study was saved leaves no checkpoint.
+  auto drop_empty_checkpoint = [&] {
+    if (!root || !ck || !fresh_checkpoint) return;
+    try {
+      const std::optional<CheckpointHeader> h = read_checkpoint_header(ck->dir);
+      if (h && !block_checkpoint_has_progress(ck->dir, *h)) remove_checkpoint(ck->dir);
+    } catch (const std::exception&) {
+    }
+  };
 
   const int threads = threads_per_rank(job->local_size());
   const Backend backend = s->backend.backend;
@@ -155,6 +185,7 @@ int run_headless_ranks(const CliOptions& o) {
     device = n > 0 ? job->local_rank() % n : 0;
     opt.me.device = cuda_status().device + " (device " + std::to_string(device) + ")";
   }
+  opt.checkpoint = ck;
   opt.on_compute_thread = [threads, device] {
     omp_set_num_threads(threads);
     if (device >= 0) cuda_select_device(device);
@@ -172,6 +203,7 @@ int run_headless_ranks(const CliOptions& o) {
     return 1;
   } catch (const std::exception& e) {
     line.clear();
+    drop_empty_checkpoint();
     print_error(e.what());
     return 1;
   }
@@ -182,6 +214,7 @@ int run_headless_ranks(const CliOptions& o) {
   try {
     write_headless_outputs(o, *s, *s->workload, d.result, dir, {{"mpi", mpi_section(d, *job)}},
                            true);
+    if (ck) remove_checkpoint(ck->dir);  // the outputs are complete
   } catch (const std::exception& e) {
     print_error(e.what());
     return 1;

@@ -119,6 +119,7 @@ DistributedRun run_distributed(Workload& w, const ParamSet& params, Backend back
       if (mine.end > mine.begin) {
         RunRequest request;
         request.range = mine;
+        request.checkpoint = options.checkpoint;
         part = w.run(params, backend, request, &progress);
       }
     } catch (const Cancelled&) {

@@ -9,6 +9,7 @@
 /// failing rank's message, so that one clear message is printed and nothing is written. A rank
 /// that dies is the launcher's to detect (mpirun and srun end the job).
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,9 @@ struct DistributedOptions {
   std::function<void(double fraction, double elapsed)> progress;
   /// Called first in the thread that computes (e.g. to select this rank's GPU and threads).
   std::function<void()> on_compute_thread;
+  /// A study's checkpoint (RunRequest::checkpoint of this rank's range; version 2, made ready by
+  /// rank 0 with prepare_block_checkpoint before the call); null: none.
+  std::shared_ptr<StudyCheckpointRequest> checkpoint;
   double poll_seconds = 0.1;
 };
 

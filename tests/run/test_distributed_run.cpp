@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <barrier>
+#include <filesystem>
 #include <mutex>
 #include <thread>
 
@@ -13,6 +14,7 @@
 #include "core/error.hpp"
 #include "distributed_run.hpp"
 #include "split_merge.hpp"
+#include "study_checkpoint.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {
@@ -94,7 +96,8 @@ struct Outcome {
   DistributedRun root;
 };
 
-Outcome run_ranks(const std::string& workload, const ParamSet& p, int R, std::size_t fail_at) {
+Outcome run_ranks(const std::string& workload, const ParamSet& p, int R, std::size_t fail_at,
+                  const std::string& checkpoint = "") {
   Group g(R);
   Outcome o;
   o.errors.resize(std::size_t(R));
@@ -106,6 +109,11 @@ Outcome run_ranks(const std::string& workload, const ParamSet& p, int R, std::si
       FailingWorkload w(make_workload(workload), fail_at);
       DistributedOptions opt;
       opt.poll_seconds = 0.01;
+      if (!checkpoint.empty()) {
+        opt.checkpoint = std::make_shared<StudyCheckpointRequest>();
+        opt.checkpoint->dir = checkpoint;
+        opt.checkpoint->resume = true;
+      }
       try {
         DistributedRun d = run_distributed(w, p, Backend::Cpu, comm, opt);
         std::lock_guard<std::mutex> lock(m);
@@ -189,6 +197,99 @@ TEST(DistributedRun, AgreeReportsTheFirstFailingRank) {
   EXPECT_EQ(errors[0], "rank 2 of 3: design.file: cannot open");
   EXPECT_EQ(errors[1], "JobFailed");
   EXPECT_EQ(errors[2], "JobFailed");
+}
+
+ParamSet study_params() {
+  ParamSet p = make_workload("oscillators")->schema().defaults();
+  p.set("ensemble.size", std::int64_t(300));  // 5 blocks of 64 (the last 44)
+  p.set("network.nodes", std::int64_t(6));
+  p.set("network.topology", std::string("watts_strogatz"));
+  p.set("network.k", std::int64_t(2));
+  p.set("integrator.steps", std::int64_t(400));
+  p.set("integrator.transient", std::int64_t(100));
+  p.set("integrator.dt", 0.3);  // some members go non-finite
+  return p;
+}
+
+std::string fresh_dir(const std::string& name) {
+  const std::string d = std::string(SIMSCOPE_TEST_TMP) + "/" + name;
+  std::filesystem::remove_all(d);
+  return d;
+}
+
+void expect_same_outputs(const RunResult& a, const RunResult& b, const std::string& what) {
+  for (const char* name : {"msd", "msd_t", "order_t", "phases", "state"}) {
+    const OutputArray* x = a.find(name);
+    const OutputArray* y = b.find(name);
+    ASSERT_TRUE(x && y) << what << ": " << name;
+    EXPECT_EQ(x->shape, y->shape) << what << ": " << name;
+    EXPECT_TRUE(same_bits(x->data64, y->data64)) << what << ": " << name;
+  }
+  EXPECT_EQ(a.warnings, b.warnings) << what;
+  for (const char* k : {"msd_mean", "msd_sem", "valid_members", "nonfinite_members"})
+    EXPECT_EQ(a.stats.count(k) ? a.stats.at(k) : -1, b.stats.count(k) ? b.stats.at(k) : -1)
+        << what << ": " << k;
+}
+
+// A study interrupted in one process (checkpoint version 1, stopped with a block under way)
+// resumes across R ranks (converted to version 2), after one more block was finished out of
+// order; then by one process again: every time the outputs of the uninterrupted study.
+TEST(DistributedRun, ACheckpointedStudyResumesWithAnyRankCount) {
+  namespace osc = simscope::oscillators;
+  const ParamSet p = study_params();
+  // The uninterrupted single-process study (its checkpointed path: run_study_blocks).
+  RunRequest whole_request;
+  whole_request.checkpoint = std::make_shared<StudyCheckpointRequest>();
+  whole_request.checkpoint->dir = fresh_dir("ck_whole");
+  const RunResult whole =
+      make_workload("oscillators")->run(p, Backend::Cpu, whole_request, nullptr);
+
+  for (int R : {1, 2, 3, 7}) {
+    const std::string dir = fresh_dir("ck_ranks");
+    {  // One process, stopped once block 1 is under way (its checkpoint then written).
+      const osc::Topologies t = osc::make_topologies(p);
+      const osc::State init = osc::make_initial_state(p);
+      auto ens = osc::make_ensemble(Backend::Cpu);
+      StudyCheckpointWriter writer(dir, "oscillators", p, Backend::Cpu, std::nullopt);
+      osc::StudyProgress sp;
+      osc::StudyCheckpointing cp;
+      cp.interval_s = 0;
+      cp.save = [&](const osc::StudyProgress& now) {
+        writer.write(now);
+        if (now.blocks_done >= 1 && now.partial) throw Error("stopped (test)");
+      };
+      EXPECT_THROW(osc::run_study_blocks(*ens, t, init, osc::study_options_from(p), sp, cp), Error);
+    }
+    const auto v1 = read_checkpoint_header(dir);
+    ASSERT_TRUE(v1);
+    EXPECT_EQ(v1->version, 1);
+    EXPECT_TRUE(v1->partial);
+    const CheckpointHeader h = prepare_block_checkpoint(dir, "oscillators", p, Backend::Cpu, v1);
+    EXPECT_EQ(h.version, 2);
+    EXPECT_EQ(h.blocks_done, v1->blocks_done);
+    EXPECT_TRUE(block_checkpoint_has_progress(dir, h));
+    // Block 3 finished on its own (as a rank of another job would).
+    StudyCheckpointRequest one;
+    one.dir = dir;
+    run_block_checkpointed(one, p, Backend::Cpu, IndexRange{192, 256});
+    EXPECT_TRUE(std::filesystem::exists(dir + "/block_00003.json"));
+    // R ranks resume it.
+    const Outcome o = run_ranks("oscillators", p, R, std::size_t(-1), dir);
+    for (int r = 0; r < R; ++r) EXPECT_EQ(o.errors[std::size_t(r)], "") << "rank " << r;
+    expect_same_outputs(whole, o.root.result, std::to_string(R) + " ranks");
+  }
+  // A version-2 checkpoint resumed by one process (the headless runner's path).
+  const std::string dir = fresh_dir("ck_single");
+  prepare_block_checkpoint(dir, "oscillators", p, Backend::Cpu, std::nullopt);
+  StudyCheckpointRequest one;
+  one.dir = dir;
+  run_block_checkpointed(one, p, Backend::Cpu, IndexRange{64, 192});
+  RunRequest resume;
+  resume.checkpoint = std::make_shared<StudyCheckpointRequest>();
+  resume.checkpoint->dir = dir;
+  resume.checkpoint->resume = true;
+  const RunResult again = make_workload("oscillators")->run(p, Backend::Cpu, resume, nullptr);
+  expect_same_outputs(whole, again, "one process resuming a version-2 checkpoint");
 }
 
 }  // namespace
