@@ -82,7 +82,24 @@ Json mpi_section(const DistributedRun& d, const Job& job) {
   m["gather_seconds"] = d.gather_seconds;
   m["merge_seconds"] = d.merge_seconds;
   m["gathered_bytes"] = bytes;
+  if (d.axis.reduced) {
+    m["reduce_seconds"] = d.reduce_seconds;
+    m["reduced_bytes_per_rank"] = d.reduced_bytes;
+  }
   return m;
+}
+
+/// A command-line choice this job cannot take (exit status 2, as a refused command line).
+class Refused : public Error {
+ public:
+  using Error::Error;
+};
+
+/// The host memory one of `local_ranks` ranks of this node may take: the node's / local ranks.
+double memory_share(int local_ranks) {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return 0;
+  return double(pages) * double(page) / std::max(1, local_ranks);
 }
 
 void print_error(const std::string& what) {
@@ -121,8 +138,22 @@ int run_headless_ranks(const CliOptions& o) {
   // the output folder on rank 0, which writes it.
   std::shared_ptr<StudyCheckpointRequest> ck;
   bool fresh_checkpoint = false;
+  std::string axis;  // the axis split (empty: the workload's work_axis)
   try {
     s.emplace(make_session(o));
+    if (s->workload->name() == "field") {
+      axis = o.mpi_split;
+      if (axis == "auto")
+        axis = choose_field_split(s->workload->split_axis(s->params, "sources").length,
+                                  s->workload->work_axis(s->params).length,
+                                  memory_share(job->local_size()));
+    } else if (o.mpi_split != "auto") {
+      throw Refused("--mpi-split " + o.mpi_split +
+                    ": only the field splits by targets or "
+                    "sources; " +
+                    s->workload->name() + " runs split by " +
+                    s->workload->work_axis(s->params).name);
+    }
     if (s->workload->name() == "oscillators") {
       // A study keeps a checkpoint per block (version 2): any rank count resumes it.
       ck = std::make_shared<StudyCheckpointRequest>();
@@ -151,6 +182,8 @@ int run_headless_ranks(const CliOptions& o) {
       }
     }
   } catch (const CheckpointRefused& e) {
+    error = e.what(), code = 2;
+  } catch (const Refused& e) {
     error = e.what(), code = 2;
   } catch (const std::exception& e) {
     error = e.what(), code = 1;
@@ -186,6 +219,7 @@ int run_headless_ranks(const CliOptions& o) {
     opt.me.device = cuda_status().device + " (device " + std::to_string(device) + ")";
   }
   opt.checkpoint = ck;
+  opt.axis = axis;
   opt.on_compute_thread = [threads, device] {
     omp_set_num_threads(threads);
     if (device >= 0) cuda_select_device(device);
