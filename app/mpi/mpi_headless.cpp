@@ -173,9 +173,11 @@ int run_headless_ranks(const CliOptions& o) {
           throw CheckpointRefused("--resume: no checkpoint in " + ck->dir +
                                   " (nothing to resume; run without --resume to start the study)");
         if (!o.resume && h)
-          throw CheckpointRefused(ck->dir +
-                                  " holds the checkpoint of an interrupted study: add --resume to "
-                                  "continue it, or remove that folder to start over");
+          throw CheckpointRefused(
+              ck->dir + " holds the checkpoint of an interrupted study (" +
+              std::to_string(checkpoint_members_done(ck->dir, *h)) + " of " +
+              std::to_string(h->members) +
+              " members done): add --resume to continue it, or remove that folder to start over");
         if (h) check_resumable(*h, s->workload->name(), s->params, s->backend.backend, ck->dir);
         prepare_block_checkpoint(ck->dir, s->workload->name(), s->params, s->backend.backend, h);
         fresh_checkpoint = !h;

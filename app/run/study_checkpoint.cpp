@@ -665,6 +665,16 @@ CheckpointHeader prepare_block_checkpoint(const std::string& dir, const std::str
   return h;
 }
 
+int checkpoint_members_done(const std::string& dir, const CheckpointHeader& h) {
+  if (h.block < 1) return 0;
+  const int blocks = (h.members + h.block - 1) / h.block;
+  int done = 0;
+  for (int b = 0; b < blocks; ++b)
+    if (b < h.blocks_done || (h.version == kBlockVersion && block_finished(dir, h, b)))
+      done += std::min(h.members, (b + 1) * h.block) - b * h.block;
+  return done;
+}
+
 bool block_checkpoint_has_progress(const std::string& dir, const CheckpointHeader& h) {
   if (h.blocks_done > 0) return true;
   std::error_code ec;

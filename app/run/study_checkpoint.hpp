@@ -133,6 +133,10 @@ CheckpointHeader prepare_block_checkpoint(const std::string& dir, const std::str
                                           const ParamSet& p, Backend backend,
                                           const std::optional<CheckpointHeader>& header);
 
+/// The members of finished blocks in the checkpoint in `dir` with header `h` (version 1: blocks
+/// [0, blocks_done); version 2: the prefix and every block marked finished).
+int checkpoint_members_done(const std::string& dir, const CheckpointHeader& h);
+
 /// Whether the version-2 checkpoint in `dir` holds progress: a prefix, a finished block or a
 /// block under way.
 bool block_checkpoint_has_progress(const std::string& dir, const CheckpointHeader& h);

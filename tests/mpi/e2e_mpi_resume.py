@@ -144,6 +144,11 @@ out2 = os.path.join(base, "chain2")
 for ranks, more, extra in [(3, 4, []), (2, 3, ["--resume"])]:
     killed, rc, err, added = interrupted(out2, ranks, more, extra)
     c.check(killed and rc != 0, f"chain 2 -np {ranks}: killed after {added} more blocks")
+anew = subprocess.run(command(out2, 3), capture_output=True, text=True, timeout=LIMIT, env=ENV)
+errs = [l for l in anew.stderr.splitlines() if l.startswith("simscope: error:")]
+c.check(anew.returncode == 2 and len(errs) == 1 and "--resume" in errs[0] and
+        "members done" in errs[0],
+        f"-np 3 without --resume over the checkpoint: refused, status 2 ({errs})")
 bad = subprocess.run(command(out2, 2, "--resume", "--set", "integrator.steps=30000"),
                      capture_output=True, text=True, timeout=LIMIT, env=ENV)
 errs = [l for l in bad.stderr.splitlines() if l.startswith("simscope: error:")]

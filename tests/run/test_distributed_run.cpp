@@ -290,6 +290,8 @@ TEST(DistributedRun, ACheckpointedStudyResumesWithAnyRankCount) {
     one.dir = dir;
     run_block_checkpointed(one, p, Backend::Cpu, IndexRange{192, 256});
     EXPECT_TRUE(std::filesystem::exists(dir + "/block_00003.json"));
+    EXPECT_EQ(checkpoint_members_done(dir, *read_checkpoint_header(dir)),
+              v1->blocks_done * 64 + 64);
     // R ranks resume it.
     const Outcome o = run_ranks("oscillators", p, R, std::size_t(-1), dir);
     for (int r = 0; r < R; ++r) EXPECT_EQ(o.errors[std::size_t(r)], "") << "rank " << r;
