@@ -138,7 +138,8 @@ int run_headless_ranks(const CliOptions& o) {
   // the output folder on rank 0, which writes it.
   std::shared_ptr<StudyCheckpointRequest> ck;
   bool fresh_checkpoint = false;
-  std::string axis;  // the axis split (empty: the workload's work_axis)
+  std::optional<CheckpointHeader> header;  // the checkpoint found (oscillators studies)
+  std::string axis;                        // the axis split (empty: the workload's work_axis)
   try {
     s.emplace(make_session(o));
     if (s->workload->name() == "field") {
@@ -167,21 +168,20 @@ int run_headless_ranks(const CliOptions& o) {
     if (root) {
       check_output_dir(dir);
       if (!o.out_image.empty()) check_output_file(o.out_image, dir);
-      if (ck) {
-        const std::optional<CheckpointHeader> h = read_checkpoint_header(ck->dir);
-        if (o.resume && !h)
-          throw CheckpointRefused("--resume: no checkpoint in " + ck->dir +
-                                  " (nothing to resume; run without --resume to start the study)");
-        if (!o.resume && h)
-          throw CheckpointRefused(
-              ck->dir + " holds the checkpoint of an interrupted study (" +
-              std::to_string(checkpoint_members_done(ck->dir, *h)) + " of " +
-              std::to_string(h->members) +
-              " members done): add --resume to continue it, or remove that folder to start over");
-        if (h) check_resumable(*h, s->workload->name(), s->params, s->backend.backend, ck->dir);
-        prepare_block_checkpoint(ck->dir, s->workload->name(), s->params, s->backend.backend, h);
-        fresh_checkpoint = !h;
-      }
+    }
+    if (ck) {  // every rank checks (the same outcome: a refusal's status 2 on every rank)
+      header = read_checkpoint_header(ck->dir);
+      if (o.resume && !header)
+        throw CheckpointRefused("--resume: no checkpoint in " + ck->dir +
+                                " (nothing to resume; run without --resume to start the study)");
+      if (!o.resume && header)
+        throw CheckpointRefused(
+            ck->dir + " holds the checkpoint of an interrupted study (" +
+            std::to_string(checkpoint_members_done(ck->dir, *header)) + " of " +
+            std::to_string(header->members) +
+            " members done): add --resume to continue it, or remove that folder to start over");
+      if (header)
+        check_resumable(*header, s->workload->name(), s->params, s->backend.backend, ck->dir);
     }
   } catch (const CheckpointRefused& e) {
     error = e.what(), code = 2;
@@ -191,6 +191,18 @@ int run_headless_ranks(const CliOptions& o) {
     error = e.what(), code = 1;
   }
   try {
+    agree(world, error);
+    // Then rank 0 makes the checkpoint ready for the ranks (new, or converted to version 2).
+    error.clear();
+    if (root && ck) {
+      try {
+        prepare_block_checkpoint(ck->dir, s->workload->name(), s->params, s->backend.backend,
+                                 header);
+        fresh_checkpoint = !header;
+      } catch (const std::exception& e) {
+        error = e.what(), code = 1;
+      }
+    }
     agree(world, error);
   } catch (const JobFailed&) {
     return code ? code : 1;

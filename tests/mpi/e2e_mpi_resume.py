@@ -18,9 +18,9 @@ from simscope_test_util import Checker, scratch
 simscope, mpirun = sys.argv[1], sys.argv[2]
 c = Checker()
 LIMIT = 240
-# 960 members in 15 blocks of 64, about 1 s of work per block on one loaded core.
+# 960 members in 15 blocks of 64, about 0.6 s of work per block on one loaded core.
 STUDY = ["--workload", "oscillators", "--set", "ensemble.size=960", "--set", "network.nodes=40",
-         "--set", "integrator.steps=40000", "--set", "integrator.transient=10", "--set",
+         "--set", "integrator.steps=24000", "--set", "integrator.transient=10", "--set",
          "network.topology=watts_strogatz", "--set", "network.k=4", "--set", "network.p=0.2"]
 ENV = dict(os.environ, OMP_NUM_THREADS="1")
 
