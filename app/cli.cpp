@@ -96,6 +96,13 @@ CliParse parse_command_line(const QStringList& args) {
       "Headless oscillators study: the longest time between two checkpoints (besides one every "
       "5 % of the members).",
       "SECONDS", "60");
+  const QCommandLineOption mpi_split(
+      "mpi-split",
+      "Headless field under mpirun: split by targets (each rank all sources, bit-identical "
+      "outputs), by sources (each rank a share of them at every target, fp64 fields reduced to "
+      "rank 0), or auto (sources when they would not fit a rank's memory share or outnumber "
+      "the targets 8 times).",
+      "targets|sources|auto", "auto");
   const QCommandLineOption profile(
       "profile",
       "Headless: also write DIR/profile.csv, every plane output along the line from (x0, y0) to "
@@ -125,6 +132,7 @@ CliParse parse_command_line(const QStringList& args) {
                         &no_image, &list_params, &frames, &screenshot, &quiet, &resume,
                         &checkpoint_interval, &profile, &pin_set, &sweep, &record})
     p.addOption(*o);
+  p.addOption(mpi_split);
 
   CliParse r;
   auto fail = [&](const QString& msg) {  // msg may echo an argument: one line, of bounded length
@@ -192,6 +200,12 @@ CliParse parse_command_line(const QStringList& args) {
     if (!ok || !(o.checkpoint_interval > 0) || o.checkpoint_interval > 1e9)
       return fail("--checkpoint-interval expects a number of seconds > 0, got '" +
                   p.value(checkpoint_interval) + "'");
+  }
+  if (p.isSet(mpi_split)) {
+    o.mpi_split = p.value(mpi_split).toStdString();
+    if (o.mpi_split != "targets" && o.mpi_split != "sources" && o.mpi_split != "auto")
+      return fail("--mpi-split expects targets, sources or auto, got '" + p.value(mpi_split) + "'");
+    if (!o.headless) return fail("--mpi-split is for headless runs under mpirun (add --headless)");
   }
   if (p.isSet(record)) {
     bool ok = false;

@@ -24,6 +24,7 @@ struct CliOptions {
   bool quiet = false;                          ///< --quiet
   bool resume = false;                         ///< --resume (headless studies)
   double checkpoint_interval = 60;             ///< --checkpoint-interval SECONDS
+  std::string mpi_split = "auto";     ///< --mpi-split targets|sources|auto (field under mpirun)
   std::vector<std::string> pin_sets;  ///< --pin-set NAME=VALUE (headless: A for a comparison)
   std::string sweep;    ///< --sweep NAME=START:STOP:FRAMES (headless: frames, sweep.mp4)
   int record = 0;       ///< --record FRAMES (GUI: the view's next frames to PNG and MP4)

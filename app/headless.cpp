@@ -125,7 +125,7 @@ std::string interrupted_line(int sig, StudyCheckpointRequest* ck) {
   if (!h) return line + " before the first checkpoint; no outputs written (nothing to resume)";
   const auto st = h->params.find("integrator.steps");
   const double steps = st == h->params.end() ? 0 : std::atof(st->second.c_str());
-  const int done = std::min(h->members, h->blocks_done * h->block);
+  const int done = checkpoint_members_done(ck->dir, *h);
   const int under_way = std::min(h->members, done + h->block) - done;
   const double part =
       h->partial && steps > 0 ? double(under_way) * double(h->partial_step) / steps : 0;
@@ -243,8 +243,8 @@ int run_headless(const CliOptions& o) {
                                 " (nothing to resume; run without --resume to start the study)");
       if (!o.resume && h)
         throw CheckpointRefused(ck->dir + " holds the checkpoint of an interrupted study (" +
-                                std::to_string(std::min(h->members, h->blocks_done * h->block)) +
-                                " of " + std::to_string(h->members) +
+                                std::to_string(checkpoint_members_done(ck->dir, *h)) + " of " +
+                                std::to_string(h->members) +
                                 " members done): add --resume to continue it, or remove that "
                                 "folder to start over");
       if (h) check_resumable(*h, workload_name, s.params, s.backend.backend, ck->dir);

@@ -82,7 +82,24 @@ Json mpi_section(const DistributedRun& d, const Job& job) {
   m["gather_seconds"] = d.gather_seconds;
   m["merge_seconds"] = d.merge_seconds;
   m["gathered_bytes"] = bytes;
+  if (d.axis.reduced) {
+    m["reduce_seconds"] = d.reduce_seconds;
+    m["reduced_bytes_per_rank"] = d.reduced_bytes;
+  }
   return m;
+}
+
+/// A command-line choice this job cannot take (exit status 2, as a refused command line).
+class Refused : public Error {
+ public:
+  using Error::Error;
+};
+
+/// The host memory one of `local_ranks` ranks of this node may take: the node's / local ranks.
+double memory_share(int local_ranks) {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return 0;
+  return double(pages) * double(page) / std::max(1, local_ranks);
 }
 
 void print_error(const std::string& what) {
@@ -119,22 +136,73 @@ int run_headless_ranks(const CliOptions& o) {
   const std::string dir = o.out_dir.empty() ? "simscope-out" : o.out_dir;
   // The set-up on every rank (the same command line: the same outcome, normally); checks of
   // the output folder on rank 0, which writes it.
+  std::shared_ptr<StudyCheckpointRequest> ck;
+  bool fresh_checkpoint = false;
+  std::optional<CheckpointHeader> header;  // the checkpoint found (oscillators studies)
+  std::string axis;                        // the axis split (empty: the workload's work_axis)
   try {
     s.emplace(make_session(o));
-    if (o.resume)
-      throw CheckpointRefused(
-          "--resume: a study split across MPI ranks keeps no checkpoint "
-          "yet; resume it without mpirun");
+    if (s->workload->name() == "field") {
+      axis = o.mpi_split;
+      if (axis == "auto")
+        axis = choose_field_split(s->workload->split_axis(s->params, "sources").length,
+                                  s->workload->work_axis(s->params).length,
+                                  memory_share(job->local_size()));
+    } else if (o.mpi_split != "auto") {
+      throw Refused("--mpi-split " + o.mpi_split +
+                    ": only the field splits by targets or "
+                    "sources; " +
+                    s->workload->name() + " runs split by " +
+                    s->workload->work_axis(s->params).name);
+    }
+    if (s->workload->name() == "oscillators") {
+      // A study keeps a checkpoint per block (version 2): any rank count resumes it.
+      ck = std::make_shared<StudyCheckpointRequest>();
+      ck->dir = checkpoint_dir(dir);
+      ck->resume = o.resume;
+      ck->interval_s = o.checkpoint_interval;
+    } else if (o.resume) {
+      throw CheckpointRefused("--resume continues an interrupted oscillators study; workload " +
+                              s->workload->name() + " keeps no checkpoint");
+    }
     if (root) {
       check_output_dir(dir);
       if (!o.out_image.empty()) check_output_file(o.out_image, dir);
     }
+    if (ck) {  // every rank checks (the same outcome: a refusal's status 2 on every rank)
+      header = read_checkpoint_header(ck->dir);
+      if (o.resume && !header)
+        throw CheckpointRefused("--resume: no checkpoint in " + ck->dir +
+                                " (nothing to resume; run without --resume to start the study)");
+      if (!o.resume && header)
+        throw CheckpointRefused(
+            ck->dir + " holds the checkpoint of an interrupted study (" +
+            std::to_string(checkpoint_members_done(ck->dir, *header)) + " of " +
+            std::to_string(header->members) +
+            " members done): add --resume to continue it, or remove that folder to start over");
+      if (header)
+        check_resumable(*header, s->workload->name(), s->params, s->backend.backend, ck->dir);
+    }
   } catch (const CheckpointRefused& e) {
+    error = e.what(), code = 2;
+  } catch (const Refused& e) {
     error = e.what(), code = 2;
   } catch (const std::exception& e) {
     error = e.what(), code = 1;
   }
   try {
+    agree(world, error);
+    // Then rank 0 makes the checkpoint ready for the ranks (new, or converted to version 2).
+    error.clear();
+    if (root && ck) {
+      try {
+        prepare_block_checkpoint(ck->dir, s->workload->name(), s->params, s->backend.backend,
+                                 header);
+        fresh_checkpoint = !header;
+      } catch (const std::exception& e) {
+        error = e.what(), code = 1;
+      }
+    }
     agree(world, error);
   } catch (const JobFailed&) {
     return code ? code : 1;
@@ -142,6 +210,15 @@ int run_headless_ranks(const CliOptions& o) {
     print_error(e.what());
     return code ? code : 1;
   }
+  // A job that fails before any block of a new study was saved leaves no checkpoint.
+  auto drop_empty_checkpoint = [&] {
+    if (!root || !ck || !fresh_checkpoint) return;
+    try {
+      const std::optional<CheckpointHeader> h = read_checkpoint_header(ck->dir);
+      if (h && !block_checkpoint_has_progress(ck->dir, *h)) remove_checkpoint(ck->dir);
+    } catch (const std::exception&) {
+    }
+  };
 
   const int threads = threads_per_rank(job->local_size());
   const Backend backend = s->backend.backend;
@@ -155,6 +232,8 @@ int run_headless_ranks(const CliOptions& o) {
     device = n > 0 ? job->local_rank() % n : 0;
     opt.me.device = cuda_status().device + " (device " + std::to_string(device) + ")";
   }
+  opt.checkpoint = ck;
+  opt.axis = axis;
   opt.on_compute_thread = [threads, device] {
     omp_set_num_threads(threads);
     if (device >= 0) cuda_select_device(device);
@@ -172,6 +251,7 @@ int run_headless_ranks(const CliOptions& o) {
     return 1;
   } catch (const std::exception& e) {
     line.clear();
+    drop_empty_checkpoint();
     print_error(e.what());
     return 1;
   }
@@ -182,6 +262,7 @@ int run_headless_ranks(const CliOptions& o) {
   try {
     write_headless_outputs(o, *s, *s->workload, d.result, dir, {{"mpi", mpi_section(d, *job)}},
                            true);
+    if (ck) remove_checkpoint(ck->dir);  // the outputs are complete
   } catch (const std::exception& e) {
     print_error(e.what());
     return 1;

@@ -158,6 +158,20 @@ class WorldCommunicator final : public Communicator {
     return flag != 0;
   }
 
+  std::vector<double> reduce_sum(const std::vector<double>& v) override {
+    const bool root = rank() == 0;
+    std::vector<double> out(root ? v.size() : 0);
+    // MPI_Reduce in pieces of at most 2^28 doubles (counts are int).
+    constexpr std::size_t kPiece = std::size_t(1) << 28;
+    for (std::size_t at = 0; at < v.size(); at += kPiece) {
+      const int n = int(std::min(kPiece, v.size() - at));
+      check(MPI_Reduce(v.data() + at, root ? out.data() + at : nullptr, n, MPI_DOUBLE, MPI_SUM, 0,
+                       MPI_COMM_WORLD),
+            "reduction of the partial sums");
+    }
+    return out;
+  }
+
  private:
   std::vector<double> send_, recv_;
   MPI_Request request_ = MPI_REQUEST_NULL;

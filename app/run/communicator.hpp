@@ -21,6 +21,9 @@ class Communicator {
   /// True once the sum started last is complete, with the sums in `out`; false: not yet (call
   /// again later; it does not block). Only one sum is in flight at a time.
   virtual bool test_sum(std::vector<double>& out) = 0;
+  /// Rank 0 receives the element-wise sum of every rank's `v` (the same length on every rank;
+  /// the order of the additions is the transport's); the others get {}. Blocking.
+  virtual std::vector<double> reduce_sum(const std::vector<double>& v) = 0;
 };
 
 }  // namespace simscope::app

@@ -89,6 +89,12 @@ void agree(Communicator& comm, const std::string& error) {
   if (failed[0] > 0) throw_first_error(comm, error);
 }
 
+std::string choose_field_split(std::size_t sources, std::size_t targets, double share_bytes) {
+  if (share_bytes > 0 && 32.0 * double(sources) > share_bytes) return "sources";
+  if (double(sources) > kSourcesPerTarget * double(targets)) return "sources";
+  return "targets";
+}
+
 DistributedRun run_distributed(Workload& w, const ParamSet& params, Backend backend,
                                Communicator& comm, const DistributedOptions& options) {
   const auto t0 = Clock::now();
@@ -97,7 +103,7 @@ DistributedRun run_distributed(Workload& w, const ParamSet& params, Backend back
   std::vector<IndexRange> ranges;
   std::string error;
   try {
-    out.axis = w.work_axis(params);
+    out.axis = w.split_axis(params, options.axis);
     ranges = split_work(out.axis, std::size_t(R));
   } catch (const std::exception& e) {
     error = e.what();
@@ -116,9 +122,11 @@ DistributedRun run_distributed(Workload& w, const ParamSet& params, Backend back
     const auto c0 = Clock::now();
     try {
       if (options.on_compute_thread) options.on_compute_thread();
-      if (mine.end > mine.begin) {
+      if (mine.end > mine.begin || out.axis.reduced) {
         RunRequest request;
         request.range = mine;
+        request.axis = options.axis;
+        request.checkpoint = options.checkpoint;
         part = w.run(params, backend, request, &progress);
       }
     } catch (const Cancelled&) {
@@ -151,8 +159,31 @@ DistributedRun run_distributed(Workload& w, const ParamSet& params, Backend back
   me.rank = rank;
   me.begin = mine.begin, me.end = mine.end;
   me.seconds = seconds;
+  const bool has_part = mine.end > mine.begin || out.axis.reduced;
+  if (out.axis.reduced) {
+    // The added sums: reduced to rank 0 (every rank has the same names and lengths, which
+    // the first sum checks), then only rank 0's part carries them.
+    const auto r0 = Clock::now();
+    std::vector<std::string> names;
+    double length = 0;
+    if (part.part)
+      for (const auto& [name, v] : part.part->sums)
+        if (name.rfind("sum:", 0) == 0) names.push_back(name), length += double(v.size());
+    const std::vector<double> shape = sum(comm, {double(names.size()), length});
+    if (shape[0] != double(R) * double(names.size()) || shape[1] != double(R) * length)
+      throw Error("the ranks' parts have different sums to add (a rank without a part?)");
+    for (const std::string& name : names) {
+      std::vector<double> total = comm.reduce_sum(part.part->sums[name]);
+      if (rank == 0)
+        part.part->sums[name] = std::move(total);
+      else
+        part.part->sums.erase(name);
+    }
+    out.reduce_seconds = since(r0);
+    out.reduced_bytes = 8 * length;
+  }
   const auto g0 = Clock::now();
-  const std::string bytes = mine.end > mine.begin ? encode_result(part) : std::string();
+  const std::string bytes = has_part ? encode_result(part) : std::string();
   me.result_bytes = double(bytes.size());
   part = RunResult{};
   const std::vector<std::string> reports = comm.gather(encode_report(me));

@@ -9,6 +9,7 @@
 /// failing rank's message, so that one clear message is printed and nothing is written. A rank
 /// that dies is the launcher's to detect (mpirun and srun end the job).
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,8 @@ struct DistributedRun {
   double wall_seconds = 0;        ///< from the start to the merged result (rank 0)
   double gather_seconds = 0;      ///< rank 0: the gather of the parts
   double merge_seconds = 0;       ///< rank 0: decoding and merging
+  double reduce_seconds = 0;      ///< the reduction of added sums (WorkAxis::reduced)
+  double reduced_bytes = 0;       ///< the sums each rank contributed to it
   /// max / mean of the ranks' run seconds over the ranks with work (1: balanced).
   double imbalance() const;
 };
@@ -54,13 +57,21 @@ struct DistributedOptions {
   std::function<void(double fraction, double elapsed)> progress;
   /// Called first in the thread that computes (e.g. to select this rank's GPU and threads).
   std::function<void()> on_compute_thread;
+  /// A study's checkpoint (RunRequest::checkpoint of this rank's range; version 2, made ready by
+  /// rank 0 with prepare_block_checkpoint before the call); null: none.
+  std::shared_ptr<StudyCheckpointRequest> checkpoint;
+  /// The axis to split (Workload::split_axis; empty: work_axis(), e.g. the field's targets).
+  std::string axis;
   double poll_seconds = 0.1;
 };
 
 /// Collective over `comm`: splits the run of `w` with `params` on `backend` into comm.size()
-/// work ranges (split_work), runs this rank's, and merges on rank 0 (Workload::merge_ranges).
-/// Ranks with an empty range run nothing. Throws simscope::Error on rank 0 with the first
-/// failing rank's message (prefixed "rank R of N: " for R > 0), JobFailed on the other ranks.
+/// work ranges of options.axis (split_work), runs this rank's, and merges on rank 0
+/// (Workload::merge_ranges). Ranks with an empty range run nothing, except on a reduced axis
+/// (WorkAxis::reduced), whose parts' "sum:..." sums are reduced to rank 0 (reduce_sum) instead
+/// of being gathered: rank 0's merge sees them in its own part only. Throws simscope::Error on rank
+/// 0 with the first failing rank's message (prefixed "rank R of N: " for R > 0), JobFailed on the
+/// other ranks.
 DistributedRun run_distributed(Workload& w, const ParamSet& params, Backend backend,
                                Communicator& comm, const DistributedOptions& options);
 
@@ -68,5 +79,15 @@ DistributedRun run_distributed(Workload& w, const ParamSet& params, Backend back
 /// throws on every rank: Error with the first failing rank's message on rank 0 (prefixed as
 /// above), JobFailed on the others. For the steps before the run (reading the command line).
 void agree(Communicator& comm, const std::string& error);
+
+/// How an MPI job splits a field run (`--mpi-split auto`): "sources" when the sources would
+/// not fit a rank's memory share (16 B each, held twice while loading: 32 P B > share_bytes)
+/// or when they outnumber the targets more than kSourcesPerTarget times (there the set-up
+/// that every rank repeats when split by targets, loading or generating all P sources and, for
+/// the tree method, building the whole tree, outweighs each rank's share of the evaluation,
+/// while the reduction moves only 32 B per target); else "targets" (bit-identical to one
+/// process, 20 B per target gathered). tests/bench/NOTES.md "MPI" has the figures.
+constexpr double kSourcesPerTarget = 8;
+std::string choose_field_split(std::size_t sources, std::size_t targets, double share_bytes);
 
 }  // namespace simscope::app

@@ -15,6 +15,13 @@ RunResult Workload::merge_ranges(std::vector<RunResult> /*parts*/) const {
   throw Error(name() + ": runs cannot be split into work ranges");
 }
 
+WorkAxis Workload::split_axis(const ParamSet& params, const std::string& axis) {
+  WorkAxis a = work_axis(params);
+  if (axis.empty() || axis == a.name) return a;
+  throw Error(name() + ": runs cannot be split by " + axis +
+              (a.name.empty() ? std::string() : " (only by " + a.name + ")"));
+}
+
 std::vector<IndexRange> split_work(const WorkAxis& axis, std::size_t parts) {
   if (parts == 0) throw Error("split_work: the number of ranges must be at least 1");
   if (axis.length == 0) throw Error("split_work: this run has no axis to split");
@@ -116,16 +123,39 @@ const std::vector<double>& part_sums(const RunResult& p, const std::string& name
   return it->second;
 }
 
+std::vector<double> added_sums(const std::vector<RunResult>& parts, const std::string& name) {
+  std::vector<double> out;
+  bool any = false;
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    if (!parts[k].part) continue;
+    const auto it = parts[k].part->sums.find(name);
+    if (it == parts[k].part->sums.end()) continue;
+    if (!any) {
+      out = it->second, any = true;
+      continue;
+    }
+    if (it->second.size() != out.size())
+      throw Error("cannot merge work ranges: part " + std::to_string(k) + " has " +
+                  std::to_string(it->second.size()) + " sums '" + name + "', expected " +
+                  std::to_string(out.size()));
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] += it->second[i];
+  }
+  if (!any) throw Error("cannot merge work ranges: no part has the sums '" + name + "'");
+  return out;
+}
+
 RunResult run_split(Workload& w, const ParamSet& params, Backend backend, std::size_t parts,
-                    Progress* progress) {
-  const WorkAxis axis = w.work_axis(params);
+                    Progress* progress, const std::string& axis_name) {
+  const WorkAxis axis = w.split_axis(params, axis_name);
   const std::vector<IndexRange> ranges = split_work(axis, parts);
   std::vector<RunResult> results;
   for (std::size_t k = 0; k < ranges.size(); ++k) {
     progress_check(progress);
-    if (ranges[k].end == ranges[k].begin) continue;  // nothing to run (more ranges than granules)
+    // Nothing to run (more ranges than granules), unless the parts are added.
+    if (ranges[k].end == ranges[k].begin && !axis.reduced) continue;
     RunRequest request;
     request.range = ranges[k];
+    request.axis = axis_name;
     // Each range's progress mapped into its share of the axis.
     Progress inner;
     std::atomic<bool> done{false};

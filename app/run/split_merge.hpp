@@ -40,11 +40,17 @@ OutputArray concat_outputs(const std::vector<RunResult>& parts, const std::strin
 /// The fp64 sums `name` of part `p` (RunResult::part->sums). Throws simscope::Error when missing.
 const std::vector<double>& part_sums(const RunResult& p, const std::string& name);
 
+/// The element-wise sum, in part order, of the sums `name` ("sum:...": WorkAxis::reduced) of
+/// the parts that carry them (after a reduction across ranks only rank 0's part does). Throws
+/// simscope::Error when none does or their lengths differ.
+std::vector<double> added_sums(const std::vector<RunResult>& parts, const std::string& name);
+
 /// Runs `w` with `params` on `backend` as `parts` work ranges one after the other and merges
-/// them (what R ranks do, in one process; for tests and chunked runs). parts == 1 runs one range
-/// covering the whole axis; empty ranges are not run. Progress over the whole; throws as
-/// Workload::run and merge_ranges.
+/// them (what R ranks do, in one process; for tests and chunked runs), along `axis`
+/// (Workload::split_axis; empty: work_axis()). parts == 1 runs one range covering the whole
+/// axis; empty ranges are not run, except on a WorkAxis::reduced axis. Progress over the whole;
+/// throws as Workload::run and merge_ranges.
 RunResult run_split(Workload& w, const ParamSet& params, Backend backend, std::size_t parts,
-                    Progress* progress = nullptr);
+                    Progress* progress = nullptr, const std::string& axis = "");
 
 }  // namespace simscope::app

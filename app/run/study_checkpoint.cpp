@@ -3,7 +3,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <thread>
 
 #include "cache_key.hpp"
 #include "io/npy.hpp"
@@ -22,6 +26,7 @@ namespace {
 namespace osc = simscope::oscillators;
 constexpr const char* kFormat = "simscope study checkpoint";
 constexpr int kVersion = 1;
+constexpr int kBlockVersion = 2;  // per block, any rank count
 
 namespace fs = std::filesystem;
 
@@ -143,10 +148,12 @@ std::optional<CheckpointHeader> read_checkpoint_header(const std::string& dir) {
     const double v = json_double(o, key);
     return v == std::floor(v) && std::fabs(v) < 2147483648.0 ? int(v) : 0;
   };
-  if (to_int("version") != kVersion)
+  if (to_int("version") != kVersion && to_int("version") != kBlockVersion)
     throw Error(path + ": checkpoint version " + std::to_string(to_int("version")) +
-                ", this simscope reads version " + std::to_string(kVersion));
+                ", this simscope reads versions " + std::to_string(kVersion) + " and " +
+                std::to_string(kBlockVersion));
   CheckpointHeader h;
+  h.version = to_int("version");
   h.workload = json_string(o, "workload");
   h.backend = json_string(o, "backend");
   if (const auto it = o.find("params"); it != o.end() && it->is_object())
@@ -160,7 +167,7 @@ std::optional<CheckpointHeader> read_checkpoint_header(const std::string& dir) {
   h.samples = std::int64_t(json_double(o, "samples"));
   h.generation = std::int64_t(json_double(o, "generation"));
   h.seconds = json_double(o, "seconds");
-  if (o.contains("partial")) {
+  if (o.contains("partial") && h.version == kVersion) {
     h.partial = true;
     h.partial_step = std::int64_t(json_double(o["partial"], "step"));
   }
@@ -372,6 +379,395 @@ void StudyCheckpointWriter::write(const osc::StudyProgress& sp) {
     if ((name[0] == 'g' && ends_with(".npy") && name.rfind(keep, 0) != 0) || ends_with(".tmp"))
       fs::remove(e.path(), ec);
   }
+}
+
+// ---- version 2: per block, any rank count ---------------------------------------------------
+
+namespace {
+
+std::string block_file(int b, const char* what) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "block_%05d.%s", b, what);
+  return buf;
+}
+std::string partial_file(int b, std::int64_t g, const char* what) {
+  char buf[80];
+  if (g < 0)
+    std::snprintf(buf, sizeof buf, "partial_%05d.%s", b, what);
+  else
+    std::snprintf(buf, sizeof buf, "partial_%05d.g%06lld.%s.npy", b, static_cast<long long>(g),
+                  what);
+  return buf;
+}
+
+/// Writes `text` to DIR/NAME atomically (NAME.tmp flushed, renamed). Throws Error naming it.
+void write_text_atomic(const std::string& dir, const std::string& name, const std::string& text) {
+  const std::string path = path_in(dir, name), tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f || !f.write(text.data(), std::streamsize(text.size())) || !f.flush()) {
+      const int err = errno;
+      std::remove(tmp.c_str());
+      throw Error(path + ": cannot write the checkpoint: " + std::strerror(err));
+    }
+  }
+  sync_path(tmp, true);
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    std::remove(tmp.c_str());
+    throw Error(path + ": cannot write the checkpoint: " + std::strerror(err));
+  }
+}
+
+/// DIR/NAME as a JSON object, or nothing when the file does not exist. Throws Error naming it
+/// when it is not one.
+std::optional<Json> read_json(const std::string& dir, const std::string& name) {
+  const std::string path = path_in(dir, name);
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return std::nullopt;
+  std::ifstream f(path, std::ios::binary);
+  const std::string text{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+  Json o = Json::parse(text, nullptr, false);
+  if (!o.is_object())
+    throw Error(path + ": not a checkpoint record (remove the checkpoint folder to start over)");
+  return o;
+}
+
+/// The header of study `p` (its parameters and input files), sizes left 0.
+CheckpointHeader study_header(const std::string& workload, const ParamSet& p, Backend backend) {
+  CheckpointHeader h;
+  h.workload = workload;
+  h.backend = to_string(backend);
+  for (const ParamSpec& spec : p.schema().specs()) {
+    h.params[spec.name] = format_value(p.get(spec.name));
+    if (spec.type == ParamType::Path && !p.get_string(spec.name).empty())
+      h.files[spec.name] = file_identity(p.get_string(spec.name));
+  }
+  return h;
+}
+
+void write_block_header(const std::string& dir, const CheckpointHeader& h) {
+  Json o = Json::object();
+  o["format"] = kFormat;
+  o["version"] = kBlockVersion;
+  o["workload"] = h.workload;
+  o["backend"] = h.backend;
+  Json params = Json::object();
+  for (const auto& [k, v] : h.params) params[k] = v;
+  o["params"] = params;
+  if (!h.files.empty()) {
+    Json files = Json::object();
+    for (const auto& [k, v] : h.files) files[k] = v;
+    o["files"] = files;
+  }
+  o["members"] = h.members;
+  o["nodes"] = h.nodes;
+  o["samples"] = json_number(double(h.samples));
+  o["block"] = h.block;
+  o["blocks_done"] = h.blocks_done;
+  o["generation"] = json_number(double(h.generation));
+  o["seconds"] = json_number(h.seconds);
+  write_text_atomic(dir, "checkpoint.json", json_text(o));
+  sync_path(dir, false);
+}
+
+/// (3, n) rows one after the other.
+template <class A, class B, class C>
+std::vector<double> stack3(const A& a, const B& b, const C& c) {
+  std::vector<double> v;
+  v.reserve(a.size() + b.size() + c.size());
+  v.insert(v.end(), a.begin(), a.end());
+  v.insert(v.end(), b.begin(), b.end());
+  v.insert(v.end(), c.begin(), c.end());
+  return v;
+}
+
+/// Writes block b's progress `sp` under way (generation g) and removes its older generations.
+void write_partial(const std::string& dir, int b, std::int64_t g, const osc::StudyProgress& sp) {
+  const osc::EnsembleSnapshot& s = sp.snapshot;
+  const std::size_t kb = std::size_t(s.state.members), N = std::size_t(sp.nodes);
+  const auto st = interleave(s.state.x, s.state.y, 0, kb * N);
+  write_atomic(dir, partial_file(b, g, "state"), st.data(), {kb, N, 2});
+  const auto acc = stack3(s.total, s.window, s.failed);
+  write_atomic(dir, partial_file(b, g, "acc"), acc.data(), {3, kb});
+  const auto ser = stack3(sp.series.msd, sp.series.order, sp.series.finite);
+  write_atomic(dir, partial_file(b, g, "series"), ser.data(), {3, sp.series.msd.size()});
+  Json o = Json::object();
+  o["generation"] = json_number(double(g));
+  o["step"] = json_number(double(s.step));
+  o["seconds"] = json_number(sp.seconds);
+  write_text_atomic(dir, partial_file(b, -1, "json"), json_text(o));
+  // Older generations of this block's files go.
+  const std::string stem = partial_file(b, -1, ""), json = partial_file(b, -1, "json");
+  const std::string keep = partial_file(b, g, "").substr(0, stem.size() + 8);  // "...gGGGGGG."
+  std::error_code ec;
+  std::vector<fs::path> gone;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind(stem, 0) == 0 && name != json && name.rfind(keep, 0) != 0)
+      gone.push_back(e.path());
+  }
+  for (const fs::path& old : gone) fs::remove(old, ec);
+}
+
+void remove_partial(const std::string& dir, int b) {
+  const std::string stem = partial_file(b, -1, "");
+  std::error_code ec;
+  std::vector<fs::path> gone;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.path().filename().string().rfind(stem, 0) == 0) gone.push_back(e.path());
+  for (const fs::path& g : gone) fs::remove(g, ec);
+}
+
+/// Block b finished (`sp` holds its members and contribution): its files, the marker last.
+void write_finished(const std::string& dir, int b, const osc::StudyProgress& sp) {
+  const std::size_t kb = sp.msd.size(), N = std::size_t(sp.nodes), T = std::size_t(sp.samples);
+  write_atomic(dir, block_name(b, "msd"), sp.msd.data(), {kb});
+  write_atomic(dir, block_name(b, "failed"), sp.failed.data(), {kb});
+  const auto st = interleave(sp.final_state.x, sp.final_state.y, 0, kb * N);
+  write_atomic(dir, block_name(b, "state"), st.data(), {kb, N, 2});
+  const auto ser = stack3(sp.msd_sum, sp.order_sum, sp.finite);
+  write_atomic(dir, block_name(b, "series"), ser.data(), {3, T});
+  Json o = Json::object();
+  o["seconds"] = json_number(sp.seconds);
+  write_text_atomic(dir, block_file(b, "json"), json_text(o));
+  remove_partial(dir, b);
+}
+
+/// Block b under way in `dir` (its partial_BBBBB.json), as run_study_block resumes it; nothing
+/// when there is none. `generation` receives its generation.
+std::optional<osc::StudyProgress> read_partial(const std::string& dir, const CheckpointHeader& h,
+                                               int b, std::int64_t every,
+                                               std::int64_t& generation) {
+  const std::optional<Json> j = read_json(dir, partial_file(b, -1, "json"));
+  if (!j) return std::nullopt;
+  const std::size_t N = std::size_t(h.nodes);
+  const std::size_t kb =
+      std::size_t(std::min(h.members, (b + 1) * h.block) - std::min(h.members, b * h.block));
+  generation = std::int64_t(json_double(*j, "generation"));
+  osc::StudyProgress sp;
+  sp.members = h.members, sp.nodes = h.nodes, sp.samples = h.samples, sp.block = h.block;
+  sp.blocks_done = b;
+  sp.partial = true;
+  sp.seconds = json_double(*j, "seconds");
+  sp.final_state.nodes = h.nodes;
+  sp.msd_sum.assign(std::size_t(h.samples), 0.0);
+  sp.order_sum.assign(std::size_t(h.samples), 0.0);
+  sp.finite.assign(std::size_t(h.samples), 0);
+  osc::EnsembleSnapshot& s = sp.snapshot;
+  s.step = std::int64_t(json_double(*j, "step"));
+  if (s.step < 0 || every < 1)
+    throw Error(path_in(dir, partial_file(b, -1, "json")) + ": invalid step");
+  s.state.members = int(kb);
+  s.state.nodes = h.nodes;
+  split_state(as_doubles(read_array(dir, partial_file(b, generation, "state"), io::DType::Float64,
+                                    {kb, N, 2})),
+              s.state.x, s.state.y);
+  std::vector<double> failed;
+  rows3(read_array(dir, partial_file(b, generation, "acc"), io::DType::Float64, {3, kb}), s.total,
+        s.window, failed);
+  s.failed.assign(failed.begin(), failed.end());
+  std::vector<double> counts;
+  rows3(read_array(dir, partial_file(b, generation, "series"), io::DType::Float64,
+                   {3, std::size_t(s.step / every)}),
+        sp.series.msd, sp.series.order, counts);
+  sp.series.finite = to_counts(counts);
+  return sp;
+}
+
+bool block_finished(const std::string& dir, const CheckpointHeader& h, int b) {
+  std::error_code ec;
+  return b < h.blocks_done || fs::exists(path_in(dir, block_file(b, "json")), ec);
+}
+
+/// Finished block b as a one-block range result (run_study_block's), from its files; a block of
+/// the prefix carries the prefix's sums as its contribution when it is block 0 (none otherwise).
+osc::StudyResult read_finished(const std::string& dir, const CheckpointHeader& h, int b) {
+  const std::size_t N = std::size_t(h.nodes), T = std::size_t(h.samples);
+  const int k0 = b * h.block, k1 = std::min(h.members, k0 + h.block);
+  const std::size_t kb = std::size_t(k1 - k0);
+  osc::StudyResult r;
+  r.member_begin = std::size_t(k0);
+  r.block = h.block;
+  r.msd = as_doubles(read_array(dir, block_name(b, "msd"), io::DType::Float64, {kb}));
+  const io::NpyArray failed = read_array(dir, block_name(b, "failed"), io::DType::UInt8, {kb});
+  r.failed.assign(failed.data.begin(), failed.data.end());
+  r.final_state.nodes = h.nodes;
+  r.final_state.members = int(kb);
+  split_state(as_doubles(read_array(dir, block_name(b, "state"), io::DType::Float64, {kb, N, 2})),
+              r.final_state.x, r.final_state.y);
+  r.msd_t.resize(T);  // merge_study_ranges reads the series' length only
+  r.order_t.resize(T);
+  std::vector<double> finite;
+  if (b >= h.blocks_done) {
+    rows3(read_array(dir, block_name(b, "series"), io::DType::Float64, {3, T}), r.block_msd_sum,
+          r.block_order_sum, finite);
+    const std::optional<Json> j = read_json(dir, block_file(b, "json"));
+    r.seconds = j ? json_double(*j, "seconds") : 0;
+  } else if (b == 0) {
+    rows3(read_array(dir, gen_name(h.generation, "sums"), io::DType::Float64, {3, T}),
+          r.block_msd_sum, r.block_order_sum, finite);
+    r.seconds = h.seconds;
+  } else {
+    r.block_msd_sum.assign(T, 0.0);
+    r.block_order_sum.assign(T, 0.0);
+    finite.assign(T, 0.0);
+  }
+  r.block_finite = to_counts(finite);
+  return r;
+}
+
+}  // namespace
+
+CheckpointHeader prepare_block_checkpoint(const std::string& dir, const std::string& workload,
+                                          const ParamSet& p, Backend backend,
+                                          const std::optional<CheckpointHeader>& header) {
+  if (header && header->version == kBlockVersion) return *header;
+  const osc::StudyOptions o = osc::study_options_from(p);
+  CheckpointHeader h = study_header(workload, p, backend);
+  h.version = kBlockVersion;
+  h.members = int(p.get_int("ensemble.size"));
+  h.nodes = int(p.get_int("network.nodes"));
+  h.samples = o.every > 0 ? o.steps / o.every : 0;
+  h.block = osc::study_block_members(h.members);
+  if (!header) {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    fs::create_directories(dir, ec);
+    if (!fs::is_directory(dir, ec)) throw Error(dir + ": cannot create the checkpoint folder");
+    const std::vector<double> zeros(3 * std::size_t(h.samples), 0.0);
+    write_atomic(dir, gen_name(0, "sums"), zeros.data(), {3, std::size_t(h.samples)});
+    write_block_header(dir, h);
+    return h;
+  }
+  // Version 1: its finished blocks (files and sums) become the prefix, its block under way
+  // that block's partial files, then checkpoint.json says version 2.
+  const osc::StudyProgress sp = read_study_checkpoint(dir, *header);
+  h.members = header->members, h.nodes = header->nodes, h.samples = header->samples;
+  h.block = header->block;
+  h.blocks_done = header->blocks_done;
+  h.generation = header->generation;
+  h.seconds = header->seconds;
+  if (sp.partial) {
+    osc::StudyProgress part = sp;
+    part.seconds = 0;  // the prefix's seconds hold the time so far
+    write_partial(dir, header->blocks_done, 1, part);
+  }
+  write_block_header(dir, h);
+  std::error_code ec;
+  const std::string keep = gen_name(h.generation, "sums");
+  std::vector<fs::path> gone;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name[0] == 'g' && name != keep) gone.push_back(e.path());
+  }
+  for (const fs::path& g : gone) fs::remove(g, ec);
+  return h;
+}
+
+int checkpoint_members_done(const std::string& dir, const CheckpointHeader& h) {
+  if (h.block < 1) return 0;
+  const int blocks = (h.members + h.block - 1) / h.block;
+  int done = 0;
+  for (int b = 0; b < blocks; ++b)
+    if (b < h.blocks_done || (h.version == kBlockVersion && block_finished(dir, h, b)))
+      done += std::min(h.members, (b + 1) * h.block) - b * h.block;
+  return done;
+}
+
+bool block_checkpoint_has_progress(const std::string& dir, const CheckpointHeader& h) {
+  if (h.blocks_done > 0) return true;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    const auto ends_with = [&name](const std::string& t) {
+      return name.size() >= t.size() && name.compare(name.size() - t.size(), t.size(), t) == 0;
+    };
+    if ((name.rfind("block_", 0) == 0 || name.rfind("partial_", 0) == 0) && ends_with(".json"))
+      return true;
+  }
+  return false;
+}
+
+osc::StudyResult run_block_checkpointed(StudyCheckpointRequest& ck, const ParamSet& p,
+                                        Backend backend, const IndexRange& members,
+                                        Progress* progress) {
+  const osc::StudyOptions o = osc::study_options_from(p);
+  osc::validate(o);
+  const int K = int(p.get_int("ensemble.size"));
+  const std::optional<CheckpointHeader> h = read_checkpoint_header(ck.dir);
+  if (!h || h->version != kBlockVersion)
+    throw Error(ck.dir + ": no checkpoint of a study split into blocks (version 2)");
+  const int block = osc::study_block_members(K);
+  const std::int64_t T = o.steps / o.every;
+  if (h->members != K || h->block != block || h->samples != T)
+    throw Error(path_in(ck.dir, "checkpoint.json") + ": the checkpoint does not match the study (" +
+                std::to_string(h->members) + " members in blocks of " + std::to_string(h->block) +
+                ", " + std::to_string(h->samples) + " samples; the study has " + std::to_string(K) +
+                ", " + std::to_string(block) + ", " + std::to_string(T) + ")");
+  const IndexRange m = resolve(members, std::size_t(K), "study members");
+  const auto on_boundary = [&](std::size_t k) { return k % block == 0 || k == std::size_t(K); };
+  if (m.end == m.begin || !on_boundary(m.begin) || !on_boundary(m.end))
+    throw Error("study members: range [" + std::to_string(m.begin) + ", " + std::to_string(m.end) +
+                ") is not a non-empty range of whole blocks of " + std::to_string(block));
+  const int b0 = int(m.begin) / block, b1 = int((m.end + block - 1) / block);
+  const double range_members = double(m.end - m.begin);
+  std::vector<osc::StudyResult> parts;
+  for (int b = b0; b < b1; ++b) {
+    progress_check(progress);
+    const int k0 = b * block, k1 = std::min(K, k0 + block);
+    if (block_finished(ck.dir, *h, b)) {
+      parts.push_back(read_finished(ck.dir, *h, b));
+    } else {
+      std::int64_t generation = 0;
+      std::optional<osc::StudyProgress> under_way =
+          read_partial(ck.dir, *h, b, o.every, generation);
+      osc::StudyProgress sp = under_way ? std::move(*under_way) : osc::StudyProgress{};
+      const osc::Topologies t = osc::make_topologies(p, k1 - k0, k0);
+      const osc::State init = osc::make_initial_state(p, k1 - k0, k0);
+      auto ens = osc::make_ensemble(backend);
+      osc::StudyCheckpointing cp;
+      cp.interval_s = ck.interval_s;
+      cp.save = [&](const osc::StudyProgress& now) {
+        try {
+          if (now.blocks_done == b + 1)
+            write_finished(ck.dir, b, now);
+          else if (now.partial && now.blocks_done == b)
+            write_partial(ck.dir, b, ++generation, now);
+        } catch (const std::exception& e) {
+          std::lock_guard<std::mutex> lock(ck.mutex);
+          ck.error = e.what();
+          throw;
+        }
+      };
+      // The block's progress mapped into the range's.
+      Progress inner;
+      std::atomic<bool> done{false};
+      std::thread relay;
+      if (progress)
+        relay = std::thread([&] {
+          const double a = double(k0 - int(m.begin)) / range_members;
+          const double w = double(k1 - k0) / range_members;
+          while (!done) {
+            if (progress->cancel) inner.cancel = true;
+            progress->set(a + w * std::clamp(inner.fraction.load(), 0.0, 1.0));
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+          }
+        });
+      try {
+        parts.push_back(
+            osc::run_study_block(*ens, t, init, o, K, b, sp, cp, progress ? &inner : nullptr));
+      } catch (...) {
+        done = true;
+        if (relay.joinable()) relay.join();
+        throw;
+      }
+      done = true;
+      if (relay.joinable()) relay.join();
+    }
+    progress_set(progress, double(k1 - int(m.begin)) / range_members);
+  }
+  return osc::merge_study_ranges(parts);
 }
 
 void remove_checkpoint(const std::string& dir) {

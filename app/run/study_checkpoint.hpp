@@ -24,6 +24,23 @@
 /// renamed; checkpoint.json last, so a crash at any point leaves the previous checkpoint whole
 /// (files of other generations are removed after the rename). Values are fp64 bit patterns, so a
 /// resumed study continues exactly where the checkpoint was taken.
+///
+/// Format version 2 (any number of ranks, issue 13): finished blocks and blocks under way are kept
+/// per block, so that R ranks each integrating their own blocks write into one folder, and any
+/// rank count (one process too) resumes it:
+///   checkpoint.json           as version 1 with "version": 2, no "partial"; "blocks_done" P and
+///                             "generation" G name the prefix: blocks [0, P) whose series are
+///                             folded (in block order) into gGGGGGG.sums.npy (a converted
+///                             version-1 checkpoint's finished blocks; P = 0 for a new study);
+///                             "seconds": the prefix's integration time
+///   block_BBBBB.{msd,failed,state}.npy   as version 1, for every finished block
+///   block_BBBBB.series.npy    (3, T) block B >= P's series contribution: block mean x count of
+///                             msd and of R at each sample, the counts
+///   block_BBBBB.json          {"seconds": s}: block B >= P is finished (written last)
+///   partial_BBBBB.json        {"generation": g, "step": S, "seconds": s}: block B under way
+///   partial_BBBBB.gGGGGGG.{state,acc,series}.npy   its files, as version 1's partial files
+/// Every file is written as in version 1 (NAME.tmp, flushed, renamed), each block's by the one
+/// process that integrates it; checkpoint.json by one process before the ranks start.
 #include <map>
 #include <memory>
 #include <mutex>
@@ -59,6 +76,7 @@ std::string checkpoint_dir(const std::string& out_dir);
 
 /// checkpoint.json of a checkpoint folder.
 struct CheckpointHeader {
+  int version = 1;  ///< 1: one process' (blocks in order); 2: per block (any rank count)
   std::string workload, backend;
   std::map<std::string, std::string> params;  ///< name -> format_value text
   /// File parameters (ParamType::Path) that named a file: name -> file_identity (path, size,
@@ -72,7 +90,7 @@ struct CheckpointHeader {
 };
 
 /// Reads `dir`/checkpoint.json; nothing when the file does not exist. Throws simscope::Error
-/// naming the file when it is not a version-1 checkpoint.
+/// naming the file when it is not a version-1 or version-2 checkpoint.
 std::optional<CheckpointHeader> read_checkpoint_header(const std::string& dir);
 
 /// Throws CheckpointRefused naming the first thing that differs between the checkpoint and this
@@ -105,6 +123,38 @@ class StudyCheckpointWriter {
   std::int64_t generation_ = 0;
   bool fresh_ = true;
 };
+
+/// Makes `dir` a version-2 checkpoint of the study `p` and returns its header: a new one (the
+/// folder emptied; prefix 0) when `header` is nothing; a version-1 one converted (its finished
+/// blocks become the prefix, its block under way that block's partial files); a version-2 one
+/// kept as it is. Called by one process (rank 0) before the ranks run, after check_resumable.
+/// Throws simscope::Error naming the file that could not be read or written.
+CheckpointHeader prepare_block_checkpoint(const std::string& dir, const std::string& workload,
+                                          const ParamSet& p, Backend backend,
+                                          const std::optional<CheckpointHeader>& header);
+
+/// The members of finished blocks in the checkpoint in `dir` with header `h` (version 1: blocks
+/// [0, blocks_done); version 2: the prefix and every block marked finished).
+int checkpoint_members_done(const std::string& dir, const CheckpointHeader& h);
+
+/// Whether the version-2 checkpoint in `dir` holds progress: a prefix, a finished block or a
+/// block under way.
+bool block_checkpoint_has_progress(const std::string& dir, const CheckpointHeader& h);
+
+/// The members `members` (whole blocks: a work range of the study) of the study `p`, whose
+/// version-2 checkpoint is in ck.dir (prepare_block_checkpoint): blocks finished there are read,
+/// the others integrated on `backend` block by block (oscillators::run_study_block, resumed
+/// where one was under way), each block's progress saved there as it goes (every ck.interval_s
+/// at the block's segment ends, and when it is finished). The result equals
+/// oscillators::run_study_range of the range bit for bit (for [0, K): the whole study's
+/// run_study_blocks, series included), whoever wrote the checkpoint: the prefix's series sums
+/// stand in for block 0's contribution (the blocks after it add none), so that
+/// merge_study_ranges folds them first. Throws simscope::Error (a checkpoint that does not fit
+/// the study, a file missing or of the wrong shape, one that cannot be written: then also in
+/// ck.error, as run_study_block), Cancelled (after saving).
+oscillators::StudyResult run_block_checkpointed(StudyCheckpointRequest& ck, const ParamSet& p,
+                                                Backend backend, const IndexRange& members,
+                                                Progress* progress = nullptr);
 
 /// Removes the checkpoint folder (after the final outputs were written). Throws nothing.
 void remove_checkpoint(const std::string& dir);

@@ -135,6 +135,9 @@ struct RunRequest {
   /// that part only and its result carries RunResult::part (Workload::merge_ranges joins the
   /// parts); nothing: the whole run, as always. Used with the empty command (headless runs).
   std::optional<IndexRange> range;
+  /// The axis `range` cuts: empty: work_axis()'s; else one Workload::split_axis() knows (the
+  /// field's "sources").
+  std::string axis;
 };
 
 /// A workload's independent axis for a given set of parameters: what work ranges cut.
@@ -144,6 +147,11 @@ struct WorkAxis {
   /// Ranges must start and end on multiples of this (or at `length`), e.g. the oscillators'
   /// study blocks; 1: anywhere.
   std::size_t granule = 1;
+  /// The parts are added, not joined (the field split by sources): RangePart::sums entries
+  /// named "sum:..." are element-wise sums over the parts (a split across ranks reduces them
+  /// to rank 0 rather than gathering each), and every range is run, empty ones too (so that
+  /// every part has them).
+  bool reduced = false;
 };
 
 /// A workload as the app drives it. Implementations keep caches (generated sources, device
@@ -172,6 +180,10 @@ class Workload {
   /// The independent axis a run with `params` can be split along (RunRequest::range); length 0:
   /// none (the default). May load the inputs (lsq's cube). Throws simscope::Error on bad input.
   virtual WorkAxis work_axis(const ParamSet& /*params*/) { return {}; }
+  /// The axis called `axis` (RunRequest::axis): empty or work_axis()'s name gives work_axis();
+  /// a workload with other axes overrides this (the field: "sources"). Throws simscope::Error
+  /// "<workload>: runs cannot be split by <axis> ..." for another name.
+  virtual WorkAxis split_axis(const ParamSet& params, const std::string& axis);
   /// The results of consecutive work ranges of one run (in axis order, covering it) as the
   /// result of the whole run: outputs, stats and warnings as an unsplit run gives them
   /// (split_merge.hpp). Throws simscope::Error when the parts do not fit together; the default

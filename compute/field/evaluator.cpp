@@ -22,6 +22,7 @@ void resize_outputs(Result& out, std::size_t n) {
   out.on_host = true, out.device_count = 0, out.device_nonfinite = {};
   out.method = Method::Direct;
   out.tree = TreeStats{};
+  out.sums64.clear();
 }
 
 #ifndef SIMSCOPE_HAVE_CUDA

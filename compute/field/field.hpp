@@ -97,6 +97,10 @@ struct Options {
   std::int64_t error_samples = -1;
   /// Seed of that sample; 0: a fresh sample every evaluation.
   std::uint64_t error_seed = 0;
+  /// Also return the fp64 sums (Result::sums64) before they are rounded to float32: the CPU
+  /// evaluators (direct and tree) do; the CUDA ones leave sums64 empty. For runs split by
+  /// sources, whose partial fields are added in fp64 (app/run, issue 13).
+  bool keep_sums64 = false;
 };
 
 /// How the sums over the sources are formed. Direct: every (source, target) pair, O(P T) work.
@@ -151,6 +155,9 @@ struct Result {
   TreeStats tree;                          ///< method == Tree: its statistics
   std::size_t size() const { return on_host ? magnitude.size() : device_count; }  ///< targets held
   std::size_t device_count = 0;  ///< with on_host false: the targets held in device memory
+  /// With Options::keep_sums64 on a CPU evaluator: (targets, 4) Ex, Ey, Ez, phi per target in
+  /// fp64, the values the float32 outputs are rounded from; empty otherwise.
+  std::vector<double> sums64;
 };
 
 /// The outputs, in export order, the one list of them (the schema's `view` choices and the run

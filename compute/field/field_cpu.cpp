@@ -110,6 +110,9 @@ void finalize(const double* acc, double k, Result& out, std::size_t i) {
   out.ex[i] = float(ex), out.ey[i] = float(ey), out.ez[i] = float(ez);
   out.magnitude[i] = float(std::sqrt(ex * ex + ey * ey + ez * ez));
   out.potential[i] = float(k * acc[3]);
+  if (!out.sums64.empty())
+    out.sums64[4 * i] = ex, out.sums64[4 * i + 1] = ey, out.sums64[4 * i + 2] = ez,
+                   out.sums64[4 * i + 3] = k * acc[3];
 }
 
 class CpuEvaluator final : public Evaluator {
@@ -124,6 +127,7 @@ class CpuEvaluator final : public Evaluator {
     const auto t0 = std::chrono::steady_clock::now();
     const std::size_t T = r.end - r.begin, P = s.size(), tb = r.begin;
     detail::resize_outputs(out, T);
+    if (o.keep_sums64) out.sums64.assign(4 * T, 0.0);
     out.target_begin = tb;
     out.skipped_coincidences = 0;
     progress_set(progress, 0);

@@ -384,6 +384,21 @@ StudyResult run_study_range(Ensemble& ensemble, const Topologies& t, const State
                             const StudyOptions& o, const IndexRange& members,
                             Progress* progress = nullptr, int total = 0);
 
+/// Block `b` of the checkpointed study of `total` members on its own (members [b * block,
+/// min(total, (b + 1) * block)), block = study_block_members(total)): t and init hold that
+/// block's members only (make_topologies / make_initial_state with first_member = b * block).
+/// Resumed from `sp` when it holds block b under way (sp.partial, sp.blocks_done == b, as
+/// `checkpointing.save` was given it; its sums zero), else started afresh (sp is replaced).
+/// `checkpointing.save` is called as run_study_blocks calls it: with block b under way (partial)
+/// and once the block is finished (sp.blocks_done == b + 1; sp.msd, failed, final_state the
+/// block's members, sp.msd_sum / order_sum / finite its series contribution). Returns what
+/// run_study_range(..., {b * block, end}, ..., total) returns, bit for bit. Throws
+/// simscope::Error for a block that is not one of the study's, a `sp` that does not fit, and as
+/// run_study_range; Cancelled (after saving).
+StudyResult run_study_block(Ensemble& ensemble, const Topologies& t, const State& init,
+                            const StudyOptions& o, int total, int b, StudyProgress& sp,
+                            const StudyCheckpointing& checkpointing, Progress* progress = nullptr);
+
 /// [0, K) cut into `parts` consecutive ranges of whole blocks (study_block_members(K)), the
 /// blocks shared out as evenly as possible (the members of a block cost the same): a range may
 /// be empty when parts > blocks. Throws simscope::Error when parts is 0 or K < 1.

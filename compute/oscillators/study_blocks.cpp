@@ -276,6 +276,49 @@ StudyResult run_study_range(Ensemble& e, const Topologies& t, const State& init,
   return r;
 }
 
+StudyResult run_study_block(Ensemble& e, const Topologies& t, const State& init,
+                            const StudyOptions& o, int total, int b, StudyProgress& sp,
+                            const StudyCheckpointing& cp, Progress* progress) {
+  validate(o);
+  progress_check(progress);
+  const int K = total, N = t.nodes;
+  const std::int64_t T = o.steps / o.every;
+  const int block = K > 0 ? study_block_members(K) : 1;
+  const int blocks = K > 0 ? (K + block - 1) / block : 0;
+  if (b < 0 || b >= blocks)
+    throw Error("study block " + std::to_string(b) + " is not one of the " +
+                std::to_string(blocks) + " blocks of the study of " + std::to_string(K) +
+                " members");
+  const int k0 = b * block, k1 = std::min(K, k0 + block), kb = k1 - k0;
+  if (t.members != kb)
+    throw Error("study block " + std::to_string(b) + ": " + std::to_string(t.members) +
+                " networks given for its " + std::to_string(kb) + " members");
+  check_study_inputs(t, init);
+  if (sp.partial && sp.blocks_done == b && sp.block == block) {
+    // The block under way (a checkpoint's): its sizes must fit the block.
+    const EnsembleSnapshot& s = sp.snapshot;
+    const std::size_t ns = s.step >= 0 ? std::size_t(s.step / o.every) : 0;
+    if (sp.members != K || sp.nodes != N || sp.samples != T || sp.members_done() != 0 ||
+        s.step < 0 || s.step > o.steps || s.state.members != kb || s.state.nodes != N ||
+        s.total.size() != std::size_t(kb) || s.window.size() != std::size_t(kb) ||
+        s.failed.size() != std::size_t(kb) || sp.series.msd.size() != ns ||
+        sp.series.order.size() != ns || sp.series.finite.size() != ns ||
+        sp.msd_sum.size() != std::size_t(T) || sp.order_sum.size() != std::size_t(T) ||
+        sp.finite.size() != std::size_t(T))
+      throw Error("study checkpoint does not match the study: block " + std::to_string(b) +
+                  " under way has the wrong sizes");
+  } else {
+    sp = fresh_progress(K, N, T, b);
+  }
+  StudyResult r;
+  r.member_begin = std::size_t(k0);
+  r.block = block;
+  run_blocks(e, t, init, o, sp, cp, progress, b + 1, k0, k1, &r, k0);
+  finish_result(r, sp);
+  r.peak_device_bytes = e.peak_device_bytes();
+  return r;
+}
+
 std::vector<IndexRange> split_study_members(int members, std::size_t parts) {
   if (members < 1) throw Error("study members: K must be at least 1");
   const std::size_t K = std::size_t(members), block = std::size_t(study_block_members(members));

@@ -91,4 +91,60 @@ for workload in WORKLOADS:
                                                     f"({mp.get('load_imbalance')})")
         c.check(p.stdout.count("wrote:") == 1, f"{what}: one rank reports the files written")
 
+# The field split by sources (--mpi-split sources): each rank a share of the 900 sources at
+# every target, the fp64 fields reduced to rank 0: the float32 outputs within one rounding of
+# the single-process run's (the fp64 sums agree to ~1e-15; test_split_merge checks 1e-12).
+base = scratch("mpi_field_sources")
+one = headless("field", os.path.join(base, "single"))
+ref_dir = os.path.join(base, "single")
+for ranks in (2, 3, 4):
+    out = os.path.join(base, f"np{ranks}")
+    cmd = [mpirun, "--oversubscribe", "-np", str(ranks), simscope, "--headless", "--workload",
+           "field", "--backend", "cpu", "--out-dir", out, "--no-image", "--mpi-split", "sources",
+           *WORKLOADS["field"]]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=LIMIT,
+                       env=dict(os.environ, OMP_NUM_THREADS="1"))
+    what = f"field -np {ranks} --mpi-split sources"
+    c.check(p.returncode == 0, f"{what}: exit 0 ({p.stderr.strip()[-300:]})")
+    if p.returncode != 0 or one.returncode != 0:
+        continue
+    e_max = float(np.abs(np.load(os.path.join(ref_dir, "magnitude.npy"))).max())
+    for f in npy_files(ref_dir):
+        a = np.load(os.path.join(ref_dir, f)).astype(np.float64)
+        b = np.load(os.path.join(out, f)).astype(np.float64)
+        ok = a.shape == b.shape and bool(np.all(np.abs(a - b) <= 2.0 ** -23 * np.abs(a)
+                                                + 1e-12 * e_max))
+        c.check(ok, f"{what}: {f} within one float32 rounding of the single-process run "
+                    f"(largest difference {np.abs(a - b).max() if a.shape == b.shape else 'shape'})")
+    m = json.load(open(os.path.join(out, "run.json")))
+    mp = m.get("mpi", {})
+    c.check(mp.get("axis") == "sources" and mp.get("axis_length") == 900 and
+            mp.get("reduced_bytes_per_rank") == 8 * 4 * 6 * 41 * 41,
+            f"{what}: run.json mpi: axis sources of 900, {mp.get('reduced_bytes_per_rank')} "
+            "B reduced per rank")
+    c.check(m["stats"].get("sources") == 900, f"{what}: stats.sources = 900")
+
+# auto: 900 sources on 16 targets (more than 8 per target) split by sources; a box of 41 by
+# targets; --mpi-split refused for another workload or value (status 2, one message).
+for grid, plane, want in ((4, "xy", "sources"), (41, "box", "targets")):
+    out = os.path.join(base, f"auto_{grid}")
+    cmd = [mpirun, "--oversubscribe", "-np", "2", simscope, "--headless", "--workload", "field",
+           "--backend", "cpu", "--out-dir", out, "--no-image", "--set", f"plane={plane}", "--set",
+           f"grid.size={grid}", "--set", "sources.count=900"]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=LIMIT,
+                       env=dict(os.environ, OMP_NUM_THREADS="1"))
+    axis = json.load(open(os.path.join(out, "run.json")))["mpi"]["axis"] if p.returncode == 0 \
+        else None
+    c.check(axis == want, f"field -np 2 --mpi-split auto, {plane} of {grid}: split by {want} "
+                          f"({axis}; {p.stderr.strip()[-200:]})")
+for args, word in ((["--workload", "lsq", "--mpi-split", "sources"], "only the field"),
+                   (["--workload", "field", "--mpi-split", "rows"], "--mpi-split")):
+    cmd = [mpirun, "--oversubscribe", "-np", "2", simscope, "--headless", "--backend", "cpu",
+           "--no-image", "--out-dir", os.path.join(base, "refused"), *args]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=LIMIT,
+                       env=dict(os.environ, OMP_NUM_THREADS="1"))
+    errs = [l for l in p.stderr.splitlines() if l.startswith("simscope: error:")]
+    c.check(p.returncode == 2 and len(errs) == 1 and word in errs[0],
+            f"-np 2 {' '.join(args)}: refused with status 2, one message ({errs})")
+
 c.done()

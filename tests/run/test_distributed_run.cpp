@@ -6,13 +6,16 @@
 #include <gtest/gtest.h>
 
 #include <barrier>
+#include <filesystem>
 #include <mutex>
 #include <thread>
 
 #include "../compute/test_bits.hpp"
 #include "core/error.hpp"
 #include "distributed_run.hpp"
+#include "field/field.hpp"
 #include "split_merge.hpp"
+#include "study_checkpoint.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {
@@ -53,6 +56,18 @@ class ThreadCommunicator final : public Communicator {
     g_.sync.arrive_and_wait();
     return true;
   }
+  std::vector<double> reduce_sum(const std::vector<double>& v) override {
+    g_.sums[std::size_t(rank_)] = v;
+    g_.sync.arrive_and_wait();
+    std::vector<double> out;
+    if (rank_ == 0) {  // in rank order
+      out.assign(v.size(), 0.0);
+      for (const auto& s : g_.sums)
+        for (std::size_t i = 0; i < out.size(); ++i) out[i] += s[i];
+    }
+    g_.sync.arrive_and_wait();
+    return out;
+  }
 
  private:
   Group& g_;
@@ -79,6 +94,9 @@ class FailingWorkload final : public Workload {
     return w_->describe_sample(r, i, j);
   }
   WorkAxis work_axis(const ParamSet& p) override { return w_->work_axis(p); }
+  WorkAxis split_axis(const ParamSet& p, const std::string& a) override {
+    return w_->split_axis(p, a);
+  }
   RunResult merge_ranges(std::vector<RunResult> parts) const override {
     return w_->merge_ranges(std::move(parts));
   }
@@ -94,7 +112,8 @@ struct Outcome {
   DistributedRun root;
 };
 
-Outcome run_ranks(const std::string& workload, const ParamSet& p, int R, std::size_t fail_at) {
+Outcome run_ranks(const std::string& workload, const ParamSet& p, int R, std::size_t fail_at,
+                  const std::string& checkpoint = "", const std::string& axis = "") {
   Group g(R);
   Outcome o;
   o.errors.resize(std::size_t(R));
@@ -106,6 +125,12 @@ Outcome run_ranks(const std::string& workload, const ParamSet& p, int R, std::si
       FailingWorkload w(make_workload(workload), fail_at);
       DistributedOptions opt;
       opt.poll_seconds = 0.01;
+      opt.axis = axis;
+      if (!checkpoint.empty()) {
+        opt.checkpoint = std::make_shared<StudyCheckpointRequest>();
+        opt.checkpoint->dir = checkpoint;
+        opt.checkpoint->resume = true;
+      }
       try {
         DistributedRun d = run_distributed(w, p, Backend::Cpu, comm, opt);
         std::lock_guard<std::mutex> lock(m);
@@ -189,6 +214,228 @@ TEST(DistributedRun, AgreeReportsTheFirstFailingRank) {
   EXPECT_EQ(errors[0], "rank 2 of 3: design.file: cannot open");
   EXPECT_EQ(errors[1], "JobFailed");
   EXPECT_EQ(errors[2], "JobFailed");
+}
+
+ParamSet study_params() {
+  ParamSet p = make_workload("oscillators")->schema().defaults();
+  p.set("ensemble.size", std::int64_t(300));  // 5 blocks of 64 (the last 44)
+  p.set("network.nodes", std::int64_t(6));
+  p.set("network.topology", std::string("watts_strogatz"));
+  p.set("network.k", std::int64_t(2));
+  p.set("integrator.steps", std::int64_t(400));
+  p.set("integrator.transient", std::int64_t(100));
+  p.set("integrator.dt", 0.3);  // some members go non-finite
+  return p;
+}
+
+std::string fresh_dir(const std::string& name) {
+  const std::string d = std::string(SIMSCOPE_TEST_TMP) + "/" + name;
+  std::filesystem::remove_all(d);
+  return d;
+}
+
+void expect_same_outputs(const RunResult& a, const RunResult& b, const std::string& what) {
+  for (const char* name : {"msd", "msd_t", "order_t", "phases", "state"}) {
+    const OutputArray* x = a.find(name);
+    const OutputArray* y = b.find(name);
+    ASSERT_TRUE(x && y) << what << ": " << name;
+    EXPECT_EQ(x->shape, y->shape) << what << ": " << name;
+    EXPECT_TRUE(same_bits(x->data64, y->data64)) << what << ": " << name;
+  }
+  EXPECT_EQ(a.warnings, b.warnings) << what;
+  for (const char* k : {"msd_mean", "msd_sem", "valid_members", "nonfinite_members"})
+    EXPECT_EQ(a.stats.count(k) ? a.stats.at(k) : -1, b.stats.count(k) ? b.stats.at(k) : -1)
+        << what << ": " << k;
+}
+
+// A study interrupted in one process (checkpoint version 1, stopped with a block under way)
+// resumes across R ranks (converted to version 2), after one more block was finished out of
+// order; then by one process again: every time the outputs of the uninterrupted study.
+TEST(DistributedRun, ACheckpointedStudyResumesWithAnyRankCount) {
+  namespace osc = simscope::oscillators;
+  const ParamSet p = study_params();
+  // The uninterrupted single-process study (its checkpointed path: run_study_blocks).
+  RunRequest whole_request;
+  whole_request.checkpoint = std::make_shared<StudyCheckpointRequest>();
+  whole_request.checkpoint->dir = fresh_dir("ck_whole");
+  const RunResult whole =
+      make_workload("oscillators")->run(p, Backend::Cpu, whole_request, nullptr);
+
+  for (int R : {1, 2, 3, 7}) {
+    const std::string dir = fresh_dir("ck_ranks");
+    {  // One process, stopped once block 1 is under way (its checkpoint then written).
+      const osc::Topologies t = osc::make_topologies(p);
+      const osc::State init = osc::make_initial_state(p);
+      auto ens = osc::make_ensemble(Backend::Cpu);
+      StudyCheckpointWriter writer(dir, "oscillators", p, Backend::Cpu, std::nullopt);
+      osc::StudyProgress sp;
+      osc::StudyCheckpointing cp;
+      cp.interval_s = 0;
+      cp.save = [&](const osc::StudyProgress& now) {
+        writer.write(now);
+        if (now.blocks_done >= 1 && now.partial) throw Error("stopped (test)");
+      };
+      EXPECT_THROW(osc::run_study_blocks(*ens, t, init, osc::study_options_from(p), sp, cp), Error);
+    }
+    const auto v1 = read_checkpoint_header(dir);
+    ASSERT_TRUE(v1);
+    EXPECT_EQ(v1->version, 1);
+    EXPECT_TRUE(v1->partial);
+    const CheckpointHeader h = prepare_block_checkpoint(dir, "oscillators", p, Backend::Cpu, v1);
+    EXPECT_EQ(h.version, 2);
+    EXPECT_EQ(h.blocks_done, v1->blocks_done);
+    EXPECT_TRUE(block_checkpoint_has_progress(dir, h));
+    // Block 3 finished on its own (as a rank of another job would).
+    StudyCheckpointRequest one;
+    one.dir = dir;
+    run_block_checkpointed(one, p, Backend::Cpu, IndexRange{192, 256});
+    EXPECT_TRUE(std::filesystem::exists(dir + "/block_00003.json"));
+    EXPECT_EQ(checkpoint_members_done(dir, *read_checkpoint_header(dir)),
+              v1->blocks_done * 64 + 64);
+    // R ranks resume it.
+    const Outcome o = run_ranks("oscillators", p, R, std::size_t(-1), dir);
+    for (int r = 0; r < R; ++r) EXPECT_EQ(o.errors[std::size_t(r)], "") << "rank " << r;
+    expect_same_outputs(whole, o.root.result, std::to_string(R) + " ranks");
+  }
+  // A version-2 checkpoint resumed by one process (the headless runner's path).
+  const std::string dir = fresh_dir("ck_single");
+  prepare_block_checkpoint(dir, "oscillators", p, Backend::Cpu, std::nullopt);
+  StudyCheckpointRequest one;
+  one.dir = dir;
+  run_block_checkpointed(one, p, Backend::Cpu, IndexRange{64, 192});
+  RunRequest resume;
+  resume.checkpoint = std::make_shared<StudyCheckpointRequest>();
+  resume.checkpoint->dir = dir;
+  resume.checkpoint->resume = true;
+  const RunResult again = make_workload("oscillators")->run(p, Backend::Cpu, resume, nullptr);
+  expect_same_outputs(whole, again, "one process resuming a version-2 checkpoint");
+}
+
+ParamSet field_params(const std::string& method, const std::string& precision) {
+  ParamSet p = make_workload("field")->schema().defaults();
+  p.set("plane", std::string("box"));
+  p.set("grid.size", std::int64_t(13));  // 6 x 13 x 13 = 1014 targets
+  p.set("sources.count", std::int64_t(5000));
+  p.set("method", method);
+  p.set("precision", precision);
+  return p;
+}
+
+/// The unsplit evaluation's fp64 sums, (targets, 4) Ex, Ey, Ez, phi (the CPU evaluator's own).
+std::vector<double> unsplit_sums(const ParamSet& p) {
+  const field::Sources s = field::make_sources(p);
+  const field::Targets t = field::make_targets(field::grid_from(p));
+  field::Options o = field::options_from(p);
+  o.keep_sums64 = true;
+  field::Result r;
+  field::make_evaluator(field::Method::Direct, Backend::Cpu)->evaluate(s, t, o, r);
+  return r.sums64;
+}
+
+/// The largest |a - b| per target over (|E| of b at that target) for the components and over
+/// max |phi| of b for the potential.
+double largest_relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  double phi_max = 0, worst = 0;
+  for (std::size_t i = 0; i + 3 < b.size(); i += 4) phi_max = std::max(phi_max, std::abs(b[i + 3]));
+  for (std::size_t i = 0; i + 3 < b.size(); i += 4) {
+    const double e = std::sqrt(b[i] * b[i] + b[i + 1] * b[i + 1] + b[i + 2] * b[i + 2]);
+    for (int c = 0; c < 3; ++c) worst = std::max(worst, std::abs(a[i + c] - b[i + c]) / e);
+    worst = std::max(worst, std::abs(a[i + 3] - b[i + 3]) / phi_max);
+  }
+  return worst;
+}
+
+/// Each share of the sources run on its own (the "sources" axis), R shares.
+std::vector<RunResult> source_parts(const ParamSet& p, std::size_t R) {
+  auto w = make_workload("field");
+  const WorkAxis axis = w->split_axis(p, "sources");
+  EXPECT_TRUE(axis.reduced);
+  std::vector<RunResult> parts;
+  for (const IndexRange& r : split_work(axis, R)) {
+    RunRequest q;
+    q.range = r;
+    q.axis = "sources";
+    parts.push_back(w->run(p, Backend::Cpu, q, nullptr));
+  }
+  return parts;
+}
+
+// Split by sources, fp64: the shares' fp64 fields added equal the unsplit sums within 1e-12
+// relative, the float32 outputs within one rounding; the same over in-process ranks (the
+// reduction to rank 0), also with more ranks than sources (empty shares add zeros).
+TEST(DistributedRun, TheFieldSplitBySourcesAddsTheSharesFields) {
+  const ParamSet p = field_params("direct", "fp64");
+  const std::vector<double> whole = unsplit_sums(p);
+  const RunResult single = make_workload("field")->run(p, Backend::Cpu, RunRequest{}, nullptr);
+  for (std::size_t R : {1, 2, 3, 4, 7}) {
+    std::vector<RunResult> parts = source_parts(p, R);
+    const std::vector<double> added = added_sums(parts, "sum:field");
+    const double d = largest_relative_difference(added, whole);
+    EXPECT_LE(d, 1e-12) << R << " shares";
+    std::printf("split by sources, %zu shares, fp64: largest relative difference %.3g\n", R, d);
+    const RunResult merged = make_workload("field")->merge_ranges(std::move(parts));
+    for (const auto& name : field::output_names()) {
+      const auto& a = merged.find(name)->data.host();
+      const auto& b = single.find(name)->data.host();
+      ASSERT_EQ(a.size(), b.size());
+      double worst = 0;
+      for (std::size_t i = 0; i < a.size(); ++i)
+        worst = std::max(
+            worst, std::abs(double(a[i]) - double(b[i])) / std::max(std::abs(double(b[i])), 1e-30));
+      EXPECT_LE(worst, 1.2e-7) << name << ", " << R << " shares (one float32 rounding)";
+    }
+    EXPECT_EQ(merged.stats.at("sources"), 5000.0);
+    EXPECT_EQ(merged.warnings, single.warnings);
+  }
+  for (int R : {1, 2, 3, 4}) {
+    const RunResult inproc =
+        run_split(*make_workload("field"), p, Backend::Cpu, std::size_t(R), nullptr, "sources");
+    const Outcome o = run_ranks("field", p, R, std::size_t(-1), "", "sources");
+    for (int r = 0; r < R; ++r) EXPECT_EQ(o.errors[std::size_t(r)], "") << "rank " << r;
+    EXPECT_EQ(o.root.axis.name, "sources");
+    EXPECT_EQ(o.root.reduced_bytes, 8.0 * 4 * 1014);
+    for (const auto& name : field::output_names())
+      EXPECT_TRUE(same_bits(o.root.result.find(name)->data.host(), inproc.find(name)->data.host()))
+          << name << ", " << R << " ranks: the reduction adds in rank order here";
+  }
+  ParamSet few = p;
+  few.set("sources.count", std::int64_t(3));
+  const RunResult three = make_workload("field")->run(few, Backend::Cpu, RunRequest{}, nullptr);
+  const Outcome o = run_ranks("field", few, 5, std::size_t(-1), "", "sources");
+  for (int r = 0; r < 5; ++r) EXPECT_EQ(o.errors[std::size_t(r)], "") << "rank " << r;
+  const auto& a = o.root.result.find("magnitude")->data.host();
+  const auto& b = three.find("magnitude")->data.host();
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i)
+    EXPECT_NEAR(a[i], b[i], 1.2e-7 * std::abs(b[i])) << "3 sources on 5 ranks, target " << i;
+}
+
+// fp32 and the tree method split by sources: within documented bounds of the unsplit fp64 sums
+// (fp32: each share's float32 pair terms; tree: each share's own tree and expansion error).
+TEST(DistributedRun, TheFieldSplitBySourcesInFp32AndWithTheTree) {
+  const std::vector<double> whole = unsplit_sums(field_params("direct", "fp64"));
+  for (std::size_t R : {1, 2, 4}) {
+    const ParamSet p32 = field_params("direct", "fp32");
+    const double d32 =
+        largest_relative_difference(added_sums(source_parts(p32, R), "sum:field"), whole);
+    EXPECT_LE(d32, 1e-6) << R << " shares in fp32";
+    const ParamSet pt = field_params("tree", "fp64");
+    const double dt =
+        largest_relative_difference(added_sums(source_parts(pt, R), "sum:field"), whole);
+    EXPECT_LE(dt, 1e-3) << R << " shares, tree at tolerance 1e-5";
+    std::printf(
+        "split by sources, %zu shares: fp32 %.3g, tree %.3g (largest relative difference)\n", R,
+        d32, dt);
+  }
+}
+
+TEST(DistributedRun, TheFieldSplitRule) {
+  EXPECT_EQ(choose_field_split(1000, 10000, 1e12), "targets");
+  EXPECT_EQ(choose_field_split(80000, 10000, 1e12), "targets");  // 8 x, not more
+  EXPECT_EQ(choose_field_split(80001, 10000, 1e12), "sources");
+  EXPECT_EQ(choose_field_split(std::size_t(1e9), std::size_t(1e9), 16e9), "sources");  // 32 GB
+  EXPECT_EQ(choose_field_split(std::size_t(1e8), std::size_t(1e9), 16e9), "targets");
+  EXPECT_THROW(make_workload("lsq")->split_axis(lsq_params(), "sources"), Error);
 }
 
 }  // namespace

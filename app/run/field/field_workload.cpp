@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "field/field.hpp"
 #include "field_result.hpp"
+#include "field_stats.hpp"
 #include "split_merge.hpp"
 #include "workload.hpp"
 
@@ -112,6 +113,8 @@ class FieldWorkload final : public Workload {
     r.backend = backend;
     r.preview = preview;
 
+    if (request.range && request.axis == "sources")
+      return run_sources(params, backend, request, progress);
     const field::Sources& sources = sources_for(params);
     field::Grid grid = field::grid_from(params);
     if (preview) grid.size = std::max(16, std::min(grid.size, grid.size / 4));
@@ -144,9 +147,20 @@ class FieldWorkload final : public Workload {
     return {"targets", shape_size(field::grid_shape(field::grid_from(params))), 1};
   }
 
+  /// "targets" (work_axis) or "sources": the sources in consecutive shares, each evaluated at
+  /// every target, the parts' fp64 fields added (WorkAxis::reduced).
+  WorkAxis split_axis(const ParamSet& params, const std::string& axis) override {
+    if (axis != "sources") return Workload::split_axis(params, axis);
+    WorkAxis a{"sources", sources_for(params).size(), 1};
+    a.reduced = true;
+    return a;
+  }
+
   /// Targets concatenated in range order (field::merge_target_ranges' rule: each target's values
   /// are the unsplit run's on the CPU), the grid's shape, counts summed, warnings from the whole.
   RunResult merge_ranges(std::vector<RunResult> parts) const override {
+    if (!parts.empty() && parts.front().part && parts.front().part->axis == "sources")
+      return merge_sources(std::move(parts));
     check_parts(parts, "targets");
     RunResult r = parts.front();
     r.outputs.clear();
@@ -252,6 +266,117 @@ class FieldWorkload final : public Workload {
   }
 
  private:
+  /// A share of the sources (request.range of the "sources" axis) at every target: the fp64
+  /// fields Ex, Ey, Ez, phi of those sources alone in RunResult::part's sums "sum:field"
+  /// ((targets, 4), from Result::sums64 on the CPU; on CUDA from its float32 outputs, which
+  /// rounds each share's field to fp32 once), no outputs (merge_sources forms them).
+  RunResult run_sources(const ParamSet& params, Backend backend, const RunRequest& request,
+                        Progress* progress) {
+    const auto t0 = Clock::now();
+    RunResult r;
+    r.workload = "field";
+    r.params = params;
+    r.backend = backend;
+    const field::Sources& all = sources_for(params);
+    const IndexRange share = resolve(*request.range, all.size(), "field sources");
+    field::Sources mine;  // generation 0: a device evaluator uploads it, a tree is built for it
+    for (auto [dst, src] :
+         {std::pair{&mine.x, &all.x}, {&mine.y, &all.y}, {&mine.z, &all.z}, {&mine.q, &all.q}})
+      dst->assign(src->begin() + std::ptrdiff_t(share.begin),
+                  src->begin() + std::ptrdiff_t(share.end));
+    const field::Grid grid = field::grid_from(params);
+    field::Options options = field::options_from(params);
+    options.keep_sums64 = true;
+    const field::Targets targets = field::make_targets(grid);
+    const std::size_t T = targets.size();
+    const field::Method method = field::method_from(params);
+    if (!evaluator_ || evaluator_->backend() != backend || evaluator_->method() != method)
+      evaluator_ = field::make_evaluator(method, backend);
+    evaluator_->keep_outputs_on_device(false);  // the sums are read on the host
+    field::Result fr;
+    std::vector<double> sums(4 * T, 0.0);
+    if (mine.size() > 0) {
+      evaluator_->evaluate(mine, targets, IndexRange::all(), options, fr, progress);
+      if (fr.sums64.size() == 4 * T) {
+        sums = std::move(fr.sums64);
+      } else {
+        for (std::size_t i = 0; i < T; ++i)
+          sums[4 * i] = fr.ex[i], sums[4 * i + 1] = fr.ey[i], sums[4 * i + 2] = fr.ez[i],
+                   sums[4 * i + 3] = fr.potential[i];
+      }
+    }
+    evaluator_->keep_outputs_on_device(true);
+    r.part = RangePart{"sources", share.begin, share.end, all.size(), {}};
+    r.part->sums["sum:field"] = std::move(sums);
+    r.stats["sources"] = double(mine.size());
+    r.stats["targets"] = double(T);
+    r.stats["skipped_coincidences"] = double(fr.skipped_coincidences);
+    r.stats["peak_device_bytes"] = evaluator_->peak_device_bytes();
+    if (mine.size() > 0) add_tree_stats(fr, r);
+    r.compute_seconds = fr.seconds;
+    r.total_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    return r;
+  }
+
+  /// Shares of the sources (run_sources) as the whole run: their fp64 fields added in part
+  /// order (or reduced across ranks already: added_sums), then rounded to float32 as an
+  /// unsplit run rounds them, |E| formed from the sums; counts summed, warnings from the
+  /// whole. Within 1e-12 relative of the unsplit fp64 sums (the same terms, added in another
+  /// order); the float32 outputs within one rounding of the unsplit ones.
+  RunResult merge_sources(std::vector<RunResult> parts) const {
+    check_parts(parts, "sources");
+    RunResult r = parts.front();
+    r.outputs.clear();
+    r.warnings.clear();
+    r.stats.clear();
+    r.part.reset();
+    const auto shape = field::grid_shape(field::grid_from(r.params));
+    const std::size_t T = shape_size(shape);
+    const std::vector<double> sums = added_sums(parts, "sum:field");
+    if (sums.size() != 4 * T)
+      throw Error("field: cannot merge work ranges: " + std::to_string(sums.size()) +
+                  " summed values for " + std::to_string(T) + " targets");
+    std::vector<std::vector<float>> v(5, std::vector<float>(T));  // output_names() order
+    for (std::size_t i = 0; i < T; ++i) {
+      const double ex = sums[4 * i], ey = sums[4 * i + 1], ez = sums[4 * i + 2];
+      v[0][i] = float(std::sqrt(ex * ex + ey * ey + ez * ez));
+      v[1][i] = float(ex), v[2][i] = float(ey), v[3][i] = float(ez);
+      v[4][i] = float(sums[4 * i + 3]);
+    }
+    const WorkloadDescriptor& desc = workload_descriptor("field");
+    const auto& names = field::output_names();
+    std::vector<std::uint64_t> nonfinite;
+    for (std::size_t k = 0; k < names.size(); ++k) {
+      OutputArray o = desc.make_output(names[k]);
+      o.shape = shape;
+      nonfinite.push_back(std::uint64_t(
+          std::count_if(v[k].begin(), v[k].end(), [](float x) { return !std::isfinite(x); })));
+      o.data = std::move(v[k]);
+      r.outputs.push_back(std::move(o));
+    }
+    double sources = 0, skipped = 0, peak = 0, compute = 0, total = 0;
+    for (const RunResult& p : parts) {
+      sources += p.stats.at("sources");
+      skipped += p.stats.at("skipped_coincidences");
+      peak = std::max(peak, p.stats.at("peak_device_bytes"));
+      compute += p.compute_seconds;
+      total += p.total_seconds;
+      for (const auto& [k, x] : p.stats)
+        if (k.rfind("tree_", 0) == 0 && !r.stats.count(k)) r.stats[k] = x;
+      if (p.stats.count("method_tree") && !r.stats.count("method_tree"))
+        r.stats["method_tree"] = p.stats.at("method_tree");
+    }
+    r.stats["sources"] = sources;
+    r.stats["targets"] = double(T);
+    r.stats["skipped_coincidences"] = skipped;
+    r.stats["peak_device_bytes"] = peak;
+    merge_tree_stats(parts, r);
+    r.compute_seconds = compute;
+    r.total_seconds = total;
+    finish_field_result(r, nonfinite);
+    return r;
+  }
+
   /// Regenerates or reloads the sources only when their parameters changed or the file did
   /// (its size or modification time: cache_key).
   const field::Sources& sources_for(const ParamSet& p) {

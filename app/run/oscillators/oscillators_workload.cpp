@@ -100,7 +100,7 @@ class OscillatorsWorkload final : public Workload {
     if (request.range) {
       if (!cmd.empty() && cmd != "study")
         throw Error("oscillators: a work range splits a study, not the live view ('" + cmd + "')");
-      return study_range(params, backend, *request.range, progress);
+      return study_range(params, backend, *request.range, request.checkpoint, progress);
     }
     if (cmd.empty() || cmd == "study") return study(params, backend, request.checkpoint, progress);
     if (cmd == "live" || cmd == "step" || cmd == "reset")
@@ -190,10 +190,11 @@ class OscillatorsWorkload final : public Workload {
     return r;
   }
 
-  /// A work range of a study: the members `members` (whole blocks, osc::run_study_range), with
+  /// A work range of a study: the members `members` (whole blocks, osc::run_study_range; with
+  /// `ck`, from and into the version-2 checkpoint in ck->dir: run_block_checkpointed), with
   /// the per-member outputs of the range, and in RunResult::part the sums merge_ranges needs.
   RunResult study_range(const ParamSet& p, Backend backend, const IndexRange& members,
-                        Progress* progress) {
+                        const std::shared_ptr<StudyCheckpointRequest>& ck, Progress* progress) {
     const auto t0 = Clock::now();
     RunResult r = base(p, backend);
     const osc::StudyOptions o = osc::study_options_from(p);
@@ -203,10 +204,15 @@ class OscillatorsWorkload final : public Workload {
     const IndexRange m = resolve(members, std::size_t(K), "oscillators members");
     if (m.end == m.begin) throw Error("oscillators: an empty range of members");
     const int first = int(m.begin), count = int(m.end - m.begin);
-    const osc::Topologies t = osc::make_topologies(p, count, first);
-    const osc::State init = osc::make_initial_state(p, count, first);
-    auto ens = osc::make_ensemble(backend);
-    const osc::StudyResult s = osc::run_study_range(*ens, t, init, o, m, progress, K);
+    osc::StudyResult s;
+    if (ck) {
+      s = run_block_checkpointed(*ck, p, backend, m, progress);
+    } else {
+      const osc::Topologies t = osc::make_topologies(p, count, first);
+      const osc::State init = osc::make_initial_state(p, count, first);
+      auto ens = osc::make_ensemble(backend);
+      s = osc::run_study_range(*ens, t, init, o, m, progress, K);
+    }
     fill_study_result(r, s, o);
     RangePart part{"members", s.member_begin, s.member_begin + s.msd.size(), std::size_t(K), {}};
     part.sums["failed"].assign(s.failed.begin(), s.failed.end());
@@ -286,6 +292,10 @@ class OscillatorsWorkload final : public Workload {
     if (ck.resume) {
       if (!header) throw CheckpointRefused("--resume: no checkpoint in " + ck.dir);
       check_resumable(*header, "oscillators", p, backend, ck.dir);
+      // A checkpoint kept per block (written by ranks of an MPI job): resumed block by block.
+      if (header->version == 2)
+        return run_block_checkpointed(ck, p, backend, IndexRange{0, std::size_t(t.members)},
+                                      progress);
       sp = read_study_checkpoint(ck.dir, *header);
     } else if (header) {
       throw CheckpointRefused(ck.dir +

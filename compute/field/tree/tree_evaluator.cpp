@@ -20,6 +20,9 @@ void finalize(const double* acc, double k, Result& out, std::size_t i) {
   out.ex[i] = float(ex), out.ey[i] = float(ey), out.ez[i] = float(ez);
   out.magnitude[i] = float(std::sqrt(ex * ex + ey * ey + ez * ez));
   out.potential[i] = float(k * acc[3]);
+  if (!out.sums64.empty())
+    out.sums64[4 * i] = ex, out.sums64[4 * i + 1] = ey, out.sums64[4 * i + 2] = ez,
+                   out.sums64[4 * i + 3] = k * acc[3];
 }
 
 class CpuBackend final : public TreeBackend {
@@ -128,6 +131,7 @@ class TreeEvaluator final : public Evaluator {
     stats.refinements = redone;
     const std::size_t T = r.end - r.begin;
     detail::resize_outputs(out, T);
+    if (o.keep_sums64) out.sums64.assign(4 * T, 0.0);
     for (std::size_t i = 0; i < T; ++i) finalize(&acc[i * 4], o.k, out, i);
     out.target_begin = r.begin;
     out.skipped_coincidences = skipped;
