@@ -33,6 +33,8 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kChunkOscSteps = 2e7;
 constexpr std::int64_t kMinChunk = 32;
 constexpr std::int64_t kSampleValues = 4000000;
+/// Lane groups integrated so far (detail::cpu_lane_groups_run: tests check the lanes are used).
+std::atomic<std::int64_t> g_lane_groups{0};
 
 /// A graph's neighbour table, for gathers without branches (a loop over each CSR row mispredicts
 /// its exit branch at almost every node when degrees vary). Two forms, the cheaper one chosen by
@@ -246,6 +248,11 @@ double msd_of(const T* __restrict x, int N) {
       acc[j] += d * d;
     }
   double ss = 0;
+  // (The tail's order as GCC 12 vectorised it before it was written out: detail::unfused_tail.)
+  for (const int unfused_end = i + detail::unfused_tail<T>(N - i); i < unfused_end; ++i) {
+    const double d = double(x[i]) - mean;
+    ss += detail::product_unfused(d, d);
+  }
   for (; i < N; ++i) ss += (double(x[i]) - mean) * (double(x[i]) - mean);
   ss += ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
   return ss / N;
@@ -515,6 +522,7 @@ class CpuImpl {
         }
         if (same_ring) {
           group(ks, tab, m, he, dt, first, chunk, rec, ls, s_msd, s_r);
+          g_lane_groups.fetch_add(1, std::memory_order_relaxed);
           continue;
         }
         for (int l = 0; l < n; ++l) {
@@ -870,6 +878,7 @@ namespace {
 std::atomic<bool> g_lanes{true};
 }  // namespace
 bool cpu_lanes() { return g_lanes.load(); }
+std::int64_t cpu_lane_groups_run() { return g_lane_groups.load(); }
 void set_cpu_lanes(bool on) { g_lanes = on; }
 }  // namespace detail
 

@@ -101,6 +101,9 @@ void set_cpu_table_cache_bytes(std::size_t bytes);
 /// the schedule before the lanes (tests compare the two). Read by advance().
 bool cpu_lanes();
 void set_cpu_lanes(bool on);
+/// How many (group, chunk) integrations the lane kernels have run in this process (a counter
+/// for tests: which networks take the lanes).
+std::int64_t cpu_lane_groups_run();
 /// Only linked when SIMSCOPE_HAVE_CUDA (oscillators_cuda.cu).
 std::unique_ptr<Ensemble> make_cuda_ensemble();
 

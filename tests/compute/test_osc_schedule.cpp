@@ -51,6 +51,7 @@ struct Case {
   State s0;
   StudyOptions o;
   Case(int members, const std::string& net) : K(members) {
+    if (net == "ws100") N = 100;  // the bench's network: ring + corrections (N = 24 takes ELL)
     if (net == "er")
       t = erdos_renyi(N, 0.2, K, 3);
     else if (net.rfind("ring", 0) == 0)  // "ring2", "ring6", "ring10", "weighted ring4"
@@ -59,11 +60,18 @@ struct Case {
       t = ring(N, std::stoi(net.substr(13)), K);
     else if (net == "ws mixed")  // rewired so much that members' tables differ in form and H
       t = watts_strogatz(N, 4, 0.7, K, 8);
+    else if (net == "ws100")
+      t = watts_strogatz(N, 4, 0.1, K, 5);
     else
       t = watts_strogatz(N, 4, 0.2, K, 5);
-    if (net == "weighted" || net.rfind("weighted", 0) == 0) {
+    if (net == "weighted") {
       t.weight.resize(t.col.size());
       for (std::size_t q = 0; q < t.weight.size(); ++q) t.weight[q] = 0.5 + 0.125 * double(q % 7);
+    }
+    if (net.rfind("weighted ring", 0) == 0) {  // a few weights != 1: corrections of w - 1
+      t.weight.assign(t.col.size(), 1.0);
+      for (std::size_t q = 0; q < t.weight.size(); q += 5)
+        t.weight[q] = 0.5 + 0.125 * double(q % 7);
     }
     s0 = initial_state("random", N, K, 6);
     s0.x[std::size_t(K / 2) * N] = 1e3;
@@ -112,20 +120,40 @@ TEST(OscSchedule, LaneGroupsGiveThePerMemberResultsBitForBit) {
   // member), partial last groups (K = 9, 17), a failing member inside a group, fp64 and fp32,
   // 1 and 2 threads, with and without the table cache.
   const Restore restore;
-  for (const std::string net : {"ring2", "ring6", "ring10", "weighted ring4", "ws mixed", "ws"})
+  for (const std::string net :
+       {"ring2", "ring6", "ring10", "weighted ring4", "ws mixed", "ws", "ws100"})
     for (int K : {1, 8, 9, 17, 70})
       for (const Precision p : {Precision::Fp64, Precision::Fp32}) {
         const Case c(K, net);
+        const std::int64_t runs = detail::cpu_lane_groups_run();
         const StudyResult ref = study(c, 0, 1, false, p, false);
+        EXPECT_EQ(detail::cpu_lane_groups_run(), runs) << "lanes off";
         EXPECT_EQ(ref.failed_count, 1) << net << " K " << K;
         for (int threads : {1, 2})
           for (std::size_t budget : {std::size_t(0), std::size_t(512) << 20}) {
             const std::string what = net + " K " + std::to_string(K) + " fp" +
                                      (p == Precision::Fp32 ? "32" : "64") + " threads " +
                                      std::to_string(threads) + " budget " + std::to_string(budget);
+            const std::int64_t before = detail::cpu_lane_groups_run();
             expect_identical(study(c, budget, threads, false, p, true), ref, what);
+            // Groups of 8 members sharing a lattice: rings and Watts-Strogatz networks of 100
+            // nodes with K >= 8 (at N = 24, Watts-Strogatz members mostly take ELL tables).
+            if ((net.find("ring") != std::string::npos || net == "ws100") && K >= 8)
+              EXPECT_GT(detail::cpu_lane_groups_run(), before) << what;
+            if (K < 8) EXPECT_EQ(detail::cpu_lane_groups_run(), before) << what;
           }
       }
+}
+
+TEST(OscSchedule, LaneGroupsAreUsedForWattsStrogatzAndNotForErdosRenyi) {
+  const Restore restore;
+  const Case ws(64, "ws100"), er(64, "er");
+  std::int64_t before = detail::cpu_lane_groups_run();
+  study(ws, std::size_t(512) << 20, 1, false);
+  EXPECT_GT(detail::cpu_lane_groups_run(), before);
+  before = detail::cpu_lane_groups_run();
+  study(er, std::size_t(512) << 20, 1, false);
+  EXPECT_EQ(detail::cpu_lane_groups_run(), before);  // ELL tables: member by member
 }
 
 TEST(OscSchedule, LaneGroupsFollowTheLiveMembers) {
