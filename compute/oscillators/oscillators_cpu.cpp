@@ -10,6 +10,11 @@
 // (deterministic), progress is reported and cancellation checked. Each member's table is built
 // once and kept across chunks (within a byte budget): a chunk is only 32 steps when K N is large,
 // and rebuilding the tables at every chunk cost ~27 % at K = 20000 (tests/bench/NOTES.md).
+// Members that share a ring lattice half-width (rings, Watts-Strogatz) are integrated in groups
+// of kLanes, one SIMD lane per member (group(), cpu_lanes.hpp): a group's state, stage buffers
+// and correction lists (~55 KB for N = 100 in fp64, L1/L2) stay in cache for the chunk's steps;
+// each lane performs member()'s operations in member()'s order, so results are the same bit for
+// bit (detail::set_cpu_lanes(false) runs member() only; tests compare the two).
 #include <omp.h>
 
 #include <algorithm>
