@@ -14,6 +14,11 @@
 
 #include "oscillators/sl_rhs.hpp"
 
+// Lane vectors are passed and returned by value between these inline helpers only (never across
+// a library boundary): GCC's note that their ABI depends on AVX/AVX-512 does not apply.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+
 namespace simscope::oscillators::detail {
 
 /// Members per lane group.
@@ -169,9 +174,9 @@ constexpr int unfused_tail(int tail) {
 }
 
 /// Each lane's (1/N) sum (x - mean)^2: the per-member msd_of (two passes, 8 partial sums over
-/// the nodes, combined in the same order) lane-wise, in fp64.
+/// the nodes, combined in the same order) lane-wise, in fp64, into `out`.
 template <typename T>
-Lanes<double> msd_lanes(const Lanes<T>* __restrict x, int N) {
+void msd_lanes(const Lanes<T>* __restrict x, int N, Lanes<double>& out) {
   using VD = Lanes<double>;
   VD acc[8] = {};
   int i = 0;
@@ -195,7 +200,9 @@ Lanes<double> msd_lanes(const Lanes<T>* __restrict x, int N) {
   }
   for (; i < N; ++i) ss += (to_double<T>(x[i]) - mean) * (to_double<T>(x[i]) - mean);
   ss += ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
-  return ss / double(N);
+  out = ss / double(N);
 }
 
 }  // namespace simscope::oscillators::detail
+
+#pragma GCC diagnostic pop

@@ -29,6 +29,10 @@
 #include "oscillators/oscillators_internal.hpp"
 #include "oscillators/sl_rhs.hpp"
 
+// (The lane vectors of cpu_lanes.hpp go by value only between functions of this file: GCC's note
+// that their ABI depends on AVX-512, in builds without -march=native, does not apply.)
+#pragma GCC diagnostic ignored "-Wpsabi"
+
 namespace simscope::oscillators {
 namespace {
 
@@ -641,7 +645,8 @@ class CpuImpl {
       detail::stage_last_lanes(x, y, nsum, diag, ax, ay, xs, ys, N, om, c, he, h6);
       const bool sample = gstep % rec.every == 0;
       if (!(sample || gstep > rec.transient || st == chunk - 1)) continue;
-      const detail::Lanes<double> msd = detail::msd_lanes<T>(x, N);
+      detail::Lanes<double> msd;
+      detail::msd_lanes<T>(x, N, msd);
       for (int l = 0; l < G; ++l) {
         if (!std::isfinite(msd[l])) bad[l] = true;
         if (gstep > rec.transient) {
