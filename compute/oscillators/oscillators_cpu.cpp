@@ -10,6 +10,11 @@
 // (deterministic), progress is reported and cancellation checked. Each member's table is built
 // once and kept across chunks (within a byte budget): a chunk is only 32 steps when K N is large,
 // and rebuilding the tables at every chunk cost ~27 % at K = 20000 (tests/bench/NOTES.md).
+// Members that share a ring lattice half-width (rings, Watts-Strogatz) are integrated in groups
+// of kLanes, one SIMD lane per member (group(), cpu_lanes.hpp): a group's state, stage buffers
+// and correction lists (~55 KB for N = 100 in fp64, L1/L2) stay in cache for the chunk's steps;
+// each lane performs member()'s operations in member()'s order, so results are the same bit for
+// bit (detail::set_cpu_lanes(false) runs member() only; tests compare the two).
 #include <omp.h>
 
 #include <algorithm>
@@ -20,8 +25,13 @@
 #include <new>
 
 #include "core/error.hpp"
+#include "oscillators/cpu_lanes.hpp"
 #include "oscillators/oscillators_internal.hpp"
 #include "oscillators/sl_rhs.hpp"
+
+// (The lane vectors of cpu_lanes.hpp go by value only between functions of this file: GCC's note
+// that their ABI depends on AVX-512, in builds without -march=native, does not apply.)
+#pragma GCC diagnostic ignored "-Wpsabi"
 
 namespace simscope::oscillators {
 namespace {
@@ -32,6 +42,8 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kChunkOscSteps = 2e7;
 constexpr std::int64_t kMinChunk = 32;
 constexpr std::int64_t kSampleValues = 4000000;
+/// Lane groups integrated so far (detail::cpu_lane_groups_run: tests check the lanes are used).
+std::atomic<std::int64_t> g_lane_groups{0};
 
 /// A graph's neighbour table, for gathers without branches (a loop over each CSR row mispredicts
 /// its exit branch at almost every node when degrees vary). Two forms, the cheaper one chosen by
@@ -245,6 +257,11 @@ double msd_of(const T* __restrict x, int N) {
       acc[j] += d * d;
     }
   double ss = 0;
+  // (The tail's order as GCC 12 vectorised it before it was written out: detail::unfused_tail.)
+  for (const int unfused_end = i + detail::unfused_tail<T>(N - i); i < unfused_end; ++i) {
+    const double d = double(x[i]) - mean;
+    ss += detail::product_unfused(d, d);
+  }
   for (; i < N; ++i) ss += (double(x[i]) - mean) * (double(x[i]) - mean);
   ss += ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
   return ss / N;
@@ -296,11 +313,28 @@ void stage_last(T* __restrict x, T* __restrict y, const T* __restrict nsum,
 template <typename T>
 struct Scratch {
   std::vector<T> xg, xs, ys, ax, ay, nsum;
-  Table<T> table;  // the member's own table (graphs not shared) when not kept in the cache
+  /// The members' own tables (graphs not shared) when not kept in the cache: one per lane.
+  Table<T> table[detail::kLanes];
   TableScratch tscr;
   void resize(int n, int H) {
     for (auto* v : {&xg, &xs}) v->assign(std::size_t(n) + 2 * std::size_t(H) + 1, T(0));
     for (auto* v : {&ys, &ax, &ay, &nsum}) v->resize(std::size_t(n));
+  }
+};
+
+/// Scratch of one thread for a lane group (cpu_lanes.hpp): node i of the G members is one
+/// vector. x and xs have H halo vectors on each side; the group's correction list indexes lanes.
+template <typename T>
+struct LaneScratch {
+  using V = detail::Lanes<T>;
+  std::vector<V> x, xs, y, ys, ax, ay, nsum, diag;
+  std::vector<std::int32_t> dst, src;
+  std::vector<T> w;
+  std::vector<std::uint16_t> ad, as, md, ms;  // the unit-weight form (corrections_unit_lanes)
+  std::vector<std::uint8_t> minus;            // per node: a -1 entry seen (building the unit form)
+  void resize(int n, int H) {
+    for (auto* v : {&x, &xs}) v->assign(std::size_t(n) + 2 * std::size_t(H), V{});
+    for (auto* v : {&y, &ys, &ax, &ay, &nsum, &diag}) v->assign(std::size_t(n), V{});
   }
 };
 
@@ -351,6 +385,7 @@ class CpuImpl {
       if (!std::isfinite(v)) throw Error("model.omega, model.c and model.coupling must be finite");
     const int N = topo_.nodes, K = topo_.members;
     const double he = m.coupling / 2;
+    cpu_lanes_ = detail::cpu_lanes();
     diag_.resize(deg_.size());
     for (std::size_t q = 0; q < deg_.size(); ++q) diag_[q] = T(1.0 - he * deg_[q]);
 
@@ -460,35 +495,204 @@ class CpuImpl {
                  double* s_msd, double* s_r) {
     const int N = topo_.nodes, K = topo_.members;
     const std::int64_t first = step_;
-    // No more threads than members: an idle thread would spin at the region's barrier, taking a
+    // The work items: groups of G consecutive members still finite (failed ones stay NaN in the
+    // samples), G = kLanes with the lane kernels, else 1. A group whose members do not share a
+    // ring lattice (or a partial last group) is integrated member by member.
+    const int G = cpu_lanes_ ? detail::kLanes : 1;
+    live_.clear();
+    for (int k = 0; k < K; ++k)
+      if (!failed_[std::size_t(k)]) live_.push_back(k);
+    const int items = int((live_.size() + std::size_t(G) - 1) / std::size_t(G));
+    // No more threads than items: an idle thread would spin at the region's barrier, taking a
     // core from the work (or from the worker, on a busy machine). One thread for small chunks
     // (the live view's frames): waking threads and a barrier cost more than the work then, and a
     // preempted thread (software GL rendering on the same cores) stalls the barrier for ms.
     const bool small = double(K) * N * double(chunk) < 2e5;
-    const int threads = small ? 1 : std::max(1, std::min(K, omp_get_max_threads()));
+    const int threads = small ? 1 : std::max(1, std::min(items, omp_get_max_threads()));
 #pragma omp parallel num_threads(threads)
     {
       Scratch<T> sc;
       sc.resize(N, kMaxRingHalf);
+      LaneScratch<T> ls;
+      if (G > 1) ls.resize(N, kMaxRingHalf);
 #pragma omp for schedule(dynamic, 1)
-      for (int k = 0; k < K; ++k) {
-        if (failed_[std::size_t(k)]) continue;  // left NaN in the samples
-        if (topo_.weighted())
-          member<true>(k, m, he, dt, first, chunk, rec, sc, s_msd, s_r);
-        else
-          member<false>(k, m, he, dt, first, chunk, rec, sc, s_msd, s_r);
+      for (int q = 0; q < items; ++q) {
+        const int* ks = live_.data() + std::size_t(q) * G;
+        const int n = std::min<int>(G, int(live_.size()) - q * G);
+        const Table<T>* tab[detail::kLanes];
+        bool same_ring = n == detail::kLanes;
+        for (int l = 0; l < n; ++l) {
+          tab[l] = &shared_table_;
+          if (!topo_.shared)
+            tab[l] =
+                member_table(ks[l], topo_.row_ptr.data() + std::size_t(topo_.graph_of(ks[l])) * N,
+                             sc.table[l], sc.tscr);
+          same_ring = same_ring && tab[l]->H > 0 && tab[l]->H == tab[0]->H;
+        }
+        if (same_ring) {
+          group(ks, tab, m, he, dt, first, chunk, rec, ls, s_msd, s_r);
+          g_lane_groups.fetch_add(1, std::memory_order_relaxed);
+          continue;
+        }
+        for (int l = 0; l < n; ++l) {
+          if (topo_.weighted())
+            member<true>(ks[l], *tab[l], m, he, dt, first, chunk, rec, sc, s_msd, s_r);
+          else
+            member<false>(ks[l], *tab[l], m, he, dt, first, chunk, rec, sc, s_msd, s_r);
+        }
       }
+    }
+  }
+
+  /// Integrates the kLanes members ks[] (tables tab[], all rings of the same half-width H) over
+  /// steps first+1 .. first+chunk, one lane per member: the operations of member() lane-wise
+  /// (cpu_lanes.hpp), so each member's results are member()'s bit for bit.
+  void group(const int* ks, const Table<T>* const* tab, const Model& m, double he_d, double dt_d,
+             std::int64_t first, std::int64_t chunk, const Recording& rec, LaneScratch<T>& ls,
+             double* s_msd, double* s_r) {
+    using V = detail::Lanes<T>;
+    constexpr int G = detail::kLanes;
+    const int N = topo_.nodes, K = topo_.members, H = tab[0]->H;
+    V* __restrict x = ls.x.data() + kMaxRingHalf;  // centres (halos on both sides)
+    V* __restrict xs = ls.xs.data() + kMaxRingHalf;
+    V* __restrict y = ls.y.data();
+    V* __restrict ys = ls.ys.data();
+    V* __restrict ax = ls.ax.data();
+    V* __restrict ay = ls.ay.data();
+    V* __restrict nsum = ls.nsum.data();
+    V* __restrict diag = ls.diag.data();
+    // The members' state and diagonals into the lanes; their correction lists interleaved
+    // (entry r of every member, then r + 1: each member's entries stay in its list's order).
+    std::size_t R = 0;
+    for (int l = 0; l < G; ++l) {
+      const std::size_t k = std::size_t(ks[l]);
+      const T* xk = x_.data() + k * N;
+      const T* yk = y_.data() + k * N;
+      const T* dk = diag_.data() + std::size_t(topo_.graph_of(ks[l])) * N;
+      for (int i = 0; i < N; ++i) x[i][l] = xk[i], y[i][l] = yk[i], diag[i][l] = dk[i];
+      R = std::max(R, tab[l]->li.size());
+    }
+    // The unit form when every weight is +-1 with each node's +1 entries first (unweighted
+    // rings and Watts-Strogatz networks), else the general form.
+    bool unit = std::int64_t(N) * G <= 65536;  // (lane indices in 16 bits)
+    for (int l = 0; l < G && unit; ++l) {
+      ls.minus.assign(std::size_t(N), 0);
+      const Table<T>& e = *tab[l];
+      for (std::size_t r = 0; r < e.li.size() && unit; ++r) {
+        if (e.lw[r] == T(-1))
+          ls.minus[std::size_t(e.li[r])] = 1;
+        else if (e.lw[r] != T(1) || ls.minus[std::size_t(e.li[r])])
+          unit = false;
+      }
+    }
+    ls.dst.clear(), ls.src.clear(), ls.w.clear();
+    ls.ad.clear(), ls.as.clear(), ls.md.clear(), ls.ms.clear();
+    for (std::size_t r = 0; r < R; ++r)
+      for (int l = 0; l < G; ++l) {
+        const Table<T>& e = *tab[l];
+        if (r >= e.li.size()) continue;
+        const std::int32_t d = e.li[r] * G + l, j = e.lj[r] * G + l;
+        if (!unit) {
+          ls.dst.push_back(d), ls.src.push_back(j), ls.w.push_back(e.lw[r]);
+        } else if (e.lw[r] > 0) {
+          ls.ad.push_back(std::uint16_t(d)), ls.as.push_back(std::uint16_t(j));
+        } else {
+          ls.md.push_back(std::uint16_t(d)), ls.ms.push_back(std::uint16_t(j));
+        }
+      }
+    const std::size_t nc = ls.dst.size(), na = ls.ad.size(), nm = ls.md.size();
+    const std::int32_t* cd = ls.dst.data();
+    const std::int32_t* cs = ls.src.data();
+    const T* cw = ls.w.data();
+    const std::uint16_t *ad = ls.ad.data(), *as = ls.as.data();
+    const std::uint16_t *md = ls.md.data(), *ms = ls.ms.data();
+    const T om = T(m.omega), c = T(m.c), he = T(he_d), h = T(dt_d), h2 = T(dt_d / 2),
+            h6 = T(dt_d / 6);
+    double tot[G], win[G];
+    bool bad[G];
+    for (int l = 0; l < G; ++l)
+      tot[l] = total_[std::size_t(ks[l])], win[l] = window_[std::size_t(ks[l])], bad[l] = false;
+    const auto gather = [H, nsum, N, unit, nc, cd, cs, cw, na, ad, as, nm, md,
+                         ms](V* __restrict src) {
+      detail::fill_halo_lanes(src, N, H);
+      switch (H) {
+        case 1:
+          detail::stencil_lanes<V, 1>(src, nsum, N, H);
+          break;
+        case 2:
+          detail::stencil_lanes<V, 2>(src, nsum, N, H);
+          break;
+        case 3:
+          detail::stencil_lanes<V, 3>(src, nsum, N, H);
+          break;
+        default:
+          detail::stencil_lanes<V, 0>(src, nsum, N, H);
+      }
+      if (unit)
+        detail::corrections_unit_lanes<V, T>(ad, as, na, md, ms, nm, src, nsum);
+      else
+        detail::corrections_lanes<V, T>(cd, cs, cw, nc, src, nsum);
+    };
+    for (std::int64_t st = 0; st < chunk; ++st) {
+      const std::int64_t gstep = first + st + 1;
+      gather(x);
+      detail::stage_first_lanes(x, y, nsum, diag, ax, ay, xs, ys, N, om, c, he, h2);
+      gather(xs);
+      detail::stage_mid_lanes(x, y, nsum, diag, ax, ay, xs, ys, N, om, c, he, h2);
+      gather(xs);
+      detail::stage_mid_lanes(x, y, nsum, diag, ax, ay, xs, ys, N, om, c, he, h);
+      gather(xs);
+      detail::stage_last_lanes(x, y, nsum, diag, ax, ay, xs, ys, N, om, c, he, h6);
+      const bool sample = gstep % rec.every == 0;
+      if (!(sample || gstep > rec.transient || st == chunk - 1)) continue;
+      detail::Lanes<double> msd;
+      detail::msd_lanes<T>(x, N, msd);
+      for (int l = 0; l < G; ++l) {
+        if (!std::isfinite(msd[l])) bad[l] = true;
+        if (gstep > rec.transient) {
+          win[l] += msd[l];
+          if (gstep % kMsdWindow == 0) tot[l] += win[l], win[l] = 0;
+        }
+        if (!sample) continue;
+        double cs_ = 0, sn = 0;
+        for (int i = 0; i < N; ++i) {
+          const double xi = double(x[i][l]), yi = double(y[i][l]);
+          const double r2 = xi * xi + yi * yi;
+          if (r2 > 0) {
+            const double inv = 1.0 / std::sqrt(r2);
+            cs_ += xi * inv, sn += yi * inv;
+          } else {
+            cs_ += 1;
+          }
+        }
+        const std::size_t k = std::size_t(ks[l]);
+        const std::int64_t j = gstep / rec.every - 1 - first / rec.every;
+        s_msd[std::size_t(j) * K + k] = msd[l];
+        s_r[std::size_t(j) * K + k] =
+            std::isfinite(msd[l]) ? std::sqrt(cs_ * cs_ + sn * sn) / N : kNaN;
+      }
+    }
+    for (int l = 0; l < G; ++l) {
+      const std::size_t k = std::size_t(ks[l]);
+      T* xk = x_.data() + k * N;
+      T* yk = y_.data() + k * N;
+      for (int i = 0; i < N; ++i) {
+        xk[i] = x[i][l], yk[i] = y[i][l];
+        if (!std::isfinite(xk[i]) || !std::isfinite(yk[i])) bad[l] = true;
+      }
+      total_[k] = tot[l];
+      window_[k] = win[l];
+      if (bad[l]) failed_[k] = 1;
     }
   }
 
   /// Integrates member k over steps first+1 .. first+chunk.
   template <bool Weighted>
-  void member(int k, const Model& m, double he_d, double dt_d, std::int64_t first,
-              std::int64_t chunk, const Recording& rec, Scratch<T>& sc, double* s_msd,
-              double* s_r) {
+  void member(int k, const Table<T>& tab, const Model& m, double he_d, double dt_d,
+              std::int64_t first, std::int64_t chunk, const Recording& rec, Scratch<T>& sc,
+              double* s_msd, double* s_r) {
     const int N = topo_.nodes, K = topo_.members;
     const int g = topo_.graph_of(k);
-    const std::int64_t* __restrict row = topo_.row_ptr.data() + std::size_t(g) * N;
     const T* __restrict diag = diag_.data() + std::size_t(g) * N;
     T* __restrict x = x_.data() + std::size_t(k) * N;
     T* __restrict y = y_.data() + std::size_t(k) * N;
@@ -502,8 +706,7 @@ class CpuImpl {
             h6 = T(dt_d / 6);
     double tot = total_[std::size_t(k)], win = window_[std::size_t(k)];
     bool bad = false;
-    const Table<T>* table = &shared_table_;
-    if (!topo_.shared) table = member_table(k, row, sc);
+    const Table<T>* table = &tab;
     const int H = table->H;
     // (A lambda capturing the pointers by reference would make them memory-resident and stop
     // the vectoriser; one capturing them by value calls functions that take them as arguments.)
@@ -567,18 +770,19 @@ class CpuImpl {
 
   /// Member k's neighbour table: the cached one, else built into the thread's scratch and kept
   /// in the cache while the cache's bytes stay within its budget (the same table either way).
-  const Table<T>* member_table(int k, const std::int64_t* row, Scratch<T>& sc) {
+  const Table<T>* member_table(int k, const std::int64_t* row, Table<T>& scratch,
+                               TableScratch& tscr) {
     if (cached_[std::size_t(k)]) return &tables_[std::size_t(k)];
     build_table(row, topo_.col.data(), topo_.weighted() ? topo_.weight.data() : nullptr,
-                topo_.nodes, sc.table, sc.tscr);
+                topo_.nodes, scratch, tscr);
     if (cache_bytes_.load(std::memory_order_relaxed) < cache_budget_.load()) {
       Table<T>& kept = tables_[std::size_t(k)];
       try {
-        kept = sc.table;                 // a copy: exact capacities
+        kept = scratch;                  // a copy: exact capacities
       } catch (const std::bad_alloc&) {  // (inside a parallel region: not kept, no exception)
         kept = Table<T>{};
         cache_budget_ = 0;
-        return &sc.table;
+        return &scratch;
       }
       const std::size_t b = kept.bytes() + sizeof(Table<T>);
       if (cache_bytes_.fetch_add(b, std::memory_order_relaxed) + b <= cache_budget_.load()) {
@@ -588,7 +792,7 @@ class CpuImpl {
       cache_bytes_.fetch_sub(b, std::memory_order_relaxed);
       kept = Table<T>{};
     }
-    return &sc.table;
+    return &scratch;
   }
 
   Topologies topo_;
@@ -603,6 +807,8 @@ class CpuImpl {
   std::vector<T> x_, y_, diag_;
   std::vector<double> deg_, total_, window_;
   std::vector<std::uint8_t> failed_;
+  std::vector<int> live_;  // the members still finite, in order (run_chunk's work items)
+  bool cpu_lanes_ = true;  // detail::cpu_lanes() at advance()
   std::int64_t step_ = 0;
   bool loaded_ = false;
 };
@@ -678,6 +884,12 @@ std::atomic<std::size_t> g_table_cache_bytes{std::size_t(512) << 20};
 }  // namespace
 std::size_t cpu_table_cache_bytes() { return g_table_cache_bytes.load(); }
 void set_cpu_table_cache_bytes(std::size_t bytes) { g_table_cache_bytes = bytes; }
+namespace {
+std::atomic<bool> g_lanes{true};
+}  // namespace
+bool cpu_lanes() { return g_lanes.load(); }
+std::int64_t cpu_lane_groups_run() { return g_lane_groups.load(); }
+void set_cpu_lanes(bool on) { g_lanes = on; }
 }  // namespace detail
 
 }  // namespace simscope::oscillators

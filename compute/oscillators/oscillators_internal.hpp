@@ -95,6 +95,15 @@ std::unique_ptr<Ensemble> make_cpu_ensemble();
 /// before the cache (tests compare the two). Read by load() and restore().
 std::size_t cpu_table_cache_bytes();
 void set_cpu_table_cache_bytes(std::size_t bytes);
+/// Whether the CPU ensemble integrates groups of kLanes members that share a ring lattice
+/// half-width one SIMD lane per member (cpu_lanes.hpp; default on). Results do not depend on it
+/// (each lane performs the per-member operations); off, every member is integrated on its own,
+/// the schedule before the lanes (tests compare the two). Read by advance().
+bool cpu_lanes();
+void set_cpu_lanes(bool on);
+/// How many (group, chunk) integrations the lane kernels have run in this process (a counter
+/// for tests: which networks take the lanes).
+std::int64_t cpu_lane_groups_run();
 /// Only linked when SIMSCOPE_HAVE_CUDA (oscillators_cuda.cu).
 std::unique_ptr<Ensemble> make_cuda_ensemble();
 

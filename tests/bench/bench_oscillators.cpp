@@ -9,6 +9,7 @@
 #include "bench.hpp"
 #include "core/backend.hpp"
 #include "oscillators/oscillators.hpp"
+#include "oscillators/oscillators_internal.hpp"
 
 namespace simscope::bench {
 namespace {
@@ -17,7 +18,7 @@ using namespace simscope::oscillators;
 
 int run_oscillators(const std::vector<std::string>& words) {
   const Args a(words, {"mode", "backend", "precision", "nodes", "members", "steps", "topology", "k",
-                       "p", "repeat", "every", "seed", "dt"});
+                       "p", "repeat", "every", "seed", "dt", "lanes"});
   const std::string mode = a.choice("mode", "single", {"single", "study"});
   const bool single = mode == "single";
   const std::string backend_name = a.choice("backend", "cpu", {"cpu", "cuda", "auto"});
@@ -36,6 +37,10 @@ int run_oscillators(const std::vector<std::string>& words) {
   const std::int64_t every = a.count("every", 100);
   const auto seed = std::uint64_t(a.count("seed", 1));
   const double dt = a.number("dt", 0.01, 1e-9, 10);
+  // The CPU kernels with one SIMD lane per member (default) or every member on its own (the
+  // schedule before them: the same results, for a side-by-side figure in one binary).
+  const bool lanes = a.choice("lanes", "on", {"on", "off"}) == "on";
+  detail::set_cpu_lanes(lanes);
 
   const Topologies t = topo == "ring"             ? ring(N, k, K)
                        : topo == "watts_strogatz" ? watts_strogatz(N, k, p, K, seed)
@@ -85,6 +90,7 @@ int run_oscillators(const std::vector<std::string>& words) {
       .add("nodes", std::int64_t(N))
       .add("members", std::int64_t(K))
       .add("steps", steps)
+      .add("lanes", lanes ? "on" : "off")
       .add("topology", topo + (topo == "erdos_renyi" ? "" : " k=" + std::to_string(k)) +
                            (topo == "ring" ? "" : " p=" + std::to_string(p)));
   if (single) j.add("seconds_per_1e6_steps", sec / double(steps) * 1e6);
@@ -109,7 +115,7 @@ const Registration reg{Bench{
     "oscillators",
     "oscillators [--mode single|study] [--backend cpu|cuda|auto] [--precision fp64|fp32] "
     "[--nodes N] [--members K] [--steps S] [--topology ring|watts_strogatz|erdos_renyi] [--k K] "
-    "[--p P] [--every E] [--repeat R]",
+    "[--p P] [--every E] [--repeat R] [--lanes on|off]",
     "  RK4 steps of K Stuart-Landau networks of N oscillators (compute/oscillators), with the\n"
     "  observables on: msd of every step accumulated into each member's time average, R and\n"
     "  msd sampled every --every steps (default 100). w = 1, c = 1, e = 0.2, dt = 0.01 (the\n"
@@ -121,13 +127,14 @@ const Registration reg{Bench{
     "       (k = 4, p = 0.1), 2000 (cpu) / 20000 (cuda) steps: osc_steps_per_s = K N S / s.\n"
     "  --backend cpu|cuda|auto (default cpu)   --precision fp64 (default) | fp32\n"
     "  --repeat R  timed runs after a 100-step warm-up; seconds is their median (default 3)\n"
-    "  JSON keys: workload, mode, backend, device, precision, nodes, members, steps, topology,\n"
-    "  seconds_per_1e6_steps (single), osc_steps_per_s, seconds, cpu_seconds (the process's CPU\n"
-    "  time over the same runs, median), osc_steps_per_cpu_s (per CPU second: steadier on a "
-    "loaded\n"
-    "  machine; x threads for the wall rate on an idle one), repeat, msd_mean (ensemble\n"
-    "  mean of the time-averaged msd, a sanity value), peak_rss_bytes (getrusage),\n"
-    "  peak_device_bytes (CUDA ensemble's peak allocation; 0 on cpu), setup.\n",
+    "  --lanes on|off  cpu: groups of 8 members one SIMD lane per member (default on), or every\n"
+    "       member on its own (the schedule before; results identical)\n"
+    "  JSON keys: workload, mode, backend, device, precision, nodes, members, steps, lanes,\n"
+    "  topology, seconds_per_1e6_steps (single), osc_steps_per_s, seconds, cpu_seconds (the\n"
+    "  process's CPU time over the same runs, median), osc_steps_per_cpu_s (per CPU second:\n"
+    "  steadier on a loaded machine; x threads for the wall rate on an idle one), repeat,\n"
+    "  msd_mean (ensemble mean of the time-averaged msd, a sanity value), peak_rss_bytes\n"
+    "  (getrusage), peak_device_bytes (CUDA ensemble's peak allocation; 0 on cpu), setup.\n",
     run_oscillators}};
 
 }  // namespace

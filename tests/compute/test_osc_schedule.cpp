@@ -1,8 +1,10 @@
 // The CPU ensemble's schedule (oscillators_cpu.cpp): the members' neighbour tables kept between
-// chunks (detail::set_cpu_table_cache_bytes) give the results of the schedule without the cache,
-// which rebuilds every table at every chunk, bit for bit: for several K, both graph tables (ring
-// + corrections, ELL), weighted graphs, fp64 and fp32, 1 and 2 threads, a cache too small for
-// all members, a member that goes non-finite, studies in blocks, cancelled and resumed.
+// chunks (detail::set_cpu_table_cache_bytes) and the groups of members integrated one SIMD lane
+// per member (detail::set_cpu_lanes) give the results of the schedule without either, which
+// rebuilds every table at every chunk and integrates every member on its own, bit for bit: for
+// several K, both graph tables (ring + corrections, ELL), rings of several half-widths, weighted
+// graphs, fp64 and fp32, 1 and 2 threads, a cache too small for all members, members that go
+// non-finite, studies in blocks, cancelled and resumed.
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -30,12 +32,14 @@ void expect_identical(const StudyResult& a, const StudyResult& b, const std::str
   EXPECT_EQ(a.valid, b.valid);
 }
 
-/// Restores the cache budget and the thread count on leaving a test.
+/// Restores the cache budget, the lane kernels' switch and the thread count on leaving a test.
 struct Restore {
   std::size_t budget = detail::cpu_table_cache_bytes();
+  bool lanes = detail::cpu_lanes();
   int threads = omp_get_max_threads();
   ~Restore() {
     detail::set_cpu_table_cache_bytes(budget);
+    detail::set_cpu_lanes(lanes);
     omp_set_num_threads(threads);
   }
 };
@@ -47,10 +51,27 @@ struct Case {
   State s0;
   StudyOptions o;
   Case(int members, const std::string& net) : K(members) {
-    t = net == "er" ? erdos_renyi(N, 0.2, K, 3) : watts_strogatz(N, 4, 0.2, K, 5);
+    if (net == "ws100") N = 100;  // the bench's network: ring + corrections (N = 24 takes ELL)
+    if (net == "er")
+      t = erdos_renyi(N, 0.2, K, 3);
+    else if (net.rfind("ring", 0) == 0)  // "ring2", "ring6", "ring10", "weighted ring4"
+      t = ring(N, std::stoi(net.substr(4)), K);
+    else if (net.rfind("weighted ring", 0) == 0)
+      t = ring(N, std::stoi(net.substr(13)), K);
+    else if (net == "ws mixed")  // rewired so much that members' tables differ in form and H
+      t = watts_strogatz(N, 4, 0.7, K, 8);
+    else if (net == "ws100")
+      t = watts_strogatz(N, 4, 0.1, K, 5);
+    else
+      t = watts_strogatz(N, 4, 0.2, K, 5);
     if (net == "weighted") {
       t.weight.resize(t.col.size());
       for (std::size_t q = 0; q < t.weight.size(); ++q) t.weight[q] = 0.5 + 0.125 * double(q % 7);
+    }
+    if (net.rfind("weighted ring", 0) == 0) {  // a few weights != 1: corrections of w - 1
+      t.weight.assign(t.col.size(), 1.0);
+      for (std::size_t q = 0; q < t.weight.size(); q += 5)
+        t.weight[q] = 0.5 + 0.125 * double(q % 7);
     }
     s0 = initial_state("random", N, K, 6);
     s0.x[std::size_t(K / 2) * N] = 1e3;
@@ -59,8 +80,9 @@ struct Case {
 };
 
 StudyResult study(const Case& c, std::size_t budget, int threads, bool blocks,
-                  Precision p = Precision::Fp64) {
+                  Precision p = Precision::Fp64, bool lanes = true) {
   detail::set_cpu_table_cache_bytes(budget);
+  detail::set_cpu_lanes(lanes);
   omp_set_num_threads(threads);
   StudyOptions o = c.o;
   o.precision = p;
@@ -75,7 +97,7 @@ TEST(OscSchedule, KeptTablesGiveTheUncachedResultsBitForBit) {
   for (const std::string net : {"ws", "er", "weighted"})
     for (int K : {1, 5, 70, 300}) {
       const Case c(K, net);
-      const StudyResult ref = study(c, 0, 1, false);
+      const StudyResult ref = study(c, 0, 1, false, Precision::Fp64, false);
       EXPECT_EQ(ref.failed_count, 1) << net << " K " << K;
       for (int threads : {1, 2})
         for (std::size_t budget : {std::size_t(0), std::size_t(20000), std::size_t(512) << 20}) {
@@ -84,17 +106,75 @@ TEST(OscSchedule, KeptTablesGiveTheUncachedResultsBitForBit) {
           expect_identical(study(c, budget, threads, false), ref, what);
         }
       // In blocks (5 %, at least 64 members: several blocks for K = 300), cached or not.
-      const StudyResult blocks_ref = study(c, 0, 1, true);
+      const StudyResult blocks_ref = study(c, 0, 1, true, Precision::Fp64, false);
       for (int threads : {1, 2})
         expect_identical(study(c, std::size_t(512) << 20, threads, true), blocks_ref,
                          net + " blocks K " + std::to_string(K));
     }
 }
 
+TEST(OscSchedule, LaneGroupsGiveThePerMemberResultsBitForBit) {
+  // One SIMD lane per member (cpu_lanes.hpp) against every member on its own: ring stencils of
+  // half-width 1, 3 (one pass) and 5 (passes), weighted rings (corrections of weight w - 1),
+  // Watts-Strogatz networks whose members differ in table form (groups integrated member by
+  // member), partial last groups (K = 9, 17), a failing member inside a group, fp64 and fp32,
+  // 1 and 2 threads, with and without the table cache.
+  const Restore restore;
+  for (const std::string net :
+       {"ring2", "ring6", "ring10", "weighted ring4", "ws mixed", "ws", "ws100"})
+    for (int K : {1, 8, 9, 17, 70})
+      for (const Precision p : {Precision::Fp64, Precision::Fp32}) {
+        const Case c(K, net);
+        const std::int64_t runs = detail::cpu_lane_groups_run();
+        const StudyResult ref = study(c, 0, 1, false, p, false);
+        EXPECT_EQ(detail::cpu_lane_groups_run(), runs) << "lanes off";
+        EXPECT_EQ(ref.failed_count, 1) << net << " K " << K;
+        for (int threads : {1, 2})
+          for (std::size_t budget : {std::size_t(0), std::size_t(512) << 20}) {
+            const std::string what = net + " K " + std::to_string(K) + " fp" +
+                                     (p == Precision::Fp32 ? "32" : "64") + " threads " +
+                                     std::to_string(threads) + " budget " + std::to_string(budget);
+            const std::int64_t before = detail::cpu_lane_groups_run();
+            expect_identical(study(c, budget, threads, false, p, true), ref, what);
+            // Groups of 8 members sharing a lattice: rings and Watts-Strogatz networks of 100
+            // nodes with K >= 8 (at N = 24, Watts-Strogatz members mostly take ELL tables).
+            if ((net.find("ring") != std::string::npos || net == "ws100") && K >= 8)
+              EXPECT_GT(detail::cpu_lane_groups_run(), before) << what;
+            if (K < 8) EXPECT_EQ(detail::cpu_lane_groups_run(), before) << what;
+          }
+      }
+}
+
+TEST(OscSchedule, LaneGroupsAreUsedForWattsStrogatzAndNotForErdosRenyi) {
+  const Restore restore;
+  const Case ws(64, "ws100"), er(64, "er");
+  std::int64_t before = detail::cpu_lane_groups_run();
+  study(ws, std::size_t(512) << 20, 1, false);
+  EXPECT_GT(detail::cpu_lane_groups_run(), before);
+  before = detail::cpu_lane_groups_run();
+  study(er, std::size_t(512) << 20, 1, false);
+  EXPECT_EQ(detail::cpu_lane_groups_run(), before);  // ELL tables: member by member
+}
+
+TEST(OscSchedule, LaneGroupsFollowTheLiveMembers) {
+  // Members that fail leave the groups at the next chunk: with many failing members (a large
+  // step) the groups change from chunk to chunk; the results equal the per-member schedule's.
+  const Restore restore;
+  Case c(70, "ws");
+  for (int k = 0; k < c.K; k += 3) c.s0.x[std::size_t(k) * c.N + 1] = 1.0 + 0.5 * k;
+  c.o.dt = 0.09;
+  const StudyResult ref = study(c, 0, 1, false, Precision::Fp64, false);
+  EXPECT_GT(ref.failed_count, 3);
+  EXPECT_LT(ref.failed_count, c.K);
+  for (int threads : {1, 2})
+    expect_identical(study(c, std::size_t(512) << 20, threads, false, Precision::Fp64, true), ref,
+                     "many failing, threads " + std::to_string(threads));
+}
+
 TEST(OscSchedule, Fp32KeptTablesGiveTheUncachedResultsBitForBit) {
   const Restore restore;
   const Case c(90, "ws");
-  const StudyResult ref = study(c, 0, 1, false, Precision::Fp32);
+  const StudyResult ref = study(c, 0, 1, false, Precision::Fp32, false);
   for (int threads : {1, 2})
     expect_identical(study(c, std::size_t(512) << 20, threads, false, Precision::Fp32), ref,
                      "fp32 threads " + std::to_string(threads));
@@ -114,8 +194,9 @@ TEST(OscSchedule, CallsOfAnyLengthAndRestoresGiveTheSameResults) {
     MemberStats stats;
     Series series;
   };
-  const auto run = [&](std::size_t budget, int threads) {
+  const auto run = [&](std::size_t budget, int threads, bool lanes) {
     detail::set_cpu_table_cache_bytes(budget);
+    detail::set_cpu_lanes(lanes);
     omp_set_num_threads(threads);
     Run r;
     auto b = make_ensemble(Backend::Cpu);
@@ -130,10 +211,10 @@ TEST(OscSchedule, CallsOfAnyLengthAndRestoresGiveTheSameResults) {
     r.stats = d->member_stats(rec.transient);
     return r;
   };
-  const Run a = run(0, 1);
+  const Run a = run(0, 1, false);
   EXPECT_EQ(a.stats.failed[std::size_t(c.K / 2)], 1);
   for (int threads : {1, 2}) {
-    const Run b = run(std::size_t(512) << 20, threads);
+    const Run b = run(std::size_t(512) << 20, threads, threads == 2);
     EXPECT_TRUE(same_bits(a.state.x, b.state.x));
     EXPECT_TRUE(same_bits(a.state.y, b.state.y));
     EXPECT_TRUE(same_bits(a.stats.msd_mean, b.stats.msd_mean));
@@ -148,7 +229,7 @@ TEST(OscSchedule, CallsOfAnyLengthAndRestoresGiveTheSameResults) {
 TEST(OscSchedule, CancelledAndResumedWithTheCacheEqualsTheUncachedStudy) {
   const Restore restore;
   const Case c(300, "ws");
-  const StudyResult ref = study(c, 0, 1, true);
+  const StudyResult ref = study(c, 0, 1, true, Precision::Fp64, false);
   detail::set_cpu_table_cache_bytes(std::size_t(512) << 20);
   omp_set_num_threads(2);
   auto e = make_ensemble(Backend::Cpu);

@@ -1,0 +1,208 @@
+#pragma once
+/// @file Internal (oscillators_cpu.cpp): the CPU RK4 kernels with one SIMD lane per member.
+///
+/// A group of G members that share a ring lattice half-width H (rings, Watts-Strogatz) is
+/// integrated together: node i of the G members is one vector `V` (G values of T, lane l =
+/// member l), so that the lattice stencil, the stage loops and the msd are whole-vector operations
+/// over the nodes, without the remainder of a loop over N = 100 nodes and with one loop instead of
+/// G. Each lane performs exactly the operations, in the same order, as the per-member kernels of
+/// oscillators_cpu.cpp (the same sl_rhs, the same sums and partial sums), so the results are the
+/// same bit for bit (tests/compute/test_osc_schedule.cpp); only the members' correction lists
+/// stay scalar (they differ per member).
+#include <cstddef>
+#include <cstdint>
+
+#include "oscillators/sl_rhs.hpp"
+
+// Lane vectors are passed and returned by value between these inline helpers only (never across
+// a library boundary): GCC's note that their ABI depends on AVX/AVX-512 does not apply.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+namespace simscope::oscillators::detail {
+
+/// Members per lane group.
+constexpr int kLanes = 8;
+
+/// G values of T as one GCC vector (lanes are read and written by subscript).
+template <typename T>
+struct LaneVec {
+  typedef T type __attribute__((vector_size(sizeof(T) * kLanes)));
+};
+template <typename T>
+using Lanes = typename LaneVec<T>::type;
+
+/// The lanes of a double vector of a T vector (exact: float to double, or a copy).
+template <typename T>
+inline Lanes<double> to_double(Lanes<T> v) {
+  if constexpr (sizeof(T) == sizeof(double))
+    return v;
+  else
+    return __builtin_convertvector(v, Lanes<double>);
+}
+
+/// Every lane = s.
+template <typename V, typename T>
+inline V splat(T s) {
+  V v;
+  for (int l = 0; l < kLanes; ++l) v[l] = s;
+  return v;
+}
+
+/// The wrapped-around halos of the lane ring: c[-d] = c[N - d], c[N - 1 + d] = c[d - 1].
+template <typename V>
+void fill_halo_lanes(V* c, int N, int H) {
+  for (int d = 1; d <= H; ++d) c[-d] = c[N - d], c[N - 1 + d] = c[d - 1];
+}
+
+/// nsum[i] = (src[i-1] + src[i+1]) + (src[i-2] + src[i+2]) + ... (d = 1..H in that order); H = 0:
+/// any half-width, in passes (the per-member stencil's two forms, with the same sums).
+template <typename V, int H>
+void stencil_lanes(const V* __restrict src, V* __restrict nsum, int N, int h) {
+  if constexpr (H > 0) {
+    for (int i = 0; i < N; ++i) {
+      V a = src[i - 1] + src[i + 1];
+      if constexpr (H >= 2) a += src[i - 2] + src[i + 2];
+      if constexpr (H >= 3) a += src[i - 3] + src[i + 3];
+      nsum[i] = a;
+    }
+  } else {
+    for (int i = 0; i < N; ++i) nsum[i] = src[i - 1] + src[i + 1];
+    for (int d = 2; d <= h; ++d)
+      for (int i = 0; i < N; ++i) nsum[i] += src[i - d] + src[i + d];
+  }
+}
+
+/// T that may alias anything: the lanes of the node vectors read and written one by one (as
+/// node * kLanes + lane) by the correction lists.
+template <typename T>
+struct LaneScalar {
+  typedef T type __attribute__((__may_alias__));
+};
+
+/// The correction list of a group: entry r adds w[r] times the source lane srcj[r] to the lane
+/// dst[r] (both node * kLanes + lane), in each member's list order.
+template <typename V, typename T>
+void corrections_lanes(const std::int32_t* __restrict dst, const std::int32_t* __restrict srcj,
+                       const T* __restrict w, std::size_t R, const V* __restrict src_v,
+                       V* __restrict ns_v) {
+  using S = typename LaneScalar<T>::type;
+  const S* __restrict src = reinterpret_cast<const S*>(src_v);
+  S* __restrict ns = reinterpret_cast<S*>(ns_v);
+#pragma GCC unroll 4
+  for (std::size_t r = 0; r < R; ++r) ns[dst[r]] += w[r] * src[srcj[r]];
+}
+
+/// The correction list of a group of unweighted graphs, whose entries are all +1 or -1 and, for
+/// each node, its +1 entries before its -1 ones: the na entries of `add`, then the nm of `sub`,
+/// at (ad[r], as[r]) and (md[r], ms[r]) (destination, source: node * kLanes + lane). Adding or
+/// subtracting equals the general list's fused w * src + ns for w = +-1 (an exact product), and
+/// each node's entries keep their order.
+template <typename V, typename T>
+void corrections_unit_lanes(const std::uint16_t* __restrict ad, const std::uint16_t* __restrict as,
+                            std::size_t na, const std::uint16_t* __restrict md,
+                            const std::uint16_t* __restrict ms, std::size_t nm,
+                            const V* __restrict src_v, V* __restrict ns_v) {
+  using S = typename LaneScalar<T>::type;
+  const S* __restrict src = reinterpret_cast<const S*>(src_v);
+  S* __restrict ns = reinterpret_cast<S*>(ns_v);
+#pragma GCC unroll 4
+  for (std::size_t r = 0; r < na; ++r) ns[ad[r]] += src[as[r]];
+#pragma GCC unroll 4
+  for (std::size_t r = 0; r < nm; ++r) ns[md[r]] -= src[ms[r]];
+}
+
+/// RK4 stages over the N nodes of G members (the per-member stage_first/mid/last, lane-wise).
+/// Stage 1: k1 at (x, y) -> acc = k1, next = x + hn k1.
+template <typename V, typename T>
+void stage_first_lanes(const V* __restrict x, const V* __restrict y, const V* __restrict nsum,
+                       const V* __restrict diag, V* __restrict ax, V* __restrict ay,
+                       V* __restrict xs, V* __restrict ys, int N, T om_s, T c_s, T he_s, T hn_s) {
+  const V om = splat<V>(om_s), c = splat<V>(c_s), he = splat<V>(he_s), hn = splat<V>(hn_s);
+  for (int i = 0; i < N; ++i) {
+    V dx, dy;
+    sl_rhs(x[i], y[i], nsum[i], diag[i], om, c, he, dx, dy);
+    ax[i] = dx, ay[i] = dy;
+    xs[i] = x[i] + hn * dx, ys[i] = y[i] + hn * dy;
+  }
+}
+/// Stages 2 and 3: k at (xs, ys) -> acc += 2 k, next = x + hn k (in place).
+template <typename V, typename T>
+void stage_mid_lanes(const V* __restrict x, const V* __restrict y, const V* __restrict nsum,
+                     const V* __restrict diag, V* __restrict ax, V* __restrict ay, V* __restrict xs,
+                     V* __restrict ys, int N, T om_s, T c_s, T he_s, T hn_s) {
+  const V om = splat<V>(om_s), c = splat<V>(c_s), he = splat<V>(he_s), hn = splat<V>(hn_s);
+  const V two = splat<V>(T(2));
+  for (int i = 0; i < N; ++i) {
+    V dx, dy;
+    sl_rhs(xs[i], ys[i], nsum[i], diag[i], om, c, he, dx, dy);
+    ax[i] += two * dx, ay[i] += two * dy;
+    xs[i] = x[i] + hn * dx, ys[i] = y[i] + hn * dy;
+  }
+}
+/// Stage 4: k4 at (xs, ys) -> x += h/6 (acc + k4).
+template <typename V, typename T>
+void stage_last_lanes(V* __restrict x, V* __restrict y, const V* __restrict nsum,
+                      const V* __restrict diag, V* __restrict ax, V* __restrict ay,
+                      const V* __restrict xs, const V* __restrict ys, int N, T om_s, T c_s, T he_s,
+                      T h6_s) {
+  const V om = splat<V>(om_s), c = splat<V>(c_s), he = splat<V>(he_s), h6 = splat<V>(h6_s);
+  for (int i = 0; i < N; ++i) {
+    V dx, dy;
+    sl_rhs(xs[i], ys[i], nsum[i], diag[i], om, c, he, dx, dy);
+    ax[i] += dx, ay[i] += dy;
+    x[i] += h6 * ax[i], y[i] += h6 * ay[i];
+  }
+}
+
+/// a * b rounded, never fused with the addition that follows (the empty asm hides the product
+/// from the compiler's contraction of a * b + c).
+template <typename V>
+inline V product_unfused(V a, V b) {
+  V p = a * b;
+  asm("" : "+m"(p));
+  return p;
+}
+
+/// How many of the N % 8 last squares of msd_of are added unfused: GCC 12 (-O3 -march=native,
+/// AVX-512) vectorises the fp64 tail loop of the original msd_of as one 4-wide product then
+/// ordered additions when at least 4 values remain, and fuses the rest; msd_of now writes that
+/// order out (the same bits as before) and msd_lanes follows it.
+template <typename T>
+constexpr int unfused_tail(int tail) {
+  return sizeof(T) == sizeof(double) && tail >= 4 ? 4 : 0;
+}
+
+/// Each lane's (1/N) sum (x - mean)^2: the per-member msd_of (two passes, 8 partial sums over
+/// the nodes, combined in the same order) lane-wise, in fp64, into `out`.
+template <typename T>
+void msd_lanes(const Lanes<T>* __restrict x, int N, Lanes<double>& out) {
+  using VD = Lanes<double>;
+  VD acc[8] = {};
+  int i = 0;
+  for (; i + 8 <= N; i += 8)
+    for (int j = 0; j < 8; ++j) acc[j] += to_double<T>(x[i + j]);
+  VD mean = {};
+  for (; i < N; ++i) mean += to_double<T>(x[i]);
+  mean += ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+  mean /= double(N);
+  for (VD& a : acc) a = VD{};
+  i = 0;
+  for (; i + 8 <= N; i += 8)
+    for (int j = 0; j < 8; ++j) {
+      const VD d = to_double<T>(x[i + j]) - mean;
+      acc[j] += d * d;
+    }
+  VD ss = {};
+  for (const int unfused_end = i + unfused_tail<T>(N - i); i < unfused_end; ++i) {
+    const VD d = to_double<T>(x[i]) - mean;
+    ss += product_unfused(d, d);
+  }
+  for (; i < N; ++i) ss += (to_double<T>(x[i]) - mean) * (to_double<T>(x[i]) - mean);
+  ss += ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+  out = ss / double(N);
+}
+
+}  // namespace simscope::oscillators::detail
+
+#pragma GCC diagnostic pop
