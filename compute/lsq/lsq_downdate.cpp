@@ -258,14 +258,4 @@ SmallOutcome minnorm_pixel(const DowndateOps& ops, const Design& design, double 
   return out;
 }
 
-double downdate_cost(int M, int N, int s) {
-  const double sd = s;
-  return double(M) * N + 2.0 * sd * N + sd * sd * sd / 6 + 8 * sd * sd;
-}
-
-double gram_cost(int M, int N, int s) {
-  const double rows = std::min(s, M - s), n = N;
-  return rows * n * (n + 1) / 2 + n * n * n / 6 + 8 * n * n + 2.0 * M * n;
-}
-
 }  // namespace simscope::lsq::detail

@@ -104,8 +104,23 @@ SmallOutcome minnorm_pixel(const DowndateOps& ops, const Design& design, double 
                            const std::vector<int>& rows, const double* bo, double limit, double* x,
                            SmallScratch& s);
 
-/// Cost model of method auto (multiply-adds per pixel) for a pixel with s of M rows missing.
-double downdate_cost(int M, int N, int s);
-double gram_cost(int M, int N, int s);
+#ifdef __CUDACC__
+#define SIMSCOPE_LSQ_HD __host__ __device__
+#else
+#define SIMSCOPE_LSQ_HD
+#endif
+
+/// Cost model of method auto (multiply-adds per pixel) for a pixel with s of M rows missing:
+/// the downdate (y, z, x, the s x s Cholesky and the estimator's solves) and the Gram path (the
+/// shorter row list's rank-1 terms, the N x N Cholesky, its solves and products). Host and
+/// device (the CUDA classify kernel picks by the same rule).
+SIMSCOPE_LSQ_HD inline double downdate_cost(int M, int N, int s) {
+  const double sd = s;
+  return double(M) * N + 2.0 * sd * N + sd * sd * sd / 6 + 8 * sd * sd;
+}
+SIMSCOPE_LSQ_HD inline double gram_cost(int M, int N, int s) {
+  const double rows = s < M - s ? s : M - s, n = N;
+  return rows * n * (n + 1) / 2 + n * n * n / 6 + 8 * n * n + 2.0 * M * n;
+}
 
 }  // namespace simscope::lsq::detail
