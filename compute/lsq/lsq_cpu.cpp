@@ -31,10 +31,11 @@ using Clock = std::chrono::steady_clock;
 
 constexpr int kRowPad = 16;                 // rows of A in T are padded to a multiple of this
 constexpr std::size_t kChunkPixels = 8192;  // progress/cancel granularity
-// Pixels per group (measured on Zen 4, N = 50: 4 lanes of doubles beat 8 by ~10 % as the group's
-// factor then stays in L1/L2 with room to spare; fp32 with 8 lanes beats 16 by ~35 %, whose
-// float64 vectors would need 128-byte vector types).
-constexpr int kLanesFp64 = 4, kLanesFp32 = 8;
+// Pixels per group: one SIMD lane per pixel. fp64: 8 lanes (measured 2026-12-01 on this
+// session's AVX-512 Xeon, one thread, 200 x 200 px: downdate 0.146 vs 0.158 CPU-s with 4 lanes,
+// min-norm 0.265 vs 0.272; on Zen 4, whose 512-bit units are double-pumped, 4 had beaten 8 by
+// ~10 %). fp32: 8 lanes beat 16 by ~35 % (float64 vectors would need 128-byte vector types).
+constexpr int kLanesFp64 = 8, kLanesFp32 = 8;
 
 inline std::size_t rowbase(int i) { return std::size_t(i) * std::size_t(i + 1) / 2; }
 
@@ -138,6 +139,9 @@ class GroupSolver {
     xs_.resize(std::size_t(N));
     ys_.resize(std::size_t(N));
     rho_.resize(std::size_t(N) * V);
+    obs_rows_.resize(std::size_t(M) * V);
+    ay_.resize(std::size_t(M) * V);
+    miss_rows_.resize(std::size_t(M) * V);
     y2_.resize(std::size_t(N) * V);
     gs_.resize(std::size_t(N));
     n_ = N;
@@ -193,26 +197,45 @@ class GroupSolver {
   }
 
  private:
+  /// The group's data b (gaps 0), mask w and counts, and each lane's observed and missing row
+  /// lists (obs_rows_, miss_rows_: M ints per lane, filled without branches).
   void load(std::size_t p0, int lanes) {
     const int M = pb_.M;
     const bool f32 = pb_.cube.dtype == io::DType::Float32;
-    for (int v = 0; v < V; ++v) cnt_[v] = 0;
+    int no[V] = {}, nm[V] = {};
+    int* obs = obs_rows_.data();
+    int* miss = miss_rows_.data();
+    auto lane = [&](int i, int v, double val, double* b, double* w) {
+      const bool ok = val == val;  // not NaN
+      b[v] = ok ? val : 0.0;
+      w[v] = ok ? 1.0 : 0.0;
+      obs[std::size_t(v) * M + no[v]] = i;
+      miss[std::size_t(v) * M + nm[v]] = i;
+      no[v] += ok;
+      nm[v] += !ok;
+    };
     for (int i = 0; i < M; ++i) {
       const std::size_t off = std::size_t(i) * pb_.P + pb_.pbeg + p0;
       double* b = &b_[std::size_t(i) * V];
       double* w = &w_[std::size_t(i) * V];
-      for (int v = 0; v < V; ++v) {
-        double val = 0;
-        if (v < lanes)
-          val = f32 ? double(pb_.cube.f32()[off + v]) : pb_.cube.f64()[off + v];
-        else
-          val = std::numeric_limits<double>::quiet_NaN();
-        const bool ok = !std::isnan(val);
-        b[v] = ok ? val : 0.0;
-        w[v] = ok ? 1.0 : 0.0;
-        cnt_[v] += ok;
+      if (lanes == V && f32) {
+        const float* src = pb_.cube.f32() + off;
+        __builtin_prefetch(src + 64);  // 4 lines ahead in this row: the next groups' data
+        for (int v = 0; v < V; ++v) lane(i, v, double(src[v]), b, w);
+      } else if (lanes == V) {
+        const double* src = pb_.cube.f64() + off;
+        __builtin_prefetch(src + 32);
+        for (int v = 0; v < V; ++v) lane(i, v, src[v], b, w);
+      } else {
+        for (int v = 0; v < V; ++v) {
+          const double val = v >= lanes ? std::numeric_limits<double>::quiet_NaN()
+                             : f32      ? double(pb_.cube.f32()[off + v])
+                                        : pb_.cube.f64()[off + v];
+          lane(i, v, val, b, w);
+        }
       }
     }
+    for (int v = 0; v < V; ++v) cnt_[v] = no[v];
   }
 
   /// Gram matrix of lane v (lower triangle, row-major with leading dimension ldA) into gaos_:
@@ -222,17 +245,14 @@ class GroupSolver {
   /// diagonal into the unused upper part).
   void gram(int v) {
     const int M = pb_.M, ld = pb_.ldA;
-    obs_.clear();
-    miss_.clear();
-    for (int i = 0; i < M; ++i) (w_[std::size_t(i) * V + v] != 0 ? obs_ : miss_).push_back(i);
-    const bool sub = miss_.size() < obs_.size();
-    const std::vector<int>& list = sub ? miss_ : obs_;
+    const bool sub = M - cnt_[v] < cnt_[v];
+    const int* list = &(sub ? miss_rows_ : obs_rows_)[std::size_t(v) * M];
     // Blocks of 4 rows of G times segments of one 64-byte vector (8 doubles or 16 floats) of
     // columns: 4 accumulators in registers, each loaded segment of a row of A serves 4 FMAs.
-    const int nl = int(list.size());
+    const int nl = sub ? M - cnt_[v] : cnt_[v];
     rowp_.resize(std::size_t(nl));
     for (int q = 0; q < nl; ++q)
-      rowp_[std::size_t(q)] = pb_.apad.data() + std::size_t(list[std::size_t(q)]) * ld;
+      rowp_[std::size_t(q)] = pb_.apad.data() + std::size_t(list[q]) * ld;
     if (sub)
       gram_blocks<true>(nl);
     else
@@ -523,8 +543,9 @@ class GroupSolver {
     if (i == 0) vstore(yp(0), vload<VU>(yp(0)) * lv(invd));
   }
 
-  /// est_[v] ~ ||G^-1||_1 by Hager's method with Higham's refinements (LAPACK xLACN2, at most 5
-  /// iterations, then the alternating-sign test vector), all lanes in step; cond_ = ||G||_1 est.
+  /// est_[v] ~ ||G^-1||_1 by Hager's method with Higham's refinements (LAPACK xLACN2, at most
+  /// hager_iterations_ iterations: 5 on the Gram path, kSmallHagerIterations on the small ones,
+  /// then the alternating-sign test vector), all lanes in step; cond_ = ||G||_1 est.
   /// Lane v's vectors live in its first ln_[v] components (zero beyond: the padding of the small
   /// paths is a separate diagonal block, so they stay zero), which makes each lane's estimate
   /// independent of the padding and of the other lanes.
@@ -565,7 +586,7 @@ class GroupSolver {
         }
       solve_in_place(z);
       for (int v = 0; v < V; ++v) j[v] = argmax(z, v);
-      for (int iter = 2; iter <= 5; ++iter) {
+      for (int iter = 2; iter <= hager_iterations_; ++iter) {
         std::fill(x, x + std::size_t(N) * V, T(0));
         for (int v = 0; v < V; ++v) x[std::size_t(j[v]) * V + v] = T(1);
         solve_in_place(x);
@@ -670,6 +691,34 @@ class GroupSolver {
     }
   }
 
+  /// out[i] = A_i . x for the V lanes and all M rows (SoA), four rows at a time.
+  void a_times(const double* x, double* out) const {
+    const int M = pb_.M, N = pb_.N, ld = pb_.ld4;
+    const double* A = pb_.a4.data();
+    int i = 0;
+    for (; i + 3 < M; i += 4) {
+      VD t0{}, t1{}, t2{}, t3{};
+      const double* a = A + std::size_t(i) * ld;
+      for (int k = 0; k < N; ++k) {
+        const VD xk = vload<VD>(x + std::size_t(k) * V);
+        t0 += a[k] * xk;
+        t1 += a[ld + k] * xk;
+        t2 += a[2 * ld + k] * xk;
+        t3 += a[3 * ld + k] * xk;
+      }
+      vstore(out + std::size_t(i) * V, t0);
+      vstore(out + std::size_t(i + 1) * V, t1);
+      vstore(out + std::size_t(i + 2) * V, t2);
+      vstore(out + std::size_t(i + 3) * V, t3);
+    }
+    for (; i < M; ++i) {
+      VD t{};
+      const double* a = A + std::size_t(i) * ld;
+      for (int k = 0; k < N; ++k) t += a[k] * vload<VD>(x + std::size_t(k) * V);
+      vstore(out + std::size_t(i) * V, t);
+    }
+  }
+
   /// y_ = A_p^T r - lambda x (the gradient of the regularised objective, halved).
   void correction_rhs() { at_times(r_.data(), x_.data(), -pb_.options.lambda, y_.data()); }
 
@@ -746,35 +795,32 @@ class GroupSolver {
     std::copy(norm1_, norm1_ + V, norm_keep);
     std::copy(fail_, fail_ + V, fail_keep);
     n_ = n;
+    // The padded K of every lane starts as I (one contiguous fill, not strided per lane), z = A_S y
+    // is gathered from the group's SoA product A y (M N FMAs per 8 lanes instead of s N per lane).
+    std::fill(rho_.begin(), rho_.begin() + std::ptrdiff_t(std::size_t(n) * V), 0.0);
+    a_times(y_.data(), ay_.data());
+    int sz[V];
+    const int* rp[V];
+    double pad[V];
     for (int v = 0; v < V; ++v) {
-      int sv = 0;
       ln_[v] = n;
-      if (soa_[v]) {
-        rows_[v].clear();
-        for (int i = 0; i < M; ++i)
-          if (w_[std::size_t(i) * V + v] == 0) rows_[v].push_back(i);
-        sv = int(rows_[v].size());
-        ln_[v] = std::max(sv, 1);
-        for (int k = 0; k < N; ++k) ys_[std::size_t(k)] = y_[std::size_t(k) * V + v];
-        for (int q = 0; q < sv; ++q) {
-          const int iq = rows_[v][std::size_t(q)];
-          const double* cr = C + std::size_t(iq) * M;
-          T* l = &l_[rowbase(q) * V + v];
-          for (int p = 0; p <= q; ++p) l[std::size_t(p) * V] = T(-cr[rows_[v][std::size_t(p)]]);
-          l[std::size_t(q) * V] += T(1);
-          rho_[std::size_t(q) * V + v] = detail::dot(A + std::size_t(iq) * N, ys_.data(), N);
-        }
-      }
-      for (int q = sv; q < n; ++q) {
-        T* l = &l_[rowbase(q) * V + v];
-        for (int p = 0; p < q; ++p) l[std::size_t(p) * V] = T(0);
-        l[std::size_t(q) * V] = T(1);
-        rho_[std::size_t(q) * V + v] = 0;
-      }
+      sz[v] = 0, pad[v] = 1, rp[v] = nullptr;
+      if (!soa_[v]) continue;
+      const int* mr = &miss_rows_[std::size_t(v) * M];
+      rows_[v].assign(mr, mr + (M - cnt_[v]));
+      const int sv = int(rows_[v].size());
+      rp[v] = rows_[v].data(), sz[v] = sv;
+      ln_[v] = std::max(sv, 1);
+      for (int q = 0; q < sv; ++q)
+        rho_[std::size_t(q) * V + v] = ay_[std::size_t(rp[v][q]) * V + v];
     }
+    gather_soa(n, sz, rp, C, -1.0, 1.0, pad);
+    (void)A;
     norm1_and_tolerance();
     factor();
+    hager_iterations_ = kSmallHagerIterations;
     estimate_condition();
+    hager_iterations_ = 5;
     solve_in_place(rho_.data());
     const double limit = fallback_condition(Precision::Fp64);
     bool refine = false;
@@ -827,6 +873,27 @@ class GroupSolver {
     n_ = N;
   }
 
+  /// The group's packed SoA matrix of size n: lane v's entry (q, p), p <= q < sz[v], is
+  /// sign * S[rows_v[q]][rows_v[p]] (+ diag on the diagonal); its padding is pad[v] I. Row by
+  /// row with the lanes innermost, so the stores are contiguous (the gathers from S, an M x M
+  /// matrix in cache, are not).
+  void gather_soa(int n, const int* sz, const int* const* rows, const double* S, double sign,
+                  double diag, const double* pad) {
+    const int M = pb_.M;
+    for (int q = 0; q < n; ++q) {
+      T* lq = &l_[rowbase(q) * V];
+      const double* srow[V];
+      for (int v = 0; v < V; ++v) srow[v] = q < sz[v] ? S + std::size_t(rows[v][q]) * M : nullptr;
+      for (int p = 0; p < q; ++p) {
+        T* l = lq + std::size_t(p) * V;
+        for (int v = 0; v < V; ++v) l[v] = srow[v] ? T(sign * srow[v][rows[v][p]]) : T(0);
+      }
+      T* l = lq + std::size_t(q) * V;
+      for (int v = 0; v < V; ++v)
+        l[v] = srow[v] ? T(sign * srow[v][rows[v][q]]) + T(diag) : T(pad[v]);
+    }
+  }
+
   /// x += B_:S u for lane v (S = rows_[v], u = lane v of the SoA vector u).
   void add_bs(int v, const double* u, double* x) const {
     const int N = pb_.N;
@@ -857,38 +924,37 @@ class GroupSolver {
     std::copy(norm1_, norm1_ + V, norm_keep);
     std::copy(fail_, fail_ + V, fail_keep);
     n_ = kmax;
+    int sz[V];
+    const int* rp[V];
+    double pad[V];
     for (int v = 0; v < V; ++v) {
       int k = 0;
       double maxdiag = 1;
       ln_[v] = kmax;
+      rp[v] = nullptr;
       if (kind_[v] == kMinNorm) {
-        rows_[v].clear();
-        for (int i = 0; i < M; ++i)
-          if (w_[std::size_t(i) * V + v] != 0) rows_[v].push_back(i);
+        const int* orow = &obs_rows_[std::size_t(v) * M];
+        rows_[v].assign(orow, orow + cnt_[v]);
         k = int(rows_[v].size());
+        rp[v] = rows_[v].data();
         ln_[v] = k;
         maxdiag = 0;
         for (int q = 0; q < k; ++q) {
-          const int iq = rows_[v][std::size_t(q)];
-          const double* rr = R + std::size_t(iq) * M;
-          T* l = &l_[rowbase(q) * V + v];
-          for (int p = 0; p <= q; ++p) l[std::size_t(p) * V] = T(rr[rows_[v][std::size_t(p)]]);
-          l[std::size_t(q) * V] += T(lambda);
-          maxdiag = std::max(maxdiag, double(l[std::size_t(q) * V]));
+          const int iq = rp[v][q];
+          maxdiag = std::max(maxdiag, double(T(R[std::size_t(iq) * M + iq]) + T(lambda)));
           y_[std::size_t(q) * V + v] = b_[std::size_t(iq) * V + v];
         }
         if (!(maxdiag > 0)) maxdiag = 1;
       }
-      for (int q = k; q < kmax; ++q) {
-        T* l = &l_[rowbase(q) * V + v];
-        for (int p = 0; p < q; ++p) l[std::size_t(p) * V] = T(0);
-        l[std::size_t(q) * V] = T(maxdiag);
-        y_[std::size_t(q) * V + v] = 0;
-      }
+      sz[v] = k, pad[v] = maxdiag;
+      for (int q = k; q < kmax; ++q) y_[std::size_t(q) * V + v] = 0;
     }
+    gather_soa(kmax, sz, rp, R, 1.0, lambda, pad);
     norm1_and_tolerance();
     factor();
+    hager_iterations_ = kSmallHagerIterations;
     estimate_condition();
+    hager_iterations_ = 5;
     solve_in_place(y_.data());
     const double limit = fallback_condition(Precision::Fp64);
     bool refine = false;
@@ -1055,11 +1121,13 @@ class GroupSolver {
   std::vector<T> gaos_, l_, invd_, hx_, hz_, colsum_;
   std::vector<double> x_, y_, xs_, ys_, bo_;
   std::vector<int> obs_, miss_;
+  std::vector<int> obs_rows_, miss_rows_;  // V x M: each lane's observed / missing rows (load)
   SmallScratch scratch_;
   std::uint8_t small_fail_[V] = {}, refine_[V] = {};
   std::vector<int> rows_[V];
-  std::vector<double> rho_, y2_, gs_;
+  std::vector<double> rho_, y2_, gs_, ay_;
   int n_ = 0;
+  int hager_iterations_ = 5;
   int ln_[V] = {};            // each lane's own size within n_ (estimate_condition)
   std::uint8_t soa_[V] = {};  // downdate lanes solved in the group's SoA code
   double small_cond_[V] = {};

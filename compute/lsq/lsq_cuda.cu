@@ -784,7 +784,7 @@ class CudaSolver final : public Solver {
   std::shared_ptr<DeviceAllocator> alloc_;  // "lsq": every device buffer of this solver
   DeviceBuffer<double> d_a_, d_acm_, d_op_;
   DeviceBuffer<double> d_bt_, d_c_, d_ginv_, d_r_;  // DowndateOps on the device (may be empty)
-  DeviceBuffer<unsigned char> d_k_;  // M x NT in T
+  DeviceBuffer<unsigned char> d_k_;                 // M x NT in T
   // Chunks of the cube `gap_free_generation_` (chunk size gap_free_pc_) found without gaps.
   std::vector<char> gap_free_;
   std::uint64_t gap_free_generation_ = 0;

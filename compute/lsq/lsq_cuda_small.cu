@@ -114,7 +114,7 @@ __global__ void small_kernel(SmallArgs a) {
     to_host();
     return;
   }
-  const double est = warp_inv_norm1(L, s, ex, ez, es, lane);
+  const double est = warp_inv_norm1<double, kSmallHagerIterations>(L, s, ex, ez, es, lane);
   const double cond = down ? a.cond_g * est : norm1 * est;
   if (!(cond <= a.limit)) {
     to_host();

@@ -12,15 +12,15 @@ namespace simscope::lsq::detail {
 /// Inputs and outputs of one chunk's small solves (device pointers; pc pixels).
 struct SmallArgs {
   int M = 0, N = 0, pc = 0;
-  int nmax = 0;          ///< the largest small size s (downdate) or k (min-norm) in the chunk
-  double lambda = 0;     ///< Tikhonov parameter
-  double limit = 0;      ///< estimated cond2(G_p) (cond(R_OO)) above which a pixel goes to the SVD
-  double cond_g = 0;     ///< cond2(G), G = A^T A + lambda I
-  const double* a = nullptr;     ///< M x N row-major: A
-  const double* bt = nullptr;    ///< M x N row-major: B^T, B = G^-1 A^T (downdate only)
-  const double* c = nullptr;     ///< M x M: C = A G^-1 A^T (downdate only)
-  const double* r = nullptr;     ///< M x M: A A^T (minimum norm only)
-  const double* ginv = nullptr;  ///< N x N: G^-1 (downdate refinement)
+  int nmax = 0;       ///< the largest small size s (downdate) or k (min-norm) in the chunk
+  double lambda = 0;  ///< Tikhonov parameter
+  double limit = 0;   ///< estimated cond2(G_p) (cond(R_OO)) above which a pixel goes to the SVD
+  double cond_g = 0;  ///< cond2(G), G = A^T A + lambda I
+  const double* a = nullptr;           ///< M x N row-major: A
+  const double* bt = nullptr;          ///< M x N row-major: B^T, B = G^-1 A^T (downdate only)
+  const double* c = nullptr;           ///< M x M: C = A G^-1 A^T (downdate only)
+  const double* r = nullptr;           ///< M x M: A A^T (minimum norm only)
+  const double* ginv = nullptr;        ///< N x N: G^-1 (downdate refinement)
   const std::uint8_t* kind = nullptr;  ///< pc pixel kinds
   const int* count = nullptr;          ///< pc observed-row counts
   const double* bpm = nullptr;         ///< M x pc pixel-major data, gaps = 0

@@ -13,9 +13,7 @@ namespace simscope::lsq::detail {
 namespace {
 
 constexpr double kEps = std::numeric_limits<double>::epsilon();
-// Iterations of the 1-norm estimator (LAPACK allows 5; 2 already hold the tests' factor and
-// halve the solves, the main cost of a minimum-norm pixel).
-constexpr int kHagerIterations = 2;
+constexpr int kHagerIterations = kSmallHagerIterations;
 
 /// In-place Cholesky of the n x n SPD matrix a (column-major, lower triangle used), right-looking
 /// (Golub & Van Loan Algorithm 4.2.2, outer-product form: the inner loops are contiguous axpys).

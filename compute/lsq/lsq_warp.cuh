@@ -12,8 +12,14 @@ namespace {
 
 /// What a pixel of a chunk goes through (classify_kernel): empty, no gaps (the shared SVD's
 /// operator), the Gram path's Cholesky, the host SVD, the downdate, the row-Gram minimum norm.
-enum Kind : std::uint8_t { kKindEmpty = 0, kKindShared = 1, kKindChol = 2, kKindHost = 3,
-                          kKindDowndate = 4, kKindMinNorm = 5 };
+enum Kind : std::uint8_t {
+  kKindEmpty = 0,
+  kKindShared = 1,
+  kKindChol = 2,
+  kKindHost = 3,
+  kKindDowndate = 4,
+  kKindMinNorm = 5
+};
 constexpr std::uint8_t kStatusHost = 255;  // "solve this pixel on the host"
 
 __device__ __forceinline__ double warp_sum(double v) {
@@ -90,7 +96,7 @@ __device__ bool warp_cholesky(T* L, T* col, int n, T tol, int lane) {
 }
 
 /// Hager's estimate of ||G^-1||_1 with Higham's refinements (LAPACK xLACN2), G = L L^T.
-template <class T>
+template <class T, int Iterations = 5>
 __device__ double warp_inv_norm1(const T* L, int n, double* x, double* z, double* s, int lane) {
   auto norm1 = [&](const double* a) {
     double t = 0;
@@ -106,7 +112,7 @@ __device__ double warp_inv_norm1(const T* L, int n, double* x, double* z, double
   __syncwarp();
   warp_solve(L, n, z, lane);
   int jmax = warp_argmax_abs(z, n, lane);
-  for (int iter = 2; iter <= 5; ++iter) {
+  for (int iter = 2; iter <= Iterations; ++iter) {
     for (int j = lane; j < n; j += 32) x[j] = j == jmax ? 1.0 : 0.0;
     __syncwarp();
     warp_solve(L, n, x, lane);
@@ -134,7 +140,6 @@ __device__ double warp_inv_norm1(const T* L, int n, double* x, double* z, double
   warp_solve(L, n, x, lane);
   return fmax(est, 2.0 * norm1(x) / (3.0 * n));
 }
-
 
 }  // namespace
 }  // namespace simscope::lsq::detail

@@ -96,12 +96,13 @@ TEST_P(LsqCudaDowndateNumpy, MatchesLstsqAndCpu) {
       EXPECT_LE(off_ratio, cube.pixels() / 50);
       expect_counters(gpu, cpu, cube.pixels() / 50);
       if (m == Method::Downdate && cpu.downdate_pixels > 0) EXPECT_GT(gpu.downdate_pixels, 0u);
-      std::printf("[ lsq cuda dd ] %s %s %s: max rel error %.2e, downdate %llu (CPU %llu), "
-                  "min-norm %llu (CPU %llu), SVD %llu (CPU %llu)\n",
-                  tag.c_str(), test::name(m), test::name(prec), worst,
-                  (unsigned long long)gpu.downdate_pixels, (unsigned long long)cpu.downdate_pixels,
-                  (unsigned long long)gpu.minnorm_pixels, (unsigned long long)cpu.minnorm_pixels,
-                  (unsigned long long)gpu.fallback_pixels, (unsigned long long)cpu.fallback_pixels);
+      std::printf(
+          "[ lsq cuda dd ] %s %s %s: max rel error %.2e, downdate %llu (CPU %llu), "
+          "min-norm %llu (CPU %llu), SVD %llu (CPU %llu)\n",
+          tag.c_str(), test::name(m), test::name(prec), worst,
+          (unsigned long long)gpu.downdate_pixels, (unsigned long long)cpu.downdate_pixels,
+          (unsigned long long)gpu.minnorm_pixels, (unsigned long long)cpu.minnorm_pixels,
+          (unsigned long long)gpu.fallback_pixels, (unsigned long long)cpu.fallback_pixels);
     }
 }
 
@@ -110,8 +111,8 @@ INSTANTIATE_TEST_SUITE_P(Designs, LsqCudaDowndateNumpy,
                                            Case{"random", 0.6, 0}, Case{"polynomial", 0.2, 0},
                                            Case{"polynomial", 0.6, 0},
                                            Case{"gaussian_bands", 0.2, 0},
-                                           Case{"gaussian_bands", 0.6, 0},
-                                           Case{"random", 0.2, 0.5}, Case{"polynomial", 0.6, 2.0}));
+                                           Case{"gaussian_bands", 0.6, 0}, Case{"random", 0.2, 0.5},
+                                           Case{"polynomial", 0.6, 2.0}));
 
 /// The seeds' shape scaled down (M 50 < N 100, 20 % gaps): every pixel underdetermined, solved
 /// by the device's row-Gram minimum norm (none left to the host), within 1e-10 of lstsq's
@@ -158,7 +159,8 @@ TEST(LsqCudaMinNorm, RankDeficientRowsGoToTheSvd) {
   for (std::size_t p = 0; p < cube.pixels(); ++p) {
     EXPECT_EQ(gpu.status[p], cpu.status[p]) << p;
     EXPECT_LE(pixel_error(gpu, cpu.solution, p), 1e-10) << p;
-    both += !std::isnan(cube.at(0, p)) && !std::isnan(cube.at(1, p)) && std::size_t(gpu.count[p]) < M;
+    both +=
+        !std::isnan(cube.at(0, p)) && !std::isnan(cube.at(1, p)) && std::size_t(gpu.count[p]) < M;
   }
   ASSERT_GT(both, 0u);
   EXPECT_EQ(gpu.fallback_pixels, both);
