@@ -102,9 +102,11 @@ using Precision = simscope::Precision;
 /// Method auto, per pixel with gaps (CPU back end): underdetermined pixels (m_p < N) take the
 /// minimum-norm path x = A_p^T (A_p A_p^T + lambda I)^-1 b_p with the row Gram gathered from
 /// A A^T (float64; its Cholesky pivots are the rank test, rank-deficient or ill-conditioned rows
-/// go to the SVD); the others, in fp64, the downdate or the Gram path above, whichever the cost
-/// model (detail::downdate_cost / gram_cost: multiply-adds) finds cheaper; in fp32 the Gram path
-/// (its float SIMD beats the float64 downdate). The CUDA back end picks by the same rule
+/// go to the SVD); the others the downdate or the Gram path above, whichever the cost model
+/// (detail::downdate_cost / gram_cost: multiply-adds) finds cheaper. Both small paths work in
+/// float64 in either precision (an fp32 solve hands them to a float64 group solver: they are
+/// faster than the fp32 Gram path, and their pixels get float64 accuracy); the Gram path works
+/// in the precision asked for. The CUDA back end picks by the same rule
 /// (lsq_cuda.cu's classify kernel; its small kernel, lsq_cuda_small.cu, takes sizes up to what
 /// one warp's shared memory holds, larger downdate pixels go to its Gram path under auto and to
 /// the SVD under downdate).

@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 #include "core/error.hpp"
 #include "lsq/lsq_downdate.hpp"
@@ -66,6 +67,22 @@ inline Vu vconvert(const Vt& v) {
 }
 
 enum Kind : std::uint8_t { kPad, kEmpty, kShared, kChol, kDense, kDowndate, kMinNorm };
+
+/// The path of a pixel with `cnt` of M rows observed (the CPU back end's rule; the CUDA classify
+/// kernel mirrors it): the downdate and minimum-norm paths work in float64 whatever the
+/// precision, so run() hands those pixels of an fp32 solve to a float64 group solver.
+inline Kind kind_of(int cnt, int M, int N, Method method, double lambda, const DowndateOps& ops) {
+  if (cnt == 0) return kEmpty;
+  if (cnt == M) return kShared;
+  if (method == Method::Qr || method == Method::Svd) return kDense;
+  if (method == Method::Downdate) return ops.downdate ? kDowndate : kDense;
+  if (method == Method::Auto && cnt < N && ops.minnorm) return kMinNorm;
+  if (cnt < N && lambda == 0) return kDense;
+  if (method == Method::Auto && ops.downdate &&
+      downdate_cost(M, N, M - cnt) <= gram_cost(M, N, M - cnt))
+    return kDowndate;
+  return kChol;
+}
 
 /// Read-only data of one solve shared by the threads.
 template <class T>
@@ -160,29 +177,10 @@ class GroupSolver {
     const Method method = pb_.options.method;
     const double lambda = pb_.options.lambda;
     bool any_chol = false, any_shared = false, any_down = false, any_min = false;
+    (void)lambda;
     const int M = pb_.M, N = pb_.N;
     for (int v = 0; v < V; ++v) {
-      Kind k;
-      const int s = M - cnt_[v];
-      if (v >= lanes)
-        k = kPad;
-      else if (cnt_[v] == 0)
-        k = kEmpty;
-      else if (cnt_[v] == M)
-        k = kShared;
-      else if (method == Method::Qr || method == Method::Svd)
-        k = kDense;
-      else if (method == Method::Downdate)
-        k = pb_.ops.downdate ? kDowndate : kDense;
-      else if (method == Method::Auto && cnt_[v] < N && pb_.ops.minnorm)
-        k = kMinNorm;
-      else if (cnt_[v] < N && lambda == 0)
-        k = kDense;
-      else if (method == Method::Auto && std::is_same_v<T, double> && pb_.ops.downdate &&
-               downdate_cost(M, N, s) <= gram_cost(M, N, s))  // fp32: its Gram path is faster
-        k = kDowndate;
-      else
-        k = kChol;
+      const Kind k = v >= lanes ? kPad : kind_of(cnt_[v], M, N, method, lambda, pb_.ops);
       kind_[v] = k;
       small_fail_[v] = 0;
       any_chol |= k == kChol;
@@ -1173,6 +1171,14 @@ template <class T, int V>
 void run(const Cube& cube, const Design& design, const Options& options, const SharedSvd& shared,
          const DowndateOps& ops, Result& out, Progress* progress) {
   const Problem<T> pb(cube, design, options, shared, ops, out.row_begin * cube.width);
+  // fp32: the downdate and minimum-norm pixels go to a float64 group solver (its SoA code).
+  constexpr bool f32 = std::is_same_v<T, float>;
+  std::optional<Problem<double>> pbd;
+  if (f32) pbd.emplace(cube, design, options, shared, ops, out.row_begin * cube.width);
+  auto small = [&](int c) {
+    const Kind k = kind_of(c, pb.M, pb.N, options.method, options.lambda, ops);
+    return f32 && (k == kDowndate || k == kMinNorm);
+  };
   const std::size_t P = out.pixels();
   const std::size_t blocks = (P + kBlockPixels - 1) / kBlockPixels;
   const std::size_t blocks_per_chunk = kChunkPixels / kBlockPixels;
@@ -1183,19 +1189,42 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
 #pragma omp parallel
     {
       GroupSolver<T, V> gs(pb, out);
-      std::vector<std::size_t> order;
+      std::optional<GroupSolver<double, kLanesFp64>> gsd;
+      if (f32) gsd.emplace(*pbd, out);
+      std::vector<std::size_t> order, order64;
       std::vector<int> counts;
 #pragma omp for schedule(dynamic, 1)
       for (std::size_t k = k0; k < k1; ++k) {
         const std::size_t p0 = k * kBlockPixels, np = std::min(kBlockPixels, P - p0);
         sort_by_count(pb, p0, np, counts, order);
-        for (std::size_t g = 0; g < np; g += V)
-          gs.solve(order.data() + g, int(std::min<std::size_t>(V, np - g)));
+        if (f32) {  // split off the float64 pixels (order stays sorted by count in both lists)
+          order64.clear();
+          std::size_t n32 = 0;
+          for (std::size_t j = 0; j < np; ++j) {
+            const std::size_t px = order[j];
+            if (small(counts[px - p0]))
+              order64.push_back(px);
+            else
+              order[n32++] = px;
+          }
+          order.resize(n32);
+          for (std::size_t g = 0; g < order64.size(); g += kLanesFp64)
+            gsd->solve(order64.data() + g,
+                       int(std::min<std::size_t>(kLanesFp64, order64.size() - g)));
+        }
+        for (std::size_t g = 0; g < order.size(); g += V)
+          gs.solve(order.data() + g, int(std::min<std::size_t>(V, order.size() - g)));
       }
       fallbacks += gs.fallbacks();
       dense += gs.dense_pixels();
       downdated += gs.downdate_pixels();
       minnormed += gs.minnorm_pixels();
+      if (gsd) {
+        fallbacks += gsd->fallbacks();
+        dense += gsd->dense_pixels();
+        downdated += gsd->downdate_pixels();
+        minnormed += gsd->minnorm_pixels();
+      }
     }
     progress_set(progress, double(k1) / double(blocks));
   }

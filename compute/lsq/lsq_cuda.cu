@@ -111,7 +111,6 @@ struct ClassifyRule {
   bool host_all = false;   // methods qr, svd: every pixel with gaps on the host
   bool downdate = false;   // method downdate: the downdate for every pixel with gaps
   bool automatic = false;  // method auto: minimum norm / downdate / Gram by kind and cost
-  bool fp64 = false;       // auto's downdate only in fp64 (the fp32 Gram path is faster)
   bool dd_ok = false;      // DowndateOps::downdate (G SPD, cond2(G) <= 1e10, M <= 1024)
   bool mn_ok = false;      // DowndateOps::minnorm
   bool lambda_zero = true;
@@ -139,7 +138,7 @@ __global__ void classify_kernel(const int* __restrict__ count, int pc, int M, in
     k = c <= rule.small_limit ? kKindMinNorm : kKindHost, small = c;
   else if (c < N && rule.lambda_zero)
     k = kKindHost;
-  else if (rule.automatic && rule.fp64 && rule.dd_ok && s <= rule.small_limit &&
+  else if (rule.automatic && rule.dd_ok && s <= rule.small_limit &&
            downdate_cost(M, N, s) <= gram_cost(M, N, s))
     k = kKindDowndate, small = s;
   else
@@ -464,7 +463,6 @@ class CudaSolver final : public Solver {
     rule.host_all = host_all;
     rule.downdate = options.method == Method::Downdate;
     rule.automatic = options.method == Method::Auto;
-    rule.fp64 = std::is_same_v<T, double>;
     rule.dd_ok = ops.downdate, rule.mn_ok = ops.minnorm;
     rule.lambda_zero = options.lambda == 0;
     rule.small_limit = small_paths ? small_size_limit(N, M, smem_optin_) : 0;

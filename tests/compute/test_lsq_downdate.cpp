@@ -174,3 +174,42 @@ TEST(LsqDowndate, MethodNamesAndPlacement) {
 
 }  // namespace
 }  // namespace simscope::lsq
+
+namespace simscope::lsq {
+namespace {
+
+/// fp32 solves hand their downdate and minimum-norm pixels to the float64 group solver: those
+/// pixels are bit-identical to the fp64 solve's (lanes are independent of their neighbours), and
+/// within 1e-10 of lstsq (not fp32's ~1e-6). A cube where the cost model picks the downdate for
+/// every pixel with m_p >= N (M 40, N 12, 20 % gaps) plus underdetermined pixels (rows 0-2 keep
+/// 8 of 40 observations).
+TEST(LsqDowndate, Fp32SmallPathsRunInFloat64) {
+  const Design d = make_design("random", 40, 12, 31);
+  Cube cube = test::random_cube(d, 9, 11, 0.2, 32);
+  for (std::size_t i = 8; i < 40; ++i)
+    for (std::size_t p = 0; p < 3 * 11; ++p) {
+      if (cube.dtype == io::DType::Float32)
+        reinterpret_cast<float*>(cube.bytes.data())[i * cube.pixels() + p] = NAN;
+      else
+        reinterpret_cast<double*>(cube.bytes.data())[i * cube.pixels() + p] = NAN;
+    }
+  ASSERT_TRUE(numpy_reference(cube, d, 0.0, "fp32small"));
+  const auto xref = npy_values("x_fp32small.npy");
+  for (Method m : {Method::Auto, Method::Downdate}) {
+    const Result r64 = solve(cube, d, opts(m, Precision::Fp64));
+    const Result r32 = solve(cube, d, opts(m, Precision::Fp32));
+    EXPECT_EQ(r32.solution, r64.solution) << test::name(m);
+    EXPECT_EQ(r32.status, r64.status);
+    EXPECT_EQ(r32.condition, r64.condition);
+    EXPECT_EQ(r32.downdate_pixels, r64.downdate_pixels);
+    EXPECT_EQ(r32.minnorm_pixels, r64.minnorm_pixels);
+    EXPECT_GT(r32.downdate_pixels, 0u);
+    if (m == Method::Auto) EXPECT_EQ(r32.minnorm_pixels, 3u * 11u);
+    for (std::size_t p = 0; p < cube.pixels(); ++p)
+      if (r32.count[p] > 0 && (m == Method::Auto || r32.count[p] >= 12))
+        EXPECT_LE(pixel_error(r32, xref, p), 1e-10) << p;
+  }
+}
+
+}  // namespace
+}  // namespace simscope::lsq
