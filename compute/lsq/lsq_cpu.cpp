@@ -604,7 +604,8 @@ class GroupSolver {
           for (int k = 0; k < N; ++k) sgn[k][v] = x[std::size_t(k) * V + v] >= 0;
           any = true;
         }
-        if (!any) break;
+        // The last iteration's next index would go unused: no solve for it.
+        if (!any || iter == hager_iterations_) break;
         for (int k = 0; k < N; ++k)
           for (int v = 0; v < V; ++v)
             z[std::size_t(k) * V + v] = k >= ln_[v] ? T(0) : sgn[k][v] ? T(1) : T(-1);

@@ -87,6 +87,7 @@ double inv_norm1(const double* l, int n, std::vector<double>& x, std::vector<dou
       break;
     }
     est = e;
+    if (iter == kHagerIterations) break;  // its next index would go unused
     for (int i = 0; i < n; ++i) z[std::size_t(i)] = x[std::size_t(i)] >= 0 ? 1.0 : -1.0;
     chol_solve(l, n, z.data());
     const int last = j;

@@ -125,6 +125,7 @@ __device__ double warp_inv_norm1(const T* L, int n, double* x, double* z, double
       break;
     }
     est = e;
+    if (iter == Iterations) break;  // its next index would go unused
     for (int j = lane; j < n; j += 32) s[j] = z[j] = x[j] >= 0 ? 1.0 : -1.0;
     __syncwarp();
     warp_solve(L, n, z, lane);
