@@ -894,13 +894,27 @@ class GroupSolver {
   }
 
   /// x += B_:S u for lane v (S = rows_[v], u = lane v of the SoA vector u).
-  void add_bs(int v, const double* u, double* x) const {
-    const int N = pb_.N;
-    const double* Bt = pb_.ops.bt.data();
-    for (int q = 0; q < int(rows_[v].size()); ++q) {
+  void add_bs(int v, const double* u, double* x) const { add_rows(v, pb_.ops.bt.data(), u, x); }
+
+  /// x += sum_q u_q S_{rows_v[q]} for lane v: S an M x N row-major matrix (B^T or A), u lane v
+  /// of an SoA vector; four rows per pass over x (a quarter of the loads and stores of x).
+  void add_rows(int v, const double* S, const double* u, double* x) const {
+    const int N = pb_.N, n = int(rows_[v].size());
+    const int* r = rows_[v].data();
+    int q = 0;
+    for (; q + 3 < n; q += 4) {
+      const double u0 = u[std::size_t(q) * V + v], u1 = u[std::size_t(q + 1) * V + v];
+      const double u2 = u[std::size_t(q + 2) * V + v], u3 = u[std::size_t(q + 3) * V + v];
+      const double* s0 = S + std::size_t(r[q]) * N;
+      const double* s1 = S + std::size_t(r[q + 1]) * N;
+      const double* s2 = S + std::size_t(r[q + 2]) * N;
+      const double* s3 = S + std::size_t(r[q + 3]) * N;
+      for (int k = 0; k < N; ++k) x[k] += (u0 * s0[k] + u1 * s1[k]) + (u2 * s2[k] + u3 * s3[k]);
+    }
+    for (; q < n; ++q) {
       const double uq = u[std::size_t(q) * V + v];
-      const double* bq = Bt + std::size_t(rows_[v][std::size_t(q)]) * N;
-      for (int k = 0; k < N; ++k) x[k] += uq * bq[k];
+      const double* sq = S + std::size_t(r[q]) * N;
+      for (int k = 0; k < N; ++k) x[k] += uq * sq[k];
     }
   }
 
@@ -965,11 +979,7 @@ class GroupSolver {
       refine_[v] = so.ok && cond_[v] > kRefineCondition;
       refine |= refine_[v];
       std::fill(xs_.begin(), xs_.end(), 0.0);
-      for (int q = 0; q < cnt_[v] && so.ok; ++q) {
-        const double vq = y_[std::size_t(q) * V + v];
-        const double* a = pb_.design.a.data() + std::size_t(rows_[v][std::size_t(q)]) * N;
-        for (int c = 0; c < N; ++c) xs_[std::size_t(c)] += vq * a[c];
-      }
+      if (so.ok) add_rows(v, pb_.design.a.data(), y_.data(), xs_.data());
       lane_outcome(v, so);
     }
     if (refine) {  // rho = b_O - A_O x - lambda v, v += R^-1 rho, x += A_O^T (R^-1 rho)
