@@ -30,9 +30,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr int kRowPad = 16;                 // rows of A in T are padded to a multiple of this
-constexpr std::size_t kChunkPixels = 8192;  // progress/cancel granularity
-constexpr std::size_t kBlockPixels = 256;   // pixels per task, sorted by count (sort_by_count)
+constexpr int kRowPad = 16;                // rows of A in T are padded to a multiple of this
+constexpr std::size_t kBlockPixels = 256;  // pixels per task, sorted by count (sort_by_count)
 // Pixels per group: one SIMD lane per pixel. fp64: 8 lanes (measured 2026-12-01 on this
 // session's AVX-512 Xeon, one thread, 200 x 200 px: downdate 0.146 vs 0.158 CPU-s with 4 lanes,
 // min-norm 0.265 vs 0.272; on Zen 4, whose 512-bit units are double-pumped, 4 had beaten 8 by
@@ -1192,11 +1191,15 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
   };
   const std::size_t P = out.pixels();
   const std::size_t blocks = (P + kBlockPixels - 1) / kBlockPixels;
-  const std::size_t blocks_per_chunk = kChunkPixels / kBlockPixels;
   std::atomic<std::uint64_t> fallbacks{0}, dense{0}, downdated{0}, minnormed{0};
-  for (std::size_t k0 = 0; k0 < blocks; k0 += blocks_per_chunk) {
-    progress_check(progress);
-    const std::size_t k1 = std::min(blocks, k0 + blocks_per_chunk);
+  // One parallel region for the whole solve (one barrier: on a loaded machine, threads spinning
+  // at a barrier per chunk cost a quarter of the CPU time); cancellation is polled per block
+  // (the remaining blocks are skipped, Cancelled thrown after the region), the progress fraction
+  // is set by the calling thread.
+  std::atomic<std::size_t> done{0};
+  std::atomic<bool> stop{false};
+  progress_check(progress);
+  {
 #pragma omp parallel
     {
       GroupSolver<T, V> gs(pb, out);
@@ -1205,7 +1208,8 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
       std::vector<std::size_t> order, order64;
       std::vector<int> counts;
 #pragma omp for schedule(dynamic, 1)
-      for (std::size_t k = k0; k < k1; ++k) {
+      for (std::size_t k = 0; k < blocks; ++k) {
+        if (stop.load(std::memory_order_relaxed)) continue;
         const std::size_t p0 = k * kBlockPixels, np = std::min(kBlockPixels, P - p0);
         sort_by_count(pb, p0, np, counts, order);
         if (f32) {  // split off the float64 pixels (order stays sorted by count in both lists)
@@ -1225,6 +1229,9 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
         }
         for (std::size_t g = 0; g < order.size(); g += V)
           gs.solve(order.data() + g, int(std::min<std::size_t>(V, order.size() - g)));
+        const std::size_t d = done.fetch_add(1, std::memory_order_relaxed) + 1;
+        if (progress && progress->cancel.load(std::memory_order_relaxed)) stop = true;
+        if (progress && omp_get_thread_num() == 0) progress_set(progress, double(d) / blocks);
       }
       fallbacks += gs.fallbacks();
       dense += gs.dense_pixels();
@@ -1237,8 +1244,9 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
         minnormed += gsd->minnorm_pixels();
       }
     }
-    progress_set(progress, double(k1) / double(blocks));
   }
+  progress_check(progress);
+  progress_set(progress, 1.0);
   out.fallback_pixels = fallbacks.load();
   out.host_pixels = dense.load();
   out.downdate_pixels = downdated.load();
