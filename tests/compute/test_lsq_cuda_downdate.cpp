@@ -135,7 +135,10 @@ TEST(LsqCudaMinNorm, SeedShapeMatchesLstsqMinimumNorm) {
         EXPECT_EQ(gpu.status[p], kUnderdetermined) << p;
         EXPECT_LE(pixel_error(gpu, xref, p), 1e-10) << p;
         EXPECT_LE(pixel_error(gpu, cpu.solution, p), 1e-12) << p;
-        EXPECT_NEAR(gpu.condition[p] / cpu.condition[p], 1.0, 1e-3) << p;
+        // The same estimator on the same matrix; another summation order may move Hager's
+        // iteration to another index: within 2x.
+        EXPECT_GE(gpu.condition[p] / cpu.condition[p], 0.5) << p;
+        EXPECT_LE(gpu.condition[p] / cpu.condition[p], 2.0) << p;
       }
       EXPECT_EQ(gpu.minnorm_pixels, cube.pixels() - gpu.shared_pixels);
       EXPECT_EQ(gpu.host_pixels, 0u);
