@@ -1,14 +1,17 @@
-// The CPU lsq solver (lsq.hpp, Solver): OpenMP over groups of V consecutive pixels, each group
-// solved "structure of arrays": V pixels share every SIMD instruction of the Cholesky
-// factorisation, the triangular solves, the condition estimate and the matrix-vector products
-// (V = 4 in fp64, 8 in fp32), so the O(N^3) work needs no horizontal reductions and no
-// per-pixel branches. Per pixel only the Gram matrix is formed on its own (the sum of the rank-1
-// terms of its observed rows, or A^T A minus those of its missing rows, in register-blocked
-// segments of 16 entries), then transposed into the group's packed lower-triangular layout.
-// Pixels that leave the Cholesky path (breakdown, poor condition, underdetermined with
-// lambda = 0, or methods qr/svd) are solved one by one with Eigen (lsq_dense.cpp).
-// Methods auto and downdate: the downdate and minimum-norm lanes (lsq_downdate.hpp) share the
-// group's SoA product y = B (w o b) and then run their small s x s or k x k solves per lane.
+// The CPU lsq solver (lsq.hpp, Solver): one OpenMP region over tasks of 256 consecutive pixels,
+// each task's pixels sorted by observed count (sort_by_count) and solved in groups of V of them
+// "structure of arrays": V pixels share every SIMD instruction of the Cholesky factorisation,
+// the triangular solves, the condition estimate and the matrix-vector products (V = 8), so the
+// O(N^3) work needs no horizontal reductions and no per-pixel branches; the sort gives a group's
+// lanes one path and similar small sizes. Per pixel only the Gram matrix is formed on its own
+// (the sum of the rank-1 terms of its observed rows, or A^T A minus those of its missing rows,
+// in register-blocked segments of 16 entries), then transposed into the group's packed
+// lower-triangular layout. Pixels that leave the Cholesky path (breakdown, poor condition,
+// underdetermined with lambda = 0, or methods qr/svd) are solved one by one with Eigen
+// (lsq_dense.cpp). Methods auto and downdate: the downdate and minimum-norm lanes
+// (lsq_downdate.hpp) share the group's SoA products y = B (w o b) and A y, then their small
+// s x s or k x k matrices go through the same SoA factorisation; an fp32 solve hands those
+// pixels to a float64 group solver (both paths are float64 whatever the precision).
 //
 // Memory: the cube (read in place), the outputs, and per thread O(M V + N^2 V) scratch.
 #include <omp.h>

@@ -26,10 +26,11 @@
 ///
 /// Both: one step of iterative refinement with the float64 residual when the estimated cond2(G_p)
 /// (resp. cond(R_OO)) exceeds kRefineCondition; pixels beyond fallback_condition(Fp64) = 1e10
-/// go to the float64 SVD. The functions below solve one pixel (fp32 groups, and downdate pixels
-/// with more than N missing rows); fp64 groups of the CPU solver run the same algorithm on their
-/// lanes together (lsq_cpu.cpp: downdate_soa, minnorm_soa), each lane's K or R_OO padded to the
-/// group's largest size with a multiple of I, bit-identical whatever the neighbours.
+/// go to the float64 SVD. The functions below solve one pixel (downdate pixels with more than N
+/// missing rows); the float64 groups of the CPU solver (those of fp32 solves included) run the
+/// same algorithm on their lanes together (lsq_cpu.cpp: downdate_soa, minnorm_soa), each lane's
+/// K or R_OO padded to the group's largest size with a multiple of I, bit-identical whatever the
+/// neighbours. The CUDA back end runs it one warp per pixel (lsq_cuda_small.cu).
 #include <cstddef>
 #include <vector>
 
