@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <ostream>
 
 #include "core/backend.hpp"
 #include "test_lsq_util.hpp"
@@ -46,6 +47,9 @@ void expect_counters(const Result& gpu, const Result& cpu, std::uint64_t slack) 
 struct Case {
   const char* design;
   double gaps, lambda;
+  friend std::ostream& operator<<(std::ostream& o, const Case& c) {
+    return o << c.design << " gaps " << c.gaps << " lambda " << c.lambda;
+  }
 };
 class LsqCudaDowndateNumpy : public ::testing::TestWithParam<Case> {};
 

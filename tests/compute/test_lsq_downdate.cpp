@@ -4,6 +4,7 @@
 // per-pixel SVD; the condition estimate against numpy's cond within the documented factor.
 #include <algorithm>
 #include <cstdio>
+#include <ostream>
 
 #include "test_lsq_util.hpp"
 
@@ -25,6 +26,9 @@ Result solve(const Cube& c, const Design& d, const Options& o) {
 struct Case {
   const char* design;
   double gaps, lambda;
+  friend std::ostream& operator<<(std::ostream& o, const Case& c) {
+    return o << c.design << " gaps " << c.gaps << " lambda " << c.lambda;
+  }
 };
 
 class LsqDowndateNumpy : public ::testing::TestWithParam<Case> {};
