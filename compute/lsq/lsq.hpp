@@ -102,9 +102,14 @@ using Precision = simscope::Precision;
 /// Method auto, per pixel with gaps (CPU back end): underdetermined pixels (m_p < N) take the
 /// minimum-norm path x = A_p^T (A_p A_p^T + lambda I)^-1 b_p with the row Gram gathered from
 /// A A^T (float64; its Cholesky pivots are the rank test, rank-deficient or ill-conditioned rows
-/// go to the SVD); the others, in fp64, the downdate or the Gram path above, whichever the cost
-/// model (detail::downdate_cost / gram_cost: multiply-adds) finds cheaper; in fp32 the Gram path
-/// (its float SIMD beats the float64 downdate). The CUDA back end's auto is the Gram path alone.
+/// go to the SVD); the others the downdate or the Gram path above, whichever the cost model
+/// (detail::downdate_cost / gram_cost: multiply-adds) finds cheaper. Both small paths work in
+/// float64 in either precision (an fp32 solve hands them to a float64 group solver: they are
+/// faster than the fp32 Gram path, and their pixels get float64 accuracy); the Gram path works
+/// in the precision asked for. The CUDA back end picks by the same rule
+/// (lsq_cuda.cu's classify kernel; its small kernel, lsq_cuda_small.cu, takes sizes up to what
+/// one warp's shared memory holds, larger downdate pixels go to its Gram path under auto and to
+/// the SVD under downdate).
 /// Pixels without gaps use the shared SVD of A whatever the method.
 enum class Method { Auto, Normal, Qr, Svd, Downdate };
 /// "auto", "normal", "qr", "svd", "downdate" (the schema's strings).
@@ -114,9 +119,8 @@ const char* to_string(Method m);
 /// Backend::Cpu (the host, Eigen: lsq_dense.cpp) for Qr and Svd on every back end (the CUDA
 /// solver does only the mask, the pixels without gaps and the empty ones on the device then),
 /// `backend` for Auto and Normal (whose SVD fallback pixels run on the host too:
-/// Result::host_pixels counts both kinds), Backend::Cpu for Downdate (the CUDA back end runs the
-/// CPU solver for the whole solve then: host_pixels = the pixels with gaps). For run.json and
-/// the status bar.
+/// Result::host_pixels counts both kinds) and Downdate (its SVD fallbacks on the host too).
+/// For run.json and the status bar.
 Backend method_runs_on(Method method, Backend backend);
 
 /// Per-pixel status codes (see the file comment).
@@ -195,8 +199,8 @@ struct Result {
   std::array<std::uint64_t, 4> status_counts{};  ///< pixels per status code
   std::uint64_t fallback_pixels = 0;  ///< pixels with gaps solved by the SVD fallback (auto/normal)
   std::uint64_t shared_pixels = 0;    ///< pixels without gaps (solved through the shared SVD of A)
-  std::uint64_t downdate_pixels = 0;  ///< pixels with gaps solved by the downdate (CPU)
-  std::uint64_t minnorm_pixels = 0;   ///< underdetermined pixels solved by the row Gram (CPU)
+  std::uint64_t downdate_pixels = 0;  ///< pixels with gaps solved by the downdate
+  std::uint64_t minnorm_pixels = 0;   ///< underdetermined pixels solved by the row Gram
   /// Pixels solved one by one on the host (Eigen, lsq_dense.cpp): the pixels with gaps of
   /// methods qr and svd, and the SVD fallbacks; on the CUDA back end, those the device did not
   /// solve (method_runs_on).

@@ -1,14 +1,17 @@
-// The CPU lsq solver (lsq.hpp, Solver): OpenMP over groups of V consecutive pixels, each group
-// solved "structure of arrays": V pixels share every SIMD instruction of the Cholesky
-// factorisation, the triangular solves, the condition estimate and the matrix-vector products
-// (V = 4 in fp64, 8 in fp32), so the O(N^3) work needs no horizontal reductions and no
-// per-pixel branches. Per pixel only the Gram matrix is formed on its own (the sum of the rank-1
-// terms of its observed rows, or A^T A minus those of its missing rows, in register-blocked
-// segments of 16 entries), then transposed into the group's packed lower-triangular layout.
-// Pixels that leave the Cholesky path (breakdown, poor condition, underdetermined with
-// lambda = 0, or methods qr/svd) are solved one by one with Eigen (lsq_dense.cpp).
-// Methods auto and downdate: the downdate and minimum-norm lanes (lsq_downdate.hpp) share the
-// group's SoA product y = B (w o b) and then run their small s x s or k x k solves per lane.
+// The CPU lsq solver (lsq.hpp, Solver): one OpenMP region over tasks of 256 consecutive pixels,
+// each task's pixels sorted by observed count (sort_by_count) and solved in groups of V of them
+// "structure of arrays": V pixels share every SIMD instruction of the Cholesky factorisation,
+// the triangular solves, the condition estimate and the matrix-vector products (V = 8), so the
+// O(N^3) work needs no horizontal reductions and no per-pixel branches; the sort gives a group's
+// lanes one path and similar small sizes. Per pixel only the Gram matrix is formed on its own
+// (the sum of the rank-1 terms of its observed rows, or A^T A minus those of its missing rows,
+// in register-blocked segments of 16 entries), then transposed into the group's packed
+// lower-triangular layout. Pixels that leave the Cholesky path (breakdown, poor condition,
+// underdetermined with lambda = 0, or methods qr/svd) are solved one by one with Eigen
+// (lsq_dense.cpp). Methods auto and downdate: the downdate and minimum-norm lanes
+// (lsq_downdate.hpp) share the group's SoA products y = B (w o b) and A y, then their small
+// s x s or k x k matrices go through the same SoA factorisation; an fp32 solve hands those
+// pixels to a float64 group solver (both paths are float64 whatever the precision).
 //
 // Memory: the cube (read in place), the outputs, and per thread O(M V + N^2 V) scratch.
 #include <omp.h>
@@ -19,6 +22,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 #include "core/error.hpp"
 #include "lsq/lsq_downdate.hpp"
@@ -29,12 +33,13 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr int kRowPad = 16;                 // rows of A in T are padded to a multiple of this
-constexpr std::size_t kChunkPixels = 8192;  // progress/cancel granularity
-// Pixels per group (measured on Zen 4, N = 50: 4 lanes of doubles beat 8 by ~10 % as the group's
-// factor then stays in L1/L2 with room to spare; fp32 with 8 lanes beats 16 by ~35 %, whose
-// float64 vectors would need 128-byte vector types).
-constexpr int kLanesFp64 = 4, kLanesFp32 = 8;
+constexpr int kRowPad = 16;                // rows of A in T are padded to a multiple of this
+constexpr std::size_t kBlockPixels = 256;  // pixels per task, sorted by count (sort_by_count)
+// Pixels per group: one SIMD lane per pixel. fp64: 8 lanes (measured 2026-12-01 on this
+// session's AVX-512 Xeon, one thread, 200 x 200 px: downdate 0.146 vs 0.158 CPU-s with 4 lanes,
+// min-norm 0.265 vs 0.272; on Zen 4, whose 512-bit units are double-pumped, 4 had beaten 8 by
+// ~10 %). fp32: 8 lanes beat 16 by ~35 % (float64 vectors would need 128-byte vector types).
+constexpr int kLanesFp64 = 8, kLanesFp32 = 8;
 
 inline std::size_t rowbase(int i) { return std::size_t(i) * std::size_t(i + 1) / 2; }
 
@@ -64,6 +69,22 @@ inline Vu vconvert(const Vt& v) {
 }
 
 enum Kind : std::uint8_t { kPad, kEmpty, kShared, kChol, kDense, kDowndate, kMinNorm };
+
+/// The path of a pixel with `cnt` of M rows observed (the CPU back end's rule; the CUDA classify
+/// kernel mirrors it): the downdate and minimum-norm paths work in float64 whatever the
+/// precision, so run() hands those pixels of an fp32 solve to a float64 group solver.
+inline Kind kind_of(int cnt, int M, int N, Method method, double lambda, const DowndateOps& ops) {
+  if (cnt == 0) return kEmpty;
+  if (cnt == M) return kShared;
+  if (method == Method::Qr || method == Method::Svd) return kDense;
+  if (method == Method::Downdate) return ops.downdate ? kDowndate : kDense;
+  if (method == Method::Auto && cnt < N && ops.minnorm) return kMinNorm;
+  if (cnt < N && lambda == 0) return kDense;
+  if (method == Method::Auto && ops.downdate &&
+      downdate_cost(M, N, M - cnt) <= gram_cost(M, N, M - cnt))
+    return kDowndate;
+  return kChol;
+}
 
 /// Read-only data of one solve shared by the threads.
 template <class T>
@@ -138,6 +159,9 @@ class GroupSolver {
     xs_.resize(std::size_t(N));
     ys_.resize(std::size_t(N));
     rho_.resize(std::size_t(N) * V);
+    obs_rows_.resize(std::size_t(M) * V);
+    ay_.resize(std::size_t(M) * V);
+    miss_rows_.resize(std::size_t(M) * V);
     y2_.resize(std::size_t(N) * V);
     gs_.resize(std::size_t(N));
     n_ = N;
@@ -148,35 +172,17 @@ class GroupSolver {
   std::uint64_t downdate_pixels() const { return downdated_; }
   std::uint64_t minnorm_pixels() const { return minnormed_; }
 
-  /// Pixels [p0, p0 + lanes) of the result (cube pixels pbeg + ...), lanes <= V.
-  void solve(std::size_t p0, int lanes) {
-    load(p0, lanes);
+  /// The result's pixels px[0..lanes) (cube pixels pbeg + px[v]), lanes <= V; any pixels: each
+  /// lane's outputs do not depend on the others (run() groups pixels of similar counts).
+  void solve(const std::size_t* px, int lanes) {
+    load(px, lanes);
     const Method method = pb_.options.method;
     const double lambda = pb_.options.lambda;
     bool any_chol = false, any_shared = false, any_down = false, any_min = false;
+    (void)lambda;
     const int M = pb_.M, N = pb_.N;
     for (int v = 0; v < V; ++v) {
-      Kind k;
-      const int s = M - cnt_[v];
-      if (v >= lanes)
-        k = kPad;
-      else if (cnt_[v] == 0)
-        k = kEmpty;
-      else if (cnt_[v] == M)
-        k = kShared;
-      else if (method == Method::Qr || method == Method::Svd)
-        k = kDense;
-      else if (method == Method::Downdate)
-        k = pb_.ops.downdate ? kDowndate : kDense;
-      else if (method == Method::Auto && cnt_[v] < N && pb_.ops.minnorm)
-        k = kMinNorm;
-      else if (cnt_[v] < N && lambda == 0)
-        k = kDense;
-      else if (method == Method::Auto && std::is_same_v<T, double> && pb_.ops.downdate &&
-               downdate_cost(M, N, s) <= gram_cost(M, N, s))  // fp32: its Gram path is faster
-        k = kDowndate;
-      else
-        k = kChol;
+      const Kind k = v >= lanes ? kPad : kind_of(cnt_[v], M, N, method, lambda, pb_.ops);
       kind_[v] = k;
       small_fail_[v] = 0;
       any_chol |= k == kChol;
@@ -189,30 +195,47 @@ class GroupSolver {
     if (any_down) downdate_path();
     if (any_min) minnorm_path();
     residuals();
-    for (int v = 0; v < lanes; ++v) finish(p0, v);
+    for (int v = 0; v < lanes; ++v) finish(px[v], v);
   }
 
  private:
-  void load(std::size_t p0, int lanes) {
+  /// The group's data b (gaps 0), mask w and counts, and each lane's observed and missing row
+  /// lists (obs_rows_, miss_rows_: M ints per lane, filled without branches).
+  void load(const std::size_t* px, int lanes) {
     const int M = pb_.M;
     const bool f32 = pb_.cube.dtype == io::DType::Float32;
-    for (int v = 0; v < V; ++v) cnt_[v] = 0;
+    int no[V] = {}, nm[V] = {};
+    int* obs = obs_rows_.data();
+    int* miss = miss_rows_.data();
+    auto lane = [&](int i, int v, double val, double* b, double* w) {
+      const bool ok = val == val;  // not NaN
+      b[v] = ok ? val : 0.0;
+      w[v] = ok ? 1.0 : 0.0;
+      obs[std::size_t(v) * M + no[v]] = i;
+      miss[std::size_t(v) * M + nm[v]] = i;
+      no[v] += ok;
+      nm[v] += !ok;
+    };
     for (int i = 0; i < M; ++i) {
-      const std::size_t off = std::size_t(i) * pb_.P + pb_.pbeg + p0;
+      const std::size_t off = std::size_t(i) * pb_.P + pb_.pbeg;
       double* b = &b_[std::size_t(i) * V];
       double* w = &w_[std::size_t(i) * V];
-      for (int v = 0; v < V; ++v) {
-        double val = 0;
-        if (v < lanes)
-          val = f32 ? double(pb_.cube.f32()[off + v]) : pb_.cube.f64()[off + v];
-        else
-          val = std::numeric_limits<double>::quiet_NaN();
-        const bool ok = !std::isnan(val);
-        b[v] = ok ? val : 0.0;
-        w[v] = ok ? 1.0 : 0.0;
-        cnt_[v] += ok;
+      if (lanes == V && f32) {
+        const float* src = pb_.cube.f32() + off;
+        for (int v = 0; v < V; ++v) lane(i, v, double(src[px[v]]), b, w);
+      } else if (lanes == V) {
+        const double* src = pb_.cube.f64() + off;
+        for (int v = 0; v < V; ++v) lane(i, v, src[px[v]], b, w);
+      } else {
+        for (int v = 0; v < V; ++v) {
+          const double val = v >= lanes ? std::numeric_limits<double>::quiet_NaN()
+                             : f32      ? double(pb_.cube.f32()[off + px[v]])
+                                        : pb_.cube.f64()[off + px[v]];
+          lane(i, v, val, b, w);
+        }
       }
     }
+    for (int v = 0; v < V; ++v) cnt_[v] = no[v];
   }
 
   /// Gram matrix of lane v (lower triangle, row-major with leading dimension ldA) into gaos_:
@@ -222,17 +245,14 @@ class GroupSolver {
   /// diagonal into the unused upper part).
   void gram(int v) {
     const int M = pb_.M, ld = pb_.ldA;
-    obs_.clear();
-    miss_.clear();
-    for (int i = 0; i < M; ++i) (w_[std::size_t(i) * V + v] != 0 ? obs_ : miss_).push_back(i);
-    const bool sub = miss_.size() < obs_.size();
-    const std::vector<int>& list = sub ? miss_ : obs_;
+    const bool sub = M - cnt_[v] < cnt_[v];
+    const int* list = &(sub ? miss_rows_ : obs_rows_)[std::size_t(v) * M];
     // Blocks of 4 rows of G times segments of one 64-byte vector (8 doubles or 16 floats) of
     // columns: 4 accumulators in registers, each loaded segment of a row of A serves 4 FMAs.
-    const int nl = int(list.size());
+    const int nl = sub ? M - cnt_[v] : cnt_[v];
     rowp_.resize(std::size_t(nl));
     for (int q = 0; q < nl; ++q)
-      rowp_[std::size_t(q)] = pb_.apad.data() + std::size_t(list[std::size_t(q)]) * ld;
+      rowp_[std::size_t(q)] = pb_.apad.data() + std::size_t(list[q]) * ld;
     if (sub)
       gram_blocks<true>(nl);
     else
@@ -523,8 +543,9 @@ class GroupSolver {
     if (i == 0) vstore(yp(0), vload<VU>(yp(0)) * lv(invd));
   }
 
-  /// est_[v] ~ ||G^-1||_1 by Hager's method with Higham's refinements (LAPACK xLACN2, at most 5
-  /// iterations, then the alternating-sign test vector), all lanes in step; cond_ = ||G||_1 est.
+  /// est_[v] ~ ||G^-1||_1 by Hager's method with Higham's refinements (LAPACK xLACN2, at most
+  /// hager_iterations_ iterations: 5 on the Gram path, kSmallHagerIterations on the small ones,
+  /// then the alternating-sign test vector), all lanes in step; cond_ = ||G||_1 est.
   /// Lane v's vectors live in its first ln_[v] components (zero beyond: the padding of the small
   /// paths is a separate diagonal block, so they stay zero), which makes each lane's estimate
   /// independent of the padding and of the other lanes.
@@ -565,7 +586,7 @@ class GroupSolver {
         }
       solve_in_place(z);
       for (int v = 0; v < V; ++v) j[v] = argmax(z, v);
-      for (int iter = 2; iter <= 5; ++iter) {
+      for (int iter = 2; iter <= hager_iterations_; ++iter) {
         std::fill(x, x + std::size_t(N) * V, T(0));
         for (int v = 0; v < V; ++v) x[std::size_t(j[v]) * V + v] = T(1);
         solve_in_place(x);
@@ -585,7 +606,8 @@ class GroupSolver {
           for (int k = 0; k < N; ++k) sgn[k][v] = x[std::size_t(k) * V + v] >= 0;
           any = true;
         }
-        if (!any) break;
+        // The last iteration's next index would go unused: no solve for it.
+        if (!any || iter == hager_iterations_) break;
         for (int k = 0; k < N; ++k)
           for (int v = 0; v < V; ++v)
             z[std::size_t(k) * V + v] = k >= ln_[v] ? T(0) : sgn[k][v] ? T(1) : T(-1);
@@ -670,6 +692,34 @@ class GroupSolver {
     }
   }
 
+  /// out[i] = A_i . x for the V lanes and all M rows (SoA), four rows at a time.
+  void a_times(const double* x, double* out) const {
+    const int M = pb_.M, N = pb_.N, ld = pb_.ld4;
+    const double* A = pb_.a4.data();
+    int i = 0;
+    for (; i + 3 < M; i += 4) {
+      VD t0{}, t1{}, t2{}, t3{};
+      const double* a = A + std::size_t(i) * ld;
+      for (int k = 0; k < N; ++k) {
+        const VD xk = vload<VD>(x + std::size_t(k) * V);
+        t0 += a[k] * xk;
+        t1 += a[ld + k] * xk;
+        t2 += a[2 * ld + k] * xk;
+        t3 += a[3 * ld + k] * xk;
+      }
+      vstore(out + std::size_t(i) * V, t0);
+      vstore(out + std::size_t(i + 1) * V, t1);
+      vstore(out + std::size_t(i + 2) * V, t2);
+      vstore(out + std::size_t(i + 3) * V, t3);
+    }
+    for (; i < M; ++i) {
+      VD t{};
+      const double* a = A + std::size_t(i) * ld;
+      for (int k = 0; k < N; ++k) t += a[k] * vload<VD>(x + std::size_t(k) * V);
+      vstore(out + std::size_t(i) * V, t);
+    }
+  }
+
   /// y_ = A_p^T r - lambda x (the gradient of the regularised objective, halved).
   void correction_rhs() { at_times(r_.data(), x_.data(), -pb_.options.lambda, y_.data()); }
 
@@ -746,35 +796,32 @@ class GroupSolver {
     std::copy(norm1_, norm1_ + V, norm_keep);
     std::copy(fail_, fail_ + V, fail_keep);
     n_ = n;
+    // The padded K of every lane starts as I (one contiguous fill, not strided per lane), z = A_S y
+    // is gathered from the group's SoA product A y (M N FMAs per 8 lanes instead of s N per lane).
+    std::fill(rho_.begin(), rho_.begin() + std::ptrdiff_t(std::size_t(n) * V), 0.0);
+    a_times(y_.data(), ay_.data());
+    int sz[V];
+    const int* rp[V];
+    double pad[V];
     for (int v = 0; v < V; ++v) {
-      int sv = 0;
       ln_[v] = n;
-      if (soa_[v]) {
-        rows_[v].clear();
-        for (int i = 0; i < M; ++i)
-          if (w_[std::size_t(i) * V + v] == 0) rows_[v].push_back(i);
-        sv = int(rows_[v].size());
-        ln_[v] = std::max(sv, 1);
-        for (int k = 0; k < N; ++k) ys_[std::size_t(k)] = y_[std::size_t(k) * V + v];
-        for (int q = 0; q < sv; ++q) {
-          const int iq = rows_[v][std::size_t(q)];
-          const double* cr = C + std::size_t(iq) * M;
-          T* l = &l_[rowbase(q) * V + v];
-          for (int p = 0; p <= q; ++p) l[std::size_t(p) * V] = T(-cr[rows_[v][std::size_t(p)]]);
-          l[std::size_t(q) * V] += T(1);
-          rho_[std::size_t(q) * V + v] = detail::dot(A + std::size_t(iq) * N, ys_.data(), N);
-        }
-      }
-      for (int q = sv; q < n; ++q) {
-        T* l = &l_[rowbase(q) * V + v];
-        for (int p = 0; p < q; ++p) l[std::size_t(p) * V] = T(0);
-        l[std::size_t(q) * V] = T(1);
-        rho_[std::size_t(q) * V + v] = 0;
-      }
+      sz[v] = 0, pad[v] = 1, rp[v] = nullptr;
+      if (!soa_[v]) continue;
+      const int* mr = &miss_rows_[std::size_t(v) * M];
+      rows_[v].assign(mr, mr + (M - cnt_[v]));
+      const int sv = int(rows_[v].size());
+      rp[v] = rows_[v].data(), sz[v] = sv;
+      ln_[v] = std::max(sv, 1);
+      for (int q = 0; q < sv; ++q)
+        rho_[std::size_t(q) * V + v] = ay_[std::size_t(rp[v][q]) * V + v];
     }
+    gather_soa(n, sz, rp, C, -1.0, 1.0, pad);
+    (void)A;
     norm1_and_tolerance();
     factor();
+    hager_iterations_ = kSmallHagerIterations;
     estimate_condition();
+    hager_iterations_ = 5;
     solve_in_place(rho_.data());
     const double limit = fallback_condition(Precision::Fp64);
     bool refine = false;
@@ -827,14 +874,49 @@ class GroupSolver {
     n_ = N;
   }
 
+  /// The group's packed SoA matrix of size n: lane v's entry (q, p), p <= q < sz[v], is
+  /// sign * S[rows_v[q]][rows_v[p]] (+ diag on the diagonal); its padding is pad[v] I. Row by
+  /// row with the lanes innermost, so the stores are contiguous (the gathers from S, an M x M
+  /// matrix in cache, are not).
+  void gather_soa(int n, const int* sz, const int* const* rows, const double* S, double sign,
+                  double diag, const double* pad) {
+    const int M = pb_.M;
+    for (int q = 0; q < n; ++q) {
+      T* lq = &l_[rowbase(q) * V];
+      const double* srow[V];
+      for (int v = 0; v < V; ++v) srow[v] = q < sz[v] ? S + std::size_t(rows[v][q]) * M : nullptr;
+      for (int p = 0; p < q; ++p) {
+        T* l = lq + std::size_t(p) * V;
+        for (int v = 0; v < V; ++v) l[v] = srow[v] ? T(sign * srow[v][rows[v][p]]) : T(0);
+      }
+      T* l = lq + std::size_t(q) * V;
+      for (int v = 0; v < V; ++v)
+        l[v] = srow[v] ? T(sign * srow[v][rows[v][q]]) + T(diag) : T(pad[v]);
+    }
+  }
+
   /// x += B_:S u for lane v (S = rows_[v], u = lane v of the SoA vector u).
-  void add_bs(int v, const double* u, double* x) const {
-    const int N = pb_.N;
-    const double* Bt = pb_.ops.bt.data();
-    for (int q = 0; q < int(rows_[v].size()); ++q) {
+  void add_bs(int v, const double* u, double* x) const { add_rows(v, pb_.ops.bt.data(), u, x); }
+
+  /// x += sum_q u_q S_{rows_v[q]} for lane v: S an M x N row-major matrix (B^T or A), u lane v
+  /// of an SoA vector; four rows per pass over x (a quarter of the loads and stores of x).
+  void add_rows(int v, const double* S, const double* u, double* x) const {
+    const int N = pb_.N, n = int(rows_[v].size());
+    const int* r = rows_[v].data();
+    int q = 0;
+    for (; q + 3 < n; q += 4) {
+      const double u0 = u[std::size_t(q) * V + v], u1 = u[std::size_t(q + 1) * V + v];
+      const double u2 = u[std::size_t(q + 2) * V + v], u3 = u[std::size_t(q + 3) * V + v];
+      const double* s0 = S + std::size_t(r[q]) * N;
+      const double* s1 = S + std::size_t(r[q + 1]) * N;
+      const double* s2 = S + std::size_t(r[q + 2]) * N;
+      const double* s3 = S + std::size_t(r[q + 3]) * N;
+      for (int k = 0; k < N; ++k) x[k] += (u0 * s0[k] + u1 * s1[k]) + (u2 * s2[k] + u3 * s3[k]);
+    }
+    for (; q < n; ++q) {
       const double uq = u[std::size_t(q) * V + v];
-      const double* bq = Bt + std::size_t(rows_[v][std::size_t(q)]) * N;
-      for (int k = 0; k < N; ++k) x[k] += uq * bq[k];
+      const double* sq = S + std::size_t(r[q]) * N;
+      for (int k = 0; k < N; ++k) x[k] += uq * sq[k];
     }
   }
 
@@ -857,38 +939,37 @@ class GroupSolver {
     std::copy(norm1_, norm1_ + V, norm_keep);
     std::copy(fail_, fail_ + V, fail_keep);
     n_ = kmax;
+    int sz[V];
+    const int* rp[V];
+    double pad[V];
     for (int v = 0; v < V; ++v) {
       int k = 0;
       double maxdiag = 1;
       ln_[v] = kmax;
+      rp[v] = nullptr;
       if (kind_[v] == kMinNorm) {
-        rows_[v].clear();
-        for (int i = 0; i < M; ++i)
-          if (w_[std::size_t(i) * V + v] != 0) rows_[v].push_back(i);
+        const int* orow = &obs_rows_[std::size_t(v) * M];
+        rows_[v].assign(orow, orow + cnt_[v]);
         k = int(rows_[v].size());
+        rp[v] = rows_[v].data();
         ln_[v] = k;
         maxdiag = 0;
         for (int q = 0; q < k; ++q) {
-          const int iq = rows_[v][std::size_t(q)];
-          const double* rr = R + std::size_t(iq) * M;
-          T* l = &l_[rowbase(q) * V + v];
-          for (int p = 0; p <= q; ++p) l[std::size_t(p) * V] = T(rr[rows_[v][std::size_t(p)]]);
-          l[std::size_t(q) * V] += T(lambda);
-          maxdiag = std::max(maxdiag, double(l[std::size_t(q) * V]));
+          const int iq = rp[v][q];
+          maxdiag = std::max(maxdiag, double(T(R[std::size_t(iq) * M + iq]) + T(lambda)));
           y_[std::size_t(q) * V + v] = b_[std::size_t(iq) * V + v];
         }
         if (!(maxdiag > 0)) maxdiag = 1;
       }
-      for (int q = k; q < kmax; ++q) {
-        T* l = &l_[rowbase(q) * V + v];
-        for (int p = 0; p < q; ++p) l[std::size_t(p) * V] = T(0);
-        l[std::size_t(q) * V] = T(maxdiag);
-        y_[std::size_t(q) * V + v] = 0;
-      }
+      sz[v] = k, pad[v] = maxdiag;
+      for (int q = k; q < kmax; ++q) y_[std::size_t(q) * V + v] = 0;
     }
+    gather_soa(kmax, sz, rp, R, 1.0, lambda, pad);
     norm1_and_tolerance();
     factor();
+    hager_iterations_ = kSmallHagerIterations;
     estimate_condition();
+    hager_iterations_ = 5;
     solve_in_place(y_.data());
     const double limit = fallback_condition(Precision::Fp64);
     bool refine = false;
@@ -900,11 +981,7 @@ class GroupSolver {
       refine_[v] = so.ok && cond_[v] > kRefineCondition;
       refine |= refine_[v];
       std::fill(xs_.begin(), xs_.end(), 0.0);
-      for (int q = 0; q < cnt_[v] && so.ok; ++q) {
-        const double vq = y_[std::size_t(q) * V + v];
-        const double* a = pb_.design.a.data() + std::size_t(rows_[v][std::size_t(q)]) * N;
-        for (int c = 0; c < N; ++c) xs_[std::size_t(c)] += vq * a[c];
-      }
+      if (so.ok) add_rows(v, pb_.design.a.data(), y_.data(), xs_.data());
       lane_outcome(v, so);
     }
     if (refine) {  // rho = b_O - A_O x - lambda v, v += R^-1 rho, x += A_O^T (R^-1 rho)
@@ -984,8 +1061,7 @@ class GroupSolver {
     for (int v = 0; v < V; ++v) rss_[v] = acc[v];
   }
 
-  void finish(std::size_t p0, int v) {
-    const std::size_t p = p0 + std::size_t(v);
+  void finish(std::size_t p, int v) {
     const int N = pb_.N;
     PixelOutcome o;
     switch (kind_[v]) {
@@ -1055,11 +1131,13 @@ class GroupSolver {
   std::vector<T> gaos_, l_, invd_, hx_, hz_, colsum_;
   std::vector<double> x_, y_, xs_, ys_, bo_;
   std::vector<int> obs_, miss_;
+  std::vector<int> obs_rows_, miss_rows_;  // V x M: each lane's observed / missing rows (load)
   SmallScratch scratch_;
   std::uint8_t small_fail_[V] = {}, refine_[V] = {};
   std::vector<int> rows_[V];
-  std::vector<double> rho_, y2_, gs_;
+  std::vector<double> rho_, y2_, gs_, ay_;
   int n_ = 0;
+  int hager_iterations_ = 5;
   int ln_[V] = {};            // each lane's own size within n_ (estimate_condition)
   std::uint8_t soa_[V] = {};  // downdate lanes solved in the group's SoA code
   double small_cond_[V] = {};
@@ -1074,33 +1152,104 @@ class GroupSolver {
   std::uint64_t fallbacks_ = 0, dense_ = 0;
 };
 
-/// Solves the result's pixels (out.pixels() of them, from cube pixel out.row_begin * W).
+/// The result's pixels [p0, p0 + np) ordered by their observed count (a stable counting sort,
+/// one pass over the block's rows of the cube): groups of consecutive entries then have similar
+/// small sizes s or k, so little padding in the group's SoA factorisation (and one path).
+template <class T>
+void sort_by_count(const Problem<T>& pb, std::size_t p0, std::size_t np, std::vector<int>& counts,
+                   std::vector<std::size_t>& order) {
+  const int M = pb.M;
+  counts.assign(np, 0);
+  const bool f32 = pb.cube.dtype == io::DType::Float32;
+  for (int i = 0; i < M; ++i) {
+    const std::size_t off = std::size_t(i) * pb.P + pb.pbeg + p0;
+    if (f32) {
+      const float* src = pb.cube.f32() + off;
+      for (std::size_t j = 0; j < np; ++j) counts[j] += src[j] == src[j];
+    } else {
+      const double* src = pb.cube.f64() + off;
+      for (std::size_t j = 0; j < np; ++j) counts[j] += src[j] == src[j];
+    }
+  }
+  std::vector<int> start(std::size_t(M) + 2, 0);
+  for (std::size_t j = 0; j < np; ++j) ++start[std::size_t(counts[j]) + 1];
+  for (int c = 0; c <= M; ++c) start[std::size_t(c) + 1] += start[std::size_t(c)];
+  order.resize(np);
+  for (std::size_t j = 0; j < np; ++j) order[std::size_t(start[std::size_t(counts[j])]++)] = p0 + j;
+}
+
+/// Solves the result's pixels (out.pixels() of them, from cube pixel out.row_begin * W): blocks
+/// of kBlockPixels consecutive pixels per task, each sorted by count and solved V at a time.
 template <class T, int V>
 void run(const Cube& cube, const Design& design, const Options& options, const SharedSvd& shared,
          const DowndateOps& ops, Result& out, Progress* progress) {
   const Problem<T> pb(cube, design, options, shared, ops, out.row_begin * cube.width);
+  // fp32: the downdate and minimum-norm pixels go to a float64 group solver (its SoA code).
+  constexpr bool f32 = std::is_same_v<T, float>;
+  std::optional<Problem<double>> pbd;
+  if (f32) pbd.emplace(cube, design, options, shared, ops, out.row_begin * cube.width);
+  auto small = [&](int c) {
+    const Kind k = kind_of(c, pb.M, pb.N, options.method, options.lambda, ops);
+    return f32 && (k == kDowndate || k == kMinNorm);
+  };
   const std::size_t P = out.pixels();
-  const std::size_t groups_per_chunk = kChunkPixels / V;
-  const std::size_t groups = (P + V - 1) / V;
+  const std::size_t blocks = (P + kBlockPixels - 1) / kBlockPixels;
   std::atomic<std::uint64_t> fallbacks{0}, dense{0}, downdated{0}, minnormed{0};
-  for (std::size_t g0 = 0; g0 < groups; g0 += groups_per_chunk) {
-    progress_check(progress);
-    const std::size_t g1 = std::min(groups, g0 + groups_per_chunk);
+  // One parallel region for the whole solve (one barrier: on a loaded machine, threads spinning
+  // at a barrier per chunk cost a quarter of the CPU time); cancellation is polled per block
+  // (the remaining blocks are skipped, Cancelled thrown after the region), the progress fraction
+  // is set by the calling thread.
+  std::atomic<std::size_t> done{0};
+  std::atomic<bool> stop{false};
+  progress_check(progress);
+  {
 #pragma omp parallel
     {
       GroupSolver<T, V> gs(pb, out);
-#pragma omp for schedule(dynamic, 4)
-      for (std::size_t g = g0; g < g1; ++g) {
-        const std::size_t p0 = g * V;
-        gs.solve(p0, int(std::min<std::size_t>(V, P - p0)));
+      std::optional<GroupSolver<double, kLanesFp64>> gsd;
+      if (f32) gsd.emplace(*pbd, out);
+      std::vector<std::size_t> order, order64;
+      std::vector<int> counts;
+#pragma omp for schedule(dynamic, 1)
+      for (std::size_t k = 0; k < blocks; ++k) {
+        if (stop.load(std::memory_order_relaxed)) continue;
+        const std::size_t p0 = k * kBlockPixels, np = std::min(kBlockPixels, P - p0);
+        sort_by_count(pb, p0, np, counts, order);
+        if (f32) {  // split off the float64 pixels (order stays sorted by count in both lists)
+          order64.clear();
+          std::size_t n32 = 0;
+          for (std::size_t j = 0; j < np; ++j) {
+            const std::size_t px = order[j];
+            if (small(counts[px - p0]))
+              order64.push_back(px);
+            else
+              order[n32++] = px;
+          }
+          order.resize(n32);
+          for (std::size_t g = 0; g < order64.size(); g += kLanesFp64)
+            gsd->solve(order64.data() + g,
+                       int(std::min<std::size_t>(kLanesFp64, order64.size() - g)));
+        }
+        for (std::size_t g = 0; g < order.size(); g += V)
+          gs.solve(order.data() + g, int(std::min<std::size_t>(V, order.size() - g)));
+        const std::size_t d = done.fetch_add(1, std::memory_order_relaxed) + 1;
+        if (progress && progress->cancel.load(std::memory_order_relaxed)) stop = true;
+        if (progress && omp_get_thread_num() == 0) progress_set(progress, double(d) / blocks);
       }
       fallbacks += gs.fallbacks();
       dense += gs.dense_pixels();
       downdated += gs.downdate_pixels();
       minnormed += gs.minnorm_pixels();
+      if (gsd) {
+        fallbacks += gsd->fallbacks();
+        dense += gsd->dense_pixels();
+        downdated += gsd->downdate_pixels();
+        minnormed += gsd->minnorm_pixels();
+      }
     }
-    progress_set(progress, double(g1) / double(groups));
   }
+  progress_check(progress);
+  progress_set(progress, 1.0);
   out.fallback_pixels = fallbacks.load();
   out.host_pixels = dense.load();
   out.downdate_pixels = downdated.load();

@@ -5,7 +5,14 @@
 //     fits one chunk and the same Cube::generation was solved last); a tiled-transpose kernel
 //     writes the 0/1 mask W (Pc x M, column-major, for the Gram product), the data with gaps
 //     zeroed pixel-major (M x Pc) and a pixel-major mask, and counts the observed rows;
-//  2. a classify kernel sorts pixels: empty, no gaps (shared SVD of A), Cholesky, host SVD;
+//  2. a classify kernel sorts pixels: empty, no gaps (shared SVD of A), Cholesky, host SVD, and
+//     for methods auto and downdate the downdate and the row-Gram minimum norm by the CPU back
+//     end's rule (lsq_cpu.cpp; auto's cost model lsq_downdate.hpp). With those small paths on,
+//     y = B (w o b) of the chunk is one float64 cuBLAS GEMM (B = G^-1 A^T, N x M, against the
+//     zero-filled data), the host reads the chunk's flags (one stream synchronisation per chunk)
+//     and launches the small kernel (lsq_cuda_small.cu: one warp per pixel, K = I - C_SS or
+//     R_OO gathered into shared memory) at the chunk's largest size; the Gram products of step 3
+//     run only where a pixel needs them;
 //  3. cuBLAS: G = K^T W^T, the Khatri-Rao form of DESIGN.md (K[i][t] = A_ir A_ic for the packed
 //     lower entries t = (r, c), c <= r), one (N(N+1)/2) x Pc GEMM in the working precision (no
 //     TF32), skipped where the host knows no pixel needs it (methods qr/svd; a chunk an earlier
@@ -39,7 +46,10 @@
 #include "core/bytes.hpp"
 #include "core/cuda_check.hpp"
 #include "core/device_memory.hpp"
+#include "lsq/lsq_cuda_small.cuh"
+#include "lsq/lsq_downdate.hpp"
 #include "lsq/lsq_internal.hpp"
+#include "lsq/lsq_warp.cuh"
 
 namespace simscope::lsq::detail {
 namespace {
@@ -52,128 +62,7 @@ void cublas_check(cublasStatus_t s, const char* what) {
 }
 #define LSQ_CUBLAS_CHECK(call) cublas_check((call), #call)
 
-enum Kind : std::uint8_t { kKindEmpty = 0, kKindShared = 1, kKindChol = 2, kKindHost = 3 };
-constexpr std::uint8_t kStatusHost = 255;  // "solve this pixel on the host"
 constexpr int kMaxWarpsPerBlock = 8;
-
-__device__ __forceinline__ double warp_sum(double v) {
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-  return v;
-}
-
-/// Index and value of the largest |a_j| (first index on ties), the same on every lane.
-__device__ __forceinline__ int warp_argmax_abs(const double* a, int n, int lane) {
-  double best = -1;
-  int idx = 0;
-  for (int j = lane; j < n; j += 32) {
-    const double v = fabs(a[j]);
-    if (v > best) best = v, idx = j;
-  }
-  for (int o = 16; o > 0; o >>= 1) {
-    const double ob = __shfl_xor_sync(0xffffffffu, best, o);
-    const int oi = __shfl_xor_sync(0xffffffffu, idx, o);
-    if (ob > best || (ob == best && oi < idx)) best = ob, idx = oi;
-  }
-  return idx;
-}
-
-__device__ __forceinline__ int rowbase(int i) { return i * (i + 1) / 2; }
-
-/// y <- (L L^T)^-1 y; L packed lower row-major in shared memory, y (n doubles) in shared memory.
-template <class T>
-__device__ void warp_solve(const T* L, int n, double* y, int lane) {
-  for (int i = 0; i < n; ++i) {
-    const T* Li = L + rowbase(i);
-    double s = 0;
-    for (int j = lane; j < i; j += 32) s += double(Li[j]) * y[j];
-    s = warp_sum(s);
-    if (lane == 0) y[i] = (y[i] - s) / double(Li[i]);
-    __syncwarp();
-  }
-  for (int i = n - 1; i >= 0; --i) {
-    const T* Li = L + rowbase(i);
-    const double xi = y[i] / double(Li[i]);
-    __syncwarp();
-    if (lane == 0) y[i] = xi;
-    for (int j = lane; j < i; j += 32) y[j] -= double(Li[j]) * xi;
-    __syncwarp();
-  }
-}
-
-/// In-place right-looking Cholesky of the packed lower matrix L (Golub & Van Loan 4.2.2, outer
-/// product form). Returns false (uniformly) on a pivot <= tol. col: n entries of scratch.
-template <class T>
-__device__ bool warp_cholesky(T* L, T* col, int n, T tol, int lane) {
-  for (int k = 0; k < n; ++k) {
-    T* Lk = L + rowbase(k);
-    const T d = Lk[k];
-    __syncwarp();
-    if (!(d > tol)) return false;
-    const T s = sqrt(d);
-    const T inv = T(1) / s;
-    if (lane == 0) Lk[k] = s;
-    for (int i = k + 1 + lane; i < n; i += 32) {
-      T* p = L + rowbase(i) + k;
-      const T v = *p * inv;
-      *p = v;
-      col[i] = v;
-    }
-    __syncwarp();
-    for (int i = k + 1; i < n; ++i) {
-      T* Li = L + rowbase(i);
-      const T lik = col[i];
-      for (int j = k + 1 + lane; j <= i; j += 32) Li[j] -= lik * col[j];
-    }
-    __syncwarp();
-  }
-  return true;
-}
-
-/// Hager's estimate of ||G^-1||_1 with Higham's refinements (LAPACK xLACN2), G = L L^T.
-template <class T>
-__device__ double warp_inv_norm1(const T* L, int n, double* x, double* z, double* s, int lane) {
-  auto norm1 = [&](const double* a) {
-    double t = 0;
-    for (int j = lane; j < n; j += 32) t += fabs(a[j]);
-    return warp_sum(t);
-  };
-  for (int j = lane; j < n; j += 32) x[j] = 1.0 / n;
-  __syncwarp();
-  warp_solve(L, n, x, lane);
-  double est = norm1(x);
-  if (n == 1) return est;
-  for (int j = lane; j < n; j += 32) s[j] = z[j] = x[j] >= 0 ? 1.0 : -1.0;
-  __syncwarp();
-  warp_solve(L, n, z, lane);
-  int jmax = warp_argmax_abs(z, n, lane);
-  for (int iter = 2; iter <= 5; ++iter) {
-    for (int j = lane; j < n; j += 32) x[j] = j == jmax ? 1.0 : 0.0;
-    __syncwarp();
-    warp_solve(L, n, x, lane);
-    const double e = norm1(x);
-    bool same = true;
-    for (int j = lane; j < n; j += 32) same &= (x[j] >= 0) == (s[j] > 0);
-    const bool repeated = __all_sync(0xffffffffu, same);
-    if (repeated || e <= est) {
-      est = fmax(est, e);
-      break;
-    }
-    est = e;
-    for (int j = lane; j < n; j += 32) s[j] = z[j] = x[j] >= 0 ? 1.0 : -1.0;
-    __syncwarp();
-    warp_solve(L, n, z, lane);
-    const int last = jmax;
-    jmax = warp_argmax_abs(z, n, lane);
-    if (!(fabs(z[last]) != fabs(z[jmax]))) break;
-  }
-  for (int j = lane; j < n; j += 32) {
-    const double a = 1.0 + double(j) / double(n - 1);
-    x[j] = (j % 2) ? -a : a;
-  }
-  __syncwarp();
-  warp_solve(L, n, x, lane);
-  return fmax(est, 2.0 * norm1(x) / (3.0 * n));
-}
 
 /// Mask, zero-filled data and counts of a chunk: a 32 x 32 tile transpose through shared memory.
 /// cube: M rows of pc values (pitch pc); wt: pc x M column-major (0/1 in T); bpm, mpm: M x pc
@@ -212,28 +101,55 @@ __global__ void prep_kernel(const C* __restrict__ cube, int M, int pc, T* __rest
   }
 }
 
-/// Bits of a chunk's flag (classify_kernel): a pixel solved by Cholesky on the device; a pixel
-/// with gaps (0 < count < M: the only ones that can ever need the Gram products).
-constexpr int kFlagChol = 1, kFlagPartial = 2;
+/// Bits of a chunk's flag (classify_kernel): a pixel solved by the Gram path's Cholesky on the
+/// device; a pixel with gaps (0 < count < M: the only ones that can ever need the Gram
+/// products); a pixel for the small kernel (downdate or minimum norm, lsq_cuda_small.cu).
+constexpr int kFlagChol = 1, kFlagPartial = 2, kFlagSmall = 4;
 
-__global__ void classify_kernel(const int* __restrict__ count, int pc, int M, int N, bool host_all,
-                                bool lambda_zero, std::uint8_t* __restrict__ kind,
-                                int* __restrict__ any_chol) {
+/// How the classify kernel picks, per pixel with gaps (the CPU back end's rule, lsq_cpu.cpp).
+struct ClassifyRule {
+  bool host_all = false;   // methods qr, svd: every pixel with gaps on the host
+  bool downdate = false;   // method downdate: the downdate for every pixel with gaps
+  bool automatic = false;  // method auto: minimum norm / downdate / Gram by kind and cost
+  bool dd_ok = false;      // DowndateOps::downdate (G SPD, cond2(G) <= 1e10, M <= 1024)
+  bool mn_ok = false;      // DowndateOps::minnorm
+  bool lambda_zero = true;
+  int small_limit = 0;  // the largest s or k the small kernel takes (shared memory)
+};
+
+/// Kinds of a chunk's pixels; flag[0] gets the kFlag bits, flag[1] the largest small size.
+__global__ void classify_kernel(const int* __restrict__ count, int pc, int M, int N,
+                                ClassifyRule rule, std::uint8_t* __restrict__ kind,
+                                int* __restrict__ flag) {
   const int p = blockIdx.x * blockDim.x + threadIdx.x;
   if (p >= pc) return;
-  const int c = count[p];
+  const int c = count[p], s = M - c;
   std::uint8_t k;
+  int small = 0;
   if (c == 0)
     k = kKindEmpty;
   else if (c == M)
     k = kKindShared;
-  else if (host_all || (c < N && lambda_zero))
+  else if (rule.host_all)
     k = kKindHost;
+  else if (rule.downdate)
+    k = rule.dd_ok && s <= rule.small_limit ? kKindDowndate : kKindHost, small = s;
+  else if (rule.automatic && c < N && rule.mn_ok)
+    k = c <= rule.small_limit ? kKindMinNorm : kKindHost, small = c;
+  else if (c < N && rule.lambda_zero)
+    k = kKindHost;
+  else if (rule.automatic && rule.dd_ok && s <= rule.small_limit &&
+           downdate_cost(M, N, s) <= gram_cost(M, N, s))
+    k = kKindDowndate, small = s;
   else
     k = kKindChol;
   kind[p] = k;
-  if (k == kKindChol) atomicOr(any_chol, kFlagChol);
-  if (c > 0 && c < M) atomicOr(any_chol, kFlagPartial);
+  if (k == kKindChol) atomicOr(&flag[0], kFlagChol);
+  if (c > 0 && c < M) atomicOr(&flag[0], kFlagPartial);
+  if (k == kKindDowndate || k == kKindMinNorm) {
+    atomicOr(&flag[0], kFlagSmall);
+    atomicMax(&flag[1], small);
+  }
 }
 
 struct SolveArgs {
@@ -303,6 +219,7 @@ __global__ void solve_kernel(SolveArgs a, const T* __restrict__ gram) {
     }
     return;
   }
+  if (kind == kKindDowndate || kind == kKindMinNorm) return;  // lsq_cuda_small.cu
   if (kind == kKindHost) {
     if (lane == 0) a.status[q] = kStatusHost;
     return;
@@ -390,7 +307,8 @@ __global__ void solve_kernel(SolveArgs a, const T* __restrict__ gram) {
 
 /// Pinned host memory (one cudaMallocHost block) that a chunk's outputs are copied into: from
 /// pageable memory a device-to-host cudaMemcpyAsync blocks the host, so the streams would never
-/// overlap. Layout: x (N x pc doubles, node-major), residual, condition, count, status, flag.
+/// overlap. Layout: x (N x pc doubles, node-major), residual, condition, count, status, kind,
+/// flag (two ints: the kFlag bits, the largest small size).
 struct HostStaging {
   void* block = nullptr;
   double* x = nullptr;
@@ -398,6 +316,7 @@ struct HostStaging {
   float* condition = nullptr;
   int* count = nullptr;
   std::uint8_t* status = nullptr;
+  std::uint8_t* kind = nullptr;
   int* flag = nullptr;
 };
 
@@ -410,6 +329,7 @@ struct Buffers {
   DeviceBuffer<double> r;
   DeviceBuffer<unsigned char> gram;  // NT x pc, T
   DeviceBuffer<double> h;
+  DeviceBuffer<double> y;  // N x pc: y = B (w o b) of the downdate
   DeviceBuffer<double> x;
   DeviceBuffer<float> residual;
   DeviceBuffer<float> condition;
@@ -438,6 +358,10 @@ class CudaSolver final : public Solver {
     int pitch = 0;
     SIMSCOPE_CUDA_CHECK(cudaDeviceGetAttribute(&pitch, cudaDevAttrMaxPitch, device_));
     max_pitch_ = std::size_t(pitch);
+    int optin = 0;
+    SIMSCOPE_CUDA_CHECK(
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device_));
+    smem_optin_ = std::size_t(optin);
     for (auto& b : buf_) {
       SIMSCOPE_CUDA_CHECK(cudaStreamCreateWithFlags(&b.stream, cudaStreamNonBlocking));
       LSQ_CUBLAS_CHECK(cublasCreate(&b.cublas));
@@ -464,24 +388,21 @@ class CudaSolver final : public Solver {
              const Options& options, Result& out, Progress* progress) override {
     validate(cube, design, options);
     const IndexRange rows = resolve(range, cube.height, "lsq: pixel rows");
-    if (options.method == Method::Downdate) {
-      // No device kernel for the downdate yet (issue 17): the CPU solver solves the whole range
-      // and every pixel with gaps counts as solved on the host (method_runs_on says so too).
-      make_cpu_solver()->solve(cube, design, range, options, out, progress);
-      out.host_pixels = 0;
-      for (const std::int32_t c : out.count) out.host_pixels += c > 0 && std::size_t(c) < cube.m;
-      return;
-    }
     cuda_use_device(device_);  // may run on another thread than the constructor's
     const auto t0 = Clock::now();
     init_result(out, cube, design, rows);
     const SharedSvd shared = shared_svd(design, options.lambda);
     out.shared_rank = shared.rank;
+    // The downdate and minimum-norm operators (float64, on the host: O(M^2 N) once per solve).
+    const bool dd = options.method == Method::Downdate || options.method == Method::Auto;
+    const DowndateOps ops =
+        make_downdate_ops(design, options.lambda, fallback_condition(Precision::Fp64), dd,
+                          options.method == Method::Auto && design.m > 0);
     try {
       if (options.precision == Precision::Fp32)
-        run<float>(cube, design, options, shared, out, progress);
+        run<float>(cube, design, options, shared, ops, out, progress);
       else
-        run<double>(cube, design, options, shared, out, progress);
+        run<double>(cube, design, options, shared, ops, out, progress);
     } catch (...) {
       for (auto& b : buf_) {
         cudaStreamSynchronize(b.stream);
@@ -503,17 +424,19 @@ class CudaSolver final : public Solver {
   /// range is one contiguous slab of P pixels per observation, at stride cube.pixels()).
   template <class T>
   void run(const Cube& cube, const Design& design, const Options& options, const SharedSvd& shared,
-           Result& out, Progress* progress) {
+           const DowndateOps& ops, Result& out, Progress* progress) {
     const int M = int(design.m), N = int(design.n), NT = N * (N + 1) / 2;
     const std::size_t P = out.pixels(), pb = out.row_begin * cube.width, Pcube = cube.pixels();
     const std::size_t csize = cube.dtype == io::DType::Float32 ? 4 : 8;
     upload_design<T>(design, shared);
+    upload_ops(ops);
+    const bool small_paths = ops.downdate || ops.minnorm;  // the small kernel may run
 
     // Chunk size: both buffer sets within half the free memory, at most 2^20 pixels, and every
     // cuBLAS operand (W: pc x M, G: NT x pc, B: M x pc) under 2^31 elements: the GEMMs take int
     // dimensions and some of their kernels index in 32 bits (with N = 128, NT x 2^20 is 8.7e9).
     const double per_pixel = double(M) * (csize + sizeof(T) + 8 + 1 + 8) + double(NT) * sizeof(T) +
-                             double(N) * 16 + 4 + 4 + 1 + 1 + 4;
+                             double(N) * 24 + 4 + 4 + 1 + 1 + 4 + 1;
     std::size_t free_b = 0, total_b = 0;
     SIMSCOPE_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
     std::size_t cap = 0;
@@ -536,7 +459,14 @@ class CudaSolver final : public Solver {
     }
 
     const bool host_all = options.method == Method::Qr || options.method == Method::Svd;
-    std::uint64_t fallbacks = 0, on_host = 0;
+    ClassifyRule rule;
+    rule.host_all = host_all;
+    rule.downdate = options.method == Method::Downdate;
+    rule.automatic = options.method == Method::Auto;
+    rule.dd_ok = ops.downdate, rule.mn_ok = ops.minnorm;
+    rule.lambda_zero = options.lambda == 0;
+    rule.small_limit = small_paths ? small_size_limit(N, M, smem_optin_) : 0;
+    std::uint64_t fallbacks = 0, on_host = 0, downdated = 0, minnormed = 0;
     std::size_t done = 0;  // pixels finished (chunks finish out of order: buf_[0] first at the end)
     std::vector<std::size_t> host_pixels;
     auto finish = [&](Buffers& b) {  // b's chunk: outputs from the pinned staging, host SVDs
@@ -552,8 +482,12 @@ class CudaSolver final : public Solver {
       std::memcpy(out.count.data() + b.p0, h.count, b.np * sizeof(int));
       if (!(*h.flag & kFlagPartial)) gap_free_[b.p0 / pc] = 1;
       host_pixels.clear();
-      for (std::size_t q = 0; q < b.np; ++q)
-        if (out.status[b.p0 + q] == kStatusHost) host_pixels.push_back(b.p0 + q);
+      for (std::size_t q = 0; q < b.np; ++q) {
+        const bool to_host = out.status[b.p0 + q] == kStatusHost;
+        if (to_host) host_pixels.push_back(b.p0 + q);
+        downdated += !to_host && h.kind[q] == kKindDowndate;
+        minnormed += !to_host && h.kind[q] == kKindMinNorm;
+      }
       if (!host_all) fallbacks += host_pixels.size();
       on_host += host_pixels.size();
       if (!host_pixels.empty()) solve_pixels_dense(cube, design, options, host_pixels, out, pb);
@@ -583,7 +517,7 @@ class CudaSolver final : public Solver {
         if (whole) b.resident_generation = cube.generation;
       }
       SIMSCOPE_CUDA_CHECK(cudaMemsetAsync(b.count.get(), 0, b.np * sizeof(int), b.stream));
-      SIMSCOPE_CUDA_CHECK(cudaMemsetAsync(b.flag.get(), 0, sizeof(int), b.stream));
+      SIMSCOPE_CUDA_CHECK(cudaMemsetAsync(b.flag.get(), 0, 2 * sizeof(int), b.stream));
       const dim3 tb(32, 8), tg(unsigned((np + 31) / 32), unsigned((M + 31) / 32));
       if (csize == 4)
         prep_kernel<float, T><<<tg, tb, 0, b.stream>>>(
@@ -594,17 +528,43 @@ class CudaSolver final : public Solver {
                                                         b.count.get());
       SIMSCOPE_CUDA_CHECK(cudaGetLastError());
       classify_kernel<<<unsigned((np + 255) / 256), 256, 0, b.stream>>>(
-          b.count.get(), np, M, N, host_all, options.lambda == 0, b.kind.get(), b.flag.get());
+          b.count.get(), np, M, N, rule, b.kind.get(), b.flag.get());
       SIMSCOPE_CUDA_CHECK(cudaGetLastError());
-      // The flags reach the host with the outputs (pinned; read in finish(), off the hot path).
-      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(b.host.flag, b.flag.get(), sizeof(int),
+      // The flags reach the host with the outputs (pinned; read in finish(), off the hot path),
+      // except with the small paths: their kernel's size and whether the Gram products are
+      // needed at all (auto's downdate leaves few or no Gram pixels) are read here.
+      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(b.host.flag, b.flag.get(), 2 * sizeof(int),
                                           cudaMemcpyDeviceToHost, b.stream));
+      bool need_gram = !host_all && !gap_free_[p0 / pc];
+      if (small_paths && need_gram) {
+        if (ops.downdate) {  // y = B (w o b) for the chunk: one float64 GEMM (B: N x M)
+          const double one = 1, zero = 0;
+          LSQ_CUBLAS_CHECK(cublasDgemm(b.cublas, CUBLAS_OP_N, CUBLAS_OP_N, N, np, M, &one,
+                                       d_bt_.get(), N, b.bpm.get(), M, &zero, b.y.get(), N));
+        }
+        SIMSCOPE_CUDA_CHECK(cudaStreamSynchronize(b.stream));
+        const int flags = b.host.flag[0];
+        need_gram = flags & kFlagChol;
+        if (flags & kFlagSmall) {
+          SmallArgs sa;
+          sa.M = M, sa.N = N, sa.pc = np, sa.nmax = std::max(1, b.host.flag[1]);
+          sa.lambda = options.lambda, sa.limit = fallback_condition(Precision::Fp64);
+          sa.cond_g = ops.cond_g;
+          sa.a = d_a_.get(), sa.bt = d_bt_.get(), sa.c = d_c_.get(), sa.r = d_r_.get();
+          sa.ginv = d_ginv_.get();
+          sa.kind = b.kind.get(), sa.count = b.count.get(), sa.bpm = b.bpm.get();
+          sa.mpm = b.mpm.get(), sa.y = b.y.get(), sa.scratch = b.r.get(), sa.x = b.x.get();
+          sa.residual = b.residual.get(), sa.condition = b.condition.get();
+          sa.status = b.status.get();
+          launch_small(sa, smem_optin_, b.stream);
+        }
+      }
       // 2. the products (cuBLAS, column-major): G = K^T W^T and H = A^T B. Skipped where no pixel
       // can need them, known on the host: QR/SVD for all (host_all), or a chunk without gaps
       // (only pixels with gaps use G and H). Otherwise they run even if the chunk turns out to
       // have no Cholesky pixel (e.g. the first solve of a cube without gaps: its later solves
       // skip them): reading the device's flag here would stall both streams every chunk.
-      if (!host_all && !gap_free_[p0 / pc]) {
+      if (need_gram) {
         gram_gemm<T>(b, NT, np, M);
         const double one = 1, zero = 0;
         LSQ_CUBLAS_CHECK(cublasDgemm(b.cublas, CUBLAS_OP_T, CUBLAS_OP_N, N, np, M, &one,
@@ -649,11 +609,15 @@ class CudaSolver final : public Solver {
           cudaMemcpyAsync(hs.status, b.status.get(), b.np, cudaMemcpyDeviceToHost, b.stream));
       SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(hs.count, b.count.get(), b.np * sizeof(int),
                                           cudaMemcpyDeviceToHost, b.stream));
+      SIMSCOPE_CUDA_CHECK(
+          cudaMemcpyAsync(hs.kind, b.kind.get(), b.np, cudaMemcpyDeviceToHost, b.stream));
     }
     for (auto& b : buf_)
       if (b.busy) finish(b);
     out.fallback_pixels = fallbacks;
     out.host_pixels = on_host;
+    out.downdate_pixels = downdated;
+    out.minnorm_pixels = minnormed;
   }
 
   /// cudaMemcpy2DAsync, or one copy per row where a pitch exceeds the device's limit
@@ -694,7 +658,7 @@ class CudaSolver final : public Solver {
 
   void free_buffers(Buffers& b) {
     for (auto* d : {&b.cube, &b.wt, &b.gram}) d->reset();
-    for (auto* d : {&b.bpm, &b.r, &b.h, &b.x}) d->reset();
+    for (auto* d : {&b.bpm, &b.r, &b.h, &b.y, &b.x}) d->reset();
     for (auto* d : {&b.mpm, &b.status, &b.kind}) d->reset();
     b.residual.reset(), b.condition.reset(), b.count.reset(), b.flag.reset();
     if (b.host.block) cudaFreeHost(b.host.block);
@@ -717,17 +681,18 @@ class CudaSolver final : public Solver {
     b.r = buffer<double>(Mz * pc, "a chunk's residuals");
     b.gram = buffer<unsigned char>(NT * pc * sizeof(T), "a chunk's Gram matrices");
     b.h = buffer<double>(std::size_t(N) * pc, "a chunk's right-hand sides");
+    b.y = buffer<double>(std::size_t(N) * pc, "a chunk's downdate products");
     b.x = buffer<double>(std::size_t(N) * pc, "a chunk's solutions");
     b.residual = buffer<float>(pc, "a chunk's residual map");
     b.condition = buffer<float>(pc, "a chunk's condition map");
     b.status = buffer<std::uint8_t>(pc, "a chunk's status map");
     b.kind = buffer<std::uint8_t>(pc, "a chunk's pixel kinds");
     b.count = buffer<int>(pc, "a chunk's counts");
-    b.flag = buffer<int>(1, "a chunk's flag");
+    b.flag = buffer<int>(2, "a chunk's flags");
     // The staging: x, residual, condition, count (4-byte aligned after the doubles), status,
     // then the flag at the next multiple of 8.
     const std::size_t status_at = std::size_t(N) * pc * 8 + pc * 12;
-    const std::size_t flag_at = (status_at + pc + 7) / 8 * 8, bytes = flag_at + 8;
+    const std::size_t flag_at = (status_at + 2 * pc + 7) / 8 * 8, bytes = flag_at + 8;
     const cudaError_t e = cudaMallocHost(&b.host.block, bytes);
     if (e != cudaSuccess) {
       cudaGetLastError();
@@ -741,6 +706,7 @@ class CudaSolver final : public Solver {
     b.host.condition = b.host.residual + pc;
     b.host.count = reinterpret_cast<int*>(b.host.condition + pc);
     b.host.status = reinterpret_cast<std::uint8_t*>(h + status_at);
+    b.host.kind = b.host.status + pc;
     b.host.flag = reinterpret_cast<int*>(h + flag_at);
     b.capacity_key = key;
   }
@@ -777,23 +743,46 @@ class CudaSolver final : public Solver {
         cudaMemcpy(d_k_.get(), K.data(), K.size() * sizeof(T), cudaMemcpyHostToDevice));
     SIMSCOPE_CUDA_CHECK(cudaDeviceSynchronize());
   }
-  /// Bytes of the design's device copies (A twice, the shared operator, K).
+  /// The downdate's B^T, C and G^-1 and the minimum norm's R (float64), where built.
+  void upload_ops(const DowndateOps& ops) {
+    auto up = [&](DeviceBuffer<double>& d, const std::vector<double>& v, const char* what) {
+      d.reset();
+      if (v.empty()) return;
+      d = buffer<double>(v.size(), what);
+      SIMSCOPE_CUDA_CHECK(
+          cudaMemcpy(d.get(), v.data(), v.size() * sizeof(double), cudaMemcpyHostToDevice));
+    };
+    up(d_bt_, ops.downdate ? ops.bt : std::vector<double>{}, "the downdate's B");
+    up(d_c_, ops.downdate ? ops.c : std::vector<double>{}, "the downdate's hat matrix");
+    up(d_ginv_, ops.downdate ? ops.ginv : std::vector<double>{}, "the downdate's G^-1");
+    up(d_r_, ops.minnorm ? ops.r : std::vector<double>{}, "the row Gram A A^T");
+    SIMSCOPE_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  /// Bytes of the design's device copies (A twice, the shared operator, K, the small paths'
+  /// operators).
   std::size_t design_bytes() const {
     // As the allocator counts them (an empty operator is allocated as one byte).
     std::size_t n = 0;
+    for (const auto* d : {&d_bt_, &d_c_, &d_ginv_, &d_r_})
+      if (*d) n += d->bytes();
     for (const auto* d : {&d_a_, &d_acm_, &d_op_})
       if (*d) n += std::max<std::size_t>(1, d->bytes());
     if (d_k_) n += std::max<std::size_t>(1, d_k_.bytes());
     return n;
   }
-  void free_design() { d_a_.reset(), d_acm_.reset(), d_op_.reset(), d_k_.reset(); }
+  void free_design() {
+    d_a_.reset(), d_acm_.reset(), d_op_.reset(), d_k_.reset();
+    d_bt_.reset(), d_c_.reset(), d_ginv_.reset(), d_r_.reset();
+  }
 
   int device_ = 0;
   std::size_t max_pitch_ = 0;
+  std::size_t smem_optin_ = 48 * 1024;  // shared memory a block may opt in to
   Buffers buf_[2];
   std::shared_ptr<DeviceAllocator> alloc_;  // "lsq": every device buffer of this solver
   DeviceBuffer<double> d_a_, d_acm_, d_op_;
-  DeviceBuffer<unsigned char> d_k_;  // M x NT in T
+  DeviceBuffer<double> d_bt_, d_c_, d_ginv_, d_r_;  // DowndateOps on the device (may be empty)
+  DeviceBuffer<unsigned char> d_k_;                 // M x NT in T
   // Chunks of the cube `gap_free_generation_` (chunk size gap_free_pc_) found without gaps.
   std::vector<char> gap_free_;
   std::uint64_t gap_free_generation_ = 0;

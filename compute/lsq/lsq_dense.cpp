@@ -257,8 +257,7 @@ std::unique_ptr<Solver> make_cuda_solver() {
 }  // namespace detail
 
 Backend method_runs_on(Method method, Backend backend) {
-  return method == Method::Qr || method == Method::Svd || method == Method::Downdate ? Backend::Cpu
-                                                                                     : backend;
+  return method == Method::Qr || method == Method::Svd ? Backend::Cpu : backend;
 }
 
 std::unique_ptr<Solver> make_solver(Backend backend) {

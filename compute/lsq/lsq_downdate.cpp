@@ -13,9 +13,7 @@ namespace simscope::lsq::detail {
 namespace {
 
 constexpr double kEps = std::numeric_limits<double>::epsilon();
-// Iterations of the 1-norm estimator (LAPACK allows 5; 2 already hold the tests' factor and
-// halve the solves, the main cost of a minimum-norm pixel).
-constexpr int kHagerIterations = 2;
+constexpr int kHagerIterations = kSmallHagerIterations;
 
 /// In-place Cholesky of the n x n SPD matrix a (column-major, lower triangle used), right-looking
 /// (Golub & Van Loan Algorithm 4.2.2, outer-product form: the inner loops are contiguous axpys).
@@ -89,6 +87,7 @@ double inv_norm1(const double* l, int n, std::vector<double>& x, std::vector<dou
       break;
     }
     est = e;
+    if (iter == kHagerIterations) break;  // its next index would go unused
     for (int i = 0; i < n; ++i) z[std::size_t(i)] = x[std::size_t(i)] >= 0 ? 1.0 : -1.0;
     chol_solve(l, n, z.data());
     const int last = j;
@@ -256,16 +255,6 @@ SmallOutcome minnorm_pixel(const DowndateOps& ops, const Design& design, double 
   out.ok = true;
   out.cond = lambda > 0 ? std::sqrt(norm1 / lambda) : std::sqrt(cond_r);
   return out;
-}
-
-double downdate_cost(int M, int N, int s) {
-  const double sd = s;
-  return double(M) * N + 2.0 * sd * N + sd * sd * sd / 6 + 8 * sd * sd;
-}
-
-double gram_cost(int M, int N, int s) {
-  const double rows = std::min(s, M - s), n = N;
-  return rows * n * (n + 1) / 2 + n * n * n / 6 + 8 * n * n + 2.0 * M * n;
 }
 
 }  // namespace simscope::lsq::detail

@@ -26,10 +26,11 @@
 ///
 /// Both: one step of iterative refinement with the float64 residual when the estimated cond2(G_p)
 /// (resp. cond(R_OO)) exceeds kRefineCondition; pixels beyond fallback_condition(Fp64) = 1e10
-/// go to the float64 SVD. The functions below solve one pixel (fp32 groups, and downdate pixels
-/// with more than N missing rows); fp64 groups of the CPU solver run the same algorithm on their
-/// lanes together (lsq_cpu.cpp: downdate_soa, minnorm_soa), each lane's K or R_OO padded to the
-/// group's largest size with a multiple of I, bit-identical whatever the neighbours.
+/// go to the float64 SVD. The functions below solve one pixel (downdate pixels with more than N
+/// missing rows); the float64 groups of the CPU solver (those of fp32 solves included) run the
+/// same algorithm on their lanes together (lsq_cpu.cpp: downdate_soa, minnorm_soa), each lane's
+/// K or R_OO padded to the group's largest size with a multiple of I, bit-identical whatever the
+/// neighbours. The CUDA back end runs it one warp per pixel (lsq_cuda_small.cu).
 #include <cstddef>
 #include <vector>
 
@@ -54,6 +55,11 @@ inline double dot(const double* a, const double* b, int n) {
 
 /// Estimated cond2 of the pixel's Gram matrix above which a refinement step is taken.
 constexpr double kRefineCondition = 1e4;
+
+/// Iterations of the 1-norm estimator (Hager/Higham) on the small matrices K and R_OO, on both
+/// back ends (LAPACK allows 5, the Gram path's N x N estimate keeps 5; 2 hold the tests' factor
+/// against numpy's cond and halve the estimator's solves, a sixth of a downdate pixel's time).
+constexpr int kSmallHagerIterations = 2;
 
 /// The matrices shared by all pixels, float64, built once per solve.
 struct DowndateOps {
@@ -104,8 +110,23 @@ SmallOutcome minnorm_pixel(const DowndateOps& ops, const Design& design, double 
                            const std::vector<int>& rows, const double* bo, double limit, double* x,
                            SmallScratch& s);
 
-/// Cost model of method auto (multiply-adds per pixel) for a pixel with s of M rows missing.
-double downdate_cost(int M, int N, int s);
-double gram_cost(int M, int N, int s);
+#ifdef __CUDACC__
+#define SIMSCOPE_LSQ_HD __host__ __device__
+#else
+#define SIMSCOPE_LSQ_HD
+#endif
+
+/// Cost model of method auto (multiply-adds per pixel) for a pixel with s of M rows missing:
+/// the downdate (y, z, x, the s x s Cholesky and the estimator's solves) and the Gram path (the
+/// shorter row list's rank-1 terms, the N x N Cholesky, its solves and products). Host and
+/// device (the CUDA classify kernel picks by the same rule).
+SIMSCOPE_LSQ_HD inline double downdate_cost(int M, int N, int s) {
+  const double sd = s;
+  return double(M) * N + 2.0 * sd * N + sd * sd * sd / 6 + 8 * sd * sd;
+}
+SIMSCOPE_LSQ_HD inline double gram_cost(int M, int N, int s) {
+  const double rows = s < M - s ? s : M - s, n = N;
+  return rows * n * (n + 1) / 2 + n * n * n / 6 + 8 * n * n + 2.0 * M * n;
+}
 
 }  // namespace simscope::lsq::detail

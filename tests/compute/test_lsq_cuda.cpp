@@ -27,9 +27,9 @@ TEST(LsqCuda, MakeSolverWithoutDevice) {
 
 /// GPU against CPU, pixel by pixel: counts and statuses equal, solutions within `tol`, residuals
 /// close, conditions within 2x (Hager's estimate may take another path), the same counters.
-/// Where the CPU's auto took its downdate or minimum-norm paths (issue 17; the device's auto is
-/// the Gram path alone), their condition estimates differ by up to cond2(G) s^(1/4)
-/// (lsq_downdate.hpp): then within 1e3x, and the device sends at least as many pixels to the SVD.
+/// Where auto took the downdate or minimum-norm paths (issue 17), the device picks them by the
+/// same rule (lsq_cuda_small.cu), so the same estimates; a pixel on the edge of a refusal rule
+/// may take the SVD on one back end only: the path counters then agree within 1 %.
 void expect_same(const Result& gpu, const Result& cpu, double tol) {
   const bool other_paths = cpu.downdate_pixels + cpu.minnorm_pixels > 0;
   const double cond_lo = other_paths ? 1e-3 : 0.5, cond_hi = other_paths ? 1e3 : 2.0;
@@ -51,10 +51,11 @@ void expect_same(const Result& gpu, const Result& cpu, double tol) {
   }
   EXPECT_LE(worst, tol);
   EXPECT_EQ(gpu.status_counts, cpu.status_counts);
-  if (other_paths)
-    EXPECT_GE(gpu.fallback_pixels, cpu.fallback_pixels);
-  else
-    EXPECT_EQ(gpu.fallback_pixels, cpu.fallback_pixels);
+  const std::uint64_t slack = other_paths ? cpu.pixels() / 100 : 0;
+  auto near = [&](std::uint64_t a, std::uint64_t b) { return (a > b ? a - b : b - a) <= slack; };
+  EXPECT_TRUE(near(gpu.fallback_pixels, cpu.fallback_pixels));
+  EXPECT_TRUE(near(gpu.downdate_pixels, cpu.downdate_pixels));
+  EXPECT_TRUE(near(gpu.minnorm_pixels, cpu.minnorm_pixels));
   EXPECT_EQ(gpu.shared_pixels, cpu.shared_pixels);
   EXPECT_EQ(gpu.shared_rank, cpu.shared_rank);
 }
@@ -108,19 +109,21 @@ INSTANTIATE_TEST_SUITE_P(Methods, LsqCudaVsCpu,
                                            Case{Method::Qr, Precision::Fp64, 0},
                                            Case{Method::Svd, Precision::Fp32, 0}));
 
-/// Method downdate on the CUDA back end: the CPU solver runs it (method_runs_on says Cpu) and
-/// every pixel with gaps is reported as solved on the host; results identical to the CPU's.
-TEST(LsqCuda, DowndateRunsOnHost) {
+/// Method downdate on the CUDA back end runs on the device (method_runs_on says Cuda): only
+/// its SVD fallbacks are host pixels; results within 1e-10 of the CPU's, the same statuses.
+TEST(LsqCuda, DowndateRunsOnDevice) {
   SKIP_WITHOUT_CUDA();
   const Design d = test::random_design(40, 9, 12);
   const Cube c = test::random_cube(d, 11, 13, 0.2, 13);
   Result gpu, cpu;
   make_solver(Backend::Cuda)->solve(c, d, opts(Method::Downdate, Precision::Fp64), gpu);
   make_solver(Backend::Cpu)->solve(c, d, opts(Method::Downdate, Precision::Fp64), cpu);
-  EXPECT_EQ(gpu.solution, cpu.solution);
+  for (std::size_t p = 0; p < c.pixels(); ++p)
+    if (cpu.count[p] > 0) EXPECT_LE(test::pixel_error(gpu, cpu.solution, p), 1e-10) << p;
   EXPECT_EQ(gpu.status, cpu.status);
   EXPECT_GT(cpu.downdate_pixels, 0u);
-  EXPECT_EQ(gpu.host_pixels, c.pixels() - gpu.shared_pixels - gpu.status_counts[kAllMissing]);
+  EXPECT_EQ(gpu.downdate_pixels, cpu.downdate_pixels);
+  EXPECT_EQ(gpu.host_pixels, gpu.fallback_pixels);
 }
 
 /// The original underdetermined case on the device: A (50, 100), no gaps: the shared operator.

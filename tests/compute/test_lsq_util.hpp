@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -188,5 +189,37 @@ inline const char* name(Method m) {
   return "?";
 }
 inline const char* name(Precision p) { return p == Precision::Fp32 ? "fp32" : "fp64"; }
+
+/// Writes cube and design as .npy and has numpy compute, per pixel, lstsq of the stacked
+/// problem (x_<tag>.npy, (N, P)), cond of the stacked matrix (k_<tag>.npy, (P,)) and cond2(G)
+/// of G = A^T A + lambda I (g_<tag>.npy, a scalar: inf when singular).
+inline bool numpy_reference(const Cube& c, const Design& d, double lambda, const std::string& tag) {
+  const auto dir = test::tmp_dir();
+  std::vector<double> cube(c.size());
+  for (std::size_t i = 0; i < c.m; ++i)
+    for (std::size_t p = 0; p < c.pixels(); ++p) cube[i * c.pixels() + p] = c.at(i, p);
+  io::write_npy((dir / ("b_" + tag + ".npy")).string(), cube.data(), {c.m, c.pixels()});
+  io::write_npy((dir / ("a_" + tag + ".npy")).string(), d.a.data(), {d.m, d.n});
+  char lam[64];
+  std::snprintf(lam, sizeof lam, "%.17g", lambda);
+  return run_numpy("t = '" + tag + "'\nlam = " + lam + R"(
+A = np.load(d + '/a_' + t + '.npy'); b = np.load(d + '/b_' + t + '.npy')
+M, N = A.shape; P = b.shape[1]
+X = np.full((N, P), np.nan); K = np.full(P, np.nan)
+for p in range(P):
+    o = ~np.isnan(b[:, p])
+    if not o.any(): continue
+    As, bs = A[o], b[o, p]
+    if lam > 0:
+        As = np.vstack([As, np.sqrt(lam) * np.eye(N)]); bs = np.concatenate([bs, np.zeros(N)])
+    X[:, p] = np.linalg.lstsq(As, bs, rcond=None)[0]
+    s = np.linalg.svd(As, compute_uv=False)
+    s = s[s > max(As.shape) * np.finfo(float).eps * s[0]]
+    K[p] = s[0] / s[-1]
+np.save(d + '/x_' + t + '.npy', X); np.save(d + '/k_' + t + '.npy', K)
+e = np.linalg.eigvalsh(A.T @ A + lam * np.eye(N))
+np.save(d + '/g_' + t + '.npy', np.array([e[-1] / e[0] if e[0] > 0 else np.inf]))
+)") == 0;
+}
 
 }  // namespace simscope::lsq::test
