@@ -71,12 +71,14 @@ std::vector<std::uint8_t> render_view_offscreen(GuiState& s, int w, int h,
   std::vector<std::uint8_t> rgba;
   render::Offscreen target(w, h);  // names the GL limit when the size exceeds it
   target.bind();
-  if (s.worker->workload().view_kind(s.params) == "plane")
+  const bool plane = s.worker->workload().view_kind(s.params) == "plane";
+  if (plane)
     s.plane->draw(0, 0, w, h);
   else
     s.extras->draw_view(s, 0, 0, w, h);
   target.bind();  // (a workload's view may have bound its own)
-  render::draw_caption(caption, w, h, ui_scale());
+  render::draw_caption(caption, w, h, ui_scale(),
+                       plane ? render::CaptionCorner::TopLeft : render::CaptionCorner::BottomLeft);
   rgba = target.read_rgba();
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   return rgba;

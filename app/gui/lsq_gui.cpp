@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -131,12 +130,24 @@ class LsqGui final : public WorkloadGui {
             hist_[std::size_t(std::min(47.0, std::floor(48.0 * v / hist_max_)))] += 1.f;
     }
     ImGui::Text("RMS residuals of all pixels:");
-    const float top = hist_.empty() ? 1.f : *std::max_element(hist_.begin(), hist_.end());
-    ImGui::PlotHistogram("##lsqres", hist_.data(), int(hist_.size()), 0, nullptr, 0.f, top,
-                         ImVec2(ImGui::GetContentRegionAvail().x, 70));
-    ImGui::Text("0");
-    ImGui::SameLine(ImGui::GetContentRegionAvail().x - 60);
-    ImGui::Text("%.3g", hist_max_);
+    // Bars at the bins' centres, with axes and a readout of the bin under the cursor.
+    const std::size_t bins = hist_.size();
+    const double width = hist_max_ > 0 ? hist_max_ / double(bins) : 1.0 / double(bins);
+    std::vector<double> centre(bins), count(bins);
+    for (std::size_t k = 0; k < bins; ++k)
+      centre[k] = (double(k) + 0.5) * width, count[k] = double(hist_[k]);
+    XyPlotOptions o;
+    o.x_title = "RMS residual";
+    o.y_title = "pixels";
+    o.height = 110 * ui_scale();
+    o.bars = true;
+    o.hover_text = [&](std::size_t k) {
+      char buf[120];
+      std::snprintf(buf, sizeof buf, "RMS residual %.4g ... %.4g: %.0f pixels", double(k) * width,
+                    double(k + 1) * width, count[k]);
+      return std::string(buf);
+    };
+    draw_xy_plot("##lsqres", centre, count, o);
   }
 
   void inspector(const LsqPayload& pl) {

@@ -70,9 +70,9 @@ if p.returncode == 0:
     c.check(not np.allclose(np.load(os.path.join(out, "difference", "solution.npy")), 0),
             "lambda changes the solution")
 
-for args, code, words in [(["--pin-set", "nosuch=1"], 1, "--pin-set nosuch=1: unknown parameter"),
+for args, code, words in [(["--pin-set", "nosuch=1"], 2, "--pin-set nosuch=1: unknown parameter"),
                           (["--pin-set", "k"], 2, "--pin-set expects NAME=VALUE"),
-                          (["--pin-set", "grid.size=1"], 1, "--pin-set grid.size=1:")]:
+                          (["--pin-set", "grid.size=1"], 2, "--pin-set grid.size=1:")]:
     p = run(simscope, *common, "--out-dir", os.path.join(d, "bad"), *args)
     c.check(p.returncode == code and words in p.stderr and len(p.stderr.strip().splitlines()) == 1,
             f"{args}: exit {p.returncode}, {p.stderr.strip()!r}")

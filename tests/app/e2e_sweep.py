@@ -68,9 +68,10 @@ if p.returncode == 0:
 
 for arg, code, words in [("k=1:2", 2, "--sweep expects NAME=START:STOP:FRAMES"),
                          ("k=1:2:1", 2, "--sweep expects"),
-                         ("plane=1:2:3", 1, "--sweep: parameter plane is enum, not a number"),
-                         ("nosuch=1:2:3", 1, "unknown parameter 'nosuch'"),
-                         ("grid.size=1:10:3", 1, "--sweep frame 0: parameter grid.size")]:
+                         ("plane=1:2:3", 2, "--sweep: parameter plane is enum, not a number"),
+                         ("nosuch=1:2:3", 2, "unknown parameter 'nosuch'"),
+                         ("grid.size=1:10:3", 2, "--sweep start 1: parameter grid.size"),
+                         ("grid.size=8:5000:3", 2, "--sweep stop 5000: parameter grid.size")]:
     bad = os.path.join(d, "bad")
     p = run(simscope, *common, "--out-dir", bad, "--sweep", arg)
     c.check(p.returncode == code and words in p.stderr and len(p.stderr.strip().splitlines()) == 1,

@@ -225,6 +225,14 @@ TEST_F(RenderTest, CaptionInTheTopLeftCornerOnABackdrop) {
   EXPECT_EQ(other, 0) << "nothing outside the caption's box";
   EXPECT_GT(dark, tw * 10) << "the backdrop";
   EXPECT_GT(white, 40) << "the text";
+  // The bottom-left corner: the same box, mirrored.
+  glClear(GL_COLOR_BUFFER_BIT);
+  draw_caption("k = 1.5  (frame 3 of 4)", w, h, 1, CaptionCorner::BottomLeft);
+  const Image low{w, h, fb.read_rgba()};
+  int moved = 0;
+  for (int y = 0; y < 28; ++y)
+    for (int x = 0; x < w; ++x) moved += low.at(x, 6 + y) == img.at(x, h - 6 - 28 + y);
+  EXPECT_EQ(moved, 28 * w) << "the caption's box moved to the bottom left, unchanged";
 }
 
 }  // namespace
