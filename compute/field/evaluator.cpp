@@ -22,6 +22,7 @@ void resize_outputs(Result& out, std::size_t n) {
   out.on_host = true, out.device_count = 0, out.device_nonfinite = {};
   out.method = Method::Direct;
   out.tree = TreeStats{};
+  out.target_errors.clear();
 }
 
 #ifndef SIMSCOPE_HAVE_CUDA
@@ -165,6 +166,8 @@ Result merge_target_ranges(const std::vector<Result>& parts) {
     out.ey.insert(out.ey.end(), r.ey.begin(), r.ey.end());
     out.ez.insert(out.ez.end(), r.ez.begin(), r.ez.end());
     out.potential.insert(out.potential.end(), r.potential.begin(), r.potential.end());
+    out.target_errors.insert(out.target_errors.end(), r.target_errors.begin(),
+                             r.target_errors.end());
     out.skipped_coincidences += r.skipped_coincidences;
     out.seconds += r.seconds;
   }

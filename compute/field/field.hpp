@@ -97,6 +97,11 @@ struct Options {
   std::int64_t error_samples = -1;
   /// Seed of that sample; 0: a fresh sample every evaluation.
   std::uint64_t error_seed = 0;
+  /// Tree method only: targets (indices into the Targets, within the evaluated range, in any
+  /// order) where Result::target_errors gets the per-target relative error of E against direct
+  /// fp64 sums: the error view's coarse subgrid (error_subgrid()). Empty: none. Direct sums at
+  /// these targets cost P pairs each, once per evaluation (after the ladder).
+  std::vector<std::size_t> error_targets;
 };
 
 /// How the sums over the sources are formed. Direct: every (source, target) pair, O(P T) work.
@@ -149,6 +154,11 @@ struct Result {
   double seconds = 0;                      ///< wall time of the evaluation
   Method method = Method::Direct;          ///< the method that computed it (never Auto)
   TreeStats tree;                          ///< method == Tree: its statistics
+  /// method == Tree: per entry of Options::error_targets, |E_tree - E_direct| / |E_direct| with
+  /// E_direct the fp64 direct sum over every source at that target and E_tree the tree's fp64
+  /// value (before the outputs' fp32 rounding); 0 where both are 0, +inf where only E_direct
+  /// is. Empty for direct, or without error_targets.
+  std::vector<float> target_errors;
   std::size_t size() const { return on_host ? magnitude.size() : device_count; }  ///< targets held
   std::size_t device_count = 0;  ///< with on_host false: the targets held in device memory
 };
@@ -159,6 +169,22 @@ struct Result {
 const std::vector<io::OutputSpec>& outputs();
 /// The names of outputs(), in export order: "magnitude", "ex", "ey", "ez", "potential".
 const std::vector<std::string>& output_names();
+/// The tree method's `error` output (the schema's `view` choice after output_names()): the
+/// per-target relative error of |E| on a coarse subgrid (Result::target_errors), unitless.
+const io::OutputSpec& error_output();
+
+/// The coarse subgrid of an n x n plane (or of each face of a box) where the `error` view
+/// measures the tree's error: m x m samples at plane indices a_k = round(k (n - 1) / (m - 1)),
+/// k < m (m = 1: the centre (n - 1) / 2; m is clamped to [1, n]); `targets` are their flat
+/// indices into make_targets(grid) in C order (face, a_i, a_k), ascending. For m = 0 the size
+/// follows the sources: m = clamp(floor(sqrt(1e8 / P)), 4, 32) (about 1e8 direct fp64 pairs).
+struct ErrorSubgrid {
+  int m = 0;                         ///< samples per side
+  std::vector<int> index;            ///< a_k, k < m
+  std::vector<std::size_t> targets;  ///< flat target indices (faces x m x m)
+};
+/// Throws simscope::Error when m < 0.
+ErrorSubgrid error_subgrid(const Grid& grid, int m, std::size_t sources);
 /// The vector of `r` called `name` (one of output_names()); throws Error otherwise.
 const std::vector<float>& output(const Result& r, const std::string& name);
 /// Unit of output `name`: "k*q/length^2" for magnitude/ex/ey/ez, "k*q/length" for the
@@ -247,7 +273,8 @@ std::unique_ptr<Evaluator> make_evaluator(Backend backend);
 std::vector<std::pair<Method, Backend>> available_evaluators();
 
 /// The results of consecutive target ranges (parts[k + 1].target_begin == parts[k].target_begin
-/// + parts[k].size()) as one Result from parts[0].target_begin: outputs concatenated,
+/// + parts[k].size()) as one Result from parts[0].target_begin: outputs (and target_errors, in
+/// part order) concatenated,
 /// skipped_coincidences and seconds summed; tree statistics: times, counts and samples summed,
 /// max_rel_error the largest, rms_rel_error the sample-weighted RMS of the parts' (method: the
 /// first part's). Throws simscope::Error when the parts are not
@@ -294,7 +321,8 @@ Targets targets_from_npy(const io::NpyArray& a, const std::string& name);
 /// The field workload's parameters: sources.file, sources.distribution, sources.count,
 /// sources.seed, sources.half_width, k, eps, plane, plane.offset, grid.size, grid.half_width,
 /// precision, method (auto|direct|tree, default auto), tree.tolerance (1e-5, in [1e-8, 1e-3]),
-/// view.
+/// tree.error_grid (the error view's subgrid size m: 0 automatic, 1..64), view (an output or
+/// "error").
 const Schema& schema();
 
 /// Reads a Grid / Options from a validated ParamSet of schema(). For plane=box, Grid::offset is

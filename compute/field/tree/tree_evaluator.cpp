@@ -65,6 +65,7 @@ class TreeEvaluator final : public Evaluator {
       rule.theta = o.tree_theta;
     }
     const IndexRange r = resolve(range, t.size(), "field: targets");
+    check_error_targets(o, r);
     for (std::size_t i = 0; i < t.size(); ++i)
       if (!std::isfinite(t.x[i]) || !std::isfinite(t.y[i]) || !std::isfinite(t.z[i]))
         throw Error("field tree: target " + std::to_string(i) + " has a non-finite coordinate");
@@ -126,6 +127,13 @@ class TreeEvaluator final : public Evaluator {
       --rung_;
     stats.build_seconds = build_seconds;
     stats.refinements = redone;
+    // The error view's targets: once, at the rung the ladder settled on.
+    std::vector<float> errors = target_errors(
+        t, r, o, acc,
+        [&](const double* x, const double* y, const double* z, std::size_t n, double* a) {
+          backend_->direct(*tree_, x, y, z, n, o.eps * o.eps, a);
+        },
+        stats);
     const std::size_t T = r.end - r.begin;
     detail::resize_outputs(out, T);
     for (std::size_t i = 0; i < T; ++i) finalize(&acc[i * 4], o.k, out, i);
@@ -133,6 +141,7 @@ class TreeEvaluator final : public Evaluator {
     out.skipped_coincidences = skipped;
     out.method = Method::Tree;
     out.tree = stats;
+    out.target_errors = std::move(errors);
     progress_set(progress, 1);
     out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   }

@@ -64,6 +64,16 @@ using DirectSums = std::function<void(const double* x, const double* y, const do
 void measure_error(std::size_t sources, const Targets& t, const IndexRange& r, const Options& o,
                    const std::vector<double>& acc, const DirectSums& direct, TreeStats& stats);
 
+/// The per-target relative error of E (Result::target_errors) at o.error_targets (indices into
+/// t within r; Error otherwise) of the tree's acc (targets r.begin + i) against direct fp64
+/// sums made by `direct` (error_sample.cpp); the time goes into stats.error_seconds.
+std::vector<float> target_errors(const Targets& t, const IndexRange& r, const Options& o,
+                                 const std::vector<double>& acc, const DirectSums& direct,
+                                 TreeStats& stats);
+
+/// Throws simscope::Error when an entry of o.error_targets is outside r.
+void check_error_targets(const Options& o, const IndexRange& r);
+
 /// One back end of the tree method: the evaluation proper and the direct sums of the measured
 /// error. The evaluator around it (tree_evaluator.cpp) keeps the source tree, climbs the
 /// ladder and writes the Result.
