@@ -17,6 +17,19 @@ void validate(const Options& o) {
     throw Error("field: eps must be a finite number >= 0, got " + std::to_string(o.eps));
 }
 
+IndexRange checked_range(const Options& o, const Targets& t, const IndexRange& range) {
+  validate(o);
+  return resolve(range, t.size(), "field: targets");
+}
+
+void finalize(const double* acc, double k, Result& out, std::size_t i) {
+  // acc holds sum q (x - y) / r^3; DESIGN.md's E is k sum q (y - x) / r^3.
+  const double ex = -k * acc[0], ey = -k * acc[1], ez = -k * acc[2];
+  out.ex[i] = float(ex), out.ey[i] = float(ey), out.ez[i] = float(ez);
+  out.magnitude[i] = float(std::sqrt(ex * ex + ey * ey + ez * ez));
+  out.potential[i] = float(k * acc[3]);
+}
+
 void resize_outputs(Result& out, std::size_t n) {
   for (auto* v : {&out.magnitude, &out.ex, &out.ey, &out.ez, &out.potential}) v->resize(n);
   out.on_host = true, out.device_count = 0, out.device_nonfinite = {};
