@@ -19,7 +19,7 @@ ErrorSubgrid error_subgrid(const Grid& grid, int m, std::size_t sources) {
   const int n = grid.size;
   if (m == 0) {
     const double P = double(std::max<std::size_t>(sources, 1));
-    m = int(std::clamp(std::floor(std::sqrt(1e8 / P)), 4.0, 32.0));
+    m = int(std::clamp(std::floor(std::sqrt(3e7 / P)), 3.0, 32.0));
   }
   m = std::clamp(m, 1, std::max(n, 1));
   ErrorSubgrid g;

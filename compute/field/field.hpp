@@ -177,7 +177,8 @@ const io::OutputSpec& error_output();
 /// measures the tree's error: m x m samples at plane indices a_k = round(k (n - 1) / (m - 1)),
 /// k < m (m = 1: the centre (n - 1) / 2; m is clamped to [1, n]); `targets` are their flat
 /// indices into make_targets(grid) in C order (face, a_i, a_k), ascending. For m = 0 the size
-/// follows the sources: m = clamp(floor(sqrt(1e8 / P)), 4, 32) (about 1e8 direct fp64 pairs).
+/// follows the sources: m = clamp(floor(sqrt(3e7 / P)), 3, 32) (about 3e7 direct fp64 pairs,
+/// as many as the measured error's sample: Options::error_samples).
 struct ErrorSubgrid {
   int m = 0;                         ///< samples per side
   std::vector<int> index;            ///< a_k, k < m

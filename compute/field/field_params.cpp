@@ -65,8 +65,8 @@ Schema build() {
                          {}, true));
   s.push_back(param_spec("tree.error_grid", T::Int, std::int64_t(0), 0, 64, "",
                          "Tree method: samples per side of the error view's subgrid (the "
-                         "per-target error against fp64 direct sums); 0: automatic, 4..32 by "
-                         "the source count (about 1e8 direct pairs)."));
+                         "per-target error against fp64 direct sums); 0: automatic, 3..32 by "
+                         "the source count (about 3e7 direct pairs)."));
   std::vector<std::string> views = output_names();
   views.push_back(error_output().name);
   s.push_back(param_spec("view", T::Enum, std::string("magnitude"), kNoMin, kNoMax, "",

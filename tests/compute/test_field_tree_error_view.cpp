@@ -16,10 +16,11 @@ TEST(FieldTreeErrorView, Subgrid) {
   EXPECT_EQ(s.targets, (std::vector<std::size_t>{0, 5, 10, 55, 60, 65, 110, 115, 120}));
   EXPECT_EQ(error_subgrid(g, 1, 100).index, (std::vector<int>{5}));
   EXPECT_EQ(error_subgrid(g, 64, 100).m, 11);  // at most the grid itself
-  // Automatic: clamp(floor(sqrt(1e8 / P)), 4, 32).
+  // Automatic: clamp(floor(sqrt(3e7 / P)), 3, 32).
   g.size = 200;
-  EXPECT_EQ(error_subgrid(g, 0, 8000000).m, 4);
-  EXPECT_EQ(error_subgrid(g, 0, 1000000).m, 10);
+  EXPECT_EQ(error_subgrid(g, 0, 8000000).m, 3);
+  EXPECT_EQ(error_subgrid(g, 0, 1000000).m, 5);
+  EXPECT_EQ(error_subgrid(g, 0, 100000).m, 17);
   EXPECT_EQ(error_subgrid(g, 0, 1000).m, 32);
   g.kind = PlaneKind::Box, g.size = 4;
   const ErrorSubgrid b = error_subgrid(g, 2, 100);

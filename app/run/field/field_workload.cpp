@@ -440,7 +440,7 @@ WorkloadDescriptor field_descriptor() {
           "float32 (grid.size, grid.size) for a plane, (6, n, n) for a box, axis 0 along the "
           "plane's first axis; method tree adds error (m, m) or (6, m, m): |E_tree - E_direct| "
           "/ |E_direct| against fp64 direct sums on the subgrid of plane indices round(k (n-1) "
-          "/ (m-1)), m = tree.error_grid (0: 4..32 by the source count), and error_xyz (.., 3) "
+          "/ (m-1)), m = tree.error_grid (0: 3..32 by the source count), and error_xyz (.., 3) "
           "float64: those targets' x, y, z"};
 }
 
