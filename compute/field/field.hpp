@@ -107,8 +107,11 @@ struct Options {
 /// How the sums over the sources are formed. Direct: every (source, target) pair, O(P T) work.
 /// Tree: a fast multipole method (compute/field/tree/, tests/bench/NOTES.md "field tree"): O(P)
 /// to build the tree of the sources once per source set, then about O(T + cells) per
-/// evaluation, to Options::tolerance, with the error measured at sampled targets; it computes
-/// in fp64 whatever Options::precision says (the outputs are float32 as always). Its work
+/// evaluation, to Options::tolerance, with the error measured at sampled targets; its precision
+/// follows the tolerance, whatever Options::precision says: expansions in fp64 (multipoles
+/// stored in fp32 for tolerances >= 1e-6), near field in fp32 relative to each source cell's
+/// centre for tolerances >= 1e-6 (fp64 near sources, for cells of <= 8 sources and below 1e-6);
+/// the outputs are float32 as always. Its work
 /// ranges equal the whole evaluation bit for bit on the CPU at a fixed setting (error_samples 0,
 /// or tree_order and tree_theta given); with the measured error each range may settle on its
 /// own rung of the ladder (TreeStats::theta, order), every one within the tolerance. Auto: direct

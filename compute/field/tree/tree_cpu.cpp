@@ -6,8 +6,9 @@
 // range it is evaluated in) get their own octree. Its cells are cut into tasks (subtrees); each
 // task walks (its root, the source root) down: a pair of cells (A targets, B sources) with
 // r_A + r_B < theta |z_A - c_B| adds B's multipole to A's local expansion (M2L); two leaves that
-// fail it are summed directly (P2P, fp64, the direct evaluator's SIMD loops, coincidences
-// skipped and counted); otherwise the larger cell is split. Then the local expansions go down
+// fail it are summed directly (P2P: fp32 AVX-512 relative to B's centre for tolerances >= 1e-6,
+// else and near a source the direct evaluator's fp64 SIMD loops, coincidences skipped and
+// counted); otherwise the larger cell is split. Then the local expansions go down
 // the task's subtree (L2L) to the targets (L2P). The source tree and its multipoles are kept
 // between evaluations (source_tree.hpp).
 #include <immintrin.h>
