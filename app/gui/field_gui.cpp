@@ -1,6 +1,12 @@
 // The field window extras: the hover readout's index into the exported arrays (a plane's
 // (n, n) arrays, or a box's (6, n, n) ones, whose faces the view lays out as a 3 x 2 mosaic).
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <string>
+#include <vector>
 
 #include "gui_state.hpp"
 #include "workload_gui.hpp"
@@ -10,6 +16,31 @@ namespace {
 
 class FieldGui final : public WorkloadGui {
  public:
+  /// The tree method's error view beside the field: the subgrid's median and largest relative
+  /// error, where the largest is, and a button that switches the centre to it (and back).
+  void draw_panel(GuiState& s) override {
+    const OutputArray* e = s.result ? s.result->find("error") : nullptr;
+    const OutputArray* xyz = s.result ? s.result->find("error_xyz") : nullptr;
+    if (!e || !xyz || e->shape.empty()) return;
+    std::vector<float> v = e->host();
+    if (v.empty() || xyz->data64.size() != 3 * v.size()) return;
+    ImGui::Separator();
+    ImGui::TextDisabled("Tree error (|E| vs fp64 direct, %d x %d subgrid)", int(e->shape.back()),
+                        int(e->shape.back()));
+    const std::size_t worst = std::size_t(std::max_element(v.begin(), v.end()) - v.begin());
+    const double largest = v[worst];
+    std::vector<float> sorted = v;
+    std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
+    ImGui::Text("median %.2g, largest %.2g", double(sorted[sorted.size() / 2]), largest);
+    ImGui::Text("largest at x=%.4g y=%.4g z=%.4g", xyz->data64[3 * worst],
+                xyz->data64[3 * worst + 1], xyz->data64[3 * worst + 2]);
+    const bool shown = s.params.get_string("view") == "error";
+    if (ImGui::Button(shown ? "Show |E|" : "Show the error view")) {
+      s.params.set("view", std::string(shown ? "magnitude" : "error"));
+      s.image_dirty = true;
+    }
+  }
+
   std::string sample_index(const GuiState& s, int i, int j) const override {
     const OutputArray* o = s.result ? s.result->find(s.params.get_string("view")) : nullptr;
     if (!o || o->shape.size() != 3 || o->shape[1] == 0) return WorkloadGui::sample_index(s, i, j);

@@ -17,12 +17,29 @@ void validate(const Options& o) {
     throw Error("field: eps must be a finite number >= 0, got " + std::to_string(o.eps));
 }
 
+IndexRange checked_range(const Options& o, const Targets& t, const IndexRange& range) {
+  validate(o);
+  return resolve(range, t.size(), "field: targets");
+}
+
+void finalize(const double* acc, double k, Result& out, std::size_t i) {
+  // acc holds sum q (x - y) / r^3; DESIGN.md's E is k sum q (y - x) / r^3.
+  const double ex = -k * acc[0], ey = -k * acc[1], ez = -k * acc[2];
+  out.ex[i] = float(ex), out.ey[i] = float(ey), out.ez[i] = float(ez);
+  out.magnitude[i] = float(std::sqrt(ex * ex + ey * ey + ez * ez));
+  out.potential[i] = float(k * acc[3]);
+  if (!out.sums64.empty())  // Options::keep_sums64 (runs split by sources add these in fp64)
+    out.sums64[4 * i] = ex, out.sums64[4 * i + 1] = ey, out.sums64[4 * i + 2] = ez,
+                   out.sums64[4 * i + 3] = k * acc[3];
+}
+
 void resize_outputs(Result& out, std::size_t n) {
   for (auto* v : {&out.magnitude, &out.ex, &out.ey, &out.ez, &out.potential}) v->resize(n);
   out.on_host = true, out.device_count = 0, out.device_nonfinite = {};
   out.method = Method::Direct;
   out.tree = TreeStats{};
   out.sums64.clear();
+  out.target_errors.clear();
 }
 
 #ifndef SIMSCOPE_HAVE_CUDA
@@ -166,6 +183,8 @@ Result merge_target_ranges(const std::vector<Result>& parts) {
     out.ey.insert(out.ey.end(), r.ey.begin(), r.ey.end());
     out.ez.insert(out.ez.end(), r.ez.begin(), r.ez.end());
     out.potential.insert(out.potential.end(), r.potential.begin(), r.potential.end());
+    out.target_errors.insert(out.target_errors.end(), r.target_errors.begin(),
+                             r.target_errors.end());
     out.skipped_coincidences += r.skipped_coincidences;
     out.seconds += r.seconds;
   }

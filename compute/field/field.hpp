@@ -101,13 +101,21 @@ struct Options {
   /// evaluators (direct and tree) do; the CUDA ones leave sums64 empty. For runs split by
   /// sources, whose partial fields are added in fp64 (app/run, issue 13).
   bool keep_sums64 = false;
+  /// Tree method only: targets (indices into the Targets, within the evaluated range, in any
+  /// order) where Result::target_errors gets the per-target relative error of E against direct
+  /// fp64 sums: the error view's coarse subgrid (error_subgrid()). Empty: none. Direct sums at
+  /// these targets cost P pairs each, once per evaluation (after the ladder).
+  std::vector<std::size_t> error_targets;
 };
 
 /// How the sums over the sources are formed. Direct: every (source, target) pair, O(P T) work.
 /// Tree: a fast multipole method (compute/field/tree/, tests/bench/NOTES.md "field tree"): O(P)
 /// to build the tree of the sources once per source set, then about O(T + cells) per
-/// evaluation, to Options::tolerance, with the error measured at sampled targets; it computes
-/// in fp64 whatever Options::precision says (the outputs are float32 as always). Its work
+/// evaluation, to Options::tolerance, with the error measured at sampled targets; its precision
+/// follows the tolerance, whatever Options::precision says: expansions in fp64 (multipoles
+/// stored in fp32 for tolerances >= 1e-6), near field in fp32 relative to each source cell's
+/// centre for tolerances >= 1e-6 (fp64 near sources, for cells of <= 8 sources and below 1e-6);
+/// the outputs are float32 as always. Its work
 /// ranges equal the whole evaluation bit for bit on the CPU at a fixed setting (error_samples 0,
 /// or tree_order and tree_theta given); with the measured error each range may settle on its
 /// own rung of the ladder (TreeStats::theta, order), every one within the tolerance. Auto: direct
@@ -153,6 +161,11 @@ struct Result {
   double seconds = 0;                      ///< wall time of the evaluation
   Method method = Method::Direct;          ///< the method that computed it (never Auto)
   TreeStats tree;                          ///< method == Tree: its statistics
+  /// method == Tree: per entry of Options::error_targets, |E_tree - E_direct| / |E_direct| with
+  /// E_direct the fp64 direct sum over every source at that target and E_tree the tree's fp64
+  /// value (before the outputs' fp32 rounding); 0 where both are 0, +inf where only E_direct
+  /// is. Empty for direct, or without error_targets.
+  std::vector<float> target_errors;
   std::size_t size() const { return on_host ? magnitude.size() : device_count; }  ///< targets held
   std::size_t device_count = 0;  ///< with on_host false: the targets held in device memory
   /// With Options::keep_sums64 on a CPU evaluator: (targets, 4) Ex, Ey, Ez, phi per target in
@@ -166,6 +179,23 @@ struct Result {
 const std::vector<io::OutputSpec>& outputs();
 /// The names of outputs(), in export order: "magnitude", "ex", "ey", "ez", "potential".
 const std::vector<std::string>& output_names();
+/// The tree method's `error` output (the schema's `view` choice after output_names()): the
+/// per-target relative error of |E| on a coarse subgrid (Result::target_errors), unitless.
+const io::OutputSpec& error_output();
+
+/// The coarse subgrid of an n x n plane (or of each face of a box) where the `error` view
+/// measures the tree's error: m x m samples at plane indices a_k = round(k (n - 1) / (m - 1)),
+/// k < m (m = 1: the centre (n - 1) / 2; m is clamped to [1, n]); `targets` are their flat
+/// indices into make_targets(grid) in C order (face, a_i, a_k), ascending. For m = 0 the size
+/// follows the sources: m = clamp(floor(sqrt(3e7 / P)), 3, 32) (about 3e7 direct fp64 pairs,
+/// as many as the measured error's sample: Options::error_samples).
+struct ErrorSubgrid {
+  int m = 0;                         ///< samples per side
+  std::vector<int> index;            ///< a_k, k < m
+  std::vector<std::size_t> targets;  ///< flat target indices (faces x m x m)
+};
+/// Throws simscope::Error when m < 0.
+ErrorSubgrid error_subgrid(const Grid& grid, int m, std::size_t sources);
 /// The vector of `r` called `name` (one of output_names()); throws Error otherwise.
 const std::vector<float>& output(const Result& r, const std::string& name);
 /// Unit of output `name`: "k*q/length^2" for magnitude/ex/ey/ez, "k*q/length" for the
@@ -254,7 +284,8 @@ std::unique_ptr<Evaluator> make_evaluator(Backend backend);
 std::vector<std::pair<Method, Backend>> available_evaluators();
 
 /// The results of consecutive target ranges (parts[k + 1].target_begin == parts[k].target_begin
-/// + parts[k].size()) as one Result from parts[0].target_begin: outputs concatenated,
+/// + parts[k].size()) as one Result from parts[0].target_begin: outputs (and target_errors, in
+/// part order) concatenated,
 /// skipped_coincidences and seconds summed; tree statistics: times, counts and samples summed,
 /// max_rel_error the largest, rms_rel_error the sample-weighted RMS of the parts' (method: the
 /// first part's). Throws simscope::Error when the parts are not
@@ -301,7 +332,8 @@ Targets targets_from_npy(const io::NpyArray& a, const std::string& name);
 /// The field workload's parameters: sources.file, sources.distribution, sources.count,
 /// sources.seed, sources.half_width, k, eps, plane, plane.offset, grid.size, grid.half_width,
 /// precision, method (auto|direct|tree, default auto), tree.tolerance (1e-5, in [1e-8, 1e-3]),
-/// view.
+/// tree.error_grid (the error view's subgrid size m: 0 automatic, 1..64), view (an output or
+/// "error").
 const Schema& schema();
 
 /// Reads a Grid / Options from a validated ParamSet of schema(). For plane=box, Grid::offset is

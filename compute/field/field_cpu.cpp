@@ -104,17 +104,6 @@ bool run_item(const Sources& s, const Targets& t, std::size_t tb, const Options&
   return true;
 }
 
-void finalize(const double* acc, double k, Result& out, std::size_t i) {
-  // acc holds sum q (x - y) / r^3; DESIGN.md's E is k sum q (y - x) / r^3.
-  const double ex = -k * acc[0], ey = -k * acc[1], ez = -k * acc[2];
-  out.ex[i] = float(ex), out.ey[i] = float(ey), out.ez[i] = float(ez);
-  out.magnitude[i] = float(std::sqrt(ex * ex + ey * ey + ez * ez));
-  out.potential[i] = float(k * acc[3]);
-  if (!out.sums64.empty())
-    out.sums64[4 * i] = ex, out.sums64[4 * i + 1] = ey, out.sums64[4 * i + 2] = ez,
-                   out.sums64[4 * i + 3] = k * acc[3];
-}
-
 class CpuEvaluator final : public Evaluator {
  public:
   using Evaluator::evaluate;
@@ -122,8 +111,7 @@ class CpuEvaluator final : public Evaluator {
 
   void evaluate(const Sources& s, const Targets& t, const IndexRange& range, const Options& o,
                 Result& out, Progress* progress) override {
-    detail::validate(o);
-    const IndexRange r = resolve(range, t.size(), "field: targets");
+    const IndexRange r = detail::checked_range(o, t, range);
     const auto t0 = std::chrono::steady_clock::now();
     const std::size_t T = r.end - r.begin, P = s.size(), tb = r.begin;
     detail::resize_outputs(out, T);
@@ -158,7 +146,7 @@ class CpuEvaluator final : public Evaluator {
         continue;
       }
       if (plan.splits == 1)
-        for (std::size_t i = i0; i < i1; ++i) finalize(local + (i - i0) * 4, o.k, out, i);
+        for (std::size_t i = i0; i < i1; ++i) detail::finalize(local + (i - i0) * 4, o.k, out, i);
       const std::size_t d = done.fetch_add(1) + 1;
       if (progress) {
         progress->set(double(d) / double(items));
@@ -171,7 +159,7 @@ class CpuEvaluator final : public Evaluator {
         double acc[4] = {0, 0, 0, 0};
         for (std::size_t r = 0; r < plan.splits; ++r)
           for (int c = 0; c < 4; ++c) acc[c] += partial[(r * T + i) * 4 + c];
-        finalize(acc, o.k, out, i);
+        detail::finalize(acc, o.k, out, i);
       }
     }
     out.skipped_coincidences = skipped;

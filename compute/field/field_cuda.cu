@@ -111,8 +111,7 @@ class CudaEvaluator final : public Evaluator {
   using Evaluator::evaluate;
   void evaluate(const Sources& s, const Targets& t, const IndexRange& range, const Options& o,
                 Result& out, Progress* progress) override {
-    detail::validate(o);
-    const IndexRange r = resolve(range, t.size(), "field: targets");
+    const IndexRange r = detail::checked_range(o, t, range);
     progress_check(progress);
     const auto t0 = std::chrono::steady_clock::now();
     const std::size_t T = r.end - r.begin, P = s.size();

@@ -13,6 +13,14 @@ std::uint64_t next_generation();
 /// Throws simscope::Error unless k is finite and eps is finite and >= 0.
 void validate(const Options& options);
 
+/// The checks every evaluator makes first: validate(options), then `range` resolved against
+/// the targets (resolve(): Error when it is not within [0, targets.size())). Returns the range.
+IndexRange checked_range(const Options& options, const Targets& targets, const IndexRange& range);
+
+/// Writes target i's five outputs into `out` from the fp64 sums acc[0..3] = sum q (x - y) / r^3,
+/// sum q / r (the evaluators' accumulator convention): E = -k acc[0..2], |E|, phi = k acc[3].
+void finalize(const double* acc, double k, Result& out, std::size_t i);
+
 /// The OpenMP back end (field_cpu.cpp).
 std::unique_ptr<Evaluator> make_cpu_evaluator();
 

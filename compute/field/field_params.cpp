@@ -63,16 +63,25 @@ Schema build() {
                          "Tree method: target relative RMS error of the field; sets the "
                          "expansion order and opening angle.",
                          {}, true));
+  s.push_back(param_spec("tree.error_grid", T::Int, std::int64_t(0), 0, 64, "",
+                         "Tree method: samples per side of the error view's subgrid (the "
+                         "per-target error against fp64 direct sums); 0: automatic, 3..32 by "
+                         "the source count (about 3e7 direct pairs)."));
+  std::vector<std::string> views = output_names();
+  views.push_back(error_output().name);
   s.push_back(param_spec("view", T::Enum, std::string("magnitude"), kNoMin, kNoMax, "",
-                         "Output shown: field magnitude |E|, a component of E, or the potential.",
-                         output_names()));
+                         "Output shown: field magnitude |E|, a component of E, the potential, "
+                         "or (tree method) the relative error of |E| on a coarse subgrid.",
+                         views));
   // With a source file, the generator's settings are not used.
   using C = ParamCondition;
   std::vector<UseRule> rules = {
       {{{"sources.file", C::Op::Set, ""}},
        {"sources.distribution", "sources.count", "sources.seed", "sources.half_width"},
        "settings of generated sources"},
-      {{{"method", C::Op::Equals, "direct"}}, {"tree.tolerance"}, "direct sums are exact"}};
+      {{{"method", C::Op::Equals, "direct"}},
+       {"tree.tolerance", "tree.error_grid"},
+       "direct sums are exact"}};
   return Schema("field", std::move(s), std::move(rules));
 }
 

@@ -20,7 +20,7 @@ for opt in ["--workload", "--preset", "--set", "--backend", "--headless", "--out
 # The outputs the help lists are the exported ones, in export order (from the workload
 # descriptors): what a headless run of each workload writes (run.json's outputs, below).
 helptext = " ".join(p.stdout.split())
-for wl, outs in [("field", "magnitude, ex, ey, ez, potential"),
+for wl, outs in [("field", "magnitude, ex, ey, ez, potential, error, error_xyz"),
                  ("lsq", "solution, residual, count, status, condition"),
                  ("oscillators", "msd, msd_t, order_t, phases, state")]:
     c.check(f"{wl}: {outs};" in helptext, f"--help lists the {wl} outputs ({outs})")

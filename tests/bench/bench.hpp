@@ -50,6 +50,9 @@ class Json {
 
 /// Peak resident set size of this process in bytes (getrusage ru_maxrss * 1024).
 std::int64_t peak_rss_bytes();
+/// User + system CPU seconds of this process so far, all threads (getrusage): with wall times,
+/// how much of the shared machine a step got.
+double process_cpu_seconds();
 /// "model name" of /proc/cpuinfo and the OpenMP thread count, e.g. "AMD EPYC (2 threads)".
 std::string cpu_description();
 /// Median of `v` (the upper median for even sizes); 0 for an empty vector.

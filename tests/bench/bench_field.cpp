@@ -103,10 +103,13 @@ int run_field_tree(const Args& a, const BackendChoice& choice, std::size_t P, st
   auto ev = field::make_evaluator(field::Method::Tree, choice.backend);
 
   field::Result first;
+  const double cpu0 = process_cpu_seconds();
   const auto t0 = std::chrono::steady_clock::now();
   ev->evaluate(s, t, o, first);  // builds the tree
   const double first_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double first_cpu = process_cpu_seconds() - cpu0;
+  const double cpu1 = process_cpu_seconds();
   std::vector<double> evals, walls, measured_rms, measured_max;
   field::Result r = first;
   for (int k = 0; k < repeat; ++k) {
@@ -117,6 +120,7 @@ int run_field_tree(const Args& a, const BackendChoice& choice, std::size_t P, st
     measured_rms.push_back(r.tree.rms_rel_error);
     measured_max.push_back(r.tree.max_rel_error);
   }
+  const double eval_cpu = repeat > 0 ? (process_cpu_seconds() - cpu1) / repeat : 0;
   // Direct on a subset of the targets (the bench's back end, fp32 as the GUI's default), scaled
   // by T / subset: direct is linear in the targets.
   std::vector<std::size_t> didx;
@@ -158,6 +162,8 @@ int run_field_tree(const Args& a, const BackendChoice& choice, std::size_t P, st
       .add("build_seconds", build)
       .add("first_eval_seconds", first.tree.eval_seconds)
       .add("first_seconds", first_seconds)
+      .add("first_cpu_seconds", first_cpu)
+      .add("eval_cpu_seconds", eval_cpu)
       .add("eval_seconds", eval)
       .add("eval_wall_seconds", median(walls))
       .add("error_seconds", r.tree.error_seconds)
@@ -175,6 +181,7 @@ int run_field_tree(const Args& a, const BackendChoice& choice, std::size_t P, st
       .add("m2l", std::uint64_t(r.tree.m2l))
       .add("p2p_pairs", r.tree.p2p_pairs)
       .add("tree_bytes", r.tree.tree_bytes)
+      .add("tree_bytes_per_source", r.tree.tree_bytes / double(P))
       .add("skipped", r.skipped_coincidences)
       .add("peak_rss_bytes", peak_rss_bytes())
       .add("setup", "sources '" + dist + "' in [-750,750]^3, seed " + std::to_string(seed) +
@@ -300,7 +307,10 @@ const Registration reg{Bench{
     "  eval_wall_seconds with the measured-error sample). rms_rel_error / max_rel_error: |E|\n"
     "  vector error at --check sampled targets against the CPU fp64 direct evaluator;\n"
     "  measured_*: the evaluator's own sampled error. direct_seconds_estimate: direct on the\n"
-    "  same back end timed on --direct-targets targets (default 256) and scaled to T.\n",
+    "  same back end timed on --direct-targets targets (default 256) and scaled to T.\n"
+    "  first_cpu_seconds / eval_cpu_seconds: CPU time (all threads) of the first evaluation\n"
+    "  and of one kept-tree evaluation; tree_bytes_per_source: the tree's memory (sorted\n"
+    "  sources, cells, multipoles) per source, beside the input's 16 bytes.\n",
     run_field}};
 
 }  // namespace

@@ -125,6 +125,13 @@ std::int64_t peak_rss_bytes() {
   return std::int64_t(u.ru_maxrss) * 1024;
 }
 
+double process_cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
 std::string cpu_description() {
   std::ifstream f("/proc/cpuinfo");
   std::string line, model = "CPU";

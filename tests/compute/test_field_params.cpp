@@ -20,6 +20,7 @@ TEST(FieldParams, NamesInOrderWithHelp) {
                                              "precision",
                                              "method",
                                              "tree.tolerance",
+                                             "tree.error_grid",
                                              "view"};
   std::vector<std::string> names;
   for (const auto& s : schema().specs()) {
@@ -49,7 +50,9 @@ TEST(FieldParams, DefaultsTypesUnits) {
             (std::vector<std::string>{"uniform", "gaussian", "dipoles", "lattice"}));
   EXPECT_EQ(s.at("plane").choices, (std::vector<std::string>{"xy", "xz", "yz", "box"}));
   EXPECT_EQ(s.at("view").choices,
-            (std::vector<std::string>{"magnitude", "ex", "ey", "ez", "potential"}));
+            (std::vector<std::string>{"magnitude", "ex", "ey", "ez", "potential", "error"}));
+  EXPECT_EQ(p.get_int("tree.error_grid"), 0);
+  EXPECT_EQ(s.at("tree.error_grid").max, 64);
   for (const char* len : {"eps", "plane.offset", "grid.half_width", "sources.half_width"})
     EXPECT_EQ(s.at(len).unit, "length") << len;
   EXPECT_STREQ(output_unit("magnitude"), "k*q/length^2");

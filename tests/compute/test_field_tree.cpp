@@ -475,7 +475,9 @@ TEST(FieldTreeCuda, AgreesWithTheCpuTreeAndDirect) {
       EXPECT_EQ(g.method, Method::Tree);
       EXPECT_EQ(g.tree.m2l, h.tree.m2l) << c.distribution;
       EXPECT_EQ(g.skipped_coincidences, h.skipped_coincidences);
-      EXPECT_LT(field_rms(g, h), 1e-6 * tol + 1e-7) << c.distribution << " " << tol;
+      // The CPU sums the near field in fp32 for tolerances >= 1e-6 (tree_cpu.cpp), CUDA in fp64.
+      EXPECT_LT(field_rms(g, h), 1e-6 * tol + (tol >= 1e-6 ? 1e-6 : 1e-7))
+          << c.distribution << " " << tol;
       EXPECT_NEAR(g.tree.rms_rel_error, h.tree.rms_rel_error, 0.01 * h.tree.rms_rel_error + 1e-9);
     }
     // With the ladder, against the brute force.

@@ -10,6 +10,7 @@
 
 #include "../compute/test_bits.hpp"
 #include "core/error.hpp"
+#include "field/field.hpp"
 #include "io/npy.hpp"
 #include "oscillators/oscillators.hpp"
 #include "result_codec.hpp"
@@ -117,6 +118,25 @@ TEST(SplitMerge, FieldTreeSplitMeetsTheToleranceAndMergesItsStats) {
       num += (double(a[i]) - b[i]) * (double(a[i]) - b[i]), den += double(b[i]) * b[i];
   }
   EXPECT_LT(std::sqrt(num / den), 1e-5);
+  // The error view merged from the ranges' parts: the whole subgrid's shape and targets, and
+  // each value the relative error of the merged E against the direct (fp64) run at its target.
+  const field::ErrorSubgrid sub = field::error_subgrid(field::grid_from(p), 0, 5000);
+  const OutputArray *err = r.find("error"), *xyz = r.find("error_xyz");
+  const OutputArray* wxyz = whole.find("error_xyz");
+  ASSERT_TRUE(err && xyz && wxyz);
+  EXPECT_EQ(err->shape, (std::vector<std::size_t>{std::size_t(sub.m), std::size_t(sub.m)}));
+  EXPECT_EQ(xyz->data64, wxyz->data64);
+  ASSERT_EQ(err->host().size(), sub.targets.size());
+  for (std::size_t k = 0; k < sub.targets.size(); ++k) {
+    const std::size_t i = sub.targets[k];
+    double d2 = 0, e2 = 0;
+    for (const char* name : {"ex", "ey", "ez"}) {
+      const double a = r.find(name)->data.host()[i], b = direct.find(name)->data.host()[i];
+      d2 += (a - b) * (a - b), e2 += b * b;
+    }
+    const double want = std::sqrt(d2 / e2);
+    EXPECT_NEAR(err->host()[k], want, 2e-7 + 1e-3 * want) << k;
+  }
 }
 
 TEST(SplitMerge, LsqSplitByPixelRowsEqualsTheWholeRun) {

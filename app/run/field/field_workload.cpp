@@ -93,6 +93,19 @@ render::PlaneAnnotations annotations_of(const field::Grid& g) {
   return a;
 }
 
+/// The error view's targets' coordinates: an output of the tree method beside `error`.
+const OutputSpec& error_xyz_output() {
+  static const OutputSpec spec{"error_xyz", "error view targets (x, y, z)", "length",
+                               io::DType::Float64};
+  return spec;
+}
+
+/// The shape of the error view's subgrid of `grid`: (m, m) for a plane, (6, m, m) for a box.
+std::vector<std::size_t> error_shape(const field::Grid& grid, int m) {
+  if (grid.kind == field::PlaneKind::Box) return {6, std::size_t(m), std::size_t(m)};
+  return {std::size_t(m), std::size_t(m)};
+}
+
 std::size_t shape_size(const std::vector<std::size_t>& shape) {
   std::size_t n = 1;
   for (std::size_t d : shape) n *= d;
@@ -118,7 +131,7 @@ class FieldWorkload final : public Workload {
     const field::Sources& sources = sources_for(params);
     field::Grid grid = field::grid_from(params);
     if (preview) grid.size = std::max(16, std::min(grid.size, grid.size / 4));
-    const field::Options options = field::options_from(params);
+    field::Options options = field::options_from(params);
     const field::Targets targets = field::make_targets(grid);
 
     const field::Method method = field::method_from(params);
@@ -132,6 +145,12 @@ class FieldWorkload final : public Workload {
     // A work range (split_merge.hpp): the targets [begin, end) of the flattened grid only.
     const IndexRange range =
         request.range ? resolve(*request.range, targets.size(), "field targets") : IndexRange{};
+    // The error view's subgrid (the tree method measures its error there; direct ignores it),
+    // the range's part of it in a work range.
+    const field::ErrorSubgrid sub =
+        field::error_subgrid(grid, int(params.get_int("tree.error_grid")), sources.size());
+    for (std::size_t i : sub.targets)
+      if (!request.range || (i >= range.begin && i < range.end)) options.error_targets.push_back(i);
     evaluator_->evaluate(sources, targets, request.range ? range : IndexRange::all(), options, fr,
                          progress);
 
@@ -139,6 +158,11 @@ class FieldWorkload final : public Workload {
         request.range ? std::vector<std::size_t>{range.end - range.begin} : field::grid_shape(grid);
     if (request.range) r.part = RangePart{"targets", range.begin, range.end, targets.size(), {}};
     fill_field_result(r, fr, *evaluator_, shape, sources.size());
+    if (fr.method == field::Method::Tree)
+      add_error_outputs(fr, targets, options.error_targets,
+                        request.range ? std::vector<std::size_t>{fr.target_errors.size()}
+                                      : error_shape(grid, sub.m),
+                        r);
     r.total_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     return r;
   }
@@ -183,6 +207,7 @@ class FieldWorkload final : public Workload {
       compute += p.compute_seconds;
       total += p.total_seconds;
     }
+    merge_error_outputs(parts, r);
     r.stats["targets"] = double(shape_size(shape));
     r.stats["skipped_coincidences"] = skipped;
     r.stats["peak_device_bytes"] = peak;
@@ -195,6 +220,10 @@ class FieldWorkload final : public Workload {
 
   ViewImage view_image(const RunResult& r, const std::string& view) const override {
     const OutputArray* o = r.find(view);
+    if (!o && view == field::error_output().name)
+      throw Error(
+          "field: the error view shows the tree method's error; this result was "
+          "computed by direct sums (set method = tree, or auto above 1e9 pairs)");
     if (!o) throw Error("field: no output called '" + view + "'");
     ViewImage img;
     img.label = o->label;
@@ -202,6 +231,8 @@ class FieldWorkload final : public Workload {
     // Components are signed: a diverging map centred on zero, linear.
     const bool signed_output = view == "ex" || view == "ey" || view == "ez";
     if (signed_output) img.colormap = "coolwarm", img.scale = "linear";
+    // Relative errors span decades: logarithmic. The subgrid spans the grid's range.
+    if (view == field::error_output().name) img.colormap = "inferno", img.scale = "log";
     img.annotations = annotations_of(field::grid_from(r.params));
     if (o->shape.size() == 2) {
       img.rows = int(o->shape[0]);
@@ -231,14 +262,23 @@ class FieldWorkload final : public Workload {
     field::Grid g = field::grid_from(r.params);
     const OutputArray* o = r.outputs.empty() ? nullptr : &r.outputs.front();
     if (o && !o->shape.empty()) g.size = int(o->shape.back());
-    const int n = g.size;
+    const int n0 = g.size;
+    // The error view's samples are a subgrid: sample k is plane index index[k].
+    const OutputArray* e = r.find(field::error_output().name);
+    std::vector<int> index;
+    if (e && r.params.get_string("view") == field::error_output().name && !e->shape.empty())
+      index = field::error_subgrid(g, int(e->shape.back()), 0).index;
+    const int n = index.empty() ? n0 : int(index.size());
     int face = -1;
     if (g.kind == field::PlaneKind::Box) {
       face = (i / n) * 2 + (j / n);
       i %= n;
       j %= n;
     }
-    auto lin = [&](int k) { return -g.half_width + 2.0 * g.half_width * k / (n - 1); };
+    auto lin = [&](int k) {
+      if (!index.empty()) k = index[std::clamp(k, 0, n - 1)];
+      return -g.half_width + 2.0 * g.half_width * k / (n0 - 1);
+    };
     double u = lin(i), v = lin(j);
     double x = 0, y = 0, z = 0;
     field::PlaneKind kind = g.kind;
@@ -377,6 +417,58 @@ class FieldWorkload final : public Workload {
     return r;
   }
 
+  /// The tree method's error view (field::Result::target_errors at `idx`, the subgrid's
+  /// targets) as the outputs "error" (of `shape`) and "error_xyz" (shape + (3,), the targets'
+  /// coordinates).
+  static void add_error_outputs(const field::Result& fr, const field::Targets& t,
+                                const std::vector<std::size_t>& idx,
+                                const std::vector<std::size_t>& shape, RunResult& r) {
+    const WorkloadDescriptor& desc = workload_descriptor("field");
+    OutputArray e = desc.make_output(field::error_output().name);
+    e.shape = shape;
+    e.data = std::vector<float>(fr.target_errors);
+    OutputArray xyz = desc.make_output(error_xyz_output().name);
+    xyz.shape = shape;
+    xyz.shape.push_back(3);
+    for (std::size_t i : idx) xyz.data64.insert(xyz.data64.end(), {t.x[i], t.y[i], t.z[i]});
+    r.outputs.push_back(std::move(e));
+    r.outputs.push_back(std::move(xyz));
+    r.stats["error_grid"] = double(shape.back());
+  }
+
+  /// The error outputs of work ranges (each the range's entries of the subgrid, in flat target
+  /// order) concatenated and given the whole subgrid's shape; nothing when the parts have none.
+  static void merge_error_outputs(const std::vector<RunResult>& parts, RunResult& r) {
+    if (!parts.front().find(field::error_output().name)) return;
+    std::vector<float> err;
+    std::vector<double> xyz;
+    for (const RunResult& p : parts) {
+      const OutputArray* e = p.find(field::error_output().name);
+      const OutputArray* c = p.find(error_xyz_output().name);
+      if (!e || !c) throw Error("cannot merge work ranges: a part has no error view outputs");
+      err.insert(err.end(), e->host().begin(), e->host().end());
+      xyz.insert(xyz.end(), c->data64.begin(), c->data64.end());
+    }
+    const field::Grid g = field::grid_from(r.params);
+    const field::ErrorSubgrid sub = field::error_subgrid(
+        g, int(r.params.get_int("tree.error_grid")), std::size_t(r.stats.at("sources")));
+    if (err.size() != sub.targets.size() || xyz.size() != 3 * err.size())
+      throw Error("cannot merge work ranges: the error view's parts hold " +
+                  std::to_string(err.size()) + " targets, expected " +
+                  std::to_string(sub.targets.size()));
+    const WorkloadDescriptor& desc = workload_descriptor("field");
+    OutputArray e = desc.make_output(field::error_output().name);
+    e.shape = error_shape(g, sub.m);
+    e.data = std::move(err);
+    OutputArray c = desc.make_output(error_xyz_output().name);
+    c.shape = e.shape;
+    c.shape.push_back(3);
+    c.data64 = std::move(xyz);
+    r.outputs.push_back(std::move(e));
+    r.outputs.push_back(std::move(c));
+    r.stats["error_grid"] = double(sub.m);
+  }
+
   /// Regenerates or reloads the sources only when their parameters changed or the file did
   /// (its size or modification time: cache_key).
   const field::Sources& sources_for(const ParamSet& p) {
@@ -407,9 +499,16 @@ class FieldWorkload final : public Workload {
 
 WorkloadDescriptor field_descriptor() {
   // The outputs as compute/field declares them (field::outputs(): also the view choices).
-  return {"field", [] { return std::make_unique<FieldWorkload>(); }, field::outputs(),
+  // The tree method adds its error view: "error" and the coordinates of its targets.
+  std::vector<OutputSpec> outputs = field::outputs();
+  outputs.push_back(field::error_output());
+  outputs.push_back(error_xyz_output());
+  return {"field", [] { return std::make_unique<FieldWorkload>(); }, std::move(outputs),
           "float32 (grid.size, grid.size) for a plane, (6, n, n) for a box, axis 0 along the "
-          "plane's first axis"};
+          "plane's first axis; method tree adds error (m, m) or (6, m, m): |E_tree - E_direct| "
+          "/ |E_direct| against fp64 direct sums on the subgrid of plane indices round(k (n-1) "
+          "/ (m-1)), m = tree.error_grid (0: 3..32 by the source count), and error_xyz (.., 3) "
+          "float64: those targets' x, y, z"};
 }
 
 }  // namespace simscope::app

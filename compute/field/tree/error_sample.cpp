@@ -6,6 +6,7 @@
 #include <cmath>
 #include <random>
 
+#include "core/error.hpp"
 #include "field/tree/tree_internal.hpp"
 
 namespace simscope::field::tree {
@@ -79,6 +80,41 @@ void measure_error(std::size_t sources, const Targets& t, const IndexRange& r, c
   stats.rms_rel_error_potential = pden > 0 ? std::sqrt(pnum / pden) : (pnum > 0 ? INFINITY : 0.0);
   stats.error_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::vector<float> target_errors(const Targets& t, const IndexRange& r, const Options& o,
+                                 const std::vector<double>& acc, const DirectSums& direct,
+                                 TreeStats& stats) {
+  const std::vector<std::size_t>& idx = o.error_targets;
+  std::vector<float> err(idx.size());
+  if (idx.empty()) return err;
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::size_t n = idx.size();
+  std::vector<double> x(n), y(n), z(n), ref(4 * n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t g = idx[i];
+    x[i] = t.x[g], y[i] = t.y[g], z[i] = t.z[g];
+  }
+  direct(x.data(), y.data(), z.data(), n, ref.data());
+  for (std::size_t i = 0; i < n; ++i) {
+    const double* a = &acc[(idx[i] - r.begin) * 4];
+    const double* b = &ref[i * 4];
+    const double d = std::sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
+                               (a[2] - b[2]) * (a[2] - b[2]));
+    const double e = std::sqrt(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]);
+    err[i] = e > 0 ? float(d / e) : (d > 0 ? INFINITY : 0.0f);
+  }
+  stats.error_seconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return err;
+}
+
+void check_error_targets(const Options& o, const IndexRange& r) {
+  for (std::size_t i : o.error_targets)
+    if (i < r.begin || i >= r.end)
+      throw Error("field tree: error_targets holds target " + std::to_string(i) +
+                  ", outside the evaluated targets [" + std::to_string(r.begin) + ", " +
+                  std::to_string(r.end) + ")");
 }
 
 }  // namespace simscope::field::tree

@@ -108,8 +108,7 @@ void m2l(const MultiIndex& m, const double z[3], const double c[3], double eps2,
   }
 }
 
-void l2l(const MultiIndex& m, const double zp[3], const double zc[3], const double* L,
-         double* Lc) {
+void l2l(const MultiIndex& m, const double zp[3], const double zc[3], const double* L, double* Lc) {
   double S[terms(kMaxOrder)];
   scaled_powers(m, zc[0] - zp[0], zc[1] - zp[1], zc[2] - zp[2], S);
   for (int a = 0; a < m.count; ++a) {

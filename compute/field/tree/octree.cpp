@@ -137,18 +137,43 @@ struct Builder {
   }
 };
 
-/// LSD radix sort of (key, value) by key (30 bits: 4 passes of 8 bits, the last of 6).
+/// LSD radix sort of (key, value) by key (30 bits: 3 passes of 10 bits), OpenMP: each thread
+/// counts and then scatters its own contiguous chunk, the chunks' offsets per digit in thread
+/// order (stable, so the result is the sequential sort's whatever the thread count).
 void radix_sort(std::vector<std::uint32_t>& keys, std::vector<std::uint32_t>& vals) {
+  constexpr int kBits = 10, kBuckets = 1 << kBits;
   const std::size_t n = keys.size();
   std::vector<std::uint32_t> k2(n), v2(n);
-  for (int pass = 0; pass < 4; ++pass) {
-    const int shift = 8 * pass;
-    std::size_t count[257] = {};
-    for (std::size_t i = 0; i < n; ++i) ++count[((keys[i] >> shift) & 0xff) + 1];
-    for (int b = 0; b < 256; ++b) count[b + 1] += count[b];
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::size_t d = count[(keys[i] >> shift) & 0xff]++;
-      k2[d] = keys[i], v2[d] = vals[i];
+  const int threads = std::max(1, std::min(omp_get_max_threads(), int(n / 65536) + 1));
+  std::vector<std::size_t> count(std::size_t(threads) * kBuckets);
+  for (int pass = 0; pass < 3; ++pass) {
+    const int shift = kBits * pass;
+    const std::uint32_t* ki = keys.data();
+    const std::uint32_t* vi = vals.data();
+    std::uint32_t* ko = k2.data();
+    std::uint32_t* vo = v2.data();
+#pragma omp parallel num_threads(threads)
+    {
+      const int t = omp_get_thread_num();
+      const std::size_t b = n * std::size_t(t) / threads, e = n * std::size_t(t + 1) / threads;
+      std::size_t* c = count.data() + std::size_t(t) * kBuckets;
+      std::fill(c, c + kBuckets, 0);
+      for (std::size_t i = b; i < e; ++i) ++c[(ki[i] >> shift) & (kBuckets - 1)];
+#pragma omp barrier
+#pragma omp single
+      {
+        std::size_t off = 0;
+        for (int d = 0; d < kBuckets; ++d)
+          for (int u = 0; u < threads; ++u) {
+            const std::size_t v = count[std::size_t(u) * kBuckets + d];
+            count[std::size_t(u) * kBuckets + d] = off;
+            off += v;
+          }
+      }
+      for (std::size_t i = b; i < e; ++i) {
+        const std::size_t d = c[(ki[i] >> shift) & (kBuckets - 1)]++;
+        ko[d] = ki[i], vo[d] = vi[i];
+      }
     }
     keys.swap(k2), vals.swap(v2);
   }

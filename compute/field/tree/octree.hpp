@@ -31,7 +31,7 @@ struct Octree {
 /// Builds the octree of the points (x[i], y[i], z[i]), i < n (fp32 or fp64 coordinates, all
 /// finite), splitting every cell with more than `leaf_size` points (>= 1) until level 40 (a
 /// leaf may hold more points when they coincide to within 2^-40 of the bounding cube). Keys of
-/// 10 bits per axis are radix-sorted (4 passes, OpenMP over the keys); cells below level 10
+/// 10 bits per axis are radix-sorted (3 passes of 10 bits, OpenMP); cells below level 10
 /// with too many points are split by partitioning about their cube's centre. Throws
 /// simscope::Error when n >= 2^32.
 template <typename Real>

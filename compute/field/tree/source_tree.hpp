@@ -12,20 +12,47 @@
 
 namespace simscope::field::tree {
 
+/// A source cell with at most kFewSources sources is always summed directly (tree_internal.hpp:
+/// classify), so it keeps no multipole (its parent's M2M takes its sources by P2M).
+constexpr std::uint32_t kFewSources = 8;
+/// SourceTree::slot of a cell without a multipole.
+constexpr std::uint32_t kNoMoment = 0xffffffffu;
+
 struct SourceTree {
   Octree oct;
   std::vector<float> x, y, z, q;    ///< the sources in the tree's (sorted) order
   std::vector<std::int32_t> level;  ///< level of each cell (root 0)
   std::uint64_t generation = 0;     ///< Sources::generation it was built from (0: unknown)
   std::size_t size = 0;             ///< number of sources
-  int order = -1;                   ///< order of `moments` (-1: none yet)
-  std::vector<double> moments;      ///< terms(order) scaled multipoles per cell (expansions.hpp)
-  const double* moment(std::size_t cell) const {
-    return moments.data() + cell * std::size_t(terms(order));
+  int order = -1;                   ///< order of the multipoles (-1: none yet)
+  /// terms(order) scaled multipoles per cell (expansions.hpp), computed in fp64 and stored in
+  /// fp32 (`moments32`) for orders up to kSingleMomentsOrder, in fp64 (`moments`) above: fp32
+  /// rounding (3e-8 of each term) is 30x below the tolerances of those orders (>= 1e-6) and
+  /// halves the tree's memory (NOTES.md "field tree", memory).
+  /// Rows of terms(order) values: row slot[c] is cell c's (kNoMoment: none, count() <=
+  /// kFewSources).
+  std::vector<double> moments;
+  std::vector<float> moments32;
+  std::vector<std::uint32_t> slot;
+  bool single() const { return !moments32.empty(); }
+  /// The multipole of `cell` (which has one) in fp64: a pointer into `moments`, or `scratch`
+  /// (terms(order) doubles) filled from `moments32`.
+  const double* moment(std::size_t cell, double* scratch) const {
+    const std::size_t N = std::size_t(terms(order)), row = slot[cell];
+    if (!single()) return moments.data() + row * N;
+    const float* f = moments32.data() + row * N;
+    for (std::size_t k = 0; k < N; ++k) scratch[k] = f[k];
+    return scratch;
   }
+  /// Every cell's multipole in fp64, one row per cell (zeros where none; a copy for uploads).
+  std::vector<double> moments_fp64() const;
   /// Bytes held (sorted sources, cells, levels, multipoles).
   double bytes() const;
 };
+
+/// The highest expansion order whose multipoles are stored in fp32 (tree_rule: tolerance
+/// >= 1e-6).
+constexpr int kSingleMomentsOrder = 9;
 
 /// Sources per leaf of the source tree.
 constexpr int kSourceLeaf = 64;

@@ -6,10 +6,12 @@
 // range it is evaluated in) get their own octree. Its cells are cut into tasks (subtrees); each
 // task walks (its root, the source root) down: a pair of cells (A targets, B sources) with
 // r_A + r_B < theta |z_A - c_B| adds B's multipole to A's local expansion (M2L); two leaves that
-// fail it are summed directly (P2P, fp64, the direct evaluator's SIMD loops, coincidences
-// skipped and counted); otherwise the larger cell is split. Then the local expansions go down
+// fail it are summed directly (P2P: fp32 AVX-512 relative to B's centre for tolerances >= 1e-6,
+// else and near a source the direct evaluator's fp64 SIMD loops, coincidences skipped and
+// counted); otherwise the larger cell is split. Then the local expansions go down
 // the task's subtree (L2L) to the targets (L2P). The source tree and its multipoles are kept
 // between evaluations (source_tree.hpp).
+#include <immintrin.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -58,6 +60,80 @@ struct Pair {
   std::int32_t a, b;
 };
 
+/// The near field in fp32 is used where the tolerance allows it (terms rounded to ~1e-7) ...
+constexpr double kFp32NearTolerance = 1e-6;
+/// ... except at a target closer than kNearFraction x (its distance to the source cell's
+/// centre + the cell's radius) to a source of the cell (coincidences included): there the fp32
+/// rounding of the coordinates relative to that centre (6e-8 of that distance) would be more
+/// than 6e-8 / kNearFraction ~ 1e-6 of the nearest term, and the target is summed in fp64.
+constexpr double kNearFraction = 1.0 / 16;
+
+/// Sources [b, e) of `s` relative to the centre c, in fp32 (scratch of the fp32 near field).
+struct NearSources {
+  std::vector<float> x, y, z, q;
+  void load(const SourceTree& s, std::uint32_t b, std::uint32_t e, const double c[3]) {
+    const std::size_t n = e - b;
+    x.resize(n), y.resize(n), z.resize(n), q.resize(n);
+    for (std::size_t j = 0; j < n; ++j) {
+      x[j] = float(double(s.x[b + j]) - c[0]), y[j] = float(double(s.y[b + j]) - c[1]);
+      z[j] = float(double(s.z[b + j]) - c[2]), q[j] = s.q[b + j];
+    }
+  }
+};
+
+/// Adds the fp32 sums of `ns` (relative to c, radius rb) at target (tx, ty, tz) to acc; false
+/// (acc untouched) where a source is too near for fp32 (kNearFraction) or a value is not finite.
+bool p2p_fp32(const NearSources& ns, const double c[3], double rb, double tx, double ty, double tz,
+              double eps2, double acc[4]) {
+  const double rx = tx - c[0], ry = ty - c[1], rz = tz - c[2];
+  const double rho = std::sqrt(rx * rx + ry * ry + rz * rz) + rb;
+  const float thr = float(kNearFraction * kNearFraction * rho * rho);
+  const float fx = float(rx), fy = float(ry), fz = float(rz), e2 = float(eps2);
+  const float* __restrict x = ns.x.data(), * __restrict y = ns.y.data(), * __restrict z = ns.z.data(), * __restrict q = ns.q.data();
+  const int n = int(ns.x.size());
+  float ax = 0, ay = 0, az = 0, ap = 0, mn = INFINITY;
+  int j = 0;
+#if defined(__AVX512F__)
+  {
+    // 16 lanes, the tail masked (std::sqrt does not vectorise without -fno-math-errno).
+    __m512 va = _mm512_setzero_ps(), vb = va, vc = va, vp = va, vm = _mm512_set1_ps(INFINITY);
+    const __m512 X = _mm512_set1_ps(fx), Y = _mm512_set1_ps(fy), Z = _mm512_set1_ps(fz),
+                 E2 = _mm512_set1_ps(e2), one = _mm512_set1_ps(1.0f);
+    for (; j < n; j += 16) {
+      const __mmask16 k = n - j >= 16 ? __mmask16(0xffff) : __mmask16((1u << (n - j)) - 1);
+      const __m512 dx = _mm512_sub_ps(X, _mm512_maskz_loadu_ps(k, x + j));
+      const __m512 dy = _mm512_sub_ps(Y, _mm512_maskz_loadu_ps(k, y + j));
+      const __m512 dz = _mm512_sub_ps(Z, _mm512_maskz_loadu_ps(k, z + j));
+      const __m512 r2 =
+          _mm512_fmadd_ps(dx, dx, _mm512_fmadd_ps(dy, dy, _mm512_fmadd_ps(dz, dz, E2)));
+      const __m512 inv = _mm512_div_ps(one, _mm512_maskz_sqrt_ps(__mmask16(0xffff), r2));
+      const __m512 qi = _mm512_maskz_mul_ps(k, _mm512_maskz_loadu_ps(k, q + j), inv);
+      const __m512 w = _mm512_mul_ps(qi, _mm512_mul_ps(inv, inv));
+      va = _mm512_fmadd_ps(w, dx, va), vb = _mm512_fmadd_ps(w, dy, vb);
+      vc = _mm512_fmadd_ps(w, dz, vc), vp = _mm512_add_ps(vp, qi);
+      vm = _mm512_mask_min_ps(vm, k, vm, r2);
+    }
+    // (Stored and summed: GCC 12's _mm512_reduce_* warn of uninitialised values under LTO.)
+    alignas(64) float l[5][16];
+    _mm512_store_ps(l[0], va), _mm512_store_ps(l[1], vb), _mm512_store_ps(l[2], vc);
+    _mm512_store_ps(l[3], vp), _mm512_store_ps(l[4], vm);
+    for (int u = 0; u < 16; ++u)
+      ax += l[0][u], ay += l[1][u], az += l[2][u], ap += l[3][u], mn = std::min(mn, l[4][u]);
+  }
+#endif
+  for (; j < n; ++j) {
+    const float dx = fx - x[j], dy = fy - y[j], dz = fz - z[j];
+    const float r2 = dx * dx + dy * dy + dz * dz + e2;
+    const float inv = 1.0f / std::sqrt(r2);
+    const float qi = q[j] * inv, w = qi * inv * inv;
+    ax += w * dx, ay += w * dy, az += w * dz, ap += qi;
+    mn = std::min(mn, r2);
+  }
+  if (!(mn >= thr) || !std::isfinite(ax + ay + az + ap)) return false;
+  acc[0] += ax, acc[1] += ay, acc[2] += az, acc[3] += ap;
+  return true;
+}
+
 }  // namespace
 
 void direct_fp64(const SourceTree& s, const double* tx, const double* ty, const double* tz,
@@ -97,14 +173,12 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
   const std::size_t N = std::size_t(m.count);
   const double eps2 = o.eps * o.eps, theta = rule.theta;
   const double m2l_cost = m2l_pair_cost(m);
-  const Octree tt = build_octree(t.x.data(), t.y.data(), t.z.data(), t.size(), kTargetLeaf);
+  const bool near_fp32 = o.tolerance >= kFp32NearTolerance;
+  const TargetTree target_tree = build_target_tree(t, r);
+  const Octree& tt = target_tree.tree;
   const auto& tc = tt.cells;
   const auto& sc = s.oct.cells;
-  // Targets of the range per cell (prefix sums over the sorted targets).
-  std::vector<std::uint32_t> prefix(t.size() + 1, 0);
-  for (std::size_t i = 0; i < t.size(); ++i)
-    prefix[i + 1] = prefix[i] + (tt.order[i] >= r.begin && tt.order[i] < r.end);
-  auto in_range = [&](std::int32_t a) { return prefix[tc[a].end] > prefix[tc[a].begin]; };
+  auto in_range = [&](std::int32_t a) { return target_tree.in_range(a); };
 
   // Tasks: target cells, expanded breadth-first from the root until there are enough of them
   // (independent of the range, so a target's arithmetic is the same in every range).
@@ -144,7 +218,8 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
 #pragma omp parallel for schedule(dynamic, 1) reduction(+ : m2l_count, skip, p2p)
   for (std::size_t task = 0; task < live.size(); ++task) {
     if (stop.load(std::memory_order_relaxed)) continue;
-    std::vector<double> D(std::size_t(terms(kMaxOrder)));
+    std::vector<double> D(std::size_t(terms(kMaxOrder))), Ms(N);
+    NearSources near;
     std::vector<Pair> stack = {{live[task], 0}};
     while (!stack.empty()) {
       const Pair pr = stack.back();
@@ -154,14 +229,21 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
       const Cell& B = sc[pr.b];
       const Action act = classify(A, B, theta, m2l_cost);
       if (act == Action::M2L) {
-        m2l(m, A.centre, B.centre, eps2, s.moment(std::size_t(pr.b)), &local[pr.a * N], D.data());
+        m2l(m, A.centre, B.centre, eps2, s.moment(std::size_t(pr.b), Ms.data()), &local[pr.a * N],
+            D.data());
         has_local[pr.a] = 1;
         ++m2l_count;
       } else if (act == Action::P2P) {
+        // fp32 where the tolerance allows and the cell is not a few sources (a single source
+        // stays exact to rounding), fp64 otherwise and for targets too near a source.
+        const bool fp32 = near_fp32 && B.count() > kFewSources;
+        if (fp32) near.load(s, B.begin, B.end, B.centre);
         for (std::uint32_t i = A.begin; i < A.end; ++i) {
           const std::uint32_t ti = tt.order[i];
           if (ti < r.begin || ti >= r.end) continue;
-          p2p_target(s, B.begin, B.end, t.x[ti], t.y[ti], t.z[ti], eps2, &sorted_acc[i * 4], skip);
+          double* a = &sorted_acc[i * 4];
+          if (!fp32 || !p2p_fp32(near, B.centre, B.radius, t.x[ti], t.y[ti], t.z[ti], eps2, a))
+            p2p_target(s, B.begin, B.end, t.x[ti], t.y[ti], t.z[ti], eps2, a, skip);
           p2p += double(B.count());
         }
       } else if (act == Action::SplitTarget) {

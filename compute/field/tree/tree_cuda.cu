@@ -259,13 +259,11 @@ class CudaTreeBackend final : public TreeBackend {
     const std::size_t N = std::size_t(m.count);
 
     // Host: the target tree (whole target set, as on the CPU) and the interaction lists.
-    const Octree tt = build_octree(t.x.data(), t.y.data(), t.z.data(), t.size(), kTargetLeaf);
+    const TargetTree target_tree = build_target_tree(t, r);
+    const Octree& tt = target_tree.tree;
     const auto& tc = tt.cells;
     const auto& sc = s.oct.cells;
-    std::vector<std::uint32_t> prefix(t.size() + 1, 0);
-    for (std::size_t i = 0; i < t.size(); ++i)
-      prefix[i + 1] = prefix[i] + (tt.order[i] >= r.begin && tt.order[i] < r.end);
-    auto in_range = [&](std::int32_t a) { return prefix[tc[a].end] > prefix[tc[a].begin]; };
+    auto in_range = [&](std::int32_t a) { return target_tree.in_range(a); };
     std::vector<std::vector<std::int32_t>> m2l_of(tc.size()), p2p_of(tc.size());
     std::vector<std::pair<std::int32_t, std::int32_t>> stack = {{0, 0}};
     std::uint64_t m2l_count = 0;
@@ -290,7 +288,7 @@ class CudaTreeBackend final : public TreeBackend {
             else
               for (int k = 0; k < tc[c].nchild; ++k) down.push_back(tc[c].child + k);
           }
-          p2p += double(prefix[A.end] - prefix[A.begin]) * double(B.count());
+          p2p += double(target_tree.count_in(a)) * double(B.count());
           break;
         }
         case Action::SplitTarget:
@@ -408,7 +406,7 @@ class CudaTreeBackend final : public TreeBackend {
       uploaded_ = &s, uploaded_order_ = -1;
     }
     if (uploaded_order_ != s.order && s.order >= 0) {
-      moments_ = upload(alloc_, s.moments, "the multipoles");
+      moments_ = upload(alloc_, s.moments_fp64(), "the multipoles");
       uploaded_order_ = s.order;
     }
   }

@@ -15,16 +15,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-void finalize(const double* acc, double k, Result& out, std::size_t i) {
-  const double ex = -k * acc[0], ey = -k * acc[1], ez = -k * acc[2];
-  out.ex[i] = float(ex), out.ey[i] = float(ey), out.ez[i] = float(ez);
-  out.magnitude[i] = float(std::sqrt(ex * ex + ey * ey + ez * ez));
-  out.potential[i] = float(k * acc[3]);
-  if (!out.sums64.empty())
-    out.sums64[4 * i] = ex, out.sums64[4 * i + 1] = ey, out.sums64[4 * i + 2] = ez,
-                   out.sums64[4 * i + 3] = k * acc[3];
-}
-
 class CpuBackend final : public TreeBackend {
  public:
   Backend backend() const override { return Backend::Cpu; }
@@ -53,7 +43,7 @@ class TreeEvaluator final : public Evaluator {
 
   void evaluate(const Sources& s, const Targets& t, const IndexRange& range, const Options& o,
                 Result& out, Progress* progress) override {
-    detail::validate(o);
+    const IndexRange r = detail::checked_range(o, t, range);
     TreeRule rule = tree_rule(o.tolerance);
     if (o.tree_order != 0) {
       if (o.tree_order < 1 || o.tree_order > kMaxOrder)
@@ -67,7 +57,7 @@ class TreeEvaluator final : public Evaluator {
                     std::to_string(o.tree_theta));
       rule.theta = o.tree_theta;
     }
-    const IndexRange r = resolve(range, t.size(), "field: targets");
+    check_error_targets(o, r);
     for (std::size_t i = 0; i < t.size(); ++i)
       if (!std::isfinite(t.x[i]) || !std::isfinite(t.y[i]) || !std::isfinite(t.z[i]))
         throw Error("field tree: target " + std::to_string(i) + " has a non-finite coordinate");
@@ -129,14 +119,22 @@ class TreeEvaluator final : public Evaluator {
       --rung_;
     stats.build_seconds = build_seconds;
     stats.refinements = redone;
+    // The error view's targets: once, at the rung the ladder settled on.
+    std::vector<float> errors = target_errors(
+        t, r, o, acc,
+        [&](const double* x, const double* y, const double* z, std::size_t n, double* a) {
+          backend_->direct(*tree_, x, y, z, n, o.eps * o.eps, a);
+        },
+        stats);
     const std::size_t T = r.end - r.begin;
     detail::resize_outputs(out, T);
     if (o.keep_sums64) out.sums64.assign(4 * T, 0.0);
-    for (std::size_t i = 0; i < T; ++i) finalize(&acc[i * 4], o.k, out, i);
+    for (std::size_t i = 0; i < T; ++i) detail::finalize(&acc[i * 4], o.k, out, i);
     out.target_begin = r.begin;
     out.skipped_coincidences = skipped;
     out.method = Method::Tree;
     out.tree = stats;
+    out.target_errors = std::move(errors);
     progress_set(progress, 1);
     out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   }

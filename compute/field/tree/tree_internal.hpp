@@ -15,8 +15,8 @@ constexpr int kTargetLeaf = 32;  ///< targets per leaf of the target tree
 /// An accepted pair is summed directly when that is cheaper: an M2L costs about as much as
 /// kM2LPairs pairs of the direct loop per pair of its index table (measured: NOTES.md) ...
 constexpr double kM2LPairs = 1.0;
-/// ... and always when the source cell holds at most kFewSources (a single source is exact).
-constexpr std::uint32_t kFewSources = 8;
+/// ... and always when the source cell holds at most kFewSources (a single source is exact;
+/// source_tree.hpp: such cells keep no multipole).
 inline double m2l_pair_cost(const MultiIndex& m) { return kM2LPairs * double(m.pair_b.size()); }
 
 /// What the dual traversal does with a pair (A targets, B sources); every back end follows it.
@@ -36,6 +36,30 @@ inline Action classify(const Cell& A, const Cell& B, double theta, double m2l_co
   if (B.leaf() || (!A.leaf() && A.radius >= B.radius)) return Action::SplitTarget;
   return Action::SplitSource;
 }
+
+/// The target tree of an evaluation, shared by the back ends (target_tree.cpp): the octree of
+/// the WHOLE target set (so that a target's arithmetic does not depend on the work range it is
+/// evaluated in) and which of its cells hold targets of the range r.
+struct TargetTree {
+  Octree tree;
+  std::vector<std::uint32_t> prefix;  ///< prefix[i]: sorted targets before i that are in r
+  IndexRange range;
+  /// Whether cell a holds a target of the range.
+  bool in_range(std::int32_t a) const {
+    return prefix[tree.cells[a].end] > prefix[tree.cells[a].begin];
+  }
+  /// Whether sorted target i is in the range.
+  bool target_in(std::uint32_t i) const {
+    const std::uint32_t o = tree.order[i];
+    return o >= range.begin && o < range.end;
+  }
+  /// Targets of the range in cell a.
+  std::uint32_t count_in(std::int32_t a) const {
+    return prefix[tree.cells[a].end] - prefix[tree.cells[a].begin];
+  }
+};
+/// Builds it (kTargetLeaf targets per leaf).
+TargetTree build_target_tree(const Targets& t, const IndexRange& r);
 
 /// The targets [r.begin, r.end) of t by the tree method (tree_cpu.cpp): acc gets 4 doubles per
 /// target of the range in the direct evaluator's convention (sum q (x - y) / r^3, sum q / r;
@@ -63,6 +87,16 @@ using DirectSums = std::function<void(const double* x, const double* y, const do
 /// max_rel_error, rms_rel_error_potential, error_samples and error_seconds (error_sample.cpp).
 void measure_error(std::size_t sources, const Targets& t, const IndexRange& r, const Options& o,
                    const std::vector<double>& acc, const DirectSums& direct, TreeStats& stats);
+
+/// The per-target relative error of E (Result::target_errors) at o.error_targets (indices into
+/// t within r; Error otherwise) of the tree's acc (targets r.begin + i) against direct fp64
+/// sums made by `direct` (error_sample.cpp); the time goes into stats.error_seconds.
+std::vector<float> target_errors(const Targets& t, const IndexRange& r, const Options& o,
+                                 const std::vector<double>& acc, const DirectSums& direct,
+                                 TreeStats& stats);
+
+/// Throws simscope::Error when an entry of o.error_targets is outside r.
+void check_error_targets(const Options& o, const IndexRange& r);
 
 /// One back end of the tree method: the evaluation proper and the direct sums of the measured
 /// error. The evaluator around it (tree_evaluator.cpp) keeps the source tree, climbs the
