@@ -110,6 +110,8 @@ bench bench_field_tree_cuda field --backend cuda --method tree --sources 8000000
 bench bench_field_tree_cuda_z0 field --backend cuda --method tree --sources 8000000 --targets 80000 --plane-offset 0 --repeat 3
 bench bench_lsq_cuda lsq --backend cuda --precision fp32 --repeat 5
 bench bench_lsq_cuda_fp64 lsq --backend cuda --precision fp64 --repeat 3
+bench bench_lsq_cuda_downdate lsq --backend cuda --method downdate --precision fp64 --repeat 5
+bench bench_lsq_cuda_seeds lsq --backend cuda --method auto --observations 50 --unknowns 100 --repeat 5
 bench bench_osc_single oscillators --mode single --backend cuda --repeat 3
 bench bench_osc_study oscillators --mode study --backend cuda --members 100000 --steps 20000 --repeat 1
 
