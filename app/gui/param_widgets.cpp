@@ -8,6 +8,7 @@
 #include <map>
 
 #include "core/error.hpp"
+#include "number_widget.hpp"
 
 namespace simscope::app::gui {
 namespace {
@@ -20,6 +21,9 @@ void tooltip(const ParamSpec& s) {
     t += "\nrange: [" + format_value(ParamValue(s.min)) + ", " + format_value(ParamValue(s.max)) +
          "]";
   t += "\ndefault: " + format_value(s.default_value);
+  if ((s.type == ParamType::Int || s.type == ParamType::Float) &&
+      number_widget(s) == NumberWidget::Drag)
+    t += "\ndrag to change (0.5 % per pixel), Ctrl+click to type";
   ImGui::SetTooltip("%s", t.c_str());
 }
 
@@ -54,16 +58,20 @@ bool param_widget(ParamSet& p, const ParamSpec& s, std::string& error) {
                       st.ItemInnerSpacing.x - 2 * st.ItemSpacing.x;
     ImGui::SetNextItemWidth(std::max(std::min(avail * 0.50f - reset_w, fit), avail * 0.34f));
   }
-  const bool sliderable = s.has_range() && (s.max - s.min) < 1e13;
+  const NumberWidget kind = number_widget(s);
   switch (s.type) {
     case ParamType::Int: {
       long long v = p.get_int(s.name);
       long long lo = (long long)s.min, hi = (long long)s.max;
       bool edited;
-      if (sliderable)
+      if (kind == NumberWidget::Slider)
         edited = ImGui::SliderScalar(
             label.c_str(), ImGuiDataType_S64, &v, &lo, &hi, "%lld",
             ImGuiSliderFlags_AlwaysClamp | (s.log_slider ? ImGuiSliderFlags_Logarithmic : 0));
+      else if (kind == NumberWidget::Drag)
+        edited = ImGui::DragScalar(label.c_str(), ImGuiDataType_S64, &v,
+                                   float(std::max(1.0, drag_speed(double(v)))), &lo, &hi, "%lld",
+                                   ImGuiSliderFlags_AlwaysClamp);
       else
         edited = ImGui::InputScalar(label.c_str(), ImGuiDataType_S64, &v, nullptr, nullptr, "%lld",
                                     ImGuiInputTextFlags_EnterReturnsTrue);
@@ -73,10 +81,13 @@ bool param_widget(ParamSet& p, const ParamSpec& s, std::string& error) {
     case ParamType::Float: {
       double v = p.get_double(s.name);
       bool edited;
-      if (sliderable)
+      if (kind == NumberWidget::Slider)
         edited = ImGui::SliderScalar(
             label.c_str(), ImGuiDataType_Double, &v, &s.min, &s.max, "%.6g",
             ImGuiSliderFlags_AlwaysClamp | (s.log_slider ? ImGuiSliderFlags_Logarithmic : 0));
+      else if (kind == NumberWidget::Drag)
+        edited = ImGui::DragScalar(label.c_str(), ImGuiDataType_Double, &v, float(drag_speed(v)),
+                                   &s.min, &s.max, "%.6g", ImGuiSliderFlags_AlwaysClamp);
       else
         edited = ImGui::InputDouble(label.c_str(), &v, 0, 0, "%.6g",
                                     ImGuiInputTextFlags_EnterReturnsTrue);
