@@ -27,6 +27,7 @@
 #include "run_manifest.hpp"
 #include "session.hpp"
 #include "stale_outputs.hpp"
+#include "stop_signals.hpp"
 #include "study_checkpoint.hpp"
 #include "sweep.hpp"
 #include "view_png_export.hpp"
@@ -37,28 +38,10 @@
 namespace simscope::app {
 namespace {
 
-/// The signal (SIGINT, SIGTERM) that asked the run to stop, or 0. Set by the handler, which is
-/// reset to the default on its first call (a second Ctrl+C ends the process at once; checkpoints
-/// are written atomically, so the previous one stays whole).
-volatile std::sig_atomic_t g_signal = 0;
-
-extern "C" void on_stop_signal(int sig) { g_signal = sig; }
-
-void install_stop_handlers() {
-  struct sigaction sa {};
-  sa.sa_handler = on_stop_signal;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_RESETHAND;
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-}
-
 /// Thrown once the job was cancelled after a stop signal (and its checkpoint written).
 struct Interrupted {
   int signal;
 };
-
-const char* signal_name(int sig) { return sig == SIGINT ? "SIGINT" : "SIGTERM"; }
 
 /// Runs the job on a Worker and shows "field: 42% ETA 3 s" on stderr while it takes long, after
 /// the back end's notice (printed once: here before the first progress line, else by the caller
@@ -72,11 +55,11 @@ RunResult run_with_progress(Worker& worker, const Session& s, bool quiet, bool& 
   double last_print = 0, first_fraction = -1, first_t = 0;
   bool printed = false;
   for (;;) {
-    if (g_signal) {
+    if (stop_signal()) {
       worker.cancel();
       while (worker.busy()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
       if (printed) std::fprintf(stderr, tty ? "\r%60s\r" : "\n", "");
-      throw Interrupted{int(g_signal)};
+      throw Interrupted{stop_signal()};
     }
     if (auto ev = worker.poll()) {
       if (printed) std::fprintf(stderr, tty ? "\r%60s\r" : "\n", "");
@@ -221,9 +204,19 @@ void write_headless_outputs(const CliOptions& o, const Session& s, const Workloa
 
 int run_headless(const CliOptions& o) {
   // Started by mpirun / srun with several ranks: one run split across them (app/mpi/).
-  if (mpi::launched_ranks() > 1) return mpi::run_headless_ranks(o);
-  if (!o.sweep.empty()) return run_sweep(o);  // sweep.cpp
+  if (mpi::launched_ranks() > 1) {
+    // One run split across the ranks; the single-process extras are not split.
+    if (!o.sweep.empty() || !o.pin_sets.empty() || !o.profile.empty()) {
+      if (mpi::launched_rank() == 0)
+        std::fprintf(stderr,
+                     "simscope: error: --sweep, --pin-set and --profile are not supported under "
+                     "mpirun (run them in one process)\n");
+      return mpi::exit_after_rank0(2);
+    }
+    return mpi::run_headless_ranks(o);
+  }
   install_stop_handlers();
+  if (!o.sweep.empty()) return run_sweep(o);  // sweep.cpp
   std::shared_ptr<StudyCheckpointRequest> ck;
   try {
     Session s = make_session(o);
@@ -256,12 +249,12 @@ int run_headless(const CliOptions& o) {
     Worker worker(std::move(s.workload));
     bool notice_printed = false;
     RunResult r = run_with_progress(worker, s, o.quiet, notice_printed, ck);
-    if (g_signal) throw Interrupted{int(g_signal)};
+    if (stop_signal()) throw Interrupted{stop_signal()};
     std::optional<RunResult> pinned;  // --pin-set: A, computed after B (no checkpoint)
     if (pin_params) {
       Session sa{nullptr, *pin_params, s.view, s.backend};
       pinned = run_with_progress(worker, sa, o.quiet, notice_printed, nullptr);
-      if (g_signal) throw Interrupted{int(g_signal)};
+      if (stop_signal()) throw Interrupted{stop_signal()};
     }
     const Workload& viewer = worker.workload();
     const std::string view_param = viewer.view_param();

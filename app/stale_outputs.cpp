@@ -6,6 +6,7 @@
 #include <QRegularExpression>
 
 #include "core/error.hpp"
+#include "workload.hpp"
 
 namespace simscope::app {
 namespace {
@@ -50,6 +51,12 @@ int remove_stale_outputs(const std::string& dir, const OutputsKept& keep) {
   remove_matching(base, "frames", QRegularExpression("^\\d{4,}\\.png$"), count);
   remove_file(base.filePath("sweep.mp4"), count);
   (void)keep.frames;
+  if (!keep.run_outputs) {
+    remove_file(base.filePath("view.png"), count);
+    for (const WorkloadDescriptor& w : workloads())
+      for (const OutputSpec& o : w.outputs)
+        remove_file(base.filePath(QString::fromStdString(o.name + ".npy")), count);
+  }
   return count;
 }
 

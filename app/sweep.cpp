@@ -25,6 +25,7 @@
 #include "run_manifest.hpp"
 #include "session.hpp"
 #include "stale_outputs.hpp"
+#include "stop_signals.hpp"
 #include "view_png_export.hpp"
 #include "view_settings.hpp"
 #include "view_upload.hpp"
@@ -36,9 +37,19 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 /// Runs one frame's parameters on the worker; the error of a failed run is thrown.
+/// Thrown when a stop signal (stop_signals.hpp) ended the sweep.
+struct SweepInterrupted {
+  int signal;
+};
+
 RunResult run_one(Worker& worker, const ParamSet& p, Backend backend) {
   worker.submit(p, backend, false, "");
   for (;;) {
+    if (const int sig = stop_signal()) {
+      worker.cancel();
+      while (worker.busy()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      throw SweepInterrupted{sig};
+    }
     if (auto ev = worker.poll()) {
       if (!ev->error.empty()) throw Error(ev->error);
       return std::move(*ev->result);
@@ -164,7 +175,7 @@ int run_sweep(const CliOptions& o) {
     const std::vector<ParamSet> frames = sweep_params(s.params, spec);
     const std::string dir = o.out_dir.empty() ? "simscope-out" : o.out_dir;
     check_output_dir(dir);
-    remove_stale_outputs(dir, OutputsKept{false, false, true});  // a reused --out-dir
+    remove_stale_outputs(dir, OutputsKept{false, false, true, false});  // a reused --out-dir
     const QDir d(QString::fromStdString(dir));
     if (!QDir().mkpath(d.filePath("frames")))
       throw Error("cannot create the folder " + d.filePath("frames").toStdString());
@@ -236,6 +247,11 @@ int run_sweep(const CliOptions& o) {
       for (const auto& w : written) std::printf("  %s\n", w.c_str());
     }
     return 0;
+  } catch (const SweepInterrupted& i) {
+    for (const std::string& w : written) QFile::remove(QString::fromStdString(w));
+    std::fprintf(stderr, "simscope: interrupted by %s; no outputs written\n",
+                 signal_name(i.signal));
+    return 128 + i.signal;
   } catch (const std::exception& e) {
     for (const std::string& w : written) QFile::remove(QString::fromStdString(w));
     std::fprintf(stderr, "simscope: error: %s\n", e.what());

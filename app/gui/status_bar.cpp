@@ -136,11 +136,18 @@ void draw_help(GuiState& s) {
         "  H         hide / show the panels\n"
         "  1 2 3     switch workload (field, lsq, oscillators)\n"
         "  Ctrl+O    load a preset     Ctrl+S  save a preset\n"
-        "  F1        this help\n"
+        "  Ctrl+Z    undo a parameter change   Ctrl+Shift+Z / Ctrl+Y  redo\n"
+        "  A         pin this result as A      D  compare: B, A, B - A, (B - A) / |A|\n"
+        "  I         the view as an image at any size\n"
+        "  P         save the line profile as CSV\n"
+        "  F1        this help (Esc closes it)\n"
         "\n"
         "Mouse: hover the plane for the value and coordinates under the cursor;\n"
-        "wheel zooms about the cursor, right-drag pans, left-click inspects (lsq).\n"
-        "The R button beside a parameter resets it to its default.");
+        "left-click probes every output at that sample (lsq: the pixel inspector),\n"
+        "Shift+drag draws a line profile; wheel zooms about the cursor, right-drag pans.\n"
+        "Drop a .npy/.csv, edge list, preset or run.json onto the window to load it.\n"
+        "The R button beside a parameter resets it to its default; a number field\n"
+        "without a slider changes by dragging (Ctrl+click types a value).");
   }
   ImGui::End();
 }

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "progress_relay.hpp"
 
 namespace simscope::app {
 
@@ -157,28 +158,9 @@ RunResult run_split(Workload& w, const ParamSet& params, Backend backend, std::s
     request.range = ranges[k];
     request.axis = axis_name;
     // Each range's progress mapped into its share of the axis.
-    Progress inner;
-    std::atomic<bool> done{false};
-    std::thread relay;
-    if (progress)
-      relay = std::thread([&] {
-        const double a = double(ranges[k].begin) / double(axis.length);
-        const double b = double(ranges[k].end) / double(axis.length);
-        while (!done) {
-          if (progress->cancel) inner.cancel = true;
-          progress->set(a + (b - a) * std::clamp(inner.fraction.load(), 0.0, 1.0));
-          std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        }
-      });
-    try {
-      results.push_back(w.run(params, backend, request, progress ? &inner : nullptr));
-    } catch (...) {
-      done = true;
-      if (relay.joinable()) relay.join();
-      throw;
-    }
-    done = true;
-    if (relay.joinable()) relay.join();
+    ProgressRelay relay(progress, double(ranges[k].begin) / double(axis.length),
+                        double(ranges[k].end) / double(axis.length));
+    results.push_back(w.run(params, backend, request, relay.inner()));
   }
   return w.merge_ranges(std::move(results));
 }

@@ -19,6 +19,7 @@
 #include "cache_key.hpp"
 #include "io/npy.hpp"
 #include "json.hpp"
+#include "progress_relay.hpp"
 
 namespace simscope::app {
 namespace {
@@ -741,29 +742,9 @@ osc::StudyResult run_block_checkpointed(StudyCheckpointRequest& ck, const ParamS
         }
       };
       // The block's progress mapped into the range's.
-      Progress inner;
-      std::atomic<bool> done{false};
-      std::thread relay;
-      if (progress)
-        relay = std::thread([&] {
-          const double a = double(k0 - int(m.begin)) / range_members;
-          const double w = double(k1 - k0) / range_members;
-          while (!done) {
-            if (progress->cancel) inner.cancel = true;
-            progress->set(a + w * std::clamp(inner.fraction.load(), 0.0, 1.0));
-            std::this_thread::sleep_for(std::chrono::milliseconds(10));
-          }
-        });
-      try {
-        parts.push_back(
-            osc::run_study_block(*ens, t, init, o, K, b, sp, cp, progress ? &inner : nullptr));
-      } catch (...) {
-        done = true;
-        if (relay.joinable()) relay.join();
-        throw;
-      }
-      done = true;
-      if (relay.joinable()) relay.join();
+      ProgressRelay relay(progress, double(k0 - int(m.begin)) / range_members,
+                          double(k1 - int(m.begin)) / range_members);
+      parts.push_back(osc::run_study_block(*ens, t, init, o, K, b, sp, cp, relay.inner()));
     }
     progress_set(progress, double(k1 - int(m.begin)) / range_members);
   }

@@ -95,7 +95,9 @@ struct Options {
   /// the potential exceeds `tolerance`, the evaluation is redone with a tighter setting
   /// (TreeStats::refinements).
   std::int64_t error_samples = -1;
-  /// Seed of that sample; 0: a fresh sample every evaluation.
+  /// Seed of that sample; 0: a seed hashed from the evaluation (targets' count and end points,
+  /// sources' count, tolerance, eps), so the same run draws the same sample (and so reaches the
+  /// same rung and outputs) and another plane or grid another sample.
   std::uint64_t error_seed = 0;
   /// Also return the fp64 sums (Result::sums64) before they are rounded to float32: the CPU
   /// evaluators (direct and tree) do; the CUDA ones leave sums64 empty. For runs split by

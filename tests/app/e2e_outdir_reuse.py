@@ -76,4 +76,17 @@ for k, frame in enumerate(["0000.png", "0001.png"]):
     c.check(white > 40 and dark > 200, f"frame {k}: a caption top left ({white} white, {dark} dark)")
 j = json.load(open(os.path.join(sw, "run.json")))
 c.check(len(j.get("frames", [])) == 2, f"run.json lists the 2 frames ({len(j.get('frames', []))})")
+
+# A sweep into the folder of an ordinary run: that run's .npy files and view.png go (the sweep
+# writes frames and run.json only); a file of the user's stays.
+mixed = os.path.join(d, "mixed")
+p = run(simscope, *common, "--out-dir", mixed)
+c.check(p.returncode == 0 and os.path.exists(os.path.join(mixed, "magnitude.npy")),
+        f"an ordinary run first ({p.stderr.strip()[-300:]!r})")
+open(os.path.join(mixed, "mine.npy"), "w").write("mine\n")
+p = run(simscope, *common, "--image-size", "320x240", "--out-dir", mixed, "--sweep", "k=1:2:2")
+c.check(p.returncode == 0, f"then a sweep into its folder ({p.stderr.strip()[-300:]!r})")
+left = sorted(f for f in os.listdir(mixed) if os.path.isfile(os.path.join(mixed, f)))
+c.check(left == ["mine.npy", "run.json", "sweep.mp4"] or left == ["mine.npy", "run.json"],
+        f"only the sweep's files and the user's remain ({left})")
 c.done()

@@ -79,4 +79,26 @@ for arg, code, words in [("k=1:2", 2, "--sweep expects NAME=START:STOP:FRAMES"),
     c.check(not os.path.exists(os.path.join(bad, "frames", "0000.png")), f"{arg}: no frames")
 p = run(simscope, "--sweep", "k=1:2:3", "--pin-set", "k=2")
 c.check(p.returncode == 2 and "does not combine" in p.stderr, f"with --pin-set: {p.stderr.strip()!r}")
+
+# SIGINT / SIGTERM during a sweep: exit 130 / 143 with one line, and no frame is left.
+import signal
+import time
+for sig, code, name in [(signal.SIGINT, 130, "SIGINT"), (signal.SIGTERM, 143, "SIGTERM")]:
+    out = os.path.join(d, f"stopped_{name}")
+    proc = subprocess.Popen([simscope, "--headless", "--backend", "cpu", "--out-dir", out,
+                             "--set", "grid.size=200", "--set", "sources.count=20000",
+                             "--set", "method=direct", "--image-size", "160x120",
+                             "--sweep", "plane.offset=-1:1:200"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.time() + 60  # until the first frame is written, then the signal
+    while time.time() < deadline and not os.path.exists(os.path.join(out, "frames", "0000.png")):
+        time.sleep(0.05)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=120)
+    frames = os.listdir(os.path.join(out, "frames")) if os.path.isdir(os.path.join(out, "frames")) else []
+    c.check(proc.returncode == code and f"interrupted by {name}; no outputs written" in err,
+            f"{name} in a sweep: exit {proc.returncode}, {err.strip()[-200:]!r}")
+    c.check(not [f for f in frames if f.endswith(".png")] and
+            not os.path.exists(os.path.join(out, "run.json")), f"{name}: no frames left ({frames})")
 c.done()

@@ -138,13 +138,29 @@ for grid, plane, want in ((4, "xy", "sources"), (41, "box", "targets")):
     c.check(axis == want, f"field -np 2 --mpi-split auto, {plane} of {grid}: split by {want} "
                           f"({axis}; {p.stderr.strip()[-200:]})")
 for args, word in ((["--workload", "lsq", "--mpi-split", "sources"], "only the field"),
-                   (["--workload", "field", "--mpi-split", "rows"], "--mpi-split")):
+                   (["--workload", "field", "--mpi-split", "rows"], "--mpi-split"),
+                   # the single-process extras are refused, not ignored
+                   (["--workload", "field", "--sweep", "k=1:2:3"], "not supported under mpirun"),
+                   (["--workload", "field", "--pin-set", "k=2"], "not supported under mpirun"),
+                   (["--workload", "field", "--profile", "-1,0:1,0"], "not supported under mpirun")):
     cmd = [mpirun, "--oversubscribe", "-np", "2", simscope, "--headless", "--backend", "cpu",
-           "--no-image", "--out-dir", os.path.join(base, "refused"), *args]
+           *([] if "--sweep" in args else ["--no-image"]),  # a sweep writes its frames
+           "--out-dir", os.path.join(base, "refused"), *args]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=LIMIT,
                        env=dict(os.environ, OMP_NUM_THREADS="1"))
     errs = [l for l in p.stderr.splitlines() if l.startswith("simscope: error:")]
     c.check(p.returncode == 2 and len(errs) == 1 and word in errs[0],
             f"-np 2 {' '.join(args)}: refused with status 2, one message ({errs})")
+
+# The tree's error view needs every source on one process: a split by sources says so.
+cmd = [mpirun, "--oversubscribe", "-np", "2", simscope, "--headless", "--backend", "cpu",
+       "--out-dir", os.path.join(base, "error_view"), "--mpi-split", "sources", "--set",
+       "method=tree", "--set", "sources.count=3000", "--set", "grid.size=16", "--set", "view=error"]
+p = subprocess.run(cmd, capture_output=True, text=True, timeout=LIMIT,
+                   env=dict(os.environ, OMP_NUM_THREADS="1"))
+errs = [l for l in p.stderr.splitlines() if l.startswith("simscope: error:")]
+c.check(p.returncode == 1 and len(errs) == 1 and "split by sources" in errs[0] and
+        not os.path.exists(os.path.join(base, "error_view", "run.json")),
+        f"-np 2 --mpi-split sources with view=error: one message, no outputs ({errs})")
 
 c.done()

@@ -56,6 +56,24 @@ void merge_tree_stats(const std::vector<RunResult>& parts, RunResult& r) {
   }
 }
 
+/// The counts and times of merged work ranges into `r`: skipped_coincidences summed,
+/// peak_device_bytes the largest, compute and total seconds summed, then the tree's statistics
+/// (merge_tree_stats).
+void merge_counts(const std::vector<RunResult>& parts, RunResult& r) {
+  double skipped = 0, peak = 0, compute = 0, total = 0;
+  for (const RunResult& p : parts) {
+    skipped += p.stats.at("skipped_coincidences");
+    peak = std::max(peak, p.stats.at("peak_device_bytes"));
+    compute += p.compute_seconds;
+    total += p.total_seconds;
+  }
+  r.stats["skipped_coincidences"] = skipped;
+  r.stats["peak_device_bytes"] = peak;
+  merge_tree_stats(parts, r);
+  r.compute_seconds = compute;
+  r.total_seconds = total;
+}
+
 std::string number(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.4g", v);
@@ -200,30 +218,24 @@ class FieldWorkload final : public Workload {
           std::count_if(v.begin(), v.end(), [](float x) { return !std::isfinite(x); })));
       r.outputs.push_back(std::move(o));
     }
-    double skipped = 0, peak = 0, compute = 0, total = 0;
-    for (const RunResult& p : parts) {
-      skipped += p.stats.at("skipped_coincidences");
-      peak = std::max(peak, p.stats.at("peak_device_bytes"));
-      compute += p.compute_seconds;
-      total += p.total_seconds;
-    }
     merge_error_outputs(parts, r);
     r.stats["targets"] = double(shape_size(shape));
-    r.stats["skipped_coincidences"] = skipped;
-    r.stats["peak_device_bytes"] = peak;
-    merge_tree_stats(parts, r);
-    r.compute_seconds = compute;
-    r.total_seconds = total;
+    merge_counts(parts, r);
     finish_field_result(r, nonfinite);
     return r;
   }
 
   ViewImage view_image(const RunResult& r, const std::string& view) const override {
     const OutputArray* o = r.find(view);
-    if (!o && view == field::error_output().name)
+    if (!o && view == field::error_output().name) {
+      if (r.stats.count("method_tree") && r.stats.at("method_tree") != 0)
+        throw Error(
+            "field: the error view needs every source on one process; this run was split by "
+            "sources (--mpi-split sources or auto): use --mpi-split targets for the error view");
       throw Error(
           "field: the error view shows the tree method's error; this result was "
           "computed by direct sums (set method = tree, or auto above 1e9 pairs)");
+    }
     if (!o) throw Error("field: no output called '" + view + "'");
     ViewImage img;
     img.label = o->label;
@@ -394,13 +406,9 @@ class FieldWorkload final : public Workload {
       o.data = std::move(v[k]);
       r.outputs.push_back(std::move(o));
     }
-    double sources = 0, skipped = 0, peak = 0, compute = 0, total = 0;
-    for (const RunResult& p : parts) {
+    double sources = 0;
+    for (const RunResult& p : parts) {  // the first part's tree settings (stats were cleared)
       sources += p.stats.at("sources");
-      skipped += p.stats.at("skipped_coincidences");
-      peak = std::max(peak, p.stats.at("peak_device_bytes"));
-      compute += p.compute_seconds;
-      total += p.total_seconds;
       for (const auto& [k, x] : p.stats)
         if (k.rfind("tree_", 0) == 0 && !r.stats.count(k)) r.stats[k] = x;
       if (p.stats.count("method_tree") && !r.stats.count("method_tree"))
@@ -408,11 +416,7 @@ class FieldWorkload final : public Workload {
     }
     r.stats["sources"] = sources;
     r.stats["targets"] = double(T);
-    r.stats["skipped_coincidences"] = skipped;
-    r.stats["peak_device_bytes"] = peak;
-    merge_tree_stats(parts, r);
-    r.compute_seconds = compute;
-    r.total_seconds = total;
+    merge_counts(parts, r);
     finish_field_result(r, nonfinite);
     return r;
   }

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "core/error.hpp"
@@ -31,15 +32,28 @@ void measure_error(std::size_t sources, const Targets& t, const IndexRange& r, c
   stats.error_samples = n;
   stats.rms_rel_error = stats.max_rel_error = NAN;
   if (n == 0) return;
-  // A stratified sample, fresh each evaluation unless a seed is given: one random target in
-  // each of n equal runs of consecutive indices (rows of a plane: spread over it, which keeps
-  // the estimate's variance below that of n independent draws).
-  static std::atomic<std::uint64_t> counter{0};
-  const std::uint64_t seed =
-      o.error_seed != 0
-          ? o.error_seed
-          : std::uint64_t(std::chrono::steady_clock::now().time_since_epoch().count()) ^
-                (0x9e3779b97f4a7c15ull * ++counter);
+  // A stratified sample: one random target in each of n equal runs of consecutive indices
+  // (rows of a plane: spread over it, which keeps the estimate's variance below that of n
+  // independent draws). Without a seed it is drawn from a hash of what is evaluated (the
+  // targets' count and end points, the sources' count, the tolerance): a new sample for every
+  // other plane or grid, the same one for the same run, since the sample's error decides the
+  // ladder's rung and so the outputs, which must not change from one identical run to the next.
+  std::uint64_t seed = o.error_seed;
+  if (seed == 0) {
+    std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a over the words below
+    auto mix = [&h](std::uint64_t w) {
+      for (int k = 0; k < 8; ++k) h = (h ^ ((w >> (8 * k)) & 0xff)) * 0x100000001b3ull;
+    };
+    auto bits = [](double v) {
+      std::uint64_t u;
+      std::memcpy(&u, &v, sizeof u);
+      return u;
+    };
+    mix(sources), mix(T), mix(r.begin), mix(bits(o.tolerance)), mix(bits(o.eps));
+    for (std::size_t g : {r.begin, r.end - 1})
+      mix(bits(t.x[g])), mix(bits(t.y[g])), mix(bits(t.z[g]));
+    seed = h | 1;
+  }
   std::mt19937_64 rng(seed);
   std::vector<std::size_t> pick(n);
   for (std::size_t i = 0; i < n; ++i) {
