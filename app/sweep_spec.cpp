@@ -39,13 +39,18 @@ std::vector<ParamSet> sweep_params(const ParamSet& base, const SweepSpec& spec) 
     throw Error("--sweep: parameter " + spec.param + " is " + to_string(ps.type) +
                 ", not a number (sweep an int or float parameter)");
   // Both ends first: a value outside the parameter's range is named as the start or stop.
-  for (const auto& [what, v] : {std::pair{"start", spec.start}, std::pair{"stop", spec.stop}}) {
+  // `base` with the swept parameter at v (an Int parameter rounded to the nearest integer).
+  auto at = [&](double v) {
     ParamSet p = base;
+    if (ps.type == ParamType::Int)
+      p.set(spec.param, std::int64_t(std::llround(v)));
+    else
+      p.set(spec.param, v);
+    return p;
+  };
+  for (const auto& [what, v] : {std::pair{"start", spec.start}, std::pair{"stop", spec.stop}}) {
     try {
-      if (ps.type == ParamType::Int)
-        p.set(spec.param, std::int64_t(std::llround(v)));
-      else
-        p.set(spec.param, v);
+      at(v);
     } catch (const std::exception& e) {
       char buf[40];
       std::snprintf(buf, sizeof buf, "%.10g", v);
@@ -55,16 +60,11 @@ std::vector<ParamSet> sweep_params(const ParamSet& base, const SweepSpec& spec) 
   std::vector<ParamSet> out;
   for (int f = 0; f < spec.frames; ++f) {
     const double v = spec.start + (spec.stop - spec.start) * f / (spec.frames - 1);
-    ParamSet p = base;
     try {
-      if (ps.type == ParamType::Int)
-        p.set(spec.param, std::int64_t(std::llround(v)));
-      else
-        p.set(spec.param, v);
+      out.push_back(at(v));
     } catch (const std::exception& e) {
       throw Error("--sweep frame " + std::to_string(f) + ": " + e.what());
     }
-    out.push_back(std::move(p));
   }
   return out;
 }
