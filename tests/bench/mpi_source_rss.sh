@@ -12,7 +12,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_pml=ob
   OMPI_MCA_btl=self,vader OMP_NUM_THREADS=1
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
-python3 -c "
+/usr/bin/python3 -c "
 import numpy as np
 r = np.random.default_rng(1)
 np.save('$out/sources.npy', np.hstack([r.uniform(-1, 1, ($P, 3)), r.uniform(0.5, 1.5, ($P, 1))]))"
@@ -35,9 +35,9 @@ for what in file generated; do
     echo "$what, $([ "$R" = 1 ] && echo "one process" || echo "-np $R --mpi-split sources"):"
     t0=$(date +%s.%N)
     if [ "$R" = 1 ]; then
-      python3 "$out/rss.py" "$simscope" "${common[@]}" --out-dir "$out/o"
+      /usr/bin/python3 "$out/rss.py" "$simscope" "${common[@]}" --out-dir "$out/o"
     else
-      mpirun --oversubscribe -np "$R" python3 "$out/rss.py" "$simscope" "${common[@]}" \
+      mpirun --oversubscribe -np "$R" /usr/bin/python3 "$out/rss.py" "$simscope" "${common[@]}" \
         --mpi-split sources --out-dir "$out/o"
     fi
     t1=$(date +%s.%N)

@@ -229,10 +229,6 @@ class FieldWorkload final : public Workload {
   ViewImage view_image(const RunResult& r, const std::string& view) const override {
     const OutputArray* o = r.find(view);
     if (!o && view == field::error_output().name) {
-      if (r.stats.count("method_tree") && r.stats.at("method_tree") != 0)
-        throw Error(
-            "field: the error view needs every source on one process; this run was split by "
-            "sources (--mpi-split sources or auto): use --mpi-split targets for the error view");
       throw Error(
           "field: the error view shows the tree method's error; this result was "
           "computed by direct sums (set method = tree, or auto above 1e9 pairs)");
