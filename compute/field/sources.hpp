@@ -39,7 +39,9 @@ Sources load_source_rows(const std::string& path, const IndexRange& rows);
 /// distribution taking a fixed number of draws per source: uniform 4 (x, y, z, q); gaussian 24
 /// for the 8 blob centres, then 6 per source (3 Box-Muller normals of 2 draws each); dipoles 5
 /// per pair (centre, direction), a range starting at a pair's second member drawing that pair;
-/// lattice none (positions from the index). The time of the skip is about 1 ns per draw skipped.
+/// lattice none (positions from the index). The skip costs about 3 ns per draw skipped (measured:
+/// 4e8 draws in 1.2 s, against 98 ns per uniform source generated), O(first) still: a rank far
+/// into a very large set spends most of its set-up there (tests/bench/NOTES.md "MPI").
 /// Throws simscope::Error as generate_sources does, and "sources [b, e) asked for, sources.count
 /// is P" for a range beyond count. rows.end may be IndexRange::kToEnd.
 Sources generate_source_rows(const std::string& distribution, std::size_t count, double half_width,
