@@ -318,7 +318,9 @@ class FieldWorkload final : public Workload {
   /// A share of the sources (request.range of the "sources" axis) at every target: the fp64
   /// fields Ex, Ey, Ez, phi of those sources alone in RunResult::part's sums "sum:field"
   /// ((targets, 4), from Result::sums64 on the CPU; on CUDA from its float32 outputs, which
-  /// rounds each share's field to fp32 once), no outputs (merge_sources forms them).
+  /// rounds each share's field to fp32 once), no outputs (merge_sources forms them). Only the
+  /// share's sources are read or generated (share_of); method auto is resolved for the whole
+  /// set; with the tree, also the share's direct sums at the error subgrid (add_check_sums).
   RunResult run_sources(const ParamSet& params, Backend backend, const RunRequest& request,
                         Progress* progress) {
     const auto t0 = Clock::now();
