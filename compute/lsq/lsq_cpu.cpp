@@ -25,6 +25,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <new>
 #include <optional>
 
 #include "core/error.hpp"
@@ -46,6 +47,27 @@ constexpr int kLanesFp64 = 8, kLanesFp32 = 8;
 // Rows per pass of the SoA matrix-vector products (A x, A^T r, B b): 8 accumulators in
 // registers hide the FMA latency (4 were latency-bound), each loaded vector serves 8 FMAs.
 constexpr int kProdRows = 8;
+
+/// Allocator of 64-byte aligned blocks (one cache line, one AVX-512 vector): the SoA buffers'
+/// vector loads never split a line whatever malloc returns (a 16-byte aligned factor buffer
+/// made the min-norm Cholesky ~30 % slower).
+template <class E>
+struct Aligned64 {
+  using value_type = E;
+  Aligned64() = default;
+  template <class U>
+  Aligned64(const Aligned64<U>&) {}
+  E* allocate(std::size_t n) {
+    return static_cast<E*>(::operator new(n * sizeof(E), std::align_val_t(64)));
+  }
+  void deallocate(E* p, std::size_t) { ::operator delete(p, std::align_val_t(64)); }
+  template <class U>
+  bool operator==(const Aligned64<U>&) const {
+    return true;
+  }
+};
+template <class E>
+using AVec = std::vector<E, Aligned64<E>>;
 
 inline std::size_t rowbase(int i) { return std::size_t(i) * std::size_t(i + 1) / 2; }
 
@@ -103,14 +125,14 @@ struct Problem {
   int M = 0, N = 0, ldA = 0;
   std::size_t P = 0;     // the cube's pixels (its stride between observations)
   std::size_t pbeg = 0;  // the cube pixel of the result's pixel 0 (a row range's first)
-  std::vector<T> apad;   // M x ldA: A in T, zero padded to ldA columns
-  std::vector<T> gfull;  // N x ldA: A^T A (lower triangle) in T, summed in float64
+  AVec<T> apad;          // M x ldA: A in T, zero padded to ldA columns
+  AVec<T> gfull;         // N x ldA: A^T A (lower triangle) in T, summed in float64
   int ld8 = 0;
-  std::vector<double> a8;    // M x ld8: A in float64, zero padded to a multiple of 8 columns
-  std::vector<double> op8;   // ld8 x M: the shared SVD's operator, zero padded to ld8 rows
-  std::vector<double> bop8;  // ld8 x M: B = G^-1 A^T of the downdate, zero padded to ld8 rows
-  double threshold = 0;      // estimated cond(G) above which Auto falls back to the SVD
-  double singular = 0;       // ... and Normal: numerically singular, 0.1 / eps
+  AVec<double> a8;       // M x ld8: A in float64, zero padded to a multiple of 8 columns
+  AVec<double> op8;      // ld8 x M: the shared SVD's operator, zero padded to ld8 rows
+  AVec<double> bop8;     // ld8 x M: B = G^-1 A^T of the downdate, zero padded to ld8 rows
+  double threshold = 0;  // estimated cond(G) above which Auto falls back to the SVD
+  double singular = 0;   // ... and Normal: numerically singular, 0.1 / eps
 
   Problem(const Cube& c, const Design& d, const Options& o, const SharedSvd& s,
           const DowndateOps& dd, std::size_t pb)
@@ -625,65 +647,81 @@ class GroupSolver {
     int j[V];
     bool active[V];
     std::uint8_t sgn[kMaxUnknowns][V];
-    auto norm1 = [&](const T* a, int v) {
-      double s = 0;
-      for (int k = 0; k < N; ++k) s += std::fabs(double(a[std::size_t(k) * V + v]));
-      return s;
+    // The per-lane loops below run over k outside and the lanes inside (contiguous, vectorised),
+    // each lane's sums and comparisons in the order k = 0, 1, ... of the scalar algorithm.
+    auto norm1 = [&](const T* a, double* out) {
+      double s[V] = {};
+      for (int k = 0; k < N; ++k)
+        for (int v = 0; v < V; ++v) s[v] += std::fabs(double(a[std::size_t(k) * V + v]));
+      std::copy(s, s + V, out);
     };
-    auto argmax = [&](const T* a, int v) {
-      int best = 0;
-      T m = -1;
-      for (int k = 0; k < ln_[v]; ++k) {
-        const T q = std::fabs(a[std::size_t(k) * V + v]);
-        if (q > m) m = q, best = k;
-      }
-      return best;
+    auto argmax = [&](const T* a, int* best) {  // first k < ln_[v] of the largest |a_k|
+      T m[V];
+      int b[V];
+      for (int v = 0; v < V; ++v) m[v] = T(-1), b[v] = 0;
+      for (int k = 0; k < N; ++k)
+        for (int v = 0; v < V; ++v) {
+          const T q = std::fabs(a[std::size_t(k) * V + v]);
+          const bool c = k < ln_[v] && q > m[v];
+          m[v] = c ? q : m[v];
+          b[v] = c ? k : b[v];
+        }
+      std::copy(b, b + V, best);
+    };
+    auto sign_vector = [&]() {  // z = +-1 by sgn over each lane's own size, 0 beyond
+      for (int k = 0; k < N; ++k)
+        for (int v = 0; v < V; ++v)
+          z[std::size_t(k) * V + v] = k >= ln_[v] ? T(0) : sgn[k][v] ? T(1) : T(-1);
     };
     for (int k = 0; k < N; ++k)
       for (int v = 0; v < V; ++v) x[std::size_t(k) * V + v] = k < ln_[v] ? T(1) / T(ln_[v]) : T(0);
     solve_in_place(x);
-    for (int v = 0; v < V; ++v) {
-      est[v] = norm1(x, v);
-      active[v] = ln_[v] > 1;
-    }
+    norm1(x, est);
+    for (int v = 0; v < V; ++v) active[v] = ln_[v] > 1;
     if (N > 1) {
       for (int k = 0; k < N; ++k)
-        for (int v = 0; v < V; ++v) {
-          sgn[k][v] = x[std::size_t(k) * V + v] >= 0;
-          z[std::size_t(k) * V + v] = k >= ln_[v] ? T(0) : sgn[k][v] ? T(1) : T(-1);
-        }
+        for (int v = 0; v < V; ++v) sgn[k][v] = x[std::size_t(k) * V + v] >= 0;
+      sign_vector();
       solve_in_place(z);
-      for (int v = 0; v < V; ++v) j[v] = argmax(z, v);
+      argmax(z, j);
       for (int iter = 2; iter <= hager_iterations_; ++iter) {
         std::fill(x, x + std::size_t(N) * V, T(0));
         for (int v = 0; v < V; ++v) x[std::size_t(j[v]) * V + v] = T(1);
         solve_in_place(x);
+        double e[V];
+        norm1(x, e);
+        std::uint8_t repeated[V];
+        for (int v = 0; v < V; ++v) repeated[v] = 1;
+        for (int k = 0; k < N; ++k)
+          for (int v = 0; v < V; ++v)
+            repeated[v] &= std::uint8_t((x[std::size_t(k) * V + v] >= 0) == bool(sgn[k][v]));
+        std::uint8_t go[V];
         bool any = false;
         for (int v = 0; v < V; ++v) {
+          go[v] = 0;
           if (!active[v]) continue;
-          const double e = norm1(x, v);
-          bool repeated = true;
-          for (int k = 0; k < N && repeated; ++k)
-            repeated = (x[std::size_t(k) * V + v] >= 0) == bool(sgn[k][v]);
-          if (repeated || e <= est[v]) {
-            est[v] = std::max(est[v], e);
+          if (repeated[v] || e[v] <= est[v]) {
+            est[v] = std::max(est[v], e[v]);
             active[v] = false;
             continue;
           }
-          est[v] = e;
-          for (int k = 0; k < N; ++k) sgn[k][v] = x[std::size_t(k) * V + v] >= 0;
+          est[v] = e[v];
+          go[v] = 1;
           any = true;
         }
-        // The last iteration's next index would go unused: no solve for it.
-        if (!any || iter == hager_iterations_) break;
         for (int k = 0; k < N; ++k)
           for (int v = 0; v < V; ++v)
-            z[std::size_t(k) * V + v] = k >= ln_[v] ? T(0) : sgn[k][v] ? T(1) : T(-1);
+            sgn[k][v] = go[v] ? std::uint8_t(x[std::size_t(k) * V + v] >= 0) : sgn[k][v];
+        // The last iteration's next index would go unused: no solve for it.
+        if (!any || iter == hager_iterations_) break;
+        sign_vector();
         solve_in_place(z);
+        int jn[V];
+        argmax(z, jn);
         for (int v = 0; v < V; ++v) {
           if (!active[v]) continue;
           const int last = j[v];
-          j[v] = argmax(z, v);
+          j[v] = jn[v];
           if (!(std::fabs(z[std::size_t(last) * V + v]) != std::fabs(z[std::size_t(j[v]) * V + v])))
             active[v] = false;
         }
@@ -695,8 +733,10 @@ class GroupSolver {
           x[std::size_t(k) * V + v] = (k % 2) ? -a : a;
         }
       solve_in_place(x);
+      double e[V];
+      norm1(x, e);
       for (int v = 0; v < V; ++v)
-        if (ln_[v] > 1) est[v] = std::max(est[v], 2.0 * norm1(x, v) / (3.0 * ln_[v]));
+        if (ln_[v] > 1) est[v] = std::max(est[v], 2.0 * e[v] / (3.0 * ln_[v]));
     }
     for (int v = 0; v < V; ++v) {
       est_[v] = est[v];
@@ -1184,9 +1224,9 @@ class GroupSolver {
 
   const Problem<T>& pb_;
   Result& out_;
-  std::vector<double> b_, w_, r_;
-  std::vector<T> gaos_, l_, invd_, hx_, hz_, colsum_;
-  std::vector<double> x_, y_, xs_, ys_, bo_;
+  AVec<double> b_, w_, r_;
+  AVec<T> gaos_, l_, invd_, hx_, hz_, colsum_;
+  AVec<double> x_, y_, xs_, ys_, bo_;
   std::vector<int> obs_, miss_;
   std::vector<int> obs_rows_, miss_rows_;  // V x M: each lane's observed / missing rows (rows_of)
   std::vector<std::uint64_t> lane_mask_;   // V x mwords_: each lane's observed rows, one bit each
@@ -1196,7 +1236,7 @@ class GroupSolver {
   SmallScratch scratch_;
   std::uint8_t small_fail_[V] = {}, refine_[V] = {};
   std::vector<int> rows_[V];
-  std::vector<double> rho_, y2_, gs_, ay_;
+  AVec<double> rho_, y2_, gs_, ay_;
   int n_ = 0;
   int hager_iterations_ = 5;
   int ln_[V] = {};            // each lane's own size within n_ (estimate_condition)
