@@ -978,6 +978,38 @@ class GroupSolver {
   void gather_soa(int n, const int* sz, const int* const* rows, const double* S, double sign,
                   double diag, const double* pad) {
     const int M = pb_.M;
+#if defined(__AVX512F__)
+    if constexpr (std::is_same_v<T, double> && V == 8) {
+      // One 8-lane gather per entry: lane v's index rows_v[q] M + rows_v[p] (M <= 1024, so it
+      // fits 32 bits), masked to the lanes with q < sz[v]; the same products and sums as below.
+      alignas(64) std::int32_t ridx[kMaxUnknowns * 8];
+      for (int q = 0; q < n; ++q)
+        for (int v = 0; v < 8; ++v) ridx[q * 8 + v] = q < sz[v] ? rows[v][q] : 0;
+      alignas(64) std::int32_t szv[8];
+      for (int v = 0; v < 8; ++v) szv[v] = sz[v];
+      const __m256i size = _mm256_load_si256(reinterpret_cast<const __m256i*>(szv));
+      const __m256i mm = _mm256_set1_epi32(M);
+      const __m512d sg = _mm512_set1_pd(sign), dg = _mm512_set1_pd(diag), pd = _mm512_loadu_pd(pad);
+      for (int q = 0; q < n; ++q) {
+        const __mmask8 on = _mm256_cmpgt_epi32_mask(size, _mm256_set1_epi32(q));
+        const __m256i ro = _mm256_mullo_epi32(
+            _mm256_load_si256(reinterpret_cast<const __m256i*>(ridx + q * 8)), mm);
+        double* lq = &l_[rowbase(q) * V];
+        for (int p = 0; p < q; ++p) {
+          const __m256i ix = _mm256_add_epi32(
+              ro, _mm256_load_si256(reinterpret_cast<const __m256i*>(ridx + p * 8)));
+          const __m512d g = _mm512_mask_i32gather_pd(_mm512_setzero_pd(), on, ix, S, 8);
+          _mm512_storeu_pd(lq + std::size_t(p) * V, _mm512_maskz_mul_pd(on, sg, g));
+        }
+        const __m256i ix =
+            _mm256_add_epi32(ro, _mm256_load_si256(reinterpret_cast<const __m256i*>(ridx + q * 8)));
+        const __m512d g = _mm512_mask_i32gather_pd(_mm512_setzero_pd(), on, ix, S, 8);
+        _mm512_storeu_pd(lq + std::size_t(q) * V,
+                         _mm512_mask_blend_pd(on, pd, _mm512_add_pd(_mm512_mul_pd(sg, g), dg)));
+      }
+      return;
+    }
+#endif
     for (int q = 0; q < n; ++q) {
       T* lq = &l_[rowbase(q) * V];
       const double* srow[V];
@@ -1163,8 +1195,15 @@ class GroupSolver {
     PixelOutcome o;
     switch (kind_[v]) {
       case kPad:
-      case kEmpty:
-        return;  // init_result: status 3, NaN, count 0
+        return;
+      case kEmpty: {  // status 3: NaN outputs, count 0 (shape_result leaves the arrays unset)
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        for (int k = 0; k < N; ++k) xs_[std::size_t(k)] = nan;
+        o.status = kAllMissing;
+        o.condition = std::numeric_limits<float>::quiet_NaN();
+        store_pixel(out_, p, xs_.data(), o, nan, 0);
+        return;
+      }
       case kShared:
         o = pb_.shared.outcome;
         break;
@@ -1357,6 +1396,29 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
   out.minnorm_pixels = minnormed.load();
 }
 
+/// init_result without its fill of the arrays: every pixel's outputs are written by the group
+/// solvers (finish: the empty pixels' NaN and status 3 too), so the solution's N P doubles are
+/// written once, in parallel, instead of a serial NaN pass first (~0.02 s at 500 x 500 x 50).
+void shape_result(Result& out, const Cube& cube, const Design& design, const IndexRange& rows) {
+  const std::size_t P = (rows.end - rows.begin) * cube.width;
+  Result meta;  // the metadata of init_result, on an empty result
+  init_result(meta, Cube{}, design, IndexRange{0, 0});
+  meta.height = rows.end - rows.begin;
+  meta.width = cube.width;
+  meta.row_begin = rows.begin;
+  meta.solution.swap(out.solution);
+  meta.residual.swap(out.residual);
+  meta.count.swap(out.count);
+  meta.status.swap(out.status);
+  meta.condition.swap(out.condition);
+  out = std::move(meta);
+  out.solution.resize(design.n * P);
+  out.residual.resize(P);
+  out.count.resize(P);
+  out.status.resize(P);
+  out.condition.resize(P);
+}
+
 class CpuSolver final : public Solver {
  public:
   using Solver::solve;
@@ -1367,7 +1429,7 @@ class CpuSolver final : public Solver {
     validate(cube, design, options);
     const IndexRange rows = resolve(range, cube.height, "lsq: pixel rows");
     const auto t0 = Clock::now();
-    init_result(out, cube, design, rows);
+    shape_result(out, cube, design, rows);
     const SharedSvd shared = shared_svd(design, options.lambda);
     const bool dd = options.method == Method::Downdate || options.method == Method::Auto;
     const DowndateOps ops =
