@@ -12,6 +12,11 @@
 // (lsq_downdate.hpp) share the group's SoA products y = B (w o b) and A y, then their small
 // s x s or k x k matrices go through the same SoA factorisation; an fp32 solve hands those
 // pixels to a float64 group solver (both paths are float64 whatever the precision).
+// On AVX-512 (+ BMI2) full groups load each row of the cube with one 8-lane gather and one NaN
+// compare (the lanes' row lists then come from bit masks, built only for the paths that use
+// them), and K / R_OO are gathered from C / R with one gather per entry; elsewhere the same
+// values lane by lane. The SoA products run 8 rows per pass, and the SoA buffers are 64-byte
+// aligned (vector loads that split cache lines cost the factorisation ~30 %).
 //
 // Memory: the cube (read in place), the outputs, and per thread O(M V + N^2 V) scratch.
 #include <omp.h>
