@@ -19,8 +19,10 @@ namespace simscope::app {
 
 /// [0, axis.length) cut into `parts` consecutive ranges balanced by cost: every item of an axis
 /// costs the same (a target, a pixel row, a member), so the granules (WorkAxis::granule) are
-/// shared out as evenly as split_evenly does; the last granule may be shorter. Some ranges are
-/// empty when parts exceeds the granules. Throws simscope::Error when parts is 0 or the axis is
+/// shared out as evenly as split_evenly does; the last granule may be shorter. When parts
+/// exceeds the granules and the axis has finer cuts (WorkAxis::cuts), the ranges end at the
+/// cuts nearest to equal shares (split_at_cuts). Some ranges are empty when parts exceeds the
+/// granules (or the cuts). Throws simscope::Error when parts is 0 or the axis is
 /// empty (a workload that cannot be split).
 std::vector<IndexRange> split_work(const WorkAxis& axis, std::size_t parts);
 

@@ -233,6 +233,16 @@ TEST(StudyCheckpoint, BrokenCheckpointsAreRefusedNamingTheFile) {
   std::ofstream(json) << "{\"format\": \"simscope study checkpoint\", \"version\": 9}";
   EXPECT_NE(error_of([&] { read_checkpoint_header(dir); }).find("checkpoint version 9"),
             std::string::npos);
+  // Versions 1 and 2 (series summed per block, before the reduction groups): refused, saying so.
+  for (int v : {1, 2}) {
+    std::ofstream(json) << "{\"format\": \"simscope study checkpoint\", \"version\": " << v << "}";
+    const std::string e = error_of([&] { read_checkpoint_header(dir); });
+    EXPECT_NE(
+        e.find("checkpoint version " + std::to_string(v) + " was written by an earlier simscope"),
+        std::string::npos)
+        << e;
+    EXPECT_NE(e.find("remove the folder to start over"), std::string::npos) << e;
+  }
   remove_checkpoint(dir);
   EXPECT_FALSE(fs::exists(dir));
 }
