@@ -250,6 +250,7 @@ TEST(OscGroups, ABlocksSeriesIsTheFoldOfItsGroups) {
   e->advance(o.model, o.dt, o.steps, rec, s);
   const std::size_t T = 30, G = 8;
   ASSERT_EQ(r.msd_t.size(), T);
+  int differ = 0;
   for (std::size_t j = 0; j < T; ++j) {
     double m = 0, q = 0;
     std::int64_t n = 0;
@@ -261,7 +262,11 @@ TEST(OscGroups, ABlocksSeriesIsTheFoldOfItsGroups) {
     EXPECT_EQ(std::memcmp(&qq, &r.order_t[j], sizeof qq), 0) << j;
     // And within rounding of the direct mean over the members.
     EXPECT_NEAR(r.msd_t[j], s.msd[j], 1e-14 * std::abs(s.msd[j]));
+    differ += r.msd_t[j] != s.msd[j];
   }
+  // Another order of addition than one sum over the block (the series before the groups): the
+  // rounding differs at some samples (21 of these 30).
+  EXPECT_GT(differ, 0);
 }
 
 TEST(OscGroups, ASlicedFinishedBlockCarriesItsContributionOnce) {
