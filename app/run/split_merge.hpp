@@ -1,10 +1,11 @@
 #pragma once
 /// @file Work ranges of whole runs (issue 11 item 5): a run cut into R ranges of its workload's
 /// independent axis (Workload::work_axis: the field's targets, lsq's pixel rows, the oscillators'
-/// members in whole study blocks), each range run on its own (RunRequest::range: in one process
-/// one after the other, or on MPI ranks, app/mpi/), and the parts merged into the result of the
-/// whole run (Workload::merge_ranges). On the CPU back end the merged result equals the unsplit
-/// one bit for bit: outputs, warnings and stats other than timings.
+/// members in whole study blocks or at their reduction groups), each range run on its own
+/// (RunRequest::range: in one process one after the other, or on MPI ranks, app/mpi/), and the
+/// parts merged into the result of the whole run (Workload::merge_ranges). On the CPU back end
+/// the merged result equals the unsplit one bit for bit: outputs, warnings and stats other than
+/// timings.
 ///
 /// The pieces every adapter's merge uses live here: the ranges, the checks that parts fit
 /// together, and the concatenation of outputs along the axis.
