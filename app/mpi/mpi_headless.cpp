@@ -156,7 +156,7 @@ int run_headless_ranks(const CliOptions& o) {
                     s->workload->work_axis(s->params).name);
     }
     if (s->workload->name() == "oscillators") {
-      // A study keeps a checkpoint per block (version 2): any rank count resumes it.
+      // A study keeps a checkpoint per block (version 4): any rank count resumes it.
       ck = std::make_shared<StudyCheckpointRequest>();
       ck->dir = checkpoint_dir(dir);
       ck->resume = o.resume;
@@ -192,7 +192,7 @@ int run_headless_ranks(const CliOptions& o) {
   }
   try {
     agree(world, error);
-    // Then rank 0 makes the checkpoint ready for the ranks (new, or converted to version 2).
+    // Then rank 0 makes the checkpoint ready for the ranks (new, or converted to version 4).
     error.clear();
     if (root && ck) {
       try {

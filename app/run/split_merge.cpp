@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "core/range_cuts.hpp"
 #include "progress_relay.hpp"
 
 namespace simscope::app {
@@ -27,7 +28,14 @@ std::vector<IndexRange> split_work(const WorkAxis& axis, std::size_t parts) {
   if (parts == 0) throw Error("split_work: the number of ranges must be at least 1");
   if (axis.length == 0) throw Error("split_work: this run has no axis to split");
   const std::size_t g = std::max<std::size_t>(1, axis.granule);
-  std::vector<IndexRange> out = split_evenly((axis.length + g - 1) / g, parts);
+  const std::size_t granules = (axis.length + g - 1) / g;
+  // More ranges than granules: at the finer cuts, where the axis has them.
+  if (parts > granules && !axis.cuts.empty()) {
+    if (axis.cuts.back() != axis.length)
+      throw Error("split_work: the axis' cuts do not end at its length");
+    return split_at_cuts(axis.cuts, parts);
+  }
+  std::vector<IndexRange> out = split_evenly(granules, parts);
   for (IndexRange& r : out)
     r = {std::min(axis.length, r.begin * g), std::min(axis.length, r.end * g)};
   return out;

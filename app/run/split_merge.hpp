@@ -1,10 +1,11 @@
 #pragma once
 /// @file Work ranges of whole runs (issue 11 item 5): a run cut into R ranges of its workload's
 /// independent axis (Workload::work_axis: the field's targets, lsq's pixel rows, the oscillators'
-/// members in whole study blocks), each range run on its own (RunRequest::range: in one process
-/// one after the other, or on MPI ranks, app/mpi/), and the parts merged into the result of the
-/// whole run (Workload::merge_ranges). On the CPU back end the merged result equals the unsplit
-/// one bit for bit: outputs, warnings and stats other than timings.
+/// members in whole study blocks or at their reduction groups), each range run on its own
+/// (RunRequest::range: in one process one after the other, or on MPI ranks, app/mpi/), and the
+/// parts merged into the result of the whole run (Workload::merge_ranges). On the CPU back end
+/// the merged result equals the unsplit one bit for bit: outputs, warnings and stats other than
+/// timings.
 ///
 /// The pieces every adapter's merge uses live here: the ranges, the checks that parts fit
 /// together, and the concatenation of outputs along the axis.
@@ -19,8 +20,10 @@ namespace simscope::app {
 
 /// [0, axis.length) cut into `parts` consecutive ranges balanced by cost: every item of an axis
 /// costs the same (a target, a pixel row, a member), so the granules (WorkAxis::granule) are
-/// shared out as evenly as split_evenly does; the last granule may be shorter. Some ranges are
-/// empty when parts exceeds the granules. Throws simscope::Error when parts is 0 or the axis is
+/// shared out as evenly as split_evenly does; the last granule may be shorter. When parts
+/// exceeds the granules and the axis has finer cuts (WorkAxis::cuts), the ranges end at the
+/// cuts nearest to equal shares (split_at_cuts). Some ranges are empty when parts exceeds the
+/// granules (or the cuts). Throws simscope::Error when parts is 0 or the axis is
 /// empty (a workload that cannot be split).
 std::vector<IndexRange> split_work(const WorkAxis& axis, std::size_t parts);
 

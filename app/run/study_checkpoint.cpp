@@ -26,8 +26,8 @@ namespace {
 
 namespace osc = simscope::oscillators;
 constexpr const char* kFormat = "simscope study checkpoint";
-constexpr int kVersion = 1;
-constexpr int kBlockVersion = 2;  // per block, any rank count
+constexpr int kVersion = kStudyCheckpointVersion;
+constexpr int kBlockVersion = kBlockCheckpointVersion;  // per block, any rank count
 
 namespace fs = std::filesystem;
 
@@ -123,6 +123,47 @@ void rows3(const io::NpyArray& a, std::vector<double>& r0, std::vector<double>& 
 
 std::vector<std::int64_t> to_counts(const std::vector<double>& v) { return {v.begin(), v.end()}; }
 
+/// (3, n) rows one after the other.
+template <class A, class B, class C>
+std::vector<double> stack3(const A& a, const B& b, const C& c) {
+  std::vector<double> v;
+  v.reserve(a.size() + b.size() + c.size());
+  v.insert(v.end(), a.begin(), a.end());
+  v.insert(v.end(), b.begin(), b.end());
+  v.insert(v.end(), c.begin(), c.end());
+  return v;
+}
+
+/// Reduction groups of the block of `kb` members of a study of K (study_group_members).
+std::size_t groups_of(int K, std::size_t kb) {
+  const std::size_t g = std::size_t(osc::study_group_members(K));
+  return (kb + g - 1) / g;
+}
+
+/// The (3, ns, G) array of a block under way: its groups' sums of msd and R and their counts
+/// at each sample so far (Series::group_*, (sample, group) order).
+std::vector<double> group_rows(const osc::Series& s) {
+  return stack3(s.group_msd, s.group_order, s.group_finite);
+}
+
+/// Series::group_* of a block under way from its (3, ns, G) array, and the means over the
+/// block (msd, order, finite: the groups' fold over the count; only their length is used).
+void read_group_rows(const io::NpyArray& a, std::size_t ns, std::size_t G, osc::Series& s) {
+  std::vector<double> counts;
+  rows3(a, s.group_msd, s.group_order, counts);
+  s.group_finite = to_counts(counts);
+  s.msd.assign(ns, 0.0), s.order.assign(ns, 0.0), s.finite.assign(ns, 0);
+  for (std::size_t j = 0; j < ns; ++j) {
+    double m = 0, o = 0;
+    std::int64_t n = 0;
+    for (std::size_t q = 0; q < G; ++q)
+      m += s.group_msd[j * G + q], o += s.group_order[j * G + q], n += s.group_finite[j * G + q];
+    s.finite[j] = n;
+    s.msd[j] = n > 0 ? m / double(n) : std::nan("");
+    s.order[j] = n > 0 ? o / double(n) : std::nan("");
+  }
+}
+
 /// Appends (n, N, 2) interleaved values to x, y.
 void split_state(const std::vector<double>& v, std::vector<double>& x, std::vector<double>& y) {
   for (std::size_t q = 0; q + 1 < v.size(); q += 2) x.push_back(v[q]), y.push_back(v[q + 1]);
@@ -149,6 +190,12 @@ std::optional<CheckpointHeader> read_checkpoint_header(const std::string& dir) {
     const double v = json_double(o, key);
     return v == std::floor(v) && std::fabs(v) < 2147483648.0 ? int(v) : 0;
   };
+  if (to_int("version") == 1 || to_int("version") == 2)
+    throw Error(path + ": checkpoint version " + std::to_string(to_int("version")) +
+                " was written by an earlier simscope, whose series were summed per block (this "
+                "one sums them per reduction group of members, versions " +
+                std::to_string(kVersion) + " and " + std::to_string(kBlockVersion) +
+                "): remove the folder to start over, or resume with that simscope");
   if (to_int("version") != kVersion && to_int("version") != kBlockVersion)
     throw Error(path + ": checkpoint version " + std::to_string(to_int("version")) +
                 ", this simscope reads versions " + std::to_string(kVersion) + " and " +
@@ -255,11 +302,10 @@ osc::StudyProgress read_study_checkpoint(const std::string& dir, const Checkpoin
     rows3(read_array(dir, gen_name(h.generation, "partial_acc"), io::DType::Float64, {3, kb}),
           s.total, s.window, failed);
     s.failed.assign(failed.begin(), failed.end());
-    std::vector<double> counts;
-    rows3(read_array(dir, gen_name(h.generation, "partial_series"), io::DType::Float64,
-                     {3, std::size_t(s.step / every)}),
-          sp.series.msd, sp.series.order, counts);
-    sp.series.finite = to_counts(counts);
+    const std::size_t ns = std::size_t(s.step / every), G = groups_of(h.members, kb);
+    read_group_rows(
+        read_array(dir, gen_name(h.generation, "partial_series"), io::DType::Float64, {3, ns, G}),
+        ns, G, sp.series);
   }
   return sp;
 }
@@ -320,12 +366,9 @@ void StudyCheckpointWriter::write(const osc::StudyProgress& sp) {
     acc.insert(acc.end(), s.window.begin(), s.window.end());
     acc.insert(acc.end(), s.failed.begin(), s.failed.end());
     write_atomic(dir_, gen_name(g, "partial_acc"), acc.data(), {3, kb});
-    const std::size_t ns = sp.series.msd.size();
-    std::vector<double> ser;
-    ser.insert(ser.end(), sp.series.msd.begin(), sp.series.msd.end());
-    ser.insert(ser.end(), sp.series.order.begin(), sp.series.order.end());
-    ser.insert(ser.end(), sp.series.finite.begin(), sp.series.finite.end());
-    write_atomic(dir_, gen_name(g, "partial_series"), ser.data(), {3, ns});
+    const std::size_t ns = sp.series.msd.size(), G = groups_of(sp.members, kb);
+    const auto ser = group_rows(sp.series);
+    write_atomic(dir_, gen_name(g, "partial_series"), ser.data(), {3, ns, G});
   }
   Json o = Json::object();
   o["format"] = kFormat;
@@ -382,7 +425,7 @@ void StudyCheckpointWriter::write(const osc::StudyProgress& sp) {
   }
 }
 
-// ---- version 2: per block, any rank count ---------------------------------------------------
+// ---- version 4: per block, any rank count ---------------------------------------------------
 
 namespace {
 
@@ -472,17 +515,6 @@ void write_block_header(const std::string& dir, const CheckpointHeader& h) {
   sync_path(dir, false);
 }
 
-/// (3, n) rows one after the other.
-template <class A, class B, class C>
-std::vector<double> stack3(const A& a, const B& b, const C& c) {
-  std::vector<double> v;
-  v.reserve(a.size() + b.size() + c.size());
-  v.insert(v.end(), a.begin(), a.end());
-  v.insert(v.end(), b.begin(), b.end());
-  v.insert(v.end(), c.begin(), c.end());
-  return v;
-}
-
 /// Writes block b's progress `sp` under way (generation g) and removes its older generations.
 void write_partial(const std::string& dir, int b, std::int64_t g, const osc::StudyProgress& sp) {
   const osc::EnsembleSnapshot& s = sp.snapshot;
@@ -491,8 +523,9 @@ void write_partial(const std::string& dir, int b, std::int64_t g, const osc::Stu
   write_atomic(dir, partial_file(b, g, "state"), st.data(), {kb, N, 2});
   const auto acc = stack3(s.total, s.window, s.failed);
   write_atomic(dir, partial_file(b, g, "acc"), acc.data(), {3, kb});
-  const auto ser = stack3(sp.series.msd, sp.series.order, sp.series.finite);
-  write_atomic(dir, partial_file(b, g, "series"), ser.data(), {3, sp.series.msd.size()});
+  const auto ser = group_rows(sp.series);
+  write_atomic(dir, partial_file(b, g, "series"), ser.data(),
+               {3, sp.series.msd.size(), groups_of(sp.members, kb)});
   Json o = Json::object();
   o["generation"] = json_number(double(g));
   o["step"] = json_number(double(s.step));
@@ -568,11 +601,10 @@ std::optional<osc::StudyProgress> read_partial(const std::string& dir, const Che
   rows3(read_array(dir, partial_file(b, generation, "acc"), io::DType::Float64, {3, kb}), s.total,
         s.window, failed);
   s.failed.assign(failed.begin(), failed.end());
-  std::vector<double> counts;
-  rows3(read_array(dir, partial_file(b, generation, "series"), io::DType::Float64,
-                   {3, std::size_t(s.step / every)}),
-        sp.series.msd, sp.series.order, counts);
-  sp.series.finite = to_counts(counts);
+  const std::size_t ns = std::size_t(s.step / every), G = groups_of(h.members, kb);
+  read_group_rows(
+      read_array(dir, partial_file(b, generation, "series"), io::DType::Float64, {3, ns, G}), ns, G,
+      sp.series);
   return sp;
 }
 
@@ -589,7 +621,9 @@ osc::StudyResult read_finished(const std::string& dir, const CheckpointHeader& h
   const std::size_t kb = std::size_t(k1 - k0);
   osc::StudyResult r;
   r.member_begin = std::size_t(k0);
+  r.members_total = h.members;
   r.block = h.block;
+  r.group = osc::study_group_members(h.members);
   r.msd = as_doubles(read_array(dir, block_name(b, "msd"), io::DType::Float64, {kb}));
   const io::NpyArray failed = read_array(dir, block_name(b, "failed"), io::DType::UInt8, {kb});
   r.failed.assign(failed.data.begin(), failed.data.end());
@@ -615,6 +649,7 @@ osc::StudyResult read_finished(const std::string& dir, const CheckpointHeader& h
     finite.assign(T, 0.0);
   }
   r.block_finite = to_counts(finite);
+  r.seconds_before = r.seconds;  // (an earlier session's)
   return r;
 }
 
@@ -642,7 +677,7 @@ CheckpointHeader prepare_block_checkpoint(const std::string& dir, const std::str
     return h;
   }
   // Version 1: its finished blocks (files and sums) become the prefix, its block under way
-  // that block's partial files, then checkpoint.json says version 2.
+  // that block's partial files, then checkpoint.json says version 4.
   const osc::StudyProgress sp = read_study_checkpoint(dir, *header);
   h.members = header->members, h.nodes = header->nodes, h.samples = header->samples;
   h.block = header->block;
@@ -698,7 +733,7 @@ osc::StudyResult run_block_checkpointed(StudyCheckpointRequest& ck, const ParamS
   const int K = int(p.get_int("ensemble.size"));
   const std::optional<CheckpointHeader> h = read_checkpoint_header(ck.dir);
   if (!h || h->version != kBlockVersion)
-    throw Error(ck.dir + ": no checkpoint of a study split into blocks (version 2)");
+    throw Error(ck.dir + ": no checkpoint of a study split into blocks (version 4)");
   const int block = osc::study_block_members(K);
   const std::int64_t T = o.steps / o.every;
   if (h->members != K || h->block != block || h->samples != T)
@@ -707,18 +742,33 @@ osc::StudyResult run_block_checkpointed(StudyCheckpointRequest& ck, const ParamS
                 ", " + std::to_string(h->samples) + " samples; the study has " + std::to_string(K) +
                 ", " + std::to_string(block) + ", " + std::to_string(T) + ")");
   const IndexRange m = resolve(members, std::size_t(K), "study members");
-  const auto on_boundary = [&](std::size_t k) { return k % block == 0 || k == std::size_t(K); };
-  if (m.end == m.begin || !on_boundary(m.begin) || !on_boundary(m.end))
+  if (m.end == m.begin)
     throw Error("study members: range [" + std::to_string(m.begin) + ", " + std::to_string(m.end) +
-                ") is not a non-empty range of whole blocks of " + std::to_string(block));
+                ") is empty");
+  osc::study_units(K, m);  // throws unless the range is on group boundaries
   const int b0 = int(m.begin) / block, b1 = int((m.end + block - 1) / block);
   const double range_members = double(m.end - m.begin);
   std::vector<osc::StudyResult> parts;
   for (int b = b0; b < b1; ++b) {
     progress_check(progress);
     const int k0 = b * block, k1 = std::min(K, k0 + block);
+    // The block's members in the range: a block cut between ranks (more ranks than blocks) is
+    // integrated in part, without checkpoints (redone after an interruption), unless it was
+    // finished whole before: then the part is read from its files.
+    const int a = std::max(int(m.begin), k0), z = std::min(int(m.end), k1);
+    const bool whole = a == k0 && z == k1;
     if (block_finished(ck.dir, *h, b)) {
-      parts.push_back(read_finished(ck.dir, *h, b));
+      const osc::StudyResult done = read_finished(ck.dir, *h, b);
+      parts.push_back(
+          whole ? done : osc::slice_study_block(done, IndexRange{std::size_t(a), std::size_t(z)}));
+    } else if (!whole) {
+      const osc::Topologies t = osc::make_topologies(p, z - a, a);
+      const osc::State init = osc::make_initial_state(p, z - a, a);
+      auto ens = osc::make_ensemble(backend);
+      ProgressRelay relay(progress, double(a - int(m.begin)) / range_members,
+                          double(z - int(m.begin)) / range_members);
+      parts.push_back(osc::run_study_range(
+          *ens, t, init, o, IndexRange{std::size_t(a), std::size_t(z)}, relay.inner(), K));
     } else {
       std::int64_t generation = 0;
       std::optional<osc::StudyProgress> under_way =
@@ -746,7 +796,7 @@ osc::StudyResult run_block_checkpointed(StudyCheckpointRequest& ck, const ParamS
                           double(k1 - int(m.begin)) / range_members);
       parts.push_back(osc::run_study_block(*ens, t, init, o, K, b, sp, cp, relay.inner()));
     }
-    progress_set(progress, double(k1 - int(m.begin)) / range_members);
+    progress_set(progress, double(z - int(m.begin)) / range_members);
   }
   return osc::merge_study_ranges(parts);
 }

@@ -3,9 +3,10 @@
 /// as the study goes (oscillators::run_study_blocks), read by `--resume`, removed once the final
 /// outputs are written.
 ///
-/// Format (version 1): a folder of .npy files (C order, little endian, fp64 unless said) and
+/// Format (version 3; versions 1 and 2 were these files with block means x counts in place of
+/// the groups' sums): a folder of .npy files (C order, little endian, fp64 unless said) and
 /// checkpoint.json naming them:
-///   checkpoint.json           {"format": "simscope study checkpoint", "version": 1,
+///   checkpoint.json           {"format": "simscope study checkpoint", "version": 3,
 ///                              "workload": "oscillators", "backend": "cpu", "params": {name:
 ///                              value as text, every parameter}, "members", "nodes", "samples",
 ///                              "block", "blocks_done", "generation", "seconds",
@@ -13,33 +14,36 @@
 ///   block_BBBBB.msd.npy       (kb,) time-averaged msd of block B's members (NaN: failed)
 ///   block_BBBBB.failed.npy    (kb,) uint8, 1: the member went non-finite
 ///   block_BBBBB.state.npy     (kb, N, 2) final x, y (as state.npy)
-///   gGGGGGG.sums.npy          (3, T) over the finished blocks: sum of block mean x count of msd,
-///                             of R, and the counts of finite members (exact integers)
+///   gGGGGGG.sums.npy          (3, T) over the finished blocks, added in block order: each
+///                             block's contribution (the fold of its reduction groups' sums, in
+///                             group order) of msd, of R, and the counts of finite members
 ///   gGGGGGG.partial_state.npy (kb, N, 2) the block under way at step S
 ///   gGGGGGG.partial_acc.npy   (3, kb) its members' msd sums (completed windows, open window) and
 ///                             failed flags (0/1)
-///   gGGGGGG.partial_series.npy (3, S / every) its samples so far: mean msd, mean R, counts
+///   gGGGGGG.partial_series.npy (3, S / every, G) its samples so far, per reduction group
+///                             (oscillators::study_group_members; G groups in the block): sums
+///                             of msd, of R over the group's finite members, and their counts
 /// Finished blocks' files are written once; the others carry the generation G of the
 /// checkpoint.json that names them. Every file is written to NAME.tmp, flushed to disk and
 /// renamed; checkpoint.json last, so a crash at any point leaves the previous checkpoint whole
 /// (files of other generations are removed after the rename). Values are fp64 bit patterns, so a
 /// resumed study continues exactly where the checkpoint was taken.
 ///
-/// Format version 2 (any number of ranks, issue 13): finished blocks and blocks under way are kept
+/// Format version 4 (any number of ranks, issue 13): finished blocks and blocks under way are kept
 /// per block, so that R ranks each integrating their own blocks write into one folder, and any
 /// rank count (one process too) resumes it:
-///   checkpoint.json           as version 1 with "version": 2, no "partial"; "blocks_done" P and
+///   checkpoint.json           as version 3 with "version": 4, no "partial"; "blocks_done" P and
 ///                             "generation" G name the prefix: blocks [0, P) whose series are
 ///                             folded (in block order) into gGGGGGG.sums.npy (a converted
-///                             version-1 checkpoint's finished blocks; P = 0 for a new study);
+///                             version-3 checkpoint's finished blocks; P = 0 for a new study);
 ///                             "seconds": the prefix's integration time
-///   block_BBBBB.{msd,failed,state}.npy   as version 1, for every finished block
-///   block_BBBBB.series.npy    (3, T) block B >= P's series contribution: block mean x count of
-///                             msd and of R at each sample, the counts
+///   block_BBBBB.{msd,failed,state}.npy   as version 3, for every finished block
+///   block_BBBBB.series.npy    (3, T) block B >= P's series contribution: the fold of its
+///                             groups' sums of msd and of R at each sample, the counts
 ///   block_BBBBB.json          {"seconds": s}: block B >= P is finished (written last)
 ///   partial_BBBBB.json        {"generation": g, "step": S, "seconds": s}: block B under way
-///   partial_BBBBB.gGGGGGG.{state,acc,series}.npy   its files, as version 1's partial files
-/// Every file is written as in version 1 (NAME.tmp, flushed, renamed), each block's by the one
+///   partial_BBBBB.gGGGGGG.{state,acc,series}.npy   its files, as version 3's partial files
+/// Every file is written as in version 3 (NAME.tmp, flushed, renamed), each block's by the one
 /// process that integrates it; checkpoint.json by one process before the ranks start.
 #include <map>
 #include <memory>
@@ -53,6 +57,12 @@
 #include "oscillators/oscillators.hpp"
 
 namespace simscope::app {
+
+/// The checkpoint formats this build writes and reads (below): 3, one process'; 4, per block.
+/// Versions 1 and 2 (the same files with the series summed per block, before the reduction
+/// groups) are refused with a message saying so.
+constexpr int kStudyCheckpointVersion = 3;
+constexpr int kBlockCheckpointVersion = 4;
 
 /// A refused --resume (parameters that differ, no checkpoint) or a refused new study over an
 /// interrupted one's checkpoint: a command-line error (exit status 2).
@@ -76,7 +86,7 @@ std::string checkpoint_dir(const std::string& out_dir);
 
 /// checkpoint.json of a checkpoint folder.
 struct CheckpointHeader {
-  int version = 1;  ///< 1: one process' (blocks in order); 2: per block (any rank count)
+  int version = kStudyCheckpointVersion;  ///< 3: one process' (blocks in order); 4: per block
   std::string workload, backend;
   std::map<std::string, std::string> params;  ///< name -> format_value text
   /// File parameters (ParamType::Path) that named a file: name -> file_identity (path, size,
@@ -90,7 +100,7 @@ struct CheckpointHeader {
 };
 
 /// Reads `dir`/checkpoint.json; nothing when the file does not exist. Throws simscope::Error
-/// naming the file when it is not a version-1 or version-2 checkpoint.
+/// naming the file when it is not a version-3 or version-4 checkpoint.
 std::optional<CheckpointHeader> read_checkpoint_header(const std::string& dir);
 
 /// Throws CheckpointRefused naming the first thing that differs between the checkpoint and this
@@ -124,28 +134,31 @@ class StudyCheckpointWriter {
   bool fresh_ = true;
 };
 
-/// Makes `dir` a version-2 checkpoint of the study `p` and returns its header: a new one (the
-/// folder emptied; prefix 0) when `header` is nothing; a version-1 one converted (its finished
-/// blocks become the prefix, its block under way that block's partial files); a version-2 one
+/// Makes `dir` a version-4 checkpoint of the study `p` and returns its header: a new one (the
+/// folder emptied; prefix 0) when `header` is nothing; a version-3 one converted (its finished
+/// blocks become the prefix, its block under way that block's partial files); a version-4 one
 /// kept as it is. Called by one process (rank 0) before the ranks run, after check_resumable.
 /// Throws simscope::Error naming the file that could not be read or written.
 CheckpointHeader prepare_block_checkpoint(const std::string& dir, const std::string& workload,
                                           const ParamSet& p, Backend backend,
                                           const std::optional<CheckpointHeader>& header);
 
-/// The members of finished blocks in the checkpoint in `dir` with header `h` (version 1: blocks
-/// [0, blocks_done); version 2: the prefix and every block marked finished).
+/// The members of finished blocks in the checkpoint in `dir` with header `h` (version 3: blocks
+/// [0, blocks_done); version 4: the prefix and every block marked finished).
 int checkpoint_members_done(const std::string& dir, const CheckpointHeader& h);
 
-/// Whether the version-2 checkpoint in `dir` holds progress: a prefix, a finished block or a
+/// Whether the version-4 checkpoint in `dir` holds progress: a prefix, a finished block or a
 /// block under way.
 bool block_checkpoint_has_progress(const std::string& dir, const CheckpointHeader& h);
 
-/// The members `members` (whole blocks: a work range of the study) of the study `p`, whose
-/// version-2 checkpoint is in ck.dir (prepare_block_checkpoint): blocks finished there are read,
+/// The members `members` (a work range of the study, on group boundaries) of the study `p`,
+/// whose version-4 checkpoint is in ck.dir (prepare_block_checkpoint): blocks finished there are
+/// read (the range's members of them, oscillators::slice_study_block, when the range cuts one),
 /// the others integrated on `backend` block by block (oscillators::run_study_block, resumed
 /// where one was under way), each block's progress saved there as it goes (every ck.interval_s
-/// at the block's segment ends, and when it is finished). The result equals
+/// at the block's segment ends, and when it is finished). A block the range cuts (more ranks
+/// than blocks) and that is not finished is integrated in part without checkpoints: it is
+/// redone after an interruption (a block under way there is not resumed). The result equals
 /// oscillators::run_study_range of the range bit for bit (for [0, K): the whole study's
 /// run_study_blocks, series included), whoever wrote the checkpoint: the prefix's series sums
 /// stand in for block 0's contribution (the blocks after it add none), so that

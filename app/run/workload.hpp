@@ -147,6 +147,9 @@ struct WorkAxis {
   /// Ranges must start and end on multiples of this (or at `length`), e.g. the oscillators'
   /// study blocks; 1: anywhere.
   std::size_t granule = 1;
+  /// Finer places ranges may start and end (sorted, from 0 to `length`), used when there are
+  /// more ranges than granules (split_work); empty: none. The oscillators' reduction groups.
+  std::vector<std::size_t> cuts;
   /// The parts are added, not joined (the field split by sources): RangePart::sums entries
   /// named "sum:..." are element-wise sums over the parts (a split across ranks reduces them
   /// to rank 0 rather than gathering each), and every range is run, empty ones too (so that

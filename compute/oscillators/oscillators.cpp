@@ -38,6 +38,7 @@ void alloc_state(State& s, int nodes, int members) {
 void Series::clear() {
   step.clear(), msd.clear(), order.clear(), finite.clear(), watch_msd.clear();
   watch_order.clear();
+  group_msd.clear(), group_order.clear(), group_finite.clear();
 }
 
 // ---- states ------------------------------------------------------------------------------------
@@ -189,6 +190,9 @@ void check_advance(double dt, std::int64_t steps, const Recording& rec) {
   if (rec.every < 1) throw Error("record.every must be >= 1, got " + std::to_string(rec.every));
   if (rec.transient < 0)
     throw Error("integrator.transient must be >= 0, got " + std::to_string(rec.transient));
+  if (rec.group < 0 || rec.chunk_members < 0)
+    throw Error("oscillators: the reduction group and chunk member count must be >= 0, got " +
+                std::to_string(rec.group) + " and " + std::to_string(rec.chunk_members));
 }
 
 std::int64_t steps_for_samples(std::int64_t first, std::int64_t every, std::int64_t cap) {

@@ -31,8 +31,8 @@
 #include "core/params.hpp"
 #include "core/precision.hpp"
 #include "core/progress.hpp"
-#include "io/npy.hpp"
 #include "core/range.hpp"
+#include "io/npy.hpp"
 
 namespace simscope::oscillators {
 
@@ -167,6 +167,17 @@ struct Recording {
   std::int64_t transient = 0;  ///< steps 1..transient are left out of the time average
   std::int64_t every = 1;      ///< sample interval in steps (>= 1)
   int watch = -1;              ///< member whose own samples are returned too, or -1
+  /// Members per reduction group (0: none): advance() also returns, per sample, the sums over
+  /// each group of `group` consecutive members (Series::group_*; the last group may be
+  /// shorter). Studies use study_group_members(K), so that a block's series can be formed from
+  /// ranks that each integrate some of its groups.
+  int group = 0;
+  /// The member count the CPU back end's chunks of steps are sized for (0: the loaded
+  /// ensemble's K). A member that goes non-finite is frozen at the end of its chunk, so a part
+  /// of a study block passes the block's count here to be integrated in the block's chunks (its
+  /// members' results then equal the block's bit for bit). The CUDA back end sizes its chunks
+  /// by the measured rate and ignores it.
+  int chunk_members = 0;
 };
 
 /// Samples appended by Ensemble::advance: ensemble means, at each sample, over the members whose
@@ -176,6 +187,12 @@ struct Series {
   std::vector<double> msd, order;              ///< ensemble means of msd and R
   std::vector<std::int64_t> finite;            ///< members in the means
   std::vector<double> watch_msd, watch_order;  ///< the watched member's (NaN when non-finite)
+  /// With Recording::group = g > 0: (samples, G) row-major, G = ceil(K / g): per sample and
+  /// group q (members [q g, min(K, (q + 1) g))), the sums of msd and of R over the group's
+  /// members finite then, and their count (CPU: added in member order from 0; CUDA: a fixed
+  /// tree over the group). Fixed order: a group's sums depend only on its members' samples.
+  std::vector<double> group_msd, group_order;
+  std::vector<std::int64_t> group_finite;
   std::size_t size() const { return step.size(); }
   void clear();
 };
@@ -286,14 +303,22 @@ struct StudyResult {
   double msd_sem = 0;      ///< its standard error, std (ddof 1) / sqrt(valid) (NaN when < 2)
   double seconds = 0;      ///< wall time of the integration
   double peak_device_bytes = 0;
-  /// A study of a members range (run_study_range): the range's first member and the block size
-  /// (study_block_members of the whole K), and each of its blocks' contributions to the series,
-  /// in block order, (blocks of the range, T) row-major: block mean x finite count of msd and of
-  /// R at each sample (0 where the count is 0), and the counts. merge_study_ranges adds them in
-  /// block order, as run_study_blocks does: the merged series equal the unsplit ones bit for bit.
+  /// Of `seconds`, the integration time of earlier sessions (the blocks read from a
+  /// checkpoint, and a resumed block's time before the interruption); 0 for a fresh study.
+  double seconds_before = 0;
+  /// A study of a members range (run_study_range): the range's first member, the block and
+  /// group sizes (study_block_members, study_group_members of the whole K), and the range's
+  /// contributions to the series, one row of T per unit of study_units(K, range) in member
+  /// order, (units, T) row-major: a whole block's row is the fold (in group order, from 0) of
+  /// its groups' sums of msd and of R at each sample, a group's row (of a block the range cuts)
+  /// its own sums; and the counts of finite members. merge_study_ranges folds the groups of a
+  /// cut block into the block's row and adds the blocks' rows in block order, as
+  /// run_study_blocks does: the merged series equal the unsplit ones bit for bit.
   /// Empty for whole studies.
   std::size_t member_begin = 0;
+  int members_total = 0;  ///< K of the whole study
   int block = 0;
+  int group = 0;
   std::vector<double> block_msd_sum, block_order_sum;
   std::vector<std::int64_t> block_finite;
 };
@@ -314,11 +339,33 @@ StudyResult run_study(Ensemble& ensemble, const Topologies& t, const State& init
 /// interrupted study and its resumption split the members the same way.
 int study_block_members(int members);
 
+/// Members per reduction group of a study (Recording::group): a block's series are the fold of
+/// its groups' sums, in group order, and work ranges may start and end on group boundaries
+/// (the groups of block b start at b * block + q * group; the block's last may be shorter), so
+/// that a block can be shared by several ranks. ceil(block / 16) rounded up to a multiple of 8
+/// (the CPU's lane groups, cpu_lanes.hpp: a range of whole groups keeps its lane groups full),
+/// at most the block: at most 16 groups per block. A function of K only.
+int study_group_members(int members);
+
+/// A unit of a study's series contributions (StudyResult::block_*): block `block`'s members
+/// [begin, end), the whole block or one of its groups.
+struct StudyUnit {
+  int block = 0;
+  int begin = 0, end = 0;
+  bool whole = false;
+};
+
+/// The units of the members `range` of a study of `members` members: each block the range
+/// covers whole, and each group of the blocks it cuts, in member order. Throws simscope::Error
+/// when the range is not within [0, K) or does not start and end on group boundaries.
+std::vector<StudyUnit> study_units(int members, const IndexRange& range);
+
 /// Where a checkpointed study stands (what a checkpoint holds). The members are integrated in
 /// blocks of `block` consecutive members, one block after the other, every block all the steps;
 /// blocks [0, blocks_done) are finished, and the next one may be under way (`partial`). The
-/// series of a finished block (its means over its finite members) are merged into the sums in
-/// block order, so the merged series do not depend on where a study was interrupted.
+/// series contribution of a finished block (the fold of its reduction groups' sums, in group
+/// order) is merged into the sums in block order, so the merged series do not depend on where a
+/// study was interrupted.
 struct StudyProgress {
   int members = 0, nodes = 0;  ///< K, N
   std::int64_t samples = 0;    ///< T = steps / every
@@ -329,12 +376,13 @@ struct StudyProgress {
   std::vector<double> msd;
   std::vector<std::uint8_t> failed;
   State final_state;
-  /// (T,) over the finished blocks: sum of (block mean x block count) of msd and R, and the
-  /// counts (members finite at each sample).
+  /// (T,) over the finished blocks: sum of their contributions of msd and R (each the fold of
+  /// its groups' sums), and the counts (members finite at each sample).
   std::vector<double> msd_sum, order_sum;
   std::vector<std::int64_t> finite;
   /// The block `blocks_done` under way: its ensemble at a chunk boundary and its samples so far
-  /// (Series::msd/order/finite: means over the block's finite members).
+  /// (Series::group_*: its groups' sums, which make its contribution; Series::msd/order/finite:
+  /// means over the block's finite members, whose length only is used).
   bool partial = false;
   EnsembleSnapshot snapshot;
   Series series;
@@ -370,13 +418,15 @@ StudyResult run_study_blocks(Ensemble& ensemble, const Topologies& t, const Stat
 
 /// The members [members.begin, members.end) of the study run_study_blocks(t, init, o) runs (a
 /// work range: t and init hold all K members), in the same blocks: the range must start and end
-/// on block boundaries (multiples of study_block_members(K), or K; split_study_members gives such
-/// ranges). The result holds the range's members only (msd, failed, final_state; member_begin),
-/// its blocks' series contributions (StudyResult::block_*) and the series and ensemble
-/// statistics of the range alone. Per member the results are bit-identical to the whole study's
-/// (run_study_blocks), and merge_study_ranges() of consecutive ranges equals it bit for bit,
-/// series included. No checkpoints. Throws simscope::Error for a range that is not within
-/// [0, K) or not on block boundaries, and as run_study_blocks; Cancelled.
+/// on group boundaries (study_units; split_study_members gives such ranges). A block the range
+/// cuts is integrated on its own (its members in the range, in the block's chunks and segments:
+/// Recording::chunk_members). The result holds the range's members only (msd, failed,
+/// final_state; member_begin), its series contributions (StudyResult::block_*: whole blocks',
+/// and the groups' of the blocks it cuts) and the series and ensemble statistics of the range
+/// alone. Per member the results are bit-identical to the whole study's (run_study_blocks), and
+/// merge_study_ranges() of consecutive ranges equals it bit for bit, series included. No
+/// checkpoints. Throws simscope::Error for a range that is not within [0, K) or not on group
+/// boundaries, and as run_study_blocks; Cancelled.
 /// With `total` > 0, t and init hold the range's members only (make_topologies / make_initial_state
 /// with first_member = members.begin) of a study of `total` members: the same results, without
 /// building the other members' networks.
@@ -399,14 +449,29 @@ StudyResult run_study_block(Ensemble& ensemble, const Topologies& t, const State
                             const StudyOptions& o, int total, int b, StudyProgress& sp,
                             const StudyCheckpointing& checkpointing, Progress* progress = nullptr);
 
-/// [0, K) cut into `parts` consecutive ranges of whole blocks (study_block_members(K)), the
-/// blocks shared out as evenly as possible (the members of a block cost the same): a range may
-/// be empty when parts > blocks. Throws simscope::Error when parts is 0 or K < 1.
+/// [0, K) cut into `parts` consecutive ranges: with parts <= blocks, whole blocks shared out as
+/// evenly as possible (as before the groups); with more parts, on group boundaries
+/// (study_cuts), range r ending at the boundary nearest (r + 1) K / parts (the members cost the
+/// same), so that up to (groups of the study) ranges have work; a range may be empty when parts
+/// exceeds them. Throws simscope::Error when parts is 0 or K < 1.
 std::vector<IndexRange> split_study_members(int members, std::size_t parts);
+
+/// The places a study's work ranges may start and end, in order: every group boundary of
+/// every block, from 0 to K (study_units).
+std::vector<std::size_t> study_cuts(int members);
+
+/// Members `range` of a finished block's result `block` (a one-block range result, e.g. read
+/// from a checkpoint) as the result of that range: per-member arrays sliced; the block's series
+/// contribution carried by the row of its first group when the range holds it, zeros in the
+/// other groups' rows (merge_study_ranges folds them into exactly the block's row). The whole
+/// block gives `block` itself. Throws simscope::Error when the range is not on group
+/// boundaries inside the block.
+StudyResult slice_study_block(const StudyResult& block, const IndexRange& range);
 
 /// The results of consecutive member ranges of one study (run_study_range; parts[k + 1] starts
 /// where parts[k] ends; empty ranges allowed) as one StudyResult: per-member arrays and states
-/// concatenated, the series summed block by block in block order, msd_mean / msd_sem / valid /
+/// concatenated, the groups of a block cut between parts folded in group order into the block's
+/// row, the series summed block by block in block order, msd_mean / msd_sem / valid /
 /// failed_count from all members, seconds summed, peak_device_bytes the largest. Equal bit for
 /// bit to run_study_blocks() of the whole study. Throws simscope::Error when the parts do not fit
 /// together (gaps, other T or N, other block size) or none is given.

@@ -389,7 +389,10 @@ class CpuImpl {
     diag_.resize(deg_.size());
     for (std::size_t q = 0; q < deg_.size(); ++q) diag_[q] = T(1.0 - he * deg_[q]);
 
-    const std::int64_t cap = std::max<std::int64_t>(1, kSampleValues / K);
+    // Chunks sized for rec.chunk_members (a part of a study block: the block's chunks).
+    const int KC = rec.chunk_members > 0 ? rec.chunk_members : K;
+    const int gsize = rec.group, groups = gsize > 0 ? (K + gsize - 1) / gsize : 0;
+    const std::int64_t cap = std::max<std::int64_t>(1, kSampleValues / KC);
     std::vector<double> s_msd, s_r;
     std::int64_t done = 0;
     progress_set(progress, 0);
@@ -398,13 +401,13 @@ class CpuImpl {
       // (At least kMinChunk steps, so that per-chunk work, e.g. building the members' neighbour
       // tables, stays small beside the steps.)
       std::int64_t chunk =
-          std::max<std::int64_t>(kMinChunk, std::int64_t(kChunkOscSteps / (double(K) * N)));
+          std::max<std::int64_t>(kMinChunk, std::int64_t(kChunkOscSteps / (double(KC) * N)));
       chunk = std::min({chunk, steps - done, detail::steps_for_samples(step_, rec.every, cap)});
       const std::int64_t ns = detail::samples_in(step_, chunk, rec.every);
       s_msd.assign(std::size_t(ns) * K, kNaN);
       s_r.assign(std::size_t(ns) * K, kNaN);
       run_chunk(m, he, dt, chunk, rec, s_msd.data(), s_r.data());
-      // Reduce the chunk's samples over the finite members, in member order.
+      // Reduce the chunk's samples over the finite members, in member order (and per group).
       const std::int64_t j0 = step_ / rec.every;
       for (std::int64_t j = 0; j < ns; ++j) {
         double sm = 0, sr = 0;
@@ -412,6 +415,17 @@ class CpuImpl {
         for (int k = 0; k < K; ++k) {
           const double a = s_msd[std::size_t(j) * K + k], b = s_r[std::size_t(j) * K + k];
           if (std::isfinite(a) && std::isfinite(b)) sm += a, sr += b, ++n;
+        }
+        for (int q = 0; q < groups; ++q) {
+          double qm = 0, qr = 0;
+          std::int64_t qn = 0;
+          for (int k = q * gsize, e = std::min(K, k + gsize); k < e; ++k) {
+            const double a = s_msd[std::size_t(j) * K + k], b = s_r[std::size_t(j) * K + k];
+            if (std::isfinite(a) && std::isfinite(b)) qm += a, qr += b, ++qn;
+          }
+          out.group_msd.push_back(qm);
+          out.group_order.push_back(qr);
+          out.group_finite.push_back(qn);
         }
         out.step.push_back((j0 + j + 1) * rec.every);
         out.msd.push_back(n > 0 ? sm / double(n) : kNaN);

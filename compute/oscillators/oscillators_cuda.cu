@@ -359,6 +359,34 @@ __global__ void reduce_samples(const double* __restrict__ samp, long long cap, i
   if (t == 0) out[j] = red[0][0], out[ns + j] = red[1][0], out[2 * ns + j] = red[2][0];
 }
 
+/// Per sample j and reduction group q (members [q g, min(K, (q + 1) g)); Recording::group), one
+/// thread block per (j, q), u = j G + q: the group's sums of msd and R over its members with
+/// finite values, and their count, in a fixed order (strided per thread, then a tree): out[u],
+/// out[ns G + u], out[2 ns G + u].
+__global__ void reduce_groups(const double* __restrict__ samp, long long cap, int K, int ns, int g,
+                              int G, double* __restrict__ out) {
+  __shared__ double red[3][256];
+  const long long u = blockIdx.x;
+  const int j = int(u / G), q = int(u % G), t = threadIdx.x;
+  const int k0 = q * g, k1 = min(K, k0 + g);
+  double sm = 0, sr = 0, n = 0;
+  for (int k = k0 + t; k < k1; k += blockDim.x) {
+    const double m = samp[std::size_t(j) * K + k], r = samp[std::size_t(cap + j) * K + k];
+    if (isfinite(m) && isfinite(r)) sm += m, sr += r, n += 1;
+  }
+  red[0][t] = sm, red[1][t] = sr, red[2][t] = n;
+  __syncthreads();
+  for (int w = blockDim.x / 2; w > 0; w >>= 1) {
+    if (t < w)
+      for (int m = 0; m < 3; ++m) red[m][t] += red[m][t + w];
+    __syncthreads();
+  }
+  if (t == 0) {
+    const std::size_t all = std::size_t(ns) * G;
+    out[u] = red[0][0], out[all + u] = red[1][0], out[2 * all + u] = red[2][0];
+  }
+}
+
 /// (theta, r) of n oscillators as floats.
 template <typename T>
 __global__ void frame_kernel(const T* __restrict__ x, const T* __restrict__ y, std::size_t n,
@@ -454,7 +482,17 @@ class CudaEnsemble final : public Ensemble {
     cuda_use_device(device_);
     const double osc = double(N_) * K_;
     std::int64_t done = 0;
-    std::vector<double> host(3 * std::size_t(cap_)), watch_m, watch_r;
+    std::vector<double> host(3 * std::size_t(cap_)), watch_m, watch_r, ghost;
+    // The groups' sums (Recording::group): a device buffer of 3 x cap x G doubles.
+    const int gsize = rec.group, groups = gsize > 0 ? (K_ + gsize - 1) / gsize : 0;
+    if (groups > 0) {
+      const std::size_t bytes = 3 * std::size_t(cap_) * std::size_t(groups) * sizeof(double);
+      if (gseries_bytes_ < bytes) {
+        gseries_ = buffer(bytes, "the reduced samples of the groups");
+        gseries_bytes_ = bytes;
+      }
+      ghost.resize(3 * std::size_t(cap_) * std::size_t(groups));
+    }
     progress_set(progress, 0);
     while (done < steps) {
       progress_check(progress);
@@ -480,6 +518,14 @@ class CudaEnsemble final : public Ensemble {
           SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(host.data() + r * ns, series_.as<double>() + r * ns,
                                               std::size_t(ns) * sizeof(double),
                                               cudaMemcpyDeviceToHost, stream_));
+        if (groups > 0) {
+          reduce_groups<<<unsigned(ns * groups), 256, 0, stream_>>>(
+              samp_.as<const double>(), cap_, K_, int(ns), gsize, groups, gseries_.as<double>());
+          SIMSCOPE_CUDA_CHECK(cudaGetLastError());
+          SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(ghost.data(), gseries_.as<double>(),
+                                              3 * std::size_t(ns) * groups * sizeof(double),
+                                              cudaMemcpyDeviceToHost, stream_));
+        }
         if (rec.watch >= 0 && rec.watch < K_) {
           watch_m.resize(std::size_t(ns));
           watch_r.resize(std::size_t(ns));
@@ -505,6 +551,13 @@ class CudaEnsemble final : public Ensemble {
         out.msd.push_back(n > 0 ? host[std::size_t(j)] / n : kNaN);
         out.order.push_back(n > 0 ? host[std::size_t(ns) + std::size_t(j)] / n : kNaN);
         out.finite.push_back(std::int64_t(n));
+        const std::size_t all = std::size_t(ns) * std::size_t(groups);
+        for (int q = 0; q < groups; ++q) {
+          const std::size_t u = std::size_t(j) * groups + q;
+          out.group_msd.push_back(ghost[u]);
+          out.group_order.push_back(ghost[all + u]);
+          out.group_finite.push_back(std::int64_t(ghost[2 * all + u]));
+        }
         if (rec.watch >= 0 && rec.watch < K_) {
           out.watch_msd.push_back(watch_m[std::size_t(j)]);
           out.watch_order.push_back(watch_r[std::size_t(j)]);
@@ -648,9 +701,10 @@ class CudaEnsemble final : public Ensemble {
   }
 
   void free_all() {
-    for (auto* b :
-         {&row_, &col_, &w_, &x_, &y_, &total_, &window_, &shift_, &failed_, &samp_, &series_})
+    for (auto* b : {&row_, &col_, &w_, &x_, &y_, &total_, &window_, &shift_, &failed_, &samp_,
+                    &series_, &gseries_})
       b->reset();
+    gseries_bytes_ = 0;
     loaded_ = false;
   }
 
@@ -691,7 +745,8 @@ class CudaEnsemble final : public Ensemble {
   std::shared_ptr<DeviceAllocator> alloc_;  // "oscillators": every device buffer below
   // Typed at run time (elem_, the network's index types): viewed through as<T>().
   DeviceBuffer<unsigned char> row_, col_, w_, x_, y_, total_, window_, shift_, failed_, samp_,
-      series_;
+      series_, gseries_;
+  std::size_t gseries_bytes_ = 0;  // gseries_'s size (allocated by the first grouped advance())
   std::vector<std::shared_ptr<DeviceBuffer<float>>> frames_;  // shared with the frames
 };
 

@@ -32,6 +32,53 @@ double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) 
   return d;
 }
 
+// Reduction groups (Recording::group, studies on more ranks than blocks): the CUDA kernel's
+// per-group sums and counts against the CPU's, for groups of 8 over 70 members (the last of 6),
+// a member going non-finite, calls of several lengths; and a split study of a CUDA ensemble
+// merges to its unsplit study (within 1e-9: the launch plan depends on the members loaded).
+TEST(OscCuda, GroupSumsAgreeWithTheCpu) {
+  SKIP_WITHOUT_CUDA();
+  const int N = 30, K = 70;
+  const Topologies t = watts_strogatz(N, 4, 0.2, K, 3);
+  State s0 = initial_state("random", N, K, 8);
+  s0.x[std::size_t(20) * N] = 1e3;  // member 20 (group 2) goes non-finite
+  Recording rec;
+  rec.transient = 50, rec.every = 5, rec.group = 8;
+  auto gpu = make_ensemble(Backend::Cuda), cpu = make_ensemble(Backend::Cpu);
+  gpu->load(t, s0, Precision::Fp64);
+  cpu->load(t, s0, Precision::Fp64);
+  Series sg, sc;
+  for (long n : {3L, 400L, 97L}) {
+    gpu->advance(Model{}, 0.01, n, rec, sg);
+    cpu->advance(Model{}, 0.01, n, rec, sc);
+  }
+  ASSERT_EQ(sg.group_msd.size(), sc.group_msd.size());
+  ASSERT_EQ(sg.group_msd.size(), sg.size() * 9);
+  EXPECT_EQ(sg.group_finite, sc.group_finite);
+  EXPECT_LT(max_abs_diff(sg.group_msd, sc.group_msd), 1e-8);
+  EXPECT_LT(max_abs_diff(sg.group_order, sc.group_order), 1e-8);
+  EXPECT_LT(sg.group_finite[sg.size() * 9 - 7], 8);  // group 2 lost member 20
+  // A study on CUDA cut inside a block merges to the unsplit study.
+  StudyOptions o;
+  o.steps = 300, o.transient = 50, o.every = 6;
+  StudyProgress sp;
+  const StudyResult whole = run_study_blocks(*gpu, t, s0, o, sp, {});
+  std::vector<StudyResult> parts;
+  for (const auto& [a, z] : std::vector<std::pair<int, int>>{{0, 16}, {16, 64}, {64, 70}}) {
+    auto e = make_ensemble(Backend::Cuda);
+    const Topologies ta = watts_strogatz(N, 4, 0.2, z - a, 3, a);
+    State sa;
+    sa.members = z - a, sa.nodes = N;
+    sa.x.assign(s0.x.begin() + a * N, s0.x.begin() + z * N);
+    sa.y.assign(s0.y.begin() + a * N, s0.y.begin() + z * N);
+    parts.push_back(run_study_range(*e, ta, sa, o, {std::size_t(a), std::size_t(z)}, nullptr, K));
+  }
+  const StudyResult merged = merge_study_ranges(parts);
+  EXPECT_EQ(merged.finite_t, whole.finite_t);
+  EXPECT_LT(max_abs_diff(merged.msd_t, whole.msd_t), 1e-9);  // (launch plans differ by K)
+  EXPECT_LT(max_abs_diff(merged.order_t, whole.order_t), 1e-9);
+}
+
 TEST(OscCuda, MakeEnsembleWithoutDevice) {
   if (cuda_status().usable) GTEST_SKIP() << "a CUDA device is usable here";
   EXPECT_THROW(make_ensemble(Backend::Cuda), Error);

@@ -1,9 +1,11 @@
 """MPI resume (issue 13): a study interrupted (SIGKILL) resumes from its checkpoint with any rank
 count, and the outputs equal the uninterrupted single-process run's bit for bit. One study goes
 1 process -> mpirun -np 3 -> -np 2 -> 1 process, each stage killed once a few more blocks are
-saved (the single-process checkpoint is version 1, converted by the first MPI job; the jobs keep
-it per block, version 2); blocks finished before a stage are read, never recomputed (their files
-keep their modification times). Bounded in time. Usage: e2e_mpi_resume.py SIMSCOPE MPIRUN"""
+saved (the single-process checkpoint is version 3, converted by the first MPI job; the jobs keep
+it per block, version 4); blocks finished before a stage are read, never recomputed (their files
+keep their modification times). A third chain resumes on more ranks than blocks (-np 18 on 15
+blocks: blocks cut between ranks at reduction groups, the finished ones read in part by each).
+Bounded in time. Usage: e2e_mpi_resume.py SIMSCOPE MPIRUN"""
 import glob
 import json
 import os
@@ -57,7 +59,7 @@ def rank_of(pid):
 
 
 def blocks_done(ck):
-    """Finished blocks in a checkpoint folder (version 1: blocks_done; 2: prefix + markers)."""
+    """Finished blocks in a checkpoint folder (version 3: blocks_done; 4: prefix + markers)."""
     try:
         h = json.load(open(os.path.join(ck, "checkpoint.json")))
     except (OSError, ValueError):
@@ -162,4 +164,26 @@ if p.returncode == 0 and os.path.exists(os.path.join(ref, "run.json")):
         a, b = np.load(os.path.join(ref, f)), np.load(os.path.join(out2, f))
         c.check(a.tobytes() == b.tobytes() and a.shape == b.shape,
                 f"chain 2: {f} bit-identical to the single-process run")
+
+# Resumed onto more ranks than blocks: -np 2 killed after 3 blocks, then -np 18 on the 15 blocks
+# to the end (the finished blocks read by the ranks holding parts of them, the others cut at
+# groups of 8 and integrated without checkpoints).
+out3 = os.path.join(base, "chain3")
+killed, rc, err, added = interrupted(out3, 2, 3, [])
+c.check(killed and rc != 0, f"chain 3 -np 2: killed after {added} more blocks")
+before = finished_files(os.path.join(out3, "checkpoint"))
+p = subprocess.run(command(out3, 18, "--resume"), capture_output=True, text=True, timeout=LIMIT,
+                   env=ENV)
+c.check(p.returncode == 0, f"chain 3: -np 18 --resume to the end ({p.stderr.strip()[-300:]})")
+if p.returncode == 0:
+    ranges = [tuple(r["range"]) for r in
+              json.load(open(os.path.join(out3, "run.json")))["mpi"]["per_rank"]]
+    c.check(len(ranges) == 18 and all(b > a for a, b in ranges) and
+            any(b % 64 for _, b in ranges[:-1]),
+            f"chain 3: 18 ranks with members, blocks cut ({ranges}; {len(before)} files before)")
+if p.returncode == 0 and os.path.exists(os.path.join(ref, "run.json")):
+    for f in sorted(f for f in os.listdir(ref) if f.endswith(".npy")):
+        a, b = np.load(os.path.join(ref, f)), np.load(os.path.join(out3, f))
+        c.check(a.tobytes() == b.tobytes() and a.shape == b.shape,
+                f"chain 3: {f} bit-identical to the single-process run")
 c.done()

@@ -248,9 +248,11 @@ void expect_same_outputs(const RunResult& a, const RunResult& b, const std::stri
         << what << ": " << k;
 }
 
-// A study interrupted in one process (checkpoint version 1, stopped with a block under way)
-// resumes across R ranks (converted to version 2), after one more block was finished out of
-// order; then by one process again: every time the outputs of the uninterrupted study.
+// A study interrupted in one process (checkpoint version 3, stopped with a block under way)
+// resumes across R ranks (converted to version 4), after one more block was finished out of
+// order; then by one process again: every time the outputs of the uninterrupted study. With
+// more ranks than blocks (9, 13 ranks on 5 blocks), the blocks are cut between ranks: the one
+// under way is redone in parts, the finished ones are read in part by each rank holding some.
 TEST(DistributedRun, ACheckpointedStudyResumesWithAnyRankCount) {
   namespace osc = simscope::oscillators;
   const ParamSet p = study_params();
@@ -261,7 +263,7 @@ TEST(DistributedRun, ACheckpointedStudyResumesWithAnyRankCount) {
   const RunResult whole =
       make_workload("oscillators")->run(p, Backend::Cpu, whole_request, nullptr);
 
-  for (int R : {1, 2, 3, 7}) {
+  for (int R : {1, 2, 3, 7, 9, 13}) {
     const std::string dir = fresh_dir("ck_ranks");
     {  // One process, stopped once block 1 is under way (its checkpoint then written).
       const osc::Topologies t = osc::make_topologies(p);
@@ -279,10 +281,10 @@ TEST(DistributedRun, ACheckpointedStudyResumesWithAnyRankCount) {
     }
     const auto v1 = read_checkpoint_header(dir);
     ASSERT_TRUE(v1);
-    EXPECT_EQ(v1->version, 1);
+    EXPECT_EQ(v1->version, 3);
     EXPECT_TRUE(v1->partial);
     const CheckpointHeader h = prepare_block_checkpoint(dir, "oscillators", p, Backend::Cpu, v1);
-    EXPECT_EQ(h.version, 2);
+    EXPECT_EQ(h.version, 4);
     EXPECT_EQ(h.blocks_done, v1->blocks_done);
     EXPECT_TRUE(block_checkpoint_has_progress(dir, h));
     // Block 3 finished on its own (as a rank of another job would).
@@ -297,7 +299,7 @@ TEST(DistributedRun, ACheckpointedStudyResumesWithAnyRankCount) {
     for (int r = 0; r < R; ++r) EXPECT_EQ(o.errors[std::size_t(r)], "") << "rank " << r;
     expect_same_outputs(whole, o.root.result, std::to_string(R) + " ranks");
   }
-  // A version-2 checkpoint resumed by one process (the headless runner's path).
+  // A version-4 checkpoint resumed by one process (the headless runner's path).
   const std::string dir = fresh_dir("ck_single");
   prepare_block_checkpoint(dir, "oscillators", p, Backend::Cpu, std::nullopt);
   StudyCheckpointRequest one;
@@ -308,7 +310,16 @@ TEST(DistributedRun, ACheckpointedStudyResumesWithAnyRankCount) {
   resume.checkpoint->dir = dir;
   resume.checkpoint->resume = true;
   const RunResult again = make_workload("oscillators")->run(p, Backend::Cpu, resume, nullptr);
-  expect_same_outputs(whole, again, "one process resuming a version-2 checkpoint");
+  expect_same_outputs(whole, again, "one process resuming a version-4 checkpoint");
+  // compute_s counts this run's integration only; the checkpointed blocks' time (blocks 1 and
+  // 2, integrated above) is its own stat, and the two add up to the whole integration time.
+  EXPECT_EQ(whole.stats.count("compute_s_earlier_sessions"), 0u);
+  ASSERT_EQ(again.stats.count("compute_s_earlier_sessions"), 1u);
+  const double earlier = again.stats.at("compute_s_earlier_sessions");
+  EXPECT_GT(earlier, 0);
+  EXPECT_GT(again.compute_seconds, 0);
+  EXPECT_NEAR(again.compute_seconds + earlier, again.stats.at("compute_s_all_sessions"),
+              1e-9 * again.stats.at("compute_s_all_sessions"));
 }
 
 ParamSet field_params(const std::string& method, const std::string& precision) {

@@ -51,8 +51,9 @@ void expect_same_result(const RunResult& whole, const RunResult& split, const st
   EXPECT_EQ(whole.stats.size(), split.stats.size());
 }
 
-void expect_splits_equal(const std::string& workload, const ParamSet& p, const RunResult& whole) {
-  for (std::size_t parts : {1, 2, 3, 7}) {
+void expect_splits_equal(const std::string& workload, const ParamSet& p, const RunResult& whole,
+                         const std::vector<std::size_t>& counts = {1, 2, 3, 7}) {
+  for (std::size_t parts : counts) {
     const auto w = make_workload(workload);  // a fresh instance: no cache shared with `whole`
     const RunResult r = run_split(*w, p, Backend::Cpu, parts);
     expect_same_result(whole, r, workload + " in " + std::to_string(parts) + " ranges");
@@ -180,7 +181,9 @@ TEST(SplitMerge, OscillatorsStudySplitByMembersEqualsTheWholeStudy) {
   p.set("record.every", std::int64_t(10));
   const RunResult whole = headless_study(p, "osc");
   EXPECT_EQ(whole.find("msd_t")->shape, (std::vector<std::size_t>{12}));
-  expect_splits_equal("oscillators", p, whole);
+  // Up to 7 ranges: whole blocks; 9 to 57 (the study's reduction groups of 8; 60 leaves 3
+  // empty): blocks cut between ranges at group boundaries.
+  expect_splits_equal("oscillators", p, whole, {1, 2, 3, 7, 9, 13, 57, 60});
 
   // Members that go non-finite (dt far too large for some initial states): left out of the
   // series and the statistics the same way, their frozen states identical.
@@ -189,7 +192,45 @@ TEST(SplitMerge, OscillatorsStudySplitByMembersEqualsTheWholeStudy) {
   const double bad = blown.stats.at("nonfinite_members");
   EXPECT_GT(bad, 0);
   EXPECT_LT(bad, 450);
-  expect_splits_equal("oscillators", p, blown);
+  expect_splits_equal("oscillators", p, blown, {1, 2, 3, 7, 11, 29});
+}
+
+/// The study `p` run as the work ranges whose ends are `ends` (after 0), merged.
+RunResult run_ranges(const ParamSet& p, const std::vector<std::size_t>& ends) {
+  const auto w = make_workload("oscillators");
+  std::vector<RunResult> parts;
+  std::size_t begin = 0;
+  for (std::size_t end : ends) {
+    RunRequest q;
+    q.range = IndexRange{begin, end};
+    parts.push_back(w->run(p, Backend::Cpu, q, nullptr));
+    begin = end;
+  }
+  return w->merge_ranges(std::move(parts));
+}
+
+TEST(SplitMerge, OscillatorsRangesCutAtAnyGroupBoundaryEqualTheWholeStudy) {
+  // More ranks than blocks (issue 13): ranges end on the reduction groups of a block
+  // (study_group_members: ceil(block / 16) rounded up to 8 members), a block's groups on several
+  // ranges, and one range over the end of a block and the start of the next.
+  const auto w = make_workload("oscillators");
+  ParamSet p = w->schema().defaults();
+  p.set("ensemble.size", std::int64_t(150));  // blocks of 64, 64, 22; groups of 8
+  p.set("network.nodes", std::int64_t(12));
+  p.set("network.k", std::int64_t(4));
+  p.set("network.topology", std::string("watts_strogatz"));
+  p.set("integrator.steps", std::int64_t(90));
+  p.set("integrator.transient", std::int64_t(20));
+  p.set("record.every", std::int64_t(3));
+  EXPECT_EQ(oscillators::study_group_members(150), 8);
+  const RunResult whole = headless_study(p, "osc_groups");
+  expect_same_result(whole, run_ranges(p, {8, 16, 64, 150}), "groups 0, 1, the rest of block 0");
+  expect_same_result(whole, run_ranges(p, {40, 72, 136, 144, 150}), "ranges across blocks");
+  expect_same_result(whole, run_ranges(p, {128, 136, 150}), "the last block cut");
+  p.set("integrator.dt", 0.3);  // members going non-finite inside cut blocks
+  const RunResult blown = headless_study(p, "osc_groups_blown");
+  EXPECT_GT(blown.stats.at("nonfinite_members"), 0);
+  expect_same_result(blown, run_ranges(p, {24, 48, 56, 104, 150}), "non-finite members");
 }
 
 TEST(SplitMerge, OscillatorsRangesBuildOnlyTheirMembersYetEqualTheWhole) {
@@ -231,6 +272,33 @@ TEST(SplitMerge, RangesAreBalancedAndOnGranules) {
   EXPECT_EQ(many[1].end, 100u);
   EXPECT_EQ(many[2].begin, 100u);
   EXPECT_EQ(many[3].end, 100u);
+  // With finer cuts (the oscillators' groups), more ranges than granules end at the cuts
+  // nearest equal shares; as many ranges as granules or fewer still take whole granules.
+  WorkAxis fine{"members", 150, 64};
+  fine.cuts = oscillators::study_cuts(150);
+  EXPECT_EQ(fine.cuts.front(), 0u);
+  EXPECT_EQ(fine.cuts.back(), 150u);
+  EXPECT_EQ(fine.cuts.size(), 8u + 8u + 3u + 1u);  // 8 + 8 + 3 groups (the last of 6), and K
+  const auto three = split_work(fine, 3);
+  EXPECT_EQ(three[0].end, 64u);
+  EXPECT_EQ(three[1].end, 128u);
+  const auto five = split_work(fine, 5);  // shares of 30: cuts 32, 56 (a tie with 64), 88, 120
+  ASSERT_EQ(five.size(), 5u);
+  EXPECT_EQ(five[0].end, 32u);
+  EXPECT_EQ(five[1].end, 56u);
+  EXPECT_EQ(five[2].end, 88u);
+  EXPECT_EQ(five[3].end, 120u);
+  EXPECT_EQ(five[4].end, 150u);
+  const auto many_fine = split_work(fine, 25);  // 19 groups: 6 ranges left empty
+  std::size_t empty = 0;
+  for (std::size_t k = 0; k < many_fine.size(); ++k) {
+    if (k) EXPECT_EQ(many_fine[k].begin, many_fine[k - 1].end);
+    empty += many_fine[k].begin == many_fine[k].end;
+  }
+  EXPECT_EQ(empty, 6u);
+  EXPECT_EQ(many_fine.back().end, 150u);
+  fine.cuts.back() = 149;
+  EXPECT_THROW(split_work(fine, 5), Error);
   const auto rows = split_work({"rows", 10, 1}, 3);
   EXPECT_EQ(rows[0].end, 4u);
   EXPECT_EQ(rows[1].end, 7u);
@@ -282,16 +350,24 @@ TEST(SplitMerge, AStudyRangeOffTheBlocksIsRefused) {
   r.range = IndexRange{10, 64};
   try {
     w->run(p, Backend::Cpu, r, nullptr);
-    FAIL() << "a range off the blocks was run";
+    FAIL() << "a range off the groups was run";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("does not start and end on blocks of 64 members"),
+    EXPECT_NE(std::string(e.what()).find(
+                  "does not start and end on groups of 8 members within blocks of 64"),
               std::string::npos)
         << e.what();
   }
+  r.range = IndexRange{64, 68};  // inside a group
+  EXPECT_THROW(w->run(p, Backend::Cpu, r, nullptr), Error);
   EXPECT_THROW(oscillators::split_study_members(0, 2), Error);
   const auto m = oscillators::split_study_members(200, 2);  // blocks of 64: 4 blocks
   EXPECT_EQ(m[0].end, 128u);
   EXPECT_EQ(m[1].end, 200u);
+  const auto g = oscillators::split_study_members(200, 6);  // more ranges than blocks: groups
+  ASSERT_EQ(g.size(), 6u);
+  for (const IndexRange& x : g) EXPECT_EQ(x.end % 8 == 0 || x.end == 200, true) << x.end;
+  EXPECT_EQ(g[0].end, 32u);  // 33.3 -> 32
+  EXPECT_EQ(g[5].end, 200u);
 }
 
 TEST(SplitMerge, AWorkRangesResultSurvivesItsBytes) {

@@ -190,8 +190,8 @@ class OscillatorsWorkload final : public Workload {
     return r;
   }
 
-  /// A work range of a study: the members `members` (whole blocks, osc::run_study_range; with
-  /// `ck`, from and into the version-2 checkpoint in ck->dir: run_block_checkpointed), with
+  /// A work range of a study: the members `members` (group boundaries, osc::run_study_range; with
+  /// `ck`, from and into the version-4 checkpoint in ck->dir: run_block_checkpointed), with
   /// the per-member outputs of the range, and in RunResult::part the sums merge_ranges needs.
   RunResult study_range(const ParamSet& p, Backend backend, const IndexRange& members,
                         const std::shared_ptr<StudyCheckpointRequest>& ck, Progress* progress) {
@@ -220,7 +220,9 @@ class OscillatorsWorkload final : public Workload {
     part.sums["block_order_sum"] = s.block_order_sum;
     part.sums["block_finite"].assign(s.block_finite.begin(), s.block_finite.end());
     part.sums["block"] = {double(s.block)};
+    part.sums["group"] = {double(s.group)};
     part.sums["seconds"] = {s.seconds};
+    part.sums["seconds_before"] = {s.seconds_before};
     part.sums["peak_device_bytes"] = {s.peak_device_bytes};
     r.part = std::move(part);
     r.total_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -230,7 +232,10 @@ class OscillatorsWorkload final : public Workload {
  public:
   WorkAxis work_axis(const ParamSet& p) override {
     const int K = int(p.get_int("ensemble.size"));
-    return {"members", std::size_t(K), std::size_t(osc::study_block_members(K))};
+    // Whole blocks while there are as many of them as ranges, else the reduction groups.
+    WorkAxis a{"members", std::size_t(K), std::size_t(osc::study_block_members(K))};
+    a.cuts = osc::study_cuts(K);
+    return a;
   }
 
   /// The study's members concatenated in range order, the series summed block by block in block
@@ -243,8 +248,11 @@ class OscillatorsWorkload final : public Workload {
     for (const RunResult& pr : parts) {
       osc::StudyResult s;
       s.member_begin = pr.part->begin;
+      s.members_total = int(pr.part->length);
       s.block = int(part_sums(pr, "block").at(0));
+      s.group = int(part_sums(pr, "group").at(0));
       s.seconds = part_sums(pr, "seconds").at(0);
+      s.seconds_before = part_sums(pr, "seconds_before").at(0);
       s.peak_device_bytes = part_sums(pr, "peak_device_bytes").at(0);
       const OutputArray* msd = pr.find("msd");
       const OutputArray* state = pr.find("state");
@@ -293,7 +301,7 @@ class OscillatorsWorkload final : public Workload {
       if (!header) throw CheckpointRefused("--resume: no checkpoint in " + ck.dir);
       check_resumable(*header, "oscillators", p, backend, ck.dir);
       // A checkpoint kept per block (written by ranks of an MPI job): resumed block by block.
-      if (header->version == 2)
+      if (header->version == kBlockCheckpointVersion)
         return run_block_checkpointed(ck, p, backend, IndexRange{0, std::size_t(t.members)},
                                       progress);
       sp = read_study_checkpoint(ck.dir, *header);
@@ -515,13 +523,20 @@ void fill_study_result(RunResult& r, const osc::StudyResult& s, const osc::Study
   stat("dt", o.dt);
   stat("time", o.dt * double(o.steps));
   stat("osc_steps", osc_steps);
+  // (Over the integration time of every session of a resumed study: all its osc-steps.)
   stat("osc_steps_per_s", s.seconds > 0 ? osc_steps / s.seconds : 0);
   stat("peak_device_bytes", s.peak_device_bytes);
   if (T > 0) {
     stat("final_msd", s.msd_t.back());
     stat("final_order", s.order_t.back());
   }
-  r.compute_seconds = s.seconds;
+  // This run's integration only; a resumed study's earlier sessions (the checkpointed blocks,
+  // the time of a block under way before the interruption) are their own stat.
+  r.compute_seconds = std::max(0.0, s.seconds - s.seconds_before);
+  if (s.seconds_before > 0) {
+    stat("compute_s_earlier_sessions", s.seconds_before);
+    stat("compute_s_all_sessions", s.seconds);
+  }
 }
 
 }  // namespace simscope::app
