@@ -104,17 +104,30 @@ void write_json_file(const std::string& path, const Json& j) {
 
 int run_sweep(const CliOptions& o) {
   std::vector<std::string> written;  // removed again on an error: no partial sweep is left
+  QString made_frames, made_dir;     // frames/ and --out-dir, when this sweep created them
+  // On an error or a stop: the files written, then frames/ and --out-dir if this sweep made them
+  // (rmdir removes only an empty folder).
+  auto remove_written = [&] {
+    for (const std::string& w : written) QFile::remove(QString::fromStdString(w));
+    if (!made_frames.isEmpty()) QDir().rmdir(made_frames);
+    if (!made_dir.isEmpty()) QDir().rmdir(made_dir);
+  };
   try {
     const SweepSpec spec = parse_sweep(o.sweep);
     Session s = make_session(o);
     const std::vector<ParamSet> frames = sweep_params(s.params, spec);
     const std::string dir = o.out_dir.empty() ? "simscope-out" : o.out_dir;
     check_output_dir(dir);
-    remove_stale_outputs(dir, OutputsKept{false, false, true, false});  // a reused --out-dir
     const QDir d(QString::fromStdString(dir));
-    if (!QDir().mkpath(d.filePath("frames")))
-      throw Error("cannot create the folder " + d.filePath("frames").toStdString());
-    if (!o.quiet) std::fprintf(stderr, "simscope: %s\n", s.backend.notice.c_str());
+    // The folder is prepared once the first frame is drawn, so that an error before (a
+    // parameter the run refuses, a view setting the image cannot take) leaves it as it was.
+    auto prepare_dir = [&] {
+      remove_stale_outputs(dir, OutputsKept{false, false, true, false});  // a reused --out-dir
+      if (!d.exists()) made_dir = d.path();
+      if (!QDir(d.filePath("frames")).exists()) made_frames = d.filePath("frames");
+      if (!QDir().mkpath(d.filePath("frames")))
+        throw Error("cannot create the folder " + d.filePath("frames").toStdString());
+    };
     const std::string view_param = s.workload->view_param();
     Worker worker(std::move(s.workload));
     auto ctx = render::create_context("egl");
@@ -133,6 +146,7 @@ int run_sweep(const CliOptions& o) {
       // (at the view's own text size: headless views are drawn at UI scale 1)
       render::draw_caption(sweep_caption(spec, frames[f], f), o.image_width, o.image_height, 1);
       const std::vector<std::uint8_t> rgba = target.read_rgba();
+      if (f == 0) prepare_dir();
       char name[32];
       std::snprintf(name, sizeof name, "frames/%04zu.png", f);
       const std::string path = d.filePath(name).toStdString();
@@ -158,6 +172,9 @@ int run_sweep(const CliOptions& o) {
       item["compute_seconds"] = r.compute_seconds;
       item["warnings"] = r.warnings;
       list.push_back(item);
+      // The back end's notice once the first frame is drawn: an error in it is the only line.
+      if (!o.quiet && f == 0 && !s.backend.notice.empty())
+        std::fprintf(stderr, "simscope: %s\n", s.backend.notice.c_str());
       if (!o.quiet) {
         const double t = std::chrono::duration<double>(Clock::now() - t0).count();
         const double eta = t / double(f + 1) * double(frames.size() - f - 1);
@@ -183,12 +200,12 @@ int run_sweep(const CliOptions& o) {
     }
     return 0;
   } catch (const SweepInterrupted& i) {
-    for (const std::string& w : written) QFile::remove(QString::fromStdString(w));
+    remove_written();
     std::fprintf(stderr, "simscope: interrupted by %s; no outputs written\n",
                  signal_name(i.signal));
     return 128 + i.signal;
   } catch (const std::exception& e) {
-    for (const std::string& w : written) QFile::remove(QString::fromStdString(w));
+    remove_written();
     std::fprintf(stderr, "simscope: error: %s\n", e.what());
     return 1;
   }

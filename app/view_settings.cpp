@@ -1,5 +1,7 @@
 #include "view_settings.hpp"
 
+#include "core/error.hpp"
+
 namespace simscope::app {
 
 render::ViewSettings to_render_settings(const ParamSet& view, const ViewImage& image,
@@ -20,12 +22,20 @@ render::ViewSettings to_render_settings(const ParamSet& view, const ViewImage& i
     s.min = image.range_lo;
     s.max = image.range_hi;
   }
-  if (!use_hints) return s;
-  const Schema& vs = view.schema();
-  if (!image.colormap.empty() && view.get("view.colormap") == vs.at("view.colormap").default_value)
-    s.colormap = image.colormap;
-  if (!image.scale.empty() && view.get("view.scale") == vs.at("view.scale").default_value)
-    s.log_scale = image.scale == "log";
+  if (use_hints) {
+    const Schema& vs = view.schema();
+    if (!image.colormap.empty() &&
+        view.get("view.colormap") == vs.at("view.colormap").default_value)
+      s.colormap = image.colormap;
+    if (!image.scale.empty() && view.get("view.scale") == vs.at("view.scale").default_value)
+      s.log_scale = image.scale == "log";
+  }
+  // The user's locked range on a log scale (the plane view refuses it in its own words).
+  if (s.log_scale && view.get_string("view.range") == "locked" && !(s.min > 0))
+    throw Error("view.range=locked on a log scale needs view.min > 0, got view.min = " +
+                format_value(view.get("view.min")) +
+                " (use view.scale=linear for a range "
+                "through 0)");
   return s;
 }
 
