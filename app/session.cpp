@@ -74,7 +74,11 @@ Session make_session(const CliOptions& o) {
   s.params = s.workload->schema().defaults();
   s.view = view_schema().defaults();
   if (!o.preset.empty()) load_preset(o.preset, s.params, &s.view);
-  for (const std::string& kv : o.sets) set_parameter(s.params, s.view, kv);
+  for (const std::string& kv : o.sets) {
+    set_parameter(s.params, s.view, kv);
+    const std::string name = kv.substr(0, kv.find('='));
+    if (s.view.schema().find(name)) s.view_given.push_back(name);
+  }
   try {
     check_view_params(s.view);
   } catch (const Error& e) {

@@ -3,6 +3,7 @@
 /// then each --set) and the chosen back end. Shared by the GUI and the headless runner.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cli.hpp"
 #include "core/backend.hpp"
@@ -16,6 +17,9 @@ struct Session {
   ParamSet params;  ///< the workload's parameters
   ParamSet view;    ///< view_schema(): colormap, scale, range
   BackendChoice backend;
+  /// The view parameters named by --set (in order): their values win over a workload's hints
+  /// for its image (to_render_settings), even where they equal the defaults.
+  std::vector<std::string> view_given;
 };
 
 /// Sets NAME=VALUE on the workload's parameters, or on the view's when NAME is one of

@@ -134,13 +134,19 @@ int run_sweep(const CliOptions& o) {
     render::Offscreen target(o.image_width, o.image_height);
     render::PlaneView view;
     Json list = Json::array();
+    std::string log_note;  // log_scale_warning of the first frame with values <= 0
     const auto t0 = Clock::now();
     const bool tty = isatty(STDERR_FILENO);
     for (std::size_t f = 0; f < frames.size(); ++f) {
       const RunResult r = run_one(worker, frames[f], s.backend.backend);
       const ViewImage vi = worker.workload().view_image(r, r.params.get_string(view_param));
       target.bind();
-      view.set_settings(to_render_settings(s.view, vi));
+      const render::ViewSettings settings = to_render_settings(s.view, vi, true, s.view_given);
+      // A log scale over values <= 0: said once, for the first frame that has them.
+      if (settings.log_scale && log_note.empty())
+        if (std::string w = log_scale_warning(vi.label, vi.data.host()); !w.empty())
+          log_note = "frames (from frame " + std::to_string(f) + "): " + w;
+      view.set_settings(settings);
       upload_image(view, vi);
       view.draw(0, 0, o.image_width, o.image_height);
       // (at the view's own text size: headless views are drawn at UI scale 1)
@@ -189,10 +195,15 @@ int run_sweep(const CliOptions& o) {
     const std::string video = make_sweep_video(dir, note);
     if (!video.empty()) written.push_back(video);
     const std::string manifest = d.filePath("run.json").toStdString();
-    write_json_file(manifest, sweep_manifest(frames.front().schema().workload(),
-                                             to_string(s.backend.backend), spec, video, list));
+    Json m = sweep_manifest(frames.front().schema().workload(), to_string(s.backend.backend), spec,
+                            video, list);
+    m["warnings"] = Json::array();
+    for (const std::string* w : {&log_note, &note})
+      if (!w->empty()) m["warnings"].push_back(*w);
+    write_json_file(manifest, m);
     written.push_back(manifest);
-    if (!note.empty()) std::fprintf(stderr, "simscope: warning: %s\n", note.c_str());
+    for (const Json& w : m["warnings"])
+      std::fprintf(stderr, "simscope: warning: %s\n", w.get<std::string>().c_str());
     if (!o.quiet) {
       std::printf("simscope: sweep of %s over %d frames; wrote:\n", spec.param.c_str(),
                   spec.frames);

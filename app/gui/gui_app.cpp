@@ -76,11 +76,7 @@ void compute_histogram(GuiState& s) {
   s.histogram_range = s.plane->range();
   // The histogram needs the values on the host: a device image is downloaded here, once.
   const std::vector<float>& values = s.image.data.host();
-  s.nonpositive_fraction =
-      values.empty()
-          ? 0.0
-          : double(std::count_if(values.begin(), values.end(), [](float v) { return v <= 0; })) /
-                double(values.size());
+  s.log_note = log ? log_scale_warning(s.image.label, values) : "";
   if (!(hi > lo)) return;
   for (float v : values) {
     if (!std::isfinite(v) || (log && v <= 0)) continue;
@@ -103,7 +99,8 @@ void refresh_image(GuiState& s) {
     // the panel shows what is drawn; the user's later choices stick until the output changes.
     const std::string key = s.workload_name + "/" + which + compared;
     if (key != s.hinted_for) {
-      apply_view_hints(s.view, s.image);
+      apply_view_hints(s.view, s.image, s.view_given);  // --set view.*: for the first image
+      s.view_given.clear();
       s.hinted_for = key;
     }
     s.plane->set_settings(to_render_settings(s.view, s.image, false));
@@ -232,6 +229,7 @@ void export_data(GuiState& s) {
     RunResult r = *s.result;  // exported with the parameters it was computed with
     const std::string view_param = s.worker->workload().view_param();
     r.params.set(view_param, s.params.get(view_param));  // and the output shown
+    if (!s.log_note.empty() && info.scale == "log") r.warnings.push_back("view.png: " + s.log_note);
     const Json manifest = run_manifest(r, s.backend.notice, info, front_end_versions());
     const ExportFile img =
         view_png_file(QDir(QString::fromStdString(dir)).filePath("view.png").toStdString(),
@@ -389,6 +387,7 @@ int run_gui(const CliOptions& o) {
   s.workload_name = session.workload->name();
   s.params = session.params;
   s.view = session.view;
+  s.view_given = session.view_given;
   s.backend = session.backend;
   s.backend_request = o.backend;
   s.worker = std::make_unique<Worker>(std::move(session.workload));

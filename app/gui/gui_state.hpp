@@ -49,7 +49,11 @@ struct GuiState {
   bool image_dirty = false;
   std::vector<float> histogram;  ///< of the shown image, 64 bins over the view range
   std::pair<double, double> histogram_range{0, 0};
-  double nonpositive_fraction = 0;  ///< of the shown values, hidden by a log scale
+  /// A log scale over shown values <= 0: log_scale_warning's line (view panel, status bar,
+  /// exports' run.json); "" when none.
+  std::string log_note;
+  /// The view parameters given by --set, kept over the workload's hints for the first image.
+  std::vector<std::string> view_given;
 
   // messages and ui
   std::string error;         ///< shown in the status bar until dismissed

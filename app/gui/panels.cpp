@@ -165,12 +165,9 @@ void draw_view_panel(GuiState& s, float x, float y, float w, float h) {
       s.image_dirty = true;
     }
   }
-  if (plane_kind && s.plane && s.plane->settings().log_scale && s.nonpositive_fraction > 0) {
+  if (plane_kind && s.plane && s.plane->settings().log_scale && !s.log_note.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.8f, 0.3f, 1.f));
-    ImGui::TextWrapped(
-        "log scale: %.0f%% of the values are <= 0 and drawn in the lowest colour; "
-        "choose linear for signed outputs",
-        100 * s.nonpositive_fraction);
+    ImGui::TextWrapped("%s", s.log_note.c_str());
     ImGui::PopStyleColor();
   }
   ImGui::Separator();

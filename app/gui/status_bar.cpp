@@ -15,10 +15,19 @@ bool progress_shown(const GuiState& s) {
   return s.worker && s.worker->busy() && s.worker->elapsed_seconds() > 0.25;
 }
 
+namespace {
+/// The log scale's note applies: the centre shows the plane on a log scale over values <= 0.
+bool log_note_shown(const GuiState& s) {
+  return !s.log_note.empty() && s.plane && s.plane->settings().log_scale && s.worker &&
+         s.worker->workload().view_kind(s.params) == "plane";
+}
+}  // namespace
+
 std::string status_line(const GuiState& s) {
   if (!s.error.empty()) return "error: " + s.error;
   if (!s.info.empty()) return s.info;
   if (s.result && !s.result->warnings.empty()) return "warning: " + s.result->warnings.front();
+  if (log_note_shown(s)) return "warning: " + s.log_note;
   return "";
 }
 
@@ -119,6 +128,10 @@ void draw_status_bar(GuiState& s, float x, float y, float w, float h) {
   } else if (s.result && !s.result->warnings.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.8f, 0.3f, 1.f));
     ImGui::TextWrapped("warning: %s", s.result->warnings.front().c_str());
+    ImGui::PopStyleColor();
+  } else if (log_note_shown(s)) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.8f, 0.3f, 1.f));
+    ImGui::TextWrapped("warning: %s", s.log_note.c_str());
     ImGui::PopStyleColor();
   }
   ImGui::End();
