@@ -148,9 +148,12 @@ int run_sweep(const CliOptions& o) {
           log_note = "frames (from frame " + std::to_string(f) + "): " + w;
       view.set_settings(settings);
       upload_image(view, vi);
-      view.draw(0, 0, o.image_width, o.image_height);
-      // (at the view's own text size: headless views are drawn at UI scale 1)
-      render::draw_caption(sweep_caption(spec, frames[f], f), o.image_width, o.image_height, 1);
+      // The caption in a strip of its own above the view, so that it never covers the view's
+      // title or colorbar (at the view's own text size: headless views are drawn at UI scale 1).
+      const int strip = render::caption_strip_height(1);
+      view.draw(0, 0, o.image_width, std::max(1, o.image_height - strip));
+      render::draw_caption_strip(sweep_caption(spec, frames[f], f), o.image_width, o.image_height,
+                                 1, view.background());
       const std::vector<std::uint8_t> rgba = target.read_rgba();
       if (f == 0) prepare_dir();
       char name[32];
