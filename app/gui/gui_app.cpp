@@ -109,8 +109,14 @@ void refresh_image(GuiState& s) {
     // cancelled. A comparison (compare_shown) is an image made on the host.
     upload_image(*s.plane, s.image);
     compute_histogram(s);
+    s.view_message.clear();
   } catch (const std::exception& e) {
+    // Nothing of the earlier image stays (its colorbar would be a stray one): a message instead.
     s.error = e.what();
+    s.view_message = e.what();
+    s.image = ViewImage{};
+    s.histogram.clear();
+    s.log_note.clear();
   }
 }
 
@@ -165,7 +171,9 @@ void switch_workload(GuiState& s, const std::string& name) {
 /// render.view records it; no output where the centre shows a workload's own view.
 RenderInfo shown_view(const GuiState& s, const std::string& context) {
   RenderInfo info{context, "", s.plane ? s.plane->upload_path() : "", 0, "", "", "", 0, 0};
-  if (!s.plane || !s.result || s.worker->workload().view_kind(s.params) != "plane") return info;
+  if (!s.plane || !s.result || s.worker->workload().view_kind(s.params) != "plane" ||
+      !s.view_message.empty())
+    return info;
   info.output = s.params.get_string(s.worker->workload().view_param());
   info.colormap = s.plane->settings().colormap;
   info.scale = s.plane->settings().log_scale ? "log" : "linear";
@@ -192,6 +200,10 @@ bool save_screenshot(GuiState& s, const std::string& path, int fb_w, int fb_h) {
       v["range"] = QJsonArray{shown.range_lo, shown.range_hi};
       text["simscope.view"] = QString::fromUtf8(QJsonDocument(v).toJson(QJsonDocument::Compact));
     }
+    if (shown.output.empty() && !s.view_message.empty())  // what the centre says instead
+      text["simscope.view_message"] = QString::fromStdString(s.view_message);
+    if (const std::string t = tree_status(s); !t.empty())  // as the status bar shows it
+      text["simscope.tree_status"] = QString::fromStdString(t);
     add_explore_text(s, text);
     if (!s.cursor_text.empty()) text["simscope.hover"] = QString::fromStdString(s.cursor_text);
     if (progress_shown(s)) text["simscope.progress"] = "shown";
@@ -209,6 +221,10 @@ bool save_screenshot(GuiState& s, const std::string& path, int fb_w, int fb_h) {
 void export_data(GuiState& s) {
   if (!s.result) {
     action_failed(s, "nothing to export yet");
+    return;
+  }
+  if (!s.view_message.empty() && s.worker->workload().view_kind(s.params) == "plane") {
+    action_failed(s, "nothing to export for this output: " + s.view_message);
     return;
   }
   try {
@@ -325,6 +341,18 @@ void cursor_readout(GuiState& s, int fb_h, float sx, float sy, bool tooltip) {
   ImGui::BeginTooltip();
   ImGui::TextUnformatted(s.cursor_text.c_str());
   ImGui::EndTooltip();
+}
+
+/// In place of the plane (the centre between x0 and x1, above y1, window coordinates): the
+/// reason it shows nothing for the chosen output, wrapped and centred, no colorbar.
+void draw_view_message(const std::string& why, float x0, float x1, float y1) {
+  ImDrawList* dl = ImGui::GetBackgroundDrawList();
+  const float pad = 2 * ImGui::GetFontSize(), wrap = std::max(40.f, x1 - x0 - 2 * pad);
+  const std::string text = "Nothing to show for this output:\n" + why;
+  const ImVec2 size = ImGui::CalcTextSize(text.c_str(), nullptr, false, wrap);
+  const ImVec2 pos(x0 + std::max(pad, (x1 - x0 - size.x) / 2), std::max(pad, (y1 - size.y) / 2));
+  dl->AddText(ImGui::GetFont(), ImGui::GetFontSize(), pos, IM_COL32(230, 230, 230, 255),
+              text.c_str(), nullptr, wrap);
 }
 
 /// Widths of the left (parameters) and right (view) panels in a window W wide: their natural
@@ -488,6 +516,8 @@ int run_gui(const CliOptions& o) {
         !s.paused)
       submit(s);
 
+    if (plane_kind && s.result && !s.view_message.empty())
+      draw_view_message(s.view_message, left, W - right, H - bottom);
     ImGui::Render();
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     glViewport(0, 0, fb_w, fb_h);
@@ -497,10 +527,10 @@ int run_gui(const CliOptions& o) {
     const int vw = int((W - left - right) * sx), vh = int((H - bottom) * sy);
     s.image_export.view_w = vw, s.image_export.view_h = vh;
     if (s.result && vw > 16 && vh > 16) {
-      if (plane_kind)
-        s.plane->draw(vx, vy, vw, vh);
-      else
+      if (!plane_kind)
         s.extras->draw_view(s, vx, vy, vw, vh);
+      else if (s.view_message.empty())
+        s.plane->draw(vx, vy, vw, vh);  // else the centre has draw_view_message's text
     }
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     glViewport(0, 0, fb_w, fb_h);

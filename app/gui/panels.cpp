@@ -154,7 +154,7 @@ void draw_view_panel(GuiState& s, float x, float y, float w, float h) {
   const bool plane_kind = s.worker->workload().view_kind(s.params) == "plane";
   if (plane_kind && param_widgets(s.view, err)) s.image_dirty = true;
   if (!err.empty()) s.error = err;
-  if (s.plane && plane_kind) {
+  if (s.plane && plane_kind && s.view_message.empty()) {
     const auto [lo, hi] = s.plane->range();
     ImGui::TextUnformatted("range in effect:");  // no wrapping: ImGui wraps at '.' in numbers
     ImGui::Text("%.4g .. %.4g", lo, hi);

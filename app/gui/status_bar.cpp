@@ -31,6 +31,20 @@ std::string status_line(const GuiState& s) {
   return "";
 }
 
+std::string tree_status(const GuiState& s) {
+  if (!s.result || !s.result->stats.count("rms_rel_error")) return "";
+  const auto& st = s.result->stats;
+  const auto stat = [&](const char* k) { return st.count(k) ? st.at(k) : 0.0; };
+  // The tree evaluator reports 0 build seconds when its kept tree served (field.hpp TreeStats).
+  char build[48] = "tree kept";
+  if (stat("tree_build_seconds") > 0)
+    std::snprintf(build, sizeof build, "tree build %.0f ms", stat("tree_build_seconds") * 1e3);
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%s, eval %.0f ms, error %.1e rms, %.1e max", build,
+                stat("tree_eval_seconds") * 1e3, stat("rms_rel_error"), stat("max_rel_error"));
+  return buf;
+}
+
 void action_failed(GuiState& s, const std::string& message) {
   s.error = message;
   s.action_error = message;
@@ -77,12 +91,9 @@ void draw_status_bar(GuiState& s, float x, float y, float w, float h) {
                 s.result->preview ? " (preview)" : "");
   else
     ImGui::Text("compute -");
-  if (s.result && s.result->stats.count("rms_rel_error")) {  // the field's tree method
-    const auto& st = s.result->stats;
+  if (const std::string t = tree_status(s); !t.empty()) {  // the field's tree method
     ImGui::SameLine();
-    ImGui::Text("(tree build %.0f ms, eval %.0f ms, error %.1e rms, %.1e max)",
-                st.at("tree_build_seconds") * 1e3, st.at("tree_eval_seconds") * 1e3,
-                st.at("rms_rel_error"), st.at("max_rel_error"));
+    ImGui::Text("(%s)", t.c_str());
   }
   ImGui::SameLine();
   ImGui::TextDisabled("|");
