@@ -7,6 +7,7 @@
 #include "compare_view.hpp"
 #include "gui_state.hpp"
 #include "run_manifest.hpp"
+#include "ui_text.hpp"
 #include "view_png_export.hpp"
 
 namespace simscope::app::gui {
@@ -96,7 +97,7 @@ void draw_compare_panel(GuiState& s) {
     ImGui::TextWrapped("%s", c.message.c_str());
     ImGui::PopStyleColor();
   } else if (!c.stats_label.empty()) {
-    ImGui::Text("%s:", c.stats_label.c_str());
+    ImGui::Text("%s:", ui_text(c.stats_label).c_str());
     ImGui::Text("max |B - A| %.4g  RMS %.4g", c.stats.max_abs, c.stats.rms);
     ImGui::Text("relative: max %.3g  RMS %.3g", c.relative.max_abs, c.relative.rms);
   }

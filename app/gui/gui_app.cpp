@@ -35,6 +35,7 @@
 #include "render/offscreen.hpp"
 #include "render/text.hpp"
 #include "run_manifest.hpp"
+#include "ui_text.hpp"
 #include "undo.hpp"
 #include "view_png_export.hpp"
 #include "view_schema.hpp"
@@ -332,8 +333,9 @@ void cursor_readout(GuiState& s, int fb_h, float sx, float sy, bool tooltip) {
   const int j = std::clamp(int(std::floor(ij->second)), 0, s.image.cols - 1);
   const float v = s.image.data.host()[size_t(i) * s.image.cols + j];
   char buf[320];
-  std::snprintf(buf, sizeof buf, "%s = %.6g %s\n%s  %s", s.image.label.c_str(), v,
-                s.image.unit.c_str(), s.worker->workload().describe_sample(*s.result, i, j).c_str(),
+  std::snprintf(buf, sizeof buf, "%s = %.6g %s\n%s  %s", ui_text(s.image.label).c_str(), v,
+                ui_text(s.image.unit).c_str(),
+                s.worker->workload().describe_sample(*s.result, i, j).c_str(),
                 s.extras->sample_index(s, i, j).c_str());
   s.cursor_text = buf;
   while (!s.cursor_text.empty() && s.cursor_text.back() == ' ') s.cursor_text.pop_back();

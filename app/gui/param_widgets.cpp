@@ -9,14 +9,15 @@
 
 #include "core/error.hpp"
 #include "number_widget.hpp"
+#include "ui_text.hpp"
 
 namespace simscope::app::gui {
 namespace {
 
 void tooltip(const ParamSpec& s) {
   if (!ImGui::IsItemHovered()) return;
-  std::string t = s.name + "\n" + s.help;
-  if (!s.unit.empty()) t += "\nunit: " + s.unit;
+  std::string t = s.name + "\n" + ui_text(s.help);
+  if (!s.unit.empty()) t += "\nunit: " + ui_text(s.unit);
   if ((s.type == ParamType::Int || s.type == ParamType::Float) && s.has_range())
     t += "\nrange: [" + format_value(ParamValue(s.min)) + ", " + format_value(ParamValue(s.max)) +
          "]";
@@ -39,7 +40,7 @@ bool apply(ParamSet& p, const ParamSpec& s, const ParamValue& v, std::string& er
 }
 
 std::string label_for(const ParamSpec& s) {
-  return s.unit.empty() ? s.name : s.name + " [" + s.unit + "]";
+  return s.unit.empty() ? s.name : s.name + " [" + ui_text(s.unit) + "]";
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "explore.hpp"
 #include "fonts.hpp"
 #include "gui_state.hpp"
+#include "ui_text.hpp"
 #include "xy_plot.hpp"
 
 namespace simscope::app::gui {
@@ -173,7 +174,8 @@ void draw_explore(GuiState& s, int fb_h, float sx, float sy) {
         if (ImGui::Button("Clear line")) e.have_line = e.show_plot = false;
         if (col >= 0 && pc)
           draw_profile_plot(*e.profile, e.profile->first_value_column + col,
-                            pc->label + (pc->unit.empty() ? "" : " [" + pc->unit + "]"), sc);
+                            ui_text(pc->label + (pc->unit.empty() ? "" : " [" + pc->unit + "]")),
+                            sc);
       } else {
         ImGui::TextUnformatted("no profile: the shown output has no plane samples");
       }
