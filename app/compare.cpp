@@ -68,6 +68,31 @@ ViewImage compare_image(const ViewImage& a, const ViewImage& b, CompareMode mode
   return d;
 }
 
+PlaneSamples compare_samples(const PlaneSamples& a, const PlaneSamples& b, CompareMode mode) {
+  if (mode == CompareMode::Current) return b;
+  if (a.rows != b.rows || a.cols != b.cols)
+    throw Error("compare: the pinned result A has " + std::to_string(a.rows) + " x " +
+                std::to_string(a.cols) + " samples, the current B " + std::to_string(b.rows) +
+                " x " + std::to_string(b.cols) + ": no comparison (pin again)");
+  if (mode == CompareMode::Pinned) return a;
+  const bool rel = mode == CompareMode::Relative;
+  PlaneSamples d = b;
+  d.columns.clear();
+  for (const PlaneColumn& cb : b.columns) {
+    const int k = a.column(cb.name);
+    if (k < 0 || a.columns[std::size_t(k)].data.size() != cb.data.size()) continue;
+    const std::vector<float>& va = a.columns[std::size_t(k)].data;
+    PlaneColumn c{cb.name, (rel ? "(B - A) / |A|: " : "B - A: ") + cb.label, rel ? "" : cb.unit,
+                  std::vector<float>(cb.data.size())};
+    for (std::size_t i = 0; i < c.data.size(); ++i) {
+      const double x = va[i], y = cb.data[i];
+      c.data[i] = rel ? (x == 0 ? NAN : float((y - x) / std::fabs(x))) : float(y - x);
+    }
+    d.columns.push_back(std::move(c));
+  }
+  return d;
+}
+
 std::vector<OutputArray> output_differences(const RunResult& a, const RunResult& b) {
   std::vector<OutputArray> out;
   for (const OutputArray& ob : b.outputs) {

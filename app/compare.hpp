@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "json.hpp"
+#include "plane_profile.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {
@@ -36,6 +37,13 @@ DiffStats diff_stats(const std::vector<float>& a, const std::vector<float>& b, b
 /// "(B - A) / |A|: label" (relative: no unit), colormap "coolwarm", linear scale and a range
 /// symmetric about 0. Throws simscope::Error when the two images differ in size (naming both).
 ViewImage compare_image(const ViewImage& a, const ViewImage& b, CompareMode mode);
+
+/// The plane samples (probe and line profile) of what `mode` shows, from A's samples `a` and B's
+/// `b` of the same plane: b, a, or for every column of b that a holds (by name) b - a or
+/// (b - a) / |a| (NaN where a == 0), labelled as compare_image labels the image (relative: no
+/// unit); columns of b that a lacks are left out of the differences. Throws simscope::Error when
+/// the planes differ in size (naming both).
+PlaneSamples compare_samples(const PlaneSamples& a, const PlaneSamples& b, CompareMode mode);
 
 /// B - A for every output of `b` that `a` holds with the same shape (float64 outputs in
 /// float64, the others as float32, integers included, so a negative difference is kept).

@@ -63,15 +63,22 @@ const PlaneSamples* explore_samples(GuiState& s) {
   ExploreState& e = s.explore;
   if (!s.result) return nullptr;
   const std::string shown = s.params.get_string(s.worker->workload().view_param());
-  if (!e.samples || e.samples_serial != s.result_serial || e.samples_shown != shown) {
+  if (!e.samples || e.samples_serial != s.result_serial || e.samples_shown != shown ||
+      e.samples_mode != s.compare.mode || e.samples_pinned != s.compare.pinned.get()) {
     try {
-      e.samples = std::make_shared<const PlaneSamples>(
-          plane_samples(s.worker->workload(), *s.result, shown));
+      PlaneSamples b = plane_samples(s.worker->workload(), *s.result, shown);
+      // What the view shows: A, B - A or (B - A) / |A| while a result is pinned (compare.hpp).
+      if (compare_shown(s))
+        b = compare_samples(plane_samples(s.worker->workload(), *s.compare.pinned, shown), b,
+                            s.compare.mode);
+      e.samples = std::make_shared<const PlaneSamples>(std::move(b));
     } catch (const std::exception&) {
       e.samples.reset();
     }
     e.samples_serial = s.result_serial;
     e.samples_shown = shown;
+    e.samples_mode = s.compare.mode;
+    e.samples_pinned = s.compare.pinned.get();
     e.profile_serial = ~std::uint64_t(0);
   }
   return e.samples.get();
