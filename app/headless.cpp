@@ -140,8 +140,9 @@ void print_difference(const RunResult& a, const RunResult& b, const std::string&
   const OutputArray *oa = a.find(name), *ob = b.find(name);
   if (quiet || !oa || !ob || oa->shape != ob->shape) return;
   const auto va = output_values(*oa), vb = output_values(*ob);
-  const DiffStats d = diff_stats(std::vector<float>(va.begin(), va.end()),
-                                 std::vector<float>(vb.begin(), vb.end()), false);
+  const DiffStats d =
+      diff_stats(std::vector<float>(va.begin(), va.end()), std::vector<float>(vb.begin(), vb.end()),
+                 false, is_angle(ob->unit));
   std::printf("simscope: B - A of %s: max |B - A| %.6g, RMS %.6g over %zu values\n", name.c_str(),
               d.max_abs, d.rms, d.compared);
 }

@@ -57,8 +57,9 @@ std::string apply_compare(GuiState& s, const std::string& which) {
     if (a.rows != s.image.rows || a.cols != s.image.cols) {
       compare_image(a, s.image, CompareMode::Difference);  // throws the message
     }
-    c.stats = diff_stats(a.data.host(), s.image.data.host(), false);
-    c.relative = diff_stats(a.data.host(), s.image.data.host(), true);
+    const bool angle = is_angle(s.image.unit);
+    c.stats = diff_stats(a.data.host(), s.image.data.host(), false, angle);
+    c.relative = diff_stats(a.data.host(), s.image.data.host(), true, angle);
     c.stats_label = s.image.label;
     if (c.mode == CompareMode::Current) return "";
     s.image = compare_image(a, s.image, c.mode);
