@@ -205,6 +205,7 @@ bool save_screenshot(GuiState& s, const std::string& path, int fb_w, int fb_h) {
       text["simscope.view_message"] = QString::fromStdString(s.view_message);
     if (const std::string t = tree_status(s); !t.empty())  // as the status bar shows it
       text["simscope.tree_status"] = QString::fromStdString(t);
+    if (!s.panels_layout.empty()) text["simscope.panels"] = QString::fromStdString(s.panels_layout);
     add_explore_text(s, text);
     if (!s.cursor_text.empty()) text["simscope.hover"] = QString::fromStdString(s.cursor_text);
     if (progress_shown(s)) text["simscope.progress"] = "shown";

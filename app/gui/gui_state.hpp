@@ -58,6 +58,9 @@ struct GuiState {
   std::string view_message;
   /// The view parameters given by --set, kept over the workload's hints for the first image.
   std::vector<std::string> view_given;
+  /// This frame's panel layout for the screenshots' simscope.panels: parameter rows drawn and
+  /// cut off (param_rows), and whether each panel scrolls (vertically, sideways).
+  std::string panels_layout;
 
   // messages and ui
   std::string error;         ///< shown in the status bar until dismissed
