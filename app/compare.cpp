@@ -22,7 +22,16 @@ std::vector<double> output_values(const OutputArray& o) {
   return std::vector<double>(v.begin(), v.end());
 }
 
-DiffStats diff_stats(const std::vector<float>& a, const std::vector<float>& b, bool relative) {
+bool is_angle(const std::string& unit) { return unit == "rad"; }
+
+double difference(double a, double b, bool angle) {
+  if (!angle) return b - a;
+  const double d = std::remainder(b - a, 2 * M_PI);  // [-pi, pi]
+  return d <= -M_PI ? d + 2 * M_PI : d;
+}
+
+DiffStats diff_stats(const std::vector<float>& a, const std::vector<float>& b, bool relative,
+                     bool angle) {
   DiffStats s;
   double sum2 = 0;
   const std::size_t n = std::min(a.size(), b.size());
@@ -32,7 +41,7 @@ DiffStats diff_stats(const std::vector<float>& a, const std::vector<float>& b, b
       ++s.skipped;
       continue;
     }
-    const double d = relative ? (y - x) / std::fabs(x) : y - x;
+    const double d = difference(x, y, angle) / (relative ? std::fabs(x) : 1.0);
     s.max_abs = std::max(s.max_abs, std::fabs(d));
     sum2 += d * d;
     ++s.compared;
@@ -50,12 +59,12 @@ ViewImage compare_image(const ViewImage& a, const ViewImage& b, CompareMode mode
                 " x " + std::to_string(b.cols) + ": no comparison (pin again)");
   if (mode == CompareMode::Pinned) return a;
   ViewImage d = b;
-  const bool rel = mode == CompareMode::Relative;
+  const bool rel = mode == CompareMode::Relative, angle = is_angle(b.unit);
   const std::vector<float>&va = a.data.host(), &vb = b.data.host();
   std::vector<float> diff(vb.size());
   for (std::size_t k = 0; k < diff.size(); ++k) {
-    const double x = va[k], y = vb[k];
-    diff[k] = rel ? (x == 0 ? NAN : float((y - x) / std::fabs(x))) : float(y - x);
+    const double x = va[k], y = vb[k], dd = difference(x, y, angle);
+    diff[k] = rel ? (x == 0 ? NAN : float(dd / std::fabs(x))) : float(dd);
   }
   d.data = std::move(diff);  // on the host
   d.label = (rel ? "(B - A) / |A|: " : "B - A: ") + b.label;
@@ -65,6 +74,32 @@ ViewImage compare_image(const ViewImage& a, const ViewImage& b, CompareMode mode
   d.range_lo = d.range_hi = 0;
   d.symmetric_range();
   if (!(d.range_lo < d.range_hi)) d.range_lo = -1, d.range_hi = 1;  // A == B: still centred
+  return d;
+}
+
+PlaneSamples compare_samples(const PlaneSamples& a, const PlaneSamples& b, CompareMode mode) {
+  if (mode == CompareMode::Current) return b;
+  if (a.rows != b.rows || a.cols != b.cols)
+    throw Error("compare: the pinned result A has " + std::to_string(a.rows) + " x " +
+                std::to_string(a.cols) + " samples, the current B " + std::to_string(b.rows) +
+                " x " + std::to_string(b.cols) + ": no comparison (pin again)");
+  if (mode == CompareMode::Pinned) return a;
+  const bool rel = mode == CompareMode::Relative;
+  PlaneSamples d = b;
+  d.columns.clear();
+  for (const PlaneColumn& cb : b.columns) {
+    const int k = a.column(cb.name);
+    if (k < 0 || a.columns[std::size_t(k)].data.size() != cb.data.size()) continue;
+    const std::vector<float>& va = a.columns[std::size_t(k)].data;
+    PlaneColumn c{cb.name, (rel ? "(B - A) / |A|: " : "B - A: ") + cb.label, rel ? "" : cb.unit,
+                  std::vector<float>(cb.data.size())};
+    const bool angle = is_angle(cb.unit);
+    for (std::size_t i = 0; i < c.data.size(); ++i) {
+      const double x = va[i], y = cb.data[i], dd = difference(x, y, angle);
+      c.data[i] = rel ? (x == 0 ? NAN : float(dd / std::fabs(x))) : float(dd);
+    }
+    d.columns.push_back(std::move(c));
+  }
   return d;
 }
 
@@ -78,12 +113,13 @@ std::vector<OutputArray> output_differences(const RunResult& a, const RunResult&
     OutputArray d;
     d.name = ob.name, d.label = "B - A: " + ob.label, d.unit = ob.unit, d.shape = ob.shape;
     d.dtype = ob.dtype == io::DType::Float64 ? io::DType::Float64 : io::DType::Float32;
+    const bool angle = is_angle(ob.unit);
     if (d.dtype == io::DType::Float64) {
       d.data64.resize(vb.size());
-      for (std::size_t k = 0; k < vb.size(); ++k) d.data64[k] = vb[k] - va[k];
+      for (std::size_t k = 0; k < vb.size(); ++k) d.data64[k] = difference(va[k], vb[k], angle);
     } else {
       std::vector<float> diff(vb.size());
-      for (std::size_t k = 0; k < vb.size(); ++k) diff[k] = float(vb[k] - va[k]);
+      for (std::size_t k = 0; k < vb.size(); ++k) diff[k] = float(difference(va[k], vb[k], angle));
       d.data = std::move(diff);
     }
     out.push_back(std::move(d));

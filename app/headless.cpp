@@ -140,8 +140,9 @@ void print_difference(const RunResult& a, const RunResult& b, const std::string&
   const OutputArray *oa = a.find(name), *ob = b.find(name);
   if (quiet || !oa || !ob || oa->shape != ob->shape) return;
   const auto va = output_values(*oa), vb = output_values(*ob);
-  const DiffStats d = diff_stats(std::vector<float>(va.begin(), va.end()),
-                                 std::vector<float>(vb.begin(), vb.end()), false);
+  const DiffStats d =
+      diff_stats(std::vector<float>(va.begin(), va.end()), std::vector<float>(vb.begin(), vb.end()),
+                 false, is_angle(ob->unit));
   std::printf("simscope: B - A of %s: max |B - A| %.6g, RMS %.6g over %zu values\n", name.c_str(),
               d.max_abs, d.rms, d.compared);
 }
@@ -160,16 +161,15 @@ void write_headless_outputs(const CliOptions& o, const Session& s, const Workloa
   if (!o.no_image) {
     const auto t0 = std::chrono::steady_clock::now();
     const ViewImage vi = viewer.view_image(r, r.params.get_string(view_param));
-    if (to_render_settings(s.view, vi).log_scale &&
-        std::any_of(vi.data.host().begin(), vi.data.host().end(), [](float v) { return v <= 0; }))
-      r.warnings.push_back("view.png: log scale, but " + vi.label +
-                           " has values <= 0, drawn in the lowest colour (use "
-                           "--set view.scale=linear for signed outputs)");
+    const render::ViewSettings settings = to_render_settings(s.view, vi, true, s.view_given);
+    if (settings.log_scale)
+      if (std::string w = log_scale_warning(vi.label, vi.data.host()); !w.empty())
+        r.warnings.push_back("view.png: " + w);
     auto ctx = render::create_context("egl");
     render::Offscreen target(o.image_width, o.image_height);
     target.bind();
     render::PlaneView view;
-    view.set_settings(to_render_settings(s.view, vi));
+    view.set_settings(settings);
     upload_image(view, vi);
     view.draw(0, 0, o.image_width, o.image_height);
     image_path = o.out_image.empty()
@@ -252,7 +252,7 @@ int run_headless(const CliOptions& o) {
     if (stop_signal()) throw Interrupted{stop_signal()};
     std::optional<RunResult> pinned;  // --pin-set: A, computed after B (no checkpoint)
     if (pin_params) {
-      Session sa{nullptr, *pin_params, s.view, s.backend};
+      Session sa{nullptr, *pin_params, s.view, s.backend, s.view_given};
       pinned = run_with_progress(worker, sa, o.quiet, notice_printed, nullptr);
       if (stop_signal()) throw Interrupted{stop_signal()};
     }

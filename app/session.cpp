@@ -38,6 +38,9 @@ void check_command_line(const CliOptions& o) {
   const auto w = make_workload(name);
   ParamSet params = w->schema().defaults(), view = view_schema().defaults();
   for (const std::string& kv : o.sets) set_parameter(params, view, kv);
+  // The view's settings together (a locked range the wrong way round); with a preset, which
+  // may set the other end, make_session checks them (a preset is an input file: exit 1).
+  if (o.preset.empty()) check_view_params(view);
   for (const std::string& kv : o.pin_sets) {  // --pin-set NAME=VALUE: A's parameters
     const auto eq = kv.find('=');
     ParamSet a = params;
@@ -71,7 +74,17 @@ Session make_session(const CliOptions& o) {
   s.params = s.workload->schema().defaults();
   s.view = view_schema().defaults();
   if (!o.preset.empty()) load_preset(o.preset, s.params, &s.view);
-  for (const std::string& kv : o.sets) set_parameter(s.params, s.view, kv);
+  for (const std::string& kv : o.sets) {
+    set_parameter(s.params, s.view, kv);
+    const std::string name = kv.substr(0, kv.find('='));
+    if (s.view.schema().find(name)) s.view_given.push_back(name);
+  }
+  try {
+    check_view_params(s.view);
+  } catch (const Error& e) {
+    if (o.preset.empty()) throw;
+    throw Error(o.preset + ": " + e.what());
+  }
   s.backend = choose_backend(o.backend);
   return s;
 }

@@ -3,6 +3,7 @@
 /// then each --set) and the chosen back end. Shared by the GUI and the headless runner.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cli.hpp"
 #include "core/backend.hpp"
@@ -16,6 +17,9 @@ struct Session {
   ParamSet params;  ///< the workload's parameters
   ParamSet view;    ///< view_schema(): colormap, scale, range
   BackendChoice backend;
+  /// The view parameters named by --set (in order): their values win over a workload's hints
+  /// for its image (to_render_settings), even where they equal the defaults.
+  std::vector<std::string> view_given;
 };
 
 /// Sets NAME=VALUE on the workload's parameters, or on the view's when NAME is one of
@@ -25,14 +29,16 @@ void set_parameter(ParamSet& params, ParamSet& view, const std::string& name_val
 /// The command-line errors (exit status 2) that need no input file: an unknown workload in
 /// --workload or --list-params, an unknown parameter or a value its parameter refuses in --set
 /// (checked against the workload given, else the preset's, else field), the same for --pin-set,
-/// and a --sweep whose parameter is not a number or whose start or stop is outside its range.
+/// a --sweep whose parameter is not a number or whose start or stop is outside its range, and
+/// (without --preset) a locked view range with view.min >= view.max (check_view_params).
 /// Throws simscope::Error
 /// with make_session's message; a preset that cannot be read is left to make_session (a bad
 /// input file, exit status 1).
 void check_command_line(const CliOptions& options);
 
 /// Builds the session. Throws simscope::Error: unknown workload, bad preset, unknown parameter
-/// or bad value in --set, a forced back end that cannot run.
+/// or bad value in --set, a locked view range with view.min >= view.max (with a preset: the
+/// message starts with its path), a forced back end that cannot run.
 Session make_session(const CliOptions& options);
 
 /// `simscope --list-params NAME`: the schema as an aligned table. Throws on an unknown workload.

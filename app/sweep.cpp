@@ -104,35 +104,58 @@ void write_json_file(const std::string& path, const Json& j) {
 
 int run_sweep(const CliOptions& o) {
   std::vector<std::string> written;  // removed again on an error: no partial sweep is left
+  QString made_frames, made_dir;     // frames/ and --out-dir, when this sweep created them
+  // On an error or a stop: the files written, then frames/ and --out-dir if this sweep made them
+  // (rmdir removes only an empty folder).
+  auto remove_written = [&] {
+    for (const std::string& w : written) QFile::remove(QString::fromStdString(w));
+    if (!made_frames.isEmpty()) QDir().rmdir(made_frames);
+    if (!made_dir.isEmpty()) QDir().rmdir(made_dir);
+  };
   try {
     const SweepSpec spec = parse_sweep(o.sweep);
     Session s = make_session(o);
     const std::vector<ParamSet> frames = sweep_params(s.params, spec);
     const std::string dir = o.out_dir.empty() ? "simscope-out" : o.out_dir;
     check_output_dir(dir);
-    remove_stale_outputs(dir, OutputsKept{false, false, true, false});  // a reused --out-dir
     const QDir d(QString::fromStdString(dir));
-    if (!QDir().mkpath(d.filePath("frames")))
-      throw Error("cannot create the folder " + d.filePath("frames").toStdString());
-    if (!o.quiet) std::fprintf(stderr, "simscope: %s\n", s.backend.notice.c_str());
+    // The folder is prepared once the first frame is drawn, so that an error before (a
+    // parameter the run refuses, a view setting the image cannot take) leaves it as it was.
+    auto prepare_dir = [&] {
+      remove_stale_outputs(dir, OutputsKept{false, false, true, false});  // a reused --out-dir
+      if (!d.exists()) made_dir = d.path();
+      if (!QDir(d.filePath("frames")).exists()) made_frames = d.filePath("frames");
+      if (!QDir().mkpath(d.filePath("frames")))
+        throw Error("cannot create the folder " + d.filePath("frames").toStdString());
+    };
     const std::string view_param = s.workload->view_param();
     Worker worker(std::move(s.workload));
     auto ctx = render::create_context("egl");
     render::Offscreen target(o.image_width, o.image_height);
     render::PlaneView view;
     Json list = Json::array();
+    std::string log_note;  // log_scale_warning of the first frame with values <= 0
     const auto t0 = Clock::now();
     const bool tty = isatty(STDERR_FILENO);
     for (std::size_t f = 0; f < frames.size(); ++f) {
       const RunResult r = run_one(worker, frames[f], s.backend.backend);
       const ViewImage vi = worker.workload().view_image(r, r.params.get_string(view_param));
       target.bind();
-      view.set_settings(to_render_settings(s.view, vi));
+      const render::ViewSettings settings = to_render_settings(s.view, vi, true, s.view_given);
+      // A log scale over values <= 0: said once, for the first frame that has them.
+      if (settings.log_scale && log_note.empty())
+        if (std::string w = log_scale_warning(vi.label, vi.data.host()); !w.empty())
+          log_note = "frames (from frame " + std::to_string(f) + "): " + w;
+      view.set_settings(settings);
       upload_image(view, vi);
-      view.draw(0, 0, o.image_width, o.image_height);
-      // (at the view's own text size: headless views are drawn at UI scale 1)
-      render::draw_caption(sweep_caption(spec, frames[f], f), o.image_width, o.image_height, 1);
+      // The caption in a strip of its own above the view, so that it never covers the view's
+      // title or colorbar (at the view's own text size: headless views are drawn at UI scale 1).
+      const int strip = render::caption_strip_height(1);
+      view.draw(0, 0, o.image_width, std::max(1, o.image_height - strip));
+      render::draw_caption_strip(sweep_caption(spec, frames[f], f), o.image_width, o.image_height,
+                                 1, view.background());
       const std::vector<std::uint8_t> rgba = target.read_rgba();
+      if (f == 0) prepare_dir();
       char name[32];
       std::snprintf(name, sizeof name, "frames/%04zu.png", f);
       const std::string path = d.filePath(name).toStdString();
@@ -158,6 +181,9 @@ int run_sweep(const CliOptions& o) {
       item["compute_seconds"] = r.compute_seconds;
       item["warnings"] = r.warnings;
       list.push_back(item);
+      // The back end's notice once the first frame is drawn: an error in it is the only line.
+      if (!o.quiet && f == 0 && !s.backend.notice.empty())
+        std::fprintf(stderr, "simscope: %s\n", s.backend.notice.c_str());
       if (!o.quiet) {
         const double t = std::chrono::duration<double>(Clock::now() - t0).count();
         const double eta = t / double(f + 1) * double(frames.size() - f - 1);
@@ -172,10 +198,15 @@ int run_sweep(const CliOptions& o) {
     const std::string video = make_sweep_video(dir, note);
     if (!video.empty()) written.push_back(video);
     const std::string manifest = d.filePath("run.json").toStdString();
-    write_json_file(manifest, sweep_manifest(frames.front().schema().workload(),
-                                             to_string(s.backend.backend), spec, video, list));
+    Json m = sweep_manifest(frames.front().schema().workload(), to_string(s.backend.backend), spec,
+                            video, list);
+    m["warnings"] = Json::array();
+    for (const std::string* w : {&log_note, &note})
+      if (!w->empty()) m["warnings"].push_back(*w);
+    write_json_file(manifest, m);
     written.push_back(manifest);
-    if (!note.empty()) std::fprintf(stderr, "simscope: warning: %s\n", note.c_str());
+    for (const Json& w : m["warnings"])
+      std::fprintf(stderr, "simscope: warning: %s\n", w.get<std::string>().c_str());
     if (!o.quiet) {
       std::printf("simscope: sweep of %s over %d frames; wrote:\n", spec.param.c_str(),
                   spec.frames);
@@ -183,12 +214,12 @@ int run_sweep(const CliOptions& o) {
     }
     return 0;
   } catch (const SweepInterrupted& i) {
-    for (const std::string& w : written) QFile::remove(QString::fromStdString(w));
+    remove_written();
     std::fprintf(stderr, "simscope: interrupted by %s; no outputs written\n",
                  signal_name(i.signal));
     return 128 + i.signal;
   } catch (const std::exception& e) {
-    for (const std::string& w : written) QFile::remove(QString::fromStdString(w));
+    remove_written();
     std::fprintf(stderr, "simscope: error: %s\n", e.what());
     return 1;
   }

@@ -1,9 +1,15 @@
 #include "view_settings.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "core/error.hpp"
+
 namespace simscope::app {
 
 render::ViewSettings to_render_settings(const ParamSet& view, const ViewImage& image,
-                                        bool use_hints) {
+                                        bool use_hints, const std::vector<std::string>& given) {
   render::ViewSettings s;
   s.colormap = view.get_string("view.colormap");
   s.log_scale = view.get_string("view.scale") == "log";
@@ -14,36 +20,65 @@ render::ViewSettings to_render_settings(const ParamSet& view, const ViewImage& i
   s.label = image.label;
   s.unit = image.unit;
   s.annotations = image.annotations;
-  // The workload's choice for this image while the user has not picked another.
-  if (s.auto_range && image.range_lo < image.range_hi) {
+  if (use_hints) {
+    // A hint replaces a setting at its default that the user did not give.
+    const Schema& vs = view.schema();
+    auto hintable = [&](const std::string& name) {
+      return view.get(name) == vs.at(name).default_value &&
+             std::find(given.begin(), given.end(), name) == given.end();
+    };
+    if (!image.colormap.empty() && hintable("view.colormap")) s.colormap = image.colormap;
+    if (!image.scale.empty() && hintable("view.scale")) s.log_scale = image.scale == "log";
+  }
+  // The workload's range for this image while the user has not locked one; a log scale the user
+  // chose over a range through 0 (a symmetric one) keeps its own range of the positive values.
+  if (s.auto_range && image.range_lo < image.range_hi && (!s.log_scale || image.range_lo > 0)) {
     s.auto_range = false;
     s.min = image.range_lo;
     s.max = image.range_hi;
   }
-  if (!use_hints) return s;
-  const Schema& vs = view.schema();
-  if (!image.colormap.empty() && view.get("view.colormap") == vs.at("view.colormap").default_value)
-    s.colormap = image.colormap;
-  if (!image.scale.empty() && view.get("view.scale") == vs.at("view.scale").default_value)
-    s.log_scale = image.scale == "log";
+  // The user's locked range on a log scale (the plane view refuses it in its own words).
+  if (s.log_scale && view.get_string("view.range") == "locked" && !(s.min > 0))
+    throw Error("view.range=locked on a log scale needs view.min > 0, got view.min = " +
+                format_value(view.get("view.min")) + " (use view.scale=linear for a range " +
+                "through 0)");
   return s;
 }
 
-}  // namespace simscope::app
-
-namespace simscope::app {
-
-bool apply_view_hints(ParamSet& view, const ViewImage& image) {
+bool apply_view_hints(ParamSet& view, const ViewImage& image,
+                      const std::vector<std::string>& given) {
+  auto is_given = [&](const char* name) {
+    return std::find(given.begin(), given.end(), name) != given.end();
+  };
   bool changed = false;
-  if (!image.colormap.empty() && view.get_string("view.colormap") != image.colormap) {
+  if (!image.colormap.empty() && !is_given("view.colormap") &&
+      view.get_string("view.colormap") != image.colormap) {
     view.set("view.colormap", image.colormap);
     changed = true;
   }
-  if (!image.scale.empty() && view.get_string("view.scale") != image.scale) {
+  if (!image.scale.empty() && !is_given("view.scale") &&
+      view.get_string("view.scale") != image.scale) {
     view.set("view.scale", image.scale);
     changed = true;
   }
   return changed;
+}
+
+std::string log_scale_warning(const std::string& label, const std::vector<float>& values) {
+  std::size_t nonpositive = 0, finite = 0;
+  for (float v : values) {
+    if (!std::isfinite(v)) continue;
+    ++finite;
+    if (v <= 0) ++nonpositive;
+  }
+  if (nonpositive == 0) return "";
+  char share[64];
+  std::snprintf(share, sizeof share, "%zu of %zu values (%.3g %%)", nonpositive, finite,
+                100.0 * double(nonpositive) / double(finite));
+  return "view.scale=log, but " + std::string(share) + " of " + label +
+         " are <= 0: they have no logarithm and are drawn in the lowest colour, as values below "
+         "the range (the colours show the value, not its magnitude |v|, and the range spans the "
+         "positive values only); use view.scale=linear for signed outputs";
 }
 
 }  // namespace simscope::app

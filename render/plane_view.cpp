@@ -553,6 +553,10 @@ void PlaneView::set_background(float r, float g, float b) {
   impl_->bg[2] = std::clamp(b, 0.0f, 1.0f);
 }
 
+std::array<float, 3> PlaneView::background() const {
+  return {impl_->bg[0], impl_->bg[1], impl_->bg[2]};
+}
+
 void PlaneView::set_ui_scale(float scale) {
   if (!(scale > 0 && scale <= 16)) throw RenderError("ui scale must be in (0, 16]");
   impl_->ui_scale = scale;

@@ -111,6 +111,8 @@ class PlaneView {
 
   /// Background colour of the view rectangle (default dark grey 0.11, 0.11, 0.13), RGB in [0, 1].
   void set_background(float r, float g, float b);
+  /// The background colour in effect, RGB in [0, 1].
+  std::array<float, 3> background() const;
   /// HiDPI factor for the colorbar and its text (1 = 96 dpi; text 14 px tall at 1).
   void set_ui_scale(float scale);
   /// Pixels per em of the font atlases the view's text has baked so far, in order (a change of

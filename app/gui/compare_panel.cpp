@@ -7,6 +7,7 @@
 #include "compare_view.hpp"
 #include "gui_state.hpp"
 #include "run_manifest.hpp"
+#include "ui_text.hpp"
 #include "view_png_export.hpp"
 
 namespace simscope::app::gui {
@@ -56,8 +57,9 @@ std::string apply_compare(GuiState& s, const std::string& which) {
     if (a.rows != s.image.rows || a.cols != s.image.cols) {
       compare_image(a, s.image, CompareMode::Difference);  // throws the message
     }
-    c.stats = diff_stats(a.data.host(), s.image.data.host(), false);
-    c.relative = diff_stats(a.data.host(), s.image.data.host(), true);
+    const bool angle = is_angle(s.image.unit);
+    c.stats = diff_stats(a.data.host(), s.image.data.host(), false, angle);
+    c.relative = diff_stats(a.data.host(), s.image.data.host(), true, angle);
     c.stats_label = s.image.label;
     if (c.mode == CompareMode::Current) return "";
     s.image = compare_image(a, s.image, c.mode);
@@ -96,7 +98,7 @@ void draw_compare_panel(GuiState& s) {
     ImGui::TextWrapped("%s", c.message.c_str());
     ImGui::PopStyleColor();
   } else if (!c.stats_label.empty()) {
-    ImGui::Text("%s:", c.stats_label.c_str());
+    ImGui::Text("%s:", ui_text(c.stats_label).c_str());
     ImGui::Text("max |B - A| %.4g  RMS %.4g", c.stats.max_abs, c.stats.rms);
     ImGui::Text("relative: max %.3g  RMS %.3g", c.relative.max_abs, c.relative.rms);
   }

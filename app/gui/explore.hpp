@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "compare.hpp"
 #include "plane_profile.hpp"
 
 namespace simscope::app::gui {
@@ -19,11 +20,14 @@ struct GuiState;
 
 /// What the probe and the profile keep between frames.
 struct ExploreState {
-  /// Every plane output of the shown result (plane_samples), rebuilt when the result or the
-  /// shown output changes (keys below).
+  /// Every plane output of what the view shows (plane_samples of the result; with a pinned A:
+  /// compare_samples of the compare mode), rebuilt when the result, the shown output, the
+  /// compare mode or the pinned result changes (keys below).
   std::shared_ptr<const PlaneSamples> samples;
   std::uint64_t samples_serial = ~std::uint64_t(0);
   std::string samples_shown;
+  CompareMode samples_mode = CompareMode::Current;
+  const void* samples_pinned = nullptr;
 
   std::optional<std::pair<int, int>> probe;  ///< the probed sample (i, j), or none
   std::string probe_readout;                 ///< probe_text of it, this frame

@@ -35,6 +35,7 @@
 #include "render/offscreen.hpp"
 #include "render/text.hpp"
 #include "run_manifest.hpp"
+#include "ui_text.hpp"
 #include "undo.hpp"
 #include "view_png_export.hpp"
 #include "view_schema.hpp"
@@ -76,11 +77,7 @@ void compute_histogram(GuiState& s) {
   s.histogram_range = s.plane->range();
   // The histogram needs the values on the host: a device image is downloaded here, once.
   const std::vector<float>& values = s.image.data.host();
-  s.nonpositive_fraction =
-      values.empty()
-          ? 0.0
-          : double(std::count_if(values.begin(), values.end(), [](float v) { return v <= 0; })) /
-                double(values.size());
+  s.log_note = log ? log_scale_warning(s.image.label, values) : "";
   if (!(hi > lo)) return;
   for (float v : values) {
     if (!std::isfinite(v) || (log && v <= 0)) continue;
@@ -103,7 +100,8 @@ void refresh_image(GuiState& s) {
     // the panel shows what is drawn; the user's later choices stick until the output changes.
     const std::string key = s.workload_name + "/" + which + compared;
     if (key != s.hinted_for) {
-      apply_view_hints(s.view, s.image);
+      apply_view_hints(s.view, s.image, s.view_given);  // --set view.*: for the first image
+      s.view_given.clear();
       s.hinted_for = key;
     }
     s.plane->set_settings(to_render_settings(s.view, s.image, false));
@@ -112,8 +110,14 @@ void refresh_image(GuiState& s) {
     // cancelled. A comparison (compare_shown) is an image made on the host.
     upload_image(*s.plane, s.image);
     compute_histogram(s);
+    s.view_message.clear();
   } catch (const std::exception& e) {
+    // Nothing of the earlier image stays (its colorbar would be a stray one): a message instead.
     s.error = e.what();
+    s.view_message = e.what();
+    s.image = ViewImage{};
+    s.histogram.clear();
+    s.log_note.clear();
   }
 }
 
@@ -168,7 +172,9 @@ void switch_workload(GuiState& s, const std::string& name) {
 /// render.view records it; no output where the centre shows a workload's own view.
 RenderInfo shown_view(const GuiState& s, const std::string& context) {
   RenderInfo info{context, "", s.plane ? s.plane->upload_path() : "", 0, "", "", "", 0, 0};
-  if (!s.plane || !s.result || s.worker->workload().view_kind(s.params) != "plane") return info;
+  if (!s.plane || !s.result || s.worker->workload().view_kind(s.params) != "plane" ||
+      !s.view_message.empty())
+    return info;
   info.output = s.params.get_string(s.worker->workload().view_param());
   info.colormap = s.plane->settings().colormap;
   info.scale = s.plane->settings().log_scale ? "log" : "linear";
@@ -195,6 +201,11 @@ bool save_screenshot(GuiState& s, const std::string& path, int fb_w, int fb_h) {
       v["range"] = QJsonArray{shown.range_lo, shown.range_hi};
       text["simscope.view"] = QString::fromUtf8(QJsonDocument(v).toJson(QJsonDocument::Compact));
     }
+    if (shown.output.empty() && !s.view_message.empty())  // what the centre says instead
+      text["simscope.view_message"] = QString::fromStdString(s.view_message);
+    if (const std::string t = tree_status(s); !t.empty())  // as the status bar shows it
+      text["simscope.tree_status"] = QString::fromStdString(t);
+    if (!s.panels_layout.empty()) text["simscope.panels"] = QString::fromStdString(s.panels_layout);
     add_explore_text(s, text);
     if (!s.cursor_text.empty()) text["simscope.hover"] = QString::fromStdString(s.cursor_text);
     if (progress_shown(s)) text["simscope.progress"] = "shown";
@@ -212,6 +223,10 @@ bool save_screenshot(GuiState& s, const std::string& path, int fb_w, int fb_h) {
 void export_data(GuiState& s) {
   if (!s.result) {
     action_failed(s, "nothing to export yet");
+    return;
+  }
+  if (!s.view_message.empty() && s.worker->workload().view_kind(s.params) == "plane") {
+    action_failed(s, "nothing to export for this output: " + s.view_message);
     return;
   }
   try {
@@ -232,6 +247,7 @@ void export_data(GuiState& s) {
     RunResult r = *s.result;  // exported with the parameters it was computed with
     const std::string view_param = s.worker->workload().view_param();
     r.params.set(view_param, s.params.get(view_param));  // and the output shown
+    if (!s.log_note.empty() && info.scale == "log") r.warnings.push_back("view.png: " + s.log_note);
     const Json manifest = run_manifest(r, s.backend.notice, info, front_end_versions());
     const ExportFile img =
         view_png_file(QDir(QString::fromStdString(dir)).filePath("view.png").toStdString(),
@@ -318,8 +334,9 @@ void cursor_readout(GuiState& s, int fb_h, float sx, float sy, bool tooltip) {
   const int j = std::clamp(int(std::floor(ij->second)), 0, s.image.cols - 1);
   const float v = s.image.data.host()[size_t(i) * s.image.cols + j];
   char buf[320];
-  std::snprintf(buf, sizeof buf, "%s = %.6g %s\n%s  %s", s.image.label.c_str(), v,
-                s.image.unit.c_str(), s.worker->workload().describe_sample(*s.result, i, j).c_str(),
+  std::snprintf(buf, sizeof buf, "%s = %.6g %s\n%s  %s", ui_text(s.image.label).c_str(), v,
+                ui_text(s.image.unit).c_str(),
+                s.worker->workload().describe_sample(*s.result, i, j).c_str(),
                 s.extras->sample_index(s, i, j).c_str());
   s.cursor_text = buf;
   while (!s.cursor_text.empty() && s.cursor_text.back() == ' ') s.cursor_text.pop_back();
@@ -327,6 +344,18 @@ void cursor_readout(GuiState& s, int fb_h, float sx, float sy, bool tooltip) {
   ImGui::BeginTooltip();
   ImGui::TextUnformatted(s.cursor_text.c_str());
   ImGui::EndTooltip();
+}
+
+/// In place of the plane (the centre between x0 and x1, above y1, window coordinates): the
+/// reason it shows nothing for the chosen output, wrapped and centred, no colorbar.
+void draw_view_message(const std::string& why, float x0, float x1, float y1) {
+  ImDrawList* dl = ImGui::GetBackgroundDrawList();
+  const float pad = 2 * ImGui::GetFontSize(), wrap = std::max(40.f, x1 - x0 - 2 * pad);
+  const std::string text = "Nothing to show for this output:\n" + why;
+  const ImVec2 size = ImGui::CalcTextSize(text.c_str(), nullptr, false, wrap);
+  const ImVec2 pos(x0 + std::max(pad, (x1 - x0 - size.x) / 2), std::max(pad, (y1 - size.y) / 2));
+  dl->AddText(ImGui::GetFont(), ImGui::GetFontSize(), pos, IM_COL32(230, 230, 230, 255),
+              text.c_str(), nullptr, wrap);
 }
 
 /// Widths of the left (parameters) and right (view) panels in a window W wide: their natural
@@ -389,6 +418,7 @@ int run_gui(const CliOptions& o) {
   s.workload_name = session.workload->name();
   s.params = session.params;
   s.view = session.view;
+  s.view_given = session.view_given;
   s.backend = session.backend;
   s.backend_request = o.backend;
   s.worker = std::make_unique<Worker>(std::move(session.workload));
@@ -489,6 +519,8 @@ int run_gui(const CliOptions& o) {
         !s.paused)
       submit(s);
 
+    if (plane_kind && s.result && !s.view_message.empty())
+      draw_view_message(s.view_message, left, W - right, H - bottom);
     ImGui::Render();
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     glViewport(0, 0, fb_w, fb_h);
@@ -498,10 +530,10 @@ int run_gui(const CliOptions& o) {
     const int vw = int((W - left - right) * sx), vh = int((H - bottom) * sy);
     s.image_export.view_w = vw, s.image_export.view_h = vh;
     if (s.result && vw > 16 && vh > 16) {
-      if (plane_kind)
-        s.plane->draw(vx, vy, vw, vh);
-      else
+      if (!plane_kind)
         s.extras->draw_view(s, vx, vy, vw, vh);
+      else if (s.view_message.empty())
+        s.plane->draw(vx, vy, vw, vh);  // else the centre has draw_view_message's text
     }
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     glViewport(0, 0, fb_w, fb_h);

@@ -49,7 +49,18 @@ struct GuiState {
   bool image_dirty = false;
   std::vector<float> histogram;  ///< of the shown image, 64 bins over the view range
   std::pair<double, double> histogram_range{0, 0};
-  double nonpositive_fraction = 0;  ///< of the shown values, hidden by a log scale
+  /// A log scale over shown values <= 0: log_scale_warning's line (view panel, status bar,
+  /// exports' run.json); "" when none.
+  std::string log_note;
+  /// Why the centre shows no plane for the chosen output (the workload's view_image refused it,
+  /// e.g. the field's error view of a direct-sum result): drawn there instead of the plane and
+  /// its colorbar; "" while the plane shows.
+  std::string view_message;
+  /// The view parameters given by --set, kept over the workload's hints for the first image.
+  std::vector<std::string> view_given;
+  /// This frame's panel layout for the screenshots' simscope.panels: parameter rows drawn and
+  /// cut off (param_rows), and whether each panel scrolls (vertically, sideways).
+  std::string panels_layout;
 
   // messages and ui
   std::string error;         ///< shown in the status bar until dismissed
@@ -92,6 +103,10 @@ void draw_help(GuiState& s);
 /// The status bar's message line as text ("error: ...", the last action, or the result's first
 /// warning; empty when none), and whether it shows a running job's progress bar.
 std::string status_line(const GuiState& s);
+/// The field's tree method in the status bar: "tree build 12 ms, eval 30 ms, error 1.2e-06 rms,
+/// 3.4e-06 max", or "tree kept, eval ..." when the run reused the tree built before (for the
+/// same sources: by the preview, or an earlier run); "" for results without the tree's error.
+std::string tree_status(const GuiState& s);
 bool progress_shown(const GuiState& s);
 
 /// A user action (preset, screenshot, export) failed: its message goes to the status bar.

@@ -72,13 +72,18 @@ std::vector<std::uint8_t> render_view_offscreen(GuiState& s, int w, int h,
   render::Offscreen target(w, h);  // names the GL limit when the size exceeds it
   target.bind();
   const bool plane = s.worker->workload().view_kind(s.params) == "plane";
+  // A plane's caption in a strip of its own above it (never over its title or colorbar); the
+  // phase view's in its free bottom-left corner.
+  const int strip = plane && !caption.empty() ? render::caption_strip_height(ui_scale()) : 0;
   if (plane)
-    s.plane->draw(0, 0, w, h);
+    s.plane->draw(0, 0, w, std::max(1, h - strip));
   else
     s.extras->draw_view(s, 0, 0, w, h);
   target.bind();  // (a workload's view may have bound its own)
-  render::draw_caption(caption, w, h, ui_scale(),
-                       plane ? render::CaptionCorner::TopLeft : render::CaptionCorner::BottomLeft);
+  if (plane)
+    render::draw_caption_strip(caption, w, h, ui_scale(), s.plane->background());
+  else
+    render::draw_caption(caption, w, h, ui_scale(), render::CaptionCorner::BottomLeft);
   rgba = target.read_rgba();
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   return rgba;

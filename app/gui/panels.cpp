@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "core/error.hpp"
 #include "gui_state.hpp"
@@ -12,9 +13,18 @@
 namespace simscope::app::gui {
 namespace {
 
-constexpr ImGuiWindowFlags kPanelFlags = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize |
-                                         ImGuiWindowFlags_NoCollapse |
-                                         ImGuiWindowFlags_NoSavedSettings;
+/// Fixed panels; what is still wider than the panel (a large UI scale) scrolls sideways.
+constexpr ImGuiWindowFlags kPanelFlags =
+    ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
+    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_HorizontalScrollbar;
+
+/// The width for a widget labelled `label` that leaves its label visible: ImGui's default
+/// (0.65 of the panel) where it fits, else what is left beside the label (at least a third).
+float width_beside(const char* label) {
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const float fit = avail - ImGui::CalcTextSize(label).x - 2 * ImGui::GetStyle().ItemInnerSpacing.x;
+  return std::max(std::min(avail * 0.65f, fit), avail * 0.34f);
+}
 
 /// ImGui::SameLine() when a button labelled `next` still fits on this line (narrow panels: the
 /// next line).
@@ -23,6 +33,16 @@ void same_line_if_room(const char* next) {
   const float right = ImGui::GetItemRectMax().x + st.ItemSpacing.x + ImGui::CalcTextSize(next).x +
                       2 * st.FramePadding.x;
   if (right <= ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x) ImGui::SameLine();
+}
+
+/// "NAME: rows R, cut C, scroll_y 0|1, scroll_x 0|1" for the current panel (param_rows since
+/// the last call).
+std::string panel_layout(const char* name) {
+  const ParamRowCount n = param_rows(true);
+  char buf[128];
+  std::snprintf(buf, sizeof buf, "%s: rows %d, cut %d, scroll_y %d, scroll_x %d", name, n.rows,
+                n.cut, ImGui::GetScrollMaxY() > 0 ? 1 : 0, ImGui::GetScrollMaxX() > 0 ? 1 : 0);
+  return buf;
 }
 
 void remember_preset(GuiState& s, const std::string& path) {
@@ -100,6 +120,7 @@ bool draw_params_panel(GuiState& s, float x, float y, float w, float h) {
   ImGui::SetNextWindowPos(ImVec2(x, y));
   ImGui::SetNextWindowSize(ImVec2(w, h));
   ImGui::Begin("Workload", nullptr, kPanelFlags);
+  ImGui::SetNextItemWidth(width_beside("workload"));
   if (ImGui::BeginCombo("workload", s.workload_name.c_str())) {
     for (const auto& n : workload_names())
       if (ImGui::Selectable(n.c_str(), n == s.workload_name)) s.switch_to = n;
@@ -110,6 +131,7 @@ bool draw_params_panel(GuiState& s, float x, float y, float w, float h) {
     int cur = 0;
     for (int i = 0; i < 3; ++i)
       if (s.backend_request == backends[i]) cur = i;
+    ImGui::SetNextItemWidth(width_beside("back end"));
     if (ImGui::Combo("back end", &cur, backends, 3) && s.backend_request != backends[cur]) {
       try {
         s.backend = choose_backend(backends[cur]);
@@ -139,6 +161,7 @@ bool draw_params_panel(GuiState& s, float x, float y, float w, float h) {
     if (ImGui::Selectable(r.c_str())) changed |= load_preset_into(s, r);
   }
   changed |= preset_popups(s);
+  s.panels_layout = panel_layout("params");
   ImGui::End();
   return changed;
 }
@@ -154,7 +177,7 @@ void draw_view_panel(GuiState& s, float x, float y, float w, float h) {
   const bool plane_kind = s.worker->workload().view_kind(s.params) == "plane";
   if (plane_kind && param_widgets(s.view, err)) s.image_dirty = true;
   if (!err.empty()) s.error = err;
-  if (s.plane && plane_kind) {
+  if (s.plane && plane_kind && s.view_message.empty()) {
     const auto [lo, hi] = s.plane->range();
     ImGui::TextUnformatted("range in effect:");  // no wrapping: ImGui wraps at '.' in numbers
     ImGui::Text("%.4g .. %.4g", lo, hi);
@@ -165,12 +188,9 @@ void draw_view_panel(GuiState& s, float x, float y, float w, float h) {
       s.image_dirty = true;
     }
   }
-  if (plane_kind && s.plane && s.plane->settings().log_scale && s.nonpositive_fraction > 0) {
+  if (plane_kind && s.plane && s.plane->settings().log_scale && !s.log_note.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.8f, 0.3f, 1.f));
-    ImGui::TextWrapped(
-        "log scale: %.0f%% of the values are <= 0 and drawn in the lowest colour; "
-        "choose linear for signed outputs",
-        100 * s.nonpositive_fraction);
+    ImGui::TextWrapped("%s", s.log_note.c_str());
     ImGui::PopStyleColor();
   }
   ImGui::Separator();
@@ -213,6 +233,7 @@ void draw_view_panel(GuiState& s, float x, float y, float w, float h) {
     ImGui::Separator();
     ImGui::TextWrapped("%s", s.cursor_text.c_str());
   }
+  s.panels_layout += "; " + panel_layout("view");
   ImGui::End();
 }
 

@@ -9,14 +9,15 @@
 
 #include "core/error.hpp"
 #include "number_widget.hpp"
+#include "ui_text.hpp"
 
 namespace simscope::app::gui {
 namespace {
 
 void tooltip(const ParamSpec& s) {
   if (!ImGui::IsItemHovered()) return;
-  std::string t = s.name + "\n" + s.help;
-  if (!s.unit.empty()) t += "\nunit: " + s.unit;
+  std::string t = s.name + "\n" + ui_text(s.help);
+  if (!s.unit.empty()) t += "\nunit: " + ui_text(s.unit);
   if ((s.type == ParamType::Int || s.type == ParamType::Float) && s.has_range())
     t += "\nrange: [" + format_value(ParamValue(s.min)) + ", " + format_value(ParamValue(s.max)) +
          "]";
@@ -39,24 +40,52 @@ bool apply(ParamSet& p, const ParamSpec& s, const ParamValue& v, std::string& er
 }
 
 std::string label_for(const ParamSpec& s) {
-  return s.unit.empty() ? s.name : s.name + " [" + s.unit + "]";
+  return s.unit.empty() ? s.name : s.name + " [" + ui_text(s.unit) + "]";
 }
 
+ParamRowCount g_rows;
+
 }  // namespace
+
+ParamRowCount param_rows(bool reset) {
+  const ParamRowCount r = g_rows;
+  if (reset) g_rows = {};
+  return r;
+}
 
 bool param_widget(ParamSet& p, const ParamSpec& s, std::string& error) {
   bool changed = false;
   ImGui::PushID(s.name.c_str());
   const float reset_w = ImGui::GetFrameHeight();
-  const std::string label = label_for(s);
+  std::string label = label_for(s);
   {
     // Half the panel; in a narrow panel less, down to a third, so that the label and the R
-    // button beside the widget stay visible.
+    // button beside the widget stay visible. Where even that would cut the label (a narrow
+    // panel, a large UI scale), the label goes on a line of its own above a wide widget.
     const ImGuiStyle& st = ImGui::GetStyle();
     const float avail = ImGui::GetContentRegionAvail().x;
     const float fit = avail - ImGui::CalcTextSize(label.c_str()).x - reset_w -
                       st.ItemInnerSpacing.x - 2 * st.ItemSpacing.x;
-    ImGui::SetNextItemWidth(std::max(std::min(avail * 0.50f - reset_w, fit), avail * 0.34f));
+    const float beside = std::max(std::min(avail * 0.50f - reset_w, fit), avail * 0.34f);
+    // What the widget needs to show its value: an enum's longest choice beside the arrow, a
+    // file field's hint, a number's 7 digits.
+    float need = ImGui::CalcTextSize("-0.000000").x;
+    if (s.type == ParamType::Enum)
+      for (const auto& c : s.choices) need = std::max(need, ImGui::CalcTextSize(c.c_str()).x);
+    if (s.type == ParamType::Path) need = ImGui::CalcTextSize("(none: generated)").x;
+    need += 2 * st.FramePadding.x + (s.type == ParamType::Enum ? ImGui::GetFrameHeight() : 0);
+    // A checkbox draws its label itself: stacked only when the row would not fit.
+    const bool bool_fits = ImGui::GetFrameHeight() + st.ItemInnerSpacing.x +
+                               ImGui::CalcTextSize(label.c_str()).x + st.ItemSpacing.x + reset_w <=
+                           avail;
+    if (s.type == ParamType::Bool ? !bool_fits : (fit < avail * 0.34f || beside < need)) {
+      ImGui::TextUnformatted(label.c_str());
+      tooltip(s);
+      label = "##widget";  // the label is above; the ID stays unique under PushID(s.name)
+      ImGui::SetNextItemWidth(std::max(avail - reset_w - st.ItemSpacing.x, avail * 0.5f));
+    } else {
+      ImGui::SetNextItemWidth(beside);
+    }
   }
   const NumberWidget kind = number_widget(s);
   switch (s.type) {
@@ -132,6 +161,10 @@ bool param_widget(ParamSet& p, const ParamSpec& s, std::string& error) {
   tooltip(s);
   ImGui::SameLine();
   if (ImGui::SmallButton("R")) changed |= apply(p, s, s.default_value, error);
+  ++g_rows.rows;
+  if (ImGui::GetItemRectMax().x >
+      ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x + 1)
+    ++g_rows.cut;
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("reset %s to %s", s.name.c_str(), format_value(s.default_value).c_str());
   ImGui::PopID();

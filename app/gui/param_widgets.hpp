@@ -15,4 +15,12 @@ bool param_widgets(ParamSet& params, std::string& error);
 /// The widget of one parameter (same contract).
 bool param_widget(ParamSet& params, const ParamSpec& spec, std::string& error);
 
+/// Parameter rows drawn since the last reset whose reset button ended past their panel's right
+/// edge (a label or widget cut off; the panel then scrolls sideways), and the rows drawn: the
+/// window records them in its screenshots (simscope.panels) for the layout's tests.
+struct ParamRowCount {
+  int rows = 0, cut = 0;
+};
+ParamRowCount param_rows(bool reset);
+
 }  // namespace simscope::app::gui

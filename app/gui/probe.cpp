@@ -11,6 +11,7 @@
 #include "explore.hpp"
 #include "fonts.hpp"
 #include "gui_state.hpp"
+#include "ui_text.hpp"
 #include "xy_plot.hpp"
 
 namespace simscope::app::gui {
@@ -62,15 +63,22 @@ const PlaneSamples* explore_samples(GuiState& s) {
   ExploreState& e = s.explore;
   if (!s.result) return nullptr;
   const std::string shown = s.params.get_string(s.worker->workload().view_param());
-  if (!e.samples || e.samples_serial != s.result_serial || e.samples_shown != shown) {
+  if (!e.samples || e.samples_serial != s.result_serial || e.samples_shown != shown ||
+      e.samples_mode != s.compare.mode || e.samples_pinned != s.compare.pinned.get()) {
     try {
-      e.samples = std::make_shared<const PlaneSamples>(
-          plane_samples(s.worker->workload(), *s.result, shown));
+      PlaneSamples b = plane_samples(s.worker->workload(), *s.result, shown);
+      // What the view shows: A, B - A or (B - A) / |A| while a result is pinned (compare.hpp).
+      if (compare_shown(s))
+        b = compare_samples(plane_samples(s.worker->workload(), *s.compare.pinned, shown), b,
+                            s.compare.mode);
+      e.samples = std::make_shared<const PlaneSamples>(std::move(b));
     } catch (const std::exception&) {
       e.samples.reset();
     }
     e.samples_serial = s.result_serial;
     e.samples_shown = shown;
+    e.samples_mode = s.compare.mode;
+    e.samples_pinned = s.compare.pinned.get();
     e.profile_serial = ~std::uint64_t(0);
   }
   return e.samples.get();
@@ -173,7 +181,8 @@ void draw_explore(GuiState& s, int fb_h, float sx, float sy) {
         if (ImGui::Button("Clear line")) e.have_line = e.show_plot = false;
         if (col >= 0 && pc)
           draw_profile_plot(*e.profile, e.profile->first_value_column + col,
-                            pc->label + (pc->unit.empty() ? "" : " [" + pc->unit + "]"), sc);
+                            ui_text(pc->label + (pc->unit.empty() ? "" : " [" + pc->unit + "]")),
+                            sc);
       } else {
         ImGui::TextUnformatted("no profile: the shown output has no plane samples");
       }

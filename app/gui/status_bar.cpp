@@ -15,11 +15,34 @@ bool progress_shown(const GuiState& s) {
   return s.worker && s.worker->busy() && s.worker->elapsed_seconds() > 0.25;
 }
 
+namespace {
+/// The log scale's note applies: the centre shows the plane on a log scale over values <= 0.
+bool log_note_shown(const GuiState& s) {
+  return !s.log_note.empty() && s.plane && s.plane->settings().log_scale && s.worker &&
+         s.worker->workload().view_kind(s.params) == "plane";
+}
+}  // namespace
+
 std::string status_line(const GuiState& s) {
   if (!s.error.empty()) return "error: " + s.error;
   if (!s.info.empty()) return s.info;
   if (s.result && !s.result->warnings.empty()) return "warning: " + s.result->warnings.front();
+  if (log_note_shown(s)) return "warning: " + s.log_note;
   return "";
+}
+
+std::string tree_status(const GuiState& s) {
+  if (!s.result || !s.result->stats.count("rms_rel_error")) return "";
+  const auto& st = s.result->stats;
+  const auto stat = [&](const char* k) { return st.count(k) ? st.at(k) : 0.0; };
+  // The tree evaluator reports 0 build seconds when its kept tree served (field.hpp TreeStats).
+  char build[48] = "tree kept";
+  if (stat("tree_build_seconds") > 0)
+    std::snprintf(build, sizeof build, "tree build %.0f ms", stat("tree_build_seconds") * 1e3);
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%s, eval %.0f ms, error %.1e rms, %.1e max", build,
+                stat("tree_eval_seconds") * 1e3, stat("rms_rel_error"), stat("max_rel_error"));
+  return buf;
 }
 
 void action_failed(GuiState& s, const std::string& message) {
@@ -68,12 +91,9 @@ void draw_status_bar(GuiState& s, float x, float y, float w, float h) {
                 s.result->preview ? " (preview)" : "");
   else
     ImGui::Text("compute -");
-  if (s.result && s.result->stats.count("rms_rel_error")) {  // the field's tree method
-    const auto& st = s.result->stats;
+  if (const std::string t = tree_status(s); !t.empty()) {  // the field's tree method
     ImGui::SameLine();
-    ImGui::Text("(tree build %.0f ms, eval %.0f ms, error %.1e rms, %.1e max)",
-                st.at("tree_build_seconds") * 1e3, st.at("tree_eval_seconds") * 1e3,
-                st.at("rms_rel_error"), st.at("max_rel_error"));
+    ImGui::Text("(%s)", t.c_str());
   }
   ImGui::SameLine();
   ImGui::TextDisabled("|");
@@ -119,6 +139,10 @@ void draw_status_bar(GuiState& s, float x, float y, float w, float h) {
   } else if (s.result && !s.result->warnings.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.8f, 0.3f, 1.f));
     ImGui::TextWrapped("warning: %s", s.result->warnings.front().c_str());
+    ImGui::PopStyleColor();
+  } else if (log_note_shown(s)) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.8f, 0.3f, 1.f));
+    ImGui::TextWrapped("warning: %s", s.log_note.c_str());
     ImGui::PopStyleColor();
   }
   ImGui::End();

@@ -1,5 +1,7 @@
 #include "view_schema.hpp"
 
+#include "core/error.hpp"
+
 namespace simscope::app {
 
 const Schema& view_schema() {
@@ -20,6 +22,15 @@ const Schema& view_schema() {
           {"view.colorbar", ParamType::Bool, true, 1, 0, {}, "", "Draw the colorbar."},
       });
   return schema;
+}
+
+void check_view_params(const ParamSet& view) {
+  if (view.get_string("view.range") != "locked") return;
+  const double lo = view.get_double("view.min"), hi = view.get_double("view.max");
+  if (lo < hi) return;
+  throw Error("view.range=locked needs view.min < view.max, got view.min = " +
+              format_value(view.get("view.min")) +
+              " and view.max = " + format_value(view.get("view.max")));
 }
 
 }  // namespace simscope::app

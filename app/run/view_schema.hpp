@@ -12,4 +12,9 @@ namespace simscope::app {
 /// view.scale (linear|log), view.range (auto|locked), view.min, view.max, view.colorbar (bool).
 const Schema& view_schema();
 
+/// Checks what the view parameters `view` (of view_schema()) need together: a locked range
+/// (view.range=locked) needs view.min < view.max. Throws simscope::Error naming view.min and
+/// view.max and their values otherwise; an auto range passes whatever they hold.
+void check_view_params(const ParamSet& view);
+
 }  // namespace simscope::app

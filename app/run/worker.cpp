@@ -78,15 +78,19 @@ void Worker::loop() {
       if (!pending_ && !progress->cancel) event_ = std::move(e);
     };
     try {
+      // Set member by member: the whole run (no range, axis empty), no aggregate initializer
+      // that -Wmissing-field-initializers flags for every member left out.
+      RunRequest run;
+      run.command = req.command;
       if (req.preview_first) {
-        RunResult preview = workload_->run(
-            req.params, req.backend, RunRequest{true, req.command, nullptr, {}}, progress.get());
+        run.preview = true;
+        RunResult preview = workload_->run(req.params, req.backend, run, progress.get());
         publish(Event{std::move(preview), {}});
         progress->fraction = 0;
       }
-      RunResult full =
-          workload_->run(req.params, req.backend,
-                         RunRequest{false, req.command, req.checkpoint, {}}, progress.get());
+      run.preview = false;
+      run.checkpoint = req.checkpoint;
+      RunResult full = workload_->run(req.params, req.backend, run, progress.get());
       publish(Event{std::move(full), {}});
     } catch (const Cancelled&) {
       // superseded or cancelled: the previous result stays

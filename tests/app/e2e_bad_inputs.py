@@ -71,6 +71,11 @@ np.save(os.path.join(d, "cube_i2.npy"), np.ones((6, 3, 4), np.int16))
 np.save(os.path.join(d, "cube_f2.npy"), np.ones((6, 3, 4), np.float16))
 np.save(os.path.join(d, "sources_i2.npy"), np.ones((10, 4), np.int16))
 np.save(os.path.join(d, "init_f2.npy"), np.ones((100, 2), np.float16))
+# A locked colour range the wrong way round, from a preset (fresh-user finding: exit 1 without
+# naming view.min/view.max, and a sweep left an empty frames/ folder).
+locked_equal = write("locked_equal.json", json.dumps(
+    {"simscope_preset": 1, "workload": "field", "params": {},
+     "view": {"view.range": "locked", "view.min": 3, "view.max": 3}}), "w")
 
 # (label, args, words expected in the message (any of), exit status: 2 for command-line errors
 # (--help: "2 command-line error"), 1 for bad input files and runtime errors, words that must all
@@ -138,6 +143,17 @@ cases = [
     ("long edge-list line", ["--workload", "oscillators", "--set", "network.topology=file",
      "--set", f"network.file={long_edges}"], ["long_edges.txt"], 1, ["line 1", "1" * 78 + "..."],
      ["1" * 100]),
+    ("locked range min > max", ["--set", "view.range=locked", "--set", "view.min=2",
+     "--set", "view.max=1"], ["view.min"], 2, ["view.min = 2", "view.max = 1", "view.range=locked"]),
+    ("sweep with a locked range min > max", ["--sweep", "k=1:2:2", "--set", "view.range=locked",
+     "--set", "view.min=0.5", "--set", "view.max=-0.5"], ["view.min"], 2,
+     ["view.min = 0.5", "view.max = -0.5"]),
+    ("preset locked range min = max", ["--preset", locked_equal], ["locked_equal.json"], 1,
+     ["view.min = 3", "view.max = 3"]),
+    ("locked log range through 0", ["--set", "view.range=locked", "--set", "view.min=-1",
+     "--set", "view.max=1"], ["view.min"], 1, ["view.min = -1", "log", "view.scale=linear"]),
+    ("sweep with a locked log range through 0", ["--sweep", "k=1:2:2", "--set", "view.range=locked",
+     "--set", "view.min=0", "--set", "view.max=1"], ["view.min"], 1, ["view.min = 0", "log"]),
     ("negative eps", ["--set", "eps=-1"], ["eps"], 2),
     ("set without =", ["--set", "eps"], ["NAME=VALUE"], 2),
     ("bad backend", ["--backend", "gpu"], ["backend"], 2),

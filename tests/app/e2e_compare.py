@@ -79,4 +79,27 @@ for args, code, words in [(["--pin-set", "nosuch=1"], 2, "--pin-set nosuch=1: un
 c.check(not os.path.exists(os.path.join(d, "bad", "pinned")), "nothing written after an error")
 p = run(simscope, "--pin-set", "k=2")
 c.check(p.returncode == 2 and "needs --headless" in p.stderr, f"GUI: {p.stderr.strip()!r}")
+
+# Oscillators: phases are angles, so difference/phases.npy holds the phase differences wrapped
+# into (-pi, pi], numpy's angle(z_B conj(z_A)) of the two state.npy files (the raw difference of
+# two phases in (-pi, pi] spans (-2 pi, 2 pi)); msd, a plain number, is B - A as it is.
+out = os.path.join(d, "phases")
+p = run(simscope, "--headless", "--no-image", "--backend", "cpu", "--workload", "oscillators",
+        "--set", "ensemble.size=8", "--set", "integrator.steps=20000", "--out-dir", out,
+        "--pin-set", "model.omega=1.5")
+c.check(p.returncode == 0, f"oscillators --pin-set runs ({p.stderr.strip()[-300:]})")
+if p.returncode == 0:
+    sb = np.load(os.path.join(out, "state.npy"))
+    sa = np.load(os.path.join(out, "pinned", "state.npy"))
+    want = np.angle((sb[..., 0] + 1j * sb[..., 1]) * np.conj(sa[..., 0] + 1j * sa[..., 1]))
+    got = np.load(os.path.join(out, "difference", "phases.npy"))
+    raw = np.load(os.path.join(out, "phases.npy")) - np.load(os.path.join(out, "pinned", "phases.npy"))
+    c.check(np.abs(raw).max() > np.pi, f"the case has phase differences beyond pi ({np.abs(raw).max():.3f})")
+    c.check(got.shape == want.shape and np.abs(got - want).max() < 1e-12,
+            f"difference/phases.npy = numpy's angle of z_B conj(z_A) "
+            f"(max dev {np.abs(got - want).max() if got.shape == want.shape else got.shape})")
+    c.check(got.min() > -np.pi and got.max() <= np.pi, f"in (-pi, pi] ({got.min()}, {got.max()})")
+    msd = np.load(os.path.join(out, "msd.npy")) - np.load(os.path.join(out, "pinned", "msd.npy"))
+    c.check(np.array_equal(np.load(os.path.join(out, "difference", "msd.npy")), msd),
+            "difference/msd.npy is B - A unwrapped")
 c.done()

@@ -82,6 +82,42 @@ out = os.path.join(d, "direct")
 p = run(simscope, "--headless", "--no-image", "--out-dir", out, *common, "--set", "method=direct")
 c.check(p.returncode == 0 and os.path.exists(os.path.join(out, "magnitude.npy"))
         and not os.path.exists(os.path.join(out, "error.npy")), "method=direct writes no error.npy")
+if p.returncode == 0:  # tree.* set with method=direct: the usual "not used" warning
+    man = json.load(open(os.path.join(out, "run.json")))
+    want = "method=direct, so tree.tolerance, tree.error_grid are not used (direct sums are exact)"
+    c.check(want in man["warnings"] and f"simscope: warning: {want}" in p.stderr,
+            f"method=direct: the tree's settings are not used ({man['warnings']})")
+# method=auto that chose direct sums (20000 sources x 30^2 targets < 1e9 pairs): the same.
+out = os.path.join(d, "auto_direct")
+p = run(simscope, "--headless", "--no-image", "--out-dir", out, *common, "--set", "method=auto")
+if p.returncode == 0:
+    man = json.load(open(os.path.join(out, "run.json")))
+    want = (f"method=auto chose direct sums ({P * n * n:.3g} source-target pairs), so "
+            "tree.tolerance, tree.error_grid are not used (direct sums are exact)")
+    c.check(man["stats"].get("method_tree") == 0 and want in man["warnings"]
+            and want in p.stderr, f"method=auto, direct: the tree's settings are not used "
+            f"({man['warnings']}, {p.stderr.strip()[-300:]!r})")
+else:
+    c.check(False, f"method=auto exits 0 ({p.stderr.strip()[-300:]})")
+# tree.error_grid above grid.size: clamped to it, and said so with both values.
+out = os.path.join(d, "clamped")
+p = run(simscope, "--headless", "--no-image", "--out-dir", out, *common, "--set", "grid.size=12",
+        "--set", "tree.error_grid=40")
+if p.returncode == 0:
+    man = json.load(open(os.path.join(out, "run.json")))
+    shape = np.load(os.path.join(out, "error.npy")).shape
+    want = ("tree.error_grid = 40 is more than grid.size = 12: the error view uses 12 x 12 "
+            "samples (it cannot be finer than the grid)")
+    c.check(shape == (12, 12) and man["stats"].get("error_grid") == 12,
+            f"tree.error_grid=40 on a 12 x 12 grid: error.npy {shape}")
+    c.check(want in man["warnings"] and f"simscope: warning: {want}" in p.stderr,
+            f"the clamp is said, naming both values ({man['warnings']})")
+    p2 = run(simscope, "--headless", "--no-image", "--out-dir", out + "_12", *common,
+             "--set", "grid.size=12", "--set", "tree.error_grid=12")
+    c.check(p2.returncode == 0 and "tree.error_grid" not in p2.stderr,
+            f"tree.error_grid = grid.size: no warning ({p2.stderr.strip()[-200:]!r})")
+else:
+    c.check(False, f"tree.error_grid=40 on a 12 x 12 grid exits 0 ({p.stderr.strip()[-300:]})")
 p = run(simscope, "--headless", "--no-image", "--out-dir", out, *common, "--set", "tree.error_grid=65")
 c.check(p.returncode != 0 and "tree.error_grid" in p.stderr, f"tree.error_grid=65 is refused by name ({p.stderr.strip()[-200:]})")
 sys.exit(c.done())

@@ -101,4 +101,31 @@ for sig, code, name in [(signal.SIGINT, 130, "SIGINT"), (signal.SIGTERM, 143, "S
             f"{name} in a sweep: exit {proc.returncode}, {err.strip()[-200:]!r}")
     c.check(not [f for f in frames if f.endswith(".png")] and
             not os.path.exists(os.path.join(out, "run.json")), f"{name}: no frames left ({frames})")
+# The caption (top left, on a dark backdrop) and the colorbar's title (top right) never overlap:
+# the caption has a strip of its own above the view, at a small and at a large frame size.
+from simscope_test_util import read_png  # noqa: E402
+import numpy as np  # noqa: E402
+
+for size in ["480x360", "1280x800"]:
+    out = os.path.join(d, "caption_" + size)
+    p = run(simscope, *common, "--image-size", size, "--out-dir", out, "--sweep",
+            "plane.offset=-1:1:2")
+    c.check(p.returncode == 0, f"{size}: sweep runs ({p.stderr.strip()[-300:]})")
+    if p.returncode != 0:
+        continue
+    img = read_png(os.path.join(out, "frames", "0000.png"))[0][:, :, :3].astype(int)
+    H, W = img.shape[:2]
+    # The backdrop: black at alpha 0.6 over the background (28, 28, 33) -> (11, 11, 13).
+    box = np.abs(img - np.array([11, 11, 13])).max(axis=2) <= 2
+    ys, xs = np.nonzero(box[: H // 3])
+    if ys.size == 0:
+        c.check(False, f"{size}: the caption's backdrop is drawn")
+        continue
+    y0, y1, x0, x1 = ys.min(), ys.max(), xs.min(), xs.max()
+    white = img.min(axis=2) >= 235
+    white[y0:y1 + 1, x0:x1 + 1] = False  # the caption's own text
+    ty = np.nonzero(white[: H // 3, W // 2:].any(axis=1))[0]
+    c.check(ty.size > 0 and ty.min() > y1,
+            f"{size}: the title (rows {ty.min() if ty.size else None}..) lies below the caption "
+            f"(rows {y0}..{y1}, columns {x0}..{x1})")
 c.done()

@@ -62,6 +62,28 @@ if len(heights) == 2:
     c.check(heights[1] >= 7 and 1.7 <= heights[2] / heights[1] <= 2.3,
             f"text twice as tall at scale 2 ({heights})")
 
+# Panels at scale 2 in a 1280 x 800 window: every parameter row fits its panel (a long label
+# goes above its widget) and what does not fit the height scrolls (simscope.panels, written by
+# the window from ImGui's layout of the frame it saved).
+from gui_util import png_size_and_text  # noqa: E402
+
+for scale in (1, 2):
+    path = os.path.join(d, f"panels{scale}.png")
+    env = dict(os.environ, HOME=d, XDG_CONFIG_HOME=d, SIMSCOPE_UI_SCALE=str(scale))
+    p = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", simscope, "--backend",
+                        "cpu", "--set", "grid.size=32", "--screenshot", path],
+                       capture_output=True, text=True, env=env, timeout=300 * slowdown())
+    layout = png_size_and_text(path)[1].get("simscope.panels", "") if os.path.exists(path) else ""
+    panels = dict(re.findall(r"(\w+): (rows \d+, cut \d+, scroll_y \d, scroll_x \d)", layout))
+    c.check(p.returncode == 0 and set(panels) == {"params", "view"},
+            f"1280 x 800, scale {scale}: the panels' layout is recorded ({layout!r})")
+    for name, v in panels.items():
+        rows, cut = map(int, re.findall(r"\d+", v)[:2])
+        c.check(rows > 5 and cut == 0, f"scale {scale}, {name} panel: no row cut off ({v})")
+    if scale == 2 and "params" in panels:
+        c.check("scroll_y 1" in panels["params"],
+                f"scale 2: the parameters panel scrolls ({panels['params']})")
+
 # A change of scale at run time re-bakes the fonts.
 scale_file = os.path.join(d, "scale.txt")
 with open(scale_file, "w") as f:

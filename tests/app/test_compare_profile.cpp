@@ -142,3 +142,48 @@ TEST(Profile, ProbeAndCsv) {
   const std::string csv = profile_csv(line_profile(s, 0, 0, 0, 1, 2));
   EXPECT_EQ(csv, "distance,x,y,lin\n0,-1,0,1\n2,-1,2,4\n");
 }
+
+// The fresh-user finding: the line profile in the B - A mode plotted B. The samples of what the
+// view shows (probe and profile read them) are B - A, A or (B - A) / |A| column by column, and a
+// profile across them is the profile of the difference.
+TEST(Compare, SamplesOfEachMode) {
+  const PlaneSamples a = plane();
+  PlaneSamples b = plane();
+  b.columns[0].data[0] = 0;  // b - a = -1 there; a = 1 (i = j = 0): relative -1
+  for (std::size_t k = 1; k < b.columns[0].data.size(); ++k) b.columns[0].data[k] *= 3;
+  b.columns.push_back(PlaneColumn{"only_b", "O", "s", std::vector<float>(12, 5.f)});
+  PlaneSamples a0 = a;
+  a0.columns[0].data[5] = 0;  // relative: NaN where a == 0
+
+  EXPECT_EQ(compare_samples(a, b, CompareMode::Current).columns.size(), 2u);
+  EXPECT_EQ(compare_samples(a, b, CompareMode::Pinned).columns[0].data, a.columns[0].data);
+  const PlaneSamples d = compare_samples(a, b, CompareMode::Difference);
+  ASSERT_EQ(d.columns.size(), 1u);  // only_b: A has no such column
+  EXPECT_EQ(d.columns[0].label, "B - A: L");
+  EXPECT_EQ(d.columns[0].unit, "m");
+  EXPECT_EQ(d.rows, 3);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 4; ++j) {
+      const double av = 2 * i + 3 * j + 1, bv = (i == 0 && j == 0) ? 0 : 3 * av;
+      EXPECT_DOUBLE_EQ(d.columns[0].data[std::size_t(i * 4 + j)], bv - av) << i << " " << j;
+    }
+  const PlaneSamples r = compare_samples(a0, b, CompareMode::Relative);
+  EXPECT_EQ(r.columns[0].label, "(B - A) / |A|: L");
+  EXPECT_EQ(r.columns[0].unit, "");
+  EXPECT_DOUBLE_EQ(r.columns[0].data[0], -1.0);
+  EXPECT_TRUE(std::isnan(r.columns[0].data[5]));
+  EXPECT_DOUBLE_EQ(r.columns[0].data[6], 2.0);  // (3 a - a) / a
+
+  // A profile across the difference: B - A along the line, not B. At i = 1 (x = 0), v from 0
+  // to 6 (j = 0 .. 3): b - a = 2 (2 i + 3 j + 1) = 6 + 6 j, bilinear, exact.
+  const Profile p = line_profile(d, ProfileLine{0, 0, 0, 6, 4});
+  ASSERT_EQ(p.rows.size(), 4u);
+  for (int k = 0; k < 4; ++k)
+    EXPECT_NEAR(p.rows[std::size_t(k)][std::size_t(p.first_value_column)], 6.0 + 6.0 * k, 1e-12)
+        << k;
+
+  PlaneSamples small = plane();
+  small.rows = 2;
+  small.columns[0].data.resize(8);
+  EXPECT_THROW(compare_samples(small, b, CompareMode::Difference), simscope::Error);
+}

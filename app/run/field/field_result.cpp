@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <utility>
@@ -65,6 +66,30 @@ void fill_field_result(RunResult& r, field::Result& fr, const field::Evaluator& 
   finish_field_result(r, nonfinite);
 }
 
+/// The tree's settings where they do not apply as given: unused because method=auto chose direct
+/// sums, and tree.error_grid above grid.size (the subgrid is clamped to the grid).
+static void add_tree_param_warnings(RunResult& r) {
+  const bool tree = r.stats.count("method_tree") && r.stats.at("method_tree") != 0;
+  const std::string method = r.params.get_string("method");
+  // method=auto that chose direct sums: the tree's settings are unused, as with method=direct.
+  if (!tree && method == "auto") {
+    const std::string list = r.params.changed({"tree.tolerance", "tree.error_grid"});
+    char pairs[32];
+    std::snprintf(pairs, sizeof pairs, "%.3g", r.stats.at("sources") * r.stats.at("targets"));
+    if (!list.empty())
+      r.warnings.push_back("method=auto chose direct sums (" + std::string(pairs) +
+                           " source-target pairs), so " + list +
+                           (list.find(',') == std::string::npos ? " is" : " are") +
+                           " not used (direct sums are exact)");
+  }
+  // The error view's subgrid is no finer than the grid (field::error_subgrid clamps it).
+  const std::int64_t m = r.params.get_int("tree.error_grid"), n = r.params.get_int("grid.size");
+  if (tree && m > n)
+    r.warnings.push_back("tree.error_grid = " + std::to_string(m) + " is more than grid.size = " +
+                         std::to_string(n) + ": the error view uses " + std::to_string(n) + " x " +
+                         std::to_string(n) + " samples (it cannot be finer than the grid)");
+}
+
 void finish_field_result(RunResult& r, const std::vector<std::uint64_t>& nonfinite) {
   for (std::size_t k = 0; k < r.outputs.size() && k < nonfinite.size(); ++k)
     if (nonfinite[k] > 0)
@@ -74,6 +99,7 @@ void finish_field_result(RunResult& r, const std::vector<std::uint64_t>& nonfini
   // The file wins over the generator: say so when generator settings were changed too.
   for (std::string& w : field::schema().unused_warnings(r.params))
     r.warnings.push_back(std::move(w));
+  add_tree_param_warnings(r);
   const auto skipped = std::uint64_t(r.stats.at("skipped_coincidences"));
   if (skipped > 0)
     r.warnings.push_back(std::to_string(skipped) +

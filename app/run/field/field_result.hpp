@@ -24,7 +24,8 @@ void fill_field_result(RunResult& r, field::Result& fr, const field::Evaluator& 
 /// The warnings and derived stats of a field result from its outputs' counts of non-finite
 /// values (`nonfinite`, in output order) and its stats "sources", "targets",
 /// "skipped_coincidences" and compute_seconds: float32 overflow per output, the schema's unused
-/// settings, skipped coincidences; "pairs" and "pairs_per_s". The same for a run and for merged
+/// settings (and tree.* when method=auto chose direct sums), tree.error_grid clamped to
+/// grid.size, skipped coincidences; "pairs" and "pairs_per_s". The same for a run and for merged
 /// work ranges.
 void finish_field_result(RunResult& r, const std::vector<std::uint64_t>& nonfinite);
 

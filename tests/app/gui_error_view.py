@@ -1,0 +1,72 @@
+"""GUI under Xvfb, the field's tree method in the window: view=error of a result computed by direct
+sums has no error output, so the centre says why (its message, simscope.view_message) and draws
+no plane and no colorbar (none of the colorbar frame's light-grey columns, no colour gradient);
+with method=tree the status bar names what the tree cost: the first full result reuses the tree
+that its coarse preview built, so it says "tree kept" (it said "tree build 0 ms"), while a fresh
+headless run of the same parameters builds it (tree_build_seconds > 0).
+Usage: gui_error_view.py SIMSCOPE"""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+from gui_util import need_tools, png_size_and_text, slowdown
+from simscope_test_util import Checker, read_png, run, scratch
+
+simscope = sys.argv[1]
+c = Checker()
+d = scratch("gui_error_view")
+need_tools("xvfb-run")
+common = ["--backend", "cpu", "--set", "grid.size=48", "--set", "sources.count=3000"]
+
+
+def window_shot(name, *args):
+    g = os.path.join(d, name)
+    os.makedirs(g)
+    shot = os.path.join(g, "shot.png")
+    env = dict(os.environ, HOME=g, XDG_CONFIG_HOME=g)
+    p = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", os.path.abspath(simscope),
+                        *common, *args, "--frames", "3", "--screenshot", shot],
+                       capture_output=True, text=True, timeout=300 * slowdown(), env=env, cwd=g)
+    ok = p.returncode == 0 and os.path.exists(shot)
+    c.check(ok, f"{name}: exits 0 with a screenshot" +
+            ("" if ok else f" ({p.returncode}: {p.stderr.strip()[-300:]})"))
+    return shot if ok else None
+
+
+# ---- view=error with method=direct: a message, no colorbar -----------------------------------
+shot = window_shot("direct", "--set", "method=direct", "--set", "view=error")
+if shot:
+    text = png_size_and_text(shot)[1]
+    msg = text.get("simscope.view_message", "")
+    c.check("error view" in msg and "direct sums" in msg,
+            f"direct: the centre's message says why there is no error view ({msg!r})")
+    c.check("simscope.view" not in text, f"direct: no plane recorded as shown ({text.get('simscope.view')})")
+    img = read_png(shot)[0][:, :, :3].astype(int)
+    h, w, _ = img.shape
+    centre = img[: h - 70, int(0.33 * w) + 2: int(0.77 * w) - 2]  # between the panels
+    frame = np.abs(centre - 191).max(axis=2) <= 1  # the colorbar's light-grey frame
+    cols = int((frame.sum(axis=0) > 60).sum())
+    colourful = int((centre.max(axis=2) - centre.min(axis=2) > 60).sum())
+    white = int((centre.min(axis=2) > 200).sum())
+    c.check(cols == 0 and colourful < 50,
+            f"direct: no colorbar or image in the centre ({cols} frame columns, {colourful} coloured pixels)")
+    c.check(white > 100, f"direct: the message is drawn in the centre ({white} light pixels)")
+
+# ---- method=tree: the full result reuses the preview's tree ----------------------------------
+shot = window_shot("tree", "--set", "method=tree", "--set", "tree.tolerance=1e-4")
+out = os.path.join(d, "headless")
+p = run(simscope, "--headless", "-q", "--no-image", "--out-dir", out, *common, "--set", "method=tree",
+        "--set", "tree.tolerance=1e-4")
+c.check(p.returncode == 0, f"headless tree run exits 0 ({p.stderr.strip()[-300:]})")
+if shot and p.returncode == 0:
+    built = json.load(open(os.path.join(out, "run.json")))["stats"]["tree_build_seconds"]
+    text = png_size_and_text(shot)[1]
+    tree = text.get("simscope.tree_status", "")
+    c.check(built > 0, f"a fresh headless run builds the tree ({built} s)")
+    c.check(tree.startswith("tree kept, eval ") and "rms" in tree,
+            f"window: the full result says the tree was kept ({tree!r})")
+    c.check("build 0 ms" not in tree, f"window: no 'tree build 0 ms' ({tree!r})")
+c.done()
