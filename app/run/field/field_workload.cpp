@@ -187,14 +187,19 @@ class FieldWorkload final : public Workload {
   }
 
   WorkAxis work_axis(const ParamSet& params) override {
-    return {"targets", shape_size(field::grid_shape(field::grid_from(params))), 1};
+    WorkAxis a;
+    a.name = "targets";
+    a.length = shape_size(field::grid_shape(field::grid_from(params)));
+    return a;
   }
 
   /// "targets" (work_axis) or "sources": the sources in consecutive shares, each evaluated at
   /// every target, the parts' fp64 fields added (WorkAxis::reduced).
   WorkAxis split_axis(const ParamSet& params, const std::string& axis) override {
     if (axis != "sources") return Workload::split_axis(params, axis);
-    WorkAxis a{"sources", source_total(params), 1};
+    WorkAxis a;
+    a.name = "sources";
+    a.length = source_total(params);
     a.reduced = true;
     return a;
   }

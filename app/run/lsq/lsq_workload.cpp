@@ -107,7 +107,10 @@ class LsqWorkload final : public Workload {
 
   WorkAxis work_axis(const ParamSet& params) override {
     load_problem(params);
-    return {"rows", problem_->cube.height, 1};
+    WorkAxis a;
+    a.name = "rows";
+    a.length = problem_->cube.height;
+    return a;
   }
 
   /// Rows concatenated in range order (lsq::merge_row_ranges' rule: each pixel's outputs are the
