@@ -2,9 +2,12 @@
 // solved by compute/lsq's solver; outputs as the CLI exports them.
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include "lsq/lsq.hpp"
+#include "lsq/lsq_workload.hpp"
 #include "py_arrays.hpp"
 #include "py_call.hpp"
 #include "py_params.hpp"
@@ -124,10 +127,21 @@ void bind_lsq(py::module_& m) {
         // 0 when the cube was read in place (borrowed), else the bytes of its copy.
         d["stats"]["cube_copied_bytes"] = double(job.cube.borrowed ? 0 : job.cube.bytes.size());
         d["compute_seconds"] = out.res.seconds;
-        d["outputs"] = outputs_of(out.res, job.options.precision == Precision::Fp64);
+        // The CLI's warnings (lsq_workload.cpp): settings not used, then the solve's (pixels
+        // that are not ok, float32 overflow in the outputs).
         py::list warnings;
         for (std::string& w : lsq::schema().unused_warnings(job.params)) warnings.append(w);
+        const auto& sc = out.res.status_counts;
+        const auto inf32 = [](const auto& v) {
+          return std::size_t(
+              std::count_if(v.begin(), v.end(), [](auto x) { return std::isinf(float(x)); }));
+        };
+        for (std::string& w : app::lsq_result_warnings(
+                 sc[lsq::kUnderdetermined], sc[lsq::kRankDeficient], sc[lsq::kAllMissing],
+                 out.res.n, job.options.lambda, inf32(out.res.solution), inf32(out.res.residual)))
+          warnings.append(w);
         d["warnings"] = warnings;
+        d["outputs"] = outputs_of(out.res, job.options.precision == Precision::Fp64);
         d["backend"] = std::string(to_string(job.choice.backend));
         d["notice"] = job.choice.notice;
         d["params"] = params_dict(job.params);

@@ -11,6 +11,8 @@ from typing import Any, Callable, Mapping, Optional
 
 from . import _core
 from ._arrays import host_view as _host_view
+from ._arrays import refuse_cpu_backend as _refuse_cpu_backend
+from ._arrays import staged as _staged
 from ._params import settings as _settings
 from ._result import Result
 
@@ -32,10 +34,14 @@ def study(initial: Any = None, *, backend: str = "auto",
     Raises ValueError (bad keyword or array, with the CLI's messages), RuntimeError."""
     s = _settings("oscillators", params, **kwargs)
     initial, back = _host_view(initial, "initial")
+    _refuse_cpu_backend({"initial": initial}, backend)
+    arrays, staged = _staged({"initial": initial})  # the integrators read host memory
+    initial = arrays["initial"]
     if initial is None:
         d = _core.run("oscillators", s, backend, progress, "study")
     else:
         d = _core.oscillators_study(initial, s, backend, progress)
+        d["stats"]["host_staging_bytes"] = float(staged)
     return Result(d, back)
 
 
@@ -52,6 +58,8 @@ class Ensemble:
     def __init__(self, initial: Any = None, *, backend: str = "auto",
                  params: Optional[Mapping[str, Any]] = None, **kwargs: Any):
         initial, back = _host_view(initial, "initial")
+        _refuse_cpu_backend({"initial": initial}, backend)
+        initial = _staged({"initial": initial})[0]["initial"]  # loaded from host memory
         self._e = _core.Ensemble(_settings("oscillators", params, **kwargs), backend, initial)
         self._wrap = back or (lambda a: a)  # results as the initial state's type and device
 
