@@ -116,6 +116,14 @@ DeviceView device_view_of(const DLTensor& t, const std::string& name, std::uintp
   return v;
 }
 
+void require_cuda_backend(const DeviceView& v, Backend backend) {
+  if (backend != Backend::Cuda)
+    throw Error(v.name + ": a CUDA array (device " + std::to_string(v.device) +
+                "), but backend=\"" + to_string(backend) +
+                "\" computes from host memory; use backend=\"cuda\" (or \"auto\"), or copy it "
+                "to the host first (tensor.cpu(), cupy.asnumpy(a))");
+}
+
 DeviceArray::DeviceArray(const py::capsule& capsule, const std::string& name,
                          std::uintptr_t stream) {
   if (std::string(capsule.name() ? capsule.name() : "") != "dltensor")

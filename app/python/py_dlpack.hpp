@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/backend.hpp"
 #include "core/device_view.hpp"
 #include "output_data.hpp"
 
@@ -62,6 +63,10 @@ class DeviceArray {
 /// (float32, float64, int32, int64, uint8, one lane), device_id. Throws simscope::Error naming
 /// `name` for another device type or dtype (the host path's messages). Touches no CUDA API.
 DeviceView device_view_of(const DLTensor& t, const std::string& name, std::uintptr_t stream);
+
+/// Throws simscope::Error naming v.name unless `backend` is CUDA: a CUDA input is computed
+/// where it lives (backend="cpu" with a CUDA array; the message says how to copy it instead).
+void require_cuda_backend(const DeviceView& v, Backend backend);
 
 /// Binds _core.host_from_dlpack(capsule, name) and the DeviceArray class
 /// (_core.DeviceArray(capsule, name, stream)).

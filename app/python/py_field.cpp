@@ -103,12 +103,7 @@ std::string field_route(Backend backend, const DeviceView* first_device_input, f
 std::string field_route(Backend backend, const DeviceView* first_device_input, field::Method method,
                         std::size_t sources, std::size_t targets) {
   if (!first_device_input) return "host";
-  const DeviceView& v = *first_device_input;
-  if (backend != Backend::Cuda)
-    throw Error(v.name + ": a CUDA array (device " + std::to_string(v.device) +
-                "), but backend=\"" + to_string(backend) +
-                "\" computes from host memory; use backend=\"cuda\" (or \"auto\"), or copy it "
-                "to the host first (tensor.cpu(), cupy.asnumpy(a))");
+  require_cuda_backend(*first_device_input, backend);
   return field::resolve_method(method, Backend::Cuda, sources, targets) == field::Method::Direct
              ? "device"
              : "staged";

@@ -273,7 +273,11 @@ def test_lsq_and_oscillators_take_cuda_arrays():
     a = rng.normal(size=(30, 4))
     lc = simscope.lsq(b, a, backend="cpu")
     lg = simscope.lsq(CudaArray(b), CudaArray(a), backend="cuda")
-    assert lg.stats["host_staging_bytes"] == b.nbytes + a.nbytes  # staged through the host
+    # The cube read in place (copied to the host only for pixels solved there), the design
+    # matrix staged through the host.
+    cube_staged = b.nbytes if lg.stats["host_pixels"] else 0
+    assert lg.stats["host_staging_bytes"] == a.nbytes + cube_staged
+    assert lg.input_route == "device"
     assert lg.warnings == lc.warnings
     assert isinstance(lg.solution, CudaArray) and lg.solution.shape == (4, 8, 9)
     np.testing.assert_allclose(lg.solution.numpy(), lc.solution, atol=1e-8)
@@ -291,9 +295,45 @@ def test_lsq_and_oscillators_take_cuda_arrays():
     np.testing.assert_allclose(e.state.numpy(), sc.state, atol=1e-9)
 
 
+def test_lsq_cuda_cube_is_read_in_place():
+    rng = np.random.default_rng(10)
+    M, H, W = 30, 9, 11
+    b = rng.normal(size=(M, H, W))
+    b[rng.uniform(size=b.shape) < 0.15] = np.nan
+    a = rng.normal(size=(M, 4))
+    # float32, as (M, W, H) memory viewed (M, H, W): gathered into C order on the device.
+    t = CudaArray(np.ascontiguousarray(b.transpose(0, 2, 1), dtype=np.float32))
+    for method in ("auto", "normal", "downdate"):
+        lc = simscope.lsq(b.astype(np.float32), a, backend="cpu", method=method)
+        lg = simscope.lsq(t.view((M, H, W), (H * W, 1, H)), a, backend="cuda", method=method)
+        assert lg.input_route == "device"
+        assert lg.stats["host_staging_bytes"] == (b.size * 4 if lg.stats["host_pixels"] else 0)
+        np.testing.assert_allclose(lg.solution.numpy(), lc.solution, rtol=1e-7, atol=1e-8)
+        np.testing.assert_array_equal(lg.status.numpy(), lc.status)
+        assert lg.warnings == lc.warnings
+    # svd solves the pixels with gaps on the host: the cube's one host copy is counted.
+    ls = simscope.lsq(CudaArray(b), a, backend="cuda", method="svd")
+    assert ls.stats["host_staging_bytes"] == b.nbytes
+    np.testing.assert_allclose(ls.solution.numpy(), simscope.lsq(b, a, backend="cpu",
+                                                                 method="svd").solution,
+                               rtol=1e-9, atol=1e-10)
+
+
+def test_lsq_cuda_cube_errors_are_the_host_paths():
+    b = np.ones((5, 4, 3))
+    b[2, 1, 2] = np.inf
+    with pytest.raises(ValueError) as host:
+        simscope.lsq(b, np.ones((5, 1)), backend="cpu")
+    with pytest.raises(ValueError) as dev:
+        simscope.lsq(CudaArray(b), np.ones((5, 1)), backend="cuda")
+    assert str(dev.value) == str(host.value)
+    assert str(dev.value).startswith("cube: entry [2, 1, 2] is inf")
+
+
 def test_strided_cuda_arrays_are_refused_where_they_are_staged():
-    """lsq stages its CUDA inputs through the host, as a C-order copy: strided ones are refused
-    (the field reads any strides: test_field_strided_and_mixed_cuda_inputs)."""
-    b = CudaArray(np.ones((5, 4, 3)))
-    with pytest.raises(ValueError, match="^cube: a strided CUDA array"):
-        simscope.lsq(b.view((5, 3, 4), (12, 1, 3)), np.ones((5, 1)), backend="cuda")
+    """The oscillators stage their CUDA input through the host, as a C-order copy: a strided
+    one is refused (the field and lsq read any strides)."""
+    s = CudaArray(np.ones((2, 8, 2)))
+    with pytest.raises(ValueError, match="^initial: a strided CUDA array"):
+        simscope.oscillators.study(s.view((2, 8, 2), (1, 4, 16)), backend="cuda",
+                                   network_nodes=8, ensemble_size=2)

@@ -145,7 +145,7 @@ def test_cuda_inputs_name_the_argument_when_they_cannot_run(caps, call):
 
 
 @pytest.mark.skipif(_USABLE, reason="a usable CUDA device: the capsule is taken then")
-def test_no_capsule_is_taken_where_cuda_is_not_usable(caps):
+def test_no_capsule_is_taken_where_the_device_is_not_usable(caps):
     src = FakeCuda(caps, (5, 4))
     with pytest.raises(ValueError):
         simscope.field(src, np.zeros((2, 3)))
@@ -153,7 +153,7 @@ def test_no_capsule_is_taken_where_cuda_is_not_usable(caps):
 
 
 @pytest.mark.skipif(not _USABLE, reason="needs a usable CUDA device to take the capsule")
-def test_the_producer_is_asked_for_the_legacy_stream(caps):
+def test_cuda_producer_is_asked_for_the_legacy_stream(caps):
     src = FakeCuda(caps, (5, 4))
     with pytest.raises(ValueError):  # backend="cpu": refused after the capsule was taken
         simscope.field(src, np.zeros((2, 3)), backend="cpu")
@@ -184,3 +184,21 @@ def test_lsq_returns_the_clis_warnings(cli):
         assert w in err, (w, err)
     clean = simscope.lsq(rng.normal(size=(6, 3, 4)), rng.normal(size=(6, 2)), backend="cpu")
     assert clean.warnings == []
+
+
+@pytest.mark.parametrize("shape,dtype", [((4, 5), np.float64), ((2, 3, 4), np.int32),
+                                         ((0, 3, 4), np.float32), ((2, 2, 2, 2), np.float64)])
+def test_lsq_cube_view_checks_give_the_host_paths_messages(caps, shape, dtype):
+    a = np.ones((2, 1))
+    with pytest.raises(ValueError) as want:
+        simscope.lsq(np.zeros(shape, dtype), a, backend="cpu")
+    cube = _core.DeviceArray(caps.make(_FAKE, shape, dtype), "cube", 1)
+    with pytest.raises(ValueError) as got:
+        _core.lsq(cube, a, [], "cpu", None)
+    assert str(got.value) == str(want.value)
+
+
+def test_lsq_cuda_cube_with_backend_cpu_names_the_cube(caps):
+    cube = _core.DeviceArray(caps.make(_FAKE, (2, 3, 4), np.float32), "cube", 1)
+    with pytest.raises(ValueError, match='^cube: a CUDA array \\(device 0\\), but backend="cpu"'):
+        _core.lsq(cube, np.ones((2, 1)), [], "cpu", None)

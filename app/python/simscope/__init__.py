@@ -23,9 +23,11 @@ are for the field: its direct CUDA evaluator reads sources and targets from the 
 memory (any strides, float32/float64, converted on the device; stats["host_staging_bytes"] is
 0), after the producer's pending work (``__dlpack__(stream=1)``: see simscope/_arrays.py), and
 its results come back as the caller's type on the caller's device without leaving it (CUDA
-DLPack over simscope's device memory, kept alive by the tensor). lsq, the oscillators and the
-field's tree method still copy a CUDA input to the host once (counted in
-stats["host_staging_bytes"]); their results are moved to the caller's device. A CUDA input with
+DLPack over simscope's device memory, kept alive by the tensor). lsq's CUDA solver reads a CUDA
+cube in place too (pixels it solves on the host, methods qr/svd and fallbacks, need one host
+copy of it: stats["host_staging_bytes"] says how many bytes). The oscillators, lsq's design
+matrix and the field's tree method still copy a CUDA input to the host once (counted there as
+well); lsq's and the oscillators' results are moved to the caller's device. A CUDA input with
 backend="cpu", or where CUDA is not usable, raises ValueError naming the argument.
 """
 
@@ -139,7 +141,10 @@ def lsq(cube: Any = None, design: Any = None, *, backend: str = "auto",
         any layout (C or Fortran order, slices). None: the schema's generator or data_file.
     design: A, array (M, N) (a 1-D array is one column), any numeric dtype, finite.
         Either may be a DLPack object (a torch tensor, CPU or CUDA): the results are then the
-        caller's type on the caller's device.
+        caller's type on the caller's device. A CUDA cube is read in place by the CUDA solver
+        (any strides; .input_route "device"); stats["host_staging_bytes"] counts the bytes
+        copied to the host (0 unless pixels are solved there: qr/svd, fallbacks, or a CUDA
+        design matrix). ValueError for a CUDA input with backend="cpu".
     Keywords: lam (alias of lambda, a Python keyword), method ("auto", "normal", "qr", "svd",
         "downdate"), precision ("fp64" default, "fp32"), the rest of simscope.params("lsq");
         backend, progress.
@@ -151,13 +156,15 @@ def lsq(cube: Any = None, design: Any = None, *, backend: str = "auto",
     s = _settings("lsq", params, aliases={"lam": "lambda"}, **kwargs)
     arrays, back = _inputs(cube=cube, design=design)
     _refuse_cpu_backend(arrays, backend)
-    arrays, staged = _staged(arrays)  # the solvers read host memory (see the module's doc)
-    cube, design = arrays["cube"], arrays["design"]
+    # The CUDA solver reads a CUDA cube in place; the design matrix (M, N, small) is read from
+    # host memory: a CUDA one is copied (counted in stats["host_staging_bytes"]).
+    design_host, staged = _staged({"design": arrays["design"]})
+    cube, design = arrays["cube"], design_host["design"]
     if cube is None and design is None:
         d = _core.run("lsq", s, backend, progress, "")
     elif cube is None or design is None:
         raise ValueError("lsq: give both cube and design (or neither, for the schema's inputs)")
     else:
         d = _core.lsq(cube, design, s, backend, progress)
-        d["stats"]["host_staging_bytes"] = float(staged)
+        d["stats"]["host_staging_bytes"] += float(staged)
     return LsqResult(d, back)
