@@ -286,7 +286,7 @@ def test_lsq_and_oscillators_take_cuda_arrays():
     kw = dict(network_nodes=32, ensemble_size=8, integrator_steps=200, integrator_transient=100)
     sc = simscope.oscillators.study(init, backend="cpu", **kw)
     sg = simscope.oscillators.study(CudaArray(init), backend="cuda", **kw)
-    assert sg.stats["host_staging_bytes"] == init.nbytes
+    assert sg.stats["host_staging_bytes"] == 0 and sg.input_route == "device"  # read in place
     assert isinstance(sg.state, CudaArray)
     np.testing.assert_allclose(sg.state.numpy(), sc.state, atol=1e-9)
     e = simscope.oscillators.Ensemble(CudaArray(init), backend="cuda", **kw)
@@ -330,10 +330,28 @@ def test_lsq_cuda_cube_errors_are_the_host_paths():
     assert str(dev.value).startswith("cube: entry [2, 1, 2] is inf")
 
 
-def test_strided_cuda_arrays_are_refused_where_they_are_staged():
-    """The oscillators stage their CUDA input through the host, as a C-order copy: a strided
-    one is refused (the field and lsq read any strides)."""
-    s = CudaArray(np.ones((2, 8, 2)))
-    with pytest.raises(ValueError, match="^initial: a strided CUDA array"):
-        simscope.oscillators.study(s.view((2, 8, 2), (1, 4, 16)), backend="cuda",
-                                   network_nodes=8, ensemble_size=2)
+def test_oscillators_cuda_initial_state_is_read_in_place():
+    rng = np.random.default_rng(11)
+    init = rng.normal(size=(3, 16, 2))
+    kw = dict(network_nodes=16, ensemble_size=3, integrator_steps=300, integrator_transient=100)
+    sc = simscope.oscillators.study(init, backend="cuda", **kw)
+    # float32 stored as (2, 3, 16), viewed (3, 16, 2): strides (16, 1, 48) elements.
+    t = CudaArray(np.ascontiguousarray(init.transpose(2, 0, 1), dtype=np.float32))
+    sf = simscope.oscillators.study(init.astype(np.float32), backend="cuda", **kw)
+    sg = simscope.oscillators.study(t.view((3, 16, 2), (16, 1, 48)), backend="cuda", **kw)
+    assert sg.input_route == "device" and sg.stats["host_staging_bytes"] == 0
+    np.testing.assert_array_equal(sg.state.numpy(), sf.state)  # the same values, same path
+    # (N, 2) for every member.
+    s1 = simscope.oscillators.study(CudaArray(init[0]), backend="cuda", **kw)
+    np.testing.assert_array_equal(
+        s1.state.numpy(), simscope.oscillators.study(init[0], backend="cuda", **kw).state)
+    e = simscope.oscillators.Ensemble(CudaArray(init), backend="cuda", **kw)
+    e.advance(300)
+    np.testing.assert_array_equal(e.state.numpy(), sc.state)
+    bad = init.copy()
+    bad[1, 5, 1] = np.nan
+    with pytest.raises(ValueError) as host:
+        simscope.oscillators.study(bad, backend="cpu", **kw)
+    with pytest.raises(ValueError) as dev:
+        simscope.oscillators.study(CudaArray(bad), backend="cuda", **kw)
+    assert str(dev.value) == str(host.value)

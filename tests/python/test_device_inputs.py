@@ -202,3 +202,30 @@ def test_lsq_cuda_cube_with_backend_cpu_names_the_cube(caps):
     cube = _core.DeviceArray(caps.make(_FAKE, (2, 3, 4), np.float32), "cube", 1)
     with pytest.raises(ValueError, match='^cube: a CUDA array \\(device 0\\), but backend="cpu"'):
         _core.lsq(cube, np.ones((2, 1)), [], "cpu", None)
+
+
+_OSC = [("network.nodes", "8"), ("ensemble.size", "2")]
+
+
+@pytest.mark.parametrize("shape,dtype", [((7, 2), np.float64), ((8, 2), np.int32),
+                                         ((3, 8, 2), np.float32), ((8, 3), np.float64)])
+def test_initial_state_view_checks_give_the_host_paths_messages(caps, shape, dtype):
+    with pytest.raises(ValueError) as want:
+        _core.oscillators_study(np.zeros(shape, dtype), _OSC, "cpu", None)
+    init = _core.DeviceArray(caps.make(_FAKE, shape, dtype), "initial", 1)
+    with pytest.raises(ValueError) as got:
+        _core.oscillators_study(init, _OSC, "cpu", None)
+    assert str(got.value) == str(want.value)
+    init = _core.DeviceArray(caps.make(_FAKE, shape, dtype), "initial", 1)
+    with pytest.raises(ValueError) as got:
+        _core.Ensemble(_OSC, "cpu", init)
+    assert str(got.value) == str(want.value)
+
+
+def test_cuda_initial_state_with_backend_cpu_names_it(caps):
+    for make in (lambda i: _core.oscillators_study(i, _OSC, "cpu", None),
+                 lambda i: _core.Ensemble(_OSC, "cpu", i)):
+        init = _core.DeviceArray(caps.make(_FAKE, (2, 8, 2), np.float64), "initial", 1)
+        with pytest.raises(ValueError, match='^initial: a CUDA array \\(device 0\\), but '
+                                             'backend="cpu"'):
+            make(init)

@@ -25,9 +25,10 @@ memory (any strides, float32/float64, converted on the device; stats["host_stagi
 its results come back as the caller's type on the caller's device without leaving it (CUDA
 DLPack over simscope's device memory, kept alive by the tensor). lsq's CUDA solver reads a CUDA
 cube in place too (pixels it solves on the host, methods qr/svd and fallbacks, need one host
-copy of it: stats["host_staging_bytes"] says how many bytes). The oscillators, lsq's design
-matrix and the field's tree method still copy a CUDA input to the host once (counted there as
-well); lsq's and the oscillators' results are moved to the caller's device. A CUDA input with
+copy of it: stats["host_staging_bytes"] says how many bytes), and the oscillators' CUDA back end
+a CUDA initial state. lsq's design matrix and the field's tree method copy a CUDA input to the
+host once (counted there as well); lsq's and the oscillators' results are moved to the caller's
+device. A CUDA input with
 backend="cpu", or where CUDA is not usable, raises ValueError naming the argument.
 """
 

@@ -4,11 +4,11 @@ __dlpack__), and the results handed back as the caller's type on the caller's de
 - Host memory (a torch CPU tensor): read as a numpy view without a copy (numpy.from_dlpack);
   results come back through the caller's library's from_dlpack (again no copy).
 - CUDA memory (kDLCUDA, a torch CUDA tensor, a CuPy array): taken as a _core.DeviceArray (the
-  consumed capsule's tensor, held for the call: no copy). The field's CUDA back end reads it in
-  place (sources, targets: any strides, float32/float64, converted on the device); where a back
-  end cannot read device memory yet (the field's tree method, lsq, oscillators) the array's
-  bytes are copied to the host once (DeviceArray.to_host, counted in
-  stats["host_staging_bytes"]). The field's results on the CUDA back end stay in device memory
+  consumed capsule's tensor, held for the call: no copy). The CUDA back ends read it in place
+  (field sources and targets, the lsq cube, the oscillators' initial state: any strides,
+  float32/float64, converted on the device); where a back end cannot read device memory (the
+  field's tree method, lsq's design matrix) the array's bytes are copied to the host once
+  (DeviceArray.to_host, counted in stats["host_staging_bytes"]). The field's results on the CUDA back end stay in device memory
   and come back as CUDA DLPack tensors of the caller's library (no host copy); lsq and
   oscillators results, computed into host memory, are moved to the caller's device.
 - Streams: the producer is asked for its capsule with __dlpack__(stream=1) (DLPack: 1 = the
