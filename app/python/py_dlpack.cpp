@@ -124,6 +124,13 @@ void require_cuda_backend(const DeviceView& v, Backend backend) {
                 "to the host first (tensor.cpu(), cupy.asnumpy(a))");
 }
 
+void require_visible_device(const DeviceView& v) {
+  const int n = cuda_device_count();
+  if (v.device < 0 || v.device >= n)
+    throw Error(v.name + ": a CUDA array on device " + std::to_string(v.device) +
+                ", but this process sees " + std::to_string(n) + " CUDA device(s)");
+}
+
 DeviceArray::DeviceArray(const py::capsule& capsule, const std::string& name,
                          std::uintptr_t stream) {
   if (std::string(capsule.name() ? capsule.name() : "") != "dltensor")

@@ -9,7 +9,10 @@
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
+#include <exception>
+#include <optional>
 #include <string>
+#include <thread>
 
 #include "core/backend.hpp"
 #include "core/device_view.hpp"
@@ -67,6 +70,31 @@ DeviceView device_view_of(const DLTensor& t, const std::string& name, std::uintp
 /// Throws simscope::Error naming v.name unless `backend` is CUDA: a CUDA input is computed
 /// where it lives (backend="cpu" with a CUDA array; the message says how to copy it instead).
 void require_cuda_backend(const DeviceView& v, Backend backend);
+/// Throws simscope::Error naming v.name unless v.device is a CUDA device this process sees
+/// (cuda_device_count()). The call then runs its back end on v.device (cuda_select_device on
+/// its worker thread: the caller's device).
+void require_visible_device(const DeviceView& v);
+
+/// Runs `f()` on a new thread whose current CUDA device is `device` (cuda_select_device; -1:
+/// unchanged) and returns its result, rethrowing its exception: a back end made there works on
+/// that device (the CUDA back ends' device rule), and the calling thread's device is untouched.
+template <class F>
+auto on_device(int device, F&& f) {
+  using R = decltype(f());
+  std::optional<R> result;
+  std::exception_ptr error;
+  std::thread t([&] {
+    try {
+      if (device >= 0) cuda_select_device(device);
+      result.emplace(f());
+    } catch (...) {
+      error = std::current_exception();
+    }
+  });
+  t.join();
+  if (error) std::rethrow_exception(error);
+  return std::move(*result);
+}
 
 /// Binds _core.host_from_dlpack(capsule, name) and the DeviceArray class
 /// (_core.DeviceArray(capsule, name, stream)).

@@ -98,9 +98,6 @@ field::Targets targets_of(const py::object& obj, int& conversions) {
 /// first CUDA input (sources, else targets), or null. Throws simscope::Error naming that
 /// argument when `backend` is not CUDA (backend="cpu" with a CUDA array).
 std::string field_route(Backend backend, const DeviceView* first_device_input, field::Method method,
-                        std::size_t sources, std::size_t targets);
-
-std::string field_route(Backend backend, const DeviceView* first_device_input, field::Method method,
                         std::size_t sources, std::size_t targets) {
   if (!first_device_input) return "host";
   require_cuda_backend(*first_device_input, backend);
@@ -113,11 +110,17 @@ namespace {
 
 app::RunResult evaluate(FieldJob& job, Progress* progress, int& device) {
   const auto t0 = Clock::now();
-  auto evaluator = field::make_evaluator(job.method, job.choice.backend);
+  // CUDA inputs (route "device"): the direct CUDA evaluator, which reads them in place (what
+  // method=auto resolved to for them: field_route).
+  const bool device_inputs = job.device_sources || job.device_targets;
+  if (device_inputs)  // the caller's device (this is call_released's worker thread)
+    cuda_select_device((job.device_sources ? job.device_sources : job.device_targets)->device);
+  auto evaluator =
+      field::make_evaluator(device_inputs ? field::Method::Direct : job.method, job.choice.backend);
   // CUDA DLPack results: the outputs stay where the evaluator computed them (no host copy).
   if (job.device_results && evaluator->keep_outputs_on_device(true)) device = evaluator->device();
   field::Result fr;
-  if (job.device_sources || job.device_targets)
+  if (device_inputs)
     evaluator->evaluate_device(job.sources, job.targets, job.device_sources, job.device_targets,
                                job.options, fr, progress);
   else
@@ -171,6 +174,8 @@ void bind_field(py::module_& m) {
                                                    : rows(sources, dsrc);
           const DeviceView* first = dsrc ? &dsrc->view() : dtgt ? &dtgt->view() : nullptr;
           route = field_route(j.choice.backend, first, j.method, P0, T);
+          if (dsrc) require_visible_device(dsrc->view());
+          if (dtgt) require_visible_device(dtgt->view());
           auto staged = [&](const DeviceArray& a) {  // route "staged": one host copy
             py::array h = a.to_host();
             j.host_staging_bytes += double(h.nbytes());
@@ -211,7 +216,7 @@ void bind_field(py::module_& m) {
         r.stats["targets_conversions"] = target_conversions;
         // Bytes of CUDA inputs copied to the host on their way in: 0 on the route "device"
         // (the direct CUDA evaluator read them in place), their size on "staged" (the CUDA
-        // tree builds on the host). stats["input_route"] names the route.
+        // tree builds on the host). The result's "input_route" names the route.
         r.stats["host_staging_bytes"] = job.host_staging_bytes;
         py::dict d = result_dict(std::move(r), job.choice.notice, device);
         d["input_route"] = route;

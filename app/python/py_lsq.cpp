@@ -109,6 +109,7 @@ void bind_lsq(py::module_& m) {
             const DeviceView& v = cube.cast<const DeviceArray&>().view();
             lsq::check_cube_view(v);
             require_cuda_backend(v, j.choice.backend);
+            require_visible_device(v);
             j.device_cube = &v;
             // Dimensions only, for validate(): its values stay on the device (never read here).
             j.cube.m = v.shape[0], j.cube.height = v.shape[1], j.cube.width = v.shape[2];
@@ -131,6 +132,7 @@ void bind_lsq(py::module_& m) {
         Out out = call_released(
             [&](Progress* p) {
               Out o;
+              if (job.device_cube) cuda_select_device(job.device_cube->device);  // the caller's
               auto solver = lsq::make_solver(job.choice.backend);
               if (job.device_cube)
                 solver->solve_device(*job.device_cube, job.design, job.options, o.res, p);

@@ -33,6 +33,7 @@ const DeviceView* device_initial(const py::object& initial, const ParamSet& p, B
   const DeviceView& v = initial.cast<const DeviceArray&>().view();
   osc::check_initial_view(v, int(p.get_int("network.nodes")), int(p.get_int("ensemble.size")));
   require_cuda_backend(v, backend);
+  require_visible_device(v);
   return &v;
 }
 
@@ -97,6 +98,7 @@ py::dict study_arrays(const py::object& initial, const Settings& settings,
   });
   osc::StudyResult s = call_released(
       [&](Progress* p) {
+        if (job.device_init) cuda_select_device(job.device_init->device);  // the caller's
         auto ens = osc::make_ensemble(job.choice.backend);
         if (job.device_init) {
           DeviceInitialEnsemble dev(*ens, *job.device_init);
@@ -130,11 +132,18 @@ class Ensemble {
       choice_ = backend_from(backend);
       options_ = osc::study_options_from(params_);
       topologies_ = osc::make_topologies(params_);
-      ensemble_ = osc::make_ensemble(choice_.backend);
-      if (const DeviceView* v = device_initial(initial, params_, choice_.backend))
-        ensemble_->load_device(topologies_, *v, options_.precision);  // no host copy
-      else
+      if (const DeviceView* v = device_initial(initial, params_, choice_.backend)) {
+        // Made and loaded on the caller's device (a thread of its own: this one's device is
+        // left as it was), read in place: no host copy.
+        ensemble_ = on_device(v->device, [&] {
+          auto e = osc::make_ensemble(choice_.backend);
+          e->load_device(topologies_, *v, options_.precision);
+          return e;
+        });
+      } else {
+        ensemble_ = osc::make_ensemble(choice_.backend);
         ensemble_->load(topologies_, initial_from(initial, params_), options_.precision);
+      }
       return 0;
     });
   }

@@ -229,3 +229,19 @@ def test_cuda_initial_state_with_backend_cpu_names_it(caps):
         with pytest.raises(ValueError, match='^initial: a CUDA array \\(device 0\\), but '
                                              'backend="cpu"'):
             make(init)
+
+
+@pytest.mark.skipif(not _USABLE, reason="needs a usable CUDA device (the backend must be cuda)")
+def test_cuda_array_on_a_device_this_process_cannot_see(caps):
+    """device_id beyond cuda_device_count(): ValueError naming the argument (the back ends run
+    on the array's own device otherwise)."""
+    for call, name, shape in ((lambda a: _core.field(a, None, [], "cuda", None, False),
+                               "sources", (4, 4)),
+                              (lambda a: _core.lsq(a, np.ones((2, 1)), [], "cuda", None),
+                               "cube", (2, 3, 4)),
+                              (lambda a: _core.oscillators_study(a, _OSC, "cuda", None),
+                               "initial", (8, 2))):
+        a = _core.DeviceArray(caps.make(_FAKE, shape, np.float64, device_id=999), name, 1)
+        with pytest.raises(ValueError, match="^%s: a CUDA array on device 999, but this process "
+                                             "sees \\d+ CUDA device" % name):
+            call(a)
