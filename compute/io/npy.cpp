@@ -451,10 +451,17 @@ std::vector<double> NpyArray::to_double() const {
 
 std::string NpyArray::shape_text() const { return shape_string(shape); }
 
-NpyArray read_npy(const std::string& path, const std::string& accepted) {
-  const std::string expected =
-      accepted.empty() ? std::string("float32, float64, int32, int64 or uint8") : accepted;
-  std::ifstream in(path, std::ios::binary);
+namespace {
+
+std::string expected_dtypes(const std::string& accepted) {
+  return accepted.empty() ? std::string("float32, float64, int32, int64 or uint8") : accepted;
+}
+
+/// Opens `path` and reads and checks its header (read_npy_header()); `in` is left open.
+/// `count` gets the number of elements.
+NpyHeader open_npy(const std::string& path, const std::string& expected, std::ifstream& in,
+                   std::uint64_t& count) {
+  in.open(path, std::ios::binary);
   if (!in) fail(path, "cannot open (" + errno_text() + ")");
   std::error_code ec;
   const auto fsize = std::filesystem::file_size(path, ec);
@@ -513,45 +520,117 @@ NpyArray read_npy(const std::string& path, const std::string& accepted) {
   if (shape->kind != Value::Seq || shape->is_list)
     fail(path, ".npy header 'shape' is not a tuple of integers");
 
-  NpyArray a;
+  NpyHeader h;
   const Descr d = parse_descr(descr->str, path, expected);
-  a.dtype = d.dtype;
+  h.dtype = d.dtype;
+  h.byteswap = d.swap;
+  h.fortran_order = fortran->flag;
+  h.data_offset = prefix + hlen;
   const std::size_t isz = itemsize(d.dtype);
 
   // Shape and byte count, guarded against overflow before anything is allocated.
-  std::uint64_t count = 1;
+  count = 1;
   bool overflow = false;
   for (const Value& v : shape->items) {
     if (v.kind != Value::Int || v.neg)
       fail(path, ".npy header 'shape' holds a non-integer or negative size");
     if (v.overflow) fail(path, "corrupt .npy header: a 'shape' size does not fit in 64 bits");
-    a.shape.push_back(static_cast<std::size_t>(v.num));
+    h.shape.push_back(static_cast<std::size_t>(v.num));
     if (v.num != 0 && count > std::numeric_limits<std::uint64_t>::max() / isz / v.num)
       overflow = true;
     else
       count *= v.num;
   }
-  for (std::size_t dim : a.shape)
+  for (std::size_t dim : h.shape)
     if (dim == 0) {
       count = 0;
       overflow = false;
     }
   const std::uint64_t avail = fsize - prefix - hlen;
   if (overflow)
-    fail(path, "corrupt .npy header: shape " + a.shape_text() + " overflows the addressable size");
+    fail(path, "corrupt .npy header: shape " + h.shape_text() + " overflows the addressable size");
   const std::uint64_t nbytes = count * isz;
   if (nbytes > avail)
     fail(path, "truncated: header says " + std::to_string(nbytes) + " bytes of data, file has " +
                    std::to_string(avail));
+  return h;
+}
 
-  // Data.
-  a.data.resize(static_cast<std::size_t>(nbytes));
-  if (nbytes > 0) {
-    in.read(reinterpret_cast<char*>(a.data.data()), static_cast<std::streamsize>(nbytes));
-    if (!in) fail(path, "cannot read the data (" + errno_text() + ")");
+/// Reads `n` bytes at `offset` of the open file `in` into `dst`.
+void read_at(std::ifstream& in, const std::string& path, std::uint64_t offset, std::uint8_t* dst,
+             std::uint64_t n) {
+  if (n == 0) return;
+  in.clear();
+  in.seekg(static_cast<std::streamoff>(offset));
+  in.read(reinterpret_cast<char*>(dst), static_cast<std::streamsize>(n));
+  if (!in) fail(path, "cannot read the data (" + errno_text() + ")");
+}
+
+}  // namespace
+
+std::size_t NpyHeader::row_elements() const {
+  std::size_t n = 1;
+  for (std::size_t k = 1; k < shape.size(); ++k) n *= shape[k];
+  return n;
+}
+
+std::string NpyHeader::shape_text() const { return shape_string(shape); }
+
+NpyHeader read_npy_header(const std::string& path, const std::string& accepted) {
+  std::ifstream in;
+  std::uint64_t count = 0;
+  return open_npy(path, expected_dtypes(accepted), in, count);
+}
+
+NpyArray read_npy(const std::string& path, const std::string& accepted) {
+  std::ifstream in;
+  std::uint64_t count = 0;
+  const NpyHeader h = open_npy(path, expected_dtypes(accepted), in, count);
+  const std::size_t isz = itemsize(h.dtype);
+  NpyArray a;
+  a.dtype = h.dtype;
+  a.shape = h.shape;
+  a.data.resize(static_cast<std::size_t>(count * isz));
+  read_at(in, path, h.data_offset, a.data.data(), count * isz);
+  if (h.byteswap) byteswap(a.data.data(), count, isz);
+  if (h.fortran_order && a.shape.size() > 1) a.data = fortran_to_c(a.data, a.shape, isz);
+  return a;
+}
+
+NpyArray read_npy_rows(const std::string& path, std::size_t begin, std::size_t end,
+                       const std::string& accepted) {
+  std::ifstream in;
+  std::uint64_t count = 0;
+  const NpyHeader h = open_npy(path, expected_dtypes(accepted), in, count);
+  const std::size_t rows = h.shape.empty() ? 0 : h.shape[0];
+  if (h.shape.empty() || begin > end || end > rows)
+    fail(path, "rows [" + std::to_string(begin) + ", " + std::to_string(end) +
+                   ") asked for, the array " +
+                   (h.shape.empty() ? std::string("is 0-d (no rows)")
+                                    : "has " + std::to_string(rows) + " rows") +
+                   " (shape " + h.shape_text() + ")");
+  const std::size_t isz = itemsize(h.dtype), per_row = h.row_elements(), n = end - begin;
+  NpyArray a;
+  a.dtype = h.dtype;
+  a.shape = h.shape;
+  a.shape[0] = n;
+  const std::uint64_t elems = std::uint64_t(n) * per_row;  // <= count: no overflow
+  a.data.resize(static_cast<std::size_t>(elems * isz));
+  if (elems == 0) return a;
+  if (!h.fortran_order || h.shape.size() == 1) {
+    // C order: the rows are one contiguous block.
+    read_at(in, path, h.data_offset + std::uint64_t(begin) * per_row * isz, a.data.data(),
+            elems * isz);
+  } else {
+    // Fortran order: element (i, c) (c the Fortran index of the trailing axes) lies at
+    // i + rows * c, so each c holds the range's rows contiguously; read as the Fortran layout of
+    // shape (n, shape[1:]), then reordered.
+    for (std::size_t c = 0; c < per_row; ++c)
+      read_at(in, path, h.data_offset + (std::uint64_t(c) * rows + begin) * isz,
+              a.data.data() + std::size_t(c) * n * isz, std::uint64_t(n) * isz);
   }
-  if (d.swap) byteswap(a.data.data(), count, isz);
-  if (fortran->flag && a.shape.size() > 1) a.data = fortran_to_c(a.data, a.shape, isz);
+  if (h.byteswap) byteswap(a.data.data(), std::size_t(elems), isz);
+  if (h.fortran_order && a.shape.size() > 1) a.data = fortran_to_c(a.data, a.shape, isz);
   return a;
 }
 

@@ -12,9 +12,17 @@
 // (lsq_downdate.hpp) share the group's SoA products y = B (w o b) and A y, then their small
 // s x s or k x k matrices go through the same SoA factorisation; an fp32 solve hands those
 // pixels to a float64 group solver (both paths are float64 whatever the precision).
+// On AVX-512 (+ BMI2) full groups load each row of the cube with one 8-lane gather and one NaN
+// compare (the lanes' row lists then come from bit masks, built only for the paths that use
+// them), and K / R_OO are gathered from C / R with one gather per entry; elsewhere the same
+// values lane by lane. The SoA products run 8 rows per pass, and the SoA buffers are 64-byte
+// aligned (vector loads that split cache lines cost the factorisation ~30 %).
 //
 // Memory: the cube (read in place), the outputs, and per thread O(M V + N^2 V) scratch.
 #include <omp.h>
+#if defined(__AVX512F__) && defined(__BMI2__)
+#include <immintrin.h>
+#endif
 
 #include <algorithm>
 #include <atomic>
@@ -22,6 +30,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <new>
 #include <optional>
 
 #include "core/error.hpp"
@@ -40,6 +49,30 @@ constexpr std::size_t kBlockPixels = 256;  // pixels per task, sorted by count (
 // min-norm 0.265 vs 0.272; on Zen 4, whose 512-bit units are double-pumped, 4 had beaten 8 by
 // ~10 %). fp32: 8 lanes beat 16 by ~35 % (float64 vectors would need 128-byte vector types).
 constexpr int kLanesFp64 = 8, kLanesFp32 = 8;
+// Rows per pass of the SoA matrix-vector products (A x, A^T r, B b): 8 accumulators in
+// registers hide the FMA latency (4 were latency-bound), each loaded vector serves 8 FMAs.
+constexpr int kProdRows = 8;
+
+/// Allocator of 64-byte aligned blocks (one cache line, one AVX-512 vector): the SoA buffers'
+/// vector loads never split a line whatever malloc returns (a 16-byte aligned factor buffer
+/// made the min-norm Cholesky ~30 % slower).
+template <class E>
+struct Aligned64 {
+  using value_type = E;
+  Aligned64() = default;
+  template <class U>
+  Aligned64(const Aligned64<U>&) {}
+  E* allocate(std::size_t n) {
+    return static_cast<E*>(::operator new(n * sizeof(E), std::align_val_t(64)));
+  }
+  void deallocate(E* p, std::size_t) { ::operator delete(p, std::align_val_t(64)); }
+  template <class U>
+  bool operator==(const Aligned64<U>&) const {
+    return true;
+  }
+};
+template <class E>
+using AVec = std::vector<E, Aligned64<E>>;
 
 inline std::size_t rowbase(int i) { return std::size_t(i) * std::size_t(i + 1) / 2; }
 
@@ -97,14 +130,14 @@ struct Problem {
   int M = 0, N = 0, ldA = 0;
   std::size_t P = 0;     // the cube's pixels (its stride between observations)
   std::size_t pbeg = 0;  // the cube pixel of the result's pixel 0 (a row range's first)
-  std::vector<T> apad;   // M x ldA: A in T, zero padded to ldA columns
-  std::vector<T> gfull;  // N x ldA: A^T A (lower triangle) in T, summed in float64
-  int ld4 = 0;
-  std::vector<double> a4;    // M x ld4: A in float64, zero padded to a multiple of 4 columns
-  std::vector<double> op4;   // ld4 x M: the shared SVD's operator, zero padded to ld4 rows
-  std::vector<double> bop4;  // ld4 x M: B = G^-1 A^T of the downdate, zero padded to ld4 rows
-  double threshold = 0;      // estimated cond(G) above which Auto falls back to the SVD
-  double singular = 0;       // ... and Normal: numerically singular, 0.1 / eps
+  AVec<T> apad;          // M x ldA: A in T, zero padded to ldA columns
+  AVec<T> gfull;         // N x ldA: A^T A (lower triangle) in T, summed in float64
+  int ld8 = 0;
+  AVec<double> a8;       // M x ld8: A in float64, zero padded to a multiple of 8 columns
+  AVec<double> op8;      // ld8 x M: the shared SVD's operator, zero padded to ld8 rows
+  AVec<double> bop8;     // ld8 x M: B = G^-1 A^T of the downdate, zero padded to ld8 rows
+  double threshold = 0;  // estimated cond(G) above which Auto falls back to the SVD
+  double singular = 0;   // ... and Normal: numerically singular, 0.1 / eps
 
   Problem(const Cube& c, const Design& d, const Options& o, const SharedSvd& s,
           const DowndateOps& dd, std::size_t pb)
@@ -123,16 +156,16 @@ struct Problem {
         for (int i = 0; i < M; ++i) s += d.a[std::size_t(i) * N + a] * d.a[std::size_t(i) * N + b];
         gfull[std::size_t(a) * ldA + b] = T(s);
       }
-    ld4 = (N + 3) / 4 * 4;
-    a4.assign(std::size_t(M) * ld4, 0.0);
+    ld8 = (N + kProdRows - 1) / kProdRows * kProdRows;
+    a8.assign(std::size_t(M) * ld8, 0.0);
     for (int i = 0; i < M; ++i)
-      for (int k = 0; k < N; ++k) a4[std::size_t(i) * ld4 + k] = d.a[std::size_t(i) * N + k];
-    op4.assign(std::size_t(ld4) * M, 0.0);
-    std::copy(s.op.begin(), s.op.end(), op4.begin());
+      for (int k = 0; k < N; ++k) a8[std::size_t(i) * ld8 + k] = d.a[std::size_t(i) * N + k];
+    op8.assign(std::size_t(ld8) * M, 0.0);
+    std::copy(s.op.begin(), s.op.end(), op8.begin());
     if (dd.downdate) {
-      bop4.assign(std::size_t(ld4) * M, 0.0);
+      bop8.assign(std::size_t(ld8) * M, 0.0);
       for (int i = 0; i < M; ++i)
-        for (int k = 0; k < N; ++k) bop4[std::size_t(k) * M + i] = dd.bt[std::size_t(i) * N + k];
+        for (int k = 0; k < N; ++k) bop8[std::size_t(k) * M + i] = dd.bt[std::size_t(i) * N + k];
     }
     threshold = fallback_condition(std::is_same_v<T, float> ? Precision::Fp32 : Precision::Fp64);
     singular = 0.1 / double(std::numeric_limits<T>::epsilon());
@@ -162,6 +195,9 @@ class GroupSolver {
     obs_rows_.resize(std::size_t(M) * V);
     ay_.resize(std::size_t(M) * V);
     miss_rows_.resize(std::size_t(M) * V);
+    mwords_ = std::size_t(M + 63) / 64;
+    lane_mask_.resize(mwords_ * V);
+    mbytes_.resize(std::size_t(M + 7) / 8 * 8);
     y2_.resize(std::size_t(N) * V);
     gs_.resize(std::size_t(N));
     n_ = N;
@@ -199,43 +235,101 @@ class GroupSolver {
   }
 
  private:
-  /// The group's data b (gaps 0), mask w and counts, and each lane's observed and missing row
-  /// lists (obs_rows_, miss_rows_: M ints per lane, filled without branches).
+  /// The group's data b (gaps 0), mask w and counts, and each lane's observed-row bit mask
+  /// (lane_mask_: one bit per row; the row lists obs_rows_ / miss_rows_ are built from it on
+  /// demand by rows_of). On AVX-512 with BMI2, full groups of 8 lanes load each row of the cube
+  /// with one gather and test NaN with one compare (load_simd); otherwise lane by lane.
   void load(const std::size_t* px, int lanes) {
     const int M = pb_.M;
+    std::fill(lane_mask_.begin(), lane_mask_.end(), std::uint64_t(0));
+    std::fill(built_, built_ + 2 * V, std::uint8_t(0));
+#if defined(__AVX512F__) && defined(__BMI2__)
+    if constexpr (V == 8)
+      if (lanes == V) {
+        const auto [lo, hi] = std::minmax_element(px, px + V);
+        if (*hi - *lo <= std::size_t(std::numeric_limits<std::int32_t>::max()))
+          return load_simd(px, *lo);
+      }
+#endif
     const bool f32 = pb_.cube.dtype == io::DType::Float32;
-    int no[V] = {}, nm[V] = {};
-    int* obs = obs_rows_.data();
-    int* miss = miss_rows_.data();
-    auto lane = [&](int i, int v, double val, double* b, double* w) {
-      const bool ok = val == val;  // not NaN
-      b[v] = ok ? val : 0.0;
-      w[v] = ok ? 1.0 : 0.0;
-      obs[std::size_t(v) * M + no[v]] = i;
-      miss[std::size_t(v) * M + nm[v]] = i;
-      no[v] += ok;
-      nm[v] += !ok;
-    };
+    int no[V] = {};
     for (int i = 0; i < M; ++i) {
       const std::size_t off = std::size_t(i) * pb_.P + pb_.pbeg;
       double* b = &b_[std::size_t(i) * V];
       double* w = &w_[std::size_t(i) * V];
-      if (lanes == V && f32) {
-        const float* src = pb_.cube.f32() + off;
-        for (int v = 0; v < V; ++v) lane(i, v, double(src[px[v]]), b, w);
-      } else if (lanes == V) {
-        const double* src = pb_.cube.f64() + off;
-        for (int v = 0; v < V; ++v) lane(i, v, src[px[v]], b, w);
-      } else {
-        for (int v = 0; v < V; ++v) {
-          const double val = v >= lanes ? std::numeric_limits<double>::quiet_NaN()
-                             : f32      ? double(pb_.cube.f32()[off + px[v]])
-                                        : pb_.cube.f64()[off + px[v]];
-          lane(i, v, val, b, w);
-        }
+      for (int v = 0; v < V; ++v) {
+        const double val = v >= lanes ? std::numeric_limits<double>::quiet_NaN()
+                           : f32      ? double(pb_.cube.f32()[off + px[v]])
+                                      : pb_.cube.f64()[off + px[v]];
+        const bool ok = val == val;  // not NaN
+        b[v] = ok ? val : 0.0;
+        w[v] = ok ? 1.0 : 0.0;
+        lane_mask_[std::size_t(v) * mwords_ + std::size_t(i / 64)] |= std::uint64_t(ok) << (i % 64);
+        no[v] += ok;
       }
     }
     for (int v = 0; v < V; ++v) cnt_[v] = no[v];
+  }
+
+#if defined(__AVX512F__) && defined(__BMI2__)
+  /// load() for 8 lanes: per row one 8-wide gather (float or double), the NaN test as a mask
+  /// register, b and w stored with it; the row's mask byte goes into mbytes_, and each block of
+  /// 8 rows' bytes is split into the lanes' bit masks with one pext per lane.
+  void load_simd(const std::size_t* px, std::size_t lo) {
+    const int M = pb_.M;
+    alignas(32) std::int32_t idx[8];
+    for (int v = 0; v < 8; ++v) idx[v] = std::int32_t(px[v] - lo);
+    const __m256i vi = _mm256_load_si256(reinterpret_cast<const __m256i*>(idx));
+    const bool f32 = pb_.cube.dtype == io::DType::Float32;
+    const __m512d one = _mm512_set1_pd(1.0);
+    std::uint8_t* mb = mbytes_.data();
+    for (int i = 0; i < M; ++i) {
+      const std::size_t off = std::size_t(i) * pb_.P + pb_.pbeg + lo;
+      const __m512d val =
+          f32 ? _mm512_maskz_cvtps_pd(0xff, _mm256_mmask_i32gather_ps(_mm256_setzero_ps(), 0xff, vi,
+                                                                      pb_.cube.f32() + off, 4))
+              : _mm512_mask_i32gather_pd(_mm512_setzero_pd(), 0xff, vi, pb_.cube.f64() + off, 8);
+      const __mmask8 ok = _mm512_cmp_pd_mask(val, val, _CMP_ORD_Q);
+      _mm512_storeu_pd(&b_[std::size_t(i) * V], _mm512_maskz_mov_pd(ok, val));
+      _mm512_storeu_pd(&w_[std::size_t(i) * V], _mm512_maskz_mov_pd(ok, one));
+      mb[i] = ok;
+    }
+    for (int i = M; i < (M + 7) / 8 * 8; ++i) mb[i] = 0;
+    int no[8] = {};
+    for (int i0 = 0; i0 < M; i0 += 8) {
+      std::uint64_t x;
+      std::memcpy(&x, mb + i0, 8);
+      for (int v = 0; v < 8; ++v) {
+        const std::uint64_t bits = _pext_u64(x, 0x0101010101010101ull << v);
+        lane_mask_[std::size_t(v) * mwords_ + std::size_t(i0 / 64)] |= bits << (i0 % 64);
+        no[v] += __builtin_popcountll(bits);
+      }
+    }
+    for (int v = 0; v < V; ++v) cnt_[v] = no[v];
+  }
+#endif
+
+  /// Lane v's observed (observed = true: obs_rows_) or missing rows (miss_rows_) in increasing
+  /// order, M ints per lane, built from lane_mask_ on the first call of the group.
+  const int* rows_of(int v, bool observed) {
+    const int M = pb_.M;
+    int* out = &(observed ? obs_rows_ : miss_rows_)[std::size_t(v) * M];
+    std::uint8_t& done = built_[2 * v + int(observed)];
+    if (done) return out;
+    done = 1;
+    int n = 0;
+    const std::uint64_t* mask = &lane_mask_[std::size_t(v) * mwords_];
+    for (std::size_t k = 0; k < mwords_; ++k) {
+      const int base = int(k) * 64;
+      const int valid = std::min(64, M - base);
+      const std::uint64_t all = valid == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << valid) - 1;
+      std::uint64_t m = observed ? mask[k] : ~mask[k] & all;
+      while (m) {
+        out[n++] = base + __builtin_ctzll(m);
+        m &= m - 1;
+      }
+    }
+    return out;
   }
 
   /// Gram matrix of lane v (lower triangle, row-major with leading dimension ldA) into gaos_:
@@ -246,7 +340,8 @@ class GroupSolver {
   void gram(int v) {
     const int M = pb_.M, ld = pb_.ldA;
     const bool sub = M - cnt_[v] < cnt_[v];
-    const int* list = &(sub ? miss_rows_ : obs_rows_)[std::size_t(v) * M];
+    const int* list = rows_of(v, !sub);
+    (void)M;
     // Blocks of 4 rows of G times segments of one 64-byte vector (8 doubles or 16 floats) of
     // columns: 4 accumulators in registers, each loaded segment of a row of A serves 4 FMAs.
     const int nl = sub ? M - cnt_[v] : cnt_[v];
@@ -557,65 +652,81 @@ class GroupSolver {
     int j[V];
     bool active[V];
     std::uint8_t sgn[kMaxUnknowns][V];
-    auto norm1 = [&](const T* a, int v) {
-      double s = 0;
-      for (int k = 0; k < N; ++k) s += std::fabs(double(a[std::size_t(k) * V + v]));
-      return s;
+    // The per-lane loops below run over k outside and the lanes inside (contiguous, vectorised),
+    // each lane's sums and comparisons in the order k = 0, 1, ... of the scalar algorithm.
+    auto norm1 = [&](const T* a, double* out) {
+      double s[V] = {};
+      for (int k = 0; k < N; ++k)
+        for (int v = 0; v < V; ++v) s[v] += std::fabs(double(a[std::size_t(k) * V + v]));
+      std::copy(s, s + V, out);
     };
-    auto argmax = [&](const T* a, int v) {
-      int best = 0;
-      T m = -1;
-      for (int k = 0; k < ln_[v]; ++k) {
-        const T q = std::fabs(a[std::size_t(k) * V + v]);
-        if (q > m) m = q, best = k;
-      }
-      return best;
+    auto argmax = [&](const T* a, int* best) {  // first k < ln_[v] of the largest |a_k|
+      T m[V];
+      int b[V];
+      for (int v = 0; v < V; ++v) m[v] = T(-1), b[v] = 0;
+      for (int k = 0; k < N; ++k)
+        for (int v = 0; v < V; ++v) {
+          const T q = std::fabs(a[std::size_t(k) * V + v]);
+          const bool c = k < ln_[v] && q > m[v];
+          m[v] = c ? q : m[v];
+          b[v] = c ? k : b[v];
+        }
+      std::copy(b, b + V, best);
+    };
+    auto sign_vector = [&]() {  // z = +-1 by sgn over each lane's own size, 0 beyond
+      for (int k = 0; k < N; ++k)
+        for (int v = 0; v < V; ++v)
+          z[std::size_t(k) * V + v] = k >= ln_[v] ? T(0) : sgn[k][v] ? T(1) : T(-1);
     };
     for (int k = 0; k < N; ++k)
       for (int v = 0; v < V; ++v) x[std::size_t(k) * V + v] = k < ln_[v] ? T(1) / T(ln_[v]) : T(0);
     solve_in_place(x);
-    for (int v = 0; v < V; ++v) {
-      est[v] = norm1(x, v);
-      active[v] = ln_[v] > 1;
-    }
+    norm1(x, est);
+    for (int v = 0; v < V; ++v) active[v] = ln_[v] > 1;
     if (N > 1) {
       for (int k = 0; k < N; ++k)
-        for (int v = 0; v < V; ++v) {
-          sgn[k][v] = x[std::size_t(k) * V + v] >= 0;
-          z[std::size_t(k) * V + v] = k >= ln_[v] ? T(0) : sgn[k][v] ? T(1) : T(-1);
-        }
+        for (int v = 0; v < V; ++v) sgn[k][v] = x[std::size_t(k) * V + v] >= 0;
+      sign_vector();
       solve_in_place(z);
-      for (int v = 0; v < V; ++v) j[v] = argmax(z, v);
+      argmax(z, j);
       for (int iter = 2; iter <= hager_iterations_; ++iter) {
         std::fill(x, x + std::size_t(N) * V, T(0));
         for (int v = 0; v < V; ++v) x[std::size_t(j[v]) * V + v] = T(1);
         solve_in_place(x);
+        double e[V];
+        norm1(x, e);
+        std::uint8_t repeated[V];
+        for (int v = 0; v < V; ++v) repeated[v] = 1;
+        for (int k = 0; k < N; ++k)
+          for (int v = 0; v < V; ++v)
+            repeated[v] &= std::uint8_t((x[std::size_t(k) * V + v] >= 0) == bool(sgn[k][v]));
+        std::uint8_t go[V];
         bool any = false;
         for (int v = 0; v < V; ++v) {
+          go[v] = 0;
           if (!active[v]) continue;
-          const double e = norm1(x, v);
-          bool repeated = true;
-          for (int k = 0; k < N && repeated; ++k)
-            repeated = (x[std::size_t(k) * V + v] >= 0) == bool(sgn[k][v]);
-          if (repeated || e <= est[v]) {
-            est[v] = std::max(est[v], e);
+          if (repeated[v] || e[v] <= est[v]) {
+            est[v] = std::max(est[v], e[v]);
             active[v] = false;
             continue;
           }
-          est[v] = e;
-          for (int k = 0; k < N; ++k) sgn[k][v] = x[std::size_t(k) * V + v] >= 0;
+          est[v] = e[v];
+          go[v] = 1;
           any = true;
         }
-        // The last iteration's next index would go unused: no solve for it.
-        if (!any || iter == hager_iterations_) break;
         for (int k = 0; k < N; ++k)
           for (int v = 0; v < V; ++v)
-            z[std::size_t(k) * V + v] = k >= ln_[v] ? T(0) : sgn[k][v] ? T(1) : T(-1);
+            sgn[k][v] = go[v] ? std::uint8_t(x[std::size_t(k) * V + v] >= 0) : sgn[k][v];
+        // The last iteration's next index would go unused: no solve for it.
+        if (!any || iter == hager_iterations_) break;
+        sign_vector();
         solve_in_place(z);
+        int jn[V];
+        argmax(z, jn);
         for (int v = 0; v < V; ++v) {
           if (!active[v]) continue;
           const int last = j[v];
-          j[v] = argmax(z, v);
+          j[v] = jn[v];
           if (!(std::fabs(z[std::size_t(last) * V + v]) != std::fabs(z[std::size_t(j[v]) * V + v])))
             active[v] = false;
         }
@@ -627,8 +738,10 @@ class GroupSolver {
           x[std::size_t(k) * V + v] = (k % 2) ? -a : a;
         }
       solve_in_place(x);
+      double e[V];
+      norm1(x, e);
       for (int v = 0; v < V; ++v)
-        if (ln_[v] > 1) est[v] = std::max(est[v], 2.0 * norm1(x, v) / (3.0 * ln_[v]));
+        if (ln_[v] > 1) est[v] = std::max(est[v], 2.0 * e[v] / (3.0 * ln_[v]));
     }
     for (int v = 0; v < V; ++v) {
       est_[v] = est[v];
@@ -636,23 +749,21 @@ class GroupSolver {
     }
   }
 
-  /// out[k] = init[k] + sum_i A_ik src[i] for the V lanes (A^T src), four k at a time so that
-  /// each loaded src vector serves four FMAs. init may be null (zero).
+  /// out[k] = init[k] + sum_i A_ik src[i] for the V lanes (A^T src), kProdRows k at a time so
+  /// that each loaded src vector serves kProdRows FMAs (A's rows are zero padded to ld8). init
+  /// may be null (zero).
   void at_times(const double* src, const double* init, double scale, double* out) const {
-    const int M = pb_.M, N = pb_.N, ld = pb_.ld4;
-    const double* A = pb_.a4.data();
-    for (int k0 = 0; k0 < N; k0 += 4) {
-      VD c0{}, c1{}, c2{}, c3{};
+    const int M = pb_.M, N = pb_.N, ld = pb_.ld8;
+    const double* A = pb_.a8.data();
+    for (int k0 = 0; k0 < N; k0 += kProdRows) {
+      VD c[kProdRows] = {};
       for (int i = 0; i < M; ++i) {
         const VD s = vload<VD>(src + std::size_t(i) * V);
         const double* a = A + std::size_t(i) * ld + k0;
-        c0 += a[0] * s;
-        c1 += a[1] * s;
-        c2 += a[2] * s;
-        c3 += a[3] * s;
+#pragma GCC unroll 8
+        for (int q = 0; q < kProdRows; ++q) c[q] += a[q] * s;
       }
-      const VD c[4] = {c0, c1, c2, c3};
-      for (int q = 0; q < 4 && k0 + q < N; ++q) {
+      for (int q = 0; q < kProdRows && k0 + q < N; ++q) {
         const std::size_t o = std::size_t(k0 + q) * V;
         vstore(out + o, init ? vload<VD>(init + o) * scale + c[q] : c[q]);
       }
@@ -661,63 +772,56 @@ class GroupSolver {
 
   void rhs_from_data(double* out) const { at_times(b_.data(), nullptr, 0, out); }
 
-  /// r_[i] = w_i (b_i - A_i . x) in float64, four rows at a time (each x_k vector serves four).
-  void residual_vector() {
-    const int M = pb_.M, N = pb_.N, ld = pb_.ld4;
-    const double* A = pb_.a4.data();
-    int i = 0;
-    for (; i + 3 < M; i += 4) {
-      VD t0 = vload<VD>(&b_[std::size_t(i) * V]), t1 = vload<VD>(&b_[std::size_t(i + 1) * V]);
-      VD t2 = vload<VD>(&b_[std::size_t(i + 2) * V]), t3 = vload<VD>(&b_[std::size_t(i + 3) * V]);
-      const double* a = A + std::size_t(i) * ld;
-      for (int k = 0; k < N; ++k) {
-        const VD xk = vload<VD>(&x_[std::size_t(k) * V]);
-        t0 -= a[k] * xk;
-        t1 -= a[ld + k] * xk;
-        t2 -= a[2 * ld + k] * xk;
-        t3 -= a[3 * ld + k] * xk;
+  /// t[r] (+ or -)= A_{i+r} . x for r < R and the V lanes (x SoA over N): each loaded x_k
+  /// vector serves R FMAs (R accumulators in registers), each t[r] summed in the order k = 0..N-1.
+  template <int R, bool Sub>
+  void rows_dot(int i, const double* x, VD* t) const {
+    const int N = pb_.N, ld = pb_.ld8;
+    const double* a = pb_.a8.data() + std::size_t(i) * ld;
+    for (int k = 0; k < N; ++k) {
+      const VD xk = vload<VD>(x + std::size_t(k) * V);
+#pragma GCC unroll 8
+      for (int r = 0; r < R; ++r) {
+        if (Sub)
+          t[r] -= a[std::size_t(r) * ld + k] * xk;
+        else
+          t[r] += a[std::size_t(r) * ld + k] * xk;
       }
-      const VD t[4] = {t0, t1, t2, t3};
-      for (int q = 0; q < 4; ++q) {
-        const std::size_t o = std::size_t(i + q) * V;
-        vstore(&r_[o], vload<VD>(&w_[o]) * t[q]);
-      }
-    }
-    for (; i < M; ++i) {
-      VD t = vload<VD>(&b_[std::size_t(i) * V]);
-      const double* a = A + std::size_t(i) * ld;
-      for (int k = 0; k < N; ++k) t -= a[k] * vload<VD>(&x_[std::size_t(k) * V]);
-      const std::size_t o = std::size_t(i) * V;
-      vstore(&r_[o], vload<VD>(&w_[o]) * t);
     }
   }
 
-  /// out[i] = A_i . x for the V lanes and all M rows (SoA), four rows at a time.
-  void a_times(const double* x, double* out) const {
-    const int M = pb_.M, N = pb_.N, ld = pb_.ld4;
-    const double* A = pb_.a4.data();
+  /// Calls block(i, count) over the M rows in blocks of kProdRows, then 4, then 1 (count = the
+  /// block's rows): the row blocking of the SoA products A x.
+  template <class Block>
+  void over_rows(Block block) const {
+    const int M = pb_.M;
     int i = 0;
-    for (; i + 3 < M; i += 4) {
-      VD t0{}, t1{}, t2{}, t3{};
-      const double* a = A + std::size_t(i) * ld;
-      for (int k = 0; k < N; ++k) {
-        const VD xk = vload<VD>(x + std::size_t(k) * V);
-        t0 += a[k] * xk;
-        t1 += a[ld + k] * xk;
-        t2 += a[2 * ld + k] * xk;
-        t3 += a[3 * ld + k] * xk;
+    for (; i + kProdRows - 1 < M; i += kProdRows) block.template operator()<kProdRows>(i);
+    for (; i + 3 < M; i += 4) block.template operator()<4>(i);
+    for (; i < M; ++i) block.template operator()<1>(i);
+  }
+
+  /// r_[i] = w_i (b_i - A_i . x) in float64, kProdRows rows at a time (each x_k vector serves
+  /// kProdRows FMAs).
+  void residual_vector() {
+    over_rows([&]<int R>(int i) {
+      VD t[R];
+      for (int r = 0; r < R; ++r) t[r] = vload<VD>(&b_[std::size_t(i + r) * V]);
+      rows_dot<R, true>(i, x_.data(), t);
+      for (int r = 0; r < R; ++r) {
+        const std::size_t o = std::size_t(i + r) * V;
+        vstore(&r_[o], vload<VD>(&w_[o]) * t[r]);
       }
-      vstore(out + std::size_t(i) * V, t0);
-      vstore(out + std::size_t(i + 1) * V, t1);
-      vstore(out + std::size_t(i + 2) * V, t2);
-      vstore(out + std::size_t(i + 3) * V, t3);
-    }
-    for (; i < M; ++i) {
-      VD t{};
-      const double* a = A + std::size_t(i) * ld;
-      for (int k = 0; k < N; ++k) t += a[k] * vload<VD>(x + std::size_t(k) * V);
-      vstore(out + std::size_t(i) * V, t);
-    }
+    });
+  }
+
+  /// out[i] = A_i . x for the V lanes and all M rows (SoA), kProdRows rows at a time.
+  void a_times(const double* x, double* out) const {
+    over_rows([&]<int R>(int i) {
+      VD t[R] = {};
+      rows_dot<R, false>(i, x, t);
+      for (int r = 0; r < R; ++r) vstore(out + std::size_t(i + r) * V, t[r]);
+    });
   }
 
   /// y_ = A_p^T r - lambda x (the gradient of the regularised objective, halved).
@@ -725,29 +829,27 @@ class GroupSolver {
 
   /// Lanes without gaps: x = op b with the shared SVD's operator (four rows of op at a time).
   void shared_path() {
-    op4_times_b(pb_.op4.data(), [&](int k, const VD& c) {
+    op_times_b(pb_.op8.data(), [&](int k, const VD& c) {
       for (int v = 0; v < V; ++v)
         if (kind_[v] == kShared) x_[std::size_t(k) * V + v] = c[v];
     });
   }
 
-  /// out(k, c) for each row k of the N x M operator `op`, c = (op b)[k] over the group's lanes
-  /// (SoA), four rows of op at a time: the product of the shared and the downdate paths.
+  /// out(k, c) for each row k of the N x M operator `op` (zero padded to ld8 rows), c = (op b)[k]
+  /// over the group's lanes (SoA), kProdRows rows of op at a time: the product of the shared and
+  /// the downdate paths.
   template <class Out>
-  void op4_times_b(const double* op, Out out) const {
+  void op_times_b(const double* op, Out out) const {
     const int M = pb_.M, N = pb_.N;
-    for (int k0 = 0; k0 < N; k0 += 4) {
-      VD c0{}, c1{}, c2{}, c3{};
+    for (int k0 = 0; k0 < N; k0 += kProdRows) {
+      VD c[kProdRows] = {};
       const double* o = op + std::size_t(k0) * M;
       for (int i = 0; i < M; ++i) {
         const VD s = vload<VD>(&b_[std::size_t(i) * V]);
-        c0 += o[i] * s;
-        c1 += o[M + i] * s;
-        c2 += o[2 * M + i] * s;
-        c3 += o[3 * M + i] * s;
+#pragma GCC unroll 8
+        for (int q = 0; q < kProdRows; ++q) c[q] += o[std::size_t(q) * M + i] * s;
       }
-      const VD c[4] = {c0, c1, c2, c3};
-      for (int q = 0; q < 4 && k0 + q < N; ++q) out(k0 + q, c[q]);
+      for (int q = 0; q < kProdRows && k0 + q < N; ++q) out(k0 + q, c[q]);
     }
   }
 
@@ -755,7 +857,7 @@ class GroupSolver {
   /// lane's small solve (lsq_downdate.hpp); small_fail_ marks the lanes for the SVD.
   void downdate_path() {
     const int M = pb_.M, N = pb_.N;
-    op4_times_b(pb_.bop4.data(), [&](int k, const VD& c) { vstore(&y_[std::size_t(k) * V], c); });
+    op_times_b(pb_.bop8.data(), [&](int k, const VD& c) { vstore(&y_[std::size_t(k) * V], c); });
     const double lambda = pb_.options.lambda;
     const double limit = fallback_condition(Precision::Fp64);
     // float64 groups: lanes with at most N missing rows in the SoA code, the others one by one.
@@ -807,7 +909,7 @@ class GroupSolver {
       ln_[v] = n;
       sz[v] = 0, pad[v] = 1, rp[v] = nullptr;
       if (!soa_[v]) continue;
-      const int* mr = &miss_rows_[std::size_t(v) * M];
+      const int* mr = rows_of(v, false);
       rows_[v].assign(mr, mr + (M - cnt_[v]));
       const int sv = int(rows_[v].size());
       rp[v] = rows_[v].data(), sz[v] = sv;
@@ -881,6 +983,38 @@ class GroupSolver {
   void gather_soa(int n, const int* sz, const int* const* rows, const double* S, double sign,
                   double diag, const double* pad) {
     const int M = pb_.M;
+#if defined(__AVX512F__)
+    if constexpr (std::is_same_v<T, double> && V == 8) {
+      // One 8-lane gather per entry: lane v's index rows_v[q] M + rows_v[p] (M <= 1024, so it
+      // fits 32 bits), masked to the lanes with q < sz[v]; the same products and sums as below.
+      alignas(64) std::int32_t ridx[kMaxUnknowns * 8];
+      for (int q = 0; q < n; ++q)
+        for (int v = 0; v < 8; ++v) ridx[q * 8 + v] = q < sz[v] ? rows[v][q] : 0;
+      alignas(64) std::int32_t szv[8];
+      for (int v = 0; v < 8; ++v) szv[v] = sz[v];
+      const __m256i size = _mm256_load_si256(reinterpret_cast<const __m256i*>(szv));
+      const __m256i mm = _mm256_set1_epi32(M);
+      const __m512d sg = _mm512_set1_pd(sign), dg = _mm512_set1_pd(diag), pd = _mm512_loadu_pd(pad);
+      for (int q = 0; q < n; ++q) {
+        const __mmask8 on = _mm256_cmpgt_epi32_mask(size, _mm256_set1_epi32(q));
+        const __m256i ro = _mm256_mullo_epi32(
+            _mm256_load_si256(reinterpret_cast<const __m256i*>(ridx + q * 8)), mm);
+        double* lq = &l_[rowbase(q) * V];
+        for (int p = 0; p < q; ++p) {
+          const __m256i ix = _mm256_add_epi32(
+              ro, _mm256_load_si256(reinterpret_cast<const __m256i*>(ridx + p * 8)));
+          const __m512d g = _mm512_mask_i32gather_pd(_mm512_setzero_pd(), on, ix, S, 8);
+          _mm512_storeu_pd(lq + std::size_t(p) * V, _mm512_maskz_mul_pd(on, sg, g));
+        }
+        const __m256i ix =
+            _mm256_add_epi32(ro, _mm256_load_si256(reinterpret_cast<const __m256i*>(ridx + q * 8)));
+        const __m512d g = _mm512_mask_i32gather_pd(_mm512_setzero_pd(), on, ix, S, 8);
+        _mm512_storeu_pd(lq + std::size_t(q) * V,
+                         _mm512_mask_blend_pd(on, pd, _mm512_add_pd(_mm512_mul_pd(sg, g), dg)));
+      }
+      return;
+    }
+#endif
     for (int q = 0; q < n; ++q) {
       T* lq = &l_[rowbase(q) * V];
       const double* srow[V];
@@ -948,7 +1082,7 @@ class GroupSolver {
       ln_[v] = kmax;
       rp[v] = nullptr;
       if (kind_[v] == kMinNorm) {
-        const int* orow = &obs_rows_[std::size_t(v) * M];
+        const int* orow = rows_of(v, true);
         rows_[v].assign(orow, orow + cnt_[v]);
         k = int(rows_[v].size());
         rp[v] = rows_[v].data();
@@ -1066,8 +1200,15 @@ class GroupSolver {
     PixelOutcome o;
     switch (kind_[v]) {
       case kPad:
-      case kEmpty:
-        return;  // init_result: status 3, NaN, count 0
+        return;
+      case kEmpty: {  // status 3: NaN outputs, count 0 (shape_result leaves the arrays unset)
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        for (int k = 0; k < N; ++k) xs_[std::size_t(k)] = nan;
+        o.status = kAllMissing;
+        o.condition = std::numeric_limits<float>::quiet_NaN();
+        store_pixel(out_, p, xs_.data(), o, nan, 0);
+        return;
+      }
       case kShared:
         o = pb_.shared.outcome;
         break;
@@ -1127,15 +1268,19 @@ class GroupSolver {
 
   const Problem<T>& pb_;
   Result& out_;
-  std::vector<double> b_, w_, r_;
-  std::vector<T> gaos_, l_, invd_, hx_, hz_, colsum_;
-  std::vector<double> x_, y_, xs_, ys_, bo_;
+  AVec<double> b_, w_, r_;
+  AVec<T> gaos_, l_, invd_, hx_, hz_, colsum_;
+  AVec<double> x_, y_, xs_, ys_, bo_;
   std::vector<int> obs_, miss_;
-  std::vector<int> obs_rows_, miss_rows_;  // V x M: each lane's observed / missing rows (load)
+  std::vector<int> obs_rows_, miss_rows_;  // V x M: each lane's observed / missing rows (rows_of)
+  std::vector<std::uint64_t> lane_mask_;   // V x mwords_: each lane's observed rows, one bit each
+  std::vector<std::uint8_t> mbytes_;       // M rounded up to 8: the group's NaN masks per row
+  std::size_t mwords_ = 0;
+  std::uint8_t built_[2 * V] = {};  // rows_of: lane v's missing (2v) / observed (2v+1) list built
   SmallScratch scratch_;
   std::uint8_t small_fail_[V] = {}, refine_[V] = {};
   std::vector<int> rows_[V];
-  std::vector<double> rho_, y2_, gs_, ay_;
+  AVec<double> rho_, y2_, gs_, ay_;
   int n_ = 0;
   int hager_iterations_ = 5;
   int ln_[V] = {};            // each lane's own size within n_ (estimate_condition)
@@ -1256,6 +1401,29 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
   out.minnorm_pixels = minnormed.load();
 }
 
+/// init_result without its fill of the arrays: every pixel's outputs are written by the group
+/// solvers (finish: the empty pixels' NaN and status 3 too), so the solution's N P doubles are
+/// written once, in parallel, instead of a serial NaN pass first (~0.02 s at 500 x 500 x 50).
+void shape_result(Result& out, const Cube& cube, const Design& design, const IndexRange& rows) {
+  const std::size_t P = (rows.end - rows.begin) * cube.width;
+  Result meta;  // the metadata of init_result, on an empty result
+  init_result(meta, Cube{}, design, IndexRange{0, 0});
+  meta.height = rows.end - rows.begin;
+  meta.width = cube.width;
+  meta.row_begin = rows.begin;
+  meta.solution.swap(out.solution);
+  meta.residual.swap(out.residual);
+  meta.count.swap(out.count);
+  meta.status.swap(out.status);
+  meta.condition.swap(out.condition);
+  out = std::move(meta);
+  out.solution.resize(design.n * P);
+  out.residual.resize(P);
+  out.count.resize(P);
+  out.status.resize(P);
+  out.condition.resize(P);
+}
+
 class CpuSolver final : public Solver {
  public:
   using Solver::solve;
@@ -1266,7 +1434,7 @@ class CpuSolver final : public Solver {
     validate(cube, design, options);
     const IndexRange rows = resolve(range, cube.height, "lsq: pixel rows");
     const auto t0 = Clock::now();
-    init_result(out, cube, design, rows);
+    shape_result(out, cube, design, rows);
     const SharedSvd shared = shared_svd(design, options.lambda);
     const bool dd = options.method == Method::Downdate || options.method == Method::Auto;
     const DowndateOps ops =

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <thread>
 
 #include "test_lsq_util.hpp"
@@ -384,6 +385,64 @@ TEST(LsqCpu, ValidateRefusesBadProblems) {
   EXPECT_NE(error_of([&] { solver->solve(c, wide, Options{}, r); }).find("at most"),
             std::string::npos);
   EXPECT_TRUE(r.solution.empty());  // nothing written before the checks pass
+}
+
+/// The solver shapes a reused Result without a NaN fill first and writes every pixel itself:
+/// solving into a Result that held a larger solve of other data gives the fresh solve's outputs
+/// bit for bit (all-missing pixels NaN with status 3 and count 0), and the solutions match the
+/// long-double reference (m_p >= N: QR; m_p < N: the minimum-norm formula).
+TEST(LsqCpu, ReusedResultIsFullyRewritten) {
+  const Design d = test::random_design(30, 7, 21);
+  Cube small = test::random_cube(d, 5, 9, 0.25, 22);
+  auto* v = reinterpret_cast<double*>(small.bytes.data());
+  ASSERT_EQ(small.dtype, io::DType::Float64);
+  for (std::size_t i = 0; i < d.m; ++i)
+    v[i * small.pixels() + 3] = v[i * small.pixels() + 17] = NAN;
+  for (std::size_t i = 4; i < d.m; ++i) v[i * small.pixels() + 8] = NAN;  // 4 rows: m_p < N
+  const Cube large = test::random_cube(d, 11, 13, 0.1, 23);
+  auto solver = make_solver(Backend::Cpu);
+  for (Method m : {Method::Auto, Method::Downdate, Method::Normal})
+    for (Precision prec : kPrecisions) {
+      SCOPED_TRACE(std::string(name(m)) + " " + name(prec));
+      Result fresh, reused;
+      solver->solve(small, d, opts(m, prec), fresh);
+      solver->solve(large, d, opts(m, prec), reused);
+      solver->solve(small, d, opts(m, prec), reused);
+      ASSERT_EQ(reused.solution.size(), fresh.solution.size());
+      EXPECT_EQ(std::memcmp(reused.solution.data(), fresh.solution.data(),
+                            fresh.solution.size() * sizeof(double)),
+                0);
+      EXPECT_EQ(std::memcmp(reused.residual.data(), fresh.residual.data(),
+                            fresh.residual.size() * sizeof(float)),
+                0);
+      EXPECT_EQ(std::memcmp(reused.condition.data(), fresh.condition.data(),
+                            fresh.condition.size() * sizeof(float)),
+                0);
+      EXPECT_EQ(reused.status, fresh.status);
+      EXPECT_EQ(reused.count, fresh.count);
+      EXPECT_EQ(reused.status_counts, fresh.status_counts);
+      EXPECT_EQ(reused.status_counts[kAllMissing], 2u);
+      const std::size_t P = small.pixels();
+      for (std::size_t p : {std::size_t(3), std::size_t(17)}) {
+        EXPECT_EQ(reused.status[p], kAllMissing);
+        EXPECT_EQ(reused.count[p], 0);
+        EXPECT_TRUE(std::isnan(reused.residual[p]) && std::isnan(reused.condition[p]));
+        for (std::size_t k = 0; k < d.n; ++k) EXPECT_TRUE(std::isnan(reused.solution[k * P + p]));
+      }
+      EXPECT_EQ(reused.status[8], kUnderdetermined);
+      for (std::size_t p = 0; p < P; ++p) {
+        if (reused.count[p] == 0) continue;
+        const std::vector<double> ref = test::reference_solution(small, d, p);
+        double num = 0, den = 0;
+        for (std::size_t k = 0; k < d.n; ++k) {
+          num += std::pow(reused.solution[k * P + p] - ref[k], 2);
+          den += ref[k] * ref[k];
+        }
+        // fp32's Gram path (method normal, unrefined) ~eps32 cond^2; the rest float64.
+        const double tol = prec == Precision::Fp32 && m == Method::Normal ? 1e-4 : 1e-10;
+        EXPECT_LE(std::sqrt(num / den), tol) << p;
+      }
+    }
 }
 
 TEST(LsqCpu, StatusNamesAndThresholds) {

@@ -23,6 +23,8 @@ namespace fs = std::filesystem;
 using simscope::io::DType;
 using simscope::io::NpyArray;
 using simscope::io::read_npy;
+using simscope::io::read_npy_header;
+using simscope::io::read_npy_rows;
 using simscope::io::write_npy;
 
 namespace {
@@ -223,6 +225,63 @@ TEST_F(NpyRead, BrokenFilesGiveClearMessages) {
     EXPECT_NE(m.find(b.file), std::string::npos) << m;
     EXPECT_NE(m.find(b.words), std::string::npos) << m;
   }
+}
+
+// Rows [b, e) of every case file with rows (any dtype, C or Fortran order, 1-D to 4-D, both
+// byte orders, versions 1-3): the values numpy wrote (expected(): flat C index
+// (b + i) * row + j), shape (e - b, shape[1:]); the header alone as numpy wrote it.
+TEST_F(NpyRead, RowRangesOfEveryCase) {
+  for (const Case& c : kCases) {
+    if (c.shape.empty()) continue;
+    SCOPED_TRACE(c.name);
+    const std::string f = tmp(std::string(c.name) + ".npy");
+    const simscope::io::NpyHeader h = read_npy_header(f);
+    EXPECT_EQ(h.dtype, dtype_of(c.dt));
+    EXPECT_EQ(h.shape, c.shape);
+    EXPECT_EQ(h.fortran_order, c.order == 'F' && c.shape.size() > 1);
+    EXPECT_EQ(h.byteswap, c.endian == '>' && std::string(c.dt) != "u1");
+    std::size_t row = 1;
+    for (std::size_t k = 1; k < c.shape.size(); ++k) row *= c.shape[k];
+    EXPECT_EQ(h.row_elements(), row);
+    const std::size_t P = c.shape[0];
+    for (const auto& [b, e] : std::vector<std::pair<std::size_t, std::size_t>>{
+             {0, P}, {0, P / 2}, {P / 2, P}, {P / 3, P / 3 + 1}, {1, P > 2 ? P - 1 : P}, {P, P}}) {
+      if (b > e || e > P) continue;
+      SCOPED_TRACE("rows " + std::to_string(b) + ".." + std::to_string(e));
+      const NpyArray a = read_npy_rows(f, b, e);
+      std::vector<std::size_t> shape = c.shape;
+      shape[0] = e - b;
+      EXPECT_EQ(a.shape, shape);
+      const std::vector<double> v = a.to_double();
+      ASSERT_EQ(v.size(), (e - b) * row);
+      for (std::size_t i = 0; i < v.size(); ++i)
+        ASSERT_EQ(v[i], expected(c.dt, std::int64_t(b * row + i))) << "element " << i;
+    }
+  }
+}
+
+// A range beyond the rows, a 0-d array, and the whole file's truncation (seen from the header
+// and the file size by any range, an empty one too): one line naming the file.
+TEST_F(NpyRead, RowRangeErrors) {
+  struct Bad {
+    std::string file;
+    std::size_t b, e;
+    const char* words;
+  };
+  for (const Bad& b :
+       {Bad{"f4_c_v1.npy", 2, 4, "rows [2, 4) asked for, the array has 3 rows"},
+        Bad{"f4_c_v1.npy", 2, 1, "rows [2, 1) asked for"},
+        Bad{"f8_scalar.npy", 0, 1, "is 0-d (no rows)"},
+        Bad{"trunc.npy", 0, 0, "truncated: header says 1200 bytes of data"},
+        Bad{"trunc.npy", 0, 4, "truncated: header says 1200 bytes of data"},
+        Bad{"garbage.npy", 0, 1, "not a .npy file"}, Bad{"bad_int8.npy", 0, 1, "'int8'"}}) {
+    const std::string m = error_of([&] { read_npy_rows(tmp(b.file), b.b, b.e); });
+    EXPECT_NE(m.find(b.file), std::string::npos) << m;
+    EXPECT_NE(m.find(b.words), std::string::npos) << m;
+  }
+  const std::string m = error_of([&] { read_npy_header(tmp("trunc.npy")); });
+  EXPECT_NE(m.find("truncated: header says 1200 bytes of data, file has 37"), std::string::npos)
+      << m;
 }
 
 TEST(NpyHeader, DictInAnyOrderWithOrWithoutTrailingComma) {

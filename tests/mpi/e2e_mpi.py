@@ -152,15 +152,15 @@ for args, word in ((["--workload", "lsq", "--mpi-split", "sources"], "only the f
     c.check(p.returncode == 2 and len(errs) == 1 and word in errs[0],
             f"-np 2 {' '.join(args)}: refused with status 2, one message ({errs})")
 
-# The tree's error view needs every source on one process: a split by sources says so.
+# The tree's error view split by sources: the shares' direct sums at its subgrid are reduced
+# with the field (e2e_mpi_slices checks its values against numpy).
 cmd = [mpirun, "--oversubscribe", "-np", "2", simscope, "--headless", "--backend", "cpu",
        "--out-dir", os.path.join(base, "error_view"), "--mpi-split", "sources", "--set",
        "method=tree", "--set", "sources.count=3000", "--set", "grid.size=16", "--set", "view=error"]
 p = subprocess.run(cmd, capture_output=True, text=True, timeout=LIMIT,
                    env=dict(os.environ, OMP_NUM_THREADS="1"))
-errs = [l for l in p.stderr.splitlines() if l.startswith("simscope: error:")]
-c.check(p.returncode == 1 and len(errs) == 1 and "split by sources" in errs[0] and
-        not os.path.exists(os.path.join(base, "error_view", "run.json")),
-        f"-np 2 --mpi-split sources with view=error: one message, no outputs ({errs})")
+c.check(p.returncode == 0 and os.path.exists(os.path.join(base, "error_view", "error.npy")) and
+        os.path.exists(os.path.join(base, "error_view", "view.png")),
+        f"-np 2 --mpi-split sources with view=error: the error view written ({p.stderr[-300:]})")
 
 c.done()

@@ -429,6 +429,30 @@ TEST(DistributedRun, TheFieldSplitBySourcesInFp32AndWithTheTree) {
   }
 }
 
+// Method auto split by sources resolves for the whole set, as the unsplit run does: 250000
+// sources on 64 x 64 targets exceed auto's 1e9 pairs on the CPU, half of them would not; a share
+// of a tree run carries its direct sums at the error view's subgrid (the added field's error).
+TEST(DistributedRun, TheFieldSplitBySourcesResolvesAutoForTheWholeSet) {
+  ParamSet p = make_workload("field")->schema().defaults();
+  p.set("grid.size", std::int64_t(64));
+  p.set("sources.count", std::int64_t(250000));
+  p.set("method", std::string("auto"));
+  ASSERT_EQ(field::resolve_method(field::Method::Auto, Backend::Cpu, 250000, 4096),
+            field::Method::Tree);
+  ASSERT_EQ(field::resolve_method(field::Method::Auto, Backend::Cpu, 125000, 4096),
+            field::Method::Direct);
+  RunRequest q;
+  q.range = IndexRange{0, 125000};
+  q.axis = "sources";
+  const RunResult part = make_workload("field")->run(p, Backend::Cpu, q, nullptr);
+  EXPECT_EQ(part.stats.at("method_tree"), 1.0);
+  ASSERT_TRUE(part.part);
+  EXPECT_EQ(part.part->length, 250000u);
+  const field::ErrorSubgrid sub = field::error_subgrid(field::grid_from(p), 0, 250000);
+  ASSERT_EQ(part.part->sums.count("sum:check_direct"), 1u);
+  EXPECT_EQ(part.part->sums.at("sum:check_direct").size(), 4 * sub.targets.size());
+}
+
 TEST(DistributedRun, TheFieldSplitRule) {
   EXPECT_EQ(choose_field_split(1000, 10000, 1e12), "targets");
   EXPECT_EQ(choose_field_split(80000, 10000, 1e12), "targets");  // 8 x, not more

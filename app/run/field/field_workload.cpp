@@ -11,6 +11,7 @@
 #include "cache_key.hpp"
 #include "core/error.hpp"
 #include "field/field.hpp"
+#include "field/sources.hpp"
 #include "field_result.hpp"
 #include "field_stats.hpp"
 #include "split_merge.hpp"
@@ -193,7 +194,7 @@ class FieldWorkload final : public Workload {
   /// every target, the parts' fp64 fields added (WorkAxis::reduced).
   WorkAxis split_axis(const ParamSet& params, const std::string& axis) override {
     if (axis != "sources") return Workload::split_axis(params, axis);
-    WorkAxis a{"sources", sources_for(params).size(), 1};
+    WorkAxis a{"sources", source_total(params), 1};
     a.reduced = true;
     return a;
   }
@@ -228,10 +229,6 @@ class FieldWorkload final : public Workload {
   ViewImage view_image(const RunResult& r, const std::string& view) const override {
     const OutputArray* o = r.find(view);
     if (!o && view == field::error_output().name) {
-      if (r.stats.count("method_tree") && r.stats.at("method_tree") != 0)
-        throw Error(
-            "field: the error view needs every source on one process; this run was split by "
-            "sources (--mpi-split sources or auto): use --mpi-split targets for the error view");
       throw Error(
           "field: the error view shows the tree method's error; this result was "
           "computed by direct sums (set method = tree, or auto above 1e9 pairs)");
@@ -321,7 +318,9 @@ class FieldWorkload final : public Workload {
   /// A share of the sources (request.range of the "sources" axis) at every target: the fp64
   /// fields Ex, Ey, Ez, phi of those sources alone in RunResult::part's sums "sum:field"
   /// ((targets, 4), from Result::sums64 on the CPU; on CUDA from its float32 outputs, which
-  /// rounds each share's field to fp32 once), no outputs (merge_sources forms them).
+  /// rounds each share's field to fp32 once), no outputs (merge_sources forms them). Only the
+  /// share's sources are read or generated (share_of); method auto is resolved for the whole
+  /// set; with the tree, also the share's direct sums at the error subgrid (add_check_sums).
   RunResult run_sources(const ParamSet& params, Backend backend, const RunRequest& request,
                         Progress* progress) {
     const auto t0 = Clock::now();
@@ -329,19 +328,19 @@ class FieldWorkload final : public Workload {
     r.workload = "field";
     r.params = params;
     r.backend = backend;
-    const field::Sources& all = sources_for(params);
-    const IndexRange share = resolve(*request.range, all.size(), "field sources");
-    field::Sources mine;  // generation 0: a device evaluator uploads it, a tree is built for it
-    for (auto [dst, src] :
-         {std::pair{&mine.x, &all.x}, {&mine.y, &all.y}, {&mine.z, &all.z}, {&mine.q, &all.q}})
-      dst->assign(src->begin() + std::ptrdiff_t(share.begin),
-                  src->begin() + std::ptrdiff_t(share.end));
+    const std::size_t total = source_total(params);
+    const IndexRange share = resolve(*request.range, total, "field sources");
+    field::Sources mine = share_of(params, share, r);
+    mine.generation = 0;  // a device evaluator uploads it, a tree is built for it
     const field::Grid grid = field::grid_from(params);
     field::Options options = field::options_from(params);
     options.keep_sums64 = true;
     const field::Targets targets = field::make_targets(grid);
     const std::size_t T = targets.size();
-    const field::Method method = field::method_from(params);
+    // Auto resolved for the whole set (the unsplit run's choice), not for this share's count.
+    field::Method method = field::resolve_method(field::method_from(params), backend, total, T);
+    if (backend == Backend::Cuda && field::method_from(params) == field::Method::Auto)
+      method = field::Method::Direct;  // as the auto evaluator on CUDA (field.hpp)
     if (!evaluator_ || evaluator_->backend() != backend || evaluator_->method() != method)
       evaluator_ = field::make_evaluator(method, backend);
     evaluator_->keep_outputs_on_device(false);  // the sums are read on the host
@@ -358,13 +357,14 @@ class FieldWorkload final : public Workload {
       }
     }
     evaluator_->keep_outputs_on_device(true);
-    r.part = RangePart{"sources", share.begin, share.end, all.size(), {}};
+    r.part = RangePart{"sources", share.begin, share.end, total, {}};
     r.part->sums["sum:field"] = std::move(sums);
     r.stats["sources"] = double(mine.size());
     r.stats["targets"] = double(T);
     r.stats["skipped_coincidences"] = double(fr.skipped_coincidences);
     r.stats["peak_device_bytes"] = evaluator_->peak_device_bytes();
     if (mine.size() > 0) add_tree_stats(fr, r);
+    if (method == field::Method::Tree) add_check_sums(params, grid, targets, total, mine, r);
     r.compute_seconds = fr.seconds;
     r.total_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     return r;
@@ -418,7 +418,92 @@ class FieldWorkload final : public Workload {
     r.stats["targets"] = double(T);
     merge_counts(parts, r);
     finish_field_result(r, nonfinite);
+    if (std::any_of(parts.begin(), parts.end(),
+                    [](const RunResult& p) { return p.part->sums.count("sum:check_direct"); }))
+      measure_added_error(added_sums(parts, "sum:check_direct"), sums, r);
+    for (const RunResult& p : parts)
+      if (p.stats.count("sources_read_whole")) {
+        r.warnings.push_back("sources.file " + r.params.get_string("sources.file") +
+                             ": a .csv file cannot be read by rows, so each share read all of it "
+                             "(the memory of the whole set on every rank); save the sources as "
+                             ".npy for a split by sources to read only each share's rows");
+        break;
+      }
     return r;
+  }
+
+  /// The tree split by sources (run_sources): each share's direct fp64 field at the error
+  /// view's subgrid (field::error_subgrid of the whole set's count: the same targets for every
+  /// share, as the unsplit run's error view) in the sums "sum:check_direct" ((S, 4) Ex, Ey, Ez,
+  /// phi; zeros for an empty share), so that merge_sources measures the error of the added field
+  /// itself: a share's own measured error is relative to that share's field, which the other
+  /// shares' may cancel in part. Costs S x (the share's sources) fp64 pairs.
+  static void add_check_sums(const ParamSet& p, const field::Grid& grid, const field::Targets& t,
+                             std::size_t total, const field::Sources& mine, RunResult& r) {
+    const auto t0 = Clock::now();
+    const field::ErrorSubgrid sub =
+        field::error_subgrid(grid, int(p.get_int("tree.error_grid")), total);
+    field::Targets at;
+    for (std::size_t i : sub.targets)
+      at.x.push_back(t.x[i]), at.y.push_back(t.y[i]), at.z.push_back(t.z[i]);
+    std::vector<double> sums(4 * at.size(), 0.0);
+    if (mine.size() > 0 && at.size() > 0) {
+      field::Options o = field::options_from(p);
+      o.precision = Precision::Fp64;
+      o.keep_sums64 = true;
+      field::Result fr;
+      field::make_evaluator(field::Method::Direct, Backend::Cpu)->evaluate(mine, at, o, fr);
+      sums = std::move(fr.sums64);
+    }
+    r.part->sums["sum:check_direct"] = std::move(sums);
+    r.stats["tree_error_seconds"] += std::chrono::duration<double>(Clock::now() - t0).count();
+  }
+
+  /// The measured error of a tree run split by sources, of the added field `sums` ((T, 4)) against
+  /// the added direct sums `direct` at the error subgrid (add_check_sums): the error view's
+  /// outputs (error, error_xyz, as an unsplit tree run gives them) and the stats rms_rel_error
+  /// (sqrt(mean over the subgrid |E - E_direct|^2 / mean over all targets |E|^2), the unsplit
+  /// run's measure), max_rel_error (the largest |E - E_direct| / |E_direct| there) and
+  /// error_samples (the subgrid's targets), replacing the shares' own; a warning when that RMS
+  /// error exceeds tree.tolerance.
+  void measure_added_error(const std::vector<double>& direct, const std::vector<double>& sums,
+                           RunResult& r) const {
+    const field::Grid g = field::grid_from(r.params);
+    const field::ErrorSubgrid sub = field::error_subgrid(
+        g, int(r.params.get_int("tree.error_grid")), std::size_t(r.stats.at("sources")));
+    const std::size_t S = sub.targets.size(), T = sums.size() / 4;
+    if (direct.size() != 4 * S)
+      throw Error("field: cannot merge work ranges: " + std::to_string(direct.size()) +
+                  " direct sums for an error subgrid of " + std::to_string(S) + " targets");
+    field::Result fr;  // target_errors as the tree evaluator forms them
+    double num = 0, all = 0, mx = 0;
+    for (std::size_t k = 0; k < S; ++k) {
+      const double* a = &sums[4 * sub.targets[k]];
+      const double* b = &direct[4 * k];
+      const double d2 = (a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
+                        (a[2] - b[2]) * (a[2] - b[2]);
+      const double e2 = b[0] * b[0] + b[1] * b[1] + b[2] * b[2];
+      num += d2;
+      if (e2 > 0) mx = std::max(mx, std::sqrt(d2 / e2));
+      fr.target_errors.push_back(e2 > 0 ? float(std::sqrt(d2 / e2)) : (d2 > 0 ? INFINITY : 0.0f));
+    }
+    for (std::size_t i = 0; i < T; ++i)
+      all += sums[4 * i] * sums[4 * i] + sums[4 * i + 1] * sums[4 * i + 1] +
+             sums[4 * i + 2] * sums[4 * i + 2];
+    const double den = all * double(S) / double(T);
+    const double rms = den > 0 ? std::sqrt(num / den) : (num > 0 ? INFINITY : 0.0);
+    r.stats["error_samples"] = double(S);
+    r.stats["rms_rel_error"] = rms;
+    r.stats["max_rel_error"] = mx;
+    add_error_outputs(fr, field::make_targets(g), sub.targets, error_shape(g, sub.m), r);
+    const double tol = r.params.get_double("tree.tolerance");
+    if (rms > tol)
+      r.warnings.push_back("tree: the measured RMS error " + number(rms) +
+                           " of the field added from the shares of the sources exceeds "
+                           "tree.tolerance " +
+                           number(tol) +
+                           " (each share's tree meets it for that share's field, which the "
+                           "others cancel in part): lower tree.tolerance or split by targets");
   }
 
   /// The tree method's error view (field::Result::target_errors at `idx`, the subgrid's
@@ -473,11 +558,51 @@ class FieldWorkload final : public Workload {
     r.stats["error_grid"] = double(sub.m);
   }
 
+  /// The key of the source set `p` asks for (its file's size and modification time included:
+  /// cache_key).
+  static std::string sources_key(const ParamSet& p) {
+    return cache_key(p, {"sources.file", "sources.distribution", "sources.count", "sources.seed",
+                         "sources.half_width"});
+  }
+
+  /// Whether the source set of `p` is read whole even for a share: a file whose rows cannot be
+  /// read alone (a .csv file: field::source_rows_readable).
+  static bool read_whole(const ParamSet& p) {
+    const std::string& file = p.get_string("sources.file");
+    return !file.empty() && !field::source_rows_readable(file);
+  }
+
+  /// The number of sources of `p` without loading them where it can: the loaded set's size, else
+  /// field::source_count (sources.count, or a .npy file's header); a .csv file is loaded (and
+  /// kept: sources_for).
+  std::size_t source_total(const ParamSet& p) {
+    if (sources_key(p) == sources_key_) return sources_.size();
+    if (read_whole(p)) return sources_for(p).size();
+    return field::source_count(p);
+  }
+
+  /// The sources `share` of the set of `p`: a slice of the loaded set when it is loaded (runs
+  /// in one process), else only those rows read (a .npy file) or generated
+  /// (field::make_source_rows: memory and set-up 1/R of the set on each of R ranks); a .csv
+  /// file is loaded whole (sources_for), which r's stats note (sources_read_whole: a warning in
+  /// the merged run).
+  field::Sources share_of(const ParamSet& p, const IndexRange& share, RunResult& r) {
+    const bool whole = read_whole(p);
+    if (sources_key(p) != sources_key_ && !whole) return field::make_source_rows(p, share);
+    const field::Sources& all = sources_for(p);
+    field::Sources mine;
+    for (auto [dst, src] :
+         {std::pair{&mine.x, &all.x}, {&mine.y, &all.y}, {&mine.z, &all.z}, {&mine.q, &all.q}})
+      dst->assign(src->begin() + std::ptrdiff_t(share.begin),
+                  src->begin() + std::ptrdiff_t(share.end));
+    if (whole) r.stats["sources_read_whole"] = 1;
+    return mine;
+  }
+
   /// Regenerates or reloads the sources only when their parameters changed or the file did
   /// (its size or modification time: cache_key).
   const field::Sources& sources_for(const ParamSet& p) {
-    const std::string key = cache_key(p, {"sources.file", "sources.distribution", "sources.count",
-                                          "sources.seed", "sources.half_width"});
+    const std::string key = sources_key(p);
     if (key != sources_key_) {
       const std::string& file = p.get_string("sources.file");
       field::Sources s = file.empty()
