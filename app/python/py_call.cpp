@@ -4,11 +4,15 @@
 #include <new>
 #include <stdexcept>
 
+#include "core/device_view.hpp"
+
 namespace simscope::python {
 
 [[noreturn]] void rethrow_as_python(std::exception_ptr e, bool device) {
   try {
     std::rethrow_exception(e);
+  } catch (const InputError& err) {
+    throw py::value_error(err.what());  // a bad input found by a (device) back end
   } catch (const Cancelled&) {
     throw std::runtime_error("cancelled");  // only call_released cancels, and it raises first
   } catch (const Error& err) {

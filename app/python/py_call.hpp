@@ -22,7 +22,8 @@ namespace simscope::python {
 namespace py = pybind11;
 
 /// Rethrows the exception `e` of a computation as the Python exception the module documents:
-/// simscope::Error -> ValueError (bad arguments and inputs: the product's message), or
+/// simscope::InputError -> ValueError (a bad input array found by a back end, a device one
+/// included); simscope::Error -> ValueError (bad arguments and inputs: the product's message), or
 /// RuntimeError when `device` (the error came from a run on the CUDA back end) or the message is
 /// a CUDA or device-memory failure; std::bad_alloc -> MemoryError; anything else ->
 /// RuntimeError. Never returns.

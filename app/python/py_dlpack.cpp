@@ -26,6 +26,17 @@ bool numpy_dtype(const DLDataType& t, py::dtype& out) {
   return false;
 }
 
+/// The io::DType of a DLPack dtype that the inputs take, or false.
+bool io_dtype(const DLDataType& t, io::DType& out) {
+  if (t.lanes != 1) return false;
+  if (t.code == kDLFloat && t.bits == 32) return out = io::DType::Float32, true;
+  if (t.code == kDLFloat && t.bits == 64) return out = io::DType::Float64, true;
+  if (t.code == kDLInt && t.bits == 32) return out = io::DType::Int32, true;
+  if (t.code == kDLInt && t.bits == 64) return out = io::DType::Int64, true;
+  if (t.code == kDLUInt && t.bits == 8) return out = io::DType::UInt8, true;
+  return false;
+}
+
 /// What a capsule made by dlpack_of_device owns.
 struct DeviceExport {
   DLManagedTensor tensor{};
@@ -77,6 +88,100 @@ py::array host_from_dlpack(const py::capsule& capsule, const std::string& name) 
   return host;
 }
 
+DeviceView device_view_of(const DLTensor& t, const std::string& name, std::uintptr_t stream) {
+  if (t.device.device_type != kDLCUDA && t.device.device_type != kDLCUDAManaged)
+    throw Error(name + ": DLPack device type " + std::to_string(int(t.device.device_type)) +
+                " is not a CUDA device");
+  DeviceView v;
+  if (!io_dtype(t.dtype, v.dtype))
+    throw Error(name + ": DLPack dtype (code " + std::to_string(int(t.dtype.code)) + ", " +
+                std::to_string(int(t.dtype.bits)) + " bits, " + std::to_string(int(t.dtype.lanes)) +
+                " lanes) is not supported; expected float32, float64, int32, int64 or uint8");
+  if (t.ndim < 0 || (t.ndim > 0 && !t.shape))
+    throw Error(name + ": a DLPack tensor without a shape");
+  v.data = static_cast<const char*>(t.data) + t.byte_offset;
+  v.shape.assign(t.shape, t.shape + t.ndim);
+  for (std::int64_t d : v.shape)
+    if (d < 0) throw Error(name + ": a DLPack tensor with a negative dimension");
+  const auto item = std::ptrdiff_t(v.itemsize());
+  v.strides.resize(std::size_t(t.ndim));
+  std::ptrdiff_t c_order = item;  // strides == null: C order (DLPack)
+  for (int d = t.ndim - 1; d >= 0; --d) {
+    v.strides[std::size_t(d)] = t.strides ? std::ptrdiff_t(t.strides[d]) * item : c_order;
+    c_order *= std::ptrdiff_t(t.shape[d]);
+  }
+  v.device = t.device.device_id;
+  v.stream = stream;
+  v.name = name;
+  return v;
+}
+
+void require_cuda_backend(const DeviceView& v, Backend backend) {
+  if (backend != Backend::Cuda)
+    throw Error(v.name + ": a CUDA array (device " + std::to_string(v.device) +
+                "), but backend=\"" + to_string(backend) +
+                "\" computes from host memory; use backend=\"cuda\" (or \"auto\"), or copy it "
+                "to the host first (tensor.cpu(), cupy.asnumpy(a))");
+}
+
+void require_visible_device(const DeviceView& v) {
+  const int n = cuda_device_count();
+  if (v.device < 0 || v.device >= n)
+    throw Error(v.name + ": a CUDA array on device " + std::to_string(v.device) +
+                ", but this process sees " + std::to_string(n) + " CUDA device(s)");
+}
+
+DeviceArray::DeviceArray(const py::capsule& capsule, const std::string& name,
+                         std::uintptr_t stream) {
+  if (std::string(capsule.name() ? capsule.name() : "") != "dltensor")
+    throw Error(name + ": the DLPack capsule was already used (a capsule is read once)");
+  auto* m = static_cast<DLManagedTensor*>(capsule.get_pointer());
+  PyCapsule_SetName(capsule.ptr(), "used_dltensor");  // consumed: we call the deleter
+  managed_ = m;
+  try {
+    view_ = device_view_of(m->dl_tensor, name, stream);
+  } catch (...) {
+    if (m->deleter) m->deleter(m);
+    managed_ = nullptr;
+    throw;
+  }
+}
+
+DeviceArray::~DeviceArray() {
+  auto* m = static_cast<DLManagedTensor*>(managed_);
+  if (m && m->deleter) m->deleter(m);
+}
+
+py::array DeviceArray::to_host() const {
+  py::dtype dt;
+  switch (view_.dtype) {
+    case io::DType::Float32:
+      dt = py::dtype::of<float>();
+      break;
+    case io::DType::Float64:
+      dt = py::dtype::of<double>();
+      break;
+    case io::DType::Int32:
+      dt = py::dtype::of<std::int32_t>();
+      break;
+    case io::DType::Int64:
+      dt = py::dtype::of<std::int64_t>();
+      break;
+    case io::DType::UInt8:
+      dt = py::dtype::of<std::uint8_t>();
+      break;
+  }
+  if (!view_.c_contiguous())
+    throw Error(view_.name +
+                ": a strided CUDA array (not C order); make it contiguous first "
+                "(tensor.contiguous())");
+  std::vector<py::ssize_t> shape(view_.shape.begin(), view_.shape.end());
+  py::array host(dt, shape);
+  const std::size_t bytes = view_.size() * view_.itemsize();
+  if (bytes > 0) copy_device_to_host(host.mutable_data(), view_.data, bytes, view_.device);
+  return host;
+}
+
 py::capsule dlpack_of_device(const app::OutputData& data, const std::vector<std::size_t>& shape,
                              int device) {
   auto* e = new DeviceExport;
@@ -112,6 +217,42 @@ void bind_dlpack(py::module_& m) {
       },
       py::arg("capsule"), py::arg("name"),
       "A CUDA DLPack capsule's array copied into a host numpy array (see py_dlpack.hpp).");
+  py::class_<DeviceArray>(m, "DeviceArray",
+                          "A CUDA array taken through DLPack (py_dlpack.hpp): the consumed "
+                          "capsule's tensor, held until this object goes.")
+      .def(py::init([](const py::capsule& capsule, const std::string& name, std::uintptr_t stream) {
+             return checked([&] { return std::make_unique<DeviceArray>(capsule, name, stream); });
+           }),
+           py::arg("capsule"), py::arg("name"), py::arg("stream") = 1)
+      .def_property_readonly("name", [](const DeviceArray& a) { return a.view().name; })
+      .def_property_readonly("device", [](const DeviceArray& a) { return a.view().device; })
+      .def_property_readonly("stream",
+                             [](const DeviceArray& a) { return std::uint64_t(a.view().stream); })
+      .def_property_readonly(
+          "data_ptr",
+          [](const DeviceArray& a) {
+            return std::uint64_t(reinterpret_cast<std::uintptr_t>(a.view().data));
+          })
+      .def_property_readonly(
+          "dtype", [](const DeviceArray& a) { return std::string(io::to_string(a.view().dtype)); })
+      .def_property_readonly("shape",
+                             [](const DeviceArray& a) {
+                               py::tuple t(a.view().shape.size());
+                               for (std::size_t k = 0; k < a.view().shape.size(); ++k)
+                                 t[k] = a.view().shape[k];
+                               return t;
+                             })
+      .def_property_readonly(
+          "strides",
+          [](const DeviceArray& a) {
+            py::tuple t(a.view().strides.size());
+            for (std::size_t k = 0; k < a.view().strides.size(); ++k) t[k] = a.view().strides[k];
+            return t;
+          },
+          "In bytes.")
+      .def(
+          "to_host", [](const DeviceArray& a) { return checked([&] { return a.to_host(); }); },
+          "The bytes copied to a host numpy array (C-order arrays only).");
 }
 
 }  // namespace simscope::python

@@ -5,11 +5,13 @@
 
 #include <chrono>
 
+#include "field/device_inputs.hpp"
 #include "field/field.hpp"
 #include "field/field_result.hpp"
 #include "field/strided_inputs.hpp"
 #include "py_arrays.hpp"
 #include "py_call.hpp"
+#include "py_dlpack.hpp"
 #include "py_params.hpp"
 #include "py_result.hpp"
 
@@ -30,7 +32,18 @@ struct FieldJob {
   field::Method method = field::Method::Direct;  ///< the schema's "method" (auto, direct, tree)
   bool device_results = false;  ///< leave the outputs in device memory (CUDA DLPack results)
   std::string unused;           ///< a warning about settings the arrays override, or ""
+  /// CUDA inputs read in place by the direct CUDA evaluator (route "device"): the views of the
+  /// caller's DeviceArrays (alive for the call), null for host inputs.
+  const DeviceView* device_sources = nullptr;
+  const DeviceView* device_targets = nullptr;
+  std::size_t source_count = 0;   ///< P, wherever the sources are
+  double host_staging_bytes = 0;  ///< bytes of CUDA inputs copied to the host (route "staged")
 };
+
+/// The DeviceArray `obj` is (a CUDA array taken through DLPack by simscope/_arrays.py), or null.
+const DeviceArray* device_array(const py::object& obj) {
+  return py::isinstance<DeviceArray>(obj) ? &obj.cast<const DeviceArray&>() : nullptr;
+}
 
 /// Whether `obj` is a 2-D numpy array of native-endian float32/float64 (any strides), put in
 /// `a` then: what sources_from_strided / targets_from_strided read in place.
@@ -76,18 +89,47 @@ field::Targets targets_of(const py::object& obj, int& conversions) {
   return field::targets_from_npy(to_npy(obj, "targets", "float32 or float64"), "targets");
 }
 
+}  // namespace
+
+/// How a field call runs its inputs: "host" (no CUDA input), "device" (a CUDA input read in
+/// place by the direct CUDA evaluator: Evaluator::evaluate_device), or "staged" (the method
+/// resolves to the tree, whose CUDA evaluator builds its trees on the host: each CUDA input
+/// copied to the host once, counted in stats["host_staging_bytes"]). `first_device_input`: the
+/// first CUDA input (sources, else targets), or null. Throws simscope::Error naming that
+/// argument when `backend` is not CUDA (backend="cpu" with a CUDA array).
+std::string field_route(Backend backend, const DeviceView* first_device_input, field::Method method,
+                        std::size_t sources, std::size_t targets) {
+  if (!first_device_input) return "host";
+  require_cuda_backend(*first_device_input, backend);
+  return field::resolve_method(method, Backend::Cuda, sources, targets) == field::Method::Direct
+             ? "device"
+             : "staged";
+}
+
+namespace {
+
 app::RunResult evaluate(FieldJob& job, Progress* progress, int& device) {
   const auto t0 = Clock::now();
-  auto evaluator = field::make_evaluator(job.method, job.choice.backend);
+  // CUDA inputs (route "device"): the direct CUDA evaluator, which reads them in place (what
+  // method=auto resolved to for them: field_route).
+  const bool device_inputs = job.device_sources || job.device_targets;
+  if (device_inputs)  // the caller's device (this is call_released's worker thread)
+    cuda_select_device((job.device_sources ? job.device_sources : job.device_targets)->device);
+  auto evaluator =
+      field::make_evaluator(device_inputs ? field::Method::Direct : job.method, job.choice.backend);
   // CUDA DLPack results: the outputs stay where the evaluator computed them (no host copy).
   if (job.device_results && evaluator->keep_outputs_on_device(true)) device = evaluator->device();
   field::Result fr;
-  evaluator->evaluate(job.sources, job.targets, job.options, fr, progress);
+  if (device_inputs)
+    evaluator->evaluate_device(job.sources, job.targets, job.device_sources, job.device_targets,
+                               job.options, fr, progress);
+  else
+    evaluator->evaluate(job.sources, job.targets, job.options, fr, progress);
   app::RunResult r;
   r.workload = "field";
   r.params = job.params;
   r.backend = job.choice.backend;
-  app::fill_field_result(r, fr, *evaluator, job.shape, job.sources.size());
+  app::fill_field_result(r, fr, *evaluator, job.shape, job.source_count);
   if (!job.unused.empty()) r.warnings.push_back(job.unused);
   r.total_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return r;
@@ -101,6 +143,9 @@ void bind_field(py::module_& m) {
       [](const py::object& sources, const py::object& targets, const Settings& settings,
          const std::string& backend, const py::object& progress, bool device_results) {
         int source_conversions = 0, target_conversions = 0;
+        const DeviceArray* dsrc = device_array(sources);
+        const DeviceArray* dtgt = device_array(targets);
+        std::string route = "host";
         FieldJob job = checked([&] {
           FieldJob j;
           j.params = params_from(field::schema(), settings);
@@ -108,14 +153,49 @@ void bind_field(py::module_& m) {
           j.options = field::options_from(j.params);
           j.method = field::method_from(j.params);
           j.device_results = device_results;
-          j.sources = sources.is_none() ? field::make_sources(j.params)
-                                        : sources_of(sources, source_conversions);
+          // CUDA inputs: the views' checks first (the host readers' messages), then the route.
+          if (dsrc) field::check_sources_view(dsrc->view());
+          if (dtgt) field::check_targets_view(dtgt->view());
+          // P and T for method=auto's pair count (a host array's rows from its shape).
+          auto rows = [](const py::object& o, const DeviceArray* d) -> std::size_t {
+            if (d) return d->view().shape[0];
+            if (py::isinstance<py::array>(o) && o.cast<py::array>().ndim() >= 1)
+              return std::size_t(o.cast<py::array>().shape(0));
+            return 0;
+          };
+          field::Grid grid;
+          std::size_t T = rows(targets, dtgt);
           if (targets.is_none()) {
-            const field::Grid grid = field::grid_from(j.params);
+            grid = field::grid_from(j.params);
+            T = 1;
+            for (std::size_t d : field::grid_shape(grid)) T *= d;
+          }
+          const std::size_t P0 = sources.is_none() ? std::size_t(j.params.get_int("sources.count"))
+                                                   : rows(sources, dsrc);
+          const DeviceView* first = dsrc ? &dsrc->view() : dtgt ? &dtgt->view() : nullptr;
+          route = field_route(j.choice.backend, first, j.method, P0, T);
+          if (dsrc) require_visible_device(dsrc->view());
+          if (dtgt) require_visible_device(dtgt->view());
+          auto staged = [&](const DeviceArray& a) {  // route "staged": one host copy
+            py::array h = a.to_host();
+            j.host_staging_bytes += double(h.nbytes());
+            return py::object(h);
+          };
+          if (dsrc && route == "device")
+            j.device_sources = &dsrc->view();
+          else if (!sources.is_none())
+            j.sources = sources_of(dsrc ? staged(*dsrc) : sources, source_conversions);
+          else
+            j.sources = field::make_sources(j.params);
+          j.source_count = dsrc && route == "device" ? dsrc->view().shape[0] : j.sources.size();
+          if (targets.is_none()) {
             j.targets = field::make_targets(grid);
             j.shape = field::grid_shape(grid);
+          } else if (dtgt && route == "device") {
+            j.device_targets = &dtgt->view();
+            j.shape = {dtgt->view().shape[0]};
           } else {
-            j.targets = targets_of(targets, target_conversions);
+            j.targets = targets_of(dtgt ? staged(*dtgt) : targets, target_conversions);
             j.shape = {j.targets.size()};
           }
           if (!sources.is_none()) {  // the generator's settings are not used then
@@ -134,11 +214,32 @@ void bind_field(py::module_& m) {
         // conversion into its layout; 2: a to_npy copy before it; 0: generated).
         r.stats["sources_conversions"] = source_conversions;
         r.stats["targets_conversions"] = target_conversions;
-        return result_dict(std::move(r), job.choice.notice, device);
+        // Bytes of CUDA inputs copied to the host on their way in: 0 on the route "device"
+        // (the direct CUDA evaluator read them in place), their size on "staged" (the CUDA
+        // tree builds on the host). The result's "input_route" names the route.
+        r.stats["host_staging_bytes"] = job.host_staging_bytes;
+        py::dict d = result_dict(std::move(r), job.choice.notice, device);
+        d["input_route"] = route;
+        return d;
       },
       py::arg("sources"), py::arg("targets"), py::arg("settings"), py::arg("backend") = "auto",
       py::arg("progress") = py::none(), py::arg("device_results") = false,
       "The field workload on arrays (see simscope.field); returns the result dict.");
+  m.def(
+      "_field_route",
+      [](const py::object& first, const std::string& backend, const std::string& method,
+         std::size_t sources, std::size_t targets) {
+        return checked([&] {
+          const DeviceArray* a = device_array(first);
+          const Backend b = backend == "cuda" ? Backend::Cuda : Backend::Cpu;
+          return field_route(b, a ? &a->view() : nullptr, field::method_from_string(method),
+                             sources, targets);
+        });
+      },
+      py::arg("first_input"), py::arg("backend"), py::arg("method"), py::arg("sources"),
+      py::arg("targets"),
+      "For tests: field_route() (py_field.cpp) of a DeviceArray (or None) on backend \"cpu\" "
+      "or \"cuda\" (not chosen: taken as given).");
 }
 
 }  // namespace simscope::python

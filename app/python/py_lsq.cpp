@@ -2,11 +2,16 @@
 // solved by compute/lsq's solver; outputs as the CLI exports them.
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include "lsq/lsq.hpp"
+#include "lsq/lsq_device_cube.hpp"
+#include "lsq/lsq_workload.hpp"
 #include "py_arrays.hpp"
 #include "py_call.hpp"
+#include "py_dlpack.hpp"
 #include "py_params.hpp"
 #include "py_result.hpp"
 
@@ -20,9 +25,12 @@ struct LsqJob {
   py::object keep;  ///< the numpy array a borrowed cube reads (kept alive for the call)
   ParamSet params;
   BackendChoice choice;
-  lsq::Cube cube;
+  lsq::Cube cube;  ///< the host cube, or (device_cube) a header of its dimensions only
   lsq::Design design;
   lsq::Options options;
+  /// A CUDA cube read in place by the CUDA solver (Solver::solve_device): the view of the
+  /// caller's DeviceArray (alive for the call); null for a host cube.
+  const DeviceView* device_cube = nullptr;
 };
 
 /// The cube of `obj`: borrowed without a copy when it is a C-contiguous, aligned, native-endian
@@ -97,7 +105,19 @@ void bind_lsq(py::module_& m) {
           j.params = params_from(lsq::schema(), settings);
           j.choice = backend_from(backend);
           j.options = lsq::options_from(j.params);
-          j.cube = cube_of(cube, j.keep);
+          if (py::isinstance<DeviceArray>(cube)) {
+            const DeviceView& v = cube.cast<const DeviceArray&>().view();
+            lsq::check_cube_view(v);
+            require_cuda_backend(v, j.choice.backend);
+            require_visible_device(v);
+            j.device_cube = &v;
+            // Dimensions only, for validate(): its values stay on the device (never read here).
+            j.cube.m = v.shape[0], j.cube.height = v.shape[1], j.cube.width = v.shape[2];
+            j.cube.dtype = v.dtype;
+            j.cube.borrowed = static_cast<const std::uint8_t*>(v.data);
+          } else {
+            j.cube = cube_of(cube, j.keep);
+          }
           j.design = lsq::design_from_npy(
               to_npy(design, "design", "float32, float64, int32, int64 or uint8"), "design");
           lsq::validate(j.cube, j.design, j.options);
@@ -107,13 +127,19 @@ void bind_lsq(py::module_& m) {
         struct Out {
           lsq::Result res;
           double peak = 0;
+          double staged = 0;  ///< bytes of a device cube copied to the host
         };
         Out out = call_released(
             [&](Progress* p) {
               Out o;
+              if (job.device_cube) cuda_select_device(job.device_cube->device);  // the caller's
               auto solver = lsq::make_solver(job.choice.backend);
-              solver->solve(job.cube, job.design, job.options, o.res, p);
+              if (job.device_cube)
+                solver->solve_device(*job.device_cube, job.design, job.options, o.res, p);
+              else
+                solver->solve(job.cube, job.design, job.options, o.res, p);
               o.peak = solver->peak_device_bytes();
+              o.staged = solver->host_staging_bytes();
               return o;
             },
             progress, device);
@@ -123,11 +149,26 @@ void bind_lsq(py::module_& m) {
         d["stats"]["observations"] = double(job.cube.m);
         // 0 when the cube was read in place (borrowed), else the bytes of its copy.
         d["stats"]["cube_copied_bytes"] = double(job.cube.borrowed ? 0 : job.cube.bytes.size());
+        // A CUDA cube: read in place on the device ("device"); the bytes copied to the host
+        // for pixels solved there (methods qr/svd, fallbacks) in host_staging_bytes.
+        d["stats"]["host_staging_bytes"] = out.staged;
+        d["input_route"] = job.device_cube ? "device" : "host";
         d["compute_seconds"] = out.res.seconds;
-        d["outputs"] = outputs_of(out.res, job.options.precision == Precision::Fp64);
+        // The CLI's warnings (lsq_workload.cpp): settings not used, then the solve's (pixels
+        // that are not ok, float32 overflow in the outputs).
         py::list warnings;
         for (std::string& w : lsq::schema().unused_warnings(job.params)) warnings.append(w);
+        const auto& sc = out.res.status_counts;
+        const auto inf32 = [](const auto& v) {
+          return std::size_t(
+              std::count_if(v.begin(), v.end(), [](auto x) { return std::isinf(float(x)); }));
+        };
+        for (std::string& w : app::lsq_result_warnings(
+                 sc[lsq::kUnderdetermined], sc[lsq::kRankDeficient], sc[lsq::kAllMissing],
+                 out.res.n, job.options.lambda, inf32(out.res.solution), inf32(out.res.residual)))
+          warnings.append(w);
         d["warnings"] = warnings;
+        d["outputs"] = outputs_of(out.res, job.options.precision == Precision::Fp64);
         d["backend"] = std::string(to_string(job.choice.backend));
         d["notice"] = job.choice.notice;
         d["params"] = params_dict(job.params);

@@ -7,10 +7,12 @@
 #include <memory>
 #include <mutex>
 
+#include "oscillators/osc_device_state.hpp"
 #include "oscillators/oscillators.hpp"
 #include "oscillators/oscillators_workload.hpp"
 #include "py_arrays.hpp"
 #include "py_call.hpp"
+#include "py_dlpack.hpp"
 #include "py_params.hpp"
 #include "py_result.hpp"
 
@@ -22,6 +24,46 @@ namespace {
 
 using app::interleave;  // the run layer's, as the CLI's study writes them (oscillators_workload)
 using app::phases_of;
+
+/// The view of `initial` when it is a CUDA array (a DeviceArray), checked against the schema's
+/// network.nodes / ensemble.size (initial_state_from_npy's messages) and the back end
+/// (require_cuda_backend); null for anything else.
+const DeviceView* device_initial(const py::object& initial, const ParamSet& p, Backend backend) {
+  if (!py::isinstance<DeviceArray>(initial)) return nullptr;
+  const DeviceView& v = initial.cast<const DeviceArray&>().view();
+  osc::check_initial_view(v, int(p.get_int("network.nodes")), int(p.get_int("ensemble.size")));
+  require_cuda_backend(v, backend);
+  require_visible_device(v);
+  return &v;
+}
+
+/// An ensemble whose load() reads the initial state from device memory (`view`:
+/// Ensemble::load_device of `inner`), so run_study() integrates a CUDA array without a host
+/// copy; everything else is `inner`'s.
+class DeviceInitialEnsemble final : public osc::Ensemble {
+ public:
+  DeviceInitialEnsemble(osc::Ensemble& inner, const DeviceView& view) : e_(inner), v_(view) {}
+  Backend backend() const override { return e_.backend(); }
+  void load(const osc::Topologies& t, const osc::State&, Precision p) override {
+    e_.load_device(t, v_, p);
+  }
+  void advance(const osc::Model& m, double dt, std::int64_t steps, const osc::Recording& rec,
+               osc::Series& out, Progress* progress) override {
+    e_.advance(m, dt, steps, rec, out, progress);
+  }
+  std::int64_t steps_done() const override { return e_.steps_done(); }
+  osc::State state() const override { return e_.state(); }
+  osc::MemberStats member_stats(std::int64_t transient) const override {
+    return e_.member_stats(transient);
+  }
+  osc::Frame frame(int members) override { return e_.frame(members); }
+  double peak_device_bytes() const override { return e_.peak_device_bytes(); }
+  int max_nodes() const override { return e_.max_nodes(); }
+
+ private:
+  osc::Ensemble& e_;
+  const DeviceView& v_;
+};
 
 osc::State initial_from(const py::object& initial, const ParamSet& p) {
   if (initial.is_none()) return osc::make_initial_state(p);
@@ -40,6 +82,7 @@ py::dict study_arrays(const py::object& initial, const Settings& settings,
     osc::StudyOptions options;
     osc::Topologies topologies;
     osc::State init;
+    const DeviceView* device_init = nullptr;  ///< a CUDA initial state, read in place
   };
   const auto t0 = std::chrono::steady_clock::now();
   Job job = checked([&] {
@@ -49,12 +92,18 @@ py::dict study_arrays(const py::object& initial, const Settings& settings,
     j.options = osc::study_options_from(j.params);
     osc::validate(j.options);
     j.topologies = osc::make_topologies(j.params);
-    j.init = initial_from(initial, j.params);
+    j.device_init = device_initial(initial, j.params, j.choice.backend);
+    if (!j.device_init) j.init = initial_from(initial, j.params);
     return j;
   });
   osc::StudyResult s = call_released(
       [&](Progress* p) {
+        if (job.device_init) cuda_select_device(job.device_init->device);  // the caller's
         auto ens = osc::make_ensemble(job.choice.backend);
+        if (job.device_init) {
+          DeviceInitialEnsemble dev(*ens, *job.device_init);
+          return osc::run_study(dev, job.topologies, job.init, job.options, p);
+        }
         return osc::run_study(*ens, job.topologies, job.init, job.options, p);
       },
       progress, job.choice.backend == Backend::Cuda);
@@ -66,7 +115,11 @@ py::dict study_arrays(const py::object& initial, const Settings& settings,
     r.warnings.push_back(std::move(w));
   app::fill_study_result(r, s, job.options);
   r.total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return result_dict(std::move(r), job.choice.notice);
+  // A CUDA initial state was read in place (load_device): nothing staged through the host.
+  r.stats["host_staging_bytes"] = 0;
+  py::dict d = result_dict(std::move(r), job.choice.notice);
+  d["input_route"] = job.device_init ? "device" : "host";
+  return d;
 }
 
 /// An ensemble being integrated: osc::Ensemble with the schema's network, initial state, model,
@@ -79,9 +132,18 @@ class Ensemble {
       choice_ = backend_from(backend);
       options_ = osc::study_options_from(params_);
       topologies_ = osc::make_topologies(params_);
-      const osc::State init = initial_from(initial, params_);
-      ensemble_ = osc::make_ensemble(choice_.backend);
-      ensemble_->load(topologies_, init, options_.precision);
+      if (const DeviceView* v = device_initial(initial, params_, choice_.backend)) {
+        // Made and loaded on the caller's device (a thread of its own: this one's device is
+        // left as it was), read in place: no host copy.
+        ensemble_ = on_device(v->device, [&] {
+          auto e = osc::make_ensemble(choice_.backend);
+          e->load_device(topologies_, *v, options_.precision);
+          return e;
+        });
+      } else {
+        ensemble_ = osc::make_ensemble(choice_.backend);
+        ensemble_->load(topologies_, initial_from(initial, params_), options_.precision);
+      }
       return 0;
     });
   }

@@ -50,6 +50,13 @@ std::unique_ptr<Evaluator> make_cuda_evaluator() {
 
 }  // namespace detail
 
+void Evaluator::evaluate_device(const Sources&, const Targets&, const DeviceView*,
+                                const DeviceView*, const Options&, Result&, Progress*) {
+  throw Error(
+      "field: inputs in CUDA device memory need the direct CUDA evaluator (method=direct, "
+      "backend=cuda)");
+}
+
 const std::vector<io::OutputSpec>& outputs() {
   static const std::string e = "k*q/length^2";
   static const std::vector<io::OutputSpec> all = {{"magnitude", "|E|", e},

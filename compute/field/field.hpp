@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/backend.hpp"
+#include "core/device_view.hpp"
 #include "core/params.hpp"
 #include "core/precision.hpp"
 #include "core/progress.hpp"
@@ -269,6 +270,22 @@ class Evaluator {
   /// then and device_output() has the values. Returns whether it will; the CPU evaluators always
   /// write host vectors and return false.
   virtual bool keep_outputs_on_device(bool /*keep*/) { return false; }
+  /// Direct CUDA evaluator only: evaluate() (every target) with the sources and/or the targets
+  /// read from CUDA device memory, never staged through the host (issue 15: a torch/CuPy CUDA
+  /// tensor handed to the Python module). A non-null `device_sources` (P,4) x,y,z,q or (P,3)
+  /// with q = 1, or `device_targets` (T,3), replaces the host `sources` / `targets` argument
+  /// (pass empty ones): any strides, float32 or float64; converted on the device by one small
+  /// kernel into the evaluator's own layout, with the host readers' checks and messages
+  /// (sources_from_strided / targets_from_strided: the first bad row, named by the view's
+  /// name). The fp32 local origin comes from the targets' bounding box reduced on the device
+  /// (local_origin's rule). The views must be on this evaluator's device(); the evaluator's
+  /// stream waits for each view's DeviceView::stream. Results as evaluate()'s. Throws
+  /// simscope::Error for a bad view (dimensions, dtype, device, alignment) or value, as
+  /// evaluate() does otherwise; the default implementation (every other evaluator) throws
+  /// simscope::Error "field: inputs in CUDA device memory need the direct CUDA evaluator".
+  virtual void evaluate_device(const Sources& sources, const Targets& targets,
+                               const DeviceView* device_sources, const DeviceView* device_targets,
+                               const Options& options, Result& out, Progress* progress = nullptr);
   /// CUDA only: the CUDA device of device_output()'s memory (-1 on the CPU back end).
   virtual int device() const { return -1; }
   /// CUDA only: peak device bytes allocated by this evaluator so far.

@@ -15,18 +15,24 @@
 // evaluation's origin (detail::local_origin, the CPU's rule), shifting each source as it fills
 // shared memory: the cached upload stays valid whatever the origin, so moving a plane never
 // re-uploads the sources.
+// Inputs in the caller's device memory (evaluate_device: a torch/CuPy CUDA tensor of the Python
+// module) are converted by field_cuda_inputs.cuh's kernels straight into the same buffers, on
+// stream 0 after an event of the producer's stream: no host staging, no host copy.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/cuda_check.hpp"
 #include "core/device_memory.hpp"
+#include "field/device_inputs.hpp"
+#include "field/field_cuda_inputs.cuh"
 #include "field/field_cuda_kernels.cuh"
 #include "field/field_internal.hpp"
 
@@ -85,7 +91,8 @@ class CudaEvaluator final : public Evaluator {
   }
   ~CudaEvaluator() override {
     const CudaDeviceScope on(device_);  // may be destroyed on another thread
-    src_.reset(), tgt_.reset(), acc_.reset(), skipped_.reset();
+    src_.reset(), tgt_.reset(), acc_.reset(), skipped_.reset(), inputs_.reset();
+    if (input_ready_) cudaEventDestroy(input_ready_);
     out_.reset();  // freed here unless a result still views it
     for (auto& e : chunk_end_) cudaEventDestroy(e);
     cudaEventDestroy(ready_);
@@ -135,7 +142,150 @@ class CudaEvaluator final : public Evaluator {
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
 
+  void evaluate_device(const Sources& hs, const Targets& ht, const DeviceView* ds,
+                       const DeviceView* dt, const Options& o, Result& out,
+                       Progress* progress) override {
+    detail::validate(o);
+    if (ds) check_view(*ds, true);
+    if (dt) check_view(*dt, false);
+    const std::size_t P = ds ? ds->shape[0] : hs.size(), T = dt ? dt->shape[0] : ht.size();
+    progress_check(progress);
+    const auto t0 = std::chrono::steady_clock::now();
+    if (T > std::size_t(INT32_MAX) / 8 || P > std::size_t(INT32_MAX) / 2)
+      throw Error("field (CUDA): too many targets or sources for one evaluation");
+    cuda_use_device(device_);
+    have_result_ = false;
+    try {
+      detail::Origin origin;
+      if (ds)
+        convert_sources(*ds);
+      else
+        upload_sources(hs);
+      if (dt) {
+        prepare_targets(T);
+        origin = convert_targets(*dt, o.precision);
+      } else {
+        upload_targets(ht, IndexRange{0, T});
+        origin = detail::local_origin(ht, o.precision);
+      }
+      compute(P, T, o, origin, out, progress);
+    } catch (...) {
+      for (auto& st : streams_) cudaStreamSynchronize(st);
+      cudaGetLastError();
+      throw;
+    }
+    result_T_ = T;
+    have_result_ = true;
+    out.target_begin = 0;
+    progress_set(progress, 1);
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+
  private:
+  /// check_sources_view / check_targets_view (device_inputs.hpp), then the device.
+  void check_view(const DeviceView& v, bool sources) const {
+    if (sources)
+      check_sources_view(v);
+    else
+      check_targets_view(v);
+    if (v.device != device_)
+      throw InputError(v.name + ": a CUDA array on device " + std::to_string(v.device) +
+                       ", but the CUDA back end runs on device " + std::to_string(device_) +
+                       "; move it there (tensor.to('cuda:" + std::to_string(device_) + "'))");
+  }
+
+  /// Makes stream 0 wait for the queued work of the view's producer stream (DeviceView::stream).
+  void wait_for_producer(const DeviceView& v) {
+    if (!input_ready_)
+      SIMSCOPE_CUDA_CHECK(cudaEventCreateWithFlags(&input_ready_, cudaEventDisableTiming));
+    cudaStream_t producer = reinterpret_cast<cudaStream_t>(v.stream);
+    SIMSCOPE_CUDA_CHECK(cudaEventRecord(input_ready_, producer));
+    SIMSCOPE_CUDA_CHECK(cudaStreamWaitEvent(streams_[0], input_ready_, 0));
+  }
+
+  /// inputs_: [0] the first bad source element, [1] the first bad target element, [2..8) the
+  /// targets' bounds (6 doubles: lo x, y, z, hi x, y, z).
+  void ensure_inputs() {
+    if (!inputs_) inputs_ = buffer<unsigned long long>(8, "the input checks");
+  }
+
+  /// The error of the first bad element `bad` (row * 4 + column) of `v`: that row copied to the
+  /// host (a few bytes, on the error path only) for throw_bad_row (the host reader's message).
+  [[noreturn]] void throw_bad(const DeviceView& v, unsigned long long bad, bool sources) {
+    const std::size_t row = std::size_t(bad / 4), cols = v.shape[1], item = v.itemsize();
+    unsigned char host[32] = {};
+    const auto* base = static_cast<const unsigned char*>(v.data);
+    for (std::size_t c = 0; c < cols; ++c)
+      SIMSCOPE_CUDA_CHECK(
+          cudaMemcpy(host + c * item,
+                     base + std::ptrdiff_t(row) * v.strides[0] + std::ptrdiff_t(c) * v.strides[1],
+                     item, cudaMemcpyDeviceToHost));
+    throw_bad_row(v, row, host, sources);
+  }
+
+  /// The sources of a device view into src_ (float4), checked.
+  void convert_sources(const DeviceView& v) {
+    const std::size_t P = v.shape[0];
+    src_generation_ = 0;  // the buffer no longer holds a host Sources
+    if (P > src_.size() || !src_) {
+      src_.reset();
+      src_ = buffer<float4>(std::max<std::size_t>(1, P), "the sources");
+    }
+    ensure_inputs();
+    wait_for_producer(v);
+    cudaStream_t st = streams_[0];
+    SIMSCOPE_CUDA_CHECK(cudaMemsetAsync(inputs_.get(), 0xFF, sizeof(unsigned long long), st));
+    const unsigned blocks = unsigned(std::min<std::size_t>((P + 255) / 256, 8 * std::size_t(sms_)));
+    const auto* base = static_cast<const unsigned char*>(v.data);
+    if (v.dtype == io::DType::Float32)
+      cuda::sources_from_view_kernel<float>
+          <<<blocks, 256, 0, st>>>(base, (long long)P, int(v.shape[1]), v.strides[0], v.strides[1],
+                                   src_.get(), inputs_.get());
+    else
+      cuda::sources_from_view_kernel<double>
+          <<<blocks, 256, 0, st>>>(base, (long long)P, int(v.shape[1]), v.strides[0], v.strides[1],
+                                   src_.get(), inputs_.get());
+    SIMSCOPE_CUDA_CHECK(cudaGetLastError());
+    unsigned long long bad = 0;
+    SIMSCOPE_CUDA_CHECK(
+        cudaMemcpyAsync(&bad, inputs_.get(), sizeof bad, cudaMemcpyDeviceToHost, st));
+    SIMSCOPE_CUDA_CHECK(cudaStreamSynchronize(st));
+    if (bad != cuda::kNoBad) throw_bad(v, bad, true);
+    src_count_ = P;
+  }
+
+  /// The targets of a device view into tgt_ (buffers from prepare_targets), checked; returns
+  /// the fp32 local origin of their bounding box (local_origin's rule).
+  detail::Origin convert_targets(const DeviceView& v, Precision precision) {
+    const std::size_t T = v.shape[0];
+    ensure_inputs();
+    wait_for_producer(v);
+    cudaStream_t st = streams_[0];
+    SIMSCOPE_CUDA_CHECK(cudaMemsetAsync(inputs_.get() + 1, 0xFF, sizeof(unsigned long long), st));
+    const unsigned blocks = unsigned(std::min<std::size_t>((T + 255) / 256, 8 * std::size_t(sms_)));
+    const auto* base = static_cast<const unsigned char*>(v.data);
+    if (v.dtype == io::DType::Float32)
+      cuda::targets_from_view_kernel<float><<<blocks, 256, 0, st>>>(
+          base, (long long)T, v.strides[0], v.strides[1], tgt_.get(), inputs_.get() + 1);
+    else
+      cuda::targets_from_view_kernel<double><<<blocks, 256, 0, st>>>(
+          base, (long long)T, v.strides[0], v.strides[1], tgt_.get(), inputs_.get() + 1);
+    SIMSCOPE_CUDA_CHECK(cudaGetLastError());
+    auto* bounds = reinterpret_cast<double*>(inputs_.get() + 2);
+    cuda::target_bounds_kernel<<<1, cuda::kBoundsThreads, 0, st>>>(tgt_.get(), (long long)T,
+                                                                   bounds);
+    SIMSCOPE_CUDA_CHECK(cudaGetLastError());
+    unsigned long long host[8] = {};
+    SIMSCOPE_CUDA_CHECK(
+        cudaMemcpyAsync(host, inputs_.get(), sizeof host, cudaMemcpyDeviceToHost, st));
+    SIMSCOPE_CUDA_CHECK(cudaStreamSynchronize(st));
+    if (host[1] != cuda::kNoBad) throw_bad(v, host[1], false);
+    double lo[3], hi[3];
+    std::memcpy(lo, host + 2, sizeof lo);
+    std::memcpy(hi, host + 5, sizeof hi);
+    return detail::local_origin(lo, hi, T, precision);
+  }
+
   /// The body of evaluate(): uploads, chunks, finalize, copies back into `out`. Only the
   /// targets of range `r` are uploaded and evaluated; the fp32 origin is the whole set's.
   void run(const Sources& s, const Targets& t, const IndexRange& r, const Options& o, Result& out,
@@ -143,6 +293,13 @@ class CudaEvaluator final : public Evaluator {
     const std::size_t T = r.end - r.begin, P = s.size();
     upload_sources(s);
     upload_targets(t, r);
+    compute(P, T, o, detail::local_origin(t, o.precision), out, progress);
+  }
+
+  /// P sources in src_ and T targets in tgt_ (uploaded or converted on stream 0): the chunks,
+  /// finalize, and the outputs copied into `out` (or left on the device).
+  void compute(std::size_t P, std::size_t T, const Options& o, const detail::Origin& origin,
+               Result& out, Progress* progress) {
     progress_set(progress, 0);
 
     cudaStream_t s0 = streams_[0], s1 = streams_[1];
@@ -153,7 +310,7 @@ class CudaEvaluator final : public Evaluator {
     SIMSCOPE_CUDA_CHECK(cudaStreamWaitEvent(s1, ready_, 0));
     if (T > 0 && P > 0) {
       if (o.precision == Precision::Fp32)
-        run_chunks<float>(P, T, o, detail::local_origin(t, o.precision), progress);
+        run_chunks<float>(P, T, o, origin, progress);
       else
         run_chunks<double>(P, T, o, detail::Origin{}, progress);
     }
@@ -229,6 +386,16 @@ class CudaEvaluator final : public Evaluator {
 
   void upload_targets(const Targets& t, const IndexRange& r) {
     const std::size_t T = r.end - r.begin;
+    prepare_targets(T);
+    if (T == 0) return;
+    const std::vector<double>* v[3] = {&t.x, &t.y, &t.z};
+    for (int c = 0; c < 3; ++c)
+      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(tgt_.get() + c * T, v[c]->data() + r.begin,
+                                          T * sizeof(double), cudaMemcpyHostToDevice, streams_[0]));
+  }
+
+  /// The target, accumulator, output and counter buffers for T targets.
+  void prepare_targets(std::size_t T) {
     if (T > target_capacity_ || !tgt_) {
       const std::size_t cap = std::max<std::size_t>(T, 1);
       have_result_ = false;
@@ -251,11 +418,6 @@ class CudaEvaluator final : public Evaluator {
       out_ = make_shared_buffer(buffer<float>(5 * target_capacity_, "the outputs"));
     }
     if (!skipped_) skipped_ = buffer<unsigned long long>(kCounters, "the counters");
-    if (T == 0) return;
-    const std::vector<double>* v[3] = {&t.x, &t.y, &t.z};
-    for (int c = 0; c < 3; ++c)
-      SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(tgt_.get() + c * T, v[c]->data() + r.begin,
-                                          T * sizeof(double), cudaMemcpyHostToDevice, streams_[0]));
   }
 
   /// The event recorded after chunk k (k = 0, 1: one per stream).
@@ -339,6 +501,8 @@ class CudaEvaluator final : public Evaluator {
   // [0]: coincidences skipped; [1 + k]: output k's non-finite values (keep_on_device_ only).
   static constexpr int kCounters = 6;
   DeviceBuffer<unsigned long long> skipped_;
+  DeviceBuffer<unsigned long long> inputs_;  // device inputs' checks and bounds (ensure_inputs)
+  cudaEvent_t input_ready_ = nullptr;        // recorded on a device input's producer stream
   unsigned long long counters_host_[kCounters] = {};
   bool keep_on_device_ = false;
   std::size_t src_count_ = 0, target_capacity_ = 0, result_T_ = 0;

@@ -48,5 +48,8 @@ struct Origin {
 /// gets the origin (1e6 + 0.01, 0, 0). Where 0 is kept, the unshifted target coordinates are at
 /// most 3 R in magnitude, so their fp32 rounding is within a factor 3 of the shifted one's.
 Origin local_origin(const Targets& targets, Precision precision);
+/// The same rule from the targets' bounding box (lo[c], hi[c]: the smallest and largest
+/// coordinate on axis c of `count` targets), for targets held in device memory.
+Origin local_origin(const double lo[3], const double hi[3], std::size_t count, Precision precision);
 
 }  // namespace simscope::field::detail

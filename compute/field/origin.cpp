@@ -14,14 +14,24 @@
 namespace simscope::field::detail {
 
 Origin local_origin(const Targets& t, Precision precision) {
-  Origin o;
-  if (precision != Precision::Fp32 || t.size() == 0) return o;
+  if (precision != Precision::Fp32 || t.size() == 0) return Origin{};
   const std::vector<double>* axes[3] = {&t.x, &t.y, &t.z};
+  double lo[3], hi[3];
+  for (int c = 0; c < 3; ++c) {
+    const auto [l, h] = std::minmax_element(axes[c]->begin(), axes[c]->end());
+    lo[c] = *l, hi[c] = *h;
+  }
+  return local_origin(lo, hi, t.size(), precision);
+}
+
+Origin local_origin(const double lo[3], const double hi[3], std::size_t count,
+                    Precision precision) {
+  Origin o;
+  if (precision != Precision::Fp32 || count == 0) return o;
   double centre[3], half[3];
   for (int c = 0; c < 3; ++c) {
-    const auto [lo, hi] = std::minmax_element(axes[c]->begin(), axes[c]->end());
-    centre[c] = 0.5 * *lo + 0.5 * *hi;  // no overflow near DBL_MAX
-    half[c] = 0.5 * *hi - 0.5 * *lo;
+    centre[c] = 0.5 * lo[c] + 0.5 * hi[c];  // no overflow near DBL_MAX
+    half[c] = 0.5 * hi[c] - 0.5 * lo[c];
   }
   const double R = std::max({half[0], half[1], half[2]});
   double* out[3] = {&o.x, &o.y, &o.z};

@@ -56,6 +56,7 @@
 #include <vector>
 
 #include "core/backend.hpp"
+#include "core/device_view.hpp"
 #include "core/params.hpp"
 #include "core/precision.hpp"
 #include "core/progress.hpp"
@@ -242,6 +243,20 @@ class Solver {
                      const Options& options, Result& out, Progress* progress = nullptr) = 0;
   /// CUDA only: peak device bytes allocated by this solver so far.
   virtual double peak_device_bytes() const { return 0; }
+  /// CUDA only: solve() of every pixel with the cube in CUDA device memory (issue 15: a torch /
+  /// CuPy CUDA tensor of the Python module), read in place: (M, H, W) float32/float64, any
+  /// strides (a layout that is not C order is gathered into a C-order device buffer first),
+  /// checked on the device (inf entries: the loader's message, lsq_device_cube.hpp), on the
+  /// view's device, after the view's DeviceView::stream. Pixels that this solver solves on the
+  /// host (methods qr/svd, fallbacks) need the cube there: it is then copied to the host once
+  /// (host_staging_bytes()). Results as solve()'s. Throws simscope::InputError for a bad view
+  /// or entry, simscope::Error as solve() does; the default (the CPU solver) throws
+  /// simscope::Error "lsq: a cube in CUDA device memory needs the CUDA solver".
+  virtual void solve_device(const DeviceView& cube, const Design& design, const Options& options,
+                            Result& out, Progress* progress = nullptr);
+  /// CUDA only: bytes of the device cube that the last solve_device() copied to the host (0: the
+  /// cube never left the device).
+  virtual double host_staging_bytes() const { return 0; }
 };
 
 /// Creates the solver for `backend`. Throws simscope::Error when the CUDA back end was not

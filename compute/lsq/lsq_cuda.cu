@@ -46,7 +46,9 @@
 #include "core/bytes.hpp"
 #include "core/cuda_check.hpp"
 #include "core/device_memory.hpp"
+#include "lsq/lsq_cuda_inputs.cuh"
 #include "lsq/lsq_cuda_small.cuh"
+#include "lsq/lsq_device_cube.hpp"
 #include "lsq/lsq_downdate.hpp"
 #include "lsq/lsq_internal.hpp"
 #include "lsq/lsq_warp.cuh"
@@ -378,6 +380,8 @@ class CudaSolver final : public Solver {
       if (b.stream) cudaStreamDestroy(b.stream);
     }
     free_design();
+    gathered_.reset(), input_bad_.reset();
+    if (input_ready_) cudaEventDestroy(input_ready_);
   }
 
   Backend backend() const override { return Backend::Cuda; }
@@ -419,7 +423,99 @@ class CudaSolver final : public Solver {
     out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   }
 
+  double host_staging_bytes() const override { return staging_bytes_; }
+
+  void solve_device(const DeviceView& v, const Design& design, const Options& options, Result& out,
+                    Progress* progress) override {
+    check_cube_view(v);
+    if (v.device != device_)
+      throw InputError(v.name + ": a CUDA array on device " + std::to_string(v.device) +
+                       ", but the CUDA back end runs on device " + std::to_string(device_) +
+                       "; move it there (tensor.to('cuda:" + std::to_string(device_) + "'))");
+    cuda_use_device(device_);
+    staging_bytes_ = 0;
+    const std::size_t M = v.shape[0], H = v.shape[1], W = v.shape[2], n = M * H * W;
+    const std::size_t item = v.itemsize();
+    cudaStream_t st = buf_[0].stream;
+    // The producer's queued work first (DeviceView::stream), on both chunk streams.
+    if (!input_ready_)
+      SIMSCOPE_CUDA_CHECK(cudaEventCreateWithFlags(&input_ready_, cudaEventDisableTiming));
+    SIMSCOPE_CUDA_CHECK(cudaEventRecord(input_ready_, reinterpret_cast<cudaStream_t>(v.stream)));
+    for (auto& b : buf_) SIMSCOPE_CUDA_CHECK(cudaStreamWaitEvent(b.stream, input_ready_, 0));
+    const unsigned blocks =
+        unsigned(std::min<std::size_t>((n + 255) / 256, std::size_t(65535) * 8));
+    const void* data = v.data;
+    if (!v.c_contiguous()) {  // the solver's layout is C order: gather it on the device
+      gathered_.reset();
+      gathered_ = buffer<unsigned char>(n * item, "the cube gathered into C order");
+      const auto* base = static_cast<const unsigned char*>(v.data);
+      if (item == 4)
+        cuda_inputs::gather_cube_kernel<float>
+            <<<blocks, 256, 0, st>>>(base, (long long)M, (long long)H, (long long)W, v.strides[0],
+                                     v.strides[1], v.strides[2], gathered_.as<float>());
+      else
+        cuda_inputs::gather_cube_kernel<double>
+            <<<blocks, 256, 0, st>>>(base, (long long)M, (long long)H, (long long)W, v.strides[0],
+                                     v.strides[1], v.strides[2], gathered_.as<double>());
+      SIMSCOPE_CUDA_CHECK(cudaGetLastError());
+      data = gathered_.get();
+    }
+    if (!input_bad_) input_bad_ = buffer<unsigned long long>(1, "the cube check");
+    SIMSCOPE_CUDA_CHECK(cudaMemsetAsync(input_bad_.get(), 0xFF, sizeof(unsigned long long), st));
+    if (item == 4)
+      cuda_inputs::first_inf_kernel<float>
+          <<<blocks, 256, 0, st>>>(static_cast<const float*>(data), (long long)n, input_bad_.get());
+    else
+      cuda_inputs::first_inf_kernel<double><<<blocks, 256, 0, st>>>(
+          static_cast<const double*>(data), (long long)n, input_bad_.get());
+    SIMSCOPE_CUDA_CHECK(cudaGetLastError());
+    unsigned long long bad = 0;
+    SIMSCOPE_CUDA_CHECK(
+        cudaMemcpyAsync(&bad, input_bad_.get(), sizeof bad, cudaMemcpyDeviceToHost, st));
+    SIMSCOPE_CUDA_CHECK(cudaStreamSynchronize(st));
+    if (bad != cuda_inputs::kNoBad) {
+      double value = 0;  // that entry only (the error path)
+      SIMSCOPE_CUDA_CHECK(cudaMemcpy(&value, static_cast<const unsigned char*>(data) + bad * item,
+                                     item, cudaMemcpyDeviceToHost));
+      gathered_.reset();
+      throw_inf_entry(v, std::size_t(bad), &value);
+    }
+    // The cube's header over DEVICE memory: `borrowed` holds the device pointer while
+    // device_input_ is set; run() copies its slabs device to device and host_cube() gives the
+    // host pixels a host copy. It never leaves this call.
+    Cube c;
+    c.m = M, c.height = H, c.width = W, c.dtype = v.dtype;
+    c.borrowed = static_cast<const std::uint8_t*>(data);
+    c.generation = 0;  // nothing to cache across calls
+    device_input_ = true;
+    try {
+      solve(c, design, IndexRange::all(), options, out, progress);
+    } catch (...) {
+      device_input_ = false;
+      staged_ = Cube{}, gathered_.reset();
+      throw;
+    }
+    device_input_ = false;
+    staged_ = Cube{}, gathered_.reset();
+  }
+
  private:
+  /// The cube as host memory for the pixels solved on the host: `cube` itself, or, for a
+  /// device cube (solve_device), its one host copy (made on first use, counted in
+  /// staging_bytes_).
+  const Cube& host_cube(const Cube& cube) {
+    if (!device_input_) return cube;
+    if (staged_.bytes.empty()) {
+      staged_.m = cube.m, staged_.height = cube.height, staged_.width = cube.width;
+      staged_.dtype = cube.dtype;
+      staged_.bytes.resize(cube.stored_bytes());
+      SIMSCOPE_CUDA_CHECK(cudaMemcpy(staged_.bytes.data(), cube.borrowed, staged_.bytes.size(),
+                                     cudaMemcpyDeviceToHost));
+      staging_bytes_ += double(staged_.bytes.size());
+    }
+    return staged_;
+  }
+
   /// Solves the result's pixels: P = out.pixels() from cube pixel pb = out.row_begin * W (a row
   /// range is one contiguous slab of P pixels per observation, at stride cube.pixels()).
   template <class T>
@@ -490,7 +586,8 @@ class CudaSolver final : public Solver {
       }
       if (!host_all) fallbacks += host_pixels.size();
       on_host += host_pixels.size();
-      if (!host_pixels.empty()) solve_pixels_dense(cube, design, options, host_pixels, out, pb);
+      if (!host_pixels.empty())
+        solve_pixels_dense(host_cube(cube), design, options, host_pixels, out, pb);
       done += b.np;
       progress_set(progress, double(done) / double(P));
     };
@@ -513,7 +610,8 @@ class CudaSolver final : public Solver {
         b.resident_generation = 0;
         b.resident_begin = pb;
         copy_2d(b.cube.get(), b.np * csize, cube.data() + (pb + p0) * csize, Pcube * csize,
-                b.np * csize, std::size_t(M), cudaMemcpyHostToDevice, b.stream);
+                b.np * csize, std::size_t(M),
+                device_input_ ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice, b.stream);
         if (whole) b.resident_generation = cube.generation;
       }
       SIMSCOPE_CUDA_CHECK(cudaMemsetAsync(b.count.get(), 0, b.np * sizeof(int), b.stream));
@@ -787,6 +885,13 @@ class CudaSolver final : public Solver {
   std::vector<char> gap_free_;
   std::uint64_t gap_free_generation_ = 0;
   std::size_t gap_free_pc_ = 0, gap_free_begin_ = 0, gap_free_pixels_ = 0;
+  // solve_device: the cube's Cube::borrowed is a device pointer while device_input_ is set.
+  bool device_input_ = false;
+  Cube staged_;                                 // its host copy, for the pixels solved on the host
+  double staging_bytes_ = 0;                    // bytes of that copy (host_staging_bytes())
+  DeviceBuffer<unsigned char> gathered_;        // a strided device cube in C order
+  DeviceBuffer<unsigned long long> input_bad_;  // the first inf entry
+  cudaEvent_t input_ready_ = nullptr;           // recorded on the producer's stream
 };
 
 }  // namespace

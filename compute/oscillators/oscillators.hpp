@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "core/backend.hpp"
+#include "core/device_view.hpp"
 #include "core/params.hpp"
 #include "core/precision.hpp"
 #include "core/progress.hpp"
@@ -240,6 +241,13 @@ class Ensemble {
   /// mismatched or invalid input, N or K < 1, sizes the back end cannot hold (CUDA: a clear
   /// message with the memory asked and free; network.nodes above max_nodes()).
   virtual void load(const Topologies& t, const State& s, Precision precision) = 0;
+  /// CUDA only: load() with the initial state in CUDA device memory (issue 15: a torch / CuPy
+  /// CUDA tensor of the Python module), read in place: (N, 2) for every member or (K, N, 2),
+  /// float32/float64, any strides, converted on the device into the integrator's layout after
+  /// the view's DeviceView::stream, with initial_state_from_npy's checks and messages
+  /// (osc_device_state.hpp). Throws simscope::InputError for a bad view or value, as load()
+  /// does otherwise; the default (the CPU back end) throws simscope::Error.
+  virtual void load_device(const Topologies& t, const DeviceView& initial, Precision precision);
 
   /// Advances every member by `steps` RK4 steps of size dt (Hairer, Norsett & Wanner, "Solving
   /// Ordinary Differential Equations I", section II.1, the classic 4-stage method), recording as

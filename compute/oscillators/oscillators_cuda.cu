@@ -35,6 +35,8 @@
 
 #include "core/cuda_check.hpp"
 #include "core/device_memory.hpp"
+#include "oscillators/osc_cuda_inputs.cuh"
+#include "oscillators/osc_device_state.hpp"
 #include "oscillators/oscillators_internal.hpp"
 #include "oscillators/sl_rhs.hpp"
 
@@ -411,6 +413,8 @@ class CudaEnsemble final : public Ensemble {
   ~CudaEnsemble() override {
     const CudaDeviceScope on(device_);  // may be destroyed on another thread
     free_all();
+    input_bad_.reset();
+    if (input_ready_) cudaEventDestroy(input_ready_);
     if (stream_) cudaStreamDestroy(stream_);
   }
 
@@ -421,6 +425,89 @@ class CudaEnsemble final : public Ensemble {
 
   void load(const Topologies& t, const State& s, Precision p) override {
     detail::check_load(t, s);
+    load_impl(t, p, [&] {
+      upload_real(x_.get(), s.x);
+      upload_real(y_.get(), s.y);
+    });
+  }
+
+  void load_device(const Topologies& t, const DeviceView& v, Precision p) override {
+    check_initial_view(v, t.nodes, t.members);
+    if (v.device != device_)
+      throw InputError(v.name + ": a CUDA array on device " + std::to_string(v.device) +
+                       ", but the CUDA back end runs on device " + std::to_string(device_) +
+                       "; move it there (tensor.to('cuda:" + std::to_string(device_) + "'))");
+    if (t.nodes < 1 || t.members < 1 || t.row_ptr.size() != std::size_t(t.graphs()) * t.nodes + 1)
+      throw Error("oscillators: topologies that do not match network.nodes and ensemble.size");
+    load_impl(t, p, [&] {  // the state straight from the caller's memory: no host copy
+      if (!input_ready_)
+        SIMSCOPE_CUDA_CHECK(cudaEventCreateWithFlags(&input_ready_, cudaEventDisableTiming));
+      SIMSCOPE_CUDA_CHECK(cudaEventRecord(input_ready_, reinterpret_cast<cudaStream_t>(v.stream)));
+      SIMSCOPE_CUDA_CHECK(cudaStreamWaitEvent(stream_, input_ready_, 0));
+      if (!input_bad_) input_bad_ = buffer(sizeof(unsigned long long), "the initial state check");
+      SIMSCOPE_CUDA_CHECK(
+          cudaMemsetAsync(input_bad_.get(), 0xFF, sizeof(unsigned long long), stream_));
+      const bool per_member = v.ndim() == 3;
+      const long long s0 = per_member ? v.strides[0] : 0, s1 = v.strides[per_member ? 1 : 0];
+      const long long s2 = v.strides[per_member ? 2 : 1];
+      const std::size_t n = std::size_t(N_) * K_;
+      const unsigned blocks =
+          unsigned(std::min<std::size_t>((n + 255) / 256, 8 * std::size_t(sms_)));
+      const auto* base = static_cast<const unsigned char*>(v.data);
+      launch_initial(base, v.dtype, per_member, s0, s1, s2, blocks);
+      unsigned long long first = 0;
+      SIMSCOPE_CUDA_CHECK(
+          cudaMemcpyAsync(&first, input_bad_.get(), sizeof first, cudaMemcpyDeviceToHost, stream_));
+      SIMSCOPE_CUDA_CHECK(cudaStreamSynchronize(stream_));
+      if (first != cuda_inputs::kNoBad) {
+        const std::size_t item = v.itemsize();
+        const std::size_t nodes = std::size_t(N_);
+        const std::size_t q = std::size_t(first);
+        const std::size_t k = per_member ? q / (2 * nodes) : 0, i = (q / 2) % nodes, c = q % 2;
+        double value = 0;
+        float f = 0;
+        const unsigned char* e =
+            base + std::ptrdiff_t(k) * s0 + std::ptrdiff_t(i) * s1 + std::ptrdiff_t(c) * s2;
+        SIMSCOPE_CUDA_CHECK(
+            cudaMemcpy(item == 4 ? static_cast<void*>(&f) : static_cast<void*>(&value), e, item,
+                       cudaMemcpyDeviceToHost));
+        if (item == 4) value = f;
+        throw_nonfinite_initial(v, q, value);
+      }
+    });
+  }
+
+  /// initial_from_view_kernel for the view's dtype and the working precision, on stream_.
+  void launch_initial(const unsigned char* base, io::DType dtype, bool per_member, long long s0,
+                      long long s1, long long s2, unsigned blocks) {
+    auto* bad = reinterpret_cast<unsigned long long*>(input_bad_.get());
+    const bool in32 = dtype == io::DType::Float32;
+    if (elem_ == sizeof(float)) {
+      auto* x = reinterpret_cast<float*>(x_.get());
+      auto* y = reinterpret_cast<float*>(y_.get());
+      if (in32)
+        cuda_inputs::initial_from_view_kernel<float, float>
+            <<<blocks, 256, 0, stream_>>>(base, K_, N_, per_member, s0, s1, s2, x, y, bad);
+      else
+        cuda_inputs::initial_from_view_kernel<double, float>
+            <<<blocks, 256, 0, stream_>>>(base, K_, N_, per_member, s0, s1, s2, x, y, bad);
+    } else {
+      auto* x = reinterpret_cast<double*>(x_.get());
+      auto* y = reinterpret_cast<double*>(y_.get());
+      if (in32)
+        cuda_inputs::initial_from_view_kernel<float, double>
+            <<<blocks, 256, 0, stream_>>>(base, K_, N_, per_member, s0, s1, s2, x, y, bad);
+      else
+        cuda_inputs::initial_from_view_kernel<double, double>
+            <<<blocks, 256, 0, stream_>>>(base, K_, N_, per_member, s0, s1, s2, x, y, bad);
+    }
+    SIMSCOPE_CUDA_CHECK(cudaGetLastError());
+  }
+
+  /// load()'s body: the buffers for `t` at precision `p`, the network uploaded, the state
+  /// written by `fill_state()` (into x_ and y_, on stream_), the accumulators cleared.
+  template <class F>
+  void load_impl(const Topologies& t, Precision p, F&& fill_state) {
     cuda_use_device(device_);
     loaded_ = false;
     free_all();
@@ -459,8 +546,7 @@ class CudaEnsemble final : public Ensemble {
     upload(row_.get(), t.row_ptr.data(), t.row_ptr.size() * sizeof(long long));
     if (!t.col.empty()) upload(col_.get(), t.col.data(), t.col.size() * sizeof(int));
     if (t.weighted()) upload_real(w_.get(), t.weight);
-    upload_real(x_.get(), s.x);
-    upload_real(y_.get(), s.y);
+    fill_state();
     for (auto* b : {&total_, &window_, &shift_})
       SIMSCOPE_CUDA_CHECK(cudaMemsetAsync(b->get(), 0, std::size_t(K_) * sizeof(double), stream_));
     SIMSCOPE_CUDA_CHECK(cudaMemsetAsync(failed_.get(), 0, std::size_t(K_) * sizeof(int), stream_));
@@ -748,6 +834,8 @@ class CudaEnsemble final : public Ensemble {
       series_, gseries_;
   std::size_t gseries_bytes_ = 0;  // gseries_'s size (allocated by the first grouped advance())
   std::vector<std::shared_ptr<DeviceBuffer<float>>> frames_;  // shared with the frames
+  DeviceBuffer<unsigned char> input_bad_;  // load_device: the first non-finite value
+  cudaEvent_t input_ready_ = nullptr;      // load_device: recorded on the producer's stream
 };
 
 }  // namespace

@@ -18,10 +18,18 @@ device (CUDA) failures, MemoryError when host memory runs out.
 
 Arrays: numpy arrays of any layout; objects with __dlpack__ in host memory (PyTorch CPU
 tensors) are read in place (no copy) and the results come back as the caller's type (its
-library's from_dlpack, no copy). CUDA arrays (torch CUDA tensors, CuPy arrays) are read with one
-device-to-host copy (the compute layer's inputs are host structures) and the results come back
-as the caller's type on the caller's device: the field's, computed on the CUDA back end, without
-leaving the device (CUDA DLPack over simscope's device memory, kept alive by the tensor).
+library's from_dlpack, no copy). CUDA arrays (torch CUDA tensors, CuPy arrays) stay where they
+are for the field: its direct CUDA evaluator reads sources and targets from the caller's device
+memory (any strides, float32/float64, converted on the device; stats["host_staging_bytes"] is
+0), after the producer's pending work (``__dlpack__(stream=1)``: see simscope/_arrays.py), and
+its results come back as the caller's type on the caller's device without leaving it (CUDA
+DLPack over simscope's device memory, kept alive by the tensor). lsq's CUDA solver reads a CUDA
+cube in place too (pixels it solves on the host, methods qr/svd and fallbacks, need one host
+copy of it: stats["host_staging_bytes"] says how many bytes), and the oscillators' CUDA back end
+a CUDA initial state. lsq's design matrix and the field's tree method copy a CUDA input to the
+host once (counted there as well); lsq's and the oscillators' results are moved to the caller's
+device. A CUDA input with
+backend="cpu", or where CUDA is not usable, raises ValueError naming the argument.
 """
 
 from __future__ import annotations
@@ -30,6 +38,8 @@ from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
 from . import _core
 from ._arrays import inputs as _inputs
+from ._arrays import refuse_cpu_backend as _refuse_cpu_backend
+from ._arrays import staged as _staged
 from ._params import settings as _settings
 from . import oscillators  # noqa: F401  (simscope.oscillators.study, .Ensemble)
 from ._result import FieldResult, LsqResult, Result
@@ -93,7 +103,11 @@ def field(sources: Any = None, targets: Any = None, *, backend: str = "auto",
         outputs: names to keep (default all of magnitude, ex, ey, ez, potential).
     sources and targets may be DLPack objects (torch tensors, CUDA ones included): the results
         are then the caller's type on the caller's device (on the CUDA back end, CUDA tensors
-        over simscope's device memory, never copied to the host; see the module's doc).
+        over simscope's device memory, never copied to the host; see the module's doc). CUDA
+        inputs are read in place by the direct CUDA evaluator (any strides; the checks and
+        messages of host arrays): stats["host_staging_bytes"] 0 and .input_route "device";
+        with the tree method they are copied to the host once ("staged"). ValueError for a
+        CUDA input with backend="cpu".
     Returns a FieldResult: a dict-like of float32 arrays, each of shape (T,) for given targets,
     (n, n) for a plane (index [i, j]: u_i, v_j, as the CLI's .npy) or (6, n, n) for a box;
     units k*q/length^2 (magnitude, ex, ey, ez) and k*q/length (potential). Also .warnings,
@@ -103,6 +117,7 @@ def field(sources: Any = None, targets: Any = None, *, backend: str = "auto",
     (device failure), KeyboardInterrupt (Ctrl+C)."""
     s = _settings("field", params, **kwargs)
     arrays, back = _inputs(sources=sources, targets=targets)
+    _refuse_cpu_backend(arrays, backend)
     sources, targets = arrays["sources"], arrays["targets"]
     if sources is None and targets is None:
         d = _core.run("field", s, backend, progress, "")
@@ -127,7 +142,10 @@ def lsq(cube: Any = None, design: Any = None, *, backend: str = "auto",
         any layout (C or Fortran order, slices). None: the schema's generator or data_file.
     design: A, array (M, N) (a 1-D array is one column), any numeric dtype, finite.
         Either may be a DLPack object (a torch tensor, CPU or CUDA): the results are then the
-        caller's type on the caller's device.
+        caller's type on the caller's device. A CUDA cube is read in place by the CUDA solver
+        (any strides; .input_route "device"); stats["host_staging_bytes"] counts the bytes
+        copied to the host (0 unless pixels are solved there: qr/svd, fallbacks, or a CUDA
+        design matrix). ValueError for a CUDA input with backend="cpu".
     Keywords: lam (alias of lambda, a Python keyword), method ("auto", "normal", "qr", "svd",
         "downdate"), precision ("fp64" default, "fp32"), the rest of simscope.params("lsq");
         backend, progress.
@@ -138,11 +156,16 @@ def lsq(cube: Any = None, design: Any = None, *, backend: str = "auto",
     Raises ValueError (shapes that do not match, dtype, inf, bad keyword), RuntimeError."""
     s = _settings("lsq", params, aliases={"lam": "lambda"}, **kwargs)
     arrays, back = _inputs(cube=cube, design=design)
-    cube, design = arrays["cube"], arrays["design"]
+    _refuse_cpu_backend(arrays, backend)
+    # The CUDA solver reads a CUDA cube in place; the design matrix (M, N, small) is read from
+    # host memory: a CUDA one is copied (counted in stats["host_staging_bytes"]).
+    design_host, staged = _staged({"design": arrays["design"]})
+    cube, design = arrays["cube"], design_host["design"]
     if cube is None and design is None:
         d = _core.run("lsq", s, backend, progress, "")
     elif cube is None or design is None:
         raise ValueError("lsq: give both cube and design (or neither, for the schema's inputs)")
     else:
         d = _core.lsq(cube, design, s, backend, progress)
+        d["stats"]["host_staging_bytes"] += float(staged)
     return LsqResult(d, back)

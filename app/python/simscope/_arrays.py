@@ -3,12 +3,22 @@ __dlpack__), and the results handed back as the caller's type on the caller's de
 
 - Host memory (a torch CPU tensor): read as a numpy view without a copy (numpy.from_dlpack);
   results come back through the caller's library's from_dlpack (again no copy).
-- CUDA memory (kDLCUDA, a torch CUDA tensor, a CuPy array): the compute layer's inputs are host
-  structures (field.Sources, lsq.Cube, oscillators.State), so the array's bytes are copied once
-  from the device into a host numpy array (_core.host_from_dlpack: one cudaMemcpy, no detour
-  through the caller's library). The field's results on the CUDA back end stay in device memory
+- CUDA memory (kDLCUDA, a torch CUDA tensor, a CuPy array): taken as a _core.DeviceArray (the
+  consumed capsule's tensor, held for the call: no copy). The CUDA back ends read it in place
+  (field sources and targets, the lsq cube, the oscillators' initial state: any strides,
+  float32/float64, converted on the device); where a back end cannot read device memory (the
+  field's tree method, lsq's design matrix) the array's bytes are copied to the host once
+  (DeviceArray.to_host, counted in stats["host_staging_bytes"]). The field's results on the CUDA back end stay in device memory
   and come back as CUDA DLPack tensors of the caller's library (no host copy); lsq and
   oscillators results, computed into host memory, are moved to the caller's device.
+- Streams: the producer is asked for its capsule with __dlpack__(stream=1) (DLPack: 1 = the
+  legacy default stream), so it orders its pending work on that tensor before that stream
+  (torch records an event on its current stream and makes the legacy stream wait for it); the
+  CUDA back end then records an event on the legacy default stream and makes its own stream
+  wait for it (DeviceView::stream): nothing waits on the host. The results the field hands back
+  are complete when simscope returns (its stream is synchronised).
+- A CUDA input with backend="cpu", or where CUDA is not usable in this build or on this
+  machine, raises ValueError naming the argument.
 """
 
 import sys
@@ -20,6 +30,40 @@ from . import _core
 _KDL_CPU, _KDL_CUDA, _KDL_CUDA_HOST, _KDL_CUDA_MANAGED = 1, 2, 3, 13
 _HOST = (_KDL_CPU, _KDL_CUDA_HOST)
 _CUDA = (_KDL_CUDA, _KDL_CUDA_MANAGED)
+
+
+_LEGACY_STREAM = 1  # DLPack's stream value for CUDA's legacy default stream
+
+
+def _capsule(obj):
+    """obj.__dlpack__ with the stream simscope's back ends wait on (the legacy default stream);
+    producers whose __dlpack__ takes no stream are asked without."""
+    try:
+        return obj.__dlpack__(stream=_LEGACY_STREAM)
+    except TypeError:
+        return obj.__dlpack__()
+
+
+def refuse_cpu_backend(arrays, backend):
+    """ValueError naming the first CUDA input (a DeviceArray among `arrays`, a dict) when
+    `backend` is "cpu": a CUDA array is computed where it lives, or copied by its owner."""
+    for name, a in arrays.items():
+        if isinstance(a, _core.DeviceArray) and backend == "cpu":
+            raise ValueError('%s: a CUDA array (device %d), but backend="cpu" computes from '
+                             'host memory; use backend="cuda" (or "auto"), or copy it to the '
+                             'host first (tensor.cpu(), cupy.asnumpy(a))' % (name, a.device))
+
+
+def staged(arrays):
+    """The host copies of the DeviceArrays among `arrays` (a dict name -> array), for the calls
+    whose back ends read host memory (lsq, oscillators): (dict, bytes copied)."""
+    out, nbytes = {}, 0
+    for name, a in arrays.items():
+        if isinstance(a, _core.DeviceArray):
+            a = a.to_host()
+            nbytes += a.nbytes
+        out[name] = a
+    return out, nbytes
 
 
 class _DeviceCapsule:
@@ -68,8 +112,8 @@ class Back:
 def host_view(obj, name):
     """(array for the module, Back or None). numpy arrays, None and plain sequences pass
     unchanged; a DLPack object in host memory becomes a numpy view of its memory (no copy); a
-    CUDA one a host copy (one device-to-host copy; ValueError when CUDA is not usable here).
-    Raises ValueError for other devices."""
+    CUDA one a _core.DeviceArray (no copy; ValueError naming `name` when CUDA is not usable
+    here). Raises ValueError for other devices."""
     if obj is None or isinstance(obj, np.ndarray) or not hasattr(obj, "__dlpack__"):
         return obj, None
     device = obj.__dlpack_device__() if hasattr(obj, "__dlpack_device__") else (_KDL_CPU, 0)
@@ -84,7 +128,7 @@ def host_view(obj, name):
             raise ValueError("%s: a CUDA array (DLPack device type %d, id %d), but CUDA is not "
                              "usable here (%s); copy it to the host first (tensor.cpu(), "
                              "cupy.asnumpy(a))" % (name, kind, index, status["reason"]))
-        return _core.host_from_dlpack(obj.__dlpack__(), name), back
+        return _core.DeviceArray(_capsule(obj), name, _LEGACY_STREAM), back
     raise ValueError("%s: DLPack device type %d (id %d) is neither host memory nor CUDA; "
                      "simscope takes numpy arrays, host tensors and CUDA arrays"
                      % (name, kind, index))

@@ -22,6 +22,10 @@ class Result(Mapping):
         self.compute_seconds = d["compute_seconds"]
         self.total_seconds = d["total_seconds"]
         self.params = dict(d["params"])
+        # How the inputs reached the back end: "host" (host arrays), "device" (CUDA arrays
+        # read in place by the back end) or "staged" (CUDA arrays copied to the host once:
+        # stats["host_staging_bytes"]); simscope.field sets it, the others leave "host".
+        self.input_route = d.get("input_route", "host")
 
     @property
     def outputs(self):

@@ -11,6 +11,7 @@ from typing import Any, Callable, Mapping, Optional
 
 from . import _core
 from ._arrays import host_view as _host_view
+from ._arrays import refuse_cpu_backend as _refuse_cpu_backend
 from ._params import settings as _settings
 from ._result import Result
 
@@ -25,16 +26,19 @@ def study(initial: Any = None, *, backend: str = "auto",
 
     initial: None (the schema's init: random, uniform_phase or init_file), or an array of
         shape (N, 2) [x, y] for every member or (K, N, 2) per member (float32/float64, finite);
-        a DLPack object (a torch tensor, CPU or CUDA) gives results of its type on its device.
+        a DLPack object (a torch tensor, CPU or CUDA) gives results of its type on its device;
+        a CUDA one is read in place by the CUDA back end (any strides; .input_route "device",
+        stats["host_staging_bytes"] 0); ValueError with backend="cpu".
     Returns a Result with msd (K,) time-averaged mean square deviation after the transient
     (NaN: member went non-finite), msd_t and order_t (T,) ensemble means every record_every
     steps, phases (K, N) final theta in (-pi, pi], state (K, N, 2) final x, y; all float64.
     Raises ValueError (bad keyword or array, with the CLI's messages), RuntimeError."""
     s = _settings("oscillators", params, **kwargs)
     initial, back = _host_view(initial, "initial")
+    _refuse_cpu_backend({"initial": initial}, backend)
     if initial is None:
         d = _core.run("oscillators", s, backend, progress, "study")
-    else:
+    else:  # a CUDA initial state is read in place by the CUDA back end (input_route "device")
         d = _core.oscillators_study(initial, s, backend, progress)
     return Result(d, back)
 
@@ -52,6 +56,7 @@ class Ensemble:
     def __init__(self, initial: Any = None, *, backend: str = "auto",
                  params: Optional[Mapping[str, Any]] = None, **kwargs: Any):
         initial, back = _host_view(initial, "initial")
+        _refuse_cpu_backend({"initial": initial}, backend)  # a CUDA one: read in place
         self._e = _core.Ensemble(_settings("oscillators", params, **kwargs), backend, initial)
         self._wrap = back or (lambda a: a)  # results as the initial state's type and device
 

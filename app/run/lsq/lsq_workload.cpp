@@ -316,39 +316,20 @@ class LsqWorkload final : public Workload {
   }
 
   static void add_result_warnings(RunResult& r) {
-    const double lambda = r.params.get_double("lambda");
     const auto count = [&](const char* k) { return std::uint64_t(r.stats.at(k)); };
-    const std::uint64_t under = count("status_underdetermined");
-    const std::uint64_t rank = count("status_rank_deficient");
-    const std::uint64_t missing = count("status_all_missing");
-    const std::uint64_t N = std::uint64_t(r.stats.at("unknowns"));
-    const auto their = [](std::uint64_t n) {
-      return n == 1 ? "its solution is" : "their solutions are";
-    };
-    if (under > 0)
-      r.warnings.push_back(
-          plural(under, "pixel is", "pixels are") + " underdetermined (status 1: fewer than N = " +
-          std::to_string(N) + " observed rows): " + their(under) +
-          (lambda > 0 ? " the Tikhonov (lambda > 0) one, fixed by the regularisation rather than "
-                        "the data"
-                      : " the minimum-norm one, not determined by the data"));
-    if (rank > 0)
-      r.warnings.push_back(plural(rank, "pixel is", "pixels are") +
-                           " rank-deficient (status 2: dependent columns among the observed "
-                           "rows of A): " +
-                           their(rank) + " the minimum-norm one");
-    if (missing > 0)
-      r.warnings.push_back(plural(missing, "pixel has", "pixels have") +
-                           " no observation (status 3): solution, residual and condition are NaN");
-    for (const char* name : {"solution", "residual"}) {
-      const OutputArray* o = r.find(name);
-      if (!o) continue;
-      const std::vector<float>& v = o->host();
-      const auto inf = std::count_if(v.begin(), v.end(), [](float x) { return std::isinf(x); });
-      if (inf > 0)
-        r.warnings.push_back(std::string(name) + ": " + std::to_string(inf) +
-                             " values overflow float32 (inf) in the exported file");
-    }
+    std::size_t inf[2] = {0, 0};
+    const char* names[2] = {"solution", "residual"};
+    for (int k = 0; k < 2; ++k)
+      if (const OutputArray* o = r.find(names[k])) {
+        const std::vector<float>& v = o->host();
+        inf[k] =
+            std::size_t(std::count_if(v.begin(), v.end(), [](float x) { return std::isinf(x); }));
+      }
+    for (std::string& w :
+         lsq_result_warnings(count("status_underdetermined"), count("status_rank_deficient"),
+                             count("status_all_missing"), count("unknowns"),
+                             r.params.get_double("lambda"), inf[0], inf[1]))
+      r.warnings.push_back(std::move(w));
   }
 
   std::string problem_key_, result_key_;
@@ -358,6 +339,36 @@ class LsqWorkload final : public Workload {
 };
 
 }  // namespace
+
+std::vector<std::string> lsq_result_warnings(std::uint64_t under, std::uint64_t rank,
+                                             std::uint64_t missing, std::uint64_t N, double lambda,
+                                             std::size_t solution_inf, std::size_t residual_inf) {
+  std::vector<std::string> w;
+  const auto their = [](std::uint64_t n) {
+    return n == 1 ? "its solution is" : "their solutions are";
+  };
+  if (under > 0)
+    w.push_back(plural(under, "pixel is", "pixels are") +
+                " underdetermined (status 1: fewer than N = " + std::to_string(N) +
+                " observed rows): " + their(under) +
+                (lambda > 0 ? " the Tikhonov (lambda > 0) one, fixed by the regularisation rather "
+                              "than the data"
+                            : " the minimum-norm one, not determined by the data"));
+  if (rank > 0)
+    w.push_back(plural(rank, "pixel is", "pixels are") +
+                " rank-deficient (status 2: dependent columns among the observed rows of A): " +
+                their(rank) + " the minimum-norm one");
+  if (missing > 0)
+    w.push_back(plural(missing, "pixel has", "pixels have") +
+                " no observation (status 3): solution, residual and condition are NaN");
+  const std::size_t inf[2] = {solution_inf, residual_inf};
+  const char* names[2] = {"solution", "residual"};
+  for (int k = 0; k < 2; ++k)
+    if (inf[k] > 0)
+      w.push_back(std::string(names[k]) + ": " + std::to_string(inf[k]) +
+                  " values overflow float32 (inf) in the exported file");
+  return w;
+}
 
 WorkloadDescriptor lsq_descriptor() {
   // The outputs as compute/lsq declares them (lsq::outputs(): also the view choices).

@@ -1,0 +1,70 @@
+#pragma once
+/// @file An input array that lives in CUDA device memory (a DLPack tensor of the caller: a torch
+/// CUDA tensor, a CuPy array), handed to a CUDA back end by pointer instead of being copied to
+/// the host and uploaded again (issue 15: "CUDA tensors stay on the device").
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "io/npy.hpp"
+
+namespace simscope {
+
+/// A bad value or layout of an input array found by a back end while it reads the array (e.g.
+/// a non-finite coordinate in a DeviceView, found by a device kernel): the caller's input is at
+/// fault, not the device, although a device back end raised it (the Python module raises it
+/// as ValueError, not RuntimeError).
+class InputError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// A strided array in CUDA device memory, read (never written) by a CUDA back end.
+///
+/// The memory is the caller's: it must stay allocated and unchanged until the call that reads it
+/// returns. `stream` is the CUDA stream after whose queued work the values are complete (the
+/// DLPack convention, `__dlpack__(stream=...)`: 1 the legacy default stream, 2 the per-thread
+/// default stream, any other value a cudaStream_t); the back end records an event on it and makes
+/// its own stream wait for that event before the first read, so nothing of the host waits.
+struct DeviceView {
+  const void* data = nullptr;  ///< element [0, ..., 0] (DLPack's data + byte_offset)
+  io::DType dtype = io::DType::Float32;
+  std::vector<std::size_t> shape;
+  std::vector<std::ptrdiff_t> strides;  ///< per dimension, in BYTES (any sign)
+  int device = 0;                       ///< CUDA device ordinal (DLPack device_id)
+  std::uintptr_t stream = 1;            ///< see above; 1: cudaStreamLegacy
+  std::string name;                     ///< the argument, for messages ("sources", "cube")
+
+  std::size_t ndim() const { return shape.size(); }
+  /// Elements (the product of the shape; 1 for 0-d).
+  std::size_t size() const {
+    std::size_t n = 1;
+    for (std::size_t d : shape) n *= d;
+    return n;
+  }
+  /// Bytes per element (4 or 8 for the float types, 1 for uint8).
+  std::size_t itemsize() const {
+    switch (dtype) {
+      case io::DType::Float64:
+      case io::DType::Int64:
+        return 8;
+      case io::DType::UInt8:
+        return 1;
+      default:
+        return 4;
+    }
+  }
+  /// Whether the strides are C order (row-major, contiguous; dimensions of size 1 ignored).
+  bool c_contiguous() const {
+    std::ptrdiff_t expect = std::ptrdiff_t(itemsize());
+    for (std::size_t k = shape.size(); k-- > 0;) {
+      if (shape[k] != 1 && strides[k] != expect) return false;
+      expect *= std::ptrdiff_t(shape[k]);
+    }
+    return true;
+  }
+};
+
+}  // namespace simscope
