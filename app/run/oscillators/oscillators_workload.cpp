@@ -233,7 +233,10 @@ class OscillatorsWorkload final : public Workload {
   WorkAxis work_axis(const ParamSet& p) override {
     const int K = int(p.get_int("ensemble.size"));
     // Whole blocks while there are as many of them as ranges, else the reduction groups.
-    WorkAxis a{"members", std::size_t(K), std::size_t(osc::study_block_members(K))};
+    WorkAxis a;
+    a.name = "members";
+    a.length = std::size_t(K);
+    a.granule = std::size_t(osc::study_block_members(K));
     a.cuts = osc::study_cuts(K);
     return a;
   }
