@@ -62,7 +62,7 @@ step "field kernels with 2 and 8 targets per thread (SIMSCOPE_FIELD_CUDA_RB; cte
 rb_rc=0
 for rb in 2 8; do
   SIMSCOPE_FIELD_CUDA_RB=$rb timeout "$(left 200)" build-gpu/tests/test_compute \
-    --gtest_filter='Field/CudaVsCpu.*:FieldCuda.*:FieldRangesCuda.*' > "$out/field_rb$rb.log" 2>&1 || rb_rc=1
+    --gtest_filter='Field/CudaVsCpu.*:FieldCuda.*:FieldRangesCuda.*:FieldDeviceInputsCuda.*' > "$out/field_rb$rb.log" 2>&1 || rb_rc=1
   echo "RB=$rb: $(grep -E '^\[  (PASSED|FAILED) ' "$out/field_rb$rb.log" | tr '\n' ' ')"
 done
 
