@@ -10,6 +10,9 @@ OLD=${OLD:?set OLD to the reference simscope executable}
 NEW=${NEW:-build/app/simscope}
 W=${WORK:-/tmp/osc_compare}
 mkdir -p "$W"
+OLD=$(realpath "$OLD"); NEW=$(realpath "$NEW")
+[ "$OLD" = "$NEW" ] && { echo "OLD and NEW are the same executable ($OLD)"; exit 2; }
+echo "old: $OLD"; echo "new: $NEW"
 cases=(
  "ws_fail_k1000|--set network.nodes=100 --set ensemble.size=1000 --set integrator.steps=600 --set integrator.transient=100 --set integrator.dt=0.2"
  "ws_fp64|--set network.nodes=100 --set ensemble.size=300 --set integrator.steps=3000 --set integrator.transient=500"
@@ -29,12 +32,14 @@ for c in "${cases[@]}"; do
   for b in old new; do
     bin=$OLD; [ $b = new ] && bin=$NEW
     rm -rf $W/$name.$b
-    $bin --headless --workload oscillators --backend cpu $args --out-dir $W/$name.$b > $W/$name.$b.log 2>&1 || echo "$name $b: rc $?"
+    failed=0
+    $bin --headless --workload oscillators --backend cpu $args --out-dir $W/$name.$b > $W/$name.$b.log 2>&1 || { echo "$name $b: rc $?"; failed=1; }
   done
-  same=1; n=0
+  same=$((1 - failed)); n=0
   for f in $W/$name.old/*.npy; do
     n=$((n+1)); g=$W/$name.new/$(basename $f)
     cmp -s $f $g || { same=0; echo "$name: $(basename $f) differs"; }
   done
+  [ $n -eq 0 ] && same=0
   echo "$name: $n npy files, identical=$same ($(ls $W/$name.old | tr '\n' ' '))"
 done
