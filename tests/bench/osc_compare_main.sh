@@ -29,10 +29,10 @@ cases=(
 )
 for c in "${cases[@]}"; do
   name=${c%%|*}; args=${c#*|}
+  failed=0
   for b in old new; do
     bin=$OLD; [ $b = new ] && bin=$NEW
     rm -rf $W/$name.$b
-    failed=0
     $bin --headless --workload oscillators --backend cpu $args --out-dir $W/$name.$b > $W/$name.$b.log 2>&1 || { echo "$name $b: rc $?"; failed=1; }
   done
   same=$((1 - failed)); n=0
