@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "core/backend.hpp"
+#include "test_cuda_skip.hpp"
 #include "test_field_util.hpp"
 
 #ifdef SIMSCOPE_HAVE_CUDA
@@ -33,11 +34,6 @@ int copy_from_device(float* dst, const float* src, std::size_t n) {
 
 using test::random_sources;
 using test::result_error;
-
-#define SKIP_WITHOUT_CUDA()                                                         \
-  do {                                                                              \
-    if (!cuda_status().usable) GTEST_SKIP() << "no CUDA: " << cuda_status().reason; \
-  } while (0)
 
 /// True when compute-sanitizer (tests/gpu/run.sh: memcheck, racecheck) instruments this process:
 /// its kernels then run many times slower, so wall-clock bounds do not apply and the largest

@@ -13,7 +13,9 @@
 #include "core/backend.hpp"
 #include "field/device_inputs.hpp"
 #include "field/strided_inputs.hpp"
+#include "test_cuda_skip.hpp"
 #include "test_field_util.hpp"
+#include "test_support.hpp"
 
 #ifdef SIMSCOPE_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -21,22 +23,6 @@
 
 namespace simscope::field {
 namespace {
-
-#define SKIP_WITHOUT_CUDA()                                                         \
-  do {                                                                              \
-    if (!cuda_status().usable) GTEST_SKIP() << "no CUDA: " << cuda_status().reason; \
-  } while (0)
-
-/// The message of `f()`'s simscope::Error ("" when it throws none).
-template <class F>
-std::string message_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 DeviceView view(const void* data, io::DType dtype, std::size_t rows, std::size_t cols,
                 std::ptrdiff_t rs, std::ptrdiff_t cs, const char* name) {
@@ -59,7 +45,7 @@ TEST(FieldDeviceInputs, ViewChecksGiveTheHostReadersMessages) {
         Case{io::DType::UInt8, 5, 3, false}, Case{io::DType::Float64, 0, 3, false}}) {
     const DeviceView v =
         view(fake, c.dtype, c.rows, c.cols, 8, 8, c.sources ? "sources" : "targets");
-    const std::string host = message_of([&] {
+    const std::string host = test::error_of([&] {
       if (c.sources)
         sources_from_strided(fake, c.dtype, c.rows, c.cols, 8, 8, "sources");
       else
@@ -67,16 +53,17 @@ TEST(FieldDeviceInputs, ViewChecksGiveTheHostReadersMessages) {
     });
     ASSERT_FALSE(host.empty());
     EXPECT_THROW(c.sources ? check_sources_view(v) : check_targets_view(v), InputError);
-    EXPECT_EQ(message_of([&] { c.sources ? check_sources_view(v) : check_targets_view(v); }), host);
+    EXPECT_EQ(test::error_of([&] { c.sources ? check_sources_view(v) : check_targets_view(v); }),
+              host);
   }
   // Not 2-D, misaligned: the device path's own messages, naming the argument.
   DeviceView flat = view(fake, io::DType::Float64, 5, 4, 32, 8, "sources");
   flat.shape = {20}, flat.strides = {8};
-  EXPECT_EQ(message_of([&] { check_sources_view(flat); }),
+  EXPECT_EQ(test::error_of([&] { check_sources_view(flat); }),
             "sources: (P,4) or (P,3) expected, got (20,) (columns x, y, z[, q])");
   const DeviceView odd =
       view(reinterpret_cast<const char*>(fake) + 4, io::DType::Float64, 2, 3, 24, 8, "targets");
-  EXPECT_EQ(message_of([&] { check_targets_view(odd); }),
+  EXPECT_EQ(test::error_of([&] { check_targets_view(odd); }),
             "targets: device memory not aligned to its 8-byte elements");
   EXPECT_NO_THROW(check_sources_view(view(fake, io::DType::Float64, 2, 4, 32, 8, "sources")));
   EXPECT_NO_THROW(check_targets_view(view(fake, io::DType::Float32, 2, 3, -12, 4, "targets")));
@@ -86,17 +73,17 @@ TEST(FieldDeviceInputs, BadRowMessageIsTheHostPathsWithItsRow) {
   // Row 7 of a (10, 4) float64 array has a NaN q: the host reader's message names row 7.
   std::vector<double> a(40, 0.5);
   a[7 * 4 + 3] = std::nan("");
-  const std::string host = message_of(
+  const std::string host = test::error_of(
       [&] { sources_from_strided(a.data(), io::DType::Float64, 10, 4, 32, 8, "sources"); });
   const DeviceView v = view(a.data(), io::DType::Float64, 10, 4, 32, 8, "sources");
-  EXPECT_EQ(message_of([&] { throw_bad_row(v, 7, a.data() + 28, true); }), host);
+  EXPECT_EQ(test::error_of([&] { throw_bad_row(v, 7, a.data() + 28, true); }), host);
   // A target value too large for nothing (targets are fp64): infinity at row 3, column z.
   std::vector<float> t(12, 1.f);
   t[3 * 3 + 2] = std::numeric_limits<float>::infinity();
-  const std::string host_t = message_of(
+  const std::string host_t = test::error_of(
       [&] { targets_from_strided(t.data(), io::DType::Float32, 4, 3, 12, 4, "targets"); });
   const DeviceView vt = view(t.data(), io::DType::Float32, 4, 3, 12, 4, "targets");
-  EXPECT_EQ(message_of([&] { throw_bad_row(vt, 3, t.data() + 9, false); }), host_t);
+  EXPECT_EQ(test::error_of([&] { throw_bad_row(vt, 3, t.data() + 9, false); }), host_t);
 }
 
 TEST(FieldDeviceInputs, OtherEvaluatorsRefuseDeviceInputs) {
@@ -222,21 +209,21 @@ TEST(FieldDeviceInputsCuda, BadValuesAndDevicesGiveTheHostMessages) {
   a[17 * 4 + 0] = std::nan("");  // a later row: the first bad one is reported
   DeviceCopy d(a.data(), a.size() * 8);
   const DeviceView v = view(d.p, io::DType::Float64, P, 4, 32, 8, "sources");
-  const std::string host = message_of(
+  const std::string host = test::error_of(
       [&] { sources_from_strided(a.data(), io::DType::Float64, P, 4, 32, 8, "sources"); });
   Targets t;
   t.x = {0}, t.y = {0}, t.z = {0};
   auto ev = make_evaluator(Backend::Cuda);
   Result r;
   EXPECT_THROW(ev->evaluate_device({}, t, &v, nullptr, Options{}, r), InputError);
-  EXPECT_EQ(message_of([&] { ev->evaluate_device({}, t, &v, nullptr, Options{}, r); }), host);
+  EXPECT_EQ(test::error_of([&] { ev->evaluate_device({}, t, &v, nullptr, Options{}, r); }), host);
   // A value beyond float32 (the sources are fp32).
   std::vector<double> b(4 * P, 0.25);
   b[5 * 4 + 2] = 1e39;
   DeviceCopy db(b.data(), b.size() * 8);
   const DeviceView vb = view(db.p, io::DType::Float64, P, 4, 32, 8, "sources");
-  EXPECT_EQ(message_of([&] { ev->evaluate_device({}, t, &vb, nullptr, Options{}, r); }),
-            message_of([&] {
+  EXPECT_EQ(test::error_of([&] { ev->evaluate_device({}, t, &vb, nullptr, Options{}, r); }),
+            test::error_of([&] {
               sources_from_strided(b.data(), io::DType::Float64, P, 4, 32, 8, "sources");
             }));
   // Targets with a NaN.
@@ -244,10 +231,10 @@ TEST(FieldDeviceInputsCuda, BadValuesAndDevicesGiveTheHostMessages) {
   tv[4 * 3 + 1] = std::nanf("");
   DeviceCopy dtv(tv.data(), tv.size() * 4);
   const DeviceView vt = view(dtv.p, io::DType::Float32, 6, 3, 12, 4, "targets");
-  EXPECT_EQ(message_of([&] {
+  EXPECT_EQ(test::error_of([&] {
               ev->evaluate_device(test::random_sources(4, 1, 1), {}, nullptr, &vt, Options{}, r);
             }),
-            message_of([&] {
+            test::error_of([&] {
               targets_from_strided(tv.data(), io::DType::Float32, 6, 3, 12, 4, "targets");
             }));
   // Another device than the evaluator's.

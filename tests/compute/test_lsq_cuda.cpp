@@ -7,6 +7,7 @@
 
 #include "core/backend.hpp"
 #include "lsq/lsq_internal.hpp"
+#include "test_cuda_skip.hpp"
 #include "test_lsq_util.hpp"
 
 namespace simscope::lsq {
@@ -14,11 +15,6 @@ namespace {
 
 using test::name;
 using test::opts;
-
-#define SKIP_WITHOUT_CUDA()                                                         \
-  do {                                                                              \
-    if (!cuda_status().usable) GTEST_SKIP() << "no CUDA: " << cuda_status().reason; \
-  } while (0)
 
 TEST(LsqCuda, MakeSolverWithoutDevice) {
   if (cuda_status().usable) GTEST_SKIP() << "a CUDA device is usable here";

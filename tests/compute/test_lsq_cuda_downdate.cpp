@@ -9,6 +9,7 @@
 #include <ostream>
 
 #include "core/backend.hpp"
+#include "test_cuda_skip.hpp"
 #include "test_lsq_util.hpp"
 
 namespace simscope::lsq {
@@ -18,11 +19,6 @@ using test::npy_values;
 using test::numpy_reference;
 using test::opts;
 using test::pixel_error;
-
-#define SKIP_WITHOUT_CUDA()                                                         \
-  do {                                                                              \
-    if (!cuda_status().usable) GTEST_SKIP() << "no CUDA: " << cuda_status().reason; \
-  } while (0)
 
 Result solve(Backend b, const Cube& c, const Design& d, const Options& o) {
   Result r;

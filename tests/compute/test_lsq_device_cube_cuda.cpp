@@ -12,7 +12,9 @@
 
 #include "core/backend.hpp"
 #include "lsq/lsq_device_cube.hpp"
+#include "test_cuda_skip.hpp"
 #include "test_lsq_util.hpp"
+#include "test_support.hpp"
 
 #ifdef SIMSCOPE_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -25,21 +27,6 @@ using test::name;
 using test::opts;
 using test::random_cube;
 using test::random_design;
-
-#define SKIP_WITHOUT_CUDA()                                                         \
-  do {                                                                              \
-    if (!cuda_status().usable) GTEST_SKIP() << "no CUDA: " << cuda_status().reason; \
-  } while (0)
-
-template <class F>
-std::string message_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 DeviceView cube_view(const void* data, io::DType dtype, std::vector<std::size_t> shape,
                      std::vector<std::ptrdiff_t> strides) {
@@ -56,7 +43,7 @@ TEST(LsqDeviceCube, ViewChecksGiveTheLoadersMessages) {
     io::NpyArray a;
     a.dtype = dtype, a.shape = shape;
     a.data.resize(a.size() * 8);
-    return message_of([&] { cube_from_npy(a, "cube"); });
+    return test::error_of([&] { cube_from_npy(a, "cube"); });
   };
   struct Case {
     io::DType dtype;
@@ -70,9 +57,9 @@ TEST(LsqDeviceCube, ViewChecksGiveTheLoadersMessages) {
     const std::string want = loader(c.dtype, c.shape);
     ASSERT_FALSE(want.empty());
     EXPECT_THROW(check_cube_view(v), InputError);
-    EXPECT_EQ(message_of([&] { check_cube_view(v); }), want);
+    EXPECT_EQ(test::error_of([&] { check_cube_view(v); }), want);
   }
-  EXPECT_EQ(message_of([&] {
+  EXPECT_EQ(test::error_of([&] {
               check_cube_view(cube_view(reinterpret_cast<const char*>(fake) + 2, io::DType::Float32,
                                         {2, 2, 2}, {16, 8, 4}));
             }),
@@ -84,9 +71,9 @@ TEST(LsqDeviceCube, InfEntryMessageIsTheLoadersWithItsIndex) {
   std::vector<double> v(2 * 3 * 4, 1.0);
   v[(1 * 3 + 2) * 4 + 1] = -std::numeric_limits<double>::infinity();
   const std::string want =
-      message_of([&] { borrow_cube(v.data(), io::DType::Float64, 2, 3, 4, "cube"); });
+      test::error_of([&] { borrow_cube(v.data(), io::DType::Float64, 2, 3, 4, "cube"); });
   const DeviceView view = cube_view(v.data(), io::DType::Float64, {2, 3, 4}, {96, 32, 8});
-  EXPECT_EQ(message_of([&] { throw_inf_entry(view, (1 * 3 + 2) * 4 + 1, &v[21]); }), want);
+  EXPECT_EQ(test::error_of([&] { throw_inf_entry(view, (1 * 3 + 2) * 4 + 1, &v[21]); }), want);
 }
 
 TEST(LsqDeviceCube, TheCpuSolverRefusesADeviceCube) {
@@ -182,8 +169,8 @@ TEST(LsqDeviceCubeCuda, InfEntriesAndOtherDevicesGiveTheMessages) {
   auto solver = make_solver(Backend::Cuda);
   Result r;
   EXPECT_THROW(solver->solve_device(view, d, Options{}, r), InputError);
-  EXPECT_EQ(message_of([&] { solver->solve_device(view, d, Options{}, r); }),
-            message_of([&] { borrow_cube(v.data(), io::DType::Float64, 6, 4, 5, "cube"); }));
+  EXPECT_EQ(test::error_of([&] { solver->solve_device(view, d, Options{}, r); }),
+            test::error_of([&] { borrow_cube(v.data(), io::DType::Float64, 6, 4, 5, "cube"); }));
   DeviceView other = view;
   other.device += 1;
   EXPECT_THROW(solver->solve_device(other, d, Options{}, r), InputError);
@@ -193,7 +180,8 @@ TEST(LsqDeviceCubeCuda, InfEntriesAndOtherDevicesGiveTheMessages) {
   v[(5 * 4 + 0) * 5 + 0] = 0.5;
   DeviceCopy ok(v.data(), v.size() * 8);
   const DeviceView vok = cube_view(ok.p, io::DType::Float64, {6, 4, 5}, {160, 40, 8});
-  EXPECT_EQ(message_of([&] { solver->solve_device(vok, d7, Options{}, r); }), message_of([&] {
+  EXPECT_EQ(test::error_of([&] { solver->solve_device(vok, d7, Options{}, r); }),
+            test::error_of([&] {
               solver->solve(make_cube(std::vector<double>(v), 6, 4, 5), d7, Options{}, r);
             }));
   // Still usable afterwards.

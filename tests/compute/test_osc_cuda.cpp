@@ -8,6 +8,7 @@
 
 #include "core/backend.hpp"
 #include "oscillators/oscillators_internal.hpp"
+#include "test_cuda_skip.hpp"
 #include "test_osc_util.hpp"
 
 #ifdef SIMSCOPE_HAVE_CUDA
@@ -16,11 +17,6 @@
 
 namespace simscope::oscillators {
 namespace {
-
-#define SKIP_WITHOUT_CUDA()                                                         \
-  do {                                                                              \
-    if (!cuda_status().usable) GTEST_SKIP() << "no CUDA: " << cuda_status().reason; \
-  } while (0)
 
 double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {
   EXPECT_EQ(a.size(), b.size());

@@ -12,7 +12,9 @@
 
 #include "core/backend.hpp"
 #include "oscillators/osc_device_state.hpp"
+#include "test_cuda_skip.hpp"
 #include "test_osc_util.hpp"
+#include "test_support.hpp"
 
 #ifdef SIMSCOPE_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -20,21 +22,6 @@
 
 namespace simscope::oscillators {
 namespace {
-
-#define SKIP_WITHOUT_CUDA()                                                         \
-  do {                                                                              \
-    if (!cuda_status().usable) GTEST_SKIP() << "no CUDA: " << cuda_status().reason; \
-  } while (0)
-
-template <class F>
-std::string message_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 DeviceView state_view(const void* data, io::DType dtype, std::vector<std::size_t> shape,
                       std::vector<std::ptrdiff_t> strides) {
@@ -54,7 +41,7 @@ std::string host_message(io::DType dtype, std::vector<std::size_t> shape,
   a.data.resize(a.size() * item);
   for (std::size_t k = 0; k < values.size() && item == 8; ++k)
     std::memcpy(a.data.data() + 8 * k, &values[k], 8);
-  return message_of([&] { initial_state_from_npy(a, "initial", nodes, members); });
+  return test::error_of([&] { initial_state_from_npy(a, "initial", nodes, members); });
 }
 
 TEST(OscDeviceState, ViewChecksGiveTheReadersMessages) {
@@ -71,12 +58,12 @@ TEST(OscDeviceState, ViewChecksGiveTheReadersMessages) {
     const std::string want = host_message(c.dtype, c.shape, {}, 8, 2);
     ASSERT_FALSE(want.empty());
     EXPECT_THROW(check_initial_view(v, 8, 2), InputError);
-    EXPECT_EQ(message_of([&] { check_initial_view(v, 8, 2); }), want);
+    EXPECT_EQ(test::error_of([&] { check_initial_view(v, 8, 2); }), want);
   }
   EXPECT_NO_THROW(check_initial_view(state_view(fake, io::DType::Float64, {8, 2}, {16, 8}), 8, 2));
   EXPECT_NO_THROW(
       check_initial_view(state_view(fake, io::DType::Float32, {2, 8, 2}, {4, 8, 64}), 8, 2));
-  EXPECT_EQ(message_of([&] {
+  EXPECT_EQ(test::error_of([&] {
               check_initial_view(state_view(reinterpret_cast<const char*>(fake) + 4,
                                             io::DType::Float64, {8, 2}, {16, 8}),
                                  8, 2);
@@ -92,7 +79,7 @@ TEST(OscDeviceState, NonFiniteMessageIsTheReaders) {
     const std::size_t q = per_member ? 27 : 11;
     v[q] = -std::numeric_limits<double>::infinity();
     const DeviceView view = state_view(v.data(), io::DType::Float64, shape, {});
-    EXPECT_EQ(message_of([&] { throw_nonfinite_initial(view, q, v[q]); }),
+    EXPECT_EQ(test::error_of([&] { throw_nonfinite_initial(view, q, v[q]); }),
               host_message(io::DType::Float64, shape, v, 8, 2));
   }
 }
@@ -176,7 +163,7 @@ TEST(OscDeviceStateCuda, NonFiniteValuesAndOtherDevicesGiveTheMessages) {
       state_view(d.p, io::DType::Float64, {std::size_t(K), std::size_t(N), 2}, {N * 16, 16, 8});
   auto e = make_ensemble(Backend::Cuda);
   EXPECT_THROW(e->load_device(t, view, Precision::Fp64), InputError);
-  EXPECT_EQ(message_of([&] { e->load_device(t, view, Precision::Fp64); }),
+  EXPECT_EQ(test::error_of([&] { e->load_device(t, view, Precision::Fp64); }),
             host_message(io::DType::Float64, {std::size_t(K), std::size_t(N), 2}, v, N, K));
   DeviceView other = view;
   other.device += 1;
