@@ -340,37 +340,12 @@ __global__ void __launch_bounds__(detail::max_threads_for_npl(NPL), detail::min_
   }
 }
 
-/// Per sample j of the chunk: sums of msd and R over the members with finite values, and their
-/// count, in a fixed order (strided per thread, then a tree): out[j], out[ns + j], out[2 ns + j].
-__global__ void reduce_samples(const double* __restrict__ samp, long long cap, int K, int ns,
-                               double* __restrict__ out) {
-  __shared__ double red[3][256];
-  const int j = blockIdx.x, t = threadIdx.x;
-  double sm = 0, sr = 0, n = 0;
-  for (int k = t; k < K; k += blockDim.x) {
-    const double m = samp[std::size_t(j) * K + k], r = samp[std::size_t(cap + j) * K + k];
-    if (isfinite(m) && isfinite(r)) sm += m, sr += r, n += 1;
-  }
-  red[0][t] = sm, red[1][t] = sr, red[2][t] = n;
-  __syncthreads();
-  for (int w = blockDim.x / 2; w > 0; w >>= 1) {
-    if (t < w)
-      for (int m = 0; m < 3; ++m) red[m][t] += red[m][t + w];
-    __syncthreads();
-  }
-  if (t == 0) out[j] = red[0][0], out[ns + j] = red[1][0], out[2 * ns + j] = red[2][0];
-}
-
-/// Per sample j and reduction group q (members [q g, min(K, (q + 1) g)); Recording::group), one
-/// thread block per (j, q), u = j G + q: the group's sums of msd and R over its members with
-/// finite values, and their count, in a fixed order (strided per thread, then a tree): out[u],
-/// out[ns G + u], out[2 ns G + u].
-__global__ void reduce_groups(const double* __restrict__ samp, long long cap, int K, int ns, int g,
-                              int G, double* __restrict__ out) {
-  __shared__ double red[3][256];
-  const long long u = blockIdx.x;
-  const int j = int(u / G), q = int(u % G), t = threadIdx.x;
-  const int k0 = q * g, k1 = min(K, k0 + g);
+/// The thread block's sums of sample j's msd and R over members [k0, k1) with finite values, and
+/// their count, in a fixed order (strided per thread, then a tree over the block's threads, a
+/// power of two <= 256): left in red[0..2][0] for every thread after the call.
+__device__ void sum_finite_samples(const double* __restrict__ samp, long long cap, int K, int j,
+                                   int k0, int k1, double (&red)[3][256]) {
+  const int t = threadIdx.x;
   double sm = 0, sr = 0, n = 0;
   for (int k = k0 + t; k < k1; k += blockDim.x) {
     const double m = samp[std::size_t(j) * K + k], r = samp[std::size_t(cap + j) * K + k];
@@ -383,7 +358,30 @@ __global__ void reduce_groups(const double* __restrict__ samp, long long cap, in
       for (int m = 0; m < 3; ++m) red[m][t] += red[m][t + w];
     __syncthreads();
   }
-  if (t == 0) {
+}
+
+/// Per sample j of the chunk: sums of msd and R over the members with finite values, and their
+/// count, in a fixed order (sum_finite_samples): out[j], out[ns + j], out[2 ns + j].
+__global__ void reduce_samples(const double* __restrict__ samp, long long cap, int K, int ns,
+                               double* __restrict__ out) {
+  __shared__ double red[3][256];
+  const int j = blockIdx.x;
+  sum_finite_samples(samp, cap, K, j, 0, K, red);
+  if (threadIdx.x == 0) out[j] = red[0][0], out[ns + j] = red[1][0], out[2 * ns + j] = red[2][0];
+}
+
+/// Per sample j and reduction group q (members [q g, min(K, (q + 1) g)); Recording::group), one
+/// thread block per (j, q), u = j G + q: the group's sums of msd and R over its members with
+/// finite values, and their count, in a fixed order (sum_finite_samples): out[u],
+/// out[ns G + u], out[2 ns G + u].
+__global__ void reduce_groups(const double* __restrict__ samp, long long cap, int K, int ns, int g,
+                              int G, double* __restrict__ out) {
+  __shared__ double red[3][256];
+  const long long u = blockIdx.x;
+  const int j = int(u / G), q = int(u % G);
+  const int k0 = q * g, k1 = min(K, k0 + g);
+  sum_finite_samples(samp, cap, K, j, k0, k1, red);
+  if (threadIdx.x == 0) {
     const std::size_t all = std::size_t(ns) * G;
     out[u] = red[0][0], out[all + u] = red[1][0], out[2 * all + u] = red[2][0];
   }
