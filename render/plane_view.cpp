@@ -309,12 +309,19 @@ void PlaneView::set_settings(const ViewSettings& s) {
   colormap(s.colormap);  // throws for unknown names
   check_annotations(s.annotations);
   if (!s.auto_range) {
+    // %g, not std::to_string: a range of 1e-7 .. 2e-7 must not read "0.000000".
+    const auto g = [](double v) {
+      char b[32];
+      std::snprintf(b, sizeof b, "%g", v);
+      return std::string(b);
+    };
     if (!std::isfinite(s.min) || !std::isfinite(s.max) || !(s.min < s.max)) {
-      throw RenderError("locked range [" + std::to_string(s.min) + ", " + std::to_string(s.max) +
-                        "]: needs finite min < max");
+      throw RenderError("a locked range needs finite view.min < view.max, got view.min = " +
+                        g(s.min) + " and view.max = " + g(s.max));
     }
     if (s.log_scale && !(s.min > 0)) {
-      throw RenderError("locked log-scale range needs min > 0 (got " + std::to_string(s.min) + ")");
+      throw RenderError("a locked range on a log scale needs view.min > 0, got view.min = " +
+                        g(s.min));
     }
   }
   const ViewSettings old = impl_->settings;

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "render/colormap.hpp"
@@ -262,6 +263,39 @@ TEST_F(RenderTest, DegenerateRanges) {
   s.log_scale = true;
   view.set_settings(s);
   EXPECT_EQ(view.range(), (std::pair<double, double>{1.0, 10.0}));
+}
+
+/// A bad locked range names view.min / view.max with their values in %g (1e-7 must not read
+/// "0.000000"), and the previous settings stay.
+TEST_F(RenderTest, BadLockedRangeNamesTheParametersAndKeepsTheSettings) {
+  PlaneView view;
+  ViewSettings good = no_bar("gray");
+  good.auto_range = false;
+  good.min = 1e-7;
+  good.max = 2e-7;
+  view.set_settings(good);
+  ViewSettings bad = good;
+  bad.min = 3e-7;
+  try {
+    view.set_settings(bad);
+    ADD_FAILURE() << "min > max accepted";
+  } catch (const RenderError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "a locked range needs finite view.min < view.max, got view.min = 3e-07 and "
+              "view.max = 2e-07");
+  }
+  bad = good;
+  bad.log_scale = true;
+  bad.min = -1;
+  try {
+    view.set_settings(bad);
+    ADD_FAILURE() << "log scale with min <= 0 accepted";
+  } catch (const RenderError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "a locked range on a log scale needs view.min > 0, got view.min = -1");
+  }
+  EXPECT_EQ(view.settings().min, 1e-7);
+  EXPECT_EQ(view.settings().max, 2e-7);
 }
 
 }  // namespace
