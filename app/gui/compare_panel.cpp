@@ -9,6 +9,7 @@
 #include "run_manifest.hpp"
 #include "ui_text.hpp"
 #include "view_png_export.hpp"
+#include "visible_wrap.hpp"
 
 namespace simscope::app::gui {
 namespace {
@@ -81,7 +82,7 @@ void draw_compare_panel(GuiState& s) {
     return;
   }
   if (!pinned_here(s)) {
-    ImGui::TextWrapped("A is a %s result: switch back to compare", c.pinned->workload.c_str());
+    SIMSCOPE_TEXT_WRAPPED("A is a %s result: switch back to compare", c.pinned->workload.c_str());
     if (ImGui::SmallButton("Unpin")) c.pinned.reset();
     return;
   }
@@ -95,7 +96,7 @@ void draw_compare_panel(GuiState& s) {
   }
   if (!c.message.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.45f, 0.4f, 1));
-    ImGui::TextWrapped("%s", c.message.c_str());
+    SIMSCOPE_TEXT_WRAPPED("%s", c.message.c_str());
     ImGui::PopStyleColor();
   } else if (!c.stats_label.empty()) {
     ImGui::Text("%s:", ui_text(c.stats_label).c_str());

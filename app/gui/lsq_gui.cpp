@@ -17,6 +17,7 @@
 #include "gui_state.hpp"
 #include "lsq/lsq_workload.hpp"
 #include "render/colormap.hpp"
+#include "visible_wrap.hpp"
 #include "workload_gui.hpp"
 #include "xy_plot.hpp"
 
@@ -49,7 +50,7 @@ class LsqGui final : public WorkloadGui {
     ImGui::Separator();
     ImGui::TextDisabled("Least squares");
     if (!pl) {
-      ImGui::TextWrapped("No result yet.");
+      SIMSCOPE_TEXT_WRAPPED("No result yet.");
       return;
     }
     const lsq::Result& r = *pl->result;
@@ -110,7 +111,7 @@ class LsqGui final : public WorkloadGui {
       ImGui::Text("%-18s %llu", names[c], (unsigned long long)r.status_counts[std::size_t(c)]);
     }
     if (r.fallback_pixels > 0)
-      ImGui::TextWrapped(
+      SIMSCOPE_TEXT_WRAPPED(
           "%llu pixels with gaps solved by SVD (Cholesky broke down or cond(G) "
           "too large)",
           (unsigned long long)r.fallback_pixels);
@@ -229,7 +230,7 @@ class LsqGui final : public WorkloadGui {
       std::snprintf(buf, sizeof buf, "%s%.4g", k ? ", " : "", x[k]);
       first += buf;
     }
-    ImGui::TextWrapped("x = [%s%s]", first.c_str(), N > 6 ? ", ..." : "");
+    SIMSCOPE_TEXT_WRAPPED("x = [%s%s]", first.c_str(), N > 6 ? ", ..." : "");
   }
 
   long sel_h_ = -1, sel_w_ = -1;

@@ -18,6 +18,7 @@
 #include "gui_state.hpp"
 #include "oscillators/oscillators_workload.hpp"
 #include "render/phase_view.hpp"
+#include "visible_wrap.hpp"
 #include "workload_gui.hpp"
 #include "xy_plot.hpp"
 
@@ -116,7 +117,7 @@ class OscillatorsGui final : public WorkloadGui {
       else
         ImGui::Text("time-averaged msd: %.6g", p->msd_mean);
     } else {
-      ImGui::TextWrapped("time-averaged msd: after integrator.transient steps");
+      SIMSCOPE_TEXT_WRAPPED("time-averaged msd: after integrator.transient steps");
     }
     if (p->failed > 0)
       ImGui::TextColored(ImVec4(1.f, 0.6f, 0.3f, 1.f), "%lld members went non-finite",
@@ -124,7 +125,7 @@ class OscillatorsGui final : public WorkloadGui {
     if (p->study) {
       ImGui::TextColored(ImVec4(0.6f, 0.9f, 0.6f, 1.f), "study of %d members: %.3g osc-steps/s",
                          p->members, p->osc_steps_per_s);
-      ImGui::TextWrapped(
+      SIMSCOPE_TEXT_WRAPPED(
           "Paused to keep the study on screen: E exports it, Space resumes the "
           "live view.");
     }

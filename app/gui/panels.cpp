@@ -9,6 +9,7 @@
 #include "gui_state.hpp"
 #include "param_widgets.hpp"
 #include "presets.hpp"
+#include "visible_wrap.hpp"
 
 namespace simscope::app::gui {
 namespace {
@@ -190,7 +191,7 @@ void draw_view_panel(GuiState& s, float x, float y, float w, float h) {
   }
   if (plane_kind && s.plane && s.plane->settings().log_scale && !s.log_note.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.8f, 0.3f, 1.f));
-    ImGui::TextWrapped("%s", s.log_note.c_str());
+    SIMSCOPE_TEXT_WRAPPED("%s", s.log_note.c_str());
     ImGui::PopStyleColor();
   }
   ImGui::Separator();
@@ -215,13 +216,13 @@ void draw_view_panel(GuiState& s, float x, float y, float w, float h) {
     ImGui::Separator();
     ImGui::TextDisabled("Last run");
     for (const auto& [k, v] : s.result->stats) ImGui::Text("%s: %.6g", k.c_str(), v);
-    for (const auto& wmsg : s.result->warnings) ImGui::TextWrapped("warning: %s", wmsg.c_str());
+    for (const auto& wmsg : s.result->warnings) SIMSCOPE_TEXT_WRAPPED("warning: %s", wmsg.c_str());
   }
   // The readout under the cursor, this frame's only: the plane's is made before the panels, a
   // workload's own view (the phase view) makes its own while drawing its panel.
   if (plane_kind && !s.cursor_text.empty()) {
     ImGui::Separator();
-    ImGui::TextWrapped("%s", s.cursor_text.c_str());
+    SIMSCOPE_TEXT_WRAPPED("%s", s.cursor_text.c_str());
   }
   s.extras->draw_panel(s);
   // After the workload's own widgets, so that those keep their places.
@@ -231,7 +232,7 @@ void draw_view_panel(GuiState& s, float x, float y, float w, float h) {
   draw_sweep_panel(s);          // sweep_panel.cpp
   if (!plane_kind && !s.cursor_text.empty()) {
     ImGui::Separator();
-    ImGui::TextWrapped("%s", s.cursor_text.c_str());
+    SIMSCOPE_TEXT_WRAPPED("%s", s.cursor_text.c_str());
   }
   s.panels_layout += "; " + panel_layout("view");
   ImGui::End();

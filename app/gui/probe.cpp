@@ -12,6 +12,7 @@
 #include "fonts.hpp"
 #include "gui_state.hpp"
 #include "ui_text.hpp"
+#include "visible_wrap.hpp"
 #include "xy_plot.hpp"
 
 namespace simscope::app::gui {
@@ -203,7 +204,7 @@ void draw_probe_panel(GuiState& s) {
   ImGui::SameLine();
   ImGui::TextDisabled("(click; shift-drag: line profile)");
   if (s.explore.probe_readout.empty()) return;
-  ImGui::TextWrapped("%s", s.explore.probe_readout.c_str());
+  SIMSCOPE_TEXT_WRAPPED("%s", s.explore.probe_readout.c_str());
   if (ImGui::SmallButton("clear probe")) s.explore.probe.reset();
 }
 

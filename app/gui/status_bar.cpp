@@ -7,6 +7,7 @@
 #include "core/bytes.hpp"
 #include "gui_state.hpp"
 #include "method_note.hpp"
+#include "visible_wrap.hpp"
 
 namespace simscope::app::gui {
 
@@ -130,7 +131,7 @@ void draw_status_bar(GuiState& s, float x, float y, float w, float h) {
   }
   if (!s.error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.45f, 0.4f, 1.f));
-    ImGui::TextWrapped("error: %s", s.error.c_str());
+    SIMSCOPE_TEXT_WRAPPED("error: %s", s.error.c_str());
     ImGui::PopStyleColor();
     ImGui::SameLine();
     if (ImGui::SmallButton("dismiss")) s.error.clear();
@@ -138,11 +139,11 @@ void draw_status_bar(GuiState& s, float x, float y, float w, float h) {
     ImGui::TextDisabled("%s", s.info.c_str());
   } else if (s.result && !s.result->warnings.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.8f, 0.3f, 1.f));
-    ImGui::TextWrapped("warning: %s", s.result->warnings.front().c_str());
+    SIMSCOPE_TEXT_WRAPPED("warning: %s", s.result->warnings.front().c_str());
     ImGui::PopStyleColor();
   } else if (log_note_shown(s)) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.8f, 0.3f, 1.f));
-    ImGui::TextWrapped("warning: %s", s.log_note.c_str());
+    SIMSCOPE_TEXT_WRAPPED("warning: %s", s.log_note.c_str());
     ImGui::PopStyleColor();
   }
   ImGui::End();

@@ -99,4 +99,11 @@ if shots:
     c.check(view.get("scale") == "log", f"window: ex drawn on the log scale given ({view})")
     c.check(status.startswith("warning: view.scale=log, but ") and "of Ex are <= 0" in status,
             f"window: the status line says what the log scale draws ({status!r})")
+    # The warning wraps inside the View panel's visible width (app/gui/visible_wrap.hpp): before,
+    # ImGui wrapped it at the panel's content width, which the text itself had widened, so its
+    # last words ran under the scrollbar and the panel scrolled sideways.
+    panels = text.get("simscope.panels", "")
+    m = re.search(r"view: rows \d+, cut \d+, scroll_y \d, scroll_x (\d)", panels)
+    c.check(m is not None and m.group(1) == "0",
+            f"window: the View panel with the warning does not scroll sideways ({panels!r})")
 c.done()
