@@ -65,6 +65,16 @@ struct DeviceView {
     }
     return true;
   }
+  /// Throws InputError "<name>: device memory not aligned to its <itemsize>-byte elements" unless
+  /// the data pointer (non-null) and every stride are multiples of the element size.
+  void check_aligned() const {
+    const auto item = std::ptrdiff_t(itemsize());
+    bool aligned = data && reinterpret_cast<std::uintptr_t>(data) % std::uintptr_t(item) == 0;
+    for (std::ptrdiff_t s : strides) aligned = aligned && s % item == 0;
+    if (!aligned)
+      throw InputError(name + ": device memory not aligned to its " + std::to_string(item) +
+                       "-byte elements");
+  }
 };
 
 }  // namespace simscope

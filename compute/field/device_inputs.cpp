@@ -42,12 +42,10 @@ void check_view(const DeviceView& v, bool sources) {
       if (sources) sources_from_strided(nullptr, v.dtype, rows, cols, 0, 0, v.name);
       targets_from_strided(nullptr, v.dtype, rows, cols, 0, 0, v.name);
     });
-  const auto item = std::ptrdiff_t(v.itemsize());
-  if (v.strides.size() != 2 || !v.data ||
-      reinterpret_cast<std::uintptr_t>(v.data) % std::uintptr_t(item) != 0 ||
-      v.strides[0] % item != 0 || v.strides[1] % item != 0)
-    throw InputError(v.name + ": device memory not aligned to its " + std::to_string(item) +
+  if (v.strides.size() != 2)  // (rows, cols) needs two strides; the message is the alignment's
+    throw InputError(v.name + ": device memory not aligned to its " + std::to_string(v.itemsize()) +
                      "-byte elements");
+  v.check_aligned();
 }
 
 }  // namespace

@@ -33,12 +33,7 @@ void check_cube_view(const DeviceView& v) {
       throw InputError(e.what());
     }
   }
-  const auto item = std::ptrdiff_t(v.itemsize());
-  bool aligned = v.data && reinterpret_cast<std::uintptr_t>(v.data) % std::uintptr_t(item) == 0;
-  for (std::ptrdiff_t s : v.strides) aligned = aligned && s % item == 0;
-  if (!aligned)
-    throw InputError(v.name + ": device memory not aligned to its " + std::to_string(item) +
-                     "-byte elements");
+  v.check_aligned();
 }
 
 void throw_inf_entry(const DeviceView& v, std::size_t flat, const void* value) {

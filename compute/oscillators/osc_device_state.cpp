@@ -25,12 +25,7 @@ void check_initial_view(const DeviceView& v, int nodes, int members) {
       throw InputError(e.what());
     }
   }
-  const auto item = std::ptrdiff_t(v.itemsize());
-  bool aligned = v.data && reinterpret_cast<std::uintptr_t>(v.data) % std::uintptr_t(item) == 0;
-  for (std::ptrdiff_t s : v.strides) aligned = aligned && s % item == 0;
-  if (!aligned)
-    throw InputError(v.name + ": device memory not aligned to its " + std::to_string(item) +
-                     "-byte elements");
+  v.check_aligned();
 }
 
 void throw_nonfinite_initial(const DeviceView& v, std::size_t q, double value) {
