@@ -136,6 +136,7 @@ struct Problem {
   AVec<double> a8;       // M x ld8: A in float64, zero padded to a multiple of 8 columns
   AVec<double> op8;      // ld8 x M: the shared SVD's operator, zero padded to ld8 rows
   AVec<double> bop8;     // ld8 x M: B = G^-1 A^T of the downdate, zero padded to ld8 rows
+  AVec<double> bt8;      // M x ld8: B^T, zero padded to ld8 columns (x += B_:S u, add_rows)
   double threshold = 0;  // estimated cond(G) above which Auto falls back to the SVD
   double singular = 0;   // ... and Normal: numerically singular, 0.1 / eps
 
@@ -164,8 +165,12 @@ struct Problem {
     std::copy(s.op.begin(), s.op.end(), op8.begin());
     if (dd.downdate) {
       bop8.assign(std::size_t(ld8) * M, 0.0);
+      bt8.assign(std::size_t(M) * ld8, 0.0);
       for (int i = 0; i < M; ++i)
-        for (int k = 0; k < N; ++k) bop8[std::size_t(k) * M + i] = dd.bt[std::size_t(i) * N + k];
+        for (int k = 0; k < N; ++k) {
+          bop8[std::size_t(k) * M + i] = dd.bt[std::size_t(i) * N + k];
+          bt8[std::size_t(i) * ld8 + k] = dd.bt[std::size_t(i) * N + k];
+        }
     }
     threshold = fallback_condition(std::is_same_v<T, float> ? Precision::Fp32 : Precision::Fp64);
     singular = 0.1 / double(std::numeric_limits<T>::epsilon());
@@ -186,14 +191,16 @@ class GroupSolver {
     invd_.resize(std::size_t(N) * V);
     hx_.resize(std::size_t(N) * V);
     hz_.resize(std::size_t(N) * V);
+    halt_.resize(std::size_t(N) * V);
     colsum_.resize(std::size_t(N) * V);
     x_.resize(std::size_t(N) * V);
     y_.resize(std::size_t(N) * V);
-    xs_.resize(std::size_t(N));
+    xs_.assign(std::size_t(pb.ld8), 0.0);  // ld8: add_rows' padded rows
+    xt_.resize(std::size_t(N) * V);
     ys_.resize(std::size_t(N));
     rho_.resize(std::size_t(N) * V);
     obs_rows_.resize(std::size_t(M) * V);
-    ay_.resize(std::size_t(M) * V);
+    yl_.assign(std::size_t(pb.ld8), 0.0);
     miss_rows_.resize(std::size_t(M) * V);
     mwords_ = std::size_t(M + 63) / 64;
     lane_mask_.resize(mwords_ * V);
@@ -231,6 +238,8 @@ class GroupSolver {
     if (any_down) downdate_path();
     if (any_min) minnorm_path();
     residuals();
+    for (int k = 0; k < N; ++k)  // x_ transposed once for the lanes' stores (finish)
+      for (int v = 0; v < V; ++v) xt_[std::size_t(v) * N + k] = x_[std::size_t(k) * V + v];
     for (int v = 0; v < lanes; ++v) finish(px[v], v);
   }
 
@@ -421,10 +430,10 @@ class GroupSolver {
     }
     norm1_and_tolerance();
     factor();
-    estimate_condition();
-    // x = G^-1 A^T b, then (auto) one refinement step with the float64 residual.
+    // x = G^-1 A^T b (solved in the estimator's first pass), then (auto) one refinement step
+    // with the float64 residual.
     rhs_from_data(x_.data());
-    solve_in_place(x_.data());
+    estimate_condition(x_.data());
     if (pb_.options.method == Method::Auto) {
       residual_vector();
       correction_rhs();
@@ -598,53 +607,92 @@ class GroupSolver {
   /// (each loaded vector of y or L serves two FMAs). U is T or double (products in U).
   template <class U>
   void solve_in_place(U* y) const {
+    U* const ys[1] = {y};
+    solve_many<U, 1>(ys);
+  }
+
+  /// solve_in_place for R right-hand sides y[0..R) at once: each loaded vector of L serves 2 R
+  /// FMAs and the 2 R dot products of the forward sweep are independent chains (for R = 1 each
+  /// row's dot product is split into even and odd k, so that there are four). Each right-hand
+  /// side gets the operations of a solve of its own.
+  template <class U, int R>
+  void solve_many(U* const (&y)[R]) const {
     using VU = typename VecOf<U, V>::type;
     const int N = n_;
     const T* L = l_.data();
     const T* invd = invd_.data();
     auto lv = [&](const T* p) { return vconvert<VU>(vload<VT>(p)); };
-    auto yp = [&](int k) { return y + std::size_t(k) * V; };
+    auto yp = [&](int r, int k) { return y[r] + std::size_t(k) * V; };
     for (int i = 0; i < N; i += 2) {
       const bool two = i + 1 < N;
       const T* Li = L + rowbase(i) * V;
       const T* Li1 = two ? L + rowbase(i + 1) * V : Li;
-      VU a0 = vload<VU>(yp(i));
-      VU a1 = two ? vload<VU>(yp(i + 1)) : VU{};
-      for (int k = 0; k < i; ++k) {
-        const VU yk = vload<VU>(yp(k));
-        a0 -= lv(Li + std::size_t(k) * V) * yk;
-        a1 -= lv(Li1 + std::size_t(k) * V) * yk;
+      VU a0[R], a1[R], b0[R] = {}, b1[R] = {};
+#pragma GCC unroll 4
+      for (int r = 0; r < R; ++r) {
+        a0[r] = vload<VU>(yp(r, i));
+        a1[r] = two ? vload<VU>(yp(r, i + 1)) : VU{};
       }
-      const VU yi = a0 * lv(invd + std::size_t(i) * V);
-      vstore(yp(i), yi);
-      if (two) {
-        a1 -= lv(Li1 + std::size_t(i) * V) * yi;
-        vstore(yp(i + 1), a1 * lv(invd + std::size_t(i + 1) * V));
+      int k = 0;
+      if constexpr (R == 1)
+        for (; k + 1 < i; k += 2) {
+          const VU yk = vload<VU>(yp(0, k)), yk1 = vload<VU>(yp(0, k + 1));
+          a0[0] -= lv(Li + std::size_t(k) * V) * yk;
+          a1[0] -= lv(Li1 + std::size_t(k) * V) * yk;
+          b0[0] -= lv(Li + std::size_t(k + 1) * V) * yk1;
+          b1[0] -= lv(Li1 + std::size_t(k + 1) * V) * yk1;
+        }
+      for (; k < i; ++k) {
+        const VU l0 = lv(Li + std::size_t(k) * V), l1 = lv(Li1 + std::size_t(k) * V);
+#pragma GCC unroll 4
+        for (int r = 0; r < R; ++r) {
+          const VU yk = vload<VU>(yp(r, k));
+          a0[r] -= l0 * yk;
+          a1[r] -= l1 * yk;
+        }
+      }
+      const VU di = lv(invd + std::size_t(i) * V);
+      const VU li = lv(Li1 + std::size_t(i) * V);
+      const VU di1 = two ? lv(invd + std::size_t(i + 1) * V) : VU{};
+#pragma GCC unroll 4
+      for (int r = 0; r < R; ++r) {
+        const VU yi = (a0[r] + b0[r]) * di;
+        vstore(yp(r, i), yi);
+        if (two) vstore(yp(r, i + 1), ((a1[r] + b1[r]) - li * yi) * di1);
       }
     }
     int i = N - 1;
     for (; i >= 1; i -= 2) {
       const T* Li = L + rowbase(i) * V;
       const T* Lm = L + rowbase(i - 1) * V;
-      const VU xi = vload<VU>(yp(i)) * lv(invd + std::size_t(i) * V);
-      vstore(yp(i), xi);
-      const VU xm = (vload<VU>(yp(i - 1)) - lv(Li + std::size_t(i - 1) * V) * xi) *
-                    lv(invd + std::size_t(i - 1) * V);
-      vstore(yp(i - 1), xm);
-      for (int k = 0; k < i - 1; ++k)
-        vstore(yp(k), vload<VU>(yp(k)) - lv(Li + std::size_t(k) * V) * xi -
-                          lv(Lm + std::size_t(k) * V) * xm);
+      const VU di = lv(invd + std::size_t(i) * V), dm = lv(invd + std::size_t(i - 1) * V);
+      const VU lm = lv(Li + std::size_t(i - 1) * V);
+      VU xi[R], xm[R];
+#pragma GCC unroll 4
+      for (int r = 0; r < R; ++r) {
+        xi[r] = vload<VU>(yp(r, i)) * di;
+        vstore(yp(r, i), xi[r]);
+        xm[r] = (vload<VU>(yp(r, i - 1)) - lm * xi[r]) * dm;
+        vstore(yp(r, i - 1), xm[r]);
+      }
+      for (int k = 0; k < i - 1; ++k) {
+        const VU l0 = lv(Li + std::size_t(k) * V), l1 = lv(Lm + std::size_t(k) * V);
+#pragma GCC unroll 4
+        for (int r = 0; r < R; ++r) vstore(yp(r, k), vload<VU>(yp(r, k)) - l0 * xi[r] - l1 * xm[r]);
+      }
     }
-    if (i == 0) vstore(yp(0), vload<VU>(yp(0)) * lv(invd));
+    if (i == 0)
+      for (int r = 0; r < R; ++r) vstore(yp(r, 0), vload<VU>(yp(r, 0)) * lv(invd));
   }
 
   /// est_[v] ~ ||G^-1||_1 by Hager's method with Higham's refinements (LAPACK xLACN2, at most
   /// hager_iterations_ iterations: 5 on the Gram path, kSmallHagerIterations on the small ones,
-  /// then the alternating-sign test vector), all lanes in step; cond_ = ||G||_1 est.
+  /// then the alternating-sign test vector), all lanes in step; cond_ = ||G||_1 est. rhs, if
+  /// not null: an SoA vector solved in place (G^-1 rhs) in the estimator's first pass.
   /// Lane v's vectors live in its first ln_[v] components (zero beyond: the padding of the small
   /// paths is a separate diagonal block, so they stay zero), which makes each lane's estimate
   /// independent of the padding and of the other lanes.
-  void estimate_condition() {
+  void estimate_condition(double* rhs = nullptr) {
     const int N = n_;
     T* x = hx_.data();
     T* z = hz_.data();
@@ -680,7 +728,26 @@ class GroupSolver {
     };
     for (int k = 0; k < N; ++k)
       for (int v = 0; v < V; ++v) x[std::size_t(k) * V + v] = k < ln_[v] ? T(1) / T(ln_[v]) : T(0);
-    solve_in_place(x);
+    // Higham's alternating-sign vector does not depend on the iterations: solved in the first
+    // pass with e / n (and with the caller's right-hand side, which neither depends on).
+    T* xa = halt_.data();
+    for (int k = 0; k < N; ++k)
+      for (int v = 0; v < V; ++v) {
+        const int n = ln_[v];
+        const T a = n > 1 && k < n ? T(1) + T(k) / T(n - 1) : T(0);
+        xa[std::size_t(k) * V + v] = (k % 2) ? -a : a;
+      }
+    if constexpr (std::is_same_v<T, double>) {
+      if (rhs) {
+        double* const ys[3] = {x, xa, rhs};
+        solve_many<double, 3>(ys);
+      }
+    }
+    if (!std::is_same_v<T, double> || !rhs) {
+      T* const ys[2] = {x, xa};
+      solve_many<T, 2>(ys);
+      if (rhs) solve_in_place(rhs);
+    }
     norm1(x, est);
     for (int v = 0; v < V; ++v) active[v] = ln_[v] > 1;
     if (N > 1) {
@@ -731,15 +798,8 @@ class GroupSolver {
             active[v] = false;
         }
       }
-      for (int k = 0; k < N; ++k)
-        for (int v = 0; v < V; ++v) {
-          const int n = ln_[v];
-          const T a = n > 1 && k < n ? T(1) + T(k) / T(n - 1) : T(0);
-          x[std::size_t(k) * V + v] = (k % 2) ? -a : a;
-        }
-      solve_in_place(x);
       double e[V];
-      norm1(x, e);
+      norm1(xa, e);
       for (int v = 0; v < V; ++v)
         if (ln_[v] > 1) est[v] = std::max(est[v], 2.0 * e[v] / (3.0 * ln_[v]));
     }
@@ -815,15 +875,6 @@ class GroupSolver {
     });
   }
 
-  /// out[i] = A_i . x for the V lanes and all M rows (SoA), kProdRows rows at a time.
-  void a_times(const double* x, double* out) const {
-    over_rows([&]<int R>(int i) {
-      VD t[R] = {};
-      rows_dot<R, false>(i, x, t);
-      for (int r = 0; r < R; ++r) vstore(out + std::size_t(i + r) * V, t[r]);
-    });
-  }
-
   /// y_ = A_p^T r - lambda x (the gradient of the regularised objective, halved).
   void correction_rhs() { at_times(r_.data(), x_.data(), -pb_.options.lambda, y_.data()); }
 
@@ -840,17 +891,60 @@ class GroupSolver {
   /// the downdate paths.
   template <class Out>
   void op_times_b(const double* op, Out out) const {
-    const int M = pb_.M, N = pb_.N;
-    for (int k0 = 0; k0 < N; k0 += kProdRows) {
-      VD c[kProdRows] = {};
-      const double* o = op + std::size_t(k0) * M;
-      for (int i = 0; i < M; ++i) {
-        const VD s = vload<VD>(&b_[std::size_t(i) * V]);
-#pragma GCC unroll 8
-        for (int q = 0; q < kProdRows; ++q) c[q] += o[std::size_t(q) * M + i] * s;
-      }
-      for (int q = 0; q < kProdRows && k0 + q < N; ++q) out(k0 + q, c[q]);
+    const int N = pb_.N;
+    int k0 = 0;
+    for (; k0 + kProdRows <= N; k0 += kProdRows) op_rows<kProdRows>(op, k0, out);
+    switch (N - k0) {  // the last rows: no FMAs on the zero padding
+      case 7:
+        op_rows<7>(op, k0, out);
+        break;
+      case 6:
+        op_rows<6>(op, k0, out);
+        break;
+      case 5:
+        op_rows<5>(op, k0, out);
+        break;
+      case 4:
+        op_rows<4>(op, k0, out);
+        break;
+      case 3:
+        op_rows<3>(op, k0, out);
+        break;
+      case 2:
+        op_rows<2>(op, k0, out);
+        break;
+      case 1:
+        op_rows<1>(op, k0, out);
+        break;
+      default:
+        break;
     }
+  }
+
+  /// op_times_b's rows k0 .. k0 + R - 1: R accumulators in registers, and for R < kProdRows a
+  /// second set for the odd i (so that a short block is not bound by the FMA latency).
+  template <int R, class Out>
+  void op_rows(const double* op, int k0, Out& out) const {
+    const int M = pb_.M;
+    VD c[R] = {}, d[R] = {};
+    const double* o = op + std::size_t(k0) * M;
+    int i = 0;
+    if constexpr (R < kProdRows)
+      for (; i + 1 < M; i += 2) {
+        const VD s = vload<VD>(&b_[std::size_t(i) * V]),
+                 s1 = vload<VD>(&b_[std::size_t(i + 1) * V]);
+#pragma GCC unroll 8
+        for (int q = 0; q < R; ++q) {
+          c[q] += o[std::size_t(q) * M + i] * s;
+          d[q] += o[std::size_t(q) * M + i + 1] * s1;
+        }
+      }
+    for (; i < M; ++i) {
+      const VD s = vload<VD>(&b_[std::size_t(i) * V]);
+#pragma GCC unroll 8
+      for (int q = 0; q < R; ++q) c[q] += o[std::size_t(q) * M + i] * s;
+    }
+    for (int q = 0; q < R; ++q) out(k0 + q, R < kProdRows ? c[q] + d[q] : c[q]);
   }
 
   /// Downdate lanes: y = B (w o b) for the group (SoA, four rows of B at a time), then each
@@ -898,10 +992,10 @@ class GroupSolver {
     std::copy(norm1_, norm1_ + V, norm_keep);
     std::copy(fail_, fail_ + V, fail_keep);
     n_ = n;
-    // The padded K of every lane starts as I (one contiguous fill, not strided per lane), z = A_S y
-    // is gathered from the group's SoA product A y (M N FMAs per 8 lanes instead of s N per lane).
+    // The padded K of every lane starts as I (one contiguous fill, not strided per lane); z = A_S y
+    // per lane from s dot products of length N (rows_dot_lane: ~s N / 8 vector FMAs a lane, where
+    // the group's SoA product A y took M N for all 8 lanes, about 2.5 times as many at s ~ M / 5).
     std::fill(rho_.begin(), rho_.begin() + std::ptrdiff_t(std::size_t(n) * V), 0.0);
-    a_times(y_.data(), ay_.data());
     int sz[V];
     const int* rp[V];
     double pad[V];
@@ -914,17 +1008,16 @@ class GroupSolver {
       const int sv = int(rows_[v].size());
       rp[v] = rows_[v].data(), sz[v] = sv;
       ln_[v] = std::max(sv, 1);
-      for (int q = 0; q < sv; ++q)
-        rho_[std::size_t(q) * V + v] = ay_[std::size_t(rp[v][q]) * V + v];
+      for (int k = 0; k < N; ++k) yl_[std::size_t(k)] = y_[std::size_t(k) * V + v];
+      rows_dot_lane(rp[v], sv, yl_.data(), &rho_[std::size_t(v)]);
     }
     gather_soa(n, sz, rp, C, -1.0, 1.0, pad);
     (void)A;
     norm1_and_tolerance();
     factor();
     hager_iterations_ = kSmallHagerIterations;
-    estimate_condition();
+    estimate_condition(rho_.data());  // and rho_ <- K^-1 z
     hager_iterations_ = 5;
-    solve_in_place(rho_.data());
     const double limit = fallback_condition(Precision::Fp64);
     bool refine = false;
     for (int v = 0; v < V; ++v) {
@@ -974,6 +1067,48 @@ class GroupSolver {
     std::copy(norm_keep, norm_keep + V, norm1_);
     std::copy(fail_keep, fail_keep + V, fail_);
     n_ = N;
+  }
+
+  /// z[q V] = A_{rows[q]} . y for q < n, float64 (y: ld8 values, zero beyond N, like a8's rows):
+  /// four rows at a time, 8 columns per vector, one horizontal sum per row.
+  void rows_dot_lane(const int* rows, int n, const double* y, double* z) const {
+    using D8 = typename VecOf<double, 8>::type;
+    const int ld = pb_.ld8;
+    const double* A = pb_.a8.data();
+    int q = 0;
+    for (; q + 3 < n; q += 4) {
+      const double* a0 = A + std::size_t(rows[q]) * ld;
+      const double* a1 = A + std::size_t(rows[q + 1]) * ld;
+      const double* a2 = A + std::size_t(rows[q + 2]) * ld;
+      const double* a3 = A + std::size_t(rows[q + 3]) * ld;
+      D8 c0{}, c1{}, c2{}, c3{};
+      for (int k = 0; k < ld; k += 8) {
+        const D8 yk = vload<D8>(y + k);
+        c0 += vload<D8>(a0 + k) * yk;
+        c1 += vload<D8>(a1 + k) * yk;
+        c2 += vload<D8>(a2 + k) * yk;
+        c3 += vload<D8>(a3 + k) * yk;
+      }
+      z[std::size_t(q) * V] = hsum(c0);
+      z[std::size_t(q + 1) * V] = hsum(c1);
+      z[std::size_t(q + 2) * V] = hsum(c2);
+      z[std::size_t(q + 3) * V] = hsum(c3);
+    }
+    for (; q < n; ++q) {
+      const double* a = A + std::size_t(rows[q]) * ld;
+      D8 c{};
+      for (int k = 0; k < ld; k += 8) c += vload<D8>(a + k) * vload<D8>(y + k);
+      z[std::size_t(q) * V] = hsum(c);
+    }
+  }
+
+  /// The sum of a vector's 8 doubles (halves added pairwise: 3 adds).
+  template <class D8>
+  static double hsum(const D8& v) {
+    const auto h4 =
+        __builtin_shufflevector(v, v, 0, 1, 2, 3) + __builtin_shufflevector(v, v, 4, 5, 6, 7);
+    const auto h2 = __builtin_shufflevector(h4, h4, 0, 1) + __builtin_shufflevector(h4, h4, 2, 3);
+    return h2[0] + h2[1];
   }
 
   /// The group's packed SoA matrix of size n: lane v's entry (q, p), p <= q < sz[v], is
@@ -1030,27 +1165,31 @@ class GroupSolver {
   }
 
   /// x += B_:S u for lane v (S = rows_[v], u = lane v of the SoA vector u).
-  void add_bs(int v, const double* u, double* x) const { add_rows(v, pb_.ops.bt.data(), u, x); }
+  void add_bs(int v, const double* u, double* x) const { add_rows(v, pb_.bt8.data(), u, x); }
 
-  /// x += sum_q u_q S_{rows_v[q]} for lane v: S an M x N row-major matrix (B^T or A), u lane v
-  /// of an SoA vector; four rows per pass over x (a quarter of the loads and stores of x).
+  /// x += sum_q u_q S_{rows_v[q]} for lane v: S an M x ld8 row-major matrix (B^T or A, zero
+  /// padded: bt8 / a8), u lane v of an SoA vector, x ld8 long; four rows per pass over x (a
+  /// quarter of the loads and stores of x), 8 columns per vector.
   void add_rows(int v, const double* S, const double* u, double* x) const {
-    const int N = pb_.N, n = int(rows_[v].size());
+    using D8 = typename VecOf<double, 8>::type;
+    const int ld = pb_.ld8, n = int(rows_[v].size());
     const int* r = rows_[v].data();
     int q = 0;
     for (; q + 3 < n; q += 4) {
       const double u0 = u[std::size_t(q) * V + v], u1 = u[std::size_t(q + 1) * V + v];
       const double u2 = u[std::size_t(q + 2) * V + v], u3 = u[std::size_t(q + 3) * V + v];
-      const double* s0 = S + std::size_t(r[q]) * N;
-      const double* s1 = S + std::size_t(r[q + 1]) * N;
-      const double* s2 = S + std::size_t(r[q + 2]) * N;
-      const double* s3 = S + std::size_t(r[q + 3]) * N;
-      for (int k = 0; k < N; ++k) x[k] += (u0 * s0[k] + u1 * s1[k]) + (u2 * s2[k] + u3 * s3[k]);
+      const double* s0 = S + std::size_t(r[q]) * ld;
+      const double* s1 = S + std::size_t(r[q + 1]) * ld;
+      const double* s2 = S + std::size_t(r[q + 2]) * ld;
+      const double* s3 = S + std::size_t(r[q + 3]) * ld;
+      for (int k = 0; k < ld; k += 8)
+        vstore(x + k, vload<D8>(x + k) + ((u0 * vload<D8>(s0 + k) + u1 * vload<D8>(s1 + k)) +
+                                          (u2 * vload<D8>(s2 + k) + u3 * vload<D8>(s3 + k))));
     }
     for (; q < n; ++q) {
       const double uq = u[std::size_t(q) * V + v];
-      const double* sq = S + std::size_t(r[q]) * N;
-      for (int k = 0; k < N; ++k) x[k] += uq * sq[k];
+      const double* sq = S + std::size_t(r[q]) * ld;
+      for (int k = 0; k < ld; k += 8) vstore(x + k, vload<D8>(x + k) + uq * vload<D8>(sq + k));
     }
   }
 
@@ -1102,9 +1241,8 @@ class GroupSolver {
     norm1_and_tolerance();
     factor();
     hager_iterations_ = kSmallHagerIterations;
-    estimate_condition();
+    estimate_condition(y_.data());  // and y_ <- R_OO^-1 y_
     hager_iterations_ = 5;
-    solve_in_place(y_.data());
     const double limit = fallback_condition(Precision::Fp64);
     bool refine = false;
     for (int v = 0; v < V; ++v) {
@@ -1115,7 +1253,7 @@ class GroupSolver {
       refine_[v] = so.ok && cond_[v] > kRefineCondition;
       refine |= refine_[v];
       std::fill(xs_.begin(), xs_.end(), 0.0);
-      if (so.ok) add_rows(v, pb_.design.a.data(), y_.data(), xs_.data());
+      if (so.ok) add_rows(v, pb_.a8.data(), y_.data(), xs_.data());
       lane_outcome(v, so);
     }
     if (refine) {  // rho = b_O - A_O x - lambda v, v += R^-1 rho, x += A_O^T (R^-1 rho)
@@ -1187,12 +1325,19 @@ class GroupSolver {
   /// rss_[v]: sum over observed rows of (A_i . x - b_i)^2, float64.
   void residuals() {
     residual_vector();
-    VD acc{};
-    for (int i = 0; i < pb_.M; ++i) {
+    VD acc[4] = {};  // four chains (rows i mod 4), summed pairwise
+    int i = 0;
+    for (; i + 3 < pb_.M; i += 4)
+      for (int c = 0; c < 4; ++c) {
+        const VD r = vload<VD>(&r_[std::size_t(i + c) * V]);
+        acc[c] += r * r;
+      }
+    for (; i < pb_.M; ++i) {
       const VD r = vload<VD>(&r_[std::size_t(i) * V]);
-      acc += r * r;
+      acc[0] += r * r;
     }
-    for (int v = 0; v < V; ++v) rss_[v] = acc[v];
+    const VD t = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+    for (int v = 0; v < V; ++v) rss_[v] = t[v];
   }
 
   void finish(std::size_t p, int v) {
@@ -1235,8 +1380,8 @@ class GroupSolver {
         o.condition = float(small_cond_[v]);
         break;
     }
-    for (int k = 0; k < N; ++k) xs_[std::size_t(k)] = x_[std::size_t(k) * V + v];
-    store_pixel(out_, p, xs_.data(), o, std::sqrt(rss_[v] / double(cnt_[v])), cnt_[v]);
+    store_pixel(out_, p, &xt_[std::size_t(v) * N], o, std::sqrt(rss_[v] / double(cnt_[v])),
+                cnt_[v]);
   }
 
   /// One pixel through Eigen: the float64 SVD fallback, or the qr / svd methods.
@@ -1269,8 +1414,9 @@ class GroupSolver {
   const Problem<T>& pb_;
   Result& out_;
   AVec<double> b_, w_, r_;
-  AVec<T> gaos_, l_, invd_, hx_, hz_, colsum_;
+  AVec<T> gaos_, l_, invd_, hx_, hz_, halt_, colsum_;
   AVec<double> x_, y_, xs_, ys_, bo_;
+  AVec<double> xt_;  // V x N: x_ transposed (each lane's solution contiguous, for finish)
   std::vector<int> obs_, miss_;
   std::vector<int> obs_rows_, miss_rows_;  // V x M: each lane's observed / missing rows (rows_of)
   std::vector<std::uint64_t> lane_mask_;   // V x mwords_: each lane's observed rows, one bit each
@@ -1280,7 +1426,7 @@ class GroupSolver {
   SmallScratch scratch_;
   std::uint8_t small_fail_[V] = {}, refine_[V] = {};
   std::vector<int> rows_[V];
-  AVec<double> rho_, y2_, gs_, ay_;
+  AVec<double> rho_, y2_, gs_, yl_;  // yl_: one lane's y, ld8 values (zero beyond N)
   int n_ = 0;
   int hager_iterations_ = 5;
   int ln_[V] = {};            // each lane's own size within n_ (estimate_condition)
