@@ -737,7 +737,14 @@ class GroupSolver {
     double est[V];
     int j[V];
     bool active[V];
-    std::uint8_t sgn[kMaxUnknowns][V];
+    alignas(64) T sgn[kMaxUnknowns][V];  // the sign vector, +1 / -1
+    // Per-lane constants in T (so that the lane loops compare and select in one vector width).
+    alignas(64) T len[V], inv[V], den[V];
+    for (int v = 0; v < V; ++v) {
+      len[v] = T(ln_[v]);
+      inv[v] = T(1) / T(ln_[v]);
+      den[v] = ln_[v] > 1 ? T(ln_[v] - 1) : T(1);
+    }
     // The per-lane loops below run over k outside and the lanes inside (contiguous, vectorised),
     // each lane's sums and comparisons in the order k = 0, 1, ... of the scalar algorithm.
     auto norm1 = [&](const T* a, double* out) {
@@ -747,34 +754,39 @@ class GroupSolver {
       std::copy(s, s + V, out);
     };
     auto argmax = [&](const T* a, int* best) {  // first k < ln_[v] of the largest |a_k|
-      T m[V];
-      int b[V];
-      for (int v = 0; v < V; ++v) m[v] = T(-1), b[v] = 0;
-      for (int k = 0; k < N; ++k)
+      alignas(64) T m[V], b[V];
+      for (int v = 0; v < V; ++v) m[v] = T(-1), b[v] = T(0);
+      for (int k = 0; k < N; ++k) {
+        const T tk = T(k);
         for (int v = 0; v < V; ++v) {
           const T q = std::fabs(a[std::size_t(k) * V + v]);
-          const bool c = k < ln_[v] && q > m[v];
+          const bool c = tk < len[v] && q > m[v];
           m[v] = c ? q : m[v];
-          b[v] = c ? k : b[v];
+          b[v] = c ? tk : b[v];
         }
-      std::copy(b, b + V, best);
+      }
+      for (int v = 0; v < V; ++v) best[v] = int(b[v]);
     };
     auto sign_vector = [&]() {  // z = +-1 by sgn over each lane's own size, 0 beyond
-      for (int k = 0; k < N; ++k)
-        for (int v = 0; v < V; ++v)
-          z[std::size_t(k) * V + v] = k >= ln_[v] ? T(0) : sgn[k][v] ? T(1) : T(-1);
-    };
-    for (int k = 0; k < N; ++k)
-      for (int v = 0; v < V; ++v) x[std::size_t(k) * V + v] = k < ln_[v] ? T(1) / T(ln_[v]) : T(0);
-    // Higham's alternating-sign vector does not depend on the iterations: solved in the first
-    // pass with e / n (and with the caller's right-hand side, which neither depends on).
-    T* xa = halt_.data();
-    for (int k = 0; k < N; ++k)
-      for (int v = 0; v < V; ++v) {
-        const int n = ln_[v];
-        const T a = n > 1 && k < n ? T(1) + T(k) / T(n - 1) : T(0);
-        xa[std::size_t(k) * V + v] = (k % 2) ? -a : a;
+      for (int k = 0; k < N; ++k) {
+        const T tk = T(k);
+        for (int v = 0; v < V; ++v) z[std::size_t(k) * V + v] = tk < len[v] ? sgn[k][v] : T(0);
       }
+    };
+    // Higham's alternating-sign vector does not depend on the iterations: solved in the first
+    // pass with e / n (and with the caller's right-hand side, which neither depends on). Both
+    // filled with the lanes innermost from per-lane constants (one vector division per k).
+    T* xa = halt_.data();
+    for (int k = 0; k < N; ++k) {
+      const T tk = T(k), sg = (k % 2) ? T(-1) : T(1);
+      T* xk = x + std::size_t(k) * V;
+      T* ak = xa + std::size_t(k) * V;
+      for (int v = 0; v < V; ++v) {
+        const bool in = tk < len[v];
+        xk[v] = in ? inv[v] : T(0);
+        ak[v] = in && len[v] > T(1) ? sg * (T(1) + tk / den[v]) : T(0);
+      }
+    }
     if constexpr (std::is_same_v<T, double>) {
       if (rhs) {
         double* const ys[3] = {x, xa, rhs};
@@ -790,7 +802,7 @@ class GroupSolver {
     for (int v = 0; v < V; ++v) active[v] = ln_[v] > 1;
     if (N > 1) {
       for (int k = 0; k < N; ++k)
-        for (int v = 0; v < V; ++v) sgn[k][v] = x[std::size_t(k) * V + v] >= 0;
+        for (int v = 0; v < V; ++v) sgn[k][v] = x[std::size_t(k) * V + v] >= 0 ? T(1) : T(-1);
       sign_vector();
       solve_in_place(z);
       argmax(z, j);
@@ -800,28 +812,28 @@ class GroupSolver {
         solve_in_place(x);
         double e[V];
         norm1(x, e);
-        std::uint8_t repeated[V];
-        for (int v = 0; v < V; ++v) repeated[v] = 1;
+        alignas(64) T repeated[V];  // 1 while every sign of x equals sgn's
+        for (int v = 0; v < V; ++v) repeated[v] = T(1);
         for (int k = 0; k < N; ++k)
           for (int v = 0; v < V; ++v)
-            repeated[v] &= std::uint8_t((x[std::size_t(k) * V + v] >= 0) == bool(sgn[k][v]));
-        std::uint8_t go[V];
+            repeated[v] = (x[std::size_t(k) * V + v] >= 0) == (sgn[k][v] > 0) ? repeated[v] : T(0);
+        alignas(64) T go[V];
         bool any = false;
         for (int v = 0; v < V; ++v) {
-          go[v] = 0;
+          go[v] = T(0);
           if (!active[v]) continue;
-          if (repeated[v] || e[v] <= est[v]) {
+          if (repeated[v] != T(0) || e[v] <= est[v]) {
             est[v] = std::max(est[v], e[v]);
             active[v] = false;
             continue;
           }
           est[v] = e[v];
-          go[v] = 1;
+          go[v] = T(1);
           any = true;
         }
         for (int k = 0; k < N; ++k)
           for (int v = 0; v < V; ++v)
-            sgn[k][v] = go[v] ? std::uint8_t(x[std::size_t(k) * V + v] >= 0) : sgn[k][v];
+            sgn[k][v] = go[v] != T(0) ? (x[std::size_t(k) * V + v] >= 0 ? T(1) : T(-1)) : sgn[k][v];
         // The last iteration's next index would go unused: no solve for it.
         if (!any || iter == hager_iterations_) break;
         sign_vector();
