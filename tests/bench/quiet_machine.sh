@@ -18,18 +18,6 @@ run tree_z0 $B field --method tree --sources 8000000 --targets 80000 --plane-off
 run tree_gauss $B field --method tree --sources 8000000 --targets 80000 --distribution gaussian --repeat 2
 run tree_1e7 $B field --method tree --sources 8000000 --targets 80000 --tolerance 1e-7 --repeat 2
 run tree_1e8 $B field --method tree --sources 100000000 --targets 80000 --repeat 1 --direct-targets 64
-run lsq_auto $B lsq --method auto
-run lsq_fp32 $B lsq --method auto --precision fp32
-run lsq_seeds $B lsq --method auto --observations 50 --unknowns 100
-run lsq_seeds_fp32 $B lsq --method auto --observations 50 --unknowns 100 --precision fp32
-run lsq_normal $B lsq --method normal
-run lsq_gaps5 $B lsq --method auto --nan-fraction 0.05
-run lsq_gaps5_normal $B lsq --method normal --nan-fraction 0.05
-run lsq_gaps60 $B lsq --method auto --nan-fraction 0.6
-# the numpy anchor of lsq (batched normal equations on OpenBLAS, 25,000 pixels scaled to 250,000)
-echo "== lsq_numpy_anchor load=$(cut -d' ' -f1 /proc/loadavg) $(date +%T)"
-/usr/bin/python3 -c "
-src = open('$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/../shared/anchors/anchors_cpu.py').read()
-exec(compile(src[:src.index('# field: numpy broadcast')] + src[src.index('# masked least squares'):src.index('# Stuart-Landau')], 'anchors_cpu.py (lsq part)', 'exec'))" > $OUT/lsq_numpy_anchor.txt 2>&1 || echo "(anchor not run: ../shared/anchors/anchors_cpu.py missing?)"
-cat $OUT/lsq_numpy_anchor.txt
+# lsq: the numpy anchor and the cases of issue 17 in one shell, with a table
+OUT=$OUT/lsq BENCH=$B bash tests/bench/lsq_side_by_side.sh
 echo "== done $(date +%T) load=$(cut -d' ' -f1 /proc/loadavg)"
