@@ -971,30 +971,15 @@ class GroupSolver {
     const int N = pb_.N;
     int k0 = 0;
     for (; k0 + kProdRows <= N; k0 += kProdRows) op_rows<kProdRows>(op, k0, out);
-    switch (N - k0) {  // the last rows: no FMAs on the zero padding
-      case 7:
-        op_rows<7>(op, k0, out);
-        break;
-      case 6:
-        op_rows<6>(op, k0, out);
-        break;
-      case 5:
-        op_rows<5>(op, k0, out);
-        break;
-      case 4:
-        op_rows<4>(op, k0, out);
-        break;
-      case 3:
-        op_rows<3>(op, k0, out);
-        break;
-      case 2:
-        op_rows<2>(op, k0, out);
-        break;
-      case 1:
-        op_rows<1>(op, k0, out);
-        break;
-      default:
-        break;
+    op_tail<kProdRows - 1>(op, k0, N - k0, out);  // the last rows: no FMAs on the zero padding
+  }
+
+  /// op_rows<left>(op, k0, out) for 0 < left <= R (nothing for left = 0).
+  template <int R, class Out>
+  void op_tail(const double* op, int k0, int left, Out& out) const {
+    if constexpr (R > 0) {
+      if (left == R) return op_rows<R>(op, k0, out);
+      op_tail<R - 1>(op, k0, left, out);
     }
   }
 
