@@ -525,33 +525,6 @@ class GroupSolver {
 
   /// Sets lane v's pivot d: sqrt(d), or 1 with fail_[v] set when d <= tol (a breakdown).
   void pivot(T* lii, T* inv, const VT& d) {
-#if defined(__AVX512F__) && defined(__BMI2__)
-    // One vector compare, square root and division for the 8 lanes (the same IEEE results as
-    // the lane loop below, which GCC keeps scalar for errno's sake).
-    if constexpr (V == 8) {
-      using Reg = std::conditional_t<std::is_same_v<T, double>, __m512d, __m256>;
-      Reg dv, tv;
-      static_assert(sizeof(Reg) == sizeof(VT));
-      std::memcpy(&dv, &d, sizeof dv);
-      std::memcpy(&tv, tol_, sizeof tv);
-      __mmask8 ok;
-      Reg s, r;
-      if constexpr (std::is_same_v<T, double>) {
-        ok = _mm512_cmp_pd_mask(dv, tv, _CMP_GT_OQ);
-        s = _mm512_sqrt_pd(_mm512_mask_blend_pd(ok, _mm512_set1_pd(1.0), dv));
-        r = _mm512_div_pd(_mm512_set1_pd(1.0), s);
-      } else {
-        ok = _mm256_cmp_ps_mask(dv, tv, _CMP_GT_OQ);
-        s = _mm256_sqrt_ps(_mm256_mask_blend_ps(ok, _mm256_set1_ps(1.0f), dv));
-        r = _mm256_div_ps(_mm256_set1_ps(1.0f), s);
-      }
-      for (int v = 0; v < V; ++v)
-        if (!((ok >> v) & 1)) fail_[v] = 1;
-      std::memcpy(lii, &s, sizeof s);
-      std::memcpy(inv, &r, sizeof r);
-      return;
-    }
-#endif
     alignas(64) T s[V], r[V];
     for (int v = 0; v < V; ++v) {
       T dv = d[v];
