@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <sstream>
 
 #include "core/error.hpp"
@@ -97,6 +98,13 @@ double PlaneSamples::fj_of(double v) const {
   return (v - v_first) / (v_last - v_first) * (cols - 1);
 }
 
+double PlaneSamples::coord_at(std::size_t c, double fi, double fj) const {
+  const double v = coord_base[c] + coord_di[c] * fi + coord_dj[c] * fj;
+  const double extent = std::abs(coord_base[c]) + std::abs(coord_di[c]) * std::max(rows - 1, 0) +
+                        std::abs(coord_dj[c]) * std::max(cols - 1, 0);
+  return std::abs(v) <= 16 * std::numeric_limits<double>::epsilon() * extent ? 0.0 : v;
+}
+
 double PlaneSamples::interpolate(int c, double fi, double fj) const {
   const std::vector<float>& d = columns.at(std::size_t(c)).data;
   fi = std::clamp(fi, 0.0, double(rows - 1));
@@ -184,8 +192,7 @@ std::string probe_text(const PlaneSamples& s, int i, int j) {
   j = std::clamp(j, 0, s.cols - 1);
   std::string t;
   for (std::size_t c = 0; c < s.coord_names.size(); ++c)
-    t += (c ? " " : "") + s.coord_names[c] + "=" +
-         num(s.coord_base[c] + s.coord_di[c] * i + s.coord_dj[c] * j, 6);
+    t += (c ? " " : "") + s.coord_names[c] + "=" + num(s.coord_at(c, i, j), 6);
   t += "  [i=" + std::to_string(i) + " j=" + std::to_string(j) + "]";
   for (const PlaneColumn& col : s.columns) {
     t += "\n" + col.name + " = " + num(col.data[std::size_t(i) * s.cols + j], 7);
@@ -246,8 +253,7 @@ Profile line_profile(const PlaneSamples& s, double fi0, double fj0, double fi1, 
     std::vector<double> row;
     row.reserve(p.header.size());
     row.push_back(std::hypot(s.u_at(fi) - u0, s.v_at(fj) - v0));
-    for (std::size_t c = 0; c < s.coord_names.size(); ++c)
-      row.push_back(s.coord_base[c] + s.coord_di[c] * fi + s.coord_dj[c] * fj);
+    for (std::size_t c = 0; c < s.coord_names.size(); ++c) row.push_back(s.coord_at(c, fi, fj));
     for (std::size_t c = 0; c < s.columns.size(); ++c) row.push_back(s.interpolate(int(c), fi, fj));
     p.rows.push_back(std::move(row));
   }

@@ -36,6 +36,12 @@ struct PlaneSamples {
   /// coord[c] = coord_base[c] + coord_di[c] * fi + coord_dj[c] * fj
   std::vector<double> coord_base, coord_di, coord_dj;
 
+  /// CSV coordinate c at sample position (fi, fj), coord_base[c] + coord_di[c] * fi +
+  /// coord_dj[c] * fj, with round-off at zero removed: a value within 16 ulps of the
+  /// coordinate's extent (|base| + |di| (rows - 1) + |dj| (cols - 1)) is 0 (the centre line of
+  /// a plane -1.5 ... 1.5 gave y = -2.7e-15).
+  double coord_at(std::size_t c, double fi, double fj) const;
+
   /// Index of column `name`, or -1.
   int column(const std::string& name) const;
   /// In-plane coordinates of sample position (fi, fj).

@@ -41,6 +41,9 @@ void check_command_line(const CliOptions& o) {
   // The view's settings together (a locked range the wrong way round); with a preset, which
   // may set the other end, make_session checks them (a preset is an input file: exit 1).
   if (o.preset.empty()) check_view_params(view);
+  // A headless run refuses a combination it cannot serve before computing (the window shows
+  // why its view is empty instead); with a preset, make_session checks (exit 1).
+  if (o.headless && o.preset.empty()) w->check_params(params);
   for (const std::string& kv : o.pin_sets) {  // --pin-set NAME=VALUE: A's parameters
     const auto eq = kv.find('=');
     ParamSet a = params;
@@ -84,6 +87,14 @@ Session make_session(const CliOptions& o) {
   } catch (const Error& e) {
     if (o.preset.empty()) throw;
     throw Error(o.preset + ": " + e.what());
+  }
+  if (o.headless) {
+    try {
+      s.workload->check_params(s.params);
+    } catch (const Error& e) {
+      if (o.preset.empty()) throw;
+      throw Error(o.preset + ": " + e.what());
+    }
   }
   s.backend = choose_backend(o.backend);
   return s;

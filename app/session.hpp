@@ -30,15 +30,17 @@ void set_parameter(ParamSet& params, ParamSet& view, const std::string& name_val
 /// --workload or --list-params, an unknown parameter or a value its parameter refuses in --set
 /// (checked against the workload given, else the preset's, else field), the same for --pin-set,
 /// a --sweep whose parameter is not a number or whose start or stop is outside its range, and
-/// (without --preset) a locked view range with view.min >= view.max (check_view_params).
+/// (without --preset) a locked view range with view.min >= view.max (check_view_params) and,
+/// headless, parameters the workload refuses together (Workload::check_params).
 /// Throws simscope::Error
 /// with make_session's message; a preset that cannot be read is left to make_session (a bad
 /// input file, exit status 1).
 void check_command_line(const CliOptions& options);
 
 /// Builds the session. Throws simscope::Error: unknown workload, bad preset, unknown parameter
-/// or bad value in --set, a locked view range with view.min >= view.max (with a preset: the
-/// message starts with its path), a forced back end that cannot run.
+/// or bad value in --set, a locked view range with view.min >= view.max or, headless, parameters
+/// the workload refuses together (Workload::check_params) (with a preset: the message starts
+/// with its path), a forced back end that cannot run.
 Session make_session(const CliOptions& options);
 
 /// `simscope --list-params NAME`: the schema as an aligned table. Throws on an unknown workload.

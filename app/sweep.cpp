@@ -27,6 +27,7 @@
 #include "stale_outputs.hpp"
 #include "stop_signals.hpp"
 #include "view_png_export.hpp"
+#include "view_schema.hpp"
 #include "view_settings.hpp"
 #include "view_upload.hpp"
 #include "worker.hpp"
@@ -203,6 +204,7 @@ int run_sweep(const CliOptions& o) {
     m["warnings"] = Json::array();
     for (const std::string* w : {&log_note, &note})
       if (!w->empty()) m["warnings"].push_back(*w);
+    for (const std::string& w : view_schema().unused_warnings(s.view)) m["warnings"].push_back(w);
     write_json_file(manifest, m);
     written.push_back(manifest);
     for (const Json& w : m["warnings"])

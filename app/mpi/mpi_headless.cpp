@@ -18,6 +18,7 @@
 #include "mpi_job.hpp"
 #include "output_checks.hpp"
 #include "session.hpp"
+#include "stop_signals.hpp"
 #include "study_checkpoint.hpp"
 
 namespace simscope::app::mpi {
@@ -128,6 +129,9 @@ int run_headless_ranks(const CliOptions& o) {
     print_error(e.what());
     return 1;
   }
+  // SIGINT / SIGTERM (mpirun and srun send SIGTERM to every rank when they are stopped): an
+  // orderly stop of every rank at the next progress exchange, exit 128 + the signal.
+  install_stop_handlers();
   const bool root = job->rank() == 0;
   Communicator& world = job->world();
   int code = 0;
@@ -219,6 +223,30 @@ int run_headless_ranks(const CliOptions& o) {
     } catch (const std::exception&) {
     }
   };
+  // Stopped by a signal: rank 0's one line (as one process says it), 128 + the signal everywhere.
+  auto interrupted = [&](int sig) {
+    drop_empty_checkpoint();
+    if (root) {
+      std::string line = std::string("interrupted by ") + signal_name(sig);
+      bool kept = false;
+      if (ck) {
+        try {
+          const std::optional<CheckpointHeader> h = read_checkpoint_header(ck->dir);
+          kept = h && block_checkpoint_has_progress(ck->dir, *h);
+        } catch (const std::exception&) {
+        }
+      }
+      if (kept)
+        line += "; checkpoint " + ck->dir +
+                ": run the same command with --resume to continue it; no outputs written";
+      else if (ck)
+        line += " before the first checkpoint; no outputs written (nothing to resume)";
+      else
+        line += "; no outputs written";
+      std::fprintf(stderr, "simscope: %s\n", line.c_str());
+    }
+    return 128 + sig;
+  };
 
   const int threads = threads_per_rank(job->local_size());
   const Backend backend = s->backend.backend;
@@ -234,6 +262,7 @@ int run_headless_ranks(const CliOptions& o) {
   }
   opt.checkpoint = ck;
   opt.axis = axis;
+  opt.stop = [] { return stop_signal(); };
   opt.on_compute_thread = [threads, device] {
     omp_set_num_threads(threads);
     if (device >= 0) cuda_select_device(device);
@@ -249,6 +278,9 @@ int run_headless_ranks(const CliOptions& o) {
     d = run_distributed(*s->workload, s->params, backend, world, opt);
   } catch (const JobFailed&) {
     return 1;
+  } catch (const JobStopped& e) {
+    line.clear();
+    return interrupted(e.code);
   } catch (const std::exception& e) {
     line.clear();
     drop_empty_checkpoint();
@@ -257,6 +289,7 @@ int run_headless_ranks(const CliOptions& o) {
   }
   line.clear();
   if (!root) return 0;
+  if (const int sig = stop_signal()) return interrupted(sig);  // after the run: nothing written
   // The job's wall time (the merged compute_seconds is the ranks' sum: rank-seconds).
   d.result.total_seconds = d.wall_seconds;
   try {

@@ -137,14 +137,20 @@ DistributedRun run_distributed(Workload& w, const ParamSet& params, Backend back
     seconds = since(c0);
     done = true;
   });
-  bool failed = false;
+  bool failed = false, stopped = false;
   for (;;) {
     const bool d = done.load();
     const double f = d ? 1.0 : std::clamp(progress.fraction.load(), 0.0, 1.0);
+    const int stop = options.stop ? std::max(0, options.stop()) : 0;
     const std::vector<double> s =
-        sum(comm, {f * share, d ? 1.0 : 0.0, d && !error.empty() ? 1.0 : 0.0});
+        sum(comm, {f * share, d ? 1.0 : 0.0, d && !error.empty() ? 1.0 : 0.0, stop ? 1.0 : 0.0});
     if (s[2] > 0) {
       failed = true;
+      progress.cancel = true;
+      break;
+    }
+    if (s[3] > 0) {  // a stop asked for: every rank ends here, together
+      stopped = true;
       progress.cancel = true;
       break;
     }
@@ -154,6 +160,14 @@ DistributedRun run_distributed(Workload& w, const ParamSet& params, Backend back
   }
   compute.join();
   if (failed) throw_first_error(comm, error);
+  if (stopped) {
+    // Each rank's code at its own place: every rank takes the lowest asking rank's.
+    std::vector<double> codes(std::size_t(R), 0.0);
+    codes[std::size_t(rank)] = options.stop ? double(std::max(0, options.stop())) : 0.0;
+    codes = sum(comm, codes);
+    const auto first = std::find_if(codes.begin(), codes.end(), [](double c) { return c > 0; });
+    throw JobStopped(first == codes.end() ? 1 : int(*first));
+  }
 
   RankReport me = options.me;
   me.rank = rank;

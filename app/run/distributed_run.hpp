@@ -25,6 +25,15 @@ class JobFailed : public Error {
   using Error::Error;
 };
 
+/// Thrown on every rank when a rank asked the job to stop (DistributedOptions::stop): the runs
+/// were cancelled (a study's checkpoint keeps what was saved) and nothing was gathered.
+class JobStopped : public Error {
+ public:
+  /// `code`: the stop code of the lowest rank that asked (e.g. SIGINT's number).
+  explicit JobStopped(int code) : Error("the job was stopped"), code(code) {}
+  int code;
+};
+
 /// What one rank did (run.json's "mpi" section).
 struct RankReport {
   int rank = 0;
@@ -62,6 +71,10 @@ struct DistributedOptions {
   std::shared_ptr<StudyCheckpointRequest> checkpoint;
   /// The axis to split (Workload::split_axis; empty: work_axis(), e.g. the field's targets).
   std::string axis;
+  /// Polled at each progress exchange: 0 to go on, or a positive code (e.g. the signal that
+  /// asked this process to stop) to stop the job; then every rank cancels its run and throws
+  /// JobStopped with the code of the lowest rank that asked. Empty: never stops.
+  std::function<int()> stop;
   double poll_seconds = 0.1;
 };
 
@@ -71,7 +84,8 @@ struct DistributedOptions {
 /// (WorkAxis::reduced), whose parts' "sum:..." sums are reduced to rank 0 (reduce_sum) instead
 /// of being gathered: rank 0's merge sees them in its own part only. Throws simscope::Error on rank
 /// 0 with the first failing rank's message (prefixed "rank R of N: " for R > 0), JobFailed on the
-/// other ranks.
+/// other ranks; JobStopped on every rank when a rank asked to stop (options.stop) before its
+/// run and every other had ended.
 DistributedRun run_distributed(Workload& w, const ParamSet& params, Backend backend,
                                Communicator& comm, const DistributedOptions& options);
 

@@ -5,6 +5,11 @@
 namespace simscope::app {
 
 const Schema& view_schema() {
+  // view.min / view.max given with an auto range: a warning (Schema::unused_warnings).
+  static const std::vector<UseRule> rules = {
+      {{{"view.range", ParamCondition::Op::Equals, "auto"}},
+       {"view.min", "view.max"},
+       "view.min and view.max apply only with the locked range, view.range=locked"}};
   static const Schema schema(
       "view",
       {
@@ -20,7 +25,8 @@ const Schema& view_schema() {
           {"view.max", ParamType::Float, 1.0, -1e300, 1e300, {}, "",
            "Upper end of the locked range (data units)."},
           {"view.colorbar", ParamType::Bool, true, 1, 0, {}, "", "Draw the colorbar."},
-      });
+      },
+      rules);
   return schema;
 }
 

@@ -10,6 +10,8 @@ namespace simscope::app {
 
 /// view.colormap (viridis|inferno|magma|plasma|turbo|coolwarm|gray|twilight),
 /// view.scale (linear|log), view.range (auto|locked), view.min, view.max, view.colorbar (bool).
+/// Its rule of use: view.min and view.max are not used with view.range=auto, so
+/// unused_warnings() names them when they were given then (the headless front ends warn).
 const Schema& view_schema();
 
 /// Checks what the view parameters `view` (of view_schema()) need together: a locked range

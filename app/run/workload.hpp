@@ -168,6 +168,11 @@ class Workload {
   /// changes) and simscope::Cancelled.
   virtual RunResult run(const ParamSet& params, Backend backend, const RunRequest& request,
                         Progress* progress) = 0;
+  /// Refuses, before anything is computed, a combination of parameters whose run could not give
+  /// what they ask for (the field's view=error with method=direct). Throws simscope::Error naming
+  /// the parameters and what is expected; the default accepts everything. The headless front
+  /// ends call it (the window computes and says why the view is empty instead).
+  virtual void check_params(const ParamSet& /*params*/) const {}
   /// True for live workloads whose runs advance a state (e.g. N integrator steps per run): the
   /// GUI submits the next run as soon as a result arrives, unless paused.
   virtual bool continuous(const ParamSet& /*params*/) const { return false; }

@@ -76,6 +76,9 @@ np.save(os.path.join(d, "init_f2.npy"), np.ones((100, 2), np.float16))
 locked_equal = write("locked_equal.json", json.dumps(
     {"simscope_preset": 1, "workload": "field", "params": {},
      "view": {"view.range": "locked", "view.min": 3, "view.max": 3}}), "w")
+error_direct = write("error_direct.json", json.dumps(
+    {"simscope_preset": 1, "workload": "field", "params": {"view": "error", "method": "direct"}}),
+    "w")
 
 # (label, args, words expected in the message (any of), exit status: 2 for command-line errors
 # (--help: "2 command-line error"), 1 for bad input files and runtime errors, words that must all
@@ -154,6 +157,13 @@ cases = [
      "--set", "view.max=1"], ["view.min"], 1, ["view.min = -1", "log", "view.scale=linear"]),
     ("sweep with a locked log range through 0", ["--sweep", "k=1:2:2", "--set", "view.range=locked",
      "--set", "view.min=0", "--set", "view.max=1"], ["view.min"], 1, ["view.min = 0", "log"]),
+    # The error view needs the tree: refused before computing (exit 2), not after (it was 1).
+    ("error view with direct sums", ["--set", "view=error", "--set", "method=direct"],
+     ["view=error"], 2, ["method=direct", "method=tree"]),
+    ("sweep of the error view with direct sums", ["--sweep", "k=1:2:2", "--set", "view=error",
+     "--set", "method=direct"], ["view=error"], 2, ["method=direct", "method=tree"]),
+    ("preset of the error view with direct sums", ["--preset", error_direct],
+     ["error_direct.json"], 1, ["view=error", "method=direct", "method=tree"]),
     ("negative eps", ["--set", "eps=-1"], ["eps"], 2),
     ("set without =", ["--set", "eps"], ["NAME=VALUE"], 2),
     ("bad backend", ["--backend", "gpu"], ["backend"], 2),

@@ -113,6 +113,24 @@ if p.returncode == 0:
     length = math.hypot(8 - 0.5, 0 - 10.5)
     c.check(len(t) == math.ceil(length) + 1, f"lsq: one point per pixel spacing ({len(t)})")
 
+# --- the plane's centre lines: coordinates exactly 0 (they printed y=-2.66453526e-15) ----------
+out = os.path.join(d, "centre")
+for line, axis in [("-1,0:1,0:11", "y"), ("0,-1:0,1:11", "x")]:
+    p = run(simscope, "--headless", "--no-image", "--backend", "cpu", "--out-dir", out,
+            "--set", "grid.size=64", "--set", "grid.half_width=1.5", "--set", "sources.count=20",
+            "--profile", line)
+    c.check(p.returncode == 0, f"--profile {line} runs ({p.stderr.strip()[-300:]})")
+    if p.returncode == 0:
+        header, t = read_csv(os.path.join(out, "profile.csv"))
+        h = dict(zip(header, t.T))
+        other = "x" if axis == "y" else "y"
+        c.check(np.all(h[axis] == 0), f"--profile {line}: {axis} is 0 along the line ({h[axis]})")
+        # the point in the middle of the line is the plane's centre: both coordinates 0
+        c.check(h[other][5] == 0 and h["z"][5] == 0,
+                f"--profile {line}: the middle point is (0, 0, 0) ({t[5][1:4]})")
+        c.check(np.allclose(h[other], np.linspace(-1, 1, 11), rtol=0, atol=1e-12),
+                f"--profile {line}: {other} steps from -1 to 1")
+
 # --- bad values ---------------------------------------------------------------------------------
 for bad, code, words in [("1,2", 2, "--profile expects x0,y0:x1,y1"),
                          ("a,0:1,1", 2, "--profile expects"),

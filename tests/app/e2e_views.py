@@ -137,4 +137,46 @@ else:
         lines = int((frame.sum(axis=0) > 60).sum())
         c.check(lines >= 2, f"window 640 x 480: the colorbar is drawn ({lines} frame columns)")
 
+# ---- view.min / view.max with an auto range: not used, said once (stderr and run.json) --------
+import json as _json
+common = ["--headless", "--no-image", "--backend", "cpu", "--set", "grid.size=16",
+          "--set", "sources.count=20"]
+for label, extra, warned in [("auto range", ["--set", "view.min=0.5", "--set", "view.max=2"], True),
+                             ("auto range, view.max only", ["--set", "view.max=2"], True),
+                             ("locked range", ["--set", "view.range=locked", "--set",
+                                               "view.min=0.5", "--set", "view.max=2"], False),
+                             ("defaults", [], False)]:
+    out = os.path.join(d, "unused_" + label.replace(" ", "_").replace(",", ""))
+    p = run(simscope, *common, "--out-dir", out, "--quiet", *extra)
+    c.check(p.returncode == 0, f"{label}: runs ({p.stderr.strip()[-300:]})")
+    lines = [l for l in p.stderr.splitlines() if "view.min" in l or "view.max" in l]
+    try:
+        notes = [w for w in _json.load(open(os.path.join(out, "run.json")))["warnings"]
+                 if "view.min" in w or "view.max" in w]
+    except (OSError, ValueError, KeyError):
+        notes = None
+    if warned:
+        given = [x.split("=")[0] for x in extra if x.startswith("view.")]
+        ok = (len(lines) == 1 and lines[0].startswith("simscope: warning: ") and
+              all(g in lines[0] for g in given) and "view.range=locked" in lines[0] and
+              "not used" in lines[0])
+        c.check(ok, f"{label}: one warning naming {given} and the locked range: {lines!r}")
+        c.check(notes is not None and len(notes) == 1 and lines and lines[0].endswith(notes[0]),
+                f"{label}: the same warning once in run.json: {notes!r}")
+    else:
+        c.check(lines == [] and notes == [], f"{label}: no warning about view.min / view.max "
+                f"({lines!r}, {notes!r})")
+# A sweep's run.json says it once too (not once per frame).
+out = os.path.join(d, "unused_sweep")
+p = run(simscope, *[a for a in common if a != "--no-image"], "--out-dir", out, "--quiet",
+        "--sweep", "k=1:2:3", "--image-size", "64x64", "--set", "view.min=0.5")
+try:
+    notes = [w for w in _json.load(open(os.path.join(out, "run.json")))["warnings"]
+             if "view.min" in w]
+except (OSError, ValueError, KeyError):
+    notes = None
+c.check(p.returncode == 0 and notes is not None and len(notes) == 1 and "view.range=locked" in notes[0],
+        f"sweep: the view.min warning once in run.json ({p.returncode}, {notes!r}, "
+        f"{p.stderr.strip()[-200:]!r})")
+
 c.done()

@@ -268,3 +268,61 @@ def test_dlpack_capsules_are_consumed_once_and_host_ones_refused_by_the_cuda_rea
         simscope._core.host_from_dlpack(cap, "sources")
     del cap
     np.testing.assert_array_equal(a, np.arange(12.0).reshape(3, 4))  # the producer's array
+
+
+def _dotted_names(workload):
+    return [p["name"] for p in simscope.params(workload) if "." in p["name"]]
+
+
+def test_messages_use_the_python_spelling(cli, exe, tmp_path):
+    """A keyword's bad value or a missing companion is named as the caller typed it (init_file,
+    init="file", design_file, network_file), not as --set spells it; the CLI keeps its words."""
+    cases = [
+        ("oscillators", {"init": "file"}, {"init": "file"},
+         [("init.file", "init_file"), ("init=file", 'init="file"')]),
+        ("lsq", {"data_file": tmp_path / "cube.npy"}, {"data.file": tmp_path / "cube.npy"},
+         [("design.file", "design_file"), ("data.file", "data_file")]),
+        ("oscillators", {"network_topology": "file", "network_file": tmp_path / "none.txt"},
+         {"network.topology": "file", "network.file": tmp_path / "none.txt"},
+         [("network.file", "network_file")]),
+    ]
+    np.save(tmp_path / "cube.npy", np.ones((4, 2, 2)))
+    for workload, kwargs, sets, words in cases:
+        expected = cli.error(workload, sets)
+        for cli_word, py_word in words:
+            assert cli_word in expected, (cli_word, expected)
+            expected = expected.replace(cli_word, py_word)
+        with pytest.raises(ValueError) as e:
+            simscope.run(workload, **kwargs)
+        assert str(e.value) == expected
+        assert not [n for n in _dotted_names(workload) if n in str(e.value)], str(e.value)
+    # Dotted names given in params: the CLI's own words.
+    expected = cli.error("oscillators", {"init": "file"})
+    with pytest.raises(ValueError) as e:
+        simscope.oscillators.study(params={"init": "file"})
+    assert str(e.value) == expected
+    # A path holding a parameter's dotted name is left as it is.
+    odd = str(tmp_path / "grid.size" / "sources.file.npy")
+    with pytest.raises(ValueError) as e:
+        simscope.field(sources_file=odd)
+    assert str(e.value) == cli.error("field", {"sources.file": odd})
+    assert str(e.value).startswith(odd + ": ")
+
+
+def test_backend_messages_use_the_python_spelling(exe, tmp_path):
+    """backend="gpu" / "cuda" where CUDA is not usable: the keyword's words, where the library
+    underneath says --backend (the CLI's spelling)."""
+    with pytest.raises(ValueError) as e:
+        simscope.run("field", backend="gpu", grid_size=8, sources_count=5)
+    assert str(e.value) == "backend: expected auto, cpu or cuda, got 'gpu'"
+    if simscope.cuda_status()["usable"]:
+        return
+    p = subprocess.run([exe, "--headless", "--no-image", "--backend", "cuda", "--set",
+                        "grid.size=8", "--set", "sources.count=5", "--out-dir", str(tmp_path / "out")],
+                       capture_output=True, text=True)
+    line = p.stderr.strip().splitlines()[-1]
+    assert p.returncode == 1 and line.startswith("simscope: error: --backend cuda: no usable CUDA")
+    with pytest.raises(RuntimeError) as e:
+        simscope.run("field", backend="cuda", grid_size=8, sources_count=5)
+    assert str(e.value) == line[len("simscope: error: "):].replace("--backend cuda",
+                                                                  'backend="cuda"')

@@ -167,9 +167,17 @@ def test_outputs_selection():
     ({"sources_count": 2.5}, {"sources.count": "2.5"}),
 ])
 def test_bad_values_have_the_cli_message(cli, kwargs, sets):
+    # The CLI's message, with the parameter spelled as the keyword typed (grid_size for the
+    # CLI's grid.size); the CLI's own message keeps its dotted name.
     expected = cli.error("field", sets)
+    (keyword, name), = zip(kwargs, sets)
+    assert name in expected
     with pytest.raises(ValueError) as e:
         simscope.field(**kwargs)
+    assert str(e.value) == expected.replace(name, keyword)
+    # Given as a dict of dotted names: the dotted spelling, the CLI's message as it is.
+    with pytest.raises(ValueError) as e:
+        simscope.field(params=sets)
     assert str(e.value) == expected
 
 

@@ -142,8 +142,11 @@ def test_bad_inputs_have_the_loaders_messages(cli, tmp_path):
     ({"synth_height": 0}, {"synth.height": 0}),
 ])
 def test_bad_values_have_the_cli_message(cli, kwargs, sets):
+    # The CLI's message with the keyword typed (lam for lambda, synth_height for synth.height).
     expected = cli.error("lsq", sets)
+    (keyword, name), = zip(kwargs, sets)
+    assert name in expected
     b, a = problem()
     with pytest.raises(ValueError) as e:
         simscope.lsq(b, a, **kwargs)
-    assert str(e.value) == expected
+    assert str(e.value) == expected.replace(name, keyword)

@@ -7,6 +7,7 @@
 
 #include <barrier>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -112,8 +113,11 @@ struct Outcome {
   DistributedRun root;
 };
 
+/// `stop(rank)`: the rank's DistributedOptions::stop code (none when empty); a rank that throws
+/// JobStopped records "JobStopped <code>".
 Outcome run_ranks(const std::string& workload, const ParamSet& p, int R, std::size_t fail_at,
-                  const std::string& checkpoint = "", const std::string& axis = "") {
+                  const std::string& checkpoint = "", const std::string& axis = "",
+                  const std::function<int(int)>& stop = {}) {
   Group g(R);
   Outcome o;
   o.errors.resize(std::size_t(R));
@@ -126,6 +130,7 @@ Outcome run_ranks(const std::string& workload, const ParamSet& p, int R, std::si
       DistributedOptions opt;
       opt.poll_seconds = 0.01;
       opt.axis = axis;
+      if (stop) opt.stop = [&stop, r] { return stop(r); };
       if (!checkpoint.empty()) {
         opt.checkpoint = std::make_shared<StudyCheckpointRequest>();
         opt.checkpoint->dir = checkpoint;
@@ -137,6 +142,8 @@ Outcome run_ranks(const std::string& workload, const ParamSet& p, int R, std::si
         if (r == 0) o.root = std::move(d);
       } catch (const JobFailed&) {
         o.errors[std::size_t(r)] = "JobFailed";
+      } catch (const JobStopped& e) {
+        o.errors[std::size_t(r)] = "JobStopped " + std::to_string(e.code);
       } catch (const std::exception& e) {
         o.errors[std::size_t(r)] = e.what();
       }
@@ -192,6 +199,21 @@ TEST(DistributedRun, AFaultOnOneRankStopsEveryRankWithItsMessage) {
   const Outcome z = run_ranks("lsq", p, 2, 0);
   EXPECT_EQ(z.errors[0], "sources.npy: row 7 is not finite (injected)");
   EXPECT_EQ(z.errors[1], "JobFailed");
+}
+
+TEST(DistributedRun, AStopOnSomeRanksStopsEveryRankWithTheLowestAskingRanksCode) {
+  const ParamSet p = lsq_params();
+  // Ranks 1 and 2 are asked to stop (SIGTERM's 15 and SIGINT's 2): every rank stops with rank
+  // 1's code, none merges (an MPI front end exits 128 + it on every rank).
+  const Outcome o = run_ranks("lsq", p, 3, std::size_t(-1), "", "", [](int r) {
+    return r == 1 ? 15 : r == 2 ? 2 : 0;
+  });
+  for (int r = 0; r < 3; ++r) EXPECT_EQ(o.errors[std::size_t(r)], "JobStopped 15") << "rank " << r;
+  EXPECT_TRUE(o.root.result.outputs.empty());
+  // No stop asked (codes 0): the run completes.
+  const Outcome fine = run_ranks("lsq", p, 2, std::size_t(-1), "", "", [](int) { return 0; });
+  EXPECT_EQ(fine.errors, std::vector<std::string>(2, ""));
+  EXPECT_FALSE(fine.root.result.outputs.empty());
 }
 
 TEST(DistributedRun, AgreeReportsTheFirstFailingRank) {

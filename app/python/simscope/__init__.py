@@ -5,9 +5,10 @@ with the schema, messages and results of the ``simscope`` command line.
 Parameters are the workload's schema (``simscope.params(workload)``, ``simscope --list-params``):
 pass each as a keyword argument with its dots written as underscores (``grid_size=64`` for
 ``grid.size``), or as a dict of dotted names (``params={"grid.size": 64}``). Values are checked
-by the same code as ``--set NAME=VALUE``: a bad one raises ValueError with the CLI's message;
-an unknown keyword raises it with the keyword spellings listed (an unknown dotted name in
-``params`` with the dotted names).
+by the same code as ``--set NAME=VALUE``: a bad one raises ValueError with the CLI's message,
+its parameters spelled as typed (``parameter grid_size: ...``, ``init="file"``,
+``backend="cuda"``; dotted names given in ``params`` stay dotted); an unknown keyword raises it
+with the keyword spellings listed (an unknown dotted name in ``params`` with the dotted names).
 
 Every call computes with the GIL released (other Python threads run meanwhile); Ctrl+C cancels
 it and raises KeyboardInterrupt; ``progress=f`` calls ``f(fraction)`` (0..1) about every 50 ms
@@ -40,6 +41,7 @@ from . import _core
 from ._arrays import inputs as _inputs
 from ._arrays import refuse_cpu_backend as _refuse_cpu_backend
 from ._arrays import staged as _staged
+from ._params import python_messages as _messages
 from ._params import settings as _settings
 from . import oscillators  # noqa: F401  (simscope.oscillators.study, .Ensemble)
 from ._result import FieldResult, LsqResult, Result
@@ -77,7 +79,8 @@ def run(workload: str, *, backend: str = "auto", progress: Progress = None,
     """Runs `workload` exactly as ``simscope --headless --workload W --set ...`` does (inputs
     from the schema: generators or files). Returns a Result whose ``outputs`` equal the CLI's
     .npy files."""
-    d = _core.run(workload, _settings(workload, params, **kwargs), backend, progress, "")
+    with _messages(workload, params, typed=bool(kwargs)):
+        d = _core.run(workload, _settings(workload, params, **kwargs), backend, progress, "")
     return Result(d)
 
 
@@ -119,10 +122,12 @@ def field(sources: Any = None, targets: Any = None, *, backend: str = "auto",
     arrays, back = _inputs(sources=sources, targets=targets)
     _refuse_cpu_backend(arrays, backend)
     sources, targets = arrays["sources"], arrays["targets"]
-    if sources is None and targets is None:
-        d = _core.run("field", s, backend, progress, "")
-    else:
-        d = _core.field(sources, targets, s, backend, progress, bool(back and back.cuda))
+    given = {"sources.file": "sources"} if sources is not None else None
+    with _messages("field", params, arrays=given, typed=bool(kwargs)):
+        if sources is None and targets is None:
+            d = _core.run("field", s, backend, progress, "")
+        else:
+            d = _core.field(sources, targets, s, backend, progress, bool(back and back.cuda))
     if outputs is not None:
         names = [outputs] if isinstance(outputs, str) else list(outputs)
         unknown = [n for n in names if n not in d["outputs"]]
@@ -162,10 +167,14 @@ def lsq(cube: Any = None, design: Any = None, *, backend: str = "auto",
     design_host, staged = _staged({"design": arrays["design"]})
     cube, design = arrays["cube"], design_host["design"]
     if cube is None and design is None:
-        d = _core.run("lsq", s, backend, progress, "")
+        with _messages("lsq", params, aliases={"lam": "lambda"}, typed=bool(kwargs)):
+            d = _core.run("lsq", s, backend, progress, "")
     elif cube is None or design is None:
         raise ValueError("lsq: give both cube and design (or neither, for the schema's inputs)")
     else:
-        d = _core.lsq(cube, design, s, backend, progress)
+        with _messages("lsq", params, aliases={"lam": "lambda"},
+                       arrays={"data.file": "cube", "design.file": "design"},
+                       typed=bool(kwargs)):
+            d = _core.lsq(cube, design, s, backend, progress)
         d["stats"]["host_staging_bytes"] += float(staged)
     return LsqResult(d, back)

@@ -1,8 +1,11 @@
 """Keyword arguments -> the schema's (dotted name, text) settings, checked in C++ by the same
-code as ``simscope --set NAME=VALUE`` (compute/core/params.cpp), so the messages are the CLI's."""
+code as ``simscope --set NAME=VALUE`` (compute/core/params.cpp), so the messages are the CLI's,
+re-spelled for Python (python_messages: the keywords typed, backend="cuda")."""
 
+import contextlib
 import numbers
 import os
+import re
 
 from . import _core
 
@@ -54,3 +57,62 @@ def settings(workload, params=None, aliases=None, **kwargs):
                              % (key, workload, known))
         out.append((table.get(key, key), text(value)))
     return out
+
+
+def _spelling(workload, params=None, aliases=None, arrays=None, typed=False):
+    """({schema name: Python spelling} of the names that differ, {names kept as they are}): the
+    keyword (dots as '_', or its alias, e.g. lsq's lam for lambda), or the array argument that
+    replaced a file parameter (`arrays`, e.g. {"init.file": "initial"}). Names given dotted in
+    `params` are kept, and all are when the caller gave only dotted names (`typed` False: no
+    keyword argument)."""
+    dotted = {str(n) for n in (params or {})}
+    alias = {name: a for a, name in (aliases or {}).items()}
+    keep = bool(dotted) and not typed
+    out, kept = {}, set()
+    for key, name in keywords(workload).items():
+        if (keep or name in dotted) and name not in (arrays or {}):
+            kept.add(name)
+            continue
+        new = (arrays or {}).get(name) or alias.get(name, key)
+        if new != name:
+            out[name] = new
+    return out, kept
+
+
+def python_message(message, workload, params=None, aliases=None, arrays=None, typed=True):
+    """`message` (the CLI's words, compute/ and app/run/ write them) as a Python caller spells
+    it: each schema name as the keyword (see _spelling), an enum setting NAME=VALUE as
+    NAME="VALUE", and the command line's ``--backend cuda`` / ``backend=cuda`` as
+    ``backend="cuda"``. A path or a longer dotted word containing a name is left alone."""
+    names, kept = _spelling(workload, params, aliases, arrays, typed)
+    if names:
+        pattern = r"(?<![\w./-])(%s)(?![\w-]|\.\w)" % "|".join(
+            re.escape(n) for n in sorted(names, key=len, reverse=True))
+        message = re.sub(pattern, lambda m: names[m.group(1)], message)
+    choices = {"backend": ("auto", "cpu", "cuda")}
+    for spec in _core.schema(workload):
+        if spec["choices"] and spec["name"] not in kept:  # a kept name: NAME=VALUE as given
+            choices[names.get(spec["name"], spec["name"])] = tuple(spec["choices"])
+    message = re.sub(r"--backend (auto|cpu|cuda)\b", r'backend="\1"', message)
+    message = re.sub(r"--backend\b", "backend", message)
+
+    def quoted(m):
+        key, value = m.group(1), m.group(2)
+        return '%s="%s"' % (key, value) if value in choices.get(key, ()) else m.group(0)
+
+    return re.sub(r"(?<![\w.-])([A-Za-z_][\w.]*)=([\w.+-]+)\b", quoted, message)
+
+
+@contextlib.contextmanager
+def python_messages(workload, params=None, aliases=None, arrays=None, typed=True):
+    """Re-raises a ValueError / RuntimeError of the block with python_message's words (the same
+    type; the CLI's own messages are unchanged). `typed`: the caller gave keyword arguments."""
+    try:
+        yield
+    except (ValueError, RuntimeError) as e:
+        if type(e) not in (ValueError, RuntimeError):
+            raise
+        text = python_message(str(e), workload, params, aliases, arrays, typed)
+        if text == str(e):
+            raise
+        raise type(e)(text) from None

@@ -12,6 +12,7 @@ from typing import Any, Callable, Mapping, Optional
 from . import _core
 from ._arrays import host_view as _host_view
 from ._arrays import refuse_cpu_backend as _refuse_cpu_backend
+from ._params import python_messages as _messages
 from ._params import settings as _settings
 from ._result import Result
 
@@ -36,10 +37,12 @@ def study(initial: Any = None, *, backend: str = "auto",
     s = _settings("oscillators", params, **kwargs)
     initial, back = _host_view(initial, "initial")
     _refuse_cpu_backend({"initial": initial}, backend)
-    if initial is None:
-        d = _core.run("oscillators", s, backend, progress, "study")
-    else:  # a CUDA initial state is read in place by the CUDA back end (input_route "device")
-        d = _core.oscillators_study(initial, s, backend, progress)
+    given = {"init.file": "initial"} if initial is not None else None
+    with _messages("oscillators", params, arrays=given, typed=bool(kwargs)):
+        if initial is None:
+            d = _core.run("oscillators", s, backend, progress, "study")
+        else:  # a CUDA initial state is read in place by the CUDA back end (input_route "device")
+            d = _core.oscillators_study(initial, s, backend, progress)
     return Result(d, back)
 
 
@@ -57,7 +60,10 @@ class Ensemble:
                  params: Optional[Mapping[str, Any]] = None, **kwargs: Any):
         initial, back = _host_view(initial, "initial")
         _refuse_cpu_backend({"initial": initial}, backend)  # a CUDA one: read in place
-        self._e = _core.Ensemble(_settings("oscillators", params, **kwargs), backend, initial)
+        given = {"init.file": "initial"} if initial is not None else None
+        with _messages("oscillators", params, arrays=given, typed=bool(kwargs)):
+            self._e = _core.Ensemble(_settings("oscillators", params, **kwargs), backend,
+                                     initial)
         self._wrap = back or (lambda a: a)  # results as the initial state's type and device
 
     def advance(self, steps: int, *, progress: Optional[Callable[[float], Any]] = None) -> dict:

@@ -135,6 +135,17 @@ class FieldWorkload final : public Workload {
  public:
   const Schema& schema() const override { return field::schema(); }
 
+  /// view=error needs the tree method: direct sums measure no error, so the run would end
+  /// without its view.
+  void check_params(const ParamSet& params) const override {
+    if (params.get_string("view") == field::error_output().name &&
+        params.get_string("method") == "direct")
+      throw Error(
+          "view=error shows the tree method's error, but method=direct computes none: "
+          "set method=tree (or method=auto, which takes the tree above 1e9 pairs), or "
+          "another view");
+  }
+
   RunResult run(const ParamSet& params, Backend backend, const RunRequest& request,
                 Progress* progress) override {
     const bool preview = request.preview;
