@@ -54,7 +54,11 @@ kill $pid; wait $pid
 """
     # -r: no auto-repeat. The waits between keydown and keyup are stretched under the sanitizer
     # past the server's repeat delay (660 ms), and a repeated key would be typed twice.
-    subprocess.run(["xvfb-run", "-a", "-s", f"-screen 0 {screen}x24 -r", "sh", "-c", script],
+    # -a -n: a free display from a number that differs between concurrent tests (xvfb-run -a
+    # alone starts every search at 99, and two tests started together can pick the same one).
+    start = 100 + (os.getpid() % 400) * 2
+    subprocess.run(["xvfb-run", "-a", "-n", str(start), "-s", f"-screen 0 {screen}x24 -r", "sh",
+                    "-c", script],
                    capture_output=True, text=True, timeout=timeout, env=env, cwd=d)
     out = open(log).read() if os.path.exists(log) else ""
     shots = [line.split("saved screenshot ", 1)[1].strip() for line in out.splitlines()
