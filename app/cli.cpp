@@ -86,7 +86,8 @@ CliParse parse_command_line(const QStringList& args) {
       "GUI: save the window as PNG and quit: once the first full result is shown, or with "
       "--frames N after N frames. The path is checked before the window opens.",
       "FILE.png");
-  const QCommandLineOption quiet({"q", "quiet"}, "Print only errors.");
+  const QCommandLineOption quiet({"q", "quiet"},
+                               "Print only errors and warnings (no progress, no summary).");
   const QCommandLineOption resume(
       "resume",
       "Headless oscillators study: continue the interrupted study whose checkpoint is in "

@@ -121,6 +121,8 @@ int run_lsq(const std::vector<std::string>& words) {
       .add("fallback_pixels", r.fallback_pixels)
       .add("downdate_pixels", r.downdate_pixels)
       .add("minnorm_pixels", r.minnorm_pixels)
+      .add("gap_free_pixels", std::uint64_t(std::count(r.count.begin(), r.count.end(),
+                                                       std::int32_t(s.m))))
       .add("peak_rss_bytes", peak_rss_bytes())
       .add("peak_device_bytes", solver->peak_device_bytes())
       .add("cube_bytes", std::int64_t(syn.cube.bytes.size()))
@@ -158,7 +160,8 @@ const Registration reg{Bench{
     "  of the pixel's observed rows, Tikhonov-filtered when lambda > 0), error_metric, "
     "error_reference,\n"
     "  status_ok, status_underdetermined, status_rank_deficient, status_all_missing,\n"
-    "  fallback_pixels, downdate_pixels, minnorm_pixels (CPU paths), peak_rss_bytes (getrusage), "
+    "  fallback_pixels, downdate_pixels, minnorm_pixels (CPU paths), gap_free_pixels (all M\n"
+    "  observed: the shared SVD's product), peak_rss_bytes (getrusage), "
     "peak_device_bytes (CUDA solver's peak\n"
     "  allocation; 0 on cpu), cube_bytes, setup.\n",
     run_lsq}};
