@@ -52,9 +52,10 @@ Schema build() {
       param_spec("lambda", T::Float, 0.0, 0, 1e12, "A^2",
                  "Tikhonov regularisation: minimise |A x - b|^2 + lambda |x|^2 (0: none)."));
   s.push_back(param_spec("precision", T::Enum, std::string("fp64"), kNoMin, kNoMax, "",
-                         "Working precision of the Gram matrices and Cholesky factors (vectors and "
-                         "the refinement are float64): fp64 ~1e-12 relative error, fp32 ~1e-7 (a "
-                         "float32 solution) and faster, on well-conditioned pixels.",
+                         "Working precision of the Gram path's matrices and Cholesky factors "
+                         "(vectors and the refinement are float64; the downdate and minimum-norm "
+                         "paths are float64 in either precision): fp64 ~1e-12 relative error, fp32 "
+                         "~1e-7 (a float32 solution) on well-conditioned pixels.",
                          {"fp32", "fp64"}));
   s.push_back(
       param_spec("view", T::Enum, std::string("solution"), kNoMin, kNoMax, "",
