@@ -224,13 +224,19 @@ class LsqGui final : public WorkloadGui {
       };
       draw_xy_plot("##lsqx", kk, xv, xo);
     }
-    std::string first;
-    for (std::size_t k = 0; k < std::min<std::size_t>(N, 6); ++k) {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%s%.4g", k ? ", " : "", x[k]);
-      first += buf;
+    // "x = [x_0, x_1, ..., x_5, ...]", broken between numbers only.
+    std::vector<std::string> tokens;
+    const std::size_t shown = std::min<std::size_t>(N, 6);
+    for (std::size_t k = 0; k < shown; ++k) {
+      char buf[48];
+      const bool last = k + 1 == shown;
+      std::snprintf(buf, sizeof buf, "%s%.4g%s", k ? "" : "x = [", x[k],
+                    !last   ? ","
+                    : N > 6 ? ", ...]"
+                            : "]");
+      tokens.push_back(buf);
     }
-    SIMSCOPE_TEXT_WRAPPED("x = [%s%s]", first.c_str(), N > 6 ? ", ..." : "");
+    text_tokens_wrapped(tokens);
   }
 
   long sel_h_ = -1, sel_w_ = -1;

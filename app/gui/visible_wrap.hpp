@@ -10,6 +10,9 @@
 #include <imgui.h>
 #include <imgui_internal.h>
 
+#include <string>
+#include <vector>
+
 namespace simscope::app::gui {
 
 /// Pushes a wrap position (window-local, as PushTextWrapPos takes it) at the visible right edge
@@ -18,6 +21,23 @@ namespace simscope::app::gui {
 inline void push_visible_wrap() {
   const ImGuiWindow* w = ImGui::GetCurrentWindow();
   ImGui::PushTextWrapPos(w->InnerRect.Max.x - w->WindowPadding.x - w->Pos.x + w->Scroll.x);
+}
+
+/// Lays out `tokens` left to right as wrapped text inside the visible width, one space apart,
+/// breaking lines only between tokens: TextWrapped also breaks after '.' and ',', which split
+/// numbers such as "-1.639" over two lines.
+inline void text_tokens_wrapped(const std::vector<std::string>& tokens) {
+  const ImGuiWindow* w = ImGui::GetCurrentWindow();
+  const float right = w->InnerRect.Max.x - w->WindowPadding.x;  // screen coordinates
+  const float space = ImGui::CalcTextSize(" ").x;
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    if (i > 0) {
+      ImGui::SameLine(0, space);
+      if (ImGui::GetCursorScreenPos().x + ImGui::CalcTextSize(tokens[i].c_str()).x > right)
+        ImGui::NewLine();
+    }
+    ImGui::TextUnformatted(tokens[i].c_str());
+  }
 }
 
 }  // namespace simscope::app::gui
