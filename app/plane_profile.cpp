@@ -109,11 +109,12 @@ double PlaneSamples::interpolate(int c, double fi, double fj) const {
   const std::vector<float>& d = columns.at(std::size_t(c)).data;
   fi = std::clamp(fi, 0.0, double(rows - 1));
   fj = std::clamp(fj, 0.0, double(cols - 1));
+  auto at = [&](int i, int j) { return double(d[std::size_t(i) * cols + j]); };
+  if (columns[std::size_t(c)].integer) return at(int(std::lround(fi)), int(std::lround(fj)));
   const int i0 = std::min(int(std::floor(fi)), std::max(rows - 2, 0));
   const int j0 = std::min(int(std::floor(fj)), std::max(cols - 2, 0));
   const double ti = rows > 1 ? fi - i0 : 0, tj = cols > 1 ? fj - j0 : 0;
   const int i1 = std::min(i0 + 1, rows - 1), j1 = std::min(j0 + 1, cols - 1);
-  auto at = [&](int i, int j) { return double(d[std::size_t(i) * cols + j]); };
   // Terms with weight 0 are left out, so a NaN neighbour there does not spread.
   double v = 0;
   const double w[4] = {(1 - ti) * (1 - tj), ti * (1 - tj), (1 - ti) * tj, ti * tj};
@@ -154,9 +155,15 @@ PlaneSamples plane_samples(const Workload& w, const RunResult& r, const std::str
   const ParamSpec& spec = r.params.schema().at(vp);
   std::vector<std::string> choices = spec.choices;
   if (choices.empty()) choices = {shown};
-  auto add = [&](const std::string& name, const ViewImage& im) {
+  // An output of an integer dtype (lsq's count, status) is an integer column: nearest sample.
+  auto integer = [&](const std::string& output) {
+    const OutputArray* o = r.find(output);
+    return o && (o->dtype == io::DType::Int32 || o->dtype == io::DType::Int64 ||
+                 o->dtype == io::DType::UInt8);
+  };
+  auto add = [&](const std::string& name, const ViewImage& im, const std::string& output) {
     if (im.rows != s.rows || im.cols != s.cols || s.column(name) >= 0) return;
-    s.columns.push_back({name, im.label, im.unit, im.data.host()});
+    s.columns.push_back({name, im.label, im.unit, im.data.host(), integer(output)});
   };
   for (const std::string& choice : choices) {
     ParamSet p = r.params;
@@ -173,16 +180,17 @@ PlaneSamples plane_samples(const Workload& w, const RunResult& r, const std::str
         RunResult one = with_params(r, p, choice);
         for (std::size_t k = 0; k < n; ++k) {
           one.params.set(comp, std::int64_t(k));
-          add(choice + "[" + std::to_string(k) + "]", w.view_image(one, choice));
+          add(choice + "[" + std::to_string(k) + "]", w.view_image(one, choice), choice);
         }
       } else {
-        add(choice, w.view_image(r, choice));
+        add(choice, w.view_image(r, choice), choice);
       }
     } catch (const std::exception&) {
       // an output this result does not hold (e.g. a live run's): not a column
     }
   }
-  if (s.columns.empty()) s.columns.push_back({shown, img.label, img.unit, img.data.host()});
+  if (s.columns.empty())
+    s.columns.push_back({shown, img.label, img.unit, img.data.host(), integer(shown)});
   return s;
 }
 

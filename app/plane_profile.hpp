@@ -17,6 +17,9 @@ struct PlaneColumn {
   std::string label;  ///< e.g. "|E|"
   std::string unit;   ///< e.g. "k*q/length^2"
   std::vector<float> data;
+  /// The output holds integers (an integer dtype, e.g. lsq's count and status codes): read at
+  /// the nearest sample, never interpolated (PlaneSamples::interpolate).
+  bool integer = false;
 };
 
 /// Every plane output of one result, and the plane's coordinates.
@@ -51,7 +54,9 @@ struct PlaneSamples {
   double fi_of(double u) const;
   double fj_of(double v) const;
   /// Bilinear interpolation of column c at (fi, fj), clamped to the image; NaN when a
-  /// neighbour taking part is NaN.
+  /// neighbour taking part is NaN. An integer column (PlaneColumn::integer) gives the nearest
+  /// sample's value instead (halves round away from zero), so codes and counts stay values of
+  /// the map.
   double interpolate(int c, double fi, double fj) const;
 };
 
@@ -65,8 +70,9 @@ std::string shown_column_name(const RunResult& result, const std::string& view_p
 /// (each read through Workload::view_image, the one function that turns outputs into plane
 /// images), one per component k of a choice whose output has a leading component axis picked by
 /// an Int parameter "<view param>.component" (lsq's
-/// solution). Choices shown other than as a plane (e.g. the oscillators' phase view) and
-/// images of another size are left out. Throws simscope::Error when `shown` gives no image.
+/// solution). A column is `integer` when its output has an integer dtype. Choices shown other than
+/// as a plane (e.g. the oscillators' phase view) and images of another size are left out. Throws
+/// simscope::Error when `shown` gives no image.
 PlaneSamples plane_samples(const Workload& workload, const RunResult& result,
                            const std::string& shown);
 

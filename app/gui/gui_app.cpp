@@ -419,6 +419,9 @@ int run_gui(const CliOptions& o) {
   s.params = session.params;
   s.view = session.view;
   s.view_given = session.view_given;
+  s.view_warnings = view_schema().unused_warnings(s.view);  // said once, as headless does
+  for (const std::string& w : s.view_warnings)
+    std::fprintf(stderr, "simscope: warning: %s\n", w.c_str());
   s.backend = session.backend;
   s.backend_request = o.backend;
   s.worker = std::make_unique<Worker>(std::move(session.workload));
@@ -454,6 +457,8 @@ int run_gui(const CliOptions& o) {
         s.action_error.clear();
       } else {
         if (!ev->result->preview) s.last_full_seconds = ev->result->compute_seconds;
+        for (const std::string& w : s.view_warnings) ev->result->warnings.push_back(w);
+        if (!ev->result->preview) s.view_warnings.clear();  // shown with the first full result
         s.result = std::move(ev->result);
         ++s.result_serial;
         s.error.clear();

@@ -58,6 +58,10 @@ struct GuiState {
   std::string view_message;
   /// The view parameters given by --set, kept over the workload's hints for the first image.
   std::vector<std::string> view_given;
+  /// The start's view settings the view does not use (view_schema().unused_warnings: view.min,
+  /// view.max given with view.range=auto), warned as headless does: printed to stderr at the
+  /// start and added to the results' warnings (panel, status bar) up to the first full result.
+  std::vector<std::string> view_warnings;
   /// This frame's panel layout for the screenshots' simscope.panels: parameter rows drawn and
   /// cut off (param_rows), and whether each panel scrolls (vertically, sideways).
   std::string panels_layout;

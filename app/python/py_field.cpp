@@ -198,12 +198,10 @@ void bind_field(py::module_& m) {
             j.targets = targets_of(dtgt ? staged(*dtgt) : targets, target_conversions);
             j.shape = {j.targets.size()};
           }
-          if (!sources.is_none()) {  // the generator's settings are not used then
-            const std::string c =
-                j.params.changed({"sources.file", "sources.distribution", "sources.count",
-                                  "sources.seed", "sources.half_width"});
-            if (!c.empty()) j.unused = "sources are given as an array, so " + c + " not used";
-          }
+          if (!sources.is_none())  // the generator's settings are not used then
+            j.unused = unused_by_arrays(j.params, "sources are given as an array",
+                                        {"sources.file", "sources.distribution", "sources.count",
+                                         "sources.seed", "sources.half_width"});
           return j;
         });
         const bool on_device = job.choice.backend == Backend::Cuda;

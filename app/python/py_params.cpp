@@ -17,6 +17,14 @@ ParamSet params_from(const Schema& schema, const Settings& settings) {
   return p;
 }
 
+std::string unused_by_arrays(const ParamSet& params, const std::string& given,
+                             const std::vector<std::string>& names, const std::string& why) {
+  const std::string list = params.changed(names);
+  if (list.empty()) return "";
+  return given + ", so " + list + (list.find(',') == std::string::npos ? " is" : " are") +
+         " not used" + (why.empty() ? "" : " (" + why + ")");
+}
+
 namespace {
 
 py::object to_python(const ParamValue& v) {

@@ -27,6 +27,13 @@ ParamSet params_from(const Schema& schema, const Settings& settings);
 /// The parameters as a dict name -> typed Python value (int, float, bool or str).
 py::dict params_dict(const ParamSet& params);
 
+/// The warning that the settings `names` a caller changed from their defaults are not used,
+/// because the arrays `given` replaced what they make: "GIVEN, so a, b are not used (WHY)" ("is"
+/// for one name; " (WHY)" left out when `why` is empty), or "" when none of them is changed.
+/// Python re-spells the names as keywords (simscope/_params.py: python_warnings).
+std::string unused_by_arrays(const ParamSet& params, const std::string& given,
+                             const std::vector<std::string>& names, const std::string& why = "");
+
 /// choose_backend(requested) ("auto", "cpu", "cuda"); throws simscope::Error.
 BackendChoice backend_from(const std::string& requested);
 

@@ -39,6 +39,7 @@ void bind_run(py::module_& m) {
         auto [wl, params, choice] = checked([&] {
           auto w = app::make_workload(workload);
           ParamSet p = params_from(w->schema(), settings);
+          w->check_params(p);  // what headless refuses before computing (view=error, direct)
           return std::make_tuple(std::move(w), std::move(p), backend_from(backend));
         });
         app::RunRequest request;

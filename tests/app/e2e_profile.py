@@ -1,5 +1,5 @@
 """Headless --profile: DIR/profile.csv holds every plane output along a line, bilinearly
-interpolated; checked against numpy's own bilinear interpolation of the exported .npy files at the
+interpolated (integer maps, lsq's count and status: the nearest sample); checked against numpy's own bilinear interpolation of the exported .npy files at the
 CSV's coordinates, and the coordinates and distances against the line asked for. Bad --profile
 values are refused with a message. Usage: e2e_profile.py SIMSCOPE"""
 import math
@@ -110,6 +110,19 @@ if p.returncode == 0:
         c.check(close(h[name], bilinear(x[k], h["h"], h["w"])), f"lsq {name} interpolated")
     r = np.load(os.path.join(out, "residual.npy"))
     c.check(close(h["residual"], bilinear(r, h["h"], h["w"])), "lsq residual interpolated")
+    # The integer maps (count int32, status uint8) take the nearest sample, never a blend: each
+    # value is the map's at the rounded position (either neighbour at a tie, within print
+    # round-off), so it is an integer that occurs in the map.
+    for name in ("count", "status"):
+        a = np.load(os.path.join(out, name + ".npy"))
+        c.check(a.dtype.kind in "iu", f"lsq {name}.npy has an integer dtype ({a.dtype})")
+        ok = True
+        for fi, fj, v in zip(h["h"], h["w"], h[name]):
+            ii = {int(math.floor(fi + 0.5 + s)) for s in (-1e-6, 1e-6)}
+            jj = {int(math.floor(fj + 0.5 + s)) for s in (-1e-6, 1e-6)}
+            ok = ok and v == round(v) and any(v == a[i, j] for i in ii for j in jj)
+        c.check(ok, f"lsq {name}: the nearest sample's values ({h[name]})")
+    c.check(np.unique(h["count"]).size > 1, f"lsq count varies along the line ({h['count']})")
     length = math.hypot(8 - 0.5, 0 - 10.5)
     c.check(len(t) == math.ceil(length) + 1, f"lsq: one point per pixel spacing ({len(t)})")
 

@@ -101,6 +101,16 @@ TEST(Profile, BilinearReproducesALinearField) {
       EXPECT_NEAR(s.interpolate(0, fi, fj), 2 * fi + 3 * fj + 1, 1e-12) << fi << " " << fj;
 }
 
+TEST(Profile, IntegerColumnTakesTheNearestSample) {
+  PlaneSamples s = plane();
+  s.columns[0].integer = true;  // e.g. lsq's count: never blended between samples
+  for (double fi : {0.0, 0.25, 0.5, 1.6, 2.0})
+    for (double fj : {0.0, 0.7, 1.49, 2.5, 3.0}) {
+      const double ni = std::floor(fi + 0.5), nj = std::floor(fj + 0.5);  // halves round up
+      EXPECT_EQ(s.interpolate(0, fi, fj), 2 * ni + 3 * nj + 1) << fi << " " << fj;
+    }
+}
+
 TEST(Profile, OnePointPerGridSpacing) {
   const PlaneSamples s = plane();
   const Profile p = line_profile(s, 0, 0, 2, 3);  // length sqrt(13) = 3.6 sample spacings

@@ -42,6 +42,7 @@ from ._arrays import inputs as _inputs
 from ._arrays import refuse_cpu_backend as _refuse_cpu_backend
 from ._arrays import staged as _staged
 from ._params import python_messages as _messages
+from ._params import python_warnings as _warnings
 from ._params import settings as _settings
 from . import oscillators  # noqa: F401  (simscope.oscillators.study, .Ensemble)
 from ._result import FieldResult, LsqResult, Result
@@ -78,10 +79,12 @@ def run(workload: str, *, backend: str = "auto", progress: Progress = None,
         params: Params = None, **kwargs: Any) -> Result:
     """Runs `workload` exactly as ``simscope --headless --workload W --set ...`` does (inputs
     from the schema: generators or files). Returns a Result whose ``outputs`` equal the CLI's
-    .npy files."""
+    .npy files, and whose warnings are the CLI's with the parameters spelled as typed
+    (synth_height). Raises ValueError, before computing, for what headless refuses (e.g. the
+    field's view="error" with method="direct")."""
     with _messages(workload, params, typed=bool(kwargs)):
         d = _core.run(workload, _settings(workload, params, **kwargs), backend, progress, "")
-    return Result(d)
+    return Result(_warnings(d, workload, params, typed=bool(kwargs)))
 
 
 def field(sources: Any = None, targets: Any = None, *, backend: str = "auto",
@@ -111,6 +114,7 @@ def field(sources: Any = None, targets: Any = None, *, backend: str = "auto",
         messages of host arrays): stats["host_staging_bytes"] 0 and .input_route "device";
         with the tree method they are copied to the host once ("staged"). ValueError for a
         CUDA input with backend="cpu".
+    Warnings (.warnings) spell parameters as typed, like the errors (sources_count).
     Returns a FieldResult: a dict-like of float32 arrays, each of shape (T,) for given targets,
     (n, n) for a plane (index [i, j]: u_i, v_j, as the CLI's .npy) or (6, n, n) for a box;
     units k*q/length^2 (magnitude, ex, ey, ez) and k*q/length (potential). Also .warnings,
@@ -128,6 +132,7 @@ def field(sources: Any = None, targets: Any = None, *, backend: str = "auto",
             d = _core.run("field", s, backend, progress, "")
         else:
             d = _core.field(sources, targets, s, backend, progress, bool(back and back.cuda))
+    _warnings(d, "field", params, arrays=given, typed=bool(kwargs))
     if outputs is not None:
         names = [outputs] if isinstance(outputs, str) else list(outputs)
         unknown = [n for n in names if n not in d["outputs"]]
@@ -157,7 +162,9 @@ def lsq(cube: Any = None, design: Any = None, *, backend: str = "auto",
     Returns an LsqResult with .solution (N, H, W) float64 (float32 with precision="fp32"),
     .residual (H, W) float32 RMS residual, .count (H, W) int32 observed rows, .status (H, W)
     uint8 (0 ok, 1 underdetermined, 2 rank-deficient, 3 all missing), .condition (H, W)
-    float32, and .stats (status counts, fallback pixels, ...), as the CLI's files and run.json.
+    float32, and .stats (status counts, fallback pixels, ...), as the CLI's files and run.json;
+    .warnings as the CLI's, spelled as typed (with arrays, changed synth_* settings are named
+    as not used).
     Raises ValueError (shapes that do not match, dtype, inf, bad keyword), RuntimeError."""
     s = _settings("lsq", params, aliases={"lam": "lambda"}, **kwargs)
     arrays, back = _inputs(cube=cube, design=design)
@@ -169,6 +176,7 @@ def lsq(cube: Any = None, design: Any = None, *, backend: str = "auto",
     if cube is None and design is None:
         with _messages("lsq", params, aliases={"lam": "lambda"}, typed=bool(kwargs)):
             d = _core.run("lsq", s, backend, progress, "")
+        _warnings(d, "lsq", params, aliases={"lam": "lambda"}, typed=bool(kwargs))
     elif cube is None or design is None:
         raise ValueError("lsq: give both cube and design (or neither, for the schema's inputs)")
     else:
@@ -176,5 +184,7 @@ def lsq(cube: Any = None, design: Any = None, *, backend: str = "auto",
                        arrays={"data.file": "cube", "design.file": "design"},
                        typed=bool(kwargs)):
             d = _core.lsq(cube, design, s, backend, progress)
+        _warnings(d, "lsq", params, aliases={"lam": "lambda"},
+                  arrays={"data.file": "cube", "design.file": "design"}, typed=bool(kwargs))
         d["stats"]["host_staging_bytes"] += float(staged)
     return LsqResult(d, back)

@@ -116,3 +116,12 @@ def python_messages(workload, params=None, aliases=None, arrays=None, typed=True
         if text == str(e):
             raise
         raise type(e)(text) from None
+
+
+def python_warnings(d, workload, params=None, aliases=None, arrays=None, typed=True):
+    """The result dict `d` of simscope._core with its warnings (the CLI's words, e.g.
+    "sources are given as an array, so sources.count is not used") spelled as the caller typed
+    them (python_message: "sources_count"); returns `d`."""
+    d["warnings"] = [python_message(w, workload, params, aliases, arrays, typed)
+                     for w in d["warnings"]]
+    return d
