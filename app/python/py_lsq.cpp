@@ -155,17 +155,19 @@ void bind_lsq(py::module_& m) {
         d["input_route"] = job.device_cube ? "device" : "host";
         d["compute_seconds"] = out.res.seconds;
         // The CLI's warnings (lsq_workload.cpp): settings not used (and the synthetic cube's,
-        // which the arrays replace), then the solve's (pixels
-        // that are not ok, float32 overflow in the outputs).
+        // which the arrays replace), then the solve's (pixels that are not ok, float32 overflow
+        // in the outputs).
         py::list warnings;
         for (std::string& w : lsq::schema().unused_warnings(job.params)) warnings.append(w);
-        // The arrays replace the synthetic problem: none of the generator's settings is used.
-        const std::string synth =
-            unused_by_arrays(job.params, "cube and design are given as arrays",
-                             {"synth.height", "synth.width", "synth.observations", "synth.unknowns",
-                              "synth.nan_fraction", "synth.noise", "synth.seed", "synth.design"},
-                             "settings of the synthetic cube");
-        if (!synth.empty()) warnings.append(synth);
+        // The arrays stand in for data.file: the settings its rule of use names are not used
+        // (lsq_params.cpp's rule, so the list is the schema's, not a copy).
+        for (const UseRule& r : lsq::schema().use_rules())
+          if (r.when.size() == 1 && r.when[0].param == "data.file" &&
+              r.when[0].op == ParamCondition::Op::Set) {
+            const std::string synth = unused_by_arrays(
+                job.params, "cube and design are given as arrays", r.unused, r.why);
+            if (!synth.empty()) warnings.append(synth);
+          }
         const auto& sc = out.res.status_counts;
         const auto inf32 = [](const auto& v) {
           return std::size_t(
