@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 
-from simscope_test_util import Checker, scratch
+from simscope_test_util import Checker, children, scratch
 
 simscope, mpirun = sys.argv[1], sys.argv[2]
 c = Checker()
@@ -76,21 +76,6 @@ p, _ = mpi(2, "--workload", "field", "--set", f"sources.file={bad}", "--out-dir"
 c.check(p.returncode != 0 and np.array_equal(np.load(os.path.join(keep, "magnitude.npy")),
                                              np.arange(3.0)),
         "-np 2 failed run: the folder's earlier outputs are untouched")
-
-
-def children(pid):
-    """Processes whose parent is pid (from /proc: no extra tool)."""
-    out = []
-    for e in os.listdir("/proc"):
-        if e.isdigit():
-            try:
-                with open(f"/proc/{e}/stat") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-                if int(fields[1]) == pid:
-                    out.append(int(e))
-            except OSError:
-                pass
-    return out
 
 
 def rank_of(pid):

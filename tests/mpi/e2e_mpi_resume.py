@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from simscope_test_util import Checker, scratch
+from simscope_test_util import Checker, children, scratch
 
 simscope, mpirun = sys.argv[1], sys.argv[2]
 c = Checker()
@@ -31,20 +31,6 @@ def command(out, ranks, *extra):
     cmd = [simscope, "--headless", "--backend", "cpu", "--no-image", "--out-dir", out, *STUDY,
            "--checkpoint-interval", "0.3", *extra]
     return [mpirun, "--oversubscribe", "-np", str(ranks), *cmd] if ranks else cmd
-
-
-def children(pid):
-    out = []
-    for e in os.listdir("/proc"):
-        if e.isdigit():
-            try:
-                with open(f"/proc/{e}/stat") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-                if int(fields[1]) == pid:
-                    out.append(int(e))
-            except OSError:
-                pass
-    return out
 
 
 def rank_of(pid):

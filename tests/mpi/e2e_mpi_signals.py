@@ -11,7 +11,7 @@ import subprocess
 import sys
 import time
 
-from simscope_test_util import Checker, scratch
+from simscope_test_util import Checker, children, scratch
 
 simscope, mpirun = sys.argv[1], sys.argv[2]
 c = Checker()
@@ -23,20 +23,6 @@ FIELD = ["--workload", "field", "--set", "sources.count=4000000", "--set", "grid
 STUDY = ["--workload", "oscillators", "--set", "ensemble.size=960", "--set", "network.nodes=40",
          "--set", "integrator.steps=120000", "--set", "integrator.transient=10",
          "--checkpoint-interval", "0.3"]
-
-
-def children(pid):
-    out = []
-    for e in os.listdir("/proc"):
-        if e.isdigit():
-            try:
-                with open(f"/proc/{e}/stat") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-                if int(fields[1]) == pid:
-                    out.append(int(e))
-            except OSError:
-                pass
-    return out
 
 
 def stopped(name, args, sig, to_mpirun=False, wait=2.0, ready=None):
