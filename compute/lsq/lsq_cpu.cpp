@@ -1422,10 +1422,7 @@ class GroupSolver {
   /// stage (SolutionStage::flush copies it to the result) or, without a stage, the result.
   void store(std::size_t p, const double* x, const PixelOutcome& o, double residual, int count) {
     if (!stage_) return store_pixel(out_, p, x, o, residual, count);
-    out_.status[p] = o.status;
-    out_.condition[p] = o.condition;
-    out_.residual[p] = float(residual);
-    out_.count[p] = count;
+    store_maps(out_, p, o, residual, count);
     double* s = stage_->x.data() + (p - stage_->p0);
     for (int k = 0; k < pb_.N; ++k) s[std::size_t(k) * SolutionStage::kStride] = x[k];
   }

@@ -207,6 +207,10 @@ void store_pixel(Result& out, std::size_t p, const double* x, const PixelOutcome
                  double residual, int count) {
   const std::size_t P = out.pixels();
   for (std::size_t k = 0; k < out.n; ++k) out.solution[k * P + p] = x[k];
+  store_maps(out, p, o, residual, count);
+}
+
+void store_maps(Result& out, std::size_t p, const PixelOutcome& o, double residual, int count) {
   out.status[p] = o.status;
   out.condition[p] = o.condition;
   out.residual[p] = float(residual);

@@ -65,7 +65,10 @@ PixelOutcome qr_pixel(const Design& design, const PixelData& px, double lambda, 
 /// sqrt(mean over the observed rows of (A_i . x - b_i)^2), in float64.
 double residual_rms(const Design& design, const PixelData& px, const double* x);
 
-/// Writes pixel p's outputs (x of N values, status, condition, residual, count) into `out`.
+/// Writes pixel p's maps (status, condition, residual, count) into `out`.
+void store_maps(Result& out, std::size_t p, const PixelOutcome& o, double residual, int count);
+
+/// Writes pixel p's outputs (x of N values, then store_maps) into `out`.
 void store_pixel(Result& out, std::size_t p, const double* x, const PixelOutcome& o,
                  double residual, int count);
 
