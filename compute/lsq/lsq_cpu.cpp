@@ -787,15 +787,15 @@ class GroupSolver {
         ak[v] = in && len[v] > T(1) ? sg * (T(1) + tk / den[v]) : T(0);
       }
     }
+    T* const two[2] = {x, xa};
     if constexpr (std::is_same_v<T, double>) {
-      if (rhs) {
-        double* const ys[3] = {x, xa, rhs};
-        solve_many<double, 3>(ys);
-      }
-    }
-    if (!std::is_same_v<T, double> || !rhs) {
-      T* const ys[2] = {x, xa};
-      solve_many<T, 2>(ys);
+      double* const three[3] = {x, xa, rhs};
+      if (rhs)
+        solve_many<double, 3>(three);
+      else
+        solve_many<double, 2>(two);
+    } else {  // rhs is float64, the factor's vectors T: a separate solve
+      solve_many<T, 2>(two);
       if (rhs) solve_in_place(rhs);
     }
     norm1(x, est);
