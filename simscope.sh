@@ -5,12 +5,16 @@
 #                                      the arguments go to simscope (build/app/simscope --help)
 #   ./simscope.sh test [CTEST ARGS...] the same set-up and build, the set-up check, then the whole
 #                                      test suite through ctest (arguments go to ctest, e.g. -L app)
+#   ./simscope.sh test --quick [CTEST ARGS...]
+#                                      the same, label quick only: the unit tests of every module
+#                                      and one end-to-end test of each front end (a few minutes)
 #   ./simscope.sh build                set-up and build only
 #   ./simscope.sh sanitize [CTEST ARGS...]
 #                                      set-up, build build-sanitize/ with ASan + UBSan (CPU back
-#                                      end only, RelWithDebInfo) and run the compute, render, app
-#                                      and setup tests there; any sanitizer report fails its test
-#                                      (LeakSanitizer on the compute and setup tests only)
+#                                      end only, -O1) and run the compute, run, render and app
+#                                      unit tests and the end-to-end tests not labelled gui or
+#                                      mpi_heavy there; a sanitizer report exits 86 and fails its
+#                                      test (LeakSanitizer on the compute and run tests only)
 #   ./simscope.sh fuzz [SECONDS]       set-up, then tests/fuzz/run.sh: each libFuzzer harness for
 #                                      SECONDS (default 30) under ASan + UBSan
 #   ./simscope.sh check-setup          the set-up check alone: every program and Python module the
@@ -21,7 +25,10 @@
 # Environment: SIMSCOPE_BUILD_DIR (default build), SIMSCOPE_SANITIZE_DIR (default build-sanitize),
 #              SIMSCOPE_CMAKE_ARGS (extra configure flags, e.g. a ccache launcher; given, they
 #              re-configure), SIMSCOPE_SKIP_APT=1 (do not install packages), SIMSCOPE_JOBS
-#              (build and test jobs, default nproc), SIMSCOPE_DEMO_DIR (default out/demo).
+#              (build and test jobs, default nproc), SIMSCOPE_DEMO_DIR (default out/demo),
+#              SIMSCOPE_CCACHE=0 (no ccache), SIMSCOPE_CUDA_ARCHITECTURES (at the first
+#              configure of build/: CMAKE_CUDA_ARCHITECTURES, e.g. 90-real; default: the GPU's,
+#              or sm_90 + compute_75 PTX without one).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$here"
@@ -55,39 +62,69 @@ configure_and_build() {
   local dir="$1"; shift
   if [ ! -f "$dir/build.ninja" ] || [ -n "${SIMSCOPE_CMAKE_ARGS:-}" ]; then
     # shellcheck disable=SC2086
-    cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" ${SIMSCOPE_CMAKE_ARGS:-}
+    local arch=()
+    [ -n "${SIMSCOPE_CUDA_ARCHITECTURES:-}" ] &&
+      arch=("-DCMAKE_CUDA_ARCHITECTURES=$SIMSCOPE_CUDA_ARCHITECTURES")
+    cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release $(compiler_launcher) "${arch[@]}" \
+      "$@" ${SIMSCOPE_CMAKE_ARGS:-}
   fi
   cmake --build "$dir" -j "$jobs"
 }
 
+# ccache as the compiler launcher when it is installed (packages.txt), unless SIMSCOPE_CCACHE=0.
+# CCACHE_BASEDIR makes the paths under this checkout relative, and CCACHE_NOHASHDIR leaves the
+# working directory out of the hash of -g builds, so a fresh clone in another folder reuses what
+# an earlier build compiled (CI's clean clone after a session's build on the same machine).
+compiler_launcher() {
+  [ "${SIMSCOPE_CCACHE:-1}" = 0 ] && return 0
+  command -v ccache > /dev/null || return 0
+  echo "-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache" \
+       "-DCMAKE_CUDA_COMPILER_LAUNCHER=ccache"
+}
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$here}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
+
 check_setup() { bash "$here/tests/setup/check_tools.sh"; }
 
-# The sanitizer tree: ASan + UBSan on every C/C++ file, any UBSan report fatal, CPU back end.
+# The sanitizer tree: ASan + UBSan on every C/C++ file, any UBSan report fatal, CPU back end,
+# -O1 -g1 (compute/ keeps its own -O3: its SIMD paths are what runs). Only the targets that the
+# sanitized tests run are built (no simscope-bench, no Python module).
+sanitize_targets=(test_compute test_render test_run test_split_merge test_app_unit simscope
+                  sanitizer_canary)
 sanitize() {
   local dir="${SIMSCOPE_SANITIZE_DIR:-build-sanitize}"
   local flags="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
   # No Python module there: an instrumented extension needs the sanitizer runtime preloaded into
   # python3, and the sanitized labels do not include python.
-  configure_and_build "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIMSCOPE_CUDA=OFF \
-    -DSIMSCOPE_PYTHON=OFF \
-    "-DCMAKE_C_FLAGS=$flags" "-DCMAKE_CXX_FLAGS=$flags" \
-    "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined" \
-    "-DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=address,undefined"
+  if [ ! -f "$dir/build.ninja" ] || [ -n "${SIMSCOPE_CMAKE_ARGS:-}" ]; then
+    # shellcheck disable=SC2086
+    cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(compiler_launcher) \
+      -DSIMSCOPE_CUDA=OFF -DSIMSCOPE_PYTHON=OFF \
+      "-DCMAKE_C_FLAGS=$flags" "-DCMAKE_CXX_FLAGS=$flags" \
+      "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
+      "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
+      "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined" \
+      "-DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=address,undefined" ${SIMSCOPE_CMAKE_ARGS:-}
+  fi
+  cmake --build "$dir" -j "$jobs" --target "${sanitize_targets[@]}"
   local supp="$here/tests/setup/sanitizers"
-  # halt_on_error: the first report ends the process with a non-zero status, so the test fails.
-  local asan="halt_on_error=1:strict_init_order=1:suppressions=$supp/asan.supp"
-  export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:suppressions=$supp/ubsan.supp"
-  export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0"
-  # compute (and setup: the canary): LeakSanitizer on. render and app: off, because Mesa's
+  # halt_on_error: the first report ends the process with the sanitizers' own status, 86 (not 1 or
+  # 2, simscope's own error statuses), so a test that expects a refusal cannot pass on a report.
+  local asan="halt_on_error=1:strict_init_order=1:exitcode=86:suppressions=$supp/asan.supp"
+  export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=86:suppressions=$supp/ubsan.supp"
+  export LSAN_OPTIONS="exitcode=86:suppressions=$supp/lsan.supp:print_suppressions=0"
+  # compute and run (and the canary): LeakSanitizer on. render and app: off, because Mesa's
   # llvmpipe keeps JIT state it never frees and, built without frame pointers, gives one-frame
   # stacks that no suppression can restrict to Mesa (tests/setup/sanitizers/lsan.supp).
   local rc=0
-  # run: the run library alone (no GL), so LeakSanitizer is on there too. The GUI tests' waits
-  # (xdotool steps under Xvfb) are stretched for the instrumented binary (tests/app/gui_util.py).
   ASAN_OPTIONS="$asan:detect_leaks=1" \
-    ctest --test-dir "$dir" --output-on-failure -j "$jobs" -L 'compute|setup|run' "$@" || rc=1
+    ctest --test-dir "$dir" --output-on-failure -j "$jobs" -L 'compute|run|canary' "$@" || rc=1
+  # render, app unit and end-to-end tests: each front end once (headless runs, the window's smoke
+  # test and its tour, one MPI job and one MPI fault). The xdotool choreographies (label gui) and
+  # the long MPI scenarios (label mpi_heavy) run once, in ./simscope.sh test. The window's waits
+  # are stretched for the instrumented binary (tests/app/gui_util.py).
   ASAN_OPTIONS="$asan:detect_leaks=0" SIMSCOPE_TEST_SLOWDOWN="${SIMSCOPE_TEST_SLOWDOWN:-4}" \
-    ctest --test-dir "$dir" --output-on-failure -j "$jobs" -L 'render|app' "$@" || rc=1
+    ctest --test-dir "$dir" --output-on-failure -j "$jobs" -L 'render|app' -LE 'gui|mpi_heavy' \
+    "$@" || rc=1
   return $rc
 }
 
@@ -122,6 +159,11 @@ case "${1:-}" in
   test)
     shift
     check_setup
+    # The ctest entry setup.tools repeats check_setup: it skips itself when this ran it.
+    export SIMSCOPE_SETUP_CHECKED=1
+    # --quick: the edit loop (ctest label quick: every module's unit tests and one end-to-end
+    # test of each front end; a few minutes).
+    if [ "${1:-}" = --quick ]; then shift; set -- -L quick "$@"; fi
     # No test may hang CI: every test has a timeout (set in CMake); tests run in parallel.
     exec ctest --test-dir "$build" --output-on-failure -j "$jobs" "$@"
     ;;

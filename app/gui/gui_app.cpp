@@ -35,6 +35,7 @@
 #include "render/offscreen.hpp"
 #include "render/text.hpp"
 #include "run_manifest.hpp"
+#include "stop_signals.hpp"
 #include "ui_text.hpp"
 #include "undo.hpp"
 #include "view_png_export.hpp"
@@ -396,6 +397,9 @@ int run_gui(const CliOptions& o) {
   const int win_w = std::clamp(settings.value("window/width", 1280).toInt(), 320, 8192);
   const int win_h = std::clamp(settings.value("window/height", 800).toInt(), 240, 8192);
   Window window(win_w, win_h, "simscope");  // no larger than the screen's work area
+  // SIGTERM or Ctrl+C (SIGINT): the window closes as its close button does (settings saved,
+  // worker stopped) and simscope exits 0; a second signal ends the process at once.
+  install_stop_handlers();
   // --frames N: quit N frames after the first full result; --screenshot alone: once it is shown.
   const int quit_after = o.frames > 0 ? o.frames : !o.screenshot.empty() ? 2 : 0;
   const render::WindowHooks hooks = window.hooks();
@@ -442,6 +446,10 @@ int run_gui(const CliOptions& o) {
   int exit_code = 0;
   while (!window.should_close()) {
     glfwPollEvents();
+    if (const int sig = stop_signal()) {
+      std::fprintf(stderr, "simscope: %s: closing the window\n", signal_name(sig));
+      break;
+    }
     int fb_w = 0, fb_h = 0, ww = 0, wh = 0;
     window.framebuffer_size(fb_w, fb_h);
     window.window_size(ww, wh);

@@ -8,7 +8,9 @@
 /// G. Each lane performs exactly the operations, in the same order, as the per-member kernels of
 /// oscillators_cpu.cpp (the same sl_rhs, the same sums and partial sums), so the results are the
 /// same bit for bit (tests/compute/test_osc_schedule.cpp); only the members' correction lists
-/// stay scalar (they differ per member).
+/// stay scalar (they differ per member). oscillators_cpu.cpp is compiled with -ffp-contract=off
+/// (compute/CMakeLists.txt): no product is fused, whatever the -march, so that equality does not
+/// depend on which loops the compiler vectorises.
 #include <cstddef>
 #include <cstdint>
 
@@ -96,7 +98,7 @@ void corrections_lanes(const std::int32_t* __restrict dst, const std::int32_t* _
 /// The correction list of a group of unweighted graphs, whose entries are all +1 or -1 and, for
 /// each node, its +1 entries before its -1 ones: the na entries of `add`, then the nm of `sub`,
 /// at (ad[r], as[r]) and (md[r], ms[r]) (destination, source: node * kLanes + lane). Adding or
-/// subtracting equals the general list's fused w * src + ns for w = +-1 (an exact product), and
+/// subtracting equals the general list's w * src + ns for w = +-1 (an exact product), and
 /// each node's entries keep their order.
 template <typename V, typename T>
 void corrections_unit_lanes(const std::uint16_t* __restrict ad, const std::uint16_t* __restrict as,
@@ -155,24 +157,6 @@ void stage_last_lanes(V* __restrict x, V* __restrict y, const V* __restrict nsum
   }
 }
 
-/// a * b rounded, never fused with the addition that follows (the empty asm hides the product
-/// from the compiler's contraction of a * b + c).
-template <typename V>
-inline V product_unfused(V a, V b) {
-  V p = a * b;
-  asm("" : "+m"(p));
-  return p;
-}
-
-/// How many of the N % 8 last squares of msd_of are added unfused: GCC 12 (-O3 -march=native,
-/// AVX-512) vectorises the fp64 tail loop of the original msd_of as one 4-wide product then
-/// ordered additions when at least 4 values remain, and fuses the rest; msd_of now writes that
-/// order out (the same bits as before) and msd_lanes follows it.
-template <typename T>
-constexpr int unfused_tail(int tail) {
-  return sizeof(T) == sizeof(double) && tail >= 4 ? 4 : 0;
-}
-
 /// Each lane's (1/N) sum (x - mean)^2: the per-member msd_of (two passes, 8 partial sums over
 /// the nodes, combined in the same order) lane-wise, in fp64, into `out`.
 template <typename T>
@@ -194,10 +178,6 @@ void msd_lanes(const Lanes<T>* __restrict x, int N, Lanes<double>& out) {
       acc[j] += d * d;
     }
   VD ss = {};
-  for (const int unfused_end = i + unfused_tail<T>(N - i); i < unfused_end; ++i) {
-    const VD d = to_double<T>(x[i]) - mean;
-    ss += product_unfused(d, d);
-  }
   for (; i < N; ++i) ss += (to_double<T>(x[i]) - mean) * (to_double<T>(x[i]) - mean);
   ss += ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
   out = ss / double(N);

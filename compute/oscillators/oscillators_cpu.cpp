@@ -257,11 +257,6 @@ double msd_of(const T* __restrict x, int N) {
       acc[j] += d * d;
     }
   double ss = 0;
-  // (The tail's order as GCC 12 vectorised it before it was written out: detail::unfused_tail.)
-  for (const int unfused_end = i + detail::unfused_tail<T>(N - i); i < unfused_end; ++i) {
-    const double d = double(x[i]) - mean;
-    ss += detail::product_unfused(d, d);
-  }
   for (; i < N; ++i) ss += (double(x[i]) - mean) * (double(x[i]) - mean);
   ss += ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
   return ss / N;

@@ -34,11 +34,31 @@ def stretch_sleeps(steps, factor):
                   lambda m: f"sleep {float(m.group(1)) * factor:g}", steps)
 
 
-def run_gui(simscope, d, args, steps, screen="1280x800", timeout=300):
+SANITIZER_REPORTS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:")
+
+
+def check_exit(log_text, status_file, expect_status=0):
+    """Ends the test (exit 1, one line) unless simscope exited with `expect_status` (its status
+    as written to `status_file` by the script of run_gui) and printed no sanitizer report."""
+    try:
+        status = open(status_file).read().split(":")[-1].strip()
+    except OSError:
+        status = "unknown (the window's script did not finish)"
+    report = next((r for r in SANITIZER_REPORTS if r in log_text), None)
+    if report or status != str(expect_status):
+        tail = log_text.strip()[-600:]
+        why = f"a sanitizer report ({report})" if report else f"exit status {status}"
+        print(f"FAIL: simscope ended with {why}, expected exit {expect_status} and no report; "
+              f"log tail: {tail!r}")
+        sys.exit(1)
+
+
+def run_gui(simscope, d, args, steps, screen="1280x800", timeout=300, expect_status=0):
     """Starts `simscope args` in Xvfb (fresh settings under d, working directory d), waits for
-    its window and 3 s more, runs the shell lines `steps` (xdotool...), then ends it. Every wait
-    is stretched by slowdown(). Returns the log (stdout and stderr) and the screenshots it saved,
-    in order."""
+    its window and 3 s more, runs the shell lines `steps` (xdotool...), then ends it with SIGTERM
+    (the window closes and simscope exits 0). Every wait is stretched by slowdown(). Ends the
+    test when simscope's exit status is not `expect_status` or its log has a sanitizer report.
+    Returns the log (stdout and stderr) and the screenshots it saved, in order."""
     f = slowdown()
     steps = stretch_sleeps(steps, f)
     timeout = timeout * f
@@ -50,7 +70,7 @@ pid=$!
 for i in $(seq 1 150); do xdotool search --name '^simscope' > /dev/null 2>&1 && break; sleep 0.2; done
 sleep {3 * f:g}
 {steps}
-kill $pid; wait $pid
+kill $pid; wait $pid; echo "simscope exit status: $?" > "{log}.status"
 """
     # -r: no auto-repeat. The waits between keydown and keyup are stretched under the sanitizer
     # past the server's repeat delay (660 ms), and a repeated key would be typed twice.
@@ -61,6 +81,7 @@ kill $pid; wait $pid
                     "-c", script],
                    capture_output=True, text=True, timeout=timeout, env=env, cwd=d)
     out = open(log).read() if os.path.exists(log) else ""
+    check_exit(out, log + ".status", expect_status)
     shots = [line.split("saved screenshot ", 1)[1].strip() for line in out.splitlines()
              if "saved screenshot " in line]
     return out, [s if os.path.isabs(s) else os.path.join(d, s) for s in shots]

@@ -56,7 +56,7 @@ for members, dt in ((130, 0.3), (150, 0.05)):  # 2 blocks (64, 66), 3 blocks (64
     if dt > 0.1:
         c.check(0 < ref_stats.get("nonfinite_members", 0) < members,
                 f"K={members}: some members go non-finite ({ref_stats.get('nonfinite_members')})")
-    for ranks in (4, 5, 6):
+    for ranks in (4, 6):  # more ranks than blocks, cut evenly and not
         out = os.path.join(base, f"np{ranks}_{members}")
         p = run(out, ranks, args)
         what = f"K={members} -np {ranks}"

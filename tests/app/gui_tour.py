@@ -1,0 +1,64 @@
+"""One window session that tours the GUI's features (the sanitize stage's GUI test; the detailed
+choreographies are the gui_* tests labelled gui): a sweep given on the command line runs to its
+end, a click probes the plane, a Shift-drag draws a profile and P saves its CSV, A pins the result
+and D cycles the compare views, Ctrl+Z undoes, 2 and 3 switch to lsq and the oscillators and 1
+back, S saves screenshots and E exports; SIGTERM then closes the window and simscope exits 0
+with no sanitizer report (gui_util.run_gui). Waits poll simscope's log lines where it writes one.
+Usage: gui_tour.py SIMSCOPE"""
+import os
+import sys
+
+from gui_util import need_tools, png_size_and_text, run_gui
+from simscope_test_util import Checker, scratch
+
+simscope = sys.argv[1]
+c = Checker()
+d = scratch("gui_tour")
+need_tools("xvfb-run", "xdotool")
+
+
+def hold(keys, up=None):
+    # held a little (Dear ImGui 1.86 sees keys as per-frame state), well under the repeat delay
+    return f"xdotool keydown {keys}; sleep 0.12; xdotool keyup {up or keys}; sleep 0.4\n"
+
+
+def wait_for(text, count=1, seconds=120):
+    """Polls gui.log until `text` appears `count` times (the waits of the sleeps stretch)."""
+    return (f"for i in $(seq 1 {seconds * 5}); do [ \"$(grep -c '{text}' gui.log)\" -ge {count} ]"
+            " && break; sleep 0.2; done\n")
+
+
+steps = (
+    wait_for("sweep done")
+    # the probe (a click on the plane) and a profile (Shift-drag), P saves its CSV
+    + "xdotool mousemove 620 380; sleep 0.3; xdotool mousedown 1; sleep 0.15; xdotool mouseup 1;"
+      " sleep 0.6\n"
+    + "xdotool mousemove 540 300; sleep 0.3; xdotool mousedown 1; sleep 0.15;"
+      " xdotool keydown shift; sleep 0.12; xdotool keyup shift; sleep 0.1;"
+      " xdotool mousemove 600 360; sleep 0.15; xdotool mousemove 700 470; sleep 0.3;"
+      " xdotool mouseup 1; sleep 0.8\n"
+    + "xdotool mousemove 700 775; sleep 0.3\n" + hold("p") + wait_for("saved profile")
+    + hold("s") + wait_for("saved screenshot", 1)
+    # compare: pin A, cycle the views, a screenshot of the difference
+    + hold("a") + "sleep 0.5\n" + hold("d") + hold("d") + hold("s") + wait_for("saved screenshot", 2)
+    # undo, then the other workloads and back, with an export of each
+    + hold("ctrl+z") + "sleep 0.5\n"
+    + hold("2") + "sleep 3\n" + hold("e") + wait_for("exported ", 1) + hold("s")
+    + wait_for("saved screenshot", 3)
+    + hold("3") + "sleep 3\n" + hold("e") + wait_for("exported ", 2) + hold("s")
+    + wait_for("saved screenshot", 4)
+    + hold("1") + "sleep 2\n" + hold("e") + wait_for("exported ", 3) + "sleep 0.5\n")
+log, shots = run_gui(simscope, d, ["--backend", "cpu", "--set", "grid.size=32", "--set",
+                                   "sources.count=20", "--sweep", "k=1:3:3"], steps)
+c.check("sweep done" in log, f"the sweep ran to its end (log tail {log.strip()[-300:]!r})")
+c.check("saved profile" in log, "P saved the profile's CSV")
+c.check(len(shots) == 4 and all(os.path.exists(s) for s in shots),
+        f"4 screenshots ({len(shots)}; log tail {log.strip()[-300:]!r})")
+workloads = [png_size_and_text(s)[1].get("simscope.workload", "") for s in shots]
+c.check(workloads[2:] == ["lsq", "oscillators"] if len(shots) == 4 else False,
+        f"the last two screenshots are lsq's and the oscillators' ({workloads})")
+exports = [f for f in os.listdir(d) if f.startswith("simscope-export-") and
+           os.path.exists(os.path.join(d, f, "run.json"))]
+c.check(log.count("exported ") == 3 and len(exports) == 3, f"3 exports ({sorted(exports)})")
+c.check("simscope: SIGTERM: closing the window" in log, "SIGTERM closed the window")
+c.done()
