@@ -119,5 +119,5 @@ if p.returncode == 0:
 else:
     c.check(False, f"tree.error_grid=40 on a 12 x 12 grid exits 0 ({p.stderr.strip()[-300:]})")
 p = run(simscope, "--headless", "--no-image", "--out-dir", out, *common, "--set", "tree.error_grid=65")
-c.check(p.returncode != 0 and "tree.error_grid" in p.stderr, f"tree.error_grid=65 is refused by name ({p.stderr.strip()[-200:]})")
+c.check(p.returncode == 2 and "tree.error_grid" in p.stderr, f"tree.error_grid=65 is refused by name ({p.stderr.strip()[-200:]})")
 sys.exit(c.done())

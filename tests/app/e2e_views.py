@@ -9,6 +9,7 @@ import sys
 
 import numpy as np
 
+from gui_util import xvfb_run
 from simscope_test_util import Checker, read_png, run, scratch
 
 simscope = sys.argv[1]
@@ -118,7 +119,7 @@ else:
         f.write("[window]\nwidth=640\nheight=480\n")
     shot = os.path.join(g, "shot.png")
     env = dict(os.environ, HOME=g, XDG_CONFIG_HOME=g)
-    p = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 640x480x24", os.path.abspath(simscope),
+    p = subprocess.run([*xvfb_run("640x480"), os.path.abspath(simscope),
                         "--backend",
                         "cpu", "--set", "grid.size=64", "--set", "sources.count=2000",
                         "--frames", "3", "--screenshot", shot],

@@ -12,7 +12,7 @@ import sys
 
 import numpy as np
 
-from gui_util import need_tools, png_size_and_text, slowdown
+from gui_util import need_tools, png_size_and_text, slowdown, xvfb_run
 from simscope_test_util import Checker, read_png, run, scratch
 
 simscope = sys.argv[1]
@@ -27,7 +27,7 @@ def window_shot(name, *args):
     os.makedirs(g)
     shot = os.path.join(g, "shot.png")
     env = dict(os.environ, HOME=g, XDG_CONFIG_HOME=g)
-    p = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", os.path.abspath(simscope),
+    p = subprocess.run([*xvfb_run("1280x800"), os.path.abspath(simscope),
                         *common, *args, "--frames", "3", "--screenshot", shot],
                        capture_output=True, text=True, timeout=300 * slowdown(), env=env, cwd=g)
     ok = p.returncode == 0 and os.path.exists(shot)

@@ -12,22 +12,13 @@ import sys
 
 import numpy as np
 
-from gui_util import need_tools, run_gui, slowdown
+from gui_util import need_tools, png_size_and_text, run_gui, slowdown, xvfb_run
 from simscope_test_util import Checker, read_png, scratch
 
 simscope = sys.argv[1]
 c = Checker()
 d = scratch("gui_fonts")
 need_tools("xvfb-run", "xdotool")
-
-
-def shot(scale):
-    path = os.path.join(d, f"scale{scale}.png")
-    env = dict(os.environ, HOME=d, XDG_CONFIG_HOME=d, SIMSCOPE_UI_SCALE=str(scale))
-    p = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24", simscope, "--backend",
-                        "cpu", "--set", "grid.size=32", "--screenshot", path],
-                       capture_output=True, text=True, env=env, timeout=300 * slowdown())
-    return p, path
 
 
 def text_rows(path, scale):
@@ -48,9 +39,17 @@ def text_rows(path, scale):
     return len(first), levels
 
 
+# One window screenshot per scale in a 1280 x 800 window: the UI font named in the log at its
+# pixel size, the status bar's text height and grey levels, and every parameter row fitting its
+# panel (a long label goes above its widget) while what does not fit the height scrolls
+# (simscope.panels, written by the window from ImGui's layout of the frame it saved).
 heights = {}
 for scale in (1, 2):
-    p, path = shot(scale)
+    path = os.path.join(d, f"panels{scale}.png")
+    env = dict(os.environ, HOME=d, XDG_CONFIG_HOME=d, SIMSCOPE_UI_SCALE=str(scale))
+    p = subprocess.run([*xvfb_run("1280x800"), simscope, "--backend", "cpu", "--set",
+                        "grid.size=32", "--screenshot", path],
+                       capture_output=True, text=True, env=env, timeout=300 * slowdown())
     m = re.search(r"UI font (\S+DejaVuSans\.ttf) at (\d+) px \(scale (\S+)\)", p.stderr)
     c.check(p.returncode == 0 and m is not None and int(m.group(2)) == 13 * scale,
             f"scale {scale}: DejaVu Sans at {13 * scale} px ({p.stderr.strip()[-300:]!r})")
@@ -58,21 +57,6 @@ for scale in (1, 2):
         h, levels = text_rows(path, scale)
         heights[scale] = h
         c.check(levels >= 8, f"scale {scale}: anti-aliased text ({levels} grey levels)")
-if len(heights) == 2:
-    c.check(heights[1] >= 7 and 1.7 <= heights[2] / heights[1] <= 2.3,
-            f"text twice as tall at scale 2 ({heights})")
-
-# Panels at scale 2 in a 1280 x 800 window: every parameter row fits its panel (a long label
-# goes above its widget) and what does not fit the height scrolls (simscope.panels, written by
-# the window from ImGui's layout of the frame it saved).
-from gui_util import png_size_and_text  # noqa: E402
-
-for scale in (1, 2):
-    path = os.path.join(d, f"panels{scale}.png")
-    env = dict(os.environ, HOME=d, XDG_CONFIG_HOME=d, SIMSCOPE_UI_SCALE=str(scale))
-    p = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", simscope, "--backend",
-                        "cpu", "--set", "grid.size=32", "--screenshot", path],
-                       capture_output=True, text=True, env=env, timeout=300 * slowdown())
     layout = png_size_and_text(path)[1].get("simscope.panels", "") if os.path.exists(path) else ""
     panels = dict(re.findall(r"(\w+): (rows \d+, cut \d+, scroll_y \d, scroll_x \d)", layout))
     c.check(p.returncode == 0 and set(panels) == {"params", "view"},
@@ -83,6 +67,9 @@ for scale in (1, 2):
     if scale == 2 and "params" in panels:
         c.check("scroll_y 1" in panels["params"],
                 f"scale 2: the parameters panel scrolls ({panels['params']})")
+if len(heights) == 2:
+    c.check(heights[1] >= 7 and 1.7 <= heights[2] / heights[1] <= 2.3,
+            f"text twice as tall at scale 2 ({heights})")
 
 # A change of scale at run time re-bakes the fonts.
 scale_file = os.path.join(d, "scale.txt")

@@ -11,7 +11,7 @@ import sys
 
 import numpy as np
 
-from gui_util import need_tools, png_size_and_text
+from gui_util import need_tools, png_size_and_text, xvfb_run
 from simscope_test_util import Checker, read_png, run, scratch
 
 simscope = sys.argv[1]
@@ -29,7 +29,7 @@ def shot_at(name, screen, saved_size=None):
             f.write(f"[window]\nwidth={saved_size[0]}\nheight={saved_size[1]}\n")
     shot = os.path.join(d, name + ".png")
     env = dict(os.environ, HOME=cfg, XDG_CONFIG_HOME=cfg)
-    p = subprocess.run(["xvfb-run", "-a", "-s", f"-screen 0 {screen}x24", simscope, "--backend",
+    p = subprocess.run([*xvfb_run(screen), simscope, "--backend",
                         "cpu", "--set", "grid.size=48", "--screenshot", shot],
                        capture_output=True, text=True, timeout=240, env=env, cwd=d)
     c.check(p.returncode == 0 and os.path.exists(shot),

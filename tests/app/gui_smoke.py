@@ -8,6 +8,7 @@ import sys
 
 import numpy as np
 
+from gui_util import xvfb_run
 from simscope_test_util import Checker, read_png, scratch
 
 simscope = sys.argv[1]
@@ -15,7 +16,7 @@ c = Checker()
 d = scratch("gui_smoke")
 shot = os.path.join(d, "shot.png")
 env = dict(os.environ, HOME=d, XDG_CONFIG_HOME=d)  # fresh QSettings
-cmd = ["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", simscope, "--backend", "cpu",
+cmd = [*xvfb_run("1280x800"), simscope, "--backend", "cpu",
        "--set", "grid.size=64", "--frames", "5", "--screenshot", shot]
 if shutil.which("xvfb-run") is None:
     print("xvfb-run not found: install xvfb"); sys.exit(1)

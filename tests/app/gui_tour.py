@@ -1,7 +1,7 @@
 """One window session that tours the GUI's features (the sanitize stage's GUI test; the detailed
 choreographies are the gui_* tests labelled gui): a sweep given on the command line runs to its
 end, a click probes the plane, a Shift-drag draws a profile and P saves its CSV, A pins the result
-and D cycles the compare views, Ctrl+Z undoes, 2 and 3 switch to lsq and the oscillators and 1
+Ctrl+Z undoes (a new B) and D cycles the compare views, 2 and 3 switch to lsq and the oscillators and 1
 back, S saves screenshots and E exports; SIGTERM then closes the window and simscope exits 0
 with no sanitizer report (gui_util.run_gui). Waits poll simscope's log lines where it writes one.
 Usage: gui_tour.py SIMSCOPE"""
@@ -39,10 +39,10 @@ steps = (
       " xdotool mouseup 1; sleep 0.8\n"
     + "xdotool mousemove 700 775; sleep 0.3\n" + hold("p") + wait_for("saved profile")
     + hold("s") + wait_for("saved screenshot", 1)
-    # compare: pin A, cycle the views, a screenshot of the difference
-    + hold("a") + "sleep 0.5\n" + hold("d") + hold("d") + hold("s") + wait_for("saved screenshot", 2)
-    # undo, then the other workloads and back, with an export of each
-    + hold("ctrl+z") + "sleep 0.5\n"
+    # compare: pin A, undo the sweep's last k (a new B), cycle the views, a screenshot of B - A
+    + hold("a") + "sleep 0.5\n" + hold("ctrl+z") + "sleep 1\n" + hold("d") + hold("d")
+    + hold("s") + wait_for("saved screenshot", 2)
+    # the other workloads and back, with an export of each
     + hold("2") + "sleep 3\n" + hold("e") + wait_for("exported ", 1) + hold("s")
     + wait_for("saved screenshot", 3)
     + hold("3") + "sleep 3\n" + hold("e") + wait_for("exported ", 2) + hold("s")

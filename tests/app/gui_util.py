@@ -53,6 +53,14 @@ def check_exit(log_text, status_file, expect_status=0):
         sys.exit(1)
 
 
+def xvfb_run(screen="1280x800"):
+    """The xvfb-run command line for a screen WIDTHxHEIGHT: -a -n from a display number that
+    differs between concurrent tests (xvfb-run -a alone starts every search at 99, and two tests
+    started together can pick the same one); -r: no auto-repeat."""
+    start = 100 + (os.getpid() % 400) * 2
+    return ["xvfb-run", "-a", "-n", str(start), "-s", f"-screen 0 {screen}x24 -r"]
+
+
 def run_gui(simscope, d, args, steps, screen="1280x800", timeout=300, expect_status=0):
     """Starts `simscope args` in Xvfb (fresh settings under d, working directory d), waits for
     its window and 3 s more, runs the shell lines `steps` (xdotool...), then ends it with SIGTERM
@@ -72,13 +80,9 @@ sleep {3 * f:g}
 {steps}
 kill $pid; wait $pid; echo "simscope exit status: $?" > "{log}.status"
 """
-    # -r: no auto-repeat. The waits between keydown and keyup are stretched under the sanitizer
-    # past the server's repeat delay (660 ms), and a repeated key would be typed twice.
-    # -a -n: a free display from a number that differs between concurrent tests (xvfb-run -a
-    # alone starts every search at 99, and two tests started together can pick the same one).
-    start = 100 + (os.getpid() % 400) * 2
-    subprocess.run(["xvfb-run", "-a", "-n", str(start), "-s", f"-screen 0 {screen}x24 -r", "sh",
-                    "-c", script],
+    # -r (xvfb_run): no auto-repeat. The waits between keydown and keyup are stretched under the
+    # sanitizer past the server's repeat delay (660 ms), and a repeated key would be typed twice.
+    subprocess.run([*xvfb_run(screen), "sh", "-c", script],
                    capture_output=True, text=True, timeout=timeout, env=env, cwd=d)
     out = open(log).read() if os.path.exists(log) else ""
     check_exit(out, log + ".status", expect_status)

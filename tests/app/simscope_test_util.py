@@ -140,10 +140,6 @@ class Checker:
         sys.exit(1 if self.failed else 0)
 
 
-def killed_by_signal(proc):
-    return proc.returncode < 0 or proc.returncode >= 128
-
-
 def children(pid):
     """Processes whose parent is pid (from /proc: no extra tool), e.g. mpirun's ranks."""
     out = []
