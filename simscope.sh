@@ -161,6 +161,12 @@ case "${1:-}" in
     check_setup
     # The ctest entry setup.tools repeats check_setup: it skips itself when this ran it.
     export SIMSCOPE_SETUP_CHECKED=1
+    # A machine with a GPU: every CUDA test must run there; one that skips fails instead
+    # (tests/compute/test_cuda_skip.hpp).
+    if { command -v nvidia-smi > /dev/null && nvidia-smi -L 2> /dev/null | grep -q '^GPU'; } ||
+       [ -e /dev/nvidia0 ]; then
+      export SIMSCOPE_REQUIRE_CUDA="${SIMSCOPE_REQUIRE_CUDA:-1}"
+    fi
     # --quick: the edit loop (ctest label quick: every module's unit tests and one end-to-end
     # test of each front end; a few minutes).
     if [ "${1:-}" = --quick ]; then shift; set -- -L quick "$@"; fi

@@ -13,6 +13,7 @@
 #include "field/field_internal.hpp"
 #include "test_bits.hpp"
 #include "test_field_util.hpp"
+#include "test_cuda_skip.hpp"
 
 namespace simscope::field {
 namespace {
@@ -209,7 +210,7 @@ TEST(FieldMethods, UnknownMethodOrPairListsWhatExists) {
 // against its unsplit evaluation. Its fp64 accumulators are atomic adds in no fixed order, so
 // the values agree to the last fp32 rounding, not bit for bit; skipped coincidences exactly.
 TEST(FieldRangesCuda, SplitTargetsAgreeWithTheWhole) {
-  if (!cuda_status().usable) GTEST_SKIP() << "no CUDA: " << cuda_status().reason;
+  SKIP_WITHOUT_CUDA();
   auto ev = make_evaluator(Method::Direct, Backend::Cuda);
   Sources s = random_sources(20000, 10, 3);
   s.x.push_back(-10), s.y.push_back(-1), s.z.push_back(-1), s.q.push_back(1);

@@ -5,6 +5,7 @@
 // tree, the method axis and bad input.
 #include "field/tree/expansions.hpp"
 #include "test_field_util.hpp"
+#include "test_cuda_skip.hpp"
 
 namespace simscope::field {
 namespace {
@@ -460,7 +461,7 @@ TEST(FieldTree, SchemaParameters) {
 // so with a fixed setting and no refinement its values agree with the CPU tree's to rounding,
 // and both agree with the float64 brute force to the tolerance; coincidences are counted alike.
 TEST(FieldTreeCuda, AgreesWithTheCpuTreeAndDirect) {
-  if (!cuda_status().usable) GTEST_SKIP() << "no CUDA: " << cuda_status().reason;
+  SKIP_WITHOUT_CUDA();
   auto gpu = make_evaluator(Method::Tree, Backend::Cuda);
   auto cpu = make_evaluator(Method::Tree, Backend::Cpu);
   EXPECT_EQ(gpu->backend(), Backend::Cuda);
@@ -489,7 +490,7 @@ TEST(FieldTreeCuda, AgreesWithTheCpuTreeAndDirect) {
 // Ranges and the kept tree on CUDA: merged ranges equal the whole to rounding; a moved plane
 // reuses the tree (no rebuild) and stays accurate.
 TEST(FieldTreeCuda, RangesAndKeptTree) {
-  if (!cuda_status().usable) GTEST_SKIP() << "no CUDA: " << cuda_status().reason;
+  SKIP_WITHOUT_CUDA();
   auto ev = make_evaluator(Method::Tree, Backend::Cuda);
   Sources s = generate_sources("uniform", 50000, 750, 2);
   s.generation = 77;

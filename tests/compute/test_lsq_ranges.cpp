@@ -10,6 +10,7 @@
 #include "core/backend.hpp"
 #include "test_bits.hpp"
 #include "test_lsq_util.hpp"
+#include "test_cuda_skip.hpp"
 
 namespace simscope::lsq {
 namespace {
@@ -155,7 +156,7 @@ TEST(LsqMethods, QrAndSvdRunOnTheHostOnEveryBackEnd) {
 // its unsplit solve (cuBLAS may sum in another order for other chunk widths: within tolerance,
 // same statuses), and host_pixels for qr (all pixels with gaps solved on the host).
 TEST(LsqRangesCuda, SplitRowsAgreeWithTheWhole) {
-  if (!cuda_status().usable) GTEST_SKIP() << "no CUDA: " << cuda_status().reason;
+  SKIP_WITHOUT_CUDA();
   const Problem pb;
   auto solver = make_solver(Backend::Cuda);
   for (Method m : kMethods)

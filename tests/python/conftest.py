@@ -54,3 +54,19 @@ def same_array(a, b):
     assert a.dtype == b.dtype, (a.dtype, b.dtype)
     assert a.shape == b.shape, (a.shape, b.shape)
     assert np.array_equal(a, b, equal_nan=a.dtype.kind == "f")
+
+
+# SIMSCOPE_REQUIRE_CUDA=1 (a machine with a GPU: ./simscope.sh test, tests/gpu/run.sh): a test
+# skipped for want of CUDA fails instead, as the C++ tests do (tests/compute/test_cuda_skip.hpp).
+_NO_CUDA = ("no usable CUDA", "needs a usable CUDA", "libcudart not found", "no CUDA")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    rep = outcome.get_result()
+    if rep.skipped and os.environ.get("SIMSCOPE_REQUIRE_CUDA") == "1":
+        reason = rep.longrepr[-1] if isinstance(rep.longrepr, tuple) else str(rep.longrepr)
+        if any(s in reason for s in _NO_CUDA):
+            rep.outcome = "failed"
+            rep.longrepr = f"SIMSCOPE_REQUIRE_CUDA=1, but this CUDA test skipped: {reason}"

@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,13 +16,18 @@
 
 namespace simscope::render::test {
 
-/// Creates a headless context per test; skips the test (with EGL's reason) when there is none.
+/// Creates a headless context per test; skips the test (with EGL's reason) when there is none,
+/// or fails it when SIMSCOPE_REQUIRE_EGL=1 (set by .ci/run: Mesa's llvmpipe is installed there,
+/// so a context that cannot be made is a defect, not a missing GPU).
 class RenderTest : public ::testing::Test {
  protected:
   void SetUp() override {
     try {
       context_ = create_context("egl");
     } catch (const RenderError& e) {
+      const char* req = std::getenv("SIMSCOPE_REQUIRE_EGL");
+      if (req != nullptr && std::string(req) == "1")
+        GTEST_FAIL() << "SIMSCOPE_REQUIRE_EGL=1, but no headless EGL context: " << e.what();
       GTEST_SKIP() << "no headless EGL context: " << e.what();
     }
   }

@@ -16,6 +16,7 @@
 #ifdef SIMSCOPE_RENDER_HAVE_CUDA
 #include <cuda_runtime_api.h>
 #endif
+#include "../compute/test_cuda_skip.hpp"
 
 namespace simscope::render {
 namespace {
@@ -50,7 +51,7 @@ TEST_F(RenderTest, InteropDeviceUpload) {
     }
     EXPECT_EQ(buf.map_device(4), nullptr);
     EXPECT_EQ(buf.fallback_reason(), "built without CUDA");
-    GTEST_SKIP() << "built without CUDA: checked that upload_device throws cleanly";
+    CUDA_TEST_SKIP("built without CUDA: checked that upload_device throws cleanly");
   }
 #ifdef SIMSCOPE_RENDER_HAVE_CUDA
   int devices = 0;
@@ -68,8 +69,8 @@ TEST_F(RenderTest, InteropDeviceUpload) {
     EXPECT_NE(buf.fallback_reason().find("no usable CUDA device"), std::string::npos)
         << buf.fallback_reason();
     EXPECT_EQ(buf.map_device(4), nullptr);
-    GTEST_SKIP() << "no CUDA device (" << cudaGetErrorName(e)
-                 << "): checked the clean failure of upload_device";
+    CUDA_TEST_SKIP("no CUDA device (" << cudaGetErrorName(e)
+                 << "): checked the clean failure of upload_device");
   }
   // A device: a plane through upload_device must look exactly like the host upload.
   const int rows = 64, cols = 48;
@@ -125,10 +126,10 @@ TEST_F(RenderTest, InteropOnACallerStream) {
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     cudaGetLastError();
-    GTEST_SKIP() << "no CUDA device";
+    CUDA_TEST_SKIP("no CUDA device");
   }
   if (context_->vendor().find("NVIDIA") == std::string::npos)
-    GTEST_SKIP() << "GL on " << context_->vendor() << ": no CUDA-GL interop to order";
+    CUDA_TEST_SKIP("GL on " << context_->vendor() << ": no CUDA-GL interop to order");
   const size_t n = size_t(1) << 24;  // 64 MiB: the copy takes long enough to be caught racing
   std::vector<float> host(n);
   for (size_t k = 0; k < n; ++k) host[k] = float(k % 9973);
@@ -160,7 +161,7 @@ TEST_F(RenderTest, InteropOnACallerStream) {
   cudaFree(a);
   cudaFree(b);
 #else
-  GTEST_SKIP() << "built without CUDA";
+  CUDA_TEST_SKIP("built without CUDA");
 #endif
 }
 

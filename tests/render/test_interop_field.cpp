@@ -16,6 +16,7 @@
 #include "io/npy.hpp"
 #include "render/interop_buffer.hpp"
 #include "render_test_support.hpp"
+#include "../compute/test_cuda_skip.hpp"
 
 namespace simscope::render {
 namespace {
@@ -41,7 +42,7 @@ std::vector<float> npy_floats(const std::string& path) {
 }
 
 TEST_F(RenderTest, FieldPlaneFromCudaThroughGlBufferEqualsCpu) {
-  if (!cuda_status().usable) GTEST_SKIP() << "no CUDA: " << cuda_status().reason;
+  SKIP_WITHOUT_CUDA();
   // 20,000 Gaussian-blob sources on a 96 x 96 xy plane through the blobs (odd sizes on purpose).
   const field::Sources sources = field::generate_sources("gaussian", 20000, 1.0, 7);
   field::Grid grid;

@@ -17,6 +17,7 @@
 #ifdef SIMSCOPE_RENDER_HAVE_CUDA
 #include <cuda_runtime_api.h>
 #endif
+#include "../compute/test_cuda_skip.hpp"
 
 namespace simscope::render {
 namespace {
@@ -226,7 +227,7 @@ TEST_F(RenderTest, PhaseViewDeviceUpload) {
   if (e != cudaSuccess || devices == 0) {
     cudaGetLastError();
     EXPECT_THROW(v.set_state_device(state.data(), 2), RenderError);
-    GTEST_SKIP() << "no CUDA device: checked that a device upload fails cleanly";
+    CUDA_TEST_SKIP("no CUDA device: checked that a device upload fails cleanly");
   }
   v.set_state_host(state.data(), 2);
   const Image host = draw(v);
@@ -243,7 +244,7 @@ TEST_F(RenderTest, PhaseViewDeviceUpload) {
       << v.upload_path();
 #else
   EXPECT_THROW(v.set_state_device(state.data(), 2), RenderError);
-  GTEST_SKIP() << "built without CUDA: checked that a device upload fails cleanly";
+  CUDA_TEST_SKIP("built without CUDA: checked that a device upload fails cleanly");
 #endif
 }
 
