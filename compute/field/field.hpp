@@ -114,8 +114,8 @@ struct Options {
 /// How the sums over the sources are formed. Direct: every (source, target) pair, O(P T) work.
 /// Tree: a fast multipole method (compute/field/tree/, tests/bench/NOTES.md "field tree"): O(P)
 /// to build the tree of the sources once per source set, then about O(T + cells) per
-/// evaluation, to Options::tolerance, with the error measured at sampled targets; its precision
-/// follows the tolerance, whatever Options::precision says: expansions in fp64 (multipoles
+/// evaluation, to Options::tolerance, with the error measured at sampled targets. Precision::Fp64:
+/// expansions, multipoles and near field in fp64. Precision::Fp32: expansions in fp64 (multipoles
 /// stored in fp32 for tolerances >= 1e-6), near field in fp32 relative to each source cell's
 /// centre for tolerances >= 1e-6 (fp64 near sources, for cells of <= 8 sources and below 1e-6);
 /// the outputs are float32 as always. Its work

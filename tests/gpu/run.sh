@@ -113,16 +113,22 @@ if [ "$mode" = run ]; then
   fi
 fi
 export PATH=/usr/local/cuda/bin:$PATH
+# The python3 with numpy: the first on PATH (the GPU machine's, with numpy, torch and pybind11),
+# else Debian's.
 py="$(command -v python3)"
+for cand in "$py" /usr/bin/python3; do
+  if [ -x "$cand" ] && "$cand" -c 'import numpy' 2> /dev/null; then py=$cand; break; fi
+done
 if nvidia-smi -L 2> /dev/null | grep -q '^GPU' || [ -e /dev/nvidia0 ]; then gpu=1; fi
 if [ $gpu = 1 ]; then
   export SIMSCOPE_REQUIRE_CUDA=1  # a CUDA test that skips fails (C++ and pytest)
 elif [ "$mode" = run ]; then
   echo "run.sh: no GPU found (nvidia-smi -L, /dev/nvidia0); the run goes on, CUDA reads 'no device'"
 fi
-{ nvidia-smi -L 2>&1 | head -2; nvcc --version 2>&1 | tail -2; echo "python3: $py";
+gpu_name="$( (nvidia-smi -L 2> /dev/null || true) | head -1 | cut -c1-60)"
+{ echo "GPU: ${gpu_name:-none found}"; nvcc --version 2>&1 | tail -1; echo "python3: $py";
   "$py" -c 'import numpy; print("numpy", numpy.__version__)' 2>&1; } | tee "$logs/machine.txt"
-record passed "GPU: $([ $gpu = 1 ] && nvidia-smi -L 2> /dev/null | head -1 | cut -c1-40 || echo 'no device')"
+record passed "GPU: ${gpu_name:-no device}"
 
 step configure
 b=build-gpu

@@ -10,7 +10,9 @@ namespace simscope::app {
 /// tree method, "tree_build_seconds", "tree_eval_seconds", "tree_error_seconds" (s),
 /// "tree_order", "tree_theta", "error_samples" and, when targets were sampled,
 /// "rms_rel_error" and "max_rel_error" (the error measured against fp64 direct sums at the
-/// sampled targets: field::TreeStats).
+/// sampled targets: field::TreeStats) and "tolerance_met" (1 when the larger of the field's and
+/// the potential's RMS errors is within tree.tolerance; 0 with a warning in r.warnings saying
+/// so: the outputs are then the tree's best, not what was asked for).
 void add_tree_stats(const field::Result& fr, RunResult& r);
 
 }  // namespace simscope::app

@@ -55,6 +55,11 @@ void merge_tree_stats(const std::vector<RunResult>& parts, RunResult& r) {
     r.stats["rms_rel_error"] = std::sqrt(rms2 / samples);
     r.stats["max_rel_error"] = mx;
   }
+  double met = 1;  // every part within the tolerance (each part's warning says which did not)
+  bool any = false;
+  for (const RunResult& p : parts)
+    if (p.stats.count("tolerance_met")) met = std::min(met, p.stats.at("tolerance_met")), any = true;
+  if (any) r.stats["tolerance_met"] = met;
 }
 
 /// The counts and times of merged work ranges into `r`: skipped_coincidences summed,
@@ -513,6 +518,7 @@ class FieldWorkload final : public Workload {
     r.stats["max_rel_error"] = mx;
     add_error_outputs(fr, field::make_targets(g), sub.targets, error_shape(g, sub.m), r);
     const double tol = r.params.get_double("tree.tolerance");
+    r.stats["tolerance_met"] = rms <= tol ? 1 : 0;
     if (rms > tol)
       r.warnings.push_back("tree: the measured RMS error " + number(rms) +
                            " of the field added from the shares of the sources exceeds "

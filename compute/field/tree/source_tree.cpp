@@ -81,11 +81,11 @@ SourceTree build_source_tree(const Sources& s) {
   return t;
 }
 
-void compute_moments(SourceTree& t, int p) {
-  if (t.order == p) return;
+void compute_moments(SourceTree& t, int p, bool fp64) {
+  const bool single = p <= kSingleMomentsOrder && !fp64;
+  if (t.order == p && t.single() == single) return;
   const MultiIndex& m = multi_index(p);
   const std::size_t N = std::size_t(m.count), C = t.oct.cells.size();
-  const bool single = p <= kSingleMomentsOrder;
   const auto& cells = t.oct.cells;
   try {
     std::vector<double>().swap(t.moments);

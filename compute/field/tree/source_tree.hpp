@@ -51,7 +51,7 @@ struct SourceTree {
 };
 
 /// The highest expansion order whose multipoles are stored in fp32 (tree_rule: tolerance
-/// >= 1e-6).
+/// >= 1e-6), under precision=fp32.
 constexpr int kSingleMomentsOrder = 9;
 
 /// Sources per leaf of the source tree.
@@ -61,8 +61,9 @@ constexpr int kSourceLeaf = 64;
 /// memory runs out.
 SourceTree build_source_tree(const Sources& s);
 
-/// Computes t.moments for order p (P2M at the leaves, M2M upwards, OpenMP); nothing when
-/// t.order == p already.
-void compute_moments(SourceTree& t, int p);
+/// Computes t.moments for order p (P2M at the leaves, M2M upwards, OpenMP), stored in fp32 for
+/// orders up to kSingleMomentsOrder unless `fp64` (precision=fp64: every multipole in fp64);
+/// nothing when t holds those already.
+void compute_moments(SourceTree& t, int p, bool fp64 = false);
 
 }  // namespace simscope::field::tree

@@ -88,9 +88,11 @@ class TreeEvaluator final : public Evaluator {
       stats = TreeStats{};
       stats.order = used.order;
       stats.theta = used.theta;
-      if (tree_->order != used.order) {
+      const bool fp64 = o.precision == Precision::Fp64;
+      if (tree_->order != used.order ||
+          tree_->single() != (used.order <= kSingleMomentsOrder && !fp64)) {
         const auto tm = Clock::now();
-        compute_moments(*tree_, used.order);
+        compute_moments(*tree_, used.order, fp64);
         backend_->tree_changed();
         build_seconds += std::chrono::duration<double>(Clock::now() - tm).count();
       }
