@@ -16,6 +16,7 @@
 
 #include "core/error.hpp"
 #include "core/progress.hpp"
+#include "py_locale.hpp"
 
 namespace simscope::python {
 
@@ -46,6 +47,7 @@ auto call_released(F&& work, const py::object& callback, bool device) {
   std::condition_variable cv;
   bool done = false;
   std::thread worker([&] {
+    const CNumericLocale c_numbers;  // the core's numbers in C format on this thread
     try {
       result.emplace(work(&progress));
     } catch (...) {

@@ -10,6 +10,7 @@
 #include "core/device_memory.hpp"
 #include "core/error.hpp"
 #include "py_call.hpp"
+#include "py_locale.hpp"
 
 namespace simscope::python {
 
@@ -215,7 +216,7 @@ void bind_dlpack(py::module_& m) {
       [](const py::capsule& capsule, const std::string& name) {
         return checked([&] { return host_from_dlpack(capsule, name); });
       },
-      py::arg("capsule"), py::arg("name"),
+      py::call_guard<CNumericLocale>(), py::arg("capsule"), py::arg("name"),
       "A CUDA DLPack capsule's array copied into a host numpy array (see py_dlpack.hpp).");
   py::class_<DeviceArray>(m, "DeviceArray",
                           "A CUDA array taken through DLPack (py_dlpack.hpp): the consumed "
@@ -223,7 +224,7 @@ void bind_dlpack(py::module_& m) {
       .def(py::init([](const py::capsule& capsule, const std::string& name, std::uintptr_t stream) {
              return checked([&] { return std::make_unique<DeviceArray>(capsule, name, stream); });
            }),
-           py::arg("capsule"), py::arg("name"), py::arg("stream") = 1)
+           py::call_guard<CNumericLocale>(), py::arg("capsule"), py::arg("name"), py::arg("stream") = 1)
       .def_property_readonly("name", [](const DeviceArray& a) { return a.view().name; })
       .def_property_readonly("device", [](const DeviceArray& a) { return a.view().device; })
       .def_property_readonly("stream",

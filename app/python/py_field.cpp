@@ -14,6 +14,7 @@
 #include "py_dlpack.hpp"
 #include "py_params.hpp"
 #include "py_result.hpp"
+#include "py_locale.hpp"
 
 namespace simscope::python {
 
@@ -220,7 +221,7 @@ void bind_field(py::module_& m) {
         d["input_route"] = route;
         return d;
       },
-      py::arg("sources"), py::arg("targets"), py::arg("settings"), py::arg("backend") = "auto",
+      py::call_guard<CNumericLocale>(), py::arg("sources"), py::arg("targets"), py::arg("settings"), py::arg("backend") = "auto",
       py::arg("progress") = py::none(), py::arg("device_results") = false,
       "The field workload on arrays (see simscope.field); returns the result dict.");
   m.def(
@@ -234,7 +235,7 @@ void bind_field(py::module_& m) {
                              sources, targets);
         });
       },
-      py::arg("first_input"), py::arg("backend"), py::arg("method"), py::arg("sources"),
+      py::call_guard<CNumericLocale>(), py::arg("first_input"), py::arg("backend"), py::arg("method"), py::arg("sources"),
       py::arg("targets"),
       "For tests: field_route() (py_field.cpp) of a DeviceArray (or None) on backend \"cpu\" "
       "or \"cuda\" (not chosen: taken as given).");

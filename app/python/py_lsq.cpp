@@ -14,6 +14,7 @@
 #include "py_dlpack.hpp"
 #include "py_params.hpp"
 #include "py_result.hpp"
+#include "py_locale.hpp"
 
 namespace simscope::python {
 
@@ -185,7 +186,7 @@ void bind_lsq(py::module_& m) {
         d["total_seconds"] = std::chrono::duration<double>(Clock::now() - t0).count();
         return d;
       },
-      py::arg("cube"), py::arg("design"), py::arg("settings"), py::arg("backend") = "auto",
+      py::call_guard<CNumericLocale>(), py::arg("cube"), py::arg("design"), py::arg("settings"), py::arg("backend") = "auto",
       py::arg("progress") = py::none(),
       "The lsq workload on arrays (see simscope.lsq); returns the result dict.");
 }

@@ -15,6 +15,7 @@
 #include "py_dlpack.hpp"
 #include "py_params.hpp"
 #include "py_result.hpp"
+#include "py_locale.hpp"
 
 namespace simscope::python {
 
@@ -208,11 +209,11 @@ class Ensemble {
 }  // namespace
 
 void bind_oscillators(py::module_& m) {
-  m.def("oscillators_study", &study_arrays, py::arg("initial"), py::arg("settings"),
+  m.def("oscillators_study", &study_arrays, py::call_guard<CNumericLocale>(), py::arg("initial"), py::arg("settings"),
         py::arg("backend") = "auto", py::arg("progress") = py::none(),
         "An oscillators study from an initial-state array (see simscope.oscillators.study).");
   py::class_<Ensemble>(m, "Ensemble")
-      .def(py::init<const Settings&, const std::string&, const py::object&>(), py::arg("settings"),
+      .def(py::init<const Settings&, const std::string&, const py::object&>(), py::call_guard<CNumericLocale>(), py::arg("settings"),
            py::arg("backend") = "auto", py::arg("initial") = py::none())
       .def("advance", &Ensemble::advance, py::arg("steps"), py::arg("progress") = py::none())
       .def_property_readonly("step", &Ensemble::step)

@@ -5,6 +5,7 @@
 
 #include "py_call.hpp"
 #include "workload.hpp"
+#include "py_locale.hpp"
 
 namespace simscope::python {
 
@@ -77,7 +78,7 @@ void bind_params(py::module_& m) {
       "The registered workloads, in the GUI's order.");
   m.def(
       "schema", [](const std::string& w) { return checked([&] { return schema_list(w); }); },
-      py::arg("workload"),
+      py::call_guard<CNumericLocale>(), py::arg("workload"),
       "The schema of `workload`: a list of dicts (name, keyword, type, default, min, max, "
       "choices, unit, help). Raises ValueError for an unknown workload.");
   m.def(
@@ -88,7 +89,7 @@ void bind_params(py::module_& m) {
           return params_dict(params_from(wl->schema(), settings));
         });
       },
-      py::arg("workload"), py::arg("settings"),
+      py::call_guard<CNumericLocale>(), py::arg("workload"), py::arg("settings"),
       "The parameters of `workload` after applying the (name, text) settings, as a dict. "
       "Raises ValueError with the message of --set NAME=VALUE.");
 }
