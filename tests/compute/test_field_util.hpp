@@ -131,9 +131,10 @@ inline bool all_finite(const Result& r) {
   return true;
 }
 
-/// Runs `code` with numpy (as np) under SIMSCOPE_PYTHON; returns its exit status.
+/// Runs `code` with numpy (as np) under SIMSCOPE_PYTHON (test::run_numpy_reference: a failure
+/// when it fails, kNoNumpy without numpy); returns its exit status.
 inline int run_numpy(const std::string& code) {
-  return simscope::test::run_python("import numpy as np\n" + code);
+  return simscope::test::run_numpy_reference("import numpy as np\n" + code);
 }
 
 inline void write_text(const std::filesystem::path& p, const std::string& text) {

@@ -27,8 +27,8 @@ inline std::filesystem::path tmp_dir() { return simscope::test::scratch_dir(); }
 /// Runs `code` under SIMSCOPE_PYTHON with numpy imported as np and `d` = tmp_dir() (a string);
 /// returns the exit status.
 inline int run_numpy(const std::string& code) {
-  return simscope::test::run_python("import numpy as np\nd = r'" + tmp_dir().string() + "'\n" +
-                                    code);
+  return simscope::test::run_numpy_reference("import numpy as np\nd = r'" + tmp_dir().string() +
+                                             "'\n" + code);
 }
 
 /// A .npy file of tmp_dir() as float64 values.

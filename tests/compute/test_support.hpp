@@ -10,6 +10,8 @@
 #include <sstream>
 #include <string>
 
+#include <gtest/gtest.h>
+
 #include "core/error.hpp"
 
 namespace simscope::test {
@@ -56,6 +58,24 @@ inline int run_python(const std::string& code, std::string* out = nullptr) {
     ss << f.rdbuf();
     *out = ss.str();
   }
+  return rc;
+}
+
+/// run_numpy_reference's status when SIMSCOPE_PYTHON cannot import numpy.
+constexpr int kNoNumpy = 77;
+
+/// Runs `code` under SIMSCOPE_PYTHON as a numpy reference script: kNoNumpy, with no failure,
+/// when numpy cannot be imported there (the one reason a reference suite may skip); otherwise the
+/// script's exit status, with a test failure (ADD_FAILURE, also from SetUpTestSuite) when it is
+/// not 0, so that a broken script or a numpy API change never turns a suite into skips.
+inline int run_numpy_reference(const std::string& code) {
+  static const bool have_numpy = run_python("import numpy") == 0;
+  if (!have_numpy) return kNoNumpy;
+  const int rc = run_python(code);
+  if (rc != 0)
+    ADD_FAILURE() << "the numpy reference script failed with status " << rc << " under "
+                  << SIMSCOPE_PYTHON << ", which imports numpy (its output: "
+                  << (scratch_dir() / "script.out").string() << ")";
   return rc;
 }
 
