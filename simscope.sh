@@ -116,7 +116,9 @@ sanitize() {
   # llvmpipe keeps JIT state it never frees and, built without frame pointers, gives one-frame
   # stacks that no suppression can restrict to Mesa (tests/setup/sanitizers/lsan.supp).
   local rc=0
-  ASAN_OPTIONS="$asan:detect_leaks=1" \
+  # SIMSCOPE_TEST_SLOWDOWN: the tests' wall-clock bounds and GUI waits stretch for the
+  # instrumented binaries.
+  ASAN_OPTIONS="$asan:detect_leaks=1" SIMSCOPE_TEST_SLOWDOWN="${SIMSCOPE_TEST_SLOWDOWN:-4}" \
     ctest --test-dir "$dir" --output-on-failure -j "$jobs" -L 'compute|run|canary' "$@" || rc=1
   # render, app unit and end-to-end tests: each front end once (headless runs, the window's smoke
   # test and its tour, one MPI job and one MPI fault). The xdotool choreographies (label gui) and

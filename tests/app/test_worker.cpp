@@ -115,7 +115,9 @@ TEST(Worker, CancelKeepsNothingRunning) {
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   EXPECT_GT(w.progress(), 0.0);
   w.cancel();
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  // The cancelled run ends at its next check: wait for that (not a fixed sleep), 60 s at most.
+  for (int i = 0; i < 60000 && w.busy(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   EXPECT_FALSE(w.busy());
   EXPECT_FALSE(w.poll().has_value());
   EXPECT_EQ(finished.load(), 0);

@@ -181,8 +181,9 @@ TEST(OscEnsemble, CancelLeavesAConsistentState) {
   auto e = make_ensemble(Backend::Cpu);
   e->load(t, s0, Precision::Fp64);
   Progress p;
-  std::thread canceller([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  std::thread canceller([&] {  // once the run has made progress (60 s at most), not after a sleep
+    for (int i = 0; i < 60000 && p.fraction.load() <= 0; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
     p.cancel = true;
   });
   Series s;

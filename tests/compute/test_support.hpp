@@ -61,6 +61,14 @@ inline int run_python(const std::string& code, std::string* out = nullptr) {
   return rc;
 }
 
+/// SIMSCOPE_TEST_SLOWDOWN (at least 1; ./simscope.sh sanitize sets 4): the factor by which
+/// wall-clock bounds stretch for instrumented or loaded runs.
+inline double slowdown() {
+  const char* v = std::getenv("SIMSCOPE_TEST_SLOWDOWN");
+  const double f = v ? std::atof(v) : 1.0;
+  return f > 1.0 ? f : 1.0;
+}
+
 /// run_numpy_reference's status when SIMSCOPE_PYTHON cannot import numpy.
 constexpr int kNoNumpy = 77;
 
