@@ -22,18 +22,27 @@ def rel_err(got, ref):
     return float(np.max(np.abs(got - ref)) / np.max(np.abs(ref)))
 
 
-def check_plane(d, src32, plane, offset, label):
+def check_plane(d, src32, plane, offset, label, tol):
+    """The outputs against numpy's float64 field, the largest error relative to the plane's
+    largest value: tol is README's bound (fp32: 1e-6; fp64: one float32 rounding, 2^-23). fp32
+    sums carry their error relative to the sum of the terms' magnitudes, which the charges of
+    both signs here make larger than the field: its ratio to the field scales the fp32 bound."""
     tg = plane_targets(plane, offset, n, hw)
     e, phi = field_reference(src32, k, eps, tg)
+    if tol > 2.0 ** -23:
+        _, phi_abs = field_reference(np.column_stack([src32[:, :3], np.abs(src32[:, 3])]), k, eps, tg)
+        tol *= max(1.0, float(np.max(np.abs(phi_abs)) / np.max(np.abs(phi))))
     mag = np.sqrt((e * e).sum(1)).reshape(n, n)
     got = np.load(os.path.join(d, "magnitude.npy"))
     c.check(got.dtype == np.float32 and got.shape == (n, n), f"{label}: magnitude.npy float32 {got.shape}")
-    c.check(rel_err(got, mag) <= 1e-5, f"{label}: |E| max rel error {rel_err(got, mag):.2e} <= 1e-5")
+    c.check(rel_err(got, mag) <= tol, f"{label}: |E| max rel error {rel_err(got, mag):.2e} <= {tol:.2g}")
     for i, name in enumerate(["ex", "ey", "ez"]):
         g = np.load(os.path.join(d, name + ".npy"))
-        c.check(rel_err(g, e[:, i].reshape(n, n)) <= 1e-5, f"{label}: {name} rel error {rel_err(g, e[:, i].reshape(n, n)):.2e}")
+        err = rel_err(g, e[:, i].reshape(n, n))
+        c.check(err <= tol, f"{label}: {name} rel error {err:.2e} <= {tol:.2g}")
     g = np.load(os.path.join(d, "potential.npy"))
-    c.check(rel_err(g, phi.reshape(n, n)) <= 1e-5, f"{label}: potential rel error {rel_err(g, phi.reshape(n, n)):.2e}")
+    err = rel_err(g, phi.reshape(n, n))
+    c.check(err <= tol, f"{label}: potential rel error {err:.2e} <= {tol:.2g}")
 
 
 common = ["--set", f"grid.size={n}", "--set", f"grid.half_width={hw}", "--set", f"k={k}",
@@ -47,7 +56,7 @@ p = run(simscope, "--headless", "--out-dir", out, "--set", f"sources.file={d}/sr
         "--set", "plane=xz", "--set", "plane.offset=0.3", *common)
 c.check(p.returncode == 0, f"headless .npy run exits 0 ({p.returncode}: {p.stderr.strip()[-300:]})")
 if p.returncode == 0:
-    check_plane(out, src.astype(np.float32).astype(np.float64), "xz", 0.3, "npy/xz")
+    check_plane(out, src.astype(np.float32).astype(np.float64), "xz", 0.3, "npy/xz (fp32)", 1e-6)
     man = json.load(open(os.path.join(out, "run.json")))
     c.check(man["workload"] == "field" and man["params"]["grid.size"] == n, "run.json names workload and params")
     c.check(man["backend"]["name"] == "cpu" and "compute_s" in man["timings"], "run.json backend and timings")
@@ -71,7 +80,8 @@ p = run(simscope, "--headless", "--no-image", "--out-dir", out, "--set", f"sourc
         "--set", "plane=yz", "--set", "plane.offset=-0.7", "--set", "precision=fp64", *common)
 c.check(p.returncode == 0, f"headless CSV run exits 0 ({p.returncode}: {p.stderr.strip()[-300:]})")
 if p.returncode == 0:
-    check_plane(out, src_unit.astype(np.float32).astype(np.float64), "yz", -0.7, "csv/yz")
+    check_plane(out, src_unit.astype(np.float32).astype(np.float64), "yz", -0.7, "csv/yz (fp64)",
+                2.0 ** -23)
     c.check(not os.path.exists(os.path.join(out, "view.png")), "--no-image writes no view.png")
 
 # The box: (6, n, n), faces -x, +x, -y, +y, -z, +z
