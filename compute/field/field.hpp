@@ -215,7 +215,8 @@ Method method_from_string(const std::string& name);
 /// CPU (about 0.2 s on 2 cores at 5.8e9 pairs/s), 1e11 on CUDA (about 50 ms at 2e12 pairs/s).
 double auto_direct_pairs(Backend backend);
 /// The method that `method` means for P sources and T targets on `backend`: Auto resolved by
-/// auto_direct_pairs(), Direct and Tree as given.
+/// auto_direct_pairs() on the CPU and as Direct on CUDA (until the CUDA tree is proven on a GPU),
+/// Direct and Tree as given.
 Method resolve_method(Method method, Backend backend, std::size_t sources, std::size_t targets);
 
 /// The expansion order and opening angle of the tree method for a tolerance (tree_rule.cpp;

@@ -19,10 +19,7 @@ class AutoEvaluator final : public Evaluator {
 
   void evaluate(const Sources& s, const Targets& t, const IndexRange& range, const Options& o,
                 Result& out, Progress* progress) override {
-    Method m = resolve_method(Method::Auto, backend_, s.size(), t.size());
-    // The CUDA tree has not run on a GPU yet (tests/bench/NOTES.md): auto stays direct there
-    // until a GPU run has proven it against the CPU tree and direct.
-    if (backend_ == Backend::Cuda) m = Method::Direct;
+    const Method m = resolve_method(Method::Auto, backend_, s.size(), t.size());
     auto& slot = m == Method::Tree ? tree_ : direct_;
     if (!slot) slot = make_evaluator(m, backend_);
     last_ = slot.get();
