@@ -11,29 +11,8 @@ namespace simscope::field {
 namespace {
 
 using test::error_of;
-
-/// RMS relative error of E over all targets, sqrt(sum |E - E_ref|^2 / sum |E_ref|^2) (the
-/// tolerance's measure), from the float outputs.
-double field_rms(const Result& a, const Result& ref) {
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < ref.size(); ++i) {
-    const double d[3] = {double(a.ex[i]) - ref.ex[i], double(a.ey[i]) - ref.ey[i],
-                         double(a.ez[i]) - ref.ez[i]};
-    num += d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-    den += double(ref.ex[i]) * ref.ex[i] + double(ref.ey[i]) * ref.ey[i] +
-           double(ref.ez[i]) * ref.ez[i];
-  }
-  return std::sqrt(num / den);
-}
-/// The same for the potential.
-double potential_rms(const Result& a, const Result& ref) {
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < ref.size(); ++i) {
-    const double d = double(a.potential[i]) - ref.potential[i];
-    num += d * d, den += double(ref.potential[i]) * ref.potential[i];
-  }
-  return std::sqrt(num / den);
-}
+using test::field_rms;
+using test::potential_rms;
 
 Targets plane(double offset, int n, double hw, PlaneKind kind = PlaneKind::XY) {
   Grid g;

@@ -66,23 +66,6 @@ ToleranceCase make_case(const std::string& name) {
   return c;
 }
 
-double rms_error(const Result& a, const Result& ref, bool potential) {
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < ref.size(); ++i) {
-    if (potential) {
-      const double d = double(a.potential[i]) - ref.potential[i];
-      num += d * d, den += double(ref.potential[i]) * ref.potential[i];
-      continue;
-    }
-    const double d[3] = {double(a.ex[i]) - ref.ex[i], double(a.ey[i]) - ref.ey[i],
-                         double(a.ez[i]) - ref.ez[i]};
-    num += d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-    den += double(ref.ex[i]) * ref.ex[i] + double(ref.ey[i]) * ref.ey[i] +
-           double(ref.ez[i]) * ref.ez[i];
-  }
-  return std::sqrt(num / den);
-}
-
 class FieldTreeTolerance : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(FieldTreeTolerance, KeptUnderFp64) {
@@ -98,7 +81,7 @@ TEST_P(FieldTreeTolerance, KeptUnderFp64) {
     Result r;
     ev->evaluate(c.sources, c.targets, o, r);
     ASSERT_EQ(r.method, Method::Tree);
-    const double e = rms_error(r, ref, false), ep = rms_error(r, ref, true);
+    const double e = test::field_rms(r, ref), ep = test::potential_rms(r, ref);
     const double reported = std::max(r.tree.rms_rel_error, r.tree.rms_rel_error_potential);
     // The fp32 outputs carry up to ~6e-8 of rounding of their own.
     EXPECT_LE(reported, tol) << GetParam() << " tol " << tol << ": the tolerance was missed";

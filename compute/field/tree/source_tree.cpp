@@ -82,8 +82,8 @@ SourceTree build_source_tree(const Sources& s) {
 }
 
 void compute_moments(SourceTree& t, int p, bool fp64) {
+  if (holds_moments(t, p, fp64)) return;
   const bool single = p <= kSingleMomentsOrder && !fp64;
-  if (t.order == p && t.single() == single) return;
   const MultiIndex& m = multi_index(p);
   const std::size_t N = std::size_t(m.count), C = t.oct.cells.size();
   const auto& cells = t.oct.cells;

@@ -66,4 +66,9 @@ SourceTree build_source_tree(const Sources& s);
 /// nothing when t holds those already.
 void compute_moments(SourceTree& t, int p, bool fp64 = false);
 
+/// True when t holds the multipoles compute_moments(t, p, fp64) computes (order and storage).
+inline bool holds_moments(const SourceTree& t, int p, bool fp64) {
+  return t.order == p && t.single() == (p <= kSingleMomentsOrder && !fp64);
+}
+
 }  // namespace simscope::field::tree

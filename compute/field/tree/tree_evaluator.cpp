@@ -89,8 +89,7 @@ class TreeEvaluator final : public Evaluator {
       stats.order = used.order;
       stats.theta = used.theta;
       const bool fp64 = o.precision == Precision::Fp64;
-      if (tree_->order != used.order ||
-          tree_->single() != (used.order <= kSingleMomentsOrder && !fp64)) {
+      if (!holds_moments(*tree_, used.order, fp64)) {
         const auto tm = Clock::now();
         compute_moments(*tree_, used.order, fp64);
         backend_->tree_changed();
