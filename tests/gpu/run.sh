@@ -14,8 +14,8 @@
 #   configure + build: compute, render, tests, bench, run layer and the Python module (pybind11
 #     of this machine's python3, which reads numpy 2's descriptors; nlohmann-json from .gpu);
 #   the compute and render tests with SIMSCOPE_REQUIRE_CUDA=1 (a CUDA test that skips fails);
-#   the field kernels with 2 and 8 targets per thread; the run layer's tests and the module's
-#     CUDA tests (pytest -k cuda);
+#   the field kernels with 2 and 8 targets per thread; the run layer's adapters on CUDA
+#     (test_split_merge CudaBackend.*) and the module's CUDA tests (pytest -k cuda);
 #   simscope-bench for the three workloads, the anchors' scripts in the same call;
 #   compute-sanitizer memcheck over short CUDA cases of every workload, racecheck and synccheck
 #     over the kernels with shared memory or warp primitives (a time-out reads "incomplete",
@@ -189,11 +189,13 @@ else record skipped "$([ $built = 1 ] && echo 'no device' || echo 'no build')"; 
 
 step "run layer and Python CUDA tests"
 if [ $built = 1 ]; then
-  # The run layer's tests (the adapters with device outputs where a device is usable), then the
-  # module's CUDA tests; pytest from the image or the carried copy.
+  # The run layer's adapters on the CUDA back end (tests/run/test_cuda_backend.cpp: device
+  # outputs, a held result kept on the device, ranges on CUDA merged, lsq's host methods, the
+  # oscillators' live state), then the module's CUDA tests; pytest from the image or the carried
+  # copy. The CPU run-layer tests are CI's.
   "$py" -c 'import pytest' 2> /dev/null || export PYTHONPATH="$root/.gpu/pytest${PYTHONPATH:+:$PYTHONPATH}"
-  timeout "$(( $(left) / 2 ))" ctest --test-dir "$b" -L run -j 8 --output-on-failure \
-    > "$logs/ctest_run.log" 2>&1
+  timeout "$(( $(left) / 2 ))" "$b/tests/run/test_split_merge" --gtest_filter='CudaBackend.*' \
+    > "$logs/run_cuda.log" 2>&1
   rc1=$?
   rc2=0
   if [ -d "$b/python/simscope" ]; then
@@ -206,7 +208,7 @@ if [ $built = 1 ]; then
       > "$logs/pytest_cuda.log"; rc2=1
   fi
   rc=$rc1; [ $rc = 0 ] && rc=$rc2
-  record "$(status_of $rc)" "run: $(grep -oE '[0-9]+% tests passed.*' "$logs/ctest_run.log" | head -1); pytest: $(tail -1 "$logs/pytest_cuda.log" | cut -c1-60)"
+  record "$(status_of $rc)" "run: $(gtest_counts "$logs/run_cuda.log"); pytest: $(tail -1 "$logs/pytest_cuda.log" | cut -c1-50)"
 else record skipped "no build"; fi
 
 step benches
