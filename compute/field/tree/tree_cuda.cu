@@ -4,10 +4,11 @@
 // decisions (classify() in tree_internal.hpp), with the arithmetic on the device:
 //   host:   the target octree and the interaction lists of the dual traversal (M2L pairs per
 //           target cell, P2P source cells per target leaf), L2L pairs by level;
-//   device: M2L (one block per target cell: thread 0 forms the derivative tensor in shared
-//           memory, the threads share the output terms), L2L level by level, then one thread
-//           per target: P2P (fp64, r^2 == 0 skipped and counted) and L2P; the direct fp64 sums
-//           of the measured error (one block per sampled target).
+//   device: M2L (one block per target cell: the block forms the derivative tensor in shared
+//           memory degree by degree, the threads share the output terms), L2L level by level
+//           (the shift's powers formed likewise), then one thread per target: P2P (fp64,
+//           r^2 == 0 skipped and counted) and L2P (powers in a per-thread array sized by the
+//           order); the direct fp64 sums of the measured error (one block per sampled target).
 // The accumulators are copied back (4 doubles per target) and finished on the host
 // (tree_evaluator.cpp), so device_output() is null for this evaluator (the host-copy path).
 // NOT YET RUN ON A GPU: compiled for sm_90 on a CPU machine; tests/compute/test_field_tree.cpp
@@ -49,31 +50,66 @@ struct DeviceTables {
   const std::int16_t *pair_b, *pair_sum;
 };
 
+/// Term i (degree >= 1) of the scaled powers r^k / k!, from a term of degree n-1.
+__device__ double d_scaled_power(const DeviceTables& m, int i, const double r[3], const double* P) {
+  const int kc[3] = {m.kx[i], m.ky[i], m.kz[i]};
+  const int c = kc[0] ? 0 : kc[1] ? 1 : 2;
+  return P[m.minus1[c * m.count + i]] * r[c] / double(kc[c]);
+}
+
+/// The scaled powers P (m.count terms) of (rx, ry, rz), by one thread.
 __device__ void d_scaled_powers(const DeviceTables& m, double rx, double ry, double rz, double* P) {
   P[0] = 1;
   const double r[3] = {rx, ry, rz};
-  for (int i = 1; i < m.count; ++i) {
-    const int kc[3] = {m.kx[i], m.ky[i], m.kz[i]};
-    const int c = kc[0] ? 0 : kc[1] ? 1 : 2;
-    P[i] = P[m.minus1[c * m.count + i]] * r[c] / double(kc[c]);
+  for (int i = 1; i < m.count; ++i) P[i] = d_scaled_power(m, i, r, P);
+}
+
+/// The scaled powers in shared memory, formed by the whole block degree by degree (as
+/// d_derivatives_block). Every thread must call it; returns after a barrier.
+__device__ void d_scaled_powers_block(const DeviceTables& m, double rx, double ry, double rz,
+                                      double* P) {
+  const double r[3] = {rx, ry, rz};
+  if (threadIdx.x == 0) P[0] = 1;
+  __syncthreads();
+  const int order = m.degree[m.count - 1];
+  for (int n = 1; n <= order; ++n) {
+    const int lo = n * (n + 1) * (n + 2) / 6, hi = (n + 1) * (n + 2) * (n + 3) / 6;
+    for (int i = lo + int(threadIdx.x); i < hi; i += int(blockDim.x)) P[i] = d_scaled_power(m, i, r, P);
+    __syncthreads();
   }
 }
 
-__device__ void d_derivatives(const DeviceTables& m, double rx, double ry, double rz, double eps2,
-                              double* D) {
+/// Term i (degree >= 1) of the derivative tensor D of 1/sqrt(|r|^2 + eps2), from the terms of
+/// degrees n-1 and n-2 (the recurrence of expansions.hpp's derivatives()).
+__device__ double d_derivative_term(const DeviceTables& m, int i, const double r[3], double inv2,
+                                    const double* D) {
+  const int n = m.degree[i];
+  const int kc[3] = {m.kx[i], m.ky[i], m.kz[i]};
+  double a = 0, b = 0;
+  for (int c = 0; c < 3; ++c) {
+    if (kc[c] >= 1) a += r[c] * kc[c] * D[m.minus1[c * m.count + i]];
+    if (kc[c] >= 2) b += double(kc[c] * (kc[c] - 1)) * D[m.minus2[c * m.count + i]];
+  }
+  return -(double(2 * n - 1) * a + double(n - 1) * b) * inv2 / double(n);
+}
+
+/// The derivative tensor D (m.count terms, shared memory) for offset (rx, ry, rz), formed by the
+/// whole block degree by degree: the terms of one degree depend on lower degrees only, so each
+/// degree's terms are formed in parallel with one barrier between degrees (the layout is ordered
+/// by degree: multi_index.hpp). Every thread of the block must call it; returns after a barrier.
+__device__ void d_derivatives_block(const DeviceTables& m, double rx, double ry, double rz,
+                                    double eps2, double* D) {
   const double R2 = rx * rx + ry * ry + rz * rz + eps2;
   const double inv2 = 1.0 / R2;
   const double r[3] = {rx, ry, rz};
-  D[0] = sqrt(inv2);
-  for (int i = 1; i < m.count; ++i) {
-    const int n = m.degree[i];
-    const int kc[3] = {m.kx[i], m.ky[i], m.kz[i]};
-    double a = 0, b = 0;
-    for (int c = 0; c < 3; ++c) {
-      if (kc[c] >= 1) a += r[c] * kc[c] * D[m.minus1[c * m.count + i]];
-      if (kc[c] >= 2) b += double(kc[c] * (kc[c] - 1)) * D[m.minus2[c * m.count + i]];
-    }
-    D[i] = -(double(2 * n - 1) * a + double(n - 1) * b) * inv2 / double(n);
+  if (threadIdx.x == 0) D[0] = sqrt(inv2);
+  __syncthreads();
+  const int order = m.degree[m.count - 1];
+  for (int n = 1; n <= order; ++n) {
+    const int lo = n * (n + 1) * (n + 2) / 6, hi = (n + 1) * (n + 2) * (n + 3) / 6;
+    for (int i = lo + int(threadIdx.x); i < hi; i += int(blockDim.x))
+      D[i] = d_derivative_term(m, i, r, inv2, D);
+    __syncthreads();
   }
 }
 
@@ -91,9 +127,8 @@ __global__ void k_m2l(DeviceTables m, const std::int32_t* cells, const std::int3
   for (int e = begin[k]; e < begin[k + 1]; ++e) {
     const int b = src[e];
     const Sphere c = scell[b];
-    __syncthreads();
-    if (threadIdx.x == 0) d_derivatives(m, z.x - c.x, z.y - c.y, z.z - c.z, eps2, D);
-    __syncthreads();
+    __syncthreads();  // the previous pair's D is read by every thread before it is overwritten
+    d_derivatives_block(m, z.x - c.x, z.y - c.y, z.z - c.z, eps2, D);
     const double* M = moments + std::size_t(b) * N;
     for (int j = 0; j < kPer; ++j) {
       const int t = threadIdx.x + j * kThreads;
@@ -115,11 +150,8 @@ __global__ void k_l2l(DeviceTables m, const int2* pairs, const Sphere* tcell, do
   __shared__ double S[kMaxTerms];
   const int2 pc = pairs[blockIdx.x];
   const int N = m.count;
-  if (threadIdx.x == 0) {
-    const Sphere zp = tcell[pc.x], zc = tcell[pc.y];
-    d_scaled_powers(m, zc.x - zp.x, zc.y - zp.y, zc.z - zp.z, S);
-  }
-  __syncthreads();
+  const Sphere zp = tcell[pc.x], zc = tcell[pc.y];
+  d_scaled_powers_block(m, zc.x - zp.x, zc.y - zp.y, zc.z - zp.z, S);
   const double* L = local + std::size_t(pc.x) * N;
   double* Lc = local + std::size_t(pc.y) * N;
   for (int t = threadIdx.x; t < N; t += blockDim.x) {
@@ -131,7 +163,10 @@ __global__ void k_l2l(DeviceTables m, const int2* pairs, const Sphere* tcell, do
 }
 
 /// Leaves: block = one target leaf; thread = one of its targets (sorted index i): P2P over the
-/// leaf's source cells, then L2P when the leaf has a local expansion.
+/// leaf's source cells, then L2P when the leaf has a local expansion. kCap >= m.count: the
+/// per-thread powers' array, sized by the order's bucket (leaf_caps) so that a low order does
+/// not reserve the highest order's local memory (969 doubles, 7.8 KB per thread).
+template <int kCap>
 __global__ void k_leaf(DeviceTables m, const std::int32_t* leaves, const std::int32_t* begin,
                        const std::int32_t* src, const std::uint8_t* has_local,
                        const int2* tcell_range, const Sphere* tcell, const int2* scell_range,
@@ -140,7 +175,7 @@ __global__ void k_leaf(DeviceTables m, const std::int32_t* leaves, const std::in
                        const double* local, double* acc, unsigned long long* skipped) {
   const int k = blockIdx.x, leaf = leaves[k];
   const int2 rg = tcell_range[leaf];
-  double P[kMaxTerms];
+  double P[kCap];
   for (int i = rg.x + threadIdx.x; i < rg.y; i += blockDim.x) {
     const std::uint32_t ti = torder[i];
     if (ti < rb || ti >= re) continue;
@@ -226,6 +261,7 @@ class CudaTreeBackend final : public TreeBackend {
   Backend backend() const override { return Backend::Cuda; }
   double peak_device_bytes() const override { return double(alloc_->peak_bytes()); }
   void tree_changed() override { uploaded_ = nullptr, uploaded_order_ = -1; }
+  void moments_changed() override { uploaded_order_ = -1; }
 
   void direct(const SourceTree& s, const double* x, const double* y, const double* z, std::size_t n,
               double eps2, double* acc) override {
@@ -370,12 +406,21 @@ class CudaTreeBackend final : public TreeBackend {
       CK(cudaGetLastError());
       CK(cudaDeviceSynchronize());  // d_pairs is freed at the end of this iteration
     }
-    if (!leaves.empty())
-      k_leaf<<<unsigned(leaves.size()), kTargetLeaf>>>(
-          tables_, d_leaves.get(), d_leaf_begin.get(), d_leaf_src.get(), d_has_local.get(),
-          d_trange.get(), d_tcell.get(), srange_.get(), src_.get(), d_tx.get(), d_ty.get(),
-          d_tz.get(), d_order.get(), std::uint32_t(r.begin), std::uint32_t(r.end), eps2,
-          d_local.get(), d_acc.get(), d_skipped.get());
+    if (!leaves.empty()) {
+      auto launch = [&](auto kernel) {
+        kernel<<<unsigned(leaves.size()), kTargetLeaf>>>(
+            tables_, d_leaves.get(), d_leaf_begin.get(), d_leaf_src.get(), d_has_local.get(),
+            d_trange.get(), d_tcell.get(), srange_.get(), src_.get(), d_tx.get(), d_ty.get(),
+            d_tz.get(), d_order.get(), std::uint32_t(r.begin), std::uint32_t(r.end), eps2,
+            d_local.get(), d_acc.get(), d_skipped.get());
+      };
+      // The powers' bucket: orders <= 4, 6, 8, 12, 16 (the ladder's usual orders: tree_rule.cpp).
+      if (m.count <= terms(4)) launch(k_leaf<terms(4)>);
+      else if (m.count <= terms(6)) launch(k_leaf<terms(6)>);
+      else if (m.count <= terms(8)) launch(k_leaf<terms(8)>);
+      else if (m.count <= terms(12)) launch(k_leaf<terms(12)>);
+      else launch(k_leaf<kMaxTerms>);
+    }
     CK(cudaGetLastError());
     CK(cudaMemcpy(acc.data(), d_acc.get(), T * 4 * sizeof(double), cudaMemcpyDeviceToHost));
     unsigned long long sk = 0;

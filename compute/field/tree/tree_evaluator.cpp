@@ -92,7 +92,7 @@ class TreeEvaluator final : public Evaluator {
       if (!holds_moments(*tree_, used.order, fp64)) {
         const auto tm = Clock::now();
         compute_moments(*tree_, used.order, fp64);
-        backend_->tree_changed();
+        backend_->moments_changed();
         build_seconds += std::chrono::duration<double>(Clock::now() - tm).count();
       }
       stats.tree_bytes = tree_->bytes();

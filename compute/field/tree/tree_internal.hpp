@@ -113,8 +113,11 @@ class TreeBackend {
   /// Direct fp64 sums of every source of `s` at n targets.
   virtual void direct(const SourceTree& s, const double* x, const double* y, const double* z,
                       std::size_t n, double eps2, double* acc) = 0;
-  /// The source tree was rebuilt or its multipoles recomputed (device copies are stale).
+  /// The source tree was rebuilt (device copies of its sources, cells and multipoles are stale).
   virtual void tree_changed() {}
+  /// Only the source tree's multipoles were recomputed (another order or storage): device copies
+  /// of the multipoles are stale, those of the sources and cells are not.
+  virtual void moments_changed() {}
   virtual double peak_device_bytes() const { return 0; }
 };
 
