@@ -16,7 +16,8 @@
 #   the compute and render tests with SIMSCOPE_REQUIRE_CUDA=1 (a CUDA test that skips fails);
 #   the field kernels with 2 and 8 targets per thread; the run layer's adapters on CUDA
 #     (test_split_merge CudaBackend.*) and the module's CUDA tests (pytest -k cuda);
-#   simscope-bench for the three workloads, the anchors' scripts in the same call;
+#   simscope-bench for the three workloads and simscope-interop-bench (a 2048 x 2048 plane into
+#     the view through interop and through the host, EGL without a window); the anchors' scripts;
 #   compute-sanitizer memcheck over short CUDA cases of every workload, racecheck and synccheck
 #     over the kernels with shared memory or warp primitives (a time-out reads "incomplete",
 #     "Device not supported" reads "unavailable": neither passes nor fails);
@@ -212,20 +213,20 @@ if [ $built = 1 ]; then
 else record skipped "no build"; fi
 
 step benches
-B="$b/tests/bench/simscope-bench"
 : > "$out/bench.json"
 bench_failed=0 bench_run=0
-# bench NAME ARGS...: one JSON line into bench.json ("name" added), stderr into the logs; each
-# bench gets a fair share of what is left of the step.
+# bench NAME BINARY ARGS...: one JSON line into bench.json ("name" added), stderr into the logs;
+# each bench gets a fair share of what is left of the step. BINARY is under the build folder.
 benches=(
-  "field_cuda|field --backend cuda --sources 8000000 --targets 80000 --repeat 5"
-  "field_cuda_fp64|field --backend cuda --sources 8000000 --targets 80000 --precision fp64 --repeat 1"
-  "field_tree_cuda|field --backend cuda --method tree --sources 8000000 --targets 80000 --repeat 3"
-  "lsq_cuda|lsq --backend cuda --precision fp32 --repeat 5"
-  "lsq_cuda_fp64|lsq --backend cuda --precision fp64 --repeat 3"
-  "lsq_cuda_seeds|lsq --backend cuda --method auto --observations 50 --unknowns 100 --repeat 3"
-  "osc_single|oscillators --mode single --backend cuda --repeat 3"
-  "osc_study|oscillators --mode study --backend cuda --members 100000 --steps 20000 --repeat 1"
+  "field_cuda|tests/bench/simscope-bench field --backend cuda --sources 8000000 --targets 80000 --repeat 5"
+  "field_cuda_fp64|tests/bench/simscope-bench field --backend cuda --sources 8000000 --targets 80000 --precision fp64 --repeat 1"
+  "field_tree_cuda|tests/bench/simscope-bench field --backend cuda --method tree --sources 8000000 --targets 80000 --repeat 3"
+  "lsq_cuda|tests/bench/simscope-bench lsq --backend cuda --precision fp32 --repeat 5"
+  "lsq_cuda_fp64|tests/bench/simscope-bench lsq --backend cuda --precision fp64 --repeat 3"
+  "lsq_cuda_seeds|tests/bench/simscope-bench lsq --backend cuda --method auto --observations 50 --unknowns 100 --repeat 3"
+  "osc_single|tests/bench/simscope-bench oscillators --mode single --backend cuda --repeat 3"
+  "osc_study|tests/bench/simscope-bench oscillators --mode study --backend cuda --members 100000 --steps 20000 --repeat 1"
+  "interop_2048|tests/render/simscope-interop-bench --size 2048 --repeat 20"
 )
 if [ $built = 1 ] && [ $gpu = 1 ]; then
   n=${#benches[@]}
@@ -233,7 +234,7 @@ if [ $built = 1 ] && [ $gpu = 1 ]; then
     name="${e%%|*}"; read -r -a a <<< "${e#*|}"
     share=$(( $(left) / n )); n=$((n - 1))
     bench_run=$((bench_run + 1))
-    if timeout "$share" "$B" "${a[@]}" > "$logs/bench_$name.json" 2> "$logs/bench_$name.err"; then
+    if timeout "$share" "$b/${a[0]}" "${a[@]:1}" > "$logs/bench_$name.json" 2> "$logs/bench_$name.err"; then
       "$py" -c 'import json,sys; d=json.load(open(sys.argv[1])); d["name"]=sys.argv[2]; print(json.dumps(d))' \
         "$logs/bench_$name.json" "$name" >> "$out/bench.json" 2>> "$logs/bench_$name.err" || bench_failed=$((bench_failed + 1))
     else
@@ -287,12 +288,25 @@ step table
     echo; echo "benches (bench.json):"
     "$py" - "$out/bench.json" <<'PY'
 import json, sys
+# DESIGN.md section 4's GPU targets (section 3 for the interop frame), printed under each bench.
+targets = {
+    "field_cuda": ">= 2.5e12 pairs/s, exact fp32 at <= 1e-6 (anchor: tiled kernel 1.43e12)",
+    "field_tree_cuda": "tree build + eval at 1e-5 (interactive: build <= 15 ms, eval <= 5 ms)",
+    "lsq_cuda": "<= 5 ms for 250k px, M=100, N=50 (anchor: batched normal eq. 92 ms)",
+    "lsq_cuda_seeds": "<= 1.5 ms with the downdate solver (anchor: cuSOLVER 36 ms)",
+    "osc_single": "<= 0.25 s per 1e6 steps fp64 (anchor: fused block 0.61 s)",
+    "osc_study": ">= 2e11 osc-steps/s fp64 (anchor: fused block 9.2e10)",
+    "interop_2048": "PBO -> R32F texture 0.71 ms per frame (DESIGN section 3)",
+}
 for line in open(sys.argv[1]):
     try: d = json.loads(line)
     except ValueError: continue
-    keys = ("pairs_per_s", "seconds", "seconds_per_1e6_steps", "osc_steps_per_s", "max_rel_error")
-    print(f"  {d.get('name', '?'):18}", "  ".join(f"{k} {d[k]:.3g}" for k in keys
-                                              if isinstance(d.get(k), (int, float))) or "incomplete")
+    keys = ("pairs_per_s", "seconds", "seconds_per_1e6_steps", "osc_steps_per_s", "max_rel_error",
+            "interop_seconds", "host_path_seconds", "host_seconds", "draw_seconds")
+    line = "  ".join(f"{k} {d[k]:.3g}" for k in keys if isinstance(d.get(k), (int, float)))
+    if d.get("interop_path"): line += f"  path {d['interop_path']}"
+    print(f"  {d.get('name', '?'):18}", line or "incomplete")
+    if d.get("name") in targets: print(f"  {'':18}", "target:", targets[d["name"]])
 PY
   fi
   echo "total $((SECONDS - start)) s of $total s"
