@@ -27,7 +27,7 @@ import time
 
 import numpy as np
 
-from simscope_test_util import Checker, run, scratch
+from simscope_test_util import Checker, run, scratch, wait_signal_caught
 
 simscope = os.path.abspath(sys.argv[1])
 c = Checker()
@@ -252,7 +252,9 @@ p = subprocess.Popen([simscope, "--headless", "--no-image", "-w", "field", "--ba
                       "--set", "sources.count=4000000", "--set", "grid.size=400", "--quiet",
                       "--out-dir", out_dir("field")],
                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-time.sleep(1.0)
+# Once simscope's handler is installed (not a fixed sleep: a loaded machine may be slower), so
+# that the signal meets the run rather than the default action of a process still starting.
+c.check(wait_signal_caught(p.pid, signal.SIGINT), "field run: SIGINT handler installed")
 p.send_signal(signal.SIGINT)
 out, err = p.communicate(timeout=120)
 c.check(p.returncode == 130, f"field stopped by SIGINT: exit 130 (got {p.returncode})")

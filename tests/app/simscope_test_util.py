@@ -6,6 +6,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 import zlib
 
 import numpy as np
@@ -153,3 +154,39 @@ def children(pid):
             except OSError:
                 pass
     return out
+
+
+def wait_signal_caught(pid, sig, timeout=60.0):
+    """Waits until process pid has a handler for signal sig (the SigCgt mask of
+    /proc/<pid>/status), so that a signal sent next reaches simscope's own handler rather than
+    the default action of a process still starting. True when it does, False on timeout or when
+    the process is gone."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                for line in f:
+                    if line.startswith("SigCgt:") and int(line.split()[1], 16) >> (sig - 1) & 1:
+                        return True
+        except OSError:
+            return False
+        time.sleep(0.005)
+    return False
+
+
+def wait_cpu_seconds(pid, seconds, timeout=60.0):
+    """Waits until process pid has used `seconds` of CPU time (user + system, /proc/<pid>/stat):
+    a computation under way, whatever the machine's load. True when it has, False on timeout or
+    when the process is gone."""
+    tick = os.sysconf("SC_CLK_TCK")
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            if (int(fields[11]) + int(fields[12])) / tick >= seconds:
+                return True
+        except OSError:
+            return False
+        time.sleep(0.02)
+    return False

@@ -71,7 +71,10 @@ TEST(Worker, NewerRequestSupersedesTheRunningOne) {
   std::atomic<int> finished{0};
   Worker w(std::make_unique<FakeWorkload>(&finished));
   w.submit(params(1, 5000), Backend::Cpu, false);  // long
-  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  // Superseded while it runs: wait (up to 60 s, for a loaded machine) until it reports progress.
+  for (int i = 0; i < 30000 && w.progress() == 0.0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  EXPECT_GT(w.progress(), 0.0);
   EXPECT_TRUE(w.busy());
   w.submit(params(2, 5), Backend::Cpu, false);
   const auto e = wait_event(w);

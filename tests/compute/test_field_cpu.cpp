@@ -57,7 +57,10 @@ TEST_P(CpuVsReference, SmallRandomPlanes) {
     if (c.precision == Precision::Fp32) t = rounded(t);
     const Options o = opts(c.precision, c.eps, 2.5);
     const Result r = cpu_eval(s, t, o), ref = ref_eval(s, t, o);
-    EXPECT_LE(result_error(r, ref), 1e-6) << "offset " << offset;
+    // README: fp32 within 1e-6 of float64 (relative to the plane's maximum); fp64 sums rounded
+    // once to the float32 outputs: 2^-23 of the maximum.
+    const double bound = c.precision == Precision::Fp64 ? 1.2e-7 : 1e-6;
+    EXPECT_LE(result_error(r, ref), bound) << "offset " << offset;
     EXPECT_EQ(r.skipped_coincidences, 0u);
     EXPECT_TRUE(test::all_finite(r));
     EXPECT_EQ(r.magnitude.size(), t.size());

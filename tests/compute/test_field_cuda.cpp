@@ -333,8 +333,9 @@ TEST(FieldCuda, OutputsKeptOnTheDevice) {
   for (std::size_t k = 0; k < names.size(); ++k) {
     std::vector<float> v(t.size());
     ASSERT_EQ(copy_from_device(v.data(), gpu->device_output(names[k]).get(), v.size()), 0);
-    // Atomic fp64 sums in no fixed order: equal to rounding.
-    EXPECT_LE(test::plane_error(v, output(host, names[k])), 1e-5) << names[k];
+    // The same fp32 tile sums added into fp64 atomics in no fixed order, then rounded to
+    // float32: equal, or one float32 ulp apart where a sum lies on a rounding boundary.
+    EXPECT_LE(test::plane_error(v, output(host, names[k])), 2.4e-7) << names[k];
     EXPECT_EQ(kept.device_nonfinite[k], 0u) << names[k];
   }
   // k = 1e38 overflows float32 everywhere except where the sum is 0: counted per output as the
@@ -349,7 +350,7 @@ TEST(FieldCuda, OutputsKeptOnTheDevice) {
     const auto bad =
         std::uint64_t(std::count_if(v.begin(), v.end(), [](float x) { return !std::isfinite(x); }));
     EXPECT_GT(bad, 0u) << names[k];
-    EXPECT_NEAR(double(kept.device_nonfinite[k]), double(bad), 0.01 * double(t.size())) << names[k];
+    EXPECT_EQ(kept.device_nonfinite[k], bad) << names[k];  // counted on the device, exactly
   }
 }
 

@@ -47,6 +47,7 @@ np.save(d + '/cube64.npy', b)
 np.save(d + '/cube32.npy', b.astype(np.float32))
 np.savetxt(d + '/A.csv', A, delimiter=',', header='a0,a1,a2,a3,a4', comments='', fmt='%.17g')
 np.save(d + '/A.npy', A)
+np.save(d + '/condG.npy', np.array([np.linalg.cond(A.T @ A)]))  # cond2(G): the downdate's bound
 for tag, cube in (('64', b), ('32', b.astype(np.float32).astype(np.float64))):
     X = np.full((N, H, W), np.nan); R = np.full((H, W), np.nan)
     C = np.zeros((H, W), np.int32); K = np.full((H, W), np.nan)
@@ -82,12 +83,13 @@ TEST_F(LsqNumpy, EveryMethodAndPrecisionAgainstLstsq) {
     const auto rref = npy_values(std::string("res") + tag + ".npy");
     const auto cref = npy_values(std::string("count") + tag + ".npy");
     const auto kref = npy_values(std::string("cond") + tag + ".npy");
+    const double cond_g = npy_values("condG.npy").at(0);
     for (Method m : kMethods)
       for (Precision prec : kPrecisions) {
         SCOPED_TRACE(std::string("cube float") + tag + ", method " + name(m) + ", " + name(prec));
         const Result r = solve(cube, design, opts(m, prec));
         ASSERT_EQ(r.solution.size(), N * H * W);
-        double worst = 0;
+        double worst = 0, lo_ratio = INFINITY, hi_ratio = 0;
         int checked = 0;
         for (std::size_t p = 0; p < H * W; ++p) {
           EXPECT_EQ(r.count[p], int(cref[p])) << p;
@@ -113,21 +115,30 @@ TEST_F(LsqNumpy, EveryMethodAndPrecisionAgainstLstsq) {
                                                        : 1e-3;
           EXPECT_LE(e, bound) << "pixel " << p << " cond " << kref[p];
           EXPECT_NEAR(r.residual[p], rref[p], 1e-5 * std::max(1.0, rref[p])) << p;
-          // Condition: exact from an SVD (svd; qr through the SVD of its triangular factor), an
-          // estimate within [0.3, 3 sqrt(N)] of it from the Cholesky path.
+          // Condition (README): exact from an SVD (svd; qr through the SVD of its triangular
+          // factor); from the Cholesky path within 0.5x..sqrt(N)x (the upper bound is a theorem:
+          // the estimate of cond1(G_p) is a lower bound of it, and cond1 <= N cond2 for a
+          // symmetric matrix; the lower one is Hager's usual underestimate); auto's downdate
+          // pixels within 0.5x..cond2(G) s^(1/4)x, s missing rows (lsq_downdate.hpp).
           const double ratio = double(r.condition[p]) / kref[p];
+          const double s_missing = double(M) - cref[p];
           if (m == Method::Svd || m == Method::Qr) {
             EXPECT_NEAR(ratio, 1.0, 1e-3) << p;
           } else {
-            EXPECT_GE(ratio, 0.3) << p;
-            EXPECT_LE(ratio, 3 * std::sqrt(double(N))) << p;
+            const double hi = m == Method::Auto
+                                  ? std::max(std::sqrt(double(N)), cond_g * std::pow(s_missing, 0.25))
+                                  : std::sqrt(double(N));
+            EXPECT_GE(ratio, 0.5) << p;
+            EXPECT_LE(ratio, hi * (1 + 1e-4)) << p;
           }
+          lo_ratio = std::min(lo_ratio, ratio), hi_ratio = std::max(hi_ratio, ratio);
         }
         EXPECT_GT(checked, int(H * W) / 2);
         EXPECT_EQ(r.status_counts[kAllMissing], 1u);
         EXPECT_GE(r.status_counts[kUnderdetermined], 2u);
-        std::printf("[ lsq      ] float%s %s %s: max rel error %.2e over %d pixels\n", tag, name(m),
-                    name(prec), worst, checked);
+        std::printf("[ lsq      ] float%s %s %s: max rel error %.2e over %d pixels, condition "
+                    "ratio %.2f..%.2f\n", tag, name(m), name(prec), worst, checked, lo_ratio,
+                    hi_ratio);
       }
   }
 }

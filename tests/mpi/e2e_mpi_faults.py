@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 
-from simscope_test_util import Checker, children, scratch
+from simscope_test_util import Checker, children, scratch, wait_cpu_seconds
 
 simscope, mpirun = sys.argv[1], sys.argv[2]
 c = Checker()
@@ -106,7 +106,8 @@ while victim is None and time.monotonic() - t0 < 30:
             victim = pid
 c.check(victim is not None, "rank 1 of the study found")
 if victim is not None:
-    time.sleep(2.0)  # under way
+    # Under way: rank 1 has computed for a second (CPU time, whatever the machine's load).
+    c.check(wait_cpu_seconds(victim, 1.0), "rank 1 under way (1 s of CPU time)")
     os.kill(victim, 9)
     killed_at = time.monotonic()
     try:

@@ -22,9 +22,11 @@ def test_two_threads_overlap():
     """Each thread notes when its call was computing (its progress callbacks, which only come
     while the computation runs); with the GIL held during a call the other could not run."""
     spans = {}
+    start = threading.Barrier(2)  # both calls start together: only a held GIL serialises them
 
     def work(name):
         times = []
+        start.wait(timeout=60)
         r = simscope.field(progress=lambda f: times.append(time.perf_counter()), **BIG)
         spans[name] = (times[0], times[-1], r)
 

@@ -378,6 +378,16 @@ double largest_relative_difference(const std::vector<double>& a, const std::vect
   return worst;
 }
 
+/// The RMS relative difference of E (the tree tolerance's measure): sqrt(sum |E_a - E_b|^2 /
+/// sum |E_b|^2) over the targets of (targets, 4) sums.
+double rms_relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i + 3 < b.size(); i += 4)
+    for (int c = 0; c < 3; ++c)
+      num += (a[i + c] - b[i + c]) * (a[i + c] - b[i + c]), den += b[i + c] * b[i + c];
+  return std::sqrt(num / den);
+}
+
 /// Each share of the sources run on its own (the "sources" axis), R shares.
 std::vector<RunResult> source_parts(const ParamSet& p, std::size_t R) {
   auto w = make_workload("field");
@@ -452,13 +462,19 @@ TEST(DistributedRun, TheFieldSplitBySourcesInFp32AndWithTheTree) {
     const double d32 =
         largest_relative_difference(added_sums(source_parts(p32, R), "sum:field"), whole);
     EXPECT_LE(d32, 1e-6) << R << " shares in fp32";
+    // The tree: each share keeps tree.tolerance (1e-5, RMS relative) on its own field, so the
+    // added field's RMS error is within it too (the shares of uniform sources do not cancel);
+    // one target's largest component error is bounded looser (RMS against a maximum).
     const ParamSet pt = field_params("tree", "fp64");
-    const double dt =
-        largest_relative_difference(added_sums(source_parts(pt, R), "sum:field"), whole);
-    EXPECT_LE(dt, 1e-3) << R << " shares, tree at tolerance 1e-5";
+    ASSERT_EQ(pt.get_double("tree.tolerance"), 1e-5);
+    const std::vector<double> added = added_sums(source_parts(pt, R), "sum:field");
+    const double rms = rms_relative_difference(added, whole);
+    const double dt = largest_relative_difference(added, whole);
+    EXPECT_LE(rms, 1e-5) << R << " shares, tree at tolerance 1e-5 (RMS)";
+    EXPECT_LE(dt, 1e-4) << R << " shares, tree at tolerance 1e-5 (largest)";
     std::printf(
-        "split by sources, %zu shares: fp32 %.3g, tree %.3g (largest relative difference)\n", R,
-        d32, dt);
+        "split by sources, %zu shares: fp32 %.3g, tree RMS %.3g, largest %.3g (relative "
+        "differences)\n", R, d32, rms, dt);
   }
 }
 
