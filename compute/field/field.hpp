@@ -83,7 +83,7 @@ struct Options {
   double eps = 0.0;  ///< softening length, >= 0
   Precision precision = Precision::Fp32;
   /// Tree method only: the target relative RMS error of E, ||E_tree - E|| / ||E|| over the
-  /// targets, in [1e-8, 1e-3] (the schema's tree.tolerance). The expansion order and the
+  /// targets, in [1e-7, 1e-3] (the schema's tree.tolerance). The expansion order and the
   /// acceptance criterion follow from it (tree_rule()).
   double tolerance = 1e-5;
   /// Tree method only, for calibration and tests: an expansion order in [1, 16] and an opening
@@ -225,7 +225,7 @@ struct TreeRule {
   int order = 0;
   double theta = 0;
 };
-/// Throws simscope::Error unless tolerance is in [1e-8, 1e-3].
+/// Throws simscope::Error unless tolerance is in [1e-7, 1e-3].
 TreeRule tree_rule(double tolerance);
 
 /// A field evaluator. Implementations (method, back end): (direct, CPU: OpenMP, the reference),
@@ -351,7 +351,7 @@ Targets targets_from_npy(const io::NpyArray& a, const std::string& name);
 
 /// The field workload's parameters: sources.file, sources.distribution, sources.count,
 /// sources.seed, sources.half_width, k, eps, plane, plane.offset, grid.size, grid.half_width,
-/// precision, method (auto|direct|tree, default auto), tree.tolerance (1e-5, in [1e-8, 1e-3]),
+/// precision, method (auto|direct|tree, default auto), tree.tolerance (1e-5, in [1e-7, 1e-3]),
 /// tree.error_grid (the error view's subgrid size m: 0 automatic, 1..64), view (an output or
 /// "error").
 const Schema& schema();

@@ -59,7 +59,7 @@ Schema build() {
       "tree.tolerance, error measured at sampled targets) or auto (on the CPU direct up to 1e9 "
       "source-target pairs and tree above; on CUDA direct until its tree is proven on a GPU).",
       {"auto", "direct", "tree"}));
-  s.push_back(param_spec("tree.tolerance", T::Float, 1e-5, 1e-8, 1e-3, "",
+  s.push_back(param_spec("tree.tolerance", T::Float, 1e-5, 1e-7, 1e-3, "",
                          "Tree method: target relative RMS error of the field; sets the "
                          "expansion order and opening angle.",
                          {}, true));

@@ -24,7 +24,7 @@ TEST(NumberWidget, BoundsOnlyRangesDragAndShowableRangesSlide) {
   EXPECT_TRUE(spec("grid.half_width").log_slider);  // 1e-9 .. 1e12 on a logarithmic slider
   EXPECT_EQ(number_widget(spec("grid.half_width")), NumberWidget::Slider);
   EXPECT_EQ(number_widget(spec("grid.size")), NumberWidget::Slider);       // 2 .. 4096
-  EXPECT_EQ(number_widget(spec("tree.tolerance")), NumberWidget::Slider);  // 1e-8 .. 1e-3
+  EXPECT_EQ(number_widget(spec("tree.tolerance")), NumberWidget::Slider);  // 1e-7 .. 1e-3
   ParamSpec open = spec("k");
   open.min = 1, open.max = 0;  // no range
   EXPECT_EQ(number_widget(open), NumberWidget::Input);

@@ -95,7 +95,7 @@ int run_field_tree(const Args& a, const BackendChoice& choice, std::size_t P, st
       a.choice("distribution", "uniform", {"uniform", "gaussian", "dipoles", "lattice"});
   const double Z = a.number("plane-offset", 1000, -1e12, 1e12);
   field::Options o = base;
-  o.tolerance = a.number("tolerance", 1e-5, 1e-8, 1e-3);
+  o.tolerance = a.number("tolerance", 1e-5, 1e-7, 1e-3);
   const std::size_t direct_targets = std::size_t(a.count("direct-targets", 256));
   field::Sources s = field::generate_sources(dist, P, 750.0, seed);
   s.generation = 1;

@@ -383,9 +383,8 @@ TEST(FieldTree, RuleAndBadInput) {
   EXPECT_EQ(tree_rule(1e-4).order, 5);
   EXPECT_EQ(tree_rule(1e-5).order, 7);
   EXPECT_EQ(tree_rule(1e-7).order, 11);
-  EXPECT_EQ(tree_rule(1e-8).order, 13);
   EXPECT_EQ(tree_rule(1e-5).theta, 0.5);
-  for (double bad : {1e-2, 1e-9, 0.0, -1e-5, double(NAN)})
+  for (double bad : {1e-2, 1e-8, 9e-8, 0.0, -1e-5, double(NAN)})
     EXPECT_NE(error_of([&] { tree_rule(bad); }).find("tree.tolerance"), std::string::npos) << bad;
   auto ev = make_evaluator(Method::Tree, Backend::Cpu);
   const Sources s = generate_sources("uniform", 100, 1, 1);
@@ -393,7 +392,7 @@ TEST(FieldTree, RuleAndBadInput) {
   Result r;
   Options o = tree_options(2e-3);
   EXPECT_NE(
-      error_of([&] { ev->evaluate(s, t, o, r); }).find("tree.tolerance must be in [1e-8, 1e-3]"),
+      error_of([&] { ev->evaluate(s, t, o, r); }).find("tree.tolerance must be in [1e-7, 1e-3]"),
       std::string::npos);
   o = tree_options(1e-5);
   o.tree_order = 17;
@@ -419,7 +418,7 @@ TEST(FieldTree, SchemaParameters) {
   EXPECT_EQ(p.get_string("method"), "auto");
   EXPECT_EQ(sc.at("method").choices, (std::vector<std::string>{"auto", "direct", "tree"}));
   EXPECT_EQ(p.get_double("tree.tolerance"), 1e-5);
-  EXPECT_EQ(sc.at("tree.tolerance").min, 1e-8);
+  EXPECT_EQ(sc.at("tree.tolerance").min, 1e-7);  // float32 outputs show ~3e-8 RMS rounding
   EXPECT_EQ(sc.at("tree.tolerance").max, 1e-3);
   EXPECT_EQ(method_from(p), Method::Auto);
   EXPECT_EQ(options_from(p).tolerance, 1e-5);

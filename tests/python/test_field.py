@@ -31,8 +31,8 @@ def rng_sources(p, seed=0, cols=4):
 
 
 # fp64 sums are rounded once to the float32 outputs (6e-8 relative); fp32 sums carry their own
-# error, bounded relative to the largest value.
-@pytest.mark.parametrize("precision,rtol,tol", [("fp64", 1.2e-7, 1e-12), ("fp32", 0, 2e-5)])
+# error, bounded relative to the largest value (README: 1e-6).
+@pytest.mark.parametrize("precision,rtol,tol", [("fp64", 1.2e-7, 1e-12), ("fp32", 0, 1e-6)])
 @pytest.mark.parametrize("cols", [3, 4])
 def test_targets_against_numpy(precision, rtol, tol, cols):
     src = rng_sources(300, cols=cols)

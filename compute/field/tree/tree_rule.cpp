@@ -10,8 +10,8 @@
 namespace simscope::field {
 
 TreeRule tree_rule(double tolerance) {
-  if (!(tolerance >= 1e-8 && tolerance <= 1e-3))
-    throw Error("field: tree.tolerance must be in [1e-8, 1e-3], got " + std::to_string(tolerance));
+  if (!(tolerance >= 1e-7 && tolerance <= 1e-3))
+    throw Error("field: tree.tolerance must be in [1e-7, 1e-3], got " + std::to_string(tolerance));
   // Calibrated (tests/bench/NOTES.md "field tree"): a fixed opening angle and the order that
   // keeps the RMS error of E below the tolerance on the hardest measured distribution.
   TreeRule r;
