@@ -4,11 +4,13 @@
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
 
 #include "core/error.hpp"
+#include "workload.hpp"
 
 namespace simscope::app {
 namespace {
@@ -19,14 +21,13 @@ std::string shape_text(const std::vector<std::size_t>& s) {
   return t + (s.size() == 1 ? ",)" : ")");
 }
 
-DropPlan input(const std::string& workload, const std::string& path,
+DropPlan input(const std::string& workload,
                std::vector<std::pair<std::string, std::string>> sets) {
   DropPlan p;
   p.kind = DropPlan::Kind::Input;
   p.workload = workload;
   p.sets = std::move(sets);
   for (const auto& [n, v] : p.sets) p.summary += (p.summary.empty() ? "" : ", ") + n + " = " + v;
-  (void)path;
   return p;
 }
 
@@ -106,33 +107,26 @@ DropPlan plan_drop(const std::string& path, const std::string& workload) {
     return p;
   }
 
-  const bool npy = ext == "npy", csv = ext == "csv";
+  // The workload's input files (WorkloadDescriptor::inputs), tried in order.
+  const WorkloadDescriptor& d = workload_descriptor(workload);
+  const bool npy = ext == "npy";
   const std::vector<std::size_t> shape = npy ? npy_shape(path) : std::vector<std::size_t>{};
-  if (workload == "field") {
-    if (csv || (npy && shape.size() == 2 && (shape[1] == 3 || shape[1] == 4)))
-      return input(workload, path, {{"sources.file", path}});
-    if (npy)
-      throw Error(name + " has shape " + shape_text(shape) +
-                  ": field takes sources as .npy of shape (P, 4) x, y, z, q or (P, 3), or CSV");
-  } else if (workload == "lsq") {
-    if (npy && shape.size() == 3) return input(workload, path, {{"data.file", path}});
-    if (csv || (npy && shape.size() == 2)) return input(workload, path, {{"design.file", path}});
-    if (npy)
-      throw Error(name + " has shape " + shape_text(shape) +
-                  ": lsq takes a data cube (M, H, W) or a design matrix (M, N)");
-  } else if (workload == "oscillators") {
-    if (npy && ((shape.size() == 2 && shape[1] == 2) || (shape.size() == 3 && shape[2] == 2)))
-      return input(workload, path, {{"init", "file"}, {"init.file", path}});
-    if (ext == "txt" || csv || ext == "edges" || ext == "el")
-      return input(workload, path, {{"network.topology", "file"}, {"network.file", path}});
-    if (npy)
-      throw Error(name + " has shape " + shape_text(shape) +
-                  ": oscillators take an initial state (N, 2) or (K, N, 2)");
+  for (const InputRole& role : d.inputs) {
+    if (std::find(role.extensions.begin(), role.extensions.end(), ext) == role.extensions.end())
+      continue;
+    if (npy && role.fits && !role.fits(shape)) continue;
+    std::vector<std::pair<std::string, std::string>> sets = role.sets;
+    for (auto& [n, v] : sets)
+      if (v == "{path}") v = path;
+    return input(workload, std::move(sets));
   }
-  throw Error("cannot use " + name + " in " + workload +
-              ": drop an input file (field: sources .npy/.csv; lsq: data cube or design "
-              ".npy/.csv; oscillators: initial state .npy, edge list .txt/.csv), a .json preset "
-              "or a run.json");
+  if (npy && !d.npy_expected.empty())
+    throw Error(name + " has shape " + shape_text(shape) + ": " + d.npy_expected);
+  std::string all;
+  for (const WorkloadDescriptor& w : workloads())
+    if (!w.inputs_text.empty()) all += (all.empty() ? "" : "; ") + w.name + ": " + w.inputs_text;
+  throw Error("cannot use " + name + " in " + workload + ": drop an input file (" + all +
+              "), a .json preset or a run.json");
 }
 
 }  // namespace simscope::app

@@ -20,13 +20,10 @@ struct DropPlan {
   std::string summary;  ///< e.g. "sources.file = /data/src.npy"
 };
 
-/// The plan for dropping `path` while workload `workload` is shown:
-///   field: .npy of shape (P, 3) or (P, 4), or .csv -> sources.file;
-///   lsq: .npy of 3 dimensions -> data.file (the cube), of 2 -> design.file, .csv -> design.file;
-///   oscillators: .npy of shape (N, 2) or (K, N, 2) -> init.file with init=file; .txt, .csv,
-///   .edges, .el -> network.file with network.topology=file;
-///   .json with "simscope_preset" -> a preset; .json with "workload" and "params" (run.json)
-///   -> a run whose parameters are restored.
+/// The plan for dropping `path` while workload `workload` is shown: one of the workload's input
+/// files (WorkloadDescriptor::inputs: extension, .npy shape, the parameters it sets); .json with
+/// "simscope_preset" -> a preset; .json with "workload" and "params" (run.json) -> a run whose
+/// parameters are restored.
 /// Throws simscope::Error with a message naming the file and what the workload takes when the
 /// file fits nothing (another extension, an .npy of another shape, a JSON that is neither).
 DropPlan plan_drop(const std::string& path, const std::string& workload);

@@ -28,7 +28,7 @@
 #include "session.hpp"
 #include "stale_outputs.hpp"
 #include "stop_signals.hpp"
-#include "study_checkpoint.hpp"
+#include "oscillators/study_checkpoint.hpp"
 #include "sweep.hpp"
 #include "view_png_export.hpp"
 #include "view_schema.hpp"
@@ -227,27 +227,10 @@ int run_headless(const CliOptions& o) {
     check_output_dir(dir);
     if (!o.out_image.empty()) check_output_file(o.out_image, dir);
     const std::string workload_name = s.workload->name();
-    // A headless oscillators run is a study: it keeps a checkpoint (study_checkpoint.hpp).
-    if (workload_name == "oscillators") {
-      ck = std::make_shared<StudyCheckpointRequest>();
-      ck->dir = checkpoint_dir(dir);
-      ck->resume = o.resume;
-      ck->interval_s = o.checkpoint_interval;
-      const std::optional<CheckpointHeader> h = read_checkpoint_header(ck->dir);
-      if (o.resume && !h)
-        throw CheckpointRefused("--resume: no checkpoint in " + ck->dir +
-                                " (nothing to resume; run without --resume to start the study)");
-      if (!o.resume && h)
-        throw CheckpointRefused(ck->dir + " holds the checkpoint of an interrupted study (" +
-                                std::to_string(checkpoint_members_done(ck->dir, *h)) + " of " +
-                                std::to_string(h->members) +
-                                " members done): add --resume to continue it, or remove that "
-                                "folder to start over");
-      if (h) check_resumable(*h, workload_name, s.params, s.backend.backend, ck->dir);
-    } else if (o.resume) {
-      throw CheckpointRefused("--resume continues an interrupted oscillators study; workload " +
-                              workload_name + " keeps no checkpoint");
-    }
+    // A study keeps a checkpoint and may continue one (oscillators/study_checkpoint.hpp).
+    ck = open_study_checkpoint(workload_name, s.params, s.backend.backend, dir, o.resume,
+                               o.checkpoint_interval)
+             .request;
     const std::optional<ParamSet> pin_params = pinned_params(s.params, o.pin_sets);
     Worker worker(std::move(s.workload));
     bool notice_printed = false;

@@ -10,7 +10,6 @@
 #include <sstream>
 
 #include "core/error.hpp"
-#include "field/field.hpp"
 
 namespace simscope::app {
 namespace {
@@ -42,9 +41,9 @@ RunResult with_params(const RunResult& r, const ParamSet& params, const std::str
   return t;
 }
 
-/// Fills the coordinates of `s` from the shown image's axis titles, and for a field plane the
-/// three space coordinates x, y, z (the plane's offset on its normal axis).
-void set_coordinates(PlaneSamples& s, const ViewImage& img, const RunResult& r) {
+/// Fills the coordinates of `s` from the shown image's axis titles, or the workload's own space
+/// coordinates where it has them (Workload::sample_coordinates: the field's x, y, z).
+void set_coordinates(PlaneSamples& s, const ViewImage& img, const Workload& w, const RunResult& r) {
   const auto& ai = img.annotations.axis_i;
   const auto& aj = img.annotations.axis_j;
   const bool ranged = ai.show_range && aj.show_range && !ai.name.empty() && !aj.name.empty() &&
@@ -59,18 +58,12 @@ void set_coordinates(PlaneSamples& s, const ViewImage& img, const RunResult& r) 
   s.coord_base = {s.u_at(0), s.v_at(0)};
   s.coord_di = {du, 0};
   s.coord_dj = {0, dv};
-  if (r.workload != "field" || !ranged) return;
-  const field::Grid g = field::grid_from(r.params);
-  if (g.kind == field::PlaneKind::Box) return;
-  // u, v and the normal axis into x, y, z (field::make_targets' layout).
-  int iu = 0, iv = 1, in = 2;
-  if (g.kind == field::PlaneKind::XZ) iu = 0, iv = 2, in = 1;
-  if (g.kind == field::PlaneKind::YZ) iu = 1, iv = 2, in = 0;
-  s.coord_names = {"x", "y", "z"};
-  s.coord_base.assign(3, 0), s.coord_di.assign(3, 0), s.coord_dj.assign(3, 0);
-  s.coord_base[iu] = s.u_at(0), s.coord_di[iu] = du;
-  s.coord_base[iv] = s.v_at(0), s.coord_dj[iv] = dv;
-  s.coord_base[in] = g.offset;
+  if (!ranged) return;
+  const SampleCoordinates axes{s.coord_names, s.coord_base, s.coord_di, s.coord_dj};
+  if (const auto c = w.sample_coordinates(r, axes)) {
+    s.coord_names = c->names;
+    s.coord_base = c->base, s.coord_di = c->di, s.coord_dj = c->dj;
+  }
 }
 
 }  // namespace
@@ -151,7 +144,7 @@ PlaneSamples plane_samples(const Workload& w, const RunResult& r, const std::str
   const std::string vp = w.view_param();
   const ViewImage img = w.view_image(r, shown);
   s.rows = img.rows, s.cols = img.cols;
-  set_coordinates(s, img, r);
+  set_coordinates(s, img, w, r);
   const ParamSpec& spec = r.params.schema().at(vp);
   std::vector<std::string> choices = spec.choices;
   if (choices.empty()) choices = {shown};

@@ -34,7 +34,7 @@ void check_command_line(const CliOptions& o) {
       return;  // a bad preset is a bad input file: make_session reports it (exit 1)
     }
   }
-  if (name.empty()) name = "field";
+  if (name.empty()) name = workload_names().front();  // the registry's first
   const auto w = make_workload(name);
   ParamSet params = w->schema().defaults(), view = view_schema().defaults();
   for (const std::string& kv : o.sets) set_parameter(params, view, kv);
@@ -66,7 +66,7 @@ Session make_session(const CliOptions& o) {
       throw Error(o.preset + ": preset is for workload '" + quote_text(from_preset) +
                   "', but --workload is '" + quote_text(name) + "'");
   }
-  if (name.empty()) name = "field";
+  if (name.empty()) name = workload_names().front();  // the registry's first
   Session s;
   try {
     s.workload = make_workload(name);

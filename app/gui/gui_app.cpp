@@ -28,7 +28,6 @@
 #include "fonts.hpp"
 #include "gui_state.hpp"
 #include "key_presses.hpp"
-#include "method_note.hpp"
 #include "output_checks.hpp"
 #include "params_json.hpp"
 #include "png.hpp"
@@ -210,7 +209,7 @@ bool save_screenshot(GuiState& s, const std::string& path, int fb_w, int fb_h) {
     add_explore_text(s, text);
     if (!s.cursor_text.empty()) text["simscope.hover"] = QString::fromStdString(s.cursor_text);
     if (progress_shown(s)) text["simscope.progress"] = "shown";
-    if (const std::string note = s.result ? method_on_host_note(*s.result) : ""; !note.empty())
+    if (const std::string note = s.result && s.worker ? s.worker->workload().status_note(*s.result) : ""; !note.empty())
       text["simscope.method_note"] = QString::fromStdString(note);  // as the status bar shows it
     write_png(path, rgba, fb_w, fb_h, text);
     action_done(s, "saved screenshot " + path);

@@ -6,7 +6,6 @@
 
 #include "core/bytes.hpp"
 #include "gui_state.hpp"
-#include "method_note.hpp"
 #include "visible_wrap.hpp"
 
 namespace simscope::app::gui {
@@ -70,8 +69,8 @@ void draw_status_bar(GuiState& s, float x, float y, float w, float h) {
   ImGui::Text("%s%s%s", cuda ? "CUDA: " : "CPU (OpenMP)", cuda ? cs.device.c_str() : "",
               s.paused ? "  [paused]" : "");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", s.backend.notice.c_str());
-  // A method that ran on the host although CUDA is selected (run.json: stats.method_on_host).
-  if (const std::string note = s.result ? method_on_host_note(*s.result) : ""; !note.empty()) {
+  // The workload's note on the result (lsq: a method that ran on the host under CUDA).
+  if (const std::string note = s.result && s.worker ? s.worker->workload().status_note(*s.result) : ""; !note.empty()) {
     ImGui::SameLine();
     ImGui::TextDisabled("|");
     ImGui::SameLine();

@@ -19,7 +19,7 @@
 #include "output_checks.hpp"
 #include "session.hpp"
 #include "stop_signals.hpp"
-#include "study_checkpoint.hpp"
+#include "oscillators/study_checkpoint.hpp"
 
 namespace simscope::app::mpi {
 namespace {
@@ -146,47 +146,36 @@ int run_headless_ranks(const CliOptions& o) {
   std::string axis;                        // the axis split (empty: the workload's work_axis)
   try {
     s.emplace(make_session(o));
-    if (s->workload->name() == "field") {
+    // The axis: the user's (--mpi-split, where the workload splits more than one way) or the
+    // workload's choice (Workload::choose_split).
+    const WorkloadDescriptor& d = workload_descriptor(s->workload->name());
+    if (o.mpi_split == "auto") {
+      axis = s->workload->choose_split(s->params, memory_share(job->local_size()));
+    } else if (d.split_axes.size() > 1) {
       axis = o.mpi_split;
-      if (axis == "auto")
-        axis = choose_field_split(s->workload->split_axis(s->params, "sources").length,
-                                  s->workload->work_axis(s->params).length,
-                                  memory_share(job->local_size()));
-    } else if (o.mpi_split != "auto") {
-      throw Refused("--mpi-split " + o.mpi_split +
-                    ": only the field splits by targets or "
-                    "sources; " +
-                    s->workload->name() + " runs split by " +
+    } else {
+      std::string who, ways;  // the workloads that split more than one way, and their axes
+      for (const WorkloadDescriptor& w : workloads())
+        if (w.split_axes.size() > 1) {
+          who += (who.empty() ? "" : ", ") + w.name;
+          for (std::size_t k = 0; k < w.split_axes.size(); ++k)
+            ways += (k == 0 ? "" : k + 1 == w.split_axes.size() ? " or " : ", ") + w.split_axes[k];
+        }
+      throw Refused("--mpi-split " + o.mpi_split + ": only the " + who + " splits by " + ways +
+                    "; " + s->workload->name() + " runs split by " +
                     s->workload->work_axis(s->params).name);
-    }
-    if (s->workload->name() == "oscillators") {
-      // A study keeps a checkpoint per block (version 4): any rank count resumes it.
-      ck = std::make_shared<StudyCheckpointRequest>();
-      ck->dir = checkpoint_dir(dir);
-      ck->resume = o.resume;
-      ck->interval_s = o.checkpoint_interval;
-    } else if (o.resume) {
-      throw CheckpointRefused("--resume continues an interrupted oscillators study; workload " +
-                              s->workload->name() + " keeps no checkpoint");
     }
     if (root) {
       check_output_dir(dir);
       if (!o.out_image.empty()) check_output_file(o.out_image, dir);
     }
-    if (ck) {  // every rank checks (the same outcome: a refusal's status 2 on every rank)
-      header = read_checkpoint_header(ck->dir);
-      if (o.resume && !header)
-        throw CheckpointRefused("--resume: no checkpoint in " + ck->dir +
-                                " (nothing to resume; run without --resume to start the study)");
-      if (!o.resume && header)
-        throw CheckpointRefused(
-            ck->dir + " holds the checkpoint of an interrupted study (" +
-            std::to_string(checkpoint_members_done(ck->dir, *header)) + " of " +
-            std::to_string(header->members) +
-            " members done): add --resume to continue it, or remove that folder to start over");
-      if (header)
-        check_resumable(*header, s->workload->name(), s->params, s->backend.backend, ck->dir);
-    }
+    // A study keeps a checkpoint per block (version 4): any rank count resumes it. Every rank
+    // checks (the same outcome: a refusal's status 2 on every rank).
+    OpenedCheckpoint opened = open_study_checkpoint(s->workload->name(), s->params,
+                                                    s->backend.backend, dir, o.resume,
+                                                    o.checkpoint_interval);
+    ck = std::move(opened.request);
+    header = std::move(opened.header);
   } catch (const CheckpointRefused& e) {
     error = e.what(), code = 2;
   } catch (const Refused& e) {

@@ -89,12 +89,6 @@ void agree(Communicator& comm, const std::string& error) {
   if (failed[0] > 0) throw_first_error(comm, error);
 }
 
-std::string choose_field_split(std::size_t sources, std::size_t targets, double share_bytes) {
-  if (share_bytes > 0 && 32.0 * double(sources) > share_bytes) return "sources";
-  if (double(sources) > kSourcesPerTarget * double(targets)) return "sources";
-  return "targets";
-}
-
 DistributedRun run_distributed(Workload& w, const ParamSet& params, Backend backend,
                                Communicator& comm, const DistributedOptions& options) {
   const auto t0 = Clock::now();

@@ -120,7 +120,23 @@ struct RunResult {
   }
 };
 
-struct StudyCheckpointRequest;  // study_checkpoint.hpp
+/// Coordinates of a view image's samples, affine in the sample indices: coordinate c of sample
+/// (i, j) is base[c] + i di[c] + j dj[c], named names[c].
+struct SampleCoordinates {
+  std::vector<std::string> names;
+  std::vector<double> base, di, dj;
+};
+
+/// A file a workload takes as input, for drag and drop: its extensions and, for .npy files, the
+/// shapes it accepts; a dropped file that fits sets `sets` ("{path}" stands for its path).
+struct InputRole {
+  std::vector<std::string> extensions;  ///< lower case, without the dot, e.g. {"npy"}
+  /// For .npy files: whether a shape fits; null: any shape.
+  std::function<bool(const std::vector<std::size_t>& shape)> fits;
+  std::vector<std::pair<std::string, std::string>> sets;  ///< parameter, value
+};
+
+struct StudyCheckpointRequest;  // oscillators/study_checkpoint.hpp
 
 /// What one run is asked to do besides computing with the parameters.
 struct RunRequest {
@@ -197,6 +213,23 @@ class Workload {
   /// (split_merge.hpp). Throws simscope::Error when the parts do not fit together; the default
   /// throws "<name>: runs cannot be split".
   virtual RunResult merge_ranges(std::vector<RunResult> parts) const;
+  /// The axis a run of `params` split across ranks cuts when the user leaves the choice to the
+  /// program (--mpi-split auto), given the memory one rank may use (bytes, 0: unknown); empty:
+  /// work_axis()'s (the default; it does not load the inputs). May read the inputs' headers.
+  virtual std::string choose_split(const ParamSet& /*params*/, double /*share_bytes*/) {
+    return "";
+  }
+  /// The space coordinates of `result`'s view samples where they are more than the image's two
+  /// axes (the field's planes: x, y, z); nullopt: the axes serve (the default). `axes` holds
+  /// those axes as the profile reads them from the image's titles.
+  virtual std::optional<SampleCoordinates> sample_coordinates(const RunResult& /*result*/,
+                                                              const SampleCoordinates& /*axes*/)
+      const {
+    return std::nullopt;
+  }
+  /// A line the front ends show beside `result` (the window's status bar, a screenshot's
+  /// metadata), e.g. where lsq's method ran; empty: none (the default).
+  virtual std::string status_note(const RunResult& /*result*/) const { return ""; }
 };
 
 /// One exported output as a workload declares it: file stem, colorbar label, unit, dtype
@@ -215,6 +248,18 @@ struct WorkloadDescriptor {
   /// The outputs' shapes in words for the CLI help, which lists the names from `outputs`, e.g.
   /// "float32 (grid.size, grid.size) for a plane, (6, n, n) for a box".
   std::string shapes;
+  /// Headless runs are studies that keep a checkpoint and continue after an interruption with
+  /// --resume (oscillators/study_checkpoint.hpp).
+  bool keeps_checkpoint = false;
+  /// The axes --mpi-split may name, work_axis()'s first; none or one: the work axis only.
+  std::vector<std::string> split_axes;
+  /// The input files a dropped file may be, tried in order.
+  std::vector<InputRole> inputs;
+  /// Those inputs in a few words, e.g. "sources .npy/.csv".
+  std::string inputs_text;
+  /// What a dropped .npy of no input's shape is told, e.g. "field takes sources as .npy of
+  /// shape (P, 4) x, y, z, q or (P, 3), or CSV".
+  std::string npy_expected;
   /// An empty OutputArray carrying output `name`'s spec (name, label, unit, dtype). Throws
   /// simscope::Error on a name not declared.
   OutputArray make_output(const std::string& name) const;

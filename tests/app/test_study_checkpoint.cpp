@@ -12,7 +12,7 @@
 
 #include "../compute/test_bits.hpp"
 #include "core/error.hpp"
-#include "study_checkpoint.hpp"
+#include "oscillators/study_checkpoint.hpp"
 
 namespace simscope::app {
 namespace {

@@ -19,7 +19,7 @@
 #include "core/backend.hpp"
 #include "lsq/lsq.hpp"
 #include "split_merge.hpp"
-#include "study_checkpoint.hpp"
+#include "oscillators/study_checkpoint.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {

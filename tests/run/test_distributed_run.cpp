@@ -15,8 +15,9 @@
 #include "core/error.hpp"
 #include "distributed_run.hpp"
 #include "field/field.hpp"
+#include "field/field_split.hpp"
 #include "split_merge.hpp"
-#include "study_checkpoint.hpp"
+#include "oscillators/study_checkpoint.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {
@@ -509,6 +510,17 @@ TEST(DistributedRun, TheFieldSplitRule) {
   EXPECT_EQ(choose_field_split(std::size_t(1e9), std::size_t(1e9), 16e9), "sources");  // 32 GB
   EXPECT_EQ(choose_field_split(std::size_t(1e8), std::size_t(1e9), 16e9), "targets");
   EXPECT_THROW(make_workload("lsq")->split_axis(lsq_params(), "sources"), Error);
+  // The workloads' choice under --mpi-split auto: the field's rule on its own counts (64 x 64
+  // targets; sources over 8 per target, or over a rank's memory), the work axis for the others.
+  ParamSet p = make_workload("field")->schema().defaults();
+  p.set("grid.size", std::int64_t(64));
+  p.set("sources.count", std::int64_t(8 * 4096));
+  EXPECT_EQ(make_workload("field")->choose_split(p, 1e12), "targets");
+  EXPECT_EQ(make_workload("field")->choose_split(p, 32.0 * 8 * 4096 - 1), "sources");
+  p.set("sources.count", std::int64_t(8 * 4096 + 1));
+  EXPECT_EQ(make_workload("field")->choose_split(p, 0), "sources");
+  EXPECT_EQ(make_workload("lsq")->choose_split(lsq_params(), 1e3), "");
+  EXPECT_EQ(make_workload("oscillators")->choose_split(make_workload("oscillators")->schema().defaults(), 1e3), "");
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "lsq/lsq.hpp"
-#include "method_note.hpp"
+#include "lsq/method_note.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {
@@ -42,6 +42,7 @@ TEST(MethodNote, SaysWhenAMethodRanOnTheHostWhileCudaWasSelected) {
                                std::to_string(std::uint64_t(r.stats.at("pixels")));
     EXPECT_EQ(method_on_host_note(r),
               "method " + method + " ran on the host (CPU) for " + pixels + " pixels, not on CUDA");
+    EXPECT_EQ(make_workload("lsq")->status_note(r), method_on_host_note(r));  // the GUI's note
     EXPECT_EQ(r.stats.at("pixels"), 30);
   }
 }
@@ -60,6 +61,7 @@ TEST(MethodNote, NothingForMethodsThatRunOnTheDevice) {
   RunResult f = w->run(p, Backend::Cpu, RunRequest{}, nullptr);
   f.backend = Backend::Cuda;
   EXPECT_EQ(method_on_host_note(f), "");
+  EXPECT_EQ(w->status_note(f), "");
 }
 
 }  // namespace

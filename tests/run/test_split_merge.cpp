@@ -15,7 +15,7 @@
 #include "oscillators/oscillators.hpp"
 #include "result_codec.hpp"
 #include "split_merge.hpp"
-#include "study_checkpoint.hpp"
+#include "oscillators/study_checkpoint.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {

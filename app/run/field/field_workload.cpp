@@ -13,6 +13,7 @@
 #include "field/field.hpp"
 #include "field/sources.hpp"
 #include "field_result.hpp"
+#include "field_split.hpp"
 #include "field_stats.hpp"
 #include "split_merge.hpp"
 #include "workload.hpp"
@@ -218,6 +219,29 @@ class FieldWorkload final : public Workload {
     a.length = source_total(params);
     a.reduced = true;
     return a;
+  }
+
+  std::string choose_split(const ParamSet& params, double share_bytes) override {
+    return choose_field_split(split_axis(params, "sources").length, work_axis(params).length,
+                              share_bytes);
+  }
+
+  /// A plane's samples in x, y, z: its two axes and the normal axis at the plane's offset
+  /// (field::make_targets' layout); a box's faces keep the image's axes.
+  std::optional<SampleCoordinates> sample_coordinates(const RunResult& r,
+                                                      const SampleCoordinates& axes) const override {
+    const field::Grid g = field::grid_from(r.params);
+    if (g.kind == field::PlaneKind::Box || axes.base.size() != 2) return std::nullopt;
+    int iu = 0, iv = 1, in = 2;
+    if (g.kind == field::PlaneKind::XZ) iu = 0, iv = 2, in = 1;
+    if (g.kind == field::PlaneKind::YZ) iu = 1, iv = 2, in = 0;
+    SampleCoordinates c;
+    c.names = {"x", "y", "z"};
+    c.base.assign(3, 0), c.di.assign(3, 0), c.dj.assign(3, 0);
+    c.base[iu] = axes.base[0], c.di[iu] = axes.di[0];
+    c.base[iv] = axes.base[1], c.dj[iv] = axes.dj[1];
+    c.base[in] = g.offset;
+    return c;
   }
 
   /// Targets concatenated in range order (field::merge_target_ranges' rule: each target's values
@@ -654,12 +678,23 @@ WorkloadDescriptor field_descriptor() {
   std::vector<OutputSpec> outputs = field::outputs();
   outputs.push_back(field::error_output());
   outputs.push_back(error_xyz_output());
-  return {"field", [] { return std::make_unique<FieldWorkload>(); }, std::move(outputs),
-          "float32 (grid.size, grid.size) for a plane, (6, n, n) for a box, axis 0 along the "
-          "plane's first axis; method tree adds error (m, m) or (6, m, m): |E_tree - E_direct| "
-          "/ |E_direct| against fp64 direct sums on the subgrid of plane indices round(k (n-1) "
-          "/ (m-1)), m = tree.error_grid (0: 3..32 by the source count), and error_xyz (.., 3) "
-          "float64: those targets' x, y, z"};
+  WorkloadDescriptor d{
+      "field", [] { return std::make_unique<FieldWorkload>(); }, std::move(outputs),
+      "float32 (grid.size, grid.size) for a plane, (6, n, n) for a box, axis 0 along the "
+      "plane's first axis; method tree adds error (m, m) or (6, m, m): |E_tree - E_direct| "
+      "/ |E_direct| against fp64 direct sums on the subgrid of plane indices round(k (n-1) "
+      "/ (m-1)), m = tree.error_grid (0: 3..32 by the source count), and error_xyz (.., 3) "
+      "float64: those targets' x, y, z"};
+  d.split_axes = {"targets", "sources"};
+  d.inputs = {{{"csv"}, nullptr, {{"sources.file", "{path}"}}},
+              {{"npy"},
+               [](const std::vector<std::size_t>& s) {
+                 return s.size() == 2 && (s[1] == 3 || s[1] == 4);
+               },
+               {{"sources.file", "{path}"}}}};
+  d.inputs_text = "sources .npy/.csv";
+  d.npy_expected = "field takes sources as .npy of shape (P, 4) x, y, z, q or (P, 3), or CSV";
+  return d;
 }
 
 }  // namespace simscope::app

@@ -11,6 +11,7 @@
 
 #include "cache_key.hpp"
 #include "core/error.hpp"
+#include "lsq/method_note.hpp"
 #include "split_merge.hpp"
 #include "workload.hpp"
 
@@ -284,6 +285,9 @@ class LsqWorkload final : public Workload {
     return img;
   }
 
+  /// Where the method ran, when part of it ran on the host under CUDA (method_note.hpp).
+  std::string status_note(const RunResult& r) const override { return method_on_host_note(r); }
+
   std::string describe_sample(const RunResult& r, int i, int j) const override {
     const LsqPayload* pl = r.payload_as<LsqPayload>();
     if (!pl || !pl->result) return "";
@@ -372,8 +376,17 @@ std::vector<std::string> lsq_result_warnings(std::uint64_t under, std::uint64_t 
 
 WorkloadDescriptor lsq_descriptor() {
   // The outputs as compute/lsq declares them (lsq::outputs(): also the view choices).
-  return {"lsq", [] { return std::make_unique<LsqWorkload>(); }, lsq::outputs(),
-          "solution (N,H,W), the others (H,W)"};
+  WorkloadDescriptor d{"lsq", [] { return std::make_unique<LsqWorkload>(); }, lsq::outputs(),
+                       "solution (N,H,W), the others (H,W)"};
+  d.inputs = {
+      {{"npy"}, [](const std::vector<std::size_t>& s) { return s.size() == 3; },
+       {{"data.file", "{path}"}}},
+      {{"csv"}, nullptr, {{"design.file", "{path}"}}},
+      {{"npy"}, [](const std::vector<std::size_t>& s) { return s.size() == 2; },
+       {{"design.file", "{path}"}}}};
+  d.inputs_text = "data cube or design .npy/.csv";
+  d.npy_expected = "lsq takes a data cube (M, H, W) or a design matrix (M, N)";
+  return d;
 }
 
 }  // namespace simscope::app

@@ -15,7 +15,7 @@
 #include "core/error.hpp"
 #include "oscillators/oscillators.hpp"
 #include "split_merge.hpp"
-#include "study_checkpoint.hpp"
+#include "oscillators/study_checkpoint.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {
@@ -461,7 +461,7 @@ class OscillatorsWorkload final : public Workload {
 
 WorkloadDescriptor oscillators_descriptor() {
   using D = io::DType;
-  return {"oscillators",
+  WorkloadDescriptor d{"oscillators",
           [] { return std::make_unique<OscillatorsWorkload>(); },
           {{"msd", "msd", "", D::Float64},
            {"msd_t", "msd(t)", "", D::Float64},
@@ -469,6 +469,18 @@ WorkloadDescriptor oscillators_descriptor() {
            {"phases", "theta", "rad", D::Float64},
            {"state", "x, y", "", D::Float64}},
           "msd (K,), msd_t and order_t (T,), phases (K,N), state (K,N,2)"};
+  d.keeps_checkpoint = true;
+  d.inputs = {{{"npy"},
+               [](const std::vector<std::size_t>& s) {
+                 return (s.size() == 2 && s[1] == 2) || (s.size() == 3 && s[2] == 2);
+               },
+               {{"init", "file"}, {"init.file", "{path}"}}},
+              {{"txt", "csv", "edges", "el"},
+               nullptr,
+               {{"network.topology", "file"}, {"network.file", "{path}"}}}};
+  d.inputs_text = "initial state .npy, edge list .txt/.csv";
+  d.npy_expected = "oscillators take an initial state (N, 2) or (K, N, 2)";
+  return d;
 }
 
 std::vector<double> phases_of(const osc::State& s) {

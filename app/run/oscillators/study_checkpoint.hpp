@@ -111,6 +111,22 @@ std::optional<CheckpointHeader> read_checkpoint_header(const std::string& dir);
 void check_resumable(const CheckpointHeader& h, const std::string& workload, const ParamSet& p,
                      Backend backend, const std::string& dir);
 
+/// A headless run's checkpoint as the front ends open it (one process or every MPI rank).
+struct OpenedCheckpoint {
+  /// The request for DIR/checkpoint; null for a workload whose runs keep none.
+  std::shared_ptr<StudyCheckpointRequest> request;
+  std::optional<CheckpointHeader> header;  ///< the checkpoint found there, if any
+};
+
+/// Opens the checkpoint of a headless run of `workload` into `out_dir` by the resume rules: a
+/// workload whose runs keep one (WorkloadDescriptor::keeps_checkpoint) gets a request; --resume
+/// needs a checkpoint there, a checkpoint there needs --resume, and the checkpoint must fit
+/// `params` and `backend` (check_resumable). Throws CheckpointRefused saying what to do, also
+/// for --resume with a workload that keeps none; simscope::Error for an unreadable checkpoint.
+OpenedCheckpoint open_study_checkpoint(const std::string& workload, const ParamSet& params,
+                                       Backend backend, const std::string& out_dir, bool resume,
+                                       double interval_s);
+
 /// Reads the study's progress from a checkpoint folder (whose header was read and checked).
 /// Throws simscope::Error naming a file that is missing or has the wrong dtype or shape.
 oscillators::StudyProgress read_study_checkpoint(const std::string& dir, const CheckpointHeader& h);

@@ -1,4 +1,4 @@
-#include "method_note.hpp"
+#include "lsq/method_note.hpp"
 
 #include <cstdint>
 

@@ -1,4 +1,4 @@
-#include "study_checkpoint.hpp"
+#include "oscillators/study_checkpoint.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -20,6 +20,7 @@
 #include "io/npy.hpp"
 #include "json.hpp"
 #include "progress_relay.hpp"
+#include "workload.hpp"
 
 namespace simscope::app {
 namespace {
@@ -174,6 +175,39 @@ bool compared(const std::string& name) { return name != "view" && name.rfind("li
 }  // namespace
 
 std::string checkpoint_dir(const std::string& out_dir) { return path_in(out_dir, "checkpoint"); }
+
+OpenedCheckpoint open_study_checkpoint(const std::string& workload, const ParamSet& params,
+                                       Backend backend, const std::string& out_dir, bool resume,
+                                       double interval_s) {
+  OpenedCheckpoint o;
+  if (!workload_descriptor(workload).keeps_checkpoint) {
+    if (resume) {
+      std::string studies;  // the workloads whose runs do keep one
+      for (const WorkloadDescriptor& d : workloads())
+        if (d.keeps_checkpoint) studies += (studies.empty() ? "" : " or ") + d.name;
+      throw CheckpointRefused("--resume continues an interrupted " + studies +
+                              " study; workload " + workload + " keeps no checkpoint");
+    }
+    return o;
+  }
+  o.request = std::make_shared<StudyCheckpointRequest>();
+  o.request->dir = checkpoint_dir(out_dir);
+  o.request->resume = resume;
+  o.request->interval_s = interval_s;
+  const std::string& dir = o.request->dir;
+  o.header = read_checkpoint_header(dir);
+  if (resume && !o.header)
+    throw CheckpointRefused("--resume: no checkpoint in " + dir +
+                            " (nothing to resume; run without --resume to start the study)");
+  if (!resume && o.header)
+    throw CheckpointRefused(dir + " holds the checkpoint of an interrupted study (" +
+                            std::to_string(checkpoint_members_done(dir, *o.header)) + " of " +
+                            std::to_string(o.header->members) +
+                            " members done): add --resume to continue it, or remove that "
+                            "folder to start over");
+  if (o.header) check_resumable(*o.header, workload, params, backend, dir);
+  return o;
+}
 
 std::optional<CheckpointHeader> read_checkpoint_header(const std::string& dir) {
   const std::string path = path_in(dir, "checkpoint.json");

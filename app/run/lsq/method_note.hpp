@@ -1,6 +1,6 @@
 #pragma once
-/// @file Where a run's method ran, in words, for the front ends (the GUI's status bar; run.json
-/// carries the same fact as stats "method_on_host" and "host_pixels").
+/// @file Where an lsq run's method ran, in words (LsqWorkload::status_note: the GUI's status
+/// bar; run.json carries the same fact as stats "method_on_host" and "host_pixels").
 #include <string>
 
 #include "workload.hpp"
