@@ -8,6 +8,7 @@
 #include "cli.hpp"
 #include "gui/gui_app.hpp"
 #include "headless.hpp"
+#include "mpi/mpi_headless.hpp"
 #include "mpi/mpi_job.hpp"
 #include "session.hpp"
 
@@ -25,11 +26,23 @@ int main(int argc, char** argv) {
     return parse_command_line(QCoreApplication::arguments());
   }();
   if (!parsed.options) return mpi::exit_after_rank0(parsed.exit_code);
-  const CliOptions& o = *parsed.options;
+  const RunOptions& o = *parsed.options;
   try {
     if (!o.list_params.empty()) {
       std::fputs(list_params_text(o.list_params).c_str(), stdout);
       return 0;
+    }
+    if (o.headless && mpi::launched_ranks() > 1) {
+      // Started by mpirun / srun with several ranks: one run split across them (app/mpi/); the
+      // single-process extras are not split.
+      if (!o.sweep.empty() || !o.pin_sets.empty() || !o.profile.empty()) {
+        if (mpi::launched_rank() == 0)
+          std::fprintf(stderr,
+                       "simscope: error: --sweep, --pin-set and --profile are not supported under "
+                       "mpirun (run them in one process)\n");
+        return mpi::exit_after_rank0(2);
+      }
+      return mpi::run_headless_ranks(o);
     }
     if (o.headless) return run_headless(o);
     return run_gui(o);

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "compare.hpp"
+#include "view/compare.hpp"
 
 namespace simscope::app::gui {
 

@@ -11,8 +11,8 @@
 #include <optional>
 #include <string>
 
-#include "compare.hpp"
-#include "plane_profile.hpp"
+#include "view/compare.hpp"
+#include "view/plane_profile.hpp"
 
 namespace simscope::app::gui {
 
@@ -61,7 +61,7 @@ void draw_explore(GuiState& s, int fb_h, float sx, float sy);
 void draw_probe_panel(GuiState& s);
 /// Text chunks for a screenshot: simscope.probe (the readout) and simscope.profile (the line and
 /// its points), when there are.
-void add_explore_text(const GuiState& s, std::map<QString, QString>& text);
+void add_explore_text(const GuiState& s, std::map<std::string, std::string>& text);
 
 /// The samples of the shown result (rebuilt when stale), or null without a plane result.
 const PlaneSamples* explore_samples(GuiState& s);

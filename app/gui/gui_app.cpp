@@ -186,31 +186,31 @@ bool save_screenshot(GuiState& s, const std::string& path, int fb_w, int fb_h) {
   try {
     std::vector<std::uint8_t> rgba = render::read_default_framebuffer_rgba(fb_w, fb_h);
     // What the window showed besides the pixels: parameters, view, hover readout, status line.
-    std::map<QString, QString> text{
+    std::map<std::string, std::string> text{
         {"Software", "simscope " SIMSCOPE_VERSION},
-        {"simscope.workload", QString::fromStdString(s.workload_name)},
-        {"simscope.params", QString::fromStdString(to_text(s.params))},
-        {"simscope.view_params", QString::fromStdString(to_text(s.view))},
-        {"simscope.status", QString::fromStdString(status_line(s))}};
+        {"simscope.workload", s.workload_name},
+        {"simscope.params", to_text(s.params)},
+        {"simscope.view_params", to_text(s.view)},
+        {"simscope.status", status_line(s)}};
     const RenderInfo shown = shown_view(s, "window");
     if (!shown.output.empty()) {  // as headless view.png's simscope.view
-      QJsonObject v;
-      v["output"] = QString::fromStdString(shown.output);
-      v["colormap"] = QString::fromStdString(shown.colormap);
-      v["scale"] = QString::fromStdString(shown.scale);
-      v["range"] = QJsonArray{shown.range_lo, shown.range_hi};
-      text["simscope.view"] = QString::fromUtf8(QJsonDocument(v).toJson(QJsonDocument::Compact));
+      Json v;
+      v["output"] = shown.output;
+      v["colormap"] = shown.colormap;
+      v["scale"] = shown.scale;
+      v["range"] = Json::array({json_number(shown.range_lo), json_number(shown.range_hi)});
+      text["simscope.view"] = json_text(v, true);
     }
     if (shown.output.empty() && !s.view_message.empty())  // what the centre says instead
-      text["simscope.view_message"] = QString::fromStdString(s.view_message);
+      text["simscope.view_message"] = s.view_message;
     if (const std::string t = tree_status(s); !t.empty())  // as the status bar shows it
-      text["simscope.tree_status"] = QString::fromStdString(t);
-    if (!s.panels_layout.empty()) text["simscope.panels"] = QString::fromStdString(s.panels_layout);
+      text["simscope.tree_status"] = t;
+    if (!s.panels_layout.empty()) text["simscope.panels"] = s.panels_layout;
     add_explore_text(s, text);
-    if (!s.cursor_text.empty()) text["simscope.hover"] = QString::fromStdString(s.cursor_text);
+    if (!s.cursor_text.empty()) text["simscope.hover"] = s.cursor_text;
     if (progress_shown(s)) text["simscope.progress"] = "shown";
     if (const std::string note = s.result && s.worker ? s.worker->workload().status_note(*s.result) : ""; !note.empty())
-      text["simscope.method_note"] = QString::fromStdString(note);  // as the status bar shows it
+      text["simscope.method_note"] = note;  // as the status bar shows it
     write_png(path, rgba, fb_w, fb_h, text);
     action_done(s, "saved screenshot " + path);
     return true;
@@ -387,7 +387,7 @@ static void log_view_fonts(const render::PlaneView& plane, float scale) {
                sizes.c_str());
 }
 
-int run_gui(const CliOptions& o) {
+int run_gui(const RunOptions& o) {
   // A screenshot that could not be written fails now, not after the window has run.
   if (!o.screenshot.empty()) check_output_file(o.screenshot, "");
   Session session = make_session(o);
@@ -602,5 +602,5 @@ int run_gui(const CliOptions& o) {
 }  // namespace simscope::app::gui
 
 namespace simscope::app {
-int run_gui(const CliOptions& options) { return gui::run_gui(options); }
+int run_gui(const RunOptions& options) { return gui::run_gui(options); }
 }  // namespace simscope::app

@@ -1,11 +1,11 @@
 #pragma once
 /// @file The interactive window: GLFW + Dear ImGui around the render/ plane view.
-#include "cli.hpp"
+#include "run_options.hpp"
 
 namespace simscope::app {
 
 /// Opens the window and runs until it is closed (or --frames N frames were drawn). Returns the
 /// exit status. Throws simscope::Error when no window can be opened (no display, no OpenGL 4.5).
-int run_gui(const CliOptions& options);
+int run_gui(const RunOptions& options);
 
 }  // namespace simscope::app

@@ -105,11 +105,11 @@ void save_requested_view_image(GuiState& s) {
     std::string path = stem + ".png";
     for (int k = 2; QFileInfo::exists(QString::fromStdString(path)); ++k)
       path = stem + "-" + std::to_string(k) + ".png";
-    const std::map<QString, QString> text{
+    const std::map<std::string, std::string> text{
         {"Software", "simscope " SIMSCOPE_VERSION},
-        {"simscope.workload", QString::fromStdString(s.workload_name)},
-        {"simscope.params", QString::fromStdString(to_text(s.params))},
-        {"simscope.view_params", QString::fromStdString(to_text(s.view))}};
+        {"simscope.workload", s.workload_name},
+        {"simscope.params", to_text(s.params)},
+        {"simscope.view_params", to_text(s.view)}};
     write_png(path, rgba, w, h, text);
     action_done(
         s, "saved view image " + path + " (" + std::to_string(w) + " x " + std::to_string(h) + ")");

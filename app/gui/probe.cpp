@@ -208,13 +208,13 @@ void draw_probe_panel(GuiState& s) {
   if (ImGui::SmallButton("clear probe")) s.explore.probe.reset();
 }
 
-void add_explore_text(const GuiState& s, std::map<QString, QString>& text) {
+void add_explore_text(const GuiState& s, std::map<std::string, std::string>& text) {
   const ExploreState& e = s.explore;
   if (const std::string c = compare_summary(s); !c.empty())
-    text["simscope.compare"] = QString::fromStdString(c);
-  if (!e.probe_readout.empty()) text["simscope.probe"] = QString::fromStdString(e.probe_readout);
+    text["simscope.compare"] = c;
+  if (!e.probe_readout.empty()) text["simscope.probe"] = e.probe_readout;
   if (const std::string h = plot_hover_this_frame(); !h.empty())
-    text["simscope.plot_hover"] = QString::fromStdString(h);
+    text["simscope.plot_hover"] = h;
   if (e.have_line && e.profile) {
     char buf[200];
     std::snprintf(buf, sizeof buf, "%s: (%.9g, %.9g) -> (%.9g, %.9g), %zu points",

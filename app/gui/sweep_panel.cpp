@@ -89,9 +89,9 @@ Json save_frame(GuiState& s, const std::string& dir, std::size_t k, int w, int h
   const std::string path = QDir(QString::fromStdString(dir)).filePath(name).toStdString();
   write_png(path, rgba, w, h,
             {{"Software", "simscope " SIMSCOPE_VERSION},
-             {"simscope.workload", QString::fromStdString(s.workload_name)},
-             {"simscope.params", QString::fromStdString(to_text(s.result->params))},
-             {"simscope.sweep", QString::fromStdString(what + " frame " + std::to_string(k))}});
+             {"simscope.workload", s.workload_name},
+             {"simscope.params", to_text(s.result->params)},
+             {"simscope.sweep", what + " frame " + std::to_string(k)}});
   Json item;
   item["file"] = name;
   item["params"] = params_to_json(s.result->params);
@@ -190,10 +190,9 @@ void advance_sweep(GuiState& s) {
     const std::string path = QDir(QString::fromStdString(w.dir)).filePath(name).toStdString();
     write_png(path, rgba, w.w, w.h,
               {{"Software", "simscope " SIMSCOPE_VERSION},
-               {"simscope.workload", QString::fromStdString(s.workload_name)},
-               {"simscope.params", QString::fromStdString(to_text(s.result->params))},
-               {"simscope.sweep",
-                QString::fromStdString(w.spec.param + " frame " + std::to_string(w.next))}});
+               {"simscope.workload", s.workload_name},
+               {"simscope.params", to_text(s.result->params)},
+               {"simscope.sweep", w.spec.param + " frame " + std::to_string(w.next)}});
     Json item;
     item["file"] = name;
     item["value"] = json_number(w.frames[w.next].get_double(w.spec.param));

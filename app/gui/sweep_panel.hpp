@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "sweep.hpp"
+#include "sweep_video.hpp"
 
 namespace simscope::app::gui {
 

@@ -13,7 +13,7 @@
 
 #include "core/backend.hpp"
 #include "distributed_run.hpp"
-#include "headless.hpp"
+#include "headless_output.hpp"
 #include "json.hpp"
 #include "mpi_job.hpp"
 #include "output_checks.hpp"
@@ -121,7 +121,7 @@ int threads_per_rank(int local_ranks) {
   return std::max(1, mine);
 }
 
-int run_headless_ranks(const CliOptions& o) {
+int run_headless_ranks(const RunOptions& o) {
   std::unique_ptr<Job> job;
   try {
     job = Job::join();

@@ -8,12 +8,12 @@
 /// set, else the cores it may run on shared among the node's ranks. A bad input on any rank:
 /// rank 0 prints one error, every rank exits with status 1 (2 for a refused command line), and
 /// nothing is written.
-#include "cli.hpp"
+#include "run_options.hpp"
 
 namespace simscope::app::mpi {
 
 /// Runs this rank's share of the headless command `o` and returns its exit status.
-int run_headless_ranks(const CliOptions& o);
+int run_headless_ranks(const RunOptions& o);
 
 /// CPU threads for one of the `local_ranks` ranks of this node: OMP_NUM_THREADS when set (> 0),
 /// else the CPUs of this process' affinity mask, divided by `local_ranks` when the launcher did

@@ -1,4 +1,4 @@
-// The comparison (app/compare.hpp) and the line profile (app/plane_profile.hpp), checked against
+// The comparison (app/run/view/compare.hpp) and the line profile (app/run/view/plane_profile.hpp), checked against
 // values computed here independently (float64 by hand).
 #include <gtest/gtest.h>
 
@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "compare.hpp"
+#include "view/compare.hpp"
 #include "core/error.hpp"
-#include "plane_profile.hpp"
+#include "view/plane_profile.hpp"
 
 using namespace simscope::app;
 

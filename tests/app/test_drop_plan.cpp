@@ -1,5 +1,5 @@
-// What a file dropped onto the window means (app/drop_plan.hpp), and the window's image-size
-// field (app/image_size.hpp).
+// What a file dropped onto the window means (app/gui/drop_plan.hpp), and the window's image-size
+// field (app/frontend/image_size.hpp).
 #include <gtest/gtest.h>
 #include <unistd.h>
 

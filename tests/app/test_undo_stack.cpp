@@ -1,4 +1,4 @@
-// UndoStack: linear undo/redo history (app/undo_stack.hpp), with ints and with a workload's
+// UndoStack: linear undo/redo history (app/gui/undo_stack.hpp), with ints and with a workload's
 // ParamSet as the window keeps it.
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "cli.hpp"
+#include "run_options.hpp"
 #include "core/backend.hpp"
 #include "unknown_parameter.hpp"
 #include "workload.hpp"
@@ -35,13 +35,13 @@ void set_parameter(ParamSet& params, ParamSet& view, const std::string& name_val
 /// Throws simscope::Error
 /// with make_session's message; a preset that cannot be read is left to make_session (a bad
 /// input file, exit status 1).
-void check_command_line(const CliOptions& options);
+void check_command_line(const RunOptions& options);
 
 /// Builds the session. Throws simscope::Error: unknown workload, bad preset, unknown parameter
 /// or bad value in --set, a locked view range with view.min >= view.max or, headless, parameters
 /// the workload refuses together (Workload::check_params) (with a preset: the message starts
 /// with its path), a forced back end that cannot run.
-Session make_session(const CliOptions& options);
+Session make_session(const RunOptions& options);
 
 /// `simscope --list-params NAME`: the schema as an aligned table. Throws on an unknown workload.
 std::string list_params_text(const std::string& workload);

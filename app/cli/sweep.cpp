@@ -4,8 +4,6 @@
 
 #include <QDir>
 #include <QFile>
-#include <QProcess>
-#include <QStandardPaths>
 #include <QString>
 #include <chrono>
 #include <cmath>
@@ -13,7 +11,6 @@
 #include <fstream>
 #include <thread>
 
-#include "cli.hpp"
 #include "core/error.hpp"
 #include "output_checks.hpp"
 #include "params_json.hpp"
@@ -26,6 +23,7 @@
 #include "session.hpp"
 #include "stale_outputs.hpp"
 #include "stop_signals.hpp"
+#include "sweep_video.hpp"
 #include "view_png_export.hpp"
 #include "view_schema.hpp"
 #include "view_settings.hpp"
@@ -61,49 +59,7 @@ RunResult run_one(Worker& worker, const ParamSet& p, Backend backend) {
 
 }  // namespace
 
-std::string make_sweep_video(const std::string& dir, std::string& note) {
-  const QString ffmpeg = QStandardPaths::findExecutable("ffmpeg");
-  if (ffmpeg.isEmpty()) {
-    note = "ffmpeg not found: no sweep.mp4 (install ffmpeg for a video of the frames)";
-    return "";
-  }
-  const QDir d(QString::fromStdString(dir));
-  const QString out = d.filePath("sweep.mp4");
-  QProcess p;
-  p.start(ffmpeg,
-          {"-y", "-loglevel", "error", "-framerate", "10", "-i", d.filePath("frames/%04d.png"),
-           "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", "-c:v", "libx264", "-pix_fmt", "yuv420p", out});
-  if (!p.waitForFinished(600000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) {
-    note = "ffmpeg failed, no sweep.mp4: " +
-           QString::fromUtf8(p.readAllStandardError()).trimmed().left(300).toStdString();
-    return "";
-  }
-  return out.toStdString();
-}
-
-Json sweep_manifest(const std::string& workload, const std::string& backend, const SweepSpec& spec,
-                    const std::string& video, const Json& frames) {
-  Json m;
-  m["workload"] = workload;
-  m["backend"] = backend;
-  m["simscope"] = {{"version", SIMSCOPE_VERSION}};
-  for (const auto& [k, val] : front_end_versions()) m["simscope"][k] = val;
-  m["sweep"] = {{"param", spec.param},
-                {"start", json_number(spec.start)},
-                {"stop", json_number(spec.stop)},
-                {"frames", spec.frames},
-                {"video", video.empty() ? Json() : Json("sweep.mp4")}};
-  m["frames"] = frames;
-  return m;
-}
-
-void write_json_file(const std::string& path, const Json& j) {
-  std::ofstream out(path);
-  out << json_text(j);
-  if (!out) throw Error("cannot write " + path);
-}
-
-int run_sweep(const CliOptions& o) {
+int run_sweep(const RunOptions& o) {
   std::vector<std::string> written;  // removed again on an error: no partial sweep is left
   QString made_frames, made_dir;     // frames/ and --out-dir, when this sweep created them
   // On an error or a stop: the files written, then frames/ and --out-dir if this sweep made them
@@ -169,10 +125,10 @@ int run_sweep(const CliOptions& o) {
       write_png(
           path, rgba, o.image_width, o.image_height,
           {{"Software", "simscope " SIMSCOPE_VERSION},
-           {"simscope.workload", QString::fromStdString(r.workload)},
-           {"simscope.params", QString::fromStdString(to_text(r.params))},
-           {"simscope.sweep", QString::fromStdString(spec.param + " frame " + std::to_string(f))},
-           {"simscope.view", QString::fromStdString(json_text(v, true))}});
+           {"simscope.workload", r.workload},
+           {"simscope.params", to_text(r.params)},
+           {"simscope.sweep", spec.param + " frame " + std::to_string(f)},
+           {"simscope.view", json_text(v, true)}});
       written.push_back(path);
       Json item;
       item["file"] = name;

@@ -1,6 +1,6 @@
 #pragma once
-/// @file The front ends' additions to the run layer's export (export.hpp): view.png, written
-/// through Qt with the run's metadata, and the Qt version recorded in run.json.
+/// @file The front ends' additions to the run layer's export (export.hpp): view.png with the
+/// run's metadata, and the front end's libraries' versions recorded in run.json.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -17,7 +17,10 @@ namespace simscope::app {
 ExportFile view_png_file(const std::string& path, std::vector<std::uint8_t> rgba, int width,
                          int height, const RunResult& result, const Json& manifest);
 
-/// What run.json's "simscope" object adds for the Qt front ends: {"qt": qVersion()}.
+/// Records a library the front end runs on for run.json's "simscope" object, e.g. ("qt",
+/// qVersion()) from the command line's parser. Thread-safe.
+void add_front_end_version(const std::string& library, const std::string& version);
+/// What run.json's "simscope" object adds: the versions recorded so far, e.g. {"qt": "6.4.2"}.
 std::map<std::string, std::string> front_end_versions();
 
 }  // namespace simscope::app

@@ -1,9 +1,8 @@
-#include "compare.hpp"
+#include "view/compare.hpp"
 
-#include <QDir>
-#include <QString>
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include "core/error.hpp"
 #include "export.hpp"
@@ -142,15 +141,16 @@ std::vector<std::string> differing_params(const ParamSet& a, const ParamSet& b) 
 
 std::vector<std::string> export_comparison(const RunResult& a, const RunResult& b,
                                            const std::string& dir, const Json& manifest_a) {
-  const QDir base(QString::fromStdString(dir));
-  const std::string pinned = base.filePath("pinned").toStdString();
+  const std::filesystem::path base(dir);
+  const std::string pinned = (base / "pinned").string();
   std::vector<std::string> written = export_run(a, pinned, manifest_a, nullptr);
-  const QString diff = base.filePath("difference");
-  if (!QDir().mkpath(diff))
-    throw Error("cannot create the folder " + diff.toStdString() + " for the differences");
+  const std::filesystem::path diff = base / "difference";
+  std::error_code ec;
+  std::filesystem::create_directories(diff, ec);
+  if (!std::filesystem::is_directory(diff))
+    throw Error("cannot create the folder " + diff.string() + " for the differences");
   for (const OutputArray& d : output_differences(a, b)) {
-    const std::string path =
-        QDir(diff).filePath(QString::fromStdString(d.name + ".npy")).toStdString();
+    const std::string path = (diff / (d.name + ".npy")).string();
     write_output_npy(path, d);
     written.push_back(path);
   }

@@ -5,7 +5,7 @@
 #include "core/error.hpp"
 #include "core/quote.hpp"
 #include "presets.hpp"
-#include "sweep.hpp"
+#include "view/sweep_spec.hpp"
 #include "view_schema.hpp"
 
 namespace simscope::app {
@@ -23,7 +23,7 @@ void set_parameter(ParamSet& params, ParamSet& view, const std::string& kv) {
     throw Error(unknown_parameter_message(params.schema(), name));
 }
 
-void check_command_line(const CliOptions& o) {
+void check_command_line(const RunOptions& o) {
   if (!o.list_params.empty()) make_workload(o.list_params);  // throws "unknown workload ..."
   std::string name = o.workload;
   if (name.empty() && !o.preset.empty()) {
@@ -56,7 +56,7 @@ void check_command_line(const CliOptions& o) {
   if (!o.sweep.empty()) sweep_params(params, parse_sweep(o.sweep));  // range, type: up front
 }
 
-Session make_session(const CliOptions& o) {
+Session make_session(const RunOptions& o) {
   std::string name = o.workload;
   if (!o.preset.empty()) {
     const std::string from_preset = preset_workload(o.preset);

@@ -1,15 +1,14 @@
 #include "drop_plan.hpp"
 
-#include <QFile>
-#include <QFileInfo>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <algorithm>
+#include <cctype>
+#include <filesystem>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
 
 #include "core/error.hpp"
+#include "json.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {
@@ -75,27 +74,35 @@ std::vector<std::size_t> npy_shape(const std::string& path) {
 }
 
 DropPlan plan_drop(const std::string& path, const std::string& workload) {
-  const QFileInfo fi(QString::fromStdString(path));
-  if (!fi.exists()) throw Error("dropped file " + path + " does not exist");
-  if (fi.isDir()) throw Error("dropped " + path + " is a folder: drop a file");
-  const std::string ext = fi.suffix().toLower().toStdString();
-  const std::string name = fi.fileName().toStdString();
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::exists(path, ec)) throw Error("dropped file " + path + " does not exist");
+  if (fs::is_directory(path, ec)) throw Error("dropped " + path + " is a folder: drop a file");
+  std::string ext = fs::path(path).extension().string();
+  if (!ext.empty()) ext.erase(0, 1);  // without the dot
+  for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+  const std::string name = fs::path(path).filename().string();
 
   if (ext == "json") {
-    QFile f(fi.filePath());
-    if (!f.open(QIODevice::ReadOnly)) throw Error("cannot read " + path);
-    QJsonParseError err;
-    const QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &err);
-    if (!doc.isObject())
-      throw Error(name + " is not JSON (" + err.errorString().toStdString() +
-                  "): drop a simscope preset or a run.json");
-    const QJsonObject o = doc.object();
+    std::ifstream f(path, std::ios::binary);
+    if (!f) throw Error("cannot read " + path);
+    Json o;
+    try {
+      o = Json::parse(f);
+    } catch (const Json::exception& e) {
+      std::string why = e.what();  // without nlohmann's "[json.exception.parse_error.101] "
+      if (const auto k = why.find("] "); why.rfind("[json.exception", 0) == 0 && k != why.npos)
+        why.erase(0, k + 2);
+      throw Error(name + " is not JSON (" + why + "): drop a simscope preset or a run.json");
+    }
+    if (!o.is_object())
+      throw Error(name + " is not JSON (not an object): drop a simscope preset or a run.json");
     DropPlan p;
-    p.workload = o.value("workload").toString().toStdString();
+    if (o.contains("workload") && o["workload"].is_string()) p.workload = o["workload"];
     if (o.contains("simscope_preset")) {
       p.kind = DropPlan::Kind::Preset;
       p.summary = "preset " + path;
-    } else if (o.value("params").isObject() && !p.workload.empty()) {
+    } else if (o.contains("params") && o["params"].is_object() && !p.workload.empty()) {
       p.kind = DropPlan::Kind::Run;
       p.summary = "the parameters of the run " + path;
     } else {

@@ -1,8 +1,5 @@
-#include "plane_profile.hpp"
+#include "view/plane_profile.hpp"
 
-#include <QFile>
-#include <QSaveFile>
-#include <QString>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -10,6 +7,8 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/number_text.hpp"
+#include "io/atomic_file.hpp"
 
 namespace simscope::app {
 namespace {
@@ -214,19 +213,15 @@ ProfileLine parse_profile_line(const std::string& text) {
   auto point = [&](const std::string& p, double& a, double& b) {
     const auto comma = p.find(',');
     if (comma == std::string::npos) throw Error(expected);
-    const QString qa = QString::fromStdString(p.substr(0, comma)).trimmed();
-    const QString qb = QString::fromStdString(p.substr(comma + 1)).trimmed();
-    bool ok1 = false, ok2 = false;
-    a = qa.toDouble(&ok1), b = qb.toDouble(&ok2);
-    if (!ok1 || !ok2 || !std::isfinite(a) || !std::isfinite(b)) throw Error(expected);
+    const bool ok = parse_number(p.substr(0, comma), a) && parse_number(p.substr(comma + 1), b);
+    if (!ok || !std::isfinite(a) || !std::isfinite(b)) throw Error(expected);
   };
   ProfileLine l;
   point(parts[0], l.u0, l.v0);
   point(parts[1], l.u1, l.v1);
   if (parts.size() == 3) {
-    bool ok = false;
-    l.samples = QString::fromStdString(parts[2]).trimmed().toInt(&ok);
-    if (!ok || l.samples < 2 || l.samples > 1000000) throw Error(expected);
+    if (!parse_number(parts[2], l.samples) || l.samples < 2 || l.samples > 1000000)
+      throw Error(expected);
   }
   return l;
 }
@@ -300,11 +295,14 @@ std::string profile_csv(const Profile& p) {
 }
 
 void write_profile_csv(const std::string& path, const Profile& p) {
-  QSaveFile f(QString::fromStdString(path));
   const std::string text = profile_csv(p);
-  if (!f.open(QIODevice::WriteOnly) ||
-      f.write(text.data(), qint64(text.size())) != qint64(text.size()) || !f.commit())
-    throw Error("cannot write the profile " + path + ": " + f.errorString().toStdString());
+  try {
+    io::AtomicFile f(path);
+    std::fwrite(text.data(), 1, text.size(), f.file());
+    f.commit();
+  } catch (const Error& e) {
+    throw Error("cannot write the profile " + path + ": " + e.what());
+  }
 }
 
 }  // namespace simscope::app

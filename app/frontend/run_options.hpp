@@ -1,15 +1,15 @@
 #pragma once
-/// @file The simscope command line (QCommandLineParser): what `simscope --help` lists.
-#include <QStringList>
-#include <optional>
+/// @file The options of a run as every front end takes them (the command line's, parsed by
+/// app/cli; the window and the MPI ranks read the same struct).
 #include <string>
 #include <vector>
 
 namespace simscope::app {
 
-/// Parsed command line.
-struct CliOptions {
-  std::string workload;                        ///< empty: the preset's workload, else "field"
+/// What a run was asked to do: the command line's options (app/cli parses them), independent of
+/// how they were given.
+struct RunOptions {
+  std::string workload;                        ///< empty: the preset's, else the first registered
   std::string preset;                          ///< --preset FILE.json
   std::vector<std::string> sets;               ///< --set NAME=VALUE, in order
   std::string backend = "auto";                ///< --backend auto|cpu|cuda
@@ -30,15 +30,5 @@ struct CliOptions {
   int record = 0;       ///< --record FRAMES (GUI: the view's next frames to PNG and MP4)
   std::string profile;  ///< --profile x0,y0:x1,y1[:samples] (headless: DIR/profile.csv)
 };
-
-/// Result of parsing: either options, or an exit code with text already printed
-/// (--help, --version: 0; usage errors: 2, with a one-line message on stderr).
-struct CliParse {
-  std::optional<CliOptions> options;
-  int exit_code = 0;
-};
-
-/// Parses `args` (argv as QStrings, program name first).
-CliParse parse_command_line(const QStringList& args);
 
 }  // namespace simscope::app

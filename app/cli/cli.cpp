@@ -5,14 +5,16 @@
 #include <cstdio>
 
 #include "core/quote.hpp"
-#include "plane_profile.hpp"
+#include "view/plane_profile.hpp"
+#include "view_png_export.hpp"
 #include "session.hpp"
-#include "sweep.hpp"
+#include "view/sweep_spec.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {
 
 CliParse parse_command_line(const QStringList& args) {
+  add_front_end_version("qt", qVersion());  // run.json's "simscope" object
   // The outputs of each workload, from its descriptor (names in export order, then shapes).
   QString outputs = "DIR/run.json.";
   for (const WorkloadDescriptor& d : workloads()) {
@@ -154,7 +156,7 @@ CliParse parse_command_line(const QStringList& args) {
   if (!p.positionalArguments().isEmpty())
     return fail("unexpected argument '" + p.positionalArguments().first() + "'");
 
-  CliOptions o;
+  RunOptions o;
   o.workload = p.value(workload).toStdString();
   o.preset = p.value(preset).toStdString();
   for (const QString& s : p.values(set)) {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "json.hpp"
-#include "plane_profile.hpp"
+#include "view/plane_profile.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {

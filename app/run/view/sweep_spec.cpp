@@ -1,13 +1,10 @@
-// The sweep's specification (sweep.hpp): parsing NAME=START:STOP:FRAMES, the frames' parameter
-// sets and their captions. Pure parameter logic (Qt Core for the number parsing, no GL), so the
-// command-line checks (session.cpp) and their fuzz harness use it without the renderer.
-#include <QString>
-#include <QStringList>
+#include "view/sweep_spec.hpp"
+
 #include <cmath>
 #include <cstdio>
 
 #include "core/error.hpp"
-#include "sweep.hpp"
+#include "core/number_text.hpp"
 
 namespace simscope::app {
 
@@ -16,18 +13,21 @@ SweepSpec parse_sweep(const std::string& text) {
       "--sweep expects NAME=START:STOP:FRAMES (a numeric parameter, two numbers and an integer "
       "number of frames 2 ... 100000), got '" +
       text + "'";
-  const QString t = QString::fromStdString(text);
-  const int eq = t.indexOf('=');
-  if (eq <= 0) throw Error(expected);
-  const QStringList parts = t.mid(eq + 1).split(':');
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) throw Error(expected);
+  std::vector<std::string> parts;
+  for (std::size_t a = eq + 1;;) {
+    const auto colon = text.find(':', a);
+    parts.push_back(text.substr(a, colon == std::string::npos ? std::string::npos : colon - a));
+    if (colon == std::string::npos) break;
+    a = colon + 1;
+  }
   if (parts.size() != 3) throw Error(expected);
   SweepSpec s;
-  s.param = t.left(eq).trimmed().toStdString();
-  bool ok1 = false, ok2 = false, ok3 = false;
-  s.start = parts[0].trimmed().toDouble(&ok1);
-  s.stop = parts[1].trimmed().toDouble(&ok2);
-  s.frames = parts[2].trimmed().toInt(&ok3);
-  if (!ok1 || !ok2 || !ok3 || !std::isfinite(s.start) || !std::isfinite(s.stop) || s.frames < 2 ||
+  s.param = trimmed(text.substr(0, eq));
+  const bool ok = parse_number(parts[0], s.start) && parse_number(parts[1], s.stop) &&
+                  parse_number(parts[2], s.frames);
+  if (!ok || !std::isfinite(s.start) || !std::isfinite(s.stop) || s.frames < 2 ||
       s.frames > 100000)
     throw Error(expected);
   return s;

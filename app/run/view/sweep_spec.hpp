@@ -1,0 +1,30 @@
+#pragma once
+/// @file A parameter sweep's specification: one numeric parameter stepped from START to STOP
+/// over FRAMES runs (--sweep NAME=START:STOP:FRAMES, the window's sweep panel).
+#include <string>
+#include <vector>
+
+#include "core/params.hpp"
+
+namespace simscope::app {
+
+/// A sweep: `param` from `start` to `stop` in `frames` evenly spaced values, both ends included.
+struct SweepSpec {
+  std::string param;
+  double start = 0, stop = 0;
+  int frames = 0;  ///< >= 2
+};
+
+/// Parses "NAME=START:STOP:FRAMES" (FRAMES an integer 2 ... 100000). Throws simscope::Error
+/// "--sweep expects NAME=START:STOP:FRAMES ..." naming the text.
+SweepSpec parse_sweep(const std::string& text);
+
+/// The parameter sets of the sweep: `base` with the parameter set to each value (Int parameters
+/// rounded to the nearest integer). Throws simscope::Error naming the parameter when it is not
+/// an Int or Float parameter of the schema, or when a value is outside its range.
+std::vector<ParamSet> sweep_params(const ParamSet& base, const SweepSpec& spec);
+
+/// The caption drawn on frame k (0-based) of a sweep: "NAME = VALUE  (frame k+1 of FRAMES)".
+std::string sweep_caption(const SweepSpec& spec, const ParamSet& frame, std::size_t k);
+
+}  // namespace simscope::app
