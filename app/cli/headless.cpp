@@ -91,33 +91,6 @@ RunResult run_with_progress(Worker& worker, const Session& s, bool quiet, bool& 
   }
 }
 
-/// The one line printed after a stop signal: what was kept and how to go on.
-std::string interrupted_line(int sig, StudyCheckpointRequest* ck) {
-  std::string line = std::string("interrupted by ") + signal_name(sig);
-  if (!ck) return line + "; no outputs written";
-  {
-    std::lock_guard<std::mutex> lock(ck->mutex);
-    if (!ck->error.empty())
-      return line + "; the checkpoint could not be written (" + ck->error + "); no outputs written";
-  }
-  std::optional<CheckpointHeader> h;
-  try {
-    h = read_checkpoint_header(ck->dir);
-  } catch (const std::exception&) {
-  }
-  if (!h) return line + " before the first checkpoint; no outputs written (nothing to resume)";
-  const auto st = h->params.find("integrator.steps");
-  const double steps = st == h->params.end() ? 0 : std::atof(st->second.c_str());
-  const int done = checkpoint_members_done(ck->dir, *h);
-  const int under_way = std::min(h->members, done + h->block) - done;
-  const double part =
-      h->partial && steps > 0 ? double(under_way) * double(h->partial_step) / steps : 0;
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "; checkpoint %s: %d of %d members done, %.1f %% of the study",
-                ck->dir.c_str(), done, h->members, 100.0 * (done + part) / h->members);
-  return line + buf + "; run the same command with --resume to continue it";
-}
-
 /// --pin-set: A's parameters, `params` with `sets` (NAME=VALUE) applied; none without sets.
 /// Throws simscope::Error naming the setting at fault.
 std::optional<ParamSet> pinned_params(const ParamSet& params,
@@ -207,7 +180,8 @@ int run_headless(const RunOptions& o) {
     if (ck) remove_checkpoint(ck->dir);  // the outputs are complete
     return 0;
   } catch (const Interrupted& i) {
-    std::fprintf(stderr, "simscope: %s\n", interrupted_line(i.signal, ck.get()).c_str());
+    std::fprintf(stderr, "simscope: %s\n",
+                 interrupted_message(signal_name(i.signal), ck.get()).c_str());
     return 128 + i.signal;
   } catch (const CheckpointRefused& e) {
     std::fprintf(stderr, "simscope: error: %s\n", e.what());

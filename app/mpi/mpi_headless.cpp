@@ -215,25 +215,9 @@ int run_headless_ranks(const RunOptions& o) {
   // Stopped by a signal: rank 0's one line (as one process says it), 128 + the signal everywhere.
   auto interrupted = [&](int sig) {
     drop_empty_checkpoint();
-    if (root) {
-      std::string line = std::string("interrupted by ") + signal_name(sig);
-      bool kept = false;
-      if (ck) {
-        try {
-          const std::optional<CheckpointHeader> h = read_checkpoint_header(ck->dir);
-          kept = h && block_checkpoint_has_progress(ck->dir, *h);
-        } catch (const std::exception&) {
-        }
-      }
-      if (kept)
-        line += "; checkpoint " + ck->dir +
-                ": run the same command with --resume to continue it; no outputs written";
-      else if (ck)
-        line += " before the first checkpoint; no outputs written (nothing to resume)";
-      else
-        line += "; no outputs written";
-      std::fprintf(stderr, "simscope: %s\n", line.c_str());
-    }
+    if (root)
+      std::fprintf(stderr, "simscope: %s\n",
+                   interrupted_message(signal_name(sig), ck.get()).c_str());
     return 128 + sig;
   };
 

@@ -19,6 +19,7 @@ Usage: e2e_resume.py SIMSCOPE"""
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -51,16 +52,36 @@ def out_dir(name):
     return os.path.join(d, name)
 
 
-def ckpt_json(name):
-    return os.path.join(out_dir(name), "checkpoint", "checkpoint.json")
-
-
 def header(name):
+    """The checkpoint's progress (format version 4, app/run/oscillators/study_checkpoint.hpp:
+    checkpoint.json, block_BBBBB.json for each finished block, partial_BBBBB.json for each block
+    under way): None until a block is finished or under way; else {"members_done", "partial":
+    {block: step} of the blocks under way, "signature": what changes with every save}."""
+    d = os.path.join(out_dir(name), "checkpoint")
     try:
-        with open(ckpt_json(name)) as f:
-            return json.load(f)
+        with open(os.path.join(d, "checkpoint.json")) as f:
+            h = json.load(f)
+        names = os.listdir(d)
     except (OSError, ValueError):
         return None
+    members, block = h["members"], h["block"]
+    done = set(range(h["blocks_done"]))
+    partial = {}
+    for n in names:
+        m = re.fullmatch(r"block_(\d+)\.json", n)
+        if m:
+            done.add(int(m.group(1)))
+        m = re.fullmatch(r"partial_(\d+)\.json", n)
+        if m:
+            try:
+                with open(os.path.join(d, n)) as f:
+                    partial[int(m.group(1))] = json.load(f)["step"]
+            except (OSError, ValueError, KeyError):
+                pass  # replaced while read: the next look sees the new one
+    if not done and not partial:
+        return None
+    return {"members_done": sum(min(members, (b + 1) * block) - b * block for b in done),
+            "partial": partial, "signature": (tuple(sorted(done)), tuple(sorted(partial.items())))}
 
 
 def start(name, *extra):
@@ -69,7 +90,8 @@ def start(name, *extra):
 
 
 def wait_for_checkpoint(p, name, timeout=120):
-    """Waits until the run's first checkpoint exists (True), or the run ended (False)."""
+    """Waits until the run's first checkpoint with progress exists (True), or the run ended
+    (False)."""
     t0 = time.time()
     while time.time() - t0 < timeout:
         if header(name) is not None:
@@ -140,7 +162,7 @@ generations = set()
 while p.poll() is None:
     h = header("ref")
     if h is not None:
-        generations.add(h["generation"])
+        generations.add(h["signature"])
     time.sleep(0.005)
 out, err = p.communicate()
 ref_seconds = time.time() - t0
@@ -191,7 +213,7 @@ for sig, code in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
         # at a block boundary; the snapshot of a block under way is what this case checks, so a
         # few new random points are tried (the boundary checkpoint is resumable all the same).
         rc, out, err, latency, h = interrupt(name, sig)
-        if rc != code or h is None or "partial" in h or attempt == 3:
+        if rc != code or h is None or h["partial"] or attempt == 3:
             break
         print(f"  {name}: checkpoint at a block boundary; another point")
         shutil.rmtree(os.path.join(out_dir(name), "checkpoint"), ignore_errors=True)
@@ -204,10 +226,9 @@ for sig, code in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
     c.check(h is not None, f"{name}: the checkpoint is written")
     c.check(outputs_present(name) == [], f"{name}: no final outputs")
     if h is not None:
-        c.check("partial" in h,
+        c.check(bool(h["partial"]),
                 f"{name}: the checkpoint holds the block under way (CPU snapshot): "
-                f"{h['members_done']} members done, the next at step "
-                f"{h.get('partial', {}).get('step')}")
+                f"{h['members_done']} members done, blocks under way at steps {h['partial']}")
     if sig == signal.SIGINT:
         # Refusals, with this checkpoint in place.
         r = run(simscope, *STUDY, "--out-dir", out_dir(name), "--resume", "--set",

@@ -678,13 +678,15 @@ WorkloadDescriptor field_descriptor() {
   std::vector<OutputSpec> outputs = field::outputs();
   outputs.push_back(field::error_output());
   outputs.push_back(error_xyz_output());
-  WorkloadDescriptor d{
-      "field", [] { return std::make_unique<FieldWorkload>(); }, std::move(outputs),
-      "float32 (grid.size, grid.size) for a plane, (6, n, n) for a box, axis 0 along the "
+  WorkloadDescriptor d;
+  d.name = "field";
+  d.make = [] { return std::make_unique<FieldWorkload>(); };
+  d.outputs = std::move(outputs);
+  d.shapes = "float32 (grid.size, grid.size) for a plane, (6, n, n) for a box, axis 0 along the "
       "plane's first axis; method tree adds error (m, m) or (6, m, m): |E_tree - E_direct| "
       "/ |E_direct| against fp64 direct sums on the subgrid of plane indices round(k (n-1) "
       "/ (m-1)), m = tree.error_grid (0: 3..32 by the source count), and error_xyz (.., 3) "
-      "float64: those targets' x, y, z"};
+      "float64: those targets' x, y, z";
   d.split_axes = {"targets", "sources"};
   d.inputs = {{{"csv"}, nullptr, {{"sources.file", "{path}"}}},
               {{"npy"},

@@ -376,8 +376,11 @@ std::vector<std::string> lsq_result_warnings(std::uint64_t under, std::uint64_t 
 
 WorkloadDescriptor lsq_descriptor() {
   // The outputs as compute/lsq declares them (lsq::outputs(): also the view choices).
-  WorkloadDescriptor d{"lsq", [] { return std::make_unique<LsqWorkload>(); }, lsq::outputs(),
-                       "solution (N,H,W), the others (H,W)"};
+  WorkloadDescriptor d;
+  d.name = "lsq";
+  d.make = [] { return std::make_unique<LsqWorkload>(); };
+  d.outputs = lsq::outputs();
+  d.shapes = "solution (N,H,W), the others (H,W)";
   d.inputs = {
       {{"npy"}, [](const std::vector<std::size_t>& s) { return s.size() == 3; },
        {{"data.file", "{path}"}}},

@@ -150,7 +150,7 @@ class OscillatorsWorkload final : public Workload {
   // ---- study ---------------------------------------------------------------------------------
 
   /// A study; with `ck` (headless), checkpointed into ck->dir as it goes and resumed from it
-  /// when ck->resume (osc::run_study_blocks, study_checkpoint.hpp).
+  /// when ck->resume (run_block_checkpointed, study_checkpoint.hpp).
   RunResult study(const ParamSet& p, Backend backend,
                   const std::shared_ptr<StudyCheckpointRequest>& ck, Progress* progress) {
     const auto t0 = Clock::now();
@@ -158,10 +158,14 @@ class OscillatorsWorkload final : public Workload {
     const osc::StudyOptions o = osc::study_options_from(p);
     osc::validate(o);
     const osc::Topologies t = osc::make_topologies(p);
-    const osc::State init = osc::make_initial_state(p);
-    auto ens = osc::make_ensemble(backend);
-    const osc::StudyResult s = ck ? checkpointed_study(*ck, p, backend, *ens, t, init, o, progress)
-                                  : osc::run_study(*ens, t, init, o, progress);
+    std::unique_ptr<osc::Ensemble> ens;  // without a checkpoint: the whole ensemble at once
+    osc::StudyResult s;
+    if (ck) {
+      s = checkpointed_study(*ck, p, backend, progress);
+    } else {
+      ens = osc::make_ensemble(backend);
+      s = osc::run_study(*ens, t, osc::make_initial_state(p), o, progress);
+    }
     fill_study_result(r, s, o);
     const std::size_t T = s.msd_t.size();
 
@@ -294,38 +298,34 @@ class OscillatorsWorkload final : public Workload {
   }
 
  private:
+  /// The study checkpointed in ck.dir in the one format (version 4, per block: what MPI ranks
+  /// write too, so any rank count resumes it; a version-3 checkpoint of an older build is
+  /// imported first). A new study interrupted before its first save leaves no folder behind.
   static osc::StudyResult checkpointed_study(StudyCheckpointRequest& ck, const ParamSet& p,
-                                             Backend backend, osc::Ensemble& ens,
-                                             const osc::Topologies& t, const osc::State& init,
-                                             const osc::StudyOptions& o, Progress* progress) {
-    std::optional<CheckpointHeader> header = read_checkpoint_header(ck.dir);
-    osc::StudyProgress sp;
+                                             Backend backend, Progress* progress) {
+    const std::optional<CheckpointHeader> header = read_checkpoint_header(ck.dir);
     if (ck.resume) {
       if (!header) throw CheckpointRefused("--resume: no checkpoint in " + ck.dir);
       check_resumable(*header, "oscillators", p, backend, ck.dir);
-      // A checkpoint kept per block (written by ranks of an MPI job): resumed block by block.
-      if (header->version == kBlockCheckpointVersion)
-        return run_block_checkpointed(ck, p, backend, IndexRange{0, std::size_t(t.members)},
-                                      progress);
-      sp = read_study_checkpoint(ck.dir, *header);
     } else if (header) {
       throw CheckpointRefused(ck.dir +
                               " holds the checkpoint of an interrupted study: add "
                               "--resume to continue it, or remove that folder to start over");
     }
-    StudyCheckpointWriter writer(ck.dir, "oscillators", p, backend, header);
-    osc::StudyCheckpointing cp;
-    cp.interval_s = ck.interval_s;
-    cp.save = [&writer, &ck](const osc::StudyProgress& now) {
-      try {
-        writer.write(now);
-      } catch (const std::exception& e) {
-        std::lock_guard<std::mutex> lock(ck.mutex);
-        ck.error = e.what();
-        throw;
+    prepare_block_checkpoint(ck.dir, "oscillators", p, backend, header);
+    try {
+      return run_block_checkpointed(
+          ck, p, backend, IndexRange{0, std::size_t(p.get_int("ensemble.size"))}, progress);
+    } catch (...) {
+      if (!header) {  // a new study: keep its folder only once it holds progress
+        try {
+          const std::optional<CheckpointHeader> h = read_checkpoint_header(ck.dir);
+          if (h && !block_checkpoint_has_progress(ck.dir, *h)) remove_checkpoint(ck.dir);
+        } catch (const std::exception&) {
+        }
       }
-    };
-    return osc::run_study_blocks(ens, t, init, o, sp, cp, progress);
+      throw;
+    }
   }
 
   // ---- live ------------------------------------------------------------------------------------
@@ -461,14 +461,15 @@ class OscillatorsWorkload final : public Workload {
 
 WorkloadDescriptor oscillators_descriptor() {
   using D = io::DType;
-  WorkloadDescriptor d{"oscillators",
-          [] { return std::make_unique<OscillatorsWorkload>(); },
-          {{"msd", "msd", "", D::Float64},
-           {"msd_t", "msd(t)", "", D::Float64},
-           {"order_t", "R(t)", "", D::Float64},
-           {"phases", "theta", "rad", D::Float64},
-           {"state", "x, y", "", D::Float64}},
-          "msd (K,), msd_t and order_t (T,), phases (K,N), state (K,N,2)"};
+  WorkloadDescriptor d;
+  d.name = "oscillators";
+  d.make = [] { return std::make_unique<OscillatorsWorkload>(); };
+  d.outputs = {{"msd", "msd", "", D::Float64},
+               {"msd_t", "msd(t)", "", D::Float64},
+               {"order_t", "R(t)", "", D::Float64},
+               {"phases", "theta", "rad", D::Float64},
+               {"state", "x, y", "", D::Float64}};
+  d.shapes = "msd (K,), msd_t and order_t (T,), phases (K,N), state (K,N,2)";
   d.keeps_checkpoint = true;
   d.inputs = {{{"npy"},
                [](const std::vector<std::size_t>& s) {

@@ -745,6 +745,55 @@ int checkpoint_members_done(const std::string& dir, const CheckpointHeader& h) {
   return done;
 }
 
+/// The share of the study's integration the checkpoint holds: finished members, plus the blocks
+/// under way at their saved step (version 3: its one block; version 4: every partial file).
+double checkpoint_fraction_done(const std::string& dir, const CheckpointHeader& h) {
+  if (h.members < 1 || h.block < 1) return 0;
+  const auto st = h.params.find("integrator.steps");
+  const double steps = st == h.params.end() ? 0 : std::atof(st->second.c_str());
+  const int done = checkpoint_members_done(dir, h);
+  double part = 0;
+  if (steps > 0 && h.version == kBlockVersion) {
+    const int blocks = (h.members + h.block - 1) / h.block;
+    for (int b = h.blocks_done; b < blocks; ++b) {
+      if (block_finished(dir, h, b)) continue;
+      std::optional<Json> j;
+      try {
+        j = read_json(dir, partial_file(b, -1, "json"));
+      } catch (const std::exception&) {
+      }
+      if (!j || !j->contains("step") || !(*j)["step"].is_number()) continue;
+      const int kb = std::min(h.members, (b + 1) * h.block) - b * h.block;
+      part += double(kb) * (*j)["step"].get<double>() / steps;
+    }
+  } else if (steps > 0 && h.partial) {
+    part = double(std::min(h.members, done + h.block) - done) * double(h.partial_step) / steps;
+  }
+  return std::min(1.0, (done + part) / h.members);
+}
+
+std::string interrupted_message(const std::string& signal, StudyCheckpointRequest* ck) {
+  std::string line = "interrupted by " + signal;
+  if (!ck) return line + "; no outputs written";
+  {
+    std::lock_guard<std::mutex> lock(ck->mutex);
+    if (!ck->error.empty())
+      return line + "; the checkpoint could not be written (" + ck->error + "); no outputs written";
+  }
+  std::optional<CheckpointHeader> h;
+  try {
+    h = read_checkpoint_header(ck->dir);
+  } catch (const std::exception&) {
+  }
+  if (!h || (h->version == kBlockVersion && !block_checkpoint_has_progress(ck->dir, *h)))
+    return line + " before the first checkpoint; no outputs written (nothing to resume)";
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "; checkpoint %s: %d of %d members done, %.1f %% of the study",
+                ck->dir.c_str(), checkpoint_members_done(ck->dir, *h), h->members,
+                100.0 * checkpoint_fraction_done(ck->dir, *h));
+  return line + buf + "; run the same command with --resume to continue it";
+}
+
 bool block_checkpoint_has_progress(const std::string& dir, const CheckpointHeader& h) {
   if (h.blocks_done > 0) return true;
   std::error_code ec;

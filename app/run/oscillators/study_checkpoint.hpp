@@ -3,8 +3,12 @@
 /// as the study goes (oscillators::run_study_blocks), read by `--resume`, removed once the final
 /// outputs are written.
 ///
-/// Format (version 3; versions 1 and 2 were these files with block means x counts in place of
-/// the groups' sums): a folder of .npy files (C order, little endian, fp64 unless said) and
+/// simscope writes version 4 (below), one process and the ranks of an MPI job alike; a version-3
+/// checkpoint left by an older build is imported into version 4 when resumed
+/// (prepare_block_checkpoint); versions 1 and 2 (these files with block means x counts in place
+/// of the groups' sums) are refused.
+///
+/// Format version 3: a folder of .npy files (C order, little endian, fp64 unless said) and
 /// checkpoint.json naming them:
 ///   checkpoint.json           {"format": "simscope study checkpoint", "version": 3,
 ///                              "workload": "oscillators", "backend": "cpu", "params": {name:
@@ -58,7 +62,7 @@
 
 namespace simscope::app {
 
-/// The checkpoint formats this build writes and reads (below): 3, one process'; 4, per block.
+/// The checkpoint formats this build reads (below): 3, imported; 4, per block, the one it writes.
 /// Versions 1 and 2 (the same files with the series summed per block, before the reduction
 /// groups) are refused with a message saying so.
 constexpr int kStudyCheckpointVersion = 3;
@@ -131,7 +135,8 @@ OpenedCheckpoint open_study_checkpoint(const std::string& workload, const ParamS
 /// Throws simscope::Error naming a file that is missing or has the wrong dtype or shape.
 oscillators::StudyProgress read_study_checkpoint(const std::string& dir, const CheckpointHeader& h);
 
-/// Writes checkpoints of one study into `dir` (created), as the format above says.
+/// Writes version-3 checkpoints of one study into `dir` (created), as the format above says: what
+/// older builds wrote, kept for the tests of the import (simscope itself writes version 4).
 class StudyCheckpointWriter {
  public:
   /// `header` the checkpoint resumed from (its blocks are on disk), or nothing for a new study
@@ -162,6 +167,18 @@ CheckpointHeader prepare_block_checkpoint(const std::string& dir, const std::str
 /// The members of finished blocks in the checkpoint in `dir` with header `h` (version 3: blocks
 /// [0, blocks_done); version 4: the prefix and every block marked finished).
 int checkpoint_members_done(const std::string& dir, const CheckpointHeader& h);
+
+/// The share of the study the checkpoint in `dir` holds, 0..1: its finished members, and its
+/// blocks under way at their saved step.
+double checkpoint_fraction_done(const std::string& dir, const CheckpointHeader& h);
+
+/// The one line a headless run stopped by `signal` (e.g. "SIGINT") prints, one process or rank
+/// 0 of an MPI job: "interrupted by SIGINT; checkpoint DIR: 40 of 300 members done, 12.3 % of
+/// the study; run the same command with --resume to continue it"; "... before the first
+/// checkpoint; no outputs written (nothing to resume)"; "...; the checkpoint could not be written
+/// (why); no outputs written"; without a checkpoint (`ck` null) "interrupted by SIGINT; no
+/// outputs written".
+std::string interrupted_message(const std::string& signal, StudyCheckpointRequest* ck);
 
 /// Whether the version-4 checkpoint in `dir` holds progress: a prefix, a finished block or a
 /// block under way.
