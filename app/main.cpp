@@ -1,7 +1,5 @@
 // simscope: entry point. Parses the command line and runs the GUI, the headless runner or
 // --list-params. Every error ends as one line on stderr and a non-zero exit status.
-#include <QCoreApplication>
-#include <clocale>
 #include <cstdio>
 #include <exception>
 
@@ -13,17 +11,10 @@
 #include "session.hpp"
 
 int main(int argc, char** argv) {
-  QCoreApplication qapp(argc, argv);
-  // Qt sets the C library's locale from the environment; numbers in files, --set values, JSON
-  // and outputs are C-locale text ("0.5", never "0,5"), whatever LANG/LC_NUMERIC say.
-  std::setlocale(LC_NUMERIC, "C");
-  QCoreApplication::setApplicationName("simscope");
-  QCoreApplication::setOrganizationName("simscope");
-  QCoreApplication::setApplicationVersion(SIMSCOPE_VERSION);
   using namespace simscope::app;
-  const CliParse parsed = [] {
+  const CliParse parsed = [&] {
     const mpi::QuietUnlessRank0 quiet;  // under mpirun: one copy of a usage error, rank 0's
-    return parse_command_line(QCoreApplication::arguments());
+    return parse_process_command_line(argc, argv);
   }();
   if (!parsed.options) return mpi::exit_after_rank0(parsed.exit_code);
   const RunOptions& o = *parsed.options;

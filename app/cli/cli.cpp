@@ -2,6 +2,7 @@
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <clocale>
 #include <cstdio>
 
 #include "core/quote.hpp"
@@ -13,8 +14,14 @@
 
 namespace simscope::app {
 
-CliParse parse_command_line(const QStringList& args) {
+CliParse parse_command_line(const std::vector<std::string>& argv) {
+  QStringList args;
+  for (const std::string& a : argv) args << QString::fromStdString(a);
   add_front_end_version("qt", qVersion());  // run.json's "simscope" object
+  QString studies;  // the workloads whose headless runs are checkpointed studies
+  for (const WorkloadDescriptor& d : workloads())
+    if (d.keeps_checkpoint)
+      studies += (studies.isEmpty() ? "" : " or ") + QString::fromStdString(d.name);
   // The outputs of each workload, from its descriptor (names in export order, then shapes).
   QString outputs = "DIR/run.json.";
   for (const WorkloadDescriptor& d : workloads()) {
@@ -36,7 +43,8 @@ CliParse parse_command_line(const QStringList& args) {
   p.setApplicationDescription(
       "simscope: batched scientific computations on the GPU (CUDA) or CPU, shown live.\n"
       "\n"
-      "  simscope [--workload field] [--preset FILE.json] [--set NAME=VALUE]... [--backend B]\n"
+      "  simscope [--workload " + QString::fromStdString(workload_names().front()) +
+      "] [--preset FILE.json] [--set NAME=VALUE]... [--backend B]\n"
       "      opens the window (GLFW + Dear ImGui).\n"
       "  simscope --headless [...] [--out IMAGE.png] [--out-dir DIR]\n"
       "      computes once and writes DIR/<output>.npy for every output, DIR/view.png and\n" +
@@ -44,7 +52,7 @@ CliParse parse_command_line(const QStringList& args) {
       "  simscope --list-params WORKLOAD\n"
       "      prints the workload's parameters: name, type, default, range, unit, help.\n"
       "\n"
-      "  A headless oscillators study keeps a checkpoint in DIR/checkpoint as it goes;\n"
+      "  A headless " + studies + " study keeps a checkpoint in DIR/checkpoint as it goes;\n"
       "  after an interruption the same command with --resume continues it.\n"
       "\n"
       "Exit status: 0 success, 1 runtime error (bad input file, failed device...),\n"
@@ -92,11 +100,11 @@ CliParse parse_command_line(const QStringList& args) {
                                "Print only errors and warnings (no progress, no summary).");
   const QCommandLineOption resume(
       "resume",
-      "Headless oscillators study: continue the interrupted study whose checkpoint is in "
+      "Headless " + studies + " study: continue the interrupted study whose checkpoint is in "
       "DIR/checkpoint (the same command line otherwise; a changed parameter is refused).");
   const QCommandLineOption checkpoint_interval(
       "checkpoint-interval",
-      "Headless oscillators study: the longest time between two checkpoints (besides one every "
+      "Headless " + studies + " study: the longest time between two checkpoints (besides one every "
       "5 % of the members).",
       "SECONDS", "60");
   const QCommandLineOption mpi_split(
@@ -262,6 +270,17 @@ CliParse parse_command_line(const QStringList& args) {
   }
   r.options = o;
   return r;
+}
+
+CliParse parse_process_command_line(int& argc, char** argv) {
+  static QCoreApplication app(argc, argv);
+  std::setlocale(LC_NUMERIC, "C");
+  QCoreApplication::setApplicationName("simscope");
+  QCoreApplication::setOrganizationName("simscope");
+  QCoreApplication::setApplicationVersion(SIMSCOPE_VERSION);
+  std::vector<std::string> args;
+  for (const QString& a : QCoreApplication::arguments()) args.push_back(a.toStdString());
+  return parse_command_line(args);
 }
 
 }  // namespace simscope::app

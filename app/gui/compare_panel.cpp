@@ -1,7 +1,6 @@
 // The window's comparison of a pinned result A with the current B (compare_view.hpp).
 #include <imgui.h>
 
-#include <QDir>
 #include <cstdio>
 
 #include "compare_view.hpp"

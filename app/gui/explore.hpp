@@ -4,7 +4,6 @@
 /// shown output along it with axes and a hover readout, "Save CSV" or key P). State lives in
 /// GuiState::explore; the window's frame loop calls the hooks below. Files: probe.cpp (state,
 /// mouse, overlay, panel), profile_plot.cpp (the plot window and the CSV).
-#include <QString>
 #include <cstdint>
 #include <map>
 #include <memory>

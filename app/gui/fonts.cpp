@@ -1,10 +1,10 @@
 // The window's fonts (fonts.hpp).
 #include "fonts.hpp"
 
+#include <filesystem>
 #include <backends/imgui_impl_opengl3.h>
 #include <imgui.h>
 
-#include <QFileInfo>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -24,11 +24,13 @@ const ImWchar kRanges[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x2010, 0x205E, 0x207
 
 std::string ui_font_path() {
   // (a file that does not exist is passed over: ImGui asserts on a font file it cannot read)
-  if (const char* env = std::getenv("SIMSCOPE_FONT"); env && *env && QFileInfo(env).isFile())
+  std::error_code ec;
+  if (const char* env = std::getenv("SIMSCOPE_FONT");
+      env && *env && std::filesystem::is_regular_file(env, ec))
     return env;
   for (const char* p :
        {"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "/usr/share/fonts/TTF/DejaVuSans.ttf"})
-    if (QFileInfo::exists(p)) return p;
+    if (std::filesystem::exists(p, ec)) return p;
   return "";
 }
 

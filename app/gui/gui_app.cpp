@@ -1,6 +1,8 @@
 // The interactive window: event loop, layout, keys, screenshots and exports.
 #include "gui_app.hpp"
+#include "file_names.hpp"
 
+#include <filesystem>
 #include <glad/gl.h>
 // GLFW after glad so that it does not pull in the system GL header first.
 #include <GLFW/glfw3.h>
@@ -8,12 +10,6 @@
 #include <backends/imgui_impl_opengl3.h>
 #include <imgui.h>
 
-#include <QDateTime>
-#include <QDir>
-#include <QFileInfo>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QSettings>
 #include <QStringList>
 #include <algorithm>
@@ -50,19 +46,6 @@ namespace {
 ParamSet without_view(ParamSet p, const std::string& view_param) {
   p.set(view_param, p.schema().at(view_param).default_value);
   return p;
-}
-
-std::string timestamp() {
-  return QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss").toStdString();
-}
-
-/// `stem + ext`, or `stem-2 + ext`, `stem-3 + ext`... when that exists already (two screenshots
-/// or exports within a second must not overwrite each other).
-std::string unique_name(const std::string& stem, const std::string& ext) {
-  std::string name = stem + ext;
-  for (int k = 2; QFileInfo::exists(QString::fromStdString(name)); ++k)
-    name = stem + "-" + std::to_string(k) + ext;
-  return name;
 }
 
 void compute_histogram(GuiState& s) {
@@ -230,7 +213,7 @@ void export_data(GuiState& s) {
     return;
   }
   try {
-    const std::string dir = unique_name("simscope-export-" + timestamp(), "");
+    const std::string dir = unused_name("simscope-export-" + local_timestamp(), "");
     const auto [w, h] = export_image_size(s);  // 1024 x 832, or the size chosen (I)
     render::Offscreen target(w, h);
     target.bind();
@@ -250,7 +233,7 @@ void export_data(GuiState& s) {
     if (!s.log_note.empty() && info.scale == "log") r.warnings.push_back("view.png: " + s.log_note);
     const Json manifest = run_manifest(r, s.backend.notice, info, front_end_versions());
     const ExportFile img =
-        view_png_file(QDir(QString::fromStdString(dir)).filePath("view.png").toStdString(),
+        view_png_file((std::filesystem::path(dir) / "view.png").string(),
                       std::move(rgba), w, h, r, manifest);
     auto written = export_run(r, dir, manifest, &img);
     export_compare(s, dir, written);  // a pinned A and B - A (compare_panel.cpp)
@@ -552,7 +535,7 @@ int run_gui(const RunOptions& o) {
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 
     for (; s.want_screenshot > 0; --s.want_screenshot)
-      save_screenshot(s, unique_name("simscope-" + timestamp(), ".png"), fb_w, fb_h);
+      save_screenshot(s, unused_name("simscope-" + local_timestamp(), ".png"), fb_w, fb_h);
     for (; s.want_export > 0; --s.want_export) export_data(s);
     save_requested_view_image(s);  // image_export.cpp
     advance_sweep(s);              // sweep_panel.cpp

@@ -1,11 +1,11 @@
 // Images of the centre view at any size (image_export.hpp).
 #include "image_export.hpp"
+#include "file_names.hpp"
 
+#include <filesystem>
 #include <glad/gl.h>
 #include <imgui.h>
 
-#include <QDateTime>
-#include <QFileInfo>
 #include <cstdio>
 
 #include "fonts.hpp"
@@ -100,11 +100,7 @@ void save_requested_view_image(GuiState& s) {
   }
   try {
     const std::vector<std::uint8_t> rgba = render_view_offscreen(s, w, h);
-    const std::string stem =
-        "simscope-view-" + QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss").toStdString();
-    std::string path = stem + ".png";
-    for (int k = 2; QFileInfo::exists(QString::fromStdString(path)); ++k)
-      path = stem + "-" + std::to_string(k) + ".png";
+    const std::string path = unused_name("simscope-view-" + local_timestamp(), ".png");
     const std::map<std::string, std::string> text{
         {"Software", "simscope " SIMSCOPE_VERSION},
         {"simscope.workload", s.workload_name},

@@ -2,8 +2,6 @@
 // handling and overlay (shift + left drag); the plot itself is in profile_plot.cpp.
 #include <imgui.h>
 
-#include <QDateTime>
-#include <QFileInfo>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

@@ -1,14 +1,14 @@
 // The line profile's plot (axes with render/'s ticks, the curve, the value under the cursor)
 // and its CSV.
+#include <filesystem>
 #include <imgui.h>
 
-#include <QDateTime>
-#include <QFileInfo>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 #include "explore.hpp"
+#include "file_names.hpp"
 #include "gui_state.hpp"
 #include "xy_plot.hpp"
 
@@ -43,11 +43,7 @@ void save_profile_csv(GuiState& s) {
     action_failed(s, "no line profile to save: shift-drag a line across the plane first");
     return;
   }
-  const std::string stem =
-      "simscope-profile-" + QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss").toStdString();
-  std::string path = stem + ".csv";
-  for (int k = 2; QFileInfo::exists(QString::fromStdString(path)); ++k)
-    path = stem + "-" + std::to_string(k) + ".csv";
+  const std::string path = unused_name("simscope-profile-" + local_timestamp(), ".csv");
   try {
     write_profile_csv(path, *s.explore.profile);
     action_done(s, "saved profile " + path);

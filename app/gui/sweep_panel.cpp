@@ -1,10 +1,10 @@
 // Parameter sweeps in the window (sweep_panel.hpp).
 #include "sweep_panel.hpp"
+#include "file_names.hpp"
 
+#include <filesystem>
 #include <imgui.h>
 
-#include <QDateTime>
-#include <QDir>
 #include <cstdio>
 
 #include "fonts.hpp"
@@ -32,7 +32,7 @@ void finish(GuiState& s) {
   std::string note;
   const std::string video = make_sweep_video(w.dir, note);
   const std::string manifest =
-      QDir(QString::fromStdString(w.dir)).filePath("run.json").toStdString();
+      (std::filesystem::path(w.dir) / "run.json").string();
   write_json_file(manifest, sweep_manifest(s.workload_name, to_string(s.backend.backend), w.spec,
                                            video, w.items));
   stop(s,
@@ -44,18 +44,21 @@ void finish(GuiState& s) {
 }  // namespace
 
 void start_sweep(GuiState& s, const SweepSpec& spec, int w, int h) {
-  if (s.worker->workload().continuous(s.params))
-    throw Error("sweeps in the window are for field and lsq; sweep " + s.workload_name +
+  if (s.worker->workload().continuous(s.params)) {
+    std::string which;  // the workloads whose runs end (not a live view that goes on)
+    for (const std::string& n : workload_names())
+      if (const auto w = make_workload(n); !w->continuous(w->schema().defaults()))
+        which += (which.empty() ? "" : " and ") + n;
+    throw Error("sweeps in the window are for " + which + "; sweep " + s.workload_name +
                 " headless (simscope --headless --sweep ...)");
+  }
   SweepState& st = s.sweep;
   st.frames = sweep_params(s.params, spec);
   st.spec = spec;
-  st.dir =
-      "simscope-sweep-" + QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss").toStdString();
-  for (int k = 2; QDir(QString::fromStdString(st.dir)).exists(); ++k)
-    st.dir = st.dir.substr(0, 22) + "-" + std::to_string(k);
-  if (!QDir().mkpath(QDir(QString::fromStdString(st.dir)).filePath("frames")))
-    throw Error("cannot create the folder " + st.dir + "/frames");
+  st.dir = unused_name("simscope-sweep-" + local_timestamp(), "");
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(st.dir) / "frames", ec);
+  if (ec) throw Error("cannot create the folder " + st.dir + "/frames (" + ec.message() + ")");
   st.w = w, st.h = h;
   st.next = 0;
   st.awaiting = false;
@@ -70,12 +73,10 @@ void start_sweep(GuiState& s, const SweepSpec& spec, int w, int h) {
 namespace {
 
 std::string new_folder(const std::string& stem) {
-  std::string dir = stem + QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss").toStdString();
-  const std::string base = dir;
-  for (int k = 2; QDir(QString::fromStdString(dir)).exists(); ++k)
-    dir = base + "-" + std::to_string(k);
-  if (!QDir().mkpath(QDir(QString::fromStdString(dir)).filePath("frames")))
-    throw Error("cannot create the folder " + dir + "/frames");
+  const std::string dir = unused_name(stem + local_timestamp(), "");
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(dir) / "frames", ec);
+  if (ec) throw Error("cannot create the folder " + dir + "/frames (" + ec.message() + ")");
   return dir;
 }
 
@@ -86,7 +87,7 @@ Json save_frame(GuiState& s, const std::string& dir, std::size_t k, int w, int h
   const std::vector<std::uint8_t> rgba = render_view_offscreen(s, w, h, caption);
   char name[32];
   std::snprintf(name, sizeof name, "frames/%04zu.png", k);
-  const std::string path = QDir(QString::fromStdString(dir)).filePath(name).toStdString();
+  const std::string path = (std::filesystem::path(dir) / name).string();
   write_png(path, rgba, w, h,
             {{"Software", "simscope " SIMSCOPE_VERSION},
              {"simscope.workload", s.workload_name},
@@ -128,7 +129,7 @@ void advance_record(GuiState& s) {
     if (++r.done < r.total) return;
     std::string note;
     const std::string video = make_sweep_video(r.dir, note);
-    write_json_file(QDir(QString::fromStdString(r.dir)).filePath("run.json").toStdString(),
+    write_json_file((std::filesystem::path(r.dir) / "run.json").string(),
                     sweep_manifest(s.workload_name, to_string(s.backend.backend),
                                    SweepSpec{"", 0, 0, r.total}, video, r.items));
     action_done(s, "recording done: " + std::to_string(r.total) + " frames" +
@@ -187,7 +188,7 @@ void advance_sweep(GuiState& s) {
         render_view_offscreen(s, w.w, w.h, sweep_caption(w.spec, w.frames[w.next], w.next));
     char name[32];
     std::snprintf(name, sizeof name, "frames/%04zu.png", w.next);
-    const std::string path = QDir(QString::fromStdString(w.dir)).filePath(name).toStdString();
+    const std::string path = (std::filesystem::path(w.dir) / name).string();
     write_png(path, rgba, w.w, w.h,
               {{"Software", "simscope " SIMSCOPE_VERSION},
                {"simscope.workload", s.workload_name},

@@ -3,6 +3,7 @@
 #include "oscillators_workload.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -312,15 +313,20 @@ class OscillatorsWorkload final : public Workload {
                               " holds the checkpoint of an interrupted study: add "
                               "--resume to continue it, or remove that folder to start over");
     }
-    prepare_block_checkpoint(ck.dir, "oscillators", p, backend, header);
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path out_dir = fs::path(ck.dir).parent_path();
+    const bool out_dir_existed = out_dir.empty() || fs::exists(out_dir, ec);
     try {
+      prepare_block_checkpoint(ck.dir, "oscillators", p, backend, header);
       return run_block_checkpointed(
           ck, p, backend, IndexRange{0, std::size_t(p.get_int("ensemble.size"))}, progress);
     } catch (...) {
-      if (!header) {  // a new study: keep its folder only once it holds progress
+      if (!header) {  // a new study: keep its folders only once they hold progress
         try {
           const std::optional<CheckpointHeader> h = read_checkpoint_header(ck.dir);
           if (h && !block_checkpoint_has_progress(ck.dir, *h)) remove_checkpoint(ck.dir);
+          if (!out_dir_existed && fs::is_empty(out_dir, ec)) fs::remove(out_dir, ec);
         } catch (const std::exception&) {
         }
       }
