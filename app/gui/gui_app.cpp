@@ -449,6 +449,11 @@ int run_gui(const RunOptions& o) {
         if (!ev->result->preview) s.last_full_seconds = ev->result->compute_seconds;
         for (const std::string& w : s.view_warnings) ev->result->warnings.push_back(w);
         if (!ev->result->preview) s.view_warnings.clear();  // shown with the first full result
+        // One line per full result (a live workload: its first after a switch), which the GUI
+        // tests wait for (tests/app/gui_util.py).
+        if (!ev->result->preview && !(s.result && s.worker->workload().continuous(s.params)))
+          std::fprintf(stderr, "simscope: %s result shown (computed in %.3f s)\n",
+                       s.workload_name.c_str(), ev->result->compute_seconds);
         s.result = std::move(ev->result);
         ++s.result_serial;
         s.error.clear();

@@ -21,6 +21,13 @@ namespace simscope::python {
                                 what.find("device memory") != std::string::npos ||
                                 what.find("no usable CUDA device") != std::string::npos;
     if (device || device_failure) throw std::runtime_error(what);
+    // Host memory that could not be allocated (the loaders' and generators' own messages, which
+    // name the size): MemoryError, as any other failed allocation (std::bad_alloc) raises.
+    if (what.find("cannot allocate") != std::string::npos ||
+        what.find("out of memory") != std::string::npos) {
+      PyErr_SetString(PyExc_MemoryError, what.c_str());
+      throw py::error_already_set();
+    }
     throw py::value_error(what);
   } catch (const std::bad_alloc&) {
     throw std::bad_alloc();  // pybind11 raises MemoryError

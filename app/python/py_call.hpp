@@ -26,8 +26,9 @@ namespace py = pybind11;
 /// simscope::InputError -> ValueError (a bad input array found by a back end, a device one
 /// included); simscope::Error -> ValueError (bad arguments and inputs: the product's message), or
 /// RuntimeError when `device` (the error came from a run on the CUDA back end) or the message is
-/// a CUDA or device-memory failure; std::bad_alloc -> MemoryError; anything else ->
-/// RuntimeError. Never returns.
+/// a CUDA or device-memory failure, or MemoryError when it says host memory could not be
+/// allocated ("cannot allocate", "out of memory"); std::bad_alloc -> MemoryError; anything else
+/// -> RuntimeError. Never returns.
 [[noreturn]] void rethrow_as_python(std::exception_ptr e, bool device);
 
 /// Runs `work(progress)` -> R on a new thread while the calling thread waits without the GIL,

@@ -3,12 +3,13 @@ of the schema with type, default, range, unit and help; presets round-trip.
 Usage: e2e_cli.py SIMSCOPE"""
 import json
 import os
+import re
 import subprocess
 import sys
 
 import numpy as np
 
-from simscope_test_util import Checker, field_reference, plane_targets, run, scratch
+from simscope_test_util import Checker, field_reference, plane_targets, read_png, run, scratch
 
 simscope = sys.argv[1]
 c = Checker()
@@ -72,6 +73,59 @@ c.check(p.returncode == 0 and json.load(open(os.path.join(out, "run.json")))["st
 json.dump({"simscope_preset": 7, "workload": "field", "params": {}}, open(os.path.join(sub, "v7.json"), "w"))
 p = run(simscope, "--headless", "--preset", os.path.join(sub, "v7.json"), "--out-dir", os.path.join(d, "v7"))
 c.check(p.returncode == 1 and "v7.json" in p.stderr and "format" in p.stderr, "an unknown preset format is refused")
+
+# One headless run without --out-dir, with --out, from a float64 sources file (README "Using it").
+readme = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "README.md")).read()
+d32 = scratch("cli_defaults")
+n, hw, z0 = 8, 1.0, 0.3
+tg = plane_targets("xy", z0, n, hw)
+rng = np.random.default_rng(5)
+near = rng.normal(size=(12, 3))
+near /= np.linalg.norm(near, axis=1)[:, None]
+src64 = np.empty((12, 4))  # 12 positive sources 2e-5 .. 5e-5 from 12 of the targets
+src64[:, :3] = tg[rng.choice(len(tg), 12, replace=False)] + near * rng.uniform(2e-5, 5e-5, (12, 1))
+src64[:, 3] = rng.uniform(0.5, 1.5, 12)
+np.save(os.path.join(d32, "src.npy"), src64)
+p = subprocess.run([simscope, "--headless", "--backend", "cpu", "--set", "sources.file=src.npy",
+                    "--set", f"grid.size={n}", "--set", f"grid.half_width={hw}", "--set",
+                    f"plane.offset={z0}", "--set", "precision=fp64", "--out", "img.png",
+                    "--image-size", "160x120"], capture_output=True, text=True, cwd=d32, timeout=120)
+c.check(p.returncode == 0, f"headless run without --out-dir, with --out ({p.stderr.strip()[-200:]})")
+# README: "--out-dir DIR (default simscope-out)": the outputs and run.json land in the folder
+# README names, under the working directory (and view.png goes to --out instead).
+m = re.search(r"`--out-dir DIR` \(default `([^`]+)`\)", readme)
+default_dir = os.path.join(d32, m.group(1) if m else "?")
+c.check(m is not None and sorted(os.listdir(default_dir) if os.path.isdir(default_dir) else []) ==
+        sorted(["magnitude.npy", "ex.npy", "ey.npy", "ez.npy", "potential.npy", "run.json"]),
+        f"default --out-dir is README's {m.group(1) if m else None!r}: the outputs are there "
+        f"({os.listdir(d32)})")
+# README: "DIR/view.png (or --out IMAGE.png; size --image-size WxH; the parameters are in its PNG
+# text)": a PNG that decodes at 160 x 120 with this run's parameters and run.json's view.
+if os.path.exists(os.path.join(d32, "img.png")):
+    img, text = read_png(os.path.join(d32, "img.png"))
+    view = json.load(open(os.path.join(default_dir, "run.json")))["render"]["view"] \
+        if os.path.exists(os.path.join(default_dir, "run.json")) else None
+    c.check(img.shape[:2] == (120, 160) and "sources.file=src.npy" in text.get("simscope.params", "")
+            and f"grid.size={n}" in text.get("simscope.params", "") and
+            json.loads(text.get("simscope.view", "null")) == view and
+            len(np.unique(img.reshape(-1, img.shape[2])[:, :3], axis=0)) > 20,
+            f"--out img.png: a 160 x 120 PNG of the view, with the parameters ({img.shape}, "
+            f"{sorted(text)})")
+else:
+    c.check(False, f"--out img.png written ({os.listdir(d32)})")
+# README: "Sources are stored as float32 (whatever the file's dtype)": with fp64 sums the outputs
+# are the float64 field of the float32-rounded sources, to one float32 rounding per target, and
+# not that of the file's float64 values (2e-5 from a target, the rounding moves |E| by ~1e-3).
+if p.returncode == 0:
+    got = np.load(os.path.join(default_dir, "magnitude.npy")).astype(np.float64).ravel()
+    errs = {}
+    for label, s_ in (("rounded", src64.astype(np.float32).astype(np.float64)), ("file", src64)):
+        e, _ = field_reference(s_, 1.0, 0.0, tg)
+        ref = np.sqrt((e * e).sum(1))
+        errs[label] = float(np.max(np.abs(got - ref) / ref))
+    c.check(errs["rounded"] <= 2.0 ** -23 and errs["file"] > 100 * 2.0 ** -23,
+            f"float32 sources: |E| within {errs['rounded']:.2g} of the rounded sources' field, "
+            f"{errs['file']:.2g} from the float64 file's")
 
 # Overflow to inf is reported, not silent.
 out = os.path.join(d, "out_inf")
@@ -171,7 +225,6 @@ c.check(p.returncode == 0 and "not used" not in p.stderr, f"files in use: no war
 p = run(simscope, "--list-params", "lsq")
 c.check("fp64 ~1e-12" in p.stdout and "fp32 ~1e-7" in p.stdout and "after refinement" not in p.stdout,
         "lsq precision help: fp64 ~1e-12, fp32 ~1e-7")
-readme = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "README.md")).read()
 c.check("~1e-12 relative error" in readme and "~1e-7 on well-conditioned" in readme,
         "README: fp64 ~1e-12, fp32 ~1e-7")
 p = run(simscope, "--list-params", "oscillators")
@@ -179,7 +232,6 @@ c.check("Member shown live" in p.stdout, "live.topology help says it is the memb
 
 # A comma-decimal locale (de_DE, compiled into the scratch directory with localedef) changes
 # nothing: numbers in --set, CSV files, --list-params and run.json stay C-locale text.
-import re
 import shutil
 loc = scratch("e2e_cli_locale")
 built = shutil.which("localedef") and os.path.exists("/usr/share/i18n/locales/de_DE") and \

@@ -10,7 +10,8 @@ import sys
 
 import numpy as np
 
-from gui_util import need_tools, png_size_and_text, run_gui
+from gui_util import (RESULT, after_log, export, hold, need_tools, png_size_and_text, run_gui,
+                      screenshot)
 from simscope_test_util import Checker, scratch
 
 simscope = sys.argv[1]
@@ -23,18 +24,15 @@ json.dump({"simscope_preset": 1, "workload": "field", "params": dict(params, k=2
           open(preset, "w"))
 
 
-def hold(keys):
-    # held a little (Dear ImGui 1.86 sees keys as per-frame state), released last key first,
-    # well under the X repeat delay even when the sanitizer stretches the waits 4x
-    up = " ".join(reversed(keys.split("+")))
-    return f"xdotool keydown {keys}; sleep 0.12; xdotool keyup {up}; sleep 0.4; "
-
-
-steps = ("xdotool mousemove 700 775; sleep 0.3\n" + hold("a") + "sleep 0.5\n" +
-         "xdotool key ctrl+o; sleep 0.7; " + hold("ctrl+a") +
-         f"xdotool type --delay 40 '{preset}'; sleep 0.3; " + hold("Return") + "sleep 2\n" +
-         hold("d") + hold("d") + "sleep 0.5\n" + hold("s") + hold("e") + "sleep 0.5\n" +
-         hold("d") + "sleep 0.5\n" + hold("s") + "sleep 0.5\n")
+# The preset's popup opens in the next frame (a short settle); the pin, the load, B's result
+# and the export each wait for their log line. D only changes the view (no line): the keys are
+# taken in order, one frame each.
+steps = ("xdotool mousemove 700 775; sleep 0.3\n" +
+         after_log("pinned the shown result as A", hold("a")) +
+         "xdotool key ctrl+o; sleep 0.7\n" + hold("ctrl+a") +
+         f"xdotool type --delay 40 '{preset}'; sleep 0.3\n" +
+         after_log(f"simscope: field{RESULT}", after_log("loaded preset", hold("Return"))) +
+         hold("d") + hold("d") + screenshot() + export() + hold("d") + screenshot())
 args = ["--backend", "cpu"] + sum((["--set", f"{k}={v}"] for k, v in params.items()), [])
 log, shots = run_gui(simscope, d, args, steps)
 c.check(len(shots) == 2, f"2 screenshots ({len(shots)}; log tail {log.strip()[-400:]!r})")

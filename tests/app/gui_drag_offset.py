@@ -5,7 +5,7 @@ slider over the whole range. Usage: gui_drag_offset.py SIMSCOPE"""
 import re
 import sys
 
-from gui_util import need_tools, png_size_and_text, run_gui
+from gui_util import need_tools, png_size_and_text, run_gui, screenshot
 from simscope_test_util import Checker, scratch
 
 simscope = sys.argv[1]
@@ -16,10 +16,10 @@ need_tools("xvfb-run", "xdotool")
 # In a 1280x800 window the left panel's plane.offset field is at about (97, 287); the drag moves
 # in 10-pixel steps so every frame sees a part of it. S saves a screenshot with the parameters.
 moves = "".join(f" xdotool mousemove {97 + 10 * k} 287; sleep 0.05;" for k in range(1, 11))
+# (the drag logs nothing; the parameter it set is in the screenshot, which waits for its line)
 steps = ("xdotool mousemove 97 287; sleep 0.3; xdotool mousedown 1; sleep 0.2;" + moves +
-         " sleep 0.2; xdotool mouseup 1; sleep 1.5\n"
-         "xdotool mousemove 700 780; sleep 0.3; xdotool keydown s; sleep 0.12; xdotool keyup s;"
-         " sleep 1.5\n")
+         " sleep 0.2; xdotool mouseup 1; sleep 0.3\n"
+         "xdotool mousemove 700 780; sleep 0.3\n" + screenshot())
 log, shots = run_gui(simscope, d, ["--backend", "cpu", "--set", "sources.count=200",
                                    "--set", "grid.size=16", "--set", "plane.offset=1000"], steps)
 c.check(len(shots) >= 1, f"a screenshot ({len(shots)}; log tail {log.strip()[-400:]!r})")

@@ -12,7 +12,8 @@ import sys
 
 import numpy as np
 
-from gui_util import need_tools, png_size_and_text, run_gui, slowdown, xvfb_run
+from gui_util import (after_log, need_tools, png_size_and_text, run_gui, screenshot, slowdown,
+                      xvfb_run)
 from simscope_test_util import Checker, read_png, scratch
 
 simscope = sys.argv[1]
@@ -76,13 +77,8 @@ scale_file = os.path.join(d, "scale.txt")
 with open(scale_file, "w") as f:
     f.write("1\n")
 os.environ["SIMSCOPE_UI_SCALE_FILE"] = scale_file
-steps = f"""xdotool key s
-sleep 2
-echo 2 > "{scale_file}"
-sleep 3
-xdotool key s
-sleep 2
-"""
+# The new scale is read in the next frame and logged as the view's text is baked again.
+steps = (screenshot() + after_log("view text at ", f'echo 2 > "{scale_file}"') + screenshot())
 log, shots = run_gui(simscope, d, ["--backend", "cpu", "--set", "grid.size=32"], steps,
                      screen="1600x1000")
 ui = re.findall(r"UI font \S+ at (\d+) px \(scale (\S+)\)", log)

@@ -6,7 +6,7 @@ import os
 import re
 import sys
 
-from gui_util import need_tools, png_size_and_text, run_gui
+from gui_util import after_log, hold, need_tools, png_size_and_text, run_gui, screenshot
 from simscope_test_util import Checker, scratch
 
 simscope = sys.argv[1]
@@ -15,20 +15,15 @@ d = scratch("gui_image_size")
 need_tools("xvfb-run", "xdotool")
 
 
-def hold(keys):
-    # held a little (Dear ImGui 1.86 sees keys as per-frame state), released last key first,
-    # well under the X repeat delay even when the sanitizer stretches the waits 4x
-    up = " ".join(reversed(keys.split("+")))
-    return f"xdotool keydown {keys}; sleep 0.12; xdotool keyup {up}; sleep 0.4; "
+def size(text, line):
+    # I opens the popup (in the next frame: a short settle); Return saves or fails, saying so
+    return (hold("i") + "sleep 0.5\n" + hold("ctrl+a") + f"xdotool type --delay 40 '{text}';"
+            " sleep 0.3\n" + after_log(line, hold("Return")))
 
 
-def size(text):
-    return (hold("i") + "sleep 0.5; " + hold("ctrl+a") +
-            f"xdotool type --delay 40 '{text}'; sleep 0.3; " + hold("Return") + "sleep 1\n")
-
-
-steps = ("xdotool mousemove 700 775; sleep 0.3\n" + size("1500x1100") + size("100000x64") +
-         hold("s") + size("15OOx9") + hold("s") + "sleep 0.5\n")
+failed = "simscope: error: "
+steps = ("xdotool mousemove 700 775; sleep 0.3\n" + size("1500x1100", "saved view image") +
+         size("100000x64", failed) + screenshot() + size("15OOx9", failed) + screenshot())
 log, shots = run_gui(simscope, d, ["--backend", "cpu", "--set", "grid.size=48"], steps)
 m = re.search(r"saved view image (\S+) \((\d+) x (\d+)\)", log)
 c.check(m is not None, f"a view image saved ({log[-400:]!r})")

@@ -12,7 +12,7 @@ import sys
 
 import numpy as np
 
-from gui_util import need_tools, png_size_and_text, run_gui
+from gui_util import need_tools, png_size_and_text, run_gui, screenshot
 from simscope_test_util import Checker, run, scratch
 
 simscope = sys.argv[1]
@@ -90,7 +90,7 @@ os.makedirs(g)
 log, shots = run_gui(simscope, g, ["--backend", "cpu", "--set", "grid.size=40",
                                    "--set", "sources.count=200", "--set", "view=ex",
                                    "--set", "view.scale=log"],
-                     "sleep 2; xdotool key s; sleep 1\n")
+                     screenshot())
 c.check(len(shots) == 1, f"window: a screenshot ({log.strip()[-300:]!r})")
 if shots:
     text = png_size_and_text(shots[0])[1]

@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 
-from gui_util import need_tools, png_size_and_text, run_gui
+from gui_util import export, need_tools, png_size_and_text, run_gui, screenshot
 from simscope_test_util import Checker, scratch
 
 simscope = sys.argv[1]
@@ -19,18 +19,14 @@ need_tools("xvfb-run", "xdotool")
 size = 64
 
 
-def tap(key):
-    return f"xdotool keydown {key}; sleep 0.12; xdotool keyup {key}; sleep 0.4\n"
-
-
 # 1280x800 window: the right panel spans x 988..1280; scrolled to its end, the inspector's
 # data/fit plot is about y 290..410 and the solution plot y 495..565 (at UI scale 1).
-# (scrolled once the first result is in: the panel's full length is known then)
-steps = ("for i in $(seq 1 150); do grep -q 'plane upload path' gui.log && break; sleep 0.2; done\n"
-         "sleep 1\nxdotool mousemove 1130 500; sleep 0.2\n"
-         "xdotool click --repeat 40 --delay 40 5; sleep 1\n"
-         "xdotool mousemove 1090 535; sleep 0.6\n" + tap("s") +
-         "xdotool mousemove 1120 360; sleep 0.6\n" + tap("s") + tap("e") + "sleep 1\n")
+# (scrolled once the first result is in, run_gui's start: the panel's full length is known then;
+# the scroll and the plots' hover readouts log nothing: short settles)
+steps = ("xdotool mousemove 1130 500; sleep 0.2\n"
+         "xdotool click --repeat 40 --delay 40 5; sleep 0.5\n"
+         "xdotool mousemove 1090 535; sleep 0.5\n" + screenshot() +
+         "xdotool mousemove 1120 360; sleep 0.5\n" + screenshot() + export())
 log, shots = run_gui(simscope, d, ["--workload", "lsq", "--backend", "cpu",
                                    "--set", f"synth.height={size}", "--set", f"synth.width={size}"],
                      steps)

@@ -4,7 +4,7 @@ saved where it cannot be written shows an error (in red); a later successful sav
 import os
 import sys
 
-from gui_util import need_tools, png_size_and_text, run_gui
+from gui_util import after_log, need_tools, png_size_and_text, run_gui, screenshot
 from simscope_test_util import Checker, read_png, scratch
 
 simscope = sys.argv[1]
@@ -21,17 +21,17 @@ def hold(keys):
     # last first (A before Ctrl): a key repeat of A after Ctrl's release would type an "a" (the
     # server's auto-repeat is off too, see run_gui, but the order does not depend on it).
     up = " ".join(reversed(keys.split("+")))
-    return f"xdotool keydown {keys}; sleep 0.25; xdotool keyup {up}; sleep 0.3; "
+    return f"xdotool keydown {keys}; sleep 0.25; xdotool keyup {up}; sleep 0.3\n"
 
 
 def save_preset(path):
-    # Ctrl+S opens the popup with the path field focused; Ctrl+A selects its text.
+    # Ctrl+S opens the popup with the path field focused (in the next frame: a short settle);
+    # Ctrl+A selects its text. Then the log line of the outcome, which names the path.
     return (f"xdotool key ctrl+s; sleep 0.7; {hold('ctrl+a')}"
-            f"xdotool type --delay 40 '{path}'; sleep 0.3; {hold('Return')}sleep 0.5\n")
+            f"xdotool type --delay 40 '{path}'; sleep 0.3\n" + after_log(path, hold("Return")))
 
 
-steps = (save_preset(bad) + "xdotool key s; sleep 0.5\n" + save_preset(bad) + save_preset(good) +
-         "xdotool key s; sleep 0.5\n")
+steps = (save_preset(bad) + screenshot() + save_preset(bad) + save_preset(good) + screenshot())
 log, shots = run_gui(simscope, d, ["--backend", "cpu", "--set", "grid.size=32"], steps,
                      screen="800x600")
 c.check(len(shots) == 2, f"2 screenshots ({len(shots)}; log tail {log.strip()[-400:]!r})")

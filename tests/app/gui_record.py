@@ -10,15 +10,14 @@ import shutil
 import subprocess
 import sys
 
-from gui_util import need_tools, png_size_and_text, run_gui
+from gui_util import need_tools, png_size_and_text, run_gui, wait_log
 from simscope_test_util import Checker, run, scratch
 
 simscope = sys.argv[1]
 c = Checker()
 d = scratch("gui_record")
 need_tools("xvfb-run", "xdotool")
-steps = ("for i in $(seq 1 120); do grep -q 'recording done' gui.log && break; sleep 0.5; done\n"
-         "sleep 0.5\n")
+steps = wait_log("recording done", 1, 60)
 log, _ = run_gui(simscope, d, ["--backend", "cpu", "--workload", "oscillators", "--set",
                                "ensemble.size=8", "--set", "network.nodes=30", "--record", "4"],
                  steps)

@@ -6,20 +6,19 @@ the 1280 x 800 window's layout: a node at the top of the circle, the circle's em
 right panel's "Run study" button. Usage: gui_study.py SIMSCOPE"""
 import sys
 
-from gui_util import need_tools, png_size_and_text, run_gui
+from gui_util import need_tools, png_size_and_text, run_gui, screenshot, wait_log
 from simscope_test_util import Checker, scratch
 
 simscope = sys.argv[1]
 c = Checker()
 d = scratch("gui_study")
 need_tools("xvfb-run", "xdotool")
-steps = """
-xdotool mousemove 700 99; sleep 0.7; xdotool key s; sleep 0.5
-xdotool mousemove 698 380; sleep 0.7; xdotool key s; sleep 0.5
-xdotool mousemove 1232 230; sleep 0.3; xdotool click 1; sleep 0.8; xdotool key s
-for i in $(seq 1 60); do grep -q 'study done' gui.log && break; sleep 0.5; done
-sleep 1; xdotool key s; sleep 0.5
-"""
+# Hover readouts follow the mouse in the next frame, and the study's progress bar shows once it
+# has run 0.25 s: short settles, nothing to wait for in the log. The rest waits for log lines.
+steps = ("xdotool mousemove 700 99; sleep 0.5\n" + screenshot() +
+         "xdotool mousemove 698 380; sleep 0.5\n" + screenshot() +
+         "xdotool mousemove 1232 230; sleep 0.3; xdotool click 1; sleep 0.8\n" + screenshot() +
+         wait_log("study done", 1, 60) + screenshot())
 log, shots = run_gui(simscope, d, ["--backend", "cpu", "--workload", "oscillators",
                                    "--set", "ensemble.size=64", "--set", "integrator.steps=100000"],
                      steps)

@@ -9,7 +9,8 @@ import shutil
 import subprocess
 import sys
 
-from gui_util import need_tools, png_size_and_text, run_gui
+from gui_util import (after_log, hold, need_tools, png_size_and_text, run_gui, screenshot,
+                      wait_log)
 from simscope_test_util import Checker, scratch
 
 simscope = sys.argv[1]
@@ -18,16 +19,8 @@ d = scratch("gui_sweep")
 need_tools("xvfb-run", "xdotool")
 
 
-def hold(keys):
-    # held a little (Dear ImGui 1.86 sees keys as per-frame state), released last key first,
-    # well under the X repeat delay even when the sanitizer stretches the waits 4x
-    up = " ".join(reversed(keys.split("+")))
-    return f"xdotool keydown {keys}; sleep 0.12; xdotool keyup {up}; sleep 0.4; "
-
-
-steps = ("xdotool mousemove 700 775\n"
-         "for i in $(seq 1 120); do grep -q 'sweep done' gui.log && break; sleep 0.5; done\n"
-         "sleep 0.5; " + hold("s") + hold("ctrl+z") + "sleep 0.5; " + hold("s") + "sleep 0.5\n")
+steps = ("xdotool mousemove 700 775\n" + wait_log("sweep done", 1, 60) + screenshot() +
+         after_log("undo: ", hold("ctrl+z")) + screenshot())
 log, shots = run_gui(simscope, d, ["--backend", "cpu", "--set", "grid.size=32", "--set",
                                    "sources.count=20", "--sweep", "k=1:3:3"], steps)
 m = re.search(r"sweep done: 3 frames( and sweep\.mp4)? .*in (\S+)", log)

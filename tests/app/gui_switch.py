@@ -15,7 +15,8 @@ import sys
 
 import numpy as np
 
-from gui_util import need_tools, png_size_and_text, run_gui
+from gui_util import (RESULT, after_log, export, need_tools, png_size_and_text, run_gui,
+                      screenshot)
 from simscope_test_util import Checker, scratch
 
 simscope = sys.argv[1]
@@ -25,15 +26,21 @@ need_tools("xvfb-run", "xdotool")
 # The centre view of a 1280 x 800 window spans x 410..987, y 0..742: its centre, and a point
 # near the top of a square map.
 cx, cy, top_y = 698, 371, 200
-steps = f"""
-xdotool key s; sleep 0.5
-xdotool key 2; sleep 5
-xdotool mousemove {cx} {cy}; sleep 1; xdotool key s; sleep 0.5
-xdotool mousemove {cx} {top_y}; sleep 1; xdotool key s; sleep 0.3; xdotool key e; sleep 1.5
-xdotool key 3; sleep 3; xdotool key s; sleep 0.5
-xdotool key 1; sleep 3; xdotool mousemove 5 795; sleep 0.5; xdotool key s; sleep 0.5
-xdotool key 2; sleep 5; xdotool key s; sleep 0.5
-"""
+
+
+def switch(key, workload):
+    # the key, then the switched-to workload's first full result in the log
+    return after_log(f"simscope: {workload}{RESULT}", f"xdotool key {key}")
+
+
+def hover(x, y):
+    # the readout follows the mouse in the next frame: nothing to wait for but a short settle
+    return f"xdotool mousemove {x} {y}; sleep 0.5\n"
+
+
+steps = (screenshot() + switch(2, "lsq") + hover(cx, cy) + screenshot() + hover(cx, top_y) +
+         screenshot() + export() + switch(3, "oscillators") + screenshot() +
+         switch(1, "field") + hover(5, 795) + screenshot() + switch(2, "lsq") + screenshot())
 log, shots = run_gui(simscope, d, ["--backend", "cpu", "--set", "grid.size=32",
                                    "--set", "view.colormap=inferno"], steps)
 c.check(len(shots) == 6, f"6 screenshots ({len(shots)}; log tail {log.strip()[-400:]!r})")

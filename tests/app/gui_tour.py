@@ -3,12 +3,14 @@ choreographies are the gui_* tests labelled gui): a sweep given on the command l
 end, a click probes the plane, a Shift-drag draws a profile and P saves its CSV, A pins the result
 Ctrl+Z undoes (a new B) and D cycles the compare views, 2 and 3 switch to lsq and the oscillators and 1
 back, S saves screenshots and E exports; SIGTERM then closes the window and simscope exits 0
-with no sanitizer report (gui_util.run_gui). Waits poll simscope's log lines where it writes one.
+with no sanitizer report (gui_util.run_gui). Each step waits for the log line that proves the
+previous one happened, where simscope writes one.
 Usage: gui_tour.py SIMSCOPE"""
 import os
 import sys
 
-from gui_util import need_tools, png_size_and_text, run_gui
+from gui_util import (RESULT, after_log, export, hold, need_tools, png_size_and_text, run_gui,
+                      screenshot, wait_log)
 from simscope_test_util import Checker, scratch
 
 simscope = sys.argv[1]
@@ -17,37 +19,31 @@ d = scratch("gui_tour")
 need_tools("xvfb-run", "xdotool")
 
 
-def hold(keys, up=None):
-    # held a little (Dear ImGui 1.86 sees keys as per-frame state), well under the repeat delay
-    return f"xdotool keydown {keys}; sleep 0.12; xdotool keyup {up or keys}; sleep 0.4\n"
-
-
-def wait_for(text, count=1, seconds=120):
-    """Polls gui.log until `text` appears `count` times (the waits of the sleeps stretch)."""
-    return (f"for i in $(seq 1 {seconds * 5}); do [ \"$(grep -c '{text}' gui.log)\" -ge {count} ]"
-            " && break; sleep 0.2; done\n")
+def switch(key, workload):
+    # the key, then the switched-to workload's first full result in the log
+    return after_log(f"simscope: {workload}{RESULT}", hold(key))
 
 
 steps = (
-    wait_for("sweep done")
-    # the probe (a click on the plane) and a profile (Shift-drag), P saves its CSV
+    wait_log("sweep done")
+    # the probe (a click on the plane) and a profile (Shift-drag), P saves its CSV (the click and
+    # the drag log nothing: short settles)
     + "xdotool mousemove 620 380; sleep 0.3; xdotool mousedown 1; sleep 0.15; xdotool mouseup 1;"
       " sleep 0.6\n"
     + "xdotool mousemove 540 300; sleep 0.3; xdotool mousedown 1; sleep 0.15;"
       " xdotool keydown shift; sleep 0.12; xdotool keyup shift; sleep 0.1;"
       " xdotool mousemove 600 360; sleep 0.15; xdotool mousemove 700 470; sleep 0.3;"
       " xdotool mouseup 1; sleep 0.8\n"
-    + "xdotool mousemove 700 775; sleep 0.3\n" + hold("p") + wait_for("saved profile")
-    + hold("s") + wait_for("saved screenshot", 1)
+    + "xdotool mousemove 700 775; sleep 0.3\n" + after_log("saved profile", hold("p"))
+    + screenshot()
     # compare: pin A, undo the sweep's last k (a new B), cycle the views, a screenshot of B - A
-    + hold("a") + "sleep 0.5\n" + hold("ctrl+z") + "sleep 1\n" + hold("d") + hold("d")
-    + hold("s") + wait_for("saved screenshot", 2)
+    + after_log("pinned the shown result as A", hold("a"))
+    + after_log(f"simscope: field{RESULT}", after_log("undo: ", hold("ctrl+z")))
+    + hold("d") + hold("d") + screenshot()
     # the other workloads and back, with an export of each
-    + hold("2") + "sleep 3\n" + hold("e") + wait_for("exported ", 1) + hold("s")
-    + wait_for("saved screenshot", 3)
-    + hold("3") + "sleep 3\n" + hold("e") + wait_for("exported ", 2) + hold("s")
-    + wait_for("saved screenshot", 4)
-    + hold("1") + "sleep 2\n" + hold("e") + wait_for("exported ", 3) + "sleep 0.5\n")
+    + switch("2", "lsq") + export() + screenshot()
+    + switch("3", "oscillators") + export() + screenshot()
+    + switch("1", "field") + export())
 log, shots = run_gui(simscope, d, ["--backend", "cpu", "--set", "grid.size=32", "--set",
                                    "sources.count=20", "--sweep", "k=1:3:3"], steps)
 c.check("sweep done" in log, f"the sweep ran to its end (log tail {log.strip()[-300:]!r})")

@@ -8,7 +8,7 @@ import os
 import re
 import sys
 
-from gui_util import need_tools, png_size_and_text, run_gui
+from gui_util import RESULT, after_log, hold, need_tools, png_size_and_text, run_gui, screenshot
 from simscope_test_util import Checker, scratch
 
 simscope = sys.argv[1]
@@ -22,23 +22,24 @@ json.dump({"simscope_preset": 1, "workload": "field",
            "params": dict(base, k=2, **{"grid.size": 24})}, open(p2, "w"))
 
 
-def hold(keys):
-    # held a little (Dear ImGui 1.86 sees keys as per-frame state), released last key first,
-    # well under the X repeat delay even when the sanitizer stretches the waits 4x
-    up = " ".join(reversed(keys.split("+")))
-    return f"xdotool keydown {keys}; sleep 0.12; xdotool keyup {up}; sleep 0.4; "
-
-
 def load(path):
-    return ("xdotool key ctrl+o; sleep 0.7; " + hold("ctrl+a") +
-            f"xdotool type --delay 40 '{path}'; sleep 0.3; " + hold("Return") + "sleep 1\n")
+    # the popup opens in the next frame (a short settle), then the load's log line
+    return ("xdotool key ctrl+o; sleep 0.7\n" + hold("ctrl+a") +
+            f"xdotool type --delay 40 '{path}'; sleep 0.3\n" +
+            after_log("loaded preset", hold("Return")))
 
 
-shot = hold("s") + "sleep 0.3\n"
+def key(keys, line):
+    # the keys, then the log line that says what they did
+    return after_log(line, hold(keys))
+
+
+shot = screenshot()
 steps = ("xdotool mousemove 700 775; sleep 0.3\n" + load(p1) + load(p2) + shot +
-         hold("ctrl+z") + shot + hold("ctrl+z") + shot + hold("ctrl+z") +
-         hold("ctrl+shift+z") + shot + hold("2") + "sleep 1\n" + hold("ctrl+z") +
-         hold("1") + "sleep 1\n" + shot + hold("ctrl+z") + "sleep 0.5\n" + shot)
+         key("ctrl+z", "undo: ") + shot + key("ctrl+z", "undo: ") + shot +
+         key("ctrl+z", "nothing to undo") + key("ctrl+shift+z", "redo: ") + shot +
+         key("2", f"simscope: lsq{RESULT}") + key("ctrl+z", "nothing to undo") +
+         key("1", f"simscope: field{RESULT}") + shot + key("ctrl+z", "undo: ") + shot)
 args = ["--backend", "cpu", "--set", "sources.count=20", "--set", "grid.size=32"]
 log, shots = run_gui(simscope, d, args, steps)
 want = [("2", "24"), ("2", "32"), ("1", "32"), ("2", "32"), ("1", "128"), ("2", "32")]

@@ -1,5 +1,7 @@
 """Helpers for the GUI tests: run simscope in Xvfb with a script of xdotool steps, and read the
 text chunks of its screenshots without decoding the pixels."""
+import itertools
+import math
 import os
 import re
 import shlex
@@ -61,22 +63,85 @@ def xvfb_run(screen="1280x800"):
     return ["xvfb-run", "-a", "-n", str(start), "-s", f"-screen 0 {screen}x24 -r"]
 
 
-def run_gui(simscope, d, args, steps, screen="1280x800", timeout=300, expect_status=0):
+# The log line of every full result the window shows (a live workload: its first after a switch),
+# "simscope: WORKLOAD result shown (computed in S s)" (app/gui/gui_app.cpp).
+RESULT = " result shown (computed in "
+
+
+def wait_log(text, count=1, seconds=60):
+    """A step of run_gui's script: waits until the log has `count` lines with `text` (a fixed
+    string; `count` may be a shell expression such as $((n + 1))), at most `seconds` (stretched
+    by slowdown()). A wait that runs out fails the test (run_gui) and skips the later waits."""
+    return f"wait_log {shlex.quote(text)} {count} {math.ceil(seconds * slowdown())}\n"
+
+
+_marks = itertools.count()
+
+
+def after_log(text, action, seconds=60):
+    """A step of run_gui's script: `action` (shell lines), then a wait for one more log line with
+    `text` than there was before it, i.e. the line that proves the action happened."""
+    n = f"n{next(_marks)}"
+    return (f"{n}=$(grep -cF -- {shlex.quote(text)} gui.log)\n{action.rstrip()}\n" +
+            wait_log(text, f"$(({n} + 1))", seconds))
+
+
+def hold(keys, held=0.12, after=0.2):
+    """A step: `keys` (xdotool names, e.g. ctrl+shift+z) held for `held` s, since Dear ImGui 1.86
+    sees keys as per-frame state, and released last key first (a repeat of the letter after
+    Ctrl's release would type it), then `after` s. Well under the X repeat delay even when the
+    sanitizer stretches the waits 4x (and run_gui's server has no auto-repeat)."""
+    up = " ".join(reversed(keys.split("+")))
+    return f"xdotool keydown {keys}; sleep {held:g}; xdotool keyup {up}; sleep {after:g}\n"
+
+
+def screenshot():
+    """A step: S, then a wait for its "saved screenshot" line."""
+    return after_log("saved screenshot ", hold("s"))
+
+
+def export():
+    """A step: E, then a wait for its "exported" line."""
+    return after_log("exported ", hold("e"))
+
+
+def run_gui(simscope, d, args, steps, screen="1280x800", timeout=300, expect_status=0,
+            ready=RESULT, settle=0.5):
     """Starts `simscope args` in Xvfb (fresh settings under d, working directory d), waits for
-    its window and 3 s more, runs the shell lines `steps` (xdotool...), then ends it with SIGTERM
-    (the window closes and simscope exits 0). Every wait is stretched by slowdown(). Ends the
-    test when simscope's exit status is not `expect_status` or its log has a sanitizer report.
-    Returns the log (stdout and stderr) and the screenshots it saved, in order."""
+    its window and then for the log line `ready` (by default the first full result shown; None:
+    3 s instead) and `settle` s more, runs the shell lines `steps` (xdotool..., wait_log,
+    after_log), then ends it with SIGTERM (the window closes and simscope exits 0). Every wait
+    is stretched by slowdown(). Ends the test when simscope's exit status is not
+    `expect_status`, its log has a sanitizer report or a wait_log ran out. Returns the log
+    (stdout and stderr) and the screenshots it saved, in order."""
     f = slowdown()
     steps = stretch_sleeps(steps, f)
     timeout = timeout * f
     env = dict(os.environ, HOME=d, XDG_CONFIG_HOME=d)
     log = os.path.join(d, "gui.log")
+    waits = log + ".waits"
+    for old in (log, waits, log + ".status"):  # an earlier session's in the same folder
+        if os.path.exists(old):
+            os.remove(old)
+    first = (wait_log(ready, 1, 120) + f"sleep {settle * f:g}") if ready else f"sleep {3 * f:g}"
+    # wait_log TEXT COUNT SECONDS: polls the log every 0.1 s (not stretched: only the deadline
+    # is); a deadline passed is written to gui.log.waits, which also ends the later waits.
     script = f"""
+wait_log() {{
+  [ -e "{waits}" ] && return 0
+  end=$(( $(date +%s) + $3 ))
+  while [ "$(grep -cF -- "$1" "{log}")" -lt "$2" ]; do
+    if [ "$(date +%s)" -ge "$end" ]; then
+      echo "waited $3 s for $2 log line(s) with '$1', saw $(grep -cF -- "$1" "{log}")" > "{waits}"
+      return 0
+    fi
+    sleep 0.1
+  done
+}}
 {shlex.join([simscope, *map(str, args)])} > "{log}" 2>&1 &
 pid=$!
 for i in $(seq 1 150); do xdotool search --name '^simscope' > /dev/null 2>&1 && break; sleep 0.2; done
-sleep {3 * f:g}
+{first}
 {steps}
 kill $pid; wait $pid; echo "simscope exit status: $?" > "{log}.status"
 """
@@ -86,6 +151,10 @@ kill $pid; wait $pid; echo "simscope exit status: $?" > "{log}.status"
                    capture_output=True, text=True, timeout=timeout, env=env, cwd=d)
     out = open(log).read() if os.path.exists(log) else ""
     check_exit(out, log + ".status", expect_status)
+    if os.path.exists(waits):
+        print(f"FAIL: a wait of the window's script ran out: {open(waits).read().strip()}; "
+              f"log tail: {out.strip()[-600:]!r}")
+        sys.exit(1)
     shots = [line.split("saved screenshot ", 1)[1].strip() for line in out.splitlines()
              if "saved screenshot " in line]
     return out, [s if os.path.isabs(s) else os.path.join(d, s) for s in shots]

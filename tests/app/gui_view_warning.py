@@ -5,7 +5,7 @@ same settings headless: the same words. Usage: gui_view_warning.py SIMSCOPE"""
 import os
 import sys
 
-from gui_util import need_tools, png_size_and_text, run_gui
+from gui_util import need_tools, png_size_and_text, run_gui, screenshot
 from simscope_test_util import Checker, run, scratch
 
 simscope = sys.argv[1]
@@ -23,7 +23,7 @@ c.check(len(lines) == 1 and lines[0].startswith("simscope: warning: view.range=a
         f"headless warns once ({p.stderr.strip()[-400:]!r})")
 warning = lines[0][len("simscope: warning: "):] if lines else "?"
 
-log, shots = run_gui(simscope, d, args, "sleep 1; xdotool key s; sleep 0.5\n", screen="800x600")
+log, shots = run_gui(simscope, d, args, screenshot(), screen="800x600")
 said = [l for l in log.splitlines() if "so view.min is not used" in l]
 c.check(said == ["simscope: warning: " + warning], f"the GUI's stderr says it once ({said!r})")
 c.check(len(shots) == 1, f"1 screenshot ({len(shots)}; log tail {log.strip()[-400:]!r})")
@@ -32,6 +32,6 @@ if shots:
     c.check(status == "warning: " + warning, f"the status bar shows it ({status!r})")
 
 # the default view: no such warning
-log, _ = run_gui(simscope, d, args[:-2], "sleep 1\n", screen="800x600")
+log, _ = run_gui(simscope, d, args[:-2], "", screen="800x600")  # until its first result
 c.check("not used" not in log, f"no warning without view.min ({log.strip()[-300:]!r})")
 c.done()

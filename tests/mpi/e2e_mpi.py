@@ -1,8 +1,9 @@
 """MPI end to end (issue 13): one headless run of each workload split across 1, 2, 3 and 4 ranks
 by `mpirun --oversubscribe -np R simscope --headless ...` gives the outputs of the
 single-process run: oscillators and lsq bit for bit, the field bit for bit (split by targets);
-run.json's "mpi" section (ranks, hosts, each rank's device, range and time, load imbalance) and
-rank 0's progress. Every run bounded in time. Usage: e2e_mpi.py SIMSCOPE MPIRUN"""
+run.json's "mpi" section (ranks, hosts, each rank's device, range and time, load imbalance).
+(Rank 0's progress lines, printed every 5 s, are checked in e2e_mpi_signals.py, whose field run
+lasts that long.) Every run bounded in time. Usage: e2e_mpi.py SIMSCOPE MPIRUN"""
 import json
 import os
 import subprocess

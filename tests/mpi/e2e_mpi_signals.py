@@ -4,8 +4,11 @@ them, or a Ctrl+C reaching the ranks) stop the job in order, as one process stop
 outputs; a study says how to resume and keeps its checkpoint. A SIGINT to mpirun itself: Open
 MPI's mpirun sends SIGTERM to every rank and exits 1 by its own rule (whatever the ranks return);
 the ranks still stop in order (at most one line, naming SIGTERM; no outputs). Before, the ranks died of the
-signal (exit 1 from mpirun, no line). Usage: e2e_mpi_signals.py SIMSCOPE MPIRUN"""
+signal (exit 1 from mpirun, no line). The SIGTERM run, not --quiet and tagged by mpirun
+(--tag-output), also shows README's "rank 0 prints the job's progress and ETA" before it is
+stopped. Usage: e2e_mpi_signals.py SIMSCOPE MPIRUN"""
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -25,14 +28,19 @@ STUDY = ["--workload", "oscillators", "--set", "ensemble.size=960", "--set", "ne
          "--checkpoint-interval", "0.3"]
 
 
-def stopped(name, args, sig, to_mpirun=False, wait=2.0, ready=None):
+def stopped(name, args, sig, to_mpirun=False, wait=2.0, ready=None, progress=False):
     """Starts the job, sends `sig` to its ranks (or to mpirun) `wait` s after both ranks are up
     (and `ready(out)` holds, when given); returns (returncode, stderr lines, the output folder,
-    seconds from the signal to the exit)."""
+    seconds from the signal to the exit). `progress`: without --quiet, each line tagged with
+    its rank by mpirun ("[job,rank]<stderr>:"), and `ready` sees the stderr so far (a file)."""
     out = os.path.join(d, name)
-    job = subprocess.Popen([mpirun, "--oversubscribe", "-np", "2", simscope, "--headless",
-                            "--backend", "cpu", "--no-image", "--quiet", "--out-dir", out, *args],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+    err_path = os.path.join(d, name + ".stderr")
+    tag = ["--tag-output"] if progress else []
+    with open(err_path, "w") as err_file:
+        job = subprocess.Popen([mpirun, "--oversubscribe", *tag, "-np", "2", simscope,
+                                "--headless", "--backend", "cpu", "--no-image",
+                                *([] if progress else ["--quiet"]), "--out-dir", out, *args],
+                               stdout=subprocess.DEVNULL, stderr=err_file, env=ENV)
     ranks = []
     t0 = time.monotonic()
     while len(ranks) < 2 and time.monotonic() - t0 < 30:
@@ -40,7 +48,8 @@ def stopped(name, args, sig, to_mpirun=False, wait=2.0, ready=None):
         ranks = children(job.pid)
     c.check(len(ranks) == 2, f"{name}: both ranks started ({ranks})")
     time.sleep(wait)
-    while ready and not ready(out) and job.poll() is None and time.monotonic() - t0 < 90:
+    while ready and not ready(err_path if progress else out) and job.poll() is None and \
+            time.monotonic() - t0 < 90:
         time.sleep(0.1)
     sent = time.monotonic()
     if to_mpirun:
@@ -52,11 +61,11 @@ def stopped(name, args, sig, to_mpirun=False, wait=2.0, ready=None):
             except ProcessLookupError:
                 pass
     try:
-        _, err = job.communicate(timeout=120)
+        job.wait(timeout=120)
     except subprocess.TimeoutExpired:
         job.kill()
-        _, err = job.communicate()
-    return job.returncode, err.splitlines(), out, time.monotonic() - sent
+        job.wait()
+    return job.returncode, open(err_path).read().splitlines(), out, time.monotonic() - sent
 
 
 def no_outputs(out):
@@ -64,9 +73,37 @@ def no_outputs(out):
                                               for f in os.listdir(out))
 
 
+TAG = re.compile(r"^\[\d+,(\d+)\]<stderr>:")  # mpirun --tag-output: [job,rank]<stderr>:
+PROGRESS = re.compile(r"field on 2 ranks: +(\d+)%  elapsed ([\d.]+) s  ETA (--|([\d.]+) s)$")
+
+
+def progress_shown(err_path):
+    return any(PROGRESS.search(l) for l in open(err_path).read().splitlines())
+
+
 for sig, code in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
     name = signal.Signals(sig).name
-    rc, err, out, secs = stopped("field_" + name, FIELD, sig)
+    tagged = sig == signal.SIGTERM
+    rc, err, out, secs = stopped("field_" + name, FIELD, sig, progress=tagged,
+                                 ready=progress_shown if tagged else None)
+    if tagged:
+        # README: "rank 0 prints the job's progress and ETA" (every 5 s where stderr is no
+        # terminal, as under mpirun): progress lines from rank 0 only, with an ETA once the rate
+        # is known: about the remaining share at the rate so far, elapsed x (100 - p) / p (within
+        # 2x: the rate is measured from the first report, not from the start).
+        ranks = [TAG.match(l).group(1) if TAG.match(l) else "?" for l in err]
+        err = [TAG.sub("", l) for l in err]
+        shown = [(r, PROGRESS.search(l)) for r, l in zip(ranks, err) if PROGRESS.search(l)]
+        c.check(bool(shown) and all(r == "0" for r, _ in shown),
+                f"field, -np 2: progress lines, from rank 0 only ({list(zip(ranks, err))})")
+        etas = [(float(m.group(2)), int(m.group(1)), float(m.group(4))) for _, m in shown
+                if m.group(4) is not None and int(m.group(1)) > 0]
+        c.check(bool(etas) and all(0.5 <= eta / (t * (100 - p) / p) <= 2 for t, p, eta in etas),
+                f"field, -np 2: an ETA of elapsed x (100 - p) / p within 2x ({etas})")
+        c.check(all(r == "0" for r, l in zip(ranks, err) if l.startswith("simscope:")),
+                f"field, -np 2: the simscope: lines from rank 0 only ({list(zip(ranks, err))})")
+        # not --quiet: the back end's notice comes first, as in any run
+        err = [l for l in err if not l.startswith("simscope: using the CPU back end")]
     lines = [l for l in err if l.startswith("simscope:")]
     c.check(rc == code, f"field, {name} to the ranks: exit {code} (got {rc})")
     c.check(lines == [f"simscope: interrupted by {name}; no outputs written"],

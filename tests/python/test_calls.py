@@ -69,6 +69,40 @@ def test_progress_callback():
     assert all(a <= b for a, b in zip(seen, seen[1:]))
 
 
+def test_progress_callback_about_every_50_ms():
+    """README: "progress=f calls f(fraction) about every 50 ms". A call of about a second (10x
+    BIG's pairs): no two calls closer than the 50 ms wait (less 5 ms of clock slack), and on
+    average at most 3x that apart over the whole call (a loaded machine wakes the waiting thread
+    late; SIMSCOPE_TEST_SLOWDOWN stretches the bound further)."""
+    slow = max(1.0, float(os.environ.get("SIMSCOPE_TEST_SLOWDOWN", "1") or 1))
+    times = []
+    t0 = time.perf_counter()
+    simscope.field(progress=lambda f: times.append(time.perf_counter()), sources_count=600000,
+                   grid_size=64, backend="cpu")
+    t1 = time.perf_counter()
+    polls = times[:-1]  # the last call (1.0) comes once the computation has ended
+    gaps = np.diff([t0] + polls)
+    assert len(polls) >= 5 and gaps.min() >= 0.045, (t1 - t0, gaps)
+    assert (t1 - t0) / (len(polls) + 1) <= 0.15 * slow, (t1 - t0, len(polls))
+
+
+def test_memory_error():
+    """README: "Errors: ... MemoryError" when host memory cannot be allocated. 10^15 sources or
+    targets (zero-stride numpy views: no memory of their own) need 16 PB as float32 columns (24 PB
+    as float64 ones), beyond any machine's address space: MemoryError, naming the sources' size
+    where simscope's own allocation fails (16 bytes each, in PiB); the module stays usable."""
+    n = 10 ** 15
+    sources = np.broadcast_to(np.array([1.0, 0.0, 0.0, 1.0]), (n, 4))
+    size = "%.1f PiB" % (16 * n / 2.0 ** 50)
+    with pytest.raises(MemoryError, match=r"cannot allocate memory for %d sources \(%s\)"
+                       % (n, size)):
+        simscope.field(sources, np.zeros((2, 3)) + 3, backend="cpu")
+    with pytest.raises(MemoryError):
+        simscope.field(np.ones((4, 4)), np.broadcast_to(np.array([5.0, 0.0, 0.0]), (n, 3)),
+                       backend="cpu")
+    assert simscope.field(np.ones((1, 4)), np.zeros((1, 3)) + 2, backend="cpu").potential[0] > 0
+
+
 def test_callback_exception_cancels_and_propagates():
     calls = []
 
