@@ -1,12 +1,10 @@
 // README ("The oscillators workload"): a headless study checkpoints on the CPU mid-block at least
 // every `--checkpoint-interval SECONDS`, default 60. The option's value reaches the study through
 // RunOptions -> StudyCheckpointRequest -> StudyCheckpointing (the headless front ends, the
-// oscillators adapter); e2e_resume.py runs explicit values end to end. This checks the default at each step,
-// without a run of 60 s: the parsed command line without the option, and the two requests'
-// own defaults (used where nothing sets them).
+// oscillators adapter); e2e_resume.py runs explicit values end to end. This checks the default
+// at each step, without a run of 60 s: the parsed command line without the option, and the two
+// requests' own defaults (used where nothing sets them).
 #include <gtest/gtest.h>
-
-#include <QStringList>
 
 #include "cli.hpp"
 #include "oscillators/oscillators.hpp"
