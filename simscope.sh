@@ -89,7 +89,7 @@ check_setup() { bash "$here/tests/setup/check_tools.sh"; }
 # -O1 -g1 (compute/ keeps its own -O3: its SIMD paths are what runs). Only the targets that the
 # sanitized tests run are built (no simscope-bench, no Python module).
 sanitize_targets=(test_compute test_render test_run test_split_merge test_app_unit simscope
-                  sanitizer_canary)
+                  simscope-interop-bench sanitizer_canary)
 sanitize() {
   local dir="${SIMSCOPE_SANITIZE_DIR:-build-sanitize}"
   local flags="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
