@@ -1,5 +1,6 @@
 // CUDA half of core/backend.hpp: device probing. Compiled only when SIMSCOPE_HAVE_CUDA.
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 
 #include <mutex>
 
@@ -7,6 +8,15 @@
 #include "core/error.hpp"
 
 namespace simscope {
+
+namespace {
+/// Whether the NVIDIA driver's library (libcuda.so.1) can be loaded.
+bool driver_library_present() {
+  void* h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (h) dlclose(h);
+  return h != nullptr;
+}
+}  // namespace
 
 const CudaStatus& cuda_status() {
   static CudaStatus s;
@@ -16,7 +26,11 @@ const CudaStatus& cuda_status() {
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess) {
-      s.reason = std::string("CUDA runtime: ") + cudaGetErrorString(e);
+      // Without any NVIDIA driver the runtime says "driver version is insufficient": say what
+      // is missing instead.
+      s.reason = e == cudaErrorInsufficientDriver && !driver_library_present()
+                     ? "no NVIDIA driver installed: libcuda.so.1 not found"
+                     : std::string("CUDA runtime: ") + cudaGetErrorString(e);
       cudaGetLastError();
       return;
     }
