@@ -305,14 +305,7 @@ class OscillatorsWorkload final : public Workload {
   static osc::StudyResult checkpointed_study(StudyCheckpointRequest& ck, const ParamSet& p,
                                              Backend backend, Progress* progress) {
     const std::optional<CheckpointHeader> header = read_checkpoint_header(ck.dir);
-    if (ck.resume) {
-      if (!header) throw CheckpointRefused("--resume: no checkpoint in " + ck.dir);
-      check_resumable(*header, "oscillators", p, backend, ck.dir);
-    } else if (header) {
-      throw CheckpointRefused(ck.dir +
-                              " holds the checkpoint of an interrupted study: add "
-                              "--resume to continue it, or remove that folder to start over");
-    }
+    check_resume_rules(ck.dir, ck.resume, header, "oscillators", p, backend);
     namespace fs = std::filesystem;
     std::error_code ec;
     const fs::path out_dir = fs::path(ck.dir).parent_path();

@@ -194,19 +194,24 @@ OpenedCheckpoint open_study_checkpoint(const std::string& workload, const ParamS
   o.request->dir = checkpoint_dir(out_dir);
   o.request->resume = resume;
   o.request->interval_s = interval_s;
-  const std::string& dir = o.request->dir;
-  o.header = read_checkpoint_header(dir);
-  if (resume && !o.header)
+  o.header = read_checkpoint_header(o.request->dir);
+  check_resume_rules(o.request->dir, resume, o.header, workload, params, backend);
+  return o;
+}
+
+void check_resume_rules(const std::string& dir, bool resume,
+                        const std::optional<CheckpointHeader>& header,
+                        const std::string& workload, const ParamSet& params, Backend backend) {
+  if (resume && !header)
     throw CheckpointRefused("--resume: no checkpoint in " + dir +
                             " (nothing to resume; run without --resume to start the study)");
-  if (!resume && o.header)
+  if (!resume && header)
     throw CheckpointRefused(dir + " holds the checkpoint of an interrupted study (" +
-                            std::to_string(checkpoint_members_done(dir, *o.header)) + " of " +
-                            std::to_string(o.header->members) +
+                            std::to_string(checkpoint_members_done(dir, *header)) + " of " +
+                            std::to_string(header->members) +
                             " members done): add --resume to continue it, or remove that "
                             "folder to start over");
-  if (o.header) check_resumable(*o.header, workload, params, backend, dir);
-  return o;
+  if (header) check_resumable(*header, workload, params, backend, dir);
 }
 
 std::optional<CheckpointHeader> read_checkpoint_header(const std::string& dir) {

@@ -131,6 +131,13 @@ OpenedCheckpoint open_study_checkpoint(const std::string& workload, const ParamS
                                        Backend backend, const std::string& out_dir, bool resume,
                                        double interval_s);
 
+/// The resume rules of a checkpoint folder `dir` whose header (if any) is `header`: --resume
+/// needs a checkpoint, a checkpoint needs --resume, and it must fit `params` and `backend`
+/// (check_resumable). Throws CheckpointRefused saying what to do.
+void check_resume_rules(const std::string& dir, bool resume,
+                        const std::optional<CheckpointHeader>& header,
+                        const std::string& workload, const ParamSet& params, Backend backend);
+
 /// Reads the study's progress from a checkpoint folder (whose header was read and checked).
 /// Throws simscope::Error naming a file that is missing or has the wrong dtype or shape.
 oscillators::StudyProgress read_study_checkpoint(const std::string& dir, const CheckpointHeader& h);
