@@ -23,7 +23,7 @@ class FieldGui final : public WorkloadGui {
     const OutputArray* xyz = s.result ? s.result->find("error_xyz") : nullptr;
     if (!e || !xyz || e->shape.empty()) return;
     std::vector<float> v = e->host();
-    if (v.empty() || xyz->data64.size() != 3 * v.size()) return;
+    if (v.empty() || xyz->data.size() != 3 * v.size()) return;
     ImGui::Separator();
     ImGui::TextDisabled("Tree error (|E| vs fp64 direct, %d x %d subgrid)", int(e->shape.back()),
                         int(e->shape.back()));
@@ -32,8 +32,8 @@ class FieldGui final : public WorkloadGui {
     std::vector<float> sorted = v;
     std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
     ImGui::Text("median %.2g, largest %.2g", double(sorted[sorted.size() / 2]), largest);
-    ImGui::Text("largest at x=%.4g y=%.4g z=%.4g", xyz->data64[3 * worst],
-                xyz->data64[3 * worst + 1], xyz->data64[3 * worst + 2]);
+    ImGui::Text("largest at x=%.4g y=%.4g z=%.4g", xyz->data.at(3 * worst),
+                xyz->data.at(3 * worst + 1), xyz->data.at(3 * worst + 2));
     const bool shown = s.params.get_string("view") == "error";
     if (ImGui::Button(shown ? "Show |E|" : "Show the error view")) {
       s.params.set("view", std::string(shown ? "magnitude" : "error"));

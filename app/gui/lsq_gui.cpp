@@ -15,6 +15,7 @@
 
 #include "fonts.hpp"
 #include "gui_state.hpp"
+#include "lsq/lsq_result.hpp"
 #include "lsq/lsq_workload.hpp"
 #include "render/colormap.hpp"
 #include "visible_wrap.hpp"
@@ -54,10 +55,11 @@ class LsqGui final : public WorkloadGui {
       return;
     }
     const lsq::Result& r = *pl->result;
+    const LsqMaps maps = lsq_maps(*s.result);
     component_slider(s, r);
     legend(s, r);
-    residual_histogram(pl->result);
-    inspector(*pl);
+    residual_histogram(pl->result, *maps.residual);
+    inspector(*pl, maps);
   }
 
  private:
@@ -117,16 +119,16 @@ class LsqGui final : public WorkloadGui {
           (unsigned long long)r.fallback_pixels);
   }
 
-  void residual_histogram(const std::shared_ptr<const lsq::Result>& res) {
-    const lsq::Result& r = *res;
+  void residual_histogram(const std::shared_ptr<const lsq::Result>& res,
+                          const std::vector<float>& residual) {
     if (res != hist_for_) {
       hist_for_ = res;
       hist_.assign(48, 0.f);
       hist_max_ = 0;
-      for (float v : r.residual)
+      for (float v : residual)
         if (std::isfinite(v)) hist_max_ = std::max(hist_max_, double(v));
       if (hist_max_ > 0)
-        for (float v : r.residual)
+        for (float v : residual)
           if (std::isfinite(v))
             hist_[std::size_t(std::min(47.0, std::floor(48.0 * v / hist_max_)))] += 1.f;
     }
@@ -151,11 +153,10 @@ class LsqGui final : public WorkloadGui {
     draw_xy_plot("##lsqres", centre, count, o);
   }
 
-  void inspector(const LsqPayload& pl) {
+  void inspector(const LsqPayload& pl, const LsqMaps& r) {
     ImGui::Separator();
     const lsq::Cube& cube = pl.problem->cube;
     const lsq::Design& A = pl.problem->design;
-    const lsq::Result& r = *pl.result;
     if (sel_h_ < 0 || sel_h_ >= long(cube.height) || sel_w_ < 0 || sel_w_ >= long(cube.width)) {
       // Until the user clicks: the centre pixel.
       sel_h_ = long(cube.height / 2 / pl.stride * pl.stride);
@@ -165,18 +166,20 @@ class LsqGui final : public WorkloadGui {
     const std::size_t h = std::size_t(sel_h_) / pl.stride, w = std::size_t(sel_w_) / pl.stride;
     const std::size_t q = h * r.width + w;                                         // in the result
     const std::size_t p = std::size_t(sel_h_) * cube.width + std::size_t(sel_w_);  // in the cube
-    const std::size_t M = cube.m, N = A.n, P = r.pixels();
-    ImGui::Text("Pixel h=%ld w=%ld: %d of %zu observed", sel_h_, sel_w_, r.count[q], M);
-    ImGui::Text("status %d (%s)", int(r.status[q]), lsq::status_name(r.status[q]));
-    ImGui::Text("RMS residual %.4g   condition %.3g", double(r.residual[q]),
-                double(r.condition[q]));
+    const std::size_t M = cube.m, N = A.n, P = r.height * r.width;
+    if (q >= P) return;
+    const std::uint8_t status = (*r.status)[q];
+    ImGui::Text("Pixel h=%ld w=%ld: %d of %zu observed", sel_h_, sel_w_, (*r.count)[q], M);
+    ImGui::Text("status %d (%s)", int(status), lsq::status_name(status));
+    ImGui::Text("RMS residual %.4g   condition %.3g", double((*r.residual)[q]),
+                double((*r.condition)[q]));
     // Data (dots; gaps as red ticks at the bottom) against the fit A x (line), over i = 0..M-1.
     std::vector<double> fit(M, NAN), data(M, NAN);
     for (std::size_t i = 0; i < M; ++i) {
       data[i] = cube.at(i, p);
-      if (r.status[q] != lsq::kAllMissing) {
+      if (status != lsq::kAllMissing) {
         double f = 0;
-        for (std::size_t k = 0; k < N; ++k) f += A.at(i, k) * r.solution[k * P + q];
+        for (std::size_t k = 0; k < N; ++k) f += A.at(i, k) * r.solution->at(k * P + q);
         fit[i] = f;
       }
     }
@@ -207,7 +210,7 @@ class LsqGui final : public WorkloadGui {
     ImGui::TextColored(ImVec4(0.9f, 0.24f, 0.24f, 1.f), "| gap");
     // The solution vector as bars, and its first entries.
     std::vector<float> x(N);
-    for (std::size_t k = 0; k < N; ++k) x[k] = float(r.solution[k * P + q]);
+    for (std::size_t k = 0; k < N; ++k) x[k] = float(r.solution->at(k * P + q));
     ImGui::Text("solution x (%zu unknowns):", N);
     {
       std::vector<double> kk(N), xv(N);

@@ -65,20 +65,12 @@ io::NpyArray to_npy(const py::handle& obj, const std::string& name, const std::s
 }
 
 py::array numpy_of(app::OutputArray&& o) {
-  if (!o.data64.empty()) return numpy_from(std::move(o.data64), o.shape);
-  if (o.dtype == io::DType::Float32) return numpy_from(o.data.take_host(), o.shape);
-  const std::vector<float>& v = o.data.host();
-  switch (o.dtype) {
-    case io::DType::Float32:
-      break;
-    case io::DType::Float64:
-      return numpy_from(std::vector<double>(v.begin(), v.end()), o.shape);
-    case io::DType::Int32:
-      return numpy_from(std::vector<std::int32_t>(v.begin(), v.end()), o.shape);
-    case io::DType::Int64:
-      return numpy_from(std::vector<std::int64_t>(v.begin(), v.end()), o.shape);
-    case io::DType::UInt8:
-      return numpy_from(std::vector<std::uint8_t>(v.begin(), v.end()), o.shape);
+  switch (o.dtype) {  // moved when held in the exported dtype, else converted
+    case io::DType::Float32: return numpy_from(o.data.take<float>(), o.shape);
+    case io::DType::Float64: return numpy_from(o.data.take<double>(), o.shape);
+    case io::DType::Int32: return numpy_from(o.data.take<std::int32_t>(), o.shape);
+    case io::DType::Int64: return numpy_from(o.data.take<std::int64_t>(), o.shape);
+    case io::DType::UInt8: return numpy_from(o.data.take<std::uint8_t>(), o.shape);
   }
   throw Error(o.name + ": unsupported output dtype");
 }

@@ -35,9 +35,8 @@ py::array numpy_from(std::vector<T>&& values, const std::vector<std::size_t>& sh
 }
 
 /// The one place that reads a run's output data (workload.hpp's OutputArray): a numpy array of
-/// the output's export dtype and shape, equal to the .npy file the CLI writes for it. Float32
-/// outputs and float64 outputs held in double (data64) are moved, not copied; the others are
-/// converted as the export converts them (write_output_npy).
+/// the output's export dtype and shape, equal to the .npy file the CLI writes for it: moved when
+/// held in that dtype by this output alone, else converted as the export converts them.
 py::array numpy_of(app::OutputArray&& output);
 
 }  // namespace simscope::python

@@ -4,6 +4,7 @@
 #include <pybind11/stl.h>
 
 #include <chrono>
+#include <optional>
 
 #include "field/device_inputs.hpp"
 #include "field/field.hpp"
@@ -29,6 +30,7 @@ struct FieldJob {
   field::Sources sources;
   field::Targets targets;
   std::vector<std::size_t> shape;  ///< of each output: (T,) for given targets, else the grid's
+  std::optional<field::Grid> grid;  ///< the grid of the targets, when they are the schema's
   field::Options options;
   field::Method method = field::Method::Direct;  ///< the schema's "method" (auto, direct, tree)
   bool device_results = false;  ///< leave the outputs in device memory (CUDA DLPack results)
@@ -120,6 +122,13 @@ app::RunResult evaluate(FieldJob& job, Progress* progress, int& device) {
       field::make_evaluator(device_inputs ? field::Method::Direct : job.method, job.choice.backend);
   // CUDA DLPack results: the outputs stay where the evaluator computed them (no host copy).
   if (job.device_results && evaluator->keep_outputs_on_device(true)) device = evaluator->device();
+  // On the schema's grid, the tree measures its error on the error view's subgrid, as the CLI.
+  std::optional<field::ErrorSubgrid> sub;
+  if (job.grid && !device_inputs) {
+    sub = field::error_subgrid(*job.grid, int(job.params.get_int("tree.error_grid")),
+                               job.source_count);
+    job.options.error_targets = sub->targets;
+  }
   field::Result fr;
   if (device_inputs)
     evaluator->evaluate_device(job.sources, job.targets, job.device_sources, job.device_targets,
@@ -131,6 +140,9 @@ app::RunResult evaluate(FieldJob& job, Progress* progress, int& device) {
   r.params = job.params;
   r.backend = job.choice.backend;
   app::fill_field_result(r, fr, *evaluator, job.shape, job.source_count);
+  if (sub && fr.method == field::Method::Tree)
+    app::add_error_outputs(fr, job.targets, job.options.error_targets,
+                           app::error_shape(*job.grid, sub->m), r);
   if (!job.unused.empty()) r.warnings.push_back(job.unused);
   r.total_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return r;
@@ -190,6 +202,7 @@ void bind_field(py::module_& m) {
             j.sources = field::make_sources(j.params);
           j.source_count = dsrc && route == "device" ? dsrc->view().shape[0] : j.sources.size();
           if (targets.is_none()) {
+            j.grid = grid;
             j.targets = field::make_targets(grid);
             j.shape = field::grid_shape(grid);
           } else if (dtgt && route == "device") {

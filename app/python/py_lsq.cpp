@@ -8,7 +8,7 @@
 
 #include "lsq/lsq.hpp"
 #include "lsq/lsq_device_cube.hpp"
-#include "lsq/lsq_workload.hpp"
+#include "lsq/lsq_result.hpp"
 #include "py_arrays.hpp"
 #include "py_call.hpp"
 #include "py_dlpack.hpp"
@@ -49,48 +49,6 @@ lsq::Cube cube_of(const py::object& obj, py::object& keep) {
                             std::size_t(a.shape(2)), "cube");
   }
   return lsq::cube_from_npy(to_npy(obj, "cube", "float32 or float64"), "cube");
-}
-
-/// The outputs of `res` as numpy arrays, with the dtypes of the CLI's files (lsq_workload.cpp:
-/// solution float64, float32 when precision=fp32; residual/condition float32, count int32,
-/// status uint8): moved where the dtype is the solver's own.
-py::dict outputs_of(lsq::Result& res, bool fp64) {
-  const std::size_t N = res.n, H = res.height, W = res.width;
-  py::dict o;
-  if (fp64)
-    o["solution"] = numpy_from(std::move(res.solution), {N, H, W});
-  else
-    o["solution"] =
-        numpy_from(std::vector<float>(res.solution.begin(), res.solution.end()), {N, H, W});
-  o["residual"] = numpy_from(std::move(res.residual), {H, W});
-  o["count"] = numpy_from(std::move(res.count), {H, W});
-  o["status"] = numpy_from(std::move(res.status), {H, W});
-  o["condition"] = numpy_from(std::move(res.condition), {H, W});
-  return o;
-}
-
-py::dict stats_of(const lsq::Result& res, const lsq::Options& options, Backend backend,
-                  double peak_device_bytes) {
-  const auto& sc = res.status_counts;
-  const double P = double(res.pixels());
-  py::dict s;
-  s["pixels"] = P;
-  s["unknowns"] = double(res.n);
-  s["status_ok"] = double(sc[lsq::kOk]);
-  s["status_underdetermined"] = double(sc[lsq::kUnderdetermined]);
-  s["status_rank_deficient"] = double(sc[lsq::kRankDeficient]);
-  s["status_all_missing"] = double(sc[lsq::kAllMissing]);
-  s["fallback_pixels"] = double(res.fallback_pixels);
-  s["gap_free_pixels"] = double(res.shared_pixels);
-  s["downdate_pixels"] = double(res.downdate_pixels);
-  s["minnorm_pixels"] = double(res.minnorm_pixels);
-  s["host_pixels"] = double(res.host_pixels);
-  s["design_rank"] = double(res.shared_rank);
-  s["pixels_per_s"] = res.seconds > 0 ? P / res.seconds : 0;
-  s["peak_device_bytes"] = peak_device_bytes;
-  s["method_on_host"] =
-      double(lsq::method_runs_on(options.method, backend) != backend);  // 1: solved on the host
-  return s;
 }
 
 }  // namespace
@@ -144,46 +102,34 @@ void bind_lsq(py::module_& m) {
               return o;
             },
             progress, device);
-        py::dict d;
-        d["workload"] = "lsq";
-        d["stats"] = stats_of(out.res, job.options, job.choice.backend, out.peak);
-        d["stats"]["observations"] = double(job.cube.m);
-        // 0 when the cube was read in place (borrowed), else the bytes of its copy.
-        d["stats"]["cube_copied_bytes"] = double(job.cube.borrowed ? 0 : job.cube.bytes.size());
-        // A CUDA cube: read in place on the device ("device"); the bytes copied to the host
-        // for pixels solved there (methods qr/svd, fallbacks) in host_staging_bytes.
-        d["stats"]["host_staging_bytes"] = out.staged;
-        d["input_route"] = job.device_cube ? "device" : "host";
-        d["compute_seconds"] = out.res.seconds;
-        // The CLI's warnings (lsq_workload.cpp): settings not used (and the synthetic cube's,
-        // which the arrays replace), then the solve's (pixels that are not ok, float32 overflow
-        // in the outputs).
-        py::list warnings;
-        for (std::string& w : lsq::schema().unused_warnings(job.params)) warnings.append(w);
+        // The CLI's result (lsq_result.hpp): the solver's maps moved into the outputs, its stats
+        // and warnings: settings not used (and the synthetic cube's, which the arrays replace),
+        // then the solve's.
+        app::RunResult r;
+        r.workload = "lsq";
+        r.params = job.params;
+        r.backend = job.choice.backend;
+        r.warnings = lsq::schema().unused_warnings(job.params);
         // The arrays stand in for data.file: the settings its rule of use names are not used
         // (lsq_params.cpp's rule, so the list is the schema's, not a copy).
-        for (const UseRule& r : lsq::schema().use_rules())
-          if (r.when.size() == 1 && r.when[0].param == "data.file" &&
-              r.when[0].op == ParamCondition::Op::Set) {
+        for (const UseRule& u : lsq::schema().use_rules())
+          if (u.when.size() == 1 && u.when[0].param == "data.file" &&
+              u.when[0].op == ParamCondition::Op::Set) {
             const std::string synth = unused_by_arrays(
-                job.params, "cube and design are given as arrays", r.unused, r.why);
-            if (!synth.empty()) warnings.append(synth);
+                job.params, "cube and design are given as arrays", u.unused, u.why);
+            if (!synth.empty()) r.warnings.push_back(synth);
           }
-        const auto& sc = out.res.status_counts;
-        const auto inf32 = [](const auto& v) {
-          return std::size_t(
-              std::count_if(v.begin(), v.end(), [](auto x) { return std::isinf(float(x)); }));
-        };
-        for (std::string& w : app::lsq_result_warnings(
-                 sc[lsq::kUnderdetermined], sc[lsq::kRankDeficient], sc[lsq::kAllMissing],
-                 out.res.n, job.options.lambda, inf32(out.res.solution), inf32(out.res.residual)))
-          warnings.append(w);
-        d["warnings"] = warnings;
-        d["outputs"] = outputs_of(out.res, job.options.precision == Precision::Fp64);
-        d["backend"] = std::string(to_string(job.choice.backend));
-        d["notice"] = job.choice.notice;
-        d["params"] = params_dict(job.params);
-        d["total_seconds"] = std::chrono::duration<double>(Clock::now() - t0).count();
+        app::fill_lsq_result(r, out.res, job.options, job.cube.m, out.peak);
+        app::add_lsq_result_warnings(r);
+        // How the call's cube came in: 0 bytes copied when it was read in place (borrowed),
+        // else the bytes of its copy; a CUDA cube is read in place on the device ("device"),
+        // and the bytes copied to the host for pixels solved there (methods qr/svd, fallbacks)
+        // are host_staging_bytes.
+        r.stats["cube_copied_bytes"] = double(job.cube.borrowed ? 0 : job.cube.bytes.size());
+        r.stats["host_staging_bytes"] = out.staged;
+        r.total_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+        py::dict d = result_dict(std::move(r), job.choice.notice);
+        d["input_route"] = job.device_cube ? "device" : "host";
         return d;
       },
       py::call_guard<CNumericLocale>(), py::arg("cube"), py::arg("design"), py::arg("settings"), py::arg("backend") = "auto",

@@ -13,7 +13,7 @@ py::dict result_dict(app::RunResult&& r, const std::string& notice, int device) 
   py::dict d, outputs, stats;
   for (app::OutputArray& o : r.outputs) {
     const std::string name = o.name;
-    if (device >= 0 && o.data.device() && !o.data.host_ready() && o.data64.empty() &&
+    if (device >= 0 && o.data.device() && !o.data.host_ready() &&
         o.dtype == io::DType::Float32)
       outputs[py::str(name)] = dlpack_of_device(o.data, o.shape, device);
     else

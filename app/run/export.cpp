@@ -12,33 +12,22 @@
 namespace simscope::app {
 
 void write_output_npy(const std::string& path, const OutputArray& o) {
-  if (!o.data64.empty()) {
-    if (o.dtype != io::DType::Float64) throw Error(path + ": double data needs dtype float64");
-    io::write_npy(path, o.data64.data(), o.shape);
-    return;
-  }
-  const std::vector<float>& data = o.host();  // a device output is downloaded here, once
+  const OutputData& d = o.data;  // a device output is downloaded here, once
+  auto write = [&](auto tag) {
+    using T = decltype(tag);
+    if (d.dtype() == o.dtype) {  // held as exported: no copy
+      io::write_npy(path, d.values<T>().data(), o.shape);
+    } else {
+      const std::vector<T> v = d.converted<T>();
+      io::write_npy(path, v.data(), o.shape);
+    }
+  };
   switch (o.dtype) {
-    case io::DType::Float32:
-      io::write_npy(path, data.data(), o.shape);
-      return;
-    case io::DType::Float64: {
-      std::vector<double> d(data.begin(), data.end());
-      io::write_npy(path, d.data(), o.shape);
-      return;
-    }
-    case io::DType::Int32: {
-      std::vector<std::int32_t> d(data.begin(), data.end());
-      io::write_npy(path, d.data(), o.shape);
-      return;
-    }
-    case io::DType::UInt8: {
-      std::vector<std::uint8_t> d(data.begin(), data.end());
-      io::write_npy(path, d.data(), o.shape);
-      return;
-    }
-    default:
-      throw Error(path + ": unsupported export dtype");
+    case io::DType::Float32: return write(float());
+    case io::DType::Float64: return write(double());
+    case io::DType::Int32: return write(std::int32_t());
+    case io::DType::UInt8: return write(std::uint8_t());
+    default: throw Error(path + ": unsupported export dtype");
   }
 }
 

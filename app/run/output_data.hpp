@@ -1,62 +1,134 @@
 #pragma once
-/// @file The values of one output (or view image), float32, where they live: host memory, or
-/// device memory with a host copy made on first use. Shared ownership: copies of an OutputData
-/// (of an OutputArray, a RunResult) share the same values and the same host copy, and the device
-/// memory stays allocated and unchanged while any copy lives, whatever the workload runs or
-/// frees afterwards.
+/// @file The values of one output (or view image) in one dtype-tagged buffer: float32, float64,
+/// int32 or uint8, in host memory, or in device memory with a host copy made on first use.
+/// Shared ownership: copies of an OutputData (of an OutputArray, a RunResult) share the same
+/// values and host copy; device memory stays allocated and unchanged while any copy lives.
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <initializer_list>
 #include <memory>
 #include <mutex>
+#include <type_traits>
+#include <variant>
 #include <vector>
+
+#include "io/npy.hpp"
 
 namespace simscope::app {
 
 class OutputData {
  public:
-  /// Copies `count` floats from the device memory the data was made with into host memory `dst`.
-  /// Throws simscope::Error on a device failure (host() then throws it, and tries again later).
-  using Download = std::function<void(float* dst, std::size_t count)>;
+  /// Copies `count` values of dtype() from the device memory the data was made with into host
+  /// memory `dst`. Throws simscope::Error on a device failure (host reads then throw it, and try
+  /// again later).
+  using Download = std::function<void(void* dst, std::size_t count)>;
 
-  /// No values (size() 0, on the host).
+  /// No values (size() 0, float32, on the host).
   OutputData() = default;
-  /// Host values (implicit: `output.data = std::vector<float>{...}`).
-  OutputData(std::vector<float> host);  // NOLINT(google-explicit-constructor)
+  /// Host values, moved in (implicit: `output.data = std::vector<double>{...}`).
+  OutputData(std::vector<float> host);          // NOLINT(google-explicit-constructor)
+  OutputData(std::vector<double> host);         // NOLINT(google-explicit-constructor)
+  OutputData(std::vector<std::int32_t> host);   // NOLINT(google-explicit-constructor)
+  OutputData(std::vector<std::uint8_t> host);   // NOLINT(google-explicit-constructor)
   OutputData(std::initializer_list<float> host);
-  /// `count` floats in device memory at `device` (shared ownership: held as long as this data or
-  /// a copy lives), copied to the host by `download` the first time host() is called. `device`
-  /// must not be null unless count is 0.
-  static OutputData on_device(std::shared_ptr<const float> device, std::size_t count,
-                              Download download);
+  /// `count` values of `dtype` (Float32, Float64, Int32 or UInt8) in device memory at `device`
+  /// (held as long as this data or a copy lives), copied to the host by `download` on the first
+  /// host read. Throws simscope::Error for a null `device` or `download` with count > 0, or
+  /// another dtype.
+  static OutputData on_device(std::shared_ptr<const void> device, io::DType dtype,
+                              std::size_t count, Download download);
 
   std::size_t size() const { return s_ ? s_->count : 0; }
   bool empty() const { return size() == 0; }
+  /// The dtype the values are held in (Float32 for no values).
+  io::DType dtype() const { return s_ ? s_->dtype : io::DType::Float32; }
   /// The device memory holding the values, or null for host values. Valid while this data (or a
   /// copy) lives; never written while held.
-  const float* device() const { return s_ ? s_->device.get() : nullptr; }
-  /// Whether the host copy exists (host values, or device values already downloaded).
+  const void* device_bytes() const { return s_ ? s_->device.get() : nullptr; }
+  /// device_bytes() as floats when dtype() is Float32, else null (what the view uploads).
+  const float* device() const {
+    return dtype() == io::DType::Float32 ? static_cast<const float*>(device_bytes()) : nullptr;
+  }
+  /// Whether the host values exist (host values, or device values already downloaded).
   bool host_ready() const { return !s_ || s_->ready.load(std::memory_order_acquire); }
-  /// The values in host memory, size() floats, C order. Device values are downloaded on the
-  /// first call (once, whichever thread calls first; concurrent callers wait for it), and the
-  /// copy is kept for later calls and every copy of this data. Throws what the download throws.
+
+  /// The values in host memory as held, C order; T must be dtype()'s type (float, double,
+  /// int32_t, uint8_t). Device values are downloaded on the first host read (once, whichever
+  /// thread comes first; others wait) and kept for every copy. Throws simscope::Error for
+  /// another T, and what the download throws.
+  template <class T>
+  const std::vector<T>& values() const;
+  /// The values as float32: values<float>() for float32 data; for other dtypes a converted copy,
+  /// made once and kept (the views' input). Throws what values() throws.
   const std::vector<float>& host() const;
-  /// The host values moved out (no copy) when this is their only holder, else a copy of host();
-  /// this data is empty afterwards. For front ends that hand the values on (the Python module's
-  /// arrays). Throws what host() throws.
-  std::vector<float> take_host();
+  /// Value `i` converted to double. Throws what values() throws.
+  double at(std::size_t i) const;
+  /// All values converted to `T` (a copy). Throws what values() throws.
+  template <class T>
+  std::vector<T> converted() const;
+  /// f(values<T>()) for the T the values are held in (downloaded first). Throws what values()
+  /// throws.
+  template <class F>
+  decltype(auto) visit(F&& f) const {
+    static const std::vector<float> none;
+    if (!s_) return f(none);
+    return std::visit(std::forward<F>(f), host_values());
+  }
+  /// The host values moved out (no copy) when this is their only holder and T is dtype()'s type,
+  /// else converted(); this data is empty afterwards. Throws what values() throws.
+  template <class T>
+  std::vector<T> take();
 
  private:
+  using Host = std::variant<std::vector<float>, std::vector<double>, std::vector<std::int32_t>,
+                            std::vector<std::uint8_t>>;
   struct State {
     std::size_t count = 0;
-    std::shared_ptr<const float> device;
+    io::DType dtype = io::DType::Float32;
+    std::shared_ptr<const void> device;
     Download download;
-    std::vector<float> host;
+    Host host;
     std::once_flag once;
     std::atomic<bool> ready{false};
+    std::vector<float> as_float;  ///< host() of non-float32 values
+    std::once_flag float_once;
   };
+  template <class T>
+  static std::shared_ptr<State> host_state(std::vector<T> v);
+  const Host& host_values() const;
+  [[noreturn]] void throw_dtype_mismatch() const;
   std::shared_ptr<State> s_;
 };
+
+template <class T>
+const std::vector<T>& OutputData::values() const {
+  static const std::vector<T> none;
+  if (!s_) return none;
+  const auto* v = std::get_if<std::vector<T>>(&host_values());
+  if (!v) throw_dtype_mismatch();
+  return *v;
+}
+
+template <class T>
+std::vector<T> OutputData::converted() const {
+  if (!s_) return {};
+  return std::visit([](const auto& v) { return std::vector<T>(v.begin(), v.end()); },
+                    host_values());
+}
+
+template <class T>
+std::vector<T> OutputData::take() {
+  std::vector<T> out;
+  if (!s_) return out;
+  std::vector<T>* held = nullptr;
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::uint8_t>)
+    held = std::get_if<std::vector<T>>(&const_cast<Host&>(host_values()));
+  out = held && s_.use_count() == 1 ? std::move(*held) : converted<T>();
+  s_.reset();
+  return out;
+}
 
 }  // namespace simscope::app

@@ -82,8 +82,8 @@ std::string encode_result(const RunResult& r) {
     w.str(o.unit);
     w.pod(std::int32_t(o.dtype));
     w.vec(std::vector<std::uint64_t>(o.shape.begin(), o.shape.end()));
-    w.vec(o.data.host());
-    w.vec(o.data64);
+    w.pod(std::int32_t(o.data.dtype()));
+    o.data.visit([&](const auto& v) { w.vec(v); });
   }
   w.pod(std::uint64_t(r.warnings.size()));
   for (const std::string& s : r.warnings) w.str(s);
@@ -121,8 +121,13 @@ RunResult decode_result(const std::string& bytes, const ParamSet& params) {
     o.dtype = io::DType(rd.pod<std::int32_t>());
     const auto shape = rd.vec<std::uint64_t>();
     o.shape.assign(shape.begin(), shape.end());
-    o.data = rd.vec<float>();
-    o.data64 = rd.vec<double>();
+    switch (io::DType(rd.pod<std::int32_t>())) {
+      case io::DType::Float32: o.data = rd.vec<float>(); break;
+      case io::DType::Float64: o.data = rd.vec<double>(); break;
+      case io::DType::Int32: o.data = rd.vec<std::int32_t>(); break;
+      case io::DType::UInt8: o.data = rd.vec<std::uint8_t>(); break;
+      default: Reader::corrupt();
+    }
     r.outputs.push_back(std::move(o));
   }
   const auto warnings = rd.pod<std::uint64_t>();

@@ -94,33 +94,31 @@ OutputArray concat_outputs(const std::vector<RunResult>& parts, const std::strin
     throw Error("cannot merge work ranges: output " + name + " has no dimension " +
                 std::to_string(dim));
   OutputArray out = first;
-  std::vector<float> data;  // out.data's values (OutputData: the parts' host copies)
-  out.data64.clear();
   out.shape[dim] = 0;
   const std::size_t outer = product(first.shape, 0, dim);
   const std::size_t inner = product(first.shape, dim + 1, first.shape.size());
   for (std::size_t k = 0; k < os.size(); ++k) {
     const OutputArray& o = *os[k];
-    bool fits = o.shape.size() == first.shape.size() && o.data.empty() == first.data.empty() &&
-                o.data64.empty() == first.data64.empty();
+    bool fits = o.shape.size() == first.shape.size() && o.data.dtype() == first.data.dtype();
     for (std::size_t d = 0; fits && d < o.shape.size(); ++d)
       if (d != dim && o.shape[d] != first.shape[d]) fits = false;
-    const std::size_t n = product(o.shape, 0, o.shape.size());
-    if (fits && (!o.data.empty() && o.data.size() != n)) fits = false;
-    if (fits && (!o.data64.empty() && o.data64.size() != n)) fits = false;
+    if (fits && o.data.size() != product(o.shape, 0, o.shape.size())) fits = false;
     if (!fits)
       throw Error("cannot merge work ranges: output " + name + " of part " + std::to_string(k) +
                   " does not fit the others' shape");
     out.shape[dim] += o.shape[dim];
   }
-  // Dimension `dim` of each outer index: the parts' slabs one after the other.
-  for (std::size_t a = 0; a < outer; ++a)
-    for (const OutputArray* o : os) {
-      const std::size_t len = o->shape[dim] * inner, at = a * len;
-      if (!o->data.empty()) append(data, o->data.host(), at, len);
-      if (!o->data64.empty()) append(out.data64, o->data64, at, len);
-    }
-  out.data = std::move(data);
+  // Dimension `dim` of each outer index: the parts' slabs one after the other, in the dtype
+  // the parts hold.
+  first.data.visit([&](const auto& tag) {
+    std::decay_t<decltype(tag)> data;
+    for (std::size_t a = 0; a < outer; ++a)
+      for (const OutputArray* o : os) {
+        const std::size_t len = o->shape[dim] * inner, at = a * len;
+        append(data, o->data.values<typename std::decay_t<decltype(tag)>::value_type>(), at, len);
+      }
+    out.data = std::move(data);
+  });
   return out;
 }
 

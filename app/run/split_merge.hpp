@@ -35,8 +35,8 @@ std::size_t check_parts(const std::vector<RunResult>& parts, const std::string& 
 
 /// The outputs `name` of `parts` joined along dimension `dim` (0 or 1; the other dimensions must
 /// agree), as one OutputArray with the first part's name, label, unit and dtype. The values
-/// (data and data64, whichever the parts hold) are copied, never converted. Throws
-/// simscope::Error when a part lacks the output or the shapes do not fit.
+/// are copied in the dtype the parts hold, never converted. Throws simscope::Error when a part
+/// lacks the output, or the shapes or dtypes do not fit.
 OutputArray concat_outputs(const std::vector<RunResult>& parts, const std::string& name,
                            std::size_t dim);
 

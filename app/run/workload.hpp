@@ -22,22 +22,18 @@
 
 namespace simscope::app {
 
-/// One exported array: written as DIR/<name>.npy with `dtype` (values are kept as float here and
-/// converted on export; integers are exact up to 2^24). The values live where the workload left
-/// them (OutputData: host memory, or device memory copied to the host on first use by host()):
-/// export, readouts and histograms read host(); the view uploads from device() when it is set
-/// (view_upload.hpp in app/).
+/// One exported array: written as DIR/<name>.npy with `dtype`, its values converted once at write
+/// time from the dtype they are held in (OutputData: host or device memory, float32, float64,
+/// int32 or uint8; a device output is copied to the host on first use). Export, readouts and
+/// histograms read the host values; the view uploads from data.device() when it is set.
 struct OutputArray {
   std::string name;   ///< file stem, e.g. "magnitude"
   std::string label;  ///< for the colorbar, e.g. "|E|"
   std::string unit;   ///< e.g. "k*q/length^2"
-  io::DType dtype = io::DType::Float32;
-  std::vector<std::size_t> shape;  ///< numpy shape
-  OutputData data;                 ///< product(shape) values, C order
-  /// The values in double precision instead of `data` (for Float64 outputs that must not pass
-  /// through float, e.g. a state a later run starts from); exported when not empty.
-  std::vector<double> data64;
-  /// data's values in host memory (downloaded once on first use: OutputData::host()).
+  io::DType dtype = io::DType::Float32;  ///< the exported file's dtype
+  std::vector<std::size_t> shape;        ///< numpy shape
+  OutputData data;                       ///< product(shape) values, C order
+  /// The values as float32 (OutputData::host()).
   const std::vector<float>& host() const { return data.host(); }
 };
 

@@ -79,17 +79,18 @@ TEST(Compare, ImagesOfEachMode) {
 
 TEST(Compare, OutputDifferencesKeepPrecision) {
   RunResult a, b;
-  OutputArray f{"f", "F", "", simscope::io::DType::Float32, {2}, {1.5f, 2}, {}};
-  OutputArray g{"g", "G", "", simscope::io::DType::Float64, {2}, {}, {1.0, 1e-12}};
-  OutputArray n{"n", "N", "", simscope::io::DType::Int32, {2}, {5, 1}, {}};
+  OutputArray f{"f", "F", "", simscope::io::DType::Float32, {2}, {1.5f, 2}};
+  OutputArray g{"g", "G", "", simscope::io::DType::Float64, {2}, std::vector<double>{1.0, 1e-12}};
+  OutputArray n{"n", "N", "", simscope::io::DType::Int32, {2}, std::vector<std::int32_t>{5, 1}};
   a.outputs = {f, g, n};
-  f.data = {1, 4}, g.data64 = {1.0, 3e-12}, n.data = {2, 3};
-  b.outputs = {f, g, n, OutputArray{"only_b", "", "", simscope::io::DType::Float32, {1}, {1}, {}}};
+  f.data = {1, 4}, g.data = std::vector<double>{1.0, 3e-12};
+  n.data = std::vector<std::int32_t>{2, 3};
+  b.outputs = {f, g, n, OutputArray{"only_b", "", "", simscope::io::DType::Float32, {1}, {1}}};
   const auto d = output_differences(a, b);
   ASSERT_EQ(d.size(), 3u);
   EXPECT_EQ(d[0].data.host(), (std::vector<float>{-0.5f, 2}));
   EXPECT_EQ(d[1].dtype, simscope::io::DType::Float64);
-  EXPECT_DOUBLE_EQ(d[1].data64[1], 3e-12 - 1e-12);
+  EXPECT_DOUBLE_EQ(d[1].data.values<double>()[1], 3e-12 - 1e-12);
   EXPECT_EQ(d[2].dtype, simscope::io::DType::Float32);  // an int difference may be negative
   EXPECT_EQ(d[2].data.host(), (std::vector<float>{-3, 2}));
 }

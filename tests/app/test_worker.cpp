@@ -198,9 +198,11 @@ class FakeDeviceWorkload final : public Workload {
                          "",
                          io::DType::Float32,
                          {T},
-                         OutputData::on_device(mem, T, [mem](float* dst, std::size_t n) {
-                           std::copy(mem.get(), mem.get() + n, dst);
-                         })});
+                         OutputData::on_device(mem, io::DType::Float32, T,
+                                               [mem](void* dst, std::size_t n) {
+                                                 std::copy(mem.get(), mem.get() + n,
+                                                           static_cast<float*>(dst));
+                                               })});
     return r;
   }
   ViewImage view_image(const RunResult&, const std::string&) const override { return {}; }

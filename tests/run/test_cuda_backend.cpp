@@ -27,13 +27,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// The values of output `o` in double precision (data64 where the output keeps it, else the
-/// float values, downloaded from the device if they live there).
-std::vector<double> values(const OutputArray& o) {
-  if (!o.data64.empty()) return o.data64;
-  const std::vector<float>& f = o.host();
-  return {f.begin(), f.end()};
-}
+/// The values of output `o` in double precision (downloaded from the device if they live there).
+std::vector<double> values(const OutputArray& o) { return o.data.converted<double>(); }
 
 /// max |a - b| / max |b| over the entries where b is finite; a must be NaN where b is (lsq's
 /// all-missing pixels). Infinity on a shape mismatch or a NaN where b has a number.

@@ -172,8 +172,10 @@ TEST(DistributedRun, RanksMergedEqualTheSingleRun) {
     const RunResult& got = o.root.result;
     ASSERT_EQ(got.outputs.size(), whole.outputs.size()) << R;
     for (std::size_t k = 0; k < whole.outputs.size(); ++k) {
-      EXPECT_TRUE(same_bits(whole.outputs[k].data.host(), got.outputs[k].data.host())) << R;
-      EXPECT_TRUE(same_bits(whole.outputs[k].data64, got.outputs[k].data64)) << R;
+      EXPECT_EQ(whole.outputs[k].data.dtype(), got.outputs[k].data.dtype()) << R;
+      EXPECT_TRUE(same_bits(whole.outputs[k].data.converted<double>(),
+                            got.outputs[k].data.converted<double>()))
+          << R;
       EXPECT_EQ(whole.outputs[k].shape, got.outputs[k].shape);
     }
     EXPECT_EQ(whole.warnings, got.warnings);
@@ -263,7 +265,7 @@ void expect_same_outputs(const RunResult& a, const RunResult& b, const std::stri
     const OutputArray* y = b.find(name);
     ASSERT_TRUE(x && y) << what << ": " << name;
     EXPECT_EQ(x->shape, y->shape) << what << ": " << name;
-    EXPECT_TRUE(same_bits(x->data64, y->data64)) << what << ": " << name;
+    EXPECT_TRUE(same_bits(x->data.values<double>(), y->data.values<double>())) << what << ": " << name;
   }
   EXPECT_EQ(a.warnings, b.warnings) << what;
   for (const char* k : {"msd_mean", "msd_sem", "valid_members", "nonfinite_members"})

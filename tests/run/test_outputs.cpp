@@ -45,11 +45,11 @@ struct FakeDevice {
     std::copy(values.begin(), values.end(), const_cast<float*>(mem.get()));
     auto downloads_ = downloads;
     auto fail_ = fail;
-    return OutputData::on_device(mem, values.size(),
-                                 [mem, downloads_, fail_](float* dst, std::size_t n) {
+    return OutputData::on_device(mem, simscope::io::DType::Float32, values.size(),
+                                 [mem, downloads_, fail_](void* dst, std::size_t n) {
                                    ++*downloads_;
                                    if (*fail_) throw Error("fake device: copy failed");
-                                   std::copy(mem.get(), mem.get() + n, dst);
+                                   std::copy(mem.get(), mem.get() + n, static_cast<float*>(dst));
                                  });
   }
 };
@@ -130,10 +130,74 @@ TEST(OutputData, AFailedDownloadThrowsAndIsRetried) {
 }
 
 TEST(OutputData, DeviceDataNeedsMemoryAndADownload) {
-  EXPECT_THROW(OutputData::on_device(nullptr, 4, [](float*, std::size_t) {}), Error);
+  using simscope::io::DType;
+  EXPECT_THROW(OutputData::on_device(nullptr, DType::Float32, 4, [](void*, std::size_t) {}),
+               Error);
   auto mem = std::make_shared<float>(0.f);
-  EXPECT_THROW(OutputData::on_device(mem, 1, nullptr), Error);
-  EXPECT_NO_THROW(OutputData::on_device(nullptr, 0, nullptr));
+  EXPECT_THROW(OutputData::on_device(mem, DType::Float32, 1, nullptr), Error);
+  EXPECT_THROW(OutputData::on_device(mem, DType::Int64, 1, [](void*, std::size_t) {}), Error);
+  EXPECT_NO_THROW(OutputData::on_device(nullptr, DType::Float32, 0, nullptr));
+}
+
+TEST(OutputData, HeldInTheDtypeGivenAndConvertedOnlyOnRequest) {
+  using simscope::io::DType;
+  std::vector<double> big{1.0 + 1e-12, -2.5, 1e300};
+  const double* mem = big.data();
+  OutputData d(std::move(big));
+  EXPECT_EQ(d.dtype(), DType::Float64);
+  EXPECT_EQ(d.values<double>().data(), mem) << "moved in, not copied";
+  EXPECT_THROW(d.values<float>(), Error);
+  EXPECT_EQ(d.at(0), 1.0 + 1e-12);
+  EXPECT_EQ(d.host(), (std::vector<float>{1.0f, -2.5f, INFINITY}));  // the views' float32
+  EXPECT_EQ(d.values<double>().data(), mem) << "host() leaves the held values";
+  EXPECT_EQ(d.converted<std::int32_t>(), (std::vector<std::int32_t>{1, -2, INT32_MIN}));
+  OutputData copy = d;
+  EXPECT_EQ(copy.take<double>().size(), 3u) << "a shared holder gets a copy";
+  EXPECT_EQ(d.values<double>().data(), mem);
+  std::vector<double> out = d.take<double>();
+  EXPECT_EQ(out.data(), mem) << "the only holder moves its values out";
+  EXPECT_TRUE(d.empty());
+  OutputData status(std::vector<std::uint8_t>{0, 3, 1});
+  EXPECT_EQ(status.dtype(), DType::UInt8);
+  EXPECT_EQ(status.host(), (std::vector<float>{0, 3, 1}));
+}
+
+TEST(OutputData, DeviceValuesOfOtherDtypesDownloadInTheirDtype) {
+  using simscope::io::DType;
+  auto mem = std::shared_ptr<const std::int32_t>(new std::int32_t[3]{7, -1, 1 << 30},
+                                                 [](const std::int32_t* p) { delete[] p; });
+  int downloads = 0;
+  OutputData d = OutputData::on_device(mem, DType::Int32, 3, [&](void* dst, std::size_t n) {
+    ++downloads;
+    std::copy(mem.get(), mem.get() + n, static_cast<std::int32_t*>(dst));
+  });
+  EXPECT_EQ(d.device(), nullptr) << "the float view upload takes float32 data only";
+  EXPECT_EQ(d.device_bytes(), mem.get());
+  EXPECT_EQ(d.values<std::int32_t>(), (std::vector<std::int32_t>{7, -1, 1 << 30}));
+  EXPECT_EQ(d.host()[2], float(1 << 30));
+  EXPECT_EQ(downloads, 1);
+}
+
+TEST(OutputArray, ExportConvertsOnceToTheFilesDtype) {
+  using simscope::io::DType;
+  const fs::path dir = fs::temp_directory_path() / ("simscope_typed_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  OutputArray residual{"residual", "", "", DType::Float32, {3},
+                       std::vector<double>{0.1, 1e-40, 3e38 * 10}};
+  write_output_npy((dir / "r.npy").string(), residual);
+  const simscope::io::NpyArray r = simscope::io::read_npy((dir / "r.npy").string());
+  ASSERT_EQ(r.dtype, DType::Float32);
+  const auto* f = reinterpret_cast<const float*>(r.data.data());
+  EXPECT_EQ(f[0], 0.1f);
+  EXPECT_EQ(f[1], float(1e-40));
+  EXPECT_TRUE(std::isinf(f[2]));
+  OutputArray count{"count", "", "", DType::Int32, {2}, std::vector<std::int32_t>{16777217, -3}};
+  write_output_npy((dir / "c.npy").string(), count);
+  const simscope::io::NpyArray c = simscope::io::read_npy((dir / "c.npy").string());
+  ASSERT_EQ(c.dtype, DType::Int32);
+  EXPECT_EQ(reinterpret_cast<const std::int32_t*>(c.data.data())[0], 16777217)
+      << "held as int32: exact beyond 2^24";
+  fs::remove_all(dir);
 }
 
 /// A CPU field run whose outputs are then moved to fake device memory (what the CUDA evaluator

@@ -22,7 +22,7 @@ OutputData device_data(const field::Evaluator& ev, const std::string& name, std:
   std::shared_ptr<const float> p = ev.device_output(name);
   if (!p) throw Error("field: output '" + name + "' is not in device memory");
   const int device = ev.device();
-  return OutputData::on_device(p, count, [p, device](float* dst, std::size_t n) {
+  return OutputData::on_device(p, io::DType::Float32, count, [p, device](void* dst, std::size_t n) {
     copy_device_to_host(dst, p.get(), n * sizeof(float), device);
   });
 }
@@ -64,6 +64,35 @@ void fill_field_result(RunResult& r, field::Result& fr, const field::Evaluator& 
   add_tree_stats(fr, r);
   r.compute_seconds = fr.seconds;
   finish_field_result(r, nonfinite);
+}
+
+const OutputSpec& error_xyz_output() {
+  static const OutputSpec spec{"error_xyz", "error view targets (x, y, z)", "length",
+                               io::DType::Float64};
+  return spec;
+}
+
+std::vector<std::size_t> error_shape(const field::Grid& grid, int m) {
+  if (grid.kind == field::PlaneKind::Box) return {6, std::size_t(m), std::size_t(m)};
+  return {std::size_t(m), std::size_t(m)};
+}
+
+void add_error_outputs(const field::Result& fr, const field::Targets& t,
+                       const std::vector<std::size_t>& idx, const std::vector<std::size_t>& shape,
+                       RunResult& r) {
+  const WorkloadDescriptor& desc = workload_descriptor("field");
+  OutputArray e = desc.make_output(field::error_output().name);
+  e.shape = shape;
+  e.data = std::vector<float>(fr.target_errors);
+  OutputArray xyz = desc.make_output(error_xyz_output().name);
+  xyz.shape = shape;
+  xyz.shape.push_back(3);
+  std::vector<double> coordinates;
+  for (std::size_t i : idx) coordinates.insert(coordinates.end(), {t.x[i], t.y[i], t.z[i]});
+  xyz.data = std::move(coordinates);
+  r.outputs.push_back(std::move(e));
+  r.outputs.push_back(std::move(xyz));
+  r.stats["error_grid"] = double(shape.back());
 }
 
 /// The tree's settings where they do not apply as given: unused because method=auto chose direct

@@ -21,6 +21,19 @@ namespace simscope::app {
 void fill_field_result(RunResult& r, field::Result& fr, const field::Evaluator& ev,
                        const std::vector<std::size_t>& shape, std::size_t sources);
 
+/// The error view's targets' coordinates: an output of the tree method beside `error`.
+const OutputSpec& error_xyz_output();
+
+/// The shape of the error view's subgrid of `grid`: (m, m) for a plane, (6, m, m) for a box.
+std::vector<std::size_t> error_shape(const field::Grid& grid, int m);
+
+/// The tree method's error view (fr.target_errors at `idx`, the subgrid's targets of `t`) as
+/// the outputs "error" (of `shape`) and "error_xyz" (shape + (3,), the targets' coordinates),
+/// and the stat "error_grid" (shape's last extent).
+void add_error_outputs(const field::Result& fr, const field::Targets& t,
+                       const std::vector<std::size_t>& idx, const std::vector<std::size_t>& shape,
+                       RunResult& r);
+
 /// The warnings and derived stats of a field result from its outputs' counts of non-finite
 /// values (`nonfinite`, in output order) and its stats "sources", "targets",
 /// "skipped_coincidences" and compute_seconds: float32 overflow per output, the schema's unused

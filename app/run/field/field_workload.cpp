@@ -118,19 +118,6 @@ render::PlaneAnnotations annotations_of(const field::Grid& g) {
   return a;
 }
 
-/// The error view's targets' coordinates: an output of the tree method beside `error`.
-const OutputSpec& error_xyz_output() {
-  static const OutputSpec spec{"error_xyz", "error view targets (x, y, z)", "length",
-                               io::DType::Float64};
-  return spec;
-}
-
-/// The shape of the error view's subgrid of `grid`: (m, m) for a plane, (6, m, m) for a box.
-std::vector<std::size_t> error_shape(const field::Grid& grid, int m) {
-  if (grid.kind == field::PlaneKind::Box) return {6, std::size_t(m), std::size_t(m)};
-  return {std::size_t(m), std::size_t(m)};
-}
-
 std::size_t shape_size(const std::vector<std::size_t>& shape) {
   std::size_t n = 1;
   for (std::size_t d : shape) n *= d;
@@ -552,25 +539,6 @@ class FieldWorkload final : public Workload {
                            "others cancel in part): lower tree.tolerance or split by targets");
   }
 
-  /// The tree method's error view (field::Result::target_errors at `idx`, the subgrid's
-  /// targets) as the outputs "error" (of `shape`) and "error_xyz" (shape + (3,), the targets'
-  /// coordinates).
-  static void add_error_outputs(const field::Result& fr, const field::Targets& t,
-                                const std::vector<std::size_t>& idx,
-                                const std::vector<std::size_t>& shape, RunResult& r) {
-    const WorkloadDescriptor& desc = workload_descriptor("field");
-    OutputArray e = desc.make_output(field::error_output().name);
-    e.shape = shape;
-    e.data = std::vector<float>(fr.target_errors);
-    OutputArray xyz = desc.make_output(error_xyz_output().name);
-    xyz.shape = shape;
-    xyz.shape.push_back(3);
-    for (std::size_t i : idx) xyz.data64.insert(xyz.data64.end(), {t.x[i], t.y[i], t.z[i]});
-    r.outputs.push_back(std::move(e));
-    r.outputs.push_back(std::move(xyz));
-    r.stats["error_grid"] = double(shape.back());
-  }
-
   /// The error outputs of work ranges (each the range's entries of the subgrid, in flat target
   /// order) concatenated and given the whole subgrid's shape; nothing when the parts have none.
   static void merge_error_outputs(const std::vector<RunResult>& parts, RunResult& r) {
@@ -582,7 +550,8 @@ class FieldWorkload final : public Workload {
       const OutputArray* c = p.find(error_xyz_output().name);
       if (!e || !c) throw Error("cannot merge work ranges: a part has no error view outputs");
       err.insert(err.end(), e->host().begin(), e->host().end());
-      xyz.insert(xyz.end(), c->data64.begin(), c->data64.end());
+      const std::vector<double>& cv = c->data.values<double>();
+      xyz.insert(xyz.end(), cv.begin(), cv.end());
     }
     const field::Grid g = field::grid_from(r.params);
     const field::ErrorSubgrid sub = field::error_subgrid(
@@ -598,7 +567,7 @@ class FieldWorkload final : public Workload {
     OutputArray c = desc.make_output(error_xyz_output().name);
     c.shape = e.shape;
     c.shape.push_back(3);
-    c.data64 = std::move(xyz);
+    c.data = std::move(xyz);
     r.outputs.push_back(std::move(e));
     r.outputs.push_back(std::move(c));
     r.stats["error_grid"] = double(sub.m);

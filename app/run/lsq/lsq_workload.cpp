@@ -11,6 +11,7 @@
 
 #include "cache_key.hpp"
 #include "core/error.hpp"
+#include "lsq/lsq_result.hpp"
 #include "lsq/method_note.hpp"
 #include "split_merge.hpp"
 #include "workload.hpp"
@@ -42,10 +43,6 @@ lsq::Cube subsample(const lsq::Cube& c, std::size_t s) {
         std::memcpy(&o.bytes[((i * o.height + h) * o.width + w) * es],
                     &c.bytes[((i * c.height + h * s) * c.width + w * s) * es], es);
   return o;
-}
-
-std::string plural(std::uint64_t n, const char* one, const char* many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
 class LsqWorkload final : public Workload {
@@ -84,7 +81,7 @@ class LsqWorkload final : public Workload {
       solver_->solve(full, problem_->design, options, *result, progress);
     }
 
-    RunResult r = outputs_of(params, backend, *result, options);
+    RunResult r = outputs_of(params, backend, *result, options);  // the maps move into r
     r.preview = stride > 1;
     if (stride > 1) r.stats["preview_stride"] = double(stride);
 
@@ -128,22 +125,13 @@ class LsqWorkload final : public Workload {
       r.outputs.push_back(concat_outputs(parts, name, 0));
     r.compute_seconds = 0;
     r.total_seconds = 0;
-    for (const char* k :
-         {"pixels", "status_ok", "status_underdetermined", "status_rank_deficient",
-          "status_all_missing", "fallback_pixels", "gap_free_pixels", "host_pixels"})
-      r.stats[k] = 0;
+    std::vector<LsqStats> stats;
     for (const RunResult& p : parts) {
-      for (const char* k :
-           {"pixels", "status_ok", "status_underdetermined", "status_rank_deficient",
-            "status_all_missing", "fallback_pixels", "gap_free_pixels", "host_pixels"})
-        r.stats[k] += p.stats.at(k);
-      r.stats["design_rank"] = std::max(r.stats["design_rank"], p.stats.at("design_rank"));
-      r.stats["peak_device_bytes"] =
-          std::max(r.stats["peak_device_bytes"], p.stats.at("peak_device_bytes"));
+      stats.push_back(LsqStats::from_map(p.stats));
       r.compute_seconds += p.compute_seconds;
       r.total_seconds += p.total_seconds;
     }
-    r.stats["pixels_per_s"] = r.compute_seconds > 0 ? r.stats["pixels"] / r.compute_seconds : 0;
+    for (const auto& [k, v] : LsqStats::merged(stats, r.compute_seconds).to_map()) r.stats[k] = v;
     add_unused_warnings(r);
     add_view_warnings(r);
     add_result_warnings(r);
@@ -179,61 +167,14 @@ class LsqWorkload final : public Workload {
     return r;
   }
 
-  /// The outputs and stats of a solve (no warnings, no payload).
-  RunResult outputs_of(const ParamSet& params, Backend backend, const lsq::Result& res,
+  /// The outputs and stats of a solve (no warnings, no payload); the maps move out of `res`.
+  RunResult outputs_of(const ParamSet& params, Backend backend, lsq::Result& res,
                        const lsq::Options& options) const {
-    const lsq::Result* result = &res;
-    const lsq::Cube& full = problem_->cube;
     RunResult r;
     r.workload = "lsq";
     r.params = params;
     r.backend = backend;
-    const std::size_t N = result->n, H = result->height, W = result->width, P = H * W;
-    const WorkloadDescriptor& desc = workload_descriptor("lsq");
-    {
-      OutputArray o = desc.make_output("solution");
-      o.shape = {N, H, W};
-      o.data = std::vector<float>(result->solution.begin(), result->solution.end());
-      if (params.get_string("precision") == "fp64")  // fp64 runs export all their digits
-        o.data64.assign(result->solution.begin(), result->solution.end());
-      else
-        o.dtype = io::DType::Float32;
-      r.outputs.push_back(std::move(o));
-    }
-    auto map = [&](const char* name, auto&& values) {
-      OutputArray o = desc.make_output(name);
-      o.shape = {H, W};
-      std::vector<float> v(P);
-      for (std::size_t p = 0; p < P; ++p) v[p] = float(values[p]);
-      o.data = std::move(v);
-      r.outputs.push_back(std::move(o));
-    };
-    map("residual", result->residual);
-    map("count", result->count);
-    map("status", result->status);
-    map("condition", result->condition);
-
-    const auto& sc = result->status_counts;
-    r.stats["pixels"] = double(P);
-    r.stats["observations"] = double(full.m);
-    r.stats["unknowns"] = double(N);
-    r.stats["status_ok"] = double(sc[lsq::kOk]);
-    r.stats["status_underdetermined"] = double(sc[lsq::kUnderdetermined]);
-    r.stats["status_rank_deficient"] = double(sc[lsq::kRankDeficient]);
-    r.stats["status_all_missing"] = double(sc[lsq::kAllMissing]);
-    r.stats["fallback_pixels"] = double(result->fallback_pixels);
-    r.stats["gap_free_pixels"] = double(result->shared_pixels);
-    r.stats["design_rank"] = double(result->shared_rank);
-    r.stats["pixels_per_s"] = result->seconds > 0 ? double(P) / result->seconds : 0;
-    r.stats["peak_device_bytes"] = solver_->peak_device_bytes();
-    // Where the per-pixel method ran: qr/svd solve their pixels with gaps on the host even on
-    // the CUDA back end (lsq::method_runs_on); 1 then, for run.json and the status bar.
-    r.stats["host_pixels"] = double(result->host_pixels);
-    r.stats["method_on_host"] =
-        backend == Backend::Cuda && lsq::method_runs_on(options.method, backend) == Backend::Cpu
-            ? 1
-            : 0;
-    r.compute_seconds = result->seconds;
+    fill_lsq_result(r, res, options, problem_->cube.m, solver_->peak_device_bytes());
     return r;
   }
 
@@ -270,10 +211,12 @@ class LsqWorkload final : public Workload {
     // Upright: column w to the right, row h downwards (sample (i, j) = pixel (H-1-j, i)).
     img.rows = int(W);
     img.cols = int(H);
-    const std::vector<float>& src = o->host();
     std::vector<float> upright(H * W);
-    for (std::size_t w = 0; w < W; ++w)
-      for (std::size_t j = 0; j < H; ++j) upright[w * H + j] = src[offset + (H - 1 - j) * W + w];
+    o->data.visit([&](const auto& src) {  // the shown component only, as float32
+      for (std::size_t w = 0; w < W; ++w)
+        for (std::size_t j = 0; j < H; ++j)
+          upright[w * H + j] = float(src[offset + (H - 1 - j) * W + w]);
+    });
     img.data = std::move(upright);
     if (img.colormap == "coolwarm") img.symmetric_range();  // zero at the neutral centre
     // Titles in the cube's pixel indices (a preview samples every stride-th pixel): columns w
@@ -291,15 +234,15 @@ class LsqWorkload final : public Workload {
   std::string describe_sample(const RunResult& r, int i, int j) const override {
     const LsqPayload* pl = r.payload_as<LsqPayload>();
     if (!pl || !pl->result) return "";
-    const lsq::Result& res = *pl->result;
+    const LsqMaps maps = lsq_maps(r);
     std::size_t h = 0, w = 0;
-    lsq_image_to_pixel(res, i, j, h, w);
-    if (h >= res.height || w >= res.width) return "";
-    const std::size_t p = h * res.width + w;
+    lsq_image_to_pixel(*pl->result, i, j, h, w);
+    if (h >= maps.height || w >= maps.width) return "";
+    const std::size_t p = h * maps.width + w;
     char buf[200];
     std::snprintf(buf, sizeof buf, "pixel h=%zu w=%zu  observed %d/%zu  %s", h * pl->stride,
-                  w * pl->stride, res.count[p], pl->problem->cube.m,
-                  lsq::status_name(res.status[p]));
+                  w * pl->stride, (*maps.count)[p], pl->problem->cube.m,
+                  lsq::status_name((*maps.status)[p]));
     return buf;
   }
 
@@ -319,22 +262,7 @@ class LsqWorkload final : public Workload {
                            std::to_string(s->shape[0] - 1) + "]");
   }
 
-  static void add_result_warnings(RunResult& r) {
-    const auto count = [&](const char* k) { return std::uint64_t(r.stats.at(k)); };
-    std::size_t inf[2] = {0, 0};
-    const char* names[2] = {"solution", "residual"};
-    for (int k = 0; k < 2; ++k)
-      if (const OutputArray* o = r.find(names[k])) {
-        const std::vector<float>& v = o->host();
-        inf[k] =
-            std::size_t(std::count_if(v.begin(), v.end(), [](float x) { return std::isinf(x); }));
-      }
-    for (std::string& w :
-         lsq_result_warnings(count("status_underdetermined"), count("status_rank_deficient"),
-                             count("status_all_missing"), count("unknowns"),
-                             r.params.get_double("lambda"), inf[0], inf[1]))
-      r.warnings.push_back(std::move(w));
-  }
+  static void add_result_warnings(RunResult& r) { add_lsq_result_warnings(r); }
 
   std::string problem_key_, result_key_;
   std::shared_ptr<const lsq::Synth> problem_;
@@ -343,36 +271,6 @@ class LsqWorkload final : public Workload {
 };
 
 }  // namespace
-
-std::vector<std::string> lsq_result_warnings(std::uint64_t under, std::uint64_t rank,
-                                             std::uint64_t missing, std::uint64_t N, double lambda,
-                                             std::size_t solution_inf, std::size_t residual_inf) {
-  std::vector<std::string> w;
-  const auto their = [](std::uint64_t n) {
-    return n == 1 ? "its solution is" : "their solutions are";
-  };
-  if (under > 0)
-    w.push_back(plural(under, "pixel is", "pixels are") +
-                " underdetermined (status 1: fewer than N = " + std::to_string(N) +
-                " observed rows): " + their(under) +
-                (lambda > 0 ? " the Tikhonov (lambda > 0) one, fixed by the regularisation rather "
-                              "than the data"
-                            : " the minimum-norm one, not determined by the data"));
-  if (rank > 0)
-    w.push_back(plural(rank, "pixel is", "pixels are") +
-                " rank-deficient (status 2: dependent columns among the observed rows of A): " +
-                their(rank) + " the minimum-norm one");
-  if (missing > 0)
-    w.push_back(plural(missing, "pixel has", "pixels have") +
-                " no observation (status 3): solution, residual and condition are NaN");
-  const std::size_t inf[2] = {solution_inf, residual_inf};
-  const char* names[2] = {"solution", "residual"};
-  for (int k = 0; k < 2; ++k)
-    if (inf[k] > 0)
-      w.push_back(std::string(names[k]) + ": " + std::to_string(inf[k]) +
-                  " values overflow float32 (inf) in the exported file");
-  return w;
-}
 
 WorkloadDescriptor lsq_descriptor() {
   // The outputs as compute/lsq declares them (lsq::outputs(): also the view choices).

@@ -34,7 +34,7 @@ OutputArray array64(const std::string& name, std::vector<std::size_t> shape,
                     std::vector<double> data) {
   OutputArray o = workload_descriptor("oscillators").make_output(name);
   o.shape = std::move(shape);
-  o.data64 = std::move(data);
+  o.data = std::move(data);
   return o;
 }
 
@@ -119,11 +119,12 @@ class OscillatorsWorkload final : public Workload {
     img.rows = int((K + sk - 1) / sk);
     img.cols = int((N + sn - 1) / sn);
     std::vector<float> values(std::size_t(img.rows) * img.cols);
+    const std::vector<double>& v = o->data.values<double>();
     for (int i = 0; i < img.rows; ++i)
       for (int j = 0; j < img.cols; ++j) {
         const std::size_t q = std::size_t(i) * sk * N + std::size_t(j) * sn;
         values[std::size_t(i) * img.cols + j] =
-            amp ? float(std::hypot(o->data64[2 * q], o->data64[2 * q + 1])) : float(o->data64[q]);
+            amp ? float(std::hypot(v[2 * q], v[2 * q + 1])) : float(v[q]);
       }
     img.data = std::move(values);
     // Members and nodes are indices, not lengths: the map fills the view (a study of 8 members
@@ -267,7 +268,7 @@ class OscillatorsWorkload final : public Workload {
       const OutputArray* msd_t = pr.find("msd_t");
       if (!msd || !state || !msd_t || state->shape.size() != 3)
         throw Error("oscillators: cannot merge work ranges: a part lacks msd, msd_t or state");
-      s.msd = msd->data64;
+      s.msd = msd->data.values<double>();
       s.msd_t.resize(msd_t->shape[0]);
       const auto& failed = part_sums(pr, "failed");
       s.failed.assign(failed.begin(), failed.end());
@@ -276,8 +277,9 @@ class OscillatorsWorkload final : public Workload {
       const std::size_t q = state->shape[0] * state->shape[1];
       s.final_state.x.resize(q);
       s.final_state.y.resize(q);
-      for (std::size_t i = 0; i < q && 2 * i + 1 < state->data64.size(); ++i)
-        s.final_state.x[i] = state->data64[2 * i], s.final_state.y[i] = state->data64[2 * i + 1];
+      const std::vector<double>& sv = state->data.values<double>();
+      for (std::size_t i = 0; i < q && 2 * i + 1 < sv.size(); ++i)
+        s.final_state.x[i] = sv[2 * i], s.final_state.y[i] = sv[2 * i + 1];
       s.block_msd_sum = part_sums(pr, "block_msd_sum");
       s.block_order_sum = part_sums(pr, "block_order_sum");
       const auto& fin = part_sums(pr, "block_finite");

@@ -16,8 +16,8 @@ const std::vector<std::string>& compare_mode_names() {
 }
 
 std::vector<double> output_values(const OutputArray& o) {
-  if (!o.data64.empty()) return o.data64;
-  const std::vector<float>& v = o.data.host();
+  if (o.dtype == io::DType::Float64) return o.data.converted<double>();
+  const std::vector<float>& v = o.data.host();  // the exported float32 values
   return std::vector<double>(v.begin(), v.end());
 }
 
@@ -114,8 +114,9 @@ std::vector<OutputArray> output_differences(const RunResult& a, const RunResult&
     d.dtype = ob.dtype == io::DType::Float64 ? io::DType::Float64 : io::DType::Float32;
     const bool angle = is_angle(ob.unit);
     if (d.dtype == io::DType::Float64) {
-      d.data64.resize(vb.size());
-      for (std::size_t k = 0; k < vb.size(); ++k) d.data64[k] = difference(va[k], vb[k], angle);
+      std::vector<double> diff(vb.size());
+      for (std::size_t k = 0; k < vb.size(); ++k) diff[k] = difference(va[k], vb[k], angle);
+      d.data = std::move(diff);
     } else {
       std::vector<float> diff(vb.size());
       for (std::size_t k = 0; k < vb.size(); ++k) diff[k] = float(difference(va[k], vb[k], angle));

@@ -19,8 +19,8 @@ enum class CompareMode { Current, Pinned, Difference, Relative };
 /// "B (current)", "A (pinned)", "B - A", "(B - A) / |A|", in enum order.
 const std::vector<std::string>& compare_mode_names();
 
-/// The values of an output as doubles (data64 when it holds them, else data): the one place
-/// that reads an output's storage for comparisons.
+/// The values of an output as doubles, as its file holds them (float64 exports in full, the
+/// others through float32): the one place that reads an output's storage for comparisons.
 std::vector<double> output_values(const OutputArray& o);
 
 /// An output in radians (unit "rad": the oscillators' phases) is an angle: its differences are

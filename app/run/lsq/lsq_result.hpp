@@ -1,0 +1,74 @@
+#pragma once
+/// @file lsq's RunResult from one solve: the outputs (the solver's maps moved in, held once), the
+/// stats and the warnings, shared by the workload adapter and the Python module, so both hand
+/// back the same outputs, messages and stats keys.
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/backend.hpp"
+#include "lsq/lsq.hpp"
+#include "workload.hpp"
+
+namespace simscope::app {
+
+/// lsq's stats (run.json "stats", Python's result.stats), by name in to_map().
+struct LsqStats {
+  double pixels = 0, observations = 0, unknowns = 0;
+  double status_ok = 0, status_underdetermined = 0, status_rank_deficient = 0,
+         status_all_missing = 0;
+  double fallback_pixels = 0, gap_free_pixels = 0, downdate_pixels = 0, minnorm_pixels = 0;
+  double host_pixels = 0;      ///< pixels solved one by one on the host (lsq::Result)
+  double design_rank = -1;     ///< numerical rank of A; -1: unused
+  double peak_device_bytes = 0;
+  double method_on_host = 0;   ///< 1: the CUDA back end ran the per-pixel method on the host
+  double pixels_per_s = 0;
+
+  /// The stats of `res` (a solve with `options` on `backend` over a cube of `observations`
+  /// rows; `peak_device_bytes` from the solver).
+  static LsqStats of(const lsq::Result& res, const lsq::Options& options, Backend backend,
+                     std::size_t observations, double peak_device_bytes);
+  /// The stats as run.json names them. from_map reads them back; throws simscope::Error naming
+  /// a missing key.
+  std::map<std::string, double> to_map() const;
+  static LsqStats from_map(const std::map<std::string, double>& stats);
+  /// The stats of consecutive row ranges as one run's: counts summed, rank and peaks the
+  /// largest, pixels_per_s over `compute_seconds`.
+  static LsqStats merged(const std::vector<LsqStats>& parts, double compute_seconds);
+};
+
+/// Appends to `r` (workload "lsq", params and backend set) the outputs of `res` as the
+/// descriptor declares them: solution (N, H, W) float64, or float32 when options.precision is
+/// fp32; residual, condition (float32), count (int32), status (uint8), each (H, W). The maps are
+/// moved out of `res` (no copy; res keeps its counts and dimensions). Sets the stats (LsqStats)
+/// and compute_seconds.
+void fill_lsq_result(RunResult& r, lsq::Result& res, const lsq::Options& options,
+                     std::size_t observations, double peak_device_bytes);
+
+/// The warnings of an lsq result from its stats and outputs: one for each class of pixels that
+/// are not ok, and one for each of the solution and residual when values overflow float32.
+void add_lsq_result_warnings(RunResult& r);
+
+/// The warnings of an lsq solve: one for each class of pixels that are not ok (the status counts
+/// `under`determined, `rank`-deficient, all `missing`; N unknowns; the wording depends on
+/// whether lambda > 0), and one for each of the solution and residual when values overflow
+/// float32 (`solution_inf`, `residual_inf`: their counts of inf once rounded to float32).
+std::vector<std::string> lsq_result_warnings(std::uint64_t under, std::uint64_t rank,
+                                             std::uint64_t missing, std::uint64_t N, double lambda,
+                                             std::size_t solution_inf, std::size_t residual_inf);
+
+/// The maps of an lsq RunResult, from its outputs (host values; held by `r`).
+struct LsqMaps {
+  std::size_t n = 0, height = 0, width = 0;
+  const OutputData* solution = nullptr;  ///< (N, H, W); float64 or float32
+  const std::vector<float>* residual = nullptr;
+  const std::vector<float>* condition = nullptr;
+  const std::vector<std::int32_t>* count = nullptr;
+  const std::vector<std::uint8_t>* status = nullptr;
+};
+/// The maps of `r`. Throws simscope::Error when an output is missing or of another dtype.
+LsqMaps lsq_maps(const RunResult& r);
+
+}  // namespace simscope::app
