@@ -11,6 +11,7 @@
 #include "cache_key.hpp"
 #include "core/error.hpp"
 #include "field/field.hpp"
+#include "field/share_sums.hpp"
 #include "field/sources.hpp"
 #include "field_result.hpp"
 #include "field_split.hpp"
@@ -420,22 +421,17 @@ class FieldWorkload final : public Workload {
     if (sums.size() != 4 * T)
       throw Error("field: cannot merge work ranges: " + std::to_string(sums.size()) +
                   " summed values for " + std::to_string(T) + " targets");
-    std::vector<std::vector<float>> v(5, std::vector<float>(T));  // output_names() order
-    for (std::size_t i = 0; i < T; ++i) {
-      const double ex = sums[4 * i], ey = sums[4 * i + 1], ez = sums[4 * i + 2];
-      v[0][i] = float(std::sqrt(ex * ex + ey * ey + ez * ez));
-      v[1][i] = float(ex), v[2][i] = float(ey), v[3][i] = float(ez);
-      v[4][i] = float(sums[4 * i + 3]);
-    }
+    field::Result added = field::result_from_sums(sums);
     const WorkloadDescriptor& desc = workload_descriptor("field");
     const auto& names = field::output_names();
     std::vector<std::uint64_t> nonfinite;
     for (std::size_t k = 0; k < names.size(); ++k) {
       OutputArray o = desc.make_output(names[k]);
       o.shape = shape;
+      std::vector<float>& v = const_cast<std::vector<float>&>(field::output(added, names[k]));
       nonfinite.push_back(std::uint64_t(
-          std::count_if(v[k].begin(), v[k].end(), [](float x) { return !std::isfinite(x); })));
-      o.data = std::move(v[k]);
+          std::count_if(v.begin(), v.end(), [](float x) { return !std::isfinite(x); })));
+      o.data = std::move(v);
       r.outputs.push_back(std::move(o));
     }
     double sources = 0;
@@ -503,30 +499,17 @@ class FieldWorkload final : public Workload {
     const field::Grid g = field::grid_from(r.params);
     const field::ErrorSubgrid sub = field::error_subgrid(
         g, int(r.params.get_int("tree.error_grid")), std::size_t(r.stats.at("sources")));
-    const std::size_t S = sub.targets.size(), T = sums.size() / 4;
-    if (direct.size() != 4 * S)
-      throw Error("field: cannot merge work ranges: " + std::to_string(direct.size()) +
-                  " direct sums for an error subgrid of " + std::to_string(S) + " targets");
-    field::Result fr;  // target_errors as the tree evaluator forms them
-    double num = 0, all = 0, mx = 0;
-    for (std::size_t k = 0; k < S; ++k) {
-      const double* a = &sums[4 * sub.targets[k]];
-      const double* b = &direct[4 * k];
-      const double d2 = (a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
-                        (a[2] - b[2]) * (a[2] - b[2]);
-      const double e2 = b[0] * b[0] + b[1] * b[1] + b[2] * b[2];
-      num += d2;
-      if (e2 > 0) mx = std::max(mx, std::sqrt(d2 / e2));
-      fr.target_errors.push_back(e2 > 0 ? float(std::sqrt(d2 / e2)) : (d2 > 0 ? INFINITY : 0.0f));
+    field::Result fr;  // target_errors and the measure as the tree evaluator forms them
+    try {
+      field::measure_added_error(sums, direct, sub.targets, fr);
+    } catch (const Error& e) {
+      const std::string what = e.what();  // "field: ..."
+      throw Error("field: cannot merge work ranges: " + what.substr(what.find(": ") + 2));
     }
-    for (std::size_t i = 0; i < T; ++i)
-      all += sums[4 * i] * sums[4 * i] + sums[4 * i + 1] * sums[4 * i + 1] +
-             sums[4 * i + 2] * sums[4 * i + 2];
-    const double den = all * double(S) / double(T);
-    const double rms = den > 0 ? std::sqrt(num / den) : (num > 0 ? INFINITY : 0.0);
-    r.stats["error_samples"] = double(S);
+    const double rms = fr.tree.rms_rel_error;
+    r.stats["error_samples"] = double(fr.tree.error_samples);
     r.stats["rms_rel_error"] = rms;
-    r.stats["max_rel_error"] = mx;
+    r.stats["max_rel_error"] = fr.tree.max_rel_error;
     add_error_outputs(fr, field::make_targets(g), sub.targets, error_shape(g, sub.m), r);
     const double tol = r.params.get_double("tree.tolerance");
     r.stats["tolerance_met"] = rms <= tol ? 1 : 0;
