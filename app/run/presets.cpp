@@ -1,5 +1,7 @@
 #include "presets.hpp"
 
+#include "io/atomic_file.hpp"
+
 #include <unistd.h>
 
 #include <cerrno>
@@ -152,18 +154,7 @@ void save_preset(const std::string& path, const ParamSet& params, const ParamSet
   o["params"] = params_to_json(params);
   if (view) o["view"] = params_to_json(*view);
   const std::string text = json_text(o);
-  // Atomically: a temporary file beside the preset, renamed over it once complete.
-  const std::string tmp = path + ".tmp-" + std::to_string(getpid());
-  std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-  int err = f.is_open() ? 0 : errno;
-  if (!err && (!f.write(text.data(), std::streamsize(text.size())) || !f.flush())) err = errno;
-  f.close();
-  if (!err && std::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
-  if (err) {
-    std::error_code ec;
-    fs::remove(tmp, ec);
-    throw Error(path + ": cannot write preset (" + std::strerror(err ? err : EIO) + ")");
-  }
+  io::write_file_atomic(path, text, "preset");
 }
 
 }  // namespace simscope::app

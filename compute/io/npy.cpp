@@ -10,6 +10,8 @@
 ///   data     product(shape) * itemsize bytes, C or Fortran order, byte order from 'descr'
 #include "io/npy.hpp"
 
+#include "io/atomic_file.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -319,10 +321,10 @@ std::vector<std::uint8_t> fortran_to_c(const std::vector<std::uint8_t>& src,
 
 std::string errno_text() { return std::strerror(errno); }
 
-/// Writes the header and `nbytes` of little-endian C-order data to a temporary file next to
-/// `path`, then renames it onto `path`, so a failed write never leaves a partial target.
+/// Writes the header and the little-endian C-order data through an AtomicFile, so a failed
+/// write never leaves a partial target.
 void write_impl(const std::string& path, const void* data, DType t,
-                const std::vector<std::size_t>& shape) {
+                const std::vector<std::size_t>& shape, bool durable) {
   std::size_t count = 1;
   bool overflow = false;
   for (std::size_t d : shape) {  // count * itemsize must fit in size_t
@@ -360,31 +362,11 @@ void write_impl(const std::string& path, const void* data, DType t,
     bytes = swapped.data();
   }
 
-  static std::atomic<unsigned> counter{0};
-  const std::string tmp =
-      path + ".tmp" + std::to_string(::getpid()) + "_" + std::to_string(counter.fetch_add(1));
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) fail(path, "cannot write (" + errno_text() + ")");
-  bool ok = std::fwrite(prefix.data(), 1, prefix.size(), f) == prefix.size() &&
-            std::fwrite(header.data(), 1, header.size(), f) == header.size() &&
-            (nbytes == 0 || std::fwrite(bytes, 1, nbytes, f) == nbytes) && std::fflush(f) == 0;
-  std::string why = ok ? "" : errno_text();
-  if (std::fclose(f) != 0 && ok) {
-    ok = false;
-    why = errno_text();
-  }
-  std::error_code ec;
-  if (ok) {
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) {
-      ok = false;
-      why = ec.message();
-    }
-  }
-  if (!ok) {
-    std::filesystem::remove(tmp, ec);
-    fail(path, "cannot write (" + why + ")");
-  }
+  AtomicFile f(path, "", durable);
+  if (std::fwrite(prefix.data(), 1, prefix.size(), f.file()) == prefix.size() &&
+      std::fwrite(header.data(), 1, header.size(), f.file()) == header.size() && nbytes > 0)
+    std::fwrite(bytes, 1, nbytes, f.file());
+  f.commit();  // a short write shows as the stream's error there
 }
 
 }  // namespace
@@ -634,19 +616,21 @@ NpyArray read_npy_rows(const std::string& path, std::size_t begin, std::size_t e
   return a;
 }
 
-void write_npy(const std::string& path, const float* data, const std::vector<std::size_t>& shape) {
-  write_impl(path, data, DType::Float32, shape);
+void write_npy(const std::string& path, const float* data,
+               const std::vector<std::size_t>& shape, bool durable) {
+  write_impl(path, data, DType::Float32, shape, durable);
 }
-void write_npy(const std::string& path, const double* data, const std::vector<std::size_t>& shape) {
-  write_impl(path, data, DType::Float64, shape);
+void write_npy(const std::string& path, const double* data,
+               const std::vector<std::size_t>& shape, bool durable) {
+  write_impl(path, data, DType::Float64, shape, durable);
 }
 void write_npy(const std::string& path, const std::int32_t* data,
-               const std::vector<std::size_t>& shape) {
-  write_impl(path, data, DType::Int32, shape);
+               const std::vector<std::size_t>& shape, bool durable) {
+  write_impl(path, data, DType::Int32, shape, durable);
 }
 void write_npy(const std::string& path, const std::uint8_t* data,
-               const std::vector<std::size_t>& shape) {
-  write_impl(path, data, DType::UInt8, shape);
+               const std::vector<std::size_t>& shape, bool durable) {
+  write_impl(path, data, DType::UInt8, shape, durable);
 }
 
 }  // namespace simscope::io

@@ -64,13 +64,16 @@ NpyHeader read_npy_header(const std::string& path, const std::string& accepted =
 NpyArray read_npy_rows(const std::string& path, std::size_t begin, std::size_t end,
                        const std::string& accepted = "");
 
-/// Writes a C-order little-endian version-1.0 .npy file. `data` holds product(shape) elements.
-/// Throws simscope::Error naming the file when it cannot be written.
-void write_npy(const std::string& path, const float* data, const std::vector<std::size_t>& shape);
-void write_npy(const std::string& path, const double* data, const std::vector<std::size_t>& shape);
+/// Writes a C-order little-endian version-1.0 .npy file, whole or not at all (AtomicFile;
+/// `durable`: flushed to disk before it replaces the target). `data` holds product(shape)
+/// elements. Throws simscope::Error naming the file when it cannot be written.
+void write_npy(const std::string& path, const float* data, const std::vector<std::size_t>& shape,
+               bool durable = false);
+void write_npy(const std::string& path, const double* data, const std::vector<std::size_t>& shape,
+               bool durable = false);
 void write_npy(const std::string& path, const std::int32_t* data,
-               const std::vector<std::size_t>& shape);
+               const std::vector<std::size_t>& shape, bool durable = false);
 void write_npy(const std::string& path, const std::uint8_t* data,
-               const std::vector<std::size_t>& shape);
+               const std::vector<std::size_t>& shape, bool durable = false);
 
 }  // namespace simscope::io

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "cache_key.hpp"
+#include "io/atomic_file.hpp"
 #include "io/npy.hpp"
 #include "json.hpp"
 #include "progress_relay.hpp"
@@ -50,31 +51,11 @@ std::string path_in(const std::string& dir, const std::string& name) {
   return dir.back() == '/' ? dir + name : dir + "/" + name;
 }
 
-/// fsync of a file or folder (best effort for folders: some file systems refuse).
-void sync_path(const std::string& path, bool must) {
-  const int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd < 0) {
-    if (must) throw Error(path + ": cannot open to flush it to disk: " + std::strerror(errno));
-    return;
-  }
-  const int rc = ::fsync(fd);
-  const int err = errno;
-  ::close(fd);
-  if (rc != 0 && must) throw Error(path + ": cannot flush to disk: " + std::strerror(err));
-}
-
-/// Writes NAME.tmp, flushes it and renames it to NAME (atomic on POSIX file systems).
+/// DIR/NAME written whole, flushed to disk before it replaces the previous one.
 template <typename T>
 void write_atomic(const std::string& dir, const std::string& name, const T* data,
                   const std::vector<std::size_t>& shape) {
-  const std::string path = path_in(dir, name), tmp = path + ".tmp";
-  io::write_npy(tmp, data, shape);
-  sync_path(tmp, true);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    std::remove(tmp.c_str());
-    throw Error(path + ": cannot move the checkpoint file into place: " + std::strerror(err));
-  }
+  io::write_npy(path_in(dir, name), data, shape, /*durable=*/true);
 }
 
 std::vector<double> interleave(const std::vector<double>& x, const std::vector<double>& y,
@@ -431,24 +412,9 @@ void StudyCheckpointWriter::write(const osc::StudyProgress& sp) {
   o["generation"] = json_number(double(g));
   o["seconds"] = json_number(sp.seconds);
   if (sp.partial) o["partial"] = Json{{"step", json_number(double(sp.snapshot.step))}};
-  // checkpoint.json.tmp, flushed to disk, then renamed over the previous one.
-  const std::string json = path_in(dir_, "checkpoint.json"), tmp = json + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    const std::string text = json_text(o);
-    if (!f || !f.write(text.data(), std::streamsize(text.size())) || !f.flush()) {
-      const int err = errno;
-      std::remove(tmp.c_str());
-      throw Error(json + ": cannot write the checkpoint: " + std::strerror(err));
-    }
-  }
-  sync_path(tmp, true);
-  if (std::rename(tmp.c_str(), json.c_str()) != 0) {
-    const int err = errno;
-    std::remove(tmp.c_str());
-    throw Error(json + ": cannot write the checkpoint: " + std::strerror(err));
-  }
-  sync_path(dir_, false);
+
+  // Written whole, flushed to disk, then renamed over the previous one.
+  io::write_file_atomic(path_in(dir_, "checkpoint.json"), json_text(o), "the checkpoint", true);
   generation_ = g;
   // Files of other generations (the previous checkpoint's, or a crashed write's) go.
   const std::string keep = gen_prefix(g);
@@ -459,7 +425,8 @@ void StudyCheckpointWriter::write(const osc::StudyProgress& sp) {
     const auto ends_with = [&name](const std::string& t) {
       return name.size() >= t.size() && name.compare(name.size() - t.size(), t.size(), t) == 0;
     };
-    if ((name[0] == 'g' && ends_with(".npy") && name.rfind(keep, 0) != 0) || ends_with(".tmp"))
+    if ((name[0] == 'g' && ends_with(".npy") && name.rfind(keep, 0) != 0) ||
+        name.find(".tmp") != std::string::npos)  // AtomicFile's PATH.tmpPID_N left by a crash
       fs::remove(e.path(), ec);
   }
 }
@@ -485,21 +452,7 @@ std::string partial_file(int b, std::int64_t g, const char* what) {
 
 /// Writes `text` to DIR/NAME atomically (NAME.tmp flushed, renamed). Throws Error naming it.
 void write_text_atomic(const std::string& dir, const std::string& name, const std::string& text) {
-  const std::string path = path_in(dir, name), tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f || !f.write(text.data(), std::streamsize(text.size())) || !f.flush()) {
-      const int err = errno;
-      std::remove(tmp.c_str());
-      throw Error(path + ": cannot write the checkpoint: " + std::strerror(err));
-    }
-  }
-  sync_path(tmp, true);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    std::remove(tmp.c_str());
-    throw Error(path + ": cannot write the checkpoint: " + std::strerror(err));
-  }
+  io::write_file_atomic(path_in(dir, name), text, "the checkpoint", true);
 }
 
 /// DIR/NAME as a JSON object, or nothing when the file does not exist. Throws Error naming it
@@ -551,7 +504,6 @@ void write_block_header(const std::string& dir, const CheckpointHeader& h) {
   o["generation"] = json_number(double(h.generation));
   o["seconds"] = json_number(h.seconds);
   write_text_atomic(dir, "checkpoint.json", json_text(o));
-  sync_path(dir, false);
 }
 
 /// Writes block b's progress `sp` under way (generation g) and removes its older generations.
