@@ -6,7 +6,7 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "oscillators/oscillators.hpp"
+#include "oscillators/model.hpp"
 
 namespace simscope::oscillators {
 

@@ -1,6 +1,9 @@
 // Back-end-independent parts of the oscillators workload (oscillators.hpp): initial states,
 // reference observables, layouts, studies, the checks shared by the back ends.
-#include "oscillators/oscillators.hpp"
+#include "oscillators/ensemble.hpp"
+#include "oscillators/layout.hpp"
+#include "oscillators/model.hpp"
+#include "oscillators/study.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -2,6 +2,7 @@
 // model_from, study_options_from, precision_from, make_topologies, make_initial_state).
 #include "core/error.hpp"
 #include "oscillators/oscillators_internal.hpp"
+#include "oscillators/oscillators_params.hpp"
 
 namespace simscope::oscillators {
 

@@ -28,7 +28,7 @@
 
 #include "core/error.hpp"
 #include "core/range_cuts.hpp"
-#include "oscillators/oscillators.hpp"
+#include "oscillators/study.hpp"
 
 namespace simscope::oscillators {
 namespace {

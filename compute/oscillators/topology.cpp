@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "core/quote.hpp"
 #include "oscillators/oscillators_internal.hpp"
+#include "oscillators/topology.hpp"
 
 namespace simscope::oscillators {
 

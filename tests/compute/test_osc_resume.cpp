@@ -10,7 +10,10 @@
 #include <thread>
 
 #include "core/error.hpp"
-#include "oscillators/oscillators.hpp"
+#include "oscillators/ensemble.hpp"
+#include "oscillators/model.hpp"
+#include "oscillators/study.hpp"
+#include "oscillators/topology.hpp"
 #include "test_bits.hpp"
 #include "test_osc_util.hpp"
 

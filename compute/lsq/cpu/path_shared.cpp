@@ -1,0 +1,34 @@
+// The shared path: lanes without gaps take x = op b with the shared SVD's operator.
+#include "lsq/cpu/lane_group.hpp"
+
+namespace simscope::lsq::detail::cpu {
+namespace {
+
+template <class T, int V>
+class SharedPath final : public Path<T, V> {
+ public:
+  using VD = typename LaneGroup<T, V>::VD;
+
+  Kind kind() const override { return kShared; }
+
+  void solve(LaneGroup<T, V>& g) override {
+    g.op_times_b(g.pb.op8.data(), [&](int k, const VD& c) {
+      for (int v = 0; v < V; ++v)
+        if (g.kind[v] == kShared) g.x[std::size_t(k) * V + v] = c[v];
+    });
+  }
+};
+
+}  // namespace
+
+template <class T, int V>
+std::unique_ptr<Path<T, V>> make_shared_path(const Problem<T>&) {
+  return std::make_unique<SharedPath<T, V>>();
+}
+
+template std::unique_ptr<Path<float, kLanesFp32>> make_shared_path<float, kLanesFp32>(
+    const Problem<float>&);
+template std::unique_ptr<Path<double, kLanesFp64>> make_shared_path<double, kLanesFp64>(
+    const Problem<double>&);
+
+}  // namespace simscope::lsq::detail::cpu
