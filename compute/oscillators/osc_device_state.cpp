@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "oscillators/ensemble.hpp"
 #include "oscillators/model.hpp"
 
 namespace simscope::oscillators {

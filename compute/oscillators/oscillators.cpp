@@ -1,5 +1,6 @@
-// Back-end-independent parts of the oscillators workload (oscillators.hpp): initial states,
-// reference observables, layouts, studies, the checks shared by the back ends.
+// Back-end-independent parts of the oscillators workload (model.hpp, ensemble.hpp, study.hpp,
+// layout.hpp): initial states, reference observables, layouts, studies, the checks shared by the
+// back ends.
 #include "oscillators/ensemble.hpp"
 #include "oscillators/layout.hpp"
 #include "oscillators/model.hpp"

@@ -1,4 +1,4 @@
-// The oscillators workload's parameter schema and its readers (oscillators.hpp: schema,
+// The oscillators workload's parameter schema and its readers (oscillators_params.hpp: schema,
 // model_from, study_options_from, precision_from, make_topologies, make_initial_state).
 #include "core/error.hpp"
 #include "oscillators/oscillators_internal.hpp"

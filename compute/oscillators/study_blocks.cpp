@@ -1,4 +1,4 @@
-// Checkpointed studies (oscillators.hpp, run_study_blocks): the members integrated in fixed blocks,
+// Checkpointed studies (study.hpp, run_study_blocks): the members integrated in fixed blocks,
 // each block in fixed stretches ("segments") of steps, so that where a study is saved, cancelled
 // or resumed never changes what is computed.
 //

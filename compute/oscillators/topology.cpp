@@ -1,4 +1,4 @@
-// Networks of the oscillators workload (oscillators.hpp): ring lattices, Watts-Strogatz and
+// Networks of the oscillators workload (topology.hpp): ring lattices, Watts-Strogatz and
 // Erdos-Renyi graphs, edge-list files, and the CSR invariants.
 #include <omp.h>
 

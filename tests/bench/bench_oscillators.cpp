@@ -10,6 +10,7 @@
 #include "core/backend.hpp"
 #include "oscillators/ensemble.hpp"
 #include "oscillators/oscillators_internal.hpp"
+#include "oscillators/study.hpp"
 #include "oscillators/topology.hpp"
 
 namespace simscope::bench {

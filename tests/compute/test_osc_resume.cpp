@@ -1,4 +1,4 @@
-// Checkpointed studies (oscillators.hpp: run_study_blocks, Ensemble::snapshot/restore): a study
+// Checkpointed studies (study.hpp: run_study_blocks; Ensemble::snapshot/restore): a study
 // cancelled anywhere and resumed from its last saved progress gives the uninterrupted study's
 // results bit for bit; blocks give run_study's per-member results exactly.
 #include <gtest/gtest.h>

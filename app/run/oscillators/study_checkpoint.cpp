@@ -19,6 +19,9 @@
 #include "cache_key.hpp"
 #include "io/npy.hpp"
 #include "json.hpp"
+#include "oscillators/ensemble.hpp"
+#include "oscillators/oscillators_params.hpp"
+#include "oscillators/study.hpp"
 #include "progress_relay.hpp"
 #include "workload.hpp"
 

@@ -1,8 +1,9 @@
 // ConditionEstimator (condition.hpp): Hager/Higham 1-norm estimates of V inverses at once.
+#include "lsq/cpu/condition.hpp"
+
 #include <algorithm>
 #include <cmath>
 
-#include "lsq/cpu/condition.hpp"
 #include "lsq/lsq.hpp"
 
 namespace simscope::lsq::detail::cpu {

@@ -1,7 +1,8 @@
 // gram_rows (gram.hpp).
+#include "lsq/cpu/gram.hpp"
+
 #include <algorithm>
 
-#include "lsq/cpu/gram.hpp"
 #include "lsq/cpu/simd.hpp"
 
 namespace simscope::lsq::detail::cpu {
@@ -51,9 +52,7 @@ void gram_rows(const T* const* rows, int nrows, int n, int ld, const T* full, T*
 
 template void gram_rows<float, false>(const float* const*, int, int, int, const float*, float*);
 template void gram_rows<float, true>(const float* const*, int, int, int, const float*, float*);
-template void gram_rows<double, false>(const double* const*, int, int, int, const double*,
-                                       double*);
-template void gram_rows<double, true>(const double* const*, int, int, int, const double*,
-                                      double*);
+template void gram_rows<double, false>(const double* const*, int, int, int, const double*, double*);
+template void gram_rows<double, true>(const double* const*, int, int, int, const double*, double*);
 
 }  // namespace simscope::lsq::detail::cpu

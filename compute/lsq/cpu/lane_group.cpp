@@ -12,8 +12,7 @@
 namespace simscope::lsq::detail::cpu {
 
 template <class T, int V>
-LaneGroup<T, V>::LaneGroup(const Problem<T>& p)
-    : pb(p), chol(p.N), estimator(p.N) {
+LaneGroup<T, V>::LaneGroup(const Problem<T>& p) : pb(p), chol(p.N), estimator(p.N) {
   const int M = pb.M, N = pb.N;
   b.resize(std::size_t(M) * V);
   w.resize(std::size_t(M) * V);
@@ -119,7 +118,7 @@ const int* LaneGroup<T, V>::rows_of(int v, bool observed) {
 
 template <class T, int V>
 void LaneGroup<T, V>::at_times(const double* src, const double* init, double scale,
-                                 double* out) const {
+                               double* out) const {
   const int M = pb.M, N = pb.N, ld = pb.ld8;
   const double* A = pb.a8.data();
   for (int k0 = 0; k0 < N; k0 += kProdRows) {

@@ -68,11 +68,11 @@ class LaneGroup {
   AVec<double> r;     ///< M x V: residual_vector's output
   int cnt[V] = {};    ///< observed rows per lane
   Kind kind[V] = {};
-  AVec<double> x;                ///< N x V: the lanes' solutions
-  std::uint8_t ok[V] = {};       ///< 0: the lane's path failed (to the SVD)
-  double condition[V] = {};      ///< the lane's condition estimate of [A_p; sqrt(lambda) I]
-  double rss[V] = {};            ///< residuals()
-  SoaCholesky<T, V> chol;        ///< the paths' factorisation, size <= N
+  AVec<double> x;            ///< N x V: the lanes' solutions
+  std::uint8_t ok[V] = {};   ///< 0: the lane's path failed (to the SVD)
+  double condition[V] = {};  ///< the lane's condition estimate of [A_p; sqrt(lambda) I]
+  double rss[V] = {};        ///< residuals()
+  SoaCholesky<T, V> chol;    ///< the paths' factorisation, size <= N
   ConditionEstimator<T, V> estimator;
 
  private:

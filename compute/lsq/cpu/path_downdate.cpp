@@ -142,13 +142,13 @@ class DowndatePath final : public Path<T, V> {
     g.add_rows(v, rows_[v].data(), int(rows_[v].size()), g.pb.bt8.data(), u, x);
   }
 
-  AVec<double> y_;   // N x V: y = B (w o b)
-  AVec<double> ys_;  // N: one lane's y (downdate_pixel) or correction
-  AVec<double> xs_;  // ld8: one lane's solution (zero padded like bt8's rows)
-  AVec<double> yl_;  // ld8: one lane's y, zero beyond N
-  AVec<double> rho_, y2_;  // N x V: z and K^-1 z; the refinement's G^-1 g
-  AVec<double> gs_;        // N: the refinement's gradient g of one lane
-  std::vector<int> miss_;  // one lane's missing rows (downdate_pixel)
+  AVec<double> y_;            // N x V: y = B (w o b)
+  AVec<double> ys_;           // N: one lane's y (downdate_pixel) or correction
+  AVec<double> xs_;           // ld8: one lane's solution (zero padded like bt8's rows)
+  AVec<double> yl_;           // ld8: one lane's y, zero beyond N
+  AVec<double> rho_, y2_;     // N x V: z and K^-1 z; the refinement's G^-1 g
+  AVec<double> gs_;           // N: the refinement's gradient g of one lane
+  std::vector<int> miss_;     // one lane's missing rows (downdate_pixel)
   std::vector<int> rows_[V];  // the SoA lanes' missing rows
   std::uint8_t soa_[V] = {}, refine_[V] = {};
   SmallScratch scratch_;

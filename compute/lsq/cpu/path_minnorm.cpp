@@ -38,8 +38,8 @@ class MinNormPath final : public Path<T, V> {
           obs_.push_back(i);
           bo_.push_back(g.b[std::size_t(i) * V + v]);
         }
-      const SmallOutcome so = minnorm_pixel(pb.ops, pb.design, pb.options.lambda, obs_,
-                                            bo_.data(), limit, xs_.data(), scratch_);
+      const SmallOutcome so = minnorm_pixel(pb.ops, pb.design, pb.options.lambda, obs_, bo_.data(),
+                                            limit, xs_.data(), scratch_);
       g.set_outcome(v, so, xs_.data());
     }
   }
@@ -129,11 +129,11 @@ class MinNormPath final : public Path<T, V> {
     g.add_rows(v, rows_[v].data(), int(rows_[v].size()), S, u, x);
   }
 
-  AVec<double> y_;    // N x V: b_O, then R_OO^-1 b_O
-  AVec<double> xs_;   // ld8: one lane's solution (zero padded like a8's rows)
-  AVec<double> rho_;  // N x V: the refinement's residual
-  std::vector<int> obs_;  // one lane's observed rows (minnorm_pixel)
-  AVec<double> bo_;       // b at those rows
+  AVec<double> y_;            // N x V: b_O, then R_OO^-1 b_O
+  AVec<double> xs_;           // ld8: one lane's solution (zero padded like a8's rows)
+  AVec<double> rho_;          // N x V: the refinement's residual
+  std::vector<int> obs_;      // one lane's observed rows (minnorm_pixel)
+  AVec<double> bo_;           // b at those rows
   std::vector<int> rows_[V];  // the SoA lanes' observed rows
   std::uint8_t refine_[V] = {};
   SmallScratch scratch_;

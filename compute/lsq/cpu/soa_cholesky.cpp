@@ -46,7 +46,8 @@ void SoaCholesky<T, V>::norm1_and_tolerance() {
     // Lane v's own size lane_n[v] <= N (the padded small paths): its diagonal only, so that the
     // tolerance does not depend on the padding (nor on the group's other lanes).
     T md = 0;
-    for (int i = 0; i < lane_n[v]; ++i) md = std::max(md, l_[(rowbase(i) + std::size_t(i)) * V + v]);
+    for (int i = 0; i < lane_n[v]; ++i)
+      md = std::max(md, l_[(rowbase(i) + std::size_t(i)) * V + v]);
     norm1[v] = double(m[v]);
     tol_[v] = T(lane_n[v]) * eps * md;
     fail[v] = 0;
@@ -241,8 +242,8 @@ void SoaCholesky<T, V>::solve_many(U* const (&y)[R]) const {
 }
 
 template <class T, int V>
-void SoaCholesky<T, V>::gather(int n, const int* sz, const int* const* rows, const double* S,
-                                int M, double sign, double diag, const double* pad) {
+void SoaCholesky<T, V>::gather(int n, const int* sz, const int* const* rows, const double* S, int M,
+                               double sign, double diag, const double* pad) {
 #if defined(__AVX512F__)
   if constexpr (std::is_same_v<T, double> && V == 8) {
     // One 8-lane gather per entry: lane v's index rows_v[q] M + rows_v[p] (M <= 1024, so it
@@ -257,12 +258,12 @@ void SoaCholesky<T, V>::gather(int n, const int* sz, const int* const* rows, con
     const __m512d sg = _mm512_set1_pd(sign), dg = _mm512_set1_pd(diag), pd = _mm512_loadu_pd(pad);
     for (int q = 0; q < n; ++q) {
       const __mmask8 on = _mm256_cmpgt_epi32_mask(size, _mm256_set1_epi32(q));
-      const __m256i ro = _mm256_mullo_epi32(
-          _mm256_load_si256(reinterpret_cast<const __m256i*>(ridx + q * 8)), mm);
+      const __m256i ro =
+          _mm256_mullo_epi32(_mm256_load_si256(reinterpret_cast<const __m256i*>(ridx + q * 8)), mm);
       double* lq = &l_[rowbase(q) * V];
       for (int p = 0; p < q; ++p) {
-        const __m256i ix = _mm256_add_epi32(
-            ro, _mm256_load_si256(reinterpret_cast<const __m256i*>(ridx + p * 8)));
+        const __m256i ix =
+            _mm256_add_epi32(ro, _mm256_load_si256(reinterpret_cast<const __m256i*>(ridx + p * 8)));
         const __m512d g = _mm512_mask_i32gather_pd(_mm512_setzero_pd(), on, ix, S, 8);
         _mm512_storeu_pd(lq + std::size_t(p) * V, _mm512_maskz_mul_pd(on, sg, g));
       }

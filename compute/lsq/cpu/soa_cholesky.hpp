@@ -56,9 +56,9 @@ class SoaCholesky {
   void gather(int n, const int* sz, const int* const* rows, const double* S, int M, double sign,
               double diag, const double* pad);
 
-  int n = 0;             ///< the matrices' size (the largest lane_n)
-  int lane_n[V] = {};    ///< each lane's own size, <= n
-  double norm1[V] = {};  ///< ||G||_1 per lane (norm1_and_tolerance)
+  int n = 0;                  ///< the matrices' size (the largest lane_n)
+  int lane_n[V] = {};         ///< each lane's own size, <= n
+  double norm1[V] = {};       ///< ||G||_1 per lane (norm1_and_tolerance)
   std::uint8_t fail[V] = {};  ///< 1: a pivot broke down (factor)
 
  private:

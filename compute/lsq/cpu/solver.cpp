@@ -103,7 +103,6 @@ struct SolutionStage {
   }
 };
 
-
 /// The paths in the order they run (each writes only its own lanes).
 template <class T, int V>
 std::vector<std::unique_ptr<Path<T, V>>> make_paths(const Problem<T>& pb) {
