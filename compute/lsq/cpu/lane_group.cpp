@@ -252,6 +252,15 @@ void LaneGroup<T, V>::add_rows(int v, const int* rows, int n, const double* S, c
 }
 
 template <class T, int V>
+void LaneGroup<T, V>::factor_small(int n, const int* sz, const int* const* rows, const double* S,
+                                   double sign, double diag, const double* pad, double* rhs) {
+  chol.gather(n, sz, rows, S, pb.M, sign, diag, pad);
+  chol.norm1_and_tolerance();
+  chol.factor();
+  estimator.estimate(chol, kSmallHagerIterations, rhs);
+}
+
+template <class T, int V>
 void LaneGroup<T, V>::set_outcome(int v, const SmallOutcome& so, const double* xs) {
   const int N = pb.N;
   if (!so.ok) {

@@ -59,6 +59,12 @@ class LaneGroup {
   /// a8), u lane v of an SoA vector, x ld8 long; four rows per pass over x.
   void add_rows(int v, const int* rows, int n, const double* S, const double* u, double* x) const;
 
+  /// The small paths' factorisation: chol.gather(n, sz, rows, S, M, sign, diag, pad), then its
+  /// Cholesky and condition estimate (kSmallHagerIterations), `rhs` (n x V) solved in place.
+  /// chol.n and chol.lane_n as the path set them.
+  void factor_small(int n, const int* sz, const int* const* rows, const double* S, double sign,
+                    double diag, const double* pad, double* rhs);
+
   /// Lane v's outcome of a small solve: its solution xs (N values) into x and ok = 1, or x = 0
   /// and ok = 0 (to the SVD).
   void set_outcome(int v, const SmallOutcome& so, const double* xs);

@@ -55,4 +55,16 @@ std::unique_ptr<Path<T, V>> make_downdate_path(const Problem<T>& pb);
 template <class T, int V>
 std::unique_ptr<Path<T, V>> make_minnorm_path(const Problem<T>& pb);
 
+/// Defines `factory` (one of the above) as making a PathClass<T, V>(pb), for the two group
+/// solvers: (float, kLanesFp32) and (double, kLanesFp64). One line at the end of a path file.
+#define SIMSCOPE_LSQ_CPU_PATH(factory, PathClass)                                 \
+  template <class T, int V>                                                       \
+  std::unique_ptr<Path<T, V>> factory(const Problem<T>& pb) {                     \
+    return std::make_unique<PathClass<T, V>>(pb);                                 \
+  }                                                                               \
+  template std::unique_ptr<Path<float, kLanesFp32>> factory<float, kLanesFp32>(   \
+      const Problem<float>&);                                                     \
+  template std::unique_ptr<Path<double, kLanesFp64>> factory<double, kLanesFp64>( \
+      const Problem<double>&);
+
 }  // namespace simscope::lsq::detail::cpu

@@ -86,10 +86,7 @@ class DowndatePath final : public Path<T, V> {
       for (int k = 0; k < N; ++k) yl_[std::size_t(k)] = y_[std::size_t(k) * V + v];
       g.rows_dot_lane(rp[v], sv, yl_.data(), &rho_[std::size_t(v)]);
     }
-    f.gather(n, sz, rp, C, M, -1.0, 1.0, pad);
-    f.norm1_and_tolerance();
-    f.factor();
-    g.estimator.estimate(f, kSmallHagerIterations, rho_.data());  // and rho_ <- K^-1 z
+    g.factor_small(n, sz, rp, C, -1.0, 1.0, pad, rho_.data());  // and rho_ <- K^-1 z
     const double limit = fallback_condition(Precision::Fp64);
     bool refine = false;
     for (int v = 0; v < V; ++v) {
@@ -156,14 +153,6 @@ class DowndatePath final : public Path<T, V> {
 
 }  // namespace
 
-template <class T, int V>
-std::unique_ptr<Path<T, V>> make_downdate_path(const Problem<T>& pb) {
-  return std::make_unique<DowndatePath<T, V>>(pb);
-}
-
-template std::unique_ptr<Path<float, kLanesFp32>> make_downdate_path<float, kLanesFp32>(
-    const Problem<float>&);
-template std::unique_ptr<Path<double, kLanesFp64>> make_downdate_path<double, kLanesFp64>(
-    const Problem<double>&);
+SIMSCOPE_LSQ_CPU_PATH(make_downdate_path, DowndatePath)
 
 }  // namespace simscope::lsq::detail::cpu

@@ -92,14 +92,6 @@ class GramPath final : public Path<T, V> {
 
 }  // namespace
 
-template <class T, int V>
-std::unique_ptr<Path<T, V>> make_gram_path(const Problem<T>& pb) {
-  return std::make_unique<GramPath<T, V>>(pb);
-}
-
-template std::unique_ptr<Path<float, kLanesFp32>> make_gram_path<float, kLanesFp32>(
-    const Problem<float>&);
-template std::unique_ptr<Path<double, kLanesFp64>> make_gram_path<double, kLanesFp64>(
-    const Problem<double>&);
+SIMSCOPE_LSQ_CPU_PATH(make_gram_path, GramPath)
 
 }  // namespace simscope::lsq::detail::cpu

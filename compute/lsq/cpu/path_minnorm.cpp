@@ -80,10 +80,7 @@ class MinNormPath final : public Path<T, V> {
       sz[v] = k, pad[v] = maxdiag;
       for (int q = k; q < kmax; ++q) y_[std::size_t(q) * V + v] = 0;
     }
-    f.gather(kmax, sz, rp, R, M, 1.0, lambda, pad);
-    f.norm1_and_tolerance();
-    f.factor();
-    g.estimator.estimate(f, kSmallHagerIterations, y_.data());  // and y_ <- R_OO^-1 y_
+    g.factor_small(kmax, sz, rp, R, 1.0, lambda, pad, y_.data());  // and y_ <- R_OO^-1 y_
     const double limit = fallback_condition(Precision::Fp64);
     bool refine = false;
     for (int v = 0; v < V; ++v) {
@@ -141,14 +138,6 @@ class MinNormPath final : public Path<T, V> {
 
 }  // namespace
 
-template <class T, int V>
-std::unique_ptr<Path<T, V>> make_minnorm_path(const Problem<T>& pb) {
-  return std::make_unique<MinNormPath<T, V>>(pb);
-}
-
-template std::unique_ptr<Path<float, kLanesFp32>> make_minnorm_path<float, kLanesFp32>(
-    const Problem<float>&);
-template std::unique_ptr<Path<double, kLanesFp64>> make_minnorm_path<double, kLanesFp64>(
-    const Problem<double>&);
+SIMSCOPE_LSQ_CPU_PATH(make_minnorm_path, MinNormPath)
 
 }  // namespace simscope::lsq::detail::cpu

@@ -9,6 +9,8 @@ class SharedPath final : public Path<T, V> {
  public:
   using VD = typename LaneGroup<T, V>::VD;
 
+  explicit SharedPath(const Problem<T>&) {}
+
   Kind kind() const override { return kShared; }
 
   void solve(LaneGroup<T, V>& g) override {
@@ -21,14 +23,6 @@ class SharedPath final : public Path<T, V> {
 
 }  // namespace
 
-template <class T, int V>
-std::unique_ptr<Path<T, V>> make_shared_path(const Problem<T>&) {
-  return std::make_unique<SharedPath<T, V>>();
-}
-
-template std::unique_ptr<Path<float, kLanesFp32>> make_shared_path<float, kLanesFp32>(
-    const Problem<float>&);
-template std::unique_ptr<Path<double, kLanesFp64>> make_shared_path<double, kLanesFp64>(
-    const Problem<double>&);
+SIMSCOPE_LSQ_CPU_PATH(make_shared_path, SharedPath)
 
 }  // namespace simscope::lsq::detail::cpu

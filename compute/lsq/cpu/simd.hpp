@@ -9,7 +9,8 @@
 
 namespace simscope::lsq::detail::cpu {
 
-/// Pixels per group, one SIMD lane each (tests/bench/NOTES.md, "CPU kernel").
+/// Pixels per group, one SIMD lane each (measurements: tests/bench/NOTES.md, lsq, "Session 5"
+/// and "CPU kernel").
 constexpr int kLanesFp64 = 8, kLanesFp32 = 8;
 
 /// Allocator of 64-byte aligned blocks (one cache line, one AVX-512 vector): vector loads from

@@ -1,10 +1,11 @@
 // The CPU lsq solver (lsq.hpp, Solver): one OpenMP region over tasks of kBlockPixels consecutive
 // pixels; each task's pixels are sorted by observed count and solved in groups of V, one SIMD
 // lane per pixel (LaneGroup), each group's lanes by their paths (path.hpp). Lanes that leave
-// their path (breakdown, poor condition, methods qr and svd, underdetermined with lambda = 0
-// outside method auto) are solved one by one with Eigen (lsq_dense.cpp). An fp32 solve hands
-// its downdate and minimum-norm pixels to a float64 group solver. Each task's solutions are
-// staged (SolutionStage) and written to the result's (N, H, W) rows as contiguous runs.
+// their path (breakdown, poor condition) or have none (methods qr and svd, underdetermined with
+// lambda = 0 where the minimum-norm path is off) are solved one by one with Eigen
+// (lsq_dense.cpp). An fp32 solve hands its downdate and minimum-norm pixels to a float64 group
+// solver. Each task's solutions are staged (SolutionStage) and written to the result's (N, H, W)
+// rows as contiguous runs.
 // Memory: the cube (read in place), the outputs, and per thread O(M V + N^2 V + 256 N) scratch.
 #include <omp.h>
 #if defined(__AVX512F__) && defined(__BMI2__)
