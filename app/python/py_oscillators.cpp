@@ -7,15 +7,19 @@
 #include <memory>
 #include <mutex>
 
+#include "oscillators/ensemble.hpp"
+#include "oscillators/model.hpp"
 #include "oscillators/osc_device_state.hpp"
-#include "oscillators/oscillators.hpp"
+#include "oscillators/oscillators_params.hpp"
 #include "oscillators/oscillators_workload.hpp"
+#include "oscillators/study.hpp"
+#include "oscillators/topology.hpp"
 #include "py_arrays.hpp"
 #include "py_call.hpp"
 #include "py_dlpack.hpp"
+#include "py_locale.hpp"
 #include "py_params.hpp"
 #include "py_result.hpp"
-#include "py_locale.hpp"
 
 namespace simscope::python {
 

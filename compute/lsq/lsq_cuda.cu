@@ -1,5 +1,5 @@
 // The CUDA lsq solver (lsq.hpp, Solver). Same algorithm and outputs as the CPU back end
-// (lsq_cpu.cpp), in chunks of pixels that stream through the device:
+// (cpu/solver.cpp), in chunks of pixels that stream through the device:
 //
 //  1. the chunk's slab of the cube (M x Pc, pitched copy) goes up (not again when the whole cube
 //     fits one chunk and the same Cube::generation was solved last); a tiled-transpose kernel
@@ -7,7 +7,7 @@
 //     zeroed pixel-major (M x Pc) and a pixel-major mask, and counts the observed rows;
 //  2. a classify kernel sorts pixels: empty, no gaps (shared SVD of A), Cholesky, host SVD, and
 //     for methods auto and downdate the downdate and the row-Gram minimum norm by the CPU back
-//     end's rule (lsq_cpu.cpp; auto's cost model lsq_downdate.hpp). With those small paths on,
+//     end's rule (cpu/path.hpp; auto's cost model lsq_downdate.hpp). With those small paths on,
 //     y = B (w o b) of the chunk is one float64 cuBLAS GEMM (B = G^-1 A^T, N x M, against the
 //     zero-filled data), the host reads the chunk's flags (one stream synchronisation per chunk)
 //     and launches the small kernel (lsq_cuda_small.cu: one warp per pixel, K = I - C_SS or
@@ -108,7 +108,7 @@ __global__ void prep_kernel(const C* __restrict__ cube, int M, int pc, T* __rest
 /// products); a pixel for the small kernel (downdate or minimum norm, lsq_cuda_small.cu).
 constexpr int kFlagChol = 1, kFlagPartial = 2, kFlagSmall = 4;
 
-/// How the classify kernel picks, per pixel with gaps (the CPU back end's rule, lsq_cpu.cpp).
+/// How the classify kernel picks, per pixel with gaps (the CPU back end's rule, cpu/path.hpp).
 struct ClassifyRule {
   bool host_all = false;   // methods qr, svd: every pixel with gaps on the host
   bool downdate = false;   // method downdate: the downdate for every pixel with gaps

@@ -28,7 +28,7 @@
 /// (resp. cond(R_OO)) exceeds kRefineCondition; pixels beyond fallback_condition(Fp64) = 1e10
 /// go to the float64 SVD. The functions below solve one pixel (downdate pixels with more than N
 /// missing rows); the float64 groups of the CPU solver (those of fp32 solves included) run the
-/// same algorithm on their lanes together (lsq_cpu.cpp: downdate_soa, minnorm_soa), each lane's
+/// same algorithm on their lanes together (cpu/path_downdate.cpp, path_minnorm.cpp), each lane's
 /// K or R_OO padded to the group's largest size with a multiple of I, bit-identical whatever the
 /// neighbours. The CUDA back end runs it one warp per pixel (lsq_cuda_small.cu).
 #include <cstddef>

@@ -6,7 +6,8 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "oscillators/oscillators.hpp"
+#include "oscillators/ensemble.hpp"
+#include "oscillators/model.hpp"
 
 namespace simscope::oscillators {
 

@@ -1,6 +1,10 @@
-// Back-end-independent parts of the oscillators workload (oscillators.hpp): initial states,
-// reference observables, layouts, studies, the checks shared by the back ends.
-#include "oscillators/oscillators.hpp"
+// Back-end-independent parts of the oscillators workload (model.hpp, ensemble.hpp, study.hpp,
+// layout.hpp): initial states, reference observables, layouts, studies, the checks shared by the
+// back ends.
+#include "oscillators/ensemble.hpp"
+#include "oscillators/layout.hpp"
+#include "oscillators/model.hpp"
+#include "oscillators/study.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -1,4 +1,4 @@
-// The CPU ensemble (oscillators.hpp, Ensemble): OpenMP over members, each member integrated by a
+// The CPU ensemble (ensemble.hpp, Ensemble): OpenMP over members, each member integrated by a
 // tight RK4 on its network's neighbour table with its state in cache-resident arrays.
 //
 // Per step and member: four stages, each a gather of sum_j G_ij xs_j (no dense G.X: a ring

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "oscillators/oscillators.hpp"
+#include "oscillators/ensemble.hpp"
 
 namespace simscope::oscillators::detail {
 

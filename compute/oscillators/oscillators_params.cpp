@@ -1,7 +1,8 @@
-// The oscillators workload's parameter schema and its readers (oscillators.hpp: schema,
+// The oscillators workload's parameter schema and its readers (oscillators_params.hpp: schema,
 // model_from, study_options_from, precision_from, make_topologies, make_initial_state).
 #include "core/error.hpp"
 #include "oscillators/oscillators_internal.hpp"
+#include "oscillators/oscillators_params.hpp"
 
 namespace simscope::oscillators {
 

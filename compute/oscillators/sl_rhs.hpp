@@ -9,7 +9,7 @@
 
 namespace simscope::oscillators::detail {
 
-/// dx/dt and dy/dt of a node at (x, y) (oscillators.hpp):
+/// dx/dt and dy/dt of a node at (x, y) (model.hpp):
 ///   dx = x - w y - (x + c y) r^2 + he (nsum - deg x),   dy = y + w x - (y - c x) r^2,
 /// with r^2 = x^2 + y^2, he = e/2, nsum = sum_j G_ij x_j and deg = sum_j G_ij, written as
 ///   dx = diag x - w y - (x + c y) r^2 + he nsum   with diag = 1 - he deg (precomputed per node).

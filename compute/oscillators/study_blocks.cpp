@@ -1,4 +1,4 @@
-// Checkpointed studies (oscillators.hpp, run_study_blocks): the members integrated in fixed blocks,
+// Checkpointed studies (study.hpp, run_study_blocks): the members integrated in fixed blocks,
 // each block in fixed stretches ("segments") of steps, so that where a study is saved, cancelled
 // or resumed never changes what is computed.
 //
@@ -28,7 +28,7 @@
 
 #include "core/error.hpp"
 #include "core/range_cuts.hpp"
-#include "oscillators/oscillators.hpp"
+#include "oscillators/study.hpp"
 
 namespace simscope::oscillators {
 namespace {

@@ -1,4 +1,4 @@
-// Networks of the oscillators workload (oscillators.hpp): ring lattices, Watts-Strogatz and
+// Networks of the oscillators workload (topology.hpp): ring lattices, Watts-Strogatz and
 // Erdos-Renyi graphs, edge-list files, and the CSR invariants.
 #include <omp.h>
 
@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "core/quote.hpp"
 #include "oscillators/oscillators_internal.hpp"
+#include "oscillators/topology.hpp"
 
 namespace simscope::oscillators {
 

@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "cli.hpp"
-#include "oscillators/oscillators.hpp"
+#include "oscillators/study.hpp"
 #include "oscillators/study_checkpoint.hpp"
 
 namespace simscope::app {

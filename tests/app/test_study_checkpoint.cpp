@@ -12,6 +12,11 @@
 
 #include "../compute/test_bits.hpp"
 #include "core/error.hpp"
+#include "oscillators/ensemble.hpp"
+#include "oscillators/model.hpp"
+#include "oscillators/oscillators_params.hpp"
+#include "oscillators/study.hpp"
+#include "oscillators/topology.hpp"
 #include "oscillators/study_checkpoint.hpp"
 
 namespace simscope::app {

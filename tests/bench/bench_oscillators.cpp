@@ -8,8 +8,10 @@
 
 #include "bench.hpp"
 #include "core/backend.hpp"
-#include "oscillators/oscillators.hpp"
+#include "oscillators/ensemble.hpp"
 #include "oscillators/oscillators_internal.hpp"
+#include "oscillators/study.hpp"
+#include "oscillators/topology.hpp"
 
 namespace simscope::bench {
 namespace {

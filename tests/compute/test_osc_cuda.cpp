@@ -7,7 +7,11 @@
 #include <thread>
 
 #include "core/backend.hpp"
+#include "oscillators/ensemble.hpp"
+#include "oscillators/model.hpp"
 #include "oscillators/oscillators_internal.hpp"
+#include "oscillators/study.hpp"
+#include "oscillators/topology.hpp"
 #include "test_cuda_skip.hpp"
 #include "test_osc_util.hpp"
 

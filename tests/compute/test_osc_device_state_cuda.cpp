@@ -11,7 +11,10 @@
 #include <vector>
 
 #include "core/backend.hpp"
+#include "oscillators/ensemble.hpp"
+#include "oscillators/model.hpp"
 #include "oscillators/osc_device_state.hpp"
+#include "oscillators/topology.hpp"
 #include "test_cuda_skip.hpp"
 #include "test_osc_util.hpp"
 #include "test_support.hpp"

@@ -8,7 +8,12 @@
 #include <thread>
 
 #include "io/npy.hpp"
+#include "oscillators/ensemble.hpp"
+#include "oscillators/model.hpp"
 #include "oscillators/oscillators_internal.hpp"
+#include "oscillators/oscillators_params.hpp"
+#include "oscillators/study.hpp"
+#include "oscillators/topology.hpp"
 #include "test_osc_util.hpp"
 
 namespace simscope::oscillators {

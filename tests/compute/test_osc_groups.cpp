@@ -7,7 +7,10 @@
 #include <cstring>
 
 #include "core/error.hpp"
-#include "oscillators/oscillators.hpp"
+#include "oscillators/ensemble.hpp"
+#include "oscillators/model.hpp"
+#include "oscillators/study.hpp"
+#include "oscillators/topology.hpp"
 #include "test_bits.hpp"
 #include "test_osc_util.hpp"
 

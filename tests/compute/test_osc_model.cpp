@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <numeric>
 
+#include "oscillators/ensemble.hpp"
+#include "oscillators/model.hpp"
+#include "oscillators/topology.hpp"
 #include "test_osc_util.hpp"
 
 namespace simscope::oscillators {

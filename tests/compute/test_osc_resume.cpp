@@ -1,4 +1,4 @@
-// Checkpointed studies (oscillators.hpp: run_study_blocks, Ensemble::snapshot/restore): a study
+// Checkpointed studies (study.hpp: run_study_blocks; Ensemble::snapshot/restore): a study
 // cancelled anywhere and resumed from its last saved progress gives the uninterrupted study's
 // results bit for bit; blocks give run_study's per-member results exactly.
 #include <gtest/gtest.h>
@@ -10,7 +10,10 @@
 #include <thread>
 
 #include "core/error.hpp"
-#include "oscillators/oscillators.hpp"
+#include "oscillators/ensemble.hpp"
+#include "oscillators/model.hpp"
+#include "oscillators/study.hpp"
+#include "oscillators/topology.hpp"
 #include "test_bits.hpp"
 #include "test_osc_util.hpp"
 

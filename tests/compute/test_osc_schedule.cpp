@@ -11,8 +11,11 @@
 #include <cmath>
 #include <cstring>
 
-#include "oscillators/oscillators.hpp"
+#include "oscillators/ensemble.hpp"
+#include "oscillators/model.hpp"
 #include "oscillators/oscillators_internal.hpp"
+#include "oscillators/study.hpp"
+#include "oscillators/topology.hpp"
 #include "test_bits.hpp"
 
 namespace simscope::oscillators {

@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include "oscillators/layout.hpp"
+#include "oscillators/topology.hpp"
 #include "test_osc_util.hpp"
 
 namespace simscope::oscillators {

@@ -14,7 +14,8 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "oscillators/oscillators.hpp"
+#include "oscillators/model.hpp"
+#include "oscillators/topology.hpp"
 #include "test_support.hpp"
 
 namespace simscope::oscillators::test {

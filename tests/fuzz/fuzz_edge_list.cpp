@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "fuzz_support.hpp"
-#include "oscillators/oscillators.hpp"
+#include "oscillators/topology.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 2) return 0;

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "fuzz_support.hpp"
-#include "oscillators/oscillators.hpp"
+#include "oscillators/model.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 2) return 0;

@@ -4,7 +4,7 @@
 #include "core/params.hpp"
 #include "field/field.hpp"
 #include "lsq/lsq.hpp"
-#include "oscillators/oscillators.hpp"
+#include "oscillators/oscillators_params.hpp"
 
 namespace simscope::fuzz {
 

@@ -24,7 +24,7 @@ def rhs(x, y, g, w, c, e):
 
 
 def rk4_reference(state, g, w, c, e, dt, steps, transient, every):
-    """The classic RK4 in float64 numpy, with msd / R recorded as oscillators.hpp defines them."""
+    """The classic RK4 in float64 numpy, with msd / R recorded as model.hpp defines them."""
     x, y = state[..., 0].copy(), state[..., 1].copy()
     msd_sum = np.zeros(len(x))
     msd_t, order_t = [], []

@@ -12,10 +12,12 @@
 #include "core/error.hpp"
 #include "field/field.hpp"
 #include "io/npy.hpp"
-#include "oscillators/oscillators.hpp"
+#include "oscillators/oscillators_params.hpp"
+#include "oscillators/study.hpp"
+#include "oscillators/study_checkpoint.hpp"
+#include "oscillators/topology.hpp"
 #include "result_codec.hpp"
 #include "split_merge.hpp"
-#include "oscillators/study_checkpoint.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {

@@ -1,5 +1,5 @@
 """Ensembles of K networks of N Stuart-Landau oscillators, integrated with RK4
-(compute/oscillators/oscillators.hpp):
+(compute/oscillators/model.hpp):
     dz_i/dt = (1 + i w) z_i - (1 - i c)|z_i|^2 z_i + (e/2) sum_j G_ij (x_j - x_i)
 Keywords are the oscillators schema (simscope.params("oscillators")): network_nodes,
 network_topology, network_k, ensemble_size, model_omega, ..., integrator_dt, integrator_steps,

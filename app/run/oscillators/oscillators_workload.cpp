@@ -14,9 +14,14 @@
 
 #include "cache_key.hpp"
 #include "core/error.hpp"
-#include "oscillators/oscillators.hpp"
-#include "split_merge.hpp"
+#include "oscillators/ensemble.hpp"
+#include "oscillators/layout.hpp"
+#include "oscillators/model.hpp"
+#include "oscillators/oscillators_params.hpp"
+#include "oscillators/study.hpp"
 #include "oscillators/study_checkpoint.hpp"
+#include "oscillators/topology.hpp"
+#include "split_merge.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {

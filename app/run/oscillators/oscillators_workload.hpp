@@ -7,7 +7,9 @@
 #include <utility>
 #include <vector>
 
-#include "oscillators/oscillators.hpp"
+#include "oscillators/ensemble.hpp"
+#include "oscillators/model.hpp"
+#include "oscillators/study.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {

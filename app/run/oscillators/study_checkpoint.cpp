@@ -20,6 +20,9 @@
 #include "io/atomic_file.hpp"
 #include "io/npy.hpp"
 #include "json.hpp"
+#include "oscillators/ensemble.hpp"
+#include "oscillators/oscillators_params.hpp"
+#include "oscillators/study.hpp"
 #include "progress_relay.hpp"
 #include "workload.hpp"
 

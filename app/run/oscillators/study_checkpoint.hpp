@@ -58,7 +58,7 @@
 #include "core/backend.hpp"
 #include "core/error.hpp"
 #include "core/params.hpp"
-#include "oscillators/oscillators.hpp"
+#include "oscillators/study.hpp"
 
 namespace simscope::app {
 

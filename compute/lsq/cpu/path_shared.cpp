@@ -1,0 +1,28 @@
+// The shared path: lanes without gaps take x = op b with the shared SVD's operator.
+#include "lsq/cpu/lane_group.hpp"
+
+namespace simscope::lsq::detail::cpu {
+namespace {
+
+template <class T, int V>
+class SharedPath final : public Path<T, V> {
+ public:
+  using VD = typename LaneGroup<T, V>::VD;
+
+  explicit SharedPath(const Problem<T>&) {}
+
+  Kind kind() const override { return kShared; }
+
+  void solve(LaneGroup<T, V>& g) override {
+    g.op_times_b(g.pb.op8.data(), [&](int k, const VD& c) {
+      for (int v = 0; v < V; ++v)
+        if (g.kind[v] == kShared) g.x[std::size_t(k) * V + v] = c[v];
+    });
+  }
+};
+
+}  // namespace
+
+SIMSCOPE_LSQ_CPU_PATH(make_shared_path, SharedPath)
+
+}  // namespace simscope::lsq::detail::cpu

@@ -1,0 +1,411 @@
+// The CPU lsq solver (lsq.hpp, Solver): one OpenMP region over tasks of kBlockPixels consecutive
+// pixels; each task's pixels are sorted by observed count and solved in groups of V, one SIMD
+// lane per pixel (LaneGroup), each group's lanes by their paths (path.hpp). Lanes that leave
+// their path (breakdown, poor condition) or have none (methods qr and svd, underdetermined with
+// lambda = 0 where the minimum-norm path is off) are solved one by one with Eigen
+// (lsq_dense.cpp). An fp32 solve hands its downdate and minimum-norm pixels to a float64 group
+// solver. Each task's solutions are staged (SolutionStage) and written to the result's (N, H, W)
+// rows as contiguous runs.
+// Memory: the cube (read in place), the outputs, and per thread O(M V + N^2 V + 256 N) scratch.
+#include <omp.h>
+#if defined(__AVX512F__) && defined(__BMI2__)
+#include <immintrin.h>
+#endif
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "core/error.hpp"
+#include "lsq/cpu/lane_group.hpp"
+#include "lsq/cpu/path.hpp"
+#include "lsq/cpu/problem.hpp"
+
+namespace simscope::lsq::detail {
+namespace cpu {
+
+template <class T>
+Problem<T>::Problem(const Cube& c, const Design& d, const Options& o, const SharedSvd& s,
+                    const DowndateOps& dd, std::size_t pb)
+    : cube(c), design(d), options(o), shared(s), ops(dd) {
+  M = int(d.m), N = int(d.n);
+  ldA = (N + kRowPad - 1) / kRowPad * kRowPad;
+  P = c.pixels();
+  pbeg = pb;
+  apad.assign(std::size_t(M) * ldA, T(0));
+  for (int i = 0; i < M; ++i)
+    for (int k = 0; k < N; ++k) apad[std::size_t(i) * ldA + k] = T(d.a[std::size_t(i) * N + k]);
+  gfull.assign(std::size_t(N + 3) * ldA, T(0));  // blocks of 4 rows
+  for (int a = 0; a < N; ++a)
+    for (int b = 0; b <= a; ++b) {
+      double s = 0;
+      for (int i = 0; i < M; ++i) s += d.a[std::size_t(i) * N + a] * d.a[std::size_t(i) * N + b];
+      gfull[std::size_t(a) * ldA + b] = T(s);
+    }
+  ld8 = (N + kProdRows - 1) / kProdRows * kProdRows;
+  a8.assign(std::size_t(M) * ld8, 0.0);
+  for (int i = 0; i < M; ++i)
+    for (int k = 0; k < N; ++k) a8[std::size_t(i) * ld8 + k] = d.a[std::size_t(i) * N + k];
+  op8.assign(std::size_t(ld8) * M, 0.0);
+  std::copy(s.op.begin(), s.op.end(), op8.begin());
+  if (dd.downdate) {
+    bop8.assign(std::size_t(ld8) * M, 0.0);
+    bt8.assign(std::size_t(M) * ld8, 0.0);
+    for (int i = 0; i < M; ++i)
+      for (int k = 0; k < N; ++k) {
+        bop8[std::size_t(k) * M + i] = dd.bt[std::size_t(i) * N + k];
+        bt8[std::size_t(i) * ld8 + k] = dd.bt[std::size_t(i) * N + k];
+      }
+  }
+  threshold = fallback_condition(std::is_same_v<T, float> ? Precision::Fp32 : Precision::Fp64);
+  singular = 0.1 / double(std::numeric_limits<T>::epsilon());
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr std::size_t kBlockPixels = 256;  // pixels per task, sorted by count (sort_by_count)
+
+/// One task's solutions, N x kBlockPixels (component k of the task's pixel j at k kStride + j):
+/// the groups store them here (pixels in count order land in an L2-resident buffer), and flush()
+/// copies each component's row to the result as one contiguous run of np values.
+struct SolutionStage {
+  // Row stride: 8 doubles more than the task's pixels, so that one pixel's N stores do not all
+  // fall in the same two L1 sets (a stride of 2 KB: 4K aliasing).
+  static constexpr std::size_t kStride = kBlockPixels + 8;
+  std::size_t p0 = 0;  // the task's first result pixel
+  AVec<double> x;
+
+  explicit SolutionStage(int n) : x(std::size_t(n) * kStride) {}
+  /// With AVX-512 the runs are written with streaming stores (the result's lines are not read
+  /// into the cache first: half the memory traffic of the solution, 100 MB at 500 x 500 x 50).
+  void flush(Result& out, std::size_t np) const {
+    const std::size_t P = out.pixels();
+    for (std::size_t k = 0; k < out.n; ++k) {
+      const double* src = x.data() + k * kStride;
+      double* dst = out.solution.data() + k * P + p0;
+      std::size_t j = 0;
+#if defined(__AVX512F__) && defined(__BMI2__)
+      for (; j < np && reinterpret_cast<std::uintptr_t>(dst + j) % 64 != 0; ++j) dst[j] = src[j];
+      for (; j + 8 <= np; j += 8) _mm512_stream_pd(dst + j, _mm512_loadu_pd(src + j));
+#endif
+      for (; j < np; ++j) dst[j] = src[j];
+    }
+#if defined(__AVX512F__) && defined(__BMI2__)
+    _mm_sfence();  // the streaming stores are visible before the task counts as done
+#endif
+  }
+};
+
+/// The paths in the order they run (each writes only its own lanes).
+template <class T, int V>
+std::vector<std::unique_ptr<Path<T, V>>> make_paths(const Problem<T>& pb) {
+  std::vector<std::unique_ptr<Path<T, V>>> paths;
+  paths.push_back(make_gram_path<T, V>(pb));
+  paths.push_back(make_shared_path<T, V>(pb));
+  paths.push_back(make_downdate_path<T, V>(pb));
+  paths.push_back(make_minnorm_path<T, V>(pb));
+  return paths;
+}
+
+/// Solves groups of V pixels: loads them (LaneGroup), runs the paths their lanes need, and
+/// stores each pixel's outputs; the pixels its path left go through Eigen (dense). One instance
+/// per thread.
+template <class T, int V>
+class GroupSolver {
+ public:
+  GroupSolver(const Problem<T>& pb, Result& out)
+      : pb_(pb),
+        out_(out),
+        g_(pb),
+        paths_(make_paths<T, V>(pb)),
+        xt_(std::size_t(pb.N) * V),
+        xs_(std::size_t(pb.N)) {}
+
+  /// Solutions go to `stage` (the task's pixels, SolutionStage) instead of the result.
+  void set_stage(SolutionStage* stage) { stage_ = stage; }
+
+  std::uint64_t fallbacks() const { return fallbacks_; }
+  std::uint64_t dense_pixels() const { return dense_; }
+  std::uint64_t downdate_pixels() const { return downdated_; }
+  std::uint64_t minnorm_pixels() const { return minnormed_; }
+
+  /// The result's pixels px[0..lanes) (cube pixels pbeg + px[v]), lanes <= V; any pixels: each
+  /// lane's outputs do not depend on the others (run() groups pixels of similar counts).
+  void solve(const std::size_t* px, int lanes) {
+    g_.load(px, lanes);
+    const Method method = pb_.options.method;
+    const double lambda = pb_.options.lambda;
+    const int M = pb_.M, N = pb_.N;
+    bool any[kMinNorm + 1] = {};
+    for (int v = 0; v < V; ++v) {
+      const Kind k = v >= lanes ? kPad : kind_of(g_.cnt[v], M, N, method, lambda, pb_.ops);
+      g_.kind[v] = k;
+      any[k] = true;
+    }
+    for (const auto& path : paths_)
+      if (any[path->kind()]) path->solve(g_);
+    g_.residuals();
+    for (int k = 0; k < N; ++k)  // x transposed once for the lanes' stores (finish)
+      for (int v = 0; v < V; ++v) xt_[std::size_t(v) * N + k] = g_.x[std::size_t(k) * V + v];
+    for (int v = 0; v < lanes; ++v) finish(px[v], v);
+  }
+
+ private:
+  void finish(std::size_t p, int v) {
+    const int N = pb_.N;
+    const Kind kind = g_.kind[v];
+    PixelOutcome o;
+    switch (kind) {
+      case kPad:
+        return;
+      case kEmpty: {  // status 3: NaN outputs, count 0 (shape_result leaves the arrays unset)
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        for (int k = 0; k < N; ++k) xs_[std::size_t(k)] = nan;
+        o.status = kAllMissing;
+        o.condition = std::numeric_limits<float>::quiet_NaN();
+        store(p, xs_.data(), o, nan, 0);
+        return;
+      }
+      case kShared:
+        o = pb_.shared.outcome;
+        break;
+      case kDense:
+        dense(p, v, pb_.options.method != Method::Qr && pb_.options.method != Method::Svd);
+        return;
+      case kChol:
+      case kDowndate:
+      case kMinNorm:
+        if (!g_.ok[v]) {
+          dense(p, v, true);
+          return;
+        }
+        if (kind == kDowndate) ++downdated_;
+        if (kind == kMinNorm) ++minnormed_;
+        o.status = g_.cnt[v] < N ? kUnderdetermined : kOk;
+        o.condition = float(g_.condition[v]);
+        break;
+    }
+    store(p, &xt_[std::size_t(v) * N], o, std::sqrt(g_.rss[v] / double(g_.cnt[v])), g_.cnt[v]);
+  }
+
+  /// Pixel p's outputs: the maps into the result, the solution x (N values) into the task's
+  /// stage (SolutionStage::flush copies it to the result) or, without a stage, the result.
+  void store(std::size_t p, const double* x, const PixelOutcome& o, double residual, int count) {
+    if (!stage_) return store_pixel(out_, p, x, o, residual, count);
+    store_maps(out_, p, o, residual, count);
+    double* s = stage_->x.data() + (p - stage_->p0);
+    for (int k = 0; k < pb_.N; ++k) s[std::size_t(k) * SolutionStage::kStride] = x[k];
+  }
+
+  /// One pixel through Eigen: the float64 SVD fallback, or the qr / svd methods.
+  void dense(std::size_t p, int v, bool fallback) {
+    px_.rows.clear();
+    px_.b.clear();
+    for (int i = 0; i < pb_.M; ++i)
+      if (g_.w[std::size_t(i) * V + v] != 0) {
+        px_.rows.push_back(i);
+        px_.b.push_back(g_.b[std::size_t(i) * V + v]);
+      }
+    const double lambda = pb_.options.lambda;
+    constexpr bool f32 = std::is_same_v<T, float>;
+    PixelOutcome o;
+    ++dense_;
+    if (fallback) {
+      o = svd_pixel<double>(pb_.design, px_, lambda, xs_.data());
+      ++fallbacks_;
+    } else if (pb_.options.method == Method::Qr) {
+      o = f32 ? qr_pixel<float>(pb_.design, px_, lambda, xs_.data())
+              : qr_pixel<double>(pb_.design, px_, lambda, xs_.data());
+    } else {
+      o = f32 ? svd_pixel<float>(pb_.design, px_, lambda, xs_.data())
+              : svd_pixel<double>(pb_.design, px_, lambda, xs_.data());
+    }
+    store(p, xs_.data(), o, residual_rms(pb_.design, px_, xs_.data()), int(px_.rows.size()));
+  }
+
+  const Problem<T>& pb_;
+  Result& out_;
+  LaneGroup<T, V> g_;
+  std::vector<std::unique_ptr<Path<T, V>>> paths_;
+  AVec<double> xt_;  // V x N: the group's x transposed (each lane's solution contiguous)
+  AVec<double> xs_;  // N: one pixel's solution (empty and dense pixels)
+  PixelData px_;
+  std::uint64_t fallbacks_ = 0, dense_ = 0, downdated_ = 0, minnormed_ = 0;
+  SolutionStage* stage_ = nullptr;
+};
+
+/// The result's pixels [p0, p0 + np) ordered by their observed count (a stable counting sort,
+/// one pass over the block's rows of the cube): groups of consecutive entries then have similar
+/// small sizes s or k, so little padding in the group's SoA factorisation (and one path).
+template <class T>
+void sort_by_count(const Problem<T>& pb, std::size_t p0, std::size_t np, std::vector<int>& counts,
+                   std::vector<std::size_t>& order) {
+  const int M = pb.M;
+  counts.assign(np, 0);
+  const bool f32 = pb.cube.dtype == io::DType::Float32;
+  for (int i = 0; i < M; ++i) {
+    const std::size_t off = std::size_t(i) * pb.P + pb.pbeg + p0;
+    if (f32) {
+      const float* src = pb.cube.f32() + off;
+      for (std::size_t j = 0; j < np; ++j) counts[j] += src[j] == src[j];
+    } else {
+      const double* src = pb.cube.f64() + off;
+      for (std::size_t j = 0; j < np; ++j) counts[j] += src[j] == src[j];
+    }
+  }
+  std::vector<int> start(std::size_t(M) + 2, 0);
+  for (std::size_t j = 0; j < np; ++j) ++start[std::size_t(counts[j]) + 1];
+  for (int c = 0; c <= M; ++c) start[std::size_t(c) + 1] += start[std::size_t(c)];
+  order.resize(np);
+  for (std::size_t j = 0; j < np; ++j) order[std::size_t(start[std::size_t(counts[j])]++)] = p0 + j;
+}
+
+/// Solves the result's pixels (out.pixels() of them, from cube pixel out.row_begin * W): blocks
+/// of kBlockPixels consecutive pixels per task, each sorted by count and solved V at a time.
+template <class T, int V>
+void run(const Cube& cube, const Design& design, const Options& options, const SharedSvd& shared,
+         const DowndateOps& ops, Result& out, Progress* progress) {
+  const Problem<T> pb(cube, design, options, shared, ops, out.row_begin * cube.width);
+  // fp32: the downdate and minimum-norm pixels go to a float64 group solver (its SoA code).
+  constexpr bool f32 = std::is_same_v<T, float>;
+  std::optional<Problem<double>> pbd;
+  if (f32) pbd.emplace(cube, design, options, shared, ops, out.row_begin * cube.width);
+  auto small = [&](int c) {
+    const Kind k = kind_of(c, pb.M, pb.N, options.method, options.lambda, ops);
+    return f32 && (k == kDowndate || k == kMinNorm);
+  };
+  const std::size_t P = out.pixels();
+  const std::size_t blocks = (P + kBlockPixels - 1) / kBlockPixels;
+  std::atomic<std::uint64_t> fallbacks{0}, dense{0}, downdated{0}, minnormed{0};
+  // One parallel region for the whole solve (one barrier: on a loaded machine, threads spinning
+  // at a barrier per chunk cost a quarter of the CPU time); cancellation is polled per block
+  // (the remaining blocks are skipped, Cancelled thrown after the region), the progress fraction
+  // is set by the calling thread.
+  std::atomic<std::size_t> done{0};
+  std::atomic<bool> stop{false};
+  progress_check(progress);
+  {
+#pragma omp parallel
+    {
+      GroupSolver<T, V> gs(pb, out);
+      std::optional<GroupSolver<double, kLanesFp64>> gsd;
+      if (f32) gsd.emplace(*pbd, out);
+      SolutionStage stage(pb.N);
+      gs.set_stage(&stage);
+      if (gsd) gsd->set_stage(&stage);
+      std::vector<std::size_t> order, order64;
+      std::vector<int> counts;
+#pragma omp for schedule(dynamic, 1)
+      for (std::size_t k = 0; k < blocks; ++k) {
+        if (stop.load(std::memory_order_relaxed)) continue;
+        const std::size_t p0 = k * kBlockPixels, np = std::min(kBlockPixels, P - p0);
+        sort_by_count(pb, p0, np, counts, order);
+        stage.p0 = p0;
+        if (f32) {  // split off the float64 pixels (order stays sorted by count in both lists)
+          order64.clear();
+          std::size_t n32 = 0;
+          for (std::size_t j = 0; j < np; ++j) {
+            const std::size_t px = order[j];
+            if (small(counts[px - p0]))
+              order64.push_back(px);
+            else
+              order[n32++] = px;
+          }
+          order.resize(n32);
+          for (std::size_t g = 0; g < order64.size(); g += kLanesFp64)
+            gsd->solve(order64.data() + g,
+                       int(std::min<std::size_t>(kLanesFp64, order64.size() - g)));
+        }
+        for (std::size_t g = 0; g < order.size(); g += V)
+          gs.solve(order.data() + g, int(std::min<std::size_t>(V, order.size() - g)));
+        stage.flush(out, np);
+        const std::size_t d = done.fetch_add(1, std::memory_order_relaxed) + 1;
+        if (progress && progress->cancel.load(std::memory_order_relaxed)) stop = true;
+        if (progress && omp_get_thread_num() == 0) progress_set(progress, double(d) / blocks);
+      }
+      fallbacks += gs.fallbacks();
+      dense += gs.dense_pixels();
+      downdated += gs.downdate_pixels();
+      minnormed += gs.minnorm_pixels();
+      if (gsd) {
+        fallbacks += gsd->fallbacks();
+        dense += gsd->dense_pixels();
+        downdated += gsd->downdate_pixels();
+        minnormed += gsd->minnorm_pixels();
+      }
+    }
+  }
+  progress_check(progress);
+  progress_set(progress, 1.0);
+  out.fallback_pixels = fallbacks.load();
+  out.host_pixels = dense.load();
+  out.downdate_pixels = downdated.load();
+  out.minnorm_pixels = minnormed.load();
+}
+
+/// init_result without its fill of the arrays: every pixel's outputs are written by the group
+/// solvers (finish: the empty pixels' NaN and status 3 too), so the solution's N P doubles are
+/// written once, in parallel, instead of a serial NaN pass first (~0.02 s at 500 x 500 x 50).
+void shape_result(Result& out, const Cube& cube, const Design& design, const IndexRange& rows) {
+  const std::size_t P = (rows.end - rows.begin) * cube.width;
+  Result meta;  // the metadata of init_result, on an empty result
+  init_result(meta, Cube{}, design, IndexRange{0, 0});
+  meta.height = rows.end - rows.begin;
+  meta.width = cube.width;
+  meta.row_begin = rows.begin;
+  meta.solution.swap(out.solution);
+  meta.residual.swap(out.residual);
+  meta.count.swap(out.count);
+  meta.status.swap(out.status);
+  meta.condition.swap(out.condition);
+  out = std::move(meta);
+  out.solution.resize(design.n * P);
+  out.residual.resize(P);
+  out.count.resize(P);
+  out.status.resize(P);
+  out.condition.resize(P);
+}
+
+class CpuSolver final : public Solver {
+ public:
+  using Solver::solve;
+  Backend backend() const override { return Backend::Cpu; }
+
+  void solve(const Cube& cube, const Design& design, const IndexRange& range,
+             const Options& options, Result& out, Progress* progress) override {
+    validate(cube, design, options);
+    const IndexRange rows = resolve(range, cube.height, "lsq: pixel rows");
+    const auto t0 = Clock::now();
+    shape_result(out, cube, design, rows);
+    const SharedSvd shared = shared_svd(design, options.lambda);
+    const bool dd = options.method == Method::Downdate || options.method == Method::Auto;
+    const DowndateOps ops =
+        make_downdate_ops(design, options.lambda, fallback_condition(Precision::Fp64), dd,
+                          options.method == Method::Auto && design.m > 0);
+    if (options.precision == Precision::Fp32)
+      run<float, kLanesFp32>(cube, design, options, shared, ops, out, progress);
+    else
+      run<double, kLanesFp64>(cube, design, options, shared, ops, out, progress);
+    out.shared_rank = shared.rank;
+    out.shared_pixels = 0;
+    for (std::size_t p = 0; p < out.count.size(); ++p)
+      out.shared_pixels += std::size_t(out.count[p]) == cube.m;
+    count_statuses(out);
+    out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  }
+};
+
+}  // namespace
+}  // namespace cpu
+
+std::unique_ptr<Solver> make_cpu_solver() { return std::make_unique<cpu::CpuSolver>(); }
+
+}  // namespace simscope::lsq::detail

@@ -1,0 +1,24 @@
+#pragma once
+/// @file The parameters of the `oscillators` workload (its Schema) and their readers.
+#include "core/params.hpp"
+#include "oscillators/model.hpp"
+#include "oscillators/study.hpp"
+#include "oscillators/topology.hpp"
+
+namespace simscope::oscillators {
+
+/// The workload's parameters: network.*, ensemble.size, model.*, init, init.seed, init.file,
+/// integrator.*, record.every, precision, live.*, view.
+const Schema& schema();
+
+/// Readers of a validated ParamSet of schema(). `members` overrides ensemble.size when > 0 (the
+/// live view integrates the first min(K, 64) members; member k is the same in both).
+Model model_from(const ParamSet& p);
+StudyOptions study_options_from(const ParamSet& p);
+Precision precision_from(const ParamSet& p);
+/// `first_member` f > 0: members f .. f + members - 1 of the ensemble.size members (a work range;
+/// member k is the same as in the whole ensemble).
+Topologies make_topologies(const ParamSet& p, int members = 0, int first_member = 0);
+State make_initial_state(const ParamSet& p, int members = 0, int first_member = 0);
+
+}  // namespace simscope::oscillators
