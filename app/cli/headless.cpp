@@ -24,6 +24,7 @@
 #include "render/offscreen.hpp"
 #include "render/plane_view.hpp"
 #include "run_manifest.hpp"
+#include "progress_line.hpp"
 #include "session.hpp"
 #include "stale_outputs.hpp"
 #include "stop_signals.hpp"
@@ -51,43 +52,25 @@ struct Interrupted {
 RunResult run_with_progress(Worker& worker, const Session& s, bool quiet, bool& notice_printed,
                             std::shared_ptr<StudyCheckpointRequest> checkpoint) {
   worker.submit(s.params, s.backend.backend, false, "", std::move(checkpoint));
-  const bool tty = isatty(STDERR_FILENO);
-  double last_print = 0, first_fraction = -1, first_t = 0;
-  bool printed = false;
+  ProgressLine line(worker.workload().name(), quiet);
   for (;;) {
     if (stop_signal()) {
       worker.cancel();
       while (worker.busy()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      if (printed) std::fprintf(stderr, tty ? "\r%60s\r" : "\n", "");
+      line.clear();
       throw Interrupted{stop_signal()};
     }
     if (auto ev = worker.poll()) {
-      if (printed) std::fprintf(stderr, tty ? "\r%60s\r" : "\n", "");
+      line.clear();
       if (!ev->error.empty()) throw Error(ev->error);
       return std::move(*ev->result);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    const double t = worker.elapsed_seconds();
-    // The rate is measured from the first progress report (a resumed study starts part-way),
-    // not from the first printed line, which would always have gained nothing (ETA 0.0 s).
-    const double f = worker.progress();
-    if (first_fraction < 0 && f > 0) first_fraction = f, first_t = t;
-    if (!quiet && t > 1.0 && t - last_print > (tty ? 0.25 : 5.0)) {
+    line.update(worker.progress(), worker.elapsed_seconds(), [&] {
       if (!notice_printed && !s.backend.notice.empty())
         std::fprintf(stderr, "simscope: %s\n", s.backend.notice.c_str());
       notice_printed = true;
-      const double gained = first_fraction < 0 ? 0 : f - first_fraction;
-      char eta[48] = "ETA --";  // until the progress has moved enough to give a rate
-      if (gained > 0.005 && t > first_t)
-        std::snprintf(eta, sizeof eta, "ETA %.1f s", (t - first_t) * (1 - f) / gained);
-      std::fprintf(
-          stderr,
-          tty ? "\r%s: %3.0f%%  elapsed %.1f s  %s   " : "%s: %3.0f%%  elapsed %.1f s  %s\n",
-          worker.workload().name().c_str(), 100 * f, t, eta);
-      std::fflush(stderr);
-      last_print = t;
-      printed = true;
-    }
+    });
   }
 }
 

@@ -17,44 +17,13 @@
 #include "json.hpp"
 #include "mpi_job.hpp"
 #include "output_checks.hpp"
+#include "progress_line.hpp"
 #include "session.hpp"
 #include "stop_signals.hpp"
 #include "oscillators/study_checkpoint.hpp"
 
 namespace simscope::app::mpi {
 namespace {
-
-/// Rank 0's progress line: "field on 4 ranks:  42%  elapsed 3.1 s  ETA 4.2 s", as the
-/// single-process runner shows it (after 1 s; every 0.25 s on a terminal, else every 5 s).
-class ProgressLine {
- public:
-  ProgressLine(std::string what, bool quiet) : what_(std::move(what)), quiet_(quiet) {}
-  void operator()(double f, double t) {
-    if (first_f_ < 0 && f > 0) first_f_ = f, first_t_ = t;
-    if (quiet_ || t < 1.0 || t - last_ < (tty_ ? 0.25 : 5.0)) return;
-    char eta[48] = "ETA --";
-    const double gained = first_f_ < 0 ? 0 : f - first_f_;
-    if (gained > 0.005 && t > first_t_)
-      std::snprintf(eta, sizeof eta, "ETA %.1f s", (t - first_t_) * (1 - f) / gained);
-    std::fprintf(
-        stderr, tty_ ? "\r%s: %3.0f%%  elapsed %.1f s  %s   " : "%s: %3.0f%%  elapsed %.1f s  %s\n",
-        what_.c_str(), 100 * f, t, eta);
-    std::fflush(stderr);
-    last_ = t;
-    printed_ = true;
-  }
-  void clear() {
-    if (printed_) std::fprintf(stderr, tty_ ? "\r%60s\r" : "", "");
-    printed_ = false;
-  }
-
- private:
-  std::string what_;
-  bool quiet_;
-  bool tty_ = isatty(STDERR_FILENO);
-  bool printed_ = false;
-  double last_ = 0, first_f_ = -1, first_t_ = 0;
-};
 
 /// run.json's "mpi" section.
 Json mpi_section(const DistributedRun& d, const Job& job) {
@@ -241,7 +210,7 @@ int run_headless_ranks(const RunOptions& o) {
     if (device >= 0) cuda_select_device(device);
   };
   ProgressLine line(s->workload->name() + " on " + std::to_string(job->size()) + " ranks", o.quiet);
-  if (root) opt.progress = [&line](double f, double t) { line(f, t); };
+  if (root) opt.progress = [&line](double f, double t) { line.update(f, t); };
   if (root && !o.quiet && !s->backend.notice.empty())
     std::fprintf(stderr, "simscope: %s (each of %d ranks: %s, CPU threads: %d)\n",
                  s->backend.notice.c_str(), job->size(),

@@ -1,0 +1,29 @@
+#pragma once
+/// @file The batch front ends' progress line on stderr: "WHAT:  42%  elapsed 3.1 s  ETA 4.2 s".
+#include <functional>
+#include <string>
+
+namespace simscope::app {
+
+/// Shows a job's progress on stderr while it takes long: first after 1 s, then every 0.25 s on a
+/// terminal (one line rewritten in place), else every 5 s (one line each). The ETA is measured from the
+/// first progress report (a resumed job starts part-way) and shows "--" until the progress has
+/// moved by 0.5 % over at least 0.5 s.
+class ProgressLine {
+ public:
+  /// `what` leads the line (e.g. "field", "field on 4 ranks"); `quiet`: never print.
+  ProgressLine(std::string what, bool quiet);
+  /// Progress `fraction` in [0, 1] at `seconds` since the start; prints when due. `before_first`
+  /// runs once, just before the first line is printed (e.g. the back end's notice).
+  void update(double fraction, double seconds, const std::function<void()>& before_first = {});
+  /// Ends the shown line (erased on a terminal), so the next message starts on its own line.
+  void clear();
+
+ private:
+  std::string what_;
+  bool quiet_, tty_;
+  bool printed_ = false;
+  double last_ = 0, first_fraction_ = -1, first_seconds_ = 0;
+};
+
+}  // namespace simscope::app
