@@ -37,37 +37,96 @@ void derivatives(const MultiIndex& m, double rx, double ry, double rz, double ep
 
 void p2m(const MultiIndex& m, const double c[3], const float* x, const float* y, const float* z,
          const float* q, int n, double* M) {
-  // Batches of kLanes sources: the scaled powers term by term across the lanes, accumulated per
-  // lane over the batches (both vectorised), the lanes summed once at the end.
-  constexpr int kLanes = 8;
+  // Batches of kLanes sources: the scaled powers term by term across the lanes (the step tables
+  // read once per term for all lanes), accumulated per lane over the batches, the lanes summed
+  // once at the end.
+  constexpr int kLanes = 16;
+  const int N = m.count;
   static thread_local std::vector<double> buf, sum;
-  buf.resize(std::size_t(m.count) * kLanes);
-  sum.assign(std::size_t(m.count) * kLanes, 0.0);
+  buf.resize(std::size_t(N) * kLanes);
+  sum.resize(std::size_t(N) * kLanes);
   double* P = buf.data();
   double* S = sum.data();
+  const std::uint8_t* axis = m.step_axis.data();
+  const std::int16_t* from = m.step_from.data();
+  const double* inv = m.step_inv.data();
   for (int j0 = 0; j0 < n; j0 += kLanes) {
     const int w = std::min(kLanes, n - j0);
-    double r[3][kLanes];
+    const bool first = j0 == 0;  // the first batch stores into S, the others add
+    alignas(64) double r[3][kLanes];
     for (int l = 0; l < kLanes; ++l) {
       const int j = j0 + (l < w ? l : 0);
       r[0][l] = c[0] - double(x[j]), r[1][l] = c[1] - double(y[j]), r[2][l] = c[2] - double(z[j]);
       P[l] = l < w ? double(q[j]) : 0.0;
+      S[l] = first ? P[l] : S[l] + P[l];
     }
-    for (int i = 1; i < m.count; ++i) {
-      const int kc[3] = {m.kx[i], m.ky[i], m.kz[i]};
-      const int a = kc[0] ? 0 : kc[1] ? 1 : 2;
-      const double inv = 1.0 / double(kc[a]);
-      const double* __restrict src = P + std::size_t(m.minus1[a][i]) * kLanes;
+    for (int i = 1; i < N; ++i) {
+      const double f = inv[i];
+      const double* __restrict src = P + std::size_t(from[i]) * kLanes;
       double* __restrict dst = P + std::size_t(i) * kLanes;  // (a later row than src)
-      const double* __restrict ra = r[a];
-#pragma GCC ivdep
-      for (int l = 0; l < kLanes; ++l) dst[l] = src[l] * ra[l] * inv;
+      double* __restrict acc = S + std::size_t(i) * kLanes;
+      const double* __restrict ra = r[axis[i]];
+      if (first) {
+#pragma omp simd
+        for (int l = 0; l < kLanes; ++l) {
+          const double v = src[l] * ra[l] * f;
+          dst[l] = v;
+          acc[l] = v;
+        }
+      } else {
+#pragma omp simd
+        for (int l = 0; l < kLanes; ++l) {
+          const double v = src[l] * ra[l] * f;
+          dst[l] = v;
+          acc[l] += v;
+        }
+      }
     }
-    for (int i = 0; i < m.count * kLanes; ++i) S[i] += P[i];
   }
-  for (int i = 0; i < m.count; ++i) {
+  if (n <= 0) return;
+  for (int i = 0; i < N; ++i) {
     double acc = 0;
     for (int l = 0; l < kLanes; ++l) acc += S[std::size_t(i) * kLanes + l];
+    M[i] += acc;
+  }
+}
+
+void m2m8(const MultiIndex& m, const double cp[3], int n, const double (*cc)[3], const double* Mc,
+          double* M) {
+  constexpr int kL = 8;
+  const int N = m.count;
+  static thread_local std::vector<double> sbuf, abuf;
+  sbuf.resize(std::size_t(N) * kL);
+  abuf.assign(std::size_t(N) * kL, 0.0);
+  double* S = sbuf.data();
+  double* A = abuf.data();
+  alignas(64) double r[3][kL];
+  for (int l = 0; l < kL; ++l)
+    for (int a = 0; a < 3; ++a) r[a][l] = l < n ? cp[a] - cc[l][a] : 0.0;
+  for (int l = 0; l < kL; ++l) S[l] = 1.0;
+  const std::uint8_t* axis = m.step_axis.data();
+  const std::int16_t* from = m.step_from.data();
+  const double* inv = m.step_inv.data();
+  for (int i = 1; i < N; ++i) {
+    const double f = inv[i];
+    const double* __restrict src = S + std::size_t(from[i]) * kL;
+    double* __restrict dst = S + std::size_t(i) * kL;
+    const double* __restrict ra = r[axis[i]];
+#pragma omp simd
+    for (int l = 0; l < kL; ++l) dst[l] = src[l] * ra[l] * f;
+  }
+  for (int a = 0; a < N; ++a) {
+    const double* __restrict ma = Mc + std::size_t(a) * kL;
+    for (int e = m.pair_begin[a]; e < m.pair_begin[a + 1]; ++e) {
+      double* __restrict acc = A + std::size_t(m.pair_sum[e]) * kL;
+      const double* __restrict sb = S + std::size_t(m.pair_b[e]) * kL;
+#pragma omp simd
+      for (int l = 0; l < kL; ++l) acc[l] += ma[l] * sb[l];
+    }
+  }
+  for (int i = 0; i < N; ++i) {
+    double acc = 0;
+    for (int l = 0; l < kL; ++l) acc += A[std::size_t(i) * kL + l];
     M[i] += acc;
   }
 }

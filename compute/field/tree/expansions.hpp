@@ -39,6 +39,11 @@ void p2m(const MultiIndex& m, const double c[3], const float* x, const float* y,
 void m2m(const MultiIndex& m, const double c_parent[3], const double c_child[3], const double* Mc,
          double* M);
 
+/// M (about c_parent) += the multipoles of n <= 8 children, child l's term a at Mc[8 a + l]
+/// about c_child[l] (the lanes >= n of Mc zero): n calls of m2m() at once, vectorised across children.
+void m2m8(const MultiIndex& m, const double c_parent[3], int n, const double (*c_child)[3],
+          const double* Mc, double* M);
+
 /// L (about z) += the local expansion of the multipole M (about c); D is scratch of m.count.
 void m2l(const MultiIndex& m, const double z[3], const double c[3], double eps2, const double* M,
          double* L, double* D);

@@ -46,6 +46,14 @@ MultiIndex build(int p) {
       }
     }
   }
+  m.step_axis.assign(N, 0), m.step_from.assign(N, 0), m.step_inv.assign(N, 0.0);
+  for (int i = 1; i < N; ++i) {
+    const int k[3] = {m.kx[i], m.ky[i], m.kz[i]};
+    const int a = k[0] ? 0 : k[1] ? 1 : 2;
+    m.step_axis[i] = std::uint8_t(a);
+    m.step_from[i] = m.minus1[a][i];
+    m.step_inv[i] = 1.0 / double(k[a]);
+  }
   m.pair_begin.assign(N + 1, 0);
   for (int a = 0; a < N; ++a) {
     m.pair_begin[a] = std::int32_t(m.pair_b.size());

@@ -243,8 +243,8 @@ __global__ void k_direct(const float4* sources, int P, const double* tx, const d
     for (int c = 0; c < 4; ++c) acc[std::size_t(i) * 4 + c] = red[c][0];
 }
 
-template <class T>
-DeviceBuffer<T> upload(const std::shared_ptr<DeviceAllocator>& alloc, const std::vector<T>& v,
+template <typename T, typename A>
+DeviceBuffer<T> upload(const std::shared_ptr<DeviceAllocator>& alloc, const std::vector<T, A>& v,
                        const char* what) {
   DeviceBuffer<T> b(alloc, std::max<std::size_t>(1, v.size()), what);
   if (!v.empty()) CK(cudaMemcpy(b.get(), v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
