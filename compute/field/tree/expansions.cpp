@@ -5,6 +5,10 @@
 #include <cmath>
 #include <vector>
 
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
 namespace simscope::field::tree {
 
 void scaled_powers(const MultiIndex& m, double rx, double ry, double rz, double* P) {
@@ -164,6 +168,65 @@ void m2l(const MultiIndex& m, const double z[3], const double c[3], double eps2,
   for (int a = 0; a < m.count; ++a) {
     const int e0 = m.pair_begin[a];
     L[a] += dot_gather(M, D, m.pair_sum.data() + e0, m.pair_begin[a + 1] - e0);
+  }
+}
+
+void m2l8(const MultiIndex& m, const double z[3], const double (*c)[3], int n, double eps2,
+          const double* M, double* L, double* D) {
+  constexpr int kL = 8;
+  const int N = m.count;
+  alignas(64) double r[3][kL], inv2[kL];
+  for (int l = 0; l < kL; ++l) {
+    const int s = l < n ? l : 0;
+    for (int a = 0; a < 3; ++a) r[a][l] = z[a] - c[s][a];
+  }
+#pragma omp simd
+  for (int l = 0; l < kL; ++l) {
+    inv2[l] = 1.0 / (r[0][l] * r[0][l] + r[1][l] * r[1][l] + r[2][l] * r[2][l] + eps2);
+    D[l] = std::sqrt(inv2[l]);
+  }
+  for (int i = 1; i < N; ++i) {
+    const double a0 = m.rec_a_coef[0][i], a1 = m.rec_a_coef[1][i], a2 = m.rec_a_coef[2][i];
+    const double b0 = m.rec_b_coef[0][i], b1 = m.rec_b_coef[1][i], b2 = m.rec_b_coef[2][i];
+    const double* __restrict f0 = D + std::size_t(m.rec_a[0][i]) * kL;
+    const double* __restrict f1 = D + std::size_t(m.rec_a[1][i]) * kL;
+    const double* __restrict f2 = D + std::size_t(m.rec_a[2][i]) * kL;
+    const double* __restrict g0 = D + std::size_t(m.rec_b[0][i]) * kL;
+    const double* __restrict g1 = D + std::size_t(m.rec_b[1][i]) * kL;
+    const double* __restrict g2 = D + std::size_t(m.rec_b[2][i]) * kL;
+    double* __restrict d = D + std::size_t(i) * kL;
+#pragma omp simd
+    for (int l = 0; l < kL; ++l)
+      d[l] = inv2[l] * (a0 * r[0][l] * f0[l] + a1 * r[1][l] * f1[l] + a2 * r[2][l] * f2[l] +
+                        b0 * g0[l] + b1 * g1[l] + b2 * g2[l]);
+  }
+  const std::int16_t* sum = m.pair_sum.data();
+  for (int a = 0; a < N; ++a) {
+    const int e0 = m.pair_begin[a], e1 = m.pair_begin[a + 1];
+#if defined(__AVX512F__)
+    __m512d acc0 = _mm512_setzero_pd(), acc1 = acc0;
+    int e = e0;
+    for (; e + 1 < e1; e += 2) {
+      acc0 = _mm512_fmadd_pd(_mm512_load_pd(M + std::size_t(e - e0) * kL),
+                             _mm512_load_pd(D + std::size_t(sum[e]) * kL), acc0);
+      acc1 = _mm512_fmadd_pd(_mm512_load_pd(M + std::size_t(e + 1 - e0) * kL),
+                             _mm512_load_pd(D + std::size_t(sum[e + 1]) * kL), acc1);
+    }
+    if (e < e1)
+      acc0 = _mm512_fmadd_pd(_mm512_load_pd(M + std::size_t(e - e0) * kL),
+                             _mm512_load_pd(D + std::size_t(sum[e]) * kL), acc0);
+    double* la = L + std::size_t(a) * kL;
+    _mm512_store_pd(la, _mm512_add_pd(_mm512_load_pd(la), _mm512_add_pd(acc0, acc1)));
+#else
+    double acc[kL] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (int e = e0; e < e1; ++e) {
+      const double* mb = M + std::size_t(e - e0) * kL;
+      const double* ds = D + std::size_t(sum[e]) * kL;
+      for (int l = 0; l < kL; ++l) acc[l] += mb[l] * ds[l];
+    }
+    double* la = L + std::size_t(a) * kL;
+    for (int l = 0; l < kL; ++l) la[l] += acc[l];
+#endif
   }
 }
 

@@ -48,6 +48,13 @@ void m2m8(const MultiIndex& m, const double c_parent[3], int n, const double (*c
 void m2l(const MultiIndex& m, const double z[3], const double c[3], double eps2, const double* M,
          double* L, double* D);
 
+/// M2L of up to 8 source cells into one target cell at once (vectorised across them): for
+/// lanes l < n, L[8 a + l] += the local expansion about z of the multipole M[8 k + l] (about
+/// c[l]), order m.order (a prefix of a larger layout is fine). The lanes of M >= n must be zero.
+/// D is scratch of 8 m.count doubles; M, L and D 64-byte aligned.
+void m2l8(const MultiIndex& m, const double z[3], const double (*c)[3], int n, double eps2,
+          const double* M, double* L, double* D);
+
 /// Lc (about z_child) += the parent's L (about z_parent) shifted.
 void l2l(const MultiIndex& m, const double z_parent[3], const double z_child[3], const double* L,
          double* Lc);

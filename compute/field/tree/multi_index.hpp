@@ -38,6 +38,11 @@ struct MultiIndex {
   std::vector<std::uint8_t> step_axis;
   std::vector<std::int16_t> step_from;
   std::vector<double> step_inv;
+  /// The derivative recurrence (expansions.hpp) as fixed sums: for each c, D_k R2 =
+  /// sum_c rec_a_coef[c][k] R_c D[rec_a[c][k]] + rec_b_coef[c][k] D[rec_b[c][k]] (index 0 and
+  /// coefficient 0 for absent terms).
+  std::vector<std::int16_t> rec_a[3], rec_b[3];
+  std::vector<double> rec_a_coef[3], rec_b_coef[3];
   /// The pairs (a, b) with |a| + |b| <= order, grouped by a: for a, entries
   /// [pair_begin[a], pair_begin[a+1]) of pair_b and pair_sum (the index of a + b).
   std::vector<std::int32_t> pair_begin;

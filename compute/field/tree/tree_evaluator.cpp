@@ -21,12 +21,15 @@ class CpuBackend final : public TreeBackend {
   void evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, const Options& o,
                 const TreeRule& rule, std::vector<double>& acc, TreeStats& stats,
                 std::uint64_t& skipped, Progress* progress) override {
-    tree_evaluate(s, t, r, o, rule, acc, stats, skipped, progress);
+    tree_evaluate(s, t, r, o, rule, acc, stats, skipped, progress, &workspace_);
   }
   void direct(const SourceTree& s, const double* x, const double* y, const double* z, std::size_t n,
               double eps2, double* acc) override {
     direct_fp64(s, x, y, z, n, eps2, acc);
   }
+
+ private:
+  TreeWorkspace workspace_;
 };
 
 class TreeEvaluator final : public Evaluator {
