@@ -41,6 +41,9 @@ double since(Clock::time_point t0) {
 }
 
 constexpr std::size_t kTile = 1024;
+/// Target subtrees evaluated as OpenMP tasks (a fixed count: the arithmetic does not depend on
+/// the thread count).
+constexpr std::size_t kTasks = 64;
 
 /// Adds the sums of sources [b, e) of `s` at target (tx, ty, tz) to acc (direct convention).
 void p2p_target(const SourceTree& s, std::uint32_t b, std::uint32_t e, double tx, double ty,
@@ -291,11 +294,10 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
   const auto& sc = s.oct.cells;
   auto in_range = [&](std::int32_t a) { return target_tree.in_range(a); };
 
-  // Tasks: target cells, expanded breadth-first from the root until there are enough of them
-  // (independent of the range, so a target's arithmetic is the same in every range).
-  const int threads = omp_get_max_threads();
-  std::vector<std::int32_t> tasks = {0};
-  for (bool grew = true; grew && tasks.size() < std::size_t(32 * threads);) {
+  // Tasks: target cells, expanded breadth-first from the root until there are kTasks of them
+  // (independent of the range and of the thread count); the cells above them are the top.
+  std::vector<std::int32_t> tasks = {0}, top;
+  for (bool grew = true; grew && tasks.size() < kTasks;) {
     grew = false;
     std::vector<std::int32_t> next;
     for (std::int32_t a : tasks) {
@@ -303,6 +305,7 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
         next.push_back(a);
       } else {
         for (int k = 0; k < tc[a].nchild; ++k) next.push_back(tc[a].child + k);
+        top.push_back(a);
         grew = true;
       }
     }
@@ -312,6 +315,8 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
   for (std::int32_t a : tasks)
     if (in_range(a)) live.push_back(a);
 
+  std::uint64_t m2l_count = 0, skip = 0;
+  double p2p = 0;
   std::vector<double>& local = ws.local;
   std::vector<std::uint8_t>& has_local = ws.has_local;
   try {
@@ -323,12 +328,71 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
                 " target cells)");
   }
   std::vector<double>& sorted_acc = ws.sorted_acc;
-  std::atomic<bool> stop{false};
-  std::atomic<std::size_t> done{0};
-  std::uint64_t m2l_count = 0, skip = 0;
-  double p2p = 0;
   for (int q = 0; q <= rule.order; ++q) multi_index(q);  // built before the threads use them
   const M2LOrder m2l_order(theta, rule.order);
+
+  // The top of the traversal (serial, few cells): the pairs whose target cell is above the
+  // tasks, so that the decisions are those of one traversal from the roots whatever the tasks.
+  // M2Ls into top cells are done here, then shifted down to the task roots (L2L); P2P pairs of
+  // top cells go to the lists of the task roots below them; pairs that reach a task root start
+  // that task's traversal.
+  std::vector<std::int32_t> task_of(tc.size(), -1);
+  for (std::size_t k = 0; k < live.size(); ++k) task_of[live[k]] = std::int32_t(k);
+  std::vector<std::vector<std::int32_t>> task_start(live.size()), task_near(live.size());
+  {
+    BigVector<double> Ms(N * 8), Ls(N * 8), Ds(N * 8);
+    std::vector<std::vector<std::int32_t>> top_near(tc.size());
+    std::vector<Pair> stack = {{0, 0}};
+    while (!stack.empty() && !live.empty()) {
+      const Pair pr = stack.back();
+      stack.pop_back();
+      if (!in_range(pr.a)) continue;
+      if (task_of[pr.a] >= 0) {
+        task_start[std::size_t(task_of[pr.a])].push_back(pr.b);
+        continue;
+      }
+      const Cell& A = tc[pr.a];
+      const Cell& B = sc[pr.b];
+      const Action act = classify(A, B, theta, m2l_cost);
+      if (act == Action::M2L) {
+        const MultiIndex& mq = multi_index(m2l_order(A, B));
+        std::fill(Ms.begin(), Ms.end(), 0.0), std::fill(Ls.begin(), Ls.end(), 0.0);
+        const double* M = s.moment(std::size_t(pr.b), Ds.data());
+        for (int k = 0; k < mq.count; ++k) Ms[std::size_t(k) * 8] = M[k];
+        const double c[1][3] = {{B.centre[0], B.centre[1], B.centre[2]}};
+        m2l8(mq, A.centre, c, 1, eps2, Ms.data(), Ls.data(), Ds.data());
+        double* L = &local[std::size_t(pr.a) * N];
+        if (!has_local[pr.a]) std::fill(L, L + N, 0.0);
+        for (int k = 0; k < mq.count; ++k) L[k] += Ls[std::size_t(k) * 8];
+        has_local[pr.a] = 1;
+        ++m2l_count;
+      } else if (act == Action::P2P) {
+        top_near[std::size_t(pr.a)].push_back(pr.b);
+      } else if (act == Action::SplitTarget) {
+        for (int k = 0; k < A.nchild; ++k) stack.push_back({A.child + k, pr.b});
+      } else {
+        for (int k = 0; k < B.nchild; ++k) stack.push_back({pr.a, B.child + k});
+      }
+    }
+    // Down the top (parents before children: `top` is breadth-first).
+    for (std::int32_t a : top) {
+      const Cell& A = tc[a];
+      for (int k = 0; k < A.nchild; ++k) {
+        const std::int32_t c = A.child + k;
+        if (!in_range(c)) continue;
+        if (has_local[a]) {
+          double* Lc = &local[std::size_t(c) * N];
+          if (!has_local[c]) std::fill(Lc, Lc + N, 0.0);
+          l2l(m, A.centre, tc[c].centre, &local[std::size_t(a) * N], Lc);
+          has_local[c] = 1;
+        }
+        auto& to = task_of[c] >= 0 ? task_near[std::size_t(task_of[c])] : top_near[std::size_t(c)];
+        to.insert(to.end(), top_near[std::size_t(a)].begin(), top_near[std::size_t(a)].end());
+      }
+    }
+  }
+  std::atomic<bool> stop{false};
+  std::atomic<std::size_t> done{0};
 
 #pragma omp parallel reduction(+ : m2l_count, skip, p2p)
   {
@@ -342,7 +406,9 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
       // The dual traversal: lists of M2L and P2P pairs.
       w.m2l.clear(), w.p2p.clear(), w.touched.clear();
       std::vector<Pair>& stack = w.stack;
-      stack.assign(1, Pair{live[task], 0});
+      stack.clear();
+      for (auto it = task_start[task].rbegin(); it != task_start[task].rend(); ++it)
+        stack.push_back({live[task], *it});
       while (!stack.empty()) {
         const Pair pr = stack.back();
         stack.pop_back();
@@ -410,13 +476,13 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
       // P2P: each target leaf against the source cells listed for it and for its ancestors.
       // Depth-first over the task's subtree; `chain` holds the source cells listed for the path
       // from the task's root to the cell (a frame's chain_size: its parent's part).
-      std::vector<std::int32_t> chain;
+      std::vector<std::int32_t> chain = task_near[task];
       struct Frame {
         std::int32_t a;
         std::size_t chain_size;
       };
-      std::vector<Frame> dfs = {{live[task], 0}};
-      while (!dfs.empty() && !w.p2p.empty()) {
+      std::vector<Frame> dfs = {{live[task], chain.size()}};
+      while (!dfs.empty() && !(w.p2p.empty() && task_near[task].empty())) {
         const Frame f = dfs.back();
         dfs.pop_back();
         if (!in_range(f.a)) continue;
