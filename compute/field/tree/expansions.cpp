@@ -251,6 +251,47 @@ void l2p(const MultiIndex& m, const double z[3], const double* L, double x, doub
   acc[0] -= g[0], acc[1] -= g[1], acc[2] -= g[2], acc[3] += phi;
 }
 
+void l2p8(const MultiIndex& m, const double z[3], const double* L, int n, const double* x,
+          const double* y, const double* zz, double* acc, double* P) {
+  constexpr int kL = 8;
+  const int N = m.count;
+  alignas(64) double r[3][kL], phi[kL] = {}, g0[kL] = {}, g1[kL] = {}, g2[kL] = {};
+  for (int l = 0; l < kL; ++l) {
+    const int s = l < n ? l : 0;
+    r[0][l] = x[s] - z[0], r[1][l] = y[s] - z[1], r[2][l] = zz[s] - z[2];
+    P[l] = 1.0;
+  }
+  const std::uint8_t* axis = m.step_axis.data();
+  const std::int16_t* from = m.step_from.data();
+  const double* inv = m.step_inv.data();
+  for (int i = 1; i < N; ++i) {
+    const double f = inv[i];
+    const double* __restrict src = P + std::size_t(from[i]) * kL;
+    double* __restrict dst = P + std::size_t(i) * kL;
+    const double* __restrict ra = r[axis[i]];
+#pragma omp simd
+    for (int l = 0; l < kL; ++l) dst[l] = src[l] * ra[l] * f;
+  }
+  for (int i = 0; i < N; ++i) {
+    const double* __restrict pi = P + std::size_t(i) * kL;
+    const double li = L[i];
+    if (m.degree[i] < m.order) {
+      const double l0 = L[m.plus1[0][i]], l1 = L[m.plus1[1][i]], l2 = L[m.plus1[2][i]];
+#pragma omp simd
+      for (int l = 0; l < kL; ++l) {
+        phi[l] += li * pi[l], g0[l] += l0 * pi[l], g1[l] += l1 * pi[l], g2[l] += l2 * pi[l];
+      }
+    } else {
+#pragma omp simd
+      for (int l = 0; l < kL; ++l) phi[l] += li * pi[l];
+    }
+  }
+  for (int l = 0; l < n; ++l) {
+    double* a = acc + std::size_t(l) * 4;
+    a[0] -= g0[l], a[1] -= g1[l], a[2] -= g2[l], a[3] += phi[l];
+  }
+}
+
 void m2p(const MultiIndex& m, const MultiIndex& mp1, const double c[3], double eps2,
          const double* M, double x, double y, double z, double acc[4], double* D) {
   derivatives(mp1, x - c[0], y - c[1], z - c[2], eps2, D);

@@ -64,6 +64,11 @@ void l2l(const MultiIndex& m, const double z_parent[3], const double z_child[3],
 void l2p(const MultiIndex& m, const double z[3], const double* L, double x, double y, double z_,
          double acc[4], double* P);
 
+/// l2p() at n <= 8 points (x[l], y[l], zz[l]) at once (vectorised across them): acc[4 l ..]
+/// as l2p()'s acc; P is scratch of 8 m.count doubles.
+void l2p8(const MultiIndex& m, const double z[3], const double* L, int n, const double* x,
+          const double* y, const double* zz, double* acc, double* P);
+
 /// acc += the multipole M (about c) evaluated at x with the derivatives of order m.order + 1
 /// (mp1 = multi_index(m.order + 1)); D is scratch of mp1.count. Used by the tests.
 void m2p(const MultiIndex& m, const MultiIndex& mp1, const double c[3], double eps2,

@@ -529,12 +529,25 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
         const Cell& A = tc[a];
         if (A.leaf()) {
           if (!has_local[a]) continue;
+          // 8 targets at a time (in range), their sums gathered and scattered.
+          double px[8], py[8], pz[8], pa[32];
+          std::uint32_t at[8];
+          int k = 0;
+          auto flush = [&] {
+            for (int l = 0; l < k; ++l)
+              for (int c = 0; c < 4; ++c) pa[4 * l + c] = sorted_acc[std::size_t(at[l]) * 4 + c];
+            l2p8(m, A.centre, &local[std::size_t(a) * N], k, px, py, pz, pa, w.D.data());
+            for (int l = 0; l < k; ++l)
+              for (int c = 0; c < 4; ++c) sorted_acc[std::size_t(at[l]) * 4 + c] = pa[4 * l + c];
+            k = 0;
+          };
           for (std::uint32_t i = A.begin; i < A.end; ++i) {
             const std::uint32_t ti = tt.order[i];
             if (ti < r.begin || ti >= r.end) continue;
-            l2p(m, A.centre, &local[std::size_t(a) * N], t.x[ti], t.y[ti], t.z[ti],
-                &sorted_acc[std::size_t(i) * 4], P.data());
+            px[k] = t.x[ti], py[k] = t.y[ti], pz[k] = t.z[ti], at[k] = i;
+            if (++k == 8) flush();
           }
+          if (k > 0) flush();
           continue;
         }
         for (int k = 0; k < A.nchild; ++k) {
