@@ -90,7 +90,9 @@ void p2m(const MultiIndex& m, const double c[3], const float* x, const float* y,
   if (n <= 0) return;
   for (int i = 0; i < N; ++i) {
     double acc = 0;
-    for (int l = 0; l < kLanes; ++l) acc += S[std::size_t(i) * kLanes + l];
+    const double* si = S + std::size_t(i) * kLanes;
+#pragma omp simd reduction(+ : acc)
+    for (int l = 0; l < kLanes; ++l) acc += si[l];
     M[i] += acc;
   }
 }
@@ -130,7 +132,9 @@ void m2m8(const MultiIndex& m, const double cp[3], int n, const double (*cc)[3],
   }
   for (int i = 0; i < N; ++i) {
     double acc = 0;
-    for (int l = 0; l < kL; ++l) acc += A[std::size_t(i) * kL + l];
+    const double* ai = A + std::size_t(i) * kL;
+#pragma omp simd reduction(+ : acc)
+    for (int l = 0; l < kL; ++l) acc += ai[l];
     M[i] += acc;
   }
 }
