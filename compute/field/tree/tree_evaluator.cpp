@@ -82,7 +82,7 @@ class TreeEvaluator final : public Evaluator {
     const LadderKey key{s.generation, s.size(), o.tolerance, o.eps};
     if (fixed || !(key == key_) || s.generation == 0) rung_ = 0, failed_ = kMinRung - 1;
     key_ = key;
-    std::vector<double> acc;
+    std::vector<double>& acc = acc_;  // kept: its pages stay mapped between evaluations
     std::uint64_t skipped = 0;
     TreeStats stats;
     int redone = 0;
@@ -156,6 +156,7 @@ class TreeEvaluator final : public Evaluator {
   static constexpr int kMaxRedo = 8;
   std::unique_ptr<TreeBackend> backend_;
   std::unique_ptr<SourceTree> tree_;
+  std::vector<double> acc_;
   LadderKey key_;
   int rung_ = 0;
   int failed_ = kMinRung - 1;  ///< the tightest rung whose error exceeded the tolerance
