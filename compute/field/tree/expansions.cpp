@@ -205,23 +205,59 @@ void m2l8(const MultiIndex& m, const double z[3], const double (*c)[3], int n, d
                         b0 * g0[l] + b1 * g1[l] + b2 * g2[l]);
   }
   const std::int16_t* sum = m.pair_sum.data();
+#if defined(__AVX512F__)
+  // Outputs of one degree n have the same pairs b (|b| <= q - n): 4 of them at a time share
+  // each load of M's row b.
+  for (int n = 0; n <= m.order; ++n) {
+    const int lo = n * (n + 1) * (n + 2) / 6, hi = (n + 1) * (n + 2) * (n + 3) / 6;
+    const int R = m.pair_begin[lo + 1] - m.pair_begin[lo];
+    int a = lo;
+    for (; a + 4 <= hi; a += 4) {
+      const std::int16_t* s0 = sum + m.pair_begin[a];
+      const std::int16_t* s1 = sum + m.pair_begin[a + 1];
+      const std::int16_t* s2 = sum + m.pair_begin[a + 2];
+      const std::int16_t* s3 = sum + m.pair_begin[a + 3];
+      __m512d c0 = _mm512_setzero_pd(), c1 = c0, c2 = c0, c3 = c0;
+      for (int b = 0; b < R; ++b) {
+        const __m512d mb = _mm512_load_pd(M + std::size_t(b) * kL);
+        c0 = _mm512_fmadd_pd(mb, _mm512_load_pd(D + std::size_t(s0[b]) * kL), c0);
+        c1 = _mm512_fmadd_pd(mb, _mm512_load_pd(D + std::size_t(s1[b]) * kL), c1);
+        c2 = _mm512_fmadd_pd(mb, _mm512_load_pd(D + std::size_t(s2[b]) * kL), c2);
+        c3 = _mm512_fmadd_pd(mb, _mm512_load_pd(D + std::size_t(s3[b]) * kL), c3);
+      }
+      double* la = L + std::size_t(a) * kL;
+      _mm512_store_pd(la, _mm512_add_pd(_mm512_load_pd(la), c0));
+      _mm512_store_pd(la + kL, _mm512_add_pd(_mm512_load_pd(la + kL), c1));
+      _mm512_store_pd(la + 2 * kL, _mm512_add_pd(_mm512_load_pd(la + 2 * kL), c2));
+      _mm512_store_pd(la + 3 * kL, _mm512_add_pd(_mm512_load_pd(la + 3 * kL), c3));
+    }
+    for (; a < hi; ++a) {  // the rest one by one, 4 partial sums (the FMA latency)
+      const std::int16_t* s0 = sum + m.pair_begin[a];
+      __m512d c0 = _mm512_setzero_pd(), c1 = c0, c2 = c0, c3 = c0;
+      auto term = [&](int b) {
+        return _mm512_mul_pd(_mm512_load_pd(M + std::size_t(b) * kL),
+                             _mm512_load_pd(D + std::size_t(s0[b]) * kL));
+      };
+      int b = 0;
+      for (; b + 4 <= R; b += 4) {
+        c0 = _mm512_fmadd_pd(_mm512_load_pd(M + std::size_t(b) * kL),
+                             _mm512_load_pd(D + std::size_t(s0[b]) * kL), c0);
+        c1 = _mm512_fmadd_pd(_mm512_load_pd(M + std::size_t(b + 1) * kL),
+                             _mm512_load_pd(D + std::size_t(s0[b + 1]) * kL), c1);
+        c2 = _mm512_fmadd_pd(_mm512_load_pd(M + std::size_t(b + 2) * kL),
+                             _mm512_load_pd(D + std::size_t(s0[b + 2]) * kL), c2);
+        c3 = _mm512_fmadd_pd(_mm512_load_pd(M + std::size_t(b + 3) * kL),
+                             _mm512_load_pd(D + std::size_t(s0[b + 3]) * kL), c3);
+      }
+      for (; b < R; ++b) c0 = _mm512_add_pd(c0, term(b));
+      double* la = L + std::size_t(a) * kL;
+      _mm512_store_pd(la, _mm512_add_pd(_mm512_load_pd(la), _mm512_add_pd(_mm512_add_pd(c0, c1),
+                                                                         _mm512_add_pd(c2, c3))));
+    }
+  }
+#else
   for (int a = 0; a < N; ++a) {
     const int e0 = m.pair_begin[a], e1 = m.pair_begin[a + 1];
-#if defined(__AVX512F__)
-    __m512d acc0 = _mm512_setzero_pd(), acc1 = acc0;
-    int e = e0;
-    for (; e + 1 < e1; e += 2) {
-      acc0 = _mm512_fmadd_pd(_mm512_load_pd(M + std::size_t(e - e0) * kL),
-                             _mm512_load_pd(D + std::size_t(sum[e]) * kL), acc0);
-      acc1 = _mm512_fmadd_pd(_mm512_load_pd(M + std::size_t(e + 1 - e0) * kL),
-                             _mm512_load_pd(D + std::size_t(sum[e + 1]) * kL), acc1);
-    }
-    if (e < e1)
-      acc0 = _mm512_fmadd_pd(_mm512_load_pd(M + std::size_t(e - e0) * kL),
-                             _mm512_load_pd(D + std::size_t(sum[e]) * kL), acc0);
-    double* la = L + std::size_t(a) * kL;
-    _mm512_store_pd(la, _mm512_add_pd(_mm512_load_pd(la), _mm512_add_pd(acc0, acc1)));
-#else
     double acc[kL] = {0, 0, 0, 0, 0, 0, 0, 0};
     for (int e = e0; e < e1; ++e) {
       const double* mb = M + std::size_t(e - e0) * kL;
@@ -230,8 +266,8 @@ void m2l8(const MultiIndex& m, const double z[3], const double (*c)[3], int n, d
     }
     double* la = L + std::size_t(a) * kL;
     for (int l = 0; l < kL; ++l) la[l] += acc[l];
-#endif
   }
+#endif
 }
 
 void l2l(const MultiIndex& m, const double zp[3], const double zc[3], const double* L, double* Lc) {
