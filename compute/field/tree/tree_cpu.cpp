@@ -232,6 +232,49 @@ bool p2p_list(const SourceTree& s, const NearList& nl, double tx, double ty, dou
 }
 #pragma GCC diagnostic pop
 
+// GCC 12 reports false "maybe-uninitialized" warnings inside the AVX-512 intrinsics below.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+/// The multipoles of `lanes` source cells (fp32 rows r32 or fp64 rows r64, Nq terms each) into
+/// the SoA layout of m2l8 (term k of lane l at out[8 k + l]; lanes >= `lanes` zero).
+void load_soa(const SourceTree& s, int lanes, const float* const* r32, const double* const* r64,
+              std::size_t Nq, double* out) {
+  if (lanes < 8) std::fill(out, out + Nq * 8, 0.0);
+  if (!s.single()) {
+    for (int l = 0; l < lanes; ++l)
+      for (std::size_t k = 0; k < Nq; ++k) out[k * 8 + std::size_t(l)] = r64[l][k];
+    return;
+  }
+  std::size_t k = 0;
+#if defined(__AVX512F__)
+  if (lanes == 8) {
+    // 8 x 8 blocks: 8 rows of 8 floats to doubles, transposed in registers.
+    for (; k + 8 <= Nq; k += 8) {
+      __m512d v[8], t[8];
+      for (int l = 0; l < 8; ++l) v[l] = _mm512_cvtps_pd(_mm256_loadu_ps(r32[l] + k));
+      for (int l = 0; l < 8; l += 2) {
+        t[l] = _mm512_unpacklo_pd(v[l], v[l + 1]);
+        t[l + 1] = _mm512_unpackhi_pd(v[l], v[l + 1]);
+      }
+      for (int l = 0; l < 8; l += 4)
+        for (int h = 0; h < 2; ++h) {
+          v[l + h] = _mm512_shuffle_f64x2(t[l + h], t[l + 2 + h], 0x88);
+          v[l + 2 + h] = _mm512_shuffle_f64x2(t[l + h], t[l + 2 + h], 0xdd);
+        }
+      for (int h = 0; h < 4; ++h) {
+        t[h] = _mm512_shuffle_f64x2(v[h], v[h + 4], 0x88);
+        t[h + 4] = _mm512_shuffle_f64x2(v[h], v[h + 4], 0xdd);
+      }
+      // t[j] now holds term k + j of the 8 lanes.
+      for (int j = 0; j < 8; ++j) _mm512_store_pd(out + (k + std::size_t(j)) * 8, t[j]);
+    }
+  }
+#endif
+  for (int l = 0; l < lanes; ++l)
+    for (std::size_t kk = k; kk < Nq; ++kk) out[kk * 8 + std::size_t(l)] = r32[l][kk];
+}
+#pragma GCC diagnostic pop
+
 /// Reusable buffers of one evaluation thread.
 struct Scratch {
   std::vector<ListItem> m2l, p2p;
@@ -445,20 +488,18 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
           const MultiIndex& mq = multi_index(q);
           const std::size_t Nq = std::size_t(mq.count);
           double centres[8][3];
-          std::fill(w.Msoa.begin(), w.Msoa.begin() + std::ptrdiff_t(Nq * 8), 0.0);
+          const float* rows32[8];
+          const double* rows64[8];
           for (int l = 0; l < lanes; ++l) {
             const std::int32_t b = w.byq[q][g + std::size_t(l)];
             for (int k = 0; k < 3; ++k) centres[l][k] = sc[b].centre[k];
             const std::size_t row = s.slot[std::size_t(b)];
-            double* col = w.Msoa.data() + l;
-            if (s.single()) {
-              const float* M = s.moments32.data() + row * N;
-              for (std::size_t k = 0; k < Nq; ++k) col[k * 8] = M[k];
-            } else {
-              const double* M = s.moments.data() + row * N;
-              for (std::size_t k = 0; k < Nq; ++k) col[k * 8] = M[k];
-            }
+            if (s.single())
+              rows32[l] = s.moments32.data() + row * N;
+            else
+              rows64[l] = s.moments.data() + row * N;
           }
+          load_soa(s, lanes, rows32, rows64, Nq, w.Msoa.data());
           m2l8(mq, tc[a].centre, centres, lanes, eps2, w.Msoa.data(), w.Lsoa.data(), w.D.data());
           g += std::size_t(lanes);
           listed += std::size_t(lanes);
