@@ -41,9 +41,9 @@ void derivatives(const MultiIndex& m, double rx, double ry, double rz, double ep
 
 void p2m(const MultiIndex& m, const double c[3], const float* x, const float* y, const float* z,
          const float* q, int n, double* M) {
-  // Batches of kLanes sources: the scaled powers term by term across the lanes (the step tables
+  // Batches of kLanes sources: the powers r^k term by term across the lanes (the step tables
   // read once per term for all lanes), accumulated per lane over the batches, the lanes summed
-  // once at the end.
+  // and scaled by 1 / k! once at the end.
   constexpr int kLanes = 16;
   const int N = m.count;
   static thread_local std::vector<double> buf, sum;
@@ -53,7 +53,6 @@ void p2m(const MultiIndex& m, const double c[3], const float* x, const float* y,
   double* S = sum.data();
   const std::uint8_t* axis = m.step_axis.data();
   const std::int16_t* from = m.step_from.data();
-  const double* inv = m.step_inv.data();
   for (int j0 = 0; j0 < n; j0 += kLanes) {
     const int w = std::min(kLanes, n - j0);
     const bool first = j0 == 0;  // the first batch stores into S, the others add
@@ -65,7 +64,6 @@ void p2m(const MultiIndex& m, const double c[3], const float* x, const float* y,
       S[l] = first ? P[l] : S[l] + P[l];
     }
     for (int i = 1; i < N; ++i) {
-      const double f = inv[i];
       const double* __restrict src = P + std::size_t(from[i]) * kLanes;
       double* __restrict dst = P + std::size_t(i) * kLanes;  // (a later row than src)
       double* __restrict acc = S + std::size_t(i) * kLanes;
@@ -73,14 +71,14 @@ void p2m(const MultiIndex& m, const double c[3], const float* x, const float* y,
       if (first) {
 #pragma omp simd
         for (int l = 0; l < kLanes; ++l) {
-          const double v = src[l] * ra[l] * f;
+          const double v = src[l] * ra[l];
           dst[l] = v;
           acc[l] = v;
         }
       } else {
 #pragma omp simd
         for (int l = 0; l < kLanes; ++l) {
-          const double v = src[l] * ra[l] * f;
+          const double v = src[l] * ra[l];
           dst[l] = v;
           acc[l] += v;
         }
@@ -93,7 +91,7 @@ void p2m(const MultiIndex& m, const double c[3], const float* x, const float* y,
     const double* si = S + std::size_t(i) * kLanes;
 #pragma omp simd reduction(+ : acc)
     for (int l = 0; l < kLanes; ++l) acc += si[l];
-    M[i] += acc;
+    M[i] += acc * m.inv_factorial[std::size_t(i)];
   }
 }
 

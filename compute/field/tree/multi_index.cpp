@@ -54,6 +54,8 @@ MultiIndex build(int p) {
     m.step_from[i] = m.minus1[a][i];
     m.step_inv[i] = 1.0 / double(k[a]);
   }
+  m.inv_factorial.assign(N, 1.0);
+  for (int i = 1; i < N; ++i) m.inv_factorial[i] = m.inv_factorial[m.step_from[i]] * m.step_inv[i];
   for (int c = 0; c < 3; ++c) {
     m.rec_a[c].assign(N, 0), m.rec_b[c].assign(N, 0);
     m.rec_a_coef[c].assign(N, 0.0), m.rec_b_coef[c].assign(N, 0.0);

@@ -38,6 +38,7 @@ struct MultiIndex {
   std::vector<std::uint8_t> step_axis;
   std::vector<std::int16_t> step_from;
   std::vector<double> step_inv;
+  std::vector<double> inv_factorial;  ///< 1 / k! per index
   /// The derivative recurrence (expansions.hpp) as fixed sums: for each c, D_k R2 =
   /// sum_c rec_a_coef[c][k] R_c D[rec_a[c][k]] + rec_b_coef[c][k] D[rec_b[c][k]] (index 0 and
   /// coefficient 0 for absent terms).

@@ -186,14 +186,16 @@ void bounding_cube(const Real* x, const Real* y, const Real* z, std::size_t n, M
   m.size = size > 0 ? size * (1 + 1e-9) : 1.0;
 }
 
-/// Stable sort of the points by Morton key: m.keys gets the sorted keys and store(i, rec) is
-/// called with the sorted position i and load(j) of the point j it holds. Two phases, both
-/// OpenMP: each thread scatters its contiguous chunk of (key, load(j)) to the buckets of the
-/// keys' top 3 L bits (per-thread offsets in thread order), then each bucket is sorted by the
-/// remaining bits (LSD, passes of <= 11 bits) in thread-local scratch and stored.
-template <typename Real, typename Rec, typename Load, typename Store>
+/// Stable sort of the points by Morton key: m.keys gets the sorted keys; the caller's payload
+/// follows through two callbacks: place(j, d) writes point j's payload at position d, and
+/// permute(s, len, perm) reorders positions [s, s + len) so that position s + k receives what
+/// was at s + perm[k]. Two phases, both OpenMP: each thread scatters its contiguous chunk
+/// (key and place()) to the buckets of the keys' top 3 L bits (per-thread offsets in thread
+/// order), then each bucket is sorted by the remaining bits (LSD, passes of <= 11 bits) in
+/// thread-local scratch and its payload reordered in place (no second full-size copy).
+template <typename Real, typename Place, typename Permute>
 void morton_sort(const Real* x, const Real* y, const Real* z, std::size_t n, MortonOrder& m,
-                 Load load, Store store) {
+                 Place place, Permute permute) {
   bounding_cube(x, y, z, n, m);
   if (n == 0) return;
   const int L = top_levels(n);
@@ -204,7 +206,6 @@ void morton_sort(const Real* x, const Real* y, const Real* z, std::size_t n, Mor
   const int threads = std::max(1, std::min(omp_get_max_threads(), int(n / 65536) + 1));
   std::vector<std::size_t> count(std::size_t(threads) * B, 0), start(B + 1, 0);
   BigVector<std::uint32_t> key(n), bkey(n);
-  BigVector<Rec> brec(n);
 #pragma omp parallel num_threads(threads)
   {
     const int t = omp_get_thread_num();
@@ -238,7 +239,7 @@ void morton_sort(const Real* x, const Real* y, const Real* z, std::size_t n, Mor
       const std::uint32_t k = key[i];
       const std::size_t d = c[k >> shift]++;
       bkey[d] = k;
-      brec[d] = load(i);
+      place(i, d);
     }
   }
   m.keys = std::move(key);  // reused for the sorted keys
@@ -272,36 +273,46 @@ void morton_sort(const Real* x, const Real* y, const Real* z, std::size_t n, Mor
         }
         k1.swap(k2), i1.swap(i2);
       }
-      for (std::size_t j = 0; j < len; ++j) {
-        out[s + j] = k1[j];
-        store(s + j, brec[s + i1[j]]);
-      }
+      for (std::size_t j = 0; j < len; ++j) out[s + j] = k1[j];
+      if (passes > 0) permute(s, len, i1.data());
     }
   }
 }
 
 }  // namespace
 
+/// Reorders v[s .. s + len) by perm (v[s + k] = old v[s + perm[k]]) through scratch.
+template <typename T>
+void permute_range(T* v, std::size_t s, std::size_t len, const std::uint32_t* perm,
+                   std::vector<T>& scratch) {
+  scratch.assign(v + s, v + s + len);
+  for (std::size_t k = 0; k < len; ++k) v[s + k] = scratch[perm[k]];
+}
+
 template <typename Real>
 MortonOrder morton_order(const Real* x, const Real* y, const Real* z, std::size_t n) {
   MortonOrder m;
   m.order.resize(n);
   std::uint32_t* order = m.order.data();
-  morton_sort<Real, std::uint32_t>(
-      x, y, z, n, m, [](std::size_t i) { return std::uint32_t(i); },
-      [order](std::size_t i, std::uint32_t r) { order[i] = r; });
+  morton_sort(
+      x, y, z, n, m, [order](std::size_t j, std::size_t d) { order[d] = std::uint32_t(j); },
+      [order](std::size_t s, std::size_t len, const std::uint32_t* perm) {
+        thread_local std::vector<std::uint32_t> scratch;
+        permute_range(order, s, len, perm, scratch);
+      });
   return m;
 }
 
 MortonOrder morton_sorted_copy(const float* x, const float* y, const float* z, const float* q,
                                std::size_t n, float* sx, float* sy, float* sz, float* sq) {
-  struct alignas(16) Rec {
-    float x, y, z, q;
-  };
   MortonOrder m;
-  morton_sort<float, Rec>(
-      x, y, z, n, m, [&](std::size_t i) { return Rec{x[i], y[i], z[i], q[i]}; },
-      [&](std::size_t i, const Rec& r) { sx[i] = r.x, sy[i] = r.y, sz[i] = r.z, sq[i] = r.q; });
+  morton_sort(
+      x, y, z, n, m,
+      [&](std::size_t j, std::size_t d) { sx[d] = x[j], sy[d] = y[j], sz[d] = z[j], sq[d] = q[j]; },
+      [&](std::size_t s, std::size_t len, const std::uint32_t* perm) {
+        thread_local std::vector<float> scratch;
+        for (float* v : {sx, sy, sz, sq}) permute_range(v, s, len, perm, scratch);
+      });
   return m;
 }
 
