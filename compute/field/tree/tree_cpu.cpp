@@ -442,7 +442,6 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
     Scratch w;
     w.Msoa.resize(N * 8), w.Lsoa.resize(N * 8), w.D.resize(N * 8);
     w.m2l_head.assign(tc.size(), -1), w.p2p_head.assign(tc.size(), -1);
-    std::vector<double> P(N);
 #pragma omp for schedule(dynamic, 1)
     for (std::size_t task = 0; task < live.size(); ++task) {
       if (stop.load(std::memory_order_relaxed)) continue;
