@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <omp.h>
 #include <string>
 
 #include "bench.hpp"
@@ -194,7 +195,9 @@ int run_field_tree(const Args& a, const BackendChoice& choice, std::size_t P, st
 int run_field(const std::vector<std::string>& words) {
   const Args a(words,
                {"backend", "sources", "targets", "precision", "repeat", "seed", "eps", "check",
-                "method", "tolerance", "distribution", "plane-offset", "direct-targets"});
+                "method", "tolerance", "distribution", "plane-offset", "direct-targets",
+                "threads"});
+  if (const std::int64_t n = a.count("threads", 0); n > 0) omp_set_num_threads(int(n));
   const std::string backend_name = a.choice("backend", "cpu", {"cpu", "cuda", "auto"});
   const std::size_t P = std::size_t(a.count("sources", 200000));
   const std::size_t T = std::size_t(a.count("targets", 512));
@@ -279,7 +282,7 @@ int run_field(const std::vector<std::string>& words) {
 const Registration reg{Bench{
     "field",
     "field --backend cpu|cuda [--sources P] [--targets T] [--precision fp32|fp64] [--repeat R] "
-    "[--eps E] [--seed S] [--check N] [--method direct|tree [--tolerance T] [--distribution "
+    "[--eps E] [--seed S] [--check N] [--threads N] [--method direct|tree [--tolerance T] [--distribution "
     "uniform|gaussian|dipoles|lattice] [--plane-offset Z] [--direct-targets N]]",
     "  Direct evaluation of E and the potential of P point sources at T targets\n"
     "  (compute/field), all five outputs, pairs_per_s = P*T / seconds.\n"
@@ -293,6 +296,8 @@ const Registration reg{Bench{
     "              five outputs on cuda (the sources stay cached on the device)\n"
     "  --eps E     softening length (default 0)\n"
     "  --check N   targets sampled for the error (default 64; 16 at most for cpu fp64)\n"
+    "  --threads N OpenMP threads of the whole run, tree and direct alike (default: OpenMP's,\n"
+    "              OMP_NUM_THREADS or every core); the count shows in `device`\n"
     "  JSON keys: workload, backend, device, precision, sources, targets, eps, pairs_per_s,\n"
     "  seconds, repeat, max_rel_error (magnitude; max over the sample of |v - ref| / |ref|),\n"
     "  max_rel_error_potential, error_metric, error_reference (the CPU fp64 evaluator, or\n"

@@ -5,6 +5,10 @@
 #include <cmath>
 #include <vector>
 
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
 namespace simscope::field::tree {
 
 void scaled_powers(const MultiIndex& m, double rx, double ry, double rz, double* P) {
@@ -37,37 +41,98 @@ void derivatives(const MultiIndex& m, double rx, double ry, double rz, double ep
 
 void p2m(const MultiIndex& m, const double c[3], const float* x, const float* y, const float* z,
          const float* q, int n, double* M) {
-  // Batches of kLanes sources: the scaled powers term by term across the lanes, accumulated per
-  // lane over the batches (both vectorised), the lanes summed once at the end.
-  constexpr int kLanes = 8;
+  // Batches of kLanes sources: the powers r^k term by term across the lanes (the step tables
+  // read once per term for all lanes), accumulated per lane over the batches, the lanes summed
+  // and scaled by 1 / k! once at the end.
+  constexpr int kLanes = 16;
+  const int N = m.count;
   static thread_local std::vector<double> buf, sum;
-  buf.resize(std::size_t(m.count) * kLanes);
-  sum.assign(std::size_t(m.count) * kLanes, 0.0);
+  buf.resize(std::size_t(N) * kLanes);
+  sum.resize(std::size_t(N) * kLanes);
   double* P = buf.data();
   double* S = sum.data();
+  const std::uint8_t* axis = m.step_axis.data();
+  const std::int16_t* from = m.step_from.data();
   for (int j0 = 0; j0 < n; j0 += kLanes) {
     const int w = std::min(kLanes, n - j0);
-    double r[3][kLanes];
+    const bool first = j0 == 0;  // the first batch stores into S, the others add
+    alignas(64) double r[3][kLanes];
     for (int l = 0; l < kLanes; ++l) {
       const int j = j0 + (l < w ? l : 0);
       r[0][l] = c[0] - double(x[j]), r[1][l] = c[1] - double(y[j]), r[2][l] = c[2] - double(z[j]);
       P[l] = l < w ? double(q[j]) : 0.0;
+      S[l] = first ? P[l] : S[l] + P[l];
     }
-    for (int i = 1; i < m.count; ++i) {
-      const int kc[3] = {m.kx[i], m.ky[i], m.kz[i]};
-      const int a = kc[0] ? 0 : kc[1] ? 1 : 2;
-      const double inv = 1.0 / double(kc[a]);
-      const double* __restrict src = P + std::size_t(m.minus1[a][i]) * kLanes;
+    for (int i = 1; i < N; ++i) {
+      const double* __restrict src = P + std::size_t(from[i]) * kLanes;
       double* __restrict dst = P + std::size_t(i) * kLanes;  // (a later row than src)
-      const double* __restrict ra = r[a];
-#pragma GCC ivdep
-      for (int l = 0; l < kLanes; ++l) dst[l] = src[l] * ra[l] * inv;
+      double* __restrict acc = S + std::size_t(i) * kLanes;
+      const double* __restrict ra = r[axis[i]];
+      if (first) {
+#pragma omp simd
+        for (int l = 0; l < kLanes; ++l) {
+          const double v = src[l] * ra[l];
+          dst[l] = v;
+          acc[l] = v;
+        }
+      } else {
+#pragma omp simd
+        for (int l = 0; l < kLanes; ++l) {
+          const double v = src[l] * ra[l];
+          dst[l] = v;
+          acc[l] += v;
+        }
+      }
     }
-    for (int i = 0; i < m.count * kLanes; ++i) S[i] += P[i];
   }
-  for (int i = 0; i < m.count; ++i) {
+  if (n <= 0) return;
+  for (int i = 0; i < N; ++i) {
     double acc = 0;
-    for (int l = 0; l < kLanes; ++l) acc += S[std::size_t(i) * kLanes + l];
+    const double* si = S + std::size_t(i) * kLanes;
+#pragma omp simd reduction(+ : acc)
+    for (int l = 0; l < kLanes; ++l) acc += si[l];
+    M[i] += acc * m.inv_factorial[std::size_t(i)];
+  }
+}
+
+void m2m8(const MultiIndex& m, const double cp[3], int n, const double (*cc)[3], const double* Mc,
+          double* M) {
+  constexpr int kL = 8;
+  const int N = m.count;
+  static thread_local std::vector<double> sbuf, abuf;
+  sbuf.resize(std::size_t(N) * kL);
+  abuf.assign(std::size_t(N) * kL, 0.0);
+  double* S = sbuf.data();
+  double* A = abuf.data();
+  alignas(64) double r[3][kL];
+  for (int l = 0; l < kL; ++l)
+    for (int a = 0; a < 3; ++a) r[a][l] = l < n ? cp[a] - cc[l][a] : 0.0;
+  for (int l = 0; l < kL; ++l) S[l] = 1.0;
+  const std::uint8_t* axis = m.step_axis.data();
+  const std::int16_t* from = m.step_from.data();
+  const double* inv = m.step_inv.data();
+  for (int i = 1; i < N; ++i) {
+    const double f = inv[i];
+    const double* __restrict src = S + std::size_t(from[i]) * kL;
+    double* __restrict dst = S + std::size_t(i) * kL;
+    const double* __restrict ra = r[axis[i]];
+#pragma omp simd
+    for (int l = 0; l < kL; ++l) dst[l] = src[l] * ra[l] * f;
+  }
+  for (int a = 0; a < N; ++a) {
+    const double* __restrict ma = Mc + std::size_t(a) * kL;
+    for (int e = m.pair_begin[a]; e < m.pair_begin[a + 1]; ++e) {
+      double* __restrict acc = A + std::size_t(m.pair_sum[e]) * kL;
+      const double* __restrict sb = S + std::size_t(m.pair_b[e]) * kL;
+#pragma omp simd
+      for (int l = 0; l < kL; ++l) acc[l] += ma[l] * sb[l];
+    }
+  }
+  for (int i = 0; i < N; ++i) {
+    double acc = 0;
+    const double* ai = A + std::size_t(i) * kL;
+#pragma omp simd reduction(+ : acc)
+    for (int l = 0; l < kL; ++l) acc += ai[l];
     M[i] += acc;
   }
 }
@@ -108,6 +173,101 @@ void m2l(const MultiIndex& m, const double z[3], const double c[3], double eps2,
   }
 }
 
+void m2l8(const MultiIndex& m, const double z[3], const double (*c)[3], int n, double eps2,
+          const double* M, double* L, double* D) {
+  constexpr int kL = 8;
+  const int N = m.count;
+  alignas(64) double r[3][kL], inv2[kL];
+  for (int l = 0; l < kL; ++l) {
+    const int s = l < n ? l : 0;
+    for (int a = 0; a < 3; ++a) r[a][l] = z[a] - c[s][a];
+  }
+#pragma omp simd
+  for (int l = 0; l < kL; ++l) {
+    inv2[l] = 1.0 / (r[0][l] * r[0][l] + r[1][l] * r[1][l] + r[2][l] * r[2][l] + eps2);
+    D[l] = std::sqrt(inv2[l]);
+  }
+  for (int i = 1; i < N; ++i) {
+    const double a0 = m.rec_a_coef[0][i], a1 = m.rec_a_coef[1][i], a2 = m.rec_a_coef[2][i];
+    const double b0 = m.rec_b_coef[0][i], b1 = m.rec_b_coef[1][i], b2 = m.rec_b_coef[2][i];
+    const double* __restrict f0 = D + std::size_t(m.rec_a[0][i]) * kL;
+    const double* __restrict f1 = D + std::size_t(m.rec_a[1][i]) * kL;
+    const double* __restrict f2 = D + std::size_t(m.rec_a[2][i]) * kL;
+    const double* __restrict g0 = D + std::size_t(m.rec_b[0][i]) * kL;
+    const double* __restrict g1 = D + std::size_t(m.rec_b[1][i]) * kL;
+    const double* __restrict g2 = D + std::size_t(m.rec_b[2][i]) * kL;
+    double* __restrict d = D + std::size_t(i) * kL;
+#pragma omp simd
+    for (int l = 0; l < kL; ++l)
+      d[l] = inv2[l] * (a0 * r[0][l] * f0[l] + a1 * r[1][l] * f1[l] + a2 * r[2][l] * f2[l] +
+                        b0 * g0[l] + b1 * g1[l] + b2 * g2[l]);
+  }
+  const std::int16_t* sum = m.pair_sum.data();
+#if defined(__AVX512F__)
+  // Outputs of one degree n have the same pairs b (|b| <= q - n): 4 of them at a time share
+  // each load of M's row b.
+  for (int n = 0; n <= m.order; ++n) {
+    const int lo = n * (n + 1) * (n + 2) / 6, hi = (n + 1) * (n + 2) * (n + 3) / 6;
+    const int R = m.pair_begin[lo + 1] - m.pair_begin[lo];
+    int a = lo;
+    for (; a + 4 <= hi; a += 4) {
+      const std::int16_t* s0 = sum + m.pair_begin[a];
+      const std::int16_t* s1 = sum + m.pair_begin[a + 1];
+      const std::int16_t* s2 = sum + m.pair_begin[a + 2];
+      const std::int16_t* s3 = sum + m.pair_begin[a + 3];
+      __m512d c0 = _mm512_setzero_pd(), c1 = c0, c2 = c0, c3 = c0;
+      for (int b = 0; b < R; ++b) {
+        const __m512d mb = _mm512_load_pd(M + std::size_t(b) * kL);
+        c0 = _mm512_fmadd_pd(mb, _mm512_load_pd(D + std::size_t(s0[b]) * kL), c0);
+        c1 = _mm512_fmadd_pd(mb, _mm512_load_pd(D + std::size_t(s1[b]) * kL), c1);
+        c2 = _mm512_fmadd_pd(mb, _mm512_load_pd(D + std::size_t(s2[b]) * kL), c2);
+        c3 = _mm512_fmadd_pd(mb, _mm512_load_pd(D + std::size_t(s3[b]) * kL), c3);
+      }
+      double* la = L + std::size_t(a) * kL;
+      _mm512_store_pd(la, _mm512_add_pd(_mm512_load_pd(la), c0));
+      _mm512_store_pd(la + kL, _mm512_add_pd(_mm512_load_pd(la + kL), c1));
+      _mm512_store_pd(la + 2 * kL, _mm512_add_pd(_mm512_load_pd(la + 2 * kL), c2));
+      _mm512_store_pd(la + 3 * kL, _mm512_add_pd(_mm512_load_pd(la + 3 * kL), c3));
+    }
+    for (; a < hi; ++a) {  // the rest one by one, 4 partial sums (the FMA latency)
+      const std::int16_t* s0 = sum + m.pair_begin[a];
+      __m512d c0 = _mm512_setzero_pd(), c1 = c0, c2 = c0, c3 = c0;
+      auto term = [&](int b) {
+        return _mm512_mul_pd(_mm512_load_pd(M + std::size_t(b) * kL),
+                             _mm512_load_pd(D + std::size_t(s0[b]) * kL));
+      };
+      int b = 0;
+      for (; b + 4 <= R; b += 4) {
+        c0 = _mm512_fmadd_pd(_mm512_load_pd(M + std::size_t(b) * kL),
+                             _mm512_load_pd(D + std::size_t(s0[b]) * kL), c0);
+        c1 = _mm512_fmadd_pd(_mm512_load_pd(M + std::size_t(b + 1) * kL),
+                             _mm512_load_pd(D + std::size_t(s0[b + 1]) * kL), c1);
+        c2 = _mm512_fmadd_pd(_mm512_load_pd(M + std::size_t(b + 2) * kL),
+                             _mm512_load_pd(D + std::size_t(s0[b + 2]) * kL), c2);
+        c3 = _mm512_fmadd_pd(_mm512_load_pd(M + std::size_t(b + 3) * kL),
+                             _mm512_load_pd(D + std::size_t(s0[b + 3]) * kL), c3);
+      }
+      for (; b < R; ++b) c0 = _mm512_add_pd(c0, term(b));
+      double* la = L + std::size_t(a) * kL;
+      _mm512_store_pd(la, _mm512_add_pd(_mm512_load_pd(la), _mm512_add_pd(_mm512_add_pd(c0, c1),
+                                                                         _mm512_add_pd(c2, c3))));
+    }
+  }
+#else
+  for (int a = 0; a < N; ++a) {
+    const int e0 = m.pair_begin[a], e1 = m.pair_begin[a + 1];
+    double acc[kL] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (int e = e0; e < e1; ++e) {
+      const double* mb = M + std::size_t(e - e0) * kL;
+      const double* ds = D + std::size_t(sum[e]) * kL;
+      for (int l = 0; l < kL; ++l) acc[l] += mb[l] * ds[l];
+    }
+    double* la = L + std::size_t(a) * kL;
+    for (int l = 0; l < kL; ++l) la[l] += acc[l];
+  }
+#endif
+}
+
 void l2l(const MultiIndex& m, const double zp[3], const double zc[3], const double* L, double* Lc) {
   double S[terms(kMaxOrder)];
   scaled_powers(m, zc[0] - zp[0], zc[1] - zp[1], zc[2] - zp[2], S);
@@ -127,6 +287,47 @@ void l2p(const MultiIndex& m, const double z[3], const double* L, double x, doub
       for (int c = 0; c < 3; ++c) g[c] += L[m.plus1[c][i]] * P[i];
   }
   acc[0] -= g[0], acc[1] -= g[1], acc[2] -= g[2], acc[3] += phi;
+}
+
+void l2p8(const MultiIndex& m, const double z[3], const double* L, int n, const double* x,
+          const double* y, const double* zz, double* acc, double* P) {
+  constexpr int kL = 8;
+  const int N = m.count;
+  alignas(64) double r[3][kL], phi[kL] = {}, g0[kL] = {}, g1[kL] = {}, g2[kL] = {};
+  for (int l = 0; l < kL; ++l) {
+    const int s = l < n ? l : 0;
+    r[0][l] = x[s] - z[0], r[1][l] = y[s] - z[1], r[2][l] = zz[s] - z[2];
+    P[l] = 1.0;
+  }
+  const std::uint8_t* axis = m.step_axis.data();
+  const std::int16_t* from = m.step_from.data();
+  const double* inv = m.step_inv.data();
+  for (int i = 1; i < N; ++i) {
+    const double f = inv[i];
+    const double* __restrict src = P + std::size_t(from[i]) * kL;
+    double* __restrict dst = P + std::size_t(i) * kL;
+    const double* __restrict ra = r[axis[i]];
+#pragma omp simd
+    for (int l = 0; l < kL; ++l) dst[l] = src[l] * ra[l] * f;
+  }
+  for (int i = 0; i < N; ++i) {
+    const double* __restrict pi = P + std::size_t(i) * kL;
+    const double li = L[i];
+    if (m.degree[i] < m.order) {
+      const double l0 = L[m.plus1[0][i]], l1 = L[m.plus1[1][i]], l2 = L[m.plus1[2][i]];
+#pragma omp simd
+      for (int l = 0; l < kL; ++l) {
+        phi[l] += li * pi[l], g0[l] += l0 * pi[l], g1[l] += l1 * pi[l], g2[l] += l2 * pi[l];
+      }
+    } else {
+#pragma omp simd
+      for (int l = 0; l < kL; ++l) phi[l] += li * pi[l];
+    }
+  }
+  for (int l = 0; l < n; ++l) {
+    double* a = acc + std::size_t(l) * 4;
+    a[0] -= g0[l], a[1] -= g1[l], a[2] -= g2[l], a[3] += phi[l];
+  }
 }
 
 void m2p(const MultiIndex& m, const MultiIndex& mp1, const double c[3], double eps2,

@@ -39,9 +39,21 @@ void p2m(const MultiIndex& m, const double c[3], const float* x, const float* y,
 void m2m(const MultiIndex& m, const double c_parent[3], const double c_child[3], const double* Mc,
          double* M);
 
+/// M (about c_parent) += the multipoles of n <= 8 children, child l's term a at Mc[8 a + l]
+/// about c_child[l] (the lanes >= n of Mc zero): n calls of m2m() at once, vectorised across children.
+void m2m8(const MultiIndex& m, const double c_parent[3], int n, const double (*c_child)[3],
+          const double* Mc, double* M);
+
 /// L (about z) += the local expansion of the multipole M (about c); D is scratch of m.count.
 void m2l(const MultiIndex& m, const double z[3], const double c[3], double eps2, const double* M,
          double* L, double* D);
+
+/// M2L of up to 8 source cells into one target cell at once (vectorised across them): for
+/// lanes l < n, L[8 a + l] += the local expansion about z of the multipole M[8 k + l] (about
+/// c[l]), order m.order (a prefix of a larger layout is fine). The lanes of M >= n must be zero.
+/// D is scratch of 8 m.count doubles; M, L and D 64-byte aligned.
+void m2l8(const MultiIndex& m, const double z[3], const double (*c)[3], int n, double eps2,
+          const double* M, double* L, double* D);
 
 /// Lc (about z_child) += the parent's L (about z_parent) shifted.
 void l2l(const MultiIndex& m, const double z_parent[3], const double z_child[3], const double* L,
@@ -51,6 +63,11 @@ void l2l(const MultiIndex& m, const double z_parent[3], const double z_child[3],
 /// scratch of m.count.
 void l2p(const MultiIndex& m, const double z[3], const double* L, double x, double y, double z_,
          double acc[4], double* P);
+
+/// l2p() at n <= 8 points (x[l], y[l], zz[l]) at once (vectorised across them): acc[4 l ..]
+/// as l2p()'s acc; P is scratch of 8 m.count doubles.
+void l2p8(const MultiIndex& m, const double z[3], const double* L, int n, const double* x,
+          const double* y, const double* zz, double* acc, double* P);
 
 /// acc += the multipole M (about c) evaluated at x with the derivatives of order m.order + 1
 /// (mp1 = multi_index(m.order + 1)); D is scratch of mp1.count. Used by the tests.

@@ -46,6 +46,34 @@ MultiIndex build(int p) {
       }
     }
   }
+  m.step_axis.assign(N, 0), m.step_from.assign(N, 0), m.step_inv.assign(N, 0.0);
+  for (int i = 1; i < N; ++i) {
+    const int k[3] = {m.kx[i], m.ky[i], m.kz[i]};
+    const int a = k[0] ? 0 : k[1] ? 1 : 2;
+    m.step_axis[i] = std::uint8_t(a);
+    m.step_from[i] = m.minus1[a][i];
+    m.step_inv[i] = 1.0 / double(k[a]);
+  }
+  m.inv_factorial.assign(N, 1.0);
+  for (int i = 1; i < N; ++i) m.inv_factorial[i] = m.inv_factorial[m.step_from[i]] * m.step_inv[i];
+  for (int c = 0; c < 3; ++c) {
+    m.rec_a[c].assign(N, 0), m.rec_b[c].assign(N, 0);
+    m.rec_a_coef[c].assign(N, 0.0), m.rec_b_coef[c].assign(N, 0.0);
+  }
+  for (int i = 1; i < N; ++i) {
+    const int n = m.degree[i];
+    const int k[3] = {m.kx[i], m.ky[i], m.kz[i]};
+    for (int c = 0; c < 3; ++c) {
+      if (k[c] >= 1) {
+        m.rec_a[c][i] = m.minus1[c][i];
+        m.rec_a_coef[c][i] = -double(2 * n - 1) * double(k[c]) / double(n);
+      }
+      if (k[c] >= 2) {
+        m.rec_b[c][i] = m.minus2[c][i];
+        m.rec_b_coef[c][i] = -double(n - 1) * double(k[c] * (k[c] - 1)) / double(n);
+      }
+    }
+  }
   m.pair_begin.assign(N + 1, 0);
   for (int a = 0; a < N; ++a) {
     m.pair_begin[a] = std::int32_t(m.pair_b.size());

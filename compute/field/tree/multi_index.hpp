@@ -32,6 +32,18 @@ struct MultiIndex {
   std::vector<std::int16_t> minus1[3], minus2[3];
   /// Index of k + e_c (-1 when |k| = order).
   std::vector<std::int16_t> plus1[3];
+  /// The step of the scaled powers r^k / k! = r^(k-e_a) / (k-e_a)! * r_a / k_a, a the first
+  /// axis with k_a > 0 (index 0: unused): step_axis[k] = a, step_from[k] = index of k - e_a,
+  /// step_inv[k] = 1 / k_a.
+  std::vector<std::uint8_t> step_axis;
+  std::vector<std::int16_t> step_from;
+  std::vector<double> step_inv;
+  std::vector<double> inv_factorial;  ///< 1 / k! per index
+  /// The derivative recurrence (expansions.hpp) as fixed sums: for each c, D_k R2 =
+  /// sum_c rec_a_coef[c][k] R_c D[rec_a[c][k]] + rec_b_coef[c][k] D[rec_b[c][k]] (index 0 and
+  /// coefficient 0 for absent terms).
+  std::vector<std::int16_t> rec_a[3], rec_b[3];
+  std::vector<double> rec_a_coef[3], rec_b_coef[3];
   /// The pairs (a, b) with |a| + |b| <= order, grouped by a: for a, entries
   /// [pair_begin[a], pair_begin[a+1]) of pair_b and pair_sum (the index of a + b).
   std::vector<std::int32_t> pair_begin;

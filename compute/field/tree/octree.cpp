@@ -1,5 +1,6 @@
-// The tree method's octree (octree.hpp): Morton keys, an LSD radix sort, then cells from the
-// sorted keys (levels 0..10) and by partitioning below.
+// The tree method's octree (octree.hpp): Morton keys sorted by a scatter on the top levels'
+// bits and a radix sort within each bucket, then cells from the sorted keys (levels 0..10) and
+// by partitioning below, the subtrees under the top levels built in parallel.
 #include "field/tree/octree.hpp"
 
 #include <omp.h>
@@ -7,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include "core/error.hpp"
 
@@ -18,7 +20,7 @@ constexpr int kKeyLevels = 10;  // 10 bits per axis in a 30-bit key
 constexpr int kMaxLevel = 40;
 
 /// Spreads the low 10 bits of v to every third bit.
-std::uint32_t spread(std::uint32_t v) {
+inline std::uint32_t spread(std::uint32_t v) {
   v &= 0x3ff;
   v = (v | (v << 16)) & 0x030000ff;
   v = (v | (v << 8)) & 0x0300f00f;
@@ -27,25 +29,40 @@ std::uint32_t spread(std::uint32_t v) {
   return v;
 }
 
+/// A subtree to build: cell `cell` at `level` within the cube (lo, size).
+struct Job {
+  std::int32_t cell;
+  int level;
+  double lo[3];
+  double size;
+};
+
 template <typename Real>
 struct Builder {
   const Real *x, *y, *z;
   int leaf_size;
-  Octree& t;
-  std::vector<std::uint32_t> keys;  // sorted keys (parallel to t.order)
+  std::vector<Cell>& cells;     // the cells this builder appends to
+  std::uint32_t* order;         // the points' order (parallel to keys)
+  const std::uint32_t* keys;    // sorted keys
+  int depth = 0;
+  bool permuted = false;
+  /// Top mode (jobs != null): a cell reaching stop_level is recorded as a job, not built, and
+  /// parents are left unfinished (finish_top() does them once the jobs are done).
+  std::vector<Job>* jobs = nullptr;
+  int stop_level = 0;
 
   // Bounding box of the sorted points [b, e) -> centre and radius of the cell.
   void finish_leaf(Cell& c) const {
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (std::uint32_t i = c.begin; i < c.end; ++i) {
-      const std::uint32_t o = t.order[i];
+      const std::uint32_t o = order[i];
       const double p[3] = {double(x[o]), double(y[o]), double(z[o])};
       for (int a = 0; a < 3; ++a) lo[a] = std::min(lo[a], p[a]), hi[a] = std::max(hi[a], p[a]);
     }
     for (int a = 0; a < 3; ++a) c.centre[a] = 0.5 * (lo[a] + hi[a]);
     double r2 = 0;
     for (std::uint32_t i = c.begin; i < c.end; ++i) {
-      const std::uint32_t o = t.order[i];
+      const std::uint32_t o = order[i];
       const double d[3] = {double(x[o]) - c.centre[0], double(y[o]) - c.centre[1],
                            double(z[o]) - c.centre[2]};
       r2 = std::max(r2, d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
@@ -57,7 +74,7 @@ struct Builder {
   void finish_parent(Cell& c) const {
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (int k = 0; k < c.nchild; ++k) {
-      const Cell& ch = t.cells[c.child + k];
+      const Cell& ch = cells[c.child + k];
       for (int a = 0; a < 3; ++a) {
         lo[a] = std::min(lo[a], ch.centre[a] - ch.radius);
         hi[a] = std::max(hi[a], ch.centre[a] + ch.radius);
@@ -66,7 +83,7 @@ struct Builder {
     for (int a = 0; a < 3; ++a) c.centre[a] = 0.5 * (lo[a] + hi[a]);
     double r = 0;
     for (int k = 0; k < c.nchild; ++k) {
-      const Cell& ch = t.cells[c.child + k];
+      const Cell& ch = cells[c.child + k];
       const double d[3] = {ch.centre[0] - c.centre[0], ch.centre[1] - c.centre[1],
                            ch.centre[2] - c.centre[2]};
       r = std::max(r, std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) + ch.radius);
@@ -76,11 +93,15 @@ struct Builder {
 
   // Cell `ci` holds [b, e) within the cube (lo, size) at `level`.
   void build(std::int32_t ci, int level, const double lo[3], double size) {
-    Cell c = t.cells[ci];
-    t.depth = std::max(t.depth, level);
+    Cell c = cells[ci];
+    if (jobs && level >= stop_level) {
+      jobs->push_back(Job{ci, level, {lo[0], lo[1], lo[2]}, size});
+      return;
+    }
+    depth = std::max(depth, level);
     if (int(c.count()) <= leaf_size || level >= kMaxLevel) {
       finish_leaf(c);
-      t.cells[ci] = c;
+      cells[ci] = c;
       return;
     }
     std::uint32_t bounds[9];
@@ -90,18 +111,19 @@ struct Builder {
       const int shift = 3 * (kKeyLevels - 1 - level);
       bounds[0] = c.begin;
       for (int o = 0; o < 8; ++o) {
-        const std::uint32_t* first = keys.data() + bounds[o];
-        const std::uint32_t* last = keys.data() + c.end;
+        const std::uint32_t* first = keys + bounds[o];
+        const std::uint32_t* last = keys + c.end;
         bounds[o + 1] = std::uint32_t(
             std::partition_point(first, last,
                                  [&](std::uint32_t k) { return int((k >> shift) & 7) <= o; }) -
-            keys.data());
+            keys);
       }
     } else {
       // Below the key's resolution: partition the range about the cube's centre (x, then y, z
       // within each half), the same octant numbering (bit 2: x, bit 1: y, bit 0: z).
       const double mid[3] = {lo[0] + half, lo[1] + half, lo[2] + half};
-      auto* ord = t.order.data();
+      permuted = true;
+      auto* ord = order;
       auto split = [&](std::uint32_t b, std::uint32_t e, int axis) {
         const Real* p = axis == 0 ? x : axis == 1 ? y : z;
         return std::uint32_t(
@@ -116,16 +138,16 @@ struct Builder {
     }
     int n = 0;
     for (int o = 0; o < 8; ++o) n += bounds[o + 1] > bounds[o];
-    const std::int32_t first = std::int32_t(t.cells.size());
-    t.cells.resize(t.cells.size() + n);
+    const std::int32_t first = std::int32_t(cells.size());
+    cells.resize(cells.size() + n);
     int k = 0;
     for (int o = 0; o < 8; ++o) {
       if (bounds[o + 1] == bounds[o]) continue;
-      Cell& ch = t.cells[first + k++];
+      Cell& ch = cells[first + k++];
       ch.begin = bounds[o], ch.end = bounds[o + 1];
     }
     c.child = first, c.nchild = n;
-    t.cells[ci] = c;
+    cells[ci] = c;
     k = 0;
     for (int o = 0; o < 8; ++o) {
       if (bounds[o + 1] == bounds[o]) continue;
@@ -133,101 +155,217 @@ struct Builder {
                              lo[2] + (o & 1) * half};
       build(first + k++, level + 1, clo, half);
     }
-    finish_parent(t.cells[ci]);
+    if (!jobs) finish_parent(cells[ci]);
   }
 };
 
-/// LSD radix sort of (key, value) by key (30 bits: 3 passes of 10 bits), OpenMP: each thread
-/// counts and then scatters its own contiguous chunk, the chunks' offsets per digit in thread
-/// order (stable, so the result is the sequential sort's whatever the thread count).
-void radix_sort(std::vector<std::uint32_t>& keys, std::vector<std::uint32_t>& vals) {
-  constexpr int kBits = 10, kBuckets = 1 << kBits;
-  const std::size_t n = keys.size();
-  std::vector<std::uint32_t> k2(n), v2(n);
+
+/// Levels of the scatter: about 16,000 points per bucket (a bucket's sort stays in L2).
+int top_levels(std::size_t n) {
+  int l = 0;
+  while (l < 4 && (n >> (3 * (l + 1))) >= 8192) ++l;
+  return l;
+}
+
+/// The points' bounding cube (one parallel pass) into m.lo, m.size.
+template <typename Real>
+void bounding_cube(const Real* x, const Real* y, const Real* z, std::size_t n, MortonOrder& m) {
+  if (n >= (std::size_t(1) << 32) - 1)
+    throw Error("field tree: " + std::to_string(n) + " points exceed the tree's 2^32 - 1");
+  double l0 = INFINITY, l1 = INFINITY, l2 = INFINITY, h0 = -INFINITY, h1 = -INFINITY,
+         h2 = -INFINITY;
+#pragma omp parallel for schedule(static) reduction(min : l0, l1, l2) reduction(max : h0, h1, h2)
+  for (std::size_t i = 0; i < n; ++i) {
+    const double a = double(x[i]), b = double(y[i]), c = double(z[i]);
+    l0 = std::min(l0, a), h0 = std::max(h0, a);
+    l1 = std::min(l1, b), h1 = std::max(h1, b);
+    l2 = std::min(l2, c), h2 = std::max(h2, c);
+  }
+  m.lo[0] = l0, m.lo[1] = l1, m.lo[2] = l2;
+  const double size = std::max({h0 - l0, h1 - l1, h2 - l2});
+  m.size = size > 0 ? size * (1 + 1e-9) : 1.0;
+}
+
+/// Stable sort of the points by Morton key: m.keys gets the sorted keys; the caller's payload
+/// follows through two callbacks: place(j, d) writes point j's payload at position d, and
+/// permute(s, len, perm) reorders positions [s, s + len) so that position s + k receives what
+/// was at s + perm[k]. Two phases, both OpenMP: each thread scatters its contiguous chunk
+/// (key and place()) to the buckets of the keys' top 3 L bits (per-thread offsets in thread
+/// order), then each bucket is sorted by the remaining bits (LSD, passes of <= 11 bits) in
+/// thread-local scratch and its payload reordered in place (no second full-size copy).
+template <typename Real, typename Place, typename Permute>
+void morton_sort(const Real* x, const Real* y, const Real* z, std::size_t n, MortonOrder& m,
+                 Place place, Permute permute) {
+  bounding_cube(x, y, z, n, m);
+  if (n == 0) return;
+  const int L = top_levels(n);
+  const int shift = 3 * (kKeyLevels - L);
+  const std::size_t B = std::size_t(1) << (3 * L);
+  const double scale = double(1 << kKeyLevels) / m.size;
+  const double lo[3] = {m.lo[0], m.lo[1], m.lo[2]};
   const int threads = std::max(1, std::min(omp_get_max_threads(), int(n / 65536) + 1));
-  std::vector<std::size_t> count(std::size_t(threads) * kBuckets);
-  for (int pass = 0; pass < 3; ++pass) {
-    const int shift = kBits * pass;
-    const std::uint32_t* ki = keys.data();
-    const std::uint32_t* vi = vals.data();
-    std::uint32_t* ko = k2.data();
-    std::uint32_t* vo = v2.data();
+  std::vector<std::size_t> count(std::size_t(threads) * B, 0), start(B + 1, 0);
+  BigVector<std::uint32_t> key(n), bkey(n);
 #pragma omp parallel num_threads(threads)
-    {
-      const int t = omp_get_thread_num();
-      const std::size_t b = n * std::size_t(t) / threads, e = n * std::size_t(t + 1) / threads;
-      std::size_t* c = count.data() + std::size_t(t) * kBuckets;
-      std::fill(c, c + kBuckets, 0);
-      for (std::size_t i = b; i < e; ++i) ++c[(ki[i] >> shift) & (kBuckets - 1)];
+  {
+    const int t = omp_get_thread_num();
+    const std::size_t b = n * std::size_t(t) / threads, e = n * std::size_t(t + 1) / threads;
+    std::size_t* c = count.data() + std::size_t(t) * B;
+    for (std::size_t i = b; i < e; ++i) {
+      std::uint32_t q[3];
+      const double p[3] = {double(x[i]), double(y[i]), double(z[i])};
+      for (int a = 0; a < 3; ++a)
+        q[a] = std::uint32_t(
+            std::clamp((p[a] - lo[a]) * scale, 0.0, double((1 << kKeyLevels) - 1)));
+      const std::uint32_t k = (spread(q[0]) << 2) | (spread(q[1]) << 1) | spread(q[2]);
+      key[i] = k;
+      ++c[k >> shift];
+    }
 #pragma omp barrier
 #pragma omp single
-      {
-        std::size_t off = 0;
-        for (int d = 0; d < kBuckets; ++d)
-          for (int u = 0; u < threads; ++u) {
-            const std::size_t v = count[std::size_t(u) * kBuckets + d];
-            count[std::size_t(u) * kBuckets + d] = off;
-            off += v;
-          }
+    {
+      std::size_t off = 0;
+      for (std::size_t d = 0; d < B; ++d) {
+        start[d] = off;
+        for (int u = 0; u < threads; ++u) {
+          const std::size_t v = count[std::size_t(u) * B + d];
+          count[std::size_t(u) * B + d] = off;
+          off += v;
+        }
       }
-      for (std::size_t i = b; i < e; ++i) {
-        const std::size_t d = c[(ki[i] >> shift) & (kBuckets - 1)]++;
-        ko[d] = ki[i], vo[d] = vi[i];
-      }
+      start[B] = off;
     }
-    keys.swap(k2), vals.swap(v2);
+    for (std::size_t i = b; i < e; ++i) {
+      const std::uint32_t k = key[i];
+      const std::size_t d = c[k >> shift]++;
+      bkey[d] = k;
+      place(i, d);
+    }
+  }
+  m.keys = std::move(key);  // reused for the sorted keys
+  std::uint32_t* out = m.keys.data();
+  constexpr int kBits = 11;
+  const int passes = (shift + kBits - 1) / kBits;
+#pragma omp parallel num_threads(threads)
+  {
+    std::vector<std::uint32_t> k1, k2, i1, i2, cnt(std::size_t(1) << kBits);
+#pragma omp for schedule(dynamic, 1)
+    for (std::size_t d = 0; d < B; ++d) {
+      const std::size_t s = start[d], len = start[d + 1] - s;
+      if (len == 0) continue;
+      k1.assign(bkey.data() + s, bkey.data() + s + len);
+      i1.resize(len), k2.resize(len), i2.resize(len);
+      for (std::size_t j = 0; j < len; ++j) i1[j] = std::uint32_t(j);
+      for (int pass = 0; pass < passes; ++pass) {
+        const int sh = kBits * pass;
+        const int bits = std::min(kBits, shift - sh);
+        const std::uint32_t mask = (1u << bits) - 1;
+        std::fill(cnt.begin(), cnt.begin() + (std::size_t(1) << bits), 0u);
+        for (std::size_t j = 0; j < len; ++j) ++cnt[(k1[j] >> sh) & mask];
+        std::uint32_t off = 0;
+        for (std::size_t v = 0; v < (std::size_t(1) << bits); ++v) {
+          const std::uint32_t c = cnt[v];
+          cnt[v] = off, off += c;
+        }
+        for (std::size_t j = 0; j < len; ++j) {
+          const std::uint32_t p = cnt[(k1[j] >> sh) & mask]++;
+          k2[p] = k1[j], i2[p] = i1[j];
+        }
+        k1.swap(k2), i1.swap(i2);
+      }
+      for (std::size_t j = 0; j < len; ++j) out[s + j] = k1[j];
+      if (passes > 0) permute(s, len, i1.data());
+    }
   }
 }
 
 }  // namespace
 
+/// Reorders v[s .. s + len) by perm (v[s + k] = old v[s + perm[k]]) through scratch.
+template <typename T>
+void permute_range(T* v, std::size_t s, std::size_t len, const std::uint32_t* perm,
+                   std::vector<T>& scratch) {
+  scratch.assign(v + s, v + s + len);
+  for (std::size_t k = 0; k < len; ++k) v[s + k] = scratch[perm[k]];
+}
+
 template <typename Real>
 MortonOrder morton_order(const Real* x, const Real* y, const Real* z, std::size_t n) {
   MortonOrder m;
-  if (n >= (std::size_t(1) << 32) - 1)
-    throw Error("field tree: " + std::to_string(n) + " points exceed the tree's 2^32 - 1");
-  if (n == 0) return m;
-  double hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-  const Real* p[3] = {x, y, z};
-  for (int a = 0; a < 3; ++a) {
-    double l = INFINITY, h = -INFINITY;
-#pragma omp parallel for reduction(min : l) reduction(max : h)
-    for (std::size_t i = 0; i < n; ++i) {
-      l = std::min(l, double(p[a][i]));
-      h = std::max(h, double(p[a][i]));
-    }
-    m.lo[a] = l, hi[a] = h;
-  }
-  double size = std::max({hi[0] - m.lo[0], hi[1] - m.lo[1], hi[2] - m.lo[2]});
-  m.size = size > 0 ? size * (1 + 1e-9) : 1.0;
-  const double scale = double(1 << kKeyLevels) / m.size;
-  m.keys.resize(n);
   m.order.resize(n);
-#pragma omp parallel for
-  for (std::size_t i = 0; i < n; ++i) {
-    std::uint32_t q[3];
-    for (int a = 0; a < 3; ++a) {
-      const double f = (double(p[a][i]) - m.lo[a]) * scale;
-      q[a] = std::uint32_t(std::clamp(f, 0.0, double((1 << kKeyLevels) - 1)));
-    }
-    m.keys[i] = (spread(q[0]) << 2) | (spread(q[1]) << 1) | spread(q[2]);
-    m.order[i] = std::uint32_t(i);
-  }
-  radix_sort(m.keys, m.order);
+  std::uint32_t* order = m.order.data();
+  morton_sort(
+      x, y, z, n, m, [order](std::size_t j, std::size_t d) { order[d] = std::uint32_t(j); },
+      [order](std::size_t s, std::size_t len, const std::uint32_t* perm) {
+        thread_local std::vector<std::uint32_t> scratch;
+        permute_range(order, s, len, perm, scratch);
+      });
+  return m;
+}
+
+MortonOrder morton_sorted_copy(const float* x, const float* y, const float* z, const float* q,
+                               std::size_t n, float* sx, float* sy, float* sz, float* sq) {
+  MortonOrder m;
+  morton_sort(
+      x, y, z, n, m,
+      [&](std::size_t j, std::size_t d) { sx[d] = x[j], sy[d] = y[j], sz[d] = z[j], sq[d] = q[j]; },
+      [&](std::size_t s, std::size_t len, const std::uint32_t* perm) {
+        thread_local std::vector<float> scratch;
+        for (float* v : {sx, sy, sz, sq}) permute_range(v, s, len, perm, scratch);
+      });
   return m;
 }
 
 template <typename Real>
 Octree build_cells(const Real* x, const Real* y, const Real* z, MortonOrder&& m, int leaf_size) {
   Octree t;
-  const std::size_t n = m.order.size();
+  const std::size_t n = m.keys.size();
   if (n == 0) return t;
   t.order = std::move(m.order);
-  Builder<Real> b{x, y, z, leaf_size < 1 ? 1 : leaf_size, t, std::move(m.keys)};
-  t.cells.reserve(2 * (n / std::size_t(b.leaf_size)) + 16);
+  leaf_size = leaf_size < 1 ? 1 : leaf_size;
+  // The top levels serially, recording the cells at stop_level (or leaves above it) as jobs.
+  std::vector<Job> jobs;
+  Builder<Real> top{x, y, z, leaf_size, t.cells, t.order.data(), m.keys.data()};
+  top.jobs = &jobs;
+  top.stop_level = std::min(top_levels(n) + 1, kKeyLevels);
   t.cells.emplace_back();
   t.cells[0].begin = 0, t.cells[0].end = std::uint32_t(n);
-  b.build(0, 0, m.lo, m.size);
+  top.build(0, 0, m.lo, m.size);
+  const std::size_t tops = t.cells.size();
+  // Each job's subtree into its own cells (its root first), then appended in job order.
+  std::vector<std::vector<Cell>> sub(jobs.size());
+  std::vector<int> depth(jobs.size(), 0);
+  std::vector<char> permuted(jobs.size(), 0);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    std::vector<Cell>& c = sub[j];
+    c.reserve(2 * (t.cells[jobs[j].cell].count() / std::size_t(leaf_size)) + 8);
+    c.push_back(t.cells[jobs[j].cell]);
+    Builder<Real> b{x, y, z, leaf_size, c, t.order.data(), m.keys.data()};
+    b.build(0, jobs[j].level, jobs[j].lo, jobs[j].size);
+    depth[j] = b.depth, permuted[j] = b.permuted;
+  }
+  std::vector<std::size_t> base(jobs.size() + 1, tops);
+  for (std::size_t j = 0; j < jobs.size(); ++j) base[j + 1] = base[j] + sub[j].size() - 1;
+  t.cells.resize(base[jobs.size()]);
+  t.depth = top.depth;
+#pragma omp parallel for schedule(dynamic, 1)
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    const std::vector<Cell>& c = sub[j];
+    auto place = [&](Cell cell) {
+      if (cell.nchild > 0) cell.child = std::int32_t(base[j] + std::size_t(cell.child) - 1);
+      return cell;
+    };
+    t.cells[jobs[j].cell] = place(c[0]);
+    for (std::size_t k = 1; k < c.size(); ++k) t.cells[base[j] + k - 1] = place(c[k]);
+  }
+  for (std::size_t j = 0; j < jobs.size(); ++j)
+    t.depth = std::max(t.depth, depth[j]), t.permuted = t.permuted || permuted[j];
+  // The top cells' centres and radii, children first (a parent precedes its children).
+  std::vector<char> is_job(tops, 0);
+  for (const Job& jb : jobs) is_job[std::size_t(jb.cell)] = 1;
+  for (std::size_t c = tops; c-- > 0;)
+    if (!is_job[c] && t.cells[c].nchild > 0) top.finish_parent(t.cells[c]);
   return t;
 }
 

@@ -31,42 +31,26 @@ std::vector<double> SourceTree::moments_fp64() const {
 SourceTree build_source_tree(const Sources& s) {
   SourceTree t;
   try {
-    // Sort along the Morton curve, copy the sources into that order, then build the cells on
-    // the copy (sequential reads); splits below the keys' resolution permute the copy once more.
-    MortonOrder mo = morton_order(s.x.data(), s.y.data(), s.z.data(), s.size());
-    // The gather reads one 16-byte record per source (an interleaved copy, prefetched ahead)
-    // instead of four arrays at random: a quarter of the cache misses.
+    // The sources copied in Morton order by the sort itself (morton_sorted_copy), the cells built
+    // on the copy (sequential reads); splits below the keys' resolution permute it once more.
     const std::size_t n = s.size();
     t.x.resize(n), t.y.resize(n), t.z.resize(n), t.q.resize(n);
-    {
-      struct alignas(16) Rec {
-        float x, y, z, q;
-      };
-      std::vector<Rec> rec(n);
-#pragma omp parallel for
-      for (std::size_t i = 0; i < n; ++i) rec[i] = Rec{s.x[i], s.y[i], s.z[i], s.q[i]};
-      constexpr std::size_t kAhead = 16;
-#pragma omp parallel for
-      for (std::size_t i = 0; i < n; ++i) {
-        if (i + kAhead < n) __builtin_prefetch(&rec[mo.order[i + kAhead]]);
-        const Rec& r = rec[mo.order[i]];
-        t.x[i] = r.x, t.y[i] = r.y, t.z[i] = r.z, t.q[i] = r.q;
-        mo.order[i] = std::uint32_t(i);
-      }
-    }
+    MortonOrder mo = morton_sorted_copy(s.x.data(), s.y.data(), s.z.data(), s.q.data(), n,
+                                        t.x.data(), t.y.data(), t.z.data(), t.q.data());
+    mo.order.resize(n);
+#pragma omp parallel for schedule(static)
+    for (std::size_t i = 0; i < n; ++i) mo.order[i] = std::uint32_t(i);
     t.oct = build_cells(t.x.data(), t.y.data(), t.z.data(), std::move(mo), kSourceLeaf);
-    bool identity = true;
-    for (std::size_t i = 0; i < n && identity; ++i) identity = t.oct.order[i] == i;
-    if (!identity) {
-      std::vector<float> tmp(n);
-      for (std::vector<float>* v : {&t.x, &t.y, &t.z, &t.q}) {
-#pragma omp parallel for
+    if (t.oct.permuted) {
+      BigVector<float> tmp(n);
+      for (BigVector<float>* v : {&t.x, &t.y, &t.z, &t.q}) {
+#pragma omp parallel for schedule(static)
         for (std::size_t i = 0; i < n; ++i) tmp[i] = (*v)[t.oct.order[i]];
         v->swap(tmp);
       }
     }
     // The permutation is not needed after the copy (outputs are per target).
-    std::vector<std::uint32_t>().swap(t.oct.order);
+    BigVector<std::uint32_t>().swap(t.oct.order);
     t.level.assign(t.oct.cells.size(), 0);
     for (std::size_t c = 0; c < t.oct.cells.size(); ++c) {
       const Cell& cell = t.oct.cells[c];
@@ -88,16 +72,17 @@ void compute_moments(SourceTree& t, int p, bool fp64) {
   const std::size_t N = std::size_t(m.count), C = t.oct.cells.size();
   const auto& cells = t.oct.cells;
   try {
-    std::vector<double>().swap(t.moments);
-    std::vector<float>().swap(t.moments32);
+    BigVector<double>().swap(t.moments);
+    BigVector<float>().swap(t.moments32);
     t.slot.assign(C, kNoMoment);
     std::size_t rows = 0;
     for (std::size_t c = 0; c < C; ++c)
       if (cells[c].count() > kFewSources) t.slot[c] = std::uint32_t(rows++);
+    // Not zeroed here: each row is zeroed (or written) by the thread that computes it below.
     if (single)
-      t.moments32.assign(rows * N, 0.0f);
+      t.moments32.resize(rows * N);
     else
-      t.moments.assign(rows * N, 0.0);
+      t.moments.resize(rows * N);
   } catch (const std::bad_alloc&) {
     throw Error("field tree: out of memory for the multipoles (" + std::to_string(C) + " cells x " +
                 std::to_string(N) + " terms)");
@@ -112,27 +97,42 @@ void compute_moments(SourceTree& t, int p, bool fp64) {
     const auto& list = by_level[l];
 #pragma omp parallel
     {
-      std::vector<double> acc(single ? N : 0), child(N);
+      std::vector<double> acc(single ? N : 0), soa(N * 8);
+      double centres[8][3];
 #pragma omp for schedule(dynamic, 16)
       for (std::size_t k = 0; k < list.size(); ++k) {
         const Cell& c = cells[list[k]];
         const std::size_t row = t.slot[list[k]];
         if (row == kNoMoment) continue;
         double* M = single ? acc.data() : t.moments.data() + row * N;
-        if (single) std::fill(acc.begin(), acc.end(), 0.0);
+        std::fill(M, M + N, 0.0);
         if (c.leaf()) {
           p2m(m, c.centre, t.x.data() + c.begin, t.y.data() + c.begin, t.z.data() + c.begin,
               t.q.data() + c.begin, int(c.count()), M);
         } else {
+          // Children with a multipole: one M2M across them (8 lanes); the others by P2M.
+          int lanes = 0;
+          std::fill(soa.begin(), soa.end(), 0.0);
           for (int j = 0; j < c.nchild; ++j) {
             const std::int32_t ch = c.child + j;
             const Cell& cc = cells[ch];
-            if (t.slot[ch] == kNoMoment)  // a child of few sources: its sources directly
+            const std::size_t r = t.slot[ch];
+            if (r == kNoMoment) {  // a child of few sources: its sources directly
               p2m(m, c.centre, t.x.data() + cc.begin, t.y.data() + cc.begin, t.z.data() + cc.begin,
                   t.q.data() + cc.begin, int(cc.count()), M);
-            else
-              m2m(m, c.centre, cc.centre, t.moment(std::size_t(ch), child.data()), M);
+              continue;
+            }
+            for (int a = 0; a < 3; ++a) centres[lanes][a] = cc.centre[a];
+            if (single) {
+              const float* f = t.moments32.data() + r * N;
+              for (std::size_t q = 0; q < N; ++q) soa[q * 8 + std::size_t(lanes)] = f[q];
+            } else {
+              const double* f = t.moments.data() + r * N;
+              for (std::size_t q = 0; q < N; ++q) soa[q * 8 + std::size_t(lanes)] = f[q];
+            }
+            ++lanes;
           }
+          if (lanes > 0) m2m8(m, c.centre, lanes, centres, soa.data(), M);
         }
         if (single) {
           float* out = t.moments32.data() + row * N;

@@ -20,7 +20,7 @@ constexpr std::uint32_t kNoMoment = 0xffffffffu;
 
 struct SourceTree {
   Octree oct;
-  std::vector<float> x, y, z, q;    ///< the sources in the tree's (sorted) order
+  BigVector<float> x, y, z, q;      ///< the sources in the tree's (sorted) order
   std::vector<std::int32_t> level;  ///< level of each cell (root 0)
   std::uint64_t generation = 0;     ///< Sources::generation it was built from (0: unknown)
   std::size_t size = 0;             ///< number of sources
@@ -31,8 +31,8 @@ struct SourceTree {
   /// halves the tree's memory (NOTES.md "field tree", memory).
   /// Rows of terms(order) values: row slot[c] is cell c's (kNoMoment: none, count() <=
   /// kFewSources).
-  std::vector<double> moments;
-  std::vector<float> moments32;
+  BigVector<double> moments;
+  BigVector<float> moments32;
   std::vector<std::uint32_t> slot;
   bool single() const { return !moments32.empty(); }
   /// The multipole of `cell` (which has one) in fp64: a pointer into `moments`, or `scratch`

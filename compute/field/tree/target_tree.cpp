@@ -3,9 +3,9 @@
 
 namespace simscope::field::tree {
 
-TargetTree build_target_tree(const Targets& t, const IndexRange& r) {
+TargetTree build_target_tree(const Targets& t, const IndexRange& r, int leaf_size) {
   TargetTree tt;
-  tt.tree = build_octree(t.x.data(), t.y.data(), t.z.data(), t.size(), kTargetLeaf);
+  tt.tree = build_octree(t.x.data(), t.y.data(), t.z.data(), t.size(), leaf_size);
   tt.range = r;
   tt.prefix.assign(t.size() + 1, 0);
   for (std::size_t i = 0; i < t.size(); ++i)

@@ -4,13 +4,15 @@
 //
 // Evaluation: the targets (the whole set, so that a target's value does not depend on the work
 // range it is evaluated in) get their own octree. Its cells are cut into tasks (subtrees); each
-// task walks (its root, the source root) down: a pair of cells (A targets, B sources) with
-// r_A + r_B < theta |z_A - c_B| adds B's multipole to A's local expansion (M2L); two leaves that
-// fail it are summed directly (P2P: fp32 AVX-512 relative to B's centre for tolerances >= 1e-6,
-// else and near a source the direct evaluator's fp64 SIMD loops, coincidences skipped and
-// counted); otherwise the larger cell is split. Then the local expansions go down
-// the task's subtree (L2L) to the targets (L2P). The source tree and its multipoles are kept
-// between evaluations (source_tree.hpp).
+// task walks (its root, the source root) down and lists its pairs of cells (A targets, B
+// sources): with r_A + r_B < theta |z_A - c_B| B's multipole goes into A's local expansion
+// (M2L); two leaves that fail it are summed directly (P2P); otherwise the larger cell is split.
+// Then each target cell's M2Ls run 8 source cells at a time (vectorised across them), and each
+// target leaf sums the sources of its P2P list and of its ancestors' in one pass per target
+// (fp32, 16 lanes, relative to the leaf's centre, for tolerances >= 1e-6; fp64 otherwise, for
+// cells of few sources and for the rare source too near a target for fp32, coincidences skipped
+// and counted). Then the local expansions go down the task's subtree (L2L) to the targets (L2P).
+// The source tree and its multipoles are kept between evaluations (source_tree.hpp).
 #include <immintrin.h>
 #include <omp.h>
 
@@ -39,6 +41,9 @@ double since(Clock::time_point t0) {
 }
 
 constexpr std::size_t kTile = 1024;
+/// Target subtrees evaluated as OpenMP tasks (a fixed count: the arithmetic does not depend on
+/// the thread count).
+constexpr std::size_t kTasks = 64;
 
 /// Adds the sums of sources [b, e) of `s` at target (tx, ty, tz) to acc (direct convention).
 void p2p_target(const SourceTree& s, std::uint32_t b, std::uint32_t e, double tx, double ty,
@@ -59,80 +64,228 @@ void p2p_target(const SourceTree& s, std::uint32_t b, std::uint32_t e, double tx
 struct Pair {
   std::int32_t a, b;
 };
+/// An entry of a target cell's M2L or P2P list (a linked list through `next`, newest first):
+/// source cell b, order q (M2LOrder; M2L only).
+struct ListItem {
+  std::int32_t b, q, next;
+};
 
 /// The near field in fp32 is used where the tolerance allows it (terms rounded to ~1e-7) ...
 constexpr double kFp32NearTolerance = 1e-6;
-/// ... except at a target closer than kNearFraction x (its distance to the source cell's
-/// centre + the cell's radius) to a source of the cell (coincidences included): there the fp32
-/// rounding of the coordinates relative to that centre (6e-8 of that distance) would be more
-/// than 6e-8 / kNearFraction ~ 1e-6 of the nearest term, and the target is summed in fp64.
+/// ... except for a source nearer a target than 2 kNearFraction |t - c| (c: the target leaf's
+/// centre the fp32 coordinates are relative to; coincidences included): their rounding (6e-8 of
+/// |t - c| + |s - c| <= 2 |t - c| + r) would then exceed ~18 x 6e-8 ~ 1e-6 of that term, and the
+/// pair is summed in fp64.
 constexpr double kNearFraction = 1.0 / 16;
 
-/// Sources [b, e) of `s` relative to the centre c, in fp32 (scratch of the fp32 near field).
-struct NearSources {
+/// The fp32 near field of one target leaf: the sources of its P2P cells (those of more than
+/// kFewSources) relative to c (the leaf's centre rounded to fp32, so that each coordinate is one
+/// fp32 subtraction, rounded once), padded to a multiple of 16 with zero charges far away;
+/// segment k starts at list index seg[k].first and tree index seg[k].second.
+struct NearList {
   std::vector<float> x, y, z, q;
-  void load(const SourceTree& s, std::uint32_t b, std::uint32_t e, const double c[3]) {
-    const std::size_t n = e - b;
-    x.resize(n), y.resize(n), z.resize(n), q.resize(n);
-    for (std::size_t j = 0; j < n; ++j) {
-      x[j] = float(double(s.x[b + j]) - c[0]), y[j] = float(double(s.y[b + j]) - c[1]);
-      z[j] = float(double(s.z[b + j]) - c[2]), q[j] = s.q[b + j];
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> seg;
+  std::size_t n = 0;
+  double c[3] = {0, 0, 0};
+  float cf[3] = {0, 0, 0};
+  void clear(const double centre[3]) {
+    n = 0;
+    seg.clear();
+    for (int a = 0; a < 3; ++a) cf[a] = float(centre[a]), c[a] = double(cf[a]);
+  }
+  void add(const SourceTree& s, std::uint32_t b, std::uint32_t e) {
+    const std::size_t m = e - b;
+    if (x.size() < n + m + 16) {
+      const std::size_t cap = std::max<std::size_t>(2 * x.size(), n + m + 16);
+      x.resize(cap), y.resize(cap), z.resize(cap), q.resize(cap);
     }
+    seg.emplace_back(std::uint32_t(n), b);
+    const float* __restrict sx = s.x.data() + b;
+    const float* __restrict sy = s.y.data() + b;
+    const float* __restrict sz = s.z.data() + b;
+    const float* __restrict sq = s.q.data() + b;
+    float* __restrict ox = x.data() + n;
+    float* __restrict oy = y.data() + n;
+    float* __restrict oz = z.data() + n;
+    float* __restrict oq = q.data() + n;
+    const float cx = cf[0], cy = cf[1], cz = cf[2];
+#pragma omp simd
+    for (std::size_t j = 0; j < m; ++j) {
+      ox[j] = sx[j] - cx, oy[j] = sy[j] - cy, oz[j] = sz[j] - cz, oq[j] = sq[j];
+    }
+    n += m;
+  }
+  /// Pads to a multiple of 16 (zero charges at 1e15: finite, no contribution).
+  void pad() {
+    while (n % 16) {
+      x[n] = y[n] = z[n] = 1e15f, q[n] = 0;
+      ++n;
+    }
+  }
+  /// The tree index of list entry j (not a padding entry).
+  std::uint32_t index(std::uint32_t j) const {
+    const auto it = std::upper_bound(seg.begin(), seg.end(), j, [](std::uint32_t v, const auto& g) {
+      return v < g.first;
+    });
+    return std::prev(it)->second + (j - std::prev(it)->first);
   }
 };
 
-/// Adds the fp32 sums of `ns` (relative to c, radius rb) at target (tx, ty, tz) to acc; false
-/// (acc untouched) where a source is too near for fp32 (kNearFraction) or a value is not finite.
-bool p2p_fp32(const NearSources& ns, const double c[3], double rb, double tx, double ty, double tz,
-              double eps2, double acc[4]) {
-  const double rx = tx - c[0], ry = ty - c[1], rz = tz - c[2];
-  const double rho = std::sqrt(rx * rx + ry * ry + rz * rz) + rb;
-  const float thr = float(kNearFraction * kNearFraction * rho * rho);
+/// One fp64 term of source j of `s` at (tx, ty, tz) into acc (r^2 == 0: skipped, counted).
+inline void term_fp64(const SourceTree& s, std::uint32_t j, double tx, double ty, double tz,
+                      double eps2, double acc[4], std::uint64_t& skipped) {
+  const double dx = tx - s.x[j], dy = ty - s.y[j], dz = tz - s.z[j];
+  const double r2 = dx * dx + dy * dy + dz * dz + eps2;
+  if (r2 == 0) {
+    ++skipped;
+    return;
+  }
+  const double inv = 1.0 / std::sqrt(r2), qi = double(s.q[j]) * inv, w = qi * inv * inv;
+  acc[0] += w * dx, acc[1] += w * dy, acc[2] += w * dz, acc[3] += qi;
+}
+
+/// Adds the sums of the list `nl` at target (tx, ty, tz) to acc: fp32 terms (16 lanes, 1/sqrt
+/// to ~1e-7), summed in fp32 over runs of 128 sources and then in fp64 lanes. A source nearer the
+/// target than |t - c| / 8 (the fp32 coordinates relative to c then err by more than ~1e-6 of
+/// the distance; coincidences included) is summed in fp64 instead. False (acc untouched) when
+/// the fp32 sum is not finite.
+// GCC 12 reports a false "maybe-uninitialized" inside _mm512_rsqrt14_ps.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+bool p2p_list(const SourceTree& s, const NearList& nl, double tx, double ty, double tz,
+              double eps2, double acc[4], std::uint64_t& skipped, std::vector<std::uint32_t>& near) {
+  const double rx = tx - nl.c[0], ry = ty - nl.c[1], rz = tz - nl.c[2];
+  const float thr = float((rx * rx + ry * ry + rz * rz) * (4 * kNearFraction * kNearFraction));
   const float fx = float(rx), fy = float(ry), fz = float(rz), e2 = float(eps2);
-  const float* __restrict x = ns.x.data(), * __restrict y = ns.y.data(), * __restrict z = ns.z.data(), * __restrict q = ns.q.data();
-  const int n = int(ns.x.size());
-  float ax = 0, ay = 0, az = 0, ap = 0, mn = INFINITY;
-  int j = 0;
+  const float* __restrict x = nl.x.data();
+  const float* __restrict y = nl.y.data();
+  const float* __restrict z = nl.z.data();
+  const float* __restrict q = nl.q.data();
+  const std::size_t n = nl.n;
+  double sum[4] = {0, 0, 0, 0};
+  near.clear();
 #if defined(__AVX512F__)
-  {
-    // 16 lanes, the tail masked (std::sqrt does not vectorise without -fno-math-errno).
-    __m512 va = _mm512_setzero_ps(), vb = va, vc = va, vp = va, vm = _mm512_set1_ps(INFINITY);
-    const __m512 X = _mm512_set1_ps(fx), Y = _mm512_set1_ps(fy), Z = _mm512_set1_ps(fz),
-                 E2 = _mm512_set1_ps(e2), one = _mm512_set1_ps(1.0f);
-    for (; j < n; j += 16) {
-      const __mmask16 k = n - j >= 16 ? __mmask16(0xffff) : __mmask16((1u << (n - j)) - 1);
-      const __m512 dx = _mm512_sub_ps(X, _mm512_maskz_loadu_ps(k, x + j));
-      const __m512 dy = _mm512_sub_ps(Y, _mm512_maskz_loadu_ps(k, y + j));
-      const __m512 dz = _mm512_sub_ps(Z, _mm512_maskz_loadu_ps(k, z + j));
-      const __m512 r2 =
-          _mm512_fmadd_ps(dx, dx, _mm512_fmadd_ps(dy, dy, _mm512_fmadd_ps(dz, dz, E2)));
-      const __m512 inv = _mm512_div_ps(one, _mm512_maskz_sqrt_ps(__mmask16(0xffff), r2));
-      const __m512 qi = _mm512_maskz_mul_ps(k, _mm512_maskz_loadu_ps(k, q + j), inv);
-      const __m512 w = _mm512_mul_ps(qi, _mm512_mul_ps(inv, inv));
+  const __m512 X = _mm512_set1_ps(fx), Y = _mm512_set1_ps(fy), Z = _mm512_set1_ps(fz),
+               E2 = _mm512_set1_ps(e2), T = _mm512_set1_ps(thr), half = _mm512_set1_ps(0.5f),
+               three = _mm512_set1_ps(3.0f);
+  __m512d da[4] = {_mm512_setzero_pd(), _mm512_setzero_pd(), _mm512_setzero_pd(),
+                   _mm512_setzero_pd()};
+  __m512d db[4] = {da[0], da[0], da[0], da[0]};
+  for (std::size_t j0 = 0; j0 < n; j0 += 128) {
+    __m512 va = _mm512_setzero_ps(), vb = va, vc = va, vp = va;
+    const std::size_t j1 = std::min(n, j0 + 128);
+    for (std::size_t j = j0; j < j1; j += 16) {
+      const __m512 dx = _mm512_sub_ps(X, _mm512_loadu_ps(x + j));
+      const __m512 dy = _mm512_sub_ps(Y, _mm512_loadu_ps(y + j));
+      const __m512 dz = _mm512_sub_ps(Z, _mm512_loadu_ps(z + j));
+      const __m512 d2 = _mm512_fmadd_ps(dx, dx, _mm512_fmadd_ps(dy, dy, _mm512_mul_ps(dz, dz)));
+      const __m512 r2 = _mm512_add_ps(d2, E2);
+      const __mmask16 far = _mm512_cmp_ps_mask(d2, T, _CMP_GT_OQ);
+      // 1/sqrt: the 14-bit estimate and one Newton step.
+      __m512 inv = _mm512_rsqrt14_ps(r2);
+      inv = _mm512_mul_ps(_mm512_mul_ps(half, inv),
+                          _mm512_fnmadd_ps(_mm512_mul_ps(r2, inv), inv, three));
+      const __m512 qi = _mm512_maskz_mul_ps(far, _mm512_loadu_ps(q + j), inv);
+      const __m512 w = _mm512_maskz_mul_ps(far, qi, _mm512_mul_ps(inv, inv));
       va = _mm512_fmadd_ps(w, dx, va), vb = _mm512_fmadd_ps(w, dy, vb);
       vc = _mm512_fmadd_ps(w, dz, vc), vp = _mm512_add_ps(vp, qi);
-      vm = _mm512_mask_min_ps(vm, k, vm, r2);
+      if (far != 0xffff) [[unlikely]] {
+        for (int l = 0; l < 16; ++l)
+          if (!((far >> l) & 1)) near.push_back(std::uint32_t(j + std::size_t(l)));
+      }
     }
-    // (Stored and summed: GCC 12's _mm512_reduce_* warn of uninitialised values under LTO.)
-    alignas(64) float l[5][16];
-    _mm512_store_ps(l[0], va), _mm512_store_ps(l[1], vb), _mm512_store_ps(l[2], vc);
-    _mm512_store_ps(l[3], vp), _mm512_store_ps(l[4], vm);
-    for (int u = 0; u < 16; ++u)
-      ax += l[0][u], ay += l[1][u], az += l[2][u], ap += l[3][u], mn = std::min(mn, l[4][u]);
+    // The run's fp32 sums into fp64 lanes.
+    const __m512 v[4] = {va, vb, vc, vp};
+    for (int k = 0; k < 4; ++k) {
+      da[k] = _mm512_add_pd(da[k], _mm512_cvtps_pd(_mm512_castps512_ps256(v[k])));
+      db[k] = _mm512_add_pd(
+          db[k], _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v[k]), 1))));
+    }
+  }
+  for (int k = 0; k < 4; ++k) {
+    alignas(64) double lane[8];
+    _mm512_store_pd(lane, _mm512_add_pd(da[k], db[k]));
+    for (int l = 0; l < 8; ++l) sum[k] += lane[l];
+  }
+#else
+  for (std::size_t j0 = 0; j0 < n; j0 += 128) {
+    float a = 0, b = 0, c = 0, p = 0;
+    const std::size_t j1 = std::min(n, j0 + 128);
+    for (std::size_t j = j0; j < j1; ++j) {
+      const float dx = fx - x[j], dy = fy - y[j], dz = fz - z[j];
+      const float d2 = dx * dx + dy * dy + dz * dz;
+      if (!(d2 > thr)) {
+        near.push_back(std::uint32_t(j));
+        continue;
+      }
+      const float inv = 1.0f / std::sqrt(d2 + e2);
+      const float qi = q[j] * inv, w = qi * inv * inv;
+      a += w * dx, b += w * dy, c += w * dz, p += qi;
+    }
+    sum[0] += a, sum[1] += b, sum[2] += c, sum[3] += p;
   }
 #endif
-  for (; j < n; ++j) {
-    const float dx = fx - x[j], dy = fy - y[j], dz = fz - z[j];
-    const float r2 = dx * dx + dy * dy + dz * dz + e2;
-    const float inv = 1.0f / std::sqrt(r2);
-    const float qi = q[j] * inv, w = qi * inv * inv;
-    ax += w * dx, ay += w * dy, az += w * dz, ap += qi;
-    mn = std::min(mn, r2);
-  }
-  if (!(mn >= thr) || !std::isfinite(ax + ay + az + ap)) return false;
-  acc[0] += ax, acc[1] += ay, acc[2] += az, acc[3] += ap;
+  if (!std::isfinite(sum[0] + sum[1] + sum[2] + sum[3])) return false;
+  for (int k = 0; k < 4; ++k) acc[k] += sum[k];
+  for (std::uint32_t j : near) term_fp64(s, nl.index(j), tx, ty, tz, eps2, acc, skipped);
   return true;
 }
+#pragma GCC diagnostic pop
+
+// GCC 12 reports false "maybe-uninitialized" warnings inside the AVX-512 intrinsics below.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+/// The multipoles of `lanes` source cells (fp32 rows r32 or fp64 rows r64, Nq terms each) into
+/// the SoA layout of m2l8 (term k of lane l at out[8 k + l]; lanes >= `lanes` zero).
+void load_soa(const SourceTree& s, int lanes, const float* const* r32, const double* const* r64,
+              std::size_t Nq, double* out) {
+  if (lanes < 8) std::fill(out, out + Nq * 8, 0.0);
+  if (!s.single()) {
+    for (int l = 0; l < lanes; ++l)
+      for (std::size_t k = 0; k < Nq; ++k) out[k * 8 + std::size_t(l)] = r64[l][k];
+    return;
+  }
+  std::size_t k = 0;
+#if defined(__AVX512F__)
+  if (lanes == 8) {
+    // 8 x 8 blocks: 8 rows of 8 floats to doubles, transposed in registers.
+    for (; k + 8 <= Nq; k += 8) {
+      __m512d v[8], t[8];
+      for (int l = 0; l < 8; ++l) v[l] = _mm512_cvtps_pd(_mm256_loadu_ps(r32[l] + k));
+      for (int l = 0; l < 8; l += 2) {
+        t[l] = _mm512_unpacklo_pd(v[l], v[l + 1]);
+        t[l + 1] = _mm512_unpackhi_pd(v[l], v[l + 1]);
+      }
+      for (int l = 0; l < 8; l += 4)
+        for (int h = 0; h < 2; ++h) {
+          v[l + h] = _mm512_shuffle_f64x2(t[l + h], t[l + 2 + h], 0x88);
+          v[l + 2 + h] = _mm512_shuffle_f64x2(t[l + h], t[l + 2 + h], 0xdd);
+        }
+      for (int h = 0; h < 4; ++h) {
+        t[h] = _mm512_shuffle_f64x2(v[h], v[h + 4], 0x88);
+        t[h + 4] = _mm512_shuffle_f64x2(v[h], v[h + 4], 0xdd);
+      }
+      // t[j] now holds term k + j of the 8 lanes.
+      for (int j = 0; j < 8; ++j) _mm512_store_pd(out + (k + std::size_t(j)) * 8, t[j]);
+    }
+  }
+#endif
+  for (int l = 0; l < lanes; ++l)
+    for (std::size_t kk = k; kk < Nq; ++kk) out[kk * 8 + std::size_t(l)] = r32[l][kk];
+}
+#pragma GCC diagnostic pop
+
+/// Reusable buffers of one evaluation thread.
+struct Scratch {
+  std::vector<ListItem> m2l, p2p;
+  std::vector<std::int32_t> m2l_head, p2p_head;  // per target cell, -1: empty
+  std::vector<std::int32_t> byq[kMaxOrder + 1];
+  BigVector<double> Msoa, Lsoa, D;  // 64-byte aligned (m2l8)
+  std::vector<std::uint32_t> near;
+  NearList list;
+  std::vector<Pair> stack;
+  std::vector<std::int32_t> touched;  // cells whose heads to reset after the task
+};
 
 }  // namespace
 
@@ -160,8 +313,10 @@ void direct_fp64(const SourceTree& s, const double* tx, const double* ty, const 
 
 void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, const Options& o,
                    const TreeRule& rule, std::vector<double>& acc, TreeStats& stats,
-                   std::uint64_t& skipped, Progress* progress) {
+                   std::uint64_t& skipped, Progress* progress, TreeWorkspace* workspace) {
   const auto t0 = Clock::now();
+  TreeWorkspace own;
+  TreeWorkspace& ws = workspace ? *workspace : own;
   const std::size_t T = r.end - r.begin;
   acc.assign(T * 4, 0.0);
   skipped = 0;
@@ -182,11 +337,10 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
   const auto& sc = s.oct.cells;
   auto in_range = [&](std::int32_t a) { return target_tree.in_range(a); };
 
-  // Tasks: target cells, expanded breadth-first from the root until there are enough of them
-  // (independent of the range, so a target's arithmetic is the same in every range).
-  const int threads = omp_get_max_threads();
-  std::vector<std::int32_t> tasks = {0};
-  for (bool grew = true; grew && tasks.size() < std::size_t(32 * threads);) {
+  // Tasks: target cells, expanded breadth-first from the root until there are kTasks of them
+  // (independent of the range and of the thread count); the cells above them are the top.
+  std::vector<std::int32_t> tasks = {0}, top;
+  for (bool grew = true; grew && tasks.size() < kTasks;) {
     grew = false;
     std::vector<std::int32_t> next;
     for (std::int32_t a : tasks) {
@@ -194,6 +348,7 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
         next.push_back(a);
       } else {
         for (int k = 0; k < tc[a].nchild; ++k) next.push_back(tc[a].child + k);
+        top.push_back(a);
         grew = true;
       }
     }
@@ -203,89 +358,258 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
   for (std::int32_t a : tasks)
     if (in_range(a)) live.push_back(a);
 
-  std::vector<double> local;
-  std::vector<std::uint8_t> has_local(tc.size(), 0);
+  std::uint64_t m2l_count = 0, skip = 0;
+  double p2p = 0;
+  std::vector<double>& local = ws.local;
+  std::vector<std::uint8_t>& has_local = ws.has_local;
   try {
-    local.assign(tc.size() * N, 0.0);
+    local.resize(tc.size() * N);
+    has_local.assign(tc.size(), 0);
+    ws.sorted_acc.assign(t.size() * 4, 0.0);  // per sorted target
   } catch (const std::bad_alloc&) {
     throw Error("field tree: out of memory for the local expansions (" + std::to_string(tc.size()) +
                 " target cells)");
   }
-  std::vector<double> sorted_acc(t.size() * 4, 0.0);  // per sorted target
-  std::atomic<bool> stop{false};
-  std::atomic<std::size_t> done{0};
-  std::uint64_t m2l_count = 0, skip = 0;
-  double p2p = 0;
+  std::vector<double>& sorted_acc = ws.sorted_acc;
+  for (int q = 0; q <= rule.order; ++q) multi_index(q);  // built before the threads use them
+  const M2LOrder m2l_order(theta, rule.order);
 
-#pragma omp parallel for schedule(dynamic, 1) reduction(+ : m2l_count, skip, p2p)
-  for (std::size_t task = 0; task < live.size(); ++task) {
-    if (stop.load(std::memory_order_relaxed)) continue;
-    std::vector<double> D(std::size_t(terms(kMaxOrder))), Ms(N);
-    NearSources near;
-    std::vector<Pair> stack = {{live[task], 0}};
-    while (!stack.empty()) {
+  // The top of the traversal (serial, few cells): the pairs whose target cell is above the
+  // tasks, so that the decisions are those of one traversal from the roots whatever the tasks.
+  // M2Ls into top cells are done here, then shifted down to the task roots (L2L); P2P pairs of
+  // top cells go to the lists of the task roots below them; pairs that reach a task root start
+  // that task's traversal.
+  std::vector<std::int32_t> task_of(tc.size(), -1);
+  for (std::size_t k = 0; k < live.size(); ++k) task_of[live[k]] = std::int32_t(k);
+  std::vector<std::vector<std::int32_t>> task_start(live.size()), task_near(live.size());
+  {
+    BigVector<double> Ms(N * 8), Ls(N * 8), Ds(N * 8);
+    std::vector<std::vector<std::int32_t>> top_near(tc.size());
+    std::vector<Pair> stack = {{0, 0}};
+    while (!stack.empty() && !live.empty()) {
       const Pair pr = stack.back();
       stack.pop_back();
       if (!in_range(pr.a)) continue;
+      if (task_of[pr.a] >= 0) {
+        task_start[std::size_t(task_of[pr.a])].push_back(pr.b);
+        continue;
+      }
       const Cell& A = tc[pr.a];
       const Cell& B = sc[pr.b];
       const Action act = classify(A, B, theta, m2l_cost);
       if (act == Action::M2L) {
-        m2l(m, A.centre, B.centre, eps2, s.moment(std::size_t(pr.b), Ms.data()), &local[pr.a * N],
-            D.data());
+        const MultiIndex& mq = multi_index(m2l_order(A, B));
+        std::fill(Ms.begin(), Ms.end(), 0.0), std::fill(Ls.begin(), Ls.end(), 0.0);
+        const double* M = s.moment(std::size_t(pr.b), Ds.data());
+        for (int k = 0; k < mq.count; ++k) Ms[std::size_t(k) * 8] = M[k];
+        const double c[1][3] = {{B.centre[0], B.centre[1], B.centre[2]}};
+        m2l8(mq, A.centre, c, 1, eps2, Ms.data(), Ls.data(), Ds.data());
+        double* L = &local[std::size_t(pr.a) * N];
+        if (!has_local[pr.a]) std::fill(L, L + N, 0.0);
+        for (int k = 0; k < mq.count; ++k) L[k] += Ls[std::size_t(k) * 8];
         has_local[pr.a] = 1;
         ++m2l_count;
       } else if (act == Action::P2P) {
-        // fp32 where the tolerance allows and the cell is not a few sources (a single source
-        // stays exact to rounding), fp64 otherwise and for targets too near a source.
-        const bool fp32 = near_fp32 && B.count() > kFewSources;
-        if (fp32) near.load(s, B.begin, B.end, B.centre);
-        for (std::uint32_t i = A.begin; i < A.end; ++i) {
-          const std::uint32_t ti = tt.order[i];
-          if (ti < r.begin || ti >= r.end) continue;
-          double* a = &sorted_acc[i * 4];
-          if (!fp32 || !p2p_fp32(near, B.centre, B.radius, t.x[ti], t.y[ti], t.z[ti], eps2, a))
-            p2p_target(s, B.begin, B.end, t.x[ti], t.y[ti], t.z[ti], eps2, a, skip);
-          p2p += double(B.count());
-        }
+        top_near[std::size_t(pr.a)].push_back(pr.b);
       } else if (act == Action::SplitTarget) {
         for (int k = 0; k < A.nchild; ++k) stack.push_back({A.child + k, pr.b});
       } else {
         for (int k = 0; k < B.nchild; ++k) stack.push_back({pr.a, B.child + k});
       }
     }
-    // Down the task's subtree: L2L to the children, L2P at the leaves.
-    std::vector<std::int32_t> down = {live[task]};
-    while (!down.empty()) {
-      const std::int32_t a = down.back();
-      down.pop_back();
-      if (!in_range(a)) continue;
+    // Down the top (parents before children: `top` is breadth-first).
+    for (std::int32_t a : top) {
       const Cell& A = tc[a];
-      if (A.leaf()) {
-        if (!has_local[a]) continue;
+      for (int k = 0; k < A.nchild; ++k) {
+        const std::int32_t c = A.child + k;
+        if (!in_range(c)) continue;
+        if (has_local[a]) {
+          double* Lc = &local[std::size_t(c) * N];
+          if (!has_local[c]) std::fill(Lc, Lc + N, 0.0);
+          l2l(m, A.centre, tc[c].centre, &local[std::size_t(a) * N], Lc);
+          has_local[c] = 1;
+        }
+        auto& to = task_of[c] >= 0 ? task_near[std::size_t(task_of[c])] : top_near[std::size_t(c)];
+        to.insert(to.end(), top_near[std::size_t(a)].begin(), top_near[std::size_t(a)].end());
+      }
+    }
+  }
+  std::atomic<bool> stop{false};
+  std::atomic<std::size_t> done{0};
+
+#pragma omp parallel reduction(+ : m2l_count, skip, p2p)
+  {
+    Scratch w;
+    w.Msoa.resize(N * 8), w.Lsoa.resize(N * 8), w.D.resize(N * 8);
+    w.m2l_head.assign(tc.size(), -1), w.p2p_head.assign(tc.size(), -1);
+#pragma omp for schedule(dynamic, 1)
+    for (std::size_t task = 0; task < live.size(); ++task) {
+      if (stop.load(std::memory_order_relaxed)) continue;
+      // The dual traversal: lists of M2L and P2P pairs.
+      w.m2l.clear(), w.p2p.clear(), w.touched.clear();
+      std::vector<Pair>& stack = w.stack;
+      stack.clear();
+      for (auto it = task_start[task].rbegin(); it != task_start[task].rend(); ++it)
+        stack.push_back({live[task], *it});
+      while (!stack.empty()) {
+        const Pair pr = stack.back();
+        stack.pop_back();
+        if (!in_range(pr.a)) continue;
+        const Cell& A = tc[pr.a];
+        const Cell& B = sc[pr.b];
+        const Action act = classify(A, B, theta, m2l_cost);
+        if (act == Action::M2L) {
+          w.m2l.push_back({pr.b, m2l_order(A, B), w.m2l_head[pr.a]});
+          w.m2l_head[pr.a] = std::int32_t(w.m2l.size() - 1);
+          w.touched.push_back(pr.a);
+        } else if (act == Action::P2P) {
+          w.p2p.push_back({pr.b, 0, w.p2p_head[pr.a]});
+          w.p2p_head[pr.a] = std::int32_t(w.p2p.size() - 1);
+          w.touched.push_back(pr.a);
+        } else if (act == Action::SplitTarget) {
+          for (int k = 0; k < A.nchild; ++k) stack.push_back({A.child + k, pr.b});
+        } else {
+          for (int k = 0; k < B.nchild; ++k) stack.push_back({pr.a, B.child + k});
+        }
+      }
+      // M2L: each target cell's source cells 8 at a time, grouped by order.
+      for (std::int32_t a : w.touched) {
+        if (w.m2l_head[a] < 0) continue;
+        for (auto& v : w.byq) v.clear();
+        for (std::int32_t k = w.m2l_head[a]; k >= 0; k = w.m2l[std::size_t(k)].next)
+          w.byq[w.m2l[std::size_t(k)].q].push_back(w.m2l[std::size_t(k)].b);
+        w.m2l_head[a] = -1;  // done (a cell may be listed in `touched` more than once)
+        std::fill(w.Lsoa.begin(), w.Lsoa.end(), 0.0);
+        std::size_t listed = 0;
+        for (int q = 0; q <= rule.order; ++q)
+         for (std::size_t g = 0; g < w.byq[q].size();) {
+          const int lanes = int(std::min<std::size_t>(8, w.byq[q].size() - g));
+          const MultiIndex& mq = multi_index(q);
+          const std::size_t Nq = std::size_t(mq.count);
+          double centres[8][3];
+          const float* rows32[8];
+          const double* rows64[8];
+          for (int l = 0; l < lanes; ++l) {
+            const std::int32_t b = w.byq[q][g + std::size_t(l)];
+            for (int k = 0; k < 3; ++k) centres[l][k] = sc[b].centre[k];
+            const std::size_t row = s.slot[std::size_t(b)];
+            if (s.single())
+              rows32[l] = s.moments32.data() + row * N;
+            else
+              rows64[l] = s.moments.data() + row * N;
+          }
+          load_soa(s, lanes, rows32, rows64, Nq, w.Msoa.data());
+          m2l8(mq, tc[a].centre, centres, lanes, eps2, w.Msoa.data(), w.Lsoa.data(), w.D.data());
+          g += std::size_t(lanes);
+          listed += std::size_t(lanes);
+         }
+        double* L = &local[std::size_t(a) * N];
+        if (!has_local[a]) std::fill(L, L + N, 0.0);
+        for (std::size_t k = 0; k < N; ++k) {
+          double v = 0;
+          for (int l = 0; l < 8; ++l) v += w.Lsoa[k * 8 + std::size_t(l)];
+          L[k] += v;
+        }
+        has_local[a] = 1;
+        m2l_count += listed;
+      }
+      // P2P: each target leaf against the source cells listed for it and for its ancestors.
+      // Depth-first over the task's subtree; `chain` holds the source cells listed for the path
+      // from the task's root to the cell (a frame's chain_size: its parent's part).
+      std::vector<std::int32_t> chain = task_near[task];
+      struct Frame {
+        std::int32_t a;
+        std::size_t chain_size;
+      };
+      std::vector<Frame> dfs = {{live[task], chain.size()}};
+      while (!dfs.empty() && !(w.p2p.empty() && task_near[task].empty())) {
+        const Frame f = dfs.back();
+        dfs.pop_back();
+        if (!in_range(f.a)) continue;
+        chain.resize(f.chain_size);
+        for (std::int32_t k = w.p2p_head[f.a]; k >= 0; k = w.p2p[std::size_t(k)].next)
+          chain.push_back(w.p2p[std::size_t(k)].b);
+        const Cell& A = tc[f.a];
+        if (!A.leaf()) {
+          for (int k = A.nchild; k-- > 0;) dfs.push_back({A.child + k, chain.size()});
+          continue;
+        }
+        if (chain.empty()) continue;
+        // fp32 where the tolerance allows and the cell is not a few sources (a single source
+        // stays exact to rounding), fp64 otherwise.
+        w.list.clear(A.centre);
+        double count = 0;
+        for (std::int32_t b : chain) {
+          count += double(sc[b].count());
+          if (near_fp32 && sc[b].count() > kFewSources) w.list.add(s, sc[b].begin, sc[b].end);
+        }
+        w.list.pad();
         for (std::uint32_t i = A.begin; i < A.end; ++i) {
           const std::uint32_t ti = tt.order[i];
           if (ti < r.begin || ti >= r.end) continue;
-          l2p(m, A.centre, &local[a * N], t.x[ti], t.y[ti], t.z[ti], &sorted_acc[i * 4], D.data());
+          double* acc_i = &sorted_acc[std::size_t(i) * 4];
+          const double x = t.x[ti], y = t.y[ti], z = t.z[ti];
+          const bool fast =
+              w.list.n > 0 && p2p_list(s, w.list, x, y, z, eps2, acc_i, skip, w.near);
+          for (std::int32_t b : chain) {
+            const Cell& B = sc[b];
+            if (fast && B.count() > kFewSources) continue;
+            p2p_target(s, B.begin, B.end, x, y, z, eps2, acc_i, skip);
+          }
+          p2p += count;
         }
-        continue;
       }
-      for (int k = 0; k < A.nchild; ++k) {
-        const std::int32_t c = A.child + k;
-        if (has_local[a]) {
-          l2l(m, A.centre, tc[c].centre, &local[a * N], &local[c * N]);
-          has_local[c] = 1;
+      for (std::int32_t a : w.touched) w.p2p_head[a] = -1;
+      // Down the task's subtree: L2L to the children, L2P at the leaves.
+      std::vector<std::int32_t> down = {live[task]};
+      while (!down.empty()) {
+        const std::int32_t a = down.back();
+        down.pop_back();
+        if (!in_range(a)) continue;
+        const Cell& A = tc[a];
+        if (A.leaf()) {
+          if (!has_local[a]) continue;
+          // 8 targets at a time (in range), their sums gathered and scattered.
+          double px[8], py[8], pz[8], pa[32];
+          std::uint32_t at[8];
+          int k = 0;
+          auto flush = [&] {
+            for (int l = 0; l < k; ++l)
+              for (int c = 0; c < 4; ++c) pa[4 * l + c] = sorted_acc[std::size_t(at[l]) * 4 + c];
+            l2p8(m, A.centre, &local[std::size_t(a) * N], k, px, py, pz, pa, w.D.data());
+            for (int l = 0; l < k; ++l)
+              for (int c = 0; c < 4; ++c) sorted_acc[std::size_t(at[l]) * 4 + c] = pa[4 * l + c];
+            k = 0;
+          };
+          for (std::uint32_t i = A.begin; i < A.end; ++i) {
+            const std::uint32_t ti = tt.order[i];
+            if (ti < r.begin || ti >= r.end) continue;
+            px[k] = t.x[ti], py[k] = t.y[ti], pz[k] = t.z[ti], at[k] = i;
+            if (++k == 8) flush();
+          }
+          if (k > 0) flush();
+          continue;
         }
-        down.push_back(c);
+        for (int k = 0; k < A.nchild; ++k) {
+          const std::int32_t c = A.child + k;
+          if (has_local[a]) {
+            double* Lc = &local[std::size_t(c) * N];
+            if (!has_local[c]) std::fill(Lc, Lc + N, 0.0);
+            l2l(m, A.centre, tc[c].centre, &local[std::size_t(a) * N], Lc);
+            has_local[c] = 1;
+          }
+          down.push_back(c);
+        }
       }
-    }
-    const std::size_t dn = done.fetch_add(1) + 1;
-    if (progress) {
-      progress->set(0.95 * double(dn) / double(live.size()));
-      if (progress->cancel.load(std::memory_order_relaxed)) stop.store(true);
+      const std::size_t dn = done.fetch_add(1) + 1;
+      if (progress) {
+        progress->set(0.95 * double(dn) / double(live.size()));
+        if (progress->cancel.load(std::memory_order_relaxed)) stop.store(true);
+      }
     }
   }
   if (stop.load()) throw Cancelled();
+#pragma omp parallel for schedule(static)
   for (std::size_t i = 0; i < t.size(); ++i) {
     const std::uint32_t ti = tt.order[i];
     if (ti < r.begin || ti >= r.end) continue;

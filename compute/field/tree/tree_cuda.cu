@@ -1,7 +1,7 @@
 // The tree method on CUDA (field.hpp, Method::Tree on Backend::Cuda): the same method as the CPU
 // back end (tree_cpu.cpp), the same source tree (built on the host, kept per source set, its
 // sorted sources, cells and multipoles uploaded once per source set and order), the same
-// decisions (classify() in tree_internal.hpp), with the arithmetic on the device:
+// decisions (classify() and M2LOrder in tree_internal.hpp), with the arithmetic on the device:
 //   host:   the target octree and the interaction lists of the dual traversal (M2L pairs per
 //           target cell, P2P source cells per target leaf), L2L pairs by level;
 //   device: M2L (one block per target cell: the block forms the derivative tensor in shared
@@ -98,13 +98,12 @@ __device__ double d_derivative_term(const DeviceTables& m, int i, const double r
 /// degree's terms are formed in parallel with one barrier between degrees (the layout is ordered
 /// by degree: multi_index.hpp). Every thread of the block must call it; returns after a barrier.
 __device__ void d_derivatives_block(const DeviceTables& m, double rx, double ry, double rz,
-                                    double eps2, double* D) {
+                                    double eps2, double* D, int order) {
   const double R2 = rx * rx + ry * ry + rz * rz + eps2;
   const double inv2 = 1.0 / R2;
   const double r[3] = {rx, ry, rz};
   if (threadIdx.x == 0) D[0] = sqrt(inv2);
   __syncthreads();
-  const int order = m.degree[m.count - 1];
   for (int n = 1; n <= order; ++n) {
     const int lo = n * (n + 1) * (n + 2) / 6, hi = (n + 1) * (n + 2) * (n + 3) / 6;
     for (int i = lo + int(threadIdx.x); i < hi; i += int(blockDim.x))
@@ -113,10 +112,11 @@ __device__ void d_derivatives_block(const DeviceTables& m, double rx, double ry,
   }
 }
 
-/// M2L: block = one target cell (cells[blockIdx.x]), its list list[begin[k] .. begin[k+1]).
+/// M2L: block = one target cell (cells[blockIdx.x]), its list list[begin[k] .. begin[k+1]),
+/// entry e at order ord[e] (M2LOrder: the terms |n| + |k| <= ord[e] of the layout's prefix).
 __global__ void k_m2l(DeviceTables m, const std::int32_t* cells, const std::int32_t* begin,
-                      const std::int32_t* src, const Sphere* tcell, const Sphere* scell,
-                      const double* moments, double eps2, double* local) {
+                      const std::int32_t* src, const std::int32_t* ord, const Sphere* tcell,
+                      const Sphere* scell, const double* moments, double eps2, double* local) {
   __shared__ double D[kMaxTerms];
   const int k = blockIdx.x, a = cells[k];
   const int N = m.count;
@@ -128,14 +128,17 @@ __global__ void k_m2l(DeviceTables m, const std::int32_t* cells, const std::int3
     const int b = src[e];
     const Sphere c = scell[b];
     __syncthreads();  // the previous pair's D is read by every thread before it is overwritten
-    d_derivatives_block(m, z.x - c.x, z.y - c.y, z.z - c.z, eps2, D);
+    const int qo = ord[e];
+    d_derivatives_block(m, z.x - c.x, z.y - c.y, z.z - c.z, eps2, D, qo);
     const double* M = moments + std::size_t(b) * N;
     for (int j = 0; j < kPer; ++j) {
       const int t = threadIdx.x + j * kThreads;
       if (t >= N) break;
+      const int rest = qo - m.degree[t];  // the pairs of t with |b| <= rest: a prefix
+      if (rest < 0) continue;
+      const int q1 = m.pair_begin[t] + (rest + 1) * (rest + 2) * (rest + 3) / 6;
       double s = 0;
-      for (int q = m.pair_begin[t]; q < m.pair_begin[t + 1]; ++q)
-        s += M[m.pair_b[q]] * D[m.pair_sum[q]];
+      for (int q = m.pair_begin[t]; q < q1; ++q) s += M[m.pair_b[q]] * D[m.pair_sum[q]];
       acc[j] += s;
     }
   }
@@ -243,8 +246,8 @@ __global__ void k_direct(const float4* sources, int P, const double* tx, const d
     for (int c = 0; c < 4; ++c) acc[std::size_t(i) * 4 + c] = red[c][0];
 }
 
-template <class T>
-DeviceBuffer<T> upload(const std::shared_ptr<DeviceAllocator>& alloc, const std::vector<T>& v,
+template <typename T, typename A>
+DeviceBuffer<T> upload(const std::shared_ptr<DeviceAllocator>& alloc, const std::vector<T, A>& v,
                        const char* what) {
   DeviceBuffer<T> b(alloc, std::max<std::size_t>(1, v.size()), what);
   if (!v.empty()) CK(cudaMemcpy(b.get(), v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
@@ -292,6 +295,7 @@ class CudaTreeBackend final : public TreeBackend {
     const MultiIndex& m = multi_index(rule.order);
     sync_tables(m);
     const double eps2 = o.eps * o.eps, theta = rule.theta, cost = m2l_pair_cost(m);
+    const M2LOrder m2l_order(theta, rule.order);
     const std::size_t N = std::size_t(m.count);
 
     // Host: the target tree (whole target set, as on the CPU) and the interaction lists.
@@ -300,7 +304,8 @@ class CudaTreeBackend final : public TreeBackend {
     const auto& tc = tt.cells;
     const auto& sc = s.oct.cells;
     auto in_range = [&](std::int32_t a) { return target_tree.in_range(a); };
-    std::vector<std::vector<std::int32_t>> m2l_of(tc.size()), p2p_of(tc.size());
+    std::vector<std::vector<std::int32_t>> m2l_of(tc.size()), m2l_ord_of(tc.size()),
+        p2p_of(tc.size());
     std::vector<std::pair<std::int32_t, std::int32_t>> stack = {{0, 0}};
     std::uint64_t m2l_count = 0;
     double p2p = 0;
@@ -312,6 +317,7 @@ class CudaTreeBackend final : public TreeBackend {
       switch (classify(A, B, theta, cost)) {
         case Action::M2L:
           m2l_of[a].push_back(b), ++m2l_count;
+          m2l_ord_of[a].push_back(m2l_order(A, B));
           break;
         case Action::P2P: {
           // To every leaf under A (a P2P of an accepted inner cell).
@@ -351,12 +357,13 @@ class CudaTreeBackend final : public TreeBackend {
         }
       }
     }
-    std::vector<std::int32_t> m2l_cells, m2l_begin = {0}, m2l_src, leaves, leaf_begin = {0},
-                                         leaf_src;
+    std::vector<std::int32_t> m2l_cells, m2l_begin = {0}, m2l_src, m2l_ord, leaves,
+        leaf_begin = {0}, leaf_src;
     for (std::size_t c = 0; c < tc.size(); ++c) {
       if (!m2l_of[c].empty()) {
         m2l_cells.push_back(std::int32_t(c));
         m2l_src.insert(m2l_src.end(), m2l_of[c].begin(), m2l_of[c].end());
+        m2l_ord.insert(m2l_ord.end(), m2l_ord_of[c].begin(), m2l_ord_of[c].end());
         m2l_begin.push_back(std::int32_t(m2l_src.size()));
       }
       if (tc[c].leaf() && in_range(std::int32_t(c))) {
@@ -382,6 +389,7 @@ class CudaTreeBackend final : public TreeBackend {
     auto d_m2l_cells = upload(alloc_, m2l_cells, "the M2L lists");
     auto d_m2l_begin = upload(alloc_, m2l_begin, "the M2L lists");
     auto d_m2l_src = upload(alloc_, m2l_src, "the M2L lists");
+    auto d_m2l_ord = upload(alloc_, m2l_ord, "the M2L lists");
     auto d_leaves = upload(alloc_, leaves, "the P2P lists");
     auto d_leaf_begin = upload(alloc_, leaf_begin, "the P2P lists");
     auto d_leaf_src = upload(alloc_, leaf_src, "the P2P lists");
@@ -395,7 +403,8 @@ class CudaTreeBackend final : public TreeBackend {
 
     if (!m2l_cells.empty())
       k_m2l<<<unsigned(m2l_cells.size()), kThreads>>>(tables_, d_m2l_cells.get(), d_m2l_begin.get(),
-                                                      d_m2l_src.get(), d_tcell.get(), scell_.get(),
+                                                      d_m2l_src.get(), d_m2l_ord.get(),
+                                                      d_tcell.get(), scell_.get(),
                                                       moments_.get(), eps2, d_local.get());
     CK(cudaGetLastError());
     for (const auto& lv : l2l_by_level) {

@@ -21,12 +21,15 @@ class CpuBackend final : public TreeBackend {
   void evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, const Options& o,
                 const TreeRule& rule, std::vector<double>& acc, TreeStats& stats,
                 std::uint64_t& skipped, Progress* progress) override {
-    tree_evaluate(s, t, r, o, rule, acc, stats, skipped, progress);
+    tree_evaluate(s, t, r, o, rule, acc, stats, skipped, progress, &workspace_);
   }
   void direct(const SourceTree& s, const double* x, const double* y, const double* z, std::size_t n,
               double eps2, double* acc) override {
     direct_fp64(s, x, y, z, n, eps2, acc);
   }
+
+ private:
+  TreeWorkspace workspace_;
 };
 
 class TreeEvaluator final : public Evaluator {
@@ -79,7 +82,7 @@ class TreeEvaluator final : public Evaluator {
     const LadderKey key{s.generation, s.size(), o.tolerance, o.eps};
     if (fixed || !(key == key_) || s.generation == 0) rung_ = 0, failed_ = kMinRung - 1;
     key_ = key;
-    std::vector<double> acc;
+    std::vector<double>& acc = acc_;  // kept: its pages stay mapped between evaluations
     std::uint64_t skipped = 0;
     TreeStats stats;
     int redone = 0;
@@ -153,6 +156,7 @@ class TreeEvaluator final : public Evaluator {
   static constexpr int kMaxRedo = 8;
   std::unique_ptr<TreeBackend> backend_;
   std::unique_ptr<SourceTree> tree_;
+  std::vector<double> acc_;
   LadderKey key_;
   int rung_ = 0;
   int failed_ = kMinRung - 1;  ///< the tightest rung whose error exceeded the tolerance

@@ -14,10 +14,12 @@ namespace simscope::field::tree {
 constexpr int kTargetLeaf = 32;  ///< targets per leaf of the target tree
 /// An accepted pair is summed directly when that is cheaper: an M2L costs about as much as
 /// kM2LPairs pairs of the direct loop per pair of its index table (measured: NOTES.md) ...
-constexpr double kM2LPairs = 1.0;
+constexpr double kM2LPairs = 0.5;
 /// ... and always when the source cell holds at most kFewSources (a single source is exact;
 /// source_tree.hpp: such cells keep no multipole).
-inline double m2l_pair_cost(const MultiIndex& m) { return kM2LPairs * double(m.pair_b.size()); }
+inline double m2l_pair_cost(const MultiIndex& m) {
+  return kM2LPairs * double(m.pair_b.size());
+}
 
 /// What the dual traversal does with a pair (A targets, B sources); every back end follows it.
 enum class Action { M2L, P2P, SplitTarget, SplitSource };
@@ -36,6 +38,33 @@ inline Action classify(const Cell& A, const Cell& B, double theta, double m2l_co
   if (B.leaf() || (!A.leaf() && A.radius >= B.radius)) return Action::SplitTarget;
   return Action::SplitSource;
 }
+
+/// The order of an accepted pair's M2L, the same in every back end: the lowest q <= p with
+/// ((r_A + r_B) / d)^(q+1) <= kOrderMargin theta^(p+1), i.e. a truncation bound no larger than
+/// a fraction of the loosest accepted pair's at order p (pairs well inside the opening angle
+/// need fewer terms); at least kMinM2LOrder.
+constexpr double kOrderMargin = 0.25;
+constexpr int kMinM2LOrder = 2;
+class M2LOrder {
+ public:
+  M2LOrder(double theta, int p) : p_(p) {
+    const double bound = kOrderMargin * std::pow(theta, p + 1);
+    for (int q = 0; q <= p; ++q) limit_[q] = std::pow(bound, 1.0 / (q + 1));
+  }
+  int operator()(const Cell& A, const Cell& B) const {
+    const double dx = A.centre[0] - B.centre[0], dy = A.centre[1] - B.centre[1],
+                 dz = A.centre[2] - B.centre[2];
+    const double rr = A.radius + B.radius;
+    const double d2 = dx * dx + dy * dy + dz * dz;
+    int q = p_ < kMinM2LOrder ? p_ : kMinM2LOrder;
+    while (q < p_ && rr * rr > limit_[q] * limit_[q] * d2) ++q;
+    return q;
+  }
+
+ private:
+  int p_;
+  double limit_[kMaxOrder + 1] = {};
+};
 
 /// The target tree of an evaluation, shared by the back ends (target_tree.cpp): the octree of
 /// the WHOLE target set (so that a target's arithmetic does not depend on the work range it is
@@ -58,16 +87,24 @@ struct TargetTree {
     return prefix[tree.cells[a].end] - prefix[tree.cells[a].begin];
   }
 };
-/// Builds it (kTargetLeaf targets per leaf).
-TargetTree build_target_tree(const Targets& t, const IndexRange& r);
+/// Builds it (leaf_size targets per leaf).
+TargetTree build_target_tree(const Targets& t, const IndexRange& r, int leaf_size = kTargetLeaf);
+
+/// Buffers of tree_evaluate() kept between evaluations (their pages stay mapped).
+struct TreeWorkspace {
+  std::vector<double> local, sorted_acc;
+  std::vector<std::uint8_t> has_local;
+};
 
 /// The targets [r.begin, r.end) of t by the tree method (tree_cpu.cpp): acc gets 4 doubles per
 /// target of the range in the direct evaluator's convention (sum q (x - y) / r^3, sum q / r;
 /// without k); stats gets eval_seconds, m2l and p2p_pairs; skipped the coincidences (eps = 0).
-/// `s` must hold moments of rule.order. Throws simscope::Cancelled when cancelled.
+/// `s` must hold moments of rule.order. Throws simscope::Cancelled when cancelled. `workspace`
+/// (optional) keeps the buffers for the next call.
 void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, const Options& o,
                    const TreeRule& rule, std::vector<double>& acc, TreeStats& stats,
-                   std::uint64_t& skipped, Progress* progress);
+                   std::uint64_t& skipped, Progress* progress,
+                   TreeWorkspace* workspace = nullptr);
 
 /// Direct fp64 sums of every source of `s` at n targets (OpenMP over targets x chunks of
 /// sources): acc[4 i + c] in the convention above. Coincidences (r^2 == 0) are skipped.

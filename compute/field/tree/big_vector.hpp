@@ -1,0 +1,58 @@
+#pragma once
+/// @file BigVector: the tree method's large arrays (not a public API). A std::vector whose
+/// resize() leaves new elements default-initialised (no zeroing pass: the OpenMP loop that
+/// writes them first places their pages on its own thread), whose data is 64-byte aligned, and
+/// whose blocks of 2 MiB or more are 2 MiB-aligned and marked for transparent huge pages (a page
+/// fault per 2 MiB, not per 4 KiB).
+#include <sys/mman.h>
+
+#include <cstddef>
+#include <cstdlib>
+#include <new>
+#include <utility>
+#include <vector>
+
+namespace simscope::field::tree {
+
+template <typename T>
+struct BigAllocator {
+  using value_type = T;
+  static constexpr std::size_t kHuge = std::size_t(2) << 20;
+  BigAllocator() = default;
+  template <typename U>
+  BigAllocator(const BigAllocator<U>&) noexcept {}
+  T* allocate(std::size_t n) {
+    const std::size_t bytes = n * sizeof(T);
+    void* p = nullptr;
+    if (bytes >= kHuge) {
+      p = std::aligned_alloc(kHuge, (bytes + kHuge - 1) / kHuge * kHuge);
+      if (p) madvise(p, (bytes + kHuge - 1) / kHuge * kHuge, MADV_HUGEPAGE);
+    } else {
+      p = std::aligned_alloc(64, (bytes + 63) / 64 * 64 + (bytes ? 0 : 64));
+    }
+    if (!p) throw std::bad_alloc();
+    return static_cast<T*>(p);
+  }
+  void deallocate(T* p, std::size_t) noexcept { std::free(p); }
+  template <typename U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... A>
+  void construct(U* p, A&&... a) {
+    ::new (static_cast<void*>(p)) U(std::forward<A>(a)...);
+  }
+  template <typename U>
+  bool operator==(const BigAllocator<U>&) const noexcept {
+    return true;
+  }
+  template <typename U>
+  bool operator!=(const BigAllocator<U>&) const noexcept {
+    return false;
+  }
+};
+
+template <typename T>
+using BigVector = std::vector<T, BigAllocator<T>>;
+
+}  // namespace simscope::field::tree
