@@ -4,8 +4,11 @@
 #include <QCoreApplication>
 #include <clocale>
 #include <cstdio>
+#include <tuple>
 
+#include "core/error.hpp"
 #include "core/quote.hpp"
+#include "image_size.hpp"
 #include "view/plane_profile.hpp"
 #include "view_png_export.hpp"
 #include "session.hpp"
@@ -179,17 +182,10 @@ CliParse parse_command_line(const std::vector<std::string>& argv) {
   if (!o.out_image.empty() && !p.value(out).endsWith(".png", Qt::CaseInsensitive))
     return fail("--out writes PNG: the file name must end in .png, got '" + p.value(out) + "'");
   o.out_dir = p.value(out_dir).toStdString();
-  {
-    const QStringList wh = p.value(image_size).split('x');
-    bool ok1 = false, ok2 = false;
-    if (wh.size() == 2) {
-      o.image_width = wh[0].toInt(&ok1);
-      o.image_height = wh[1].toInt(&ok2);
-    }
-    if (!ok1 || !ok2 || o.image_width < 64 || o.image_height < 64 || o.image_width > 16384 ||
-        o.image_height > 16384)
-      return fail("--image-size expects WxH with 64 <= W, H <= 16384, got '" + p.value(image_size) +
-                  "'");
+  try {  // the window's parser and limits (image_size.hpp); the GL's own limit where it draws
+    std::tie(o.image_width, o.image_height) = parse_image_size(p.value(image_size).toStdString());
+  } catch (const Error& e) {
+    return fail(QString("--image-size: ") + e.what());
   }
   o.no_image = p.isSet(no_image);
   o.list_params = p.value(list_params).toStdString();
