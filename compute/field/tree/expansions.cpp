@@ -95,6 +95,27 @@ void p2m(const MultiIndex& m, const double c[3], const float* x, const float* y,
   }
 }
 
+namespace {
+
+/// Rows 1..N-1 of the scaled powers r^k / k! of 8 lanes (row 0 set by the caller), built by the
+/// multi-index steps: P[i * 8 + l] = P[from(i) * 8 + l] * r[axis(i)][l] / k_axis(i).
+inline void scaled_powers8(const MultiIndex& m, const double (&r)[3][8], int N, double* P) {
+  constexpr int kL = 8;
+  const std::uint8_t* axis = m.step_axis.data();
+  const std::int16_t* from = m.step_from.data();
+  const double* inv = m.step_inv.data();
+  for (int i = 1; i < N; ++i) {
+    const double f = inv[i];
+    const double* __restrict src = P + std::size_t(from[i]) * kL;
+    double* __restrict dst = P + std::size_t(i) * kL;
+    const double* __restrict ra = r[axis[i]];
+#pragma omp simd
+    for (int l = 0; l < kL; ++l) dst[l] = src[l] * ra[l] * f;
+  }
+}
+
+}  // namespace
+
 void m2m8(const MultiIndex& m, const double cp[3], int n, const double (*cc)[3], const double* Mc,
           double* M) {
   constexpr int kL = 8;
@@ -108,17 +129,7 @@ void m2m8(const MultiIndex& m, const double cp[3], int n, const double (*cc)[3],
   for (int l = 0; l < kL; ++l)
     for (int a = 0; a < 3; ++a) r[a][l] = l < n ? cp[a] - cc[l][a] : 0.0;
   for (int l = 0; l < kL; ++l) S[l] = 1.0;
-  const std::uint8_t* axis = m.step_axis.data();
-  const std::int16_t* from = m.step_from.data();
-  const double* inv = m.step_inv.data();
-  for (int i = 1; i < N; ++i) {
-    const double f = inv[i];
-    const double* __restrict src = S + std::size_t(from[i]) * kL;
-    double* __restrict dst = S + std::size_t(i) * kL;
-    const double* __restrict ra = r[axis[i]];
-#pragma omp simd
-    for (int l = 0; l < kL; ++l) dst[l] = src[l] * ra[l] * f;
-  }
+  scaled_powers8(m, r, N, S);
   for (int a = 0; a < N; ++a) {
     const double* __restrict ma = Mc + std::size_t(a) * kL;
     for (int e = m.pair_begin[a]; e < m.pair_begin[a + 1]; ++e) {
@@ -299,17 +310,7 @@ void l2p8(const MultiIndex& m, const double z[3], const double* L, int n, const 
     r[0][l] = x[s] - z[0], r[1][l] = y[s] - z[1], r[2][l] = zz[s] - z[2];
     P[l] = 1.0;
   }
-  const std::uint8_t* axis = m.step_axis.data();
-  const std::int16_t* from = m.step_from.data();
-  const double* inv = m.step_inv.data();
-  for (int i = 1; i < N; ++i) {
-    const double f = inv[i];
-    const double* __restrict src = P + std::size_t(from[i]) * kL;
-    double* __restrict dst = P + std::size_t(i) * kL;
-    const double* __restrict ra = r[axis[i]];
-#pragma omp simd
-    for (int l = 0; l < kL; ++l) dst[l] = src[l] * ra[l] * f;
-  }
+  scaled_powers8(m, r, N, P);
   for (int i = 0; i < N; ++i) {
     const double* __restrict pi = P + std::size_t(i) * kL;
     const double li = L[i];
