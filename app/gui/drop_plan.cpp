@@ -4,21 +4,15 @@
 #include <cctype>
 #include <filesystem>
 #include <cstdint>
-#include <cstring>
 #include <fstream>
 
 #include "core/error.hpp"
+#include "io/npy.hpp"
 #include "json.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {
 namespace {
-
-std::string shape_text(const std::vector<std::size_t>& s) {
-  std::string t = "(";
-  for (std::size_t k = 0; k < s.size(); ++k) t += (k ? ", " : "") + std::to_string(s[k]);
-  return t + (s.size() == 1 ? ",)" : ")");
-}
 
 DropPlan input(const std::string& workload,
                std::vector<std::pair<std::string, std::string>> sets) {
@@ -32,46 +26,6 @@ DropPlan input(const std::string& workload,
 
 }  // namespace
 
-std::vector<std::size_t> npy_shape(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error("cannot read " + path);
-  char head[12] = {};
-  f.read(head, 12);
-  if (f.gcount() < 10 || std::memcmp(head, "\x93NUMPY", 6) != 0)
-    throw Error(path + " is not an .npy file (no \\x93NUMPY magic)");
-  const int major = static_cast<unsigned char>(head[6]);
-  std::uint32_t len = 0;
-  std::streamoff start = 10;
-  if (major == 1) {
-    len = std::uint32_t(static_cast<unsigned char>(head[8])) |
-          (std::uint32_t(static_cast<unsigned char>(head[9])) << 8);
-  } else {
-    for (int k = 0; k < 4; ++k)
-      len |= std::uint32_t(static_cast<unsigned char>(head[8 + k])) << (8 * k);
-    start = 12;
-  }
-  if (len > 1 << 20) throw Error(path + ": .npy header too long");
-  std::string dict(len, '\0');
-  f.seekg(start);
-  f.read(dict.data(), len);
-  const auto key = dict.find("'shape'");
-  const auto open = dict.find('(', key == std::string::npos ? 0 : key);
-  const auto close = dict.find(')', open == std::string::npos ? 0 : open);
-  if (key == std::string::npos || open == std::string::npos || close == std::string::npos)
-    throw Error(path + ": the .npy header has no shape");
-  std::vector<std::size_t> shape;
-  std::string num;
-  for (std::size_t k = open + 1; k <= close; ++k) {
-    const char ch = dict[k];
-    if (ch >= '0' && ch <= '9') {
-      num += ch;
-    } else if (!num.empty()) {
-      shape.push_back(std::stoull(num));
-      num.clear();
-    }
-  }
-  return shape;
-}
 
 DropPlan plan_drop(const std::string& path, const std::string& workload) {
   namespace fs = std::filesystem;
@@ -117,7 +71,9 @@ DropPlan plan_drop(const std::string& path, const std::string& workload) {
   // The workload's input files (WorkloadDescriptor::inputs), tried in order.
   const WorkloadDescriptor& d = workload_descriptor(workload);
   const bool npy = ext == "npy";
-  const std::vector<std::size_t> shape = npy ? npy_shape(path) : std::vector<std::size_t>{};
+  // The header alone, with the .npy reader's checks and messages (the data is not read here).
+  const io::NpyHeader header = npy ? io::read_npy_header(path) : io::NpyHeader{};
+  const std::vector<std::size_t>& shape = header.shape;
   for (const InputRole& role : d.inputs) {
     if (std::find(role.extensions.begin(), role.extensions.end(), ext) == role.extensions.end())
       continue;
@@ -128,7 +84,7 @@ DropPlan plan_drop(const std::string& path, const std::string& workload) {
     return input(workload, std::move(sets));
   }
   if (npy && !d.npy_expected.empty())
-    throw Error(name + " has shape " + shape_text(shape) + ": " + d.npy_expected);
+    throw Error(name + " has shape " + header.shape_text() + ": " + d.npy_expected);
   std::string all;
   for (const WorkloadDescriptor& w : workloads())
     if (!w.inputs_text.empty()) all += (all.empty() ? "" : "; ") + w.name + ": " + w.inputs_text;

@@ -28,8 +28,5 @@ struct DropPlan {
 /// file fits nothing (another extension, an .npy of another shape, a JSON that is neither).
 DropPlan plan_drop(const std::string& path, const std::string& workload);
 
-/// The shape in the header of the .npy file `path`, without reading its data. Throws
-/// simscope::Error naming the file when it cannot be read or is not an .npy file.
-std::vector<std::size_t> npy_shape(const std::string& path);
 
 }  // namespace simscope::app
