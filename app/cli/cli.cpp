@@ -109,7 +109,7 @@ CliParse parse_command_line(const std::vector<std::string>& argv) {
       "checkpoint-interval",
       "Headless " + studies + " study: the longest time between two checkpoints (besides one every "
       "5 % of the members).",
-      "SECONDS", "60");
+      "SECONDS", QString::number(RunOptions().checkpoint_interval));
   const QCommandLineOption mpi_split(
       "mpi-split",
       "Headless field under mpirun: split by targets (each rank all sources, bit-identical "
