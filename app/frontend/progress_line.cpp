@@ -12,7 +12,7 @@ ProgressLine::ProgressLine(std::string what, bool quiet)
 
 void ProgressLine::update(double f, double t, const std::function<void()>& before_first) {
   if (first_fraction_ < 0 && f > 0) first_fraction_ = f, first_seconds_ = t;
-  if (quiet_ || t <= 1.0 || (printed_ && t - last_ <= (tty_ ? 0.25 : 5.0))) return;
+  if (quiet_ || t <= 1.0 || t - last_ <= (tty_ ? 0.25 : 5.0)) return;
   if (!printed_ && before_first) before_first();
   const double gained = first_fraction_ < 0 ? 0 : f - first_fraction_;
   char eta[48] = "ETA --";

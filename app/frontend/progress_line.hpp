@@ -5,8 +5,9 @@
 
 namespace simscope::app {
 
-/// Shows a job's progress on stderr while it takes long: first after 1 s, then every 0.25 s on a
-/// terminal (one line rewritten in place), else every 5 s (one line each). The ETA is measured from the
+/// Shows a job's progress on stderr while it takes long: on a terminal after 1 s, then every
+/// 0.25 s (one line rewritten in place); else every 5 s, the first after 5 s, when the ETA is
+/// measured (one line each). The ETA is measured from the
 /// first progress report (a resumed job starts part-way) and shows "--" until the progress has
 /// moved by 0.5 % over at least 0.5 s.
 class ProgressLine {

@@ -167,7 +167,7 @@ while p.poll() is None:
 out, err = p.communicate()
 ref_seconds = time.time() - t0
 c.check(p.returncode == 0, f"reference study exits 0 in {ref_seconds:.1f} s ({err.strip()})")
-# Progress lines (printed after 1 s, then every 5 s when stderr is no terminal): the ETA comes from the rate
+# Progress lines (printed every 5 s when stderr is no terminal): the ETA comes from the rate
 # since the first progress report, so no line before the end says "ETA 0.0 s" (it once did on
 # every first line, the rate then being measured from that very line).
 progress = [l for l in err.splitlines() if "% " in l and "elapsed" in l]
