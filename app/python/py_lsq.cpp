@@ -2,9 +2,7 @@
 // solved by compute/lsq's solver; outputs as the CLI exports them.
 #include <pybind11/stl.h>
 
-#include <algorithm>
 #include <chrono>
-#include <cmath>
 
 #include "lsq/lsq.hpp"
 #include "lsq/lsq_device_cube.hpp"

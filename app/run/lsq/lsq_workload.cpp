@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <cstring>
 
@@ -67,7 +66,7 @@ class LsqWorkload final : public Workload {
       r.warnings.clear();
       add_unused_warnings(r);
       add_view_warnings(r);
-      add_result_warnings(r);
+      add_lsq_result_warnings(r);
       r.total_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
       return r;
     }
@@ -94,7 +93,7 @@ class LsqWorkload final : public Workload {
     r.payload = pl;
     add_unused_warnings(r);
     add_view_warnings(r);
-    add_result_warnings(r);
+    add_lsq_result_warnings(r);
     r.total_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     if (stride == 1) {
       last_ = std::make_shared<const RunResult>(r);
@@ -134,7 +133,7 @@ class LsqWorkload final : public Workload {
     for (const auto& [k, v] : LsqStats::merged(stats, r.compute_seconds).to_map()) r.stats[k] = v;
     add_unused_warnings(r);
     add_view_warnings(r);
-    add_result_warnings(r);
+    add_lsq_result_warnings(r);
     return r;
   }
 
@@ -162,7 +161,7 @@ class LsqWorkload final : public Workload {
     r.part = RangePart{"rows", range.begin, range.end, full.height, {}};
     add_unused_warnings(r);
     add_view_warnings(r);
-    add_result_warnings(r);
+    add_lsq_result_warnings(r);
     r.total_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     return r;
   }
@@ -261,8 +260,6 @@ class LsqWorkload final : public Workload {
                            " >= N = " + std::to_string(s->shape[0]) + ": the view shows x[" +
                            std::to_string(s->shape[0] - 1) + "]");
   }
-
-  static void add_result_warnings(RunResult& r) { add_lsq_result_warnings(r); }
 
   std::string problem_key_, result_key_;
   std::shared_ptr<const lsq::Synth> problem_;
