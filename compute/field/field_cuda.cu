@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "core/cuda_check.hpp"
+#include "core/cuda_handles.hpp"
 #include "core/device_memory.hpp"
 #include "field/device_inputs.hpp"
 #include "field/field_cuda_inputs.cuh"
@@ -85,18 +86,13 @@ class CudaEvaluator final : public Evaluator {
     alloc_ = DeviceAllocator::cuda("field", device_,
                                    "reduce sources.count or grid.size, or use --backend cpu");
     SIMSCOPE_CUDA_CHECK(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, device_));
-    for (auto& s : streams_)
-      SIMSCOPE_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    SIMSCOPE_CUDA_CHECK(cudaEventCreate(&ready_));
+    for (auto& s : streams_) s = CudaStream::create();
+    ready_ = CudaEvent::create();
   }
   ~CudaEvaluator() override {
     const CudaDeviceScope on(device_);  // may be destroyed on another thread
     src_.reset(), tgt_.reset(), acc_.reset(), skipped_.reset(), inputs_.reset();
-    if (input_ready_) cudaEventDestroy(input_ready_);
     out_.reset();  // freed here unless a result still views it
-    for (auto& e : chunk_end_) cudaEventDestroy(e);
-    cudaEventDestroy(ready_);
-    for (auto& s : streams_) cudaStreamDestroy(s);
   }
 
   Backend backend() const override { return Backend::Cuda; }
@@ -196,8 +192,7 @@ class CudaEvaluator final : public Evaluator {
 
   /// Makes stream 0 wait for the queued work of the view's producer stream (DeviceView::stream).
   void wait_for_producer(const DeviceView& v) {
-    if (!input_ready_)
-      SIMSCOPE_CUDA_CHECK(cudaEventCreateWithFlags(&input_ready_, cudaEventDisableTiming));
+    if (!input_ready_) input_ready_ = CudaEvent::create(cudaEventDisableTiming);
     cudaStream_t producer = reinterpret_cast<cudaStream_t>(v.stream);
     SIMSCOPE_CUDA_CHECK(cudaEventRecord(input_ready_, producer));
     SIMSCOPE_CUDA_CHECK(cudaStreamWaitEvent(streams_[0], input_ready_, 0));
@@ -422,11 +417,7 @@ class CudaEvaluator final : public Evaluator {
 
   /// The event recorded after chunk k (k = 0, 1: one per stream).
   cudaEvent_t chunk_event(std::size_t k) {
-    while (chunk_end_.size() <= k) {
-      cudaEvent_t e = nullptr;
-      SIMSCOPE_CUDA_CHECK(cudaEventCreate(&e));
-      chunk_end_.push_back(e);
-    }
+    while (chunk_end_.size() <= k) chunk_end_.push_back(CudaEvent::create());
     return chunk_end_[k];
   }
 
@@ -491,9 +482,9 @@ class CudaEvaluator final : public Evaluator {
   }
 
   int device_ = 0, sms_ = 1;
-  cudaStream_t streams_[2] = {nullptr, nullptr};
-  cudaEvent_t ready_ = nullptr;
-  std::vector<cudaEvent_t> chunk_end_;
+  CudaStream streams_[2];
+  CudaEvent ready_;
+  std::vector<CudaEvent> chunk_end_;
   std::shared_ptr<DeviceAllocator> alloc_;  // "field": every buffer below, held or shared
   DeviceBuffer<float4> src_;
   DeviceBuffer<double> tgt_, acc_;
@@ -502,7 +493,7 @@ class CudaEvaluator final : public Evaluator {
   static constexpr int kCounters = 6;
   DeviceBuffer<unsigned long long> skipped_;
   DeviceBuffer<unsigned long long> inputs_;  // device inputs' checks and bounds (ensure_inputs)
-  cudaEvent_t input_ready_ = nullptr;        // recorded on a device input's producer stream
+  CudaEvent input_ready_;                         // recorded on a device input's producer stream
   unsigned long long counters_host_[kCounters] = {};
   bool keep_on_device_ = false;
   std::size_t src_count_ = 0, target_capacity_ = 0, result_T_ = 0;

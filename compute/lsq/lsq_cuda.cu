@@ -45,7 +45,9 @@
 
 #include "core/bytes.hpp"
 #include "core/cuda_check.hpp"
+#include "core/cuda_handles.hpp"
 #include "core/device_memory.hpp"
+#include "lsq/cublas_handle.cuh"
 #include "lsq/lsq_cuda_inputs.cuh"
 #include "lsq/lsq_cuda_small.cuh"
 #include "lsq/lsq_device_cube.hpp"
@@ -58,11 +60,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-void cublas_check(cublasStatus_t s, const char* what) {
-  if (s != CUBLAS_STATUS_SUCCESS)
-    throw Error(std::string("cuBLAS error in ") + what + ": status " + std::to_string(int(s)));
-}
-#define LSQ_CUBLAS_CHECK(call) cublas_check((call), #call)
 
 constexpr int kMaxWarpsPerBlock = 8;
 
@@ -312,7 +309,7 @@ __global__ void solve_kernel(SolveArgs a, const T* __restrict__ gram) {
 /// overlap. Layout: x (N x pc doubles, node-major), residual, condition, count, status, kind,
 /// flag (two ints: the kFlag bits, the largest small size).
 struct HostStaging {
-  void* block = nullptr;
+  PinnedHostBlock block;
   double* x = nullptr;
   float* residual = nullptr;
   float* condition = nullptr;
@@ -339,8 +336,8 @@ struct Buffers {
   DeviceBuffer<std::uint8_t> kind;
   DeviceBuffer<int> count;
   DeviceBuffer<int> flag;
-  cudaStream_t stream = nullptr;
-  cublasHandle_t cublas = nullptr;  // one per stream: a handle's workspace is not shared safely
+  CudaStream stream;
+  CublasHandle cublas;  // one per stream
   HostStaging host;                 // pinned copies of the chunk's outputs and flag
   // the chunk in flight
   std::size_t p0 = 0, np = 0;
@@ -365,10 +362,8 @@ class CudaSolver final : public Solver {
         cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device_));
     smem_optin_ = std::size_t(optin);
     for (auto& b : buf_) {
-      SIMSCOPE_CUDA_CHECK(cudaStreamCreateWithFlags(&b.stream, cudaStreamNonBlocking));
-      LSQ_CUBLAS_CHECK(cublasCreate(&b.cublas));
-      LSQ_CUBLAS_CHECK(cublasSetMathMode(b.cublas, CUBLAS_DEFAULT_MATH));  // no TF32
-      LSQ_CUBLAS_CHECK(cublasSetStream(b.cublas, b.stream));
+      b.stream = CudaStream::create();
+      b.cublas = CublasHandle::create(b.stream);
     }
   }
   ~CudaSolver() override {
@@ -376,12 +371,9 @@ class CudaSolver final : public Solver {
     for (auto& b : buf_) {
       if (b.stream) cudaStreamSynchronize(b.stream);
       free_buffers(b);
-      if (b.cublas) cublasDestroy(b.cublas);
-      if (b.stream) cudaStreamDestroy(b.stream);
     }
     free_design();
     gathered_.reset(), input_bad_.reset();
-    if (input_ready_) cudaEventDestroy(input_ready_);
   }
 
   Backend backend() const override { return Backend::Cuda; }
@@ -438,8 +430,7 @@ class CudaSolver final : public Solver {
     const std::size_t item = v.itemsize();
     cudaStream_t st = buf_[0].stream;
     // The producer's queued work first (DeviceView::stream), on both chunk streams.
-    if (!input_ready_)
-      SIMSCOPE_CUDA_CHECK(cudaEventCreateWithFlags(&input_ready_, cudaEventDisableTiming));
+    if (!input_ready_) input_ready_ = CudaEvent::create(cudaEventDisableTiming);
     SIMSCOPE_CUDA_CHECK(cudaEventRecord(input_ready_, reinterpret_cast<cudaStream_t>(v.stream)));
     for (auto& b : buf_) SIMSCOPE_CUDA_CHECK(cudaStreamWaitEvent(b.stream, input_ready_, 0));
     const unsigned blocks =
@@ -759,7 +750,6 @@ class CudaSolver final : public Solver {
     for (auto* d : {&b.bpm, &b.r, &b.h, &b.y, &b.x}) d->reset();
     for (auto* d : {&b.mpm, &b.status, &b.kind}) d->reset();
     b.residual.reset(), b.condition.reset(), b.count.reset(), b.flag.reset();
-    if (b.host.block) cudaFreeHost(b.host.block);
     b.host = HostStaging{};
     b.capacity_key.clear();
     b.resident_generation = 0;
@@ -791,14 +781,12 @@ class CudaSolver final : public Solver {
     // then the flag at the next multiple of 8.
     const std::size_t status_at = std::size_t(N) * pc * 8 + pc * 12;
     const std::size_t flag_at = (status_at + 2 * pc + 7) / 8 * 8, bytes = flag_at + 8;
-    const cudaError_t e = cudaMallocHost(&b.host.block, bytes);
+    const cudaError_t e = b.host.block.allocate(bytes);
     if (e != cudaSuccess) {
-      cudaGetLastError();
-      b.host.block = nullptr;
       throw Error("lsq (CUDA): cannot allocate " + format_bytes(double(bytes)) +
                   " of pinned host memory for a chunk's outputs: " + cudaGetErrorString(e));
     }
-    char* h = static_cast<char*>(b.host.block);
+    char* h = static_cast<char*>(b.host.block.get());
     b.host.x = reinterpret_cast<double*>(h);
     b.host.residual = reinterpret_cast<float*>(h + std::size_t(N) * pc * 8);
     b.host.condition = b.host.residual + pc;
@@ -891,7 +879,7 @@ class CudaSolver final : public Solver {
   double staging_bytes_ = 0;                    // bytes of that copy (host_staging_bytes())
   DeviceBuffer<unsigned char> gathered_;        // a strided device cube in C order
   DeviceBuffer<unsigned long long> input_bad_;  // the first inf entry
-  cudaEvent_t input_ready_ = nullptr;           // recorded on the producer's stream
+  CudaEvent input_ready_;                       // recorded on the producer's stream
 };
 
 }  // namespace

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "core/cuda_check.hpp"
+#include "core/cuda_handles.hpp"
 #include "core/device_memory.hpp"
 #include "oscillators/osc_cuda_inputs.cuh"
 #include "oscillators/osc_device_state.hpp"
@@ -406,14 +407,12 @@ class CudaEnsemble final : public Ensemble {
     alloc_ = DeviceAllocator::cuda("oscillators", device_,
                                    "lower ensemble.size or network.nodes, or use --backend cpu");
     SIMSCOPE_CUDA_CHECK(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, device_));
-    SIMSCOPE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    stream_ = CudaStream::create();
   }
   ~CudaEnsemble() override {
     const CudaDeviceScope on(device_);  // may be destroyed on another thread
     free_all();
     input_bad_.reset();
-    if (input_ready_) cudaEventDestroy(input_ready_);
-    if (stream_) cudaStreamDestroy(stream_);
   }
 
   Backend backend() const override { return Backend::Cuda; }
@@ -438,8 +437,7 @@ class CudaEnsemble final : public Ensemble {
     if (t.nodes < 1 || t.members < 1 || t.row_ptr.size() != std::size_t(t.graphs()) * t.nodes + 1)
       throw Error("oscillators: topologies that do not match network.nodes and ensemble.size");
     load_impl(t, p, [&] {  // the state straight from the caller's memory: no host copy
-      if (!input_ready_)
-        SIMSCOPE_CUDA_CHECK(cudaEventCreateWithFlags(&input_ready_, cudaEventDisableTiming));
+      if (!input_ready_) input_ready_ = CudaEvent::create(cudaEventDisableTiming);
       SIMSCOPE_CUDA_CHECK(cudaEventRecord(input_ready_, reinterpret_cast<cudaStream_t>(v.stream)));
       SIMSCOPE_CUDA_CHECK(cudaStreamWaitEvent(stream_, input_ready_, 0));
       if (!input_bad_) input_bad_ = buffer(sizeof(unsigned long long), "the initial state check");
@@ -817,7 +815,7 @@ class CudaEnsemble final : public Ensemble {
   }
 
   int device_ = 0, sms_ = 1;
-  cudaStream_t stream_ = nullptr;
+  CudaStream stream_;
   Precision precision_ = Precision::Fp64;
   std::size_t elem_ = sizeof(double);
   int N_ = 0, K_ = 0;
@@ -833,7 +831,7 @@ class CudaEnsemble final : public Ensemble {
   std::size_t gseries_bytes_ = 0;  // gseries_'s size (allocated by the first grouped advance())
   std::vector<std::shared_ptr<DeviceBuffer<float>>> frames_;  // shared with the frames
   DeviceBuffer<unsigned char> input_bad_;  // load_device: the first non-finite value
-  cudaEvent_t input_ready_ = nullptr;      // load_device: recorded on the producer's stream
+  CudaEvent input_ready_;                 // load_device: recorded on the producer's stream
 };
 
 }  // namespace
