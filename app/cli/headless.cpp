@@ -51,7 +51,7 @@ struct Interrupted {
 /// throws Interrupted.
 RunResult run_with_progress(Worker& worker, const Session& s, bool quiet, bool& notice_printed,
                             std::shared_ptr<StudyCheckpointRequest> checkpoint) {
-  worker.submit(s.params, s.backend.backend, false, "", std::move(checkpoint));
+  worker.submit(s.params, s.backend.backend, false, RunCommand::Whole, std::move(checkpoint));
   ProgressLine line(worker.workload().name(), quiet);
   for (;;) {
     if (stop_signal()) {

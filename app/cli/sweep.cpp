@@ -42,7 +42,7 @@ struct SweepInterrupted {
 };
 
 RunResult run_one(Worker& worker, const ParamSet& p, Backend backend) {
-  worker.submit(p, backend, false, "");
+  worker.submit(p, backend, false);
   for (;;) {
     if (const int sig = stop_signal()) {
       worker.cancel();

@@ -104,17 +104,17 @@ void refresh_image(GuiState& s) {
   }
 }
 
-/// Submits a run. Live (continuous) workloads get the command "live" unless another is given
-/// ("step", "reset", "study"...): the headless runner's single run has the empty command.
-void submit(GuiState& s, const std::string& command = "") {
-  if (s.paused && command.empty()) return;
+/// Submits a run. Continuous workloads get RunCommand::Live unless another command is given
+/// (Step, Reset, Study from their panel).
+void submit(GuiState& s, RunCommand command = RunCommand::Whole) {
+  if (s.paused && command == RunCommand::Whole) return;
   s.submitted = s.params;
   const bool live = s.worker->workload().continuous(s.params);
   // A coarse preview first unless the last full run fitted in a frame (the first run always
   // previews: its cost is unknown). Live workloads advance a state: no previews.
   const bool preview = !live && (s.last_full_seconds == 0 || s.last_full_seconds > 0.03);
   s.worker->submit(s.params, s.backend.backend, preview,
-                   command.empty() && live ? std::string("live") : command);
+                   command == RunCommand::Whole && live ? RunCommand::Live : command);
 }
 
 /// Replaces the workload (switcher, keys 1/2/3): its default parameters, no result yet, and
@@ -155,7 +155,7 @@ void switch_workload(GuiState& s, const std::string& name) {
 /// render.view records it; no output where the centre shows a workload's own view.
 RenderInfo shown_view(const GuiState& s, const std::string& context) {
   RenderInfo info{context, "", s.plane ? s.plane->upload_path() : "", 0, "", "", "", 0, 0};
-  if (!s.plane || !s.result || s.worker->workload().view_kind(s.params) != "plane" ||
+  if (!s.plane || !s.result || s.worker->workload().view_kind(s.params) != ViewKind::Plane ||
       !s.view_message.empty())
     return info;
   info.output = s.params.get_string(s.worker->workload().view_param());
@@ -208,7 +208,7 @@ void export_data(GuiState& s) {
     action_failed(s, "nothing to export yet");
     return;
   }
-  if (!s.view_message.empty() && s.worker->workload().view_kind(s.params) == "plane") {
+  if (!s.view_message.empty() && s.worker->workload().view_kind(s.params) == ViewKind::Plane) {
     action_failed(s, "nothing to export for this output: " + s.view_message);
     return;
   }
@@ -218,7 +218,7 @@ void export_data(GuiState& s) {
     render::Offscreen target(w, h);
     target.bind();
     // The centre view as shown: the plane, or the workload's own (e.g. the phase view).
-    if (s.worker->workload().view_kind(s.params) == "plane")
+    if (s.worker->workload().view_kind(s.params) == ViewKind::Plane)
       s.plane->draw(0, 0, w, h);
     else
       s.extras->draw_view(s, 0, 0, w, h);
@@ -461,7 +461,7 @@ int run_gui(const RunOptions& o) {
         s.extras->on_result(s);  // before the next live run is submitted below
       }
     }
-    const bool plane_kind = s.worker->workload().view_kind(s.params) == "plane";
+    const bool plane_kind = s.worker->workload().view_kind(s.params) == ViewKind::Plane;
     if (s.image_dirty && plane_kind) refresh_image(s);
     // Live workloads: the next run as soon as the last one is in.
     if (s.worker->workload().continuous(s.params) && !s.paused && !s.worker->busy() &&
@@ -510,9 +510,9 @@ int run_gui(const RunOptions& o) {
     explore_mouse(s, fb_h, sx, sy);  // probe and line profile (probe.cpp)
     draw_explore(s, fb_h, sx, sy);
     track_undo(s);  // undo.cpp
-    if (!s.pending_command.empty()) {
-      submit(s, s.pending_command);
-      s.pending_command.clear();
+    if (s.pending_command) {
+      submit(s, *s.pending_command);
+      s.pending_command.reset();
     }
     if ((changed || without_view(s.params, s.worker->workload().view_param()) !=
                         without_view(s.submitted, s.worker->workload().view_param())) &&

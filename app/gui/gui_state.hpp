@@ -78,7 +78,7 @@ struct GuiState {
   bool open_preset_popup = false, save_preset_popup = false;
   std::string cursor_text;  ///< value and coordinates under the cursor, this frame
   double zoom = 1, zoom_cu = 0.5, zoom_cv = 0.5;  ///< plane view zoom (wheel) and pan (right drag)
-  std::string pending_command;     ///< set by a WorkloadGui: submit a run with this command
+  std::optional<RunCommand> pending_command;  ///< set by a WorkloadGui: submit a run with it
   std::string switch_to;           ///< workload chosen in the switcher (or keys 1/2/3)
   int want_screenshot = 0;  ///< screenshots asked for (button, S key) this frame, done after drawing
   int want_export = 0;      ///< exports asked for (button, E key) this frame

@@ -71,7 +71,7 @@ std::vector<std::uint8_t> render_view_offscreen(GuiState& s, int w, int h,
   std::vector<std::uint8_t> rgba;
   render::Offscreen target(w, h);  // names the GL limit when the size exceeds it
   target.bind();
-  const bool plane = s.worker->workload().view_kind(s.params) == "plane";
+  const bool plane = s.worker->workload().view_kind(s.params) == ViewKind::Plane;
   // A plane's caption in a strip of its own above it (never over its title or colorbar); the
   // phase view's in its free bottom-left corner.
   const int strip = plane && !caption.empty() ? render::caption_strip_height(ui_scale()) : 0;

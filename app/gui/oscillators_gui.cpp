@@ -53,10 +53,10 @@ class OscillatorsGui final : public WorkloadGui {
     // Live controls.
     if (ImGui::Button(s.paused ? "Run (Space)" : "Pause (Space)")) s.paused = !s.paused;
     ImGui::SameLine();
-    if (ImGui::Button("Step")) s.pending_command = "step";
+    if (ImGui::Button("Step")) s.pending_command = RunCommand::Step;
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("One RK4 step of the live members (also paused)");
     ImGui::SameLine();
-    if (ImGui::Button("Reset")) s.pending_command = "reset";
+    if (ImGui::Button("Reset")) s.pending_command = RunCommand::Reset;
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip("Back to the initial state (init, init.seed) and step 0");
     ImGui::SameLine();
@@ -212,7 +212,7 @@ class OscillatorsGui final : public WorkloadGui {
   }
 
   void start_study(GuiState& s) {
-    s.pending_command = "study";
+    s.pending_command = RunCommand::Study;
     study_running_ = true;
     study_osc_steps_ = double(s.params.get_int("ensemble.size")) *
                        double(s.params.get_int("network.nodes")) *

@@ -175,7 +175,7 @@ void draw_view_panel(GuiState& s, float x, float y, float w, float h) {
   const std::string view_param = s.worker->workload().view_param();
   if (param_widget(s.params, s.params.schema().at(view_param), err)) s.image_dirty = true;
   // The plane view's settings only where the centre shows a plane (not the phase view).
-  const bool plane_kind = s.worker->workload().view_kind(s.params) == "plane";
+  const bool plane_kind = s.worker->workload().view_kind(s.params) == ViewKind::Plane;
   if (plane_kind && param_widgets(s.view, err)) s.image_dirty = true;
   if (!err.empty()) s.error = err;
   if (s.plane && plane_kind && s.view_message.empty()) {

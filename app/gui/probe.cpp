@@ -53,7 +53,7 @@ std::optional<Mapping> mapping(const GuiState& s, int fb_h, float sx, float sy) 
 }
 
 bool plane_shown(const GuiState& s) {
-  return s.result && s.worker->workload().view_kind(s.params) == "plane";
+  return s.result && s.worker->workload().view_kind(s.params) == ViewKind::Plane;
 }
 
 }  // namespace
@@ -196,7 +196,7 @@ void draw_explore(GuiState& s, int fb_h, float sx, float sy) {
 }
 
 void draw_probe_panel(GuiState& s) {
-  if (s.worker->workload().view_kind(s.params) != "plane") return;
+  if (s.worker->workload().view_kind(s.params) != ViewKind::Plane) return;
   ImGui::Separator();
   ImGui::TextUnformatted("Probe");
   ImGui::SameLine();

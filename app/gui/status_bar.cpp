@@ -19,7 +19,7 @@ namespace {
 /// The log scale's note applies: the centre shows the plane on a log scale over values <= 0.
 bool log_note_shown(const GuiState& s) {
   return !s.log_note.empty() && s.plane && s.plane->settings().log_scale && s.worker &&
-         s.worker->workload().view_kind(s.params) == "plane";
+         s.worker->workload().view_kind(s.params) == ViewKind::Plane;
 }
 }  // namespace
 
@@ -79,7 +79,7 @@ void draw_status_bar(GuiState& s, float x, float y, float w, float h) {
   ImGui::SameLine();
   ImGui::TextDisabled("|");
   ImGui::SameLine();
-  if (s.worker && s.worker->workload().view_kind(s.params) == "plane")
+  if (s.worker && s.worker->workload().view_kind(s.params) == ViewKind::Plane)
     ImGui::Text("upload: %s", s.plane ? s.plane->upload_path().c_str() : "-");
   else
     ImGui::Text("upload: see the panel");  // the workload's own view reports its path

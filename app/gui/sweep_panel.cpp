@@ -116,7 +116,7 @@ void advance_record(GuiState& s) {
   }
   // (a plane's image is refreshed at the top of the frame; a workload's own view draws from the
   // result itself)
-  const bool plane = s.worker->workload().view_kind(s.params) == "plane";
+  const bool plane = s.worker->workload().view_kind(s.params) == ViewKind::Plane;
   if (r.total <= 0 || !s.result || s.result->preview || s.result_serial == r.last_serial ||
       (plane && s.image_dirty))
     return;

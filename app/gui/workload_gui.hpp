@@ -1,7 +1,7 @@
 #pragma once
 /// @file The window's per-workload extras: each workload may add widgets to the right panel
 /// (plots, legends, a pixel inspector), react to a click on the image, and draw the centre view
-/// itself when its view_kind() is not "plane" (e.g. the oscillators' phase view). One file per
+/// itself when its view_kind() is ViewKind::Custom (e.g. the oscillators' phase view). One file per
 /// workload: field_gui.cpp, lsq_gui.cpp, oscillators_gui.cpp.
 #include <memory>
 #include <string>
@@ -14,7 +14,7 @@ class WorkloadGui {
  public:
   virtual ~WorkloadGui() = default;
   /// Extra widgets at the end of the right panel (inside an ImGui window). May set
-  /// `s.pending_command` (e.g. "reset", "study") to have the window submit a run with it.
+  /// `s.pending_command` (e.g. RunCommand::Reset) to have the window submit a run with it.
   virtual void draw_panel(GuiState& s) { (void)s; }
   /// The user clicked sample (i, j) of the plane image shown (ViewImage coordinates).
   virtual void on_click(GuiState& s, int i, int j) { (void)s, (void)i, (void)j; }
@@ -25,7 +25,7 @@ class WorkloadGui {
   /// hover readout, e.g. "[i=3 j=7]"; empty when describe_sample already names it.
   virtual std::string sample_index(const GuiState& s, int i, int j) const;
   /// Draws the centre viewport (framebuffer pixels, origin bottom-left) when the workload's
-  /// view_kind() is not "plane". Called with the window's GL context current, before ImGui.
+  /// view_kind() is ViewKind::Custom. Called with the window's GL context current, before ImGui.
   virtual void draw_view(GuiState& s, int x, int y, int w, int h) {
     (void)s, (void)x, (void)y, (void)w, (void)h;
   }

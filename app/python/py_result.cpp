@@ -44,7 +44,7 @@ void bind_run(py::module_& m) {
           return std::make_tuple(std::move(w), std::move(p), backend_from(backend));
         });
         app::RunRequest request;
-        request.command = command;
+        request.command = checked([&] { return app::parse_run_command(command); });
         app::RunResult r = call_released(
             [&, &wl = wl, &params = params, &choice = choice](Progress* pr) {
               return wl->run(params, choice.backend, request, pr);

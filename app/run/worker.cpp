@@ -19,7 +19,7 @@ Worker::~Worker() {
 }
 
 void Worker::submit(const ParamSet& params, Backend backend, bool preview_first,
-                    const std::string& command,
+                    RunCommand command,
                     std::shared_ptr<StudyCheckpointRequest> checkpoint) {
   std::lock_guard<std::mutex> lock(mutex_);
   pending_ = Request{params, backend, preview_first, command, std::move(checkpoint)};

@@ -30,7 +30,7 @@ class Worker {
   /// `command`: passed to the workload (RunRequest::command).
   /// `checkpoint`: passed to the workload (RunRequest::checkpoint).
   void submit(const ParamSet& params, Backend backend, bool preview_first,
-              const std::string& command = "",
+              RunCommand command = RunCommand::Whole,
               std::shared_ptr<StudyCheckpointRequest> checkpoint = nullptr);
   /// Cancels the running and queued work (the last result stays).
   void cancel();
@@ -53,7 +53,7 @@ class Worker {
     ParamSet params;
     Backend backend;
     bool preview_first;
-    std::string command;
+    RunCommand command;
     std::shared_ptr<StudyCheckpointRequest> checkpoint;
   };
   void loop();

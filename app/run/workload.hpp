@@ -18,6 +18,7 @@
 #include "io/npy.hpp"
 #include "io/output_spec.hpp"
 #include "output_data.hpp"
+#include "run_command.hpp"
 #include "render/plane_annotations.hpp"
 
 namespace simscope::app {
@@ -134,12 +135,16 @@ struct InputRole {
 
 struct StudyCheckpointRequest;  // oscillators/study_checkpoint.hpp
 
+/// How the GUI's centre shows a result. Plane: view_image() through the plane view; Custom: the
+/// workload's WorkloadGui draws it (e.g. the oscillators' phase view).
+enum class ViewKind { Plane, Custom };
+
 /// What one run is asked to do besides computing with the parameters.
 struct RunRequest {
   bool preview = false;  ///< a quick coarse result (e.g. a smaller grid) before the full one
-  /// A workload-specific command from its GUI panel, e.g. "reset" or "study". Empty from the
-  /// headless runner; "live" for the GUI's automatic runs of a continuous() workload.
-  std::string command;
+  /// Whole from the headless front ends; Live for the GUI's automatic runs of a continuous()
+  /// workload; Study, Step or Reset from its GUI panel.
+  RunCommand command = RunCommand::Whole;
   /// Headless studies: keep a checkpoint (and maybe resume from it); null: none. Workloads
   /// without studies ignore it.
   std::shared_ptr<StudyCheckpointRequest> checkpoint;
@@ -188,9 +193,8 @@ class Workload {
   /// True for live workloads whose runs advance a state (e.g. N integrator steps per run): the
   /// GUI submits the next run as soon as a result arrives, unless paused.
   virtual bool continuous(const ParamSet& /*params*/) const { return false; }
-  /// How the GUI's centre shows a result: "plane" (view_image() through the plane view) or a
-  /// name its WorkloadGui draws itself (e.g. "phase").
-  virtual std::string view_kind(const ParamSet& /*params*/) const { return "plane"; }
+  /// How the GUI's centre shows a result with `params` (ViewKind).
+  virtual ViewKind view_kind(const ParamSet& /*params*/) const { return ViewKind::Plane; }
   /// The image shown for the parameter "view" of `result`. Throws simscope::Error.
   virtual ViewImage view_image(const RunResult& result, const std::string& view) const = 0;
   /// Physical coordinates of image sample (i, j) for the cursor readout, e.g. "x=1.2 y=-3 z=0".

@@ -294,7 +294,7 @@ TEST(CudaBackend, OscillatorLiveStateAdvancesOnTheDeviceAsOnTheCpu) {
   p.set("live.steps_per_frame", std::int64_t(25));
   const auto g = make_workload("oscillators"), c = make_workload("oscillators");
   RunRequest reset, live;
-  reset.command = "reset", live.command = "live";
+  reset.command = RunCommand::Reset, live.command = RunCommand::Live;
   g->run(p, Backend::Cuda, reset, nullptr);
   c->run(p, Backend::Cpu, reset, nullptr);
   RunResult rg, rc;

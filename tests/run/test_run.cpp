@@ -228,6 +228,37 @@ TEST(RunLayer, OscillatorsStudyExportsPhasesOfItsState) {
   EXPECT_EQ(m["stats"]["members"], 3);
 }
 
+TEST(RunLayer, RunCommandsReadBackTheirNamesAndAnUnknownOneIsRefusedWithTheKnownOnes) {
+  for (RunCommand c : {RunCommand::Whole, RunCommand::Study, RunCommand::Live, RunCommand::Step,
+                       RunCommand::Reset})
+    EXPECT_EQ(parse_run_command(to_string(c)), c);
+  EXPECT_STREQ(to_string(RunCommand::Whole), "");
+  try {
+    parse_run_command("rewind");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "unknown run command 'rewind' (study, live, step, reset)");
+  }
+}
+
+TEST(RunLayer, OscillatorsLiveStepAdvancesOneStepAndResetReturnsToTheStart) {
+  const auto w = make_workload("oscillators");
+  ParamSet p = w->schema().defaults();
+  p.set("ensemble.size", std::int64_t(2));
+  p.set("network.nodes", std::int64_t(8));
+  EXPECT_EQ(w->view_kind(p), ViewKind::Custom);
+  RunRequest req;
+  req.command = RunCommand::Reset;
+  EXPECT_EQ(w->run(p, Backend::Cpu, req, nullptr).stats.at("step"), 0);
+  req.command = RunCommand::Step;
+  EXPECT_EQ(w->run(p, Backend::Cpu, req, nullptr).stats.at("step"), 1);
+  EXPECT_EQ(w->run(p, Backend::Cpu, req, nullptr).stats.at("step"), 2);
+  req.command = RunCommand::Reset;
+  EXPECT_EQ(w->run(p, Backend::Cpu, req, nullptr).stats.at("step"), 0);
+  p.set("view", std::string("phases"));
+  EXPECT_EQ(w->view_kind(p), ViewKind::Plane);
+}
+
 TEST(RunLayer, UnusedSettingsAndCacheKeysComeFromTheSchema) {
   const auto w = make_workload("oscillators");
   ParamSet p = w->schema().defaults();

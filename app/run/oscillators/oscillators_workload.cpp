@@ -1,5 +1,5 @@
-// The `oscillators` workload as the app drives it: headless studies (the empty command, or "study"
-// from the GUI) and a live view that advances a kept state ("live", "step", "reset").
+// The `oscillators` workload as the app drives it: headless studies (RunCommand Whole, or Study
+// from the GUI) and a live view that advances a kept state (Live, Step, Reset).
 #include "oscillators_workload.hpp"
 
 #include <algorithm>
@@ -96,22 +96,22 @@ class OscillatorsWorkload final : public Workload {
 
   bool continuous(const ParamSet&) const override { return true; }
 
-  std::string view_kind(const ParamSet& p) const override {
-    return p.get_string("view") == "oscillators" ? "phase" : "plane";
+  ViewKind view_kind(const ParamSet& p) const override {
+    return p.get_string("view") == "oscillators" ? ViewKind::Custom : ViewKind::Plane;
   }
 
   RunResult run(const ParamSet& params, Backend backend, const RunRequest& request,
                 Progress* progress) override {
-    const std::string& cmd = request.command;
+    const RunCommand cmd = request.command;
+    const bool study_run = cmd == RunCommand::Whole || cmd == RunCommand::Study;
     if (request.range) {
-      if (!cmd.empty() && cmd != "study")
-        throw Error("oscillators: a work range splits a study, not the live view ('" + cmd + "')");
+      if (!study_run)
+        throw Error(std::string("oscillators: a work range splits a study, not the live view ('") +
+                    to_string(cmd) + "')");
       return study_range(params, backend, *request.range, request.checkpoint, progress);
     }
-    if (cmd.empty() || cmd == "study") return study(params, backend, request.checkpoint, progress);
-    if (cmd == "live" || cmd == "step" || cmd == "reset")
-      return live(params, backend, cmd, progress);
-    throw Error("oscillators: unknown command '" + cmd + "' (study, live, step, reset)");
+    if (study_run) return study(params, backend, request.checkpoint, progress);
+    return live(params, backend, cmd, progress);
   }
 
   ViewImage view_image(const RunResult& r, const std::string& view) const override {
@@ -336,11 +336,11 @@ class OscillatorsWorkload final : public Workload {
 
   // ---- live ------------------------------------------------------------------------------------
 
-  RunResult live(const ParamSet& p, Backend backend, const std::string& cmd, Progress* progress) {
+  RunResult live(const ParamSet& p, Backend backend, RunCommand cmd, Progress* progress) {
     const auto t0 = Clock::now();
     RunResult r = base(p, backend);
     const std::string key = live_key(p, backend);
-    if (cmd == "reset" || !live_ens_ || key != live_key_ || live_ens_->backend() != backend) {
+    if (cmd == RunCommand::Reset || !live_ens_ || key != live_key_ || live_ens_->backend() != backend) {
       live_key_.clear();
       live_ens_.reset();
       const int K = int(std::min<std::int64_t>(p.get_int("ensemble.size"), kLiveMembers));
@@ -362,9 +362,9 @@ class OscillatorsWorkload final : public Workload {
     rec.transient = p.get_int("integrator.transient");
     rec.every = p.get_int("record.every");
     rec.watch = shown;
-    const std::int64_t steps = cmd == "step"    ? 1
-                               : cmd == "reset" ? 0
-                                                : p.get_int("live.steps_per_frame");
+    const std::int64_t steps = cmd == RunCommand::Step    ? 1
+                               : cmd == RunCommand::Reset ? 0
+                                                          : p.get_int("live.steps_per_frame");
     osc::Series series;
     const auto c0 = Clock::now();
     live_ens_->advance(m, dt, steps, rec, series, progress);

@@ -164,7 +164,7 @@ PlaneSamples plane_samples(const Workload& w, const RunResult& r, const std::str
     } catch (const std::exception&) {
       continue;
     }
-    if (w.view_kind(p) != "plane") continue;
+    if (w.view_kind(p) != ViewKind::Plane) continue;
     const std::string comp = component_param(r, vp, choice);
     try {
       if (!comp.empty()) {
