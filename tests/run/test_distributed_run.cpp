@@ -24,6 +24,7 @@
 #include "split_merge.hpp"
 #include "oscillators/study_checkpoint.hpp"
 #include "workload.hpp"
+#include "study_checkpoint_v3.hpp"
 
 namespace simscope::app {
 namespace {
@@ -299,7 +300,7 @@ TEST(DistributedRun, ACheckpointedStudyResumesWithAnyRankCount) {
       const osc::Topologies t = osc::make_topologies(p);
       const osc::State init = osc::make_initial_state(p);
       auto ens = osc::make_ensemble(Backend::Cpu);
-      StudyCheckpointWriter writer(dir, "oscillators", p, Backend::Cpu, std::nullopt);
+      test::StudyCheckpointV3Writer writer(dir, "oscillators", p, Backend::Cpu);
       osc::StudyProgress sp;
       osc::StudyCheckpointing cp;
       cp.interval_s = 0;

@@ -142,26 +142,6 @@ void check_resume_rules(const std::string& dir, bool resume,
 /// Throws simscope::Error naming a file that is missing or has the wrong dtype or shape.
 oscillators::StudyProgress read_study_checkpoint(const std::string& dir, const CheckpointHeader& h);
 
-/// Writes version-3 checkpoints of one study into `dir` (created), as the format above says: what
-/// older builds wrote, kept for the tests of the import (simscope itself writes version 4).
-class StudyCheckpointWriter {
- public:
-  /// `header` the checkpoint resumed from (its blocks are on disk), or nothing for a new study
-  /// (the folder is then emptied and created at the first write).
-  StudyCheckpointWriter(std::string dir, const std::string& workload, const ParamSet& p,
-                        Backend backend, const std::optional<CheckpointHeader>& header);
-  /// Writes `sp` as the next generation. Throws simscope::Error naming the file that failed; the
-  /// previous checkpoint then stays valid.
-  void write(const oscillators::StudyProgress& sp);
-
- private:
-  std::string dir_;
-  CheckpointHeader base_;
-  int blocks_on_disk_ = 0;
-  std::int64_t generation_ = 0;
-  bool fresh_ = true;
-};
-
 /// Makes `dir` a version-4 checkpoint of the study `p` and returns its header: a new one (the
 /// folder emptied; prefix 0) when `header` is nothing; a version-3 one converted (its finished
 /// blocks become the prefix, its block under way that block's partial files); a version-4 one

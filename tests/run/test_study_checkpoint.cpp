@@ -4,8 +4,6 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <QDir>
-#include <QFile>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -18,6 +16,7 @@
 #include "oscillators/study.hpp"
 #include "oscillators/topology.hpp"
 #include "oscillators/study_checkpoint.hpp"
+#include "study_checkpoint_v3.hpp"
 
 namespace simscope::app {
 namespace {
@@ -122,7 +121,7 @@ TEST(StudyCheckpoint, ReadsBackBitForBit) {
   ASSERT_GT(s.sp.snapshot.step, 0);
   ASSERT_TRUE(std::isnan(s.sp.msd[3]));  // the failed member's NaNs travel too
   const std::string dir = scratch("roundtrip").string();
-  StudyCheckpointWriter w(dir, "oscillators", s.params, Backend::Cpu, std::nullopt);
+  test::StudyCheckpointV3Writer w(dir, "oscillators", s.params, Backend::Cpu);
   w.write(s.sp);
   const auto h = read_checkpoint_header(dir);
   ASSERT_TRUE(h.has_value());
@@ -139,7 +138,7 @@ TEST(StudyCheckpoint, ACrashedWriteLeavesThePreviousOne) {
   const Stopped first(2), later(12);
   const std::string dir = scratch("crash").string();
   {
-    StudyCheckpointWriter w(dir, "oscillators", first.params, Backend::Cpu, std::nullopt);
+    test::StudyCheckpointV3Writer w(dir, "oscillators", first.params, Backend::Cpu);
     w.write(first.sp);
   }
   // A later write that died before its checkpoint.json: its files (complete or not) are there.
@@ -155,7 +154,7 @@ TEST(StudyCheckpoint, ACrashedWriteLeavesThePreviousOne) {
   EXPECT_EQ(h->generation, 1);
   expect_same(first.sp, read_study_checkpoint(dir, *h));
   // Resuming from it and writing again: the next generation, the strays gone.
-  StudyCheckpointWriter w(dir, "oscillators", later.params, Backend::Cpu, h);
+  test::StudyCheckpointV3Writer w(dir, "oscillators", later.params, Backend::Cpu, &*h);
   w.write(later.sp);
   h = read_checkpoint_header(dir);
   EXPECT_EQ(h->generation, 2);
@@ -170,7 +169,7 @@ TEST(StudyCheckpoint, ACrashedWriteLeavesThePreviousOne) {
 TEST(StudyCheckpoint, ChangedParametersAreNamed) {
   const Stopped s(2);
   const std::string dir = scratch("params").string();
-  StudyCheckpointWriter(dir, "oscillators", s.params, Backend::Cpu, std::nullopt).write(s.sp);
+  test::StudyCheckpointV3Writer(dir, "oscillators", s.params, Backend::Cpu).write(s.sp);
   const auto h = read_checkpoint_header(dir);
   ASSERT_TRUE(h.has_value());
   ParamSet p = s.params;
@@ -206,7 +205,7 @@ TEST(StudyCheckpoint, AnEditedInputFileIsRefused) {
   ParamSet p = s.params;
   p.set_from_string("network.topology", "file");
   p.set_from_string("network.file", edges);
-  StudyCheckpointWriter(dir, "oscillators", p, Backend::Cpu, std::nullopt).write(s.sp);
+  test::StudyCheckpointV3Writer(dir, "oscillators", p, Backend::Cpu).write(s.sp);
   const auto h = read_checkpoint_header(dir);
   ASSERT_TRUE(h.has_value());
   ASSERT_EQ(h->files.count("network.file"), 1u);
@@ -223,7 +222,7 @@ TEST(StudyCheckpoint, BrokenCheckpointsAreRefusedNamingTheFile) {
   const std::string dir = scratch("broken").string();
   EXPECT_FALSE(read_checkpoint_header(dir).has_value());  // none yet
   const Stopped s(11);
-  StudyCheckpointWriter(dir, "oscillators", s.params, Backend::Cpu, std::nullopt).write(s.sp);
+  test::StudyCheckpointV3Writer(dir, "oscillators", s.params, Backend::Cpu).write(s.sp);
   const auto h = read_checkpoint_header(dir);
   ASSERT_TRUE(h.has_value());
   // A missing block file, a file of the wrong shape.
