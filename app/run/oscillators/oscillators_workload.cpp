@@ -2,6 +2,8 @@
 // from the GUI) and a live view that advances a kept state (Live, Step, Reset).
 #include "oscillators_workload.hpp"
 
+#include "oscillators_stats.hpp"
+
 #include <algorithm>
 #include <filesystem>
 #include <chrono>
@@ -402,14 +404,14 @@ class OscillatorsWorkload final : public Workload {
     pl->backend = backend;
     r.payload = pl;
 
-    r.stats["step"] = double(live_ens_->steps_done());
-    r.stats["time"] = dt * double(live_ens_->steps_done());
-    r.stats["live_members"] = K;
-    r.stats["nodes"] = double(N);
-    if (!history_.order.empty() && std::isfinite(history_.order.back()))
-      r.stats["order"] = history_.order.back();
-    if (!history_.msd.empty() && std::isfinite(history_.msd.back()))
-      r.stats["msd"] = history_.msd.back();
+    LiveStats live;
+    live.step = double(live_ens_->steps_done());
+    live.time = dt * live.step;
+    live.live_members = K;
+    live.nodes = double(N);
+    if (!history_.order.empty()) live.order = history_.order.back();
+    if (!history_.msd.empty()) live.msd = history_.msd.back();
+    r.stats = live.to_map();
     if (pl->failed > 0)
       r.warnings.push_back(std::to_string(pl->failed) + " of the " + std::to_string(K) +
                            " live members went non-finite (integrator.dt too large?); "
@@ -527,38 +529,10 @@ void fill_study_result(RunResult& r, const osc::StudyResult& s, const osc::Study
                                       : "no finite member: no mean msd");
   if (T == 0) r.warnings.push_back("integrator.steps < record.every: msd_t and order_t are empty");
 
-  auto stat = [&r](const std::string& k, double v) {
-    if (std::isfinite(v)) r.stats[k] = v;  // JSON has no NaN
-  };
-  const double osc_steps = double(K) * double(N) * double(o.steps);
-  stat("msd_mean", s.msd_mean);
-  stat("msd_sem", s.msd_sem);
-  stat("members", double(K));
-  stat("valid_members", double(s.valid));
-  stat("nonfinite_members", double(s.failed_count));
-  stat("nodes", double(N));
-  stat("steps", double(o.steps));
-  stat("transient", double(o.transient));
-  stat("averaged_steps", double(o.steps - o.transient));
-  stat("record_every", double(o.every));
-  stat("samples", double(T));
-  stat("dt", o.dt);
-  stat("time", o.dt * double(o.steps));
-  stat("osc_steps", osc_steps);
-  // (Over the integration time of every session of a resumed study: all its osc-steps.)
-  stat("osc_steps_per_s", s.seconds > 0 ? osc_steps / s.seconds : 0);
-  stat("peak_device_bytes", s.peak_device_bytes);
-  if (T > 0) {
-    stat("final_msd", s.msd_t.back());
-    stat("final_order", s.order_t.back());
-  }
+  for (const auto& [k, v] : StudyStats::of(s, o).to_map()) r.stats[k] = v;
   // This run's integration only; a resumed study's earlier sessions (the checkpointed blocks,
   // the time of a block under way before the interruption) are their own stat.
   r.compute_seconds = std::max(0.0, s.seconds - s.seconds_before);
-  if (s.seconds_before > 0) {
-    stat("compute_s_earlier_sessions", s.seconds_before);
-    stat("compute_s_all_sessions", s.seconds);
-  }
 }
 
 }  // namespace simscope::app
