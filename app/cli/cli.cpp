@@ -61,7 +61,11 @@ CliParse parse_command_line(const std::vector<std::string>& argv) {
       "Exit status: 0 success, 1 runtime error (bad input file, failed device...),\n"
       "2 command-line error, 130 / 143 interrupted by SIGINT (Ctrl+C) / SIGTERM.\n"
       "Errors are one line on stderr; no partial outputs are left.");
-  p.addHelpOption();
+  // Not addHelpOption(): its --help-all lists Qt's own options, which simscope does not take.
+  QCommandLineOption help({"h", "help"}, "Displays this help."), help_all("help-all");
+  help_all.setFlags(QCommandLineOption::HiddenFromHelp);
+  p.addOption(help);
+  p.addOption(help_all);
   p.addVersionOption();
   QString names;
   for (const auto& n : workload_names())
@@ -155,8 +159,14 @@ CliParse parse_command_line(const std::vector<std::string>& argv) {
     r.exit_code = 2;
     return r;
   };
-  if (!p.parse(args)) return fail(p.errorText());
-  if (p.isSet("help") || p.optionNames().contains("help-all")) {
+  if (!p.parse(args)) {
+    if (!p.unknownOptionNames().isEmpty()) {  // named as typed: --long or -s
+      const QString n = p.unknownOptionNames().first();
+      return fail("unknown option '" + QString(n.size() > 1 ? "--" : "-") + n + "'");
+    }
+    return fail(p.errorText());
+  }
+  if (p.isSet(help) || p.isSet(help_all)) {
     std::fputs(qPrintable(p.helpText()), stdout);
     return r;
   }
