@@ -384,6 +384,7 @@ int run_gui(const RunOptions& o) {
   install_stop_handlers();
   // --frames N: quit N frames after the first full result; --screenshot alone: once it is shown.
   const int quit_after = o.frames > 0 ? o.frames : !o.screenshot.empty() ? 2 : 0;
+  std::string run_error;  // the last run's error until a result arrives
   const render::WindowHooks hooks = window.hooks();
   auto ctx = render::create_context("window", &hooks);
   std::fprintf(stderr, "simscope: OpenGL %s on %s\n", ctx->gl_version().c_str(),
@@ -443,6 +444,9 @@ int run_gui(const RunOptions& o) {
       // --frames counts from the first full result (or error), not from a coarse preview.
       if (!ev->result || !ev->result->preview) have_first = true;
       if (!ev->error.empty()) {
+        if (ev->error != run_error)  // once per error, as the headless front end says it
+          std::fprintf(stderr, "simscope: error: %s\n", ev->error.c_str());
+        run_error = ev->error;
         s.error = ev->error;
         s.action_error.clear();
       } else {
@@ -455,6 +459,7 @@ int run_gui(const RunOptions& o) {
           std::fprintf(stderr, "simscope: %s result shown (computed in %.3f s)\n",
                        s.workload_name.c_str(), ev->result->compute_seconds);
         s.result = std::move(ev->result);
+        run_error.clear();
         ++s.result_serial;
         s.error.clear();
         s.image_dirty = true;
@@ -556,6 +561,7 @@ int run_gui(const RunOptions& o) {
       if (have_first || waited > 120) ++frames_after_result;
       if (frames_after_result >= quit_after) {
         if (!o.screenshot.empty() && !save_screenshot(s, o.screenshot, fb_w, fb_h)) exit_code = 1;
+        if (!run_error.empty()) exit_code = 1;  // the last run failed: a script must see it
         window.request_close();
       }
     }

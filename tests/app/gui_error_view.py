@@ -3,7 +3,8 @@ sums has no error output, so the centre says why (its message, simscope.view_mes
 no plane and no colorbar (none of the colorbar frame's light-grey columns, no colour gradient);
 with method=tree the status bar names what the tree cost: the first full result reuses the tree
 that its coarse preview built, so it says "tree kept" (it said "tree build 0 ms"), while a fresh
-headless run of the same parameters builds it (tree_build_seconds > 0).
+headless run of the same parameters builds it (tree_build_seconds > 0). A run that fails in the
+window prints its error once on stderr and --screenshot exits 1.
 Usage: gui_error_view.py SIMSCOPE"""
 import json
 import os
@@ -22,7 +23,7 @@ need_tools("xvfb-run")
 common = ["--backend", "cpu", "--set", "grid.size=48", "--set", "sources.count=3000"]
 
 
-def window_shot(name, *args):
+def window_shot(name, *args, fails=False):
     g = os.path.join(d, name)
     os.makedirs(g)
     shot = os.path.join(g, "shot.png")
@@ -30,10 +31,10 @@ def window_shot(name, *args):
     p = subprocess.run([*xvfb_run("1280x800"), os.path.abspath(simscope),
                         *common, *args, "--frames", "3", "--screenshot", shot],
                        capture_output=True, text=True, timeout=300 * slowdown(), env=env, cwd=g)
-    ok = p.returncode == 0 and os.path.exists(shot)
-    c.check(ok, f"{name}: exits 0 with a screenshot" +
+    ok = p.returncode == (1 if fails else 0) and os.path.exists(shot)
+    c.check(ok, f"{name}: exits {1 if fails else 0} with a screenshot" +
             ("" if ok else f" ({p.returncode}: {p.stderr.strip()[-300:]})"))
-    return shot if ok else None
+    return (shot, p.stderr) if fails else shot if ok else None
 
 
 # ---- view=error with method=direct: a message, no colorbar -----------------------------------
@@ -69,4 +70,11 @@ if shot and p.returncode == 0:
     c.check(tree.startswith("tree kept, eval ") and "rms" in tree,
             f"window: the full result says the tree was kept ({tree!r})")
     c.check("build 0 ms" not in tree, f"window: no 'tree build 0 ms' ({tree!r})")
+
+# ---- a run that fails in the window: its error on stderr, exit status 1 ------------------------
+missing = os.path.join(d, "no_such_sources.npy")
+shot, err = window_shot("failed", "--set", "sources.file=" + missing, fails=True)
+lines = [l for l in err.splitlines() if l.startswith("simscope: error: ")]
+c.check(len(lines) == 1 and missing in lines[0],
+        f"failed: the error once on stderr, naming the file ({lines})")
 c.done()
