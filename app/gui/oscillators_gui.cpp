@@ -226,8 +226,13 @@ class OscillatorsGui final : public WorkloadGui {
     // Above the plot (an overlay would be clipped), one line each and no wrapping: ImGui wraps
     // at '.', which would split a number in a narrow panel.
     ImGui::Text("%s:", what.c_str());
-    ImGui::Text("  %.4g", last_finite(v));
-    if (mean) ImGui::TextDisabled("  ensemble mean %.4g", last_finite(*mean));
+    const double now = last_finite(v);
+    if (std::isfinite(now))
+      ImGui::Text("  %.4g", now);
+    else
+      ImGui::TextDisabled("  no sample yet");
+    if (mean && std::isfinite(last_finite(*mean)))
+      ImGui::TextDisabled("  ensemble mean %.4g", last_finite(*mean));
     XyPlotOptions o;  // axes and a hover readout (xy_plot.cpp)
     o.x_title = "t";
     o.height = 110 * ui_scale();

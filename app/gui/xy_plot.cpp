@@ -13,11 +13,12 @@
 namespace simscope::app::gui {
 namespace {
 
-/// Ticks for [lo, hi] along an axis (render's colorbar ticks: 1-2-5 steps), widened when flat.
+/// Ticks for [lo, hi] along an axis (render's colorbar ticks: 1-2-5 steps), widened when flat;
+/// a flat axis of values >= 0 (a first time sample, R) stays >= 0.
 std::vector<render::Tick> axis_ticks(double& lo, double& hi) {
   if (!(hi > lo)) {
     const double m = std::max(std::fabs(lo) * 0.05, 0.5);
-    lo -= m, hi += m;
+    lo = lo >= 0 ? std::max(0.0, lo - m) : lo - m, hi += m;
   }
   return render::colorbar_ticks(lo, hi, false);
 }
