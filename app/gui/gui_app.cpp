@@ -109,7 +109,6 @@ void refresh_image(GuiState& s) {
 void submit(GuiState& s, const std::string& command = "") {
   if (s.paused && command.empty()) return;
   s.submitted = s.params;
-  s.preview_build_seconds = 0;  // this run's preview, if it has one, says again
   const bool live = s.worker->workload().continuous(s.params);
   // A coarse preview first unless the last full run fitted in a frame (the first run always
   // previews: its cost is unknown). Live workloads advance a state: no previews.
@@ -468,8 +467,6 @@ int run_gui(const RunOptions& o) {
         s.extras->on_result(s);
       } else {
         if (!ev->result->preview) s.last_full_seconds = ev->result->compute_seconds;
-        if (ev->result->preview && ev->result->stats.count("tree_build_seconds"))
-          s.preview_build_seconds = ev->result->stats.at("tree_build_seconds");
         for (const std::string& w : s.view_warnings) ev->result->warnings.push_back(w);
         if (!ev->result->preview) s.view_warnings.clear();  // shown with the first full result
         // One line per full result (a live workload: its first after a switch), which the GUI

@@ -31,9 +31,6 @@ struct GuiState {
   std::string backend_request = "auto";
   ParamSet submitted;  ///< what was last submitted to the worker
   double last_full_seconds = 0;
-  /// The tree build of the coarse preview of the last submitted run (0: none): its full result
-  /// reuses that tree (tree_build_seconds 0), and the status bar says where the build went.
-  double preview_build_seconds = 0;
 
   // what is shown
   std::optional<RunResult> result;

@@ -42,9 +42,9 @@ std::string tree_status(const GuiState& s) {
   char build[64] = "tree kept";
   if (stat("tree_build_seconds") > 0)
     std::snprintf(build, sizeof build, "tree build %.0f ms", stat("tree_build_seconds") * 1e3);
-  else if (!s.result->preview && s.preview_build_seconds > 0)
+  else if (stat("tree_preview_build_seconds") > 0)
     std::snprintf(build, sizeof build, "tree build %.0f ms (preview)",
-                  s.preview_build_seconds * 1e3);
+                  stat("tree_preview_build_seconds") * 1e3);
   char error[64];
   if (pending)
     std::snprintf(error, sizeof error, "%s", s.result->preview ? "error \u2026 (preview)"

@@ -193,6 +193,12 @@ class FieldWorkload final : public Workload {
     const bool deferred = fr.method == field::Method::Tree && fr.tree.error_deferred;
     if (fr.method == field::Method::Tree && !deferred)
       add_error_outputs(fr, targets, options.error_targets, eshape, r);
+    // The window's full result after its preview: the tree it reuses was built by that preview
+    // (its own tree_build_seconds is 0), which the status bar says (tree_status).
+    const double built = fr.method == field::Method::Tree ? fr.tree.build_seconds : 0;
+    if (request.defer_checks && !preview && built == 0 && preview_build_seconds_ > 0)
+      r.stats["tree_preview_build_seconds"] = preview_build_seconds_;
+    preview_build_seconds_ = preview ? built : 0;
     r.total_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     if (deferred && !preview)  // a preview's error is never measured (the full grid follows)
       deferred_ = Deferred{r, std::move(fr), targets, options.error_targets, eshape, shape,
@@ -665,6 +671,7 @@ class FieldWorkload final : public Workload {
     std::size_t sources = 0;
   };
   std::optional<Deferred> deferred_;
+  double preview_build_seconds_ = 0;  ///< the tree build of the preview just run (window only)
   std::string sources_key_;
   field::Sources sources_;
   std::uint64_t generation_ = 0;
