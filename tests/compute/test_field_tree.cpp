@@ -3,9 +3,8 @@
 // near-cancelling and symmetric sources (planes through the sources and far outside), eps > 0,
 // coincidences, a single source, the measured error against the full error, ranges, the kept
 // tree, the method axis and bad input.
-#include <cstdio>
-
 #include "field/tree/expansions.hpp"
+#include "field/tree/tree_internal.hpp"
 #include "test_field_util.hpp"
 #include "test_cuda_skip.hpp"
 
@@ -285,6 +284,18 @@ TEST(FieldTree, ErrorSampleSizes) {
   EXPECT_EQ(r.tree.error_samples, 100u);
 }
 
+// The automatic sample's size as README states it: about 3e7 / P targets, at least 8, at most
+// 1024, never more than the targets (1024 at 2e4 sources, 200 at 1.5e5, 30 at 1e6, 8 at 8e6).
+TEST(FieldTree, ErrorSampleSizeAsTheReadmeSays) {
+  EXPECT_EQ(tree::error_sample_count(-1, 20000, 40000), 1024u);
+  EXPECT_EQ(tree::error_sample_count(-1, 150000, 40000), 200u);
+  EXPECT_EQ(tree::error_sample_count(-1, 1000000, 40000), 30u);
+  EXPECT_EQ(tree::error_sample_count(-1, 8000000, 40000), 8u);
+  EXPECT_EQ(tree::error_sample_count(-1, 100000000, 40000), 8u);
+  EXPECT_EQ(tree::error_sample_count(-1, 20000, 500), 500u);
+  EXPECT_EQ(tree::error_sample_count(0, 20000, 500), 0u);
+}
+
 // ---- ranges, the kept tree -----------------------------------------------------------------
 
 // Consecutive ranges merged equal the whole evaluation bit for bit (the target tree comes from
@@ -388,7 +399,7 @@ TEST(FieldTree, DeferredErrorEqualsThePlainEvaluation) {
       EXPECT_EQ(a.target_errors, b.target_errors);
     }
   }
-  std::printf("refinements over the sequence: %d\n", refined);
+  EXPECT_GT(refined, 0);  // the climb after a deferred frame is exercised (17 here)
   // A deferred evaluation superseded by another is never measured: nothing to do then.
   const Sources s = generate_sources("uniform", 3000, 1, 1);
   Options o = tree_options(1e-5);
