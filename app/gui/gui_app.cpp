@@ -126,6 +126,7 @@ void switch_workload(GuiState& s, const std::string& name) {
     s.saved_views[s.workload_name] = {s.view, s.hinted_for, s.zoom, s.zoom_cu, s.zoom_cv};
     s.params = w->schema().defaults();
     s.worker = std::make_unique<Worker>(std::move(w));
+    s.worker->set_interactive(true);  // checks such as the tree's error after the frame
     s.extras = make_workload_gui(name);
     s.workload_name = name;
     if (const auto it = s.saved_views.find(name); it != s.saved_views.end()) {
@@ -188,6 +189,12 @@ bool save_screenshot(GuiState& s, const std::string& path, int fb_w, int fb_h) {
       text["simscope.view_message"] = s.view_message;
     if (const std::string t = tree_status(s); !t.empty())  // as the status bar shows it
       text["simscope.tree_status"] = t;
+    if (s.result && s.result->stats.count("tree_order")) {  // the ladder's rung it ran at
+      char rule[64];
+      std::snprintf(rule, sizeof rule, "order %g, theta %.4g", s.result->stats.at("tree_order"),
+                    s.result->stats.at("tree_theta"));
+      text["simscope.tree_rule"] = rule;
+    }
     if (!s.panels_layout.empty()) text["simscope.panels"] = s.panels_layout;
     add_explore_text(s, text);
     if (!s.cursor_text.empty()) text["simscope.hover"] = s.cursor_text;
@@ -412,6 +419,7 @@ int run_gui(const RunOptions& o) {
   s.backend = session.backend;
   s.backend_request = o.backend;
   s.worker = std::make_unique<Worker>(std::move(session.workload));
+  s.worker->set_interactive(true);  // checks such as the tree's error after the frame
   s.extras = make_workload_gui(s.workload_name);
   s.plane = std::make_unique<render::PlaneView>();
   s.plane->set_ui_scale(scale);
@@ -441,25 +449,43 @@ int run_gui(const RunOptions& o) {
       continue;
     }
     while (auto ev = s.worker->poll()) {
-      // --frames counts from the first full result (or error), not from a coarse preview.
-      if (!ev->result || !ev->result->preview) have_first = true;
+      // --frames counts from the first full result (or error), not from a coarse preview, nor
+      // from a frame whose measured error is still to come (its follow-up counts).
+      if (!ev->result || ev->follow_up ||
+          (!ev->result->preview && !ev->result->stats.count("error_pending")))
+        have_first = true;
       if (!ev->error.empty()) {
         if (ev->error != run_error)  // once per error, as the headless front end says it
           std::fprintf(stderr, "simscope: error: %s\n", ev->error.c_str());
         run_error = ev->error;
         s.error = ev->error;
         s.action_error.clear();
+      } else if (ev->follow_up) {
+        // The full result completed after it was shown (the field tree's measured error): the
+        // same frame unless the error made the tree evaluate again, tighter.
+        s.result = std::move(ev->result);
+        std::fprintf(stderr, "simscope: %s follow-up shown: %s\n", s.workload_name.c_str(),
+                     tree_status(s).c_str());
+        ++s.result_serial;
+        s.image_dirty = true;
+        s.extras->on_result(s);
       } else {
         if (!ev->result->preview) s.last_full_seconds = ev->result->compute_seconds;
         for (const std::string& w : s.view_warnings) ev->result->warnings.push_back(w);
         if (!ev->result->preview) s.view_warnings.clear();  // shown with the first full result
         // One line per full result (a live workload: its first after a switch), which the GUI
-        // tests wait for (tests/app/gui_util.py).
-        if (!ev->result->preview && !(s.result && s.worker->workload().continuous(s.params)))
-          std::fprintf(stderr, "simscope: %s result shown (computed in %.3f s)\n",
-                       s.workload_name.c_str(), ev->result->compute_seconds);
+        // tests wait for (tests/app/gui_util.py); the tree's status after it, as the status bar
+        // shows it (its error "measuring" until the follow-up line).
+        const bool log_shown =
+            !ev->result->preview && !(s.result && s.worker->workload().continuous(s.params));
+        const double seconds = ev->result->compute_seconds;
         s.result = std::move(ev->result);
         run_error.clear();
+        if (log_shown) {
+          const std::string t = tree_status(s);
+          std::fprintf(stderr, "simscope: %s result shown (computed in %.3f s)%s%s\n",
+                       s.workload_name.c_str(), seconds, t.empty() ? "" : ": ", t.c_str());
+        }
         ++s.result_serial;
         s.error.clear();
         s.image_dirty = true;

@@ -108,8 +108,11 @@ void draw_help(GuiState& s);
 /// warning; empty when none), and whether it shows a running job's progress bar.
 std::string status_line(const GuiState& s);
 /// The field's tree method in the status bar: "tree build 12 ms, eval 30 ms, error 1.2e-06 rms,
-/// 3.4e-06 max", or "tree kept, eval ..." when the run reused the tree built before (for the
-/// same sources: by the preview, or an earlier run); "" for results without the tree's error.
+/// 3.4e-06 max"; "tree build 12 ms (preview), eval ..." when the run's own preview built the
+/// tree, "tree kept, eval ..." when an earlier run did (for the same sources); "error …
+/// measuring" while the measured error is still being computed after the frame (the window
+/// defers it: Worker::set_interactive), "error … (preview)" on a preview (never measured); ""
+/// for results without the tree method.
 std::string tree_status(const GuiState& s);
 bool progress_shown(const GuiState& s);
 

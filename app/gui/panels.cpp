@@ -215,6 +215,7 @@ void draw_view_panel(GuiState& s, float x, float y, float w, float h) {
   if (s.result) {
     ImGui::Separator();
     ImGui::TextDisabled("Last run");
+    for (const auto& [k, v] : s.result->stat_texts) ImGui::Text("%s: %s", k.c_str(), v.c_str());
     for (const auto& [k, v] : s.result->stats) ImGui::Text("%s: %.6g", k.c_str(), v);
     for (const auto& wmsg : s.result->warnings) SIMSCOPE_TEXT_WRAPPED("warning: %s", wmsg.c_str());
   }

@@ -32,16 +32,29 @@ std::string status_line(const GuiState& s) {
 }
 
 std::string tree_status(const GuiState& s) {
-  if (!s.result || !s.result->stats.count("rms_rel_error")) return "";
+  if (!s.result) return "";
   const auto& st = s.result->stats;
   const auto stat = [&](const char* k) { return st.count(k) ? st.at(k) : 0.0; };
-  // The tree evaluator reports 0 build seconds when its kept tree served (field.hpp TreeStats).
-  char build[48] = "tree kept";
+  const bool pending = stat("error_pending") != 0;  // the frame before its measured error
+  if (!st.count("rms_rel_error") && !pending) return "";
+  // The tree evaluator reports 0 build seconds when its kept tree served (field.hpp TreeStats):
+  // built by this run's preview, or by an earlier run.
+  char build[64] = "tree kept";
   if (stat("tree_build_seconds") > 0)
     std::snprintf(build, sizeof build, "tree build %.0f ms", stat("tree_build_seconds") * 1e3);
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "%s, eval %.0f ms, error %.1e rms, %.1e max", build,
-                stat("tree_eval_seconds") * 1e3, stat("rms_rel_error"), stat("max_rel_error"));
+  else if (stat("tree_preview_build_seconds") > 0)
+    std::snprintf(build, sizeof build, "tree build %.0f ms (preview)",
+                  stat("tree_preview_build_seconds") * 1e3);
+  char error[64];
+  if (pending)
+    std::snprintf(error, sizeof error, "%s", s.result->preview ? "error \u2026 (preview)"
+                                                               : "error \u2026 measuring");
+  else
+    std::snprintf(error, sizeof error, "error %.1e rms, %.1e max", stat("rms_rel_error"),
+                  stat("max_rel_error"));
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "%s, eval %.0f ms, %s", build, stat("tree_eval_seconds") * 1e3,
+                error);
   return buf;
 }
 

@@ -99,6 +99,7 @@ Json save_frame(GuiState& s, const std::string& dir, std::size_t k, int w, int h
   item["compute_seconds"] = s.result->compute_seconds;
   Json stats = Json::object();
   for (const auto& [key, v] : s.result->stats) stats[key] = json_number(v);
+  for (const auto& [key, v] : s.result->stat_texts) stats[key] = v;
   item["stats"] = stats;
   return item;
 }

@@ -20,6 +20,7 @@ py::dict result_dict(app::RunResult&& r, const std::string& notice, int device) 
       outputs[py::str(name)] = numpy_of(std::move(o));
   }
   for (const auto& [k, v] : r.stats) stats[py::str(k)] = v;
+  for (const auto& [k, v] : r.stat_texts) stats[py::str(k)] = py::str(v);
   d["workload"] = r.workload;
   d["outputs"] = outputs;
   d["warnings"] = r.warnings;

@@ -89,6 +89,8 @@ std::string encode_result(const RunResult& r) {
   for (const std::string& s : r.warnings) w.str(s);
   w.pod(std::uint64_t(r.stats.size()));
   for (const auto& [k, v] : r.stats) w.str(k), w.pod(v);
+  w.pod(std::uint64_t(r.stat_texts.size()));
+  for (const auto& [k, v] : r.stat_texts) w.str(k), w.str(v);
   w.pod(std::uint8_t(r.part.has_value()));
   if (r.part) {
     w.str(r.part->axis);
@@ -136,6 +138,11 @@ RunResult decode_result(const std::string& bytes, const ParamSet& params) {
   for (std::uint64_t k = 0; k < stats; ++k) {
     std::string key = rd.str();
     r.stats[key] = rd.pod<double>();
+  }
+  const auto texts = rd.pod<std::uint64_t>();
+  for (std::uint64_t k = 0; k < texts; ++k) {
+    std::string key = rd.str();
+    r.stat_texts[key] = rd.str();
   }
   if (rd.pod<std::uint8_t>()) {
     RangePart p;

@@ -24,6 +24,7 @@ Json run_manifest(const RunResult& r, const std::string& backend_notice, const R
 
   Json stats = Json::object();
   for (const auto& [k, v] : r.stats) stats[k] = json_number(v);
+  for (const auto& [k, v] : r.stat_texts) stats[k] = v;
 
   Json warnings = Json::array();
   for (const auto& w : r.warnings) warnings.push_back(w);

@@ -40,8 +40,9 @@ void Worker::cancel() {
 
 std::optional<Worker::Event> Worker::poll() {
   std::lock_guard<std::mutex> lock(mutex_);
-  std::optional<Event> e = std::move(event_);
-  event_.reset();
+  if (events_.empty()) return std::nullopt;
+  std::optional<Event> e = std::move(events_.front());
+  events_.pop_front();
   return e;
 }
 
@@ -75,13 +76,16 @@ void Worker::loop() {
     }
     auto publish = [&](Event e) {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (!pending_ && !progress->cancel) event_ = std::move(e);
+      if (pending_ || progress->cancel) return;
+      if (!e.follow_up) events_.clear();  // the newest result replaces those not yet polled
+      events_.push_back(std::move(e));
     };
     try {
       // Set member by member: the whole run (no range, axis empty), no aggregate initializer
       // that -Wmissing-field-initializers flags for every member left out.
       RunRequest run;
       run.command = req.command;
+      run.defer_checks = interactive_;
       if (req.preview_first) {
         run.preview = true;
         RunResult preview = workload_->run(req.params, req.backend, run, progress.get());
@@ -92,6 +96,12 @@ void Worker::loop() {
       run.checkpoint = req.checkpoint;
       RunResult full = workload_->run(req.params, req.backend, run, progress.get());
       publish(Event{std::move(full), {}});
+      if (run.defer_checks) {
+        // The checks the run left out, after its result was handed over (the window shows it
+        // meanwhile); a newer request cancels them with the job.
+        if (std::optional<RunResult> more = workload_->follow_up(progress.get()))
+          publish(Event{std::move(more), {}, true});
+      }
     } catch (const Cancelled&) {
       // superseded or cancelled: the previous result stays
     } catch (const std::exception& e) {

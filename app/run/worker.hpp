@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -32,6 +33,10 @@ class Worker {
   void submit(const ParamSet& params, Backend backend, bool preview_first,
               RunCommand command = RunCommand::Whole,
               std::shared_ptr<StudyCheckpointRequest> checkpoint = nullptr);
+  /// The window's worker: runs ask to defer checks (RunRequest::defer_checks) and, after each
+  /// full result, the workload's follow_up() runs and comes as a second event (Event::follow_up).
+  /// Call before the first submit().
+  void set_interactive(bool on) { interactive_ = on; }
   /// Cancels the running and queued work (the last result stays).
   void cancel();
 
@@ -39,8 +44,13 @@ class Worker {
   struct Event {
     std::optional<RunResult> result;
     std::string error;
+    /// The workload's follow_up() of the full result before it (set_interactive): the same
+    /// result completed (e.g. with the field tree's measured error).
+    bool follow_up = false;
   };
-  /// The newest event, or nothing. Called by the UI thread each frame.
+  /// The oldest event not yet polled, or nothing. Called by the UI thread each frame, until it
+  /// returns nothing. A newer result replaces events not yet polled, except that a follow-up
+  /// comes after the full result it completes (both are returned, in that order).
   std::optional<Event> poll();
 
   bool busy() const { return busy_.load(); }
@@ -62,7 +72,8 @@ class Worker {
   mutable std::mutex mutex_;
   std::condition_variable cv_;
   std::optional<Request> pending_;
-  std::optional<Event> event_;
+  std::deque<Event> events_;
+  std::atomic<bool> interactive_{false};
   std::shared_ptr<Progress> progress_;  // of the running job
   std::atomic<bool> busy_{false};
   bool running_ = false;  // the thread is inside a job (guarded by mutex_)

@@ -95,6 +95,9 @@ struct RunResult {
   std::vector<OutputArray> outputs;
   std::vector<std::string> warnings;    ///< e.g. "3 source-target coincidences skipped"
   std::map<std::string, double> stats;  ///< numbers for run.json, e.g. {"sources", 1e6}
+  /// Words for run.json's stats beside the numbers (and Python's result.stats), e.g. the
+  /// field's {"method", "tree"}.
+  std::map<std::string, std::string> stat_texts;
   double compute_seconds = 0;           ///< the kernel's wall time
   double total_seconds = 0;             ///< including loading/generating inputs
   bool preview = false;                 ///< a coarse preview of a later full result
@@ -155,6 +158,10 @@ struct RunRequest {
   /// The axis `range` cuts: empty: work_axis()'s; else one Workload::split_axis() knows (the
   /// field's "sources").
   std::string axis;
+  /// The window's runs (Worker::set_interactive): leave what does not change the result's
+  /// first display (the field tree's measured error) to follow_up(), which the worker calls
+  /// after handing the result over. Headless, CLI and Python runs never set it.
+  bool defer_checks = false;
 };
 
 /// A workload's independent axis for a given set of parameters: what work ranges cut.
@@ -195,6 +202,12 @@ class Workload {
   virtual bool continuous(const ParamSet& /*params*/) const { return false; }
   /// How the GUI's centre shows a result with `params` (ViewKind).
   virtual ViewKind view_kind(const ParamSet& /*params*/) const { return ViewKind::Plane; }
+  /// After a full run with RunRequest::defer_checks (nothing run since): what it left out (the
+  /// field tree's measured error and error view, and a tighter evaluation when that error
+  /// exceeds the tolerance), as the whole result again; nothing when nothing was left out.
+  /// Called on the worker thread after the run's result was handed over. Throws
+  /// simscope::Cancelled.
+  virtual std::optional<RunResult> follow_up(Progress* /*progress*/) { return std::nullopt; }
   /// The image shown for the parameter "view" of `result`. Throws simscope::Error.
   virtual ViewImage view_image(const RunResult& result, const std::string& view) const = 0;
   /// Physical coordinates of image sample (i, j) for the cursor readout, e.g. "x=1.2 y=-3 z=0".

@@ -109,6 +109,12 @@ struct Options {
   /// fp64 sums: the error view's coarse subgrid (error_subgrid()). Empty: none. Direct sums at
   /// these targets cost P pairs each, once per evaluation (after the ladder).
   std::vector<std::size_t> error_targets;
+  /// Tree method only, for interactive use (the window): evaluate() returns the outputs at the
+  /// rung where the ladder stands (TreeStats::error_deferred set, no error measured, no
+  /// target_errors), and Evaluator::measure_deferred() measures the error afterwards and climbs
+  /// the ladder from there. The two calls together give what one evaluate() without it gives
+  /// (the same outputs, statistics and next rung). Other methods ignore it.
+  bool defer_error = false;
 };
 
 /// How the sums over the sources are formed. Direct: every (source, target) pair, O(P T) work.
@@ -146,6 +152,9 @@ struct TreeStats {
   double p2p_pairs = 0;                  ///< source-target pairs summed directly (near field)
   double tree_bytes = 0;                 ///< memory held by the source tree
   int refinements = 0;  ///< evaluations redone tighter because the measured error was too large
+  /// Evaluated with Options::defer_error: the error is not measured yet (error_samples 0,
+  /// errors NaN) until Evaluator::measure_deferred().
+  bool error_deferred = false;
 };
 
 /// Results: one float per target of the evaluated range for each output (index i holds target
@@ -239,6 +248,15 @@ class Evaluator {
   virtual Method method() const { return Method::Direct; }
   /// Tree method: releases the kept source tree (the next evaluation rebuilds it).
   virtual void release_cache() {}
+  /// Tree method, after an evaluate() with Options::defer_error into `out` (nothing evaluated
+  /// since): measures the error at the sample and the error view's targets (out.tree,
+  /// out.target_errors) and, above the tolerance, evaluates again one rung tighter as
+  /// evaluate() does (rewriting out's outputs). Returns true when the outputs were rewritten;
+  /// false when only out.tree and out.target_errors changed, or when nothing is deferred (then
+  /// `out` is untouched). Throws simscope::Cancelled (the deferred state is dropped).
+  virtual bool measure_deferred(Result& /*out*/, Progress* /*progress*/ = nullptr) {
+    return false;
+  }
   /// Computes all outputs for every target. Resizes `out`'s vectors to targets.size().
   /// Outputs are in units of k*q/length^2 (field) and k*q/length (potential); out.seconds is the
   /// wall time. Progress is reported in [0,1]; throws simscope::Cancelled when cancelled,

@@ -2,9 +2,12 @@
 sums has no error output, so the centre says why (its message, simscope.view_message) and draws
 no plane and no colorbar (none of the colorbar frame's light-grey columns, no colour gradient);
 with method=tree the status bar names what the tree cost: the first full result reuses the tree
-that its coarse preview built, so it says "tree kept" (it said "tree build 0 ms"), while a fresh
-headless run of the same parameters builds it (tree_build_seconds > 0). A run that fails in the
-window prints its error once on stderr and --screenshot exits 1.
+that its coarse preview built, so it says "tree build N ms (preview)" (it said "tree build 0 ms",
+then "tree kept", which read as if no tree had been built), while a fresh headless run of the same
+parameters builds it (tree_build_seconds > 0); the screenshot (--frames counts from the measured
+error's follow-up) shows the measured error, and the full result's tree order and theta are the
+headless run's (the preview, whose error is never measured, no longer moves the ladder). A run
+that fails in the window prints its error once on stderr and --screenshot exits 1.
 Usage: gui_error_view.py SIMSCOPE"""
 import json
 import os
@@ -63,12 +66,17 @@ p = run(simscope, "--headless", "-q", "--no-image", "--out-dir", out, *common, "
         "--set", "tree.tolerance=1e-4")
 c.check(p.returncode == 0, f"headless tree run exits 0 ({p.stderr.strip()[-300:]})")
 if shot and p.returncode == 0:
-    built = json.load(open(os.path.join(out, "run.json")))["stats"]["tree_build_seconds"]
+    stats = json.load(open(os.path.join(out, "run.json")))["stats"]
+    built = stats["tree_build_seconds"]
     text = png_size_and_text(shot)[1]
     tree = text.get("simscope.tree_status", "")
     c.check(built > 0, f"a fresh headless run builds the tree ({built} s)")
-    c.check(tree.startswith("tree kept, eval ") and "rms" in tree,
-            f"window: the full result says the tree was kept ({tree!r})")
+    c.check(tree.startswith("tree build ") and "ms (preview), eval " in tree and "rms" in tree,
+            f"window: the full result says its preview built the tree ({tree!r})")
+    c.check(stats.get("method") == "tree", f"headless run.json names the method ({stats.get('method')!r})")
+    rule = text.get("simscope.tree_rule", "")
+    want = "order %g, theta %.4g" % (stats["tree_order"], stats["tree_theta"])
+    c.check(rule == want, f"window and headless evaluate at the same order and theta ({rule!r}, {want!r})")
     c.check("build 0 ms" not in tree, f"window: no 'tree build 0 ms' ({tree!r})")
 
 # ---- a run that fails in the window: its error on stderr, exit status 1 ------------------------

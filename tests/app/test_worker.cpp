@@ -6,6 +6,7 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -41,6 +42,14 @@ class FakeWorkload final : public Workload {
     r.preview = req.preview;
     r.outputs.push_back({"n", "n", "", io::DType::Float32, {1, 1}, {float(p.get_int("n"))}});
     ++*finished_;
+    if (req.defer_checks && !req.preview) deferred_ = r;  // follow_up(): 10 n
+    return r;
+  }
+  std::optional<RunResult> follow_up(Progress*) override {
+    if (!deferred_) return std::nullopt;
+    RunResult r = std::move(*deferred_);
+    deferred_.reset();
+    r.outputs.front().data = std::vector<float>{10 * r.outputs.front().host().front()};
     return r;
   }
   ViewImage view_image(const RunResult&, const std::string&) const override { return {}; }
@@ -48,6 +57,7 @@ class FakeWorkload final : public Workload {
 
  private:
   std::atomic<int>* finished_;
+  std::optional<RunResult> deferred_;
 };
 
 ParamSet params(int n, int ms, bool fail = false) {
@@ -84,6 +94,55 @@ TEST(Worker, NewerRequestSupersedesTheRunningOne) {
   EXPECT_FALSE(w.poll().has_value()) << "the superseded job published nothing";
   EXPECT_EQ(finished.load(), 1) << "the superseded job was cancelled, not finished";
   EXPECT_FALSE(w.busy());
+}
+
+// The window's worker (set_interactive): each full result is followed by the workload's
+// follow_up(), as a second event, in that order (the frame first, its checks after), also when
+// both are in before the UI polls; a preview has none. Headless workers never ask for one.
+TEST(Worker, AnInteractiveResultComesBeforeItsFollowUp) {
+  std::atomic<int> finished{0};
+  Worker w(std::make_unique<FakeWorkload>(&finished));
+  w.set_interactive(true);
+  w.submit(params(3, 5), Backend::Cpu, true);
+  std::vector<Worker::Event> events;
+  while (auto e = wait_event(w)) {  // until the follow-up (or 10 s without an event)
+    events.push_back(std::move(*e));
+    if (events.back().follow_up) break;
+  }
+  // The preview may be replaced by the full result before the poll: the last two are fixed.
+  ASSERT_GE(events.size(), 2u);
+  const Worker::Event& full = events[events.size() - 2];
+  const Worker::Event& more = events.back();
+  ASSERT_TRUE(full.result && more.result);
+  EXPECT_FALSE(full.result->preview);
+  EXPECT_FALSE(full.follow_up);
+  EXPECT_EQ(full.result->outputs.front().host().front(), 3.f);
+  EXPECT_TRUE(more.follow_up);
+  EXPECT_EQ(more.result->outputs.front().host().front(), 30.f);
+  for (std::size_t k = 0; k + 2 < events.size(); ++k) EXPECT_TRUE(events[k].result->preview);
+
+  // Both in before the poll: a long wait for the worker to go idle, then one poll loop.
+  w.submit(params(4, 0), Backend::Cpu, false);
+  for (int i = 0; i < 30000 && w.busy(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  auto a = w.poll(), b = w.poll();
+  ASSERT_TRUE(a && b && a->result && b->result);
+  EXPECT_FALSE(a->follow_up);
+  EXPECT_EQ(a->result->outputs.front().host().front(), 4.f);
+  EXPECT_TRUE(b->follow_up);
+  EXPECT_EQ(b->result->outputs.front().host().front(), 40.f);
+  EXPECT_FALSE(w.poll());
+}
+
+TEST(Worker, AHeadlessWorkerAsksForNoFollowUp) {
+  std::atomic<int> finished{0};
+  Worker w(std::make_unique<FakeWorkload>(&finished));
+  w.submit(params(5, 0), Backend::Cpu, false);
+  for (int i = 0; i < 30000 && w.busy(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  auto a = w.poll();
+  ASSERT_TRUE(a && a->result);
+  EXPECT_FALSE(a->follow_up);
+  EXPECT_EQ(a->result->outputs.front().host().front(), 5.f);
+  EXPECT_FALSE(w.poll());
 }
 
 TEST(Worker, ErrorsComeBackAsText) {

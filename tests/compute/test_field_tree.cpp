@@ -4,6 +4,7 @@
 // coincidences, a single source, the measured error against the full error, ranges, the kept
 // tree, the method axis and bad input.
 #include "field/tree/expansions.hpp"
+#include "field/tree/tree_internal.hpp"
 #include "test_field_util.hpp"
 #include "test_cuda_skip.hpp"
 
@@ -283,6 +284,18 @@ TEST(FieldTree, ErrorSampleSizes) {
   EXPECT_EQ(r.tree.error_samples, 100u);
 }
 
+// The automatic sample's size as README states it: about 3e7 / P targets, at least 8, at most
+// 1024, never more than the targets (1024 at 2e4 sources, 200 at 1.5e5, 30 at 1e6, 8 at 8e6).
+TEST(FieldTree, ErrorSampleSizeAsTheReadmeSays) {
+  EXPECT_EQ(tree::error_sample_count(-1, 20000, 40000), 1024u);
+  EXPECT_EQ(tree::error_sample_count(-1, 150000, 40000), 200u);
+  EXPECT_EQ(tree::error_sample_count(-1, 1000000, 40000), 30u);
+  EXPECT_EQ(tree::error_sample_count(-1, 8000000, 40000), 8u);
+  EXPECT_EQ(tree::error_sample_count(-1, 100000000, 40000), 8u);
+  EXPECT_EQ(tree::error_sample_count(-1, 20000, 500), 500u);
+  EXPECT_EQ(tree::error_sample_count(0, 20000, 500), 0u);
+}
+
 // ---- ranges, the kept tree -----------------------------------------------------------------
 
 // Consecutive ranges merged equal the whole evaluation bit for bit (the target tree comes from
@@ -342,6 +355,61 @@ TEST(FieldTree, TreeKeptPerSourceSet) {
   ev->release_cache();
   s = generate_sources("uniform", 20000, 750, 4);
   EXPECT_GT(run(*ev, s, plane(1000, 20, 995), o).tree.build_seconds, 0);
+}
+
+// The window's deferred error (Options::defer_error): evaluate() returns the outputs at the
+// ladder's rung unmeasured, measure_deferred() then measures and climbs; together they give
+// what one plain evaluate() gives, bit for bit, over a sequence of planes on one evaluator each
+// (the same rungs kept between planes), refinements included.
+TEST(FieldTree, DeferredErrorEqualsThePlainEvaluation) {
+  auto plain = make_evaluator(Method::Tree, Backend::Cpu);
+  auto deferred = make_evaluator(Method::Tree, Backend::Cpu);
+  int refined = 0;
+  for (const char* dist : {"dipoles", "uniform", "lattice"}) {
+    const Sources s = generate_sources(dist, 20000, 750, 5);
+    for (double z : {3000.0, 1000.0, 0.0, 4000.0}) {
+      const Targets t = plane(z, 24, 995);
+      Options o = tree_options(1e-6);
+      o.precision = Precision::Fp32;
+      o.error_seed = 0;  // the hashed sample, as the app runs
+      o.error_targets = {0, 100, 575};
+      Result a, b;
+      plain->evaluate(s, t, o, a);
+      o.defer_error = true;
+      deferred->evaluate(s, t, o, b);
+      EXPECT_TRUE(b.tree.error_deferred);
+      EXPECT_EQ(b.tree.error_samples, 0u);
+      EXPECT_TRUE(std::isnan(b.tree.rms_rel_error));
+      EXPECT_TRUE(b.target_errors.empty());
+      const bool redone = deferred->measure_deferred(b);
+      EXPECT_FALSE(deferred->measure_deferred(b));  // once
+      SCOPED_TRACE(std::string(dist) + " z=" + std::to_string(z));
+      EXPECT_EQ(redone, a.tree.refinements > 0);
+      refined += a.tree.refinements;
+      EXPECT_FALSE(b.tree.error_deferred);
+      EXPECT_EQ(a.magnitude, b.magnitude);
+      EXPECT_EQ(a.potential, b.potential);
+      EXPECT_EQ(a.ex, b.ex);
+      EXPECT_EQ(a.tree.order, b.tree.order);
+      EXPECT_EQ(a.tree.theta, b.tree.theta);
+      EXPECT_EQ(a.tree.refinements, b.tree.refinements);
+      EXPECT_EQ(a.tree.error_samples, b.tree.error_samples);
+      EXPECT_EQ(a.tree.rms_rel_error, b.tree.rms_rel_error);
+      EXPECT_EQ(a.tree.max_rel_error, b.tree.max_rel_error);
+      EXPECT_EQ(a.target_errors, b.target_errors);
+    }
+  }
+  EXPECT_GT(refined, 0);  // the climb after a deferred frame is exercised (17 here)
+  // A deferred evaluation superseded by another is never measured: nothing to do then.
+  const Sources s = generate_sources("uniform", 3000, 1, 1);
+  Options o = tree_options(1e-5);
+  o.defer_error = true;
+  Result r;
+  deferred->evaluate(s, plane(2, 10, 1), o, r);
+  o.defer_error = false;
+  deferred->evaluate(s, plane(2, 10, 1), o, r);
+  EXPECT_FALSE(deferred->measure_deferred(r));
+  EXPECT_GT(r.tree.error_samples, 0u);
 }
 
 // No targets, an empty range: empty results.

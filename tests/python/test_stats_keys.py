@@ -53,7 +53,7 @@ def test_lsq(exe, tmp_path, method):
             assert py[k] == cli[k], (k, py[k], cli[k])
 
 
-@pytest.mark.parametrize("method", ["direct", "tree"])
+@pytest.mark.parametrize("method", ["direct", "tree", "auto"])
 def test_field(exe, tmp_path, method):
     rng = np.random.default_rng(4)
     sources = np.c_[rng.uniform(-1, 1, (300, 3)), rng.uniform(-1, 1, 300)]
@@ -62,6 +62,9 @@ def test_field(exe, tmp_path, method):
     cli = cli_stats(exe, tmp_path, "field", sets)
     py = simscope.field(sources, backend="cpu", params={"grid.size": 16, "method": method}).stats
     same_keys(cli, py, "field")
+    # The method that ran, by name (auto resolved: 300 x 256 pairs are summed directly).
+    ran = "direct" if method == "auto" else method
+    assert cli["method"] == ran and py["method"] == ran, (cli["method"], py["method"])
 
 
 def test_oscillators(exe, tmp_path):

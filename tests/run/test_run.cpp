@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -160,6 +161,64 @@ TEST(RunLayer, FieldRunMatchesFloat64BruteForceAndReloadsAnEditedSourceFile) {
   run_and_export(*w, p, dir / "out3");
   brute_force(p, s3, mag, phi);
   EXPECT_LT(max_rel(io::read_npy((dir / "out3" / "potential.npy").string()), phi), 1e-6);
+}
+
+// The window's field runs (RunRequest::defer_checks, method tree): the result comes without the
+// measured error (stat error_pending 1, no rms_rel_error, no error view), follow_up() then
+// brings the same result with it; together they equal a headless run of the same parameters
+// (outputs bit for bit, the same stats but times). A preview before it leaves the ladder alone.
+// Both name the method that ran (stat_texts "method", auto resolved), as run.json does.
+TEST(RunLayer, FieldTreeErrorFollowsTheWindowsResult) {
+  ParamSet p = make_workload("field")->schema().defaults();
+  p.set("sources.count", std::int64_t(20000));
+  p.set("sources.distribution", std::string("dipoles"));
+  p.set("grid.size", std::int64_t(24));
+  p.set("plane.offset", 1000.0);
+  p.set("method", std::string("tree"));
+  p.set("tree.tolerance", 1e-6);
+  const auto headless = make_workload("field");
+  const auto window = make_workload("field");
+  EXPECT_FALSE(window->follow_up(nullptr));  // nothing ran yet
+  RunRequest req;
+  for (double z : {1000.0, 0.0, 3000.0}) {
+    SCOPED_TRACE("plane.offset " + std::to_string(z));
+    p.set("plane.offset", z);
+    const RunResult h = headless->run(p, Backend::Cpu, req, nullptr);
+    RunRequest win;
+    win.defer_checks = true;
+    win.preview = true;
+    const RunResult pre = window->run(p, Backend::Cpu, win, nullptr);
+    EXPECT_EQ(pre.stats.at("error_pending"), 1);
+    EXPECT_FALSE(window->follow_up(nullptr));  // a preview's error is never measured
+    win.preview = false;
+    const RunResult frame = window->run(p, Backend::Cpu, win, nullptr);
+    EXPECT_EQ(frame.stats.at("error_pending"), 1);
+    EXPECT_EQ(frame.stats.count("rms_rel_error"), 0u);
+    EXPECT_FALSE(frame.find("error"));
+    const std::optional<RunResult> done = window->follow_up(nullptr);
+    ASSERT_TRUE(done);
+    EXPECT_FALSE(window->follow_up(nullptr));  // once
+    EXPECT_EQ(done->stats.count("error_pending"), 0u);
+    ASSERT_TRUE(done->find("error"));
+    EXPECT_EQ(done->find("error")->host(), h.find("error")->host());
+    EXPECT_EQ(done->find("magnitude")->host(), h.find("magnitude")->host());
+    EXPECT_EQ(done->find("potential")->host(), h.find("potential")->host());
+    for (const auto& [k, v] : h.stats)
+      if (k.find("seconds") == std::string::npos && k.find("per_s") == std::string::npos)
+        EXPECT_EQ(done->stats.count(k) ? done->stats.at(k) : -1.0, v) << k;
+    // The window's one key more: the tree its preview built (the first plane only).
+    EXPECT_EQ(done->stats.size() - done->stats.count("tree_preview_build_seconds"), h.stats.size());
+    EXPECT_EQ(done->stats.count("tree_preview_build_seconds"), z == 1000.0 ? 1u : 0u);
+    EXPECT_EQ(done->warnings, h.warnings);
+    EXPECT_EQ(h.stat_texts.at("method"), "tree");
+    EXPECT_EQ(done->stat_texts.at("method"), "tree");
+  }
+  p.set("method", std::string("auto"));  // 20000 x 576 pairs: direct
+  const RunResult a = headless->run(p, Backend::Cpu, req, nullptr);
+  EXPECT_EQ(a.stat_texts.at("method"), "direct");
+  EXPECT_EQ(a.stats.at("method_tree"), 0);
+  Json m = run_manifest(a, "", RenderInfo{});
+  EXPECT_EQ(m["stats"]["method"], "direct");
 }
 
 TEST(RunLayer, LsqRunMatchesTheNormalEquations) {

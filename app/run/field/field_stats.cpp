@@ -7,6 +7,7 @@ namespace simscope::app {
 
 void add_tree_stats(const field::Result& fr, RunResult& r) {
   r.stats["method_tree"] = fr.method == field::Method::Tree ? 1 : 0;
+  r.stat_texts["method"] = field::to_string(fr.method);  // the method that ran: auto resolved
   if (fr.method != field::Method::Tree) return;
   const field::TreeStats& t = fr.tree;
   r.stats["tree_build_seconds"] = t.build_seconds;
@@ -15,6 +16,9 @@ void add_tree_stats(const field::Result& fr, RunResult& r) {
   r.stats["tree_order"] = t.order;
   r.stats["tree_theta"] = t.theta;
   r.stats["error_samples"] = double(t.error_samples);
+  // The window's frame before its deferred measurement (Options::defer_error): the follow-up
+  // result drops this stat and carries the measured error.
+  if (t.error_deferred) r.stats["error_pending"] = 1;
   if (t.error_samples > 0) {
     r.stats["rms_rel_error"] = t.rms_rel_error;
     r.stats["max_rel_error"] = t.max_rel_error;

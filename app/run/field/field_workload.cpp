@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -144,6 +145,7 @@ class FieldWorkload final : public Workload {
                 Progress* progress) override {
     const bool preview = request.preview;
     const auto t0 = Clock::now();
+    deferred_.reset();  // whatever runs now replaces the evaluator's deferred state
     RunResult r;
     r.workload = "field";
     r.params = params;
@@ -175,6 +177,9 @@ class FieldWorkload final : public Workload {
         field::error_subgrid(grid, int(params.get_int("tree.error_grid")), sources.size());
     for (std::size_t i : sub.targets)
       if (!request.range || (i >= range.begin && i < range.end)) options.error_targets.push_back(i);
+    // The window: the measured error after the frame (follow_up), unless the error is the view.
+    options.defer_error = request.defer_checks && !request.range &&
+                          params.get_string("view") != field::error_output().name;
     evaluator_->evaluate(sources, targets, request.range ? range : IndexRange::all(), options, fr,
                          progress);
 
@@ -182,12 +187,50 @@ class FieldWorkload final : public Workload {
         request.range ? std::vector<std::size_t>{range.end - range.begin} : field::grid_shape(grid);
     if (request.range) r.part = RangePart{"targets", range.begin, range.end, targets.size(), {}};
     fill_field_result(r, fr, *evaluator_, shape, sources.size());
-    if (fr.method == field::Method::Tree)
-      add_error_outputs(fr, targets, options.error_targets,
-                        request.range ? std::vector<std::size_t>{fr.target_errors.size()}
-                                      : error_shape(grid, sub.m),
-                        r);
+    const std::vector<std::size_t> eshape = request.range
+                                                ? std::vector<std::size_t>{fr.target_errors.size()}
+                                                : error_shape(grid, sub.m);
+    const bool deferred = fr.method == field::Method::Tree && fr.tree.error_deferred;
+    if (fr.method == field::Method::Tree && !deferred)
+      add_error_outputs(fr, targets, options.error_targets, eshape, r);
+    // The window's full result after its preview: the tree it reuses was built by that preview
+    // (its own tree_build_seconds is 0), which the status bar says (tree_status).
+    const double built = fr.method == field::Method::Tree ? fr.tree.build_seconds : 0;
+    if (request.defer_checks && !preview && built == 0 && preview_build_seconds_ > 0)
+      r.stats["tree_preview_build_seconds"] = preview_build_seconds_;
+    preview_build_seconds_ = preview ? built : 0;
     r.total_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (deferred && !preview)  // a preview's error is never measured (the full grid follows)
+      deferred_ = Deferred{r, std::move(fr), targets, options.error_targets, eshape, shape,
+                           sources.size()};
+    return r;
+  }
+
+  /// The deferred measured error of the last full run (RunRequest::defer_checks): the result
+  /// with it (the stats rms_rel_error, max_rel_error, error_samples, tolerance_met and the error
+  /// view's outputs), or, where the error exceeded the tolerance and the evaluation was redone
+  /// tighter, the new result.
+  std::optional<RunResult> follow_up(Progress* progress) override {
+    if (!deferred_ || !evaluator_) return std::nullopt;
+    Deferred d = std::move(*deferred_);
+    deferred_.reset();
+    const auto t0 = Clock::now();
+    const bool redone = evaluator_->measure_deferred(d.fr, progress);
+    RunResult r = d.result;
+    r.stats.erase("error_pending");
+    if (redone) {
+      r.outputs.clear();
+      r.warnings.clear();
+      fill_field_result(r, d.fr, *evaluator_, d.shape, d.sources);
+    } else {
+      // Its warning (the tolerance not met) first, as fill_field_result orders them.
+      const std::vector<std::string> later = std::move(r.warnings);
+      r.warnings.clear();
+      add_tree_stats(d.fr, r);
+      r.warnings.insert(r.warnings.end(), later.begin(), later.end());
+    }
+    add_error_outputs(d.fr, d.targets, d.error_targets, d.error_shape, r);
+    r.total_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
     return r;
   }
 
@@ -441,6 +484,8 @@ class FieldWorkload final : public Workload {
         if (k.rfind("tree_", 0) == 0 && !r.stats.count(k)) r.stats[k] = x;
       if (p.stats.count("method_tree") && !r.stats.count("method_tree"))
         r.stats["method_tree"] = p.stats.at("method_tree");
+      if (p.stat_texts.count("method") && !r.stat_texts.count("method"))
+        r.stat_texts["method"] = p.stat_texts.at("method");
     }
     r.stats["sources"] = sources;
     r.stats["targets"] = double(T);
@@ -616,6 +661,17 @@ class FieldWorkload final : public Workload {
     return sources_;
   }
 
+  /// A full run whose measured error was deferred (follow_up): its result, the evaluator's
+  /// Result (outputs moved out) and what the error view's outputs need.
+  struct Deferred {
+    RunResult result;
+    field::Result fr;
+    field::Targets targets;
+    std::vector<std::size_t> error_targets, error_shape, shape;
+    std::size_t sources = 0;
+  };
+  std::optional<Deferred> deferred_;
+  double preview_build_seconds_ = 0;  ///< the tree build of the preview just run (window only)
   std::string sources_key_;
   field::Sources sources_;
   std::uint64_t generation_ = 0;

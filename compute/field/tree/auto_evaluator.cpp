@@ -25,6 +25,9 @@ class AutoEvaluator final : public Evaluator {
     last_ = slot.get();
     slot->evaluate(s, t, range, o, out, progress);
   }
+  bool measure_deferred(Result& out, Progress* progress) override {
+    return last_ ? last_->measure_deferred(out, progress) : false;
+  }
   std::shared_ptr<const float> device_output(const std::string& name) const override {
     return last_ ? last_->device_output(name) : nullptr;
   }

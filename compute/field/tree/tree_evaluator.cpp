@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 
 #include "core/error.hpp"
 #include "field/field_internal.hpp"
@@ -40,12 +41,14 @@ class TreeEvaluator final : public Evaluator {
   double peak_device_bytes() const override { return backend_->peak_device_bytes(); }
   Method method() const override { return Method::Tree; }
   void release_cache() override {
+    pending_.reset();
     tree_.reset();
     backend_->tree_changed();
   }
 
   void evaluate(const Sources& s, const Targets& t, const IndexRange& range, const Options& o,
                 Result& out, Progress* progress) override {
+    pending_.reset();  // a deferred measurement of an earlier evaluation is void now
     const IndexRange r = detail::checked_range(o, t, range);
     TreeRule rule = tree_rule(o.tolerance);
     if (o.tree_order != 0) {
@@ -82,68 +85,138 @@ class TreeEvaluator final : public Evaluator {
     const LadderKey key{s.generation, s.size(), o.tolerance, o.eps};
     if (fixed || !(key == key_) || s.generation == 0) rung_ = 0, failed_ = kMinRung - 1;
     key_ = key;
-    std::vector<double>& acc = acc_;  // kept: its pages stay mapped between evaluations
-    std::uint64_t skipped = 0;
-    TreeStats stats;
-    int redone = 0;
-    for (;;) {
-      const TreeRule used = fixed ? rule : refine(rule, rung_);
-      stats = TreeStats{};
-      stats.order = used.order;
-      stats.theta = used.theta;
-      const bool fp64 = o.precision == Precision::Fp64;
-      if (!holds_moments(*tree_, used.order, fp64)) {
-        const auto tm = Clock::now();
-        compute_moments(*tree_, used.order, fp64);
-        backend_->moments_changed();
-        build_seconds += std::chrono::duration<double>(Clock::now() - tm).count();
-      }
-      stats.tree_bytes = tree_->bytes();
-      progress_check(progress);
-      backend_->evaluate(*tree_, t, r, o, used, acc, stats, skipped, progress);
-      const SourceTree& st = *tree_;
-      const double eps2 = o.eps * o.eps;
-      measure_error(
-          st.size, t, r, o, acc,
-          [&](const double* x, const double* y, const double* z, std::size_t n, double* a) {
-            backend_->direct(st, x, y, z, n, eps2, a);
-          },
-          stats);
-      const double measured = std::max(stats.rms_rel_error, stats.rms_rel_error_potential);
-      if (fixed || stats.error_samples == 0 || !(measured > o.tolerance) || rung_ >= kMaxRung ||
-          redone >= kMaxRedo)
-        break;
-      failed_ = std::max(failed_, rung_);
-      ++rung_, ++redone;
+    Run run;
+    run.t = &t, run.r = r, run.o = o, run.rule = rule, run.fixed = fixed;
+    run.build_seconds = build_seconds, run.t0 = t0;
+    evaluate_rung(run, progress);
+    if (o.defer_error) {
+      // The frame: the outputs at the rung the ladder stands on, unmeasured; measure_deferred()
+      // measures them later (and climbs the ladder from there, as below).
+      run.stats.error_deferred = true;
+      write_result(run, {}, out, progress);
+      pending_ = std::move(run);
+      pending_->owned = t;  // a copy: the caller's targets need not outlive this call
+      pending_->t = &pending_->owned;
+      return;
     }
-    // Looser next time only where the error is 20x below the tolerance (a rung changes it by
-    // about 4-6x) and that rung never failed for these sources: no back and forth.
-    if (!fixed && redone == 0 && rung_ - 1 > failed_ && rung_ > kMinRung &&
-        std::max(stats.rms_rel_error, stats.rms_rel_error_potential) < o.tolerance / 20)
-      --rung_;
-    stats.build_seconds = build_seconds;
-    stats.refinements = redone;
-    // The error view's targets: once, at the rung the ladder settled on.
-    std::vector<float> errors = target_errors(
-        t, r, o, acc,
-        [&](const double* x, const double* y, const double* z, std::size_t n, double* a) {
-          backend_->direct(*tree_, x, y, z, n, o.eps * o.eps, a);
-        },
-        stats);
-    const std::size_t T = r.end - r.begin;
-    detail::resize_outputs(out, T);
-    if (o.keep_sums64) out.sums64.assign(4 * T, 0.0);
-    for (std::size_t i = 0; i < T; ++i) detail::finalize(&acc[i * 4], o.k, out, i);
-    out.target_begin = r.begin;
-    out.skipped_coincidences = skipped;
-    out.method = Method::Tree;
-    out.tree = stats;
-    out.target_errors = std::move(errors);
-    progress_set(progress, 1);
-    out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    measure_and_climb(run, progress);
+    write_result(run, measured_target_errors(run), out, progress);
+  }
+
+  bool measure_deferred(Result& out, Progress* progress) override {
+    if (!pending_) return false;
+    Run run = std::move(*pending_);
+    pending_.reset();
+    run.t = &run.owned;
+    const auto t0 = Clock::now();
+    run.stats.error_deferred = false;
+    const int redone = measure_and_climb(run, progress);
+    std::vector<float> errors = measured_target_errors(run);
+    const double frame = out.seconds;
+    if (redone > 0) {
+      write_result(run, std::move(errors), out, progress);
+    } else {  // the outputs stand: their statistics and the error view only
+      out.tree = run.stats;
+      out.target_errors = std::move(errors);
+    }
+    out.seconds = frame + std::chrono::duration<double>(Clock::now() - t0).count();
+    return redone > 0;
   }
 
  private:
+  /// One evaluation's state between the ladder's steps (and, deferred, between evaluate() and
+  /// measure_deferred()).
+  struct Run {
+    const Targets* t = nullptr;  ///< the caller's targets, or `owned`
+    Targets owned;
+    IndexRange r;
+    Options o;
+    TreeRule rule;
+    bool fixed = false;
+    double build_seconds = 0;
+    std::uint64_t skipped = 0;
+    TreeStats stats;
+    int redone = 0;
+    Clock::time_point t0;
+  };
+
+  /// Evaluates at the ladder's current rung (or the fixed rule) into acc_.
+  void evaluate_rung(Run& run, Progress* progress) {
+    const TreeRule used = run.fixed ? run.rule : refine(run.rule, rung_);
+    run.stats = TreeStats{};
+    run.stats.order = used.order;
+    run.stats.theta = used.theta;
+    const bool fp64 = run.o.precision == Precision::Fp64;
+    if (!holds_moments(*tree_, used.order, fp64)) {
+      const auto tm = Clock::now();
+      compute_moments(*tree_, used.order, fp64);
+      backend_->moments_changed();
+      run.build_seconds += std::chrono::duration<double>(Clock::now() - tm).count();
+    }
+    run.stats.tree_bytes = tree_->bytes();
+    progress_check(progress);
+    run.skipped = 0;
+    backend_->evaluate(*tree_, *run.t, run.r, run.o, used, acc_, run.stats, run.skipped, progress);
+  }
+
+  /// Measures the error of acc_ at the sample and, above the tolerance, evaluates one rung
+  /// tighter and measures again, up to kMaxRung and kMaxRedo; then lets the next evaluation
+  /// start a rung looser where the error was far below. Returns the evaluations redone.
+  int measure_and_climb(Run& run, Progress* progress) {
+    const int before = run.redone;
+    for (;;) {
+      const SourceTree& st = *tree_;
+      const double eps2 = run.o.eps * run.o.eps;
+      measure_error(
+          st.size, *run.t, run.r, run.o, acc_,
+          [&](const double* x, const double* y, const double* z, std::size_t n, double* a) {
+            backend_->direct(st, x, y, z, n, eps2, a);
+          },
+          run.stats);
+      const double measured = std::max(run.stats.rms_rel_error, run.stats.rms_rel_error_potential);
+      if (run.fixed || run.stats.error_samples == 0 || !(measured > run.o.tolerance) ||
+          rung_ >= kMaxRung || run.redone >= kMaxRedo)
+        break;
+      failed_ = std::max(failed_, rung_);
+      ++rung_, ++run.redone;
+      evaluate_rung(run, progress);
+    }
+    // Looser next time only where the error is 20x below the tolerance (a rung changes it by
+    // about 4-6x) and that rung never failed for these sources: no back and forth.
+    if (!run.fixed && run.redone == 0 && rung_ - 1 > failed_ && rung_ > kMinRung &&
+        std::max(run.stats.rms_rel_error, run.stats.rms_rel_error_potential) <
+            run.o.tolerance / 20)
+      --rung_;
+    return run.redone - before;
+  }
+
+  /// The error view's targets: once, at the rung the ladder settled on.
+  std::vector<float> measured_target_errors(Run& run) {
+    return target_errors(
+        *run.t, run.r, run.o, acc_,
+        [&](const double* x, const double* y, const double* z, std::size_t n, double* a) {
+          backend_->direct(*tree_, x, y, z, n, run.o.eps * run.o.eps, a);
+        },
+        run.stats);
+  }
+
+  /// The outputs of acc_ with the run's statistics into `out`.
+  void write_result(Run& run, std::vector<float> errors, Result& out, Progress* progress) {
+    run.stats.build_seconds = run.build_seconds;
+    run.stats.refinements = run.redone;
+    const std::size_t T = run.r.end - run.r.begin;
+    detail::resize_outputs(out, T);
+    if (run.o.keep_sums64) out.sums64.assign(4 * T, 0.0);
+    for (std::size_t i = 0; i < T; ++i) detail::finalize(&acc_[i * 4], run.o.k, out, i);
+    out.target_begin = run.r.begin;
+    out.skipped_coincidences = run.skipped;
+    out.method = Method::Tree;
+    out.tree = run.stats;
+    out.target_errors = std::move(errors);
+    progress_set(progress, 1);
+    out.seconds = std::chrono::duration<double>(Clock::now() - run.t0).count();
+  }
+
   struct LadderKey {
     std::uint64_t generation = 0;
     std::size_t size = 0;
@@ -156,7 +229,8 @@ class TreeEvaluator final : public Evaluator {
   static constexpr int kMaxRedo = 8;
   std::unique_ptr<TreeBackend> backend_;
   std::unique_ptr<SourceTree> tree_;
-  std::vector<double> acc_;
+  std::vector<double> acc_;  // kept: its pages stay mapped between evaluations
+  std::optional<Run> pending_;  ///< an evaluation with Options::defer_error, not yet measured
   LadderKey key_;
   int rung_ = 0;
   int failed_ = kMinRung - 1;  ///< the tightest rung whose error exceeded the tolerance
