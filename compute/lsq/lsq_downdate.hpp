@@ -1,7 +1,6 @@
 #pragma once
-/// @file The downdate (Sherman-Morrison-Woodbury) and minimum-norm (row Gram) per-pixel solvers
-/// of the CPU lsq back end (lsq_downdate.cpp; not a public API). Both work in float64 whatever
-/// the precision.
+/// @file Downdate (Sherman-Morrison-Woodbury) and minimum-norm (row Gram) per-pixel solvers of
+/// the CPU lsq back end. Not a public API. Both work in float64 at any precision.
 ///
 /// Downdate (Golub & Van Loan 2.1.4, the Sherman-Morrison-Woodbury formula; Hager, "Updating the
 /// inverse of a matrix", SIAM Review 31 (1989)): with G = A^T A + lambda I factored once,
@@ -24,13 +23,13 @@
 /// retained singular values' ratio), sqrt(||R_OO + lambda I||_1 / lambda) for lambda > 0 (the
 /// smallest singular value of [A_p; sqrt(lambda) I] is then sqrt(lambda)).
 ///
-/// Both: one step of iterative refinement with the float64 residual when the estimated cond2(G_p)
-/// (resp. cond(R_OO)) exceeds kRefineCondition; pixels beyond fallback_condition(Fp64) = 1e10
-/// go to the float64 SVD. The functions below solve one pixel (downdate pixels with more than N
-/// missing rows); the float64 groups of the CPU solver (those of fp32 solves included) run the
-/// same algorithm on their lanes together (cpu/path_downdate.cpp, path_minnorm.cpp), each lane's
-/// K or R_OO padded to the group's largest size with a multiple of I, bit-identical whatever the
-/// neighbours. The CUDA back end runs it one warp per pixel (lsq_cuda_small.cu).
+/// Both: one step of iterative refinement with the float64 residual when the estimated cond2(G_p),
+/// or cond(R_OO), exceeds kRefineCondition. Pixels beyond fallback_condition(Fp64) = 1e10 go to
+/// the float64 SVD. The functions below solve one pixel, e.g. downdate pixels with more than N
+/// missing rows. The CPU solver's float64 groups, fp32 solves included, run the same algorithm
+/// on their lanes together (cpu/path_downdate.cpp, path_minnorm.cpp). Each lane's K or R_OO is
+/// padded to the group's largest size with a multiple of I, so results are bit-identical
+/// whatever the neighbours. The CUDA back end runs one warp per pixel (lsq_cuda_small.cu).
 #include <cstddef>
 #include <vector>
 
@@ -38,8 +37,8 @@
 
 namespace simscope::lsq::detail {
 
-/// a . b over n doubles in four partial sums, added as (s0 + s1) + (s2 + s3): the one order of
-/// every per-pixel product of the downdate, minimum-norm and refinement code.
+/// a . b over n doubles in four partial sums, added as (s0 + s1) + (s2 + s3). Every per-pixel
+/// product of the downdate, minimum-norm and refinement code uses this order.
 inline double dot(const double* a, const double* b, int n) {
   double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
   int k = 0;
@@ -56,9 +55,9 @@ inline double dot(const double* a, const double* b, int n) {
 /// Estimated cond2 of the pixel's Gram matrix above which a refinement step is taken.
 constexpr double kRefineCondition = 1e4;
 
-/// Iterations of the 1-norm estimator (Hager/Higham) on the small matrices K and R_OO, on both
-/// back ends (LAPACK allows 5, the Gram path's N x N estimate keeps 5; 2 hold the tests' factor
-/// against numpy's cond and halve the estimator's solves, a sixth of a downdate pixel's time).
+/// Iterations of the Hager/Higham 1-norm estimator on the small matrices K and R_OO, on both
+/// back ends. LAPACK allows 5, as the Gram path's N x N estimate uses. 2 keep the tests' bound
+/// against numpy's cond and halve the estimator's solves.
 constexpr int kSmallHagerIterations = 2;
 
 /// The matrices shared by all pixels, float64, built once per solve.
@@ -73,13 +72,13 @@ struct DowndateOps {
   std::vector<double> r;     ///< M x M: A A^T
 };
 
-/// Largest M for which the M x M matrices C and R are formed (8 MiB each); beyond it method auto
-/// keeps today's paths and method downdate falls back to the SVD.
+/// Largest M for which the M x M matrices C and R are formed, 8 MiB each. Beyond it, method auto
+/// uses the other paths and method downdate falls back to the SVD.
 constexpr std::size_t kMaxDowndateObservations = 1024;
 
-/// Builds the operators: the downdate ones when `want_downdate` and G = A^T A + lambda I is SPD
-/// with cond2(G) (its eigenvalues, Eigen's SelfAdjointEigenSolver) at most `limit`; R when
-/// `want_minnorm`. Neither when M > kMaxDowndateObservations. Deterministic (plain loops).
+/// Builds the operators. Downdate ones when `want_downdate` and G = A^T A + lambda I is SPD with
+/// cond2(G) <= `limit`, from its eigenvalues (Eigen's SelfAdjointEigenSolver). R when `want_minnorm`.
+/// Neither when M > kMaxDowndateObservations. Deterministic: plain loops.
 DowndateOps make_downdate_ops(const Design& design, double lambda, double limit, bool want_downdate,
                               bool want_minnorm);
 
@@ -89,23 +88,23 @@ struct SmallScratch {
   std::vector<int> idx;
 };
 
-/// Result of one pixel's small solve: ok = false sends the pixel to the SVD fallback.
+/// Result of one pixel's small solve. ok = false sends the pixel to the SVD fallback.
 struct SmallOutcome {
   bool ok = false;
   double cond = 0;  ///< estimated condition of [A_p; sqrt(lambda) I] (see the file comment)
 };
 
-/// Downdate solve of one pixel. `y` (N values, in): B (w o b); `missing` (s rows); `b`, `w`:
-/// the pixel's M values and 0/1 weights at stride `stride`; `x` (N, out). Fails (ok = false) on
-/// a Cholesky pivot of K <= s eps or an estimated cond2(G_p) above `limit`.
+/// Downdate solve of one pixel. In: `y` = B (w o b), N values; `missing`, s rows; `b` and `w`,
+/// the pixel's M values and 0/1 weights at stride `stride`. Out: `x`, N values.
+/// Fails with ok = false on a Cholesky pivot of K <= s eps or an estimated cond2(G_p) above `limit`.
 SmallOutcome downdate_pixel(const DowndateOps& ops, const Design& design, double lambda,
                             const double* y, const std::vector<int>& missing, const double* b,
                             const double* w, std::size_t stride, double limit, double* x,
                             SmallScratch& s);
 
 /// Minimum-norm (lambda = 0) or Tikhonov (lambda > 0) solve of one pixel with k = |rows| < N
-/// observed rows, values `bo` (k). Fails on a pivot <= k eps max(diag) (rank-deficient rows) or
-/// an estimated cond(R_OO) above `limit`.
+/// observed rows and values `bo`, k of them. Fails on a pivot <= k eps max(diag), meaning
+/// rank-deficient rows, or on an estimated cond(R_OO) above `limit`.
 SmallOutcome minnorm_pixel(const DowndateOps& ops, const Design& design, double lambda,
                            const std::vector<int>& rows, const double* bo, double limit, double* x,
                            SmallScratch& s);
@@ -116,10 +115,10 @@ SmallOutcome minnorm_pixel(const DowndateOps& ops, const Design& design, double 
 #define SIMSCOPE_LSQ_HD
 #endif
 
-/// Cost model of method auto (multiply-adds per pixel) for a pixel with s of M rows missing:
-/// the downdate (y, z, x, the s x s Cholesky and the estimator's solves) and the Gram path (the
-/// shorter row list's rank-1 terms, the N x N Cholesky, its solves and products). Host and
-/// device (the CUDA classify kernel picks by the same rule).
+/// Cost model of method auto, in multiply-adds per pixel, for a pixel with s of M rows missing.
+/// Covers the downdate: y, z, x, the s x s Cholesky and the estimator's solves. The Gram path
+/// counts the shorter row list's rank-1 terms, the N x N Cholesky, its solves and products.
+/// Shared by host and device: the CUDA classify kernel picks by the same rule.
 SIMSCOPE_LSQ_HD inline double downdate_cost(int M, int N, int s) {
   const double sd = s;
   return double(M) * N + 2.0 * sd * N + sd * sd * sd / 6 + 8 * sd * sd;
