@@ -183,7 +183,7 @@ StudyResult run_study_block(Ensemble& ensemble, const Topologies& t, const State
 /// Cuts [0, K) into `parts` consecutive ranges. With parts <= blocks, whole blocks are shared
 /// out as evenly as possible. With more parts, ranges cut on group boundaries (study_cuts):
 /// range r ends at the boundary nearest (r + 1) K / parts, since members cost the same.
-/// At most one range per group has work; some ranges are empty when parts exceeds the groups.
+/// Up to G ranges have work, G the study's group count; the rest are empty when parts > G.
 /// Throws simscope::Error when parts is 0 or K < 1.
 std::vector<IndexRange> split_study_members(int members, std::size_t parts);
 
