@@ -36,8 +36,8 @@ std::uint64_t next_generation() {
 }
 
 double output_bytes(std::size_t n, std::size_t pixels) {
-  // solution (float64) + residual, condition (float32) + count (int32) + status (uint8), plus the
-  // app's float32 copy of the solution and maps.
+  // Per pixel: float64 solution; float32 residual and condition, int32 count, uint8 status;
+  // and the app's float32 copy of the solution and maps.
   return double(pixels) * (double(n) * 12.0 + 4 + 4 + 4 + 1 + 16);
 }
 }  // namespace detail

@@ -2,27 +2,25 @@
 /// @file Downdate (Sherman-Morrison-Woodbury) and minimum-norm (row Gram) per-pixel solvers of
 /// the CPU lsq back end. Not a public API. Both work in float64 at any precision.
 ///
-/// Downdate (Golub & Van Loan 2.1.4, the Sherman-Morrison-Woodbury formula; Hager, "Updating the
-/// inverse of a matrix", SIAM Review 31 (1989)): with G = A^T A + lambda I factored once,
-/// B = G^-1 A^T (N x M) and the hat matrix C = A B (M x M), a pixel with missing rows S
-/// (s = |S|) has G_p = G - A_S^T A_S and
+/// Downdate: the Sherman-Morrison-Woodbury formula, Golub & Van Loan 2.1.4; Hager, "Updating the
+/// inverse of a matrix", SIAM Review 31, 1989.
+/// G = A^T A + lambda I is factored once; B = G^-1 A^T is N x M; the hat matrix C = A B is M x M.
+/// A pixel with missing rows S, s = |S|, has G_p = G - A_S^T A_S and
 ///     y = B (w o b),  z = A_S y,  K = I - C_SS,  K u = z,  x = y + B_:S u.
-/// K is SPD exactly when G_p is (Cholesky pivots: the rank test). Condition bound: with
-/// G_p = G^1/2 (I - G^-1/2 A_S^T A_S G^-1/2) G^1/2, whose middle factor has the eigenvalues
-/// of K (and ones), lambda_min(G_p) >= lambda_min(G) lambda_min(K) and lambda_max(G_p) <=
-/// lambda_max(G), so cond2(G_p) <= cond2(G) / lambda_min(K) <= cond2(G) ||K^-1||_1. The condition
-/// reported is sqrt(cond2(G) est(||K^-1||_1)) (est: Hager/Higham): an upper estimate of
-/// cond2([A_p; sqrt(lambda) I]); since also lambda_min(G_p) <= lambda_max(G) lambda_min(K), it is
-/// at most about cond2(G) s^(1/4) times the exact value (and at least ~0.6 times it).
+/// K is SPD exactly when G_p is, so K's Cholesky pivots are the rank test.
+/// The eigenvalues of K bound the condition: cond2(G_p) <= cond2(G) / lambda_min(K)
+/// <= cond2(G) ||K^-1||_1. The reported condition is sqrt(cond2(G) est(||K^-1||_1)), with est
+/// the Hager/Higham estimate. It is an upper estimate of cond2([A_p; sqrt(lambda) I]), at most
+/// about cond2(G) s^(1/4) times the exact value and at least ~0.6 times it.
 ///
-/// Minimum-norm (Golub & Van Loan 5.6.2, underdetermined systems): a pixel with k < N observed
-/// rows O has x = A_O^T (A_O A_O^T + lambda I)^-1 b_O, the minimum-norm solution for lambda = 0
-/// and the Tikhonov one for lambda > 0; R = A A^T (M x M) is formed once and R_OO gathered. A
-/// Cholesky pivot <= k eps max(diag R_OO) marks rank-deficient rows (to the SVD). Condition:
-/// sqrt(||R_OO||_1 est(||R_OO^-1||_1)) for lambda = 0 (the Cholesky path's estimate, of the
-/// retained singular values' ratio), sqrt(||R_OO + lambda I||_1 / lambda) for lambda > 0 (the
-/// smallest singular value of [A_p; sqrt(lambda) I] is then sqrt(lambda)).
-///
+/// Minimum norm: underdetermined systems, Golub & Van Loan 5.6.2.
+/// A pixel with k < N observed rows O has x = A_O^T (A_O A_O^T + lambda I)^-1 b_O.
+/// This is the minimum-norm solution for lambda = 0 and the Tikhonov one for lambda > 0.
+/// R = A A^T, M x M, is formed once and R_OO gathered per pixel.
+/// A Cholesky pivot <= k eps max(diag R_OO) marks rank-deficient rows; the pixel goes to the SVD.
+/// Reported condition for lambda = 0: sqrt(||R_OO||_1 est(||R_OO^-1||_1)), estimating the ratio
+/// of the retained singular values. For lambda > 0: sqrt(||R_OO + lambda I||_1 / lambda), since
+/// the smallest singular value of [A_p; sqrt(lambda) I] is then sqrt(lambda).
 /// Both: one step of iterative refinement with the float64 residual when the estimated cond2(G_p),
 /// or cond(R_OO), exceeds kRefineCondition. Pixels beyond fallback_condition(Fp64) = 1e10 go to
 /// the float64 SVD. The functions below solve one pixel, e.g. downdate pixels with more than N

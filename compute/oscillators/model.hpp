@@ -2,20 +2,22 @@
 /// @file The Stuart-Landau oscillator model of the `oscillators` workload: its constants, the
 /// state of an ensemble, initial states, the right-hand side and the observables.
 ///
-/// Node i of member (network) k has the state z_i = x_i + i y_i and follows
+/// Node i of member k, a network, has the state z_i = x_i + i y_i and follows
 ///   dx_i/dt = x_i - w y_i - (x_i + c y_i)(x_i^2 + y_i^2) + (e/2) sum_j G_ij (x_j - x_i)
 ///   dy_i/dt = y_i + w x_i - (y_i - c x_i)(x_i^2 + y_i^2)
-/// i.e. dz/dt = (1 + i w) z - (1 - i c)|z|^2 z plus diffusive (graph-Laplacian) coupling of x
-/// through the symmetric weighted adjacency matrix G of the member's network. On a ring with two
-/// neighbours this equals the reference script's `(G.X - 2X) e/2`. An uncoupled oscillator
-/// settles on the limit cycle |z| = 1 with angular frequency w + c. Sources: Stuart 1960,
-/// Landau 1944; normal form of a Hopf bifurcation, e.g. Kuramoto, "Chemical Oscillations,
-/// Waves, and Turbulence", 1984.
+/// i.e. dz/dt = (1 + i w) z - (1 - i c)|z|^2 z plus diffusive graph-Laplacian coupling of x.
+/// G is the symmetric weighted adjacency matrix of the member's network.
+/// On a ring with two neighbours the coupling equals the reference script's `(G.X - 2X) e/2`.
+/// An uncoupled oscillator settles on the limit cycle |z| = 1 with angular frequency w + c.
+/// Sources: Stuart 1960; Landau 1944. It is the normal form of a Hopf bifurcation; see Kuramoto,
+/// "Chemical Oscillations, Waves, and Turbulence", 1984.
 ///
 /// Time is in the model's dimensionless unit; x and y are dimensionless.
-///
-/// Observables: the mean square deviation msd(t) = (1/N) sum_i (x_i - mean_j x_j)^2, its time
-/// average over the steps after a transient, the Kuramoto order parameter
+/// Observables:
+/// - msd(t) = (1/N) sum_i (x_i - mean_j x_j)^2, the mean square deviation;
+/// - its time average over the steps after a transient;
+/// - the Kuramoto order parameter R(t) = |(1/N) sum_i exp(i theta_i)|, Kuramoto 1984;
+/// - the phases theta_i = atan2(y_i, x_i).
 /// R(t) = |(1/N) sum_i exp(i theta_i)| (Kuramoto 1984), and the phases theta_i = atan2(y_i, x_i).
 #include <cmath>
 #include <cstdint>
