@@ -50,7 +50,8 @@ class DeviceAllocator {
   static std::shared_ptr<DeviceAllocator> cuda(std::string owner, int device,
                                                std::string hint = "");
 
-  /// Allocates `bytes` for `what`, e.g. "the sources". 0 bytes allocates 1, so a buffer is never null.
+  /// Allocates `bytes` for `what`, e.g. "the sources".
+  /// 0 bytes allocates 1, so a buffer is never null.
   /// Throws simscope::Error on failure and leaves the accounting unchanged. The message is
   ///   "<owner> (CUDA): cannot allocate <bytes> of device memory for <what> (<free> free of
   ///    <total>; <reason>): <hint>"
@@ -73,12 +74,14 @@ class DeviceAllocator {
 
 /// Move-only RAII array of `size()` elements of T in device memory.
 /// Freed through its allocator when destroyed, reset or assigned over.
-/// T must be trivially copyable; elements are not constructed. Default-constructed: empty, get() null.
+/// T must be trivially copyable; elements are not constructed.
+/// Default-constructed: empty, get() null.
 template <class T>
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;
-  /// Allocates `count` elements of T from `allocator`; `what` names them in messages, e.g. "the targets".
+  /// Allocates `count` elements of T from `allocator`.
+  /// `what` names them in messages, e.g. "the targets".
   /// Throws simscope::Error when allocation fails or count * sizeof(T) overflows.
   DeviceBuffer(std::shared_ptr<DeviceAllocator> allocator, std::size_t count,
                const std::string& what)

@@ -17,7 +17,8 @@ inline std::string trimmed(const std::string& s) {
 }
 
 /// Reads all of `text` as T, an integer or floating-point type. "inf" and "nan" are accepted.
-/// Returns false when anything but the number and surrounding blanks is present, or on overflow of T.
+/// Returns false when anything but the number and surrounding blanks is present, or on
+/// overflow of T.
 template <class T>
 bool parse_number(const std::string& text, T& v) {
   std::string t = trimmed(text);

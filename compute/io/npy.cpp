@@ -91,7 +91,8 @@ const char* descr_of(DType t) {
 
 // ---------------------------------------------------------------------------------------------
 // Header dict parser for the subset of Python literals numpy writes: strings, True/False/None,
-// integers, tuples and lists. Enough to recognise and refuse structured dtypes, whose descr is a list.
+// integers, tuples and lists. Enough to recognise and refuse structured dtypes, whose descr is
+// a list.
 
 struct Value {
   enum Kind { Str, Int, Bool, None, Seq } kind = None;
@@ -256,7 +257,7 @@ struct Descr {
 };
 
 /// Parses a simple descr such as '<f8', '>i4', '|u1', '=f4' or 'f4'.
-/// `expected` names what the caller's input accepts; it appears in the message when the dtype is refused.
+/// `expected` names what the caller's input accepts, for the message when the dtype is refused.
 Descr parse_descr(const std::string& d, const std::string& path, const std::string& expected) {
   std::size_t i = 0;
   char order = '=';

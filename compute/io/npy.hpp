@@ -54,7 +54,8 @@ struct NpyHeader {
 NpyHeader read_npy_header(const std::string& path, const std::string& accepted = "");
 
 /// Reads rows [begin, end) along axis 0 of the array in `path`, as read_npy(path) would give them.
-/// Result: shape (end - begin, shape[1:]...), native byte order, C order, whatever the file's order.
+/// Result: shape (end - begin, shape[1:]...), native byte order, C order, whatever the file's
+/// order.
 /// Reads only the header and those rows' bytes. C order: one contiguous read.
 /// Fortran order: one read of (end - begin) elements per element of a row.
 /// Throws simscope::Error as read_npy() does, including for truncation of the whole file.

@@ -75,8 +75,8 @@ struct DowndateOps {
 constexpr std::size_t kMaxDowndateObservations = 1024;
 
 /// Builds the operators. Downdate ones when `want_downdate` and G = A^T A + lambda I is SPD with
-/// cond2(G) <= `limit`, from its eigenvalues (Eigen's SelfAdjointEigenSolver). R when `want_minnorm`.
-/// Neither when M > kMaxDowndateObservations. Deterministic: plain loops.
+/// cond2(G) <= `limit`, from its eigenvalues (Eigen's SelfAdjointEigenSolver).
+/// R when `want_minnorm`. Neither when M > kMaxDowndateObservations. Deterministic: plain loops.
 DowndateOps make_downdate_ops(const Design& design, double lambda, double limit, bool want_downdate,
                               bool want_minnorm);
 
@@ -94,7 +94,8 @@ struct SmallOutcome {
 
 /// Downdate solve of one pixel. In: `y` = B (w o b), N values; `missing`, s rows; `b` and `w`,
 /// the pixel's M values and 0/1 weights at stride `stride`. Out: `x`, N values.
-/// Fails with ok = false on a Cholesky pivot of K <= s eps or an estimated cond2(G_p) above `limit`.
+/// Fails with ok = false on a Cholesky pivot of K <= s eps or an estimated cond2(G_p) above
+/// `limit`.
 SmallOutcome downdate_pixel(const DowndateOps& ops, const Design& design, double lambda,
                             const double* y, const std::vector<int>& missing, const double* b,
                             const double* w, std::size_t stride, double limit, double* x,

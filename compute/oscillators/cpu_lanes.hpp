@@ -57,7 +57,8 @@ void fill_halo_lanes(V* c, int N, int H) {
 }
 
 /// nsum[i] = (src[i-1] + src[i+1]) + (src[i-2] + src[i+2]) + ..., d = 1..H in that order.
-/// H = 0 takes any half-width h in passes, with the same sums as the per-member stencil's two forms.
+/// H = 0 takes any half-width h in passes, with the same sums as the per-member stencil's two
+/// forms.
 template <typename V, int H>
 void stencil_lanes(const V* __restrict src, V* __restrict nsum, int N, int h) {
   if constexpr (H > 0) {

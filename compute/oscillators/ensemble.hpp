@@ -41,8 +41,9 @@ struct Series {
   std::vector<double> msd, order;              ///< ensemble means of msd and R
   std::vector<std::int64_t> finite;            ///< members in the means
   std::vector<double> watch_msd, watch_order;  ///< the watched member's (NaN when non-finite)
-  /// With Recording::group = g > 0: (samples, G) row-major, G = ceil(K / g). Per sample and group q,
-  /// members [q g, min(K, (q + 1) g)), the sums of msd and R over members finite then, and their
+  /// With Recording::group = g > 0: (samples, G) row-major, G = ceil(K / g).
+  /// Per sample and group q, members [q g, min(K, (q + 1) g)): the sums of msd and R over members
+  /// finite then, and their count.
   /// count. The summation order is fixed: member order from 0 on the CPU, a fixed tree on CUDA.
   /// A group's sums therefore depend only on its members' samples.
   std::vector<double> group_msd, group_order;

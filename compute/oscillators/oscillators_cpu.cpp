@@ -193,7 +193,7 @@ void stencil(const T* __restrict src, T* __restrict nsum, int N) {
 template <typename T, bool Weighted>
 void gather_table(const Table<T>& e, const T* __restrict src, T* __restrict nsum, int N) {
   if (e.H > 0) {
-    // One pass for the common half-widths, with the same sums in the same order as the passes below.
+    // One pass for the common half-widths: the same sums in the same order as the passes below.
     switch (e.H) {
       case 1:
         stencil<T, 1>(src, nsum, N);
@@ -502,7 +502,7 @@ class CpuImpl {
                  double* s_msd, double* s_r) {
     const int N = topo_.nodes, K = topo_.members;
     const std::int64_t first = step_;
-    // Work items: groups of G consecutive members still finite; failed ones stay NaN in the samples.
+    // Work items: groups of G consecutive members still finite; failed ones stay NaN in samples.
     // G = kLanes with the lane kernels, else 1. A group whose members do not share a ring lattice,
     // or a partial last group, is integrated member by member.
     const int G = cpu_lanes_ ? detail::kLanes : 1;
@@ -578,8 +578,8 @@ class CpuImpl {
       for (int i = 0; i < N; ++i) x[i][l] = xk[i], y[i][l] = yk[i], diag[i][l] = dk[i];
       R = std::max(R, tab[l]->li.size());
     }
-    // The unit form when every weight is +-1 and each node's +1 entries come first, as in unweighted
-    // rings and Watts-Strogatz networks; else the general form.
+    // The unit form when every weight is +-1 and each node's +1 entries come first, as in
+    // unweighted rings and Watts-Strogatz networks; else the general form.
     bool unit = std::int64_t(N) * G <= 65536;  // (lane indices in 16 bits)
     for (int l = 0; l < G && unit; ++l) {
       ls.minus.assign(std::size_t(N), 0);

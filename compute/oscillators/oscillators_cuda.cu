@@ -74,7 +74,8 @@ struct Args {
 };
 
 /// sum_j G_ij sx[base + j] over node i's neighbours. The first kRegEdges indices come from
-/// registers as packed 16-bit values; further ones and the weights W come through the read-only cache.
+/// registers as packed 16-bit values. Further ones and the weights W come through the read-only
+/// cache.
 template <typename T, bool W>
 __device__ __forceinline__ T gather(const T* __restrict__ sx, int base,
                                     const unsigned (&pk)[kRegEdges / 2], int deg,

@@ -40,7 +40,8 @@ inline std::uint64_t member_seed(std::uint64_t seed, int member, std::uint64_t s
 }
 
 /// xoshiro256** (Blackman & Vigna 2018) with portable uniform and normal transforms.
-/// A seed gives the same numbers with any compiler and library, up to libm's log and cos in normal().
+/// A seed gives the same numbers with any compiler and library, up to libm's log and cos in
+/// normal().
 class Rng {
  public:
   explicit Rng(std::uint64_t seed) {

@@ -86,7 +86,8 @@ struct StudyUnit {
 
 /// The units of members `range` of a study of `members` members, in member order: each block
 /// the range covers whole, and each group of the blocks it cuts.
-/// Throws simscope::Error unless the range is within [0, K) and starts and ends on group boundaries.
+/// Throws simscope::Error unless the range is within [0, K) and starts and ends on group
+/// boundaries.
 std::vector<StudyUnit> study_units(int members, const IndexRange& range);
 
 /// The state a checkpoint holds for a checkpointed study. Members are integrated in blocks of

@@ -12,7 +12,8 @@ namespace simscope::oscillators {
 /// compressed sparse row form, one after another. Row i of graph g holds node i's neighbours
 /// col[e] for e in [row_ptr[g*N + i], row_ptr[g*N + i + 1]), sorted ascending, without i itself.
 /// Each undirected edge is stored in both rows with the same weight.
-/// When `shared` is true, one graph serves every member (ring, file); otherwise graph k is member k's.
+/// When `shared` is true, one graph serves every member, e.g. ring or file.
+/// Otherwise graph k is member k's.
 struct Topologies {
   int nodes = 0;    ///< N
   int members = 0;  ///< K
@@ -72,7 +73,8 @@ Topologies load_edge_list(const std::string& path, int nodes, int members);
 
 /// Checks the invariants documented on Topologies: sizes, sorted rows, indices in range, no
 /// self-loops, symmetry with equal weights, finite weights. Throws simscope::Error saying what
-/// is wrong. Generators and load_edge_list always produce valid topologies; use it for hand-made ones.
+/// is wrong. Generators and load_edge_list always produce valid topologies; use it for
+/// hand-made ones.
 void validate(const Topologies& t);
 
 }  // namespace simscope::oscillators

@@ -14,7 +14,8 @@ class ConditionEstimator {
   explicit ConditionEstimator(int nmax);
 
   /// Sets est[v] ~ ||G^-1||_1 and cond[v] = f.norm1[v] est[v] for the factored matrices of `f`.
-  /// Runs at most `iterations` iterations, then Higham's alternating-sign test vector; all lanes in step.
+  /// Runs at most `iterations` iterations, then Higham's alternating-sign test vector.
+  /// All lanes run in step.
   /// `rhs`, if not null, is an SoA vector of f.n x V solved in place, G^-1 rhs, in the first pass.
   /// Lane v's vectors use its first f.lane_n[v] components and are zero beyond. Each lane's
   /// estimate therefore depends neither on the padding nor on the other lanes.

@@ -1,8 +1,9 @@
 // The minimum-norm path (lsq_downdate.hpp), for pixels with k < N observed rows O:
 // x = A_O^T (R_OO + lambda I)^-1 b_O with R = A A^T.
 // Float64 groups solve their lanes together through the group's SoA Cholesky and condition
-// estimate. Each R_OO + lambda I is padded to the group's largest k with maxdiag(R_OO + lambda I) I,
-// which changes neither norm of the block-diagonal matrix nor of its inverse. One refinement
+// estimate. Each R_OO + lambda I is padded to the group's largest k with
+// maxdiag(R_OO + lambda I) I, which changes neither norm of the block-diagonal matrix nor of
+// its inverse. One refinement step is taken where the estimated cond exceeds kRefineCondition.
 // step is taken where the estimated cond exceeds kRefineCondition.
 // Float32 groups solve their lanes one by one (minnorm_pixel).
 #include <algorithm>

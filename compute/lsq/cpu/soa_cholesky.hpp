@@ -29,7 +29,8 @@ class SoaCholesky {
   const T* row(int i) const { return l_.data() + rowbase(i) * V; }
 
   /// Computes ||G||_1 per lane into norm1, the largest column sum of |g_ij| over both triangles.
-  /// Sets the breakdown tolerance lane_n[v] eps max(diag G) over each lane's own diagonal. Clears fail.
+  /// Sets the breakdown tolerance lane_n[v] eps max(diag G) over each lane's own diagonal.
+  /// Clears fail.
   void norm1_and_tolerance();
 
   /// In-place Cholesky G = L L^T of the V matrices. Golub & Van Loan Algorithm 4.2.1, in
