@@ -9,7 +9,7 @@ namespace simscope::lsq::detail::cpu {
 /// Sub = true: G = full - sum_q a_q a_q^T, i.e. A^T A minus the missing rows' terms.
 /// Rows of A and of `full` are ld >= n long, zero padded to a multiple of 64 bytes.
 /// `full` and `out` hold n rounded up to 4 rows. Each block of 4 rows by 64 bytes of columns is
-/// summed in registers, so writes may run past the diagonal into the unused upper part.
+/// summed in registers, so blocks may extend past the diagonal into the unused upper part.
 template <class T, bool Sub>
 void gram_rows(const T* const* rows, int nrows, int n, int ld, const T* full, T* out);
 
