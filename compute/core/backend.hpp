@@ -17,7 +17,7 @@ struct CudaStatus {
   double total_bytes = 0;  ///< device memory
 };
 
-/// Probes the CUDA runtime once (cached; thread-safe).
+/// Probes the CUDA runtime once and caches the result. Thread-safe.
 const CudaStatus& cuda_status();
 
 /// The outcome of choosing a back end.
@@ -27,17 +27,17 @@ struct BackendChoice {
 };
 
 /// `requested` is "auto", "cpu" or "cuda". "auto" picks CUDA when usable, else CPU with a notice.
-/// Throws simscope::Error when "cuda" is forced and unusable (the message gives the reason), or
-/// when `requested` is none of the three.
+/// Throws simscope::Error when "cuda" is forced but unusable; the message gives the reason.
+/// Throws simscope::Error when `requested` is none of the three.
 BackendChoice choose_backend(const std::string& requested);
 
-/// CUDA devices this process sees (0 without CUDA or when none is usable).
+/// Number of CUDA devices this process sees. 0 without CUDA or when none is usable.
 int cuda_device_count();
-/// Makes device `index` (0 .. cuda_device_count() - 1) the calling thread's current device and
-/// returns its name, e.g. "NVIDIA H200". Throws simscope::Error when there is no such device.
+/// Makes device `index` current on the calling thread and returns its name, e.g. "NVIDIA H200".
+/// `index` is in [0, cuda_device_count()). Throws simscope::Error when there is no such device.
 std::string cuda_select_device(int index);
 
-/// Bytes of device memory in use on the current device (0 without CUDA).
+/// Bytes of device memory in use on the current device. 0 without CUDA.
 double cuda_memory_used_bytes();
 
 }  // namespace simscope

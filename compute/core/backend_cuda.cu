@@ -1,4 +1,4 @@
-// CUDA half of core/backend.hpp: device probing. Compiled only when SIMSCOPE_HAVE_CUDA.
+// CUDA half of core/backend.hpp: device probing. Built only with SIMSCOPE_HAVE_CUDA.
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 
@@ -10,7 +10,7 @@
 namespace simscope {
 
 namespace {
-/// Whether the NVIDIA driver's library (libcuda.so.1) can be loaded.
+/// Whether the NVIDIA driver library libcuda.so.1 can be loaded.
 bool driver_library_present() {
   void* h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
   if (h) dlclose(h);
@@ -26,8 +26,8 @@ const CudaStatus& cuda_status() {
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess) {
-      // Without any NVIDIA driver the runtime says "driver version is insufficient": say what
-      // is missing instead.
+      // Without a driver the runtime reports "driver version is insufficient".
+      // Report the missing driver instead.
       s.reason = e == cudaErrorInsufficientDriver && !driver_library_present()
                      ? "no NVIDIA driver installed: libcuda.so.1 not found"
                      : std::string("CUDA runtime: ") + cudaGetErrorString(e);

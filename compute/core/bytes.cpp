@@ -11,7 +11,7 @@ std::string format_bytes(double bytes) {
   static const char* const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   double v = bytes / 1024;
   int u = 0;
-  // Three significant digits: 1023.7 KiB would print as "1.02e+03 KiB", so move up first.
+  // Keep three significant digits: 1023.7 KiB must move to the next unit, not print "1.02e+03 KiB".
   while (u < 5 && v >= 1023.5) v /= 1024, ++u;
   char buf[32];
   if (v < 9.995)

@@ -1,5 +1,5 @@
 #pragma once
-/// @file CUDA error checking for .cu files: every runtime call goes through SIMSCOPE_CUDA_CHECK.
+/// @file CUDA error checking for .cu files. Every runtime call goes through SIMSCOPE_CUDA_CHECK.
 #include <cuda_runtime.h>
 
 #include <string>
@@ -16,22 +16,21 @@ inline void cuda_check(cudaError_t e, const char* what) {
   }
 }
 
-/// The one device rule of the CUDA back ends (field, lsq, oscillators): a CUDA evaluator, solver
-/// or integrator works on the device that was current on the thread that created it
-/// (cuda_current_device() in its constructor), and every public entry point, which may run on
-/// another thread (the GUI's worker, an MPI rank's thread), first calls cuda_use_device() with
-/// it, before any allocation, stream or kernel. Throws simscope::Error on a runtime failure.
+/// Returns the calling thread's current CUDA device. Throws simscope::Error on a runtime failure.
+/// Device rule of all CUDA back ends: an evaluator, solver or integrator stores this device in its
+/// constructor. Every public entry point may run on another thread, so it first calls
+/// cuda_use_device() with that device, before any allocation, stream or kernel.
 inline int cuda_current_device() {
   int d = 0;
   cuda_check(cudaGetDevice(&d), "cudaGetDevice");
   return d;
 }
-/// Makes `device` current on the calling thread (see cuda_current_device()).
+/// Makes `device` current on the calling thread. See cuda_current_device().
 inline void cuda_use_device(int device) { cuda_check(cudaSetDevice(device), "cudaSetDevice"); }
 
-/// Makes `device` current for a scope and restores the thread's previous device at its end, for
-/// code that runs on a thread that may work on another device (e.g. a deleter of device memory
-/// called from the UI thread). Never throws: errors are cleared and ignored.
+/// Makes `device` current for a scope and restores the thread's previous device at its end.
+/// Use it on threads that may work on another device, e.g. a deleter run on the UI thread.
+/// Never throws: errors are cleared and ignored.
 class CudaDeviceScope {
  public:
   explicit CudaDeviceScope(int device) {

@@ -1,5 +1,4 @@
-// The accounting half of core/device_memory.hpp (pure C++; the CUDA half is
-// device_memory_cuda.cu).
+// Accounting half of core/device_memory.hpp. Pure C++; the CUDA half is device_memory_cuda.cu.
 #include "core/device_memory.hpp"
 
 #include <algorithm>

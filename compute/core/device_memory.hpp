@@ -1,9 +1,7 @@
 #pragma once
-/// @file Device memory of the CUDA back ends: one allocator type that accounts for what each
-/// owner holds (current and peak bytes) and throws one out-of-memory message, and one RAII
-/// buffer type over it. This header is pure C++ (no CUDA headers): the accounting is tested on
-/// the CPU with a fake RawDeviceMemory; the CUDA part (device_memory_cuda.cu) is only the raw
-/// cudaMalloc / cudaFree / cudaMemGetInfo behind cuda_device_memory().
+/// @file Device memory of the CUDA back ends: an accounting allocator and an RAII buffer.
+/// This header is pure C++. Tests check the accounting on the CPU with a fake RawDeviceMemory.
+/// device_memory_cuda.cu holds only the raw CUDA calls behind cuda_device_memory().
 #include <cstddef>
 #include <memory>
 #include <mutex>
@@ -18,35 +16,33 @@ namespace simscope {
 class RawDeviceMemory {
  public:
   virtual ~RawDeviceMemory() = default;
-  /// Allocates `bytes` (> 0). Returns null on failure and puts the runtime's reason in `error`
-  /// (e.g. "out of memory"); never throws.
+  /// Allocates `bytes` > 0. Returns null on failure and puts the runtime's reason in `error`,
+  /// e.g. "out of memory". Never throws.
   virtual void* allocate(std::size_t bytes, std::string& error) noexcept = 0;
-  /// Frees what allocate() returned; may be called on any thread. Never throws.
+  /// Frees what allocate() returned. May be called on any thread. Never throws.
   virtual void release(void* p) noexcept = 0;
-  /// Free and total bytes of the device now ({0, 0} when unknown). Never throws.
+  /// Free and total bytes of the device now; {0, 0} when unknown. Never throws.
   virtual std::pair<std::size_t, std::size_t> info() noexcept = 0;
 };
 
-/// The CUDA device `device`'s raw memory (cudaMalloc, cudaFree, cudaMemGetInfo, each with that
-/// device current for the call, the calling thread's device restored after: CudaDeviceScope).
-/// One shared object per device. Throws simscope::Error when the CUDA back end is not compiled.
+/// Raw memory of CUDA device `device`: cudaMalloc, cudaFree and cudaMemGetInfo.
+/// Each call makes that device current and then restores the calling thread's device.
+/// Returns one shared object per device. Throws simscope::Error when CUDA is not compiled in.
 std::shared_ptr<RawDeviceMemory> cuda_device_memory(int device);
 
-/// Copies `bytes` from the device memory `src` of CUDA device `device` into host memory `dst`,
-/// synchronously (with that device current for the copy, the calling thread's device restored
-/// after), on any thread: e.g. a result's output downloaded when it is first read. Throws
-/// simscope::Error "device memory: copy of <bytes> to the host failed: <reason>" on a runtime
-/// failure, or when this build has no CUDA back end.
+/// Copies `bytes` from device memory `src` of CUDA device `device` to host memory `dst`.
+/// Synchronous; callable on any thread. Restores the calling thread's device afterwards.
+/// Throws simscope::Error "device memory: copy of <bytes> to the host failed: <reason>" on a
+/// runtime failure, or when this build has no CUDA back end.
 void copy_device_to_host(void* dst, const void* src, std::size_t bytes, int device);
 
-/// Device memory of one owner (a named part of simscope: "field", "lsq", "oscillators"; one
-/// allocator per evaluator, solver or ensemble), with the bytes it holds now and at most so far.
-/// Thread-safe (a buffer shared with a result may be freed on any thread). Buffers keep their
-/// allocator alive (shared_ptr), so they may outlive the object that made them.
+/// Device memory of one owner, e.g. "field", "lsq" or "oscillators"; one per evaluator, solver or
+/// ensemble. Tracks the bytes held now and the peak. Thread-safe: buffers may be freed on any
+/// thread. Buffers keep their allocator alive, so they may outlive the object that made them.
 class DeviceAllocator {
  public:
-  /// `owner` names the allocations in messages; `hint` (may be empty) ends the out-of-memory
-  /// message, e.g. "reduce sources.count or grid.size, or use --backend cpu".
+  /// `owner` names the allocations in messages. `hint` ends the out-of-memory message and may be
+  /// empty, e.g. "reduce sources.count or grid.size, or use --backend cpu".
   static std::shared_ptr<DeviceAllocator> make(std::string owner,
                                                std::shared_ptr<RawDeviceMemory> raw,
                                                std::string hint = "");
@@ -54,13 +50,14 @@ class DeviceAllocator {
   static std::shared_ptr<DeviceAllocator> cuda(std::string owner, int device,
                                                std::string hint = "");
 
-  /// Allocates `bytes` (0 is allocated as 1 byte, so that a buffer is never null) for `what`
-  /// (e.g. "the sources"). Throws simscope::Error on failure, with the message
+  /// Allocates `bytes` for `what`, e.g. "the sources".
+  /// 0 bytes allocates 1, so a buffer is never null.
+  /// Throws simscope::Error on failure and leaves the accounting unchanged. The message is
   ///   "<owner> (CUDA): cannot allocate <bytes> of device memory for <what> (<free> free of
   ///    <total>; <reason>): <hint>"
-  /// sizes by format_bytes(); the accounting is unchanged then.
+  /// with sizes formatted by format_bytes().
   void* allocate(std::size_t bytes, const std::string& what);
-  /// Frees p (allocated here with `bytes`, as allocate() was asked). Never throws.
+  /// Frees `p`, which allocate() returned for `bytes`. Never throws.
   void release(void* p, std::size_t bytes) noexcept;
 
   const std::string& owner() const { return owner_; }
@@ -75,16 +72,17 @@ class DeviceAllocator {
   std::size_t current_ = 0, peak_ = 0;
 };
 
-/// A move-only array of `size()` elements of T in device memory (RAII): freed through its
-/// allocator when destroyed, reset or assigned over. T must be trivially copyable (the memory is
-/// not constructed). Default-constructed: empty (get() is null).
+/// Move-only RAII array of `size()` elements of T in device memory.
+/// Freed through its allocator when destroyed, reset or assigned over.
+/// T must be trivially copyable; elements are not constructed.
+/// Default-constructed: empty, get() null.
 template <class T>
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;
-  /// `count` elements of T from `allocator` for `what` (a message's words, e.g. "the targets").
-  /// Throws simscope::Error on failure (DeviceAllocator::allocate) or when count * sizeof(T)
-  /// overflows.
+  /// Allocates `count` elements of T from `allocator`.
+  /// `what` names them in messages, e.g. "the targets".
+  /// Throws simscope::Error when allocation fails or count * sizeof(T) overflows.
   DeviceBuffer(std::shared_ptr<DeviceAllocator> allocator, std::size_t count,
                const std::string& what)
       : alloc_(std::move(allocator)), size_(count) {
@@ -113,7 +111,7 @@ class DeviceBuffer {
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
   ~DeviceBuffer() { reset(); }
 
-  /// Frees the memory (if any); the buffer is empty afterwards.
+  /// Frees the memory, if any. The buffer is empty afterwards.
   void reset() noexcept {
     if (p_) alloc_->release(p_, size_ * sizeof(T));
     p_ = nullptr;
@@ -121,7 +119,7 @@ class DeviceBuffer {
     alloc_.reset();
   }
   T* get() const { return p_; }
-  /// The memory as another element type (for buffers whose type is chosen at run time).
+  /// The memory as another element type, for buffers whose type is chosen at run time.
   template <class U>
   U* as() const {
     return reinterpret_cast<U*>(p_);
@@ -136,9 +134,8 @@ class DeviceBuffer {
   std::size_t size_ = 0;
 };
 
-/// A DeviceBuffer<T> handed out with shared ownership: the buffer lives as long as the longest
-/// holder (e.g. a result viewed by the GUI), whatever its maker does. Use a shared_ptr<T>
-/// aliasing it (std::shared_ptr<const T>(buffer, buffer->get() + offset)) for a raw view.
+/// A DeviceBuffer<T> with shared ownership: it lives as long as its longest holder.
+/// For a raw view, alias it: std::shared_ptr<const T>(buffer, buffer->get() + offset).
 template <class T>
 std::shared_ptr<DeviceBuffer<T>> make_shared_buffer(DeviceBuffer<T>&& b) {
   return std::make_shared<DeviceBuffer<T>>(std::move(b));

@@ -1,5 +1,5 @@
-// The CUDA half of core/device_memory.hpp: the raw cudaMalloc / cudaFree / cudaMemGetInfo of one
-// device. All accounting and the out-of-memory message are in device_memory.cpp.
+// CUDA half of core/device_memory.hpp: raw cudaMalloc, cudaFree and cudaMemGetInfo of one device.
+// Accounting and the out-of-memory message live in device_memory.cpp.
 #include <cuda_runtime.h>
 
 #include <map>

@@ -1,7 +1,6 @@
 #pragma once
-/// @file An input array that lives in CUDA device memory (a DLPack tensor of the caller: a torch
-/// CUDA tensor, a CuPy array), handed to a CUDA back end by pointer instead of being copied to
-/// the host and uploaded again (issue 15: "CUDA tensors stay on the device").
+/// @file Input arrays in CUDA device memory, passed to CUDA back ends by pointer without a copy.
+/// Sources: DLPack tensors of the caller, e.g. torch CUDA tensors or CuPy arrays.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -12,22 +11,21 @@
 
 namespace simscope {
 
-/// A bad value or layout of an input array found by a back end while it reads the array (e.g.
-/// a non-finite coordinate in a DeviceView, found by a device kernel): the caller's input is at
-/// fault, not the device, although a device back end raised it (the Python module raises it
-/// as ValueError, not RuntimeError).
+/// A bad value or layout in an input array, found by a back end while reading it.
+/// Example: a non-finite coordinate in a DeviceView, found by a kernel.
+/// The caller's input is at fault, not the device. The Python module raises it as ValueError.
 class InputError : public Error {
  public:
   using Error::Error;
 };
 
-/// A strided array in CUDA device memory, read (never written) by a CUDA back end.
+/// A strided array in CUDA device memory, read but never written by a CUDA back end.
 ///
-/// The memory is the caller's: it must stay allocated and unchanged until the call that reads it
-/// returns. `stream` is the CUDA stream after whose queued work the values are complete (the
-/// DLPack convention, `__dlpack__(stream=...)`: 1 the legacy default stream, 2 the per-thread
-/// default stream, any other value a cudaStream_t); the back end records an event on it and makes
-/// its own stream wait for that event before the first read, so nothing of the host waits.
+/// The caller owns the memory. It must stay allocated and unchanged until the reading call returns.
+/// `stream` is the CUDA stream whose queued work completes the values, as in DLPack
+/// `__dlpack__(stream=...)`: 1 is the legacy default stream, 2 the per-thread default stream,
+/// any other value a cudaStream_t. The back end makes its own stream wait on an event recorded
+/// on `stream` before the first read. The host never waits.
 struct DeviceView {
   const void* data = nullptr;  ///< element [0, ..., 0] (DLPack's data + byte_offset)
   io::DType dtype = io::DType::Float32;
@@ -38,13 +36,13 @@ struct DeviceView {
   std::string name;                     ///< the argument, for messages ("sources", "cube")
 
   std::size_t ndim() const { return shape.size(); }
-  /// Elements (the product of the shape; 1 for 0-d).
+  /// Number of elements: the product of the shape, 1 for 0-d.
   std::size_t size() const {
     std::size_t n = 1;
     for (std::size_t d : shape) n *= d;
     return n;
   }
-  /// Bytes per element (4 or 8 for the float types, 1 for uint8).
+  /// Bytes per element: 4 or 8 for float types, 1 for uint8.
   std::size_t itemsize() const {
     switch (dtype) {
       case io::DType::Float64:
@@ -56,7 +54,7 @@ struct DeviceView {
         return 4;
     }
   }
-  /// Whether the strides are C order (row-major, contiguous; dimensions of size 1 ignored).
+  /// Whether the strides are C order: row-major and contiguous. Dimensions of size 1 are ignored.
   bool c_contiguous() const {
     std::ptrdiff_t expect = std::ptrdiff_t(itemsize());
     for (std::size_t k = shape.size(); k-- > 0;) {
@@ -66,7 +64,7 @@ struct DeviceView {
     return true;
   }
   /// Throws InputError "<name>: device memory not aligned to its <itemsize>-byte elements" unless
-  /// the data pointer (non-null) and every stride are multiples of the element size.
+  /// the data pointer is non-null and it and every stride are multiples of the element size.
   void check_aligned() const {
     const auto item = std::ptrdiff_t(itemsize());
     bool aligned = data && reinterpret_cast<std::uintptr_t>(data) % std::uintptr_t(item) == 0;

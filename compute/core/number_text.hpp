@@ -1,14 +1,14 @@
 #pragma once
-/// @file Numbers typed as text (command-line values, the window's fields): the whole text, blanks
-/// around it allowed, a leading '+' too, read as C-locale decimal (std::from_chars: independent
-/// of the process locale).
+/// @file Parsing numbers typed as text: command-line values and the window's fields.
+/// The whole text is read as C-locale decimal via std::from_chars, independent of the process
+/// locale. Surrounding blanks and a leading '+' are allowed.
 #include <cctype>
 #include <charconv>
 #include <string>
 
 namespace simscope {
 
-/// `s` without leading and trailing blanks.
+/// Returns `s` without leading and trailing blanks.
 inline std::string trimmed(const std::string& s) {
   std::size_t a = 0, b = s.size();
   while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
@@ -16,8 +16,9 @@ inline std::string trimmed(const std::string& s) {
   return s.substr(a, b - a);
 }
 
-/// Reads all of `text` as a T (an integer or floating-point type); false when anything but the
-/// number and blanks around it is there, or it is out of T's range ("inf" and "nan" are read).
+/// Reads all of `text` as T, an integer or floating-point type. "inf" and "nan" are accepted.
+/// Returns false when anything but the number and surrounding blanks is present, or on
+/// overflow of T.
 template <class T>
 bool parse_number(const std::string& text, T& v) {
   std::string t = trimmed(text);

@@ -1,13 +1,12 @@
 #pragma once
-/// @file The working precision of every workload (field, lsq, oscillators): one type, so that a
-/// run's precision means the same thing to every front end. What each precision computes in is
-/// documented by each workload (field.hpp, lsq.hpp, oscillators.hpp); the schema strings are
-/// "fp32" and "fp64".
+/// @file The working precision shared by all workloads, so it means the same to every front end.
+/// Each workload documents what it computes in: field.hpp, lsq.hpp, oscillators.hpp.
+/// Schema strings: "fp32" and "fp64".
 namespace simscope {
 
 enum class Precision { Fp32, Fp64 };
 
-/// "fp32" or "fp64" (the schema's strings).
+/// "fp32" or "fp64", as in the schema.
 const char* to_string(Precision p);
 
 }  // namespace simscope

@@ -6,8 +6,8 @@
 
 namespace simscope {
 
-/// Shared between a worker thread (writes `fraction`, polls `cancel`) and the UI thread (reads
-/// `fraction`, sets `cancel`). All members are atomics; one instance per running job.
+/// Shared by a worker thread, which writes `fraction` and polls `cancel`, and the UI thread,
+/// which reads `fraction` and sets `cancel`. All members are atomic. One instance per running job.
 struct Progress {
   std::atomic<double> fraction{0.0};  ///< 0..1 of the job done
   std::atomic<bool> cancel{false};    ///< set by the owner to request a stop

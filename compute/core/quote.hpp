@@ -1,15 +1,15 @@
 #pragma once
-/// @file Input text quoted in a one-line error message.
+/// @file Quoting input text in one-line error messages.
 #include <cstddef>
 #include <string>
 #include <string_view>
 
 namespace simscope {
 
-/// `text` (a value, name or line read from a user's input) made fit for a one-line message:
-/// control characters (newlines, tabs, NUL, DEL) become '?', and text longer than `max` bytes
-/// is cut there (not inside a UTF-8 character) and ends in "...". Other bytes are kept as given,
-/// so UTF-8 names read as written.
+/// Returns `text`, read from user input, made fit for a one-line message.
+/// Control characters such as newline, tab, NUL and DEL become '?'.
+/// Text longer than `max` bytes is cut at a UTF-8 character boundary and ends in "...".
+/// Other bytes are kept, so UTF-8 names read as written.
 inline std::string quote_text(std::string_view text, std::size_t max = 80) {
   std::size_t n = text.size();
   if (n > max) {

@@ -1,4 +1,4 @@
-/// @file Numeric CSV reader (see csv.hpp for the accepted dialect).
+/// @file Numeric CSV reader. csv.hpp describes the accepted dialect.
 #include "io/csv.hpp"
 
 #include <cerrno>
@@ -25,7 +25,7 @@ std::string_view trim(std::string_view s) {
   return s.substr(b, s.find_last_not_of(ws) - b + 1);
 }
 
-/// Splits a line on ',' and trims each cell; a cell wrapped in double quotes loses them.
+/// Splits a line on ',' and trims each cell. Surrounding double quotes are removed.
 std::vector<std::string_view> split_cells(std::string_view line) {
   std::vector<std::string_view> cells;
   std::size_t start = 0;
@@ -42,14 +42,14 @@ std::vector<std::string_view> split_cells(std::string_view line) {
   return cells;
 }
 
-/// Parses a whole cell as a double ("1.5", "-2e3", "+4", "nan", "inf"); false when it is not one.
+/// Parses a whole cell as a double, e.g. "1.5", "-2e3", "+4", "nan", "inf". False otherwise.
 bool parse_number(std::string_view cell, double& out) {
   if (!cell.empty() && cell.front() == '+') {  // from_chars refuses a leading '+'
     cell.remove_prefix(1);
     if (!cell.empty() && (cell.front() == '+' || cell.front() == '-')) return false;
   }
   const auto [end, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), out);
-  // Out-of-range values (1e999) become +-inf / 0 as strtod gives them; callers check finiteness.
+  // Out-of-range values become +-inf or 0, as strtod gives them. Callers check finiteness.
   if (ec == std::errc::result_out_of_range) {
     out = std::strtod(std::string(cell).c_str(), nullptr);
     return end == cell.data() + cell.size();
@@ -90,8 +90,8 @@ CsvTable read_csv(const std::string& path) {
     const auto cells = split_cells(line);
     if (!seen_first) {
       seen_first = true;
-      // A header has no numbers at all; a first line mixing numbers and text is a data row
-      // with a typo, reported below rather than taken for a header.
+      // A header has no numbers at all. A first line mixing numbers and text is a data row with a
+      // typo, reported below.
       bool header = true;
       double v;
       for (auto c : cells) header &= !c.empty() && !parse_number(c, v);

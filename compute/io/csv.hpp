@@ -1,5 +1,5 @@
 #pragma once
-/// @file Reading numeric CSV tables (comma separated; an optional header line of names).
+/// @file Reading numeric CSV tables: comma separated, with an optional header line of names.
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -13,11 +13,12 @@ struct CsvTable {
   std::vector<double> values;       ///< rows * cols
 };
 
-/// Reads `path`. The first line is a header when none of its cells is a number (a first line
-/// mixing numbers and text is a data row, and its text cell an error). Blank lines
-/// and lines starting with '#' are skipped; whitespace around cells is ignored. Every data row
-/// must have the same number of cells. Throws simscope::Error naming the file, line and column
-/// ("sources.csv: line 7, column 2: 'abc' is not a number"), and for an empty file.
+/// Reads `path`. The first line is a header when none of its cells is a number.
+/// A first line mixing numbers and text is a data row, and its text cell an error.
+/// Blank lines and lines starting with '#' are skipped; whitespace around cells is ignored.
+/// Every data row must have the same number of cells.
+/// Throws simscope::Error for an empty file, or naming the file, line and column,
+/// e.g. "sources.csv: line 7, column 2: 'abc' is not a number".
 CsvTable read_csv(const std::string& path);
 
 }  // namespace simscope::io

@@ -6,7 +6,7 @@
 ///   2 bytes  (v1.0) or 4 bytes (v2.0, v3.0) little-endian header length HLEN
 ///   HLEN     header: a Python dict literal {'descr': '<f8', 'fortran_order': False,
 ///            'shape': (3, 4), } padded with spaces and ended by '\n'; latin-1 in v1/v2,
-///            utf-8 in v3 (only matters for structured-dtype field names, which we refuse)
+///            utf-8 in v3; encoding matters only for structured-dtype field names, refused here
 ///   data     product(shape) * itemsize bytes, C or Fortran order, byte order from 'descr'
 #include "io/npy.hpp"
 
@@ -90,8 +90,9 @@ const char* descr_of(DType t) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Header dict parser: the subset of Python literals numpy writes (strings, True/False/None,
-// integers, tuples and lists), enough to recognise and refuse structured dtypes (a list descr).
+// Header dict parser for the subset of Python literals numpy writes: strings, True/False/None,
+// integers, tuples and lists. Enough to recognise and refuse structured dtypes, whose descr is
+// a list.
 
 struct Value {
   enum Kind { Str, Int, Bool, None, Seq } kind = None;
@@ -215,7 +216,7 @@ class HeaderParser {
   std::size_t i_ = 0;
 };
 
-/// numpy's name for a dtype kind and size, for messages about dtypes we refuse.
+/// numpy's name for a dtype kind and size, for messages about refused dtypes.
 std::string numpy_name(char kind, std::size_t size, const std::string& rest) {
   const std::string n = std::to_string(size);
   const bool timed = kind == 'M' || kind == 'm';
@@ -256,7 +257,7 @@ struct Descr {
 };
 
 /// Parses a simple descr such as '<f8', '>i4', '|u1', '=f4' or 'f4'.
-/// `expected`: what the caller's input accepts, named when the dtype is refused.
+/// `expected` names what the caller's input accepts, for the message when the dtype is refused.
 Descr parse_descr(const std::string& d, const std::string& path, const std::string& expected) {
   std::size_t i = 0;
   char order = '=';
@@ -291,7 +292,7 @@ void byteswap(std::uint8_t* p, std::size_t n_elems, std::size_t size) {
   for (std::size_t e = 0; e < n_elems; ++e, p += size) std::reverse(p, p + size);
 }
 
-/// Converts Fortran (column-major) element order to C (row-major) order, any number of dims.
+/// Converts Fortran order (column-major) to C order (row-major), for any number of dims.
 std::vector<std::uint8_t> fortran_to_c(const std::vector<std::uint8_t>& src,
                                        const std::vector<std::size_t>& shape, std::size_t size) {
   const std::size_t nd = shape.size();
@@ -306,7 +307,7 @@ std::vector<std::uint8_t> fortran_to_c(const std::vector<std::uint8_t>& src,
   std::size_t f = 0;  // Fortran offset of C element c
   for (std::size_t c = 0; c < n; ++c) {
     std::memcpy(dst.data() + c * size, src.data() + f * size, size);
-    // Advance the C multi-index (last axis fastest), keeping f in step.
+    // Advance the C multi-index, last axis fastest, keeping f in step.
     for (std::size_t k = nd; k-- > 0;) {
       if (++idx[k] < shape[k]) {
         f += fstride[k];
@@ -321,8 +322,8 @@ std::vector<std::uint8_t> fortran_to_c(const std::vector<std::uint8_t>& src,
 
 std::string errno_text() { return std::strerror(errno); }
 
-/// Writes the header and the little-endian C-order data through an AtomicFile, so a failed
-/// write never leaves a partial target.
+/// Writes the header and the little-endian C-order data through an AtomicFile.
+/// A failed write never leaves a partial target.
 void write_impl(const std::string& path, const void* data, DType t,
                 const std::vector<std::size_t>& shape, bool durable) {
   std::size_t count = 1;
@@ -439,8 +440,8 @@ std::string expected_dtypes(const std::string& accepted) {
   return accepted.empty() ? std::string("float32, float64, int32, int64 or uint8") : accepted;
 }
 
-/// Opens `path` and reads and checks its header (read_npy_header()); `in` is left open.
-/// `count` gets the number of elements.
+/// Opens `path` and reads and checks its header as read_npy_header() does. `in` is left open.
+/// `count` receives the number of elements.
 NpyHeader open_npy(const std::string& path, const std::string& expected, std::ifstream& in,
                    std::uint64_t& count) {
   in.open(path, std::ios::binary);
@@ -510,7 +511,7 @@ NpyHeader open_npy(const std::string& path, const std::string& expected, std::if
   h.data_offset = prefix + hlen;
   const std::size_t isz = itemsize(d.dtype);
 
-  // Shape and byte count, guarded against overflow before anything is allocated.
+  // Shape and byte count, checked for overflow before anything is allocated.
   count = 1;
   bool overflow = false;
   for (const Value& v : shape->items) {
@@ -604,9 +605,9 @@ NpyArray read_npy_rows(const std::string& path, std::size_t begin, std::size_t e
     read_at(in, path, h.data_offset + std::uint64_t(begin) * per_row * isz, a.data.data(),
             elems * isz);
   } else {
-    // Fortran order: element (i, c) (c the Fortran index of the trailing axes) lies at
-    // i + rows * c, so each c holds the range's rows contiguously; read as the Fortran layout of
-    // shape (n, shape[1:]), then reordered.
+    // Fortran order: element (i, c), with c the Fortran index of the trailing axes, lies at
+    // i + rows * c. Each c holds the range's rows contiguously. Read as the Fortran layout of
+    // shape (n, shape[1:]), then reorder.
     for (std::size_t c = 0; c < per_row; ++c)
       read_at(in, path, h.data_offset + (std::uint64_t(c) * rows + begin) * isz,
               a.data.data() + std::size_t(c) * n * isz, std::uint64_t(n) * isz);

@@ -1,7 +1,7 @@
 #pragma once
-/// @file One exported output of a workload as compute/ declares it, once: each workload's list
-/// (field::outputs(), lsq::outputs()) gives its schema's `view` choices, and the run layer's
-/// workload descriptors (app/run) take it as their outputs, so an output is named in one place.
+/// @file One exported output of a workload, declared once in compute/.
+/// Each workload's list, e.g. field::outputs(), gives its schema's `view` choices.
+/// The run layer's workload descriptors in app/run take the same list as their outputs.
 #include <string>
 #include <vector>
 
@@ -9,7 +9,7 @@
 
 namespace simscope::io {
 
-/// An output: file stem, colorbar label, unit, dtype of its .npy.
+/// An output: file stem, colorbar label, unit and dtype of its .npy.
 struct OutputSpec {
   std::string name;   ///< file stem, e.g. "magnitude"
   std::string label;  ///< for the colorbar, e.g. "|E|"
@@ -17,14 +17,14 @@ struct OutputSpec {
   DType dtype = DType::Float32;
 };
 
-/// The names of `outputs`, in their order.
+/// The names of `outputs`, in order.
 inline std::vector<std::string> output_names_of(const std::vector<OutputSpec>& outputs) {
   std::vector<std::string> names;
   for (const OutputSpec& o : outputs) names.push_back(o.name);
   return names;
 }
 
-/// The names of `outputs` joined by ", " (for messages: "known: a, b, c").
+/// The names of `outputs` joined by ", ", for messages such as "known: a, b, c".
 inline std::string joined_names(const std::vector<OutputSpec>& outputs) {
   std::string s;
   for (const OutputSpec& o : outputs) s += (s.empty() ? "" : ", ") + o.name;

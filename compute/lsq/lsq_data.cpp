@@ -1,5 +1,5 @@
 // Inputs of the lsq workload (lsq.hpp): cube and design-matrix files, the synthetic generator,
-// the checks of a problem, and the available-memory guard.
+// problem checks, and the available-memory guard.
 #include <omp.h>
 
 // GCC 12 reports false -Wmaybe-uninitialized inside Eigen's AVX-512 packet code.
@@ -36,8 +36,8 @@ std::uint64_t next_generation() {
 }
 
 double output_bytes(std::size_t n, std::size_t pixels) {
-  // solution (float64) + residual, condition (float32) + count (int32) + status (uint8), plus the
-  // app's float32 copy of the solution and maps.
+  // Per pixel: float64 solution; float32 residual and condition, int32 count, uint8 status;
+  // and the app's float32 copy of the solution and maps.
   return double(pixels) * (double(n) * 12.0 + 4 + 4 + 4 + 1 + 16);
 }
 }  // namespace detail
@@ -50,8 +50,8 @@ std::string lower_extension(const std::string& path) {
   return ext;
 }
 
-/// SplitMix64 (Steele, Lea & Flood 2014): a counter-based generator, so that entry k of the
-/// synthetic cube gets the same noise and gap whatever the thread count.
+/// SplitMix64 (Steele, Lea & Flood 2014), a counter-based generator: entry k of the synthetic
+/// cube gets the same noise and gap at any thread count.
 std::uint64_t splitmix(std::uint64_t x) {
   x += 0x9e3779b97f4a7c15ull;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -143,7 +143,7 @@ Cube make_cube(std::vector<double> values, std::size_t m, std::size_t height, st
   return c;
 }
 
-/// Refuses +-inf entries of a cube (NaN marks a gap), naming the first; sets a fresh generation.
+/// Throws on +-inf entries of a cube, naming the first; NaN marks a gap. Sets a fresh generation.
 static void check_entries(Cube& c, const std::string& path) {
   const std::size_t n = c.size();
   std::size_t bad = n;
@@ -328,8 +328,8 @@ Synth generate(const SynthSpec& spec, const Design* given) {
     throw Error("lsq: cannot allocate " + format_bytes(need) + " for the synthetic problem");
   }
 
-  // Smooth maps: x_k(u, v) = c_k + sum_j a_kj cos(2 pi (f_kj u + g_kj v) + phi_kj), u = h / H,
-  // v = w / W, 3 terms with frequencies in [-2, 2] cycles per image.
+  // Smooth maps: x_k(u, v) = c_k + sum_j a_kj cos(2 pi (f_kj u + g_kj v) + phi_kj), with u = h / H,
+  // v = w / W, 3 terms, frequencies in [-2, 2] cycles per image.
   struct Term {
     double a, f, g, phi;
   };

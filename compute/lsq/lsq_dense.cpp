@@ -1,6 +1,6 @@
 // Dense per-pixel solvers of the lsq workload (lsq_internal.hpp): the shared SVD of A for pixels
-// without gaps, per-pixel SVD and complete orthogonal decomposition (Eigen), and the pieces
-// every back end shares (result set-up, status counts, make_solver).
+// without gaps, per-pixel SVD and complete orthogonal decomposition (Eigen), and code shared by
+// every back end: result set-up, status counts, make_solver.
 // GCC 12 reports false -Wmaybe-uninitialized inside Eigen's AVX-512 packet code.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <Eigen/Dense>
@@ -21,8 +21,8 @@ namespace {
 template <class T>
 using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
 
-/// The retained part of an SVD of A_p (m rows) for the augmented problem [A_p; sqrt(lambda) I]:
-/// rank, condition and filter factors f_i = s_i / (s_i^2 + lambda) (0 for dropped values).
+/// The retained part of an SVD of A_p, m rows, for the augmented problem [A_p; sqrt(lambda) I].
+/// Holds rank, condition and filter factors f_i = s_i / (s_i^2 + lambda), 0 for dropped values.
 struct Filter {
   int rank = 0;
   double condition = 0;
@@ -31,8 +31,8 @@ struct Filter {
 
 template <class S>
 Filter filter(const S& sv, int rows, int n, double lambda, double eps) {
-  // Singular values of the augmented matrix: sqrt(s_i^2 + lambda), i < n (s_i = 0 beyond
-  // min(rows, n)); the rank rule of lsq.hpp with max(rows + (lambda > 0 ? n : 0), n) eps.
+  // Singular values of the augmented matrix are sqrt(s_i^2 + lambda), i < n, with s_i = 0 beyond
+  // min(rows, n). Rank rule of lsq.hpp with tolerance max(rows + (lambda > 0 ? n : 0), n) eps.
   Filter r;
   const int k = int(sv.size());
   r.f.assign(std::size_t(k), 0.0);
@@ -137,8 +137,8 @@ PixelOutcome svd_pixel(const Design& design, const PixelData& px, double lambda,
   Mat<T> A(m, N);
   for (int r = 0; r < m; ++r)
     for (int k = 0; k < N; ++k) A(r, k) = T(design.a[std::size_t(px.rows[std::size_t(r)]) * N + k]);
-  // JacobiSVD (one-sided Jacobi after a column-pivoted QR): accurate to eps in the small
-  // singular values, which decide the rank (Golub & Van Loan 8.6.3).
+  // JacobiSVD, one-sided Jacobi after a column-pivoted QR, is accurate to eps in the small
+  // singular values, which decide the rank. Golub & Van Loan 8.6.3.
   Eigen::JacobiSVD<Mat<T>> svd(A, Eigen::ComputeThinU | Eigen::ComputeThinV);
   const Filter f =
       filter(svd.singularValues(), m, N, lambda, double(std::numeric_limits<T>::epsilon()));
@@ -173,8 +173,8 @@ PixelOutcome qr_pixel(const Design& design, const PixelData& px, double lambda, 
   const Eigen::Matrix<T, Eigen::Dynamic, 1> sol = cod.solve(b);
   for (int k = 0; k < N; ++k) x[k] = double(sol(k));
   const int rank = int(cod.rank());
-  // A P = Q [T 0; 0 0] Z with T (rank x rank) upper triangular and Q, Z orthogonal: T has the
-  // retained singular values of A, so s_max / s_min of T is the exact condition (values only).
+  // A P = Q [T 0; 0 0] Z with T, rank x rank, upper triangular and Q, Z orthogonal.
+  // T has the retained singular values of A, so s_max / s_min of T is the exact condition.
   double cond = std::numeric_limits<double>::infinity();
   if (rank > 0) {
     const Mat<T> t =

@@ -1,4 +1,4 @@
-// The downdate and minimum-norm per-pixel solvers of the CPU lsq back end (lsq_downdate.hpp).
+// Downdate and minimum-norm per-pixel solvers of the CPU lsq back end (lsq_downdate.hpp).
 // GCC 12 reports false -Wmaybe-uninitialized inside Eigen's AVX-512 packet code.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include "lsq/lsq_downdate.hpp"
@@ -15,9 +15,9 @@ namespace {
 constexpr double kEps = std::numeric_limits<double>::epsilon();
 constexpr int kHagerIterations = kSmallHagerIterations;
 
-/// In-place Cholesky of the n x n SPD matrix a (column-major, lower triangle used), right-looking
-/// (Golub & Van Loan Algorithm 4.2.2, outer-product form: the inner loops are contiguous axpys).
-/// False when a pivot is <= tol.
+/// In-place right-looking Cholesky of the n x n SPD matrix a, column-major, lower triangle used.
+/// Golub & Van Loan Algorithm 4.2.2, outer-product form; the inner loops are contiguous axpys.
+/// Returns false when a pivot is <= tol.
 bool cholesky(double* a, int n, double tol) {
   for (int j = 0; j < n; ++j) {
     double* cj = a + std::size_t(j) * n;
@@ -49,9 +49,9 @@ void chol_solve(const double* l, int n, double* x) {
   }
 }
 
-/// Estimate of ||S^-1||_1 for the SPD S = L L^T (Hager's method with Higham's refinements, as
-/// LAPACK's xLACN2, with at most kHagerIterations iterations, then the alternating-sign test
-/// vector). S^-1 is symmetric, so its transpose solves are solves too.
+/// Estimates ||S^-1||_1 for the SPD S = L L^T: Hager's method with Higham's refinements, as
+/// LAPACK xLACN2. At most kHagerIterations iterations, then the alternating-sign test vector.
+/// S^-1 is symmetric, so its transpose solves are plain solves.
 double inv_norm1(const double* l, int n, std::vector<double>& x, std::vector<double>& z) {
   x.assign(std::size_t(n), 1.0 / n);
   chol_solve(l, n, x.data());
@@ -244,7 +244,7 @@ SmallOutcome minnorm_pixel(const DowndateOps& ops, const Design& design, double 
   std::fill(x, x + N, 0.0);
   add_at(sc.u.data());
   if (cond_r > kRefineCondition) {
-    // rho = b - A_O x - lambda v (the residual of (R_OO + lambda I) v = b), v += R^-1 rho.
+    // rho = b - A_O x - lambda v is the residual of (R_OO + lambda I) v = b; then v += R^-1 rho.
     sc.g.resize(std::size_t(k));
     for (int q = 0; q < k; ++q)
       sc.g[std::size_t(q)] = bo[q] - dot(A + std::size_t(rows[std::size_t(q)]) * N, x, N) -

@@ -1,23 +1,22 @@
 #pragma once
-/// @file Internal (oscillators_cpu.cpp): the CPU RK4 kernels with one SIMD lane per member.
+/// @file CPU RK4 kernels with one SIMD lane per member. Internal to oscillators_cpu.cpp.
 ///
-/// A group of G members that share a ring lattice half-width H (rings, Watts-Strogatz) is
-/// integrated together: node i of the G members is one vector `V` (G values of T, lane l =
-/// member l), so that the lattice stencil, the stage loops and the msd are whole-vector operations
-/// over the nodes, without the remainder of a loop over N = 100 nodes and with one loop instead of
-/// G. Each lane performs exactly the operations, in the same order, as the per-member kernels of
-/// oscillators_cpu.cpp (the same sl_rhs, the same sums and partial sums), so the results are the
-/// same bit for bit (tests/compute/test_osc_schedule.cpp); only the members' correction lists
-/// stay scalar (they differ per member). oscillators_cpu.cpp is compiled with -ffp-contract=off
-/// (compute/CMakeLists.txt): no product is fused, whatever the -march, so that equality does not
-/// depend on which loops the compiler vectorises.
+/// A group of G members that share a ring lattice half-width H, e.g. rings and Watts-Strogatz
+/// networks, is integrated together. Node i of the G members is one vector `V` of G values of T;
+/// lane l is member l. The lattice stencil, stage loops and msd become whole-vector operations
+/// over the nodes, with one loop instead of G and no remainder loop.
+/// Each lane performs exactly the operations of the per-member kernels of oscillators_cpu.cpp,
+/// in the same order, so results are bit-identical (tests/compute/test_osc_schedule.cpp).
+/// Only the members' correction lists stay scalar, since they differ per member.
+/// oscillators_cpu.cpp is compiled with -ffp-contract=off (compute/CMakeLists.txt), so no
+/// product is fused and equality does not depend on which loops the compiler vectorises.
 #include <cstddef>
 #include <cstdint>
 
 #include "oscillators/sl_rhs.hpp"
 
-// Lane vectors are passed and returned by value between these inline helpers only (never across
-// a library boundary): GCC's note that their ABI depends on AVX/AVX-512 does not apply.
+// Lane vectors pass by value only between these inline helpers, never across a library
+// boundary, so GCC's note that their ABI depends on AVX/AVX-512 does not apply.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"
 
@@ -26,7 +25,7 @@ namespace simscope::oscillators::detail {
 /// Members per lane group.
 constexpr int kLanes = 8;
 
-/// G values of T as one GCC vector (lanes are read and written by subscript).
+/// G values of T as one GCC vector. Lanes are read and written by subscript.
 template <typename T>
 struct LaneVec {
   typedef T type __attribute__((vector_size(sizeof(T) * kLanes)));
@@ -34,7 +33,7 @@ struct LaneVec {
 template <typename T>
 using Lanes = typename LaneVec<T>::type;
 
-/// The lanes of a double vector of a T vector (exact: float to double, or a copy).
+/// The lanes of a T vector as a double vector. Exact: float to double, or a copy.
 template <typename T>
 inline Lanes<double> to_double(Lanes<T> v) {
   if constexpr (sizeof(T) == sizeof(double))
@@ -43,7 +42,7 @@ inline Lanes<double> to_double(Lanes<T> v) {
     return __builtin_convertvector(v, Lanes<double>);
 }
 
-/// Every lane = s.
+/// Sets every lane to s.
 template <typename V, typename T>
 inline V splat(T s) {
   V v;
@@ -51,14 +50,15 @@ inline V splat(T s) {
   return v;
 }
 
-/// The wrapped-around halos of the lane ring: c[-d] = c[N - d], c[N - 1 + d] = c[d - 1].
+/// Fills the wrapped-around halos of the lane ring: c[-d] = c[N - d], c[N - 1 + d] = c[d - 1].
 template <typename V>
 void fill_halo_lanes(V* c, int N, int H) {
   for (int d = 1; d <= H; ++d) c[-d] = c[N - d], c[N - 1 + d] = c[d - 1];
 }
 
-/// nsum[i] = (src[i-1] + src[i+1]) + (src[i-2] + src[i+2]) + ... (d = 1..H in that order); H = 0:
-/// any half-width, in passes (the per-member stencil's two forms, with the same sums).
+/// nsum[i] = (src[i-1] + src[i+1]) + (src[i-2] + src[i+2]) + ..., d = 1..H in that order.
+/// H = 0 takes any half-width h in passes, with the same sums as the per-member stencil's two
+/// forms.
 template <typename V, int H>
 void stencil_lanes(const V* __restrict src, V* __restrict nsum, int N, int h) {
   if constexpr (H > 0) {
@@ -75,15 +75,15 @@ void stencil_lanes(const V* __restrict src, V* __restrict nsum, int N, int h) {
   }
 }
 
-/// T that may alias anything: the lanes of the node vectors read and written one by one (as
-/// node * kLanes + lane) by the correction lists.
+/// T that may alias anything. The correction lists read and write single lanes of the node
+/// vectors at node * kLanes + lane.
 template <typename T>
 struct LaneScalar {
   typedef T type __attribute__((__may_alias__));
 };
 
-/// The correction list of a group: entry r adds w[r] times the source lane srcj[r] to the lane
-/// dst[r] (both node * kLanes + lane), in each member's list order.
+/// A group's correction list: entry r adds w[r] times source lane srcj[r] to lane dst[r], both
+/// at node * kLanes + lane. Entries keep each member's list order.
 template <typename V, typename T>
 void corrections_lanes(const std::int32_t* __restrict dst, const std::int32_t* __restrict srcj,
                        const T* __restrict w, std::size_t R, const V* __restrict src_v,
@@ -95,11 +95,11 @@ void corrections_lanes(const std::int32_t* __restrict dst, const std::int32_t* _
   for (std::size_t r = 0; r < R; ++r) ns[dst[r]] += w[r] * src[srcj[r]];
 }
 
-/// The correction list of a group of unweighted graphs, whose entries are all +1 or -1 and, for
-/// each node, its +1 entries before its -1 ones: the na entries of `add`, then the nm of `sub`,
-/// at (ad[r], as[r]) and (md[r], ms[r]) (destination, source: node * kLanes + lane). Adding or
-/// subtracting equals the general list's w * src + ns for w = +-1 (an exact product), and
-/// each node's entries keep their order.
+/// The correction list of a group of unweighted graphs: all entries are +1 or -1, and each
+/// node's +1 entries come before its -1 ones. The na entries of `add` come first, then the nm of
+/// `sub`, at (ad[r], as[r]) and (md[r], ms[r]) as (destination, source), each node * kLanes + lane.
+/// Adding or subtracting equals the general list's w * src + ns for w = +-1, an exact product,
+/// and each node's entries keep their order.
 template <typename V, typename T>
 void corrections_unit_lanes(const std::uint16_t* __restrict ad, const std::uint16_t* __restrict as,
                             std::size_t na, const std::uint16_t* __restrict md,
@@ -114,7 +114,7 @@ void corrections_unit_lanes(const std::uint16_t* __restrict ad, const std::uint1
   for (std::size_t r = 0; r < nm; ++r) ns[md[r]] -= src[ms[r]];
 }
 
-/// RK4 stages over the N nodes of G members (the per-member stage_first/mid/last, lane-wise).
+/// RK4 stages over the N nodes of G members: the per-member stage_first/mid/last, lane-wise.
 /// Stage 1: k1 at (x, y) -> acc = k1, next = x + hn k1.
 template <typename V, typename T>
 void stage_first_lanes(const V* __restrict x, const V* __restrict y, const V* __restrict nsum,
@@ -128,7 +128,7 @@ void stage_first_lanes(const V* __restrict x, const V* __restrict y, const V* __
     xs[i] = x[i] + hn * dx, ys[i] = y[i] + hn * dy;
   }
 }
-/// Stages 2 and 3: k at (xs, ys) -> acc += 2 k, next = x + hn k (in place).
+/// Stages 2 and 3: k at (xs, ys) -> acc += 2 k, next = x + hn k, in place.
 template <typename V, typename T>
 void stage_mid_lanes(const V* __restrict x, const V* __restrict y, const V* __restrict nsum,
                      const V* __restrict diag, V* __restrict ax, V* __restrict ay, V* __restrict xs,
@@ -157,8 +157,8 @@ void stage_last_lanes(V* __restrict x, V* __restrict y, const V* __restrict nsum
   }
 }
 
-/// Each lane's (1/N) sum (x - mean)^2: the per-member msd_of (two passes, 8 partial sums over
-/// the nodes, combined in the same order) lane-wise, in fp64, into `out`.
+/// Each lane's (1/N) sum (x - mean)^2 in fp64, into `out`. Lane-wise msd_of: two passes with 8
+/// partial sums over the nodes, combined in the same order.
 template <typename T>
 void msd_lanes(const Lanes<T>* __restrict x, int N, Lanes<double>& out) {
   using VD = Lanes<double>;

@@ -2,20 +2,23 @@
 /// @file The Stuart-Landau oscillator model of the `oscillators` workload: its constants, the
 /// state of an ensemble, initial states, the right-hand side and the observables.
 ///
-/// Node i of member (network) k has the state z_i = x_i + i y_i and follows
+/// Node i of member k, a network, has the state z_i = x_i + i y_i and follows
 ///   dx_i/dt = x_i - w y_i - (x_i + c y_i)(x_i^2 + y_i^2) + (e/2) sum_j G_ij (x_j - x_i)
 ///   dy_i/dt = y_i + w x_i - (y_i - c x_i)(x_i^2 + y_i^2)
-/// i.e. dz/dt = (1 + i w) z - (1 - i c)|z|^2 z plus diffusive (graph-Laplacian) coupling of x
-/// through the symmetric weighted adjacency matrix G of the member's network. On a ring with two
-/// neighbours this is exactly the original `(G.X - 2X) e/2`. An uncoupled oscillator settles on
-/// the limit cycle |z| = 1 with angular frequency w + c (Stuart 1960, Landau 1944; the normal form
-/// of a Hopf bifurcation, e.g. Kuramoto, "Chemical Oscillations, Waves, and Turbulence", 1984).
+/// i.e. dz/dt = (1 + i w) z - (1 - i c)|z|^2 z plus diffusive graph-Laplacian coupling of x.
+/// G is the symmetric weighted adjacency matrix of the member's network.
+/// On a ring with two neighbours the coupling equals the reference script's `(G.X - 2X) e/2`.
+/// An uncoupled oscillator settles on the limit cycle |z| = 1 with angular frequency w + c.
+/// Sources: Stuart 1960; Landau 1944. It is the normal form of a Hopf bifurcation; see Kuramoto,
+/// "Chemical Oscillations, Waves, and Turbulence", 1984.
 ///
-/// Time is in the model's own (dimensionless) unit; x and y are dimensionless.
-///
-/// Observables: msd(t) = (1/N) sum_i (x_i - mean_j x_j)^2 (mean square deviation), its time
-/// average over the steps after a transient, the Kuramoto order parameter
-/// R(t) = |(1/N) sum_i exp(i theta_i)| (Kuramoto 1984) and the phases theta_i = atan2(y_i, x_i).
+/// Time is in the model's dimensionless unit; x and y are dimensionless.
+/// Observables:
+/// - msd(t) = (1/N) sum_i (x_i - mean_j x_j)^2, the mean square deviation;
+/// - its time average over the steps after a transient;
+/// - the Kuramoto order parameter R(t) = |(1/N) sum_i exp(i theta_i)|, Kuramoto 1984;
+/// - the phases theta_i = atan2(y_i, x_i).
+/// R(t) = |(1/N) sum_i exp(i theta_i)| (Kuramoto 1984), and the phases theta_i = atan2(y_i, x_i).
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -27,11 +30,11 @@
 
 namespace simscope::oscillators {
 
-/// Arithmetic of the integration. Fp64 (the default; the original used float64) or Fp32 state
-/// and stages. The observables are accumulated in double in both. (core/precision.hpp's type.)
+/// Arithmetic of the integration: Fp64, the default and the reference script's, or Fp32 state
+/// and stages. Observables are accumulated in double in both. Type from core/precision.hpp.
 using Precision = simscope::Precision;
 
-/// The model's constants (dimensionless).
+/// The model's constants, dimensionless.
 struct Model {
   double omega = 1.0;     ///< w: linear frequency
   double c = 1.0;         ///< c: nonlinear frequency shift (limit-cycle frequency is w + c)
@@ -44,35 +47,34 @@ struct State {
   std::vector<double> x, y;
 };
 
-/// Initial states: "random" (x and y independent standard normal, as the original
-/// `rng.standard_normal`), "uniform_phase" (on the limit cycle, z = exp(i theta) with theta
-/// uniform in [0, 2 pi)). Member k uses its own stream from (seed, k). Throws simscope::Error for
-/// an unknown kind.
-/// With `first_member` f > 0: the states of members f .. f + members - 1 (a work range).
+/// Initial states. "random": x and y independent standard normal, as the reference script's
+/// `rng.standard_normal`. "uniform_phase": on the limit cycle, z = exp(i theta) with theta
+/// uniform in [0, 2 pi). Member k uses its own stream from (seed, k).
+/// Throws simscope::Error for an unknown kind.
+/// With `first_member` f > 0, returns the states of members f .. f + members - 1, a work range.
 State initial_state(const std::string& kind, int nodes, int members, std::uint64_t seed,
                     int first_member = 0);
 
-/// Reads an initial state from .npy (float32 or float64): shape (N, 2) [x, y] used for every
-/// member, or (K, N, 2) one per member (what state.npy of a study holds). Throws simscope::Error
-/// naming the file for a wrong shape (saying which was expected), dtype, or a non-finite value
-/// (with its index).
+/// Reads an initial state from .npy, float32 or float64. Shape (N, 2) [x, y] is used for every
+/// member; (K, N, 2) gives one per member, as a study's state.npy holds.
+/// Throws simscope::Error naming the file for a wrong shape, with the expected one, a wrong
+/// dtype, or a non-finite value, with its index.
 State load_initial_state(const std::string& path, int nodes, int members);
-/// The initial state of an array as read from a .npy file (what load_initial_state does after
-/// reading; the Python module passes numpy arrays through here): the same checks and messages,
-/// `name` in place of the file name.
+/// The initial state from an array as read from a .npy file, with load_initial_state's checks
+/// and messages; `name` replaces the file name. The Python module passes numpy arrays here.
 State initial_state_from_npy(const io::NpyArray& a, const std::string& name, int nodes,
                              int members);
 
-/// (1/N) sum_i (x_i - mean x)^2, two-pass; 0 for n == 0.
+/// (1/N) sum_i (x_i - mean x)^2, computed in two passes. 0 for n == 0.
 double mean_square_deviation(const double* x, int n);
-/// Kuramoto's R = |(1/N) sum_i exp(i theta_i)|, theta_i = atan2(y_i, x_i) (theta = 0 at z = 0).
+/// Kuramoto's R = |(1/N) sum_i exp(i theta_i)| with theta_i = atan2(y_i, x_i); theta = 0 at z = 0.
 double order_parameter(const double* x, const double* y, int n);
 /// theta = atan2(y, x) in (-pi, pi].
 inline double phase(double x, double y) { return (x == 0 && y == 0) ? 0.0 : std::atan2(y, x); }
 
-/// The right-hand side for member k of `t` at state (x, y) (N values each): dx, dy (N values).
-/// The Laplacian sum_j G_ij (x_j - x_i) is formed from the CSR rows (no dense G). Reference code
-/// for tests; the integrators inline the same formula (sl_rhs.hpp).
+/// Right-hand side dx, dy for member k of `t` at state (x, y); N values each.
+/// The Laplacian sum_j G_ij (x_j - x_i) is formed from the CSR rows, without a dense G.
+/// Reference code for tests; the integrators inline the same formula (sl_rhs.hpp).
 void rates(const Topologies& t, int member, const Model& model, const double* x, const double* y,
            double* dx, double* dy);
 

@@ -1,17 +1,17 @@
 #pragma once
-/// @file A CUDA kernel that reads an oscillators initial state from the caller's device memory
-/// (Ensemble::load_device; included by oscillators_cuda.cu only): a strided (N, 2) or (K, N, 2)
-/// view into the integrator's x and y arrays (member-major, K x N, in R), with
-/// initial_state_from_npy's check (finite values): the first non-finite value's flat C-order
-/// index in the view kept in `bad` (atomicMin; ULLONG_MAX: none).
+/// @file CUDA kernel that reads an oscillators initial state from the caller's device memory
+/// (Ensemble::load_device). Included by oscillators_cuda.cu only.
+/// Copies a strided (N, 2) or (K, N, 2) view into the integrator's member-major K x N x and y
+/// arrays in R. Checks finiteness as initial_state_from_npy does: `bad` receives the smallest
+/// flat C-order index of a non-finite value via atomicMin; ULLONG_MAX means none.
 #include <cuda_runtime.h>
 
 namespace simscope::oscillators::cuda_inputs {
 
 constexpr unsigned long long kNoBad = ~0ull;
 
-/// per_member: element (k, i, c) at base + k s0 + i s1 + c s2; else (i, c) at base + i s1 +
-/// c s2 for every member k.
+/// With per_member, element (k, i, c) is at base + k s0 + i s1 + c s2. Otherwise (i, c) at
+/// base + i s1 + c s2 serves every member k.
 template <typename In, typename R>
 __global__ void initial_from_view_kernel(const unsigned char* __restrict__ base, int K, int N,
                                          bool per_member, long long s0, long long s1, long long s2,

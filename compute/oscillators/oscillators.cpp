@@ -312,9 +312,9 @@ std::vector<float> spring_layout(const Topologies& t, int member, int iterations
   const std::vector<float> start = circle_layout(n);
   for (std::size_t i = 0; i < un; ++i) px[i] = start[2 * i], py[i] = start[2 * i + 1];
   if (n > 1) {
-    // Fruchterman-Reingold in the square [-1, 1]^2: k = sqrt(area / n); repulsion k^2/d between
-    // all pairs (O(n^2) per iteration: fine for the views' sizes, skipped above 3000 nodes),
-    // attraction d^2/k along edges; the step ("temperature") cools linearly.
+    // Fruchterman-Reingold in the square [-1, 1]^2: k = sqrt(area / n), repulsion k^2/d between all
+    // pairs, attraction d^2/k along edges, and a step ("temperature") that cools linearly.
+    // Repulsion is O(n^2) per iteration, so it is skipped above 3000 nodes.
     const double k = std::sqrt(4.0 / n);
     const int iters = n > 3000 ? 0 : iterations;
     std::vector<double> fx(un), fy(un);
@@ -347,7 +347,7 @@ std::vector<float> spring_layout(const Topologies& t, int member, int iterations
       }
     }
   }
-  // Centre and scale into [-1, 1]^2 keeping the aspect ratio.
+  // Centre and scale into [-1, 1]^2, keeping the aspect ratio.
   double x0 = 1e300, x1 = -1e300, y0 = 1e300, y1 = -1e300;
   for (std::size_t i = 0; i < un; ++i) {
     x0 = std::min(x0, px[i]), x1 = std::max(x1, px[i]);

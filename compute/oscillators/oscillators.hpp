@@ -1,9 +1,8 @@
 #pragma once
 /// @file The `oscillators` workload: ensembles of K networks of N Stuart-Landau oscillators,
-/// integrated with the classic fourth-order Runge-Kutta method. One header for all of it; the
-/// parts: model.hpp (constants, state, observables), topology.hpp (networks), ensemble.hpp
-/// (integration on a back end), study.hpp (headless studies), layout.hpp (drawing) and
-/// oscillators_params.hpp (parameters).
+/// integrated with classic fourth-order Runge-Kutta. Parts: model.hpp (constants, state,
+/// observables), topology.hpp (networks), ensemble.hpp (integration), study.hpp (headless
+/// studies), layout.hpp (drawing), oscillators_params.hpp (parameters).
 #include "oscillators/ensemble.hpp"
 #include "oscillators/layout.hpp"
 #include "oscillators/model.hpp"

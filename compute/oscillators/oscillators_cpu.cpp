@@ -1,20 +1,18 @@
-// The CPU ensemble (ensemble.hpp, Ensemble): OpenMP over members, each member integrated by a
-// tight RK4 on its network's neighbour table with its state in cache-resident arrays.
+// The CPU ensemble (ensemble.hpp, Ensemble): OpenMP over members. Each member is integrated by
+// a tight RK4 on its network's neighbour table, its state in cache-resident arrays.
 //
-// Per step and member: four stages, each a gather of sum_j G_ij xs_j (no dense G.X: a ring
-// stencil plus a correction list, or ELL slots plus a remainder list; see Table) followed by one
-// vectorised loop over the nodes (sl_rhs.hpp) that also forms the next stage's input and the RK4
-// sum k1 + 2 k2 + 2 k3 + k4; then the msd of the new x (two passes) when it is needed (after the
-// transient or at a sample), and R at samples. Work is split into
-// chunks of steps; between chunks the samples of all members are reduced in member order
-// (deterministic), progress is reported and cancellation checked. Each member's table is built
-// once and kept across chunks (within a byte budget): a chunk is only 32 steps when K N is large,
-// and rebuilding the tables at every chunk cost ~27 % at K = 20000 (tests/bench/NOTES.md).
-// Members that share a ring lattice half-width (rings, Watts-Strogatz) are integrated in groups
-// of kLanes, one SIMD lane per member (group(), cpu_lanes.hpp): a group's state, stage buffers
-// and correction lists (~55 KB for N = 100 in fp64, L1/L2) stay in cache for the chunk's steps;
-// each lane performs member()'s operations in member()'s order, so results are the same bit for
-// bit (detail::set_cpu_lanes(false) runs member() only; tests compare the two).
+// Per step and member: four stages. Each stage gathers sum_j G_ij xs_j through the Table, without
+// a dense G.X, then runs one vectorised loop over the nodes (sl_rhs.hpp). That loop also forms
+// the next stage's input and the RK4 sum k1 + 2 k2 + 2 k3 + k4. Then the msd of the new x is
+// computed in two passes when needed, after the transient or at a sample; R only at samples.
+// Work is split into chunks of steps. Between chunks, the samples of all members are reduced in
+// member order, which is deterministic; progress is reported and cancellation checked.
+// Each member's table is built once and kept across chunks within a byte budget.
+// Members that share a ring lattice half-width, e.g. rings and Watts-Strogatz networks, are
+// integrated in groups of kLanes, one SIMD lane per member (group(), cpu_lanes.hpp). A group's
+// state, stage buffers and correction lists stay in cache for the chunk's steps.
+// Each lane performs member()'s operations in member()'s order, so results are bit-identical.
+// detail::set_cpu_lanes(false) runs member() only; tests compare the two.
 #include <omp.h>
 
 #include <algorithm>
@@ -29,8 +27,8 @@
 #include "oscillators/oscillators_internal.hpp"
 #include "oscillators/sl_rhs.hpp"
 
-// (The lane vectors of cpu_lanes.hpp go by value only between functions of this file: GCC's note
-// that their ABI depends on AVX-512, in builds without -march=native, does not apply.)
+// Lane vectors of cpu_lanes.hpp pass by value only between functions of this file, so GCC's
+// note that their ABI depends on AVX-512 does not apply.
 #pragma GCC diagnostic ignored "-Wpsabi"
 
 namespace simscope::oscillators {
@@ -38,27 +36,27 @@ namespace {
 
 using detail::kMsdWindow;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-/// Work per chunk (oscillator-steps) and the sample buffer's size (values per series).
+/// Work per chunk in oscillator-steps, the minimum chunk in steps, and the sample buffer's size
+/// in values per series.
 constexpr double kChunkOscSteps = 2e7;
 constexpr std::int64_t kMinChunk = 32;
 constexpr std::int64_t kSampleValues = 4000000;
-/// Lane groups integrated so far (detail::cpu_lane_groups_run: tests check the lanes are used).
+/// Lane groups integrated so far. Read by detail::cpu_lane_groups_run; tests check lanes are used.
 std::atomic<std::int64_t> g_lane_groups{0};
 
-/// A graph's neighbour table, for gathers without branches (a loop over each CSR row mispredicts
-/// its exit branch at almost every node when degrees vary). Two forms, the cheaper one chosen by
-/// build_table():
+/// A graph's neighbour table, for gathers without branches. A loop over each CSR row would
+/// mispredict its exit branch at almost every node when degrees vary.
+/// build_table() chooses the cheaper of two forms:
 ///  - ring + corrections (H > 0): the ring lattice of half-width H as a stencil over contiguous
-///    values (c[i - d] + c[i + d], d = 1..H; the sources carry wrapped-around halos), plus a
-///    signed list (node, neighbour, weight) that adds the edges outside the lattice and removes
-///    the lattice edges that are missing: a Watts-Strogatz network is its lattice plus ~2 p of
-///    corrections per edge; an exact ring has none.
-///  - ELLPACK (H = 0): D slots per node, idx[d * N + i] the d-th neighbour of node i (padding:
-///    N, a zero slot of the sources), wt[d * N + i] its weight (weighted graphs; padding 0),
-///    then the neighbours beyond D in the list.
-/// The list is ordered by position then node, so that consecutive entries update different
-/// nodes. Costs in units of a gathered value: a stencil value 1/4, a list entry 3 (scalar
-/// load, load, add, store).
+///    values, c[i - d] + c[i + d] for d = 1..H, with wrapped-around halos in the sources. A signed
+///    list of (node, neighbour, weight) adds edges outside the lattice and removes missing
+///    lattice edges. A Watts-Strogatz network needs ~2 p corrections per edge; an exact ring none.
+///  - ELLPACK (H = 0): D slots per node. idx[d * N + i] is the d-th neighbour of node i, padded
+///    with N, the sources' zero slot. wt[d * N + i] is its weight for weighted graphs, padded
+///    with 0. Neighbours beyond D go in the list.
+/// The list is ordered by position, then node, so consecutive entries update different nodes.
+/// Costs in units of a gathered value: a stencil value 1/4; a list entry 3, for scalar load,
+/// load, add and store.
 template <typename T>
 struct Table {
   int H = 0;
@@ -67,14 +65,14 @@ struct Table {
   std::vector<T> wt;
   std::vector<std::int32_t> li, lj;
   std::vector<T> lw;
-  /// Heap bytes held (the members' tables kept between chunks count against a budget).
+  /// Heap bytes held. Members' tables kept between chunks count against a budget.
   std::size_t bytes() const {
     return idx.capacity() * sizeof(std::int32_t) + wt.capacity() * sizeof(T) +
            (li.capacity() + lj.capacity()) * sizeof(std::int32_t) + lw.capacity() * sizeof(T);
   }
 };
 
-/// Scratch of build_table(), kept by each thread to avoid allocations per member and chunk.
+/// Scratch of build_table(), kept per thread to avoid allocations per member and chunk.
 struct TableScratch {
   struct Entry {
     int pos, i, j;
@@ -85,7 +83,7 @@ struct TableScratch {
   std::vector<char> present;
 };
 
-/// The widest ring lattice tried as a base (the sources' halos hold this many values).
+/// The widest ring lattice tried as a base. The sources' halos hold this many values.
 constexpr int kMaxRingHalf = 8;
 
 template <typename T>
@@ -94,7 +92,7 @@ void build_table(const std::int64_t* row, const std::int32_t* col, const double*
   const std::int64_t nnz = row[N] - row[0];
   int Dmax = 0;
   for (int i = 0; i < N; ++i) Dmax = std::max(Dmax, int(row[i + 1] - row[i]));
-  // ELL: more[d] = nodes with more than d neighbours (the entries of slot d).
+  // ELL: more[d] = nodes with more than d neighbours, i.e. the entries of slot d.
   auto& more = scr.count;
   more.assign(std::size_t(Dmax) + 1, 0);
   for (int i = 0; i < N; ++i)
@@ -107,9 +105,9 @@ void build_table(const std::int64_t* row, const std::int32_t* col, const double*
     const double cost = double(d) * N + 3.0 * double(rem);
     if (cost < best) best = cost, D = d;
   }
-  // Ring + corrections, from a histogram of ring distances: with in(h) the entries at distance
-  // <= h (lattice entries present) and off(h) those of them whose weight is not 1, the list
-  // holds nnz - in(h) entries outside the lattice, 2 h N - in(h) missing ones and off(h).
+  // Ring + corrections, from a histogram of ring distances. Let in(h) be the lattice entries
+  // present at distance <= h, and off(h) those of them whose weight is not 1. The list holds
+  // nnz - in(h) entries outside the lattice, 2 h N - in(h) missing ones, and off(h).
   const int Hmax = std::min(kMaxRingHalf, (N - 1) / 2);
   auto& near = scr.count2;  // [dist][0: entries, 1: weight != 1], dist 1..Hmax
   near.assign(2 * (std::size_t(Hmax) + 1), 0);
@@ -133,8 +131,8 @@ void build_table(const std::int64_t* row, const std::int32_t* col, const double*
   e.D = H > 0 ? 0 : D;
   e.idx.assign(std::size_t(e.D) * N, N);
   e.wt.assign(w && e.D > 0 ? std::size_t(e.D) * N : 0, T(0));
-  // The list, as (position within the node's entries, node, neighbour, weight), then sorted by
-  // position and node.
+  // The list as (position within the node's entries, node, neighbour, weight), sorted by
+  // position, then node.
   auto& ent = scr.entries;
   ent.clear();
   auto weight = [w](std::int64_t q) { return w ? w[q] : 1.0; };
@@ -179,7 +177,7 @@ void build_table(const std::int64_t* row, const std::int32_t* col, const double*
     e.li[r] = ent[r].i, e.lj[r] = ent[r].j, e.lw[r] = T(ent[r].w);
 }
 
-/// nsum[i] = (src[i-1] + src[i+1]) + (src[i-2] + src[i+2]) + ... (d = 1..H, summed in that order).
+/// nsum[i] = (src[i-1] + src[i+1]) + (src[i-2] + src[i+2]) + ..., for d = 1..H in that order.
 template <typename T, int H>
 void stencil(const T* __restrict src, T* __restrict nsum, int N) {
   for (int i = 0; i < N; ++i) {
@@ -190,12 +188,12 @@ void stencil(const T* __restrict src, T* __restrict nsum, int N) {
   }
 }
 
-/// nsum[i] = sum_j G_ij src[j] through the table. src points at the node values, with the
-/// wrapped halos (H > 0, see fill_halo) or the zero slot src[N] (H = 0) in place.
+/// nsum[i] = sum_j G_ij src[j] through the table. `src` points at the node values. For H > 0 the
+/// wrapped halos must be filled (fill_halo); for H = 0 the zero slot src[N] must be 0.
 template <typename T, bool Weighted>
 void gather_table(const Table<T>& e, const T* __restrict src, T* __restrict nsum, int N) {
   if (e.H > 0) {
-    // One pass for the common half-widths (the same sums in the same order as the passes below).
+    // One pass for the common half-widths: the same sums in the same order as the passes below.
     switch (e.H) {
       case 1:
         stencil<T, 1>(src, nsum, N);
@@ -232,13 +230,13 @@ void gather_table(const Table<T>& e, const T* __restrict src, T* __restrict nsum
   for (std::size_t r = 0; r < R; ++r) nsum[li[r]] += lw[r] * src[lj[r]];
 }
 
-/// The wrapped-around halos of a ring: c[-d] = c[N - d], c[N - 1 + d] = c[d - 1], d = 1..H.
+/// Fills the wrapped-around halos of a ring: c[-d] = c[N - d], c[N - 1 + d] = c[d - 1], d = 1..H.
 template <typename T>
 void fill_halo(T* c, int N, int H) {
   for (int d = 1; d <= H; ++d) c[-d] = c[N - d], c[N - 1 + d] = c[d - 1];
 }
 
-/// (1/N) sum (x - mean)^2, two passes with 8 partial sums (vectorised, fixed order).
+/// (1/N) sum (x - mean)^2 in two passes with 8 partial sums; vectorised, fixed order.
 template <typename T>
 double msd_of(const T* __restrict x, int N) {
   double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
@@ -262,8 +260,8 @@ double msd_of(const T* __restrict x, int N) {
   return ss / N;
 }
 
-/// RK4 stage loops over the N nodes of one member (functions with restrict-qualified parameters,
-/// so that GCC vectorises them). `nsum` holds sum_j G_ij xs_j for the stage.
+/// RK4 stage loops over the N nodes of one member. Parameters are restrict-qualified so GCC
+/// vectorises them. `nsum` holds sum_j G_ij xs_j for the stage.
 /// Stage 1: k1 at (x, y) -> acc = k1, next = x + hn k1.
 template <typename T>
 void stage_first(const T* __restrict x, const T* __restrict y, const T* __restrict nsum,
@@ -276,7 +274,7 @@ void stage_first(const T* __restrict x, const T* __restrict y, const T* __restri
     xs[i] = x[i] + hn * dx, ys[i] = y[i] + hn * dy;
   }
 }
-/// Stages 2 and 3: k at (xs, ys) -> acc += 2 k, next = x + hn k (in place).
+/// Stages 2 and 3: k at (xs, ys) -> acc += 2 k, next = x + hn k, in place.
 template <typename T>
 void stage_mid(const T* __restrict x, const T* __restrict y, const T* __restrict nsum,
                const T* __restrict diag, T* __restrict ax, T* __restrict ay, T* __restrict xs,
@@ -303,12 +301,12 @@ void stage_last(T* __restrict x, T* __restrict y, const T* __restrict nsum,
 }
 
 /// Scratch of one thread: the stage arrays of one member.
-/// The gather sources xg (a copy of x) and xs have H halo slots on each side (ring lattices) and
-/// one zero slot after them (the ELL padding target).
+/// The gather sources xg, a copy of x, and xs have H halo slots on each side for ring lattices,
+/// then one zero slot as the ELL padding target.
 template <typename T>
 struct Scratch {
   std::vector<T> xg, xs, ys, ax, ay, nsum;
-  /// The members' own tables (graphs not shared) when not kept in the cache: one per lane.
+  /// Tables of members with their own graphs when not kept in the cache; one per lane.
   Table<T> table[detail::kLanes];
   TableScratch tscr;
   void resize(int n, int H) {
@@ -317,8 +315,8 @@ struct Scratch {
   }
 };
 
-/// Scratch of one thread for a lane group (cpu_lanes.hpp): node i of the G members is one
-/// vector. x and xs have H halo vectors on each side; the group's correction list indexes lanes.
+/// Scratch of one thread for a lane group (cpu_lanes.hpp): node i of the G members is one vector.
+/// x and xs have H halo vectors on each side. The group's correction list indexes lanes.
 template <typename T>
 struct LaneScratch {
   using V = detail::Lanes<T>;
@@ -384,7 +382,7 @@ class CpuImpl {
     diag_.resize(deg_.size());
     for (std::size_t q = 0; q < deg_.size(); ++q) diag_[q] = T(1.0 - he * deg_[q]);
 
-    // Chunks sized for rec.chunk_members (a part of a study block: the block's chunks).
+    // Chunks are sized for rec.chunk_members, so a part of a study block runs the block's chunks.
     const int KC = rec.chunk_members > 0 ? rec.chunk_members : K;
     const int gsize = rec.group, groups = gsize > 0 ? (K + gsize - 1) / gsize : 0;
     const std::int64_t cap = std::max<std::int64_t>(1, kSampleValues / KC);
@@ -393,8 +391,8 @@ class CpuImpl {
     progress_set(progress, 0);
     while (done < steps) {
       progress_check(progress);
-      // (At least kMinChunk steps, so that per-chunk work, e.g. building the members' neighbour
-      // tables, stays small beside the steps.)
+      // At least kMinChunk steps, so per-chunk work such as building neighbour tables stays small
+      // beside the steps.
       std::int64_t chunk =
           std::max<std::int64_t>(kMinChunk, std::int64_t(kChunkOscSteps / (double(KC) * N)));
       chunk = std::min({chunk, steps - done, detail::steps_for_samples(step_, rec.every, cap)});
@@ -402,7 +400,7 @@ class CpuImpl {
       s_msd.assign(std::size_t(ns) * K, kNaN);
       s_r.assign(std::size_t(ns) * K, kNaN);
       run_chunk(m, he, dt, chunk, rec, s_msd.data(), s_r.data());
-      // Reduce the chunk's samples over the finite members, in member order (and per group).
+      // Reduce the chunk's samples over the finite members in member order, and per group.
       const std::int64_t j0 = step_ / rec.every;
       for (std::int64_t j = 0; j < ns; ++j) {
         double sm = 0, sr = 0;
@@ -504,18 +502,17 @@ class CpuImpl {
                  double* s_msd, double* s_r) {
     const int N = topo_.nodes, K = topo_.members;
     const std::int64_t first = step_;
-    // The work items: groups of G consecutive members still finite (failed ones stay NaN in the
-    // samples), G = kLanes with the lane kernels, else 1. A group whose members do not share a
-    // ring lattice (or a partial last group) is integrated member by member.
+    // Work items: groups of G consecutive members still finite; failed ones stay NaN in samples.
+    // G = kLanes with the lane kernels, else 1. A group whose members do not share a ring lattice,
+    // or a partial last group, is integrated member by member.
     const int G = cpu_lanes_ ? detail::kLanes : 1;
     live_.clear();
     for (int k = 0; k < K; ++k)
       if (!failed_[std::size_t(k)]) live_.push_back(k);
     const int items = int((live_.size() + std::size_t(G) - 1) / std::size_t(G));
-    // No more threads than items: an idle thread would spin at the region's barrier, taking a
-    // core from the work (or from the worker, on a busy machine). One thread for small chunks
-    // (the live view's frames): waking threads and a barrier cost more than the work then, and a
-    // preempted thread (software GL rendering on the same cores) stalls the barrier for ms.
+    // No more threads than items: an idle thread would spin at the region's barrier and take a core
+    // from the work. Small chunks, such as the live view's frames, use one thread: there, waking
+    // threads and a barrier cost more than the work, and a preempted thread stalls the barrier.
     const bool small = double(K) * N * double(chunk) < 2e5;
     const int threads = small ? 1 : std::max(1, std::min(items, omp_get_max_threads()));
 #pragma omp parallel num_threads(threads)
@@ -553,9 +550,9 @@ class CpuImpl {
     }
   }
 
-  /// Integrates the kLanes members ks[] (tables tab[], all rings of the same half-width H) over
-  /// steps first+1 .. first+chunk, one lane per member: the operations of member() lane-wise
-  /// (cpu_lanes.hpp), so each member's results are member()'s bit for bit.
+  /// Integrates the kLanes members ks[] over steps first+1 .. first+chunk, one lane per member.
+  /// Their tables tab[] must all be rings of the same half-width H. Each lane performs member()'s
+  /// operations (cpu_lanes.hpp), so each member's results equal member()'s bit for bit.
   void group(const int* ks, const Table<T>* const* tab, const Model& m, double he_d, double dt_d,
              std::int64_t first, std::int64_t chunk, const Recording& rec, LaneScratch<T>& ls,
              double* s_msd, double* s_r) {
@@ -570,8 +567,8 @@ class CpuImpl {
     V* __restrict ay = ls.ay.data();
     V* __restrict nsum = ls.nsum.data();
     V* __restrict diag = ls.diag.data();
-    // The members' state and diagonals into the lanes; their correction lists interleaved
-    // (entry r of every member, then r + 1: each member's entries stay in its list's order).
+    // The members' state and diagonals into the lanes. Correction lists are interleaved: entry r of
+    // every member, then r + 1, so each member's entries keep their list's order.
     std::size_t R = 0;
     for (int l = 0; l < G; ++l) {
       const std::size_t k = std::size_t(ks[l]);
@@ -581,8 +578,8 @@ class CpuImpl {
       for (int i = 0; i < N; ++i) x[i][l] = xk[i], y[i][l] = yk[i], diag[i][l] = dk[i];
       R = std::max(R, tab[l]->li.size());
     }
-    // The unit form when every weight is +-1 with each node's +1 entries first (unweighted
-    // rings and Watts-Strogatz networks), else the general form.
+    // The unit form when every weight is +-1 and each node's +1 entries come first, as in
+    // unweighted rings and Watts-Strogatz networks; else the general form.
     bool unit = std::int64_t(N) * G <= 65536;  // (lane indices in 16 bits)
     for (int l = 0; l < G && unit; ++l) {
       ls.minus.assign(std::size_t(N), 0);
@@ -717,10 +714,10 @@ class CpuImpl {
     bool bad = false;
     const Table<T>* table = &tab;
     const int H = table->H;
-    // (A lambda capturing the pointers by reference would make them memory-resident and stop
-    // the vectoriser; one capturing them by value calls functions that take them as arguments.)
-    // (src[N] is the ELL tables' zero padding slot but also the first right halo slot, where a
-    // ring member integrated earlier by this thread left a value: cleared for ELL tables.)
+    // Capture the pointers by value: captured by reference they would become memory-resident and
+    // stop the vectoriser.
+    // src[N] is the ELL zero padding slot and also the first right halo slot, where an earlier ring
+    // member of this thread left a value; it is cleared for ELL tables.
     const auto gather = [H, table, nsum, N](T* __restrict src) {
       if (H > 0)
         fill_halo(src, N, H);
@@ -763,7 +760,7 @@ class CpuImpl {
           }
           const std::int64_t j = gstep / rec.every - 1 - first / rec.every;
           s_msd[std::size_t(j) * K + k] = msd;
-          // A non-finite member has no order parameter (its NaN nodes fail r2 > 0 above).
+          // A non-finite member has no order parameter; its NaN nodes fail r2 > 0 above.
           s_r[std::size_t(j) * K + k] = std::isfinite(msd)
                                             ? std::sqrt(cs * cs + sn * sn) / N
                                             : std::numeric_limits<double>::quiet_NaN();
@@ -777,8 +774,9 @@ class CpuImpl {
     if (bad) failed_[std::size_t(k)] = 1;
   }
 
-  /// Member k's neighbour table: the cached one, else built into the thread's scratch and kept
-  /// in the cache while the cache's bytes stay within its budget (the same table either way).
+  /// Member k's neighbour table: the cached one, else one built into the thread's scratch.
+  /// A built table is kept in the cache while the cache stays within its byte budget.
+  /// The table is the same either way.
   const Table<T>* member_table(int k, const std::int64_t* row, Table<T>& scratch,
                                TableScratch& tscr) {
     if (cached_[std::size_t(k)]) return &tables_[std::size_t(k)];
@@ -806,9 +804,8 @@ class CpuImpl {
 
   Topologies topo_;
   Table<T> shared_table_;  // the neighbour table of a shared graph
-  /// The members' own tables (graphs not shared), built on first use and kept across chunks
-  /// and advance() calls up to cache_budget_ bytes: building a table (a sort of its list) cost
-  /// about a quarter of a 32-step chunk (K = 20000, N = 100, Watts-Strogatz).
+  /// Tables of members with their own graphs, built on first use and kept across chunks and
+  /// advance() calls up to cache_budget_ bytes. Cost of building: tests/bench/NOTES.md.
   std::vector<Table<T>> tables_;
   std::vector<std::uint8_t> cached_;
   std::atomic<std::size_t> cache_bytes_{0};

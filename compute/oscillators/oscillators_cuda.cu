@@ -1,27 +1,25 @@
 // The CUDA ensemble (oscillators.hpp, Ensemble). Design notes: tests/bench/NOTES.md, oscillators.
 //
-// Layout (oscillators_internal.hpp, LaunchPlan): a thread block integrates B members; each member
-// gets P consecutive threads and thread l of a member owns nodes l, l + P, ... (npl of them, a
-// compile-time constant) with their x, y, RK4 stage values and sum in registers. Per stage the
-// owners write the stage's x into a shared-memory buffer (two alternate, so one __syncthreads per
-// stage suffices) and gather sum_j G_ij x_j from it; each node's first kRegEdges (4) neighbour
-// indices live in registers as packed 16-bit values, further ones and the weights are read through
-// the read-only cache. fp64 by default; fp32 selectable.
+// Layout (oscillators_internal.hpp, LaunchPlan): a thread block integrates B members. Each member
+// gets P consecutive threads; thread l owns nodes l, l + P, ..., npl of them, a compile-time
+// constant. Their x, y, RK4 stage values and sums live in registers. Per stage, the owners write
+// the stage's x into one of two alternating shared-memory buffers, so one __syncthreads per stage
+// suffices, and gather sum_j G_ij x_j from it. Each node's first kRegEdges (4) neighbour indices
+// live in registers as packed 16-bit values; further indices and the weights are read through the
+// read-only cache. fp64 by default; fp32 selectable.
 //
-// Observables on the device: after each step that needs it (past the transient, at a sample, the
-// chunk's last step) every thread adds d = x - c (c: the member's mean x at its previous
-// reduction, one step earlier past the transient: a shift that keeps the one-pass variance free of
-// cancellation) and d^2 of its nodes, and at samples
-// cos(theta) and sin(theta); a segmented warp reduction (members may share a warp) gives per-warp
-// partials in shared memory, which the member's first thread combines after the next
-// __syncthreads into msd = E[d^2] - E[d]^2, the windowed time average (kMsdWindow, as on the CPU),
-// the failure flag and the sample slots. Samples of all members are reduced per sample by a second
-// kernel (deterministic tree order) and copied back: only (T,) series leave the device.
+// Observables on the device: after each step that needs one (past the transient, at a sample,
+// at the chunk's last step), every thread adds d = x - c and d^2 of its nodes. c is the member's
+// mean x at its previous reduction; the shift keeps the one-pass variance free of cancellation.
+// At samples it also adds cos(theta) and sin(theta). A segmented warp reduction gives per-warp
+// partials in shared memory; members may share a warp. After the next __syncthreads, the
+// member's first thread combines them into msd = E[d^2] - E[d]^2, the windowed time average
+// (kMsdWindow, as on the CPU), the failure flag and the sample slots. A second kernel reduces
+// the samples of all members per sample in a fixed tree order. Only (T,) series leave the device.
 //
-// Host side: launches in chunks of ~kChunkSeconds of work (first guess, then the measured rate);
-// between chunks progress, cancellation, and the samples. Device memory: DeviceBuffers of the
-// ensemble's DeviceAllocator ("oscillators", core/device_memory.hpp: current and peak bytes, one
-// out-of-memory message with the size asked and the memory free), frames included.
+// Host side: launches in chunks of ~kChunkSeconds of work, sized by a first guess and then by
+// the measured rate. Between chunks: progress, cancellation and samples. Device memory, frames
+// included, comes from the ensemble's DeviceAllocator "oscillators" (core/device_memory.hpp).
 #include <cuda_runtime.h>
 #include <math_constants.h>
 
@@ -68,15 +66,16 @@ struct Args {
   int* failed;     // K
   double* samp;    // [2][cap][K]: msd, then R, per sample of this chunk
   long long cap;
-  // The chunk, as 32-bit counters (no 64-bit division per step): steps in the chunk; steps until
-  // the first sample (1..every) and the first window end (1..kMsdWindow); the chunk's first step
-  // index s (0-based) that is past the transient (steps when none is).
+  // The chunk as 32-bit counters, to avoid 64-bit division per step: steps in the chunk; steps
+  // until the first sample (1..every) and the first window end (1..kMsdWindow); and the chunk's
+  // first 0-based step index s past the transient, or steps when none is.
   int steps, every, to_sample0, to_window0, past0;
   T omega, c, he, h, h2, h6;
 };
 
-/// sum_j G_ij sx[base + j] over node i's neighbours: the first kRegEdges indices come from
-/// registers (packed 16-bit), further ones and the weights (W) through the read-only cache.
+/// sum_j G_ij sx[base + j] over node i's neighbours. The first kRegEdges indices come from
+/// registers as packed 16-bit values. Further ones and the weights W come through the read-only
+/// cache.
 template <typename T, bool W>
 __device__ __forceinline__ T gather(const T* __restrict__ sx, int base,
                                     const unsigned (&pk)[kRegEdges / 2], int deg,
@@ -102,8 +101,8 @@ __device__ __forceinline__ T gather(const T* __restrict__ sx, int base,
   return s;
 }
 
-/// Segmented sum over the lanes of a warp: lanes t .. seg_end-1 (thread indices) belong to the
-/// same member; afterwards the first lane of each member's run in the warp holds the run's sum.
+/// Segmented sum over the lanes of a warp. Lanes t .. seg_end-1 belong to the same member.
+/// Afterwards the first lane of each member's run in the warp holds the run's sum.
 template <int NV>
 __device__ __forceinline__ void segmented_sum(double (&v)[4], int t, int lane, int seg_end) {
 #pragma unroll
@@ -134,8 +133,8 @@ __global__ void __launch_bounds__(detail::max_threads_for_npl(NPL), detail::min_
   const int nb = min(B, a.K - k0);
   const bool in = b < nb;  // this thread belongs to member k
   const int k = k0 + (in ? b : 0);
-  // A member that failed in an earlier chunk is frozen, as on the CPU (oscillators_cpu.cpp skips
-  // it): its threads load, integrate and store nothing; its leader writes NaN samples only.
+  // A member that failed in an earlier chunk is frozen, as on the CPU: its threads load, integrate
+  // and store nothing, and its leader writes NaN samples only.
   const bool frozen = in && a.failed[k] != 0;
   const bool on = in && !frozen;  // this thread integrates member k
   const std::size_t g = a.shared_graph ? 0 : std::size_t(k);
@@ -144,7 +143,7 @@ __global__ void __launch_bounds__(detail::max_threads_for_npl(NPL), detail::min_
   const int base = (in ? b : 0) * N;  // the member's nodes in the stage buffers
   const int seg_end = (b + 1) * P;    // end (exclusive) of the member's threads
   const bool leader = in && l == 0;
-  // Node l + q P of the member is slot q of this thread (has(q): it exists).
+  // Node l + q P of the member is this thread's slot q; has(q) says whether it exists.
   auto has = [&](int q) { return on && l + q * P < N; };
 
   T x[NPL], y[NPL], xs[NPL], ys[NPL], ax[NPL], ay[NPL], dg[NPL];
@@ -188,7 +187,7 @@ __global__ void __launch_bounds__(detail::max_threads_for_npl(NPL), detail::min_
   }
   __syncthreads();
 
-  // Step bookkeeping (uniform over the block).
+  // Step bookkeeping, uniform over the block.
   int to_sample = a.to_sample0, to_window = a.to_window0, j = 0;
   bool pend = false, pend_sample = false, pend_past = false, pend_wend = false;
   int pend_j = 0;
@@ -221,8 +220,8 @@ __global__ void __launch_bounds__(detail::max_threads_for_npl(NPL), detail::min_
     }
     if (pend_sample) {
       a.samp[std::size_t(pend_j) * a.K + k] = msd;
-      // A member whose state is not finite has no R (NaN, as Series::watch_order says): its NaN
-      // nodes would otherwise count as phase 0 (r2 > 0 is false) and give R = 1.
+      // A member whose state is not finite has no R; it is NaN, as Series::watch_order says.
+      // Otherwise its NaN nodes would count as phase 0, since r2 > 0 is false, and give R = 1.
       a.samp[std::size_t(a.cap + pend_j) * a.K + k] =
           isfinite(msd) ? sqrt(S2 * S2 + S3 * S3) / N : CUDART_NAN;
     }
@@ -284,7 +283,7 @@ __global__ void __launch_bounds__(detail::max_threads_for_npl(NPL), detail::min_
         sx0[base + i] = x[q];
       }
     __syncthreads();
-    // Partial sums of the new state (step first + s + 1), combined after the next barrier.
+    // Partial sums of the new state at step first + s + 1, combined after the next barrier.
     const bool sample = --to_sample == 0;
     if (sample) to_sample = a.every;
     const bool wend = --to_window == 0;
@@ -298,8 +297,8 @@ __global__ void __launch_bounds__(detail::max_threads_for_npl(NPL), detail::min_
 #pragma unroll
       for (int q = 0; q < NPL; ++q)
         if (has(q)) {
-          // At the chunk's end y is checked too (y - y is 0 unless y is not finite), as the CPU
-          // checks the whole state there.
+          // At the chunk's end y is checked too, as the CPU checks the whole state there.
+          // y - y is 0 unless y is not finite.
           const double d = double(x[q]) - c0 + (last ? double(y[q] - y[q]) : 0.0);
           v[0] += d, v[1] += d * d;
           if (sample) {
@@ -342,8 +341,8 @@ __global__ void __launch_bounds__(detail::max_threads_for_npl(NPL), detail::min_
 }
 
 /// The thread block's sums of sample j's msd and R over members [k0, k1) with finite values, and
-/// their count, in a fixed order (strided per thread, then a tree over the block's threads, a
-/// power of two <= 256): left in red[0..2][0] for every thread after the call.
+/// their count. Fixed order: strided per thread, then a tree over the block's threads, whose
+/// count is a power of two <= 256. Every thread finds the result in red[0..2][0].
 __device__ void sum_finite_samples(const double* __restrict__ samp, long long cap, int K, int j,
                                    int k0, int k1, double (&red)[3][256]) {
   const int t = threadIdx.x;
@@ -361,8 +360,8 @@ __device__ void sum_finite_samples(const double* __restrict__ samp, long long ca
   }
 }
 
-/// Per sample j of the chunk: sums of msd and R over the members with finite values, and their
-/// count, in a fixed order (sum_finite_samples): out[j], out[ns + j], out[2 ns + j].
+/// Per sample j of the chunk: sums of msd and R over members with finite values, and their count,
+/// in a fixed order (sum_finite_samples). Written to out[j], out[ns + j], out[2 ns + j].
 __global__ void reduce_samples(const double* __restrict__ samp, long long cap, int K, int ns,
                                double* __restrict__ out) {
   __shared__ double red[3][256];
@@ -371,10 +370,10 @@ __global__ void reduce_samples(const double* __restrict__ samp, long long cap, i
   if (threadIdx.x == 0) out[j] = red[0][0], out[ns + j] = red[1][0], out[2 * ns + j] = red[2][0];
 }
 
-/// Per sample j and reduction group q (members [q g, min(K, (q + 1) g)); Recording::group), one
-/// thread block per (j, q), u = j G + q: the group's sums of msd and R over its members with
-/// finite values, and their count, in a fixed order (sum_finite_samples): out[u],
-/// out[ns G + u], out[2 ns G + u].
+/// Per sample j and reduction group q, members [q g, min(K, (q + 1) g)) (Recording::group).
+/// One thread block per (j, q), u = j G + q. Computes the group's sums of msd and R over members
+/// with finite values, and their count, in a fixed order (sum_finite_samples).
+/// Written to out[u], out[ns G + u], out[2 ns G + u].
 __global__ void reduce_groups(const double* __restrict__ samp, long long cap, int K, int ns, int g,
                               int G, double* __restrict__ out) {
   __shared__ double red[3][256];
@@ -500,8 +499,8 @@ class CudaEnsemble final : public Ensemble {
     SIMSCOPE_CUDA_CHECK(cudaGetLastError());
   }
 
-  /// load()'s body: the buffers for `t` at precision `p`, the network uploaded, the state
-  /// written by `fill_state()` (into x_ and y_, on stream_), the accumulators cleared.
+  /// load()'s body: allocates the buffers for `t` at precision `p`, uploads the network, writes
+  /// the state via `fill_state()` into x_ and y_ on stream_, and clears the accumulators.
   template <class F>
   void load_impl(const Topologies& t, Precision p, F&& fill_state) {
     cuda_use_device(device_);
@@ -513,8 +512,8 @@ class CudaEnsemble final : public Ensemble {
     K_ = t.members;
     shared_graph_ = t.shared;
     plan_ = detail::choose_plan(N_, K_, sms_, elem_);
-    // Tuning knobs for GPU sessions (tests/bench/NOTES.md): force nodes per thread / members per
-    // block.
+    // Tuning knobs for GPU runs: SIMSCOPE_OSC_NPL forces nodes per thread, SIMSCOPE_OSC_B members
+    // per block. See tests/bench/NOTES.md.
     if (const char* e = std::getenv("SIMSCOPE_OSC_NPL")) {
       const char* bb = std::getenv("SIMSCOPE_OSC_B");
       plan_ = detail::plan_for(N_, K_, std::atoi(e), bb ? std::max(1, std::atoi(bb)) : 1, elem_);
@@ -578,8 +577,8 @@ class CudaEnsemble final : public Ensemble {
     progress_set(progress, 0);
     while (done < steps) {
       progress_check(progress);
-      // ~kChunkSeconds of work at the measured rate (first guess: 5e10 osc-steps/s, at least
-      // 1 us per step), growing at most 4x per chunk.
+      // ~kChunkSeconds of work at the measured rate, growing at most 4x per chunk. First guess:
+      // 5e10 osc-steps/s and at least 1 us per step.
       const double rate = rate_ > 0 ? rate_ : 5e10;
       const double sec_per_step = std::max(osc / rate, rate_ > 0 ? 0.0 : 1e-6);
       std::int64_t chunk = std::max<std::int64_t>(1, std::int64_t(kChunkSeconds / sec_per_step));
@@ -729,7 +728,7 @@ class CudaEnsemble final : public Ensemble {
     a.every = int(rec.every);
     a.to_sample0 = int(rec.every - step_ % rec.every);
     a.to_window0 = int(kMsdWindow - step_ % kMsdWindow);
-    // Step s of the chunk makes global step step_ + s + 1, past the transient when > transient.
+    // Step s of the chunk is global step step_ + s + 1; it is past the transient when > transient.
     a.past0 = int(std::clamp<std::int64_t>(rec.transient - step_, 0, chunk));
     a.omega = T(m.omega), a.c = T(m.c), a.he = T(m.coupling / 2);
     a.h = T(dt), a.h2 = T(dt / 2), a.h6 = T(dt / 6);
@@ -762,22 +761,21 @@ class CudaEnsemble final : public Ensemble {
     }
   }
 
-  /// A pooled frame buffer of at least `floats` floats that nobody else holds, or a new one
-  /// (shared ownership: the frame's holders keep it; it frees itself on any thread).
+  /// A pooled frame buffer of at least `floats` floats that nobody else holds, or a new one.
+  /// Shared ownership: the frame's holders keep it alive; it frees itself on any thread.
   std::shared_ptr<float> frame_buffer(std::size_t floats) {
     for (auto& p : frames_)
       if (p.use_count() == 1 && p->size() >= floats) return {p, p->get()};  // nobody else holds it
     auto p = make_shared_buffer(DeviceBuffer<float>(alloc_, floats, "a frame"));
     if (frames_.size() >= 4) {
-      // Every pooled buffer is held elsewhere: replace the oldest one (it lives on with its
-      // holders).
+      // Every pooled buffer is held elsewhere: replace the oldest; it lives on with its holders.
       frames_.erase(frames_.begin());
     }
     frames_.push_back(p);
     return {p, p->get()};
   }
 
-  /// `bytes` of device memory from this ensemble's allocator ("oscillators").
+  /// `bytes` of device memory from this ensemble's allocator "oscillators".
   DeviceBuffer<unsigned char> buffer(std::size_t bytes, const char* what) {
     return DeviceBuffer<unsigned char>(alloc_, bytes, what);
   }
@@ -825,7 +823,7 @@ class CudaEnsemble final : public Ensemble {
   std::int64_t step_ = 0, last_chunk_ = 0;
   double rate_ = 0;
   std::shared_ptr<DeviceAllocator> alloc_;  // "oscillators": every device buffer below
-  // Typed at run time (elem_, the network's index types): viewed through as<T>().
+  // Typed at run time by elem_ and the network's index types; viewed through as<T>().
   DeviceBuffer<unsigned char> row_, col_, w_, x_, y_, total_, window_, shift_, failed_, samp_,
       series_, gseries_;
   std::size_t gseries_bytes_ = 0;  // gseries_'s size (allocated by the first grouped advance())

@@ -1,5 +1,5 @@
 #pragma once
-/// @file Internals of the oscillators workload shared by its .cpp/.cu files (not a public API).
+/// @file Internals of the oscillators workload shared by its .cpp and .cu files. Not a public API.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -9,21 +9,21 @@
 
 namespace simscope::oscillators::detail {
 
-/// The time average of msd is summed in windows of this many steps (aligned to the global step)
-/// that are added to the total when complete: the sum does not depend on the chunking.
+/// The msd time average is summed in windows of this many steps, aligned to the global step, and
+/// each complete window is added to the total. The sum therefore does not depend on chunking.
 constexpr std::int64_t kMsdWindow = 1024;
-/// Limits checked by load(): members, nodes, and their product (state memory).
+/// Limits checked by load(): members, nodes, and their product, which sizes the state memory.
 constexpr int kMaxMembers = 1000000;
 constexpr int kMaxNodes = 100000;
 constexpr double kMaxOscillators = 4e8;
-/// The longest series a study may record (T = steps / every).
+/// The longest series a study may record, T = steps / every.
 constexpr std::int64_t kMaxSamples = 10000000;
 /// Members in the live view.
 constexpr int kLiveMembers = 64;
 
 // ---- random numbers ----------------------------------------------------------------------------
 
-/// SplitMix64 (Steele, Lea & Flood 2014): seeds the generators.
+/// SplitMix64 (Steele, Lea & Flood 2014), used to seed the generators.
 inline std::uint64_t splitmix64(std::uint64_t& s) {
   std::uint64_t z = (s += 0x9e3779b97f4a7c15ull);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -31,7 +31,7 @@ inline std::uint64_t splitmix64(std::uint64_t& s) {
   return z ^ (z >> 31);
 }
 
-/// The seed of member k's stream `stream` (1: topology, 2: initial state) from a user seed.
+/// The seed of member k's stream `stream` from a user seed. Streams: 1 topology, 2 initial state.
 inline std::uint64_t member_seed(std::uint64_t seed, int member, std::uint64_t stream) {
   std::uint64_t s = seed ^ (stream * 0xd1b54a32d192ed03ull);
   const std::uint64_t a = splitmix64(s);
@@ -39,8 +39,9 @@ inline std::uint64_t member_seed(std::uint64_t seed, int member, std::uint64_t s
   return splitmix64(t);
 }
 
-/// xoshiro256** (Blackman & Vigna 2018) with portable uniform/normal transforms: a seed gives the
-/// same numbers with any compiler and library (up to libm's log/cos in normal()).
+/// xoshiro256** (Blackman & Vigna 2018) with portable uniform and normal transforms.
+/// A seed gives the same numbers with any compiler and library, up to libm's log and cos in
+/// normal().
 class Rng {
  public:
   explicit Rng(std::uint64_t seed) {
@@ -53,7 +54,7 @@ class Rng {
     return r;
   }
   double uniform() { return double(next() >> 11) * 0x1.0p-53; }  ///< [0, 1)
-  /// Uniform integer in [0, n), n >= 1 (rejection: no modulo bias).
+  /// Uniform integer in [0, n) for n >= 1, by rejection, without modulo bias.
   std::uint64_t below(std::uint64_t n) {
     const std::uint64_t limit = ~std::uint64_t(0) - (~std::uint64_t(0) % n);
     for (;;) {
@@ -73,13 +74,13 @@ class Rng {
 
 // ---- shared checks -----------------------------------------------------------------------------
 
-/// Checks what load() is given (sizes, limits, finite state unless `finite_state` is false: a
-/// restored snapshot holds its failed members' non-finite states). Throws simscope::Error.
+/// Checks what load() is given: sizes, limits, and a finite state unless `finite_state` is false.
+/// A restored snapshot may hold failed members' non-finite states. Throws simscope::Error.
 void check_load(const Topologies& t, const State& s, bool finite_state = true);
-/// Checks advance()'s arguments (messages name integrator.dt, record.every). Throws Error.
+/// Checks advance()'s arguments; messages name integrator.dt and record.every. Throws Error.
 void check_advance(double dt, std::int64_t steps, const Recording& rec);
-/// The largest number of steps from global step `first` such that at most `cap` samples
-/// (multiples of `every`) fall in (first, first + steps]; at least 1.
+/// The largest number of steps from global step `first` such that at most `cap` samples, i.e.
+/// multiples of `every`, fall in (first, first + steps]. At least 1.
 std::int64_t steps_for_samples(std::int64_t first, std::int64_t every, std::int64_t cap);
 /// Samples in (first, first + steps].
 inline std::int64_t samples_in(std::int64_t first, std::int64_t steps, std::int64_t every) {
@@ -89,30 +90,29 @@ inline std::int64_t samples_in(std::int64_t first, std::int64_t steps, std::int6
 // ---- back ends ---------------------------------------------------------------------------------
 
 std::unique_ptr<Ensemble> make_cpu_ensemble();
-/// The bytes the CPU ensemble may spend keeping its members' neighbour tables between chunks
-/// (graphs not shared; default 512 MiB). Results do not depend on it (a table not kept is
-/// rebuilt, identically, at each chunk); 0 rebuilds every table at every chunk, the schedule
-/// before the cache (tests compare the two). Read by load() and restore().
+/// Bytes the CPU ensemble may spend keeping members' own neighbour tables between chunks.
+/// Default 512 MiB. Results do not depend on it: a table not kept is rebuilt identically at
+/// each chunk. 0 rebuilds every table at every chunk; tests compare both. Read by load() and
+/// restore().
 std::size_t cpu_table_cache_bytes();
 void set_cpu_table_cache_bytes(std::size_t bytes);
-/// Whether the CPU ensemble integrates groups of kLanes members that share a ring lattice
-/// half-width one SIMD lane per member (cpu_lanes.hpp; default on). Results do not depend on it
-/// (each lane performs the per-member operations); off, every member is integrated on its own,
-/// the schedule before the lanes (tests compare the two). Read by advance().
+/// Whether the CPU ensemble integrates groups of kLanes members sharing a ring lattice half-width,
+/// one SIMD lane per member (cpu_lanes.hpp). Default on. Results do not depend on it: each lane
+/// performs the per-member operations. Off, every member is integrated on its own; tests compare
+/// both. Read by advance().
 bool cpu_lanes();
 void set_cpu_lanes(bool on);
-/// How many (group, chunk) integrations the lane kernels have run in this process (a counter
-/// for tests: which networks take the lanes).
+/// Number of (group, chunk) integrations the lane kernels have run in this process.
+/// A counter for tests of which networks take the lanes.
 std::int64_t cpu_lane_groups_run();
-/// Only linked when SIMSCOPE_HAVE_CUDA (oscillators_cuda.cu).
+/// Linked only with SIMSCOPE_HAVE_CUDA (oscillators_cuda.cu).
 std::unique_ptr<Ensemble> make_cuda_ensemble();
 
-// ---- CUDA launch plan (pure C++, so that CPU tests cover it) ----------------------------------
+// ---- CUDA launch plan: pure C++, so CPU tests cover it -----------------------------------------
 
-/// How the CUDA kernel lays K members of N nodes over thread blocks: each block integrates B
-/// members; each member gets P consecutive threads; thread l of a member owns nodes
-/// l, l + P, ..., (npl of them, the last ones may be missing). threads = B * P rounded up to a
-/// multiple of 32.
+/// How the CUDA kernel lays K members of N nodes over thread blocks. Each block integrates B
+/// members; each member gets P consecutive threads. Thread l of a member owns nodes l, l + P, ...,
+/// npl of them; the last ones may be missing. threads = B * P rounded up to a multiple of 32.
 struct LaunchPlan {
   int npl = 1;
   int P = 1;
@@ -124,27 +124,26 @@ struct LaunchPlan {
   int blocks = 0;          ///< ceil(K / B)
 };
 
-/// Nodes per thread with compiled kernels, and the largest block each may use: the kernels'
-/// __launch_bounds__ (npl <= 4: 512 threads, i.e. <= 128 registers; npl 5 and 8: 192 threads and
-/// 2 blocks per SM, <= 168 registers). ptxas for sm_90 (second session, nvcc 13.0): npl 1 and 2
-/// do not spill; npl 4, 5 and 8 do (64 to 492 bytes of spill stores), one reason the planner
-/// prefers npl 2. Measure npl 4/5/8 on the GPU (SIMSCOPE_OSC_NPL) before trusting them.
+/// Nodes per thread with compiled kernels, and the largest block each may use, as set by the
+/// kernels' __launch_bounds__: npl <= 4 allows 512 threads, i.e. <= 128 registers; npl 5 and 8
+/// allow 192 threads and 2 blocks per SM, <= 168 registers. npl 4, 5 and 8 spill registers;
+/// see tests/bench/NOTES.md. Measure them on a GPU (SIMSCOPE_OSC_NPL) before relying on them.
 constexpr int kNplChoices[] = {1, 2, 4, 5, 8};
 constexpr int max_threads_for_npl(int npl) { return npl <= 4 ? 512 : 192; }
 constexpr int min_blocks_for_npl(int npl) { return npl <= 4 ? 1 : 2; }
-/// The largest N the CUDA kernel takes (one block per member): 2048.
+/// The largest N the CUDA kernel takes, one block per member: 2048.
 constexpr int kCudaMaxNodes = 2048;
-/// Dynamic shared memory per block: partial sums (B * parts * 4 doubles), shift (B doubles), and
-/// two stage buffers of B * N values of `elem` bytes.
+/// Dynamic shared memory per block: partial sums of B * parts * 4 doubles, shift of B doubles,
+/// and two stage buffers of B * N values of `elem` bytes.
 std::size_t plan_smem(int nodes, int B, int parts, std::size_t elem);
-/// Chooses the plan. Few members (K < 2 * sms): one member per block, the smallest npl that keeps
-/// the block at <= 256 threads (latency). Many: the highest slot utilisation (in 5 % steps) with
-/// at least two blocks per SM, blocks of <= 256 threads, then the npl preferred for registers
-/// (oscillators_launch.cpp). Throws simscope::Error when N > kCudaMaxNodes.
+/// Chooses the plan. Few members, K < 2 * sms: one member per block, with the smallest npl that
+/// keeps the block at <= 256 threads, for latency. Many members: the highest slot utilisation in
+/// 5 % steps, with at least two blocks per SM and blocks of <= 256 threads, then the npl
+/// preferred for registers (oscillators_launch.cpp). Throws simscope::Error when N > kCudaMaxNodes.
 LaunchPlan choose_plan(int nodes, int members, int sms, std::size_t elem,
                        std::size_t smem_limit = 48 * 1024);
-/// A given layout (for tuning on a GPU: SIMSCOPE_OSC_NPL / SIMSCOPE_OSC_B). Throws simscope::Error
-/// for an npl without a kernel or a block above its limit.
+/// A given layout, for tuning on a GPU via SIMSCOPE_OSC_NPL and SIMSCOPE_OSC_B.
+/// Throws simscope::Error for an npl without a kernel or a block above its limit.
 LaunchPlan plan_for(int nodes, int members, int npl, int B, std::size_t elem);
 
 }  // namespace simscope::oscillators::detail

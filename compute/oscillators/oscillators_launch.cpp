@@ -1,5 +1,5 @@
-// The CUDA kernel's launch plan (oscillators_internal.hpp, choose_plan). Pure C++ so that the CPU
-// test suite covers it; the CUDA ensemble (oscillators_cuda.cu) launches what it says.
+// The CUDA kernel's launch plan (oscillators_internal.hpp, choose_plan). Pure C++ so the CPU
+// test suite covers it. The CUDA ensemble (oscillators_cuda.cu) launches what it returns.
 #include <algorithm>
 #include <cmath>
 #include <tuple>
@@ -32,9 +32,9 @@ LaunchPlan make(int N, int K, int npl, int B, std::size_t elem) {
   return p;
 }
 
-/// Preference among equally utilised plans. Two nodes per thread give independent work to hide
-/// fp64 latency and, unlike 4, 5 and 8 (whose register arrays spill a little at their launch
-/// bounds, ptxas -v for sm_90), need no spills; then 4, 1, 5, 8.
+/// Preference among equally utilised plans: 2, 4, 1, 5, 8 nodes per thread. Two nodes per thread
+/// give independent work to hide fp64 latency and, unlike 4, 5 and 8, need no register spills
+/// at their launch bounds.
 int ilp_rank(int npl) {
   switch (npl) {
     case 2:
@@ -80,8 +80,8 @@ LaunchPlan choose_plan(int N, int K, int sms, std::size_t elem, std::size_t smem
                 std::to_string(N) + ": use --backend cpu");
   sms = std::max(sms, 1);
   if (K < 2 * sms) {
-    // Latency-bound: one member per block, the fewest nodes per thread that keep the block at
-    // <= 256 threads (else within the kernel's limit).
+    // Latency-bound: one member per block, with the fewest nodes per thread that keep the block at
+    // <= 256 threads, else within the kernel's limit.
     for (int limit : {256, 1024})
       for (int npl : kNplChoices) {
         const int P = (N + npl - 1) / npl;
@@ -91,8 +91,8 @@ LaunchPlan choose_plan(int N, int K, int sms, std::size_t elem, std::size_t smem
         }
       }
   }
-  // Throughput: the highest fraction of thread slots holding a node, with at least two blocks
-  // per SM in flight (B <= K / (2 sms)), blocks of <= 256 threads (<= the kernel's limit).
+  // Throughput: the highest fraction of thread slots holding a node, with at least two blocks per
+  // SM in flight (B <= K / (2 sms)) and blocks of <= 256 threads, within the kernel's limit.
   const int max_b = std::max(1, std::min(64, K / (2 * sms)));
   LaunchPlan best;
   bool have = false;

@@ -1,6 +1,6 @@
 #pragma once
 /// @file Internal: the Stuart-Landau right-hand side of one node, shared by the CPU and CUDA
-/// integrators (compiled as __host__ __device__ by nvcc) so that both evaluate the same formula.
+/// integrators so both evaluate the same formula. nvcc compiles it as __host__ __device__.
 #ifdef __CUDACC__
 #define SIMSCOPE_OSC_HD __host__ __device__ __forceinline__
 #else
@@ -9,10 +9,10 @@
 
 namespace simscope::oscillators::detail {
 
-/// dx/dt and dy/dt of a node at (x, y) (model.hpp):
+/// dx/dt and dy/dt of a node at (x, y), as in model.hpp:
 ///   dx = x - w y - (x + c y) r^2 + he (nsum - deg x),   dy = y + w x - (y - c x) r^2,
-/// with r^2 = x^2 + y^2, he = e/2, nsum = sum_j G_ij x_j and deg = sum_j G_ij, written as
-///   dx = diag x - w y - (x + c y) r^2 + he nsum   with diag = 1 - he deg (precomputed per node).
+/// with r^2 = x^2 + y^2, he = e/2, nsum = sum_j G_ij x_j, deg = sum_j G_ij. Computed as
+///   dx = diag x - w y - (x + c y) r^2 + he nsum,   with diag = 1 - he deg precomputed per node.
 template <typename T>
 SIMSCOPE_OSC_HD void sl_rhs(T x, T y, T nsum, T diag, T omega, T c, T he, T& dx, T& dy) {
   const T r2 = x * x + y * y;

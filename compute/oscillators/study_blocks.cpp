@@ -1,24 +1,24 @@
-// Checkpointed studies (study.hpp, run_study_blocks): the members integrated in fixed blocks,
-// each block in fixed stretches ("segments") of steps, so that where a study is saved, cancelled
-// or resumed never changes what is computed.
+// Checkpointed studies (study.hpp, run_study_blocks): members are integrated in fixed blocks,
+// each block in fixed stretches of steps ("segments"). Where a study is saved, cancelled or
+// resumed therefore never changes what is computed.
 //
 // Why a resumed study equals an uninterrupted one bit for bit:
-//  - member k's integration depends on its own graph and state only (the back ends integrate the
-//    members independently; its msd time average is summed in windows aligned to the global
-//    step), so its msd, failed flag and final state do not depend on the block it is in;
-//  - within a block, the CPU back end's chunks of steps are a function of the current step and of
-//    the end step of the advance() call only (oscillators_cpu.cpp), and the end steps are the
-//    fixed segment ends: a block restored from a snapshot at any chunk boundary and advanced to
-//    the same segment end runs the same chunks (which matters for a member that goes non-finite:
-//    it is frozen at the end of its chunk);
-//  - a block's series contribution is the fold, in group order from 0, of its reduction groups'
-//    sums (study_group_members; each group's sum over its finite members in member order inside
-//    advance()); finished blocks are merged into the sums in block order, and a checkpoint holds
-//    the sums and the partial block's group sums exactly (fp64).
-// A work range may cut a block at group boundaries (more ranks than blocks): its part of the
-// block is integrated on its own in the block's chunks (Recording::chunk_members) and segments,
-// so each member's results are the block's, and its groups' sums are returned as rows of their
-// own, which merge_study_ranges folds into the block's row in group order: the same additions.
+//  - Member k's integration depends only on its own graph and state. The back ends integrate
+//    members independently, and the msd time average is summed in windows aligned to the
+//    global step. So its msd, failed flag and final state do not depend on its block.
+//  - Within a block, the CPU back end's chunks of steps depend only on the current step and the
+//    end step of the advance() call (oscillators_cpu.cpp). End steps are the fixed segment ends.
+//    A block restored at any chunk boundary and advanced to the same segment end runs the same
+//    chunks. This matters for a member that goes non-finite: it is frozen at its chunk's end.
+//  - A block's series contribution folds its reduction groups' sums in group order from 0
+//    (study_group_members). Each group's sum runs over its finite members in member order inside
+//    advance(). Finished blocks are merged into the sums in block order. A checkpoint holds the
+//    sums and the partial block's group sums exactly, in fp64.
+// A work range may cut a block at group boundaries when there are more ranks than blocks.
+// Its part of the block is integrated on its own in the block's chunks (Recording::chunk_members)
+// and segments, so each member's results are the block's. Its groups' sums are returned as rows
+// of their own; merge_study_ranges folds them into the block's row in group order, making the
+// same additions.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -35,20 +35,20 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-/// Blocks are 5 % of the members, at least this many.
+/// Blocks are 5 % of the members, and at least kMinBlock members.
 constexpr int kBlockFraction = 20;
 constexpr int kMinBlock = 64;
-/// Oscillator-steps per segment on a back end that can snapshot (a few seconds on a CPU core):
-/// the points where a time- or work-based checkpoint may be written.
+/// Oscillator-steps per segment on a back end that can snapshot: a few seconds on a CPU core.
+/// Segment ends are where a time- or work-based checkpoint may be written.
 constexpr double kSegmentOscSteps = 2e8;
-/// A checkpoint at least every this fraction of the study's member-steps.
+/// A checkpoint is written at least every this fraction of the study's member-steps.
 constexpr double kSaveFraction = 0.05;
 
 double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-/// Members [k0, k1) of t, with their own graphs (or the shared one).
+/// Members [k0, k1) of t, with their own graphs or the shared one.
 Topologies slice(const Topologies& t, int k0, int k1) {
   Topologies s;
   s.nodes = t.nodes;
@@ -79,8 +79,8 @@ State slice(const State& s, int k0, int k1) {
   return o;
 }
 
-/// Gives advance() a Progress of its own: forwards the caller's cancel to it and its fraction,
-/// mapped into [a, b], back to the caller's (every 5 ms, from a thread).
+/// Gives advance() a Progress of its own. A thread forwards the caller's cancel to it every 5 ms,
+/// and its fraction, mapped into [a, b], back to the caller's.
 class ProgressRelay {
  public:
   explicit ProgressRelay(Progress* outer) : outer_(outer) {
@@ -118,10 +118,10 @@ class ProgressRelay {
   std::thread thread_;
 };
 
-/// Groups of `g` members in `members` members (the last may be shorter).
+/// Number of groups of `g` members in `members` members; the last may be shorter.
 int group_count(int members, int g) { return g > 0 ? (members + g - 1) / g : 0; }
 
-/// Throws unless sp (resumed) fits the study.
+/// Throws unless a resumed sp fits the study.
 void check_progress(const StudyProgress& sp, int K, int N, std::int64_t T, const StudyOptions& o) {
   auto bad = [](const std::string& what) {
     throw Error("study checkpoint does not match the study: " + what);
@@ -233,7 +233,7 @@ Frame frame_of(const State& s, int members, std::int64_t step) {
 
 namespace {
 
-/// Throws unless init fits t (K, N >= 1).
+/// Throws unless init fits t and K, N >= 1.
 void check_study_inputs(const Topologies& t, const State& init) {
   const int K = t.members, N = t.nodes;
   if (K < 1 || N < 1 || init.members != K || init.nodes != N)
@@ -255,7 +255,7 @@ StudyProgress fresh_progress(int K, int N, std::int64_t T, int first_block) {
   return sp;
 }
 
-/// The series and statistics of a StudyResult from the sums of sp (over the members it holds).
+/// The series and statistics of a StudyResult from the sums of sp, over the members it holds.
 void finish_result(StudyResult& r, const StudyProgress& sp) {
   const std::size_t T = sp.msd_sum.size();
   r.msd = sp.msd;
@@ -274,15 +274,15 @@ void finish_result(StudyResult& r, const StudyProgress& sp) {
   r.seconds = sp.seconds;
 }
 
-/// The blocks [sp.blocks_done, b_end) of the study, each restricted to the members [m0, m1)
-/// (a block the range cuts is integrated in part: no snapshots or saves then); with `contrib`,
-/// the series contributions are appended to it (StudyResult::block_*: a whole block's row, or
-/// one row per group of a cut block).
+/// Integrates blocks [sp.blocks_done, b_end) of the study, each restricted to members [m0, m1).
+/// A block the range cuts is integrated in part, without snapshots or saves.
+/// With `contrib`, appends the series contributions to it (StudyResult::block_*): a whole
+/// block's row, or one row per group of a cut block.
 void run_blocks(Ensemble& e, const Topologies& t, const State& init, const StudyOptions& o,
                 StudyProgress& sp, const StudyCheckpointing& cp, Progress* progress, int b_end,
                 int m0, int m1, StudyResult* contrib, int base);
 
-/// Appends row `src` (T values of sums, T counts) to the contribution rows of r.
+/// Appends row `src`, T values of sums and T counts, to the contribution rows of r.
 void append_row(StudyResult& r, const double* msd, const double* order, const std::int64_t* n,
                 std::size_t T) {
   r.block_msd_sum.insert(r.block_msd_sum.end(), msd, msd + T);
@@ -321,7 +321,7 @@ StudyResult run_study_range(Ensemble& e, const Topologies& t, const State& init,
   const int K = total > 0 ? total : t.members, N = t.nodes;
   const std::int64_t T = o.steps / o.every;
   const IndexRange m = resolve(members, std::size_t(K), "study members");
-  // t and init: all K members, or (total > 0) the range's only, member m.begin first.
+  // t and init hold all K members, or with total > 0 only the range's, member m.begin first.
   const int base = total > 0 ? int(m.begin) : 0;
   if (total > 0 && std::size_t(t.members) != m.end - m.begin)
     throw Error("study members: " + std::to_string(t.members) + " networks given for the range [" +
@@ -362,7 +362,7 @@ StudyResult run_study_block(Ensemble& e, const Topologies& t, const State& init,
                 " networks given for its " + std::to_string(kb) + " members");
   check_study_inputs(t, init);
   if (sp.partial && sp.blocks_done == b && sp.block == block) {
-    // The block under way (a checkpoint's): its sizes must fit the block.
+    // The block under way, from a checkpoint: its sizes must fit the block.
     const EnsembleSnapshot& s = sp.snapshot;
     const std::size_t ns = s.step >= 0 ? std::size_t(s.step / o.every) : 0;
     const std::size_t ng = ns * std::size_t(group_count(kb, study_group_members(K)));
@@ -445,7 +445,7 @@ StudyResult slice_study_block(const StudyResult& whole, const IndexRange& range)
     else
       append_row(r, zeros.data(), zeros.data(), none.data(), T);
   }
-  // The range's own series and statistics: its rows' fold (the block's when it holds group 0).
+  // The range's own series and statistics: its rows' fold, the block's when it holds group 0.
   StudyProgress sp = fresh_progress(K, int(N), std::int64_t(T), units[0].block);
   sp.msd = r.msd;
   sp.failed = r.failed;
@@ -497,7 +497,7 @@ StudyResult merge_study_ranges(const std::vector<StudyResult>& parts) {
       sp.finite[j] += cn[j];
     }
   };
-  // The pending block joins the sums; its row (whole in the merge) or its groups' rows go out.
+  // The pending block joins the sums; its row, whole in the merge, or its groups' rows go out.
   const auto flush = [&] {
     if (pend.block < 0) return;
     add(pend.msd.data(), pend.order.data(), pend.n.data());
@@ -539,8 +539,8 @@ StudyResult merge_study_ranges(const std::vector<StudyResult>& parts) {
     sp.final_state.x.insert(sp.final_state.x.end(), p.final_state.x.begin(), p.final_state.x.end());
     sp.final_state.y.insert(sp.final_state.y.end(), p.final_state.y.begin(), p.final_state.y.end());
     sp.final_state.members += int(km);
-    // Unit by unit: whole blocks in block order, the groups of a cut block folded in group
-    // order from 0 (the additions run_study_blocks makes).
+    // Unit by unit: whole blocks in block order, a cut block's groups folded in group order from 0.
+    // These are the additions run_study_blocks makes.
     for (std::size_t u = 0; u < nu; ++u) {
       const double* cm = p.block_msd_sum.data() + u * T;
       const double* co = p.block_order_sum.data() + u * T;
@@ -600,7 +600,7 @@ void run_blocks(Ensemble& e, const Topologies& t, const State& init, const Study
     last_save = Clock::now();
     work_since_save = 0;
   };
-  // Marks the block under way as partial (a snapshot of the ensemble at a chunk boundary).
+  // Marks the block under way as partial, with a snapshot of the ensemble at a chunk boundary.
   auto keep_partial = [&](const Series& series) {
     sp.partial = true;
     sp.snapshot = e.snapshot();
@@ -614,8 +614,8 @@ void run_blocks(Ensemble& e, const Topologies& t, const State& init, const Study
       throw Cancelled();
     }
     const int k0 = b * sp.block, k1 = std::min(K, k0 + sp.block), kb = k1 - k0;
-    // The block's members in the range: all of it, or a part at group boundaries (no
-    // snapshots or saves: a part of a block is redone after an interruption).
+    // The block's members in the range: all of it, or a part at group boundaries. A part has no
+    // snapshots or saves; it is redone after an interruption.
     const int a = std::max(m0, k0), z = std::min(m1, k1), ka = z - a;
     if (ka <= 0) continue;  // (an empty range inside a block)
     const bool whole = a == k0 && z == k1;
@@ -635,7 +635,7 @@ void run_blocks(Ensemble& e, const Topologies& t, const State& init, const Study
     sp.partial = false;
     sp.snapshot = EnsembleSnapshot{};
     sp.series.clear();
-    // The segment length: a function of the block's size and the study only.
+    // The segment length depends only on the block's size and the study.
     std::int64_t segment = o.steps;
     if (snapshots) {
       const double by_work = kSegmentOscSteps / (double(kb) * N);
@@ -683,7 +683,7 @@ void run_blocks(Ensemble& e, const Topologies& t, const State& init, const Study
         series.group_order.size() != std::size_t(T) * G)
       throw Error("study: block " + std::to_string(b) + " recorded " +
                   std::to_string(series.msd.size()) + " samples, expected " + std::to_string(T));
-    // The block (or its part) is finished: its members' results and its series join the sums.
+    // The block or its part is finished: its members' results and series join the sums.
     const MemberStats ms = e.member_stats(o.transient);
     const State st = e.state();
     sp.msd.insert(sp.msd.end(), ms.msd_mean.begin(), ms.msd_mean.end());
@@ -691,8 +691,8 @@ void run_blocks(Ensemble& e, const Topologies& t, const State& init, const Study
     sp.final_state.x.insert(sp.final_state.x.end(), st.x.begin(), st.x.end());
     sp.final_state.y.insert(sp.final_state.y.end(), st.y.begin(), st.y.end());
     sp.final_state.members += ka;
-    // The fold of the groups' sums, in group order from 0: the block's contribution (or the
-    // part's, which merge_study_ranges completes with the other parts' groups).
+    // The block's contribution: the fold of its groups' sums in group order from 0. For a part,
+    // merge_study_ranges completes it with the other parts' groups.
     std::vector<double> cm(std::size_t(T), 0.0), co(std::size_t(T), 0.0);
     std::vector<std::int64_t> cn(std::size_t(T), 0);
     for (std::size_t j = 0; j < std::size_t(T); ++j)
@@ -712,7 +712,7 @@ void run_blocks(Ensemble& e, const Topologies& t, const State& init, const Study
         if (cn[j] <= 0) cm[j] = 0, co[j] = 0;
       append_row(*contrib, cm.data(), co.data(), cn.data(), std::size_t(T));
     } else if (contrib) {
-      // One row per group (transposed from the series' (sample, group) layout).
+      // One row per group, transposed from the series' (sample, group) layout.
       const std::size_t len = std::size_t(T);
       std::vector<double> rm(len), ro(len);
       std::vector<std::int64_t> rn(len);

@@ -62,7 +62,7 @@ void check_p(double p) {
     throw Error("network.p must be a probability in [0, 1], got " + std::to_string(p));
 }
 
-/// Unsorted adjacency lists of one graph, reused between graphs (no allocation churn).
+/// Unsorted adjacency lists of one graph, reused between graphs to avoid allocation churn.
 struct Adjacency {
   std::vector<std::vector<std::int32_t>> adj;
   void reset(int n) {
@@ -85,7 +85,7 @@ struct Adjacency {
     drop(adj[std::size_t(u)], v);
     drop(adj[std::size_t(v)], u);
   }
-  /// The rows, sorted, concatenated; `counts` gets each row's length.
+  /// The rows, sorted and concatenated. `counts` receives each row's length.
   void emit(std::vector<std::int32_t>& cols, std::vector<std::int32_t>& counts) {
     cols.clear();
     counts.resize(adj.size());
@@ -105,9 +105,9 @@ void ring_lattice(Adjacency& g, int n, int k) {
 
 void watts_strogatz_graph(Adjacency& g, int n, int k, double p, Rng& rng) {
   ring_lattice(g, n, k);
-  // networkx.watts_strogatz_graph: for each j, each edge (u, u + j) is rewired with probability p
-  // to (u, w), w uniform over the nodes that are not u and not yet joined to u (skipped when u is
-  // joined to every other node).
+  // As networkx.watts_strogatz_graph: for each j, each edge (u, u + j) is rewired with probability
+  // p to (u, w), w uniform over nodes that are not u and not yet joined to u. Skipped when u is
+  // joined to every other node.
   for (int j = 1; j <= k / 2; ++j)
     for (int u = 0; u < n; ++u) {
       if (!(rng.uniform() < p)) continue;
@@ -145,8 +145,8 @@ void erdos_renyi_graph(Adjacency& g, int n, double p, Rng& rng) {
   }
 }
 
-/// Builds K graphs with `make(adjacency, rng, member)` in parallel (OpenMP), member k's random
-/// stream from (seed, k), into one CSR.
+/// Builds K graphs into one CSR with `make(adjacency, rng, member)`, in parallel with OpenMP.
+/// Member k's random stream comes from (seed, k).
 template <typename Make>
 Topologies build(int nodes, int members, std::uint64_t seed, int first, Make make) {
   Topologies t;

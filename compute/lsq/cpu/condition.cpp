@@ -21,15 +21,15 @@ void ConditionEstimator<T, V>::estimate(const SoaCholesky<T, V>& f, int iteratio
   int j[V];
   bool active[V];
   alignas(64) T sgn[kMaxUnknowns][V];  // the sign vector, +1 / -1
-  // Per-lane constants in T (so that the lane loops compare and select in one vector width).
+  // Per-lane constants in T, so the lane loops compare and select in one vector width.
   alignas(64) T len[V], inv[V], den[V];
   for (int v = 0; v < V; ++v) {
     len[v] = T(f.lane_n[v]);
     inv[v] = T(1) / T(f.lane_n[v]);
     den[v] = f.lane_n[v] > 1 ? T(f.lane_n[v] - 1) : T(1);
   }
-  // The per-lane loops below run over k outside and the lanes inside (contiguous, vectorised),
-  // each lane's sums and comparisons in the order k = 0, 1, ... of the scalar algorithm.
+  // The loops below run over k outside and the contiguous lanes inside, so they vectorise.
+  // Each lane's sums and comparisons keep the scalar algorithm's order k = 0, 1, ...
   auto norm1 = [&](const T* a, double* out) {
     double s[V] = {};
     for (int k = 0; k < N; ++k)
@@ -56,9 +56,9 @@ void ConditionEstimator<T, V>::estimate(const SoaCholesky<T, V>& f, int iteratio
       for (int v = 0; v < V; ++v) z[std::size_t(k) * V + v] = tk < len[v] ? sgn[k][v] : T(0);
     }
   };
-  // Higham's alternating-sign vector does not depend on the iterations: solved in the first
-  // pass with e / n (and with the caller's right-hand side, which neither depends on). Both
-  // filled with the lanes innermost from per-lane constants (one vector division per k).
+  // Higham's alternating-sign vector does not depend on the iterations. It is solved in the first
+  // pass with e / n and the caller's right-hand side. Both are filled lanes innermost from
+  // per-lane constants, one vector division per k.
   T* xa = alt_.data();
   for (int k = 0; k < N; ++k) {
     const T tk = T(k), sg = (k % 2) ? T(-1) : T(1);
@@ -117,7 +117,7 @@ void ConditionEstimator<T, V>::estimate(const SoaCholesky<T, V>& f, int iteratio
       for (int k = 0; k < N; ++k)
         for (int v = 0; v < V; ++v)
           sgn[k][v] = go[v] != T(0) ? (x[std::size_t(k) * V + v] >= 0 ? T(1) : T(-1)) : sgn[k][v];
-      // The last iteration's next index would go unused: no solve for it.
+      // The last iteration's next index would go unused, so it is not solved for.
       if (!any || iter == iterations) break;
       sign_vector();
       f.solve_in_place(z);

@@ -1,7 +1,7 @@
 #pragma once
-/// @file A group of V pixels solved together, one SIMD lane each: their data, solution and
-/// outcome, the factorisation the paths share, and the SoA products with A and the shared
-/// operators. Internal to compute/lsq/cpu/.
+/// @file A group of V pixels solved together, one SIMD lane each.
+/// Holds their data, solution and outcome, the factorisation the paths share, and the SoA
+/// products with A and the shared operators. Internal to compute/lsq/cpu/.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -14,7 +14,7 @@
 
 namespace simscope::lsq::detail::cpu {
 
-/// The lanes' data and results, SoA: entry (i, v) of an M x V or N x V array at i V + v.
+/// The lanes' data and results in SoA: entry (i, v) of an M x V or N x V array is at i V + v.
 template <class T, int V>
 class LaneGroup {
  public:
@@ -22,27 +22,27 @@ class LaneGroup {
 
   explicit LaneGroup(const Problem<T>& pb);
 
-  /// Loads the result's pixels px[0..lanes) (cube pixels pb.pbeg + px[v]), lanes <= V: b (gaps
-  /// 0), w (1 observed, 0 missing), cnt and each lane's observed-row bit mask. On AVX-512 with
-  /// BMI2 a full group loads each row of the cube with one gather and tests NaN with one compare.
+  /// Loads pixels px[0..lanes) of the result, lanes <= V; cube pixel pb.pbeg + px[v] for lane v.
+  /// Fills b (0 in gaps), w (1 observed, 0 missing), cnt and each lane's observed-row bit mask.
+  /// With AVX-512 and BMI2 a full group loads each cube row with one gather and one NaN compare.
   void load(const std::size_t* px, int lanes);
 
-  /// Lane v's observed (observed = true) or missing rows in increasing order, built from its
-  /// bit mask on the first call after load().
+  /// Lane v's observed rows (observed = true) or missing rows, in increasing order.
+  /// Built from its bit mask on the first call after load().
   const int* rows_of(int v, bool observed);
 
-  /// out[k] = init[k] scale + sum_i A_ik src[i] (A^T src, SoA over M), kProdRows k at a time;
-  /// init may be null (zero).
+  /// out[k] = init[k] scale + sum_i A_ik src[i], i.e. A^T src in SoA over M, kProdRows k at a time.
+  /// `init` may be null, meaning zero.
   void at_times(const double* src, const double* init, double scale, double* out) const;
 
-  /// r[i] = w_i (b_i - A_i . x) in float64 (x SoA over N), kProdRows rows at a time.
+  /// r[i] = w_i (b_i - A_i . x) in float64, x in SoA over N, kProdRows rows at a time.
   void residual_vector(const double* x, double* r) const;
 
-  /// rss[v] = sum over the observed rows of (A_i . x_v - b_i)^2 for the group's solution x.
+  /// rss[v] = sum over observed rows of (A_i . x_v - b_i)^2 for the group's solution x.
   void residuals();
 
-  /// out(k, c) for each row k < N of the N x M operator `op` (zero padded to ld8 rows), with
-  /// c = (op b)[k] over the lanes, kProdRows rows of op at a time.
+  /// out(k, c) = (op b)[k] over the lanes, for each row k < N of the N x M operator `op`.
+  /// `op` is zero padded to ld8 rows. Processes kProdRows rows of op at a time.
   template <class Out>
   void op_times_b(const double* op, Out out) const {
     const int N = pb.N;
@@ -51,22 +51,22 @@ class LaneGroup {
     op_tail<kProdRows - 1>(op, k0, N - k0, out);  // the last rows: no FMAs on the zero padding
   }
 
-  /// z[q V] = A_{rows[q]} . y for q < n, float64 (y: ld8 values, zero beyond N): four rows at a
-  /// time, 8 columns per vector, one horizontal sum per row.
+  /// z[q V] = A_{rows[q]} . y for q < n, in float64. `y` holds ld8 values, zero beyond N.
+  /// Four rows at a time, 8 columns per vector, one horizontal sum per row.
   void rows_dot_lane(const int* rows, int n, const double* y, double* z) const;
 
-  /// x += sum_q u_q S_{rows[q]} for q < n and lane v: S an M x ld8 row-major matrix (bt8 or
-  /// a8), u lane v of an SoA vector, x ld8 long; four rows per pass over x.
+  /// x += sum_q u_q S_{rows[q]} for q < n and lane v. S is an M x ld8 row-major matrix, bt8 or a8.
+  /// `u` is lane v of an SoA vector; `x` is ld8 long. Four rows per pass over x.
   void add_rows(int v, const int* rows, int n, const double* S, const double* u, double* x) const;
 
-  /// The small paths' factorisation: chol.gather(n, sz, rows, S, M, sign, diag, pad), then its
-  /// Cholesky and condition estimate (kSmallHagerIterations), `rhs` (n x V) solved in place.
-  /// chol.n and chol.lane_n as the path set them.
+  /// Factorisation of the small paths: chol.gather(n, sz, rows, S, M, sign, diag, pad), then its
+  /// Cholesky and condition estimate with kSmallHagerIterations. Solves `rhs` (n x V) in place.
+  /// chol.n and chol.lane_n must be set by the path.
   void factor_small(int n, const int* sz, const int* const* rows, const double* S, double sign,
                     double diag, const double* pad, double* rhs);
 
-  /// Lane v's outcome of a small solve: its solution xs (N values) into x and ok = 1, or x = 0
-  /// and ok = 0 (to the SVD).
+  /// Lane v's outcome of a small solve: its solution xs (N values) into x and ok = 1.
+  /// On failure x = 0 and ok = 0, which sends the lane to the SVD.
   void set_outcome(int v, const SmallOutcome& so, const double* xs);
 
   const Problem<T>& pb;
@@ -84,7 +84,7 @@ class LaneGroup {
  private:
   void load_simd(const std::size_t* px, std::size_t lo);
 
-  /// t[r] (+ or -)= A_{i+r} . x for r < R over the lanes: each x_k vector serves R FMAs.
+  /// t[r] += or -= A_{i+r} . x for r < R over the lanes. Each x_k vector serves R FMAs.
   template <int R, bool Sub>
   void rows_dot(int i, const double* x, VD* t) const;
 
@@ -92,7 +92,7 @@ class LaneGroup {
   template <class Block>
   void over_rows(Block block) const;
 
-  /// op_rows<left>(op, k0, out) for 0 < left <= R (nothing for left = 0).
+  /// op_rows<left>(op, k0, out) for 0 < left <= R. Does nothing for left = 0.
   template <int R, class Out>
   void op_tail(const double* op, int k0, int left, Out& out) const {
     if constexpr (R > 0) {
@@ -101,8 +101,8 @@ class LaneGroup {
     }
   }
 
-  /// op_times_b's rows k0 .. k0 + R - 1: R accumulators in registers, and for R < kProdRows a
-  /// second set for the odd i (a short block is then not bound by the FMA latency).
+  /// Rows k0 .. k0 + R - 1 of op_times_b, with R accumulators in registers.
+  /// For R < kProdRows a second set handles odd i, so a short block is not bound by FMA latency.
   template <int R, class Out>
   void op_rows(const double* op, int k0, Out& out) const {
     const int M = pb.M;

@@ -1,5 +1,5 @@
 #pragma once
-/// @file The solution paths of the CPU group solver and the rule that assigns them to pixels.
+/// @file Solution paths of the CPU group solver and the rule that assigns them to pixels.
 /// Internal to compute/lsq/cpu/.
 #include <cstdint>
 #include <memory>
@@ -10,13 +10,13 @@
 namespace simscope::lsq::detail::cpu {
 
 /// How a lane (pixel) of a group is solved: padding of a short group, no observed row (NaN
-/// outputs), every row observed (the shared SVD), the Gram path's Cholesky, Eigen one by one
-/// (lsq_dense.cpp), the downdate, the minimum norm.
+/// outputs), all rows observed (the shared SVD), the Gram path's Cholesky, Eigen one by one
+/// (lsq_dense.cpp), the downdate, or the minimum norm.
 enum Kind : std::uint8_t { kPad, kEmpty, kShared, kChol, kDense, kDowndate, kMinNorm };
 
-/// The path of a pixel with `cnt` of M rows observed. The CUDA classify kernel mirrors this
-/// rule. The downdate and minimum-norm paths work in float64 whatever the precision, so an fp32
-/// solve hands those pixels to a float64 group solver.
+/// The path of a pixel with `cnt` of M rows observed. The CUDA classify kernel mirrors this rule.
+/// The downdate and minimum-norm paths work in float64 at any precision, so an fp32 solve hands
+/// those pixels to a float64 group solver.
 inline Kind kind_of(int cnt, int M, int N, Method method, double lambda, const DowndateOps& ops) {
   if (cnt == 0) return kEmpty;
   if (cnt == M) return kShared;
@@ -33,10 +33,9 @@ inline Kind kind_of(int cnt, int M, int N, Method method, double lambda, const D
 template <class T, int V>
 class LaneGroup;
 
-/// One solution path: solve() solves the lanes of a loaded group whose kind is kind(), writing
-/// only those lanes of LaneGroup::x, ok and condition (so the paths may run in any order). A
-/// lane with ok = 0 goes to the float64 SVD. Each path holds its own scratch; one instance per
-/// thread.
+/// One solution path. solve() solves the lanes of a loaded group whose kind is kind().
+/// It writes only those lanes of LaneGroup::x, ok and condition, so paths may run in any order.
+/// A lane with ok = 0 goes to the float64 SVD. Each path owns its scratch; one instance per thread.
 template <class T, int V>
 class Path {
  public:
@@ -45,7 +44,7 @@ class Path {
   virtual void solve(LaneGroup<T, V>& g) = 0;
 };
 
-/// The paths (path_gram.cpp, path_shared.cpp, path_downdate.cpp, path_minnorm.cpp).
+/// The paths, defined in path_gram.cpp, path_shared.cpp, path_downdate.cpp and path_minnorm.cpp.
 template <class T, int V>
 std::unique_ptr<Path<T, V>> make_gram_path(const Problem<T>& pb);
 template <class T, int V>
@@ -55,8 +54,8 @@ std::unique_ptr<Path<T, V>> make_downdate_path(const Problem<T>& pb);
 template <class T, int V>
 std::unique_ptr<Path<T, V>> make_minnorm_path(const Problem<T>& pb);
 
-/// Defines `factory` (one of the above) as making a PathClass<T, V>(pb), for the two group
-/// solvers: (float, kLanesFp32) and (double, kLanesFp64). One line at the end of a path file.
+/// Defines `factory`, one of the above, as making a PathClass<T, V>(pb) for both group solvers:
+/// (float, kLanesFp32) and (double, kLanesFp64). Use once at the end of a path file.
 #define SIMSCOPE_LSQ_CPU_PATH(factory, PathClass)                                 \
   template <class T, int V>                                                       \
   std::unique_ptr<Path<T, V>> factory(const Problem<T>& pb) {                     \

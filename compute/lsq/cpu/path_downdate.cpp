@@ -1,9 +1,9 @@
 // The downdate path (lsq_downdate.hpp): y = B (w o b) for the group, then per lane K u = z
-// with K = I - C_SS and x = y + B_:S u. Lanes of float64 groups with at most N missing rows go
-// through the group's SoA Cholesky and condition estimate, each K padded with I to the group's
-// largest s (K's eigenvalues lie in (0, 1], so neither ||K||_1 nor ||K^-1||_1 changes), and take
-// one refinement step where the estimated cond2(G_p) exceeds kRefineCondition; the other lanes
-// are solved one by one (downdate_pixel).
+// with K = I - C_SS and x = y + B_:S u.
+// Float64 lanes with at most N missing rows use the group's SoA Cholesky and condition estimate.
+// Each K is padded with I to the group's largest s; K's eigenvalues lie in (0, 1], so neither
+// ||K||_1 nor ||K^-1||_1 changes. One refinement step is taken where the estimated cond2(G_p)
+// exceeds kRefineCondition. Other lanes are solved one by one (downdate_pixel).
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
@@ -35,7 +35,7 @@ class DowndatePath final : public Path<T, V> {
     g.op_times_b(pb.bop8.data(), [&](int k, const VD& c) { vstore(&y_[std::size_t(k) * V], c); });
     const double lambda = pb.options.lambda;
     const double limit = fallback_condition(Precision::Fp64);
-    // float64 groups: lanes with at most N missing rows in the SoA code, the others one by one.
+    // float64 groups: lanes with at most N missing rows go to the SoA code, the others one by one.
     int smax = 0;
     bool any_soa = false;
     for (int v = 0; v < V; ++v) {
@@ -57,7 +57,7 @@ class DowndatePath final : public Path<T, V> {
   }
 
  private:
-  /// The SoA lanes (soa_), y_ given; smax: their largest count of missing rows.
+  /// Solves the SoA lanes (soa_) given y_. `smax` is their largest count of missing rows.
   void solve_soa(LaneGroup<T, V>& g, int smax) {
     const Problem<T>& pb = g.pb;
     SoaCholesky<T, V>& f = g.chol;
@@ -67,9 +67,8 @@ class DowndatePath final : public Path<T, V> {
     const double* A = pb.design.a.data();
     const int n = std::max(smax, 1);
     f.n = n;
-    // The padded K of every lane starts as I (one contiguous fill, not strided per lane); z = A_S y
-    // per lane from s dot products of length N (rows_dot_lane: ~s N / 8 vector FMAs a lane, where
-    // the group's SoA product A y took M N for all 8 lanes, about 2.5 times as many at s ~ M / 5).
+    // Each lane's padded K starts as I, in one contiguous fill. z = A_S y per lane from s dot
+    // products of length N (rows_dot_lane), cheaper than the group's SoA product A y.
     std::fill(rho_.begin(), rho_.begin() + std::ptrdiff_t(std::size_t(n) * V), 0.0);
     int sz[V];
     const int* rp[V];
@@ -134,7 +133,7 @@ class DowndatePath final : public Path<T, V> {
     }
   }
 
-  /// x += B_:S u for lane v (S: the lane's missing rows, u: lane v of an SoA vector).
+  /// x += B_:S u for lane v. S is the lane's missing rows; u is lane v of an SoA vector.
   void add_bs(const LaneGroup<T, V>& g, int v, const double* u, double* x) const {
     g.add_rows(v, rows_[v].data(), int(rows_[v].size()), g.pb.bt8.data(), u, x);
   }

@@ -1,7 +1,7 @@
 // The Gram path: per lane G_p = A_p^T A_p + lambda I (gram.hpp), the group's SoA Cholesky and
-// condition estimate, x = G_p^-1 A_p^T b, and for method auto one refinement step with the
-// float64 residual. Lanes whose factorisation breaks down or whose estimated cond(G_p) exceeds
-// fallback_condition() (auto) or 0.1 / eps (normal) go to the SVD.
+// condition estimate, and x = G_p^-1 A_p^T b. Method auto adds one refinement step with the
+// float64 residual. Lanes go to the SVD when the factorisation breaks down or the estimated
+// cond(G_p) exceeds fallback_condition() for auto, or 0.1 / eps for normal.
 #include <algorithm>
 #include <cmath>
 
@@ -47,8 +47,8 @@ class GramPath final : public Path<T, V> {
     }
     f.norm1_and_tolerance();
     f.factor();
-    // x = G^-1 A^T b (solved in the estimator's first pass), then (auto) one refinement step
-    // with the float64 residual: x += G^-1 (A_p^T r - lambda x).
+    // x = G^-1 A^T b, solved in the estimator's first pass. For auto, one refinement step with the
+    // float64 residual: x += G^-1 (A_p^T r - lambda x).
     g.at_times(g.b.data(), nullptr, 0, x_.data());
     g.estimator.estimate(f, kGramHagerIterations, x_.data());
     if (pb.options.method == Method::Auto) {
@@ -68,8 +68,8 @@ class GramPath final : public Path<T, V> {
   }
 
  private:
-  /// Lane v's Gram matrix into gaos_: over its observed rows, or A^T A minus its missing rows'
-  /// terms when those are fewer.
+  /// Writes lane v's Gram matrix to gaos_: a sum over its observed rows, or A^T A minus its
+  /// missing rows' terms when those are fewer.
   void gram(LaneGroup<T, V>& g, int v) {
     const Problem<T>& pb = g.pb;
     const int M = pb.M, cnt = g.cnt[v];

@@ -1,9 +1,11 @@
 // The minimum-norm path (lsq_downdate.hpp), for pixels with k < N observed rows O:
-// x = A_O^T (R_OO + lambda I)^-1 b_O with R = A A^T. Float64 groups solve their lanes together:
-// each R_OO + lambda I, padded to the group's largest k with maxdiag(R_OO + lambda I) I (which
-// changes neither norm of the block-diagonal matrix nor of its inverse), goes through the
-// group's SoA Cholesky and condition estimate, with one refinement step where the estimated
-// cond exceeds kRefineCondition; float32 groups solve them one by one (minnorm_pixel).
+// x = A_O^T (R_OO + lambda I)^-1 b_O with R = A A^T.
+// Float64 groups solve their lanes together through the group's SoA Cholesky and condition
+// estimate. Each R_OO + lambda I is padded to the group's largest k with
+// maxdiag(R_OO + lambda I) I, which changes neither norm of the block-diagonal matrix nor of
+// its inverse. One refinement step is taken where the estimated cond exceeds kRefineCondition.
+// step is taken where the estimated cond exceeds kRefineCondition.
+// Float32 groups solve their lanes one by one (minnorm_pixel).
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
@@ -120,7 +122,7 @@ class MinNormPath final : public Path<T, V> {
     }
   }
 
-  /// x += A_O^T u for lane v (O: the lane's observed rows, u: lane v of an SoA vector).
+  /// x += A_O^T u for lane v. O is the lane's observed rows; u is lane v of an SoA vector.
   void add_rows(const LaneGroup<T, V>& g, int v, const double* S, const double* u,
                 double* x) const {
     g.add_rows(v, rows_[v].data(), int(rows_[v].size()), S, u, x);

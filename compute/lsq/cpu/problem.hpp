@@ -1,5 +1,5 @@
 #pragma once
-/// @file The read-only data of one CPU lsq solve, shared by the threads' group solvers.
+/// @file Read-only data of one CPU lsq solve, shared by the threads' group solvers.
 /// Internal to compute/lsq/cpu/.
 #include <cstddef>
 
@@ -11,9 +11,9 @@ namespace simscope::lsq::detail::cpu {
 
 /// Rows of A in T (Problem::apad, gfull) are padded to a multiple of this many columns.
 constexpr int kRowPad = 16;
-/// Rows per pass of the SoA matrix-vector products (A x, A^T r, B b): kProdRows accumulators in
-/// registers, each loaded vector serving kProdRows FMAs. The float64 copies of A and of the
-/// operators (a8, op8, bop8, bt8) are zero padded to a multiple of it.
+/// Rows per pass of the SoA matrix-vector products A x, A^T r and B b. Each loaded vector serves
+/// kProdRows FMAs into register accumulators. The float64 copies a8, op8, bop8 and bt8 are zero
+/// padded to a multiple of it.
 constexpr int kProdRows = 8;
 
 /// Read-only data of one solve in precision T.
@@ -37,7 +37,7 @@ struct Problem {
   double threshold = 0;  ///< estimated cond(G) above which Auto falls back to the SVD
   double singular = 0;   ///< ... and Normal: numerically singular, 0.1 / eps
 
-  /// `pbeg`: the cube pixel of the result's first pixel.
+  /// `pbeg` is the cube pixel of the result's first pixel.
   Problem(const Cube& c, const Design& d, const Options& o, const SharedSvd& s,
           const DowndateOps& dd, std::size_t pbeg);
 };

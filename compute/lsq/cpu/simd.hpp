@@ -1,6 +1,6 @@
 #pragma once
 /// @file SIMD helpers of the CPU lsq solver: 64-byte aligned buffers and GCC vector types of V
-/// lanes. Internal to compute/lsq/cpu/ (compiled with this library's flags only).
+/// lanes. Internal to compute/lsq/cpu/; compiled with this library's flags only.
 #include <cstddef>
 #include <cstring>
 #include <new>
@@ -9,12 +9,11 @@
 
 namespace simscope::lsq::detail::cpu {
 
-/// Pixels per group, one SIMD lane each (measurements: tests/bench/NOTES.md, lsq, "Session 5"
-/// and "CPU kernel").
+/// Pixels per group, one SIMD lane each. Measurements: tests/bench/NOTES.md, lsq.
 constexpr int kLanesFp64 = 8, kLanesFp32 = 8;
 
-/// Allocator of 64-byte aligned blocks (one cache line, one AVX-512 vector): vector loads from
-/// the SoA buffers never split a cache line.
+/// Allocator of 64-byte aligned blocks, one cache line or AVX-512 vector.
+/// Vector loads from SoA buffers never split a cache line.
 template <class E>
 struct Aligned64 {
   using value_type = E;
@@ -33,8 +32,8 @@ struct Aligned64 {
 template <class E>
 using AVec = std::vector<E, Aligned64<E>>;
 
-/// GCC vector type of V lanes of E, kept in registers (several of them when wider than the
-/// hardware's vectors).
+/// GCC vector type of V lanes of E, kept in registers; several registers when wider than the
+/// hardware's vectors.
 template <class E, int V>
 struct VecOf {
   typedef E type __attribute__((vector_size(V * sizeof(E))));
@@ -52,7 +51,7 @@ inline void vstore(E* p, const Vt& v) {
   std::memcpy(p, &v, sizeof(Vt));
 }
 
-/// Lanes of a vector of T converted to a vector of U (a no-op when T == U).
+/// Lanes of a vector of T converted to a vector of U. A no-op when T == U.
 template <class Vu, class Vt>
 inline Vu vconvert(const Vt& v) {
   if constexpr (std::is_same_v<Vu, Vt>)
@@ -61,7 +60,7 @@ inline Vu vconvert(const Vt& v) {
     return __builtin_convertvector(v, Vu);
 }
 
-/// The sum of a vector's 8 doubles, halves added pairwise (3 adds).
+/// Sum of a vector's 8 doubles, halves added pairwise in 3 adds.
 template <class D8>
 inline double hsum(const D8& v) {
   const auto h4 =

@@ -43,8 +43,8 @@ void SoaCholesky<T, V>::norm1_and_tolerance() {
   }
   const T eps = std::numeric_limits<T>::epsilon();
   for (int v = 0; v < V; ++v) {
-    // Lane v's own size lane_n[v] <= N (the padded small paths): its diagonal only, so that the
-    // tolerance does not depend on the padding (nor on the group's other lanes).
+    // Lane v's own size is lane_n[v] <= N in the padded small paths. Use its diagonal only, so the
+    // tolerance depends neither on the padding nor on the other lanes.
     T md = 0;
     for (int i = 0; i < lane_n[v]; ++i)
       md = std::max(md, l_[(rowbase(i) + std::size_t(i)) * V + v]);
@@ -246,8 +246,8 @@ void SoaCholesky<T, V>::gather(int n, const int* sz, const int* const* rows, con
                                double sign, double diag, const double* pad) {
 #if defined(__AVX512F__)
   if constexpr (std::is_same_v<T, double> && V == 8) {
-    // One 8-lane gather per entry: lane v's index rows_v[q] M + rows_v[p] (M <= 1024, so it
-    // fits 32 bits), masked to the lanes with q < sz[v]; the same products and sums as below.
+    // One 8-lane gather per entry: lane v's index is rows_v[q] M + rows_v[p], which fits 32 bits
+    // since M <= 1024. Masked to lanes with q < sz[v]; same products and sums as below.
     alignas(64) std::int32_t ridx[kMaxUnknowns * 8];
     for (int q = 0; q < n; ++q)
       for (int v = 0; v < 8; ++v) ridx[q * 8 + v] = q < sz[v] ? rows[v][q] : 0;

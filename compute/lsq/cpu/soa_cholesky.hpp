@@ -1,7 +1,7 @@
 #pragma once
-/// @file Cholesky factorisation of V small SPD matrices at once, one per SIMD lane (structure of
-/// arrays): every instruction serves the V lanes, with no horizontal reductions and no per-lane
-/// branches. Internal to compute/lsq/cpu/.
+/// @file Cholesky factorisation of V small SPD matrices at once, one per SIMD lane, in SoA layout.
+/// Every instruction serves all V lanes: no horizontal reductions, no per-lane branches.
+/// Internal to compute/lsq/cpu/.
 #include <cstddef>
 #include <cstdint>
 
@@ -12,11 +12,11 @@ namespace simscope::lsq::detail::cpu {
 /// Offset of row i in a packed lower triangle: i (i + 1) / 2.
 inline std::size_t rowbase(int i) { return std::size_t(i) * std::size_t(i + 1) / 2; }
 
-/// V symmetric matrices of size n (<= nmax), packed lower triangles with the lanes innermost:
-/// entry (i, j), j <= i, of lane v at (rowbase(i) + j) V + v. Lane v's own matrix is its leading
-/// lane_n[v] x lane_n[v] block; the rest is padding, a diagonal block the caller chooses so that
-/// it changes neither the 1-norm nor that of the inverse. factor() overwrites the matrices with
-/// their Cholesky factors L (G = L L^T).
+/// V symmetric matrices of size n <= nmax, as packed lower triangles with the lanes innermost.
+/// Entry (i, j), j <= i, of lane v is at (rowbase(i) + j) V + v.
+/// Lane v's own matrix is its leading lane_n[v] x lane_n[v] block. The rest is padding: a
+/// diagonal block chosen by the caller so that neither the 1-norm nor that of the inverse changes.
+/// factor() overwrites the matrices with their Cholesky factors L, G = L L^T.
 template <class T, int V>
 class SoaCholesky {
  public:
@@ -28,31 +28,32 @@ class SoaCholesky {
   T* row(int i) { return l_.data() + rowbase(i) * V; }
   const T* row(int i) const { return l_.data() + rowbase(i) * V; }
 
-  /// ||G||_1 per lane (norm1: the largest column sum of |g_ij| over both triangles) and the
-  /// breakdown tolerance lane_n[v] eps max(diag G) over each lane's own diagonal; clears fail.
+  /// Computes ||G||_1 per lane into norm1, the largest column sum of |g_ij| over both triangles.
+  /// Sets the breakdown tolerance lane_n[v] eps max(diag G) over each lane's own diagonal.
+  /// Clears fail.
   void norm1_and_tolerance();
 
-  /// In-place Cholesky G = L L^T of the V matrices (Golub & Van Loan Algorithm 4.2.1,
-  /// Cholesky-Banachiewicz order with the dot products of 4.2.5; two rows by two or four
-  /// columns per inner loop). A pivot <= the lane's tolerance sets fail[v] and is replaced by 1.
+  /// In-place Cholesky G = L L^T of the V matrices. Golub & Van Loan Algorithm 4.2.1, in
+  /// Cholesky-Banachiewicz order with the dot products of 4.2.5.
+  /// A pivot <= the lane's tolerance sets fail[v] and is replaced by 1.
   void factor();
 
-  /// y <- (L L^T)^-1 y for the V lanes (y SoA, n x V): forward then backward substitution, two
-  /// rows at a time. U is T or double (products in U).
+  /// y <- (L L^T)^-1 y for the V lanes; y is SoA, n x V. Forward then backward substitution.
+  /// U is T or double; products are in U.
   template <class U>
   void solve_in_place(U* y) const {
     U* const ys[1] = {y};
     solve_many<U, 1>(ys);
   }
 
-  /// solve_in_place for R right-hand sides at once: each loaded vector of L serves 2 R FMAs.
-  /// Each right-hand side gets the operations of a solve of its own.
+  /// solve_in_place for R right-hand sides at once; each loaded vector of L serves 2 R FMAs.
+  /// Each right-hand side gets the same operations as a solve of its own.
   template <class U, int R>
   void solve_many(U* const (&y)[R]) const;
 
-  /// Packs lane v's entries (q, p), p <= q < sz[v], as sign S[rows_v[q]][rows_v[p]] (+ diag on
-  /// the diagonal) from the M x M row-major matrix S; the padding of lane v is pad[v] I.
-  /// Rows of n entries, lanes innermost (contiguous stores, gathers from S).
+  /// Packs lane v's entries (q, p), p <= q < sz[v], as sign S[rows_v[q]][rows_v[p]], plus diag on
+  /// the diagonal, from the M x M row-major matrix S. Lane v's padding is pad[v] I.
+  /// Rows of n entries, lanes innermost: contiguous stores, gathers from S.
   void gather(int n, const int* sz, const int* const* rows, const double* S, int M, double sign,
               double diag, const double* pad);
 
@@ -62,7 +63,7 @@ class SoaCholesky {
   std::uint8_t fail[V] = {};  ///< 1: a pivot broke down (factor)
 
  private:
-  /// Sets lane v's pivot d: sqrt(d), or 1 with fail[v] set when d <= tol (a breakdown).
+  /// Sets lane v's pivot to sqrt(d), or to 1 with fail[v] set when d <= tol.
   void pivot(T* lii, T* inv, const VT& d);
 
   AVec<T> l_, invd_, colsum_;  // packed matrices, reciprocal pivots (n x V), column sums

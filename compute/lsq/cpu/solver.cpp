@@ -1,12 +1,12 @@
-// The CPU lsq solver (lsq.hpp, Solver): one OpenMP region over tasks of kBlockPixels consecutive
-// pixels; each task's pixels are sorted by observed count and solved in groups of V, one SIMD
-// lane per pixel (LaneGroup), each group's lanes by their paths (path.hpp). Lanes that leave
-// their path (breakdown, poor condition) or have none (methods qr and svd, underdetermined with
-// lambda = 0 where the minimum-norm path is off) are solved one by one with Eigen
-// (lsq_dense.cpp). An fp32 solve hands its downdate and minimum-norm pixels to a float64 group
-// solver. Each task's solutions are staged (SolutionStage) and written to the result's (N, H, W)
-// rows as contiguous runs.
-// Memory: the cube (read in place), the outputs, and per thread O(M V + N^2 V + 256 N) scratch.
+// The CPU lsq solver (lsq.hpp, Solver). One OpenMP region over tasks of kBlockPixels consecutive
+// pixels. Each task sorts its pixels by observed count and solves them in groups of V, one SIMD
+// lane per pixel (LaneGroup), each lane by its path (path.hpp).
+// Lanes that leave their path or have none are solved one by one with Eigen (lsq_dense.cpp).
+// Lanes without a path: methods qr and svd, and underdetermined pixels with lambda = 0 where the
+// minimum-norm path is off. An fp32 solve hands its downdate and minimum-norm pixels to a
+// float64 group solver. Each task stages its solutions (SolutionStage) and writes them to the
+// result's (N, H, W) rows as contiguous runs.
+// Memory: the cube (read in place), the outputs, and O(M V + N^2 V + 256 N) scratch per thread.
 #include <omp.h>
 #if defined(__AVX512F__) && defined(__BMI2__)
 #include <immintrin.h>
@@ -73,19 +73,19 @@ using Clock = std::chrono::steady_clock;
 
 constexpr std::size_t kBlockPixels = 256;  // pixels per task, sorted by count (sort_by_count)
 
-/// One task's solutions, N x kBlockPixels (component k of the task's pixel j at k kStride + j):
-/// the groups store them here (pixels in count order land in an L2-resident buffer), and flush()
-/// copies each component's row to the result as one contiguous run of np values.
+/// One task's solutions, N x kBlockPixels: component k of the task's pixel j is at k kStride + j.
+/// Groups store here in count order, in an L2-resident buffer. flush() copies each component's
+/// row to the result as one contiguous run of np values.
 struct SolutionStage {
-  // Row stride: 8 doubles more than the task's pixels, so that one pixel's N stores do not all
-  // fall in the same two L1 sets (a stride of 2 KB: 4K aliasing).
+  // Row stride: 8 doubles more than the task's pixels, so one pixel's N stores do not all fall in
+  // the same two L1 sets.
   static constexpr std::size_t kStride = kBlockPixels + 8;
   std::size_t p0 = 0;  // the task's first result pixel
   AVec<double> x;
 
   explicit SolutionStage(int n) : x(std::size_t(n) * kStride) {}
-  /// With AVX-512 the runs are written with streaming stores (the result's lines are not read
-  /// into the cache first: half the memory traffic of the solution, 100 MB at 500 x 500 x 50).
+  /// Copies the staged runs to the result. With AVX-512 it uses streaming stores, which do not
+  /// read the result's lines into the cache.
   void flush(Result& out, std::size_t np) const {
     const std::size_t P = out.pixels();
     for (std::size_t k = 0; k < out.n; ++k) {
@@ -104,7 +104,7 @@ struct SolutionStage {
   }
 };
 
-/// The paths in the order they run (each writes only its own lanes).
+/// The paths in the order they run; each writes only its own lanes.
 template <class T, int V>
 std::vector<std::unique_ptr<Path<T, V>>> make_paths(const Problem<T>& pb) {
   std::vector<std::unique_ptr<Path<T, V>>> paths;
@@ -116,8 +116,7 @@ std::vector<std::unique_ptr<Path<T, V>>> make_paths(const Problem<T>& pb) {
 }
 
 /// Solves groups of V pixels: loads them (LaneGroup), runs the paths their lanes need, and
-/// stores each pixel's outputs; the pixels its path left go through Eigen (dense). One instance
-/// per thread.
+/// stores each pixel's outputs. Pixels their path left go through Eigen. One instance per thread.
 template <class T, int V>
 class GroupSolver {
  public:
@@ -129,7 +128,7 @@ class GroupSolver {
         xt_(std::size_t(pb.N) * V),
         xs_(std::size_t(pb.N)) {}
 
-  /// Solutions go to `stage` (the task's pixels, SolutionStage) instead of the result.
+  /// Solutions go to `stage`, the task's SolutionStage, instead of the result.
   void set_stage(SolutionStage* stage) { stage_ = stage; }
 
   std::uint64_t fallbacks() const { return fallbacks_; }
@@ -137,8 +136,8 @@ class GroupSolver {
   std::uint64_t downdate_pixels() const { return downdated_; }
   std::uint64_t minnorm_pixels() const { return minnormed_; }
 
-  /// The result's pixels px[0..lanes) (cube pixels pbeg + px[v]), lanes <= V; any pixels: each
-  /// lane's outputs do not depend on the others (run() groups pixels of similar counts).
+  /// Solves the result's pixels px[0..lanes), lanes <= V; lane v is cube pixel pbeg + px[v].
+  /// Any pixels may be grouped: each lane's outputs do not depend on the others.
   void solve(const std::size_t* px, int lanes) {
     g_.load(px, lanes);
     const Method method = pb_.options.method;
@@ -196,8 +195,8 @@ class GroupSolver {
     store(p, &xt_[std::size_t(v) * N], o, std::sqrt(g_.rss[v] / double(g_.cnt[v])), g_.cnt[v]);
   }
 
-  /// Pixel p's outputs: the maps into the result, the solution x (N values) into the task's
-  /// stage (SolutionStage::flush copies it to the result) or, without a stage, the result.
+  /// Writes pixel p's outputs: the maps into the result, and the solution x (N values) into the
+  /// task's stage if any, else into the result. SolutionStage::flush copies staged values later.
   void store(std::size_t p, const double* x, const PixelOutcome& o, double residual, int count) {
     if (!stage_) return store_pixel(out_, p, x, o, residual, count);
     store_maps(out_, p, o, residual, count);
@@ -205,7 +204,7 @@ class GroupSolver {
     for (int k = 0; k < pb_.N; ++k) s[std::size_t(k) * SolutionStage::kStride] = x[k];
   }
 
-  /// One pixel through Eigen: the float64 SVD fallback, or the qr / svd methods.
+  /// Solves one pixel with Eigen: the float64 SVD fallback, or the qr and svd methods.
   void dense(std::size_t p, int v, bool fallback) {
     px_.rows.clear();
     px_.b.clear();
@@ -242,9 +241,9 @@ class GroupSolver {
   SolutionStage* stage_ = nullptr;
 };
 
-/// The result's pixels [p0, p0 + np) ordered by their observed count (a stable counting sort,
-/// one pass over the block's rows of the cube): groups of consecutive entries then have similar
-/// small sizes s or k, so little padding in the group's SoA factorisation (and one path).
+/// The result's pixels [p0, p0 + np) ordered by observed count: a stable counting sort in one
+/// pass over the block's cube rows. Consecutive groups then have similar small sizes s or k,
+/// so the group's SoA factorisation needs little padding and usually one path.
 template <class T>
 void sort_by_count(const Problem<T>& pb, std::size_t p0, std::size_t np, std::vector<int>& counts,
                    std::vector<std::size_t>& order) {
@@ -268,13 +267,13 @@ void sort_by_count(const Problem<T>& pb, std::size_t p0, std::size_t np, std::ve
   for (std::size_t j = 0; j < np; ++j) order[std::size_t(start[std::size_t(counts[j])]++)] = p0 + j;
 }
 
-/// Solves the result's pixels (out.pixels() of them, from cube pixel out.row_begin * W): blocks
-/// of kBlockPixels consecutive pixels per task, each sorted by count and solved V at a time.
+/// Solves the result's out.pixels() pixels, starting at cube pixel out.row_begin * W.
+/// Each task takes kBlockPixels consecutive pixels, sorts them by count and solves V at a time.
 template <class T, int V>
 void run(const Cube& cube, const Design& design, const Options& options, const SharedSvd& shared,
          const DowndateOps& ops, Result& out, Progress* progress) {
   const Problem<T> pb(cube, design, options, shared, ops, out.row_begin * cube.width);
-  // fp32: the downdate and minimum-norm pixels go to a float64 group solver (its SoA code).
+  // fp32: the downdate and minimum-norm pixels go to a float64 group solver.
   constexpr bool f32 = std::is_same_v<T, float>;
   std::optional<Problem<double>> pbd;
   if (f32) pbd.emplace(cube, design, options, shared, ops, out.row_begin * cube.width);
@@ -285,10 +284,9 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
   const std::size_t P = out.pixels();
   const std::size_t blocks = (P + kBlockPixels - 1) / kBlockPixels;
   std::atomic<std::uint64_t> fallbacks{0}, dense{0}, downdated{0}, minnormed{0};
-  // One parallel region for the whole solve (one barrier: on a loaded machine, threads spinning
-  // at a barrier per chunk cost a quarter of the CPU time); cancellation is polled per block
-  // (the remaining blocks are skipped, Cancelled thrown after the region), the progress fraction
-  // is set by the calling thread.
+  // One parallel region for the whole solve, to avoid a barrier per chunk.
+  // Cancellation is polled per block: remaining blocks are skipped and Cancelled is thrown after
+  // the region. The calling thread sets the progress fraction.
   std::atomic<std::size_t> done{0};
   std::atomic<bool> stop{false};
   progress_check(progress);
@@ -351,9 +349,9 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
   out.minnorm_pixels = minnormed.load();
 }
 
-/// init_result without its fill of the arrays: every pixel's outputs are written by the group
-/// solvers (finish: the empty pixels' NaN and status 3 too), so the solution's N P doubles are
-/// written once, in parallel, instead of a serial NaN pass first (~0.02 s at 500 x 500 x 50).
+/// init_result without filling the arrays. The group solvers write every pixel's outputs,
+/// including NaN and status 3 for empty pixels in finish, so the N P solution doubles are
+/// written once, in parallel.
 void shape_result(Result& out, const Cube& cube, const Design& design, const IndexRange& rows) {
   const std::size_t P = (rows.end - rows.begin) * cube.width;
   Result meta;  // the metadata of init_result, on an empty result
