@@ -38,15 +38,15 @@ class InteropBuffer {
   void upload_host(const float* data, size_t n);
 
   /// Copies n floats from CUDA device memory on `stream`.
-  /// Map, copy and unmap are ordered after work already queued on `stream`, so a kernel queued there
-  /// may write `device_ptr`. Throws RenderError "built without CUDA" in builds without CUDA, and on
-  /// any CUDA failure with the CUDA error name; the previous contents then stay.
+  /// Map, copy and unmap are ordered after work already queued on `stream`, so a kernel queued
+  /// there may write `device_ptr`. Throws RenderError "built without CUDA" in builds without CUDA,
+  /// and on any CUDA failure with the CUDA error name; the previous contents then stay.
   void upload_device(const float* device_ptr, size_t n, CudaStream stream = nullptr);
 
-  /// Resizes the buffer to n floats and, when interop works, maps it on `stream` for kernels to write.
-  /// Returns its device pointer, valid until unmap_device(), or nullptr when interop is unavailable;
-  /// then use upload_device or upload_host. Kernels writing it must run on `stream`, so the unmap
-  /// orders them before GL reads the buffer.
+  /// Resizes the buffer to n floats and, when interop works, maps it on `stream` for kernels to
+  /// write. Returns its device pointer, valid until unmap_device(), or nullptr when interop is
+  /// unavailable; then use upload_device or upload_host. Kernels writing it must run on `stream`,
+  /// so the unmap orders them before GL reads the buffer.
   float* map_device(size_t n, CudaStream stream = nullptr);
   /// Ends map_device() on its stream; path() becomes "cuda-gl interop".
   /// A no-op when nothing is mapped.

@@ -14,8 +14,8 @@ namespace simscope::render {
 struct PhaseViewSettings {
   std::string colormap = "twilight";  ///< one of colormap_names(); cyclic ones suit phases
   /// "nodes": each oscillator at its node's position (set_layout).
-  /// "plane": at z = r e^{i theta}, with |z| = plane_radius at the square's edge and the unit circle
-  /// drawn for reference.
+  /// "plane": at z = r e^{i theta}, with |z| = plane_radius at the square's edge and the unit
+  /// circle drawn for reference.
   std::string layout = "nodes";
   bool edges = true;          ///< draw the network's edges under the nodes ("nodes" layout)
   float dot = 6.0f;           ///< disc radius in pixels at r = 1 (times the UI scale)
@@ -57,9 +57,9 @@ class PhaseView {
   void set_state_device(const float* theta_r, int n);
 
   /// Draws into rectangle (x, y, w, h) of the current framebuffer, in pixels, origin bottom-left.
-  /// Clears it, then draws edges, discs, title and legend in the largest centred square. The "nodes"
-  /// layout uses the first n layout positions, n being the state's count. Throws RenderError when the
-  /// layout has fewer positions than oscillators.
+  /// Clears it, then draws edges, discs, title and legend in the largest centred square. The
+  /// "nodes" layout uses the first n layout positions, n being the state's count. Throws
+  /// RenderError when the layout has fewer positions than oscillators.
   void draw(int x, int y, int w, int h);
 
   /// The oscillator whose disc is nearest to (px, py) of the last draw, within its radius plus 4

@@ -203,8 +203,8 @@ struct PlaneView::Impl {
   }
 
   /// The colorbar's layout with metrics `k` in a w x h view; nullopt when it does not fit.
-  /// The panel must leave the image 40 % of the width, the bar must be at least 4 text heights tall,
-  /// and the title wraps onto at most 3 lines of the view's width.
+  /// The panel must leave the image 40 % of the width, the bar must be at least 4 text heights
+  /// tall, and the title wraps onto at most 3 lines of the view's width.
   std::optional<BarLayout> plan_bar(const Metrics& k, const std::vector<Tick>& ticks,
                                     const std::string& title, const PlaneAnnotations& an, int w,
                                     int h) {
@@ -229,8 +229,8 @@ struct PlaneView::Impl {
 
   /// Adds the axis titles beside image rectangle `img`, in view pixels, centred on it.
   /// Axis i's title stays right of the image area's left edge ax and `pad` from the right edge of a
-  /// view of width w. Axis j's stays within the image's height. Each shows the range, else the name,
-  /// else the name elided.
+  /// view of width w. Axis j's stays within the image's height. Each shows the range, else the
+  /// name, else the name elided.
   void add_axis_titles(const PixelRect& img, const Strips& strips, const Metrics& k, float ax,
                        float w, Rgba ink) {
     const PlaneAnnotations& an = settings.annotations;
@@ -406,8 +406,8 @@ void PlaneView::draw(int x, int y, int w, int h) {
   glDisable(GL_SCISSOR_TEST);
   check_gl("clearing the plane view");
 
-  // Layout in pixels relative to (x, y): the normal colorbar, else the compact one, else none with a
-  // note.
+  // Layout in pixels relative to (x, y): the normal colorbar, else the compact one, else none with
+  // a note.
   const std::vector<Tick> ticks = colorbar_ticks(lo, hi, s.log_scale);
   const std::string title = title_of(s);
   const Metrics normal = metrics(m.ui_scale, false), compact = metrics(m.ui_scale, true);

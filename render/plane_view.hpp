@@ -49,8 +49,8 @@ class PlaneView {
 
   /// Applies `settings`. Throws RenderError and keeps the previous settings for:
   /// an unknown colormap; a locked range with !(min < max) or non-finite bounds; a locked log range
-  /// with min <= 0; non-finite axis title coordinates; a region label whose fractions are not finite
-  /// with u0 < u1 and v0 < v1.
+  /// with min <= 0; non-finite axis title coordinates; a region label whose fractions are not
+  /// finite with u0 < u1 and v0 < v1.
   void set_settings(const ViewSettings& settings);
   const ViewSettings& settings() const;
 
@@ -67,15 +67,15 @@ class PlaneView {
 
   /// Draws into rectangle (x, y, w, h) of the current framebuffer, in pixels, origin bottom-left.
   /// Clears it to the background colour and draws the image. Aspect::Square centres it with square
-  /// pixels, as large as fits; Aspect::Fill covers the area left of the colorbar and inside the axis
-  /// title strips. With settings().colorbar, draws a colorbar on the right with 5-7 tick labels and
-  /// the title "label [unit]", wrapped onto at most 3 lines.
+  /// pixels, as large as fits; Aspect::Fill covers the area left of the colorbar and inside the
+  /// axis title strips. With settings().colorbar, draws a colorbar on the right with 5-7 tick
+  /// labels and the title "label [unit]", wrapped onto at most 3 lines.
   /// If the colorbar panel would take over 60 % of the width or the bar would be under 4 text
   /// heights, a compact colorbar is drawn. If that does not fit either, the note "colorbar hidden:
   /// view too small" is drawn top right.
-  /// Axis titles go below the image (axis i) and left of it, rotated (axis j); region labels go over
-  /// it (PlaneAnnotations). Sets glViewport/glScissor; leaves scissor test, blending and depth test
-  /// disabled. A rectangle smaller than 1 x 1 draws nothing.
+  /// Axis titles go below the image (axis i) and left of it, rotated (axis j); region labels go
+  /// over it (PlaneAnnotations). Sets glViewport/glScissor; leaves scissor test, blending and depth
+  /// test disabled. A rectangle smaller than 1 x 1 draws nothing.
   void draw(int x, int y, int w, int h);
 
   /// The range in effect, (lo, hi) in data units: the locked one, or the data's finite min and max.

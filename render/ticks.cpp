@@ -135,7 +135,8 @@ std::vector<Tick> colorbar_ticks_any(double lo, double hi, bool log_scale) {
     for (int d = d0; d <= d1; ++d) values.push_back(std::pow(10.0, d));
   } else {
     // Few decades: 1, 2, 5 x 10^k inside the range, e.g. 1 2 5 10 20 50 100. If that gives more
-    // than 7, the decades alone, or 1 and 3 x 10^k (0.3 1 3 10 30) when the decades are fewer than 3.
+    // than 7, the decades alone, or 1 and 3 x 10^k (0.3 1 3 10 30) when the decades are fewer than
+    // 3.
     auto collect = [&](std::initializer_list<double> mantissas) {
       std::vector<double> v;
       for (int d = d0 - 1; d <= d1; ++d)

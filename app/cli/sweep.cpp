@@ -77,7 +77,7 @@ int run_sweep(const RunOptions& o) {
     const std::string dir = o.out_dir.empty() ? "simscope-out" : o.out_dir;
     check_output_dir(dir);
     const QDir d(QString::fromStdString(dir));
-    // The folder is prepared once the first frame is drawn, so an earlier error leaves it as it was.
+    // The folder is prepared once the first frame is drawn; an earlier error leaves it intact.
     auto prepare_dir = [&] {
       remove_stale_outputs(dir, OutputsKept{false, false, true, false});  // a reused --out-dir
       if (!d.exists()) made_dir = d.path();

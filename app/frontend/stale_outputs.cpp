@@ -65,7 +65,7 @@ int remove_stale_outputs(const std::string& dir, const OutputsKept& keep) {
     remove_matching(base, "difference", [](const std::string& f) { return ends_with(f, ".npy"); },
                     count);
   }
-  // Frames are always cleared: a sweep writes its own afresh, and fewer frames would leave old ones.
+  // Frames are always cleared: a sweep rewrites them, and fewer frames would leave old ones.
   remove_matching(base, "frames", frame_name, count);
   remove_file(base / "sweep.mp4", count);
   (void)keep.frames;

@@ -11,8 +11,8 @@
 namespace simscope::app::mpi {
 
 /// The rank count a launcher (mpirun, srun) gives this job in its environment; 1 when none is set.
-/// Reads OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMIX_SIZE, or SLURM_NTASKS inside an srun step. Read before
-/// MPI starts, so a plain `simscope` never initialises MPI.
+/// Reads OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMIX_SIZE, or SLURM_NTASKS inside an srun step. Read
+/// before MPI starts, so a plain `simscope` never initialises MPI.
 int launched_ranks();
 
 /// This process' rank from the launcher's environment (OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK);
@@ -43,8 +43,8 @@ bool built_with_mpi();
 
 class Job {
  public:
-  /// Joins the job (MPI_Init_thread). Throws simscope::Error when MPI cannot start or this build has
-  /// no MPI: "this simscope was built without MPI (SIMSCOPE_MPI=OFF or MPI not found) ...".
+  /// Joins the job (MPI_Init_thread). Throws simscope::Error when MPI cannot start or this build
+  /// has no MPI: "this simscope was built without MPI (SIMSCOPE_MPI=OFF or MPI not found) ...".
   static std::unique_ptr<Job> join();
   ~Job();  ///< MPI_Finalize
   Job(const Job&) = delete;

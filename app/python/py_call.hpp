@@ -32,12 +32,12 @@ namespace py = pybind11;
 [[noreturn]] void rethrow_as_python(std::exception_ptr e, bool device);
 
 /// Runs `work(progress)` -> R on a new thread; the calling thread waits without the GIL.
-/// Every 50 ms it takes the GIL to check signals (PyErr_CheckSignals) and call `callback(fraction)`;
-/// a None callback is skipped. A signal or a callback exception sets Progress::cancel. The
-/// computation stops at its next check, and the Python exception (KeyboardInterrupt or the
-/// callback's) is raised once the worker finishes. Computation errors are raised as
-/// rethrow_as_python(.., device). The callback gets 1.0 at the end. `work` must not touch Python
-/// objects.
+/// Every 50 ms it takes the GIL to check signals (PyErr_CheckSignals) and call
+/// `callback(fraction)`; a None callback is skipped. A signal or a callback exception sets
+/// Progress::cancel. The computation stops at its next check, and the Python exception
+/// (KeyboardInterrupt or the callback's) is raised once the worker finishes. Computation errors are
+/// raised as rethrow_as_python(.., device). The callback gets 1.0 at the end. `work` must not touch
+/// Python objects.
 template <class F>
 auto call_released(F&& work, const py::object& callback, bool device) {
   using R = decltype(work(static_cast<Progress*>(nullptr)));

@@ -64,7 +64,8 @@ io::DType dtype_of(const py::array& a) {
 
 /// The sources of `obj` in the evaluators' layout, fp32 structure of arrays.
 /// A float32/float64 2-D numpy array is converted once, in place through its strides. Anything
-/// else goes through to_npy first, an extra copy. Checks and messages are field::sources_from_npy's.
+/// else goes through to_npy first, an extra copy. Checks and messages are
+/// field::sources_from_npy's.
 field::Sources sources_of(const py::object& obj, int& conversions) {
   py::array a;
   if (float_matrix(obj, a)) {
@@ -222,8 +223,8 @@ void bind_field(py::module_& m) {
         int device = -1;
         app::RunResult r = call_released([&](Progress* p) { return evaluate(job, p, device); },
                                          progress, on_device);
-        // Copies of each input on its way to the evaluator: 1 is the conversion into its layout, 2 adds
-        // a to_npy copy, 0 means generated.
+        // Copies of each input on its way to the evaluator: 1 is the conversion into its layout, 2
+        // adds a to_npy copy, 0 means generated.
         r.stats["sources_conversions"] = source_conversions;
         r.stats["targets_conversions"] = target_conversions;
         // Bytes of CUDA inputs copied to the host: 0 on route "device", their size on "staged".

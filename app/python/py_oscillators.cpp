@@ -139,8 +139,8 @@ class Ensemble {
       options_ = osc::study_options_from(params_);
       topologies_ = osc::make_topologies(params_);
       if (const DeviceView* v = device_initial(initial, params_, choice_.backend)) {
-        // Made and loaded on the caller's device on a thread of its own, leaving this thread's device
-        // unchanged. Read in place, no host copy.
+        // Made and loaded on the caller's device on a thread of its own, leaving this thread's
+        // device unchanged. Read in place, no host copy.
         ensemble_ = on_device(v->device, [&] {
           auto e = osc::make_ensemble(choice_.backend);
           e->load_device(topologies_, *v, options_.precision);

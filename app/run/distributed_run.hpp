@@ -81,8 +81,8 @@ struct DistributedOptions {
 /// Workload::merge_ranges. Ranks with an empty range run nothing, except on a WorkAxis::reduced
 /// axis: there the parts' "sum:..." sums are reduced to rank 0's part instead of gathered.
 /// Throws simscope::Error on rank 0 with the first failing rank's message, prefixed "rank R of N: "
-/// for R > 0, and JobFailed on the others. Throws JobStopped on every rank when a rank asked to stop
-/// (options.stop) before every run had ended.
+/// for R > 0, and JobFailed on the others. Throws JobStopped on every rank when a rank asked to
+/// stop (options.stop) before every run had ended.
 DistributedRun run_distributed(Workload& w, const ParamSet& params, Backend backend,
                                Communicator& comm, const DistributedOptions& options);
 

@@ -135,8 +135,8 @@ class OscillatorsWorkload final : public Workload {
             amp ? float(std::hypot(v[2 * q], v[2 * q + 1])) : float(v[q]);
       }
     img.data = std::move(values);
-    // Members and nodes are indices, not lengths: the map fills the view, and each axis is titled with
-    // the indices it covers.
+    // Members and nodes are indices, not lengths: the map fills the view, and each axis is titled
+    // with the indices it covers.
     img.annotations.aspect = render::Aspect::Fill;
     img.annotations.axis_i = {"member k", true, 0.0, double(std::size_t(img.rows - 1) * sk)};
     img.annotations.axis_j = {"node i", true, 0.0, double(std::size_t(img.cols - 1) * sn)};
@@ -159,8 +159,8 @@ class OscillatorsWorkload final : public Workload {
  private:
   // ---- study ---------------------------------------------------------------------------------
 
-  /// Runs a study. With `ck` (headless), checkpoints into ck->dir as it goes and resumes from it when
-  /// ck->resume (run_block_checkpointed).
+  /// Runs a study. With `ck` (headless), checkpoints into ck->dir as it goes and resumes from it
+  /// when ck->resume (run_block_checkpointed).
   RunResult study(const ParamSet& p, Backend backend,
                   const std::shared_ptr<StudyCheckpointRequest>& ck, Progress* progress) {
     const auto t0 = Clock::now();
@@ -256,8 +256,8 @@ class OscillatorsWorkload final : public Workload {
   }
 
   /// Members concatenated in range order; series summed block by block in block order
-  /// (osc::merge_study_ranges), bit-identical to the unsplit study. Ensemble statistics come from all
-  /// members, warnings from the whole. No payload.
+  /// (osc::merge_study_ranges), bit-identical to the unsplit study. Ensemble statistics come from
+  /// all members, warnings from the whole. No payload.
   RunResult merge_ranges(std::vector<RunResult> parts) const override {
     check_parts(parts, "members");
     std::vector<osc::StudyResult> studies;
@@ -434,8 +434,8 @@ class OscillatorsWorkload final : public Workload {
     return r;
   }
 
-  /// Warnings for settings the run does not use, by the schema's rules of use: a file whose selector
-  /// picks something else, and the generators' settings when the file is used.
+  /// Warnings for settings the run does not use, by the schema's rules of use: a file whose
+  /// selector picks something else, and the generators' settings when the file is used.
   static void add_unused_warnings(const ParamSet& p, RunResult& r) {
     for (std::string& w : p.schema().unused_warnings(p)) r.warnings.push_back(std::move(w));
   }

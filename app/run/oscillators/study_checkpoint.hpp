@@ -103,8 +103,8 @@ struct CheckpointHeader {
 std::optional<CheckpointHeader> read_checkpoint_header(const std::string& dir);
 
 /// Throws CheckpointRefused naming the first difference between the checkpoint and this command
-/// line: the workload, --backend, a parameter, or an input file (network.file, init.file) whose size
-/// or modification time changed. view and live.* parameters are not compared.
+/// line: the workload, --backend, a parameter, or an input file (network.file, init.file) whose
+/// size or modification time changed. view and live.* parameters are not compared.
 void check_resumable(const CheckpointHeader& h, const std::string& workload, const ParamSet& p,
                      Backend backend, const std::string& dir);
 
