@@ -1,7 +1,7 @@
-// Headless OpenGL through EGL. References: EGL 1.5 spec; EGL_EXT_device_enumeration,
-// EGL_EXT_device_query, EGL_EXT_platform_device (NVIDIA's headless path);
-// EGL_MESA_platform_surfaceless and EGL_MESA_device_software (Mesa); EGL_KHR_surfaceless_context
-// and EGL_KHR_no_config_context (a context without any surface or config).
+// Headless OpenGL through EGL.
+// References: EGL 1.5 spec; EGL_EXT_device_enumeration, EGL_EXT_device_query,
+// EGL_EXT_platform_device; EGL_MESA_platform_surfaceless, EGL_MESA_device_software;
+// EGL_KHR_surfaceless_context and EGL_KHR_no_config_context.
 #include "render/detail/egl_context.hpp"
 
 #include <glad/egl.h>
@@ -23,7 +23,7 @@ namespace simscope::render::detail {
 
 namespace {
 
-/// The calling thread's CUDA device, or -1 (no device, or a build without CUDA).
+/// The calling thread's CUDA device; -1 without a device or in a build without CUDA.
 int current_cuda_device() {
 #ifdef SIMSCOPE_RENDER_HAVE_CUDA
   return detail::current_cuda_device_or_none();
@@ -91,8 +91,8 @@ bool has_extension(const char* list, const char* name) {
   return false;
 }
 
-// Several contexts may share one EGLDisplay (eglGetPlatformDisplay returns the same handle for
-// the same device); terminate it when the last one goes.
+// Contexts on one device share an EGLDisplay, since eglGetPlatformDisplay returns one handle per
+// device. The last context to go terminates it.
 std::mutex g_display_mutex;
 std::map<EGLDisplay, int> g_display_users;
 
@@ -153,7 +153,7 @@ class EglContext final : public GlContext {
 
  private:
   void create() {
-    // Now that the display is initialised, load the EGL 1.5 entry points and its extensions.
+    // With the display initialised, load the EGL 1.5 entry points and its extensions.
     if (gladLoaderLoadEGL(dpy_) == 0) egl_fail("loading EGL functions for the display");
     const char* exts = eglQueryString(dpy_, EGL_EXTENSIONS);
     if (!has_extension(exts, "EGL_KHR_surfaceless_context")) {
@@ -203,7 +203,7 @@ class EglContext final : public GlContext {
   std::string backend_;
 };
 
-/// EGL_EXT_platform_device: one display per enumerated hardware device, first that works wins.
+/// EGL_EXT_platform_device: one display per enumerated hardware device; the first that works wins.
 std::unique_ptr<GlContext> try_device_platform(const char* client_exts) {
   if (!has_extension(client_exts, "EGL_EXT_device_enumeration") &&
       !has_extension(client_exts, "EGL_EXT_device_base")) {
@@ -222,9 +222,9 @@ std::unique_ptr<GlContext> try_device_platform(const char* client_exts) {
   if (!query_devices(0, nullptr, &n)) egl_fail("eglQueryDevicesEXT");
   std::vector<EGLDeviceEXT> devices(static_cast<size_t>(n > 0 ? n : 0));
   if (n > 0 && !query_devices(n, devices.data(), &n)) egl_fail("eglQueryDevicesEXT");
-  // Hardware devices in order, the current CUDA device's first (EGL_NV_device_cuda's
-  // EGL_CUDA_DEVICE_NV): on a multi-GPU machine, or with CUDA_VISIBLE_DEVICES, the first EGL
-  // device may be another GPU, whose buffers CUDA cannot register (interop would fall back).
+  // Hardware devices in order, the current CUDA device first (EGL_CUDA_DEVICE_NV).
+  // With several GPUs or CUDA_VISIBLE_DEVICES, the first EGL device may be a GPU whose buffers CUDA
+  // cannot register, and interop would fall back.
   auto query_attrib =
       reinterpret_cast<PFNEGLQUERYDEVICEATTRIBEXTPROC>(egl_proc("eglQueryDeviceAttribEXT"));
   const int cuda_device = current_cuda_device();

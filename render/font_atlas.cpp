@@ -6,7 +6,7 @@
 
 #include "render/error.hpp"
 
-// The implementations, private to this file (ImGui has its own copies).
+// The implementations, private to this file; ImGui has its own copies.
 #define STBRP_STATIC
 #define STB_RECT_PACK_IMPLEMENTATION
 #include <stb_rect_pack.h>

@@ -1,5 +1,5 @@
 // The embedded TTF (font_data.hpp): the assembler's .incbin copies the file named by
-// SIMSCOPE_VIEW_FONT_FILE (render/CMakeLists.txt) into read-only data.
+// SIMSCOPE_VIEW_FONT_FILE into read-only data.
 #include "render/font_data.hpp"
 
 #ifndef SIMSCOPE_VIEW_FONT_FILE

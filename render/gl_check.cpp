@@ -32,8 +32,8 @@ const char* gl_error_name(GLenum code) {
 void check_gl(const char* what) {
   GLenum first = glGetError();
   if (first == GL_NO_ERROR) return;
-  // Drain the remaining flags so that the next check starts clean (bounded: a lost context
-  // may report GL_CONTEXT_LOST forever).
+  // Drain the remaining flags so the next check starts clean. Bounded, since a lost context may
+  // report GL_CONTEXT_LOST forever.
   for (int k = 0; k < 16 && glGetError() != GL_NO_ERROR; ++k) {
   }
   throw RenderError(std::string("OpenGL error ") + gl_error_name(first) + " in " + what);

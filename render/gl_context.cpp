@@ -14,7 +14,7 @@ const ProcAddressFn* g_loader = nullptr;  // only used during gladLoadGL (single
 
 GLADapiproc load_through(const char* name) { return (*g_loader)(name); }
 
-/// A window context owned by the app (GLFW): we only call its hooks.
+/// A window context owned by the app, e.g. GLFW; this class only calls its hooks.
 class WindowContext final : public GlContext {
  public:
   explicit WindowContext(const WindowHooks& hooks) : hooks_(hooks) {

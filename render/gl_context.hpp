@@ -1,6 +1,6 @@
 #pragma once
-/// @file OpenGL contexts: the app's window, or a headless EGL context. One abstraction, chosen by
-/// name, so that the same render code draws into a GLFW window or into an offscreen framebuffer.
+/// @file OpenGL contexts: the app's window or a headless EGL context, chosen by name.
+/// The same render code draws into a GLFW window or an offscreen framebuffer.
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -8,9 +8,8 @@
 
 namespace simscope::render {
 
-/// A "get GL function by name" callback. Accepts both common signatures, so that
-/// `hooks.get_proc_address = glfwGetProcAddress;` (returning `void (*)()`) and functions returning
-/// `void*` both fit without casts.
+/// A "get GL function by name" callback.
+/// Accepts functions returning `void (*)()`, such as glfwGetProcAddress, or `void*`, without casts.
 class ProcAddressFn {
  public:
   using GlProc = void (*)();
@@ -27,17 +26,17 @@ class ProcAddressFn {
   GlProc (*fn_)(const char*) = nullptr;
 };
 
-/// What app/ hands in for a window whose GL context it created (e.g. with GLFW): the context must
-/// be OpenGL 4.5 core (or compatible). All three members are required.
+/// What app/ hands in for a window whose GL context it created, e.g. with GLFW.
+/// The context must be OpenGL 4.5 core or compatible. All three members are required.
 struct WindowHooks {
   std::function<void()> make_current;  ///< e.g. [w]{ glfwMakeContextCurrent(w); }
   std::function<void()> swap_buffers;  ///< e.g. [w]{ glfwSwapBuffers(w); }
   ProcAddressFn get_proc_address;      ///< e.g. glfwGetProcAddress
 };
 
-/// An OpenGL 4.5 core context with GL functions loaded (glad). Only one thread may use it, and
-/// render/ objects (views, buffers, framebuffers) must be created and destroyed while the
-/// context that created them is current.
+/// An OpenGL 4.5 core context with GL functions loaded (glad).
+/// Only one thread may use it. render/ objects must be created and destroyed while the context that
+/// created them is current.
 class GlContext {
  public:
   virtual ~GlContext() = default;
@@ -46,8 +45,8 @@ class GlContext {
 
   /// Makes the context current on the calling thread. Throws RenderError on failure.
   virtual void make_current() = 0;
-  /// Presents the window's back buffer; a no-op for headless contexts (they draw into
-  /// framebuffer objects, see render/offscreen.hpp).
+  /// Presents the window's back buffer. A no-op for headless contexts, which draw into framebuffer
+  /// objects (render/offscreen.hpp).
   virtual void swap_buffers() = 0;
   /// "window", "egl-device" (EGL_EXT_platform_device, e.g. an NVIDIA GPU without a display) or
   /// "egl-surfaceless" (EGL_MESA_platform_surfaceless, e.g. Mesa's llvmpipe).
@@ -56,13 +55,13 @@ class GlContext {
   std::string renderer() const { return renderer_; }
   /// GL_VERSION, e.g. "4.5 (Core Profile) Mesa 22.3.6".
   std::string gl_version() const { return version_; }
-  /// GL_VENDOR, e.g. "NVIDIA Corporation" or "Mesa": whether CUDA-GL interop can work at all.
+  /// GL_VENDOR, e.g. "NVIDIA Corporation" or "Mesa"; tells whether CUDA-GL interop can work.
   std::string vendor() const { return vendor_; }
 
  protected:
   GlContext() = default;
-  /// Loads GL 4.5 core functions through `load` (the context must be current), checks the
-  /// version and records renderer/version. Throws RenderError naming `who` on failure.
+  /// Loads GL 4.5 core functions through `load`, checks the version and records renderer and
+  /// version. The context must be current. Throws RenderError naming `who` on failure.
   void load_gl(const ProcAddressFn& load, const std::string& who);
 
  private:
@@ -73,16 +72,15 @@ class GlContext {
 
 /// Creates a context and makes it current.
 ///   - "window": wraps the app's window context; needs `window` with all hooks set.
-///   - "egl": headless OpenGL 4.5 core context without any surface
-///     (EGL_KHR_surfaceless_context; draw into an Offscreen framebuffer). Tries EGL's device
-///     platform first (EGL_EXT_device_enumeration + EGL_EXT_platform_device: NVIDIA GPUs;
-///     software devices, EGL_MESA_device_software, are skipped; the device whose
-///     EGL_CUDA_DEVICE_NV is the calling thread's current CUDA device comes first, so that
-///     CUDA-GL interop works on multi-GPU machines) and then Mesa's surfaceless
-///     platform (EGL_MESA_platform_surfaceless, e.g. llvmpipe).
+///   - "egl": a headless OpenGL 4.5 core context without a surface (EGL_KHR_surfaceless_context);
+///     draw into an Offscreen framebuffer. Tries EGL's device platform first
+///     (EGL_EXT_device_enumeration + EGL_EXT_platform_device), skipping software devices
+///     (EGL_MESA_device_software). The device whose EGL_CUDA_DEVICE_NV is the calling thread's
+///     current CUDA device comes first, so CUDA-GL interop works on multi-GPU machines. Then tries
+///     Mesa's surfaceless platform (EGL_MESA_platform_surfaceless).
 ///   - "auto": "window" when `window` is given, else "egl".
-/// Throws RenderError for an unknown name, missing hooks, or when no platform gives a context
-/// (the message names each platform tried and EGL's error code name, e.g. EGL_BAD_MATCH).
+/// Throws RenderError for an unknown name, missing hooks, or when no platform gives a context.
+/// The message names each platform tried and EGL's error code name, e.g. EGL_BAD_MATCH.
 std::unique_ptr<GlContext> create_context(const std::string& name,
                                           const WindowHooks* window = nullptr);
 

@@ -1,8 +1,8 @@
-// CUDA-GL interop for InteropBuffer. Reference: CUDA runtime API, "OpenGL Interoperability"
-// (cudaGraphicsGLRegisterBuffer) and "Graphics Interoperability" (cudaGraphicsMapResources,
-// cudaGraphicsResourceGetMappedPointer, cudaGraphicsUnmapResources,
-// cudaGraphicsUnregisterResource). glad's header comes first: cuda_gl_interop.h then needs no
-// system GL headers (see CMakeLists).
+// CUDA-GL interop for InteropBuffer.
+// Reference: CUDA runtime API, "OpenGL Interoperability" (cudaGraphicsGLRegisterBuffer) and
+// "Graphics Interoperability" (cudaGraphicsMapResources, cudaGraphicsResourceGetMappedPointer,
+// cudaGraphicsUnmapResources, cudaGraphicsUnregisterResource). glad's header comes first, so
+// cuda_gl_interop.h needs no system GL headers.
 #include <glad/gl.h>
 // clang-format off
 #include <cuda_gl_interop.h>

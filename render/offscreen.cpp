@@ -16,7 +16,7 @@ using detail::check_gl;
 
 namespace {
 
-/// glReadPixels of the framebuffer bound for reading; rows flipped to top-first.
+/// glReadPixels of the framebuffer bound for reading, rows flipped to top first.
 std::vector<uint8_t> read_bound(GLenum buffer, int w, int h) {
   const size_t row = static_cast<size_t>(w) * 4;
   std::vector<uint8_t> pixels(row * static_cast<size_t>(h));

@@ -1,17 +1,17 @@
 #pragma once
-/// @file Offscreen framebuffers (headless rendering, exports at any resolution) and readback.
+/// @file Offscreen framebuffers and readback, for headless rendering and exports at any size.
 #include <cstdint>
 #include <vector>
 
 namespace simscope::render {
 
-/// A framebuffer object with an RGBA8 colour and a 24-bit depth renderbuffer of width x height
-/// pixels. Create, use and destroy it while its GL context is current.
+/// A framebuffer object of width x height pixels: RGBA8 colour and a 24-bit depth renderbuffer.
+/// Create, use and destroy it while its GL context is current.
 class Offscreen {
  public:
-  /// Throws RenderError when width or height is < 1 or above what this GL allows
-  /// (GL_MAX_RENDERBUFFER_SIZE, GL_MAX_VIEWPORT_DIMS; the message gives the limit), or when the
-  /// allocation fails (GL_OUT_OF_MEMORY) or the framebuffer is incomplete.
+  /// Throws RenderError when width or height is < 1 or above this GL's limits
+  /// (GL_MAX_RENDERBUFFER_SIZE, GL_MAX_VIEWPORT_DIMS; the message gives the limit), when allocation
+  /// fails (GL_OUT_OF_MEMORY), or when the framebuffer is incomplete.
   Offscreen(int width, int height);
   ~Offscreen();
   Offscreen(const Offscreen&) = delete;
@@ -19,7 +19,7 @@ class Offscreen {
 
   /// Binds the framebuffer for drawing and reading and sets the viewport to all of it.
   void bind() const;
-  /// The colour buffer as RGBA bytes, top row first (image order): width*height*4 bytes.
+  /// The colour buffer as width*height*4 RGBA bytes, top row first.
   /// Leaves this framebuffer bound for reading.
   std::vector<uint8_t> read_rgba() const;
 
@@ -33,8 +33,8 @@ class Offscreen {
   unsigned fbo_ = 0, color_ = 0, depth_ = 0;
 };
 
-/// Reads the window's default framebuffer (back buffer, before swap_buffers) as RGBA bytes, top
-/// row first, w*h*4 bytes: for screenshots. Throws RenderError for sizes < 1 or on GL errors.
+/// Reads the window's back buffer, before swap_buffers, as w*h*4 RGBA bytes, top row first.
+/// For screenshots. Throws RenderError for sizes < 1 or on GL errors.
 std::vector<uint8_t> read_default_framebuffer_rgba(int w, int h);
 
 }  // namespace simscope::render

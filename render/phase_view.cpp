@@ -54,7 +54,7 @@ struct PhaseView::Impl {
   bool host_state_valid = false;
   float bg[3] = {0.11f, 0.11f, 0.13f};
   float ui_scale = 1.0f;
-  // the last draw
+  // State of the last draw.
   bool drawn = false;
   double rect[4] = {0, 0, 0, 0};  // framebuffer pixels
   float dot_px = 0, min_dot_px = 0;
@@ -92,7 +92,7 @@ PhaseView::PhaseView() {
   }
   glNamedBufferData(m.circle_buf, GLsizeiptr(circle.size() * sizeof(float)), circle.data(),
                     GL_STATIC_DRAW);
-  // Discs: attribute 0 = (theta, r) per instance, attribute 1 = layout position per instance.
+  // Discs: attribute 0 is (theta, r) per instance, attribute 1 the layout position per instance.
   glCreateVertexArrays(1, &m.vao_discs);
   glEnableVertexArrayAttrib(m.vao_discs, 0);
   glVertexArrayAttribFormat(m.vao_discs, 0, 2, GL_FLOAT, GL_FALSE, 0);
@@ -114,7 +114,7 @@ PhaseView::PhaseView() {
   glVertexArrayAttribFormat(m.vao_circle, 0, 2, GL_FLOAT, GL_FALSE, 0);
   glVertexArrayAttribBinding(m.vao_circle, 0, 0);
   glVertexArrayVertexBuffer(m.vao_circle, 0, m.circle_buf, 0, 2 * sizeof(float));
-  // The colormap (256 entries, interpolated like Colormap::sample; see phase.frag).
+  // The colormap: 256 entries, interpolated like Colormap::sample (phase.frag).
   glCreateTextures(GL_TEXTURE_1D, 1, &m.cmap_tex);
   glTextureStorage1D(m.cmap_tex, 1, GL_RGBA32F, 256);
   glTextureParameteri(m.cmap_tex, GL_TEXTURE_MIN_FILTER, GL_LINEAR);

@@ -1,7 +1,7 @@
 #pragma once
-/// @file What a PlaneView draws around and over its image besides colours: how the image fills
-/// the view (square data pixels or stretched), the titles of its two axes, and labels of regions
-/// of the image (e.g. the faces of a box mosaic). Plain data; PlaneView::set_settings checks it.
+/// @file What a PlaneView draws around and over its image besides colours.
+/// How the image fills the view, the titles of its two axes, and labels of image regions, e.g.
+/// the faces of a box mosaic. Plain data; PlaneView::set_settings checks it.
 #include <string>
 #include <vector>
 
@@ -14,11 +14,10 @@ enum class Aspect {
            ///< (e.g. members x nodes), so a 8 x 100 array is not drawn as a thin strip
 };
 
-/// The title of one data axis, drawn outside the image along it: "name: first ... last" (the
-/// coordinates of the first and last sample shown; with zoom, of the first and last sample
-/// inside the zoom window), or "name" alone when the range is off or does not fit. The text reads
-/// in the axis' direction: left to right below the image for axis i, bottom to top (rotated)
-/// left of the image for axis j.
+/// The title of one data axis, drawn outside the image along it.
+/// Reads "name: first ... last", the coordinates of the first and last sample shown or inside the
+/// zoom window; "name" alone when the range is off or does not fit. Axis i's title reads left to
+/// right below the image; axis j's reads bottom to top, rotated, left of it.
 struct AxisTitle {
   std::string name;            ///< e.g. "x", "pixel column w"; empty: no title on this axis
   bool show_range = true;      ///< append ": first ... last" (numbers with 4 significant digits)
@@ -26,19 +25,19 @@ struct AxisTitle {
                                ///< e.g. image rows counted downwards); finite
 };
 
-/// A text label over a rectangular part of the image, drawn inside its top-left corner on a
-/// translucent dark backdrop. The region is given in fractions of the data axes (u along axis i,
-/// v along axis j, each 0..1, u0 < u1, v0 < v1), so it follows zoom and pan; it is drawn only
-/// while enough of it is visible to hold the text.
+/// A text label over a rectangular part of the image, inside its top-left corner on a translucent
+/// dark backdrop. The region is in fractions of the data axes: u along axis i, v along axis j, each
+/// 0..1, u0 < u1, v0 < v1. It follows zoom and pan, and is drawn only while enough of it is
+/// visible to hold the text.
 struct RegionLabel {
   double u0 = 0, v0 = 0, u1 = 1, v1 = 1;
-  /// Alternatives, longest first (e.g. {"-x face (y right, z up)", "-x (y, z)", "-x"}): the
-  /// first that fits the region's visible width is drawn; none fits: no label.
+  /// Alternatives, longest first, e.g. {"-x face (y right, z up)", "-x (y, z)", "-x"}.
+  /// The first that fits the region's visible width is drawn; if none fits, no label.
   std::vector<std::string> texts;
 };
 
-/// The annotations of a PlaneView (ViewSettings::annotations). The defaults draw none and keep
-/// square pixels.
+/// The annotations of a PlaneView (ViewSettings::annotations).
+/// The defaults draw none and keep square pixels.
 struct PlaneAnnotations {
   Aspect aspect = Aspect::Square;
   AxisTitle axis_i;  ///< the horizontal axis (data index i, left to right)

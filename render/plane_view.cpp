@@ -30,8 +30,8 @@ std::string title_of(const ViewSettings& s) {
   return s.label.empty() ? "[" + s.unit + "]" : s.label + " [" + s.unit + "]";
 }
 
-/// Sizes of the view's furniture in pixels, for a UI scale: the normal set, or a compact one
-/// (smaller text, narrower colorbar) for small views.
+/// Sizes of the view's furniture in pixels for a UI scale.
+/// Either the normal set or a compact one, with smaller text and a narrower colorbar.
 struct Metrics {
   float text = 2;  ///< TextRenderer scale (pixels per font unit)
   float pad = 10, bar_w = 18, tick_len = 5, gap = 4, line = 1;
@@ -75,8 +75,8 @@ struct BarLayout {
   std::vector<std::string> title_lines;
 };
 
-/// A coordinate for an axis title: whole numbers as such ("499"), else 4 significant digits;
-/// values within 1e-12 of `scale` of zero as "0".
+/// Coordinate text for an axis title: whole numbers as such ("499"), else 4 significant digits.
+/// Values within 1e-12 of `scale` of zero print "0".
 std::string format_coord(double v, double scale) {
   if (std::fabs(v) <= 1e-12 * scale) v = 0;
   char buf[40];
@@ -87,8 +87,8 @@ std::string format_coord(double v, double scale) {
   return buf;
 }
 
-/// "name: a ... b" for the samples of an axis of n samples that the zoom window [w0, w0 + dw]
-/// (fractions of the axis) shows, at least in part.
+/// "name: a ... b" for the samples of an n-sample axis that zoom window [w0, w0 + dw] shows,
+/// at least in part. The window is in fractions of the axis.
 std::string axis_text(const AxisTitle& a, int n, double w0, double dw) {
   if (!a.show_range || n < 1) return a.name;
   const int k0 = std::clamp(static_cast<int>(std::floor(w0 * n + 1e-9)), 0, n - 1);
@@ -98,8 +98,8 @@ std::string axis_text(const AxisTitle& a, int n, double w0, double dw) {
   return a.name + ": " + format_coord(at(k0), scale) + " ... " + format_coord(at(k1), scale);
 }
 
-/// A tick label as drawn: "2.5e-03" as 2.5×10⁻³ (a real superscript, text_markup.hpp), "1e+04"
-/// as 10⁴; other labels as they are.
+/// A tick label as drawn: "2.5e-03" as 2.5×10⁻³ with a real superscript (text_markup.hpp), "1e+04"
+/// as 10⁴. Other labels are unchanged.
 std::string display_label(const std::string& label) {
   const size_t e = label.find('e');
   if (e == std::string::npos || e == 0) return label;
@@ -174,7 +174,8 @@ struct PlaneView::Impl {
     loaded_cmap = settings.colormap;
   }
 
-  /// PBO -> R32F texture (cols wide, rows high), after the buffer holds rows*cols floats.
+  /// Uploads the PBO into the R32F texture, cols wide and rows high.
+  /// The buffer must hold rows*cols floats.
   void upload_texture(int r, int c) {
     if (r != tex_rows || c != tex_cols) {
       if (data_tex != 0) glDeleteTextures(1, &data_tex);
@@ -201,9 +202,9 @@ struct PlaneView::Impl {
     range_dirty = true;
   }
 
-  /// The colorbar's layout with metrics `k` in a w x h view, or nullopt when it does not fit:
-  /// the panel must leave the image 40 % of the width, the bar must be at least 4 text heights
-  /// tall, the title wraps onto at most 3 lines of the view's width.
+  /// The colorbar's layout with metrics `k` in a w x h view; nullopt when it does not fit.
+  /// The panel must leave the image 40 % of the width, the bar must be at least 4 text heights
+  /// tall, and the title wraps onto at most 3 lines of the view's width.
   std::optional<BarLayout> plan_bar(const Metrics& k, const std::vector<Tick>& ticks,
                                     const std::string& title, const PlaneAnnotations& an, int w,
                                     int h) {
@@ -226,10 +227,10 @@ struct PlaneView::Impl {
     return b;
   }
 
-  /// The axis titles beside image rectangle `img` (view pixels), centred on it: axis i's kept
-  /// right of the image area's left edge ax and `pad` from the view's right edge (view width w),
-  /// axis j's within the image's height. Each shows the range, else the name alone, else the
-  /// name elided.
+  /// Adds the axis titles beside image rectangle `img`, in view pixels, centred on it.
+  /// Axis i's title stays right of the image area's left edge ax and `pad` from the right edge of a
+  /// view of width w. Axis j's stays within the image's height. Each shows the range, else the
+  /// name, else the name elided.
   void add_axis_titles(const PixelRect& img, const Strips& strips, const Metrics& k, float ax,
                        float w, Rgba ink) {
     const PlaneAnnotations& an = settings.annotations;
@@ -257,8 +258,8 @@ struct PlaneView::Impl {
     }
   }
 
-  /// Each region label in the top-left corner of the region's visible part of `img`, on a
-  /// translucent dark backdrop: the first alternative that fits, or none.
+  /// Adds each region label in the top-left corner of the region's visible part of `img`, on a
+  /// translucent dark backdrop. Uses the first alternative that fits, or none.
   void add_region_labels(const PixelRect& img, const Metrics& k) {
     const float cap = text.cap_height(), bp = k.gap;
     const float box_h = cap + 2 * bp + 2 * k.text;  // descenders reach about 2 font units
@@ -405,8 +406,8 @@ void PlaneView::draw(int x, int y, int w, int h) {
   glDisable(GL_SCISSOR_TEST);
   check_gl("clearing the plane view");
 
-  // Layout, in pixels relative to (x, y): the colorbar at the normal size, else compact (smaller
-  // text, narrower bar), else none (with a note saying so).
+  // Layout in pixels relative to (x, y): the normal colorbar, else the compact one, else none with
+  // a note.
   const std::vector<Tick> ticks = colorbar_ticks(lo, hi, s.log_scale);
   const std::string title = title_of(s);
   const Metrics normal = metrics(m.ui_scale, false), compact = metrics(m.ui_scale, true);
@@ -567,7 +568,7 @@ std::array<float, 3> PlaneView::background() const {
 void PlaneView::set_ui_scale(float scale) {
   if (!(scale > 0 && scale <= 16)) throw RenderError("ui scale must be in (0, 16]");
   impl_->ui_scale = scale;
-  // The fonts for this scale now (normal and compact text), not at the next draw.
+  // Bakes the fonts for this scale now, normal and compact, not at the next draw.
   impl_->text.prepare(metrics(scale, false).text);
   impl_->text.prepare(metrics(scale, true).text);
 }

@@ -25,18 +25,19 @@ struct ViewSettings {
   std::string label;        ///< the quantity, e.g. "|E|": colorbar title "label [unit]"
   std::string unit;         ///< e.g. "V/m"; empty: no brackets
   bool colorbar = true;     ///< draw the colorbar right of the image
-  /// Aspect (square pixels or fill), axis titles and region labels; none by default.
+  /// Aspect, axis titles and region labels; none by default.
   PlaneAnnotations annotations;
 };
 
-/// A 2-D float array drawn as an image. Element data[i*cols + j] (i < rows, j < cols) is drawn at
-/// horizontal position i (left to right) and vertical position j (bottom to top): axis 0 of the
-/// exported arrays runs along the plane's first axis. Values go through an R32F texture fed from
-/// a pixel buffer (InteropBuffer), so the data may come from host or CUDA device memory.
+/// A 2-D float array drawn as an image.
+/// Element data[i*cols + j], i < rows and j < cols, is drawn at horizontal position i, left to
+/// right, and vertical position j, bottom to top: axis 0 of exported arrays runs along the plane's
+/// first axis. Values go through an R32F texture fed from a pixel buffer (InteropBuffer), so data
+/// may come from host or CUDA device memory.
 ///
-/// Colours: t = (v - lo) / (hi - lo) (log scale: log10 of v, lo and hi) clamped to [0, 1] and
-/// looked up in the colormap; NaN draws neutral grey (0.5, 0.5, 0.5); +Inf the top colour; -Inf
-/// and, in log scale, values <= 0 the bottom colour (like values below the range).
+/// Colours: t = (v - lo) / (hi - lo), clamped to [0, 1], looked up in the colormap. A log scale
+/// uses log10 of v, lo and hi. NaN draws grey (0.5, 0.5, 0.5), +Inf the top colour, -Inf the
+/// bottom colour; so do values <= 0 in log scale, like values below the range.
 ///
 /// Create, use and destroy it while its GL context is current. Throws RenderError.
 class PlaneView {
@@ -46,77 +47,73 @@ class PlaneView {
   PlaneView(const PlaneView&) = delete;
   PlaneView& operator=(const PlaneView&) = delete;
 
-  /// Applies `settings`. Throws RenderError (and keeps the previous settings) for an unknown
-  /// colormap, a locked range with !(min < max) or non-finite bounds, a locked log range with
-  /// min <= 0, non-finite axis title coordinates, or a region label whose fractions are not
+  /// Applies `settings`. Throws RenderError and keeps the previous settings for:
+  /// an unknown colormap; a locked range with !(min < max) or non-finite bounds; a locked log range
+  /// with min <= 0; non-finite axis title coordinates; a region label whose fractions are not
   /// finite with u0 < u1 and v0 < v1.
   void set_settings(const ViewSettings& settings);
   const ViewSettings& settings() const;
 
-  /// Copies rows x cols floats from host memory (see the class comment for the layout). Throws
-  /// RenderError for empty or too large planes (GL_MAX_TEXTURE_SIZE per side).
+  /// Copies rows x cols floats from host memory, laid out as the class describes.
+  /// Throws RenderError for empty planes or sides above GL_MAX_TEXTURE_SIZE.
   void set_data_host(const float* data, int rows, int cols);
-  /// The same from CUDA device memory, through the interop buffer (upload_path() tells how).
+  /// The same from CUDA device memory, through the interop buffer; upload_path() tells how.
   void set_data_device(const float* device_ptr, int rows, int cols);
-  /// For kernels writing straight into the view's pixel buffer: returns a device pointer to
-  /// rows*cols floats, or nullptr when CUDA-GL interop is unavailable (then use set_data_*).
-  /// Call unmap_device() when the kernel is done (before draw).
+  /// Device pointer to rows*cols floats in the view's pixel buffer, for kernels to write into.
+  /// nullptr when CUDA-GL interop is unavailable; then use set_data_*.
+  /// Call unmap_device() when the kernel is done, before draw.
   float* map_device(int rows, int cols);
   void unmap_device();
 
-  /// Draws into the current framebuffer's rectangle (x, y, w, h) in pixels, origin
-  /// bottom-left: clears it to the background colour, draws the image (Aspect::Square: centred
-  /// with square pixels, as large as fits; Aspect::Fill: over the whole area left of the
-  /// colorbar and inside the axis titles' strips) and, with settings().colorbar, a colorbar on
-  /// the right with 5-7 tick labels and the title "label [unit]" (wrapped onto up to 3 lines).
-  /// When the normal colorbar does not fit (its panel would take more than 60 % of the width,
-  /// or the bar would be shorter than 4 text heights), a compact one with smaller text and a
-  /// narrower bar is drawn; when that does not fit either, a note "colorbar hidden: view too
-  /// small" in the top-right corner says so. Axis titles go below (axis i) and left of (axis j,
-  /// rotated) the image; region labels over it (see PlaneAnnotations). Sets
-  /// glViewport/glScissor; leaves scissor test, blending and depth test disabled. A rectangle
-  /// smaller than 1 x 1 draws nothing.
+  /// Draws into rectangle (x, y, w, h) of the current framebuffer, in pixels, origin bottom-left.
+  /// Clears it to the background colour and draws the image. Aspect::Square centres it with square
+  /// pixels, as large as fits; Aspect::Fill covers the area left of the colorbar and inside the
+  /// axis title strips. With settings().colorbar, draws a colorbar on the right with 5-7 tick
+  /// labels and the title "label [unit]", wrapped onto at most 3 lines.
+  /// If the colorbar panel would take over 60 % of the width or the bar would be under 4 text
+  /// heights, a compact colorbar is drawn. If that does not fit either, the note "colorbar hidden:
+  /// view too small" is drawn top right.
+  /// Axis titles go below the image (axis i) and left of it, rotated (axis j); region labels go
+  /// over it (PlaneAnnotations). Sets glViewport/glScissor; leaves scissor test, blending and depth
+  /// test disabled. A rectangle smaller than 1 x 1 draws nothing.
   void draw(int x, int y, int w, int h);
 
-  /// The range in effect, (lo, hi) in data units: the locked one, or from the data: the minimum
-  /// and maximum of the finite values (log scale: the smallest positive finite value as the
-  /// minimum). Degenerate data widen it: lo == hi -> (lo - 0.5, hi + 0.5) in linear scale,
-  /// (lo / sqrt(10), hi * sqrt(10)) in log scale; no finite (positive) values -> (0, 1), in log
-  /// scale (1, 10). Without data: (0, 1).
+  /// The range in effect, (lo, hi) in data units: the locked one, or the data's finite min and max.
+  /// A log scale uses the smallest positive finite value as the minimum. lo == hi widens to
+  /// (lo - 0.5, hi + 0.5) in linear scale and (lo / sqrt(10), hi * sqrt(10)) in log scale. No
+  /// finite (positive) values: (0, 1), or (1, 10) in log scale. Without data: (0, 1).
   std::pair<double, double> range() const;
 
-  /// Fractional data coordinates (i, j) under framebuffer position (px, py) of the last draw
-  /// (continuous pixels, origin bottom-left: pixel k spans [k, k+1)): element (floor(i),
-  /// floor(j)). nullopt outside the image or before the first draw.
+  /// Fractional data coordinates (i, j) under framebuffer position (px, py) of the last draw.
+  /// Pixels are continuous, origin bottom-left; pixel k spans [k, k+1). The element is
+  /// (floor(i), floor(j)). nullopt outside the image or before the first draw.
   std::optional<std::pair<double, double>> image_coords(double px, double py) const;
 
-  /// Where the last draw put the image and the colorbar's gradient (framebuffer pixels);
+  /// Where the last draw put the image and the colorbar's gradient, in framebuffer pixels.
   /// nullopt before the first draw, without data, or when no colorbar was drawn.
   std::optional<PixelRect> last_image_rect() const;
   std::optional<PixelRect> last_colorbar_rect() const;
 
-  /// The interop buffer's path of the last upload: "host upload", "cuda-gl interop",
-  /// "device->host copy", or "none".
+  /// Path of the last upload: "host upload", "cuda-gl interop", "device->host copy", or "none".
   std::string upload_path() const;
-  /// Why the CUDA-GL interop path is not used (empty when it is, or was not tried).
+  /// Why the CUDA-GL interop path is not used; empty when it is used or was not tried.
   std::string upload_fallback_reason() const;
 
-  /// Zoom and pan: shows the part of the data of width 1/zoom (fraction of each axis) centred at
-  /// fractional data position (cu, cv) in [0, 1] (u along i, v along j); zoom >= 1, the window
-  /// is kept inside the data. zoom = 1 (the default) shows everything. Throws RenderError when
-  /// zoom < 1 or not finite.
+  /// Zoom and pan: shows a window of width 1/zoom of each axis centred at (cu, cv) in [0, 1].
+  /// u runs along i, v along j. zoom >= 1; the window stays inside the data. zoom = 1, the default,
+  /// shows everything. Throws RenderError when zoom < 1 or not finite.
   void set_zoom(double zoom, double cu, double cv);
   /// The window in effect: (u0, v0, du, dv) as fractions of the data axes.
   std::array<double, 4> zoom_window() const;
 
-  /// Background colour of the view rectangle (default dark grey 0.11, 0.11, 0.13), RGB in [0, 1].
+  /// Background colour of the view rectangle, RGB in [0, 1]. Default dark grey 0.11, 0.11, 0.13.
   void set_background(float r, float g, float b);
   /// The background colour in effect, RGB in [0, 1].
   std::array<float, 3> background() const;
-  /// HiDPI factor for the colorbar and its text (1 = 96 dpi; text 14 px tall at 1).
+  /// HiDPI factor for the colorbar and its text. 1 = 96 dpi, with text 14 px tall.
   void set_ui_scale(float scale);
-  /// Pixels per em of the font atlases the view's text has baked so far, in order (a change of
-  /// UI scale bakes the new sizes at once, text.hpp).
+  /// Pixels per em of the font atlases baked so far, in order.
+  /// A UI scale change bakes the new sizes at once.
   std::vector<float> text_pixel_sizes() const;
 
   int rows() const;

@@ -32,8 +32,8 @@ constexpr float kScriptSize = 0.7f;  // super- and subscripts, relative to the t
 constexpr float kSuperRaise = 0.5f;  // superscript baseline above the text's, in cap heights
 constexpr float kSubLower = 0.3f;    // subscript baseline below it, in cap heights
 
-/// Atlases by pixel size (in quarter pixels), baked once per process and shared by every
-/// renderer (the bitmaps; each renderer uploads its own textures). A few sizes per UI scale.
+/// Atlas for a pixel size in quarter pixels, baked once per process and shared by every renderer.
+/// Each renderer uploads its own textures. A few sizes per UI scale.
 std::shared_ptr<const FontAtlas> shared_atlas(int key) {
   static std::mutex mutex;
   static std::map<int, std::shared_ptr<const FontAtlas>> cache;
@@ -91,7 +91,7 @@ struct TextRenderer::Impl {
     return atlases.emplace(key, std::move(a)).first->second;
   }
 
-  /// The (CPU) atlas for pixel size `px` without a GL texture: for measuring.
+  /// The CPU atlas for pixel size `px`, without a GL texture; for measuring.
   std::shared_ptr<const FontAtlas> measure(float px) const {
     const auto it = atlases.find(size_key(px));
     return it != atlases.end() ? it->second.font : shared_atlas(size_key(px));
@@ -174,8 +174,8 @@ void TextRenderer::add_glyphs(const std::string& text, float x, float y, bool ve
   const Impl::Atlas* script = nullptr;
   for (const TextPiece& p : pieces)
     if (p.level != 0) script = &impl_->atlas(px * kScriptSize);
-  // Horizontal: (x, y) is the caps' top-left corner; vertical (a quarter turn anticlockwise):
-  // the tops face left at x, the line runs up from y. Whole-pixel pens and baselines: crisp.
+  // Horizontal: (x, y) is the caps' top-left corner. Vertical, a quarter turn anticlockwise: tops
+  // face left at x and the line runs up from y. Pens and baselines snap to whole pixels.
   const float baseline = vertical ? std::round(x + cap) : std::round(y - cap);
   float pen = vertical ? std::round(y) : std::round(x);
   const float raise = std::round(kSuperRaise * cap), lower = std::round(kSubLower * cap);

@@ -27,7 +27,7 @@ constexpr Named kNames[] = {
     {"geq", 0x2265},     {"approx", 0x2248},  {"minus", 0x2212},
 };
 
-/// Decodes one character at text[i], advancing i; U+FFFD (one byte consumed) when invalid.
+/// Decodes one character at text[i], advancing i. Invalid: U+FFFD, one byte consumed.
 char32_t next_code(const std::string& text, size_t& i) {
   const auto b = static_cast<unsigned char>(text[i]);
   int len = b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 0;

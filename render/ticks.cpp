@@ -10,7 +10,7 @@ namespace simscope::render {
 
 namespace {
 
-/// Multiples of `step` in [lo, hi] (tolerating rounding at both ends).
+/// Multiples of `step` in [lo, hi], tolerating rounding at both ends.
 std::vector<double> multiples(double lo, double hi, double step) {
   std::vector<double> out;
   const double eps = step * 1e-9;
@@ -21,7 +21,7 @@ std::vector<double> multiples(double lo, double hi, double step) {
   return out;
 }
 
-/// The 1-2-5 (then 2.5) step giving 5..7 ticks, else the count nearest 6. Returns the step.
+/// The step: 1-2-5, then 2.5, giving 5..7 ticks; else the count nearest 6.
 double nice_step(double lo, double hi) {
   const double span = hi - lo;
   const double base = std::pow(10.0, std::floor(std::log10(span)) - 2);
@@ -31,8 +31,8 @@ double nice_step(double lo, double hi) {
     for (double scale = base; scale <= base * 1000.1; scale *= 10) {
       const double step = m * scale;
       const int n = static_cast<int>(multiples(lo, hi, step).size());
-      // 5..7 ticks with a 1-2-5 step beat everything; 2.5 steps come next; then closeness to 6.
-      // Otherwise fewer ticks beat more (4 rather than 8: labels must not crowd a short bar).
+      // 5..7 ticks with a 1-2-5 step beat everything, then 2.5 steps, then closeness to 6.
+      // Otherwise fewer ticks beat more, 4 over 8, so labels do not crowd a short bar.
       const int score = (n >= 5 && n <= 7) ? (m == 2.5 ? 1 : 0)
                         : n < 5            ? 10 + (5 - n)
                                            : 11 + 2 * (n - 7);
@@ -62,7 +62,7 @@ std::string format_tick(double value, double step, bool scientific) {
   const double mag = std::fabs(value);
   char buf[64];
   if (!scientific && mag >= 1e-3 && mag < 1e5) {
-    // Decimals needed by the step (0.25 -> 2, 0.5 -> 1, 20 -> 0), at most 9.
+    // Decimals the step needs, at most 9: 0.25 -> 2, 0.5 -> 1, 20 -> 0.
     int decimals = 0;
     while (decimals < 9) {
       const double scaled = step * std::pow(10.0, decimals);
@@ -78,7 +78,7 @@ std::string format_tick(double value, double step, bool scientific) {
     mantissa /= 10;
     ++exponent;
   }
-  // Mantissa decimals: as many as step / 10^exponent needs (at most 5).
+  // Mantissa decimals: as many as step / 10^exponent needs, at most 5.
   const double rel_step = step / std::pow(10.0, exponent);
   int decimals = 0;
   while (decimals < 5 && std::fabs(rel_step * std::pow(10.0, decimals) -
@@ -134,9 +134,9 @@ std::vector<Tick> colorbar_ticks_any(double lo, double hi, bool log_scale) {
   } else if (decades >= 5) {
     for (int d = d0; d <= d1; ++d) values.push_back(std::pow(10.0, d));
   } else {
-    // Few decades: 1, 2, 5 x 10^k inside the range (e.g. 1 2 5 10 20 50 100); where that gives
-    // more than 7, the decades alone, or 1 and 3 x 10^k (0.3 1 3 10 30) where those are fewer
-    // than 3.
+    // Few decades: 1, 2, 5 x 10^k inside the range, e.g. 1 2 5 10 20 50 100. If that gives more
+    // than 7, the decades alone, or 1 and 3 x 10^k (0.3 1 3 10 30) when the decades are fewer than
+    // 3.
     auto collect = [&](std::initializer_list<double> mantissas) {
       std::vector<double> v;
       for (int d = d0 - 1; d <= d1; ++d)

@@ -25,7 +25,7 @@ CliParse parse_command_line(const std::vector<std::string>& argv) {
   for (const WorkloadDescriptor& d : workloads())
     if (d.keeps_checkpoint)
       studies += (studies.isEmpty() ? "" : " or ") + QString::fromStdString(d.name);
-  // The outputs of each workload, from its descriptor (names in export order, then shapes).
+  // The outputs of each workload, from its descriptor: names in export order, then shapes.
   QString outputs = "DIR/run.json.";
   for (const WorkloadDescriptor& d : workloads()) {
     QString names;

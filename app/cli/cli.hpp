@@ -1,6 +1,6 @@
 #pragma once
-/// @file The simscope command line (QCommandLineParser): what `simscope --help` lists. Qt
-/// stays inside app/cli: this header is plain C++.
+/// @file The simscope command line (QCommandLineParser): what `simscope --help` lists.
+/// Plain C++ header; Qt stays inside app/cli.
 #include <optional>
 #include <string>
 #include <vector>
@@ -9,20 +9,20 @@
 
 namespace simscope::app {
 
-/// Result of parsing: either options, or an exit code with text already printed
-/// (--help, --version: 0; usage errors: 2, with a one-line message on stderr).
+/// Result of parsing: options, or an exit code with its text already printed.
+/// --help and --version give 0; usage errors give 2 with a one-line message on stderr.
 struct CliParse {
   std::optional<RunOptions> options;
   int exit_code = 0;
 };
 
-/// Parses `args` (argv, program name first; UTF-8).
+/// Parses `args`: argv in UTF-8, program name first.
 CliParse parse_command_line(const std::vector<std::string>& args);
 
-/// This process' command line: makes the Qt application object, kept for the process' life
-/// (the window's QSettings need it), sets the C library's number format back to "C" (Qt sets
-/// it from the environment: numbers in files, --set values, JSON and outputs are C-locale
-/// text, "0.5", never "0,5"), and parses argv as parse_command_line does.
+/// Parses this process' command line as parse_command_line does.
+/// Creates the Qt application object, kept for the process' life since the window's QSettings need
+/// it. Resets the C library's number format to "C", so numbers in files, --set values, JSON and
+/// outputs read and write "0.5", never "0,5".
 CliParse parse_process_command_line(int& argc, char** argv);
 
 }  // namespace simscope::app

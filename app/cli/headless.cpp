@@ -39,16 +39,15 @@
 namespace simscope::app {
 namespace {
 
-/// Thrown once the job was cancelled after a stop signal (and its checkpoint written).
+/// Thrown once the job was cancelled after a stop signal and its checkpoint written.
 struct Interrupted {
   int signal;
 };
 
-/// Runs the job on a Worker and shows "field: 42% ETA 3 s" on stderr while it takes long, after
-/// the back end's notice (printed once: here before the first progress line, else by the caller
-/// after a successful run, so that a failed run prints its error as the only line). On a stop
-/// signal: cancels the job, waits until it has ended (a study writes its checkpoint then) and
-/// throws Interrupted.
+/// Runs the job on a Worker and shows "field: 42% ETA 3 s" on stderr while it takes long.
+/// The back end's notice is printed once: here before the first progress line, else by the caller
+/// after a successful run, so a failed run prints only its error. On a stop signal, cancels the
+/// job, waits until it ends (a study writes its checkpoint) and throws Interrupted.
 RunResult run_with_progress(Worker& worker, const Session& s, bool quiet, bool& notice_printed,
                             std::shared_ptr<StudyCheckpointRequest> checkpoint) {
   worker.submit(s.params, s.backend.backend, false, RunCommand::Whole, std::move(checkpoint));
@@ -136,7 +135,7 @@ int run_headless(const RunOptions& o) {
     if (!o.profile.empty())
       profile = line_profile(plane_samples(viewer, r, r.params.get_string(view_param)),
                              parse_profile_line(o.profile));
-    // A reused --out-dir: an earlier run's profile.csv, pinned/, difference/, frames/ go.
+    // A reused --out-dir loses an earlier run's profile.csv, pinned/, difference/ and frames/.
     remove_stale_outputs(dir, OutputsKept{profile.has_value(), pinned.has_value(), false});
     Json extra;  // run.json: A's parameters when --pin-set made a comparison
     if (pinned) {

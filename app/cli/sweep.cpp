@@ -35,12 +35,13 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// Runs one frame's parameters on the worker; the error of a failed run is thrown.
 /// Thrown when a stop signal (stop_signals.hpp) ended the sweep.
 struct SweepInterrupted {
   int signal;
 };
 
+/// Runs one frame's parameters on the worker. Throws the error of a failed run, or
+/// SweepInterrupted on a stop signal.
 RunResult run_one(Worker& worker, const ParamSet& p, Backend backend) {
   worker.submit(p, backend, false);
   for (;;) {
@@ -62,8 +63,8 @@ RunResult run_one(Worker& worker, const ParamSet& p, Backend backend) {
 int run_sweep(const RunOptions& o) {
   std::vector<std::string> written;  // removed again on an error: no partial sweep is left
   QString made_frames, made_dir;     // frames/ and --out-dir, when this sweep created them
-  // On an error or a stop: the files written, then frames/ and --out-dir if this sweep made them
-  // (rmdir removes only an empty folder).
+  // On an error or a stop: removes the files written, then frames/ and --out-dir if this sweep
+  // made them. rmdir removes only empty folders.
   auto remove_written = [&] {
     for (const std::string& w : written) QFile::remove(QString::fromStdString(w));
     if (!made_frames.isEmpty()) QDir().rmdir(made_frames);
@@ -76,8 +77,7 @@ int run_sweep(const RunOptions& o) {
     const std::string dir = o.out_dir.empty() ? "simscope-out" : o.out_dir;
     check_output_dir(dir);
     const QDir d(QString::fromStdString(dir));
-    // The folder is prepared once the first frame is drawn, so that an error before (a
-    // parameter the run refuses, a view setting the image cannot take) leaves it as it was.
+    // The folder is prepared once the first frame is drawn; an earlier error leaves it intact.
     auto prepare_dir = [&] {
       remove_stale_outputs(dir, OutputsKept{false, false, true, false});  // a reused --out-dir
       if (!d.exists()) made_dir = d.path();
@@ -99,14 +99,14 @@ int run_sweep(const RunOptions& o) {
       const ViewImage vi = worker.workload().view_image(r, r.params.get_string(view_param));
       target.bind();
       const render::ViewSettings settings = to_render_settings(s.view, vi, true, s.view_given);
-      // A log scale over values <= 0: said once, for the first frame that has them.
+      // A log scale over values <= 0 is reported once, for the first frame that has them.
       if (settings.log_scale && log_note.empty())
         if (std::string w = log_scale_warning(vi.label, vi.data.host()); !w.empty())
           log_note = "frames (from frame " + std::to_string(f) + "): " + w;
       view.set_settings(settings);
       upload_image(view, vi);
-      // The caption in a strip of its own above the view, so that it never covers the view's
-      // title or colorbar (at the view's own text size: headless views are drawn at UI scale 1).
+      // The caption gets its own strip above the view, so it never covers the view's title or
+      // colorbar. Headless views are drawn at UI scale 1.
       const int strip = render::caption_strip_height(1);
       view.draw(0, 0, o.image_width, std::max(1, o.image_height - strip));
       render::draw_caption_strip(sweep_caption(spec, frames[f], f), o.image_width, o.image_height,
@@ -138,7 +138,7 @@ int run_sweep(const RunOptions& o) {
       item["compute_seconds"] = r.compute_seconds;
       item["warnings"] = r.warnings;
       list.push_back(item);
-      // The back end's notice once the first frame is drawn: an error in it is the only line.
+      // The back end's notice once the first frame is drawn, so an error there is the only line.
       if (!o.quiet && f == 0 && !s.backend.notice.empty())
         std::fprintf(stderr, "simscope: %s\n", s.backend.notice.c_str());
       if (!o.quiet) {

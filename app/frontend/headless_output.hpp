@@ -1,6 +1,6 @@
 #pragma once
-/// @file The end of a headless run, shared by one process (app/cli) and rank 0 of an MPI job
-/// (app/mpi): view.png, the outputs and run.json written into the output folder.
+/// @file The end of a headless run: view.png, the outputs and run.json in the output folder.
+/// Shared by one process (app/cli) and rank 0 of an MPI job (app/mpi).
 #include <functional>
 #include <string>
 #include <vector>
@@ -12,13 +12,12 @@
 
 namespace simscope::app {
 
-/// The end of a headless run, once its result `r` is there (also rank 0's of an MPI job,
-/// app/mpi/mpi_headless.hpp): renders view.png (unless --no-image), writes the outputs, run.json
-/// (with `extra`'s keys added at its top level) and the image into `dir` all or nothing, prints
-/// the back end's notice (unless printed), the warnings and the files written. Throws
-/// simscope::Error naming what failed (nothing partial is left then). `more`, when given, writes
-/// further files after the outputs (--pin-set's comparison, --profile's CSV) and adds their
-/// paths to the list printed.
+/// Finishes a headless run once its result `r` is there.
+/// Renders view.png unless --no-image, and writes the outputs, run.json with `extra`'s keys at its
+/// top level, and the image into `dir`, all or nothing. Prints the back end's notice unless
+/// printed, the warnings and the files written. `more`, if given, writes further files after the
+/// outputs (--pin-set's comparison, --profile's CSV) and adds their paths to the printed list.
+/// Throws simscope::Error naming what failed; nothing partial is left.
 void write_headless_outputs(
     const RunOptions& o, const Session& s, const Workload& viewer, RunResult& r,
     const std::string& dir, const Json& extra, bool notice_printed,

@@ -13,7 +13,7 @@ namespace fs = std::filesystem;
 
 bool writable(const fs::path& p) { return ::access(p.c_str(), W_OK) == 0; }
 
-/// `p` made absolute and without "." or ".." parts (not resolving links).
+/// `p` made absolute, without "." or ".." parts; links are not resolved.
 fs::path absolute_clean(const std::string& p) {
   std::error_code ec;
   fs::path a = fs::absolute(p, ec).lexically_normal();

@@ -5,19 +5,19 @@
 
 namespace simscope::app {
 
-/// Shows a job's progress on stderr while it takes long: on a terminal after 1 s, then every
-/// 0.25 s (one line rewritten in place); else every 5 s, the first after 5 s, when the ETA is
-/// measured (one line each). The ETA is measured from the
-/// first progress report (a resumed job starts part-way) and shows "--" until the progress has
-/// moved by 0.5 % over at least 0.5 s.
+/// Shows a job's progress on stderr while it takes long.
+/// On a terminal: after 1 s, then every 0.25 s, rewriting one line in place. Otherwise: one line
+/// every 5 s once the ETA is measured, the first after 5 s. The ETA is measured from the first
+/// progress report, since a resumed job starts part-way, and shows "--" until progress has moved
+/// 0.5 % over at least 0.5 s.
 class ProgressLine {
  public:
-  /// `what` leads the line (e.g. "field", "field on 4 ranks"); `quiet`: never print.
+  /// `what` leads the line, e.g. "field" or "field on 4 ranks". `quiet`: never print.
   ProgressLine(std::string what, bool quiet);
-  /// Progress `fraction` in [0, 1] at `seconds` since the start; prints when due. `before_first`
-  /// runs once, just before the first line is printed (e.g. the back end's notice).
+  /// Reports progress `fraction` in [0, 1] at `seconds` since the start; prints when due.
+  /// `before_first` runs once, just before the first line is printed, e.g. the back end's notice.
   void update(double fraction, double seconds, const std::function<void()>& before_first = {});
-  /// Ends the shown line (erased on a terminal), so the next message starts on its own line.
+  /// Ends the shown line, erasing it on a terminal, so the next message starts on its own line.
   void clear();
 
  private:

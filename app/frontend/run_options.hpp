@@ -1,13 +1,12 @@
 #pragma once
-/// @file The options of a run as every front end takes them (the command line's, parsed by
-/// app/cli; the window and the MPI ranks read the same struct).
+/// @file The options of a run as every front end takes them.
+/// app/cli parses the command line into it; the window and the MPI ranks read the same struct.
 #include <string>
 #include <vector>
 
 namespace simscope::app {
 
-/// What a run was asked to do: the command line's options (app/cli parses them), independent of
-/// how they were given.
+/// What a run was asked to do, independent of how the options were given.
 struct RunOptions {
   std::string workload;                        ///< empty: the preset's, else the first registered
   std::string preset;                          ///< --preset FILE.json

@@ -38,11 +38,11 @@ void check_command_line(const RunOptions& o) {
   const auto w = make_workload(name);
   ParamSet params = w->schema().defaults(), view = view_schema().defaults();
   for (const std::string& kv : o.sets) set_parameter(params, view, kv);
-  // The view's settings together (a locked range the wrong way round); with a preset, which
-  // may set the other end, make_session checks them (a preset is an input file: exit 1).
+  // View settings are checked together, e.g. a reversed locked range. With a preset, which may
+  // set the other end, make_session checks them; a preset is an input file, exit 1.
   if (o.preset.empty()) check_view_params(view);
-  // A headless run refuses a combination it cannot serve before computing (the window shows
-  // why its view is empty instead); with a preset, make_session checks (exit 1).
+  // A headless run refuses combinations it cannot serve before computing; the window shows why its
+  // view is empty instead. With a preset, make_session checks them (exit 1).
   if (o.headless && o.preset.empty()) w->check_params(params);
   for (const std::string& kv : o.pin_sets) {  // --pin-set NAME=VALUE: A's parameters
     const auto eq = kv.find('=');

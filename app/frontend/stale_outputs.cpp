@@ -36,7 +36,7 @@ bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
-/// NNNN.png: four or more digits (a sweep's frames).
+/// NNNN.png with four or more digits: a sweep's frames.
 bool frame_name(const std::string& f) {
   if (!ends_with(f, ".png") || f.size() < 8) return false;
   for (std::size_t k = 0; k + 4 < f.size(); ++k)
@@ -65,7 +65,7 @@ int remove_stale_outputs(const std::string& dir, const OutputsKept& keep) {
     remove_matching(base, "difference", [](const std::string& f) { return ends_with(f, ".npy"); },
                     count);
   }
-  // Frames: always cleared (a sweep writes its own afresh; fewer frames would leave old ones).
+  // Frames are always cleared: a sweep rewrites them, and fewer frames would leave old ones.
   remove_matching(base, "frames", frame_name, count);
   remove_file(base / "sweep.mp4", count);
   (void)keep.frames;

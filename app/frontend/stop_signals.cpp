@@ -7,7 +7,7 @@ namespace {
 
 volatile std::sig_atomic_t g_signal = 0;
 
-// The first signal counts (a SIGTERM that mpirun sends after a Ctrl+C does not replace it).
+// The first signal counts; a SIGTERM that mpirun sends after a Ctrl+C does not replace it.
 extern "C" void on_stop_signal(int sig) {
   if (g_signal == 0) g_signal = sig;
 }

@@ -1,15 +1,15 @@
 #pragma once
-/// @file Ctrl+C (SIGINT) and SIGTERM in a headless run: a handler records the signal, the run
-/// polls stop_signal() between its steps, cancels its job, writes nothing partial (a study keeps
-/// its checkpoint) and exits 128 + the signal (130, 143). The handler resets itself on its first
-/// call, so a second Ctrl+C ends the process at once.
+/// @file Ctrl+C (SIGINT) and SIGTERM in a headless run.
+/// A handler records the signal. The run polls stop_signal() between steps, cancels its job, writes
+/// nothing partial (a study keeps its checkpoint) and exits 128 + the signal (130, 143). The
+/// handler resets itself on its first call, so a second Ctrl+C ends the process at once.
 
 namespace simscope::app {
 
 /// Installs the handler for SIGINT and SIGTERM (SA_RESETHAND).
 void install_stop_handlers();
 
-/// The signal that asked the run to stop (SIGINT or SIGTERM), or 0.
+/// The signal that asked the run to stop, SIGINT or SIGTERM; 0 if none.
 int stop_signal();
 
 /// "SIGINT" or "SIGTERM".

@@ -38,8 +38,8 @@ std::string find_executable(const std::string& name) {
   return "";
 }
 
-/// Runs `argv` with stderr captured (at most 300 characters kept); returns the exit status
-/// (-1: could not start, killed or past `seconds`).
+/// Runs `argv` with stderr captured, keeping at most 300 characters. Returns the exit status;
+/// -1 when it could not start, was killed, or ran past `seconds`.
 int run_captured(const std::vector<std::string>& argv, double seconds, std::string& err) {
   int fds[2];
   if (::pipe(fds) != 0) return -1;

@@ -1,6 +1,6 @@
 #pragma once
-/// @file What a sweep leaves besides its frames (headless --sweep and the window's sweep panel):
-/// DIR/sweep.mp4 made from the frames by ffmpeg, and DIR/run.json listing every frame.
+/// @file What a sweep leaves besides its frames: DIR/sweep.mp4 and DIR/run.json.
+/// Used by headless --sweep and the window's sweep panel.
 #include <string>
 
 #include "json.hpp"
@@ -8,13 +8,13 @@
 
 namespace simscope::app {
 
-/// DIR/sweep.mp4 from DIR/frames/%04d.png through ffmpeg (found on PATH; H.264, 10 frames per
-/// second, sizes padded to even; at most 10 minutes). Returns its path, or "" with `note` saying
-/// why there is none (no ffmpeg, or its error).
+/// Makes DIR/sweep.mp4 from DIR/frames/%04d.png with ffmpeg found on PATH.
+/// H.264, 10 frames per second, sizes padded to even, at most 10 minutes. Returns its path, or ""
+/// with `note` saying why: no ffmpeg, or its error.
 std::string make_sweep_video(const std::string& dir, std::string& note);
 
 /// The sweep's run.json: workload, back end, versions, {"sweep": param, start, stop, frames,
-/// video} and `frames` (one object per frame: file, value, params, view, compute_seconds).
+/// video} and `frames`, one object per frame with file, value, params, view, compute_seconds.
 Json sweep_manifest(const std::string& workload, const std::string& backend, const SweepSpec& spec,
                     const std::string& video, const Json& frames);
 

@@ -30,14 +30,14 @@ render::ViewSettings to_render_settings(const ParamSet& view, const ViewImage& i
     if (!image.colormap.empty() && hintable("view.colormap")) s.colormap = image.colormap;
     if (!image.scale.empty() && hintable("view.scale")) s.log_scale = image.scale == "log";
   }
-  // The workload's range for this image while the user has not locked one; a log scale the user
-  // chose over a range through 0 (a symmetric one) keeps its own range of the positive values.
+  // The workload's range for this image applies while the user has not locked one. A log scale the
+  // user chose over a range through 0 keeps its own range of the positive values.
   if (s.auto_range && image.range_lo < image.range_hi && (!s.log_scale || image.range_lo > 0)) {
     s.auto_range = false;
     s.min = image.range_lo;
     s.max = image.range_hi;
   }
-  // The user's locked range on a log scale (the plane view refuses it in its own words).
+  // The user's locked range on a log scale; the plane view refuses it in its own words.
   if (s.log_scale && view.get_string("view.range") == "locked" && !(s.min > 0))
     throw Error("view.range=locked on a log scale needs view.min > 0, got view.min = " +
                 format_value(view.get("view.min")) + " (use view.scale=linear for a range " +

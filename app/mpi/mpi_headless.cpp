@@ -59,13 +59,13 @@ Json mpi_section(const DistributedRun& d, const Job& job) {
   return m;
 }
 
-/// A command-line choice this job cannot take (exit status 2, as a refused command line).
+/// A command-line choice this job cannot take: exit status 2, like a refused command line.
 class Refused : public Error {
  public:
   using Error::Error;
 };
 
-/// The host memory one of `local_ranks` ranks of this node may take: the node's / local ranks.
+/// Host memory one of `local_ranks` ranks on this node may use: the node's memory / local ranks.
 double memory_share(int local_ranks) {
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
   if (pages <= 0 || page <= 0) return 0;
@@ -98,8 +98,8 @@ int run_headless_ranks(const RunOptions& o) {
     print_error(e.what());
     return 1;
   }
-  // SIGINT / SIGTERM (mpirun and srun send SIGTERM to every rank when they are stopped): an
-  // orderly stop of every rank at the next progress exchange, exit 128 + the signal.
+  // SIGINT and SIGTERM stop every rank in order at the next progress exchange; exit 128 + the
+  // signal. mpirun and srun send SIGTERM to every rank when stopped.
   install_stop_handlers();
   const bool root = job->rank() == 0;
   Communicator& world = job->world();
@@ -107,16 +107,16 @@ int run_headless_ranks(const RunOptions& o) {
   std::string error;
   std::optional<Session> s;
   const std::string dir = o.out_dir.empty() ? "simscope-out" : o.out_dir;
-  // The set-up on every rank (the same command line: the same outcome, normally); checks of
-  // the output folder on rank 0, which writes it.
+  // Set-up on every rank, with the same command line and normally the same outcome.
+  // Rank 0 checks the output folder, which it writes.
   std::shared_ptr<StudyCheckpointRequest> ck;
   bool fresh_checkpoint = false;
   std::optional<CheckpointHeader> header;  // the checkpoint found (oscillators studies)
   std::string axis;                        // the axis split (empty: the workload's work_axis)
   try {
     s.emplace(make_session(o));
-    // The axis: the user's (--mpi-split, where the workload splits more than one way) or the
-    // workload's choice (Workload::choose_split).
+    // The axis: the user's --mpi-split where the workload splits more than one way, else
+    // Workload::choose_split.
     const WorkloadDescriptor& d = workload_descriptor(s->workload->name());
     if (o.mpi_split == "auto") {
       axis = s->workload->choose_split(s->params, memory_share(job->local_size()));
@@ -138,8 +138,8 @@ int run_headless_ranks(const RunOptions& o) {
       check_output_dir(dir);
       if (!o.out_image.empty()) check_output_file(o.out_image, dir);
     }
-    // A study keeps a checkpoint per block (version 4): any rank count resumes it. Every rank
-    // checks (the same outcome: a refusal's status 2 on every rank).
+    // A study keeps a per-block checkpoint (version 4) that any rank count resumes.
+    // Every rank checks it, so a refusal gives status 2 on every rank.
     OpenedCheckpoint opened = open_study_checkpoint(s->workload->name(), s->params,
                                                     s->backend.backend, dir, o.resume,
                                                     o.checkpoint_interval);
@@ -154,7 +154,7 @@ int run_headless_ranks(const RunOptions& o) {
   }
   try {
     agree(world, error);
-    // Then rank 0 makes the checkpoint ready for the ranks (new, or converted to version 4).
+    // Then rank 0 prepares the checkpoint for the ranks: new, or converted to version 4.
     error.clear();
     if (root && ck) {
       try {
@@ -181,7 +181,7 @@ int run_headless_ranks(const RunOptions& o) {
     } catch (const std::exception&) {
     }
   };
-  // Stopped by a signal: rank 0's one line (as one process says it), 128 + the signal everywhere.
+  // Stopped by a signal: rank 0 prints the single-process line; every rank exits 128 + the signal.
   auto interrupted = [&](int sig) {
     drop_empty_checkpoint();
     if (root)
@@ -232,7 +232,7 @@ int run_headless_ranks(const RunOptions& o) {
   line.clear();
   if (!root) return 0;
   if (const int sig = stop_signal()) return interrupted(sig);  // after the run: nothing written
-  // The job's wall time (the merged compute_seconds is the ranks' sum: rank-seconds).
+  // The job's wall time. The merged compute_seconds is the ranks' sum, in rank-seconds.
   d.result.total_seconds = d.wall_seconds;
   try {
     write_headless_outputs(o, *s, *s->workload, d.result, dir, {{"mpi", mpi_section(d, *job)}},

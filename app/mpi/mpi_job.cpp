@@ -14,7 +14,7 @@
 #include "core/error.hpp"
 
 #ifdef SIMSCOPE_HAVE_MPI
-// The C API only (OpenMPI and MPICH would otherwise pull in their deprecated C++ bindings).
+// The C API only; otherwise OpenMPI and MPICH pull in their deprecated C++ bindings.
 #define OMPI_SKIP_MPICXX 1
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
@@ -33,7 +33,7 @@ int env_int(std::initializer_list<const char*> names, int fallback) {
   return fallback;
 }
 
-/// Inside a task of an srun job step (not the batch script itself, which has no step id).
+/// Inside a task of an srun job step; the batch script itself has no step id.
 bool in_slurm_step() { return std::getenv("SLURM_STEP_ID") || std::getenv("SLURM_STEPID"); }
 
 }  // namespace
@@ -106,7 +106,7 @@ class WorldCommunicator final : public Communicator {
 
   std::vector<std::string> gather(const std::string& mine) override {
     const int R = size(), me = rank();
-    // Sizes first (64-bit), then the bytes: one MPI_Gatherv, whose counts are int.
+    // Sizes first, 64-bit, then the bytes in one MPI_Gatherv, whose counts are int.
     std::uint64_t n = mine.size();
     std::vector<std::uint64_t> sizes(me == 0 ? std::size_t(R) : 0);
     check(MPI_Gather(&n, 1, MPI_UINT64_T, sizes.data(), 1, MPI_UINT64_T, 0, MPI_COMM_WORLD),
@@ -161,7 +161,7 @@ class WorldCommunicator final : public Communicator {
   std::vector<double> reduce_sum(const std::vector<double>& v) override {
     const bool root = rank() == 0;
     std::vector<double> out(root ? v.size() : 0);
-    // MPI_Reduce in pieces of at most 2^28 doubles (counts are int).
+    // MPI_Reduce in pieces of at most 2^28 doubles, since counts are int.
     constexpr std::size_t kPiece = std::size_t(1) << 28;
     for (std::size_t at = 0; at < v.size(); at += kPiece) {
       const int n = int(std::min(kPiece, v.size() - at));
@@ -185,7 +185,7 @@ std::unique_ptr<Job> Job::join() {
   int provided = 0;
   check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
   std::unique_ptr<Job> j(new Job());
-  // Errors come back as codes (check() turns them into simscope::Error), not an abort.
+  // Errors return as codes, which check() turns into simscope::Error, rather than aborting.
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   j->world_ = std::make_unique<WorldCommunicator>();
   MPI_Comm local;

@@ -1,5 +1,5 @@
-// simscope._core: the run library (app/run/, simscope_run) for Python. The public API, with
-// keyword arguments and docstrings, is the package around it (simscope/__init__.py).
+// simscope._core: the run library (simscope_run) for Python.
+// The public API, with keyword arguments and docstrings, is simscope/__init__.py.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 

@@ -46,7 +46,7 @@ io::NpyArray to_npy(const py::handle& obj, const std::string& name, const std::s
   if ((a.flags() & py::array::c_style) && !swap) {
     if (size) std::memcpy(dst, src, size * item);
   } else {
-    // Any strides (Fortran order, slices, negative steps): element by element, C order.
+    // Any strides, e.g. Fortran order, slices, negative steps: element by element, C order.
     std::vector<py::ssize_t> idx(std::size_t(nd), 0);
     for (std::size_t e = 0; e < size; ++e) {
       py::ssize_t off = 0;

@@ -21,8 +21,8 @@ namespace simscope::python {
                                 what.find("device memory") != std::string::npos ||
                                 what.find("no usable CUDA device") != std::string::npos;
     if (device || device_failure) throw std::runtime_error(what);
-    // Host memory that could not be allocated (the loaders' and generators' own messages, which
-    // name the size): MemoryError, as any other failed allocation (std::bad_alloc) raises.
+    // Failed host allocations raise MemoryError, like std::bad_alloc.
+    // Loaders' and generators' messages name the size.
     if (what.find("cannot allocate") != std::string::npos ||
         what.find("out of memory") != std::string::npos) {
       PyErr_SetString(PyExc_MemoryError, what.c_str());

@@ -1,7 +1,7 @@
 #pragma once
-/// @file How the Python module runs a computation: on a worker thread with the GIL released,
-/// Ctrl+C and the progress callback polled by the calling thread, simscope's errors turned into
-/// Python exceptions.
+/// @file How the Python module runs a computation.
+/// Work runs on a worker thread with the GIL released; the calling thread polls Ctrl+C and the
+/// progress callback. simscope's errors become Python exceptions.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -22,22 +22,22 @@ namespace simscope::python {
 
 namespace py = pybind11;
 
-/// Rethrows the exception `e` of a computation as the Python exception the module documents:
-/// simscope::InputError -> ValueError (a bad input array found by a back end, a device one
-/// included); simscope::Error -> ValueError (bad arguments and inputs: the product's message), or
-/// RuntimeError when `device` (the error came from a run on the CUDA back end) or the message is
-/// a CUDA or device-memory failure, or MemoryError when it says host memory could not be
-/// allocated ("cannot allocate", "out of memory"); std::bad_alloc -> MemoryError; anything else
-/// -> RuntimeError. Never returns.
+/// Rethrows computation exception `e` as the module's documented Python exception. Never returns.
+///   - simscope::InputError -> ValueError: a bad input array, found on any back end.
+///   - simscope::Error -> ValueError with the product's message; RuntimeError when `device` (a
+///     CUDA run) or for a CUDA or device-memory failure; MemoryError when host memory could not be
+///     allocated ("cannot allocate", "out of memory").
+///   - std::bad_alloc -> MemoryError.
+///   - anything else -> RuntimeError.
 [[noreturn]] void rethrow_as_python(std::exception_ptr e, bool device);
 
-/// Runs `work(progress)` -> R on a new thread while the calling thread waits without the GIL,
-/// taking it every 50 ms to check for signals (Ctrl+C: PyErr_CheckSignals) and to call
-/// `callback(fraction)` (None: no callback). A signal or an exception raised by the callback
-/// sets Progress::cancel; the computation stops at its next check, and the Python exception
-/// (KeyboardInterrupt, or the callback's) is raised once the worker has finished. Errors of the
-/// computation are raised as rethrow_as_python(.., device) says. The callback gets 1.0 at the
-/// end. `work` must not touch Python objects.
+/// Runs `work(progress)` -> R on a new thread; the calling thread waits without the GIL.
+/// Every 50 ms it takes the GIL to check signals (PyErr_CheckSignals) and call
+/// `callback(fraction)`; a None callback is skipped. A signal or a callback exception sets
+/// Progress::cancel. The computation stops at its next check, and the Python exception
+/// (KeyboardInterrupt or the callback's) is raised once the worker finishes. Computation errors are
+/// raised as rethrow_as_python(.., device). The callback gets 1.0 at the end. `work` must not touch
+/// Python objects.
 template <class F>
 auto call_released(F&& work, const py::object& callback, bool device) {
   using R = decltype(work(static_cast<Progress*>(nullptr)));
@@ -95,8 +95,8 @@ auto call_released(F&& work, const py::object& callback, bool device) {
   return std::move(*result);
 }
 
-/// Runs `f()` (argument checks, input conversion: with the GIL) and raises its simscope::Error
-/// as ValueError (rethrow_as_python).
+/// Runs `f()` with the GIL, for argument checks and input conversion.
+/// Raises its simscope::Error as ValueError (rethrow_as_python).
 template <class F>
 auto checked(F&& f) {
   try {

@@ -200,8 +200,7 @@ py::capsule dlpack_of_device(const app::OutputData& data, const std::vector<std:
   e->tensor.deleter = [](DLManagedTensor* self) {
     delete static_cast<DeviceExport*>(self->manager_ctx);
   };
-  // Not consumed (the capsule dropped unused): the capsule frees it; consumed ("used_dltensor"):
-  // the consumer calls the deleter.
+  // Unconsumed, the capsule frees it; consumed ("used_dltensor"), the consumer calls the deleter.
   return py::capsule(&e->tensor, "dltensor", [](PyObject* cap) {
     if (PyCapsule_IsValid(cap, "dltensor")) {
       auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap, "dltensor"));

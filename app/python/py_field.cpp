@@ -1,6 +1,6 @@
-// simscope.field on arrays: sources (P,4)/(P,3) and arbitrary targets (T,3), or the schema's
-// generator and plane/box grid, evaluated by compute/field's evaluator; the result built by the
-// workload adapter's fill_field_result (same outputs, warnings and stats as the CLI).
+// simscope.field on arrays, evaluated by compute/field's evaluator.
+// Inputs: sources (P,4)/(P,3) and targets (T,3), or the schema's generator and plane/box grid.
+// fill_field_result builds the result, with the CLI's outputs, warnings and stats.
 #include <pybind11/stl.h>
 
 #include <chrono>
@@ -23,7 +23,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// What one call evaluates (built with the GIL, from the arguments).
+/// What one call evaluates; built from the arguments with the GIL.
 struct FieldJob {
   ParamSet params;
   BackendChoice choice;
@@ -35,21 +35,21 @@ struct FieldJob {
   field::Method method = field::Method::Direct;  ///< the schema's "method" (auto, direct, tree)
   bool device_results = false;  ///< leave the outputs in device memory (CUDA DLPack results)
   std::string unused;           ///< a warning about settings the arrays override, or ""
-  /// CUDA inputs read in place by the direct CUDA evaluator (route "device"): the views of the
-  /// caller's DeviceArrays (alive for the call), null for host inputs.
+  /// CUDA inputs read in place by the direct CUDA evaluator (route "device").
+  /// Views of the caller's DeviceArrays, alive for the call; null for host inputs.
   const DeviceView* device_sources = nullptr;
   const DeviceView* device_targets = nullptr;
   std::size_t source_count = 0;   ///< P, wherever the sources are
   double host_staging_bytes = 0;  ///< bytes of CUDA inputs copied to the host (route "staged")
 };
 
-/// The DeviceArray `obj` is (a CUDA array taken through DLPack by simscope/_arrays.py), or null.
+/// `obj` as a DeviceArray (a CUDA array taken through DLPack), or null.
 const DeviceArray* device_array(const py::object& obj) {
   return py::isinstance<DeviceArray>(obj) ? &obj.cast<const DeviceArray&>() : nullptr;
 }
 
-/// Whether `obj` is a 2-D numpy array of native-endian float32/float64 (any strides), put in
-/// `a` then: what sources_from_strided / targets_from_strided read in place.
+/// Whether `obj` is a 2-D numpy array of native-endian float32/float64 with any strides.
+/// If so, stores it in `a` for sources_from_strided / targets_from_strided to read in place.
 bool float_matrix(const py::object& obj, py::array& a) {
   if (!py::isinstance<py::array>(obj)) return false;
   a = py::reinterpret_borrow<py::array>(obj);
@@ -62,10 +62,10 @@ io::DType dtype_of(const py::array& a) {
   return a.itemsize() == 4 ? io::DType::Float32 : io::DType::Float64;
 }
 
-/// The sources of `obj`: a float32/float64 2-D numpy array is converted once, in place through
-/// its strides, into the evaluators' layout (fp32 structure of arrays: the (P,4) rows cannot be
-/// borrowed); anything else is read by to_npy first (an extra copy: other dtypes, byte-swapped
-/// arrays, lists), with the same checks and messages (field::sources_from_npy).
+/// The sources of `obj` in the evaluators' layout, fp32 structure of arrays.
+/// A float32/float64 2-D numpy array is converted once, in place through its strides. Anything
+/// else goes through to_npy first, an extra copy. Checks and messages are
+/// field::sources_from_npy's.
 field::Sources sources_of(const py::object& obj, int& conversions) {
   py::array a;
   if (float_matrix(obj, a)) {
@@ -78,8 +78,7 @@ field::Sources sources_of(const py::object& obj, int& conversions) {
   return field::sources_from_npy(to_npy(obj, "sources", "float32 or float64"), "sources");
 }
 
-/// The targets of `obj` (T,3), as sources_of reads sources (the evaluators' fp64 structure of
-/// arrays).
+/// The (T,3) targets of `obj` in the evaluators' fp64 structure of arrays, read as sources_of does.
 field::Targets targets_of(const py::object& obj, int& conversions) {
   py::array a;
   if (float_matrix(obj, a)) {
@@ -94,12 +93,14 @@ field::Targets targets_of(const py::object& obj, int& conversions) {
 
 }  // namespace
 
-/// How a field call runs its inputs: "host" (no CUDA input), "device" (a CUDA input read in
-/// place by the direct CUDA evaluator: Evaluator::evaluate_device), or "staged" (the method
-/// resolves to the tree, whose CUDA evaluator builds its trees on the host: each CUDA input
-/// copied to the host once, counted in stats["host_staging_bytes"]). `first_device_input`: the
-/// first CUDA input (sources, else targets), or null. Throws simscope::Error naming that
-/// argument when `backend` is not CUDA (backend="cpu" with a CUDA array).
+/// How a field call takes its inputs:
+///   - "host": no CUDA input.
+///   - "device": CUDA inputs read in place by the direct CUDA evaluator
+///     (Evaluator::evaluate_device).
+///   - "staged": the method resolves to the tree, whose CUDA evaluator builds trees on the host.
+///     Each CUDA input is copied to the host once, counted in stats["host_staging_bytes"].
+/// `first_device_input` is the first CUDA input, sources before targets, or null.
+/// Throws simscope::Error naming that argument when `backend` is not CUDA.
 std::string field_route(Backend backend, const DeviceView* first_device_input, field::Method method,
                         std::size_t sources, std::size_t targets) {
   if (!first_device_input) return "host";
@@ -113,16 +114,16 @@ namespace {
 
 app::RunResult evaluate(FieldJob& job, Progress* progress, int& device) {
   const auto t0 = Clock::now();
-  // CUDA inputs (route "device"): the direct CUDA evaluator, which reads them in place (what
-  // method=auto resolved to for them: field_route).
+  // CUDA inputs (route "device"): the direct CUDA evaluator reads them in place.
+  // method=auto resolves to it for them (field_route).
   const bool device_inputs = job.device_sources || job.device_targets;
   if (device_inputs)  // the caller's device (this is call_released's worker thread)
     cuda_select_device((job.device_sources ? job.device_sources : job.device_targets)->device);
   auto evaluator =
       field::make_evaluator(device_inputs ? field::Method::Direct : job.method, job.choice.backend);
-  // CUDA DLPack results: the outputs stay where the evaluator computed them (no host copy).
+  // CUDA DLPack results stay where the evaluator computed them.
   if (job.device_results && evaluator->keep_outputs_on_device(true)) device = evaluator->device();
-  // On the schema's grid, the tree measures its error on the error view's subgrid, as the CLI.
+  // On the schema's grid the tree measures its error on the error view's subgrid, as the CLI does.
   std::optional<field::ErrorSubgrid> sub;
   if (job.grid && !device_inputs) {
     sub = field::error_subgrid(*job.grid, int(job.params.get_int("tree.error_grid")),
@@ -166,10 +167,10 @@ void bind_field(py::module_& m) {
           j.options = field::options_from(j.params);
           j.method = field::method_from(j.params);
           j.device_results = device_results;
-          // CUDA inputs: the views' checks first (the host readers' messages), then the route.
+          // CUDA inputs: the views' checks first, with the host readers' messages, then the route.
           if (dsrc) field::check_sources_view(dsrc->view());
           if (dtgt) field::check_targets_view(dtgt->view());
-          // P and T for method=auto's pair count (a host array's rows from its shape).
+          // P and T for method=auto's pair count; a host array's rows come from its shape.
           auto rows = [](const py::object& o, const DeviceArray* d) -> std::size_t {
             if (d) return d->view().shape[0];
             if (py::isinstance<py::array>(o) && o.cast<py::array>().ndim() >= 1)
@@ -222,13 +223,12 @@ void bind_field(py::module_& m) {
         int device = -1;
         app::RunResult r = call_released([&](Progress* p) { return evaluate(job, p, device); },
                                          progress, on_device);
-        // How often each input array was copied on its way to the evaluator (1: the one
-        // conversion into its layout; 2: a to_npy copy before it; 0: generated).
+        // Copies of each input on its way to the evaluator: 1 is the conversion into its layout, 2
+        // adds a to_npy copy, 0 means generated.
         r.stats["sources_conversions"] = source_conversions;
         r.stats["targets_conversions"] = target_conversions;
-        // Bytes of CUDA inputs copied to the host on their way in: 0 on the route "device"
-        // (the direct CUDA evaluator read them in place), their size on "staged" (the CUDA
-        // tree builds on the host). The result's "input_route" names the route.
+        // Bytes of CUDA inputs copied to the host: 0 on route "device", their size on "staged".
+        // The result's "input_route" names the route.
         r.stats["host_staging_bytes"] = job.host_staging_bytes;
         py::dict d = result_dict(std::move(r), job.choice.notice, device);
         d["input_route"] = route;

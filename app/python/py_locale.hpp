@@ -1,17 +1,16 @@
 #pragma once
-/// @file The C number format for the core during a Python call. Python's
-/// locale.setlocale(locale.LC_ALL, "") with a comma-decimal locale (de_DE) switches the C
-/// library's strtod and printf to "0,5"; the CLI sets LC_NUMERIC to "C" in main, the module has
-/// no main. Every entry point of simscope._core (pybind11 call_guard) and the worker thread of
-/// each computation (py_call.hpp) hold a CNumericLocale, so every number the core reads (edge
-/// lists, CSV, parameters) or writes (warnings, messages, stats' text) is C-locale text.
+/// @file The C number format for the core during a Python call.
+/// A comma-decimal locale set through Python's locale.setlocale makes strtod and printf use "0,5".
+/// Every simscope._core entry point (pybind11 call_guard) and each computation's worker thread
+/// (py_call.hpp) hold a CNumericLocale. Every number the core reads or writes is then C-locale
+/// text.
 #include <clocale>
 #include <locale.h>
 
 namespace simscope::python {
 
-/// LC_NUMERIC = "C" on the calling thread (uselocale) for this object's lifetime; the other
-/// categories and the process locale are left as they are.
+/// Sets LC_NUMERIC = "C" on the calling thread (uselocale) for this object's lifetime.
+/// Other categories and the process locale are unchanged.
 class CNumericLocale {
  public:
   CNumericLocale() {

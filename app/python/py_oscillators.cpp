@@ -1,5 +1,6 @@
-// simscope.oscillators on numpy arrays: a study from an initial state (K, N, 2) / (N, 2), and
-// a stepping Ensemble (advance n steps, read the state and phases).
+// simscope.oscillators on numpy arrays.
+// A study from an initial state (K, N, 2) or (N, 2), and a stepping Ensemble that advances n steps
+// and reads the state and phases.
 #include <pybind11/stl.h>
 
 #include <chrono>
@@ -30,9 +31,9 @@ namespace {
 using app::interleave;  // the run layer's, as the CLI's study writes them (oscillators_workload)
 using app::phases_of;
 
-/// The view of `initial` when it is a CUDA array (a DeviceArray), checked against the schema's
-/// network.nodes / ensemble.size (initial_state_from_npy's messages) and the back end
-/// (require_cuda_backend); null for anything else.
+/// The view of `initial` when it is a CUDA array (DeviceArray); null otherwise.
+/// Checked against the schema's network.nodes and ensemble.size (initial_state_from_npy's
+/// messages) and the back end (require_cuda_backend).
 const DeviceView* device_initial(const py::object& initial, const ParamSet& p, Backend backend) {
   if (!py::isinstance<DeviceArray>(initial)) return nullptr;
   const DeviceView& v = initial.cast<const DeviceArray&>().view();
@@ -42,9 +43,9 @@ const DeviceView* device_initial(const py::object& initial, const ParamSet& p, B
   return &v;
 }
 
-/// An ensemble whose load() reads the initial state from device memory (`view`:
-/// Ensemble::load_device of `inner`), so run_study() integrates a CUDA array without a host
-/// copy; everything else is `inner`'s.
+/// An ensemble whose load() reads the initial state from device memory (Ensemble::load_device of
+/// `inner` with `view`). run_study() then integrates a CUDA array without a host copy. Everything
+/// else is `inner`'s.
 class DeviceInitialEnsemble final : public osc::Ensemble {
  public:
   DeviceInitialEnsemble(osc::Ensemble& inner, const DeviceView& view) : e_(inner), v_(view) {}
@@ -77,8 +78,8 @@ osc::State initial_from(const py::object& initial, const ParamSet& p) {
                                      int(p.get_int("ensemble.size")));
 }
 
-/// A study from an initial-state array: the outputs, warnings and stats of the CLI's study
-/// (app::fill_study_result, the adapter's), for the given initial state.
+/// A study from an initial-state array, with the CLI study's outputs, warnings and stats
+/// (app::fill_study_result).
 py::dict study_arrays(const py::object& initial, const Settings& settings,
                       const std::string& backend, const py::object& progress) {
   struct Job {
@@ -120,15 +121,15 @@ py::dict study_arrays(const py::object& initial, const Settings& settings,
     r.warnings.push_back(std::move(w));
   app::fill_study_result(r, s, job.options);
   r.total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  // A CUDA initial state was read in place (load_device): nothing staged through the host.
+  // A CUDA initial state was read in place (load_device), so nothing was staged.
   r.stats["host_staging_bytes"] = 0;
   py::dict d = result_dict(std::move(r), job.choice.notice);
   d["input_route"] = job.device_init ? "device" : "host";
   return d;
 }
 
-/// An ensemble being integrated: osc::Ensemble with the schema's network, initial state, model,
-/// dt and recording. One call at a time (others raise RuntimeError while one runs).
+/// An ensemble being integrated: osc::Ensemble with the schema's network, initial state, model, dt
+/// and recording. One call at a time; others raise RuntimeError while one runs.
 class Ensemble {
  public:
   Ensemble(const Settings& settings, const std::string& backend, const py::object& initial) {
@@ -138,8 +139,8 @@ class Ensemble {
       options_ = osc::study_options_from(params_);
       topologies_ = osc::make_topologies(params_);
       if (const DeviceView* v = device_initial(initial, params_, choice_.backend)) {
-        // Made and loaded on the caller's device (a thread of its own: this one's device is
-        // left as it was), read in place: no host copy.
+        // Made and loaded on the caller's device on a thread of its own, leaving this thread's
+        // device unchanged. Read in place, no host copy.
         ensemble_ = on_device(v->device, [&] {
           auto e = osc::make_ensemble(choice_.backend);
           e->load_device(topologies_, *v, options_.precision);

@@ -12,16 +12,17 @@ namespace simscope::python {
 
 namespace py = pybind11;
 
+/// The result dict:
 /// {"workload", "outputs": {name: numpy array}, "warnings": [str], "stats": {str: float},
-///  "backend": "cpu"|"cuda", "notice": str (the back-end choice's line, may be empty),
-///  "compute_seconds", "total_seconds", "params": {name: value}}. The outputs are moved out of
-/// `r` (numpy_of); with `device` >= 0, outputs still in device memory (OutputData::device(),
-/// not downloaded) are handed out as CUDA DLPack capsules of that device instead
-/// (dlpack_of_device: no host copy; simscope/_arrays.py makes the caller's tensors of them).
+///  "backend": "cpu"|"cuda", "notice": str, "compute_seconds", "total_seconds",
+///  "params": {name: value}}. "notice" is the back-end choice's line and may be empty.
+/// Outputs are moved out of `r` (numpy_of). With `device` >= 0, outputs still in device memory
+/// (OutputData::device()) are returned as CUDA DLPack capsules of that device, without a host copy
+/// (dlpack_of_device).
 py::dict result_dict(app::RunResult&& r, const std::string& notice, int device = -1);
 
-/// Binds run(workload, settings, backend, progress, command): any registered workload through
-/// its run-layer adapter, as the headless CLI runs it.
+/// Binds run(workload, settings, backend, progress, command): runs any registered workload through
+/// its run-layer adapter, as the headless CLI does.
 void bind_run(py::module_& m);
 
 }  // namespace simscope::python

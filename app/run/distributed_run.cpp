@@ -19,7 +19,7 @@ double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-/// A completed sum of `v` over the ranks (started and waited for, sleeping between tests).
+/// Sum of `v` over the ranks; waits for completion, sleeping between tests.
 std::vector<double> sum(Communicator& comm, const std::vector<double>& v) {
   comm.start_sum(v);
   std::vector<double> out;
@@ -27,7 +27,7 @@ std::vector<double> sum(Communicator& comm, const std::vector<double>& v) {
   return out;
 }
 
-/// Rank 0: the first failing rank's message, from the gathered messages; throws it (everyone).
+/// Throws the first failing rank's message on rank 0, JobFailed elsewhere. Every rank calls it.
 [[noreturn]] void throw_first_error(Communicator& comm, const std::string& mine) {
   const std::vector<std::string> all = comm.gather(mine);
   if (comm.rank() != 0) throw JobFailed("another rank reported the error");
@@ -107,7 +107,7 @@ DistributedRun run_distributed(Workload& w, const ParamSet& params, Backend back
   const double share =
       out.axis.length > 0 ? double(mine.end - mine.begin) / double(out.axis.length) : 0.0;
 
-  // This rank's range on a thread of its own; this thread exchanges progress meanwhile.
+  // This rank's range runs on its own thread; this thread exchanges progress meanwhile.
   Progress progress;
   std::atomic<bool> done{false};
   RunResult part;
@@ -124,7 +124,7 @@ DistributedRun run_distributed(Workload& w, const ParamSet& params, Backend back
         part = w.run(params, backend, request, &progress);
       }
     } catch (const Cancelled&) {
-      // another rank failed: its error is reported
+      // Another rank failed; that rank's error is reported.
     } catch (const std::exception& e) {
       error = e.what();
     }
@@ -155,7 +155,7 @@ DistributedRun run_distributed(Workload& w, const ParamSet& params, Backend back
   compute.join();
   if (failed) throw_first_error(comm, error);
   if (stopped) {
-    // Each rank's code at its own place: every rank takes the lowest asking rank's.
+    // Each rank's code at its own index; every rank takes the lowest asking rank's.
     std::vector<double> codes(std::size_t(R), 0.0);
     codes[std::size_t(rank)] = options.stop ? double(std::max(0, options.stop())) : 0.0;
     codes = sum(comm, codes);
@@ -169,8 +169,8 @@ DistributedRun run_distributed(Workload& w, const ParamSet& params, Backend back
   me.seconds = seconds;
   const bool has_part = mine.end > mine.begin || out.axis.reduced;
   if (out.axis.reduced) {
-    // The added sums: reduced to rank 0 (every rank has the same names and lengths, which
-    // the first sum checks), then only rank 0's part carries them.
+    // Added sums are reduced to rank 0, and only rank 0's part carries them.
+    // Every rank has the same names and lengths; the first sum checks this.
     const auto r0 = Clock::now();
     std::vector<std::string> names;
     double length = 0;

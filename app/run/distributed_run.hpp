@@ -1,13 +1,12 @@
 #pragma once
-/// @file One run split across the ranks of a job (issue 13): each rank computes one work range
-/// (split_merge.hpp) while the ranks exchange their progress, rank 0 gathers the parts and merges
-/// them into the result of the whole run. Free of MPI: the transport is a Communicator
-/// (app/mpi/ implements it over MPI).
+/// @file One run split across the ranks of a job.
+/// Each rank computes one work range (split_merge.hpp) while the ranks exchange progress; rank 0
+/// gathers the parts and merges them. Free of MPI: the transport is a Communicator, which app/mpi/
+/// implements.
 ///
-/// Faults: a rank whose run throws (bad input, a device error) makes every rank stop at the next
-/// progress exchange (the others' runs are cancelled); every rank then throws, rank 0 with the
-/// failing rank's message, so that one clear message is printed and nothing is written. A rank
-/// that dies is the launcher's to detect (mpirun and srun end the job).
+/// Faults: when a rank's run throws, every rank stops at the next progress exchange and throws.
+/// Rank 0 throws the failing rank's message, so one message is printed and nothing is written.
+/// A rank that dies is left to the launcher (mpirun and srun end the job).
 #include <functional>
 #include <memory>
 #include <string>
@@ -19,22 +18,22 @@
 
 namespace simscope::app {
 
-/// Thrown on ranks other than 0 when the job failed: rank 0 reports the error, these stay quiet.
+/// Thrown on ranks other than 0 when the job failed. Rank 0 reports the error.
 class JobFailed : public Error {
  public:
   using Error::Error;
 };
 
-/// Thrown on every rank when a rank asked the job to stop (DistributedOptions::stop): the runs
-/// were cancelled (a study's checkpoint keeps what was saved) and nothing was gathered.
+/// Thrown on every rank when a rank asked the job to stop (DistributedOptions::stop).
+/// The runs were cancelled and nothing was gathered; a study's checkpoint keeps what was saved.
 class JobStopped : public Error {
  public:
-  /// `code`: the stop code of the lowest rank that asked (e.g. SIGINT's number).
+  /// `code`: the stop code of the lowest asking rank, e.g. SIGINT's number.
   explicit JobStopped(int code) : Error("the job was stopped"), code(code) {}
   int code;
 };
 
-/// What one rank did (run.json's "mpi" section).
+/// What one rank did; run.json's "mpi" section.
 struct RankReport {
   int rank = 0;
   std::string host, device;        ///< e.g. "node12", "NVIDIA H200 (device 1)" or "cpu"
@@ -54,44 +53,42 @@ struct DistributedRun {
   double merge_seconds = 0;       ///< rank 0: decoding and merging
   double reduce_seconds = 0;      ///< the reduction of added sums (WorkAxis::reduced)
   double reduced_bytes = 0;       ///< the sums each rank contributed to it
-  /// max / mean of the ranks' run seconds over the ranks with work (1: balanced).
+  /// max / mean of run seconds over the ranks with work; 1 is balanced.
   double imbalance() const;
 };
 
 /// How this rank takes part.
 struct DistributedOptions {
   RankReport me;  ///< host, device, threads of this rank (the rest is filled in)
-  /// Rank 0: called about every `poll_seconds` with the whole job's fraction done and the
-  /// seconds since the start.
+  /// Rank 0: called about every `poll_seconds` with the job's fraction done and elapsed seconds.
   std::function<void(double fraction, double elapsed)> progress;
-  /// Called first in the thread that computes (e.g. to select this rank's GPU and threads).
+  /// Called first on the compute thread, e.g. to select this rank's GPU and threads.
   std::function<void()> on_compute_thread;
-  /// A study's checkpoint (RunRequest::checkpoint of this rank's range; version 2, made ready by
-  /// rank 0 with prepare_block_checkpoint before the call); null: none.
+  /// A study's checkpoint request for this rank's range; null for none.
+  /// Rank 0 must prepare it as version 4 with prepare_block_checkpoint before the call.
   std::shared_ptr<StudyCheckpointRequest> checkpoint;
-  /// The axis to split (Workload::split_axis; empty: work_axis(), e.g. the field's targets).
+  /// The axis to split (Workload::split_axis). Empty: work_axis().
   std::string axis;
-  /// Polled at each progress exchange: 0 to go on, or a positive code (e.g. the signal that
-  /// asked this process to stop) to stop the job; then every rank cancels its run and throws
-  /// JobStopped with the code of the lowest rank that asked. Empty: never stops.
+  /// Polled at each progress exchange: 0 to go on, a positive code to stop the job.
+  /// On a stop every rank cancels its run and throws JobStopped with the lowest asking rank's code.
+  /// Empty: never stops.
   std::function<int()> stop;
   double poll_seconds = 0.1;
 };
 
-/// Collective over `comm`: splits the run of `w` with `params` on `backend` into comm.size()
-/// work ranges of options.axis (split_work), runs this rank's, and merges on rank 0
-/// (Workload::merge_ranges). Ranks with an empty range run nothing, except on a reduced axis
-/// (WorkAxis::reduced), whose parts' "sum:..." sums are reduced to rank 0 (reduce_sum) instead
-/// of being gathered: rank 0's merge sees them in its own part only. Throws simscope::Error on rank
-/// 0 with the first failing rank's message (prefixed "rank R of N: " for R > 0), JobFailed on the
-/// other ranks; JobStopped on every rank when a rank asked to stop (options.stop) before its
-/// run and every other had ended.
+/// Collective over `comm`: runs this rank's share of `w` and merges on rank 0.
+/// Splits the run into comm.size() work ranges of options.axis (split_work) and merges with
+/// Workload::merge_ranges. Ranks with an empty range run nothing, except on a WorkAxis::reduced
+/// axis: there the parts' "sum:..." sums are reduced to rank 0's part instead of gathered.
+/// Throws simscope::Error on rank 0 with the first failing rank's message, prefixed "rank R of N: "
+/// for R > 0, and JobFailed on the others. Throws JobStopped on every rank when a rank asked to
+/// stop (options.stop) before every run had ended.
 DistributedRun run_distributed(Workload& w, const ParamSet& params, Backend backend,
                                Communicator& comm, const DistributedOptions& options);
 
-/// Collective: every rank says whether its last step failed (`error` not empty). When one did,
-/// throws on every rank: Error with the first failing rank's message on rank 0 (prefixed as
-/// above), JobFailed on the others. For the steps before the run (reading the command line).
+/// Collective: every rank reports whether its last step failed (`error` not empty).
+/// If one did, throws on every rank: Error with the first failing rank's message on rank 0,
+/// JobFailed on the others. For the steps before the run, such as reading the command line.
 void agree(Communicator& comm, const std::string& error);
 
 }  // namespace simscope::app

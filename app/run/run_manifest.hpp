@@ -1,5 +1,5 @@
 #pragma once
-/// @file run.json: what a run did (parameters, back end, timings, versions, warnings, outputs).
+/// @file run.json: what a run did.
 #include <map>
 #include <string>
 
@@ -9,24 +9,23 @@
 
 namespace simscope::app {
 
-/// Facts about the rendering of view.png (empty when none was rendered).
+/// How view.png was rendered; empty when none was.
 struct RenderInfo {
   std::string context;      ///< e.g. "egl-surfaceless"
   std::string renderer;     ///< GL_RENDERER, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)"
   std::string upload_path;  ///< "cuda-gl interop", "device->host copy" or "host upload"
   double seconds = 0;
-  /// What the image shows and how: the output drawn, the colormap and scale actually used (the
-  /// view settings or the workload's hints) and the colour range [lo, hi] (data units; for a log
-  /// scale the values, not their logarithms). Empty output: not recorded.
+  /// The output drawn, the colormap and scale used, and the colour range [lo, hi] in data units.
+  /// For a log scale the range holds values, not logarithms. Empty output: not recorded.
   std::string output, colormap, scale;
   double range_lo = 0, range_hi = 0;
 };
 
-/// The manifest of `result`: {"simscope": {version, compiler, cuda_compiled, and the front end's
-/// `versions` (e.g. {"qt": "6.4.2"})}, "workload", "params", "backend": {name, device, notice},
-/// "timings": {...}, "stats", "warnings", "outputs": [...], "render": {context, renderer,
-/// upload_path, "view": {output, colormap, scale, range}}} (render only when `render` has a
-/// context).
+/// The manifest of `result`. Format:
+/// {"simscope": {version, compiler, cuda_compiled, and the front end's `versions`, e.g.
+/// {"qt": "6.4.2"}}, "workload", "params", "backend": {name, device, notice}, "timings": {...},
+/// "stats", "warnings", "outputs": [...], "render": {context, renderer, upload_path,
+/// "view": {output, colormap, scale, range}}}. "render" only when `render` has a context.
 Json run_manifest(const RunResult& result, const std::string& backend_notice,
                   const RenderInfo& render,
                   const std::map<std::string, std::string>& versions = {});

@@ -1,5 +1,4 @@
-// Work ranges of whole runs: the split, the checks and the concatenation every adapter's merge
-// uses (split_merge.hpp).
+// Work ranges of whole runs: the split, the checks and the concatenation (split_merge.hpp).
 #include "split_merge.hpp"
 
 #include <algorithm>
@@ -29,7 +28,7 @@ std::vector<IndexRange> split_work(const WorkAxis& axis, std::size_t parts) {
   if (axis.length == 0) throw Error("split_work: this run has no axis to split");
   const std::size_t g = std::max<std::size_t>(1, axis.granule);
   const std::size_t granules = (axis.length + g - 1) / g;
-  // More ranges than granules: at the finer cuts, where the axis has them.
+  // More ranges than granules: split at the finer cuts where the axis has them.
   if (parts > granules && !axis.cuts.empty()) {
     if (axis.cuts.back() != axis.length)
       throw Error("split_work: the axis' cuts do not end at its length");
@@ -72,7 +71,7 @@ std::size_t product(const std::vector<std::size_t>& v, std::size_t from, std::si
   return n;
 }
 
-/// Appends `len` values of `src` from `at` to `dst` (the one place that reads the parts' data).
+/// Appends `len` values of `src` from `at` to `dst`. The only reader of the parts' data.
 template <class T>
 void append(std::vector<T>& dst, const std::vector<T>& src, std::size_t at, std::size_t len) {
   dst.insert(dst.end(), src.begin() + std::ptrdiff_t(at), src.begin() + std::ptrdiff_t(at + len));
@@ -108,8 +107,7 @@ OutputArray concat_outputs(const std::vector<RunResult>& parts, const std::strin
                   " does not fit the others' shape");
     out.shape[dim] += o.shape[dim];
   }
-  // Dimension `dim` of each outer index: the parts' slabs one after the other, in the dtype
-  // the parts hold.
+  // For each outer index, the parts' slabs along `dim` in order, in the parts' dtype.
   first.data.visit([&](const auto& tag) {
     std::decay_t<decltype(tag)> data;
     for (std::size_t a = 0; a < outer; ++a)
@@ -158,7 +156,7 @@ RunResult run_split(Workload& w, const ParamSet& params, Backend backend, std::s
   std::vector<RunResult> results;
   for (std::size_t k = 0; k < ranges.size(); ++k) {
     progress_check(progress);
-    // Nothing to run (more ranges than granules), unless the parts are added.
+    // An empty range runs nothing, unless the parts' sums are added.
     if (ranges[k].end == ranges[k].begin && !axis.reduced) continue;
     RunRequest request;
     request.range = ranges[k];

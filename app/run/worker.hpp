@@ -1,7 +1,7 @@
 #pragma once
-/// @file Runs a workload off the UI thread. A newer request supersedes older work: the running
-/// job is cancelled (Progress::cancel) and only the newest request runs. Optionally a coarse
-/// preview runs first, so a long evaluation shows something within a frame or two.
+/// @file Runs a workload off the UI thread.
+/// A newer request cancels the running job (Progress::cancel); only the newest request runs.
+/// An optional coarse preview runs first, so a long evaluation shows something quickly.
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -18,8 +18,8 @@ namespace simscope::app {
 
 class Worker {
  public:
-  /// Takes ownership of the workload; it is only touched from the worker thread afterwards
-  /// (view_image()/describe_sample()/schema() are const and safe from the UI thread).
+  /// Takes ownership of the workload; afterwards only the worker thread touches it.
+  /// view_image(), describe_sample() and schema() are const and safe from the UI thread.
   explicit Worker(std::unique_ptr<Workload> workload);
   ~Worker();  ///< cancels the running job and joins
   Worker(const Worker&) = delete;
@@ -37,10 +37,10 @@ class Worker {
   /// full result, the workload's follow_up() runs and comes as a second event (Event::follow_up).
   /// Call before the first submit().
   void set_interactive(bool on) { interactive_ = on; }
-  /// Cancels the running and queued work (the last result stays).
+  /// Cancels the running and queued work. The last result stays.
   void cancel();
 
-  /// Something that finished since the last poll: a result (preview or full) or an error text.
+  /// Something that finished since the last poll: a preview or full result, or an error text.
   struct Event {
     std::optional<RunResult> result;
     std::string error;
@@ -54,7 +54,7 @@ class Worker {
   std::optional<Event> poll();
 
   bool busy() const { return busy_.load(); }
-  /// Fraction done of the current job, and seconds since it started (for an ETA).
+  /// Fraction done of the current job, and seconds since it started.
   double progress() const;
   double elapsed_seconds() const;
 

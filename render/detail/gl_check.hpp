@@ -13,8 +13,8 @@ const char* gl_error_name(GLenum code);
 /// "OpenGL error GL_INVALID_VALUE in <what>". Call after each GL call or small group of calls.
 void check_gl(const char* what);
 
-/// Throws RenderError when no GL functions are loaded (no context was made current through
-/// create_context()); `who` names the caller in the message.
+/// Throws RenderError when no GL functions are loaded, i.e. no context was made current through
+/// create_context(). `who` names the caller in the message.
 void require_gl(const char* who);
 
 }  // namespace simscope::render::detail

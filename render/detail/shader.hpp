@@ -7,9 +7,9 @@
 
 namespace simscope::render::detail {
 
-/// A linked GLSL program. Sources are looked up by file name among the embedded shaders
-/// (e.g. "plane.frag"); the stage follows the extension (.vert, .frag, .comp). Needs a current
-/// GL 4.5 context. Throws RenderError with the compiler's or linker's log (first line) on failure.
+/// A linked GLSL program built from embedded shaders looked up by file name, e.g. "plane.frag".
+/// The extension sets the stage: .vert, .frag, .comp. Needs a current GL 4.5 context.
+/// Throws RenderError with the first line of the compiler's or linker's log on failure.
 class ShaderProgram {
  public:
   explicit ShaderProgram(std::initializer_list<const char*> files);

@@ -1,6 +1,5 @@
 #pragma once
-/// @file The oscillators' stats (run.json "stats", Python's result.stats): a study's and a live
-/// frame's, each one struct whose to_map() names them.
+/// @file The oscillators' stats: run.json "stats" and Python's result.stats.
 #include <map>
 #include <optional>
 #include <string>
@@ -9,8 +8,8 @@
 
 namespace simscope::app {
 
-/// A study's stats. Counts are whole numbers held as double; non-finite values are left out of
-/// to_map() (JSON has no NaN).
+/// A study's stats. Counts are whole numbers held as double.
+/// to_map() leaves out non-finite values, since JSON has no NaN.
 struct StudyStats {
   double msd_mean = 0, msd_sem = 0;  ///< the ensemble mean of the members' time-averaged msd
   double members = 0, valid_members = 0, nonfinite_members = 0, nodes = 0;
@@ -21,7 +20,7 @@ struct StudyStats {
   double osc_steps_per_s = 0;
   double peak_device_bytes = 0;
   std::optional<double> final_msd, final_order;  ///< the last sample's; none without samples
-  /// A resumed study's integration time before this session and in all sessions (s).
+  /// A resumed study's integration time in seconds: before this session, and over all sessions.
   std::optional<double> compute_s_earlier_sessions, compute_s_all_sessions;
 
   /// The stats of the study result `s` run with options `o`.

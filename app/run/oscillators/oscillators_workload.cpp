@@ -1,5 +1,6 @@
-// The `oscillators` workload as the app drives it: headless studies (RunCommand Whole, or Study
-// from the GUI) and a live view that advances a kept state (Live, Step, Reset).
+// The `oscillators` workload as the app drives it.
+// Headless studies (RunCommand Whole, or Study from the GUI) and a live view that advances a kept
+// state (Live, Step, Reset).
 #include "oscillators_workload.hpp"
 
 #include "oscillators_stats.hpp"
@@ -45,8 +46,8 @@ OutputArray array64(const std::string& name, std::vector<std::size_t> shape,
   return o;
 }
 
-/// The parameters that define the networks, and those that define the live state.
-/// (Files by identity and unused settings left out: cache_key.)
+/// Key of the parameters that define the networks and the live state.
+/// Files by identity and unused settings are left out, as in cache_key.
 std::string network_key(const ParamSet& p) {
   return cache_key(p, {"network.nodes", "network.topology", "network.k", "network.p",
                        "network.file", "network.seed"}) +
@@ -80,7 +81,7 @@ struct History {
   }
 };
 
-/// Every stride-th entry of v so that at most `cap` remain (the last one kept).
+/// Every stride-th entry of v so that at most `cap` remain; the last one is kept.
 std::vector<double> decimate(const std::vector<double>& v, std::size_t cap) {
   if (v.size() <= cap) return v;
   const std::size_t stride = (v.size() + cap - 1) / cap;
@@ -134,8 +135,8 @@ class OscillatorsWorkload final : public Workload {
             amp ? float(std::hypot(v[2 * q], v[2 * q + 1])) : float(v[q]);
       }
     img.data = std::move(values);
-    // Members and nodes are indices, not lengths: the map fills the view (a study of 8 members
-    // of 100 nodes is not a thin strip), titled with the indices each axis covers.
+    // Members and nodes are indices, not lengths: the map fills the view, and each axis is titled
+    // with the indices it covers.
     img.annotations.aspect = render::Aspect::Fill;
     img.annotations.axis_i = {"member k", true, 0.0, double(std::size_t(img.rows - 1) * sk)};
     img.annotations.axis_j = {"node i", true, 0.0, double(std::size_t(img.cols - 1) * sn)};
@@ -158,8 +159,8 @@ class OscillatorsWorkload final : public Workload {
  private:
   // ---- study ---------------------------------------------------------------------------------
 
-  /// A study; with `ck` (headless), checkpointed into ck->dir as it goes and resumed from it
-  /// when ck->resume (run_block_checkpointed, study_checkpoint.hpp).
+  /// Runs a study. With `ck` (headless), checkpoints into ck->dir as it goes and resumes from it
+  /// when ck->resume (run_block_checkpointed).
   RunResult study(const ParamSet& p, Backend backend,
                   const std::shared_ptr<StudyCheckpointRequest>& ck, Progress* progress) {
     const auto t0 = Clock::now();
@@ -203,16 +204,16 @@ class OscillatorsWorkload final : public Workload {
     return r;
   }
 
-  /// A work range of a study: the members `members` (group boundaries, osc::run_study_range; with
-  /// `ck`, from and into the version-4 checkpoint in ck->dir: run_block_checkpointed), with
-  /// the per-member outputs of the range, and in RunResult::part the sums merge_ranges needs.
+  /// Runs a work range of a study: members `members`, on group boundaries (osc::run_study_range).
+  /// With `ck`, reads and writes the version-4 checkpoint in ck->dir (run_block_checkpointed).
+  /// Returns the range's per-member outputs, and in RunResult::part the sums merge_ranges needs.
   RunResult study_range(const ParamSet& p, Backend backend, const IndexRange& members,
                         const std::shared_ptr<StudyCheckpointRequest>& ck, Progress* progress) {
     const auto t0 = Clock::now();
     RunResult r = base(p, backend);
     const osc::StudyOptions o = osc::study_options_from(p);
     osc::validate(o);
-    // The range's members only (member k's network and state are those of the whole study).
+    // The range's members only; member k's network and state are those of the whole study.
     const int K = int(p.get_int("ensemble.size"));
     const IndexRange m = resolve(members, std::size_t(K), "oscillators members");
     if (m.end == m.begin) throw Error("oscillators: an empty range of members");
@@ -254,9 +255,9 @@ class OscillatorsWorkload final : public Workload {
     return a;
   }
 
-  /// The study's members concatenated in range order, the series summed block by block in block
-  /// order (osc::merge_study_ranges: equal to the unsplit study bit for bit), the ensemble
-  /// statistics from all members, the warnings from the whole. No payload.
+  /// Members concatenated in range order; series summed block by block in block order
+  /// (osc::merge_study_ranges), bit-identical to the unsplit study. Ensemble statistics come from
+  /// all members, warnings from the whole. No payload.
   RunResult merge_ranges(std::vector<RunResult> parts) const override {
     check_parts(parts, "members");
     std::vector<osc::StudyResult> studies;
@@ -308,9 +309,9 @@ class OscillatorsWorkload final : public Workload {
   }
 
  private:
-  /// The study checkpointed in ck.dir in the one format (version 4, per block: what MPI ranks
-  /// write too, so any rank count resumes it; a version-3 checkpoint of an older build is
-  /// imported first). A new study interrupted before its first save leaves no folder behind.
+  /// The study checkpointed in ck.dir in version 4, per block, which any rank count resumes.
+  /// A version-3 checkpoint is imported first. A new study interrupted before its first save leaves
+  /// no folder.
   static osc::StudyResult checkpointed_study(StudyCheckpointRequest& ck, const ParamSet& p,
                                              Backend backend, Progress* progress) {
     const std::optional<CheckpointHeader> header = read_checkpoint_header(ck.dir);
@@ -433,7 +434,7 @@ class OscillatorsWorkload final : public Workload {
     return r;
   }
 
-  /// Warnings for settings the run does not use (the schema's rules of use): a file whose
+  /// Warnings for settings the run does not use, by the schema's rules of use: a file whose
   /// selector picks something else, and the generators' settings when the file is used.
   static void add_unused_warnings(const ParamSet& p, RunResult& r) {
     for (std::string& w : p.schema().unused_warnings(p)) r.warnings.push_back(std::move(w));
@@ -530,8 +531,7 @@ void fill_study_result(RunResult& r, const osc::StudyResult& s, const osc::Study
   if (T == 0) r.warnings.push_back("integrator.steps < record.every: msd_t and order_t are empty");
 
   for (const auto& [k, v] : StudyStats::of(s, o).to_map()) r.stats[k] = v;
-  // This run's integration only; a resumed study's earlier sessions (the checkpointed blocks,
-  // the time of a block under way before the interruption) are their own stat.
+  // This run's integration only; time from earlier sessions of a resumed study is its own stat.
   r.compute_seconds = std::max(0.0, s.seconds - s.seconds_before);
 }
 

@@ -1,6 +1,5 @@
 #pragma once
-/// @file What an oscillators run hands its GUI extras (RunResult::payload): the frame to draw,
-/// the network of the member shown, the recent R(t) / msd(t) history and a summary.
+/// @file The GUI payload of an oscillators run (RunResult::payload).
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -14,17 +13,15 @@
 
 namespace simscope::app {
 
-/// The phases theta = oscillators::phase(x, y) in (-pi, pi] (0 at the origin) of a state's
-/// K x N oscillators, (K, N) C order: the `phases` output of a study (the CLI's phases.npy and
-/// the Python module's).
+/// Phases theta = oscillators::phase(x, y) in (-pi, pi], 0 at the origin, of a state's K x N
+/// oscillators. Shape (K, N), C order: a study's `phases` output.
 std::vector<double> phases_of(const oscillators::State& s);
 /// x, y of a state's oscillators interleaved, (K, N, 2) C order: the `state` output.
 std::vector<double> interleave(const oscillators::State& s);
-/// Appends to `r` the outputs (msd, msd_t, order_t, phases, state: float64), warnings
-/// (non-finite members, fewer than two finite members, no samples) and stats (msd_mean,
-/// msd_sem, members, ..., osc_steps_per_s, peak_device_bytes, final_msd/final_order) of the
-/// study result `s` run with options `o`, and sets r.compute_seconds: what a study's run.json
-/// and .npy files hold, for a whole study, a merged one or a Python call on arrays.
+/// Fills `r` from study result `s` run with options `o`; sets r.compute_seconds.
+/// Adds the outputs (msd, msd_t, order_t, phases, state; float64), the warnings (non-finite
+/// members, fewer than two finite members, no samples) and the stats (StudyStats).
+/// Used for whole, merged and Python studies alike.
 void fill_study_result(RunResult& r, const oscillators::StudyResult& s,
                        const oscillators::StudyOptions& o);
 
@@ -36,7 +33,7 @@ struct OscillatorsLayout {
   std::vector<std::pair<int, int>> edges;  ///< the member's undirected edges (i < j)
 };
 
-/// RunResult::payload of the oscillators workload (RunResult::payload_as<OscillatorsPayload>()).
+/// RunResult::payload of the oscillators workload.
 struct OscillatorsPayload final : RunPayload {
   bool study = false;        ///< a study's final state, else a live frame
   oscillators::Frame frame;  ///< (theta, r) of the first members (host; device on CUDA)
@@ -44,8 +41,8 @@ struct OscillatorsPayload final : RunPayload {
   std::shared_ptr<const OscillatorsLayout> layout;  ///< of the shown member
   double dt = 0;
   std::int64_t every = 1;  ///< steps between samples
-  /// Recent samples (at most live.history; a study's series decimated to that many): global
-  /// step, ensemble means of msd and R, and the shown member's own.
+  /// Recent samples, at most live.history; a study's series is decimated to that many.
+  /// Global step, ensemble means of msd and R, and the shown member's own.
   std::vector<double> step, msd, order, watch_msd, watch_order;
   // summary
   int members = 0;  ///< K of the run (the live view integrates the first 64)

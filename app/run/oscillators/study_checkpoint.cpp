@@ -126,13 +126,13 @@ std::size_t groups_of(int K, std::size_t kb) {
 }
 
 /// The (3, ns, G) array of a block under way: its groups' sums of msd and R and their counts
-/// at each sample so far (Series::group_*, (sample, group) order).
+/// at each sample, in (sample, group) order (Series::group_*).
 std::vector<double> group_rows(const osc::Series& s) {
   return stack3(s.group_msd, s.group_order, s.group_finite);
 }
 
-/// Series::group_* of a block under way from its (3, ns, G) array, and the means over the
-/// block (msd, order, finite: the groups' fold over the count; only their length is used).
+/// Fills Series::group_* of a block under way from its (3, ns, G) array.
+/// Also sets the block means: the groups' fold over the count. Only their length is used.
 void read_group_rows(const io::NpyArray& a, std::size_t ns, std::size_t G, osc::Series& s) {
   std::vector<double> counts;
   rows3(a, s.group_msd, s.group_order, counts);
@@ -208,7 +208,7 @@ std::optional<CheckpointHeader> read_checkpoint_header(const std::string& dir) {
   const Json o = Json::parse(text, nullptr, false);
   if (!o.is_object() || json_string(o, "format") != kFormat)
     throw Error(path + ": not a simscope study checkpoint (remove the folder to start over)");
-  // A whole number, else 0 (as QJsonValue::toInt read it).
+  // A whole number in int range, else 0.
   const auto to_int = [&o](const char* key) {
     const double v = json_double(o, key);
     return v == std::floor(v) && std::fabs(v) < 2147483648.0 ? int(v) : 0;
@@ -268,7 +268,7 @@ void check_resumable(const CheckpointHeader& h, const std::string& workload, con
     if (it->second != now)
       throw CheckpointRefused("--resume: " + spec.name + " is " + now + " here but " + it->second +
                               tail);
-    // The same file name, but an edited file: the study would continue from other inputs.
+    // Same file name but edited file: the study would continue from other inputs.
     const auto f = h.files.find(spec.name);
     if (spec.type == ParamType::Path && f != h.files.end() &&
         file_identity(p.get_string(spec.name)) != f->second)
@@ -352,13 +352,13 @@ std::string partial_file(int b, std::int64_t g, const char* what) {
   return buf;
 }
 
-/// Writes `text` to DIR/NAME atomically (NAME.tmp flushed, renamed). Throws Error naming it.
+/// Writes `text` to DIR/NAME atomically: NAME.tmp, flushed, renamed. Throws Error naming it.
 void write_text_atomic(const std::string& dir, const std::string& name, const std::string& text) {
   io::write_file_atomic(path_in(dir, name), text, "the checkpoint", true);
 }
 
-/// DIR/NAME as a JSON object, or nothing when the file does not exist. Throws Error naming it
-/// when it is not one.
+/// DIR/NAME as a JSON object; nothing when the file does not exist.
+/// Throws Error naming the file when it is not an object.
 std::optional<Json> read_json(const std::string& dir, const std::string& name) {
   const std::string path = path_in(dir, name);
   std::error_code ec;
@@ -461,8 +461,8 @@ void write_finished(const std::string& dir, int b, const osc::StudyProgress& sp)
   remove_partial(dir, b);
 }
 
-/// Block b under way in `dir` (its partial_BBBBB.json), as run_study_block resumes it; nothing
-/// when there is none. `generation` receives its generation.
+/// Block b under way in `dir` (partial_BBBBB.json), ready for run_study_block to resume.
+/// Nothing when there is none. `generation` receives its generation.
 std::optional<osc::StudyProgress> read_partial(const std::string& dir, const CheckpointHeader& h,
                                                int b, std::int64_t every,
                                                std::int64_t& generation) {
@@ -506,8 +506,8 @@ bool block_finished(const std::string& dir, const CheckpointHeader& h, int b) {
   return b < h.blocks_done || fs::exists(path_in(dir, block_file(b, "json")), ec);
 }
 
-/// Finished block b as a one-block range result (run_study_block's), from its files; a block of
-/// the prefix carries the prefix's sums as its contribution when it is block 0 (none otherwise).
+/// Finished block b as a one-block range result, read from its files.
+/// A prefix block carries the prefix's sums as its contribution if it is block 0, none otherwise.
 osc::StudyResult read_finished(const std::string& dir, const CheckpointHeader& h, int b) {
   const std::size_t N = std::size_t(h.nodes), T = std::size_t(h.samples);
   const int k0 = b * h.block, k1 = std::min(h.members, k0 + h.block);
@@ -569,7 +569,7 @@ CheckpointHeader prepare_block_checkpoint(const std::string& dir, const std::str
     write_block_header(dir, h);
     return h;
   }
-  // Version 1: its finished blocks (files and sums) become the prefix, its block under way
+  // Version 3: its finished blocks (files and sums) become the prefix, its block under way gets
   // that block's partial files, then checkpoint.json says version 4.
   const osc::StudyProgress sp = read_study_checkpoint(dir, *header);
   h.members = header->members, h.nodes = header->nodes, h.samples = header->samples;
@@ -604,8 +604,8 @@ int checkpoint_members_done(const std::string& dir, const CheckpointHeader& h) {
   return done;
 }
 
-/// The share of the study's integration the checkpoint holds: finished members, plus the blocks
-/// under way at their saved step (version 3: its one block; version 4: every partial file).
+/// Share of the study's integration the checkpoint holds: finished members plus blocks under way
+/// at their saved step. Version 3 has one such block; version 4 one per partial file.
 double checkpoint_fraction_done(const std::string& dir, const CheckpointHeader& h) {
   if (h.members < 1 || h.block < 1) return 0;
   const auto st = h.params.find("integrator.steps");
@@ -694,9 +694,8 @@ osc::StudyResult run_block_checkpointed(StudyCheckpointRequest& ck, const ParamS
   for (int b = b0; b < b1; ++b) {
     progress_check(progress);
     const int k0 = b * block, k1 = std::min(K, k0 + block);
-    // The block's members in the range: a block cut between ranks (more ranks than blocks) is
-    // integrated in part, without checkpoints (redone after an interruption), unless it was
-    // finished whole before: then the part is read from its files.
+    // The block's members in the range. A block cut between ranks runs in part without checkpoints
+    // and is redone after an interruption, unless it finished whole before; then its part is read.
     const int a = std::max(int(m.begin), k0), z = std::min(int(m.end), k1);
     const bool whole = a == k0 && z == k1;
     if (block_finished(ck.dir, *h, b)) {

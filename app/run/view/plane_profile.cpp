@@ -27,8 +27,7 @@ std::string short_name(const std::string& title, const std::string& fallback) {
   return s.empty() ? fallback : s;
 }
 
-/// A copy of `r` with only output `name` (no other data copied) and `params` changed: enough
-/// for view_image of that output.
+/// Copy of `r` with only output `name` and with `params`: enough for view_image of that output.
 RunResult with_params(const RunResult& r, const ParamSet& params, const std::string& name) {
   RunResult t;
   t.workload = r.workload;
@@ -40,8 +39,8 @@ RunResult with_params(const RunResult& r, const ParamSet& params, const std::str
   return t;
 }
 
-/// Fills the coordinates of `s` from the shown image's axis titles, or the workload's own space
-/// coordinates where it has them (Workload::sample_coordinates: the field's x, y, z).
+/// Fills the coordinates of `s` from the shown image's axis titles, or from the workload's space
+/// coordinates where it has them (Workload::sample_coordinates, e.g. the field's x, y, z).
 void set_coordinates(PlaneSamples& s, const ViewImage& img, const Workload& w, const RunResult& r) {
   const auto& ai = img.annotations.axis_i;
   const auto& aj = img.annotations.axis_j;
@@ -117,8 +116,8 @@ double PlaneSamples::interpolate(int c, double fi, double fj) const {
 }
 
 namespace {
-/// The parameter choosing a component of output `choice` ("view.component" for lsq's (N, H, W)
-/// solution), or "" when the output has no component axis.
+/// Parameter that picks a component of output `choice`, e.g. "view.component" for lsq's (N, H, W)
+/// solution; "" when the output has no component axis.
 std::string component_param(const RunResult& r, const std::string& view_param,
                             const std::string& choice) {
   const std::string comp = view_param + ".component";
@@ -147,7 +146,7 @@ PlaneSamples plane_samples(const Workload& w, const RunResult& r, const std::str
   const ParamSpec& spec = r.params.schema().at(vp);
   std::vector<std::string> choices = spec.choices;
   if (choices.empty()) choices = {shown};
-  // An output of an integer dtype (lsq's count, status) is an integer column: nearest sample.
+  // An output of integer dtype (lsq's count, status) is an integer column: nearest sample.
   auto integer = [&](const std::string& output) {
     const OutputArray* o = r.find(output);
     return o && (o->dtype == io::DType::Int32 || o->dtype == io::DType::Int64 ||
@@ -178,7 +177,7 @@ PlaneSamples plane_samples(const Workload& w, const RunResult& r, const std::str
         add(choice, w.view_image(r, choice), choice);
       }
     } catch (const std::exception&) {
-      // an output this result does not hold (e.g. a live run's): not a column
+      // An output this result does not hold, e.g. a live run's, is not a column.
     }
   }
   if (s.columns.empty())

@@ -38,8 +38,8 @@ std::vector<ParamSet> sweep_params(const ParamSet& base, const SweepSpec& spec) 
   if (ps.type != ParamType::Int && ps.type != ParamType::Float)
     throw Error("--sweep: parameter " + spec.param + " is " + to_string(ps.type) +
                 ", not a number (sweep an int or float parameter)");
-  // Both ends first: a value outside the parameter's range is named as the start or stop.
-  // `base` with the swept parameter at v (an Int parameter rounded to the nearest integer).
+  // Both ends first, so a value outside the parameter's range is named as the start or stop.
+  // `base` with the swept parameter at v; Int parameters rounded to the nearest integer.
   auto at = [&](double v) {
     ParamSet p = base;
     if (ps.type == ParamType::Int)
