@@ -4,7 +4,7 @@
 /// (nlohmann-json, no Qt): every front end (GUI, CLI, Python, MPI ranks) reads them alike.
 #include <string>
 
-#include "core/params.hpp"
+#include "params/schema.hpp"
 
 namespace simscope::app {
 
