@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "core/params.hpp"
+#include "params/schema.hpp"
 #include "render/plane_view.hpp"
 #include "workload.hpp"
 

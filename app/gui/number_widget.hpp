@@ -3,7 +3,7 @@
 /// over a range a slider can show (up to 1e6 wide, or any range with a logarithmic slider), a
 /// relative drag for the ranges that only bound a value (plane.offset spans +-1e12: on a slider of
 /// ~300 pixels one pixel would be 7e9 length units), a text field without a range.
-#include "core/params.hpp"
+#include "params/param_spec.hpp"
 
 namespace simscope::app::gui {
 

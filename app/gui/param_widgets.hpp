@@ -4,7 +4,7 @@
 /// a reset-to-default button.
 #include <string>
 
-#include "core/params.hpp"
+#include "params/schema.hpp"
 
 namespace simscope::app::gui {
 

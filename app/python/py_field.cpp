@@ -8,6 +8,7 @@
 
 #include "field/device_inputs.hpp"
 #include "field/field.hpp"
+#include "field/field_params.hpp"
 #include "field/field_result.hpp"
 #include "field/strided_inputs.hpp"
 #include "py_arrays.hpp"

@@ -6,6 +6,7 @@
 
 #include "lsq/lsq.hpp"
 #include "lsq/lsq_device_cube.hpp"
+#include "lsq/lsq_params.hpp"
 #include "lsq/lsq_result.hpp"
 #include "py_arrays.hpp"
 #include "py_call.hpp"

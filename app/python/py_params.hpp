@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/backend.hpp"
-#include "core/params.hpp"
+#include "params/schema.hpp"
 
 namespace simscope::python {
 

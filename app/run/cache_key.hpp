@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/params.hpp"
+#include "params/schema.hpp"
 
 namespace simscope::app {
 

@@ -3,8 +3,8 @@
 /// (image metadata). No Qt: a Python module or an MPI rank reads presets as the app does.
 #include <string>
 
-#include "core/params.hpp"
 #include "json.hpp"
+#include "params/schema.hpp"
 
 namespace simscope::app {
 

@@ -4,7 +4,7 @@
 /// Free of Qt, so every front end reads them alike.
 #include <string>
 
-#include "core/params.hpp"
+#include "params/schema.hpp"
 
 namespace simscope::app {
 

@@ -2,7 +2,7 @@
 /// @file The message for a parameter name no schema knows (--set, presets).
 #include <string>
 
-#include "core/params.hpp"
+#include "params/schema.hpp"
 
 namespace simscope::app {
 

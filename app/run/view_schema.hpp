@@ -4,7 +4,7 @@
 /// metadata all use the same names.
 #include <string>
 
-#include "core/params.hpp"
+#include "params/schema.hpp"
 
 namespace simscope::app {
 

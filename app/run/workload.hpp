@@ -12,12 +12,12 @@
 #include <vector>
 
 #include "core/backend.hpp"
-#include "core/params.hpp"
 #include "core/progress.hpp"
 #include "core/range.hpp"
 #include "io/npy.hpp"
 #include "io/output_spec.hpp"
 #include "output_data.hpp"
+#include "params/schema.hpp"
 #include "run_command.hpp"
 #include "render/plane_annotations.hpp"
 

@@ -1,5 +1,5 @@
 // Back-end-independent parts of the field workload (field.hpp: make_evaluator, output_names,
-// output) and the option checks shared by every evaluator.
+// output_unit, output) and the option checks shared by every evaluator.
 #include <algorithm>
 #include <cmath>
 
@@ -70,6 +70,12 @@ const std::vector<io::OutputSpec>& outputs() {
 const std::vector<std::string>& output_names() {
   static const std::vector<std::string> names = io::output_names_of(outputs());
   return names;
+}
+
+const char* output_unit(const std::string& name) {
+  for (const io::OutputSpec& o : outputs())
+    if (o.name == name) return o.unit.c_str();
+  throw Error("unknown field output '" + name + "' (known: " + io::joined_names(outputs()) + ")");
 }
 
 const std::vector<float>& output(const Result& r, const std::string& name) {

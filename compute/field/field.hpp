@@ -17,7 +17,6 @@
 
 #include "core/backend.hpp"
 #include "core/device_view.hpp"
-#include "core/params.hpp"
 #include "core/precision.hpp"
 #include "core/progress.hpp"
 #include "core/range.hpp"
@@ -365,25 +364,20 @@ Sources sources_from_npy(const io::NpyArray& a, const std::string& name);
 /// (with its row).
 Targets targets_from_npy(const io::NpyArray& a, const std::string& name);
 
-// ---- schema --------------------------------------------------------------------------------
+// ---- source settings -----------------------------------------------------------------------
 
-/// The field workload's parameters: sources.file, sources.distribution, sources.count,
-/// sources.seed, sources.half_width, k, eps, plane, plane.offset, grid.size, grid.half_width,
-/// precision, method (auto|direct|tree, default auto), tree.tolerance (1e-5, in [1e-7, 1e-3]),
-/// tree.error_grid (the error view's subgrid size m: 0 automatic, 1..64), view (an output or
-/// "error").
-const Schema& schema();
+/// Where a run's sources come from: the file `file` when it is set (load_sources), else the
+/// generator's settings (generate_sources).
+struct SourceSpec {
+  std::string file;  ///< .npy or CSV source file; empty: generated
+  std::string distribution = "gaussian";
+  std::size_t count = 20000;
+  double half_width = 1.0;
+  std::uint64_t seed = 1;
+};
 
-/// Reads a Grid / Options from a validated ParamSet of schema(). For plane=box, Grid::offset is
-/// |plane.offset| (faces at +-|plane.offset|), and plane.offset = 0 puts the faces at
-/// +-grid.half_width (the cube around the samples).
-Grid grid_from(const ParamSet& p);
-Options options_from(const ParamSet& p);
-/// The `method` of a ParamSet of schema().
-Method method_from(const ParamSet& p);
-/// The sources a ParamSet of schema() asks for: load_sources(sources.file) when it is set, else
-/// generate_sources(sources.distribution, sources.count, sources.half_width, sources.seed).
-/// Throws simscope::Error as those do.
-Sources make_sources(const ParamSet& p);
+/// load_sources(spec.file) when it is set, else generate_sources(spec.distribution, spec.count,
+/// spec.half_width, spec.seed). Throws simscope::Error as those do.
+Sources make_sources(const SourceSpec& spec);
 
 }  // namespace simscope::field

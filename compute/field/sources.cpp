@@ -336,20 +336,20 @@ Sources load_source_rows(const std::string& path, const IndexRange& rows) {
   return s;
 }
 
-std::size_t source_count(const ParamSet& p) {
-  const std::string& file = p.get_string("sources.file");
-  if (!file.empty()) return source_file_count(file);
-  const std::size_t count = std::size_t(p.get_int("sources.count"));
-  check_generator(p.get_string("sources.distribution"), count, p.get_double("sources.half_width"));
-  return count;
+Sources make_sources(const SourceSpec& spec) {
+  if (!spec.file.empty()) return load_sources(spec.file);
+  return generate_sources(spec.distribution, spec.count, spec.half_width, spec.seed);
 }
 
-Sources make_source_rows(const ParamSet& p, const IndexRange& rows) {
-  const std::string& file = p.get_string("sources.file");
-  if (!file.empty()) return load_source_rows(file, rows);
-  return generate_source_rows(
-      p.get_string("sources.distribution"), std::size_t(p.get_int("sources.count")),
-      p.get_double("sources.half_width"), std::uint64_t(p.get_int("sources.seed")), rows);
+std::size_t source_count(const SourceSpec& spec) {
+  if (!spec.file.empty()) return source_file_count(spec.file);
+  check_generator(spec.distribution, spec.count, spec.half_width);
+  return spec.count;
+}
+
+Sources make_source_rows(const SourceSpec& spec, const IndexRange& rows) {
+  if (!spec.file.empty()) return load_source_rows(spec.file, rows);
+  return generate_source_rows(spec.distribution, spec.count, spec.half_width, spec.seed, rows);
 }
 
 }  // namespace simscope::field

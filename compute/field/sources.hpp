@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <string>
 
-#include "core/params.hpp"
 #include "core/range.hpp"
 #include "field/field.hpp"
 
@@ -47,14 +46,14 @@ Sources load_source_rows(const std::string& path, const IndexRange& rows);
 Sources generate_source_rows(const std::string& distribution, std::size_t count, double half_width,
                              std::uint64_t seed, const IndexRange& rows);
 
-/// The number of sources make_sources(p) gives: source_file_count(sources.file) when a file is
-/// set, else sources.count (checked as generate_sources checks it with the other generator
+/// The number of sources make_sources(spec) gives: source_file_count(spec.file) when a file is
+/// set, else spec.count (checked as generate_sources checks it with the other generator
 /// settings). Throws simscope::Error as those do.
-std::size_t source_count(const ParamSet& p);
+std::size_t source_count(const SourceSpec& spec);
 
-/// Sources [rows.begin, rows.end) of make_sources(p): load_source_rows(sources.file, rows) or
-/// generate_source_rows(sources.distribution, sources.count, sources.half_width, sources.seed,
-/// rows). Throws simscope::Error as those do.
-Sources make_source_rows(const ParamSet& p, const IndexRange& rows);
+/// Sources [rows.begin, rows.end) of make_sources(spec): load_source_rows(spec.file, rows) or
+/// generate_source_rows(spec.distribution, spec.count, spec.half_width, spec.seed, rows). Throws
+/// simscope::Error as those do.
+Sources make_source_rows(const SourceSpec& spec, const IndexRange& rows);
 
 }  // namespace simscope::field

@@ -57,7 +57,6 @@
 
 #include "core/backend.hpp"
 #include "core/device_view.hpp"
-#include "core/params.hpp"
 #include "core/precision.hpp"
 #include "core/progress.hpp"
 #include "core/range.hpp"
@@ -326,28 +325,15 @@ struct SynthSpec {
 /// would not fit in the available memory.
 Synth generate(const SynthSpec& spec, const Design* design = nullptr);
 
-// ---- schema --------------------------------------------------------------------------------
+/// Available host memory in bytes (MemAvailable of /proc/meminfo; physical memory if absent).
+double available_host_bytes();
 
-/// The lsq workload's parameters: data.file, design.file, synth.height, synth.width,
-/// synth.observations, synth.unknowns, synth.nan_fraction, synth.noise, synth.seed,
-/// synth.design, method, lambda, precision, view, view.component.
-const Schema& schema();
+// ---- outputs -------------------------------------------------------------------------------
 
 /// The exported outputs, in export order, the one list of them (the schema's `view` choices and
 /// the run layer's descriptor come from it): "solution" (x, float64; float32 when
 /// precision=fp32), "residual" (RMS residual, float32), "count" (observed rows, int32),
 /// "status" (uint8) and "condition" (float32).
 const std::vector<io::OutputSpec>& outputs();
-
-/// Options from a validated ParamSet of schema().
-Options options_from(const ParamSet& p);
-
-/// The problem a ParamSet asks for: data.file + design.file when data.file is set (both needed);
-/// the generator with design.file's A when only design.file is set; else the generator alone.
-/// `truth` is empty for file data. Throws simscope::Error as the loaders do.
-Synth make_problem(const ParamSet& p);
-
-/// Available host memory in bytes (MemAvailable of /proc/meminfo; physical memory if absent).
-double available_host_bytes();
 
 }  // namespace simscope::lsq

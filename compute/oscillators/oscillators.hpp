@@ -2,10 +2,9 @@
 /// @file The `oscillators` workload: ensembles of K networks of N Stuart-Landau oscillators,
 /// integrated with classic fourth-order Runge-Kutta. Parts: model.hpp (constants, state,
 /// observables), topology.hpp (networks), ensemble.hpp (integration), study.hpp (headless
-/// studies), layout.hpp (drawing), oscillators_params.hpp (parameters).
+/// studies), layout.hpp (drawing).
 #include "oscillators/ensemble.hpp"
 #include "oscillators/layout.hpp"
 #include "oscillators/model.hpp"
-#include "oscillators/oscillators_params.hpp"
 #include "oscillators/study.hpp"
 #include "oscillators/topology.hpp"

@@ -822,7 +822,7 @@ class CpuImpl {
 class CpuEnsemble final : public Ensemble {
  public:
   Backend backend() const override { return Backend::Cpu; }
-  int max_nodes() const override { return detail::kMaxNodes; }
+  int max_nodes() const override { return kMaxNodes; }
 
   void load(const Topologies& t, const State& s, Precision p) override {
     f32_.reset();

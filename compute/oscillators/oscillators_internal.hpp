@@ -12,14 +12,11 @@ namespace simscope::oscillators::detail {
 /// The msd time average is summed in windows of this many steps, aligned to the global step, and
 /// each complete window is added to the total. The sum therefore does not depend on chunking.
 constexpr std::int64_t kMsdWindow = 1024;
-/// Limits checked by load(): members, nodes, and their product, which sizes the state memory.
-constexpr int kMaxMembers = 1000000;
-constexpr int kMaxNodes = 100000;
+/// The most oscillators (members x nodes: state memory) load() accepts; members and nodes alone:
+/// kMaxMembers and kMaxNodes (topology.hpp).
 constexpr double kMaxOscillators = 4e8;
 /// The longest series a study may record, T = steps / every.
 constexpr std::int64_t kMaxSamples = 10000000;
-/// Members in the live view.
-constexpr int kLiveMembers = 64;
 
 // ---- random numbers ----------------------------------------------------------------------------
 

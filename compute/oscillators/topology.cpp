@@ -40,11 +40,11 @@ std::vector<std::pair<int, int>> Topologies::edges(int member) const {
 namespace {
 
 void check_sizes(int nodes, int members) {
-  if (nodes < 1 || nodes > detail::kMaxNodes)
-    throw Error("network.nodes must be in [1, " + std::to_string(detail::kMaxNodes) + "], got " +
+  if (nodes < 1 || nodes > kMaxNodes)
+    throw Error("network.nodes must be in [1, " + std::to_string(kMaxNodes) + "], got " +
                 std::to_string(nodes));
-  if (members < 1 || members > detail::kMaxMembers)
-    throw Error("ensemble.size must be in [1, " + std::to_string(detail::kMaxMembers) + "], got " +
+  if (members < 1 || members > kMaxMembers)
+    throw Error("ensemble.size must be in [1, " + std::to_string(kMaxMembers) + "], got " +
                 std::to_string(members));
 }
 

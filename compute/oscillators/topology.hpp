@@ -8,6 +8,11 @@
 
 namespace simscope::oscillators {
 
+/// The most nodes per network (N) and members (K) an ensemble may have: the generators, the
+/// edge-list reader and the ensembles refuse more.
+constexpr int kMaxNodes = 100000;
+constexpr int kMaxMembers = 1000000;
+
 /// K networks ("members") on the same N nodes: symmetric weighted adjacency matrices G in
 /// compressed sparse row form, one after another. Row i of graph g holds node i's neighbours
 /// col[e] for e in [row_ptr[g*N + i], row_ptr[g*N + i + 1]), sorted ascending, without i itself.

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "field/field.hpp"
+#include "field/field_params.hpp"
 #include "gui/number_widget.hpp"
 
 using namespace simscope;

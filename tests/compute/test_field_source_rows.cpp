@@ -176,19 +176,20 @@ TEST(FieldSourceRows, FileErrorsOfARange) {
   EXPECT_NE(m.find(".npy or .csv"), std::string::npos) << m;
 }
 
-// The ParamSet forms: the count without loading, the rows of a file or of the generator.
-TEST(FieldSourceRows, FromParameters) {
+// The SourceSpec forms: the count without loading, the rows of a file or of the generator.
+TEST(FieldSourceRows, FromSourceSpec) {
   write_files();
-  ParamSet p = schema().defaults();
-  p.set("sources.distribution", std::string("dipoles"));
-  p.set("sources.count", std::int64_t(77));
-  EXPECT_EQ(source_count(p), 77u);
-  EXPECT_TRUE(same_bits(make_source_rows(p, {13, 40}), slice(make_sources(p), 13, 40)));
-  p.set("sources.file", tmp("rows_f8f.npy").string());
-  EXPECT_EQ(source_count(p), 1000u);
-  EXPECT_TRUE(same_bits(make_source_rows(p, {333, 667}), slice(make_sources(p), 333, 667)));
-  p.set("sources.file", tmp("absent.npy").string());
-  EXPECT_NE(error_of([&] { source_count(p); }).find("absent.npy: cannot open"), std::string::npos);
+  SourceSpec spec;
+  spec.distribution = "dipoles";
+  spec.count = 77;
+  EXPECT_EQ(source_count(spec), 77u);
+  EXPECT_TRUE(same_bits(make_source_rows(spec, {13, 40}), slice(make_sources(spec), 13, 40)));
+  spec.file = tmp("rows_f8f.npy").string();
+  EXPECT_EQ(source_count(spec), 1000u);
+  EXPECT_TRUE(same_bits(make_source_rows(spec, {333, 667}), slice(make_sources(spec), 333, 667)));
+  spec.file = tmp("absent.npy").string();
+  EXPECT_NE(error_of([&] { source_count(spec); }).find("absent.npy: cannot open"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -480,28 +480,6 @@ TEST(FieldTree, RuleAndBadInput) {
             std::string::npos);
 }
 
-TEST(FieldTree, SchemaParameters) {
-  const Schema& sc = schema();
-  ParamSet p = sc.defaults();
-  EXPECT_EQ(p.get_string("method"), "auto");
-  EXPECT_EQ(sc.at("method").choices, (std::vector<std::string>{"auto", "direct", "tree"}));
-  EXPECT_EQ(p.get_double("tree.tolerance"), 1e-5);
-  EXPECT_EQ(sc.at("tree.tolerance").min, 1e-7);  // float32 outputs show ~3e-8 RMS rounding
-  EXPECT_EQ(sc.at("tree.tolerance").max, 1e-3);
-  EXPECT_EQ(method_from(p), Method::Auto);
-  EXPECT_EQ(options_from(p).tolerance, 1e-5);
-  p.set_from_string("method", "tree");
-  p.set_from_string("tree.tolerance", "1e-7");
-  EXPECT_EQ(method_from(p), Method::Tree);
-  EXPECT_EQ(options_from(p).tolerance, 1e-7);
-  for (const char* bad : {"1e-2", "1e-9", "0", "abc"})
-    EXPECT_NE(error_of([&] { p.set_from_string("tree.tolerance", bad); }).find("tree.tolerance"),
-              std::string::npos)
-        << bad;
-  EXPECT_NE(error_of([&] { p.set_from_string("method", "fmm"); }).find("method"),
-            std::string::npos);
-}
-
 // ---- CUDA (tests/gpu/run.sh runs every *Cuda* test; skipped without a device) --------------
 
 // The CUDA tree makes the CPU tree's decisions (same source tree, target tree and classify()),

@@ -172,9 +172,6 @@ TEST(LsqDowndate, MethodNamesAndPlacement) {
   EXPECT_EQ(method_runs_on(Method::Downdate, Backend::Cuda), Backend::Cuda);
   EXPECT_EQ(method_runs_on(Method::Downdate, Backend::Cpu), Backend::Cpu);
   EXPECT_EQ(method_runs_on(Method::Auto, Backend::Cuda), Backend::Cuda);
-  ParamSet p = schema().defaults();
-  p.set_from_string("method", "downdate");
-  EXPECT_EQ(options_from(p).method, Method::Downdate);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// Inputs of the lsq workload: cube and design files written by numpy (good and bad), the
-// synthetic generator, the schema and make_problem.
+// Inputs of the lsq workload: cube and design files written by numpy (good and bad) and the
+// synthetic generator.
 #include <cstring>
 
 #include "test_lsq_util.hpp"
@@ -111,29 +111,6 @@ TEST_F(LsqFiles, UnreadableCubeDtypeNamesWhatTheCubeAccepts) {
   EXPECT_TRUE(contains(design, "int16") && contains(design, "int32, int64 or uint8")) << design;
 }
 
-TEST_F(LsqFiles, MakeProblemFromParameters) {
-  ParamSet p = schema().defaults();
-  p.set("data.file", path("f_cube.npy"));
-  EXPECT_TRUE(contains(error_of([&] { make_problem(p); }), "design.file"));
-  p.set("design.file", path("f_A_7.npy"));
-  const std::string mismatch = error_of([&] { make_problem(p); });
-  EXPECT_TRUE(contains(mismatch, "M = 6") && contains(mismatch, "7 rows")) << mismatch;
-  p.set("design.file", path("f_A.npy"));
-  const Synth s = make_problem(p);
-  EXPECT_EQ(s.cube.m, 6u);
-  EXPECT_EQ(s.design.n, 2u);
-  EXPECT_TRUE(s.truth.empty());
-  // design.file alone: synthetic data made with that A.
-  ParamSet q = schema().defaults();
-  q.set("design.file", path("f_A.csv"));
-  q.set("synth.height", std::int64_t(5));
-  q.set("synth.width", std::int64_t(4));
-  const Synth t = make_problem(q);
-  EXPECT_EQ(t.cube.m, 6u);
-  EXPECT_EQ(t.design.n, 2u);
-  EXPECT_EQ(t.truth.size(), 2u * 20);
-}
-
 TEST(LsqSynth, DeterministicAndAsAsked) {
   SynthSpec s;
   s.height = 40, s.width = 30, s.m = 25, s.n = 6, s.nan_fraction = 0.3, s.noise = 0.0;
@@ -184,28 +161,6 @@ TEST(LsqSynth, Designs) {
     EXPECT_LE(worst, 1e-5) << kind;
     EXPECT_EQ(r.status_counts[kOk], 72u) << kind;
   }
-}
-
-TEST(LsqSchema, ParametersAndOptions) {
-  const Schema& s = schema();
-  EXPECT_EQ(s.workload(), "lsq");
-  for (const char* n :
-       {"data.file", "design.file", "synth.height", "synth.width", "synth.observations",
-        "synth.unknowns", "synth.nan_fraction", "synth.noise", "synth.seed", "synth.design",
-        "method", "lambda", "precision", "view", "view.component"})
-    EXPECT_NE(s.find(n), nullptr) << n;
-  ParamSet p = s.defaults();
-  EXPECT_EQ(p.get_string("precision"), "fp64");
-  EXPECT_EQ(p.get_string("view"), "solution");
-  EXPECT_THROW(p.set_from_string("lambda", "-1"), Error);
-  EXPECT_THROW(p.set_from_string("method", "lu"), Error);
-  p.set_from_string("method", "qr");
-  p.set_from_string("precision", "fp32");
-  p.set_from_string("lambda", "0.25");
-  const Options o = options_from(p);
-  EXPECT_EQ(o.method, Method::Qr);
-  EXPECT_EQ(o.precision, Precision::Fp32);
-  EXPECT_EQ(o.lambda, 0.25);
 }
 
 TEST(LsqMemory, CubeLargerThanMemoryIsRefused) {

@@ -1,10 +1,10 @@
 #pragma once
 /// @file The workloads' parameter schemas, chosen by an input byte (harnesses of --set values
 /// and presets).
-#include "core/params.hpp"
-#include "field/field.hpp"
-#include "lsq/lsq.hpp"
+#include "field/field_params.hpp"
+#include "lsq/lsq_params.hpp"
 #include "oscillators/oscillators_params.hpp"
+#include "params/schema.hpp"
 
 namespace simscope::fuzz {
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "core/backend.hpp"
-#include "core/params.hpp"
+#include "params/schema.hpp"
 #include "oscillators/study_checkpoint.hpp"
 #include "oscillators/study.hpp"
 

@@ -18,6 +18,7 @@
 #include "../compute/test_cuda_skip.hpp"
 #include "core/backend.hpp"
 #include "lsq/lsq.hpp"
+#include "lsq/lsq_params.hpp"
 #include "split_merge.hpp"
 #include "oscillators/study_checkpoint.hpp"
 #include "workload.hpp"

@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "distributed_run.hpp"
 #include "field/field.hpp"
+#include "field/field_params.hpp"
 #include "field/field_split.hpp"
 #include "oscillators/ensemble.hpp"
 #include "oscillators/model.hpp"

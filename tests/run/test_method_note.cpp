@@ -6,6 +6,7 @@
 #include <string>
 
 #include "lsq/lsq.hpp"
+#include "lsq/lsq_params.hpp"
 #include "lsq/method_note.hpp"
 #include "workload.hpp"
 

@@ -17,6 +17,7 @@
 #include "core/error.hpp"
 #include "export.hpp"
 #include "field/field.hpp"
+#include "field/field_params.hpp"
 #include "io/npy.hpp"
 #include "json.hpp"
 #include "run_manifest.hpp"

@@ -11,6 +11,7 @@
 #include "../compute/test_bits.hpp"
 #include "core/error.hpp"
 #include "field/field.hpp"
+#include "field/field_params.hpp"
 #include "io/npy.hpp"
 #include "oscillators/oscillators_params.hpp"
 #include "oscillators/study.hpp"

@@ -1,5 +1,5 @@
 """Keyword arguments -> the schema's (dotted name, text) settings, checked in C++ by the same
-code as ``simscope --set NAME=VALUE`` (compute/core/params.cpp), so the messages are the CLI's,
+code as ``simscope --set NAME=VALUE`` (app/run/params/schema.cpp), so the messages are the CLI's,
 re-spelled for Python (python_messages: the keywords typed, backend="cuda")."""
 
 import contextlib

@@ -10,6 +10,7 @@
 
 #include "core/device_memory.hpp"
 #include "core/error.hpp"
+#include "field/field_params.hpp"
 #include "field_stats.hpp"
 
 namespace simscope::app {

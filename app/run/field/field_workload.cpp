@@ -12,6 +12,7 @@
 #include "cache_key.hpp"
 #include "core/error.hpp"
 #include "field/field.hpp"
+#include "field/field_params.hpp"
 #include "field/share_sums.hpp"
 #include "field/sources.hpp"
 #include "field_result.hpp"

@@ -10,6 +10,7 @@
 
 #include "cache_key.hpp"
 #include "core/error.hpp"
+#include "lsq/lsq_params.hpp"
 #include "lsq/lsq_result.hpp"
 #include "lsq/method_note.hpp"
 #include "split_merge.hpp"

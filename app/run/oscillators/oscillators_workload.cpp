@@ -33,7 +33,7 @@ namespace {
 namespace osc = simscope::oscillators;
 using Clock = std::chrono::steady_clock;
 
-constexpr int kLiveMembers = 64;  // the live view integrates the first 64 members
+using osc::kLiveMembers;
 constexpr int kMaxImageSide = 4096;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 

@@ -53,8 +53,8 @@
 
 #include "core/backend.hpp"
 #include "core/error.hpp"
-#include "core/params.hpp"
 #include "oscillators/study.hpp"
+#include "params/schema.hpp"
 
 namespace simscope::app {
 

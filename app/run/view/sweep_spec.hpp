@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "core/params.hpp"
+#include "params/schema.hpp"
 
 namespace simscope::app {
 

@@ -1,8 +1,10 @@
 // The oscillators workload's parameter schema and its readers (oscillators_params.hpp: schema,
 // model_from, study_options_from, precision_from, make_topologies, make_initial_state).
-#include "core/error.hpp"
-#include "oscillators/oscillators_internal.hpp"
 #include "oscillators/oscillators_params.hpp"
+
+#include <algorithm>
+
+#include "core/error.hpp"
 
 namespace simscope::oscillators {
 
@@ -14,7 +16,7 @@ constexpr double kMaxSeed = 9007199254740992.0;
 Schema build() {
   using T = ParamType;
   std::vector<ParamSpec> s;
-  s.push_back(param_spec("network.nodes", T::Int, std::int64_t(100), 1, detail::kMaxNodes, "",
+  s.push_back(param_spec("network.nodes", T::Int, std::int64_t(100), 1, kMaxNodes, "",
                          "N: oscillators per network (CUDA: at most 2048).", {}, true));
   s.push_back(param_spec("network.topology", T::Enum, std::string("watts_strogatz"), kNoMin, kNoMax,
                          "",
@@ -34,7 +36,7 @@ Schema build() {
       param_spec("network.seed", T::Int, std::int64_t(1), 0, kMaxSeed, "",
                  "Seed of the random networks: member k's graph depends on (seed, k) only."));
   s.push_back(
-      param_spec("ensemble.size", T::Int, std::int64_t(16), 1, detail::kMaxMembers, "",
+      param_spec("ensemble.size", T::Int, std::int64_t(16), 1, kMaxMembers, "",
                  "K: networks (members) in the ensemble; the live view integrates the first "
                  "64.",
                  {}, true));
@@ -74,7 +76,7 @@ Schema build() {
                  {"fp64", "fp32"}));
   s.push_back(param_spec("live.steps_per_frame", T::Int, std::int64_t(5), 1, 1e6, "",
                          "Live view: RK4 steps per drawn frame.", {}, true));
-  s.push_back(param_spec("live.topology", T::Int, std::int64_t(0), 0, detail::kLiveMembers - 1, "",
+  s.push_back(param_spec("live.topology", T::Int, std::int64_t(0), 0, kLiveMembers - 1, "",
                          "Member shown live (0-based, among the first 64 members): the phase "
                          "view draws its network and the plots follow its R(t) and msd(t)."));
   s.push_back(param_spec("live.history", T::Int, std::int64_t(2000), 10, 1000000, "",

@@ -1,11 +1,14 @@
 #pragma once
 /// @file The parameters of the `oscillators` workload (its Schema) and their readers.
-#include "core/params.hpp"
 #include "oscillators/model.hpp"
 #include "oscillators/study.hpp"
 #include "oscillators/topology.hpp"
+#include "params/schema.hpp"
 
 namespace simscope::oscillators {
+
+/// Members in the live view: the first min(ensemble.size, kLiveMembers).
+constexpr int kLiveMembers = 64;
 
 /// The workload's parameters: network.*, ensemble.size, model.*, init, init.seed, init.file,
 /// integrator.*, record.every, precision, live.*, view.

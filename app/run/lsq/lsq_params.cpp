@@ -1,7 +1,7 @@
-// The lsq workload's parameter schema and its readers (lsq.hpp: schema, options_from,
-// make_problem).
+// The lsq workload's parameter schema and its readers (lsq_params.hpp).
+#include "lsq/lsq_params.hpp"
+
 #include "core/error.hpp"
-#include "lsq/lsq.hpp"
 
 namespace simscope::lsq {
 
@@ -81,35 +81,9 @@ Schema build() {
 
 }  // namespace
 
-const std::vector<io::OutputSpec>& outputs() {
-  using D = io::DType;
-  static const std::vector<io::OutputSpec> all = {
-      {"solution", "x", "", D::Float64},  // float32 when precision=fp32 (lsq_workload.cpp)
-      {"residual", "RMS residual", "data", D::Float32},
-      {"count", "observed rows", "", D::Int32},
-      {"status", "status", "", D::UInt8},
-      {"condition", "condition", "", D::Float32}};
-  return all;
-}
-
 const Schema& schema() {
   static const Schema s = build();
   return s;
-}
-
-const char* to_string(Method m) {
-  switch (m) {
-    case Method::Normal:
-      return "normal";
-    case Method::Qr:
-      return "qr";
-    case Method::Svd:
-      return "svd";
-    case Method::Downdate:
-      return "downdate";
-    default:
-      return "auto";
-  }
 }
 
 Options options_from(const ParamSet& p) {

@@ -1,6 +1,8 @@
-// The schema's rules of use (params.hpp: ParamCondition, UseRule, Schema::used,
+// The schema's rules of use (use_rules.hpp: ParamCondition; schema.hpp: Schema::used,
 // Schema::unused_warnings).
-#include "core/params.hpp"
+#include "params/use_rules.hpp"
+
+#include "params/schema.hpp"
 
 namespace simscope {
 

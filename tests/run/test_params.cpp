@@ -7,8 +7,8 @@
 
 #include "core/backend.hpp"
 #include "core/error.hpp"
-#include "core/params.hpp"
 #include "core/quote.hpp"
+#include "params/schema.hpp"
 
 namespace simscope {
 namespace {

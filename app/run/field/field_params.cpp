@@ -1,9 +1,9 @@
-// The field workload's parameter schema and its readers (field.hpp: schema, grid_from,
-// options_from, make_sources).
+// The field workload's parameter schema and its readers (field_params.hpp).
+#include "field/field_params.hpp"
+
 #include <cmath>
 
-#include "core/error.hpp"
-#include "field/field.hpp"
+#include "field/sources.hpp"
 
 namespace simscope::field {
 
@@ -119,18 +119,22 @@ Options options_from(const ParamSet& p) {
 
 Method method_from(const ParamSet& p) { return method_from_string(p.get_string("method")); }
 
-Sources make_sources(const ParamSet& p) {
-  const std::string& file = p.get_string("sources.file");
-  if (!file.empty()) return load_sources(file);
-  return generate_sources(
-      p.get_string("sources.distribution"), std::size_t(p.get_int("sources.count")),
-      p.get_double("sources.half_width"), std::uint64_t(p.get_int("sources.seed")));
+SourceSpec source_spec_from(const ParamSet& p) {
+  SourceSpec s;
+  s.file = p.get_string("sources.file");
+  s.distribution = p.get_string("sources.distribution");
+  s.count = std::size_t(p.get_int("sources.count"));
+  s.half_width = p.get_double("sources.half_width");
+  s.seed = std::uint64_t(p.get_int("sources.seed"));
+  return s;
 }
 
-const char* output_unit(const std::string& name) {
-  for (const io::OutputSpec& o : outputs())
-    if (o.name == name) return o.unit.c_str();
-  throw Error("unknown field output '" + name + "' (known: " + io::joined_names(outputs()) + ")");
+Sources make_sources(const ParamSet& p) { return make_sources(source_spec_from(p)); }
+
+std::size_t source_count(const ParamSet& p) { return source_count(source_spec_from(p)); }
+
+Sources make_source_rows(const ParamSet& p, const IndexRange& rows) {
+  return make_source_rows(source_spec_from(p), rows);
 }
 
 }  // namespace simscope::field

@@ -1,48 +1,13 @@
-#include "core/params.hpp"
+#include "params/schema.hpp"
 
 #include <charconv>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <sstream>
 
 #include "core/error.hpp"
 #include "core/quote.hpp"
 
 namespace simscope {
-
-const char* to_string(ParamType t) {
-  switch (t) {
-    case ParamType::Int:
-      return "int";
-    case ParamType::Float:
-      return "float";
-    case ParamType::Bool:
-      return "bool";
-    case ParamType::Enum:
-      return "enum";
-    case ParamType::Path:
-      return "path";
-  }
-  return "?";
-}
-
-std::string format_value(const ParamValue& v) {
-  if (auto i = std::get_if<std::int64_t>(&v)) return std::to_string(*i);
-  if (auto d = std::get_if<double>(&v)) {
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%.17g", *d);
-    // Prefer the shortest text that reads back exactly.
-    for (int prec = 1; prec <= 17; ++prec) {
-      char shortbuf[40];
-      std::snprintf(shortbuf, sizeof shortbuf, "%.*g", prec, *d);
-      if (std::strtod(shortbuf, nullptr) == *d) return shortbuf;
-    }
-    return buf;
-  }
-  if (auto b = std::get_if<bool>(&v)) return *b ? "true" : "false";
-  return std::get<std::string>(v);
-}
 
 namespace {
 
@@ -137,22 +102,6 @@ bool above(std::int64_t i, double hi) {
 }
 
 }  // namespace
-
-ParamSpec param_spec(std::string name, ParamType type, ParamValue default_value, double min,
-                     double max, std::string unit, std::string help,
-                     std::vector<std::string> choices, bool log_slider) {
-  ParamSpec s;
-  s.name = std::move(name);
-  s.type = type;
-  s.default_value = std::move(default_value);
-  s.min = min;
-  s.max = max;
-  s.unit = std::move(unit);
-  s.help = std::move(help);
-  s.choices = std::move(choices);
-  s.log_slider = log_slider;
-  return s;
-}
 
 Schema::Schema(std::string workload, std::vector<ParamSpec> specs, std::vector<UseRule> rules)
     : workload_(std::move(workload)), specs_(std::move(specs)), rules_(std::move(rules)) {
@@ -260,54 +209,6 @@ ParamValue Schema::parse_value(const ParamSpec& s, const std::string& raw) {
       return check_value(s, ParamValue(text));
   }
   bad(s, expected_text(s), raw);
-}
-
-ParamSet::ParamSet(const Schema* schema) : schema_(schema) {
-  for (const auto& s : schema->specs()) values_[s.name] = s.default_value;
-}
-
-void ParamSet::set_from_string(const std::string& name, const std::string& text) {
-  const ParamSpec& s = schema_->at(name);
-  values_[name] = Schema::parse_value(s, text);
-}
-
-void ParamSet::set(const std::string& name, const ParamValue& value) {
-  const ParamSpec& s = schema_->at(name);
-  values_[name] = Schema::check_value(s, value);
-}
-
-const ParamValue& ParamSet::get(const std::string& name) const {
-  auto it = values_.find(name);
-  if (it == values_.end()) {
-    if (schema_) schema_->at(name);  // throws the "unknown parameter" message
-    throw Error("unknown parameter '" + quote_text(name) + "'");
-  }
-  return it->second;
-}
-
-bool ParamSet::is_default(const std::string& name) const {
-  const ParamValue& v = get(name);
-  return v == schema_->at(name).default_value;
-}
-
-std::string ParamSet::changed(const std::vector<std::string>& names) const {
-  std::string out;
-  for (const auto& n : names)
-    if (!is_default(n)) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
-std::int64_t ParamSet::get_int(const std::string& name) const {
-  return std::get<std::int64_t>(get(name));
-}
-double ParamSet::get_double(const std::string& name) const {
-  const ParamValue& v = get(name);
-  if (auto i = std::get_if<std::int64_t>(&v)) return double(*i);
-  return std::get<double>(v);
-}
-bool ParamSet::get_bool(const std::string& name) const { return std::get<bool>(get(name)); }
-const std::string& ParamSet::get_string(const std::string& name) const {
-  return std::get<std::string>(get(name));
 }
 
 }  // namespace simscope

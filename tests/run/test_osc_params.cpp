@@ -1,0 +1,55 @@
+// The oscillators workload's parameter schema and its readers: defaults, study options,
+// networks and initial states from a ParamSet, and errors naming the parameter.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+
+#include "core/error.hpp"
+#include "oscillators/oscillators_params.hpp"
+
+namespace simscope::oscillators {
+namespace {
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(OscParams, DefaultsAndReaders) {
+  const Schema& s = schema();
+  EXPECT_EQ(s.workload(), "oscillators");
+  ParamSet p = s.defaults();
+  EXPECT_EQ(p.get_string("precision"), "fp64");
+  EXPECT_EQ(p.get_string("view"), "oscillators");
+  const StudyOptions o = study_options_from(p);
+  EXPECT_NO_THROW(validate(o));
+  const Topologies t = make_topologies(p);
+  EXPECT_EQ(t.nodes, 100);
+  EXPECT_EQ(t.members, 16);
+  EXPECT_EQ(make_topologies(p, 4).members, 4);
+  EXPECT_EQ(make_topologies(p, 4).edges(3), t.edges(3));  // the live view's members
+  // Bad values name the parameter.
+  for (const char* kv : {"integrator.dt=-0.01", "integrator.dt=nan", "network.nodes=0",
+                         "ensemble.size=0", "record.every=0", "network.p=2"}) {
+    const std::string text(kv);
+    const auto eq = text.find('=');
+    const std::string msg =
+        error_of([&] { p.set_from_string(text.substr(0, eq), text.substr(eq + 1)); });
+    EXPECT_NE(msg.find(text.substr(0, eq)), std::string::npos) << kv << ": " << msg;
+  }
+  p.set_from_string("network.topology", "ring");
+  p.set_from_string("network.k", "3");
+  EXPECT_NE(error_of([&] { make_topologies(p); }).find("network.k"), std::string::npos);
+  p.set_from_string("network.topology", "file");
+  EXPECT_NE(error_of([&] { make_topologies(p); }).find("network.file"), std::string::npos);
+  p.set_from_string("init", "file");
+  EXPECT_NE(error_of([&] { make_initial_state(p); }).find("init.file"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace simscope::oscillators
