@@ -5,9 +5,10 @@
 # package's program and Python module run from where they were unpacked.
 # The .deb is made from a CPU build folder: BUILD_DIR itself when it is one; for a CUDA build
 # folder (CI's), BUILD_DIR/deb-cpu, configured here with -DSIMSCOPE_CUDA=OFF -DSIMSCOPE_TESTS=OFF
-# -DSIMSCOPE_NATIVE=OFF (a package is run on other machines) and built through ccache (about a
-# minute with the cache of an earlier run; the first run compiles the app's CPU build, ~6 min on
-# 2 cores). A CUDA build folder's own cpack must refuse (cmake/SimscopePackage.cmake).
+# -DSIMSCOPE_NATIVE=OFF (a package is run on other machines) and built through ccache (a fresh
+# folder with a warm cache: ~30 s of CPU, mostly the LTO links; with a cold cache the app's CPU
+# build, ~11 CPU minutes; README, "Installing"). A CUDA build folder's own cpack must refuse
+# (cmake/SimscopePackage.cmake).
 #   tests/install/test_deb.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build="$(cd "$1" && pwd)"
