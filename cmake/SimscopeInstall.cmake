@@ -1,0 +1,67 @@
+# Install rules of the app (README, "Installing"): `cmake --install build --prefix P` puts
+#   P/bin/simscope                                   the executable
+#   P/lib/python3/dist-packages/simscope/            the Python package (app/python/CMakeLists.txt;
+#                                                    SIMSCOPE_PYTHON_INSTALL_DIR)
+#   P/share/applications/simscope.desktop            the desktop entry (resources/desktop/)
+#   P/share/icons/hicolor/scalable/apps/simscope.svg the icon (resources/icons/), and the PNG sizes
+#   P/share/icons/hicolor/NxN/apps/simscope.png      rendered from it here by rsvg-convert
+#   P/share/man/man1/simscope.1.gz                   the man page, help2man over `simscope --help`
+#   P/share/doc/simscope/README.md
+# simscope reads no resource files at run time: the colormaps and the views' font are compiled in
+# (render/), the window's UI font is Debian's DejaVu Sans (fonts-dejavu-core, app/gui/fonts.cpp),
+# presets are files the user names. So the installed tree is relocatable.
+# simscope-bench (tests/bench/) is a developer's tool and is not installed.
+# Included by the top-level CMakeLists.txt after app/ (SIMSCOPE_APP=ON).
+include(GNUInstallDirs)
+
+install(TARGETS simscope RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT app)
+install(FILES ${PROJECT_SOURCE_DIR}/resources/desktop/simscope.desktop
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/applications COMPONENT app)
+install(FILES ${PROJECT_SOURCE_DIR}/README.md
+        DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT app)
+
+# The icon: the SVG as drawn, and PNGs for the desktops and menus that want fixed sizes.
+set(_svg ${PROJECT_SOURCE_DIR}/resources/icons/simscope.svg)
+install(FILES ${_svg} DESTINATION ${CMAKE_INSTALL_DATADIR}/icons/hicolor/scalable/apps
+        COMPONENT app)
+find_program(SIMSCOPE_RSVG_CONVERT rsvg-convert)
+set(SIMSCOPE_ICON_SIZES 16 24 32 48 64 128 256)
+if(SIMSCOPE_RSVG_CONVERT)
+  set(_pngs)
+  foreach(_n IN LISTS SIMSCOPE_ICON_SIZES)
+    set(_png ${CMAKE_BINARY_DIR}/icons/${_n}x${_n}/simscope.png)
+    add_custom_command(OUTPUT ${_png}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/icons/${_n}x${_n}
+      COMMAND ${SIMSCOPE_RSVG_CONVERT} -w ${_n} -h ${_n} -o ${_png} ${_svg}
+      DEPENDS ${_svg} VERBATIM)
+    list(APPEND _pngs ${_png})
+    install(FILES ${_png} DESTINATION ${CMAKE_INSTALL_DATADIR}/icons/hicolor/${_n}x${_n}/apps
+            COMPONENT app)
+  endforeach()
+  add_custom_target(simscope_icons ALL DEPENDS ${_pngs})
+else()
+  message(WARNING "simscope: rsvg-convert not found (Debian: librsvg2-bin): the icon is installed "
+                  "as SVG only")
+endif()
+
+# The man page, from `simscope --help` and `--version`. help2man runs the program found on a PATH
+# whose first folder holds a link named simscope, so that the usage line says "simscope" and not
+# the build folder's path.
+find_program(SIMSCOPE_HELP2MAN help2man)
+if(SIMSCOPE_HELP2MAN)
+  set(_mandir ${CMAKE_BINARY_DIR}/man)
+  add_custom_command(OUTPUT ${_mandir}/simscope.1.gz
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${_mandir}/bin
+    COMMAND ${CMAKE_COMMAND} -E create_symlink $<TARGET_FILE:simscope> ${_mandir}/bin/simscope
+    COMMAND ${CMAKE_COMMAND} -E env PATH=${_mandir}/bin:$ENV{PATH} QT_QPA_PLATFORM=offscreen
+            ${SIMSCOPE_HELP2MAN} --no-info --section=1
+            "--name=batched scientific computations on the GPU or CPU, shown live"
+            --include=${PROJECT_SOURCE_DIR}/resources/man/simscope.h2m
+            --output=${_mandir}/simscope.1 simscope
+    COMMAND gzip -9nf ${_mandir}/simscope.1
+    DEPENDS simscope ${PROJECT_SOURCE_DIR}/resources/man/simscope.h2m VERBATIM)
+  add_custom_target(simscope_man ALL DEPENDS ${_mandir}/simscope.1.gz)
+  install(FILES ${_mandir}/simscope.1.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 COMPONENT app)
+else()
+  message(WARNING "simscope: help2man not found (Debian: help2man): no man page is installed")
+endif()

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# ctest install.prefix: `cmake --install BUILD --prefix TMP` into a temporary prefix, then the
+# INSTALLED program: a small headless field run (CPU back end), --version, the Python package
+# from TMP/lib/python3/dist-packages (one tiny computation), the desktop entry through
+# desktop-file-validate, the icon's SVG and PNG sizes, the man page.
+#   tests/install/test_install.sh BUILD_DIR [PYTHON]
+set -euo pipefail
+build="$(cd "$1" && pwd)"
+python="${2:-/usr/bin/python3}"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+p="$tmp/prefix"
+cmake --install "$build" --prefix "$p" > "$tmp/install.log" || { cat "$tmp/install.log"; fail "cmake --install"; }
+echo "installed into a temporary prefix: $(find "$p" -type f | wc -l) files"
+
+# The executable, run from its installed place (nothing of the build folder on its paths).
+exe="$p/bin/simscope"
+[ -x "$exe" ] || fail "no bin/simscope"
+[ ! -e "$p/bin/simscope-bench" ] || fail "simscope-bench is a developer's tool: not installed"
+"$exe" --version | grep -q '^simscope [0-9]' || fail "--version"
+cd "$tmp"
+"$exe" --headless --backend cpu --out-dir run --set grid.size=16 --set sources.count=50 \
+  --image-size 64x64 > run.log 2>&1 || { cat run.log; fail "the installed simscope's headless run"; }
+for f in magnitude.npy ex.npy potential.npy view.png run.json; do
+  [ -s "run/$f" ] || fail "the headless run wrote no run/$f"
+done
+"$python" - "$tmp/run" <<'EOF' || fail "the headless run's outputs"
+import json, sys, numpy as np
+d = sys.argv[1]
+m = np.load(d + "/magnitude.npy")
+assert m.shape == (16, 16) and m.dtype == np.float32 and np.isfinite(m).all() and m.max() > 0, m
+assert json.load(open(d + "/run.json"))["backend"]["name"] == "cpu"
+EOF
+
+# The Python package in the Debian interpreter's layout, importable from there alone.
+site="$p/lib/python3/dist-packages"
+ls "$site"/simscope/_core*.so > /dev/null || fail "no $site/simscope/_core*.so"
+[ -f "$site/simscope/__init__.py" ] || fail "no $site/simscope/__init__.py"
+PYTHONPATH="$site" "$python" -s - "$site" <<'EOF' || fail "import simscope from the installed prefix"
+import sys, numpy as np, simscope
+assert simscope.__file__.startswith(sys.argv[1]), simscope.__file__
+r = simscope.field(np.array([[0.0, 0.0, 0.0, 1.0]]), np.array([[1.0, 0.0, 0.0]]), k=1.0,
+                   eps=0.0, precision="fp64", backend="cpu")
+assert abs(float(r.magnitude[0]) - 1.0) < 1e-6 and r.backend == "cpu", (r.magnitude, r.backend)
+print("python: simscope from", simscope.__file__)
+EOF
+
+# The desktop entry, the icon, the man page.
+desktop="$p/share/applications/simscope.desktop"
+[ -f "$desktop" ] || fail "no share/applications/simscope.desktop"
+desktop-file-validate "$desktop" || fail "desktop-file-validate $desktop"
+grep -qx 'Exec=simscope' "$desktop" && grep -qx 'Icon=simscope' "$desktop" || fail "Exec/Icon lines"
+icons="$p/share/icons/hicolor"
+[ -f "$icons/scalable/apps/simscope.svg" ] || fail "no scalable/apps/simscope.svg"
+for n in 16 32 48 64 128 256; do
+  png="$icons/${n}x${n}/apps/simscope.png"
+  [ -f "$png" ] || fail "no ${n}x${n}/apps/simscope.png"
+  # PNG width and height: big-endian at bytes 16..23 of the IHDR chunk.
+  [ "$(od -An -tu1 -j16 -N8 "$png" | awk '{print $3*256+$4 "x" $7*256+$8}')" = "${n}x${n}" ] ||
+    fail "$png is not ${n}x${n}"
+done
+man="$p/share/man/man1/simscope.1.gz"
+[ -f "$man" ] || fail "no share/man/man1/simscope.1.gz"
+zcat "$man" | grep -q '^\.TH SIMSCOPE "1"' || fail "the man page has no .TH SIMSCOPE 1 header"
+zcat "$man" | grep -q 'list\\-params' || fail "the man page does not carry --help's text"
+if zcat "$man" | grep -q "$build"; then fail "the man page names the build folder"; fi
+echo "PASS: installed program, Python package, desktop entry, icons and man page"
