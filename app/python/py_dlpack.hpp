@@ -31,8 +31,9 @@ namespace py = pybind11;
 /// was already used; the copy's device failure as simscope::Error "device memory: ...".
 py::array host_from_dlpack(const py::capsule& capsule, const std::string& name);
 
-/// A "dltensor" capsule (kDLCUDA, device `device`, float32, C order, `shape`) over the device
-/// values of `data` (data.device() must not be null): the capsule's DLManagedTensor holds a
+/// A "dltensor" capsule (kDLCUDA, device `device`, data.dtype(): float32, float64, int32 or
+/// uint8, C order, `shape`) over the device values of `data` (data.device_bytes() must not be
+/// null): the capsule's DLManagedTensor holds a
 /// copy of `data`, so the device memory stays allocated while the consumer (torch.from_dlpack,
 /// cupy.from_dlpack) holds it, whatever simscope frees or computes later; the deleter drops it.
 py::capsule dlpack_of_device(const app::OutputData& data, const std::vector<std::size_t>& shape,

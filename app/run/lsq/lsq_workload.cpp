@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <optional>
+#include <utility>
 
 #include "cache_key.hpp"
 #include "core/error.hpp"
@@ -71,7 +73,7 @@ class LsqWorkload final : public Workload {
       return r;
     }
 
-    if (!solver_ || solver_->backend() != backend) solver_ = lsq::make_solver(backend);
+    ensure_solver(backend);
     auto result = std::make_shared<lsq::Result>();
     if (stride > 1) {
       const lsq::Cube sub = subsample(full, stride);
@@ -90,6 +92,7 @@ class LsqWorkload final : public Workload {
     pl->stride = stride;
     pl->options = options;
     pl->backend = backend;
+    pl->device_ops = result->on_host ? nullptr : device_ops_;
     r.payload = pl;
     add_unused_warnings(r);
     add_view_warnings(r);
@@ -119,9 +122,41 @@ class LsqWorkload final : public Workload {
     r.warnings.clear();
     r.part.reset();
     r.payload.reset();
-    r.outputs.push_back(concat_outputs(parts, "solution", 1));
-    for (const char* name : {"residual", "count", "status", "condition"})
-      r.outputs.push_back(concat_outputs(parts, name, 0));
+    // Parts of this process whose maps are in device memory merge there (no host copy).
+    std::shared_ptr<const LsqDeviceOps> ops;
+    for (const RunResult& p : parts) {
+      const auto* pl = p.payload_as<LsqPayload>();
+      ops = pl && pl->device_ops && (!ops || pl->device_ops->device == ops->device)
+                ? pl->device_ops
+                : nullptr;
+      if (!ops) break;
+    }
+    bool on_device = ops != nullptr;
+    const std::pair<const char*, std::size_t> merged[] = {
+        {"solution", 1}, {"residual", 0}, {"count", 0}, {"status", 0}, {"condition", 0}};
+    for (const auto& [name, dim] : merged) {
+      std::optional<OutputArray> o = on_device ? concat_on_device(parts, name, dim, ops)
+                                               : std::nullopt;
+      on_device = on_device && o;
+      r.outputs.push_back(o ? std::move(*o) : concat_outputs(parts, name, dim));
+    }
+    // The device inf counts (add_lsq_result_warnings) of the device maps: the parts' sums.
+    for (const char* k : {"device_solution_inf", "device_residual_inf"}) {
+      r.stats.erase(k);
+      double sum = 0;
+      bool all = on_device;
+      for (const RunResult& p : parts) {
+        const auto it = p.stats.find(k);
+        all = all && it != p.stats.end();
+        if (it != p.stats.end()) sum += it->second;
+      }
+      if (all) r.stats[k] = sum;
+    }
+    if (on_device) {
+      auto pl = std::make_shared<LsqPayload>();
+      pl->device_ops = ops;
+      r.payload = pl;
+    }
     r.compute_seconds = 0;
     r.total_seconds = 0;
     std::vector<LsqStats> stats;
@@ -154,11 +189,16 @@ class LsqWorkload final : public Workload {
                      const lsq::Options& options, Progress* progress, Clock::time_point t0) {
     const lsq::Cube& full = problem_->cube;
     const IndexRange range = resolve(rows, full.height, "lsq pixel rows");
-    if (!solver_ || solver_->backend() != backend) solver_ = lsq::make_solver(backend);
+    ensure_solver(backend);
     lsq::Result result;
     solver_->solve(full, problem_->design, range, options, result, progress);
     RunResult r = outputs_of(params, backend, result, options);
     r.part = RangePart{"rows", range.begin, range.end, full.height, {}};
+    if (!result.on_host) {  // the device operations, for merge_ranges (no problem, no result)
+      auto pl = std::make_shared<LsqPayload>();
+      pl->options = options, pl->backend = backend, pl->device_ops = device_ops_;
+      r.payload = pl;
+    }
     add_unused_warnings(r);
     add_view_warnings(r);
     add_lsq_result_warnings(r);
@@ -173,8 +213,18 @@ class LsqWorkload final : public Workload {
     r.workload = "lsq";
     r.params = params;
     r.backend = backend;
-    fill_lsq_result(r, res, options, problem_->cube.m, solver_->peak_device_bytes());
+    fill_lsq_result(r, res, options, problem_->cube.m, solver_->peak_device_bytes(),
+                    solver_.get(), device_ops_);
     return r;
+  }
+
+  /// The solver of `backend`; a device solver keeps its maps on the device (copied to the host
+  /// only when something reads them: export, histogram, probe).
+  void ensure_solver(Backend backend) {
+    if (solver_ && solver_->backend() == backend) return;
+    solver_ = lsq::make_solver(backend);
+    device_ops_.reset();
+    if (solver_->keep_outputs_on_device(true)) device_ops_ = lsq_cuda_ops(solver_->device());
   }
 
  public:
@@ -210,6 +260,15 @@ class LsqWorkload final : public Workload {
     // Upright: column w to the right, row h downwards (sample (i, j) = pixel (H-1-j, i)).
     img.rows = int(W);
     img.cols = int(H);
+    const LsqPayload* dpl = r.payload_as<LsqPayload>();
+    if (dpl && dpl->device_ops && device_only(o->data)) {
+      // Maps in device memory: the image is made there and drawn through CUDA-GL interop; the
+      // solution's other components and the host never see a copy.
+      double m = 0;
+      img.data = lsq_device_image(o->data, offset, H, W, dpl->device_ops,
+                                  img.colormap == "coolwarm" ? &m : nullptr);
+      if (m > 0) img.range_lo = -m, img.range_hi = m;  // symmetric_range's, reduced there
+    } else {
     std::vector<float> upright(H * W);
     o->data.visit([&](const auto& src) {  // the shown component only, as float32
       for (std::size_t w = 0; w < W; ++w)
@@ -218,6 +277,7 @@ class LsqWorkload final : public Workload {
     });
     img.data = std::move(upright);
     if (img.colormap == "coolwarm") img.symmetric_range();  // zero at the neutral centre
+    }
     // Titles in the cube's pixel indices (a preview samples every stride-th pixel): columns w
     // left to right, rows h top to bottom (the vertical axis runs from H-1 at the bottom to 0).
     const LsqPayload* pl = r.payload_as<LsqPayload>();
@@ -240,8 +300,8 @@ class LsqWorkload final : public Workload {
     const std::size_t p = h * maps.width + w;
     char buf[200];
     std::snprintf(buf, sizeof buf, "pixel h=%zu w=%zu  observed %d/%zu  %s", h * pl->stride,
-                  w * pl->stride, (*maps.count)[p], pl->problem->cube.m,
-                  lsq::status_name((*maps.status)[p]));
+                  w * pl->stride, int(maps.at(*maps.count, p)), pl->problem->cube.m,
+                  lsq::status_name(int(maps.at(*maps.status, p))));
     return buf;
   }
 
@@ -265,6 +325,7 @@ class LsqWorkload final : public Workload {
   std::shared_ptr<const lsq::Synth> problem_;
   std::shared_ptr<const RunResult> last_;
   std::unique_ptr<lsq::Solver> solver_;
+  std::shared_ptr<const LsqDeviceOps> device_ops_;  ///< set while solver_ keeps its maps
 };
 
 }  // namespace

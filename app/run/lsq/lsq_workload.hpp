@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "lsq/lsq.hpp"
+#include "lsq_device.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {
@@ -22,6 +23,9 @@ struct LsqPayload final : RunPayload {
   std::size_t stride = 1;                     ///< > 1 for a coarse preview
   lsq::Options options;
   Backend backend = Backend::Cpu;
+  /// Non-null when the maps (RunResult::outputs) are in device memory: how the view draws
+  /// them without a host copy (LsqDeviceOps::upright) and the panel reads single pixels.
+  std::shared_ptr<const LsqDeviceOps> device_ops;
 };
 
 /// The lsq maps are drawn like numpy/matplotlib's imshow (row 0 at the top): image sample (i, j)
