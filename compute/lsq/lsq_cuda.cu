@@ -25,7 +25,14 @@
 //     and the host overlap), copied into the Result when the chunk finishes; pixels that need
 //     the SVD (breakdown, poor condition, underdetermined with lambda = 0) are marked and solved
 //     on the host by the CPU back end's float64 SVD (lsq_dense.cpp), as are all pixels of
-//     methods qr and svd.
+//     methods qr and svd. With keep_outputs_on_device(true) (the app's workload, Python with
+//     CUDA arrays) a kernel scatters each chunk's outputs into full-size device maps instead
+//     (lsq_cuda_maps.cuh) and only the chunk's statuses and kinds come back; the host-solved
+//     pixels are uploaded and scattered into the maps; after the last chunk the maps' inf
+//     counts are reduced there and an fp32 solve's solution rounded to float32. The maps are
+//     new memory at every solve, shared with the results (device_output()); when they would
+//     not fit (device_maps_bytes(), half the memory left) the solve copies to the host as
+//     above and Result::device_note says why.
 // Two streams alternate chunks with their own buffers. The chunk size follows the device memory
 // available (free plus what this solver's chunk buffers hold: the same chunk at every solve; at
 // most half of it for both buffer sets; chunk_pixels), so any cube the host holds streams through;
