@@ -439,6 +439,27 @@ INSTANTIATE_TEST_SUITE_P(Methods, LsqCudaMaps,
                                            Case{Method::Qr, Precision::Fp64, 0},
                                            Case{Method::Svd, Precision::Fp32, 0.5}));
 
+/// Maps that would not fit the device (SIMSCOPE_LSQ_CUDA_MAPS_ROOM: 10 kB for 180 kB of maps)
+/// come back to the host, with a note naming both sizes; the results are the host path's.
+TEST(LsqCudaMaps, MapsThatDoNotFitComeBackToTheHost) {
+  SKIP_WITHOUT_CUDA();
+  setenv("SIMSCOPE_LSQ_CUDA_MAPS_ROOM", "10000", 1);
+  SynthSpec s;
+  s.height = 30, s.width = 40, s.m = 20, s.n = 15;
+  const Synth syn = generate(s);
+  auto solver = make_solver(Backend::Cuda);
+  solver->keep_outputs_on_device(true);
+  Result got, cpu;
+  solver->solve(syn.cube, syn.design, Options{}, got);
+  unsetenv("SIMSCOPE_LSQ_CUDA_MAPS_ROOM");
+  EXPECT_TRUE(got.on_host);
+  EXPECT_NE(got.device_note.find("15 x 1200 pixels"), std::string::npos) << got.device_note;
+  EXPECT_EQ(solver->device_output("residual"), nullptr);
+  make_solver(Backend::Cpu)->solve(syn.cube, syn.design, Options{}, cpu);
+  expect_same(got, cpu, 1e-9);
+  EXPECT_DOUBLE_EQ(device_maps_bytes(15, 1200), 1200.0 * (15 * 8 + 13));
+}
+
 /// The view image of a kept map (lsq_device_maps.hpp): upright, as the host path draws it, with
 /// the symmetric range's largest |value|; row ranges concatenated on the device equal the
 /// whole solve's maps.
