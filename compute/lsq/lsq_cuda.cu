@@ -849,8 +849,9 @@ class CudaSolver final : public Solver {
     // The chunk's pixels as a one-row result (only the listed ones are written).
     Result hr;
     hr.n = design.n, hr.height = 1, hr.width = b.np;
-    hr.solution.assign(design.n * b.np, 0.0);
-    hr.residual.assign(b.np, 0.f), hr.condition.assign(b.np, 0.f);
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    hr.solution.assign(design.n * b.np, nan);
+    hr.residual.assign(b.np, float(nan)), hr.condition.assign(b.np, float(nan));
     hr.count.assign(b.np, 0), hr.status.assign(b.np, kAllMissing);
     solve_pixels_dense(hc, design, options, qs, hr, pb + b.p0);
     const std::size_t per = host_pixel_record(N), nh = qs.size();

@@ -175,6 +175,7 @@ RunResult lsq_run(lsq::Solver& solver, const lsq::Synth& p, const lsq::Options& 
   pl->options = o;
   pl->backend = r.backend;
   pl->device_ops = res->on_host ? nullptr : ops;
+  if (!res->on_host) pl->device_inf = res->device_inf;
   r.payload = pl;
   return r;
 }
@@ -369,6 +370,7 @@ TEST(LsqDeviceMaps, MapsThatDoNotFitComeBackToTheHost) {
   r.params = lsq::schema().defaults();
   fill_lsq_result(r, res, lsq::Options{}, p.cube.m, 0, cpu.get(), nullptr);
   for (const OutputArray& out : r.outputs) EXPECT_EQ(out.data.device_bytes(), nullptr);
+  EXPECT_EQ(r.payload, nullptr);
   EXPECT_EQ(r.stats.count("device_solution_inf"), 0u);
   // Device maps without a solver holding them are refused.
   lsq::Result dev;

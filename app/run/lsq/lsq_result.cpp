@@ -130,8 +130,10 @@ void fill_lsq_result(RunResult& r, lsq::Result& res, const lsq::Options& options
     r.outputs.push_back(add("count", {H, W}, dev("count", io::DType::Int32, H * W)));
     r.outputs.push_back(add("status", {H, W}, dev("status", io::DType::UInt8, H * W)));
     r.outputs.push_back(add("condition", {H, W}, dev("condition", io::DType::Float32, H * W)));
-    r.stats["device_solution_inf"] = double(res.device_inf[0]);
-    r.stats["device_residual_inf"] = double(res.device_inf[1]);
+    auto pl = std::make_shared<LsqPayload>();
+    pl->options = options, pl->backend = r.backend;
+    pl->device_ops = ops, pl->device_inf = res.device_inf;
+    r.payload = pl;
   } else {
   OutputArray solution = add("solution", {N, H, W}, OutputData());
   if (options.precision == Precision::Fp64) {  // fp64 runs export all their digits
@@ -158,12 +160,11 @@ void add_lsq_result_warnings(RunResult& r) {
   const auto count = [&](const char* k) { return std::uint64_t(r.stats.at(k)); };
   std::size_t inf[2] = {0, 0};
   const char* names[2] = {"solution", "residual"};
-  const char* device_stats[2] = {"device_solution_inf", "device_residual_inf"};
+  const LsqPayload* pl = r.payload_as<LsqPayload>();
   for (int k = 0; k < 2; ++k)
     if (const OutputArray* o = r.find(names[k])) {
-      const auto stat = r.stats.find(device_stats[k]);
-      if (device_only(o->data) && stat != r.stats.end()) {  // counted on the device
-        inf[k] = std::size_t(stat->second);
+      if (device_only(o->data) && pl && pl->device_inf) {  // counted on the device
+        inf[k] = std::size_t((*pl->device_inf)[std::size_t(k)]);
         continue;
       }
       inf[k] = o->data.visit([](const auto& v) {

@@ -46,9 +46,9 @@ struct LsqStats {
 /// fp32; residual, condition (float32), count (int32), status (uint8), each (H, W). Host maps
 /// are moved out of `res` (no copy; res keeps its counts and dimensions); when res.on_host is
 /// false they are `solver`'s device outputs (shared with it, downloaded through `ops` on the
-/// first host read) and the stats get device_solution_inf and device_residual_inf (res's
-/// device_inf, for the warnings). Logs res.device_note (one line on stderr) when set. Sets the
-/// stats (LsqStats) and compute_seconds. Throws simscope::Error when res.on_host is false and
+/// first host read) and r.payload is an LsqPayload with `ops` and res.device_inf (for the
+/// warnings; the workload adds the problem). Logs res.device_note (one line on stderr) when
+/// set. Sets the stats (LsqStats) and compute_seconds. Throws simscope::Error when res.on_host is false and
 /// `solver` or `ops` is missing or a map is not in device memory.
 void fill_lsq_result(RunResult& r, lsq::Result& res, const lsq::Options& options,
                      std::size_t observations, double peak_device_bytes,
@@ -57,8 +57,8 @@ void fill_lsq_result(RunResult& r, lsq::Result& res, const lsq::Options& options
 
 /// The warnings of an lsq result from its stats and outputs: one for each class of pixels that
 /// are not ok, and one for each of the solution and residual when values overflow float32
-/// (counted on the host values, or, for a map still in device memory only, the stat
-/// device_solution_inf / device_residual_inf: no download).
+/// (counted on the host values, or, for a map still in device memory only, the payload's
+/// LsqPayload::device_inf: no download).
 void add_lsq_result_warnings(RunResult& r);
 
 /// The warnings of an lsq solve: one for each class of pixels that are not ok (the status counts

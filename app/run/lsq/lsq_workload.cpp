@@ -93,6 +93,7 @@ class LsqWorkload final : public Workload {
     pl->options = options;
     pl->backend = backend;
     pl->device_ops = result->on_host ? nullptr : device_ops_;
+    if (!result->on_host) pl->device_inf = result->device_inf;
     r.payload = pl;
     add_unused_warnings(r);
     add_view_warnings(r);
@@ -140,21 +141,17 @@ class LsqWorkload final : public Workload {
       on_device = on_device && o;
       r.outputs.push_back(o ? std::move(*o) : concat_outputs(parts, name, dim));
     }
-    // The device inf counts (add_lsq_result_warnings) of the device maps: the parts' sums.
-    for (const char* k : {"device_solution_inf", "device_residual_inf"}) {
-      r.stats.erase(k);
-      double sum = 0;
-      bool all = on_device;
-      for (const RunResult& p : parts) {
-        const auto it = p.stats.find(k);
-        all = all && it != p.stats.end();
-        if (it != p.stats.end()) sum += it->second;
-      }
-      if (all) r.stats[k] = sum;
-    }
-    if (on_device) {
+    if (on_device) {  // the device inf counts (add_lsq_result_warnings): the parts' sums
       auto pl = std::make_shared<LsqPayload>();
       pl->device_ops = ops;
+      std::array<std::uint64_t, 2> inf{};
+      bool all = true;
+      for (const RunResult& p : parts) {
+        const auto* ppl = p.payload_as<LsqPayload>();
+        all = all && ppl->device_inf;
+        if (ppl->device_inf) inf[0] += (*ppl->device_inf)[0], inf[1] += (*ppl->device_inf)[1];
+      }
+      if (all) pl->device_inf = inf;
       r.payload = pl;
     }
     r.compute_seconds = 0;
@@ -194,11 +191,8 @@ class LsqWorkload final : public Workload {
     solver_->solve(full, problem_->design, range, options, result, progress);
     RunResult r = outputs_of(params, backend, result, options);
     r.part = RangePart{"rows", range.begin, range.end, full.height, {}};
-    if (!result.on_host) {  // the device operations, for merge_ranges (no problem, no result)
-      auto pl = std::make_shared<LsqPayload>();
-      pl->options = options, pl->backend = backend, pl->device_ops = device_ops_;
-      r.payload = pl;
-    }
+    // Device maps: fill_lsq_result's payload (device operations and inf counts, no problem)
+    // lets merge_ranges merge them on the device.
     add_unused_warnings(r);
     add_view_warnings(r);
     add_lsq_result_warnings(r);
