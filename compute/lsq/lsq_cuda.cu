@@ -561,6 +561,7 @@ class CudaSolver final : public Solver {
     if (keep) allocate_maps(N, P);  // before the chunk size: it counts them
     const DeviceMaps maps = device_maps(P);
     std::vector<std::uint8_t> kept_status;  // keep: a chunk's statuses, host pixels solved
+    Result host_scratch;                    // keep: the host-solved pixels of a chunk
 
     // Chunk size: both buffer sets within half the free memory, at most 2^20 pixels, and every
     // cuBLAS operand (W: pc x M, G: NT x pc, B: M x pc) under 2^31 elements: the GEMMs take int
@@ -617,7 +618,7 @@ class CudaSolver final : public Solver {
       kept_status.assign(h.status, h.status + b.np);
       if (!host_pixels.empty()) {
         solve_host_into_maps(host_cube(cube), design, options, host_pixels, b, pb, maps,
-                             kept_status);
+                             kept_status, host_scratch);
       }
       for (std::uint8_t st : kept_status)
         if (st < 4) ++out.status_counts[st];
@@ -841,18 +842,22 @@ class CudaSolver final : public Solver {
   }
 
   /// Solves b's chunk's pixels `qs` (chunk indices) on the host and writes them into the device
-  /// maps (on b's stream, after the chunk's scatter); `status` (the chunk's) gets their codes.
+  /// maps (on b's stream, after the chunk's scatter); `status` (the chunk's) gets their codes;
+  /// `hr` is the run's host scratch.
   void solve_host_into_maps(const Cube& hc, const Design& design, const Options& options,
                             const std::vector<std::size_t>& qs, Buffers& b, std::size_t pb,
-                            const DeviceMaps& maps, std::vector<std::uint8_t>& status) {
+                            const DeviceMaps& maps, std::vector<std::uint8_t>& status,
+                            Result& hr) {
     const int N = int(design.n);
-    // The chunk's pixels as a one-row result (only the listed ones are written).
-    Result hr;
+    // The chunk's pixels as a one-row result `hr` (the run's scratch, grown once: only the
+    // listed pixels are written and read).
     hr.n = design.n, hr.height = 1, hr.width = b.np;
-    const double nan = std::numeric_limits<double>::quiet_NaN();
-    hr.solution.assign(design.n * b.np, nan);
-    hr.residual.assign(b.np, float(nan)), hr.condition.assign(b.np, float(nan));
-    hr.count.assign(b.np, 0), hr.status.assign(b.np, kAllMissing);
+    if (hr.status.size() < b.np) {
+      const double nan = std::numeric_limits<double>::quiet_NaN();
+      hr.solution.assign(design.n * b.np, nan);
+      hr.residual.assign(b.np, float(nan)), hr.condition.assign(b.np, float(nan));
+      hr.count.assign(b.np, 0), hr.status.assign(b.np, kAllMissing);
+    }
     solve_pixels_dense(hc, design, options, qs, hr, pb + b.p0);
     const std::size_t per = host_pixel_record(N), nh = qs.size();
     std::vector<double> rec(nh * per);
