@@ -18,4 +18,14 @@ void upload_image(render::PlaneView& view, const ViewImage& image) {
     view.set_data_host(image.data.host().data(), image.rows, image.cols);
 }
 
+std::string outputs_location(const RunResult& r) {
+  bool device = !r.outputs.empty(), copied = false;
+  for (const OutputArray& o : r.outputs) {
+    if (!o.data.device_bytes()) device = false;
+    else if (o.data.host_ready()) copied = true;
+  }
+  if (!device) return "maps on the host";
+  return copied ? "maps on the device, copied to the host" : "maps on the device";
+}
+
 }  // namespace simscope::app

@@ -1,6 +1,8 @@
 #pragma once
 /// @file The one way a view image reaches the plane view, whether its values live on the device
 /// or the host (GUI and headless runner alike).
+#include <string>
+
 #include "render/plane_view.hpp"
 #include "workload.hpp"
 
@@ -14,5 +16,12 @@ namespace simscope::app {
 /// the view keeps its own copy. Throws render::RenderError as PlaneView::set_data_* do, and
 /// simscope::Error when the image holds fewer values than rows x cols.
 void upload_image(render::PlaneView& view, const ViewImage& image);
+
+/// Where `r`'s outputs live, for the status bar's upload path: "maps on the device" when every
+/// output is in device memory only (the field's planes, lsq's maps on CUDA: drawn through
+/// interop), "maps on the device, copied to the host" once something read them there (export,
+/// histogram), "maps on the host" otherwise (the CPU back end; lsq on CUDA when its maps did not
+/// fit the device).
+std::string outputs_location(const RunResult& r);
 
 }  // namespace simscope::app

@@ -58,7 +58,7 @@ class LsqGui final : public WorkloadGui {
     const LsqMaps maps = lsq_maps(*s.result);
     component_slider(s, r);
     legend(s, r);
-    residual_histogram(pl->result, *maps.residual);
+    residual_histogram(pl->result, maps.residual->values<float>());  // its one host copy
     inspector(*pl, maps);
   }
 
@@ -168,18 +168,22 @@ class LsqGui final : public WorkloadGui {
     const std::size_t p = std::size_t(sel_h_) * cube.width + std::size_t(sel_w_);  // in the cube
     const std::size_t M = cube.m, N = A.n, P = r.height * r.width;
     if (q >= P) return;
-    const std::uint8_t status = (*r.status)[q];
-    ImGui::Text("Pixel h=%ld w=%ld: %d of %zu observed", sel_h_, sel_w_, (*r.count)[q], M);
+    // One pixel's values (LsqMaps::at: single values from device maps, never a map's copy).
+    const auto status = std::uint8_t(r.at(*r.status, q));
+    ImGui::Text("Pixel h=%ld w=%ld: %d of %zu observed", sel_h_, sel_w_, int(r.at(*r.count, q)),
+                M);
     ImGui::Text("status %d (%s)", int(status), lsq::status_name(status));
-    ImGui::Text("RMS residual %.4g   condition %.3g", double((*r.residual)[q]),
-                double((*r.condition)[q]));
+    ImGui::Text("RMS residual %.4g   condition %.3g", r.at(*r.residual, q),
+                r.at(*r.condition, q));
+    std::vector<double> xq(N);
+    for (std::size_t k = 0; k < N; ++k) xq[k] = r.at(*r.solution, k * P + q);
     // Data (dots; gaps as red ticks at the bottom) against the fit A x (line), over i = 0..M-1.
     std::vector<double> fit(M, NAN), data(M, NAN);
     for (std::size_t i = 0; i < M; ++i) {
       data[i] = cube.at(i, p);
       if (status != lsq::kAllMissing) {
         double f = 0;
-        for (std::size_t k = 0; k < N; ++k) f += A.at(i, k) * r.solution->at(k * P + q);
+        for (std::size_t k = 0; k < N; ++k) f += A.at(i, k) * xq[k];
         fit[i] = f;
       }
     }
@@ -210,7 +214,7 @@ class LsqGui final : public WorkloadGui {
     ImGui::TextColored(ImVec4(0.9f, 0.24f, 0.24f, 1.f), "| gap");
     // The solution vector as bars, and its first entries.
     std::vector<float> x(N);
-    for (std::size_t k = 0; k < N; ++k) x[k] = float(r.solution->at(k * P + q));
+    for (std::size_t k = 0; k < N; ++k) x[k] = float(xq[k]);
     ImGui::Text("solution x (%zu unknowns):", N);
     {
       std::vector<double> kk(N), xv(N);

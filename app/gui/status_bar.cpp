@@ -6,6 +6,7 @@
 
 #include "core/bytes.hpp"
 #include "gui_state.hpp"
+#include "view_upload.hpp"
 #include "visible_wrap.hpp"
 
 namespace simscope::app::gui {
@@ -93,7 +94,9 @@ void draw_status_bar(GuiState& s, float x, float y, float w, float h) {
   ImGui::TextDisabled("|");
   ImGui::SameLine();
   if (s.worker && s.worker->workload().view_kind(s.params) == ViewKind::Plane)
-    ImGui::Text("upload: %s", s.plane ? s.plane->upload_path().c_str() : "-");
+    ImGui::Text("upload: %s%s%s%s", s.plane ? s.plane->upload_path().c_str() : "-",
+                s.result ? " (" : "", s.result ? outputs_location(*s.result).c_str() : "",
+                s.result ? ")" : "");
   else
     ImGui::Text("upload: see the panel");  // the workload's own view reports its path
   ImGui::SameLine();

@@ -189,10 +189,15 @@ py::capsule dlpack_of_device(const app::OutputData& data, const std::vector<std:
   e->data = data;
   e->shape.assign(shape.begin(), shape.end());
   DLTensor& t = e->tensor.dl_tensor;
-  t.data = const_cast<float*>(data.device());
+  t.data = const_cast<void*>(data.device_bytes());
   t.device = {kDLCUDA, device};
   t.ndim = int(e->shape.size());
-  t.dtype = {kDLFloat, 32, 1};
+  switch (data.dtype()) {  // the dtype the values are held in (OutputData's four)
+    case io::DType::Float64: t.dtype = {kDLFloat, 64, 1}; break;
+    case io::DType::Int32: t.dtype = {kDLInt, 32, 1}; break;
+    case io::DType::UInt8: t.dtype = {kDLUInt, 8, 1}; break;
+    default: t.dtype = {kDLFloat, 32, 1}; break;
+  }
   t.shape = e->shape.data();
   t.strides = nullptr;  // C order
   t.byte_offset = 0;

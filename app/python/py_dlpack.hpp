@@ -30,9 +30,10 @@ namespace py = pybind11;
 /// "device memory: ...".
 py::array host_from_dlpack(const py::capsule& capsule, const std::string& name);
 
-/// A "dltensor" capsule (kDLCUDA, device `device`, float32, C order, `shape`) over the device
-/// values of `data`; data.device() must not be null. The capsule's DLManagedTensor holds a copy of
-/// `data`, so the device memory stays allocated while the consumer holds it. The deleter drops it.
+/// A "dltensor" capsule (kDLCUDA, device `device`, data.dtype(): float32, float64, int32 or
+/// uint8, C order, `shape`) over the device values of `data`; data.device_bytes() must not be
+/// null. The capsule's DLManagedTensor holds a copy of `data`, so the device memory stays
+/// allocated while the consumer holds it. The deleter drops it.
 py::capsule dlpack_of_device(const app::OutputData& data, const std::vector<std::size_t>& shape,
                              int device);
 

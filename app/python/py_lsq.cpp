@@ -31,6 +31,8 @@ struct LsqJob {
   /// A CUDA cube read in place by the CUDA solver (Solver::solve_device): the view of the
   /// caller's DeviceArray (alive for the call); null for a host cube.
   const DeviceView* device_cube = nullptr;
+  /// Leave the maps in device memory (CUDA DLPack results: the caller gave CUDA arrays).
+  bool device_results = false;
 };
 
 /// The cube of `obj`: borrowed without a copy when it is a C-contiguous, aligned, native-endian
@@ -56,13 +58,14 @@ void bind_lsq(py::module_& m) {
   m.def(
       "lsq",
       [](const py::object& cube, const py::object& design, const Settings& settings,
-         const std::string& backend, const py::object& progress) {
+         const std::string& backend, const py::object& progress, bool device_results) {
         const auto t0 = Clock::now();
         LsqJob job = checked([&] {
           LsqJob j;
           j.params = params_from(lsq::schema(), settings);
           j.choice = backend_from(backend);
           j.options = lsq::options_from(j.params);
+          j.device_results = device_results;
           if (py::isinstance<DeviceArray>(cube)) {
             const DeviceView& v = cube.cast<const DeviceArray&>().view();
             lsq::check_cube_view(v);
@@ -86,18 +89,24 @@ void bind_lsq(py::module_& m) {
           lsq::Result res;
           double peak = 0;
           double staged = 0;  ///< bytes of a device cube copied to the host
+          std::unique_ptr<lsq::Solver> solver;  ///< holds the device maps (shared with outputs)
+          std::shared_ptr<const app::LsqDeviceOps> ops;  ///< set when it kept them
         };
         Out out = call_released(
             [&](Progress* p) {
               Out o;
               if (job.device_cube) cuda_select_device(job.device_cube->device);  // the caller's
               auto solver = lsq::make_solver(job.choice.backend);
+              // CUDA results for a CUDA caller: the maps stay on the device (DLPack, no copy).
+              if (job.device_results && solver->keep_outputs_on_device(true))
+                o.ops = app::lsq_cuda_ops(solver->device());
               if (job.device_cube)
                 solver->solve_device(*job.device_cube, job.design, job.options, o.res, p);
               else
                 solver->solve(job.cube, job.design, job.options, o.res, p);
               o.peak = solver->peak_device_bytes();
               o.staged = solver->host_staging_bytes();
+              o.solver = std::move(solver);
               return o;
             },
             progress, device);
@@ -118,7 +127,10 @@ void bind_lsq(py::module_& m) {
                 job.params, "cube and design are given as arrays", u.unused, u.why);
             if (!synth.empty()) r.warnings.push_back(synth);
           }
-        app::fill_lsq_result(r, out.res, job.options, job.cube.m, out.peak);
+        app::fill_lsq_result(r, out.res, job.options, job.cube.m, out.peak, out.solver.get(),
+                             out.ops);
+        const int results_device = out.res.on_host ? -1 : out.ops->device;
+        out.solver.reset();  // the outputs hold the maps
         app::add_lsq_result_warnings(r);
         // How the call's cube came in: 0 bytes copied when it was read in place (borrowed),
         // else the bytes of its copy; a CUDA cube is read in place on the device ("device"),
@@ -127,12 +139,12 @@ void bind_lsq(py::module_& m) {
         r.stats["cube_copied_bytes"] = double(job.cube.borrowed ? 0 : job.cube.bytes.size());
         r.stats["host_staging_bytes"] = out.staged;
         r.total_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-        py::dict d = result_dict(std::move(r), job.choice.notice);
+        py::dict d = result_dict(std::move(r), job.choice.notice, results_device);
         d["input_route"] = job.device_cube ? "device" : "host";
         return d;
       },
       py::call_guard<CNumericLocale>(), py::arg("cube"), py::arg("design"), py::arg("settings"), py::arg("backend") = "auto",
-      py::arg("progress") = py::none(),
+      py::arg("progress") = py::none(), py::arg("device_results") = false,
       "The lsq workload on arrays (see simscope.lsq); returns the result dict.");
 }
 

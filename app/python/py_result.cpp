@@ -13,8 +13,8 @@ py::dict result_dict(app::RunResult&& r, const std::string& notice, int device) 
   py::dict d, outputs, stats;
   for (app::OutputArray& o : r.outputs) {
     const std::string name = o.name;
-    if (device >= 0 && o.data.device() && !o.data.host_ready() &&
-        o.dtype == io::DType::Float32)
+    if (device >= 0 && o.data.device_bytes() && !o.data.host_ready() &&
+        o.data.dtype() == o.dtype)
       outputs[py::str(name)] = dlpack_of_device(o.data, o.shape, device);
     else
       outputs[py::str(name)] = numpy_of(std::move(o));

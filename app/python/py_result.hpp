@@ -17,8 +17,8 @@ namespace py = pybind11;
 ///  "backend": "cpu"|"cuda", "notice": str, "compute_seconds", "total_seconds",
 ///  "params": {name: value}}. "notice" is the back-end choice's line and may be empty.
 /// Outputs are moved out of `r` (numpy_of). With `device` >= 0, outputs still in device memory
-/// (OutputData::device()) are returned as CUDA DLPack capsules of that device, without a host copy
-/// (dlpack_of_device).
+/// (OutputData::device_bytes(), held in their exported dtype) are returned as CUDA DLPack
+/// capsules of that device, without a host copy (dlpack_of_device).
 py::dict result_dict(app::RunResult&& r, const std::string& notice, int device = -1);
 
 /// Binds run(workload, settings, backend, progress, command): runs any registered workload through

@@ -207,8 +207,23 @@ struct Result {
   std::uint64_t host_pixels = 0;
   int shared_rank = -1;  ///< numerical rank of A (of [A; sqrt(lambda) I]); -1 if unused
   double seconds = 0;    ///< wall time of solve()
+  /// False when the maps stayed in device memory (Solver::keep_outputs_on_device): solution,
+  /// residual, count, status and condition are then empty and Solver::device_output() holds
+  /// them; the counts and dimensions above are set as usual.
+  bool on_host = true;
+  /// With on_host false: the solution's and the residual's values that are inf once rounded to
+  /// float32, counted on the device; zeros otherwise.
+  std::array<std::uint64_t, 2> device_inf{};
+  /// Set when keep_outputs_on_device(true) was asked but the maps came back to the host because
+  /// they would not fit in device memory: one line naming both sizes. Empty otherwise.
+  std::string device_note;
   std::size_t pixels() const { return height * width; }
 };
+
+/// Device bytes of the maps that a solve of `n` unknowns over `pixels` pixels keeps on the
+/// device (Solver::keep_outputs_on_device): the float64 solution (n x pixels x 8 bytes) plus
+/// residual, condition, count (4 bytes each) and status (1 byte) per pixel.
+double device_maps_bytes(std::size_t n, std::size_t pixels);
 
 /// A least-squares solver. Implementations: CPU (OpenMP, the reference) and CUDA.
 class Solver {
@@ -256,6 +271,21 @@ class Solver {
   /// CUDA only: bytes of the device cube that the last solve_device() copied to the host (0: the
   /// cube never left the device).
   virtual double host_staging_bytes() const { return 0; }
+  /// Asks a device solver to assemble the maps of later solves in device memory and leave them
+  /// there (`keep`; false: copy them into the Result's vectors, the default): Result::on_host is
+  /// false then and device_output() has them, unless they would not fit (device_maps_bytes();
+  /// Result::device_note says so). Returns whether it will; the CPU solver returns false.
+  virtual bool keep_outputs_on_device(bool /*keep*/) { return false; }
+  /// CUDA only: the last solve's map `name` (an lsq::outputs() name) in device memory when it
+  /// kept them there, C order as the Result's vector: "solution" float64 (float32 when the
+  /// precision was fp32), "residual" and "condition" float32, "count" int32, "status" uint8.
+  /// Null otherwise, or for an unknown name. Shared ownership: the memory stays allocated and
+  /// unchanged while the pointer is held, whatever later solves do.
+  virtual std::shared_ptr<const void> device_output(const std::string& /*name*/) const {
+    return nullptr;
+  }
+  /// CUDA only: the CUDA device of device_output()'s memory (-1 on the CPU back end).
+  virtual int device() const { return -1; }
 };
 
 /// Creates the solver for `backend`. Throws simscope::Error when the CUDA back end was not

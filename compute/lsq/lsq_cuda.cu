@@ -25,11 +25,19 @@
 //     and the host overlap), copied into the Result when the chunk finishes; pixels that need
 //     the SVD (breakdown, poor condition, underdetermined with lambda = 0) are marked and solved
 //     on the host by the CPU back end's float64 SVD (lsq_dense.cpp), as are all pixels of
-//     methods qr and svd.
+//     methods qr and svd. With keep_outputs_on_device(true) (the app's workload, Python with
+//     CUDA arrays) a kernel scatters each chunk's outputs into full-size device maps instead
+//     (lsq_cuda_maps.cuh) and only the chunk's statuses and kinds come back; the host-solved
+//     pixels are uploaded and scattered into the maps; after the last chunk the maps' inf
+//     counts are reduced there and an fp32 solve's solution rounded to float32. The maps are
+//     new memory at every solve, shared with the results (device_output()); when they would
+//     not fit (device_maps_bytes(), half the memory left) the solve copies to the host as
+//     above and Result::device_note says why.
 // Two streams alternate chunks with their own buffers. The chunk size follows the device memory
 // available (free plus what this solver's chunk buffers hold: the same chunk at every solve; at
 // most half of it for both buffer sets; chunk_pixels), so any cube the host holds streams through;
-// SIMSCOPE_LSQ_CUDA_CHUNK=<pixels> caps it further (the tests use it to force many chunks).
+// SIMSCOPE_LSQ_CUDA_CHUNK=<pixels> caps it further (the tests use it to force many chunks);
+// SIMSCOPE_LSQ_CUDA_MAPS_ROOM=<bytes> caps the room for kept maps (the tests' fallback).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -49,6 +57,7 @@
 #include "core/device_memory.hpp"
 #include "lsq/cublas_handle.cuh"
 #include "lsq/lsq_cuda_inputs.cuh"
+#include "lsq/lsq_cuda_maps.cuh"
 #include "lsq/lsq_cuda_small.cuh"
 #include "lsq/lsq_device_cube.hpp"
 #include "lsq/lsq_downdate.hpp"
@@ -339,6 +348,7 @@ struct Buffers {
   CudaStream stream;
   CublasHandle cublas;  // one per stream
   HostStaging host;                 // pinned copies of the chunk's outputs and flag
+  DeviceBuffer<double> records;     // host-solved pixels for the device maps (kept maps only)
   // the chunk in flight
   std::size_t p0 = 0, np = 0;
   bool busy = false;
@@ -354,6 +364,7 @@ class CudaSolver final : public Solver {
   CudaSolver() {
     device_ = cuda_current_device();  // the device rule (core/cuda_check.hpp)
     alloc_ = DeviceAllocator::cuda("lsq", device_, "use --backend cpu");
+    maps_alloc_ = DeviceAllocator::cuda("lsq", device_, "use --backend cpu");
     int pitch = 0;
     SIMSCOPE_CUDA_CHECK(cudaDeviceGetAttribute(&pitch, cudaDevAttrMaxPitch, device_));
     max_pitch_ = std::size_t(pitch);
@@ -373,11 +384,31 @@ class CudaSolver final : public Solver {
       free_buffers(b);
     }
     free_design();
-    gathered_.reset(), input_bad_.reset();
+    gathered_.reset(), input_bad_.reset(), inf_counts_.reset();
+    release_maps();  // freed here unless a result still holds them
   }
 
   Backend backend() const override { return Backend::Cuda; }
-  double peak_device_bytes() const override { return double(alloc_->peak_bytes()); }
+  /// The chunk buffers' peak plus the kept maps' (two allocators: an upper bound).
+  double peak_device_bytes() const override {
+    return double(alloc_->peak_bytes()) + double(maps_alloc_->peak_bytes());
+  }
+  bool keep_outputs_on_device(bool keep) override {
+    keep_ = keep;
+    return true;
+  }
+  int device() const override { return device_; }
+  std::shared_ptr<const void> device_output(const std::string& name) const override {
+    if (!have_maps_) return nullptr;
+    if (name == "solution")
+      return sol32_ ? std::shared_ptr<const void>(sol32_, sol32_->get())
+                    : std::shared_ptr<const void>(sol64_, sol64_->get());
+    if (name == "residual") return std::shared_ptr<const void>(residual_, residual_->get());
+    if (name == "condition") return std::shared_ptr<const void>(condition_, condition_->get());
+    if (name == "count") return std::shared_ptr<const void>(count_, count_->get());
+    if (name == "status") return std::shared_ptr<const void>(status_, status_->get());
+    return nullptr;
+  }
 
   using Solver::solve;
   void solve(const Cube& cube, const Design& design, const IndexRange& range,
@@ -386,7 +417,12 @@ class CudaSolver final : public Solver {
     const IndexRange rows = resolve(range, cube.height, "lsq: pixel rows");
     cuda_use_device(device_);  // may run on another thread than the constructor's
     const auto t0 = Clock::now();
-    init_result(out, cube, design, rows);
+    release_maps();  // this solver's hold only: results holding them keep them
+    const bool keep = keep_ && keep_fits(design.n, (rows.end - rows.begin) * cube.width,
+                                         options.precision, out);
+    const std::string note = out.device_note;
+    init_result(out, cube, design, rows, !keep);
+    out.device_note = note;
     const SharedSvd shared = shared_svd(design, options.lambda);
     out.shared_rank = shared.rank;
     // The downdate and minimum-norm operators (float64, on the host: O(M^2 N) once per solve).
@@ -406,12 +442,15 @@ class CudaSolver final : public Solver {
         b.resident_generation = 0;  // an upload may have stopped half-way
       }
       cudaGetLastError();
+      release_maps();
       throw;
     }
-    out.shared_pixels = 0;
-    for (std::size_t p = 0; p < out.count.size(); ++p)
-      out.shared_pixels += std::size_t(out.count[p]) == cube.m;
-    count_statuses(out);
+    if (out.on_host) {  // kept maps: run() counted both from the chunks' statuses and kinds
+      out.shared_pixels = 0;
+      for (std::size_t p = 0; p < out.count.size(); ++p)
+        out.shared_pixels += std::size_t(out.count[p]) == cube.m;
+      count_statuses(out);
+    }
     out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   }
 
@@ -518,6 +557,11 @@ class CudaSolver final : public Solver {
     upload_design<T>(design, shared);
     upload_ops(ops);
     const bool small_paths = ops.downdate || ops.minnorm;  // the small kernel may run
+    const bool keep = !out.on_host;
+    if (keep) allocate_maps(N, P);  // before the chunk size: it counts them
+    const DeviceMaps maps = device_maps(P);
+    std::vector<std::uint8_t> kept_status;  // keep: a chunk's statuses, host pixels solved
+    Result host_scratch;                    // keep: the host-solved pixels of a chunk
 
     // Chunk size: both buffer sets within half the free memory, at most 2^20 pixels, and every
     // cuBLAS operand (W: pc x M, G: NT x pc, B: M x pc) under 2^31 elements: the GEMMs take int
@@ -556,7 +600,33 @@ class CudaSolver final : public Solver {
     std::uint64_t fallbacks = 0, on_host = 0, downdated = 0, minnormed = 0;
     std::size_t done = 0;  // pixels finished (chunks finish out of order: buf_[0] first at the end)
     std::vector<std::size_t> host_pixels;
+    auto finish_kept = [&](Buffers& b) {  // b's chunk, maps on the device: host SVDs into them
+      SIMSCOPE_CUDA_CHECK(cudaStreamSynchronize(b.stream));
+      b.busy = false;
+      const HostStaging& h = b.host;
+      if (!(*h.flag & kFlagPartial)) gap_free_[b.p0 / pc] = 1;
+      host_pixels.clear();
+      for (std::size_t q = 0; q < b.np; ++q) {
+        const bool to_host = h.status[q] == kStatusHost;
+        if (to_host) host_pixels.push_back(q);
+        downdated += !to_host && h.kind[q] == kKindDowndate;
+        minnormed += !to_host && h.kind[q] == kKindMinNorm;
+        out.shared_pixels += h.kind[q] == kKindShared;
+      }
+      if (!host_all) fallbacks += host_pixels.size();
+      on_host += host_pixels.size();
+      kept_status.assign(h.status, h.status + b.np);
+      if (!host_pixels.empty()) {
+        solve_host_into_maps(host_cube(cube), design, options, host_pixels, b, pb, maps,
+                             kept_status, host_scratch);
+      }
+      for (std::uint8_t st : kept_status)
+        if (st < 4) ++out.status_counts[st];
+      done += b.np;
+      progress_set(progress, double(done) / double(P));
+    };
     auto finish = [&](Buffers& b) {  // b's chunk: outputs from the pinned staging, host SVDs
+      if (keep) return finish_kept(b);
       SIMSCOPE_CUDA_CHECK(cudaStreamSynchronize(b.stream));
       b.busy = false;
       const HostStaging& h = b.host;
@@ -687,7 +757,20 @@ class CudaSolver final : public Solver {
       SIMSCOPE_CUDA_CHECK(cudaGetLastError());
       // 4. outputs to the pinned staging (truly asynchronous: the host goes on to the next
       // chunk, or to the other buffer's host SVDs, while these land; finish() copies them out).
+      // Kept maps: the chunk scatters into them on the device; only the statuses and kinds come
+      // back (which pixels the host solves, the counts).
       const HostStaging& hs = b.host;
+      if (keep) {
+        scatter_chunk_kernel<<<grid_for((std::size_t(N) + 1) * b.np), 256, 0, b.stream>>>(
+            maps, p0, np, N, b.x.get(), b.residual.get(), b.condition.get(), b.count.get(),
+            b.status.get());
+        SIMSCOPE_CUDA_CHECK(cudaGetLastError());
+        SIMSCOPE_CUDA_CHECK(
+            cudaMemcpyAsync(hs.status, b.status.get(), b.np, cudaMemcpyDeviceToHost, b.stream));
+        SIMSCOPE_CUDA_CHECK(
+            cudaMemcpyAsync(hs.kind, b.kind.get(), b.np, cudaMemcpyDeviceToHost, b.stream));
+        continue;
+      }
       SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(hs.x, b.x.get(), std::size_t(N) * b.np * sizeof(double),
                                           cudaMemcpyDeviceToHost, b.stream));
       SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(hs.residual, b.residual.get(), b.np * sizeof(float),
@@ -703,10 +786,125 @@ class CudaSolver final : public Solver {
     }
     for (auto& b : buf_)
       if (b.busy) finish(b);
+    if (keep) finish_maps(P, N, options.precision, out);
     out.fallback_pixels = fallbacks;
     out.host_pixels = on_host;
     out.downdate_pixels = downdated;
     out.minnorm_pixels = minnormed;
+  }
+
+  /// Whether the maps of an n-unknown, P-pixel solve fit in half the device memory that this
+  /// solver may use (free plus its chunk buffers), with the fp32 solution's float copy; if not,
+  /// out.device_note says so (one line) and the solve copies them to the host.
+  bool keep_fits(std::size_t n, std::size_t P, Precision precision, Result& out) {
+    out.device_note.clear();
+    std::size_t free_b = 0, total_b = 0;
+    SIMSCOPE_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    const double need = device_maps_bytes(n, P) +
+                        (precision == Precision::Fp32 ? double(n) * double(P) * 4 : 0.0);
+    const double held = double(alloc_->current_bytes()) - double(design_bytes());
+    double room = 0.5 * (double(free_b) + std::max(0.0, held));
+    if (const char* e = std::getenv("SIMSCOPE_LSQ_CUDA_MAPS_ROOM"))  // tests: a smaller device
+      room = std::min(room, std::strtod(e, nullptr));
+    if (need <= room) return true;
+    out.device_note = "lsq (CUDA): the maps kept on the device would take " +
+                      format_bytes(need) + " (N x H x W x 8 bytes of solution + 13 bytes a pixel: " +
+                      std::to_string(n) + " x " + std::to_string(P) + " pixels), more than the " +
+                      format_bytes(room) + " left for them: the outputs are copied to the host";
+    return false;
+  }
+
+  /// New device maps for a solve of n unknowns over P pixels (the old ones stay with the results
+  /// that hold them).
+  void allocate_maps(int n, std::size_t P) {
+    release_maps();
+    auto buf = [&](auto tag, std::size_t count, const char* what) {
+      using E = decltype(tag);
+      return make_shared_buffer(DeviceBuffer<E>(maps_alloc_, count, what));
+    };
+    sol64_ = buf(double{}, std::size_t(n) * P, "the solution map");
+    residual_ = buf(float{}, P, "the residual map");
+    condition_ = buf(float{}, P, "the condition map");
+    count_ = buf(int{}, P, "the count map");
+    status_ = buf(std::uint8_t{}, P, "the status map");
+  }
+  void release_maps() {
+    have_maps_ = false;
+    sol64_.reset(), sol32_.reset(), residual_.reset(), condition_.reset(), count_.reset();
+    status_.reset();
+  }
+  DeviceMaps device_maps(std::size_t P) const {
+    DeviceMaps m;
+    if (!sol64_) return m;
+    m.solution = sol64_->get(), m.residual = residual_->get(), m.condition = condition_->get();
+    m.count = count_->get(), m.status = status_->get(), m.pixels = P;
+    return m;
+  }
+
+  /// Solves b's chunk's pixels `qs` (chunk indices) on the host and writes them into the device
+  /// maps (on b's stream, after the chunk's scatter); `status` (the chunk's) gets their codes;
+  /// `hr` is the run's host scratch.
+  void solve_host_into_maps(const Cube& hc, const Design& design, const Options& options,
+                            const std::vector<std::size_t>& qs, Buffers& b, std::size_t pb,
+                            const DeviceMaps& maps, std::vector<std::uint8_t>& status,
+                            Result& hr) {
+    const int N = int(design.n);
+    // The chunk's pixels as a one-row result `hr` (the run's scratch, grown once: only the
+    // listed pixels are written and read).
+    hr.n = design.n, hr.height = 1, hr.width = b.np;
+    if (hr.status.size() < b.np) {
+      const double nan = std::numeric_limits<double>::quiet_NaN();
+      hr.solution.assign(design.n * b.np, nan);
+      hr.residual.assign(b.np, float(nan)), hr.condition.assign(b.np, float(nan));
+      hr.count.assign(b.np, 0), hr.status.assign(b.np, kAllMissing);
+    }
+    solve_pixels_dense(hc, design, options, qs, hr, pb + b.p0);
+    const std::size_t per = host_pixel_record(N), nh = qs.size();
+    std::vector<double> rec(nh * per);
+    for (std::size_t j = 0; j < nh; ++j) {
+      const std::size_t q = qs[j];
+      double* r = rec.data() + j * per;
+      r[0] = double(b.p0 + q);
+      for (int k = 0; k < N; ++k) r[1 + k] = hr.solution[std::size_t(k) * b.np + q];
+      r[N + 1] = hr.residual[q], r[N + 2] = hr.condition[q];
+      r[N + 3] = hr.count[q], r[N + 4] = hr.status[q];
+      status[q] = hr.status[q];
+    }
+    if (b.records.size() < rec.size()) {
+      b.records.reset();
+      b.records = buffer<double>(rec.size(), "the host-solved pixels");
+    }
+    // From pageable memory: returns once `rec` is staged, so it may go out of scope after.
+    SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(b.records.get(), rec.data(), rec.size() * sizeof(double),
+                                        cudaMemcpyHostToDevice, b.stream));
+    scatter_host_kernel<<<grid_for(nh), 256, 0, b.stream>>>(maps, N, nh, b.records.get());
+    SIMSCOPE_CUDA_CHECK(cudaGetLastError());
+    SIMSCOPE_CUDA_CHECK(cudaStreamSynchronize(b.stream));  // before `rec` goes
+  }
+
+  /// After the last chunk: the inf counts of the solution (as float32) and the residual, and
+  /// the fp32 solve's solution rounded to float32 (the float64 map freed then).
+  void finish_maps(std::size_t P, int N, Precision precision, Result& out) {
+    for (auto& b : buf_) SIMSCOPE_CUDA_CHECK(cudaStreamSynchronize(b.stream));
+    cudaStream_t st = buf_[0].stream;
+    if (!inf_counts_) inf_counts_ = buffer<unsigned long long>(2, "the maps' inf counts");
+    SIMSCOPE_CUDA_CHECK(cudaMemsetAsync(inf_counts_.get(), 0, 2 * sizeof(unsigned long long), st));
+    const std::size_t ns = std::size_t(N) * P;
+    count_inf_kernel<<<grid_for(ns), 256, 0, st>>>(sol64_->get(), ns, residual_->get(), P,
+                                                   inf_counts_.get());
+    SIMSCOPE_CUDA_CHECK(cudaGetLastError());
+    if (precision == Precision::Fp32) {
+      sol32_ = make_shared_buffer(DeviceBuffer<float>(maps_alloc_, ns, "the solution map"));
+      to_float_kernel<<<grid_for(ns), 256, 0, st>>>(sol64_->get(), ns, sol32_->get());
+      SIMSCOPE_CUDA_CHECK(cudaGetLastError());
+    }
+    unsigned long long counts[2] = {0, 0};
+    SIMSCOPE_CUDA_CHECK(
+        cudaMemcpyAsync(counts, inf_counts_.get(), sizeof counts, cudaMemcpyDeviceToHost, st));
+    SIMSCOPE_CUDA_CHECK(cudaStreamSynchronize(st));
+    if (precision == Precision::Fp32) sol64_.reset();
+    out.device_inf = {counts[0], counts[1]};
+    have_maps_ = true;
   }
 
   /// cudaMemcpy2DAsync, or one copy per row where a pitch exceeds the device's limit
@@ -750,6 +948,7 @@ class CudaSolver final : public Solver {
     for (auto* d : {&b.bpm, &b.r, &b.h, &b.y, &b.x}) d->reset();
     for (auto* d : {&b.mpm, &b.status, &b.kind}) d->reset();
     b.residual.reset(), b.condition.reset(), b.count.reset(), b.flag.reset();
+    b.records.reset();
     b.host = HostStaging{};
     b.capacity_key.clear();
     b.resident_generation = 0;
@@ -880,6 +1079,15 @@ class CudaSolver final : public Solver {
   DeviceBuffer<unsigned char> gathered_;        // a strided device cube in C order
   DeviceBuffer<unsigned long long> input_bad_;  // the first inf entry
   CudaEvent input_ready_;                       // recorded on the producer's stream
+  // The maps kept on the device (keep_outputs_on_device): their own allocator, so that the
+  // chunk size never counts maps that results still hold; shared with those results.
+  bool keep_ = false, have_maps_ = false;
+  std::shared_ptr<DeviceAllocator> maps_alloc_;
+  std::shared_ptr<DeviceBuffer<double>> sol64_;
+  std::shared_ptr<DeviceBuffer<float>> sol32_, residual_, condition_;
+  std::shared_ptr<DeviceBuffer<int>> count_;
+  std::shared_ptr<DeviceBuffer<std::uint8_t>> status_;
+  DeviceBuffer<unsigned long long> inf_counts_;
 };
 
 }  // namespace

@@ -42,6 +42,10 @@ double output_bytes(std::size_t n, std::size_t pixels) {
 }
 }  // namespace detail
 
+double device_maps_bytes(std::size_t n, std::size_t pixels) {
+  return double(pixels) * (double(n) * 8.0 + 4 + 4 + 4 + 1);
+}
+
 namespace {
 
 std::string lower_extension(const std::string& path) {

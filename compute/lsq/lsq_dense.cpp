@@ -66,17 +66,24 @@ std::uint8_t status_of(int rows, int n, int rank) {
 
 }  // namespace
 
-void init_result(Result& out, const Cube& cube, const Design& design, const IndexRange& rows) {
-  const std::size_t P = (rows.end - rows.begin) * cube.width;
+void init_result(Result& out, const Cube& cube, const Design& design, const IndexRange& rows,
+                 bool host_maps) {
+  const std::size_t P = host_maps ? (rows.end - rows.begin) * cube.width : 0;
   out.n = design.n;
   out.height = rows.end - rows.begin;
   out.width = cube.width;
   out.row_begin = rows.begin;
+  if (!host_maps) {  // release the memory, not only the size
+    out.solution = {}, out.residual = {}, out.count = {}, out.status = {}, out.condition = {};
+  }
   out.solution.assign(design.n * P, std::numeric_limits<double>::quiet_NaN());
   out.residual.assign(P, std::numeric_limits<float>::quiet_NaN());
   out.count.assign(P, 0);
   out.status.assign(P, kAllMissing);
   out.condition.assign(P, std::numeric_limits<float>::quiet_NaN());
+  out.on_host = host_maps;
+  out.device_inf = {};
+  out.device_note.clear();
   out.status_counts = {};
   out.fallback_pixels = 0;
   out.shared_pixels = 0;

@@ -19,8 +19,10 @@ std::unique_ptr<Solver> make_cpu_solver();
 std::unique_ptr<Solver> make_cuda_solver();
 
 /// Resizes and clears `out` for a cube/design pair and the cube rows `rows` (resolved: within
-/// [0, H)): solution NaN, maps zero, row_begin = rows.begin.
-void init_result(Result& out, const Cube& cube, const Design& design, const IndexRange& rows);
+/// [0, H)): solution NaN, maps zero, row_begin = rows.begin, on_host = host_maps. With
+/// host_maps false the map vectors are emptied instead (the maps stay on the device).
+void init_result(Result& out, const Cube& cube, const Design& design, const IndexRange& rows,
+                 bool host_maps = true);
 /// Fills out.status_counts from out.status.
 void count_statuses(Result& out);
 

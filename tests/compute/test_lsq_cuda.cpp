@@ -1,11 +1,18 @@
-// The CUDA lsq solver against the CPU one (the reference back end). Every test skips with the
+// The CUDA lsq solver against the CPU one (the reference back end), its maps kept on the device
+// too (LsqCudaMaps: issue 29). Every test skips with the
 // CUDA runtime's reason where no device is usable (CPU-only machines, CPU-only builds).
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <cstdlib>
+#include <memory>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "core/backend.hpp"
+#include "core/device_memory.hpp"
+#include "lsq/lsq_device_maps.hpp"
 #include "lsq/lsq_internal.hpp"
 #include "test_cuda_skip.hpp"
 #include "test_lsq_util.hpp"
@@ -336,6 +343,169 @@ TEST(LsqCudaChunk, Limits) {
   // 31 pixels fit (4 x 31 x 1000 bytes): not enough for a cube of 1000 pixels, enough for 20.
   EXPECT_EQ(chunk_pixels(1000, 124000, 0, 1000, 10, 10, 0), 0u);
   EXPECT_EQ(chunk_pixels(1000, 124000, 0, 20, 10, 10, 0), 20u);
+}
+
+}  // namespace
+}  // namespace simscope::lsq
+
+namespace simscope::lsq {
+namespace {
+
+/// The solver's kept maps copied to the host as a Result (the test's own download).
+Result download_maps(const Solver& solver, const Result& kept, Precision precision) {
+  Result r = kept;
+  const std::size_t P = kept.pixels(), N = kept.n;
+  auto get = [&](const char* name, void* dst, std::size_t bytes) {
+    const std::shared_ptr<const void> p = solver.device_output(name);
+    ASSERT_NE(p, nullptr) << name;
+    copy_device_to_host(dst, p.get(), bytes, solver.device());
+  };
+  r.solution.resize(N * P);
+  if (precision == Precision::Fp32) {
+    std::vector<float> s(N * P);
+    get("solution", s.data(), s.size() * 4);
+    r.solution.assign(s.begin(), s.end());
+  } else {
+    get("solution", r.solution.data(), N * P * 8);
+  }
+  r.residual.resize(P), r.condition.resize(P), r.count.resize(P), r.status.resize(P);
+  get("residual", r.residual.data(), P * 4);
+  get("condition", r.condition.data(), P * 4);
+  get("count", r.count.data(), P * 4);
+  get("status", r.status.data(), P);
+  return r;
+}
+
+class LsqCudaMaps : public ::testing::TestWithParam<Case> {};
+
+/// Issue 29: the maps assembled on the device across chunks (chunks of 96 pixels through both
+/// streams) and kept there equal the CPU's within LsqCudaVsCpu's tolerances, with the same
+/// counts; the host-solved pixels (fallbacks; every pixel with gaps for qr/svd) are in them;
+/// the Result's vectors stay empty; a held map is unchanged by the next solve.
+TEST_P(LsqCudaMaps, DeviceMapsEqualTheCpu) {
+  SKIP_WITHOUT_CUDA();
+  const ChunkCap cap("96");
+  const Case c = GetParam();
+  SynthSpec s;
+  s.height = 29, s.width = 41, s.m = 30, s.n = 7, s.nan_fraction = 0.3, s.noise = 0.05;
+  Synth syn = generate(s);
+  const std::size_t P = syn.cube.pixels();
+  float* v = reinterpret_cast<float*>(syn.cube.bytes.data());
+  for (std::size_t i = 0; i < s.m; ++i) {
+    for (std::size_t w = 0; w < s.width; ++w)
+      if (std::isnan(v[i * P + w])) v[i * P + w] = 0.5f;  // row 0 without gaps
+    v[i * P + 200] = NAN;                                  // all missing
+    if (i >= 3) v[i * P + 201] = NAN;                      // 3 rows < N
+  }
+  const Options o = opts(c.method, c.precision, c.lambda);
+  auto solver = make_solver(Backend::Cuda);
+  ASSERT_TRUE(solver->keep_outputs_on_device(true));
+  Result kept, cpu;
+  solver->solve(syn.cube, syn.design, o, kept);
+  make_solver(Backend::Cpu)->solve(syn.cube, syn.design, o, cpu);
+  ASSERT_FALSE(kept.on_host) << kept.device_note;
+  EXPECT_TRUE(kept.solution.empty() && kept.residual.empty() && kept.status.empty());
+  EXPECT_EQ(kept.device_inf, (std::array<std::uint64_t, 2>{0, 0}));
+  const Result got = download_maps(*solver, kept, c.precision);
+  const double tol = c.precision == Precision::Fp64 || c.method == Method::Auto ? 1e-9 : 1e-4;
+  expect_same(got, cpu, tol);
+  if (c.method == Method::Qr || c.method == Method::Svd) EXPECT_GT(kept.host_pixels, 0u);
+  // The held maps outlive the next solve (another problem): unchanged.
+  const std::shared_ptr<const void> held = solver->device_output("residual");
+  SynthSpec s2 = s;
+  s2.seed = 11;
+  Result next;
+  solver->solve(generate(s2).cube, syn.design, o, next);
+  std::vector<float> again(P);
+  copy_device_to_host(again.data(), held.get(), P * 4, solver->device());
+  for (std::size_t p = 0; p < P; ++p)
+    EXPECT_TRUE(again[p] == got.residual[p] || (std::isnan(again[p]) && std::isnan(got.residual[p])))
+        << p;
+  EXPECT_NE(solver->device_output("residual"), held);
+  // Asked not to keep them: host vectors as before, no device maps.
+  solver->keep_outputs_on_device(false);
+  Result host;
+  solver->solve(syn.cube, syn.design, o, host);
+  EXPECT_TRUE(host.on_host);
+  EXPECT_EQ(solver->device_output("residual"), nullptr);
+  expect_same(host, cpu, tol);
+}
+
+INSTANTIATE_TEST_SUITE_P(Methods, LsqCudaMaps,
+                         ::testing::Values(Case{Method::Auto, Precision::Fp64, 0},
+                                           Case{Method::Auto, Precision::Fp32, 0},
+                                           Case{Method::Normal, Precision::Fp32, 0},
+                                           Case{Method::Downdate, Precision::Fp64, 0},
+                                           Case{Method::Qr, Precision::Fp64, 0},
+                                           Case{Method::Svd, Precision::Fp32, 0.5}));
+
+/// Maps that would not fit the device (SIMSCOPE_LSQ_CUDA_MAPS_ROOM: 10 kB for 180 kB of maps)
+/// come back to the host, with a note naming both sizes; the results are the host path's.
+TEST(LsqCudaMaps, MapsThatDoNotFitComeBackToTheHost) {
+  SKIP_WITHOUT_CUDA();
+  setenv("SIMSCOPE_LSQ_CUDA_MAPS_ROOM", "10000", 1);
+  SynthSpec s;
+  s.height = 30, s.width = 40, s.m = 20, s.n = 15;
+  const Synth syn = generate(s);
+  auto solver = make_solver(Backend::Cuda);
+  solver->keep_outputs_on_device(true);
+  Result got, cpu;
+  solver->solve(syn.cube, syn.design, Options{}, got);
+  unsetenv("SIMSCOPE_LSQ_CUDA_MAPS_ROOM");
+  EXPECT_TRUE(got.on_host);
+  EXPECT_NE(got.device_note.find("15 x 1200 pixels"), std::string::npos) << got.device_note;
+  EXPECT_EQ(solver->device_output("residual"), nullptr);
+  make_solver(Backend::Cpu)->solve(syn.cube, syn.design, Options{}, cpu);
+  expect_same(got, cpu, 1e-9);
+  EXPECT_DOUBLE_EQ(device_maps_bytes(15, 1200), 1200.0 * (15 * 8 + 13));
+}
+
+/// The view image of a kept map (lsq_device_maps.hpp): upright, as the host path draws it, with
+/// the symmetric range's largest |value|; row ranges concatenated on the device equal the
+/// whole solve's maps.
+TEST(LsqCudaMaps, UprightImageAndRowConcatOnTheDevice) {
+  SKIP_WITHOUT_CUDA();
+  SynthSpec s;
+  s.height = 13, s.width = 17, s.m = 12, s.n = 3, s.nan_fraction = 0.2;
+  const Synth syn = generate(s);
+  auto solver = make_solver(Backend::Cuda);
+  solver->keep_outputs_on_device(true);
+  Result whole;
+  solver->solve(syn.cube, syn.design, Options{}, whole);
+  const Result host = download_maps(*solver, whole, Precision::Fp64);
+  const std::size_t H = s.height, W = s.width, P = H * W;
+  double m = -1;
+  const std::shared_ptr<const float> img = upright_image_on_device(
+      solver->device_output("solution").get(), io::DType::Float64, P, H, W, solver->device(), &m);
+  std::vector<float> got(P);
+  copy_device_to_host(got.data(), img.get(), P * 4, solver->device());
+  double want_m = 0;
+  for (std::size_t i = 0; i < W; ++i)
+    for (std::size_t j = 0; j < H; ++j) {
+      const float want = float(host.solution[P + (H - 1 - j) * W + i]);
+      EXPECT_EQ(got[i * H + j], want) << i << " " << j;
+      if (std::isfinite(want)) want_m = std::max(want_m, double(std::fabs(want)));
+    }
+  EXPECT_EQ(m, want_m);
+  // Rows [0, 5) and [5, 13) solved apart, concatenated on the device.
+  std::vector<std::shared_ptr<const void>> keep;
+  std::vector<const void*> parts;
+  std::vector<std::size_t> bytes;
+  for (const IndexRange& rows : {IndexRange{0, 5}, IndexRange{5, 13}}) {
+    Result part;
+    solver->solve(syn.cube, syn.design, rows, Options{}, part);
+    keep.push_back(solver->device_output("solution"));
+    parts.push_back(keep.back().get());
+    bytes.push_back((rows.end - rows.begin) * W * 8);
+  }
+  const std::shared_ptr<const void> merged =
+      concat_blocks_on_device(parts, bytes, s.n, solver->device());
+  std::vector<double> x(s.n * P);
+  copy_device_to_host(x.data(), merged.get(), x.size() * 8, solver->device());
+  ASSERT_EQ(x.size(), host.solution.size());
+  for (std::size_t i = 0; i < x.size(); ++i)
+    if (std::isnan(host.solution[i])) EXPECT_TRUE(std::isnan(x[i])) << i;
+    else EXPECT_NEAR(x[i], host.solution[i], 1e-12 * (1 + std::fabs(host.solution[i]))) << i;
 }
 
 }  // namespace

@@ -13,9 +13,12 @@
 # so a slow step shortens only itself and the table is printed whatever failed or timed out.
 #   configure + build: compute, render, tests, bench, run layer and the Python module (pybind11
 #     of this machine's python3, which reads numpy 2's descriptors; nlohmann-json from .gpu);
-#   the compute and render tests with SIMSCOPE_REQUIRE_CUDA=1 (a CUDA test that skips fails);
+#   the compute and render tests with SIMSCOPE_REQUIRE_CUDA=1 (a CUDA test that skips fails;
+#     lsq's device maps: LsqCudaMaps.* against the CPU, RenderTest.LsqResidualMapFromCuda* the
+#     interop upload against the host upload; +5 s);
 #   the field kernels with 2 and 8 targets per thread; the run layer's adapters on CUDA
-#     (test_split_merge CudaBackend.*) and the module's CUDA tests (pytest -k cuda);
+#     (test_split_merge CudaBackend.*, lsq's maps kept on the device included: views, held
+#     results, ranges merged there; +10 s) and the module's CUDA tests (pytest -k cuda);
 #   simscope-bench for the three workloads and simscope-interop-bench (a 2048 x 2048 plane into
 #     the view through interop and through the host, EGL without a window); the anchors' scripts;
 #   compute-sanitizer memcheck over short CUDA cases of every workload, racecheck and synccheck
@@ -40,11 +43,11 @@ plan=(
   "setup:10"
   "configure:30"
   "build:170"
-  "compute and render tests:90"
+  "compute and render tests:95"
   "field kernels RB=2,8:30"
-  "run layer and Python CUDA tests:40"
-  "benches:70"
-  "anchors:50"
+  "run layer and Python CUDA tests:50"
+  "benches:60"
+  "anchors:45"
   "compute-sanitizer:35"
   "table:15"
 )
@@ -191,8 +194,8 @@ else record skipped "$([ $built = 1 ] && echo 'no device' || echo 'no build')"; 
 step "run layer and Python CUDA tests"
 if [ $built = 1 ]; then
   # The run layer's adapters on the CUDA back end (tests/run/test_cuda_backend.cpp: device
-  # outputs, a held result kept on the device, ranges on CUDA merged, lsq's host methods, the
-  # oscillators' live state), then the module's CUDA tests; pytest from the image or the carried
+  # outputs, a held result kept on the device, ranges on CUDA merged, lsq's host methods and
+  # device maps, the oscillators' live state), then the module's CUDA tests; pytest from the image or the carried
   # copy. The CPU run-layer tests are CI's.
   "$py" -c 'import pytest' 2> /dev/null || export PYTHONPATH="$root/.gpu/pytest${PYTHONPATH:+:$PYTHONPATH}"
   timeout "$(( $(left) / 2 ))" "$b/tests/run/test_split_merge" --gtest_filter='CudaBackend.*' \
@@ -267,7 +270,7 @@ step compute-sanitizer
 san_note=""
 san_status=passed
 if [ $built = 1 ] && [ $gpu = 1 ] && command -v compute-sanitizer > /dev/null; then
-  mem='FieldCuda.CoincidencesInTails:FieldCuda.TargetsPerThreadTails:FieldTreeCuda.RangesAndKeptTree:LsqCuda.ChunksAndReuse:LsqCudaMinNorm.*:LsqCudaDowndate.*:OscCuda.EveryForcedLayoutAgrees:OscDeviceStateCuda.*'
+  mem='FieldCuda.CoincidencesInTails:FieldCuda.TargetsPerThreadTails:FieldTreeCuda.RangesAndKeptTree:LsqCuda.ChunksAndReuse:LsqCudaMaps.UprightImageAndRowConcatOnTheDevice:LsqCudaMinNorm.*:LsqCudaDowndate.*:OscCuda.EveryForcedLayoutAgrees:OscDeviceStateCuda.*'
   shared='FieldCuda.TargetsPerThreadTails:LsqCudaMinNorm.*:OscCuda.EveryForcedLayoutAgrees'
   for tool in memcheck racecheck synccheck; do
     filter=$shared; [ $tool = memcheck ] && filter=$mem

@@ -319,6 +319,40 @@ def test_lsq_cuda_cube_is_read_in_place():
                                rtol=1e-9, atol=1e-10)
 
 
+def test_lsq_cuda_maps_are_simscopes_device_memory():
+    """Issue 29: with CUDA inputs on the CUDA back end, lsq's five maps are assembled on the
+    device and handed out over simscope's device memory (DLPack, their own dtypes), never
+    uploaded from the host; they outlive later calls."""
+    rng = np.random.default_rng(12)
+    b = rng.normal(size=(25, 7, 10))
+    b[rng.uniform(size=b.shape) < 0.3] = np.nan
+    b[:, 0, 0] = np.nan  # all missing
+    a = rng.normal(size=(25, 4))
+    dtypes = {"solution": np.float64, "residual": np.float32, "condition": np.float32,
+              "count": np.int32, "status": np.uint8}
+    for method, precision in (("auto", "fp64"), ("svd", "fp32")):
+        lc = simscope.lsq(b, a, backend="cpu", method=method, precision=precision)
+        lg = simscope.lsq(CudaArray(b), CudaArray(a), backend="cuda", method=method,
+                          precision=precision)
+        assert lg.warnings == lc.warnings
+        for name, dt in dtypes.items():
+            out = getattr(lg, name)
+            want = np.float32 if name == "solution" and precision == "fp32" else dt
+            assert isinstance(out, CudaArray) and out.dtype == want, name
+            assert out._managed is not None and _pointer_is_device_memory(out.ptr), name
+        kept = {n: getattr(lg, n) for n in dtypes}
+        del lg
+        gc.collect()
+        simscope.lsq(CudaArray(b[:, :3]), CudaArray(a), backend="cuda")  # later work
+        tol = 1e-9 if precision == "fp64" else 1e-5
+        np.testing.assert_allclose(kept["solution"].numpy(), lc.solution, rtol=tol, atol=tol)
+        np.testing.assert_allclose(kept["residual"].numpy(), lc.residual, rtol=1e-4, atol=1e-6)
+        np.testing.assert_array_equal(kept["count"].numpy(), lc.count)
+        np.testing.assert_array_equal(kept["status"].numpy(), lc.status)
+        del kept
+        gc.collect()
+
+
 def test_lsq_cuda_cube_errors_are_the_host_paths():
     b = np.ones((5, 4, 3))
     b[2, 1, 2] = np.inf

@@ -4,7 +4,8 @@
 // (keep-on-device: the evaluator must not reuse memory a result still holds); work ranges run on
 // CUDA and merged (field by targets and by sources, lsq by pixel rows, oscillators by members);
 // lsq's methods that run on the host under CUDA (method_on_host); the oscillators' live state
-// kept on the device. Without a usable device every test skips (fails under
+// kept on the device; lsq's maps kept on the device (issue 29: views, held results, ranges
+// merged there). Without a usable device every test skips (fails under
 // SIMSCOPE_REQUIRE_CUDA=1: test_cuda_skip.hpp), so tests/gpu/run.sh's "run layer" step proves
 // these paths on a GPU.
 #include <gtest/gtest.h>
@@ -242,6 +243,87 @@ TEST(CudaBackend, LsqRowRangesOnCudaMergeToTheWholeRun) {
       expect_lsq_close(split, whole, 1e-12, std::to_string(parts) + " row ranges");
     }
   }
+}
+
+/// Issue 29: lsq's maps stay on the device on CUDA. A run shown as its residual map moves no
+/// map to the host: the outputs are device memory, the view's image is made there and its
+/// values equal the host path's image (the CPU run's, within the CUDA tolerances); the warnings
+/// come without a download; the solution is never copied to the host (host_ready stays false);
+/// export-style reads download each map once, equal to the CPU's.
+TEST(CudaBackend, LsqMapsStayOnTheDeviceAndTheResidualViewMovesNoMap) {
+  SKIP_WITHOUT_CUDA();
+  for (const std::string method : {"auto", "qr"}) {  // qr: every pixel with gaps host-solved
+    for (const std::string prec : {"fp32", "fp64"}) {
+      SCOPED_TRACE(method + " " + prec);
+      ParamSet p = lsq_params(method, prec);
+      p.set("view", std::string("residual"));
+      const auto w = make_workload("lsq");
+      const RunResult g = w->run(p, Backend::Cuda, RunRequest{}, nullptr);
+      const RunResult c = make_workload("lsq")->run(p, Backend::Cpu, RunRequest{}, nullptr);
+      for (const OutputArray& o : g.outputs) {
+        EXPECT_NE(o.data.device_bytes(), nullptr) << o.name;
+        EXPECT_FALSE(o.data.host_ready()) << o.name;
+      }
+      EXPECT_EQ(g.warnings, c.warnings);
+      const ViewImage img = w->view_image(g, "residual");
+      ASSERT_NE(img.data.device(), nullptr);  // drawn through interop
+      EXPECT_FALSE(g.find("solution")->data.host_ready());
+      EXPECT_FALSE(g.find("residual")->data.host_ready());
+      const ViewImage ref = make_workload("lsq")->view_image(c, "residual");
+      const auto gi = img.data.converted<double>(), ci = ref.data.converted<double>();
+      ASSERT_EQ(gi.size(), ci.size());
+      for (std::size_t i = 0; i < ci.size(); ++i)
+        if (std::isnan(ci[i])) EXPECT_TRUE(std::isnan(gi[i])) << i;
+        else EXPECT_NEAR(gi[i], ci[i], 1e-4 * (1 + ci[i])) << i;
+      // One component of the solution: its image on the device, the cube never downloaded.
+      const ViewImage x = w->view_image(g, "solution");
+      EXPECT_NE(x.data.device(), nullptr);
+      EXPECT_EQ(x.range_lo, -x.range_hi);
+      EXPECT_FALSE(g.find("solution")->data.host_ready());
+      const double tol = prec == "fp64" || method == "auto" ? 1e-9 : 1e-4;
+      expect_lsq_close(g, c, tol, "device maps against CPU");
+    }
+  }
+}
+
+/// A held lsq result's device maps are unchanged by later runs (new maps each solve).
+TEST(CudaBackend, AHeldLsqResultIsUnchangedByLaterRuns) {
+  SKIP_WITHOUT_CUDA();
+  const auto w = make_workload("lsq");
+  ParamSet p = lsq_params("auto", "fp64");
+  const RunResult first = w->run(p, Backend::Cuda, RunRequest{}, nullptr);
+  const RunResult again = make_workload("lsq")->run(p, Backend::Cuda, RunRequest{}, nullptr);
+  p.set("lambda", 0.5);
+  const RunResult other = w->run(p, Backend::Cuda, RunRequest{}, nullptr);
+  p.set("synth.seed", std::int64_t(9));
+  w->run(p, Backend::Cuda, RunRequest{}, nullptr);
+  for (const OutputArray& o : first.outputs) EXPECT_FALSE(o.data.host_ready()) << o.name;
+  expect_lsq_close(first, again, 1e-12, "held result after later runs");
+  EXPECT_GT(rel_error(values(*other.find("solution")), values(*first.find("solution"))), 0);
+}
+
+/// Row ranges of one process merge on the device (no map downloaded) and equal the whole run.
+TEST(CudaBackend, LsqRowRangesMergeOnTheDevice) {
+  SKIP_WITHOUT_CUDA();
+  const ParamSet p = lsq_params("auto", "fp64");
+  const RunResult whole = make_workload("lsq")->run(p, Backend::Cuda, RunRequest{}, nullptr);
+  const auto w = make_workload("lsq");
+  std::vector<RunResult> parts;
+  for (const IndexRange& rows : {IndexRange{0, 9}, IndexRange{9, 10}, IndexRange{10, 23}}) {
+    RunRequest req;
+    req.range = rows;
+    req.axis = "rows";
+    parts.push_back(w->run(p, Backend::Cuda, req, nullptr));
+  }
+  const RunResult merged = w->merge_ranges(parts);
+  for (const OutputArray& o : merged.outputs) {
+    EXPECT_NE(o.data.device_bytes(), nullptr) << o.name;
+    EXPECT_FALSE(o.data.host_ready()) << o.name;
+  }
+  for (const RunResult& part : parts)
+    for (const OutputArray& o : part.outputs) EXPECT_FALSE(o.data.host_ready()) << o.name;
+  EXPECT_EQ(merged.warnings, whole.warnings);
+  expect_lsq_close(merged, whole, 1e-12, "merged on the device");
 }
 
 ParamSet osc_params() {

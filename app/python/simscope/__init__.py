@@ -152,7 +152,9 @@ def lsq(cube: Any = None, design: Any = None, *, backend: str = "auto",
         any layout (C or Fortran order, slices). None: the schema's generator or data_file.
     design: A, array (M, N) (a 1-D array is one column), any numeric dtype, finite.
         Either may be a DLPack object (a torch tensor, CPU or CUDA): the results are then the
-        caller's type on the caller's device. A CUDA cube is read in place by the CUDA solver
+        caller's type on the caller's device (with CUDA inputs on the CUDA back end, the maps
+        are assembled on the device and handed out as CUDA tensors over simscope's device
+        memory, never copied to the host). A CUDA cube is read in place by the CUDA solver
         (any strides; .input_route "device"); stats["host_staging_bytes"] counts the bytes
         copied to the host (0 unless pixels are solved there: qr/svd, fallbacks, or a CUDA
         design matrix). ValueError for a CUDA input with backend="cpu".
@@ -183,7 +185,7 @@ def lsq(cube: Any = None, design: Any = None, *, backend: str = "auto",
         with _messages("lsq", params, aliases={"lam": "lambda"},
                        arrays={"data.file": "cube", "design.file": "design"},
                        typed=bool(kwargs)):
-            d = _core.lsq(cube, design, s, backend, progress)
+            d = _core.lsq(cube, design, s, backend, progress, bool(back and back.cuda))
         _warnings(d, "lsq", params, aliases={"lam": "lambda"},
                   arrays={"data.file": "cube", "design.file": "design"}, typed=bool(kwargs))
         d["stats"]["host_staging_bytes"] += float(staged)

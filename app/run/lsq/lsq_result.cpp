@@ -3,8 +3,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 
 #include "core/error.hpp"
+#include "lsq_workload.hpp"
 
 namespace simscope::app {
 
@@ -101,7 +104,8 @@ LsqStats LsqStats::merged(const std::vector<LsqStats>& parts, double compute_sec
 }
 
 void fill_lsq_result(RunResult& r, lsq::Result& res, const lsq::Options& options,
-                     std::size_t observations, double peak_device_bytes) {
+                     std::size_t observations, double peak_device_bytes,
+                     const lsq::Solver* solver, const std::shared_ptr<const LsqDeviceOps>& ops) {
   const std::size_t N = res.n, H = res.height, W = res.width;
   const WorkloadDescriptor& desc = workload_descriptor("lsq");
   auto add = [&](const char* name, std::vector<std::size_t> shape, OutputData data) {
@@ -110,6 +114,27 @@ void fill_lsq_result(RunResult& r, lsq::Result& res, const lsq::Options& options
     o.data = std::move(data);
     return o;
   };
+  if (!res.device_note.empty()) std::fprintf(stderr, "simscope: %s\n", res.device_note.c_str());
+  if (!res.on_host) {  // the solver's device maps, shared with it; downloaded on first host read
+    if (!solver || !ops)
+      throw Error("lsq: the maps are in device memory, but no solver holds them");
+    const io::DType sol = options.precision == Precision::Fp64 ? io::DType::Float64
+                                                               : io::DType::Float32;
+    auto dev = [&](const char* name, io::DType dtype, std::size_t count) {
+      return lsq_device_data(solver->device_output(name), dtype, count, ops);
+    };
+    OutputArray solution = add("solution", {N, H, W}, dev("solution", sol, N * H * W));
+    solution.dtype = sol;
+    r.outputs.push_back(std::move(solution));
+    r.outputs.push_back(add("residual", {H, W}, dev("residual", io::DType::Float32, H * W)));
+    r.outputs.push_back(add("count", {H, W}, dev("count", io::DType::Int32, H * W)));
+    r.outputs.push_back(add("status", {H, W}, dev("status", io::DType::UInt8, H * W)));
+    r.outputs.push_back(add("condition", {H, W}, dev("condition", io::DType::Float32, H * W)));
+    auto pl = std::make_shared<LsqPayload>();
+    pl->options = options, pl->backend = r.backend;
+    pl->device_ops = ops, pl->device_inf = res.device_inf;
+    r.payload = pl;
+  } else {
   OutputArray solution = add("solution", {N, H, W}, OutputData());
   if (options.precision == Precision::Fp64) {  // fp64 runs export all their digits
     solution.data = std::move(res.solution);
@@ -124,6 +149,7 @@ void fill_lsq_result(RunResult& r, lsq::Result& res, const lsq::Options& options
   r.outputs.push_back(add("status", {H, W}, std::move(res.status)));
   r.outputs.push_back(add("condition", {H, W}, std::move(res.condition)));
   res.residual = {}, res.count = {}, res.status = {}, res.condition = {};
+  }
   for (const auto& [k, v] :
        LsqStats::of(res, options, r.backend, observations, peak_device_bytes).to_map())
     r.stats[k] = v;
@@ -134,12 +160,18 @@ void add_lsq_result_warnings(RunResult& r) {
   const auto count = [&](const char* k) { return std::uint64_t(r.stats.at(k)); };
   std::size_t inf[2] = {0, 0};
   const char* names[2] = {"solution", "residual"};
+  const LsqPayload* pl = r.payload_as<LsqPayload>();
   for (int k = 0; k < 2; ++k)
-    if (const OutputArray* o = r.find(names[k]))
+    if (const OutputArray* o = r.find(names[k])) {
+      if (device_only(o->data) && pl && pl->device_inf) {  // counted on the device
+        inf[k] = std::size_t((*pl->device_inf)[std::size_t(k)]);
+        continue;
+      }
       inf[k] = o->data.visit([](const auto& v) {
         return std::size_t(
             std::count_if(v.begin(), v.end(), [](auto x) { return std::isinf(float(x)); }));
       });
+    }
   for (std::string& w :
        lsq_result_warnings(count("status_underdetermined"), count("status_rank_deficient"),
                            count("status_all_missing"), count("unknowns"),
@@ -187,11 +219,47 @@ LsqMaps lsq_maps(const RunResult& r) {
   LsqMaps m;
   m.n = s.shape[0], m.height = s.shape[1], m.width = s.shape[2];
   m.solution = &s.data;
-  m.residual = &need("residual").data.values<float>();
-  m.condition = &need("condition").data.values<float>();
-  m.count = &need("count").data.values<std::int32_t>();
-  m.status = &need("status").data.values<std::uint8_t>();
+  const std::pair<const OutputData**, std::pair<const char*, io::DType>> maps[] = {
+      {&m.residual, {"residual", io::DType::Float32}},
+      {&m.condition, {"condition", io::DType::Float32}},
+      {&m.count, {"count", io::DType::Int32}},
+      {&m.status, {"status", io::DType::UInt8}}};
+  for (const auto& [member, what] : maps) {
+    const OutputData& d = need(what.first).data;
+    if (d.dtype() != what.second)
+      throw Error(std::string("lsq: the output '") + what.first + "' has another dtype");
+    *member = &d;
+  }
+  if (const auto* pl = r.payload_as<LsqPayload>()) m.ops = pl->device_ops;
   return m;
+}
+
+double LsqMaps::at(const OutputData& map, std::size_t i) const {
+  if (!ops || !device_only(map)) return map.at(i);
+  if (i >= map.size()) throw Error("lsq: map index out of range");
+  const auto* base = static_cast<const unsigned char*>(map.device_bytes());
+  switch (map.dtype()) {  // one value down, no host copy of the map
+    case io::DType::Float64: {
+      double v = 0;
+      ops->download(&v, base + i * 8, 8);
+      return v;
+    }
+    case io::DType::Int32: {
+      std::int32_t v = 0;
+      ops->download(&v, base + i * 4, 4);
+      return double(v);
+    }
+    case io::DType::UInt8: {
+      std::uint8_t v = 0;
+      ops->download(&v, base + i, 1);
+      return double(v);
+    }
+    default: {
+      float v = 0;
+      ops->download(&v, base + i * 4, 4);
+      return double(v);
+    }
+  }
 }
 
 }  // namespace simscope::app

@@ -5,11 +5,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/backend.hpp"
 #include "lsq/lsq.hpp"
+#include "lsq_device.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {
@@ -41,14 +43,22 @@ struct LsqStats {
 
 /// Appends to `r` (workload "lsq", params and backend set) the outputs of `res` as the
 /// descriptor declares them: solution (N, H, W) float64, or float32 when options.precision is
-/// fp32; residual, condition (float32), count (int32), status (uint8), each (H, W). The maps are
-/// moved out of `res` (no copy; res keeps its counts and dimensions). Sets the stats (LsqStats)
-/// and compute_seconds.
+/// fp32; residual, condition (float32), count (int32), status (uint8), each (H, W). Host maps
+/// are moved out of `res` (no copy; res keeps its counts and dimensions); when res.on_host is
+/// false they are `solver`'s device outputs (shared with it, downloaded through `ops` on the
+/// first host read) and r.payload is an LsqPayload with `ops` and res.device_inf (for the
+/// warnings; the workload adds the problem). Logs res.device_note (one line on stderr) when
+/// set. Sets the stats (LsqStats) and compute_seconds. Throws simscope::Error when res.on_host is false and
+/// `solver` or `ops` is missing or a map is not in device memory.
 void fill_lsq_result(RunResult& r, lsq::Result& res, const lsq::Options& options,
-                     std::size_t observations, double peak_device_bytes);
+                     std::size_t observations, double peak_device_bytes,
+                     const lsq::Solver* solver = nullptr,
+                     const std::shared_ptr<const LsqDeviceOps>& ops = nullptr);
 
 /// The warnings of an lsq result from its stats and outputs: one for each class of pixels that
-/// are not ok, and one for each of the solution and residual when values overflow float32.
+/// are not ok, and one for each of the solution and residual when values overflow float32
+/// (counted on the host values, or, for a map still in device memory only, the payload's
+/// LsqPayload::device_inf: no download).
 void add_lsq_result_warnings(RunResult& r);
 
 /// The warnings of an lsq solve: one for each class of pixels that are not ok (the status counts
@@ -59,14 +69,20 @@ std::vector<std::string> lsq_result_warnings(std::uint64_t under, std::uint64_t 
                                              std::uint64_t missing, std::uint64_t N, double lambda,
                                              std::size_t solution_inf, std::size_t residual_inf);
 
-/// The maps of an lsq RunResult, from its outputs (host values; held by `r`).
+/// The maps of an lsq RunResult, from its outputs (held by `r`, where they are: nothing is
+/// downloaded here).
 struct LsqMaps {
   std::size_t n = 0, height = 0, width = 0;
   const OutputData* solution = nullptr;  ///< (N, H, W); float64 or float32
-  const std::vector<float>* residual = nullptr;
-  const std::vector<float>* condition = nullptr;
-  const std::vector<std::int32_t>* count = nullptr;
-  const std::vector<std::uint8_t>* status = nullptr;
+  const OutputData* residual = nullptr;  ///< (H, W) float32
+  const OutputData* condition = nullptr;  ///< (H, W) float32
+  const OutputData* count = nullptr;      ///< (H, W) int32
+  const OutputData* status = nullptr;     ///< (H, W) uint8
+  /// The device operations of maps in device memory (the payload's); null otherwise.
+  std::shared_ptr<const LsqDeviceOps> ops;
+  /// Value i of `map` (one of the above) as double: from its host values when they are there,
+  /// else that one value copied from the device (no host copy of the map is made).
+  double at(const OutputData& map, std::size_t i) const;
 };
 /// The maps of `r`. Throws simscope::Error when an output is missing or of another dtype.
 LsqMaps lsq_maps(const RunResult& r);

@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <optional>
+#include <utility>
 
 #include "cache_key.hpp"
 #include "core/error.hpp"
@@ -72,7 +74,7 @@ class LsqWorkload final : public Workload {
       return r;
     }
 
-    if (!solver_ || solver_->backend() != backend) solver_ = lsq::make_solver(backend);
+    ensure_solver(backend);
     auto result = std::make_shared<lsq::Result>();
     if (stride > 1) {
       const lsq::Cube sub = subsample(full, stride);
@@ -91,6 +93,8 @@ class LsqWorkload final : public Workload {
     pl->stride = stride;
     pl->options = options;
     pl->backend = backend;
+    pl->device_ops = result->on_host ? nullptr : device_ops_;
+    if (!result->on_host) pl->device_inf = result->device_inf;
     r.payload = pl;
     add_unused_warnings(r);
     add_view_warnings(r);
@@ -120,9 +124,37 @@ class LsqWorkload final : public Workload {
     r.warnings.clear();
     r.part.reset();
     r.payload.reset();
-    r.outputs.push_back(concat_outputs(parts, "solution", 1));
-    for (const char* name : {"residual", "count", "status", "condition"})
-      r.outputs.push_back(concat_outputs(parts, name, 0));
+    // Parts of this process whose maps are in device memory merge there (no host copy).
+    std::shared_ptr<const LsqDeviceOps> ops;
+    for (const RunResult& p : parts) {
+      const auto* pl = p.payload_as<LsqPayload>();
+      ops = pl && pl->device_ops && (!ops || pl->device_ops->device == ops->device)
+                ? pl->device_ops
+                : nullptr;
+      if (!ops) break;
+    }
+    bool on_device = ops != nullptr;
+    const std::pair<const char*, std::size_t> merged[] = {
+        {"solution", 1}, {"residual", 0}, {"count", 0}, {"status", 0}, {"condition", 0}};
+    for (const auto& [name, dim] : merged) {
+      std::optional<OutputArray> o = on_device ? concat_on_device(parts, name, dim, ops)
+                                               : std::nullopt;
+      on_device = on_device && o;
+      r.outputs.push_back(o ? std::move(*o) : concat_outputs(parts, name, dim));
+    }
+    if (on_device) {  // the device inf counts (add_lsq_result_warnings): the parts' sums
+      auto pl = std::make_shared<LsqPayload>();
+      pl->device_ops = ops;
+      std::array<std::uint64_t, 2> inf{};
+      bool all = true;
+      for (const RunResult& p : parts) {
+        const auto* ppl = p.payload_as<LsqPayload>();
+        all = all && ppl->device_inf;
+        if (ppl->device_inf) inf[0] += (*ppl->device_inf)[0], inf[1] += (*ppl->device_inf)[1];
+      }
+      if (all) pl->device_inf = inf;
+      r.payload = pl;
+    }
     r.compute_seconds = 0;
     r.total_seconds = 0;
     std::vector<LsqStats> stats;
@@ -155,11 +187,13 @@ class LsqWorkload final : public Workload {
                      const lsq::Options& options, Progress* progress, Clock::time_point t0) {
     const lsq::Cube& full = problem_->cube;
     const IndexRange range = resolve(rows, full.height, "lsq pixel rows");
-    if (!solver_ || solver_->backend() != backend) solver_ = lsq::make_solver(backend);
+    ensure_solver(backend);
     lsq::Result result;
     solver_->solve(full, problem_->design, range, options, result, progress);
     RunResult r = outputs_of(params, backend, result, options);
     r.part = RangePart{"rows", range.begin, range.end, full.height, {}};
+    // Device maps: fill_lsq_result's payload (device operations and inf counts, no problem)
+    // lets merge_ranges merge them on the device.
     add_unused_warnings(r);
     add_view_warnings(r);
     add_lsq_result_warnings(r);
@@ -174,8 +208,18 @@ class LsqWorkload final : public Workload {
     r.workload = "lsq";
     r.params = params;
     r.backend = backend;
-    fill_lsq_result(r, res, options, problem_->cube.m, solver_->peak_device_bytes());
+    fill_lsq_result(r, res, options, problem_->cube.m, solver_->peak_device_bytes(),
+                    solver_.get(), device_ops_);
     return r;
+  }
+
+  /// The solver of `backend`; a device solver keeps its maps on the device (copied to the host
+  /// only when something reads them: export, histogram, probe).
+  void ensure_solver(Backend backend) {
+    if (solver_ && solver_->backend() == backend) return;
+    solver_ = lsq::make_solver(backend);
+    device_ops_.reset();
+    if (solver_->keep_outputs_on_device(true)) device_ops_ = lsq_cuda_ops(solver_->device());
   }
 
  public:
@@ -211,6 +255,15 @@ class LsqWorkload final : public Workload {
     // Upright: column w to the right, row h downwards (sample (i, j) = pixel (H-1-j, i)).
     img.rows = int(W);
     img.cols = int(H);
+    const LsqPayload* dpl = r.payload_as<LsqPayload>();
+    if (dpl && dpl->device_ops && device_only(o->data)) {
+      // Maps in device memory: the image is made there and drawn through CUDA-GL interop; the
+      // solution's other components and the host never see a copy.
+      double m = 0;
+      img.data = lsq_device_image(o->data, offset, H, W, dpl->device_ops,
+                                  img.colormap == "coolwarm" ? &m : nullptr);
+      if (m > 0) img.range_lo = -m, img.range_hi = m;  // symmetric_range's, reduced there
+    } else {
     std::vector<float> upright(H * W);
     o->data.visit([&](const auto& src) {  // the shown component only, as float32
       for (std::size_t w = 0; w < W; ++w)
@@ -219,6 +272,7 @@ class LsqWorkload final : public Workload {
     });
     img.data = std::move(upright);
     if (img.colormap == "coolwarm") img.symmetric_range();  // zero at the neutral centre
+    }
     // Titles in the cube's pixel indices (a preview samples every stride-th pixel): columns w
     // left to right, rows h top to bottom (the vertical axis runs from H-1 at the bottom to 0).
     const LsqPayload* pl = r.payload_as<LsqPayload>();
@@ -241,8 +295,8 @@ class LsqWorkload final : public Workload {
     const std::size_t p = h * maps.width + w;
     char buf[200];
     std::snprintf(buf, sizeof buf, "pixel h=%zu w=%zu  observed %d/%zu  %s", h * pl->stride,
-                  w * pl->stride, (*maps.count)[p], pl->problem->cube.m,
-                  lsq::status_name((*maps.status)[p]));
+                  w * pl->stride, int(maps.at(*maps.count, p)), pl->problem->cube.m,
+                  lsq::status_name(int(maps.at(*maps.status, p))));
     return buf;
   }
 
@@ -266,6 +320,7 @@ class LsqWorkload final : public Workload {
   std::shared_ptr<const lsq::Synth> problem_;
   std::shared_ptr<const RunResult> last_;
   std::unique_ptr<lsq::Solver> solver_;
+  std::shared_ptr<const LsqDeviceOps> device_ops_;  ///< set while solver_ keeps its maps
 };
 
 }  // namespace

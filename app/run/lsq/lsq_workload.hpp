@@ -2,13 +2,16 @@
 /// @file What an lsq run hands its GUI extras (RunResult::payload): the problem (cube and design
 /// matrix) and the solve's counts, to plot a clicked pixel's data against its fit (the maps
 /// themselves are the run's outputs: lsq_maps).
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "lsq/lsq.hpp"
+#include "lsq_device.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {
@@ -22,6 +25,12 @@ struct LsqPayload final : RunPayload {
   std::size_t stride = 1;                     ///< > 1 for a coarse preview
   lsq::Options options;
   Backend backend = Backend::Cpu;
+  /// Non-null when the maps (RunResult::outputs) are in device memory: how the view draws
+  /// them without a host copy (LsqDeviceOps::upright) and the panel reads single pixels.
+  std::shared_ptr<const LsqDeviceOps> device_ops;
+  /// With device_ops: the solution's and the residual's values that are inf once rounded to
+  /// float32, counted on the device (lsq::Result::device_inf), for the warnings.
+  std::optional<std::array<std::uint64_t, 2>> device_inf;
 };
 
 /// The lsq maps are drawn like numpy/matplotlib's imshow (row 0 at the top): image sample (i, j)
