@@ -21,6 +21,7 @@
 #include "core/error.hpp"
 #include "lsq/lsq.hpp"
 #include "lsq/lsq_device.hpp"
+#include "lsq/lsq_params.hpp"
 #include "lsq/lsq_result.hpp"
 #include "lsq/lsq_workload.hpp"
 #include "workload.hpp"
