@@ -88,7 +88,7 @@ check_setup() { bash "$here/tests/setup/check_tools.sh"; }
 # The sanitizer tree: ASan + UBSan on every C/C++ file, any UBSan report fatal, CPU back end,
 # -O1 -g1 (compute/ keeps its own -O3: its SIMD paths are what runs). Only the targets that the
 # sanitized tests run are built (no simscope-bench, no Python module).
-sanitize_targets=(test_compute test_render test_run test_split_merge test_app_unit simscope
+sanitize_targets=(test_compute test_render test_run test_split_merge test_gui test_cli simscope
                   simscope-interop-bench sanitizer_canary)
 sanitize() {
   local dir="${SIMSCOPE_SANITIZE_DIR:-build-sanitize}"
@@ -123,7 +123,7 @@ sanitize() {
   # render, app unit and end-to-end tests: each front end once (headless runs, the window's smoke
   # test and its tour, one MPI job and one MPI fault). The xdotool choreographies (label gui) and
   # the long MPI scenarios (label mpi_heavy) run once, in ./simscope.sh test. The window's waits
-  # are stretched for the instrumented binary (tests/app/gui_util.py).
+  # are stretched for the instrumented binary (tests/e2e/gui_util.py).
   ASAN_OPTIONS="$asan:detect_leaks=0" SIMSCOPE_TEST_SLOWDOWN="${SIMSCOPE_TEST_SLOWDOWN:-4}" \
     ctest --test-dir "$dir" --output-on-failure -j "$jobs" -L 'render|app' -LE 'gui|mpi_heavy' \
     "$@" || rc=1

@@ -474,7 +474,7 @@ int run_gui(const RunOptions& o) {
         for (const std::string& w : s.view_warnings) ev->result->warnings.push_back(w);
         if (!ev->result->preview) s.view_warnings.clear();  // shown with the first full result
         // One line per full result (a live workload: its first after a switch), which the GUI
-        // tests wait for (tests/app/gui_util.py); the tree's status after it, as the status bar
+        // tests wait for (tests/e2e/gui_util.py); the tree's status after it, as the status bar
         // shows it (its error "measuring" until the follow-up line).
         const bool log_shown =
             !ev->result->preview && !(s.result && s.worker->workload().continuous(s.params));

@@ -6,7 +6,7 @@
 /// lane l is member l. The lattice stencil, stage loops and msd become whole-vector operations
 /// over the nodes, with one loop instead of G and no remainder loop.
 /// Each lane performs exactly the operations of the per-member kernels of oscillators_cpu.cpp,
-/// in the same order, so results are bit-identical (tests/compute/test_osc_schedule.cpp).
+/// in the same order, so results are bit-identical (tests/compute/oscillators/test_osc_schedule.cpp).
 /// Only the members' correction lists stay scalar, since they differ per member.
 /// oscillators_cpu.cpp is compiled with -ffp-contract=off (compute/CMakeLists.txt), so no
 /// product is fused and equality does not depend on which loops the compiler vectorises.

@@ -5,8 +5,8 @@
 
 #include "lsq/lsq.hpp"
 #include "test_bits.hpp"
-#include "test_field_util.hpp"
-#include "test_lsq_util.hpp"
+#include "field/test_field_util.hpp"
+#include "lsq/test_lsq_util.hpp"
 
 namespace simscope {
 namespace {

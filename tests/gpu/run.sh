@@ -204,7 +204,7 @@ if [ $built = 1 ]; then
   rc2=0
   if [ -d "$b/python/simscope" ]; then
     PYTHONPATH="$root/$b/python${PYTHONPATH:+:$PYTHONPATH}" timeout "$(left)" \
-      "$py" -m pytest -q -rs -p no:cacheprovider -k cuda tests/python > "$logs/pytest_cuda.log" 2>&1
+      "$py" -m pytest -q -rs -p no:cacheprovider -k cuda tests/e2e/python > "$logs/pytest_cuda.log" 2>&1
     rc2=$?
     [ $rc2 = 5 ] && rc2=1  # collected no test: not a pass
   else

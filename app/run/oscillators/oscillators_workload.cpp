@@ -18,7 +18,7 @@
 #include "cache_key.hpp"
 #include "core/error.hpp"
 #include "oscillators/ensemble.hpp"
-#include "oscillators/layout.hpp"
+#include "oscillators/network_layout.hpp"
 #include "oscillators/model.hpp"
 #include "oscillators/oscillators_params.hpp"
 #include "oscillators/study.hpp"
@@ -448,8 +448,8 @@ class OscillatorsWorkload final : public Workload {
       auto l = std::make_shared<OscillatorsLayout>();
       l->member = k;
       l->nodes = t.nodes;
-      l->circle = osc::circle_layout(t.nodes);
-      l->spring = osc::spring_layout(t, std::min(k, t.members - 1));
+      l->circle = circle_layout(t.nodes);
+      l->spring = spring_layout(t, std::min(k, t.members - 1));
       l->edges = t.edges(std::min(k, t.members - 1));
       layout_ = std::move(l);
       layout_key_ = key;

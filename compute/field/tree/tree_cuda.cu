@@ -11,7 +11,7 @@
 //           order); the direct fp64 sums of the measured error (one block per sampled target).
 // The accumulators are copied back (4 doubles per target) and finished on the host
 // (tree_evaluator.cpp), so device_output() is null for this evaluator (the host-copy path).
-// NOT YET RUN ON A GPU: compiled for sm_90 on a CPU machine; tests/compute/test_field_tree.cpp
+// NOT YET RUN ON A GPU: compiled for sm_90 on a CPU machine; tests/compute/field/test_field_tree.cpp
 // (FieldTreeCuda.*) compare it with the CPU tree and direct where a device is usable.
 #include <cuda_runtime.h>
 

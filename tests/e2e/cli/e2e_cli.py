@@ -79,7 +79,7 @@ p = run(simscope, "--headless", "--preset", os.path.join(sub, "v7.json"), "--out
 c.check(p.returncode == 1 and "v7.json" in p.stderr and "format" in p.stderr, "an unknown preset format is refused")
 
 # One headless run without --out-dir, with --out, from a float64 sources file (README "Using it").
-readme = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "README.md")).read()
+readme = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "README.md")).read()
 d32 = scratch("cli_defaults")
 n, hw, z0 = 8, 1.0, 0.3
 tg = plane_targets("xy", z0, n, hw)

@@ -14,7 +14,7 @@ import pytest
 
 import simscope
 
-SRC = pathlib.Path(__file__).resolve().parents[2]
+SRC = pathlib.Path(__file__).resolve().parents[3]
 
 
 def test_pip_install_from_the_clone(tmp_path):

@@ -18,7 +18,7 @@ import numpy as np
 from simscope_test_util import Checker, field_reference, plane_targets, png_chunks, scratch
 
 simscope = os.path.abspath(sys.argv[1])
-root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..")
 c = Checker()
 d = scratch("e2e_launcher")
 checkout = os.path.join(d, "checkout")
