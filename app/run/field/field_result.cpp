@@ -58,11 +58,13 @@ void fill_field_result(RunResult& r, field::Result& fr, const field::Evaluator& 
     nonfinite.push_back(bad);
     r.outputs.push_back(std::move(o));
   }
-  r.stats["sources"] = double(sources);
-  r.stats["targets"] = double(shape_size(shape));
-  r.stats["skipped_coincidences"] = double(fr.skipped_coincidences);
-  r.stats["peak_device_bytes"] = ev.peak_device_bytes();
-  add_tree_stats(fr, r);
+  FieldStats s;
+  s.sources = double(sources);
+  s.targets = double(shape_size(shape));
+  s.skipped_coincidences = double(fr.skipped_coincidences);
+  s.peak_device_bytes = ev.peak_device_bytes();
+  s.set_method(fr, r.params, r.warnings);
+  s.store(r);
   r.compute_seconds = fr.seconds;
   finish_field_result(r, nonfinite);
 }
@@ -93,19 +95,21 @@ void add_error_outputs(const field::Result& fr, const field::Targets& t,
   xyz.data = std::move(coordinates);
   r.outputs.push_back(std::move(e));
   r.outputs.push_back(std::move(xyz));
-  r.stats["error_grid"] = double(shape.back());
+  FieldStats s = FieldStats::from(r);
+  s.error_grid = double(shape.back());
+  s.store(r);
 }
 
 /// The tree's settings where they do not apply as given: unused because method=auto chose direct
 /// sums, and tree.error_grid above grid.size (the subgrid is clamped to the grid).
-static void add_tree_param_warnings(RunResult& r) {
-  const bool tree = r.stats.count("method_tree") && r.stats.at("method_tree") != 0;
+static void add_tree_param_warnings(const FieldStats& s, RunResult& r) {
+  const bool tree = s.method_tree && *s.method_tree != 0;
   const std::string method = r.params.get_string("method");
   // method=auto that chose direct sums: the tree's settings are unused, as with method=direct.
   if (!tree && method == "auto") {
     const std::string list = r.params.changed({"tree.tolerance", "tree.error_grid"});
     char pairs[32];
-    std::snprintf(pairs, sizeof pairs, "%.3g", r.stats.at("sources") * r.stats.at("targets"));
+    std::snprintf(pairs, sizeof pairs, "%.3g", s.sources * s.targets);
     if (!list.empty())
       r.warnings.push_back("method=auto chose direct sums (" + std::string(pairs) +
                            " source-target pairs), so " + list +
@@ -129,14 +133,16 @@ void finish_field_result(RunResult& r, const std::vector<std::uint64_t>& nonfini
   // The file wins over the generator: say so when generator settings were changed too.
   for (std::string& w : field::schema().unused_warnings(r.params))
     r.warnings.push_back(std::move(w));
-  add_tree_param_warnings(r);
-  const auto skipped = std::uint64_t(r.stats.at("skipped_coincidences"));
+  FieldStats s = FieldStats::from(r);
+  add_tree_param_warnings(s, r);
+  const auto skipped = std::uint64_t(s.skipped_coincidences);
   if (skipped > 0)
     r.warnings.push_back(std::to_string(skipped) +
                          " source-target coincidences skipped (eps = 0): those terms are "
                          "singular; set eps > 0 to soften them");
-  r.stats["pairs"] = r.stats.at("sources") * r.stats.at("targets");
-  r.stats["pairs_per_s"] = r.compute_seconds > 0 ? r.stats["pairs"] / r.compute_seconds : 0;
+  s.pairs = s.sources * s.targets;
+  s.pairs_per_s = r.compute_seconds > 0 ? *s.pairs / r.compute_seconds : 0;
+  s.store(r);
 }
 
 }  // namespace simscope::app

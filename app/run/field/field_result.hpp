@@ -16,8 +16,8 @@ namespace simscope::app {
 /// vectors moved out of `fr` (no copy), or, when fr.on_host is false, `ev`'s device outputs
 /// (OutputData::on_device, shared with the evaluator, downloaded on first host() read). Sets
 /// the stats sources (`sources`), targets, skipped_coincidences, peak_device_bytes, the tree's
-/// (add_tree_stats), compute_seconds, then finish_field_result. Throws simscope::Error when a
-/// device output is missing.
+/// (FieldStats::set_method), compute_seconds, then finish_field_result. Throws simscope::Error when
+/// a device output is missing.
 void fill_field_result(RunResult& r, field::Result& fr, const field::Evaluator& ev,
                        const std::vector<std::size_t>& shape, std::size_t sources);
 

@@ -38,48 +38,20 @@ std::pair<const char*, const char*> plane_axes(field::PlaneKind kind) {
   }
 }
 
-/// The tree statistics of merged work ranges (field::merge_target_ranges' rule): times and
-/// samples summed, rms_rel_error the sample-weighted RMS of the parts', max_rel_error the largest.
-void merge_tree_stats(const std::vector<RunResult>& parts, RunResult& r) {
-  if (r.stats.count("tree_order") == 0) return;
-  double samples = 0, rms2 = 0, mx = 0;
-  for (const char* k : {"tree_build_seconds", "tree_eval_seconds", "tree_error_seconds"}) {
-    double sum = 0;
-    for (const RunResult& p : parts) sum += p.stats.count(k) ? p.stats.at(k) : 0;
-    r.stats[k] = sum;
-  }
-  for (const RunResult& p : parts) {
-    if (!p.stats.count("rms_rel_error")) continue;
-    const double n = p.stats.at("error_samples");
-    samples += n, rms2 += n * p.stats.at("rms_rel_error") * p.stats.at("rms_rel_error");
-    mx = std::max(mx, p.stats.at("max_rel_error"));
-  }
-  r.stats["error_samples"] = samples;
-  if (samples > 0) {
-    r.stats["rms_rel_error"] = std::sqrt(rms2 / samples);
-    r.stats["max_rel_error"] = mx;
-  }
-  double met = 1;  // every part within the tolerance (each part's warning says which did not)
-  bool any = false;
-  for (const RunResult& p : parts)
-    if (p.stats.count("tolerance_met")) met = std::min(met, p.stats.at("tolerance_met")), any = true;
-  if (any) r.stats["tolerance_met"] = met;
+/// The stats of `parts` (FieldStats::from each).
+std::vector<FieldStats> stats_of(const std::vector<RunResult>& parts) {
+  std::vector<FieldStats> v;
+  for (const RunResult& p : parts) v.push_back(FieldStats::from(p));
+  return v;
 }
 
-/// The counts and times of merged work ranges into `r`: skipped_coincidences summed,
-/// peak_device_bytes the largest, compute and total seconds summed, then the tree's statistics
-/// (merge_tree_stats).
-void merge_counts(const std::vector<RunResult>& parts, RunResult& r) {
-  double skipped = 0, peak = 0, compute = 0, total = 0;
+/// The compute and total seconds of merged work ranges into `r`: each summed.
+void merge_seconds(const std::vector<RunResult>& parts, RunResult& r) {
+  double compute = 0, total = 0;
   for (const RunResult& p : parts) {
-    skipped += p.stats.at("skipped_coincidences");
-    peak = std::max(peak, p.stats.at("peak_device_bytes"));
     compute += p.compute_seconds;
     total += p.total_seconds;
   }
-  r.stats["skipped_coincidences"] = skipped;
-  r.stats["peak_device_bytes"] = peak;
-  merge_tree_stats(parts, r);
   r.compute_seconds = compute;
   r.total_seconds = total;
 }
@@ -197,8 +169,11 @@ class FieldWorkload final : public Workload {
     // The window's full result after its preview: the tree it reuses was built by that preview
     // (its own tree_build_seconds is 0), which the status bar says (tree_status).
     const double built = fr.method == field::Method::Tree ? fr.tree.build_seconds : 0;
-    if (request.defer_checks && !preview && built == 0 && preview_build_seconds_ > 0)
-      r.stats["tree_preview_build_seconds"] = preview_build_seconds_;
+    if (request.defer_checks && !preview && built == 0 && preview_build_seconds_ > 0) {
+      FieldStats s = FieldStats::from(r);
+      s.tree_preview_build_seconds = preview_build_seconds_;
+      s.store(r);
+    }
     preview_build_seconds_ = preview ? built : 0;
     r.total_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     if (deferred && !preview)  // a preview's error is never measured (the full grid follows)
@@ -218,7 +193,7 @@ class FieldWorkload final : public Workload {
     const auto t0 = Clock::now();
     const bool redone = evaluator_->measure_deferred(d.fr, progress);
     RunResult r = d.result;
-    r.stats.erase("error_pending");
+    FieldStats::erase_pending(r);
     if (redone) {
       r.outputs.clear();
       r.warnings.clear();
@@ -296,9 +271,11 @@ class FieldWorkload final : public Workload {
           std::count_if(v.begin(), v.end(), [](float x) { return !std::isfinite(x); })));
       r.outputs.push_back(std::move(o));
     }
-    merge_error_outputs(parts, r);
-    r.stats["targets"] = double(shape_size(shape));
-    merge_counts(parts, r);
+    FieldStats s = FieldStats::merged_ranges(stats_of(parts), double(shape_size(shape)));
+    if (const std::optional<int> m = merge_error_outputs(parts, std::size_t(s.sources), r))
+      s.error_grid = double(*m);
+    s.store(r);
+    merge_seconds(parts, r);
     finish_field_result(r, nonfinite);
     return r;
   }
@@ -407,7 +384,8 @@ class FieldWorkload final : public Workload {
     r.backend = backend;
     const std::size_t total = source_total(params);
     const IndexRange share = resolve(*request.range, total, "field sources");
-    field::Sources mine = share_of(params, share, r);
+    bool whole = false;
+    field::Sources mine = share_of(params, share, whole);
     mine.generation = 0;  // a device evaluator uploads it, a tree is built for it
     const field::Grid grid = field::grid_from(params);
     field::Options options = field::options_from(params);
@@ -436,11 +414,14 @@ class FieldWorkload final : public Workload {
     evaluator_->keep_outputs_on_device(true);
     r.part = RangePart{"sources", share.begin, share.end, total, {}};
     r.part->sums["sum:field"] = std::move(sums);
-    r.stats["sources"] = double(mine.size());
-    r.stats["targets"] = double(T);
-    r.stats["skipped_coincidences"] = double(fr.skipped_coincidences);
-    r.stats["peak_device_bytes"] = evaluator_->peak_device_bytes();
-    if (mine.size() > 0) add_tree_stats(fr, r);
+    FieldStats s;
+    s.sources = double(mine.size());
+    s.targets = double(T);
+    s.skipped_coincidences = double(fr.skipped_coincidences);
+    s.peak_device_bytes = evaluator_->peak_device_bytes();
+    if (whole) s.sources_read_whole = 1;
+    if (mine.size() > 0) s.set_method(fr, params, r.warnings);
+    s.store(r);
     if (method == field::Method::Tree) add_check_sums(params, grid, targets, total, mine, r);
     r.compute_seconds = fr.seconds;
     r.total_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -459,6 +440,7 @@ class FieldWorkload final : public Workload {
     r.warnings.clear();
     r.stats.clear();
     r.part.reset();
+    const std::vector<FieldStats> stats = stats_of(parts);
     const auto shape = field::grid_shape(field::grid_from(r.params));
     const std::size_t T = shape_size(shape);
     const std::vector<double> sums = added_sums(parts, "sum:field");
@@ -478,25 +460,14 @@ class FieldWorkload final : public Workload {
       o.data = std::move(v);
       r.outputs.push_back(std::move(o));
     }
-    double sources = 0;
-    for (const RunResult& p : parts) {  // the first part's tree settings (stats were cleared)
-      sources += p.stats.at("sources");
-      for (const auto& [k, x] : p.stats)
-        if (k.rfind("tree_", 0) == 0 && !r.stats.count(k)) r.stats[k] = x;
-      if (p.stats.count("method_tree") && !r.stats.count("method_tree"))
-        r.stats["method_tree"] = p.stats.at("method_tree");
-      if (p.stat_texts.count("method") && !r.stat_texts.count("method"))
-        r.stat_texts["method"] = p.stat_texts.at("method");
-    }
-    r.stats["sources"] = sources;
-    r.stats["targets"] = double(T);
-    merge_counts(parts, r);
+    FieldStats::merged_shares(stats, double(T)).store(r);
+    merge_seconds(parts, r);
     finish_field_result(r, nonfinite);
     if (std::any_of(parts.begin(), parts.end(),
                     [](const RunResult& p) { return p.part->sums.count("sum:check_direct"); }))
       measure_added_error(added_sums(parts, "sum:check_direct"), sums, r);
-    for (const RunResult& p : parts)
-      if (p.stats.count("sources_read_whole")) {
+    for (const FieldStats& p : stats)
+      if (p.sources_read_whole) {
         r.warnings.push_back("sources.file " + r.params.get_string("sources.file") +
                              ": a .csv file cannot be read by rows, so each share read all of it "
                              "(the memory of the whole set on every rank); save the sources as "
@@ -530,7 +501,10 @@ class FieldWorkload final : public Workload {
       sums = std::move(fr.sums64);
     }
     r.part->sums["sum:check_direct"] = std::move(sums);
-    r.stats["tree_error_seconds"] += std::chrono::duration<double>(Clock::now() - t0).count();
+    FieldStats s = FieldStats::from(r);
+    s.tree_error_seconds =
+        s.tree_error_seconds.value_or(0) + std::chrono::duration<double>(Clock::now() - t0).count();
+    s.store(r);
   }
 
   /// The measured error of a tree run split by sources, of the added field `sums` ((T, 4)) against
@@ -544,7 +518,7 @@ class FieldWorkload final : public Workload {
                            RunResult& r) const {
     const field::Grid g = field::grid_from(r.params);
     const field::ErrorSubgrid sub = field::error_subgrid(
-        g, int(r.params.get_int("tree.error_grid")), std::size_t(r.stats.at("sources")));
+        g, int(r.params.get_int("tree.error_grid")), std::size_t(FieldStats::from(r).sources));
     field::Result fr;  // target_errors and the measure as the tree evaluator forms them
     try {
       field::measure_added_error(sums, direct, sub.targets, fr);
@@ -553,12 +527,14 @@ class FieldWorkload final : public Workload {
       throw Error("field: cannot merge work ranges: " + what.substr(what.find(": ") + 2));
     }
     const double rms = fr.tree.rms_rel_error;
-    r.stats["error_samples"] = double(fr.tree.error_samples);
-    r.stats["rms_rel_error"] = rms;
-    r.stats["max_rel_error"] = fr.tree.max_rel_error;
-    add_error_outputs(fr, field::make_targets(g), sub.targets, error_shape(g, sub.m), r);
     const double tol = r.params.get_double("tree.tolerance");
-    r.stats["tolerance_met"] = rms <= tol ? 1 : 0;
+    FieldStats s = FieldStats::from(r);
+    s.error_samples = double(fr.tree.error_samples);
+    s.rms_rel_error = rms;
+    s.max_rel_error = fr.tree.max_rel_error;
+    s.tolerance_met = rms <= tol ? 1 : 0;
+    s.store(r);
+    add_error_outputs(fr, field::make_targets(g), sub.targets, error_shape(g, sub.m), r);
     if (rms > tol)
       r.warnings.push_back("tree: the measured RMS error " + number(rms) +
                            " of the field added from the shares of the sources exceeds "
@@ -568,10 +544,12 @@ class FieldWorkload final : public Workload {
                            "others cancel in part): lower tree.tolerance or split by targets");
   }
 
-  /// The error outputs of work ranges (each the range's entries of the subgrid, in flat target
-  /// order) concatenated and given the whole subgrid's shape; nothing when the parts have none.
-  static void merge_error_outputs(const std::vector<RunResult>& parts, RunResult& r) {
-    if (!parts.front().find(field::error_output().name)) return;
+  /// The error outputs of work ranges (each the range's entries of the subgrid of a set of
+  /// `sources`, in flat target order) concatenated and given the whole subgrid's shape into `r`;
+  /// returns the subgrid's extent m, or nothing (nothing added) when the parts have none.
+  static std::optional<int> merge_error_outputs(const std::vector<RunResult>& parts,
+                                                std::size_t sources, RunResult& r) {
+    if (!parts.front().find(field::error_output().name)) return std::nullopt;
     std::vector<float> err;
     std::vector<double> xyz;
     for (const RunResult& p : parts) {
@@ -583,8 +561,8 @@ class FieldWorkload final : public Workload {
       xyz.insert(xyz.end(), cv.begin(), cv.end());
     }
     const field::Grid g = field::grid_from(r.params);
-    const field::ErrorSubgrid sub = field::error_subgrid(
-        g, int(r.params.get_int("tree.error_grid")), std::size_t(r.stats.at("sources")));
+    const field::ErrorSubgrid sub =
+        field::error_subgrid(g, int(r.params.get_int("tree.error_grid")), sources);
     if (err.size() != sub.targets.size() || xyz.size() != 3 * err.size())
       throw Error("cannot merge work ranges: the error view's parts hold " +
                   std::to_string(err.size()) + " targets, expected " +
@@ -599,7 +577,7 @@ class FieldWorkload final : public Workload {
     c.data = std::move(xyz);
     r.outputs.push_back(std::move(e));
     r.outputs.push_back(std::move(c));
-    r.stats["error_grid"] = double(sub.m);
+    return sub.m;
   }
 
   /// The key of the source set `p` asks for (its file's size and modification time included:
@@ -628,9 +606,9 @@ class FieldWorkload final : public Workload {
   /// The sources `share` of the set of `p`: a slice of the loaded set when it is loaded (runs
   /// in one process), else only those rows read (a .npy file) or generated
   /// (field::make_source_rows: memory and set-up 1/R of the set on each of R ranks); a .csv
-  /// file is loaded whole (sources_for), which r's stats note (sources_read_whole: a warning in
-  /// the merged run).
-  field::Sources share_of(const ParamSet& p, const IndexRange& share, RunResult& r) {
+  /// file is loaded whole (sources_for), which sets `read_all` (the stat sources_read_whole: a
+  /// warning in the merged run).
+  field::Sources share_of(const ParamSet& p, const IndexRange& share, bool& read_all) {
     const bool whole = read_whole(p);
     if (sources_key(p) != sources_key_ && !whole) return field::make_source_rows(p, share);
     const field::Sources& all = sources_for(p);
@@ -639,7 +617,7 @@ class FieldWorkload final : public Workload {
          {std::pair{&mine.x, &all.x}, {&mine.y, &all.y}, {&mine.z, &all.z}, {&mine.q, &all.q}})
       dst->assign(src->begin() + std::ptrdiff_t(share.begin),
                   src->begin() + std::ptrdiff_t(share.end));
-    if (whole) r.stats["sources_read_whole"] = 1;
+    read_all = whole;
     return mine;
   }
 
