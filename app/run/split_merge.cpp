@@ -79,6 +79,25 @@ void append(std::vector<T>& dst, const std::vector<T>& src, std::size_t at, std:
 
 }  // namespace
 
+std::vector<std::size_t> concat_shape(const std::vector<const OutputArray*>& os,
+                                      const std::string& name, std::size_t dim) {
+  const OutputArray& first = *os.front();
+  std::vector<std::size_t> shape = first.shape;
+  shape[dim] = 0;
+  for (std::size_t k = 0; k < os.size(); ++k) {
+    const OutputArray& o = *os[k];
+    bool fits = o.shape.size() == first.shape.size() && o.data.dtype() == first.data.dtype();
+    for (std::size_t d = 0; fits && d < o.shape.size(); ++d)
+      if (d != dim && o.shape[d] != first.shape[d]) fits = false;
+    if (fits && o.data.size() != product(o.shape, 0, o.shape.size())) fits = false;
+    if (!fits)
+      throw Error("cannot merge work ranges: output " + name + " of part " + std::to_string(k) +
+                  " does not fit the others' shape");
+    shape[dim] += o.shape[dim];
+  }
+  return shape;
+}
+
 OutputArray concat_outputs(const std::vector<RunResult>& parts, const std::string& name,
                            std::size_t dim) {
   std::vector<const OutputArray*> os;
@@ -93,20 +112,9 @@ OutputArray concat_outputs(const std::vector<RunResult>& parts, const std::strin
     throw Error("cannot merge work ranges: output " + name + " has no dimension " +
                 std::to_string(dim));
   OutputArray out = first;
-  out.shape[dim] = 0;
+  out.shape = concat_shape(os, name, dim);
   const std::size_t outer = product(first.shape, 0, dim);
   const std::size_t inner = product(first.shape, dim + 1, first.shape.size());
-  for (std::size_t k = 0; k < os.size(); ++k) {
-    const OutputArray& o = *os[k];
-    bool fits = o.shape.size() == first.shape.size() && o.data.dtype() == first.data.dtype();
-    for (std::size_t d = 0; fits && d < o.shape.size(); ++d)
-      if (d != dim && o.shape[d] != first.shape[d]) fits = false;
-    if (fits && o.data.size() != product(o.shape, 0, o.shape.size())) fits = false;
-    if (!fits)
-      throw Error("cannot merge work ranges: output " + name + " of part " + std::to_string(k) +
-                  " does not fit the others' shape");
-    out.shape[dim] += o.shape[dim];
-  }
   // For each outer index, the parts' slabs along `dim` in order, in the parts' dtype.
   first.data.visit([&](const auto& tag) {
     std::decay_t<decltype(tag)> data;

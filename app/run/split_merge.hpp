@@ -36,6 +36,11 @@ std::size_t check_parts(const std::vector<RunResult>& parts, const std::string& 
 /// or dtypes differ.
 OutputArray concat_outputs(const std::vector<RunResult>& parts, const std::string& name,
                            std::size_t dim);
+/// The shape of outputs `os` (output `name` of each part, in order) joined along dimension
+/// `dim`: the first's with that dimension summed. Throws simscope::Error naming the part whose
+/// rank, dtype, other dimensions or value count differ.
+std::vector<std::size_t> concat_shape(const std::vector<const OutputArray*>& os,
+                                      const std::string& name, std::size_t dim);
 
 /// The fp64 sums `name` of part `p` (RunResult::part->sums). Throws simscope::Error if missing.
 const std::vector<double>& part_sums(const RunResult& p, const std::string& name);

@@ -162,17 +162,21 @@ void FieldStats::merge_tree(const std::vector<FieldStats>& parts) {
   if (any) tolerance_met = met;
 }
 
-FieldStats FieldStats::merged_ranges(const std::vector<FieldStats>& parts, double targets) {
-  FieldStats s = parts.empty() ? FieldStats() : parts.front();
-  s.targets = targets;
+void FieldStats::merge_counts(const std::vector<FieldStats>& parts) {
   double skipped = 0, peak = 0;
   for (const FieldStats& p : parts) {
     skipped += p.skipped_coincidences;
     peak = std::max(peak, p.peak_device_bytes);
   }
-  s.skipped_coincidences = skipped;
-  s.peak_device_bytes = peak;
-  s.merge_tree(parts);
+  skipped_coincidences = skipped;
+  peak_device_bytes = peak;
+  merge_tree(parts);
+}
+
+FieldStats FieldStats::merged_ranges(const std::vector<FieldStats>& parts, double targets) {
+  FieldStats s = parts.empty() ? FieldStats() : parts.front();
+  s.targets = targets;
+  s.merge_counts(parts);
   return s;
 }
 
@@ -188,14 +192,7 @@ FieldStats FieldStats::merged_shares(const std::vector<FieldStats>& parts, doubl
   }
   s.sources = sources;
   s.targets = targets;
-  double skipped = 0, peak = 0;
-  for (const FieldStats& p : parts) {
-    skipped += p.skipped_coincidences;
-    peak = std::max(peak, p.peak_device_bytes);
-  }
-  s.skipped_coincidences = skipped;
-  s.peak_device_bytes = peak;
-  s.merge_tree(parts);
+  s.merge_counts(parts);
   return s;
 }
 

@@ -68,6 +68,8 @@ struct FieldStats {
   /// sample-weighted RMS and max_rel_error the largest (when samples > 0), tolerance_met the
   /// smallest of the parts' that have it.
   void merge_tree(const std::vector<FieldStats>& parts);
+  /// skipped_coincidences summed, peak_device_bytes the largest, then merge_tree.
+  void merge_counts(const std::vector<FieldStats>& parts);
 };
 
 /// Sets r's method stats from `fr` (FieldStats::set_method with r.params and r.warnings).

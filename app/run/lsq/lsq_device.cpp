@@ -6,6 +6,7 @@
 #include "core/device_memory.hpp"
 #include "core/error.hpp"
 #include "lsq/lsq_device_maps.hpp"
+#include "split_merge.hpp"
 
 namespace simscope::app {
 
@@ -77,24 +78,15 @@ std::optional<OutputArray> concat_on_device(const std::vector<RunResult>& parts,
   const OutputArray& first = *os.front();
   if (dim >= first.shape.size()) return std::nullopt;
   OutputArray out = first;
-  out.shape[dim] = 0;
+  out.shape = concat_shape(os, name, dim);
   const std::size_t outer = product(first.shape, 0, dim);
   const std::size_t inner = product(first.shape, dim + 1, first.shape.size());
   const std::size_t item = item_bytes(first.data.dtype());
   std::vector<const void*> mem;
   std::vector<std::size_t> bytes;
-  for (std::size_t k = 0; k < os.size(); ++k) {
-    const OutputArray& o = *os[k];
-    bool fits = o.shape.size() == first.shape.size() && o.data.dtype() == first.data.dtype();
-    for (std::size_t d = 0; fits && d < o.shape.size(); ++d)
-      if (d != dim && o.shape[d] != first.shape[d]) fits = false;
-    if (fits && o.data.size() != product(o.shape, 0, o.shape.size())) fits = false;
-    if (!fits)
-      throw Error("cannot merge work ranges: output " + name + " of part " + std::to_string(k) +
-                  " does not fit the others' shape");
-    out.shape[dim] += o.shape[dim];
-    mem.push_back(o.data.device_bytes());
-    bytes.push_back(o.shape[dim] * inner * item);
+  for (const OutputArray* o : os) {
+    mem.push_back(o->data.device_bytes());
+    bytes.push_back(o->shape[dim] * inner * item);
   }
   out.data = lsq_device_data(ops->concat(mem, bytes, outer), first.data.dtype(),
                              product(out.shape, 0, out.shape.size()), ops);
