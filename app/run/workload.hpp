@@ -231,7 +231,7 @@ class Workload {
   /// throws "<name>: runs cannot be split".
   virtual RunResult merge_ranges(std::vector<RunResult> parts) const;
   /// The axis that a run of `params` split across ranks cuts when the user leaves the choice to
-  /// the program (--mpi-split auto). `share_bytes` is the memory one rank may use, 0 if unknown.
+  /// the program (--mpi-split auto). `share_bytes` is what one rank may use, 0 if unknown.
   /// Empty: work_axis()'s, the default, which does not load the inputs. May read the inputs'
   /// headers.
   virtual std::string choose_split(const ParamSet& /*params*/, double /*share_bytes*/) {
