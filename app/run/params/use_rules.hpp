@@ -24,8 +24,8 @@ struct ParamCondition {
 ///   when[0] Set:       "sources.file is set, so sources.count is not used (WHY)"
 ///   when[0] Equals:    "network.topology=file, so network.k, network.p are not used (WHY)"
 ///   when[0] NotEquals: "network.file is not used: network.topology is 'ring' (WHY)", one
-///                      warning per unused parameter. For a parameter that a selector must
-///                      pick, e.g. a file read only with topology=file.
+///                      warning per unused parameter. Meant for a parameter that a selector
+///                      must pick, e.g. a file read only with topology=file.
 /// Later conditions only narrow the rule, e.g. "and data.file is not set".
 struct UseRule {
   std::vector<ParamCondition> when;
