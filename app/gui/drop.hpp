@@ -1,8 +1,8 @@
 #pragma once
-/// @file Files dropped onto the window (GLFW's drop callback): each goes through plan_drop
-/// (drop_plan.hpp) into the matching file parameter, a preset load, or a run.json's parameters
-/// (switching workload first when the preset or run is another's); a file that fits nothing
-/// gets its message in the status bar.
+/// @file Files dropped onto the window via GLFW's drop callback. Each goes through plan_drop
+/// (drop_plan.hpp) into the matching file parameter, a preset load, or a run.json's parameters,
+/// switching workload first when the preset or run is another's. A file that fits nothing gets
+/// its message in the status bar.
 #include <string>
 #include <vector>
 
@@ -16,9 +16,9 @@ struct DropState {
   std::vector<std::string> after_switch;  ///< presets / runs to apply once their workload is shown
 };
 
-/// Installs the drop callback on `window` (paths are queued; handle_drops applies them).
+/// Installs the drop callback on `window`. Paths are queued; handle_drops applies them.
 void install_drop_callback(GLFWwindow* window);
-/// Applies the files dropped since the last call (once a frame, before the panels).
+/// Applies the files dropped since the last call. Call once a frame, before the panels.
 void handle_drops(GuiState& s);
 
 }  // namespace simscope::app::gui

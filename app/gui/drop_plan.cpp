@@ -71,7 +71,7 @@ DropPlan plan_drop(const std::string& path, const std::string& workload) {
   // The workload's input files (WorkloadDescriptor::inputs), tried in order.
   const WorkloadDescriptor& d = workload_descriptor(workload);
   const bool npy = ext == "npy";
-  // The header alone, with the .npy reader's checks and messages (the data is not read here).
+  // Reads only the header, with the .npy reader's checks and messages; not the data.
   const io::NpyHeader header = npy ? io::read_npy_header(path) : io::NpyHeader{};
   const std::vector<std::size_t>& shape = header.shape;
   for (const InputRole& role : d.inputs) {

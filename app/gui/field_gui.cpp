@@ -1,5 +1,5 @@
-// The field window extras: the hover readout's index into the exported arrays (a plane's
-// (n, n) arrays, or a box's (6, n, n) ones, whose faces the view lays out as a 3 x 2 mosaic).
+// The field window extras: the hover readout's index into the exported arrays. A plane has
+// (n, n) arrays; a box has (6, n, n) ones, whose faces the view lays out as a 3 x 2 mosaic.
 #include <imgui.h>
 
 #include <algorithm>
@@ -17,7 +17,7 @@ namespace {
 class FieldGui final : public WorkloadGui {
  public:
   /// The tree method's error view beside the field: the subgrid's median and largest relative
-  /// error, where the largest is, and a button that switches the centre to it (and back).
+  /// error, where the largest is, and a button that switches the centre to it and back.
   void draw_panel(GuiState& s) override {
     const OutputArray* e = s.result ? s.result->find("error") : nullptr;
     const OutputArray* xyz = s.result ? s.result->find("error_xyz") : nullptr;

@@ -23,7 +23,7 @@ const ImWchar kRanges[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x2010, 0x205E, 0x207
 }  // namespace
 
 std::string ui_font_path() {
-  // (a file that does not exist is passed over: ImGui asserts on a font file it cannot read)
+  // A file that does not exist is passed over, since ImGui asserts on a font file it cannot read.
   std::error_code ec;
   if (const char* env = std::getenv("SIMSCOPE_FONT");
       env && *env && std::filesystem::is_regular_file(env, ec))

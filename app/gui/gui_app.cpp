@@ -79,8 +79,8 @@ void refresh_image(GuiState& s) {
   try {
     s.image = s.worker->workload().view_image(*s.result, which);
     const std::string compared = apply_compare(s, which);  // A, B - A...: compare_panel.cpp
-    // The workload's colormap/scale for a newly chosen output go into the view parameters, so
-    // the panel shows what is drawn; the user's later choices stick until the output changes.
+    // The workload's colormap and scale for a newly chosen output go into the view parameters,
+    // so the panel shows what is drawn. The user's later choices stick until the output changes.
     const std::string key = s.workload_name + "/" + which + compared;
     if (key != s.hinted_for) {
       apply_view_hints(s.view, s.image, s.view_given);  // --set view.*: for the first image
@@ -88,14 +88,15 @@ void refresh_image(GuiState& s) {
       s.hinted_for = key;
     }
     s.plane->set_settings(to_render_settings(s.view, s.image, false));
-    // The image shares the result's values (device memory included, which the evaluator never
-    // writes again while the result holds it): safe to read while a job runs, or after one was
-    // cancelled. A comparison (compare_shown) is an image made on the host.
+    // The image shares the result's values, device memory included, which the evaluator never
+    // writes again while the result holds it. So it is safe to read while a job runs or after a
+    // cancelled one. A comparison (compare_shown) is an image made on the host.
     upload_image(*s.plane, s.image);
     compute_histogram(s);
     s.view_message.clear();
   } catch (const std::exception& e) {
-    // Nothing of the earlier image stays (its colorbar would be a stray one): a message instead.
+    // Nothing of the earlier image stays, since its colorbar would be a stray one: a message
+    // instead.
     s.error = e.what();
     s.view_message = e.what();
     s.image = ViewImage{};
@@ -104,22 +105,22 @@ void refresh_image(GuiState& s) {
   }
 }
 
-/// Submits a run. Continuous workloads get RunCommand::Live unless another command is given
-/// (Step, Reset, Study from their panel).
+/// Submits a run. Continuous workloads get RunCommand::Live unless their panel gives another
+/// command: Step, Reset or Study.
 void submit(GuiState& s, RunCommand command = RunCommand::Whole) {
   if (s.paused && command == RunCommand::Whole) return;
   s.submitted = s.params;
   const bool live = s.worker->workload().continuous(s.params);
-  // A coarse preview first unless the last full run fitted in a frame (the first run always
-  // previews: its cost is unknown). Live workloads advance a state: no previews.
+  // A coarse preview first unless the last full run fitted in a frame. The first run always
+  // previews, since its cost is unknown. Live workloads advance a state, so no previews.
   const bool preview = !live && (s.last_full_seconds == 0 || s.last_full_seconds > 0.03);
   s.worker->submit(s.params, s.backend.backend, preview,
                    command == RunCommand::Whole && live ? RunCommand::Live : command);
 }
 
-/// Replaces the workload (switcher, keys 1/2/3): its default parameters, no result yet, and
-/// the view it had when last shown this session (a first visit: the view's defaults, and the
-/// workload's hints for its image once it is in, as when the app starts with it).
+/// Replaces the workload (switcher, keys 1/2/3) with its default parameters and no result. It
+/// gets the view it had when last shown this session. On a first visit: the view's defaults,
+/// and the workload's hints for its image once it is in, as when the app starts with it.
 void switch_workload(GuiState& s, const std::string& name) {
   try {
     auto w = make_workload(name);
@@ -152,8 +153,8 @@ void switch_workload(GuiState& s, const std::string& name) {
   }
 }
 
-/// How the centre shows the plane (output, colormap and scale in use, colour range), as run.json's
-/// render.view records it; no output where the centre shows a workload's own view.
+/// How the centre shows the plane, as run.json's render.view records it: output, colormap and
+/// scale in use, colour range. No output where the centre shows a workload's own view.
 RenderInfo shown_view(const GuiState& s, const std::string& context) {
   RenderInfo info{context, "", s.plane ? s.plane->upload_path() : "", 0, "", "", "", 0, 0};
   if (!s.plane || !s.result || s.worker->workload().view_kind(s.params) != ViewKind::Plane ||
@@ -224,7 +225,7 @@ void export_data(GuiState& s) {
     const auto [w, h] = export_image_size(s);  // 1024 x 832, or the size chosen (I)
     render::Offscreen target(w, h);
     target.bind();
-    // The centre view as shown: the plane, or the workload's own (e.g. the phase view).
+    // The centre view as shown: the plane, or the workload's own, e.g. the phase view.
     if (s.worker->workload().view_kind(s.params) == ViewKind::Plane)
       s.plane->draw(0, 0, w, h);
     else
@@ -250,8 +251,8 @@ void export_data(GuiState& s) {
   }
 }
 
-/// The window's shortcuts, from the presses queued since the last frame (KeyPresses), unless
-/// ImGui is taking the keyboard (a text field has focus).
+/// The window's shortcuts, from the presses queued since the last frame (KeyPresses). Skipped
+/// while ImGui takes the keyboard, i.e. a text field has focus.
 void handle_keys(GuiState& s, KeyPresses& keys, int& screenshots, int& exports) {
   const bool captured = ImGui::GetIO().WantCaptureKeyboard;
   auto pressed = [&](int key, int mods = 0) { return !captured && keys.pressed(key, mods); };
@@ -313,8 +314,8 @@ void zoom_and_pan(GuiState& s, int fb_h, float sx, float sy) {
   s.zoom_cu = z[0] + z[2] / 2, s.zoom_cv = z[1] + z[3] / 2;
 }
 
-/// The value under the cursor on the plane, as a tooltip and in s.cursor_text (cleared by the
-/// caller each frame: nothing is left when the cursor leaves the image).
+/// The value under the cursor on the plane, as a tooltip and in s.cursor_text. The caller clears
+/// s.cursor_text each frame, so nothing is left when the cursor leaves the image.
 void cursor_readout(GuiState& s, int fb_h, float sx, float sy, bool tooltip) {
   ImGuiIO& io = ImGui::GetIO();
   if (!s.result || !s.plane || s.image.rows == 0 || io.WantCaptureMouse) return;
@@ -336,8 +337,8 @@ void cursor_readout(GuiState& s, int fb_h, float sx, float sy, bool tooltip) {
   ImGui::EndTooltip();
 }
 
-/// In place of the plane (the centre between x0 and x1, above y1, window coordinates): the
-/// reason it shows nothing for the chosen output, wrapped and centred, no colorbar.
+/// Draws, in place of the plane, the reason it shows nothing for the chosen output: wrapped,
+/// centred, no colorbar. The centre lies between x0 and x1 and above y1, in window coordinates.
 void draw_view_message(const std::string& why, float x0, float x1, float y1) {
   ImDrawList* dl = ImGui::GetBackgroundDrawList();
   const float pad = 2 * ImGui::GetFontSize(), wrap = std::max(40.f, x1 - x0 - 2 * pad);
@@ -349,8 +350,8 @@ void draw_view_message(const std::string& why, float x0, float x1, float y1) {
 }
 
 /// Widths of the left (parameters) and right (view) panels in a window W wide: their natural
-/// widths, narrowed together where they would leave the centre view less than 45 % of W (an
-/// 800 px window: 250 and 190 px, the centre 360 px).
+/// widths, narrowed together where they would leave the centre view less than 45 % of W.
+/// Example: an 800 px window gives 250 and 190 px, the centre 360 px.
 std::pair<float, float> panel_widths(float W, float scale) {
   float left = std::min(420.f * scale, W * 0.4f), right = std::min(300.f * scale, W * 0.3f);
   const float most = W * 0.55f;
@@ -363,8 +364,8 @@ std::pair<float, float> panel_widths(float W, float scale) {
 
 }  // namespace
 
-/// "simscope: view text at 19.2 px (atlases: 19.2 13.4 9.6 6.7 px)" - the view's normal text at
-/// `scale` and every size baked so far: a change of scale shows the new sizes baked.
+/// "simscope: view text at 19.2 px (atlases: 19.2 13.4 9.6 6.7 px)": the view's normal text at
+/// `scale` and every size baked so far. A change of scale shows the new sizes baked.
 static void log_view_fonts(const render::PlaneView& plane, float scale) {
   std::string sizes;
   char buf[32];
@@ -386,8 +387,8 @@ int run_gui(const RunOptions& o) {
   const int win_w = std::clamp(settings.value("window/width", 1280).toInt(), 320, 8192);
   const int win_h = std::clamp(settings.value("window/height", 800).toInt(), 240, 8192);
   Window window(win_w, win_h, "simscope");  // no larger than the screen's work area
-  // SIGTERM or Ctrl+C (SIGINT): the window closes as its close button does (settings saved,
-  // worker stopped) and simscope exits 0; a second signal ends the process at once.
+  // SIGTERM or Ctrl+C (SIGINT): the window closes as its close button does, saving settings and
+  // stopping the worker, and simscope exits 0. A second signal ends the process at once.
   install_stop_handlers();
   // --frames N: quit N frames after the first full result; --screenshot alone: once it is shown.
   const int quit_after = o.frames > 0 ? o.frames : !o.screenshot.empty() ? 2 : 0;
@@ -449,8 +450,8 @@ int run_gui(const RunOptions& o) {
       continue;
     }
     while (auto ev = s.worker->poll()) {
-      // --frames counts from the first full result (or error), not from a coarse preview, nor
-      // from a frame whose measured error is still to come (its follow-up counts).
+      // --frames counts from the first full result or error: not from a coarse preview, nor
+      // from a frame whose measured error is still to come; its follow-up counts.
       if (!ev->result || ev->follow_up ||
           (!ev->result->preview && !ev->result->stats.count("error_pending")))
         have_first = true;
@@ -461,8 +462,8 @@ int run_gui(const RunOptions& o) {
         s.error = ev->error;
         s.action_error.clear();
       } else if (ev->follow_up) {
-        // The full result completed after it was shown (the field tree's measured error): the
-        // same frame unless the error made the tree evaluate again, tighter.
+        // The full result completed after it was shown, e.g. the field tree's measured error.
+        // It is the same frame unless the error made the tree evaluate again, tighter.
         s.result = std::move(ev->result);
         std::fprintf(stderr, "simscope: %s follow-up shown: %s\n", s.workload_name.c_str(),
                      tree_status(s).c_str());
@@ -473,9 +474,9 @@ int run_gui(const RunOptions& o) {
         if (!ev->result->preview) s.last_full_seconds = ev->result->compute_seconds;
         for (const std::string& w : s.view_warnings) ev->result->warnings.push_back(w);
         if (!ev->result->preview) s.view_warnings.clear();  // shown with the first full result
-        // One line per full result (a live workload: its first after a switch), which the GUI
-        // tests wait for (tests/e2e/gui_util.py); the tree's status after it, as the status bar
-        // shows it (its error "measuring" until the follow-up line).
+        // One line per full result; for a live workload, its first after a switch. The GUI
+        // tests wait for it (tests/e2e/gui_util.py). The tree's status follows as the status bar
+        // shows it, its error "measuring" until the follow-up line.
         const bool log_shown =
             !ev->result->preview && !(s.result && s.worker->workload().continuous(s.params));
         const double seconds = ev->result->compute_seconds;
@@ -515,8 +516,8 @@ int run_gui(const RunOptions& o) {
     const auto [left, right] = s.show_panels ? panel_widths(W, scale) : std::pair{0.f, 0.f};
     const float bottom = 58.f * scale;
     const float sx = float(fb_w) / W, sy = float(fb_h) / H;
-    // The hover readout of this frame, before the panels that show it (no tooltip in the
-    // screenshots of --frames/--screenshot runs).
+    // The hover readout of this frame, before the panels that show it. No tooltip in the
+    // screenshots of --frames/--screenshot runs.
     s.cursor_text.clear();
     if (plane_kind) {
       zoom_and_pan(s, fb_h, sx, sy);

@@ -38,7 +38,7 @@ struct GuiState {
   ViewImage image;
   std::string hinted_for;  ///< workload/output whose view hints were last applied to `view`
   /// The view of each workload visited this session (view parameters, hints applied, zoom), so
-  /// that switching back (keys 1/2/3) gives a workload its own view again.
+  /// switching back with keys 1/2/3 restores a workload's own view.
   struct SavedView {
     ParamSet view;
     std::string hinted_for;
@@ -49,21 +49,22 @@ struct GuiState {
   bool image_dirty = false;
   std::vector<float> histogram;  ///< of the shown image, 64 bins over the view range
   std::pair<double, double> histogram_range{0, 0};
-  /// A log scale over shown values <= 0: log_scale_warning's line (view panel, status bar,
-  /// exports' run.json); "" when none.
+  /// log_scale_warning's line for a log scale over shown values <= 0, for the view panel, the
+  /// status bar and exports' run.json. "" when none.
   std::string log_note;
-  /// Why the centre shows no plane for the chosen output (the workload's view_image refused it,
-  /// e.g. the field's error view of a direct-sum result): drawn there instead of the plane and
-  /// its colorbar; "" while the plane shows.
+  /// Why the centre shows no plane for the chosen output, when the workload's view_image refused
+  /// it, e.g. the field's error view of a direct-sum result. Drawn there instead of the plane
+  /// and its colorbar. "" while the plane shows.
   std::string view_message;
   /// The view parameters given by --set, kept over the workload's hints for the first image.
   std::vector<std::string> view_given;
-  /// The start's view settings the view does not use (view_schema().unused_warnings: view.min,
-  /// view.max given with view.range=auto), warned as headless does: printed to stderr at the
-  /// start and added to the results' warnings (panel, status bar) up to the first full result.
+  /// The start's view settings the view does not use (view_schema().unused_warnings), e.g.
+  /// view.min and view.max given with view.range=auto. Warned as headless does: printed to
+  /// stderr at the start and added to the results' warnings (panel, status bar) up to the first
+  /// full result.
   std::vector<std::string> view_warnings;
   /// This frame's panel layout for the screenshots' simscope.panels: parameter rows drawn and
-  /// cut off (param_rows), and whether each panel scrolls (vertically, sideways).
+  /// cut off (param_rows), and whether each panel scrolls vertically or sideways.
   std::string panels_layout;
 
   // messages and ui
@@ -95,31 +96,32 @@ struct GuiState {
 };
 
 /// Left panel: workload switcher, the workload's parameters, presets. Returns true when
-/// parameters changed (the caller submits work).
+/// parameters changed; the caller then submits work.
 bool draw_params_panel(GuiState& s, float x, float y, float w, float h);
 /// Right panel: view parameters (output, colormap, scale, range, colorbar) and a histogram.
 void draw_view_panel(GuiState& s, float x, float y, float w, float h);
-/// Bottom bar: back end, interop path, compute ms, FPS, device memory, progress + ETA + cancel,
-/// dismissible error.
+/// Bottom bar: back end, interop path, compute ms, FPS, device memory, progress with ETA and
+/// cancel, and a dismissible error.
 void draw_status_bar(GuiState& s, float x, float y, float w, float h);
 /// F1: the keys.
 void draw_help(GuiState& s);
-/// The status bar's message line as text ("error: ...", the last action, or the result's first
-/// warning; empty when none), and whether it shows a running job's progress bar.
+/// The status bar's message line as text: "error: ...", the last action, or the result's first
+/// warning; empty when none. Also whether it shows a running job's progress bar.
 std::string status_line(const GuiState& s);
-/// The field's tree method in the status bar: "tree build 12 ms, eval 30 ms, error 1.2e-06 rms,
-/// 3.4e-06 max"; "tree build 12 ms (preview), eval ..." when the run's own preview built the
-/// tree, "tree kept, eval ..." when an earlier run did (for the same sources); "error …
-/// measuring" while the measured error is still being computed after the frame (the window
-/// defers it: Worker::set_interactive), "error … (preview)" on a preview (never measured); ""
-/// for results without the tree method.
+/// The field's tree method in the status bar, "" for results without the tree method:
+///  - "tree build 12 ms, eval 30 ms, error 1.2e-06 rms, 3.4e-06 max";
+///  - "tree build 12 ms (preview), eval ..." when the run's own preview built the tree;
+///  - "tree kept, eval ..." when an earlier run built it for the same sources;
+///  - "error … measuring" while the measured error is computed after the frame, which the
+///    window defers (Worker::set_interactive);
+///  - "error … (preview)" on a preview, which is never measured.
 std::string tree_status(const GuiState& s);
 bool progress_shown(const GuiState& s);
 
 /// A user action (preset, screenshot, export) failed: its message goes to the status bar.
 void action_failed(GuiState& s, const std::string& message);
 /// A user action succeeded: `message` becomes the last action, and an earlier action's error
-/// still on show is cleared (errors of the computation stay until its next result).
+/// still on show is cleared. Errors of the computation stay until its next result.
 void action_done(GuiState& s, const std::string& message);
 
 }  // namespace simscope::app::gui

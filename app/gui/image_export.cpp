@@ -72,8 +72,8 @@ std::vector<std::uint8_t> render_view_offscreen(GuiState& s, int w, int h,
   render::Offscreen target(w, h);  // names the GL limit when the size exceeds it
   target.bind();
   const bool plane = s.worker->workload().view_kind(s.params) == ViewKind::Plane;
-  // A plane's caption in a strip of its own above it (never over its title or colorbar); the
-  // phase view's in its free bottom-left corner.
+  // A plane's caption goes in a strip of its own above it, never over its title or colorbar;
+  // the phase view's goes in its free bottom-left corner.
   const int strip = plane && !caption.empty() ? render::caption_strip_height(ui_scale()) : 0;
   if (plane)
     s.plane->draw(0, 0, w, std::max(1, h - strip));

@@ -1,9 +1,9 @@
 #pragma once
-/// @file Images of the centre view at any size from the window: the "Image at size..." popup
-/// (button or key I) takes "WxH" (default: the centre view's size in pixels) and saves the view
-/// rendered offscreen at that size (simscope-view-<time>.png, with the screenshot's metadata)
-/// or exports the data with view.png at that size. Sizes beyond the GL's limit fail with a
-/// message naming the limit (render::Offscreen).
+/// @file Images of the centre view at any size from the window. The "Image at size..." popup
+/// (button or key I) takes "WxH", by default the centre view's size in pixels. It saves the
+/// view rendered offscreen at that size as simscope-view-<time>.png with the screenshot's
+/// metadata, or exports the data with view.png at that size. Sizes beyond the GL's limit fail
+/// with a message naming the limit (render::Offscreen).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -20,14 +20,14 @@ struct ImageExportState {
   int want_w = 0, want_h = 0;      ///< a view image asked for, saved after drawing (0: none)
 };
 
-/// The button and the popup (inside the right panel's ImGui window).
+/// The button and the popup, inside the right panel's ImGui window.
 void draw_image_size_controls(GuiState& s);
-/// Saves a view image asked for in the popup (after the frame's drawing, with the window's GL
-/// context current). The status bar says where, or why not.
+/// Saves a view image asked for in the popup, after the frame's drawing, with the window's GL
+/// context current. The status bar says where, or why not.
 void save_requested_view_image(GuiState& s);
-/// The centre view (plane or the workload's own) drawn offscreen at w x h: RGBA, top row first;
-/// with `caption` over its top-left corner (render/caption.hpp) when not empty. Throws
-/// render::RenderError (e.g. beyond the GL's size limit, named).
+/// The centre view, plane or the workload's own, drawn offscreen at w x h: RGBA, top row first.
+/// Draws `caption` over its top-left corner (render/caption.hpp) when not empty. Throws
+/// render::RenderError, e.g. beyond the GL's size limit, which the message names.
 std::vector<std::uint8_t> render_view_offscreen(GuiState& s, int w, int h,
                                                 const std::string& caption = "");
 /// The size of view.png in the window's exports.

@@ -1,12 +1,12 @@
 #pragma once
 /// @file Key presses queued from GLFW's key callback for the window's shortcuts.
 ///
-/// Dear ImGui 1.86 (Debian's) keeps only whether a key is down at the start of a frame, so a press
-/// and its release that both arrive between two frames (a quick tap, or xdotool) never show up in
-/// ImGui::IsKeyPressed. This queue records every GLFW_PRESS as it arrives (GLFW docs, "Key
+/// Dear ImGui 1.86 (Debian's) keeps only whether a key is down at the start of a frame. So a
+/// press and its release that both arrive between two frames, a quick tap or xdotool, never show
+/// up in ImGui::IsKeyPressed. This queue records every GLFW_PRESS as it arrives (GLFW docs, "Key
 /// input": the key callback); the frame reads and clears it. ImGui's GLFW back end chains to a
-/// key callback installed before ImGui_ImplGlfw_InitForOpenGL(window, true), so ImGui still gets
-/// every event.
+/// key callback installed before ImGui_ImplGlfw_InitForOpenGL(window, true), so ImGui still
+/// gets every event.
 #include <utility>
 #include <vector>
 
@@ -17,23 +17,23 @@ namespace simscope::app {
 class KeyPresses {
  public:
   /// Installs the key callback on `window`. Call before ImGui_ImplGlfw_InitForOpenGL. One
-  /// instance at a time (the callback finds it through a static pointer); it must outlive the
-  /// window's event processing. Throws simscope::Error when another instance exists.
+  /// instance at a time, since the callback finds it through a static pointer. It must outlive
+  /// the window's event processing. Throws simscope::Error when another instance exists.
   explicit KeyPresses(GLFWwindow* window);
   ~KeyPresses();
   KeyPresses(const KeyPresses&) = delete;
   KeyPresses& operator=(const KeyPresses&) = delete;
 
-  /// Whether `key` (a GLFW_KEY_* code) was pressed since the last clear() with exactly the
-  /// modifiers `mods` among Shift, Control, Alt and Super (GLFW_MOD_* bits; Caps Lock and Num
-  /// Lock are ignored). Key repeats do not count.
+  /// Whether `key`, a GLFW_KEY_* code, was pressed since the last clear() with exactly the
+  /// modifiers `mods` among Shift, Control, Alt and Super (GLFW_MOD_* bits). Caps Lock and Num
+  /// Lock are ignored. Key repeats do not count.
   bool pressed(int key, int mods = 0) const { return count(key, mods) > 0; }
-  /// How many times `key` was pressed since the last clear() (as pressed()): taps quicker
-  /// than a frame each count.
+  /// How many times `key` was pressed since the last clear(), matched as pressed() does. Taps
+  /// quicker than a frame each count.
   int count(int key, int mods = 0) const;
   /// Forgets the presses read this frame.
   void clear() { presses_.clear(); }
-  /// Records a press (what the callback does; also for tests).
+  /// Records a press, as the callback does. Also used by tests.
   void record(int key, int mods) { presses_.emplace_back(key, mods); }
 
  private:

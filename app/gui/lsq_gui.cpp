@@ -1,7 +1,7 @@
-// The lsq window extras (right panel): which component the solution view shows, a status legend
-// with the colours of the map, a histogram of the RMS residuals, and an inspector for the pixel
-// last clicked: its observed values (gaps marked) against the fit A x, its solution vector, its
-// status, residual and condition.
+// The lsq window extras in the right panel: which component the solution view shows; a status
+// legend with the map's colours; a histogram of the RMS residuals; and an inspector for the
+// pixel last clicked, with its observed values (gaps marked) against the fit A x, its solution
+// vector, status, residual and condition.
 #include <imgui.h>
 
 #include <algorithm>
@@ -42,7 +42,7 @@ class LsqGui final : public WorkloadGui {
   }
 
   /// describe_sample names the pixel as h (row, top to bottom) and w, the indices of the
-  /// exported (H, W) maps and of solution[:, h, w]; the view's own (i, j) are transposed and
+  /// exported (H, W) maps and of solution[:, h, w]. The view's own (i, j) are transposed and
   /// flipped (lsq_image_to_pixel), so they are not shown.
   std::string sample_index(const GuiState&, int, int) const override { return ""; }
 
@@ -87,8 +87,8 @@ class LsqGui final : public WorkloadGui {
     static const char* names[4] = {"0 ok", "1 underdetermined", "2 rank-deficient",
                                    "3 all missing"};
     // Colours as the status view draws them: its colormap and range when it is shown, else
-    // turbo over the status view's fixed range [-0.5, 3.5]. All-missing pixels are also NaN in
-    // the other maps (grey).
+    // turbo over the status view's fixed range [-0.5, 3.5]. All-missing pixels are also NaN,
+    // drawn grey, in the other maps.
     std::string cmap = "turbo";
     double lo = -0.5, hi = 3.5;
     if (s.params.get_string("view") == "status" && s.plane) {
@@ -168,7 +168,7 @@ class LsqGui final : public WorkloadGui {
     const std::size_t p = std::size_t(sel_h_) * cube.width + std::size_t(sel_w_);  // in the cube
     const std::size_t M = cube.m, N = A.n, P = r.height * r.width;
     if (q >= P) return;
-    // One pixel's values (LsqMaps::at: single values from device maps, never a map's copy).
+    // One pixel's values. LsqMaps::at reads single values from device maps, never a map's copy.
     const auto status = std::uint8_t(r.at(*r.status, q));
     ImGui::Text("Pixel h=%ld w=%ld: %d of %zu observed", sel_h_, sel_w_, int(r.at(*r.count, q)),
                 M);
@@ -177,7 +177,7 @@ class LsqGui final : public WorkloadGui {
                 r.at(*r.condition, q));
     std::vector<double> xq(N);
     for (std::size_t k = 0; k < N; ++k) xq[k] = r.at(*r.solution, k * P + q);
-    // Data (dots; gaps as red ticks at the bottom) against the fit A x (line), over i = 0..M-1.
+    // Data as dots, gaps as red ticks at the bottom, against the fit A x as a line, i = 0..M-1.
     std::vector<double> fit(M, NAN), data(M, NAN);
     for (std::size_t i = 0; i < M; ++i) {
       data[i] = cube.at(i, p);

@@ -1,7 +1,7 @@
-// The oscillators' window extras: the phase view in the centre (render::PhaseView, fed from the
-// live frame in device memory through CUDA-GL interop, or from host memory), and in the right
-// panel the live controls (pause, step, reset, Run study), the member shown, the layout, scrolling
-// R(t) and msd(t) plots, and a study's summary.
+// The oscillators' window extras. Centre: the phase view (render::PhaseView), fed from the live
+// frame in device memory through CUDA-GL interop, or from host memory. Right panel: the live
+// controls (pause, step, reset, Run study), the member shown, the layout, scrolling R(t) and
+// msd(t) plots, and a study's summary.
 #include <glad/gl.h>
 #include <imgui.h>
 
@@ -147,7 +147,7 @@ class OscillatorsGui final : public WorkloadGui {
       const int N = p->frame.nodes;
       const int member =
           std::clamp(int(s.params.get_int("live.topology")), 0, p->frame.members - 1);
-      // The network's layout (positions of the member whose layout came with the payload).
+      // The network's layout: positions of the member whose layout came with the payload.
       const OscillatorsLayout* l = p->layout.get();
       const int kind = layout_ == 1 ? 1 : 0;
       if (l && (p->layout != layout_held_ || kind != layout_kind_)) {
@@ -156,10 +156,11 @@ class OscillatorsGui final : public WorkloadGui {
         view_->set_edges(l->edges);
         layout_held_ = p->layout, layout_kind_ = kind;
       }
-      // The state of the member shown: from device memory when the frame is there (CUDA-GL
-      // interop, else a device->host copy), from host memory otherwise.
-      // (The payload is held until the next one is shown: its address is not reused meanwhile,
-      // and its device frame, which the ensemble never rewrites while held, stays valid.)
+      // The state of the member shown: from device memory when the frame is there, via CUDA-GL
+      // interop or else a device-to-host copy; from host memory otherwise.
+      // The payload is held until the next one is shown, so its address is not reused
+      // meanwhile, and its device frame, which the ensemble never rewrites while held, stays
+      // valid.
       if (s.result->payload != state_held_ || member != state_member_) {
         const std::size_t off = 2 * std::size_t(member) * N;
         if (p->frame.device)
@@ -172,7 +173,7 @@ class OscillatorsGui final : public WorkloadGui {
       vs.layout = layout_ == 2 ? "plane" : "nodes";
       vs.edges = edges_ && (l && l->member == member);
       char title[160];
-      // The title in what the view's width allows (the full one is ~45 characters of ~11 px).
+      // The title in what the view's width allows; the full one is ~45 characters of ~11 px.
       const double t = p->dt * double(p->frame.step);
       const char* mode = p->study ? "study" : "live";
       if (w >= 560)
@@ -198,10 +199,10 @@ class OscillatorsGui final : public WorkloadGui {
   }
 
  private:
-  /// A study's result on screen: pause the live runs so that it stays there for reading and
-  /// export. Called as the result arrives, before the window would submit the next live run:
-  /// nothing is left to cancel (cancelling a submitted run that the worker has not picked up yet
-  /// left the worker busy, and the status bar at "100% ETA 0.0 s" with a cancel button).
+  /// A study's result on screen: pauses the live runs so it stays there for reading and
+  /// export. Called as the result arrives, before the window would submit the next live run,
+  /// so nothing is left to cancel. Cancelling a submitted run that the worker has not picked up
+  /// would leave the worker busy and the status bar at "100% ETA 0.0 s" with a cancel button.
   void catch_study_result(GuiState& s, const OscillatorsPayload* p) {
     if (!p || !p->study || s.result->payload == last_study_) return;
     last_study_ = s.result->payload;
@@ -219,12 +220,12 @@ class OscillatorsGui final : public WorkloadGui {
                        double(s.params.get_int("integrator.steps"));
   }
 
-  /// A time series under its caption ("R(t) of member 3:") and latest value ("0.1259"), and for
-  /// a member's own series the ensemble mean's latest value below it ("ensemble mean 0.31").
+  /// A time series under its caption ("R(t) of member 3:") and latest value ("0.1259"). For a
+  /// member's own series, the ensemble mean's latest value below it ("ensemble mean 0.31").
   static void plot(const std::vector<double>& v, const std::vector<double>& times, const char* id,
                    const std::string& what, const std::vector<double>* mean, float lo, float hi) {
-    // Above the plot (an overlay would be clipped), one line each and no wrapping: ImGui wraps
-    // at '.', which would split a number in a narrow panel.
+    // Above the plot, since an overlay would be clipped; one line each and no wrapping, since
+    // ImGui wraps at '.', which would split a number in a narrow panel.
     ImGui::Text("%s:", what.c_str());
     const double now = last_finite(v);
     if (std::isfinite(now))

@@ -14,21 +14,21 @@
 namespace simscope::app::gui {
 namespace {
 
-/// Fixed panels; what is still wider than the panel (a large UI scale) scrolls sideways.
+/// Fixed panels. What is still wider than the panel, e.g. at a large UI scale, scrolls sideways.
 constexpr ImGuiWindowFlags kPanelFlags =
     ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
     ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_HorizontalScrollbar;
 
-/// The width for a widget labelled `label` that leaves its label visible: ImGui's default
-/// (0.65 of the panel) where it fits, else what is left beside the label (at least a third).
+/// The width for a widget labelled `label` that leaves its label visible: ImGui's default,
+/// 0.65 of the panel, where it fits; else what is left beside the label, at least a third.
 float width_beside(const char* label) {
   const float avail = ImGui::GetContentRegionAvail().x;
   const float fit = avail - ImGui::CalcTextSize(label).x - 2 * ImGui::GetStyle().ItemInnerSpacing.x;
   return std::max(std::min(avail * 0.65f, fit), avail * 0.34f);
 }
 
-/// ImGui::SameLine() when a button labelled `next` still fits on this line (narrow panels: the
-/// next line).
+/// Calls ImGui::SameLine() when a button labelled `next` still fits on this line. In narrow
+/// panels the button goes to the next line.
 void same_line_if_room(const char* next) {
   const ImGuiStyle& st = ImGui::GetStyle();
   const float right = ImGui::GetItemRectMax().x + st.ItemSpacing.x + ImGui::CalcTextSize(next).x +
@@ -36,8 +36,8 @@ void same_line_if_room(const char* next) {
   if (right <= ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x) ImGui::SameLine();
 }
 
-/// "NAME: rows R, cut C, scroll_y 0|1, scroll_x 0|1" for the current panel (param_rows since
-/// the last call).
+/// "NAME: rows R, cut C, scroll_y 0|1, scroll_x 0|1" for the current panel, with param_rows
+/// counted since the last call.
 std::string panel_layout(const char* name) {
   const ParamRowCount n = param_rows(true);
   char buf[128];
@@ -174,7 +174,7 @@ void draw_view_panel(GuiState& s, float x, float y, float w, float h) {
   std::string err;
   const std::string view_param = s.worker->workload().view_param();
   if (param_widget(s.params, s.params.schema().at(view_param), err)) s.image_dirty = true;
-  // The plane view's settings only where the centre shows a plane (not the phase view).
+  // The plane view's settings only where the centre shows a plane, not the phase view.
   const bool plane_kind = s.worker->workload().view_kind(s.params) == ViewKind::Plane;
   if (plane_kind && param_widgets(s.view, err)) s.image_dirty = true;
   if (!err.empty()) s.error = err;
@@ -219,8 +219,8 @@ void draw_view_panel(GuiState& s, float x, float y, float w, float h) {
     for (const auto& [k, v] : s.result->stats) ImGui::Text("%s: %.6g", k.c_str(), v);
     for (const auto& wmsg : s.result->warnings) SIMSCOPE_TEXT_WRAPPED("warning: %s", wmsg.c_str());
   }
-  // The readout under the cursor, this frame's only: the plane's is made before the panels, a
-  // workload's own view (the phase view) makes its own while drawing its panel.
+  // The readout under the cursor, this frame's only. The plane's is made before the panels; a
+  // workload's own view, e.g. the phase view, makes its own while drawing its panel.
   if (plane_kind && !s.cursor_text.empty()) {
     ImGui::Separator();
     SIMSCOPE_TEXT_WRAPPED("%s", s.cursor_text.c_str());

@@ -59,9 +59,9 @@ bool param_widget(ParamSet& p, const ParamSpec& s, std::string& error) {
   const float reset_w = ImGui::GetFrameHeight();
   std::string label = label_for(s);
   {
-    // Half the panel; in a narrow panel less, down to a third, so that the label and the R
-    // button beside the widget stay visible. Where even that would cut the label (a narrow
-    // panel, a large UI scale), the label goes on a line of its own above a wide widget.
+    // Half the panel, or less in a narrow panel down to a third, so the label and the R button
+    // beside the widget stay visible. Where even that would cut the label, e.g. in a narrow
+    // panel or at a large UI scale, the label goes on its own line above a wide widget.
     const ImGuiStyle& st = ImGui::GetStyle();
     const float avail = ImGui::GetContentRegionAvail().x;
     const float fit = avail - ImGui::CalcTextSize(label.c_str()).x - reset_w -
@@ -74,7 +74,7 @@ bool param_widget(ParamSet& p, const ParamSpec& s, std::string& error) {
       for (const auto& c : s.choices) need = std::max(need, ImGui::CalcTextSize(c.c_str()).x);
     if (s.type == ParamType::Path) need = ImGui::CalcTextSize("(none: generated)").x;
     need += 2 * st.FramePadding.x + (s.type == ParamType::Enum ? ImGui::GetFrameHeight() : 0);
-    // A checkbox draws its label itself: stacked only when the row would not fit.
+    // A checkbox draws its label itself. Stacked only when the row would not fit.
     const bool bool_fits = ImGui::GetFrameHeight() + st.ItemInnerSpacing.x +
                                ImGui::CalcTextSize(label.c_str()).x + st.ItemSpacing.x + reset_w <=
                            avail;

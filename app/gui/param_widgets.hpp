@@ -1,7 +1,7 @@
 #pragma once
 /// @file ImGui widgets generated from a parameter Schema: one widget per ParamSpec (slider with
-/// unit for numbers, combo for enums, checkbox, text field for paths), the help text as tooltip,
-/// a reset-to-default button.
+/// unit for numbers, combo for enums, checkbox, text field for paths), the help text as
+/// tooltip, and a reset-to-default button.
 #include <string>
 
 #include "params/schema.hpp"
@@ -12,12 +12,12 @@ namespace simscope::app::gui {
 /// A rejected value leaves the parameter as it was and puts the reason in `error`.
 bool param_widgets(ParamSet& params, std::string& error);
 
-/// The widget of one parameter (same contract).
+/// The widget of one parameter, with the same contract.
 bool param_widget(ParamSet& params, const ParamSpec& spec, std::string& error);
 
 /// Parameter rows drawn since the last reset whose reset button ended past their panel's right
-/// edge (a label or widget cut off; the panel then scrolls sideways), and the rows drawn: the
-/// window records them in its screenshots (simscope.panels) for the layout's tests.
+/// edge, i.e. a label or widget cut off and the panel scrolling sideways; and the rows drawn.
+/// The window records them in its screenshots (simscope.panels) for the layout's tests.
 struct ParamRowCount {
   int rows = 0, cut = 0;
 };

@@ -1,5 +1,5 @@
-// The probe (left click on the plane: every output at that sample) and the line's mouse
-// handling and overlay (shift + left drag); the plot itself is in profile_plot.cpp.
+// The probe (left click on the plane: every output at that sample), and the line's mouse
+// handling and overlay (Shift + left drag). The plot itself is in profile_plot.cpp.
 #include <imgui.h>
 
 #include <algorithm>
@@ -24,7 +24,7 @@ struct Mapping {
   int fb_h = 0;
   float sx = 1, sy = 1;
 
-  /// Sample position (fi, fj) under window point (x, y) (not clamped).
+  /// Sample position (fi, fj) under window point (x, y), not clamped.
   std::pair<double, double> to_sample(float x, float y) const {
     const double px = x * sx, py = fb_h - y * sy;
     const double ci = (zoom[0] + (px - rect.x) / rect.w * zoom[2]) * rows;
@@ -112,8 +112,8 @@ void explore_mouse(GuiState& s, int fb_h, float sx, float sy) {
     e.press_u = ps->u_at(fi), e.press_v = ps->v_at(fj);
   }
   if (!e.pressed) return;
-  // Shift at any frame while the button is held makes the press a line (a quick Shift tap
-  // during a drag is enough, whatever the frame rate); without it, the press probes a sample.
+  // Shift at any frame while the button is held makes the press a line, so a quick Shift tap
+  // during a drag is enough at any frame rate. Without it, the press probes a sample.
   e.shift_seen |= io.KeyShift;
   const auto [fi, fj] = clamped(io.MousePos.x, io.MousePos.y);
   if (e.shift_seen) {

@@ -12,7 +12,7 @@
 namespace simscope::app::gui {
 
 bool progress_shown(const GuiState& s) {
-  // Work that takes a while (live workloads run many short jobs: no flicker).
+  // Work that takes a while. Live workloads run many short jobs, which must not flicker.
   return s.worker && s.worker->busy() && s.worker->elapsed_seconds() > 0.25;
 }
 
@@ -38,8 +38,8 @@ std::string tree_status(const GuiState& s) {
   const auto stat = [&](const char* k) { return st.count(k) ? st.at(k) : 0.0; };
   const bool pending = stat("error_pending") != 0;  // the frame before its measured error
   if (!st.count("rms_rel_error") && !pending) return "";
-  // The tree evaluator reports 0 build seconds when its kept tree served (field.hpp TreeStats):
-  // built by this run's preview, or by an earlier run.
+  // The tree evaluator reports 0 build seconds when its kept tree served (field.hpp TreeStats),
+  // built by this run's preview or by an earlier run.
   char build[64] = "tree kept";
   if (stat("tree_build_seconds") > 0)
     std::snprintf(build, sizeof build, "tree build %.0f ms", stat("tree_build_seconds") * 1e3);
@@ -83,7 +83,7 @@ void draw_status_bar(GuiState& s, float x, float y, float w, float h) {
   ImGui::Text("%s%s%s", cuda ? "CUDA: " : "CPU (OpenMP)", cuda ? cs.device.c_str() : "",
               s.paused ? "  [paused]" : "");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", s.backend.notice.c_str());
-  // The workload's note on the result (lsq: a method that ran on the host under CUDA).
+  // The workload's note on the result, e.g. lsq's method that ran on the host under CUDA.
   if (const std::string note = s.result && s.worker ? s.worker->workload().status_note(*s.result) : ""; !note.empty()) {
     ImGui::SameLine();
     ImGui::TextDisabled("|");

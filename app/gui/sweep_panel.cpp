@@ -80,8 +80,8 @@ std::string new_folder(const std::string& stem) {
   return dir;
 }
 
-/// Saves the centre view (at its size on screen) as frame `k` of `dir`, with the result's
-/// parameters; returns the frame's run.json entry.
+/// Saves the centre view, at its size on screen, as frame `k` of `dir` with the result's
+/// parameters. Returns the frame's run.json entry.
 Json save_frame(GuiState& s, const std::string& dir, std::size_t k, int w, int h,
                 const std::string& what, const std::string& caption) {
   const std::vector<std::uint8_t> rgba = render_view_offscreen(s, w, h, caption);
@@ -115,8 +115,8 @@ void advance_record(GuiState& s) {
       action_failed(s, e.what());
     }
   }
-  // (a plane's image is refreshed at the top of the frame; a workload's own view draws from the
-  // result itself)
+  // A plane's image is refreshed at the top of the frame; a workload's own view draws from the
+  // result itself.
   const bool plane = s.worker->workload().view_kind(s.params) == ViewKind::Plane;
   if (r.total <= 0 || !s.result || s.result->preview || s.result_serial == r.last_serial ||
       (plane && s.image_dirty))
@@ -172,7 +172,7 @@ void advance_sweep(GuiState& s) {
     s.params = w.frames[w.next];  // the window's loop submits it
     w.awaiting = true;
     w.serial = s.result_serial;
-    // A frame whose parameters are those of the result shown (e.g. the first) is not recomputed.
+    // A frame whose parameters are those of the result shown, e.g. the first, is not recomputed.
     w.shown_already =
         s.result && !s.result->preview && s.result->params == w.frames[w.next] && !s.worker->busy();
     return;

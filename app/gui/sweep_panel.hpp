@@ -1,10 +1,11 @@
 #pragma once
-/// @file Parameter sweeps in the window: the right panel's "Sweep" section picks a numeric
-/// parameter, start, stop, frames and an image size; each frame's full result is drawn
+/// @file Parameter sweeps in the window. The right panel's "Sweep" section picks a numeric
+/// parameter, start, stop, frames and an image size. Each frame's full result is drawn
 /// offscreen into simscope-sweep-<time>/frames/0000.png ..., then sweep.mp4 (ffmpeg) and
-/// run.json as the headless --sweep writes them (sweep.hpp). Progress, ETA and Cancel in the
-/// panel. `simscope --sweep NAME=START:STOP:FRAMES` (no --headless) starts one in the window
-/// once the first result is in. Live workloads (oscillators) are not swept in the window.
+/// run.json are written as the headless --sweep writes them (sweep.hpp). The panel shows
+/// progress, ETA and Cancel. `simscope --sweep NAME=START:STOP:FRAMES` without --headless starts
+/// one in the window once the first result is in. Live workloads (oscillators) are not swept
+/// in the window.
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -37,9 +38,10 @@ struct SweepState {
   bool start_clicked = false;
 };
 
-/// Recording the view: the next `frames` results as they are shown (a live workload's frames as
-/// it runs, e.g. the oscillators' phase view) into simscope-record-<time>/frames/0000.png ...,
-/// then sweep.mp4 and run.json (each frame's parameters and stats: step, time...).
+/// Recording the view: the next `frames` results as they are shown go into
+/// simscope-record-<time>/frames/0000.png ..., then sweep.mp4 and run.json with each frame's
+/// parameters and stats (step, time...). A live workload's frames are recorded as it runs, e.g.
+/// the oscillators' phase view.
 struct RecordState {
   int total = 0, done = 0;  ///< total 0: not recording
   std::string dir;
@@ -49,17 +51,17 @@ struct RecordState {
   int count = 100;      ///< the panel's field
 };
 
-/// Starts recording the next `frames` results. Throws simscope::Error (frames out of 1 ...
-/// 100000, a folder that cannot be made).
+/// Starts recording the next `frames` results. Throws simscope::Error when frames is outside
+/// [1, 100000] or a folder cannot be made.
 void start_record(GuiState& s, int frames);
 
-/// Starts sweeping `spec` at w x h pixels. Throws simscope::Error (a parameter that is not
-/// numeric, a value out of range, a live workload, a folder that cannot be made).
+/// Starts sweeping `spec` at w x h pixels. Throws simscope::Error for a parameter that is not
+/// numeric, a value out of range, a live workload, or a folder that cannot be made.
 void start_sweep(GuiState& s, const SweepSpec& spec, int w, int h);
 /// The "Sweep" section of the right panel.
 void draw_sweep_panel(GuiState& s);
-/// After the frame is drawn (GL context current): saves the frame whose full result is shown,
-/// sets the next frame's parameters, finishes with the video and run.json.
+/// After the frame is drawn, with the GL context current: saves the frame whose full result is
+/// shown, sets the next frame's parameters, and finishes with the video and run.json.
 void advance_sweep(GuiState& s);
 
 }  // namespace simscope::app::gui

@@ -8,7 +8,7 @@
 namespace simscope::app::gui {
 namespace {
 
-/// "k, grid.size": the parameters whose values differ between a and b (schema order).
+/// "k, grid.size": the parameters whose values differ between a and b, in schema order.
 std::string changed_names(const ParamSet& a, const ParamSet& b) {
   std::string out;
   for (const ParamSpec& spec : a.schema().specs())

@@ -1,12 +1,12 @@
 #pragma once
 // Wrapped text that stays inside the visible part of the current ImGui window.
 //
-// ImGui 1.86's TextWrapped wraps at the window's work rectangle, which a window with
-// ImGuiWindowFlags_HorizontalScrollbar (the side panels, so that a long label can be scrolled
-// to) widens to its content: one widget wider than the panel and every wrapped line ran under
-// the vertical scrollbar, its last words cut. SIMSCOPE_TEXT_WRAPPED(fmt, ...) is TextWrapped
-// with the wrap position at the visible right edge (the inner rectangle, less the padding), and
-// keeps the format string a literal, so the compiler still checks it.
+// ImGui 1.86's TextWrapped wraps at the window's work rectangle. A window with
+// ImGuiWindowFlags_HorizontalScrollbar, as the side panels use so a long label can be scrolled
+// to, widens that rectangle to its content: one widget wider than the panel makes every wrapped
+// line run under the vertical scrollbar with its last words cut. SIMSCOPE_TEXT_WRAPPED(fmt, ...)
+// is TextWrapped with the wrap position at the visible right edge (the inner rectangle, less
+// the padding). It keeps the format string a literal, so the compiler still checks it.
 #include <imgui.h>
 #include <imgui_internal.h>
 
@@ -15,16 +15,16 @@
 
 namespace simscope::app::gui {
 
-/// Pushes a wrap position (window-local, as PushTextWrapPos takes it) at the visible right edge
-/// of the current window's contents, whatever its content width and horizontal scroll; pop it
-/// with ImGui::PopTextWrapPos().
+/// Pushes a wrap position at the visible right edge of the current window's contents,
+/// whatever its content width and horizontal scroll; window-local, as PushTextWrapPos takes it.
+/// Pop it with ImGui::PopTextWrapPos().
 inline void push_visible_wrap() {
   const ImGuiWindow* w = ImGui::GetCurrentWindow();
   ImGui::PushTextWrapPos(w->InnerRect.Max.x - w->WindowPadding.x - w->Pos.x + w->Scroll.x);
 }
 
 /// Lays out `tokens` left to right as wrapped text inside the visible width, one space apart,
-/// breaking lines only between tokens: TextWrapped also breaks after '.' and ',', which split
+/// breaking lines only between tokens. TextWrapped also breaks after '.' and ',', which splits
 /// numbers such as "-1.639" over two lines.
 inline void text_tokens_wrapped(const std::vector<std::string>& tokens) {
   const ImGuiWindow* w = ImGui::GetCurrentWindow();

@@ -14,8 +14,8 @@ std::string last_glfw_error() {
   return d ? d : "unknown GLFW error";
 }
 
-/// The primary monitor's work area (screen minus task bars; its video mode where the work area
-/// is unknown), in screen coordinates. False without a monitor.
+/// The primary monitor's work area in screen coordinates: the screen minus task bars, or its
+/// video mode where the work area is unknown. Returns false without a monitor.
 bool work_area(int& x, int& y, int& w, int& h) {
   GLFWmonitor* mon = glfwGetPrimaryMonitor();
   if (!mon) return false;
@@ -39,8 +39,8 @@ Window::Window(int width, int height, const std::string& title) {
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
   glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
   glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
-  // No larger than the work area (a size saved on a bigger screen, or the 1280 x 800 default on
-  // a small one, would put the right panel and the status bar off-screen). GLFW scales the
+  // No larger than the work area: a size saved on a bigger screen, or the 1280 x 800 default on
+  // a small one, would put the right panel and the status bar off-screen. GLFW scales the
   // requested size by the monitor's content scale where it is > 1 (HiDPI X11, Windows).
   int ax = 0, ay = 0, aw = 0, ah = 0;
   const bool area = work_area(ax, ay, aw, ah);
@@ -61,8 +61,8 @@ Window::Window(int width, int height, const std::string& title) {
     throw Error("cannot create an OpenGL 4.5 core window: " + err);
   }
   if (area) {
-    // With the window manager's frame (title bar, borders) it must still fit: shrink it and put
-    // it at the work area's corner when it does not.
+    // It must still fit with the window manager's frame (title bar, borders). When it does not,
+    // shrink it and put it at the work area's corner.
     int ww = 0, wh = 0, fl = 0, ft = 0, fr = 0, fb = 0;
     glfwGetWindowSize(window_, &ww, &wh);
     glfwGetWindowFrameSize(window_, &fl, &ft, &fr, &fb);

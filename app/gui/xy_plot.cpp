@@ -13,8 +13,8 @@
 namespace simscope::app::gui {
 namespace {
 
-/// Ticks for [lo, hi] along an axis (render's colorbar ticks: 1-2-5 steps), widened when flat;
-/// a flat axis of values >= 0 (a first time sample, R) stays >= 0.
+/// Ticks for [lo, hi] along an axis, as render's colorbar ticks (1-2-5 steps); widened when
+/// flat. A flat axis of values >= 0, e.g. a first time sample or R, stays >= 0.
 std::vector<render::Tick> axis_ticks(double& lo, double& hi) {
   if (!(hi > lo)) {
     const double m = std::max(std::fabs(lo) * 0.05, 0.5);

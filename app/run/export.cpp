@@ -35,7 +35,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// The .npy files that an earlier run.json in `dir` lists (plain names only), or none.
+/// The .npy files, plain names only, that an earlier run.json in `dir` lists, or none.
 std::vector<std::string> earlier_outputs(const fs::path& dir) {
   std::ifstream f(dir / "run.json", std::ios::binary);
   if (!f) return {};
@@ -52,7 +52,7 @@ std::vector<std::string> earlier_outputs(const fs::path& dir) {
   return names;
 }
 
-/// Moves `from` to `to` (a rename, else a copy and a removal). False on failure.
+/// Moves `from` to `to` by a rename, else by a copy and a removal. Returns false on failure.
 bool move_file(const fs::path& from, const fs::path& to) {
   std::error_code ec;
   fs::rename(from, to, ec);
@@ -113,8 +113,8 @@ std::vector<std::string> export_run(const RunResult& r, const std::string& dir_p
       written.push_back(to.string());
     }
     fs::remove_all(staging, ec);
-    // The directory describes one run: .npy outputs of the earlier run that this one did not
-    // write (another workload's, say) would be mistaken for this run's.
+    // The directory describes one run. .npy outputs of an earlier run that this one did not
+    // write, e.g. another workload's, would be mistaken for this run's.
     for (const std::string& name : earlier)
       if (std::none_of(r.outputs.begin(), r.outputs.end(),
                        [&](const OutputArray& o) { return o.name + ".npy" == name; }))

@@ -1,8 +1,8 @@
 #pragma once
-/// @file The values of one output (or view image) in one dtype-tagged buffer: float32, float64,
+/// @file The values of one output or view image in one dtype-tagged buffer: float32, float64,
 /// int32 or uint8, in host memory, or in device memory with a host copy made on first use.
-/// Shared ownership: copies of an OutputData (of an OutputArray, a RunResult) share the same
-/// values and host copy; device memory stays allocated and unchanged while any copy lives.
+/// Shared ownership: copies of an OutputData, e.g. in an OutputArray or a RunResult, share the
+/// same values and host copy. Device memory stays allocated and unchanged while any copy lives.
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -21,63 +21,64 @@ namespace simscope::app {
 class OutputData {
  public:
   /// Copies `count` values of dtype() from the device memory the data was made with into host
-  /// memory `dst`. Throws simscope::Error on a device failure (host reads then throw it, and try
-  /// again later).
+  /// memory `dst`. Throws simscope::Error on a device failure; host reads then throw it and try
+  /// again on a later read.
   using Download = std::function<void(void* dst, std::size_t count)>;
 
-  /// No values (size() 0, float32, on the host).
+  /// No values: size() 0, float32, on the host.
   OutputData() = default;
-  /// Host values, moved in (implicit: `output.data = std::vector<double>{...}`).
+  /// Host values, moved in. Implicit: `output.data = std::vector<double>{...}`.
   OutputData(std::vector<float> host);          // NOLINT(google-explicit-constructor)
   OutputData(std::vector<double> host);         // NOLINT(google-explicit-constructor)
   OutputData(std::vector<std::int32_t> host);   // NOLINT(google-explicit-constructor)
   OutputData(std::vector<std::uint8_t> host);   // NOLINT(google-explicit-constructor)
   OutputData(std::initializer_list<float> host);
-  /// `count` values of `dtype` (Float32, Float64, Int32 or UInt8) in device memory at `device`
-  /// (held as long as this data or a copy lives), copied to the host by `download` on the first
-  /// host read. Throws simscope::Error for a null `device` or `download` with count > 0, or
+  /// `count` values of `dtype` (Float32, Float64, Int32 or UInt8) in device memory at `device`,
+  /// held while this data or a copy lives. `download` copies them to the host on the first host
+  /// read. Throws simscope::Error for a null `device` or `download` with count > 0, or for
   /// another dtype.
   static OutputData on_device(std::shared_ptr<const void> device, io::DType dtype,
                               std::size_t count, Download download);
 
   std::size_t size() const { return s_ ? s_->count : 0; }
   bool empty() const { return size() == 0; }
-  /// The dtype the values are held in (Float32 for no values).
+  /// The dtype the values are held in; Float32 for no values.
   io::DType dtype() const { return s_ ? s_->dtype : io::DType::Float32; }
-  /// The device memory holding the values, or null for host values. Valid while this data (or a
-  /// copy) lives; never written while held.
+  /// The device memory holding the values, or null for host values. Valid while this data or a
+  /// copy lives. Never written while held.
   const void* device_bytes() const { return s_ ? s_->device.get() : nullptr; }
-  /// device_bytes() as floats when dtype() is Float32, else null (what the view uploads).
+  /// device_bytes() as floats when dtype() is Float32, else null. The view uploads from it.
   const float* device() const {
     return dtype() == io::DType::Float32 ? static_cast<const float*>(device_bytes()) : nullptr;
   }
-  /// Whether the host values exist (host values, or device values already downloaded).
+  /// Whether the host values exist: host values, or device values already downloaded.
   bool host_ready() const { return !s_ || s_->ready.load(std::memory_order_acquire); }
 
-  /// The values in host memory as held, C order; T must be dtype()'s type (float, double,
-  /// int32_t, uint8_t). Device values are downloaded on the first host read (once, whichever
-  /// thread comes first; others wait) and kept for every copy. Throws simscope::Error for
-  /// another T, and what the download throws.
+  /// The values in host memory as held, C order. T must be dtype()'s type: float, double,
+  /// int32_t or uint8_t. Device values are downloaded once, on the first host read by whichever
+  /// thread comes first, while others wait; the copy is kept for every copy of this data.
+  /// Throws simscope::Error for another T, and what the download throws.
   template <class T>
   const std::vector<T>& values() const;
-  /// The values as float32: values<float>() for float32 data; for other dtypes a converted copy,
-  /// made once and kept (the views' input). Throws what values() throws.
+  /// The values as float32: values<float>() for float32 data. For other dtypes, a converted
+  /// copy made once and kept; the views read it. Throws what values() throws.
   const std::vector<float>& host() const;
   /// Value `i` converted to double. Throws what values() throws.
   double at(std::size_t i) const;
-  /// All values converted to `T` (a copy). Throws what values() throws.
+  /// A copy of all values converted to `T`. Throws what values() throws.
   template <class T>
   std::vector<T> converted() const;
-  /// f(values<T>()) for the T the values are held in (downloaded first). Throws what values()
-  /// throws.
+  /// Calls f(values<T>()) for the T the values are held in, downloading first. Throws what
+  /// values() throws.
   template <class F>
   decltype(auto) visit(F&& f) const {
     static const std::vector<float> none;
     if (!s_) return f(none);
     return std::visit(std::forward<F>(f), host_values());
   }
-  /// The host values moved out (no copy) when this is their only holder and T is dtype()'s type,
-  /// else converted(); this data is empty afterwards. Throws what values() throws.
+  /// The host values moved out without a copy when this is their only holder and T is
+  /// dtype()'s type, else converted(). This data is empty afterwards. Throws what values()
+  /// throws.
   template <class T>
   std::vector<T> take();
 

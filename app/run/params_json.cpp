@@ -26,7 +26,7 @@ Json params_to_json(const ParamSet& params) {
 
 namespace {
 
-/// A JSON number as the parameter value it gives (see apply_json).
+/// The parameter value a JSON number gives; see apply_json.
 ParamValue number_value(const ParamSpec& spec, const Json& v) {
   if (spec.type == ParamType::Int) {
     if (v.is_number_integer() && !v.is_number_unsigned()) return v.get<std::int64_t>();

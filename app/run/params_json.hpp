@@ -1,6 +1,6 @@
 #pragma once
-/// @file ParamSet <-> JSON (presets, run.json) through nlohmann-json (json.hpp), and as text
-/// (image metadata). No Qt: a Python module or an MPI rank reads presets as the app does.
+/// @file ParamSet <-> JSON (presets, run.json) through nlohmann-json (json.hpp), and as text for
+/// image metadata. No Qt, so a Python module or an MPI rank reads presets as the app does.
 #include <string>
 
 #include "json.hpp"
@@ -8,15 +8,15 @@
 
 namespace simscope::app {
 
-/// {"grid.size": 128, "plane": "xy", ...}: ints as integers, floats as numbers (whole ones below
-/// 2^53 as integers: json_number), bools, strings.
+/// {"grid.size": 128, "plane": "xy", ...}: ints as integers, floats as numbers, bools, strings.
+/// Whole floats below 2^53 are written as integers (json_number).
 Json params_to_json(const ParamSet& params);
 
-/// Applies every key of the JSON object `json` to `params` (keys not present keep their value;
-/// all or nothing). A string is parsed as the parameter's text form, a boolean is a Bool, a
-/// number an Int when the parameter is an Int and the number is whole and fits in 64 bits (kept
-/// exactly: a seed of 2^53 + 1 meets the range check as itself), else a Float. Throws
-/// simscope::Error naming `origin` (e.g. the preset file) and the parameter at fault: unknown
+/// Applies every key of the JSON object `json` to `params`, all or nothing; keys not present
+/// keep their value. A string is parsed as the parameter's text form; a boolean is a Bool. A
+/// number is an Int when the parameter is an Int and the number is whole and fits in 64 bits,
+/// kept exactly (a seed of 2^53 + 1 meets the range check as itself); else a Float. Throws
+/// simscope::Error naming `origin`, e.g. the preset file, and the parameter at fault: unknown
 /// names, wrong types (null, arrays, objects), out-of-range values.
 void apply_json(ParamSet& params, const Json& json, const std::string& origin);
 

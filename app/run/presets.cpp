@@ -77,8 +77,8 @@ Json read_preset_object(const std::string& path) {
   return doc;
 }
 
-/// Names in "params" that the workload does not know, and in "view" that are not view
-/// settings, refused with where they belong: view.* settings go under "view", a workload's
+/// Refuses names in "params" that the workload does not know and names in "view" that are not
+/// view settings, saying where they belong: view.* settings under "view", a workload's
 /// parameters under "params".
 void check_names(const std::string& path, const Json& params, const Json& view,
                  const Schema& workload) {
@@ -108,8 +108,8 @@ void check_names(const std::string& path, const Json& params, const Json& view,
   }
 }
 
-/// `file` (relative) against the folder `base`, cleaned: no "." or ".." parts, no repeated or
-/// trailing separators (as QDir::cleanPath).
+/// `file`, if relative, against the folder `base`, cleaned as QDir::cleanPath does: no "." or
+/// ".." parts, no repeated or trailing separators.
 std::string resolve_against(const fs::path& base, const std::string& file) {
   std::string s = (base / file).lexically_normal().string();
   while (s.size() > 1 && s.back() == '/') s.pop_back();

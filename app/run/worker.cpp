@@ -24,8 +24,8 @@ void Worker::submit(const ParamSet& params, Backend backend, bool preview_first,
   std::lock_guard<std::mutex> lock(mutex_);
   pending_ = Request{params, backend, preview_first, command, std::move(checkpoint)};
   progress_->cancel = true;  // supersede the running job
-  // The clock starts at submission: a poll before the thread takes the request reads ~0 s, not
-  // the time since the steady clock's epoch (headless once printed 'elapsed 3132.2 s').
+  // The clock starts at submission, so a poll before the thread takes the request reads ~0 s,
+  // not the time since the steady clock's epoch.
   started_ = std::chrono::steady_clock::now();
   busy_ = true;
   cv_.notify_all();
@@ -81,8 +81,8 @@ void Worker::loop() {
       events_.push_back(std::move(e));
     };
     try {
-      // Set member by member: the whole run (no range, axis empty), no aggregate initializer
-      // that -Wmissing-field-initializers flags for every member left out.
+      // Set member by member for the whole run (no range, axis empty). An aggregate initializer
+      // would make -Wmissing-field-initializers flag every member left out.
       RunRequest run;
       run.command = req.command;
       run.defer_checks = interactive_;
@@ -97,8 +97,8 @@ void Worker::loop() {
       RunResult full = workload_->run(req.params, req.backend, run, progress.get());
       publish(Event{std::move(full), {}});
       if (run.defer_checks) {
-        // The checks the run left out, after its result was handed over (the window shows it
-        // meanwhile); a newer request cancels them with the job.
+        // The checks the run left out, after its result is handed over; the window shows the
+        // result meanwhile. A newer request cancels them with the job.
         if (std::optional<RunResult> more = workload_->follow_up(progress.get()))
           publish(Event{std::move(more), {}, true});
       }

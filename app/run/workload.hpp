@@ -23,10 +23,11 @@
 
 namespace simscope::app {
 
-/// One exported array: written as DIR/<name>.npy with `dtype`, its values converted once at write
-/// time from the dtype they are held in (OutputData: host or device memory, float32, float64,
-/// int32 or uint8; a device output is copied to the host on first use). Export, readouts and
-/// histograms read the host values; the view uploads from data.device() when it is set.
+/// One exported array, written as DIR/<name>.npy with `dtype`. Its values are converted once at
+/// write time from the dtype they are held in. OutputData holds them in host or device memory
+/// as float32, float64, int32 or uint8; a device output is copied to the host on first use.
+/// Export, readouts and histograms read the host values; the view uploads from data.device()
+/// when it is set.
 struct OutputArray {
   std::string name;   ///< file stem, e.g. "magnitude"
   std::string label;  ///< for the colorbar, e.g. "|E|"
@@ -34,28 +35,29 @@ struct OutputArray {
   io::DType dtype = io::DType::Float32;  ///< the exported file's dtype
   std::vector<std::size_t> shape;        ///< numpy shape
   OutputData data;                       ///< product(shape) values, C order
-  /// The values as float32 (OutputData::host()).
+  /// The values as float32, via OutputData::host().
   const std::vector<float>& host() const { return data.host(); }
 };
 
 /// A 2-D image for the plane view: value(i, j) = data[i * cols + j], i to the right, j up. The
-/// values may be an output's own (shared, on the device or the host: no copy) or made for the
-/// image (e.g. a box's mosaic, on the host).
+/// values may be an output's own, shared without a copy on the device or the host, or made for
+/// the image on the host, e.g. a box's mosaic.
 struct ViewImage {
   int rows = 0, cols = 0;
   OutputData data;
   std::string label, unit;
-  /// The workload's choice for this image (e.g. "twilight" and "linear" for phases), used while
-  /// view.colormap / view.scale are at their defaults; empty: the view's.
+  /// The workload's colormap and scale for this image, e.g. "twilight" and "linear" for
+  /// phases. Used while view.colormap and view.scale are at their defaults. Empty: the view's.
   std::string colormap, scale;
-  /// The workload's fixed range for this image (e.g. status codes 0..3 as -0.5..3.5, so a code
-  /// keeps its colour whatever codes occur), used while view.range is "auto"; lo == hi: none.
+  /// The workload's fixed range for this image, used while view.range is "auto". Example:
+  /// status codes 0..3 as -0.5..3.5, so a code keeps its colour whatever codes occur. lo == hi:
+  /// none.
   double range_lo = 0, range_hi = 0;
   /// What the view draws around and over the image: Aspect::Fill for arrays whose axes are not
-  /// lengths (e.g. members x nodes; spatial planes keep square pixels), the titles of axes i and
-  /// j with the coordinates of their first and last samples, and labels of regions (e.g. the
-  /// faces of a box mosaic) in fractions of the axes. Copied into the view's settings by
-  /// to_render_settings (view_settings.hpp).
+  /// lengths, e.g. members x nodes (spatial planes keep square pixels); the titles of axes i and
+  /// j with the coordinates of their first and last samples; labels of regions, e.g. the faces
+  /// of a box mosaic, in fractions of the axes. to_render_settings (view_settings.hpp) copies it
+  /// into the view's settings.
   render::PlaneAnnotations annotations;
   /// Sets the fixed range to [-m, m], m the largest finite |value|: a diverging colormap then
   /// puts zero at its neutral centre.
@@ -67,17 +69,17 @@ struct ViewImage {
   }
 };
 
-/// Workload-specific data a run hands its GUI panel (e.g. lsq's inputs, to plot a pixel's fit):
-/// each workload derives its own type (LsqPayload, OscillatorsPayload) and its panel reads it
-/// back with RunResult::payload_as, typed.
+/// Workload-specific data a run hands its GUI panel, e.g. lsq's inputs to plot a pixel's fit.
+/// Each workload derives its own type (LsqPayload, OscillatorsPayload); its panel reads it back
+/// typed with RunResult::payload_as.
 struct RunPayload {
   virtual ~RunPayload() = default;
 };
 
-/// What a run of a work range (RunRequest::range) adds to its result, for merging: the range of
-/// the workload's independent axis it computed and that axis' length; the outputs along the axis
-/// hold that range's part only (split_merge.hpp); `sums` carries what the merge needs besides
-/// the outputs (e.g. the oscillators' per-block series sums), as fp64 vectors by name.
+/// What a run of a work range (RunRequest::range) adds to its result for merging: the range of
+/// the workload's independent axis it computed and that axis' length. Outputs along the axis
+/// hold only that range's part (split_merge.hpp). `sums` carries, as fp64 vectors by name, what
+/// the merge needs besides the outputs, e.g. the oscillators' per-block series sums.
 struct RangePart {
   std::string axis;  ///< WorkAxis::name
   std::size_t begin = 0, end = 0, length = 0;
@@ -89,13 +91,13 @@ struct RunResult {
   std::string workload;
   ParamSet params;  ///< the parameters it ran with
   Backend backend = Backend::Cpu;
-  /// The outputs, each where the workload left it (OutputArray::data): device memory stays valid
-  /// and unchanged as long as this result (or a copy) lives, whatever the workload runs or frees
-  /// afterwards, so a view may redraw from it at any time (after a cancelled run included).
+  /// The outputs, each where the workload left it (OutputArray::data). Device memory stays valid
+  /// and unchanged while this result or a copy lives, whatever the workload runs or frees
+  /// afterwards. So a view may redraw from it at any time, also after a cancelled run.
   std::vector<OutputArray> outputs;
   std::vector<std::string> warnings;    ///< e.g. "3 source-target coincidences skipped"
   std::map<std::string, double> stats;  ///< numbers for run.json, e.g. {"sources", 1e6}
-  /// Words for run.json's stats beside the numbers (and Python's result.stats), e.g. the
+  /// Words for run.json's stats beside the numbers, also Python's result.stats. Example: the
   /// field's {"method", "tree"}.
   std::map<std::string, std::string> stat_texts;
   double compute_seconds = 0;           ///< the kernel's wall time
@@ -103,10 +105,10 @@ struct RunResult {
   bool preview = false;                 ///< a coarse preview of a later full result
   /// Set by runs of a work range (RunRequest::range) only.
   std::optional<RangePart> part;
-  /// Workload-specific data for its GUI panel, or null (payload_as reads it).
+  /// Workload-specific data for its GUI panel, or null. Read it with payload_as.
   std::shared_ptr<const RunPayload> payload;
 
-  /// The payload as a `P` (the workload's RunPayload type), or null when there is none or it is
+  /// The payload as a `P`, the workload's RunPayload type. Null when there is none or it is
   /// another workload's.
   template <class P>
   const P* payload_as() const {
@@ -128,18 +130,18 @@ struct SampleCoordinates {
 };
 
 /// A file a workload takes as input, for drag and drop: its extensions and, for .npy files, the
-/// shapes it accepts; a dropped file that fits sets `sets` ("{path}" stands for its path).
+/// shapes it accepts. A dropped file that fits sets `sets`; "{path}" stands for its path.
 struct InputRole {
   std::vector<std::string> extensions;  ///< lower case, without the dot, e.g. {"npy"}
-  /// For .npy files: whether a shape fits; null: any shape.
+  /// For .npy files: whether a shape fits. Null: any shape.
   std::function<bool(const std::vector<std::size_t>& shape)> fits;
   std::vector<std::pair<std::string, std::string>> sets;  ///< parameter, value
 };
 
 struct StudyCheckpointRequest;  // oscillators/study_checkpoint.hpp
 
-/// How the GUI's centre shows a result. Plane: view_image() through the plane view; Custom: the
-/// workload's WorkloadGui draws it (e.g. the oscillators' phase view).
+/// How the GUI's centre shows a result. Plane: view_image() through the plane view. Custom: the
+/// workload's WorkloadGui draws it, e.g. the oscillators' phase view.
 enum class ViewKind { Plane, Custom };
 
 /// What one run is asked to do besides computing with the parameters.
@@ -148,18 +150,18 @@ struct RunRequest {
   /// Whole from the headless front ends; Live for the GUI's automatic runs of a continuous()
   /// workload; Study, Step or Reset from its GUI panel.
   RunCommand command = RunCommand::Whole;
-  /// Headless studies: keep a checkpoint (and maybe resume from it); null: none. Workloads
+  /// Headless studies: keep a checkpoint and maybe resume from it. Null: none. Workloads
   /// without studies ignore it.
   std::shared_ptr<StudyCheckpointRequest> checkpoint;
-  /// A work range along the workload's independent axis (Workload::work_axis): the run computes
-  /// that part only and its result carries RunResult::part (Workload::merge_ranges joins the
-  /// parts); nothing: the whole run, as always. Used with the empty command (headless runs).
+  /// A work range along the workload's independent axis (Workload::work_axis). The run computes
+  /// only that part, and its result carries RunResult::part; Workload::merge_ranges joins the
+  /// parts. Nothing: the whole run. Used with the empty command, in headless runs.
   std::optional<IndexRange> range;
-  /// The axis `range` cuts: empty: work_axis()'s; else one Workload::split_axis() knows (the
-  /// field's "sources").
+  /// The axis `range` cuts. Empty: work_axis()'s; else one that Workload::split_axis() knows,
+  /// e.g. the field's "sources".
   std::string axis;
-  /// The window's runs (Worker::set_interactive): leave what does not change the result's
-  /// first display (the field tree's measured error) to follow_up(), which the worker calls
+  /// The window's runs (Worker::set_interactive): leave to follow_up() what does not change the
+  /// result's first display, e.g. the field tree's measured error. The worker calls follow_up()
   /// after handing the result over. Headless, CLI and Python runs never set it.
   bool defer_checks = false;
 };
@@ -168,45 +170,46 @@ struct RunRequest {
 struct WorkAxis {
   std::string name;        ///< "targets", "rows", "members"
   std::size_t length = 0;  ///< items along it
-  /// Ranges must start and end on multiples of this (or at `length`), e.g. the oscillators'
-  /// study blocks; 1: anywhere.
+  /// Ranges must start and end on multiples of this, or at `length`. Example: the oscillators'
+  /// study blocks. 1: anywhere.
   std::size_t granule = 1;
-  /// Finer places ranges may start and end (sorted, from 0 to `length`), used when there are
-  /// more ranges than granules (split_work); empty: none. The oscillators' reduction groups.
+  /// Finer places where ranges may start and end, sorted from 0 to `length`, used when there
+  /// are more ranges than granules (split_work). Empty: none. Example: the oscillators'
+  /// reduction groups.
   std::vector<std::size_t> cuts;
-  /// The parts are added, not joined (the field split by sources): RangePart::sums entries
-  /// named "sum:..." are element-wise sums over the parts (a split across ranks reduces them
-  /// to rank 0 rather than gathering each), and every range is run, empty ones too (so that
-  /// every part has them).
+  /// The parts are added, not joined, as in the field split by sources. RangePart::sums entries
+  /// named "sum:..." are element-wise sums over the parts; a split across ranks reduces them to
+  /// rank 0 rather than gathering each. Every range is run, empty ones too, so every part has
+  /// them.
   bool reduced = false;
 };
 
-/// A workload as the app drives it. Implementations keep caches (generated sources, device
-/// buffers) between runs, so one instance must not run two jobs at once.
+/// A workload as the app drives it. Implementations keep caches between runs, e.g. generated
+/// sources and device buffers, so one instance must not run two jobs at once.
 class Workload {
  public:
   virtual ~Workload() = default;
   virtual const Schema& schema() const = 0;
   const std::string& name() const { return schema().workload(); }
-  /// Runs with `params` on `backend`. Throws simscope::Error on bad input (nothing else
-  /// changes) and simscope::Cancelled.
+  /// Runs with `params` on `backend`. Throws simscope::Error on bad input, with nothing else
+  /// changed, and simscope::Cancelled.
   virtual RunResult run(const ParamSet& params, Backend backend, const RunRequest& request,
                         Progress* progress) = 0;
-  /// Refuses, before anything is computed, a combination of parameters whose run could not give
-  /// what they ask for (the field's view=error with method=direct). Throws simscope::Error naming
-  /// the parameters and what is expected; the default accepts everything. The headless front
-  /// ends call it (the window computes and says why the view is empty instead).
+  /// Refuses, before anything is computed, parameters whose run could not give what they ask
+  /// for, e.g. the field's view=error with method=direct. Throws simscope::Error naming the
+  /// parameters and what is expected. The default accepts everything. The headless front ends
+  /// call it; the window computes and says why the view is empty instead.
   virtual void check_params(const ParamSet& /*params*/) const {}
-  /// True for live workloads whose runs advance a state (e.g. N integrator steps per run): the
+  /// True for live workloads whose runs advance a state, e.g. N integrator steps per run. The
   /// GUI submits the next run as soon as a result arrives, unless paused.
   virtual bool continuous(const ParamSet& /*params*/) const { return false; }
   /// How the GUI's centre shows a result with `params` (ViewKind).
   virtual ViewKind view_kind(const ParamSet& /*params*/) const { return ViewKind::Plane; }
-  /// After a full run with RunRequest::defer_checks (nothing run since): what it left out (the
-  /// field tree's measured error and error view, and a tighter evaluation when that error
-  /// exceeds the tolerance), as the whole result again; nothing when nothing was left out.
-  /// Called on the worker thread after the run's result was handed over. Throws
-  /// simscope::Cancelled.
+  /// After a full run with RunRequest::defer_checks and nothing run since: returns the whole
+  /// result again with what it left out, e.g. the field tree's measured error, its error view,
+  /// and a tighter evaluation when that error exceeds the tolerance. Returns nothing when
+  /// nothing was left out. Called on the worker thread after the run's result is handed over.
+  /// Throws simscope::Cancelled.
   virtual std::optional<RunResult> follow_up(Progress* /*progress*/) { return std::nullopt; }
   /// The image shown for the parameter "view" of `result`. Throws simscope::Error.
   virtual ViewImage view_image(const RunResult& result, const std::string& view) const = 0;
@@ -214,44 +217,47 @@ class Workload {
   virtual std::string describe_sample(const RunResult& result, int i, int j) const = 0;
   /// The parameter that selects the shown output ("view").
   virtual std::string view_param() const { return "view"; }
-  /// The independent axis a run with `params` can be split along (RunRequest::range); length 0:
-  /// none (the default). May load the inputs (lsq's cube). Throws simscope::Error on bad input.
+  /// The independent axis a run with `params` can be split along (RunRequest::range). Length 0:
+  /// none, the default. May load the inputs, e.g. lsq's cube. Throws simscope::Error on bad
+  /// input.
   virtual WorkAxis work_axis(const ParamSet& /*params*/) { return {}; }
-  /// The axis called `axis` (RunRequest::axis): empty or work_axis()'s name gives work_axis();
-  /// a workload with other axes overrides this (the field: "sources"). Throws simscope::Error
-  /// "<workload>: runs cannot be split by <axis> ..." for another name.
+  /// The axis called `axis` (RunRequest::axis). Empty or work_axis()'s name gives work_axis().
+  /// A workload with other axes overrides this, e.g. the field's "sources". Throws
+  /// simscope::Error "<workload>: runs cannot be split by <axis> ..." for another name.
   virtual WorkAxis split_axis(const ParamSet& params, const std::string& axis);
-  /// The results of consecutive work ranges of one run (in axis order, covering it) as the
-  /// result of the whole run: outputs, stats and warnings as an unsplit run gives them
-  /// (split_merge.hpp). Throws simscope::Error when the parts do not fit together; the default
+  /// Merges the results of consecutive work ranges of one run, in axis order and covering it,
+  /// into the whole run's result: outputs, stats and warnings as an unsplit run gives them
+  /// (split_merge.hpp). Throws simscope::Error when the parts do not fit together. The default
   /// throws "<name>: runs cannot be split".
   virtual RunResult merge_ranges(std::vector<RunResult> parts) const;
-  /// The axis a run of `params` split across ranks cuts when the user leaves the choice to the
-  /// program (--mpi-split auto), given the memory one rank may use (bytes, 0: unknown); empty:
-  /// work_axis()'s (the default; it does not load the inputs). May read the inputs' headers.
+  /// The axis that a run of `params` split across ranks cuts when the user leaves the choice to
+  /// the program (--mpi-split auto). `share_bytes` is what one rank may use, 0 if unknown.
+  /// Empty: work_axis()'s, the default, which does not load the inputs. May read the inputs'
+  /// headers.
   virtual std::string choose_split(const ParamSet& /*params*/, double /*share_bytes*/) {
     return "";
   }
   /// The space coordinates of `result`'s view samples where they are more than the image's two
-  /// axes (the field's planes: x, y, z); nullopt: the axes serve (the default). `axes` holds
-  /// those axes as the profile reads them from the image's titles.
+  /// axes, e.g. the field's planes in x, y, z. nullopt: the axes serve, the default. `axes`
+  /// holds those axes as the profile reads them from the image's titles.
   virtual std::optional<SampleCoordinates> sample_coordinates(const RunResult& /*result*/,
                                                               const SampleCoordinates& /*axes*/)
       const {
     return std::nullopt;
   }
-  /// A line the front ends show beside `result` (the window's status bar, a screenshot's
-  /// metadata), e.g. where lsq's method ran; empty: none (the default).
+  /// A line the front ends show beside `result`, in the window's status bar or a screenshot's
+  /// metadata, e.g. where lsq's method ran. Empty: none, the default.
   virtual std::string status_note(const RunResult& /*result*/) const { return ""; }
 };
 
 /// One exported output as a workload declares it: file stem, colorbar label, unit, dtype
 /// (io/output_spec.hpp). A workload whose `view` shows its outputs takes them from its compute
-/// module's one list (field::outputs(), lsq::outputs()), which gives the view choices too.
+/// module's single list, e.g. field::outputs() or lsq::outputs(), which also gives the view
+/// choices.
 using OutputSpec = io::OutputSpec;
 
-/// A workload, registered once (workload_registry.cpp): its name, its factory and its outputs.
-/// The CLI help, the GUI's switcher and the export list come from it; the GUI registers its
+/// A workload, registered once in workload_registry.cpp: its name, its factory and its outputs.
+/// The CLI help, the GUI's switcher and the export list come from it. The GUI registers its
 /// panel under the same name on its side (gui/workload_gui_registry.cpp), so this layer knows
 /// nothing of the GUI.
 struct WorkloadDescriptor {
@@ -262,9 +268,9 @@ struct WorkloadDescriptor {
   /// "float32 (grid.size, grid.size) for a plane, (6, n, n) for a box".
   std::string shapes;
   /// Headless runs are studies that keep a checkpoint and continue after an interruption with
-  /// --resume (oscillators/study_checkpoint.hpp).
+  /// --resume; see oscillators/study_checkpoint.hpp.
   bool keeps_checkpoint = false;
-  /// The axes --mpi-split may name, work_axis()'s first; none or one: the work axis only.
+  /// The axes --mpi-split may name, work_axis()'s first. None or one: the work axis only.
   std::vector<std::string> split_axes;
   /// The input files a dropped file may be, tried in order.
   std::vector<InputRole> inputs;
@@ -273,7 +279,7 @@ struct WorkloadDescriptor {
   /// What a dropped .npy of no input's shape is told, e.g. "field takes sources as .npy of
   /// shape (P, 4) x, y, z, q or (P, 3), or CSV".
   std::string npy_expected;
-  /// An empty OutputArray carrying output `name`'s spec (name, label, unit, dtype). Throws
+  /// An empty OutputArray carrying output `name`'s spec: name, label, unit, dtype. Throws
   /// simscope::Error on a name not declared.
   OutputArray make_output(const std::string& name) const;
 };

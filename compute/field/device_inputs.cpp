@@ -16,8 +16,8 @@ std::string shape_text(const DeviceView& v) {
   return s + (v.ndim() == 1 ? ",)" : ")");
 }
 
-/// The reader's message (it throws before reading a value: dtype, columns, no rows), as an
-/// InputError.
+/// The reader's message as an InputError, for errors it throws before reading a value: dtype,
+/// columns, no rows.
 template <class F>
 void rethrow_input(F&& f) {
   try {

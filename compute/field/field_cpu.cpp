@@ -1,12 +1,12 @@
-// The CPU (OpenMP) field evaluator: the reference back end (field.hpp, Evaluator).
+// The CPU field evaluator with OpenMP: the reference back end of field.hpp's Evaluator.
 //
-// Work is split into items of (a block of kBlock targets) x (a range of sources); an item walks
-// its sources in tiles of kTile (16 KiB of fp32 SoA, kept in L1 while every target of the block
-// passes over it). Per tile and target the inner loop (field_cpu_tiles.hpp) sums fp32 terms in
-// SIMD lanes; the tile's partial sums go into fp64 accumulators. When there are too few target
-// blocks to keep every thread busy, the sources are split too and the partial fp64 sums are added
-// at the end. In fp32, targets and sources are taken relative to one origin per evaluation
-// (detail::local_origin, origin.cpp), each tile of sources shifted as it is read.
+// Work items are a block of kBlock targets times a range of sources. An item walks its sources
+// in tiles of kTile: 16 KiB of fp32 SoA, kept in L1 while every target of the block passes.
+// Per tile and target, the inner loop of field_cpu_tiles.hpp sums fp32 terms in SIMD lanes;
+// each tile's partial sums go into fp64 accumulators. With too few target blocks to keep every
+// thread busy, the sources are split too and the partial fp64 sums are added at the end.
+// In fp32, targets and sources are relative to one origin per evaluation (detail::local_origin
+// in origin.cpp); each source tile is shifted as it is read.
 #include <omp.h>
 
 #include <algorithm>
@@ -46,8 +46,8 @@ Plan make_plan(std::size_t T, std::size_t P, int threads) {
   return p;
 }
 
-/// A tile's source positions relative to the evaluation's origin: fp32(double(y_j) - o), the
-/// difference in fp64, then rounded (so that the fp32 positions carry the data's local detail).
+/// A tile's source positions relative to the evaluation's origin: fp32(double(y_j) - o).
+/// The difference is taken in fp64, then rounded, so fp32 positions keep the data's detail.
 struct ShiftedTile {
   alignas(64) float x[kTile], y[kTile], z[kTile];
   cpu::Tile shift(const cpu::Tile& s, const detail::Origin& o) {
@@ -60,9 +60,9 @@ struct ShiftedTile {
   }
 };
 
-/// Sums over sources [j0, j1) for targets tb + [i0, i1) into acc[(i - i0) * 4 + c], in
-/// coordinates relative to `origin` (detail::local_origin: zero in fp64). Returns false when
-/// cancellation was seen (acc is then incomplete).
+/// Sums over sources [j0, j1) for targets tb + [i0, i1) into acc[(i - i0) * 4 + c], relative
+/// to `origin` (detail::local_origin; zero in fp64). Returns false when cancellation was seen;
+/// acc is then incomplete.
 bool run_item(const Sources& s, const Targets& t, std::size_t tb, const Options& o,
               const detail::Origin& origin, std::size_t i0, std::size_t i1, std::size_t j0,
               std::size_t j1, double* acc, std::uint64_t& skipped, const Progress* progress) {
@@ -94,9 +94,9 @@ bool run_item(const Sources& s, const Targets& t, std::size_t tb, const Options&
       if (std::isfinite(sums[0] + sums[1] + sums[2] + sums[3])) {
         for (int c = 0; c < 4; ++c) a[c] += sums[c];
       } else {
-        // A coincidence in fp32 (or an overflow) in this tile: redo it in fp64 at the exact
-        // positions (target as given, fp32 sources), skipping and counting only r2 == 0 there,
-        // as evaluate_reference does: fp32 rounding never makes a coincidence.
+        // A coincidence in fp32, or an overflow, in this tile: redo it in fp64 at the exact
+        // positions (target as given, fp32 sources). Skip and count only r2 == 0 there, as
+        // evaluate_reference does; fp32 rounding never makes a coincidence.
         cpu::tile_checked(tile, tx, ty, tz, eps2, a, skipped);
       }
     }
@@ -119,15 +119,15 @@ class CpuEvaluator final : public Evaluator {
     out.target_begin = tb;
     out.skipped_coincidences = 0;
     progress_set(progress, 0);
-    // The split of the sources comes from the WHOLE target set, so that a target's sums are
-    // added in the same order whatever range it is evaluated in (bit-identical ranges); only
-    // the blocks of targets are the range's.
+    // The split of the sources comes from the whole target set, so a target's sums are added
+    // in the same order whatever range it is evaluated in. Only the target blocks are the
+    // range's.
     Plan plan = make_plan(t.size(), P, omp_get_max_threads());
     plan.blocks = (T + kBlock - 1) / kBlock;
-    // The origin too: from the whole target set (origin.cpp), not the range.
+    // The origin also comes from the whole target set (origin.cpp), not the range.
     const detail::Origin origin = detail::local_origin(t, o.precision);
     const std::size_t items = plan.blocks * plan.splits;
-    // Partial sums per source range when the sources are split (T is small then).
+    // Partial sums per source range when the sources are split; T is small then.
     std::vector<double> partial(plan.splits > 1 ? plan.splits * T * 4 : 0, 0.0);
     std::atomic<bool> stop{false};
     std::atomic<std::size_t> done{0};

@@ -1,12 +1,12 @@
 #pragma once
 /// @file Inner loops of the CPU field evaluator: one target against one tile of sources.
-/// Explicit AVX-512 / AVX2 code where the compiler targets them (the build uses -march=native),
-/// a scalar loop otherwise. (GCC does not vectorise 1/sqrt in a plain loop without
-/// -fno-math-errno, which the build does not set, hence the intrinsics.)
+/// Explicit AVX-512 or AVX2 code where the compiler targets them (the build uses -march=native),
+/// a scalar loop otherwise. Intrinsics are needed because GCC does not vectorise 1/sqrt in a
+/// plain loop without -fno-math-errno, which the build does not set.
 ///
 /// Every routine adds the tile's sums (x - y_j) q_j / r^3 (3 components) and q_j / r, with
-/// r^2 = |x - y_j|^2 + eps^2, to `out[0..3]` as computed, without checking r^2 > 0: a
-/// coincidence (r^2 == 0) makes the result non-finite, and the caller then redoes that tile with
+/// r^2 = |x - y_j|^2 + eps^2, to `out[0..3]`, without checking r^2 > 0. A coincidence
+/// (r^2 == 0) makes the result non-finite; the caller then redoes that tile with
 /// tile_checked(), which skips and counts such terms. So the hot loop carries no select.
 #include <cmath>
 #include <cstdint>
@@ -21,14 +21,14 @@
 
 namespace simscope::field::cpu {
 
-/// Source arrays of one tile (SoA, fp32) and its length.
+/// Source arrays of one tile, fp32 SoA, and its length.
 struct Tile {
   const float *x, *y, *z, *q;
   int n;
 };
 
 /// Float64 version of a tile for one target, skipping and counting terms with r^2 == 0.
-/// Used for tiles whose fast sums were not finite (and by the fp64 scalar fallback).
+/// Used for tiles whose fast sums are not finite, and by the fp64 scalar fallback.
 inline void tile_checked(const Tile& s, double tx, double ty, double tz, double eps2, double out[4],
                          std::uint64_t& skipped) {
   for (int j = 0; j < s.n; ++j) {
@@ -43,7 +43,7 @@ inline void tile_checked(const Tile& s, double tx, double ty, double tz, double 
   }
 }
 
-/// fp32 terms and fp32 sums over the tile (sums[0..3] are overwritten).
+/// fp32 terms and fp32 sums over the tile. Overwrites sums[0..3].
 inline void tile_fp32(const Tile& s, float tx, float ty, float tz, float eps2, float sums[4]) {
   float a = 0, b = 0, c = 0, p = 0;
   int j = 0;
@@ -99,7 +99,7 @@ inline void tile_fp32(const Tile& s, float tx, float ty, float tz, float eps2, f
   sums[0] = a, sums[1] = b, sums[2] = c, sums[3] = p;
 }
 
-/// fp64 terms and sums over the tile (sources converted from fp32); sums[0..3] are overwritten.
+/// fp64 terms and sums over the tile, sources converted from fp32. Overwrites sums[0..3].
 inline void tile_fp64(const Tile& s, double tx, double ty, double tz, double eps2, double sums[4]) {
   double a = 0, b = 0, c = 0, p = 0;
   int j = 0;

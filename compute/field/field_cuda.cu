@@ -1,23 +1,22 @@
-// The CUDA field evaluator (field.hpp, Evaluator; kernels in field_cuda_kernels.cuh).
+// The CUDA field evaluator of field.hpp's Evaluator; kernels in field_cuda_kernels.cuh.
 //
-// Device memory: the sources once as float4 (16 bytes each; cached while Sources::generation
-// and size are unchanged), the targets (3 doubles each), fp64 accumulators (4 doubles per
-// target) and the five float outputs (kept for device_output(), in a buffer shared with the
-// results that view it: never written again while one holds it). Never a P x T intermediate.
-// The outputs are copied into the Result's vectors unless keep_outputs_on_device(true) was
-// asked (the run library's field workload: its outputs download on first use); then only six
-// counters come back (the coincidences and each output's non-finite values).
-// Every buffer is a DeviceBuffer of the evaluator's DeviceAllocator ("field", core/
-// device_memory.hpp): its peak counts an output buffer until the last result holding it lets go.
-// The sources are processed in chunks of about kChunkSeconds of work; chunks alternate between
-// two streams so that one chunk's tail overlaps the next one's start, and between chunks the
-// host updates the progress and checks for cancellation. In fp32 the kernel works relative to the
-// evaluation's origin (detail::local_origin, the CPU's rule), shifting each source as it fills
-// shared memory: the cached upload stays valid whatever the origin, so moving a plane never
-// re-uploads the sources.
-// Inputs in the caller's device memory (evaluate_device: a torch/CuPy CUDA tensor of the Python
-// module) are converted by field_cuda_inputs.cuh's kernels straight into the same buffers, on
-// stream 0 after an event of the producer's stream: no host staging, no host copy.
+// Device memory: the sources once as float4, 16 bytes each, cached while Sources::generation
+// and size are unchanged; the targets, 3 doubles each; fp64 accumulators, 4 doubles per target;
+// the five float outputs. Outputs live in a buffer shared with the results that view it through
+// device_output(), never written again while one holds it. No P x T intermediate exists.
+// Outputs are copied into the Result's vectors unless keep_outputs_on_device(true) was asked;
+// then only six counters come back: the coincidences and each output's non-finite count.
+// Every buffer is a DeviceBuffer of the evaluator's DeviceAllocator "field"
+// (core/device_memory.hpp). Its peak counts an output buffer until the last result holding it
+// lets go.
+// Sources are processed in chunks of about kChunkSeconds of work. Chunks alternate between two
+// streams so one chunk's tail overlaps the next one's start; between chunks the host updates
+// progress and checks for cancellation. In fp32 the kernel works relative to the evaluation's
+// origin (detail::local_origin, the CPU's rule) and shifts each source as it fills shared
+// memory. The cached upload is valid for any origin, so moving a plane never re-uploads.
+// Inputs in the caller's device memory (evaluate_device) are converted by
+// field_cuda_inputs.cuh's kernels straight into the same buffers, on stream 0 after an event
+// of the producer's stream. No host staging, no host copy.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -47,8 +46,8 @@ constexpr double kChunkSeconds = 0.05;  // work per launch between progress/canc
 constexpr int kMinTilesPerBlock = 4;    // a block walks at least this many tiles of sources
 constexpr int kWaves = 4;               // blocks per launch >= kWaves x resident blocks
 
-/// Targets per thread, from SIMSCOPE_FIELD_CUDA_RB (2, 4 or 8; default 4): a tuning knob for
-/// GPU sessions (tests/bench/NOTES.md), read once.
+/// Targets per thread from SIMSCOPE_FIELD_CUDA_RB: 2, 4 or 8, default 4. Read once. A tuning
+/// knob for GPU runs; see tests/bench/NOTES.md.
 int targets_per_thread() {
   static const int rb = [] {
     const char* e = std::getenv("SIMSCOPE_FIELD_CUDA_RB");
@@ -58,7 +57,7 @@ int targets_per_thread() {
   return rb;
 }
 
-/// counters[1 + k] += the non-finite values of output k (out[k T .. (k+1) T)), k = blockIdx.y.
+/// counters[1 + k] += the non-finite count of output k, out[k T .. (k+1) T), k = blockIdx.y.
 __global__ void count_nonfinite_kernel(const float* __restrict__ out, int T,
                                        unsigned long long* __restrict__ counters) {
   const float* o = out + std::size_t(blockIdx.y) * std::size_t(T);
@@ -125,8 +124,8 @@ class CudaEvaluator final : public Evaluator {
     try {
       run(s, t, r, o, out, progress);
     } catch (...) {
-      // Cancelled or a failure: let queued copies and kernels finish, so that none still reads
-      // the caller's targets or adds into acc_ while the next evaluate() clears it.
+      // Cancelled or failed: let queued copies and kernels finish, so none still reads the
+      // caller's targets or adds into acc_ while the next evaluate() clears it.
       for (auto& st : streams_) cudaStreamSynchronize(st);
       cudaGetLastError();
       throw;
@@ -178,7 +177,8 @@ class CudaEvaluator final : public Evaluator {
   }
 
  private:
-  /// check_sources_view / check_targets_view (device_inputs.hpp), then the device.
+  /// Checks the view with check_sources_view or check_targets_view (device_inputs.hpp), then
+  /// its device.
   void check_view(const DeviceView& v, bool sources) const {
     if (sources)
       check_sources_view(v);
@@ -199,13 +199,13 @@ class CudaEvaluator final : public Evaluator {
   }
 
   /// inputs_: [0] the first bad source element, [1] the first bad target element, [2..8) the
-  /// targets' bounds (6 doubles: lo x, y, z, hi x, y, z).
+  /// targets' bounds as 6 doubles: lo x, y, z, hi x, y, z.
   void ensure_inputs() {
     if (!inputs_) inputs_ = buffer<unsigned long long>(8, "the input checks");
   }
 
-  /// The error of the first bad element `bad` (row * 4 + column) of `v`: that row copied to the
-  /// host (a few bytes, on the error path only) for throw_bad_row (the host reader's message).
+  /// Throws the error for the first bad element `bad` = row * 4 + column of `v`, with the host
+  /// reader's message (throw_bad_row). Copies that one row to the host, on the error path only.
   [[noreturn]] void throw_bad(const DeviceView& v, unsigned long long bad, bool sources) {
     const std::size_t row = std::size_t(bad / 4), cols = v.shape[1], item = v.itemsize();
     unsigned char host[32] = {};
@@ -218,7 +218,7 @@ class CudaEvaluator final : public Evaluator {
     throw_bad_row(v, row, host, sources);
   }
 
-  /// The sources of a device view into src_ (float4), checked.
+  /// Converts and checks the sources of a device view into src_ as float4.
   void convert_sources(const DeviceView& v) {
     const std::size_t P = v.shape[0];
     src_generation_ = 0;  // the buffer no longer holds a host Sources
@@ -249,8 +249,8 @@ class CudaEvaluator final : public Evaluator {
     src_count_ = P;
   }
 
-  /// The targets of a device view into tgt_ (buffers from prepare_targets), checked; returns
-  /// the fp32 local origin of their bounding box (local_origin's rule).
+  /// Converts and checks the targets of a device view into tgt_ (buffers from prepare_targets).
+  /// Returns the fp32 local origin of their bounding box by local_origin's rule.
   detail::Origin convert_targets(const DeviceView& v, Precision precision) {
     const std::size_t T = v.shape[0];
     ensure_inputs();
@@ -281,8 +281,8 @@ class CudaEvaluator final : public Evaluator {
     return detail::local_origin(lo, hi, T, precision);
   }
 
-  /// The body of evaluate(): uploads, chunks, finalize, copies back into `out`. Only the
-  /// targets of range `r` are uploaded and evaluated; the fp32 origin is the whole set's.
+  /// The body of evaluate(): uploads, chunks, finalize, copies back into `out`. Uploads and
+  /// evaluates only the targets of range `r`; the fp32 origin is the whole set's.
   void run(const Sources& s, const Targets& t, const IndexRange& r, const Options& o, Result& out,
            Progress* progress) {
     const std::size_t T = r.end - r.begin, P = s.size();
@@ -291,8 +291,8 @@ class CudaEvaluator final : public Evaluator {
     compute(P, T, o, detail::local_origin(t, o.precision), out, progress);
   }
 
-  /// P sources in src_ and T targets in tgt_ (uploaded or converted on stream 0): the chunks,
-  /// finalize, and the outputs copied into `out` (or left on the device).
+  /// Evaluates P sources in src_ at T targets in tgt_, both already on stream 0: chunks,
+  /// finalize, then outputs copied into `out` or left on the device.
   void compute(std::size_t P, std::size_t T, const Options& o, const detail::Origin& origin,
                Result& out, Progress* progress) {
     progress_set(progress, 0);
@@ -348,7 +348,7 @@ class CudaEvaluator final : public Evaluator {
     }
   }
 
-  /// A buffer of `count` elements from this evaluator's allocator ("field").
+  /// Returns a buffer of `count` elements from this evaluator's allocator "field".
   template <typename T>
   DeviceBuffer<T> buffer(std::size_t count, const char* what) {
     return DeviceBuffer<T>(alloc_, count, what);
@@ -369,8 +369,8 @@ class CudaEvaluator final : public Evaluator {
       const std::size_t n = std::min(kSlice, P - j0);
       for (std::size_t j = 0; j < n; ++j)
         staging_[j] = make_float4(s.x[j0 + j], s.y[j0 + j], s.z[j0 + j], s.q[j0 + j]);
-      // From pageable memory cudaMemcpyAsync "might be synchronous" (runtime API, API sync
-      // behavior): nothing promises it has read staging_ on return, so wait before refilling.
+      // From pageable memory cudaMemcpyAsync "might be synchronous" (CUDA runtime API, API
+      // sync behavior): it need not have read staging_ on return, so wait before refilling.
       SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(src_.get() + j0, staging_.data(), n * sizeof(float4),
                                           cudaMemcpyHostToDevice, streams_[0]));
       SIMSCOPE_CUDA_CHECK(cudaStreamSynchronize(streams_[0]));
@@ -389,7 +389,7 @@ class CudaEvaluator final : public Evaluator {
                                           T * sizeof(double), cudaMemcpyHostToDevice, streams_[0]));
   }
 
-  /// The target, accumulator, output and counter buffers for T targets.
+  /// Allocates the target, accumulator, output and counter buffers for T targets.
   void prepare_targets(std::size_t T) {
     if (T > target_capacity_ || !tgt_) {
       const std::size_t cap = std::max<std::size_t>(T, 1);
@@ -402,11 +402,11 @@ class CudaEvaluator final : public Evaluator {
       acc_ = buffer<double>(4 * cap, "the fp64 accumulators");
       target_capacity_ = cap;
     }
-    // The outputs: a new buffer when a result still views the old one (device_output()), so a
-    // published result's device memory is never freed or overwritten under it. use_count() == 1
-    // cannot race: only this thread makes new holders, so 1 means nobody else holds it.
-    // The buffer frees itself through the allocator, with its device current, on whatever
-    // thread the last holder lets go (cuda_device_memory).
+    // Outputs get a new buffer when a result still views the old one through device_output(),
+    // so a published result's device memory is never freed or overwritten under it.
+    // use_count() == 1 cannot race: only this thread makes new holders. The buffer frees
+    // itself through the allocator, with its device current, on whatever thread the last
+    // holder lets go (cuda_device_memory).
     if (!out_ || out_.use_count() > 1 || out_->size() < 5 * target_capacity_) {
       have_result_ = false;
       out_.reset();  // this evaluator's hold only: results viewing it keep it
@@ -415,14 +415,14 @@ class CudaEvaluator final : public Evaluator {
     if (!skipped_) skipped_ = buffer<unsigned long long>(kCounters, "the counters");
   }
 
-  /// The event recorded after chunk k (k = 0, 1: one per stream).
+  /// The event recorded after chunk k; k = 0, 1, one per stream.
   cudaEvent_t chunk_event(std::size_t k) {
     while (chunk_end_.size() <= k) chunk_end_.push_back(CudaEvent::create());
     return chunk_end_[k];
   }
 
-  /// Launches the chunks, at most two in flight; between them: progress, cancellation and the
-  /// chunk size adapted to the measured speed.
+  /// Launches the chunks, at most two in flight. Between chunks: progress, cancellation, and
+  /// the chunk size adapted to the measured speed.
   template <typename R>
   void run_chunks(std::size_t P, std::size_t T, const Options& o, const detail::Origin& origin,
                   Progress* progress) {
@@ -433,7 +433,7 @@ class CudaEvaluator final : public Evaluator {
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, kThreads, 0));
     const std::size_t gx = (T + std::size_t(kThreads * rb) - 1) / std::size_t(kThreads * rb);
     const std::size_t want_blocks = std::size_t(kWaves) * std::max(1, resident) * sms_;
-    // First guess of the speed (pairs/s): ~1.6e10 fp32 / 2e9 fp64 per SM, then measured.
+    // First guess of the speed in pairs/s per SM: 1.6e10 fp32, 2e9 fp64. Then measured.
     double rate = (sizeof(R) == 4 ? 1.6e10 : 2e9) * sms_;
     const double eps2 = o.eps * o.eps;
     struct InFlight {
@@ -441,8 +441,8 @@ class CudaEvaluator final : public Evaluator {
     };
     std::vector<InFlight> flight;
     std::size_t j = 0, launched = 0;
-    // Speed = pairs done / time since ready_ (recorded on stream 0 before the first chunk);
-    // chunks run back to back, so this is the sustained rate.
+    // Speed = pairs done / time since ready_, recorded on stream 0 before the first chunk.
+    // Chunks run back to back, so this is the sustained rate.
     auto wait_oldest = [&] {
       const InFlight f = flight.front();
       flight.erase(flight.begin());
@@ -489,7 +489,7 @@ class CudaEvaluator final : public Evaluator {
   DeviceBuffer<float4> src_;
   DeviceBuffer<double> tgt_, acc_;
   std::shared_ptr<DeviceBuffer<float>> out_;  // 5 x result_T_ floats; shared with the results
-  // [0]: coincidences skipped; [1 + k]: output k's non-finite values (keep_on_device_ only).
+  // [0]: coincidences skipped; [1 + k]: output k's non-finite count, with keep_on_device_ only.
   static constexpr int kCounters = 6;
   DeviceBuffer<unsigned long long> skipped_;
   DeviceBuffer<unsigned long long> inputs_;  // device inputs' checks and bounds (ensure_inputs)

@@ -1,11 +1,12 @@
 #pragma once
-/// @file CUDA kernels that read the field's inputs from the caller's device memory
-/// (Evaluator::evaluate_device; included by field_cuda.cu only): a strided (P,4)/(P,3) float32
-/// or float64 array into the evaluator's float4 sources, a strided (T,3) array into its fp64
-/// structure of arrays of targets, and the targets' bounding box (for the fp32 local origin).
-/// The checks are the host readers' (sources.cpp store_row, targets.cpp): a value that is not
-/// finite, or a source value that is not finite once rounded to float32; the first bad element
-/// in row-major order is kept as row * 4 + column in `bad` (atomicMin; ULLONG_MAX: none).
+/// @file CUDA kernels that read the field's inputs from the caller's device memory for
+/// Evaluator::evaluate_device. Included by field_cuda.cu only.
+/// Converts a strided (P,4) or (P,3) float32/float64 array into the evaluator's float4 sources,
+/// a strided (T,3) array into its fp64 structure of arrays of targets, and reduces the targets'
+/// bounding box for the fp32 local origin. Checks match the host readers' (sources.cpp
+/// store_row, targets.cpp): a non-finite value, or a source value not finite once rounded to
+/// float32. The first bad element in row-major order is kept as row * 4 + column in `bad` via
+/// atomicMin; ULLONG_MAX means none.
 #include <cuda_runtime.h>
 
 namespace simscope::field::cuda {
@@ -18,7 +19,7 @@ __device__ __forceinline__ double element(const unsigned char* base, long long i
   return double(*reinterpret_cast<const In*>(base + i * row_stride + c * col_stride));
 }
 
-/// dst[i] = (x, y, z, q) of row i of the view (q = 1 when cols == 3), rounded to fp32.
+/// dst[i] = (x, y, z, q) of row i of the view, rounded to fp32; q = 1 when cols == 3.
 template <typename In>
 __global__ void sources_from_view_kernel(const unsigned char* __restrict__ base, long long P,
                                          int cols, long long row_stride, long long col_stride,
@@ -54,8 +55,8 @@ __global__ void targets_from_view_kernel(const unsigned char* __restrict__ base,
 
 constexpr int kBoundsThreads = 256;
 
-/// out[c] = min, out[3 + c] = max over the T values of axis c of `t` (structure of arrays);
-/// one block of kBoundsThreads threads (the targets are few: a grid's or a caller's points).
+/// out[c] = min and out[3 + c] = max over the T values of axis c of `t`, a structure of arrays.
+/// Launch one block of kBoundsThreads threads; the targets are few.
 __global__ void target_bounds_kernel(const double* __restrict__ t, long long T,
                                      double* __restrict__ out) {
   __shared__ double lo[3][kBoundsThreads], hi[3][kBoundsThreads];

@@ -1,27 +1,27 @@
 #pragma once
-/// @file CUDA kernels of the field workload (included by field_cuda.cu only).
+/// @file CUDA kernels of the field workload. Included by field_cuda.cu only.
 ///
-/// field_kernel<R, RB>: each block of kThreads threads owns kThreads * RB targets (RB per thread,
-/// strided by kThreads so that loads and atomics coalesce) and one range of sources (blockIdx.y
-/// picks the range inside the launch's chunk). Sources stream through shared memory in tiles of
-/// kTile float4 (x, y, z, q), the next tile prefetched into registers. Per tile each thread sums
-/// the tile's terms for its RB targets in R (float: fp32 terms with rsqrt.approx, summed in
-/// sub-tiles of 32 whose sums are then added; double: fp64), then adds the tile's partial sums
-/// into fp64 registers. The hot loop has no select: a coincidence (r^2 == 0) makes the tile's
-/// sums non-finite, and that (rare) tile is redone for that target in fp64, skipping and
-/// counting r^2 == 0 terms, exactly as the CPU evaluator does: at the exact positions (the fp64
-/// target, the fp32 source as stored, read again from global memory), so that only a target
-/// exactly on a source in fp64 is skipped.
-/// Coordinates are relative to the evaluation's origin (ox, oy, oz: detail::local_origin, the
-/// same rule as the CPU's; zero in fp64): each source is shifted in fp64 and rounded to fp32 as
-/// it is stored into shared memory (once per source and block, against kThreads * RB targets),
-/// each target likewise when it is loaded. The cached device sources are never rewritten.
-/// At the end each thread adds its fp64 sums into acc (atomicAdd on double; several blocks share
-/// a target when the sources are split).
+/// field_kernel<R, RB>: each block of kThreads threads owns kThreads * RB targets, RB per
+/// thread, strided by kThreads so loads and atomics coalesce. blockIdx.y picks the block's
+/// range of sources inside the launch's chunk. Sources stream through shared memory in tiles
+/// of kTile float4 (x, y, z, q); the next tile is prefetched into registers. Per tile each
+/// thread sums the terms for its RB targets in R, then adds the tile's partial sums into fp64
+/// registers. R = float: fp32 terms with rsqrt.approx, summed in sub-tiles of 32 whose sums are
+/// then added. R = double: fp64.
+/// The hot loop has no select. A coincidence (r^2 == 0) makes the tile's sums non-finite; that
+/// rare tile is redone for that target in fp64 at the exact positions (fp64 target, fp32 source
+/// re-read from global memory), skipping and counting r^2 == 0 terms as the CPU evaluator
+/// does. So only a target exactly on a source in fp64 is skipped.
+/// Coordinates are relative to the evaluation's origin (ox, oy, oz), by detail::local_origin's
+/// rule; zero in fp64. Each source is shifted in fp64 and rounded to fp32 as it is stored into
+/// shared memory, once per source and block; each target likewise when loaded. The cached
+/// device sources are never rewritten.
+/// At the end each thread adds its fp64 sums into acc with atomicAdd on double; several blocks
+/// share a target when the sources are split.
 ///
-/// Cost per pair in fp32: 3 FADD (dx, dy, dz), 3 FFMA (r^2 + eps^2), 1 MUFU.RSQ, 3 FMUL
-/// (1/r^2, q/r, q/r^3), 3 FFMA (E), 1 FADD (phi): 14 issue slots, plus one LDS.128 per RB pairs
-/// and, per 32 pairs, 4 FADD and 4 register clears for the sub-tile sums (~2 %).
+/// Cost per pair in fp32: 14 issue slots (3 FADD, 3 FFMA, 1 MUFU.RSQ, 3 FMUL, 3 FFMA, 1 FADD),
+/// one LDS.128 per RB pairs, and per 32 pairs 4 FADD and 4 register clears for the sub-tile
+/// sums. Breakdown: tests/bench/NOTES.md "CUDA".
 #include <cuda_runtime.h>
 
 namespace simscope::field::cuda {
@@ -31,10 +31,8 @@ constexpr int kTile = 256;     // sources per shared-memory tile (one float4 loa
 constexpr float kFar = 1e30f;  // padding position: r^2 overflows to inf, 1/r to 0, q is 0
 static_assert(kTile == kThreads, "each thread loads one source of a tile");
 
-/// Sources per first-level sum of a tile: fp32 sums 32 terms, then adds the 8 sums (one
-/// sequential fp32 sum over all 256 sources put a cancelling sum, Ex on a plane through Gaussian
-/// blobs, up to 1.7e-6 off float64 in an emulation of this kernel; two levels: 0.7e-6, the CPU
-/// back end 0.15e-6). fp64: the whole tile.
+/// Sources per first-level sum of a tile. fp32: sums of 32 terms, then the 8 sums added; the
+/// error this saves is in tests/bench/NOTES.md "CUDA". fp64: the whole tile.
 template <typename R>
 struct SubTile {
   static constexpr int n = kTile;
@@ -61,8 +59,8 @@ __device__ __forceinline__ float fma_<float>(float a, float b, float c) {
   return ::fmaf(a, b, c);
 }
 
-/// Target coordinates (already relative to the origin, in fp64) as the evaluator sees them:
-/// rounded to fp32 in fp32 mode (as on the CPU).
+/// Target coordinates, already relative to the origin in fp64, as the evaluator sees them:
+/// rounded to fp32 in fp32 mode, as on the CPU.
 template <typename R>
 __device__ __forceinline__ R target_coord(double v) {
   return R(v);
@@ -78,8 +76,8 @@ __device__ __forceinline__ float4 shifted(float4 s, double ox, double oy, double
                      __double2float_rn(double(s.z) - oz), s.w);
 }
 
-/// Sums over sources [j_begin, j_end): the block's range is [j_begin + blockIdx.y * per_block,
-/// + per_block). acc holds 4 arrays of T doubles: Ex, Ey, Ez, phi sums (without k).
+/// Sums over sources [j_begin, j_end). The block's range is [j_begin + blockIdx.y * per_block,
+/// + per_block). acc holds 4 arrays of T doubles: the Ex, Ey, Ez, phi sums, without k.
 template <typename R, int RB>
 __global__ void __launch_bounds__(kThreads)
     field_kernel(const float4* __restrict__ src, int j_begin, int j_end, int per_block,

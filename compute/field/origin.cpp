@@ -1,11 +1,10 @@
 // The local origin of a field evaluation (field_internal.hpp: local_origin).
 //
-// One origin per evaluation, not one per tile of targets: a tile is a run of consecutive target
-// indices, i.e. a strip of rows across the whole plane, so its bounding box is nearly as wide as
-// the plane's and a per-tile origin would gain little over the plane's centre, while every back
-// end would have to shift each tile of sources once per origin. Sources are shifted where they
-// are read (the CPU per tile of 1024, the CUDA kernel as it fills shared memory), so the shift
-// needs no second copy of the sources and never re-uploads them.
+// One origin per evaluation, not per target tile. A tile is a run of consecutive target
+// indices, a strip of rows across the whole plane, so its bounding box is nearly as wide as the
+// plane's; a per-tile origin would gain little and make every back end shift each source tile
+// once per origin. Sources are shifted where they are read: per tile of 1024 on the CPU, while
+// filling shared memory on CUDA. So the shift needs no second copy and never re-uploads.
 #include <algorithm>
 #include <cmath>
 

@@ -1,6 +1,6 @@
 #pragma once
-/// @file The field of added source shares: each share's fp64 sums at every target, added across
-/// shares, rounded to the outputs as one evaluation rounds them, and their measured error.
+/// @file The field of added source shares: each share's fp64 sums at every target are added
+/// across shares, rounded to the outputs as one evaluation rounds them, and their error measured.
 #include <cstddef>
 #include <vector>
 
@@ -8,15 +8,16 @@
 
 namespace simscope::field {
 
-/// The outputs of the fp64 sums `sums` ((T, 4): Ex, Ey, Ez, phi per target): each component
-/// rounded to float32 once, |E| from the fp64 components. Sets the five outputs only (on_host).
+/// Outputs of the fp64 sums `sums`, shape (T, 4): Ex, Ey, Ez, phi per target. Each component is
+/// rounded to float32 once; |E| comes from the fp64 components. Sets the five outputs only,
+/// on the host.
 Result result_from_sums(const std::vector<double>& sums);
 
-/// The error of added sums `sums` ((T, 4)) against direct fp64 sums `direct` ((S, 4)) at the
-/// targets `at` (S indices into T): out.target_errors[k] = |E - E_direct| / |E_direct| at at[k]
-/// (inf where E_direct is 0 and E is not), and out.tree's error_samples (S), max_rel_error (the
-/// largest finite one) and rms_rel_error = sqrt(mean over `at` |E - E_direct|^2 / mean over all
-/// T |E|^2), the tree evaluator's measure. Throws simscope::Error when the sizes do not fit.
+/// Error of added sums `sums` (T, 4) against direct fp64 sums `direct` (S, 4) at the targets
+/// `at`, S indices into T. Sets out.target_errors[k] = |E - E_direct| / |E_direct| at at[k],
+/// inf where E_direct is 0 and E is not. Sets out.tree's error_samples = S, max_rel_error = the
+/// largest finite one, and rms_rel_error = sqrt(mean over `at` |E - E_direct|^2 / mean over
+/// all T |E|^2), the tree evaluator's measure. Throws simscope::Error when the sizes disagree.
 void measure_added_error(const std::vector<double>& sums, const std::vector<double>& direct,
                          const std::vector<std::size_t>& at, Result& out);
 

@@ -1,5 +1,5 @@
-// Source distributions and source files of the field workload (field.hpp: generate_sources,
-// load_sources; sources.hpp: their rows [begin, end) alone).
+// Source distributions and source files of the field workload: field.hpp's generate_sources and
+// load_sources, and sources.hpp's rows [begin, end) alone.
 #include "field/sources.hpp"
 
 #include <algorithm>
@@ -31,14 +31,14 @@ namespace {
 
 constexpr std::size_t kMaxSources = 1000000000;  // the schema's sources.count maximum
 
-/// Portable random numbers: std::mt19937_64 (fully specified by the standard) with our own
-/// uniform and normal transforms, so that a seed gives the same sources with any library.
+/// Portable random numbers: std::mt19937_64, which the standard fully specifies, with our own
+/// uniform and normal transforms, so a seed gives the same sources with any library.
 class Rng {
  public:
   explicit Rng(std::uint64_t seed) : g_(seed) {}
   double uniform() { return double(g_() >> 11) * 0x1.0p-53; }  ///< [0, 1)
   double uniform(double a, double b) { return a + (b - a) * uniform(); }
-  /// Skips `n` draws, as n calls of uniform() would (std::mt19937_64::discard).
+  /// Skips `n` draws, as n calls of uniform() would, via std::mt19937_64::discard.
   void skip(std::uint64_t n) { g_.discard(n); }
   double normal() {                     ///< Box-Muller, one value per call
     const double u1 = 1.0 - uniform();  // (0, 1]
@@ -63,9 +63,9 @@ void set(Sources& s, std::size_t i, double x, double y, double z, double q) {
   s.x[i] = float(x), s.y[i] = float(y), s.z[i] = float(z), s.q[i] = float(q);
 }
 
-// The generators below fill `s` (already sized) with sources [first, first + s.size()) of the
-// whole set of `count`, the whole set's stream skipped to the range (sources.hpp: the draws per
-// source); first = 0 and s.size() = count is the whole set.
+// The generators below fill `s`, already sized, with sources [first, first + s.size()) of the
+// whole set of `count`; the whole set's stream is skipped to the range (draws per source:
+// sources.hpp). first = 0 and s.size() = count give the whole set.
 
 void gen_uniform(Sources& s, double hw, Rng& r, std::size_t first) {
   r.skip(4 * std::uint64_t(first));
@@ -114,7 +114,7 @@ void gen_lattice(Sources& s, double hw, std::size_t count, std::size_t first) {
   auto coord = [&](std::size_t i) {
     return n == 1 ? 0.0 : -hw + 2 * hw * double(i) / double(n - 1);
   };
-  // Source idx is lattice point (i, j, k) with idx = (i n + j) n + k (k fastest).
+  // Source idx is lattice point (i, j, k) with idx = (i n + j) n + k, k fastest.
   for (std::size_t t = 0; t < s.size(); ++t) {
     const std::size_t idx = first + t, i = idx / (n * n), j = idx / n % n, k = idx % n;
     set(s, t, coord(i), coord(j), coord(k), (i + j + k) % 2 ? -1.0 : 1.0);
@@ -135,7 +135,7 @@ const char* column_name(std::size_t c) {
   return names[c];
 }
 
-/// Stores row `i` (values v[0..cols)) after checking each value is finite and fits in float32.
+/// Stores row `i`, values v[0..cols), after checking each value is finite and fits in float32.
 /// `where` names the row in messages, e.g. "row 17".
 void store_row(Sources& s, std::size_t i, const double* v, std::size_t cols,
                const std::string& path, const std::string& where) {
@@ -156,7 +156,7 @@ void store_row(Sources& s, std::size_t i, const double* v, std::size_t cols,
 constexpr const char* kNpyDtypes = "float32 or float64 (the sources)";
 constexpr std::size_t kChunkRows = std::size_t(1) << 18;  // rows read and converted at a time
 
-/// The checks of a source array's dtype and shape (`shape_text` for the messages).
+/// Checks a source array's dtype and shape; `shape_text` is for the messages.
 void check_source_array(io::DType dtype, const std::vector<std::size_t>& shape,
                         const std::string& shape_text, const std::string& path) {
   if (dtype != io::DType::Float32 && dtype != io::DType::Float64)
@@ -167,8 +167,8 @@ void check_source_array(io::DType dtype, const std::vector<std::size_t>& shape,
   if (shape[0] == 0) throw Error(path + ": no sources (shape " + shape_text + ")");
 }
 
-/// Stores `rows` rows of a 2-D array (strides in bytes) into s[at, at + rows), checked as
-/// store_row checks them; messages name file row first_row + i.
+/// Stores `rows` rows of a 2-D array, strides in bytes, into s[at, at + rows), checked as
+/// store_row checks them. Messages name file row first_row + i.
 void store_strided(Sources& s, std::size_t at, const void* data, io::DType dtype, std::size_t rows,
                    std::size_t cols, std::ptrdiff_t row_stride, std::ptrdiff_t col_stride,
                    const std::string& path, std::size_t first_row) {
@@ -190,8 +190,8 @@ void store_strided(Sources& s, std::size_t at, const void* data, io::DType dtype
   }
 }
 
-/// `rows` on a set of `count` sources; the message starts with `prefix` and `what` names the
-/// set's size ("the file has").
+/// Resolves `rows` against a set of `count` sources. Throws simscope::Error for a range beyond
+/// count; the message starts with `prefix`, and `what` names the set's size, e.g. "the file has".
 IndexRange resolve_rows(const IndexRange& rows, std::size_t count, const std::string& prefix,
                         const std::string& what) {
   const std::size_t end = rows.end == IndexRange::kToEnd ? count : rows.end;
@@ -201,7 +201,7 @@ IndexRange resolve_rows(const IndexRange& rows, std::size_t count, const std::st
   return {rows.begin, end};
 }
 
-/// The header of a .npy source file, checked (source_file_count).
+/// The header of a .npy source file, checked as source_file_count does.
 io::NpyHeader npy_source_header(const std::string& path) {
   const io::NpyHeader h = io::read_npy_header(path, kNpyDtypes);
   check_source_array(h.dtype, h.shape, h.shape_text(), path);

@@ -1,6 +1,6 @@
 #pragma once
-/// @file Sources and targets read in place from a 2-D array of any strides (the Python module's
-/// numpy arrays): field::sources_from_npy / targets_from_npy without their C-order copy.
+/// @file Sources and targets read in place from a 2-D array of any strides, such as the Python
+/// module's numpy arrays: field::sources_from_npy and targets_from_npy without a C-order copy.
 #include <cstddef>
 #include <string>
 
@@ -9,10 +9,10 @@
 namespace simscope::field {
 
 /// sources_from_npy and targets_from_npy on a 2-D array in place: `rows` x `cols` elements of
-/// `dtype` at `data` with strides `row_stride` and `col_stride` in bytes (any sign; native byte
-/// order). The one conversion into the evaluators' layout (Sources: fp32 structure of arrays;
-/// Targets: fp64 structure of arrays), with the same checks and messages (`name` in place of the
-/// file name); no intermediate copy. Throws simscope::Error as those do.
+/// `dtype` at `data`, with strides `row_stride` and `col_stride` in bytes, any sign, native
+/// byte order. Converts into the evaluators' layout (Sources: fp32 SoA; Targets: fp64 SoA) with
+/// the same checks and messages, `name` in place of the file name, and no intermediate copy.
+/// Throws simscope::Error as those do.
 Sources sources_from_strided(const void* data, io::DType dtype, std::size_t rows, std::size_t cols,
                              std::ptrdiff_t row_stride, std::ptrdiff_t col_stride,
                              const std::string& name);

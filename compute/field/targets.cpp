@@ -19,9 +19,9 @@ double lin(int i, int n, double hw) {
   return hw * t;
 }
 
-/// Appends an n x n face whose normal is axis `normal` (0 = x, 1 = y, 2 = z) at `offset`.
-/// Index i*n + j: u_i on the face's first axis, v_j on its second (xy: u=x, v=y; xz: u=x, v=z;
-/// yz: u=y, v=z).
+/// Appends an n x n face at `offset` whose normal is axis `normal`: 0 = x, 1 = y, 2 = z.
+/// Index i*n + j holds u_i on the face's first axis and v_j on its second: xy: u=x, v=y;
+/// xz: u=x, v=z; yz: u=y, v=z.
 void append_face(Targets& t, int normal, double offset, int n, double hw) {
   for (int i = 0; i < n; ++i) {
     const double u = lin(i, n, hw);

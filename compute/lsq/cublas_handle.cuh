@@ -17,14 +17,14 @@ inline void cublas_check(cublasStatus_t s, const char* what) {
 }
 #define LSQ_CUBLAS_CHECK(call) ::simscope::lsq::detail::cublas_check((call), #call)
 
-/// One cuBLAS handle bound to `stream` in default math mode (no TF32): created by create(),
-/// destroyed by the destructor on its device. Move-only; empty when default-constructed. A
-/// handle's workspace is not shared safely between streams: one handle per stream.
+/// One cuBLAS handle bound to `stream` in default math mode, without TF32. create() creates it;
+/// the destructor destroys it on its device. Move-only; empty when default-constructed. A
+/// handle's workspace is not safe to share between streams, so use one handle per stream.
 class CublasHandle {
  public:
   CublasHandle() = default;
   /// Creates a handle on the current device that queues its work on `stream`. Throws
-  /// simscope::Error.
+  /// simscope::Error on failure.
   static CublasHandle create(cudaStream_t stream) {
     CublasHandle out;
     LSQ_CUBLAS_CHECK(cublasCreate(&out.handle_));
@@ -48,7 +48,7 @@ class CublasHandle {
   CublasHandle& operator=(const CublasHandle&) = delete;
 
   operator cublasHandle_t() const { return handle_; }
-  /// Destroys the handle (a no-op when empty); never throws.
+  /// Destroys the handle; a no-op when empty. Never throws.
   void reset() {
     if (!handle_) return;
     const CudaDeviceScope on(device_);

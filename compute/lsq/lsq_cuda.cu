@@ -1,43 +1,44 @@
-// The CUDA lsq solver (lsq.hpp, Solver). Same algorithm and outputs as the CPU back end
+// The CUDA lsq solver of lsq.hpp's Solver. Same algorithm and outputs as the CPU back end
 // (cpu/solver.cpp), in chunks of pixels that stream through the device:
 //
-//  1. the chunk's slab of the cube (M x Pc, pitched copy) goes up (not again when the whole cube
-//     fits one chunk and the same Cube::generation was solved last); a tiled-transpose kernel
-//     writes the 0/1 mask W (Pc x M, column-major, for the Gram product), the data with gaps
-//     zeroed pixel-major (M x Pc) and a pixel-major mask, and counts the observed rows;
-//  2. a classify kernel sorts pixels: empty, no gaps (shared SVD of A), Cholesky, host SVD, and
-//     for methods auto and downdate the downdate and the row-Gram minimum norm by the CPU back
-//     end's rule (cpu/path.hpp; auto's cost model lsq_downdate.hpp). With those small paths on,
-//     y = B (w o b) of the chunk is one float64 cuBLAS GEMM (B = G^-1 A^T, N x M, against the
-//     zero-filled data), the host reads the chunk's flags (one stream synchronisation per chunk)
-//     and launches the small kernel (lsq_cuda_small.cu: one warp per pixel, K = I - C_SS or
-//     R_OO gathered into shared memory) at the chunk's largest size; the Gram products of step 3
-//     run only where a pixel needs them;
-//  3. cuBLAS: G = K^T W^T, the Khatri-Rao form of DESIGN.md (K[i][t] = A_ir A_ic for the packed
-//     lower entries t = (r, c), c <= r), one (N(N+1)/2) x Pc GEMM in the working precision (no
-//     TF32), skipped where the host knows no pixel needs it (methods qr/svd; a chunk an earlier
-//     solve of the same cube found without gaps), never by reading the device (that would
-//     stall the streams); H = A^T B, a float64 GEMM;
-//  4. one warp per pixel: G + lambda I into shared memory, Cholesky (right-looking, the column
-//     copied contiguous), the Hager/Higham 1-norm condition estimate, the solve, one float64
-//     refinement step (method auto) and the residual; no-gap pixels apply the shared operator;
-//  5. outputs come back into pinned staging (so the copies are asynchronous and the two streams
-//     and the host overlap), copied into the Result when the chunk finishes; pixels that need
-//     the SVD (breakdown, poor condition, underdetermined with lambda = 0) are marked and solved
-//     on the host by the CPU back end's float64 SVD (lsq_dense.cpp), as are all pixels of
-//     methods qr and svd. With keep_outputs_on_device(true) (the app's workload, Python with
-//     CUDA arrays) a kernel scatters each chunk's outputs into full-size device maps instead
-//     (lsq_cuda_maps.cuh) and only the chunk's statuses and kinds come back; the host-solved
-//     pixels are uploaded and scattered into the maps; after the last chunk the maps' inf
-//     counts are reduced there and an fp32 solve's solution rounded to float32. The maps are
-//     new memory at every solve, shared with the results (device_output()); when they would
-//     not fit (device_maps_bytes(), half the memory left) the solve copies to the host as
-//     above and Result::device_note says why.
-// Two streams alternate chunks with their own buffers. The chunk size follows the device memory
-// available (free plus what this solver's chunk buffers hold: the same chunk at every solve; at
-// most half of it for both buffer sets; chunk_pixels), so any cube the host holds streams through;
-// SIMSCOPE_LSQ_CUDA_CHUNK=<pixels> caps it further (the tests use it to force many chunks);
-// SIMSCOPE_LSQ_CUDA_MAPS_ROOM=<bytes> caps the room for kept maps (the tests' fallback).
+//  1. Upload the chunk's slab of the cube, M x Pc, as a pitched copy. Skipped when the whole
+//     cube fits one chunk and the same Cube::generation was solved last. A tiled-transpose
+//     kernel writes the 0/1 mask W (Pc x M, column-major, for the Gram product), the data with
+//     gaps zeroed pixel-major (M x Pc) and a pixel-major mask, and counts the observed rows.
+//  2. A classify kernel sorts pixels into empty, no gaps (shared SVD of A), Cholesky and host
+//     SVD. For methods auto and downdate it also picks the downdate and the row-Gram minimum
+//     norm by the CPU back end's rule (cpu/path.hpp; auto's cost model in lsq_downdate.hpp).
+//     With those small paths on: y = B (w o b) of the chunk is one float64 cuBLAS GEMM
+//     (B = G^-1 A^T, N x M, against the zero-filled data); the host reads the chunk's flags,
+//     one stream synchronisation per chunk; it launches the small kernel at the chunk's largest
+//     size (lsq_cuda_small.cu: one warp per pixel, K = I - C_SS or R_OO in shared memory).
+//     The Gram products of step 3 run only where a pixel needs them.
+//  3. cuBLAS: G = K^T W^T, DESIGN.md's Khatri-Rao form, with K[i][t] = A_ir A_ic for the packed
+//     lower entries t = (r, c), c <= r. One (N(N+1)/2) x Pc GEMM in the working precision, no
+//     TF32. Skipped where the host knows no pixel needs it: methods qr/svd, or a chunk that an
+//     earlier solve of the same cube found without gaps. Never decided by reading the device,
+//     which would stall the streams. H = A^T B is a float64 GEMM.
+//  4. One warp per pixel: G + lambda I into shared memory, right-looking Cholesky with the
+//     column copied contiguous, the Hager/Higham 1-norm condition estimate, the solve, one
+//     float64 refinement step (method auto) and the residual. No-gap pixels apply the shared
+//     operator.
+//  5. Outputs come back into pinned staging, so copies are asynchronous and the two streams and
+//     the host overlap; they go into the Result when the chunk finishes. Pixels that need the
+//     SVD (breakdown, poor condition, underdetermined with lambda = 0) are marked and solved on
+//     the host by the CPU back end's float64 SVD (lsq_dense.cpp), as are all pixels of methods
+//     qr and svd.
+//     With keep_outputs_on_device(true), a kernel instead scatters each chunk's outputs into
+//     full-size device maps (lsq_cuda_maps.cuh); only the chunk's statuses and kinds come back.
+//     Host-solved pixels are uploaded and scattered into the maps. After the last chunk the
+//     maps' inf counts are reduced on the device and an fp32 solve's solution is rounded to
+//     float32. The maps are new memory at every solve, shared with the results
+//     (device_output()). When they would not fit (device_maps_bytes(), half the memory left),
+//     the solve copies to the host as above and Result::device_note says why.
+// Two streams alternate chunks with their own buffers. The chunk size follows the available
+// device memory (chunk_pixels): free memory plus this solver's chunk buffers, at most half of
+// it for both buffer sets, the same chunk at every solve. So any cube the host holds streams
+// through. SIMSCOPE_LSQ_CUDA_CHUNK=<pixels> caps it further; tests use it to force many chunks.
+// SIMSCOPE_LSQ_CUDA_MAPS_ROOM=<bytes> caps the room for kept maps; tests use it for fallback.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -73,8 +74,8 @@ using Clock = std::chrono::steady_clock;
 constexpr int kMaxWarpsPerBlock = 8;
 
 /// Mask, zero-filled data and counts of a chunk: a 32 x 32 tile transpose through shared memory.
-/// cube: M rows of pc values (pitch pc); wt: pc x M column-major (0/1 in T); bpm, mpm: M x pc
-/// pixel-major (b with gaps = 0, mask bytes); count: pc ints, zeroed before.
+/// cube: M rows of pc values, pitch pc. wt: pc x M column-major, 0/1 in T. bpm, mpm: M x pc
+/// pixel-major, b with gaps = 0 and mask bytes. count: pc ints, zeroed before the call.
 template <class C, class T>
 __global__ void prep_kernel(const C* __restrict__ cube, int M, int pc, T* __restrict__ wt,
                             double* __restrict__ bpm, std::uint8_t* __restrict__ mpm,
@@ -110,11 +111,11 @@ __global__ void prep_kernel(const C* __restrict__ cube, int M, int pc, T* __rest
 }
 
 /// Bits of a chunk's flag (classify_kernel): a pixel solved by the Gram path's Cholesky on the
-/// device; a pixel with gaps (0 < count < M: the only ones that can ever need the Gram
-/// products); a pixel for the small kernel (downdate or minimum norm, lsq_cuda_small.cu).
+/// device; a pixel with gaps, 0 < count < M, the only kind that can need the Gram products; a
+/// pixel for the small kernel, downdate or minimum norm (lsq_cuda_small.cu).
 constexpr int kFlagChol = 1, kFlagPartial = 2, kFlagSmall = 4;
 
-/// How the classify kernel picks, per pixel with gaps (the CPU back end's rule, cpu/path.hpp).
+/// How the classify kernel picks per pixel with gaps: the CPU back end's rule (cpu/path.hpp).
 struct ClassifyRule {
   bool host_all = false;   // methods qr, svd: every pixel with gaps on the host
   bool downdate = false;   // method downdate: the downdate for every pixel with gaps
@@ -278,7 +279,7 @@ __global__ void solve_kernel(SolveArgs a, const T* __restrict__ gram) {
     if (lane == 0) a.status[q] = kStatusHost;
     return;
   }
-  // x = G^-1 A^T b, then (auto) one refinement step with the float64 residual.
+  // x = G^-1 A^T b, then, for method auto, one refinement step with the float64 residual.
   for (int k = lane; k < N; k += 32) x[k] = a.h[std::size_t(q) * N + k];
   __syncwarp();
   warp_solve(L, N, x, lane);
@@ -313,10 +314,10 @@ __global__ void solve_kernel(SolveArgs a, const T* __restrict__ gram) {
   }
 }
 
-/// Pinned host memory (one cudaMallocHost block) that a chunk's outputs are copied into: from
-/// pageable memory a device-to-host cudaMemcpyAsync blocks the host, so the streams would never
+/// Pinned host memory, one cudaMallocHost block, that a chunk's outputs are copied into. From
+/// pageable memory a device-to-host cudaMemcpyAsync blocks the host, and the streams would not
 /// overlap. Layout: x (N x pc doubles, node-major), residual, condition, count, status, kind,
-/// flag (two ints: the kFlag bits, the largest small size).
+/// flag (two ints: the kFlag bits and the largest small size).
 struct HostStaging {
   PinnedHostBlock block;
   double* x = nullptr;
@@ -328,7 +329,7 @@ struct HostStaging {
   int* flag = nullptr;
 };
 
-/// Device buffers of one chunk (one per stream).
+/// Device buffers of one chunk; one set per stream.
 struct Buffers {
   DeviceBuffer<unsigned char> cube;  // M x pc, the cube's dtype
   DeviceBuffer<unsigned char> wt;    // pc x M, T
@@ -353,8 +354,9 @@ struct Buffers {
   std::size_t p0 = 0, np = 0;
   bool busy = false;
   std::string capacity_key;  // what the buffers were allocated for
-  /// Cube::generation of the whole cube held in `cube` (one-chunk solves only); 0: none. A solve
-  /// of the same cube skips the upload (e.g. the GUI changing lambda, method or precision).
+  /// Cube::generation of the whole cube held in `cube`, for one-chunk solves only; 0: none. A
+  /// solve of the same cube skips the upload, e.g. when the GUI changes lambda, method or
+  /// precision.
   std::uint64_t resident_generation = 0;
   std::size_t resident_begin = 0;  ///< ... and the cube pixel it starts at (a row range's)
 };
@@ -389,7 +391,7 @@ class CudaSolver final : public Solver {
   }
 
   Backend backend() const override { return Backend::Cuda; }
-  /// The chunk buffers' peak plus the kept maps' (two allocators: an upper bound).
+  /// The chunk buffers' peak plus the kept maps' peak. Two allocators, so an upper bound.
   double peak_device_bytes() const override {
     return double(alloc_->peak_bytes()) + double(maps_alloc_->peak_bytes());
   }
@@ -425,7 +427,7 @@ class CudaSolver final : public Solver {
     out.device_note = note;
     const SharedSvd shared = shared_svd(design, options.lambda);
     out.shared_rank = shared.rank;
-    // The downdate and minimum-norm operators (float64, on the host: O(M^2 N) once per solve).
+    // The downdate and minimum-norm operators, float64, built on the host in O(M^2 N) per solve.
     const bool dd = options.method == Method::Downdate || options.method == Method::Auto;
     const DowndateOps ops =
         make_downdate_ops(design, options.lambda, fallback_condition(Precision::Fp64), dd,
@@ -510,9 +512,9 @@ class CudaSolver final : public Solver {
       gathered_.reset();
       throw_inf_entry(v, std::size_t(bad), &value);
     }
-    // The cube's header over DEVICE memory: `borrowed` holds the device pointer while
-    // device_input_ is set; run() copies its slabs device to device and host_cube() gives the
-    // host pixels a host copy. It never leaves this call.
+    // The cube's header over device memory: `borrowed` holds the device pointer while
+    // device_input_ is set. run() copies its slabs device to device; host_cube() gives the host
+    // pixels a host copy. The header never leaves this call.
     Cube c;
     c.m = M, c.height = H, c.width = W, c.dtype = v.dtype;
     c.borrowed = static_cast<const std::uint8_t*>(data);
@@ -530,9 +532,8 @@ class CudaSolver final : public Solver {
   }
 
  private:
-  /// The cube as host memory for the pixels solved on the host: `cube` itself, or, for a
-  /// device cube (solve_device), its one host copy (made on first use, counted in
-  /// staging_bytes_).
+  /// The cube as host memory for the pixels solved on the host: `cube` itself, or for a device
+  /// cube (solve_device) its single host copy, made on first use and counted in staging_bytes_.
   const Cube& host_cube(const Cube& cube) {
     if (!device_input_) return cube;
     if (staged_.bytes.empty()) {
@@ -546,8 +547,8 @@ class CudaSolver final : public Solver {
     return staged_;
   }
 
-  /// Solves the result's pixels: P = out.pixels() from cube pixel pb = out.row_begin * W (a row
-  /// range is one contiguous slab of P pixels per observation, at stride cube.pixels()).
+  /// Solves the result's pixels: P = out.pixels() from cube pixel pb = out.row_begin * W. A row
+  /// range is one contiguous slab of P pixels per observation, at stride cube.pixels().
   template <class T>
   void run(const Cube& cube, const Design& design, const Options& options, const SharedSvd& shared,
            const DowndateOps& ops, Result& out, Progress* progress) {
@@ -564,8 +565,8 @@ class CudaSolver final : public Solver {
     Result host_scratch;                    // keep: the host-solved pixels of a chunk
 
     // Chunk size: both buffer sets within half the free memory, at most 2^20 pixels, and every
-    // cuBLAS operand (W: pc x M, G: NT x pc, B: M x pc) under 2^31 elements: the GEMMs take int
-    // dimensions and some of their kernels index in 32 bits (with N = 128, NT x 2^20 is 8.7e9).
+    // cuBLAS operand (W: pc x M, G: NT x pc, B: M x pc) under 2^31 elements. The GEMMs take int
+    // dimensions and some of their kernels index in 32 bits; with N = 128, NT x 2^20 is 8.7e9.
     const double per_pixel = double(M) * (csize + sizeof(T) + 8 + 1 + 8) + double(NT) * sizeof(T) +
                              double(N) * 24 + 4 + 4 + 1 + 1 + 4 + 1;
     std::size_t free_b = 0, total_b = 0;
@@ -580,8 +581,8 @@ class CudaSolver final : public Solver {
                   format_bytes(32 * 2 * per_pixel) + " needed, " +
                   format_bytes(double(free_b + held)) + " free): use --backend cpu");
     for (auto& b : buf_) ensure_buffers<T>(b, pc, M, N, csize);
-    // Chunks known to have no pixel with gaps (learnt from an earlier solve of this cube, see
-    // finish()) skip the Gram products; the others run them without asking the device first.
+    // Chunks known to have no pixel with gaps skip the Gram products; an earlier solve of this
+    // cube learns them in finish(). Others run them without asking the device first.
     if (gap_free_generation_ != cube.generation || gap_free_pc_ != pc || cube.generation == 0 ||
         gap_free_begin_ != pb || gap_free_pixels_ != P) {
       gap_free_.assign((P + pc - 1) / pc, 0);
@@ -663,7 +664,7 @@ class CudaSolver final : public Solver {
       b.np = std::min(pc, P - p0);
       b.busy = true;
       const int np = int(b.np);
-      // 1. the slab of the cube (unless this buffer holds the whole cube already), the mask,
+      // 1. The slab of the cube, unless this buffer already holds the whole cube; the mask,
       // data and counts.
       const bool whole = b.np == P;
       if (!(whole && cube.generation != 0 && b.resident_generation == cube.generation &&
@@ -689,9 +690,9 @@ class CudaSolver final : public Solver {
       classify_kernel<<<unsigned((np + 255) / 256), 256, 0, b.stream>>>(
           b.count.get(), np, M, N, rule, b.kind.get(), b.flag.get());
       SIMSCOPE_CUDA_CHECK(cudaGetLastError());
-      // The flags reach the host with the outputs (pinned; read in finish(), off the hot path),
-      // except with the small paths: their kernel's size and whether the Gram products are
-      // needed at all (auto's downdate leaves few or no Gram pixels) are read here.
+      // The flags reach the host with the outputs, in pinned memory read in finish(), off the
+      // hot path. With the small paths, two are read here: their kernel's size, and whether the
+      // Gram products are needed at all, since auto's downdate leaves few or no Gram pixels.
       SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(b.host.flag, b.flag.get(), 2 * sizeof(int),
                                           cudaMemcpyDeviceToHost, b.stream));
       bool need_gram = !host_all && !gap_free_[p0 / pc];
@@ -718,18 +719,18 @@ class CudaSolver final : public Solver {
           launch_small(sa, smem_optin_, b.stream);
         }
       }
-      // 2. the products (cuBLAS, column-major): G = K^T W^T and H = A^T B. Skipped where no pixel
-      // can need them, known on the host: QR/SVD for all (host_all), or a chunk without gaps
-      // (only pixels with gaps use G and H). Otherwise they run even if the chunk turns out to
-      // have no Cholesky pixel (e.g. the first solve of a cube without gaps: its later solves
-      // skip them): reading the device's flag here would stall both streams every chunk.
+      // 2. The products (cuBLAS, column-major): G = K^T W^T and H = A^T B. Skipped where the host
+      // knows no pixel can need them: QR/SVD for all (host_all), or a chunk without gaps, since
+      // only pixels with gaps use G and H. Otherwise they run even if the chunk has no Cholesky
+      // pixel, e.g. the first solve of a cube without gaps; later solves skip them. Reading the
+      // device's flag here would stall both streams every chunk.
       if (need_gram) {
         gram_gemm<T>(b, NT, np, M);
         const double one = 1, zero = 0;
         LSQ_CUBLAS_CHECK(cublasDgemm(b.cublas, CUBLAS_OP_T, CUBLAS_OP_N, N, np, M, &one,
                                      d_acm_.get(), M, b.bpm.get(), M, &zero, b.h.get(), N));
       }
-      // 3. one warp per pixel.
+      // 3. One warp per pixel.
       SolveArgs args{};
       args.M = M, args.N = N, args.pc = np;
       args.lambda = options.lambda;
@@ -755,10 +756,10 @@ class CudaSolver final : public Solver {
       solve_kernel<T><<<unsigned((np + warps - 1) / warps), unsigned(32 * warps), shm, b.stream>>>(
           args, b.gram.as<const T>());
       SIMSCOPE_CUDA_CHECK(cudaGetLastError());
-      // 4. outputs to the pinned staging (truly asynchronous: the host goes on to the next
-      // chunk, or to the other buffer's host SVDs, while these land; finish() copies them out).
-      // Kept maps: the chunk scatters into them on the device; only the statuses and kinds come
-      // back (which pixels the host solves, the counts).
+      // 4. Outputs to the pinned staging, truly asynchronous: the host goes on to the next
+      // chunk, or to the other buffer's host SVDs, while these land; finish() copies them out.
+      // Kept maps: the chunk scatters into them on the device. Only the statuses and kinds come
+      // back, which give the pixels the host solves and the counts.
       const HostStaging& hs = b.host;
       if (keep) {
         scatter_chunk_kernel<<<grid_for((std::size_t(N) + 1) * b.np), 256, 0, b.stream>>>(
@@ -793,9 +794,9 @@ class CudaSolver final : public Solver {
     out.minnorm_pixels = minnormed;
   }
 
-  /// Whether the maps of an n-unknown, P-pixel solve fit in half the device memory that this
-  /// solver may use (free plus its chunk buffers), with the fp32 solution's float copy; if not,
-  /// out.device_note says so (one line) and the solve copies them to the host.
+  /// Whether the maps of an n-unknown, P-pixel solve fit in half the device memory this solver
+  /// may use (free plus its chunk buffers), including the fp32 solution's float copy. If not,
+  /// sets a one-line out.device_note, and the solve copies the maps to the host.
   bool keep_fits(std::size_t n, std::size_t P, Precision precision, Result& out) {
     out.device_note.clear();
     std::size_t free_b = 0, total_b = 0;
@@ -814,8 +815,8 @@ class CudaSolver final : public Solver {
     return false;
   }
 
-  /// New device maps for a solve of n unknowns over P pixels (the old ones stay with the results
-  /// that hold them).
+  /// New device maps for a solve of n unknowns over P pixels. The old ones stay with the
+  /// results that hold them.
   void allocate_maps(int n, std::size_t P) {
     release_maps();
     auto buf = [&](auto tag, std::size_t count, const char* what) {
@@ -841,16 +842,16 @@ class CudaSolver final : public Solver {
     return m;
   }
 
-  /// Solves b's chunk's pixels `qs` (chunk indices) on the host and writes them into the device
-  /// maps (on b's stream, after the chunk's scatter); `status` (the chunk's) gets their codes;
-  /// `hr` is the run's host scratch.
+  /// Solves chunk b's pixels `qs` (chunk indices) on the host and writes them into the device
+  /// maps on b's stream, after the chunk's scatter. Writes their codes into `status`, the
+  /// chunk's. `hr` is the run's host scratch.
   void solve_host_into_maps(const Cube& hc, const Design& design, const Options& options,
                             const std::vector<std::size_t>& qs, Buffers& b, std::size_t pb,
                             const DeviceMaps& maps, std::vector<std::uint8_t>& status,
                             Result& hr) {
     const int N = int(design.n);
-    // The chunk's pixels as a one-row result `hr` (the run's scratch, grown once: only the
-    // listed pixels are written and read).
+    // The chunk's pixels as a one-row result `hr`, the run's scratch grown once. Only the
+    // listed pixels are written and read.
     hr.n = design.n, hr.height = 1, hr.width = b.np;
     if (hr.status.size() < b.np) {
       const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -874,7 +875,7 @@ class CudaSolver final : public Solver {
       b.records.reset();
       b.records = buffer<double>(rec.size(), "the host-solved pixels");
     }
-    // From pageable memory: returns once `rec` is staged, so it may go out of scope after.
+    // From pageable memory: returns once `rec` is staged, so `rec` may go out of scope after.
     SIMSCOPE_CUDA_CHECK(cudaMemcpyAsync(b.records.get(), rec.data(), rec.size() * sizeof(double),
                                         cudaMemcpyHostToDevice, b.stream));
     scatter_host_kernel<<<grid_for(nh), 256, 0, b.stream>>>(maps, N, nh, b.records.get());
@@ -882,8 +883,8 @@ class CudaSolver final : public Solver {
     SIMSCOPE_CUDA_CHECK(cudaStreamSynchronize(b.stream));  // before `rec` goes
   }
 
-  /// After the last chunk: the inf counts of the solution (as float32) and the residual, and
-  /// the fp32 solve's solution rounded to float32 (the float64 map freed then).
+  /// After the last chunk: counts the infs of the solution (as float32) and of the residual,
+  /// and rounds an fp32 solve's solution to float32, freeing the float64 map.
   void finish_maps(std::size_t P, int N, Precision precision, Result& out) {
     for (auto& b : buf_) SIMSCOPE_CUDA_CHECK(cudaStreamSynchronize(b.stream));
     cudaStream_t st = buf_[0].stream;
@@ -908,8 +909,8 @@ class CudaSolver final : public Solver {
   }
 
   /// cudaMemcpy2DAsync, or one copy per row where a pitch exceeds the device's limit
-  /// (cudaDevAttrMaxPitch, 2^31 - 1 bytes; the host pitch P * 8 of the solution passes it from
-  /// P = 2.7e8 pixels on).
+  /// (cudaDevAttrMaxPitch, 2^31 - 1 bytes). The solution's host pitch P * 8 exceeds it from
+  /// P = 2.7e8 pixels on.
   void copy_2d(void* dst, std::size_t dpitch, const void* src, std::size_t spitch,
                std::size_t width, std::size_t height, cudaMemcpyKind kind, cudaStream_t stream) {
     if (dpitch <= max_pitch_ && spitch <= max_pitch_) {
@@ -937,7 +938,7 @@ class CudaSolver final : public Solver {
                                    b.gram.as<double>(), NT));
   }
 
-  /// A buffer of `count` elements from this solver's allocator ("lsq").
+  /// Returns a buffer of `count` elements from this solver's allocator "lsq".
   template <class E>
   DeviceBuffer<E> buffer(std::size_t count, const char* what) {
     return DeviceBuffer<E>(alloc_, count, what);
@@ -996,10 +997,10 @@ class CudaSolver final : public Solver {
     b.capacity_key = key;
   }
 
-  /// A (row-major and column-major, float64), the Khatri-Rao matrix K in T and the shared
-  /// operator, uploaded at every solve. The copies go through the legacy default stream, which
-  /// the non-blocking chunk streams do not wait for, and a pageable cudaMemcpy may return before
-  /// its DMA lands: hence the device synchronisation at the end.
+  /// Uploads A (row-major and column-major, float64), the Khatri-Rao matrix K in T and the
+  /// shared operator at every solve. The copies use the legacy default stream, which the
+  /// non-blocking chunk streams do not wait for, and a pageable cudaMemcpy may return before
+  /// its DMA lands. Hence the device synchronisation at the end.
   template <class T>
   void upload_design(const Design& d, const SharedSvd& shared) {
     const int M = int(d.m), N = int(d.n), NT = N * (N + 1) / 2;
@@ -1028,7 +1029,7 @@ class CudaSolver final : public Solver {
         cudaMemcpy(d_k_.get(), K.data(), K.size() * sizeof(T), cudaMemcpyHostToDevice));
     SIMSCOPE_CUDA_CHECK(cudaDeviceSynchronize());
   }
-  /// The downdate's B^T, C and G^-1 and the minimum norm's R (float64), where built.
+  /// Uploads the downdate's B^T, C and G^-1 and the minimum norm's R, float64, where built.
   void upload_ops(const DowndateOps& ops) {
     auto up = [&](DeviceBuffer<double>& d, const std::vector<double>& v, const char* what) {
       d.reset();
@@ -1043,10 +1044,10 @@ class CudaSolver final : public Solver {
     up(d_r_, ops.minnorm ? ops.r : std::vector<double>{}, "the row Gram A A^T");
     SIMSCOPE_CUDA_CHECK(cudaDeviceSynchronize());
   }
-  /// Bytes of the design's device copies (A twice, the shared operator, K, the small paths'
-  /// operators).
+  /// Bytes of the design's device copies: A twice, the shared operator, K, and the small
+  /// paths' operators.
   std::size_t design_bytes() const {
-    // As the allocator counts them (an empty operator is allocated as one byte).
+    // Counted as the allocator counts them: an empty operator is allocated as one byte.
     std::size_t n = 0;
     for (const auto* d : {&d_bt_, &d_c_, &d_ginv_, &d_r_})
       if (*d) n += d->bytes();
@@ -1079,8 +1080,8 @@ class CudaSolver final : public Solver {
   DeviceBuffer<unsigned char> gathered_;        // a strided device cube in C order
   DeviceBuffer<unsigned long long> input_bad_;  // the first inf entry
   CudaEvent input_ready_;                       // recorded on the producer's stream
-  // The maps kept on the device (keep_outputs_on_device): their own allocator, so that the
-  // chunk size never counts maps that results still hold; shared with those results.
+  // The maps kept on the device (keep_outputs_on_device) have their own allocator, so the chunk
+  // size never counts maps that results still hold. Shared with those results.
   bool keep_ = false, have_maps_ = false;
   std::shared_ptr<DeviceAllocator> maps_alloc_;
   std::shared_ptr<DeviceBuffer<double>> sol64_;

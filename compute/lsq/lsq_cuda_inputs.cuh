@@ -1,15 +1,15 @@
 #pragma once
-/// @file CUDA kernels that read an lsq cube from the caller's device memory
-/// (Solver::solve_device; included by lsq_cuda.cu only): a strided (M, H, W) view gathered into
-/// C order, and the loader's check (no inf entry; NaN marks a gap): the first inf entry's flat
-/// C-order index kept in `bad` (atomicMin; ULLONG_MAX: none).
+/// @file CUDA kernels that read an lsq cube from the caller's device memory, for
+/// Solver::solve_device. Included by lsq_cuda.cu only. Gathers a strided (M, H, W) view into C
+/// order, and applies the loader's check: no inf entry, NaN marks a gap. The first inf entry's
+/// flat C-order index is kept in `bad` via atomicMin; ULLONG_MAX means none.
 #include <cuda_runtime.h>
 
 namespace simscope::lsq::cuda_inputs {
 
 constexpr unsigned long long kNoBad = ~0ull;
 
-/// dst[(i * H + h) * W + w] = the view's element (i, h, w), `item` bytes each (4 or 8).
+/// dst[(i * H + h) * W + w] = the view's element (i, h, w), `item` bytes each, 4 or 8.
 template <typename E>
 __global__ void gather_cube_kernel(const unsigned char* __restrict__ base, long long M, long long H,
                                    long long W, long long si, long long sh, long long sw,

@@ -1,17 +1,17 @@
-// The CUDA lsq solver's downdate and minimum-norm paths (lsq_cuda_small.cuh): one warp per pixel,
-// lsq_downdate.hpp's algorithm in float64 with the pixel's small matrix in shared memory.
-//  - Downdate (kKindDowndate; Sherman-Morrison-Woodbury): S = the missing rows (s of them, listed
-//    by warp ballots), K = I - C_SS gathered from C, z = A_S y with y = B (w o b) from the
-//    chunk's cuBLAS GEMM, Cholesky of K (a pivot <= s eps max(diag K) fails), the 1-norm
-//    estimate of K^-1 (cond2(G_p) <= cond2(G) ||K^-1||_1), u = K^-1 z, x = y + B_:S u.
+// The CUDA lsq solver's downdate and minimum-norm paths (lsq_cuda_small.cuh): one warp per
+// pixel, lsq_downdate.hpp's algorithm in float64, with the pixel's small matrix in shared memory.
+//  - Downdate (kKindDowndate, Sherman-Morrison-Woodbury): S = the s missing rows, listed by warp
+//    ballots. K = I - C_SS gathered from C; z = A_S y with y = B (w o b) from the chunk's cuBLAS
+//    GEMM; Cholesky of K, failing on a pivot <= s eps max(diag K); the 1-norm estimate of K^-1,
+//    with cond2(G_p) <= cond2(G) ||K^-1||_1; u = K^-1 z; x = y + B_:S u.
 //  - Minimum norm (kKindMinNorm, k = m_p < N observed rows O): R_OO + lambda I gathered from
-//    R = A A^T, Cholesky (pivot <= k eps max(diag)), cond = ||R_OO||_1 est ||R_OO^-1||_1,
-//    v = R_OO^-1 b_O, x = A_O^T v.
+//    R = A A^T; Cholesky, failing on a pivot <= k eps max(diag); cond = ||R_OO||_1 est
+//    ||R_OO^-1||_1; v = R_OO^-1 b_O; x = A_O^T v.
 //  - Both: one refinement step with the float64 residual where the estimate exceeds
-//    kRefineCondition; beyond `limit` (or on a breakdown) the pixel is marked for the host SVD.
-//    The residual RMS over the observed rows, the status (1 if m_p < N, else 0) and the condition
-//    (sqrt of the estimate; sqrt(||R_OO + lambda I||_1 / lambda) for min-norm with lambda > 0)
-//    as the CPU back end's fp64 groups write them.
+//    kRefineCondition. Beyond `limit`, or on a breakdown, the pixel is marked for the host SVD.
+//    Writes the residual RMS over the observed rows, the status (1 if m_p < N, else 0) and the
+//    condition as the CPU back end's fp64 groups do: sqrt of the estimate, or
+//    sqrt(||R_OO + lambda I||_1 / lambda) for min-norm with lambda > 0.
 #include <algorithm>
 #include <limits>
 
@@ -64,7 +64,7 @@ __global__ void small_kernel(SmallArgs a) {
   const int cnt = a.count[q];
   const double* A = a.a;
 
-  // The rows of the small matrix: missing (downdate) or observed (min-norm), ascending.
+  // The rows of the small matrix, ascending: missing ones (downdate) or observed (min-norm).
   int s = 0;
   for (int i0 = 0; i0 < M; i0 += 32) {
     const int i = i0 + lane;
@@ -83,7 +83,7 @@ __global__ void small_kernel(SmallArgs a) {
     return;
   }
 
-  // The small matrix (packed lower, row-major) and its right-hand side.
+  // The small matrix, packed lower row-major, and its right-hand side.
   if (down)
     for (int k = lane; k < N; k += 32) y[k] = a.y[std::size_t(q) * N + k];
   for (int i = 0; i < s; ++i) {
@@ -122,7 +122,7 @@ __global__ void small_kernel(SmallArgs a) {
   }
   __syncwarp();
   warp_solve(L, s, u, lane);
-  // x = y + B_:S u (downdate) or A_O^T v (min-norm): lanes over the unknowns (coalesced rows).
+  // x = y + B_:S u (downdate) or A_O^T v (min-norm); lanes over the unknowns, rows coalesced.
   const double* rowsrc = down ? a.bt : A;
   for (int k = lane; k < N; k += 32) {
     double t = down ? y[k] : 0.0;

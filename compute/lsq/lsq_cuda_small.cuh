@@ -1,7 +1,7 @@
 #pragma once
 // The CUDA lsq solver's downdate and minimum-norm paths (lsq_cuda_small.cu): one warp per pixel
-// of kind kKindDowndate or kKindMinNorm (lsq_warp.cuh), the algorithm of lsq_downdate.hpp in
-// float64 whatever the precision. Not a public API; include from .cu files only.
+// of kind kKindDowndate or kKindMinNorm (lsq_warp.cuh), lsq_downdate.hpp's algorithm in float64
+// whatever the precision. Not a public API. Include from .cu files only.
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -9,7 +9,7 @@
 
 namespace simscope::lsq::detail {
 
-/// Inputs and outputs of one chunk's small solves (device pointers; pc pixels).
+/// Inputs and outputs of one chunk's small solves: device pointers over pc pixels.
 struct SmallArgs {
   int M = 0, N = 0, pc = 0;
   int nmax = 0;       ///< the largest small size s (downdate) or k (min-norm) in the chunk
@@ -33,24 +33,25 @@ struct SmallArgs {
   std::uint8_t* status = nullptr;  ///< status codes; 255 (kStatusHost) sends a pixel to the SVD
 };
 
-/// Shared memory bytes one warp of the small kernel needs for sizes up to n (N unknowns).
+/// Shared memory bytes one warp of the small kernel needs for sizes up to n, with N unknowns.
 __host__ __device__ inline std::size_t small_warp_bytes(int n, int N) {
   const std::size_t nn = std::size_t(n), doubles = nn * (nn + 1) / 2 + 5 * nn + 4 * std::size_t(N);
   return doubles * sizeof(double) + (nn + 1) / 2 * sizeof(double);  // + n ints of row indices
 }
 
 /// The largest small size the kernel takes with `smem_optin` bytes of shared memory per block
-/// (cudaDevAttrMaxSharedMemoryPerBlockOptin), at most `M`.
+/// (cudaDevAttrMaxSharedMemoryPerBlockOptin). At most `M`.
 inline int small_size_limit(int N, int M, std::size_t smem_optin) {
   int n = 1;
   while (n < M && small_warp_bytes(n + 1, N) <= smem_optin) ++n;
   return n;
 }
 
-/// Launches the small kernel for a chunk on `stream` (a.nmax >= 1; pixels of other kinds are
-/// left alone). Each downdate/min-norm pixel gets its solution, residual, condition and status,
-/// or status kStatusHost when its K (R_OO) is not definite or its estimated condition exceeds
-/// a.limit (the caller solves those by the float64 SVD). Throws Error on a launch failure.
+/// Launches the small kernel for a chunk on `stream`; requires a.nmax >= 1. Pixels of other
+/// kinds are left alone. Each downdate or min-norm pixel gets its solution, residual, condition
+/// and status, or status kStatusHost when its K (R_OO) is not definite or its estimated
+/// condition exceeds a.limit; the caller solves those by the float64 SVD. Throws Error on a
+/// launch failure.
 void launch_small(const SmallArgs& a, std::size_t smem_optin, cudaStream_t stream);
 
 }  // namespace simscope::lsq::detail

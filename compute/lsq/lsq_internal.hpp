@@ -1,5 +1,5 @@
 #pragma once
-/// @file Internals of the lsq workload shared by its .cpp/.cu files (not a public API).
+/// @file Internals of the lsq workload shared by its .cpp/.cu files. Not a public API.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -11,16 +11,18 @@ namespace simscope::lsq::detail {
 
 /// A fresh, never-zero Cube::generation value.
 std::uint64_t next_generation();
-/// Host bytes of the outputs of an N-unknown, P-pixel solve (Result + the app's float copies).
+/// Host bytes of the outputs of an N-unknown, P-pixel solve: the Result plus the app's float
+/// copies.
 double output_bytes(std::size_t n, std::size_t pixels);
 
 std::unique_ptr<Solver> make_cpu_solver();
-/// The CUDA back end (lsq_cuda.cu); only linked when SIMSCOPE_HAVE_CUDA.
+/// The CUDA back end, in lsq_cuda.cu. Linked only with SIMSCOPE_HAVE_CUDA.
 std::unique_ptr<Solver> make_cuda_solver();
 
-/// Resizes and clears `out` for a cube/design pair and the cube rows `rows` (resolved: within
-/// [0, H)): solution NaN, maps zero, row_begin = rows.begin, on_host = host_maps. With
-/// host_maps false the map vectors are emptied instead (the maps stay on the device).
+/// Resizes and clears `out` for a cube/design pair and the cube rows `rows`, already resolved
+/// within [0, H). Sets solution to NaN, maps to zero, row_begin = rows.begin and on_host =
+/// host_maps. With host_maps false the map vectors are emptied instead; the maps stay on the
+/// device.
 void init_result(Result& out, const Cube& cube, const Design& design, const IndexRange& rows,
                  bool host_maps = true);
 /// Fills out.status_counts from out.status.
@@ -37,12 +39,12 @@ struct PixelData {
   std::vector<int> rows;
   std::vector<double> b;
 };
-/// Gathers pixel p of the cube (strided reads over the M observations).
+/// Gathers pixel p of the cube with strided reads over the M observations.
 void gather_pixel(const Cube& cube, std::size_t p, PixelData& out);
 
-/// The shared solution of the pixels without gaps: one float64 SVD of A (Golub & Van Loan 5.5):
-/// x = op * b with op = V diag(f_i) U^T (N x M, row-major), f_i = s_i / (s_i^2 + lambda) for
-/// the retained singular values (rank rule of lsq.hpp on [A; sqrt(lambda) I]), 0 otherwise.
+/// The shared solution of the pixels without gaps, from one float64 SVD of A (Golub & Van Loan
+/// 5.5): x = op * b with op = V diag(f_i) U^T, N x M row-major. f_i = s_i / (s_i^2 + lambda)
+/// for the retained singular values by lsq.hpp's rank rule on [A; sqrt(lambda) I], else 0.
 struct SharedSvd {
   std::vector<double> op;  ///< N x M
   int rank = 0;
@@ -50,17 +52,17 @@ struct SharedSvd {
 };
 SharedSvd shared_svd(const Design& design, double lambda);
 
-/// Minimum-norm (Tikhonov) solution of one pixel by an SVD of its observed rows in precision T
-/// (Eigen's JacobiSVD; float64 for the fallback of the normal-equation methods). `x` gets N
-/// values. Status 1 if m_p < N, 2 if the numerical rank (lsq.hpp's rule with T's epsilon) is
-/// below N, else 0; condition = s_max / s_r over the retained singular values of
-/// [A_p; sqrt(lambda) I] (+inf when none is retained). m_p must be >= 1.
+/// Minimum-norm Tikhonov solution of one pixel by an SVD of its observed rows in precision T,
+/// using Eigen's JacobiSVD. The normal-equation methods' fallback uses float64. `x` gets N
+/// values. Status 1 if m_p < N; 2 if the numerical rank, by lsq.hpp's rule with T's epsilon, is
+/// below N; else 0. condition = s_max / s_r over the retained singular values of
+/// [A_p; sqrt(lambda) I]; +inf when none is retained. m_p must be >= 1.
 template <class T>
 PixelOutcome svd_pixel(const Design& design, const PixelData& px, double lambda, double* x);
 
-/// The same by Eigen's CompleteOrthogonalDecomposition (column-pivoted QR, then the minimum-norm
-/// solution when rank-deficient) of [A_p; sqrt(lambda) I] in precision T; condition =
-/// max|t_ii| / min|t_ii| of its triangular factor (a rough estimate).
+/// The same by Eigen's CompleteOrthogonalDecomposition of [A_p; sqrt(lambda) I] in precision T:
+/// column-pivoted QR, then the minimum-norm solution when rank-deficient. condition is a rough
+/// estimate: max|t_ii| / min|t_ii| of its triangular factor.
 template <class T>
 PixelOutcome qr_pixel(const Design& design, const PixelData& px, double lambda, double* x);
 
@@ -70,25 +72,25 @@ double residual_rms(const Design& design, const PixelData& px, const double* x);
 /// Writes pixel p's maps (status, condition, residual, count) into `out`.
 void store_maps(Result& out, std::size_t p, const PixelOutcome& o, double residual, int count);
 
-/// Writes pixel p's outputs (x of N values, then store_maps) into `out`.
+/// Writes pixel p's outputs into `out`: x of N values, then store_maps.
 void store_pixel(Result& out, std::size_t p, const double* x, const PixelOutcome& o,
                  double residual, int count);
 
-/// Solves the listed pixels (indices into `out`; cube pixel = index + cube_offset) one by one
-/// with `method` (Qr, Svd, or the float64 SVD fallback for Auto/Normal), OpenMP across pixels;
-/// writes their outputs.
+/// Solves the listed pixels one by one with `method`, with OpenMP across pixels, and writes
+/// their outputs. Indices are into `out`; cube pixel = index + cube_offset. `method` is Qr, Svd,
+/// or Auto/Normal for the float64 SVD fallback.
 void solve_pixels_dense(const Cube& cube, const Design& design, const Options& options,
                         const std::vector<std::size_t>& pixels, Result& out,
                         std::size_t cube_offset = 0);
 
 /// Pixels per chunk of the CUDA solver (lsq_cuda.cu), which holds two chunk buffer sets of
-/// `per_pixel` bytes per pixel: both within half of the device memory available to them, i.e.
-/// `free_bytes` (cudaMemGetInfo) plus `held_bytes`, what this solver's chunk buffers already
-/// hold (they are reused or freed for the new chunk, so counting them keeps the chunk, and so
-/// the buffers, the same from one solve to the next, instead of seeing half the memory on the
-/// second solve). At most 2^20 pixels, `pixels` and `cap` (SIMSCOPE_LSQ_CUDA_CHUNK; 0: none), and
-/// every cuBLAS operand (max(M, NT) x chunk) under 2^31 elements. Returns 0 when fewer than 32
-/// pixels fit and the cube has more (the caller's out-of-memory error); at least 1 otherwise.
+/// `per_pixel` bytes per pixel. Both must fit within half of the device memory available to
+/// them: `free_bytes` (cudaMemGetInfo) plus `held_bytes`, what this solver's chunk buffers
+/// already hold. Those are reused or freed for the new chunk, so counting them keeps the chunk
+/// size the same from one solve to the next. Also at most 2^20 pixels, `pixels` and `cap`
+/// (SIMSCOPE_LSQ_CUDA_CHUNK; 0: none), with every cuBLAS operand (max(M, NT) x chunk) under
+/// 2^31 elements. Returns 0 when fewer than 32 pixels fit and the cube has more, for the
+/// caller's out-of-memory error; at least 1 otherwise.
 inline std::size_t chunk_pixels(double per_pixel, std::size_t free_bytes, std::size_t held_bytes,
                                 std::size_t pixels, int m, int nt, std::size_t cap) {
   const double available = double(free_bytes) + double(held_bytes);

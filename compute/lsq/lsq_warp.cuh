@@ -1,8 +1,8 @@
 #pragma once
-// Device building blocks of the CUDA lsq solver shared by its .cu files (lsq_cuda.cu, the Gram
-// path; lsq_cuda_small.cu, the downdate and minimum-norm paths): the pixel kinds, and one
+// Device building blocks shared by the CUDA lsq solver's .cu files: lsq_cuda.cu (the Gram path)
+// and lsq_cuda_small.cu (the downdate and minimum-norm paths). Defines the pixel kinds, and one
 // warp's packed Cholesky, triangular solves and Hager/Higham 1-norm estimate on matrices in
-// shared memory. Not a public API; include from .cu files only.
+// shared memory. Not a public API. Include from .cu files only.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -11,7 +11,7 @@ namespace simscope::lsq::detail {
 namespace {
 
 /// What a pixel of a chunk goes through (classify_kernel): empty, no gaps (the shared SVD's
-/// operator), the Gram path's Cholesky, the host SVD, the downdate, the row-Gram minimum norm.
+/// operator), the Gram path's Cholesky, the host SVD, the downdate, or the row-Gram minimum norm.
 enum Kind : std::uint8_t {
   kKindEmpty = 0,
   kKindShared = 1,
@@ -27,7 +27,7 @@ __device__ __forceinline__ double warp_sum(double v) {
   return v;
 }
 
-/// Index and value of the largest |a_j| (first index on ties), the same on every lane.
+/// Index and value of the largest |a_j|, first index on ties. The same on every lane.
 __device__ __forceinline__ int warp_argmax_abs(const double* a, int n, int lane) {
   double best = -1;
   int idx = 0;
@@ -45,7 +45,7 @@ __device__ __forceinline__ int warp_argmax_abs(const double* a, int n, int lane)
 
 __device__ __forceinline__ int rowbase(int i) { return i * (i + 1) / 2; }
 
-/// y <- (L L^T)^-1 y; L packed lower row-major in shared memory, y (n doubles) in shared memory.
+/// y <- (L L^T)^-1 y. L is packed lower row-major and y is n doubles, both in shared memory.
 template <class T>
 __device__ void warp_solve(const T* L, int n, double* y, int lane) {
   for (int i = 0; i < n; ++i) {
@@ -66,8 +66,9 @@ __device__ void warp_solve(const T* L, int n, double* y, int lane) {
   }
 }
 
-/// In-place right-looking Cholesky of the packed lower matrix L (Golub & Van Loan 4.2.2, outer
-/// product form). Returns false (uniformly) on a pivot <= tol. col: n entries of scratch.
+/// In-place right-looking Cholesky of the packed lower matrix L, outer product form (Golub &
+/// Van Loan 4.2.2). Returns false, uniformly across the warp, on a pivot <= tol. col: n entries
+/// of scratch.
 template <class T>
 __device__ bool warp_cholesky(T* L, T* col, int n, T tol, int lane) {
   for (int k = 0; k < n; ++k) {

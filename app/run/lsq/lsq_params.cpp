@@ -65,8 +65,8 @@ Schema build() {
                  io::output_names_of(outputs())));
   s.push_back(param_spec("view.component", T::Int, std::int64_t(0), 0, double(kMaxUnknowns - 1), "",
                          "Which unknown x_k the solution view shows (0-based)."));
-  // The inputs override the generator (make_problem): with data.file every synth.* setting;
-  // with design.file alone, the design's shape and kind (A gives M and N).
+  // The inputs override the generator (make_problem). data.file overrides every synth.*
+  // setting; design.file alone overrides the design's shape and kind, since A gives M and N.
   using C = ParamCondition;
   std::vector<UseRule> rules = {
       {{{"data.file", C::Op::Set, ""}},

@@ -14,9 +14,9 @@ const Schema& schema();
 /// Options from a validated ParamSet of schema().
 Options options_from(const ParamSet& p);
 
-/// The problem a ParamSet asks for: data.file + design.file when data.file is set (both needed);
-/// the generator with design.file's A when only design.file is set; else the generator alone.
-/// `truth` is empty for file data. Throws simscope::Error as the loaders do.
+/// The problem a ParamSet asks for: data.file with design.file when data.file is set, and both
+/// are needed; the generator with design.file's A when only design.file is set; else the
+/// generator alone. `truth` is empty for file data. Throws simscope::Error as the loaders do.
 Synth make_problem(const ParamSet& p);
 
 }  // namespace simscope::lsq

@@ -1,7 +1,7 @@
 #pragma once
-/// @file lsq's RunResult from one solve: the outputs (the solver's maps moved in, held once), the
-/// stats and the warnings, shared by the workload adapter and the Python module, so both hand
-/// back the same outputs, messages and stats keys.
+/// @file lsq's RunResult from one solve: the outputs, i.e. the solver's maps moved in and held
+/// once, the stats and the warnings. Shared by the workload adapter and the Python module, so
+/// both hand back the same outputs, messages and stats keys.
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -16,7 +16,7 @@
 
 namespace simscope::app {
 
-/// lsq's stats (run.json "stats", Python's result.stats), by name in to_map().
+/// lsq's stats, named in to_map(): run.json "stats" and Python's result.stats.
 struct LsqStats {
   double pixels = 0, observations = 0, unknowns = 0;
   double status_ok = 0, status_underdetermined = 0, status_rank_deficient = 0,
@@ -28,8 +28,8 @@ struct LsqStats {
   double method_on_host = 0;   ///< 1: the CUDA back end ran the per-pixel method on the host
   double pixels_per_s = 0;
 
-  /// The stats of `res` (a solve with `options` on `backend` over a cube of `observations`
-  /// rows; `peak_device_bytes` from the solver).
+  /// The stats of `res`, a solve with `options` on `backend` over a cube of `observations`
+  /// rows. `peak_device_bytes` comes from the solver.
   static LsqStats of(const lsq::Result& res, const lsq::Options& options, Backend backend,
                      std::size_t observations, double peak_device_bytes);
   /// The stats as run.json names them. from_map reads them back; throws simscope::Error naming
@@ -41,36 +41,37 @@ struct LsqStats {
   static LsqStats merged(const std::vector<LsqStats>& parts, double compute_seconds);
 };
 
-/// Appends to `r` (workload "lsq", params and backend set) the outputs of `res` as the
-/// descriptor declares them: solution (N, H, W) float64, or float32 when options.precision is
-/// fp32; residual, condition (float32), count (int32), status (uint8), each (H, W). Host maps
-/// are moved out of `res` (no copy; res keeps its counts and dimensions); when res.on_host is
-/// false they are `solver`'s device outputs (shared with it, downloaded through `ops` on the
-/// first host read) and r.payload is an LsqPayload with `ops` and res.device_inf (for the
-/// warnings; the workload adds the problem). Logs res.device_note (one line on stderr) when
-/// set. Sets the stats (LsqStats) and compute_seconds. Throws simscope::Error when res.on_host is false and
-/// `solver` or `ops` is missing or a map is not in device memory.
+/// Appends to `r` the outputs of `res` as the descriptor declares them; r's workload "lsq",
+/// params and backend must be set. Outputs: solution (N, H, W) float64, or float32 when
+/// options.precision is fp32; residual and condition float32, count int32, status uint8, each
+/// (H, W). Host maps are moved out of `res` without a copy; res keeps its counts and
+/// dimensions. When res.on_host is false they are `solver`'s device outputs, shared with it
+/// and downloaded through `ops` on the first host read; r.payload is then an LsqPayload with
+/// `ops` and res.device_inf for the warnings, and the workload adds the problem. Logs
+/// res.device_note as one line on stderr when set. Sets the stats (LsqStats) and
+/// compute_seconds. Throws simscope::Error when res.on_host is false and `solver` or `ops` is
+/// missing or a map is not in device memory.
 void fill_lsq_result(RunResult& r, lsq::Result& res, const lsq::Options& options,
                      std::size_t observations, double peak_device_bytes,
                      const lsq::Solver* solver = nullptr,
                      const std::shared_ptr<const LsqDeviceOps>& ops = nullptr);
 
 /// The warnings of an lsq result from its stats and outputs: one for each class of pixels that
-/// are not ok, and one for each of the solution and residual when values overflow float32
-/// (counted on the host values, or, for a map still in device memory only, the payload's
-/// LsqPayload::device_inf: no download).
+/// are not ok, and one each for the solution and the residual when values overflow float32.
+/// Overflows are counted on the host values or, for a map only in device memory, taken from
+/// LsqPayload::device_inf without a download.
 void add_lsq_result_warnings(RunResult& r);
 
-/// The warnings of an lsq solve: one for each class of pixels that are not ok (the status counts
-/// `under`determined, `rank`-deficient, all `missing`; N unknowns; the wording depends on
-/// whether lambda > 0), and one for each of the solution and residual when values overflow
-/// float32 (`solution_inf`, `residual_inf`: their counts of inf once rounded to float32).
+/// The warnings of an lsq solve: one for each class of pixels that are not ok, from the status
+/// counts `under`determined, `rank`-deficient and all `missing`, with N unknowns; the wording
+/// depends on whether lambda > 0. One each for the solution and the residual when values
+/// overflow float32; `solution_inf` and `residual_inf` count inf values once rounded to float32.
 std::vector<std::string> lsq_result_warnings(std::uint64_t under, std::uint64_t rank,
                                              std::uint64_t missing, std::uint64_t N, double lambda,
                                              std::size_t solution_inf, std::size_t residual_inf);
 
-/// The maps of an lsq RunResult, from its outputs (held by `r`, where they are: nothing is
-/// downloaded here).
+/// The maps of an lsq RunResult, from its outputs, held by `r` where they are. Nothing is
+/// downloaded here.
 struct LsqMaps {
   std::size_t n = 0, height = 0, width = 0;
   const OutputData* solution = nullptr;  ///< (N, H, W); float64 or float32
@@ -78,10 +79,10 @@ struct LsqMaps {
   const OutputData* condition = nullptr;  ///< (H, W) float32
   const OutputData* count = nullptr;      ///< (H, W) int32
   const OutputData* status = nullptr;     ///< (H, W) uint8
-  /// The device operations of maps in device memory (the payload's); null otherwise.
+  /// The payload's device operations for maps in device memory; null otherwise.
   std::shared_ptr<const LsqDeviceOps> ops;
-  /// Value i of `map` (one of the above) as double: from its host values when they are there,
-  /// else that one value copied from the device (no host copy of the map is made).
+  /// Value i of `map`, one of the above, as double: from its host values when present, else
+  /// that one value copied from the device, without a host copy of the map.
   double at(const OutputData& map, std::size_t i) const;
 };
 /// The maps of `r`. Throws simscope::Error when an output is missing or of another dtype.

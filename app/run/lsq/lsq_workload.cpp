@@ -1,6 +1,6 @@
-// The `lsq` workload as the app drives it: the problem (files or generator) and the last solve
-// cached between runs, outputs solution/residual/count/status/condition, a warning per class of
-// pixels that are not "ok", and the maps drawn upright (row 0 at the top, as imshow does).
+// The `lsq` workload as the app drives it. The problem (files or generator) and the last solve
+// are cached between runs. Outputs solution, residual, count, status and condition; warns once
+// per class of pixels that are not "ok"; draws the maps upright, row 0 at the top, as imshow.
 #include "lsq_workload.hpp"
 
 #include <algorithm>
@@ -23,14 +23,14 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// The problem's inputs: the files by identity (cache_key), the generator's settings in use.
+/// The problem's inputs: the files by identity (cache_key) and the generator's settings in use.
 std::string problem_key(const ParamSet& p) {
   return cache_key(
       p, {"data.file", "design.file", "synth.height", "synth.width", "synth.observations",
           "synth.unknowns", "synth.nan_fraction", "synth.noise", "synth.seed", "synth.design"});
 }
 
-/// Every stride-th pixel of the cube in both directions (a coarse preview).
+/// Every stride-th pixel of the cube in both directions, for a coarse preview.
 lsq::Cube subsample(const lsq::Cube& c, std::size_t s) {
   lsq::Cube o;
   o.m = c.m;
@@ -115,8 +115,8 @@ class LsqWorkload final : public Workload {
     return a;
   }
 
-  /// Rows concatenated in range order (lsq::merge_row_ranges' rule: each pixel's outputs are the
-  /// unsplit solve's on the CPU), the counts summed, the warnings from the whole. No payload.
+  /// Concatenates rows in range order by lsq::merge_row_ranges' rule: each pixel's outputs are
+  /// the unsplit solve's on the CPU. Sums the counts; warnings come from the whole. No payload.
   RunResult merge_ranges(std::vector<RunResult> parts) const override {
     check_parts(parts, "rows");
     RunResult r = parts.front();
@@ -124,7 +124,7 @@ class LsqWorkload final : public Workload {
     r.warnings.clear();
     r.part.reset();
     r.payload.reset();
-    // Parts of this process whose maps are in device memory merge there (no host copy).
+    // Parts of this process whose maps are in device memory merge there, without a host copy.
     std::shared_ptr<const LsqDeviceOps> ops;
     for (const RunResult& p : parts) {
       const auto* pl = p.payload_as<LsqPayload>();
@@ -182,7 +182,7 @@ class LsqWorkload final : public Workload {
     }
   }
 
-  /// A work range: the pixel rows `rows` of the loaded problem (not cached, no preview).
+  /// A work range: the pixel rows `rows` of the loaded problem. Not cached, no preview.
   RunResult run_rows(const ParamSet& params, Backend backend, const IndexRange& rows,
                      const lsq::Options& options, Progress* progress, Clock::time_point t0) {
     const lsq::Cube& full = problem_->cube;
@@ -192,8 +192,8 @@ class LsqWorkload final : public Workload {
     solver_->solve(full, problem_->design, range, options, result, progress);
     RunResult r = outputs_of(params, backend, result, options);
     r.part = RangePart{"rows", range.begin, range.end, full.height, {}};
-    // Device maps: fill_lsq_result's payload (device operations and inf counts, no problem)
-    // lets merge_ranges merge them on the device.
+    // Device maps: fill_lsq_result's payload, with device operations and inf counts but no
+    // problem, lets merge_ranges merge them on the device.
     add_unused_warnings(r);
     add_view_warnings(r);
     add_lsq_result_warnings(r);
@@ -201,7 +201,7 @@ class LsqWorkload final : public Workload {
     return r;
   }
 
-  /// The outputs and stats of a solve (no warnings, no payload); the maps move out of `res`.
+  /// The outputs and stats of a solve, without warnings or payload. The maps move out of `res`.
   RunResult outputs_of(const ParamSet& params, Backend backend, lsq::Result& res,
                        const lsq::Options& options) const {
     RunResult r;
@@ -213,8 +213,8 @@ class LsqWorkload final : public Workload {
     return r;
   }
 
-  /// The solver of `backend`; a device solver keeps its maps on the device (copied to the host
-  /// only when something reads them: export, histogram, probe).
+  /// The solver of `backend`. A device solver keeps its maps on the device; they are copied to
+  /// the host only when something reads them: export, histogram, probe.
   void ensure_solver(Backend backend) {
     if (solver_ && solver_->backend() == backend) return;
     solver_ = lsq::make_solver(backend);
@@ -252,13 +252,13 @@ class LsqWorkload final : public Workload {
         img.scale = "linear";
       }
     }
-    // Upright: column w to the right, row h downwards (sample (i, j) = pixel (H-1-j, i)).
+    // Upright: column w to the right, row h downwards; sample (i, j) = pixel (H-1-j, i).
     img.rows = int(W);
     img.cols = int(H);
     const LsqPayload* dpl = r.payload_as<LsqPayload>();
     if (dpl && dpl->device_ops && device_only(o->data)) {
-      // Maps in device memory: the image is made there and drawn through CUDA-GL interop; the
-      // solution's other components and the host never see a copy.
+      // Maps in device memory: the image is made there and drawn through CUDA-GL interop. The
+      // solution's other components are never copied, and the host never sees a copy.
       double m = 0;
       img.data = lsq_device_image(o->data, offset, H, W, dpl->device_ops,
                                   img.colormap == "coolwarm" ? &m : nullptr);
@@ -273,8 +273,9 @@ class LsqWorkload final : public Workload {
     img.data = std::move(upright);
     if (img.colormap == "coolwarm") img.symmetric_range();  // zero at the neutral centre
     }
-    // Titles in the cube's pixel indices (a preview samples every stride-th pixel): columns w
-    // left to right, rows h top to bottom (the vertical axis runs from H-1 at the bottom to 0).
+    // Titles in the cube's pixel indices, since a preview samples every stride-th pixel:
+    // columns w left to right, rows h top to bottom; the vertical axis runs from H-1 at the
+    // bottom to 0.
     const LsqPayload* pl = r.payload_as<LsqPayload>();
     const double stride = pl ? double(pl->stride) : 1.0;
     img.annotations.axis_i = {"pixel column w", true, 0.0, double(W - 1) * stride};
@@ -301,7 +302,7 @@ class LsqWorkload final : public Workload {
   }
 
  private:
-  /// Warnings for generator settings the inputs override (the schema's rules of use).
+  /// Warnings for generator settings the inputs override, from the schema's rules of use.
   static void add_unused_warnings(RunResult& r) {
     for (std::string& w : r.params.schema().unused_warnings(r.params))
       r.warnings.push_back(std::move(w));
@@ -326,7 +327,7 @@ class LsqWorkload final : public Workload {
 }  // namespace
 
 WorkloadDescriptor lsq_descriptor() {
-  // The outputs as compute/lsq declares them (lsq::outputs(): also the view choices).
+  // The outputs as compute/lsq declares them; lsq::outputs() also gives the view choices.
   WorkloadDescriptor d;
   d.name = "lsq";
   d.make = [] { return std::make_unique<LsqWorkload>(); };

@@ -23,7 +23,7 @@ class ParamSet {
   /// Parses `text` according to the parameter's type and range and stores it.
   /// Throws simscope::Error naming the parameter, the expected form and the text given.
   void set_from_string(const std::string& name, const std::string& text);
-  /// Stores a typed value after checking type and range (throws simscope::Error).
+  /// Stores a typed value after checking type and range. Throws simscope::Error.
   void set(const std::string& name, const ParamValue& value);
 
   const ParamValue& get(const std::string& name) const;  ///< throws Error on unknown name
@@ -32,10 +32,10 @@ class ParamSet {
   bool get_bool(const std::string& name) const;
   const std::string& get_string(const std::string& name) const;  ///< Enum or Path
 
-  /// True when `name` holds its schema default (throws Error on an unknown name).
+  /// True when `name` holds its schema default. Throws Error on an unknown name.
   bool is_default(const std::string& name) const;
-  /// The names among `names` whose values differ from their defaults, comma-separated ("" when
-  /// none): the parameters a user set, for warnings that they are not used.
+  /// The names among `names` whose values differ from their defaults, comma-separated; "" when
+  /// none. These are the parameters a user set, for warnings that they are not used.
   std::string changed(const std::vector<std::string>& names) const;
 
   const std::map<std::string, ParamValue>& values() const { return values_; }

@@ -17,7 +17,7 @@ using ParamValue = std::variant<std::int64_t, double, bool, std::string>;
 /// Name of a ParamType as shown by `--list-params` ("int", "float", "bool", "enum", "path").
 const char* to_string(ParamType t);
 
-/// Renders a value as text that Schema::parse_value() reads back exactly (doubles with %.17g).
+/// Renders a value as text that Schema::parse_value() reads back exactly; doubles use %.17g.
 std::string format_value(const ParamValue& v);
 
 /// One parameter of a workload.
@@ -33,7 +33,7 @@ struct ParamSpec {
   bool has_range() const { return min <= max; }
 };
 
-/// Builds a ParamSpec in one call (the workloads' schemas are lists of these). Pass min > max
+/// Builds a ParamSpec in one call; the workloads' schemas are lists of these. Pass min > max
 /// for no range.
 ParamSpec param_spec(std::string name, ParamType type, ParamValue default_value, double min,
                      double max, std::string unit, std::string help,

@@ -43,11 +43,11 @@ std::string expected_text(const ParamSpec& s) {
   return "?";
 }
 
-/// 2^53: below it, a double that is a whole number stands for that integer alone (2^53 itself
-/// is also the rounding of 2^53 + 1).
+/// 2^53: below it, a whole double stands for that integer alone. 2^53 itself is also the
+/// rounding of 2^53 + 1.
 constexpr double kMaxExactDouble = 9007199254740992.0;
 
-/// `t` without leading and trailing blanks (spaces, tabs, newlines).
+/// `t` without leading and trailing blanks: spaces, tabs, newlines.
 std::string trim_blanks(const std::string& t) {
   const char* blanks = " \t\n\r\f\v";
   const auto a = t.find_first_not_of(blanks);
@@ -55,7 +55,7 @@ std::string trim_blanks(const std::string& t) {
   return t.substr(a, t.find_last_not_of(blanks) - a + 1);
 }
 
-/// [+-]digits, nothing else (no blanks, no hex, no suffix).
+/// [+-]digits and nothing else: no blanks, no hex, no suffix.
 bool is_decimal_integer(const std::string& t) {
   std::size_t i = (!t.empty() && (t[0] == '+' || t[0] == '-')) ? 1 : 0;
   if (i == t.size()) return false;
@@ -64,9 +64,9 @@ bool is_decimal_integer(const std::string& t) {
   return true;
 }
 
-/// A decimal number [+-]digits[.digits][(e|E)[+-]digits] (at least one digit before the
-/// exponent; no blanks, hex, inf or nan), read locale-independently into `d`. False when the
-/// text is not of that form or its value overflows a double.
+/// A decimal number [+-]digits[.digits][(e|E)[+-]digits], with at least one digit before the
+/// exponent and no blanks, hex, inf or nan. Read locale-independently into `d`. Returns false
+/// when the text is not of that form or its value overflows a double.
 bool parse_decimal(const std::string& t, double& d) {
   std::size_t i = 0, digits = 0;
   auto run = [&] {
@@ -89,7 +89,7 @@ bool parse_decimal(const std::string& t, double& d) {
   return ec == std::errc() && end == t.data() + t.size() && std::isfinite(d);
 }
 
-/// i < lo and i > hi, compared exactly (not through double, which rounds above 2^53).
+/// i < lo and i > hi, compared exactly, not through double, which rounds above 2^53.
 bool below(std::int64_t i, double lo) {
   if (lo <= -9223372036854775808.0) return false;  // nothing is below -2^63
   if (lo >= 9223372036854775808.0) return true;
@@ -176,7 +176,7 @@ ParamValue Schema::check_value(const ParamSpec& s, const ParamValue& v) {
 }
 
 ParamValue Schema::parse_value(const ParamSpec& s, const std::string& raw) {
-  // Blanks around a value are ignored for every type but paths (a file name may hold them).
+  // Blanks around a value are ignored for every type but paths; a file name may hold them.
   const std::string text = s.type == ParamType::Path ? raw : trim_blanks(raw);
   switch (s.type) {
     case ParamType::Int: {
@@ -187,8 +187,8 @@ ParamValue Schema::parse_value(const ParamSpec& s, const std::string& raw) {
         if (ec != std::errc() || end != text.data() + text.size()) bad(s, expected_text(s), raw);
         return check_value(s, ParamValue(i));
       }
-      // "1e6"-style integers written as decimals, when they are exact: |d| < 2^53 (from 2^53 on,
-      // "9.007199254740993e15" would silently round to a neighbouring integer).
+      // "1e6"-style integers written as decimals, when exact: |d| < 2^53. From 2^53 on,
+      // "9.007199254740993e15" would silently round to a neighbouring integer.
       double d = 0;
       if (!parse_decimal(text, d) || !(std::fabs(d) < kMaxExactDouble))
         bad(s, expected_text(s), raw);

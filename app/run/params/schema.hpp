@@ -18,11 +18,11 @@ class Schema {
 
   const std::string& workload() const { return workload_; }
   const std::vector<ParamSpec>& specs() const { return specs_; }
-  /// The parameter names in display order, comma-separated ("grid.size, plane, ...").
+  /// The parameter names in display order, comma-separated: "grid.size, plane, ...".
   std::string names() const;
   /// The spec named `name`, or nullptr.
   const ParamSpec* find(const std::string& name) const;
-  /// The spec named `name`; throws simscope::Error "unknown parameter 'x' for workload 'w'
+  /// The spec named `name`. Throws simscope::Error "unknown parameter 'x' for workload 'w'
   /// (known: ...)" otherwise.
   const ParamSpec& at(const std::string& name) const;
   /// Every parameter at its default.
@@ -33,19 +33,19 @@ class Schema {
   /// False when a rule whose conditions hold for `params` lists `name` as unused. Throws Error
   /// on an unknown name.
   bool used(const ParamSet& params, const std::string& name) const;
-  /// One warning per rule that holds and lists parameters changed from their defaults (texts as
-  /// UseRule shows), in rule order; none when every setting given is used.
+  /// One warning per rule that holds and lists parameters changed from their defaults, with
+  /// texts as UseRule shows, in rule order. None when every setting given is used.
   std::vector<std::string> unused_warnings(const ParamSet& params) const;
 
-  /// Parses text into a value of spec's type, checking the range/choices. Blanks around the
-  /// text are ignored (except for paths, taken as given). Int: decimal digits with an optional
-  /// sign, or an exact integer written as a decimal number such as "1e6" (below 2^53 in
-  /// magnitude); Float: a decimal number ([+-]digits[.digits][e[+-]digits]), read independently
-  /// of the locale. Hex, inf, nan and any other character are refused; Int ranges are checked
-  /// exactly (int64, not through double). Throws simscope::Error:
+  /// Parses text into a value of spec's type, checking the range or choices. Blanks around the
+  /// text are ignored, except for paths, which are taken as given.
+  /// Int: decimal digits with an optional sign, or an exact integer written as a decimal number
+  /// such as "1e6", below 2^53 in magnitude. Int ranges are checked exactly in int64.
+  /// Float: a decimal number [+-]digits[.digits][e[+-]digits], read independently of the locale.
+  /// Hex, inf, nan and any other character are refused. Throws simscope::Error, e.g.
   /// "parameter grid.size: expected an integer in [2, 4096], got '0'".
   static ParamValue parse_value(const ParamSpec& spec, const std::string& text);
-  /// Checks a typed value against spec (type, range, choices); throws simscope::Error. A double
+  /// Checks a typed value against spec: type, range, choices. Throws simscope::Error. A double
   /// given for an Int must be a whole number of magnitude below 2^53.
   static ParamValue check_value(const ParamSpec& spec, const ParamValue& value);
 

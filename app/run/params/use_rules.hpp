@@ -7,8 +7,8 @@ namespace simscope {
 
 class ParamSet;
 
-/// A condition on one parameter (a use rule's "when"): Set / Unset: the value differs from / is
-/// its default (for a Path: a file is named / none is); Equals / NotEquals: its value, as
+/// A condition on one parameter, a use rule's "when". Set: the value differs from its default;
+/// for a Path, a file is named. Unset: the opposite. Equals / NotEquals: its value, as
 /// format_value writes it, is / is not `value`.
 struct ParamCondition {
   enum class Op { Set, Unset, Equals, NotEquals };
@@ -24,9 +24,9 @@ struct ParamCondition {
 ///   when[0] Set:       "sources.file is set, so sources.count is not used (WHY)"
 ///   when[0] Equals:    "network.topology=file, so network.k, network.p are not used (WHY)"
 ///   when[0] NotEquals: "network.file is not used: network.topology is 'ring' (WHY)", one
-///                      warning per unused parameter (the rule of a parameter that a selector
-///                      must pick, e.g. a file read only with topology=file).
-/// Later conditions only narrow the rule (e.g. "and data.file is not set").
+///                      warning per unused parameter. Meant for a parameter that a selector
+///                      must pick, e.g. a file read only with topology=file.
+/// Later conditions only narrow the rule, e.g. "and data.file is not set".
 struct UseRule {
   std::vector<ParamCondition> when;
   std::vector<std::string> unused;

@@ -1,5 +1,5 @@
-// Method::Auto (field.hpp): per evaluation, direct or tree by resolve_method(), each evaluator
-// made on first use and kept (with its caches: the CUDA sources, the source tree).
+// Method::Auto (field.hpp): picks direct or tree per evaluation by resolve_method(). Each
+// evaluator is made on first use and kept with its caches: the CUDA sources, the source tree.
 #include "field/field_internal.hpp"
 #include "field/tree/tree_internal.hpp"
 

@@ -1,9 +1,8 @@
 #pragma once
-/// @file BigVector: the tree method's large arrays (not a public API). A std::vector whose
-/// resize() leaves new elements default-initialised (no zeroing pass: the OpenMP loop that
-/// writes them first places their pages on its own thread), whose data is 64-byte aligned, and
-/// whose blocks of 2 MiB or more are 2 MiB-aligned and marked for transparent huge pages (a page
-/// fault per 2 MiB, not per 4 KiB).
+/// @file BigVector: the tree method's large arrays. Not a public API. A std::vector whose
+/// resize() leaves new elements default-initialised, so the OpenMP loop that writes them first
+/// places their pages on its own thread. Data is 64-byte aligned. Blocks of 2 MiB or more are
+/// 2 MiB-aligned and marked for transparent huge pages: one page fault per 2 MiB, not 4 KiB.
 #include <sys/mman.h>
 
 #include <cstddef>

@@ -18,7 +18,7 @@ std::size_t error_sample_count(std::int64_t requested, std::size_t P, std::size_
   if (requested > 0) {
     n = std::size_t(requested);
   } else {
-    // About 3e7 pairs: ~30 ms of fp64 sums on 2 cores; at least 8 targets, at most 1024.
+    // About 3e7 pairs, at least 8 targets, at most 1024.
     n = std::clamp<std::size_t>(std::size_t(3e7 / double(std::max<std::size_t>(P, 1))), 8, 1024);
   }
   return std::min(n, T);
@@ -32,12 +32,12 @@ void measure_error(std::size_t sources, const Targets& t, const IndexRange& r, c
   stats.error_samples = n;
   stats.rms_rel_error = stats.max_rel_error = NAN;
   if (n == 0) return;
-  // A stratified sample: one random target in each of n equal runs of consecutive indices
-  // (rows of a plane: spread over it, which keeps the estimate's variance below that of n
-  // independent draws). Without a seed it is drawn from a hash of what is evaluated (the
-  // targets' count and end points, the sources' count, the tolerance): a new sample for every
-  // other plane or grid, the same one for the same run, since the sample's error decides the
-  // ladder's rung and so the outputs, which must not change from one identical run to the next.
+  // A stratified sample: one random target in each of n equal runs of consecutive indices,
+  // i.e. rows of a plane. It spreads over the plane and keeps the estimate's variance below
+  // that of n independent draws. Without a seed it is drawn from a hash of what is evaluated:
+  // target count and end points, source count, tolerance. So another plane or grid gets a new
+  // sample and the same run the same one. This matters because the sample's error decides the
+  // ladder's rung and so the outputs, which must not change between identical runs.
   std::uint64_t seed = o.error_seed;
   if (seed == 0) {
     std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a over the words below
@@ -75,14 +75,14 @@ void measure_error(std::size_t sources, const Targets& t, const IndexRange& r, c
     const double e2 = b[0] * b[0] + b[1] * b[1] + b[2] * b[2];
     num += d2, den += e2;
     pnum += (a[3] - b[3]) * (a[3] - b[3]), pden += b[3] * b[3];
-    // A target where the direct field is exactly 0 (a centre of symmetry) has no relative
-    // error: it counts only in the RMS (its absolute error against the sample's norm).
+    // A target where the direct field is exactly 0, e.g. a centre of symmetry, has no relative
+    // error. It counts only in the RMS, by its absolute error against the sample's norm.
     if (e2 > 0) mx = std::max(mx, std::sqrt(d2 / e2));
   }
-  // The norms ||E|| and ||phi|| from every evaluated target (the tree's values, within the
-  // tolerance of direct ones), scaled to the sample: only the numerator is sampled, which
-  // removes the variance of the denominator (a few targets near sources dominate both sums,
-  // not the same few).
+  // The norms ||E|| and ||phi|| come from every evaluated target's tree values, which are
+  // within the tolerance of direct ones, scaled to the sample. Only the numerator is sampled.
+  // This removes the denominator's variance: a few targets near sources dominate both sums,
+  // and not the same few.
   double all_e = 0, all_p = 0;
   for (std::size_t i = 0; i < T; ++i) {
     const double* a = &acc[i * 4];

@@ -41,9 +41,9 @@ void derivatives(const MultiIndex& m, double rx, double ry, double rz, double ep
 
 void p2m(const MultiIndex& m, const double c[3], const float* x, const float* y, const float* z,
          const float* q, int n, double* M) {
-  // Batches of kLanes sources: the powers r^k term by term across the lanes (the step tables
-  // read once per term for all lanes), accumulated per lane over the batches, the lanes summed
-  // and scaled by 1 / k! once at the end.
+  // Batches of kLanes sources. The powers r^k are formed term by term across the lanes, so the
+  // step tables are read once per term for all lanes. They accumulate per lane over the
+  // batches; the lanes are summed and scaled by 1 / k! once at the end.
   constexpr int kLanes = 16;
   const int N = m.count;
   static thread_local std::vector<double> buf, sum;
@@ -97,7 +97,7 @@ void p2m(const MultiIndex& m, const double c[3], const float* x, const float* y,
 
 namespace {
 
-/// Rows 1..N-1 of the scaled powers r^k / k! of 8 lanes (row 0 set by the caller), built by the
+/// Rows 1..N-1 of the scaled powers r^k / k! of 8 lanes; the caller sets row 0. Built by the
 /// multi-index steps: P[i * 8 + l] = P[from(i) * 8 + l] * r[axis(i)][l] / k_axis(i).
 inline void scaled_powers8(const MultiIndex& m, const double (&r)[3][8], int N, double* P) {
   constexpr int kL = 8;
@@ -159,7 +159,7 @@ void m2m(const MultiIndex& m, const double cp[3], const double cc[3], const doub
 }
 
 namespace {
-/// sum_{b < n} x[b] y[idx[b]] with 8 partial sums (vectorised: contiguous x, gathered y).
+/// sum_{b < n} x[b] y[idx[b]] with 8 partial sums; vectorised over contiguous x, gathered y.
 inline double dot_gather(const double* __restrict x, const double* __restrict y,
                          const std::int16_t* __restrict idx, int n) {
   double lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};

@@ -1,6 +1,6 @@
 #pragma once
-/// @file Multi-indices k = (kx, ky, kz) of the Cartesian expansions of the tree method, and the
-/// index tables its operators loop over (not a public API).
+/// @file Multi-indices k = (kx, ky, kz) of the tree method's Cartesian expansions, and the
+/// index tables its operators loop over. Not a public API.
 ///
 /// Layout: the C(p+3, 3) multi-indices of total degree |k| <= p, ordered by degree, and within a
 /// degree n by decreasing kx, then decreasing ky: index(k) = n(n+1)(n+2)/6 + (n-kx)(n-kx+1)/2 +
@@ -23,34 +23,34 @@ constexpr int index_of(int kx, int ky, int kz) {
   return n * (n + 1) * (n + 2) / 6 + (n - kx) * (n - kx + 1) / 2 + kz;
 }
 
-/// The tables of order p (<= kMaxOrder).
+/// The tables of order p <= kMaxOrder.
 struct MultiIndex {
   int order = 0;
   int count = 0;                                 ///< terms(order)
   std::vector<std::uint8_t> kx, ky, kz, degree;  ///< per index
-  /// Index of k - e_c for c = 0, 1, 2 (-1 where k_c = 0); k - 2 e_c likewise.
+  /// minus1: index of k - e_c for c = 0, 1, 2, -1 where k_c = 0. minus2: k - 2 e_c likewise.
   std::vector<std::int16_t> minus1[3], minus2[3];
-  /// Index of k + e_c (-1 when |k| = order).
+  /// Index of k + e_c; -1 when |k| = order.
   std::vector<std::int16_t> plus1[3];
-  /// The step of the scaled powers r^k / k! = r^(k-e_a) / (k-e_a)! * r_a / k_a, a the first
-  /// axis with k_a > 0 (index 0: unused): step_axis[k] = a, step_from[k] = index of k - e_a,
+  /// The step of the scaled powers r^k / k! = r^(k-e_a) / (k-e_a)! * r_a / k_a, with a the first
+  /// axis where k_a > 0; index 0 is unused. step_axis[k] = a, step_from[k] = index of k - e_a,
   /// step_inv[k] = 1 / k_a.
   std::vector<std::uint8_t> step_axis;
   std::vector<std::int16_t> step_from;
   std::vector<double> step_inv;
   std::vector<double> inv_factorial;  ///< 1 / k! per index
-  /// The derivative recurrence (expansions.hpp) as fixed sums: for each c, D_k R2 =
-  /// sum_c rec_a_coef[c][k] R_c D[rec_a[c][k]] + rec_b_coef[c][k] D[rec_b[c][k]] (index 0 and
-  /// coefficient 0 for absent terms).
+  /// The derivative recurrence of expansions.hpp as fixed sums: D_k R2 = sum_c
+  /// rec_a_coef[c][k] R_c D[rec_a[c][k]] + rec_b_coef[c][k] D[rec_b[c][k]]. Absent terms have
+  /// index 0 and coefficient 0.
   std::vector<std::int16_t> rec_a[3], rec_b[3];
   std::vector<double> rec_a_coef[3], rec_b_coef[3];
-  /// The pairs (a, b) with |a| + |b| <= order, grouped by a: for a, entries
-  /// [pair_begin[a], pair_begin[a+1]) of pair_b and pair_sum (the index of a + b).
+  /// The pairs (a, b) with |a| + |b| <= order, grouped by a. For a, entries
+  /// [pair_begin[a], pair_begin[a+1]) of pair_b, and pair_sum holds the index of a + b.
   std::vector<std::int32_t> pair_begin;
   std::vector<std::int16_t> pair_b, pair_sum;
 };
 
-/// The tables of order p, built once per order and kept (thread-safe). Throws simscope::Error
+/// The tables of order p, built once per order and kept; thread-safe. Throws simscope::Error
 /// when p is outside [0, kMaxOrder].
 const MultiIndex& multi_index(int p);
 

@@ -1,6 +1,6 @@
-// The tree method's octree (octree.hpp): Morton keys sorted by a scatter on the top levels'
-// bits and a radix sort within each bucket, then cells from the sorted keys (levels 0..10) and
-// by partitioning below, the subtrees under the top levels built in parallel.
+// The tree method's octree (octree.hpp). Morton keys are sorted by a scatter on the top levels'
+// bits and a radix sort within each bucket. Cells come from the sorted keys for levels 0..10
+// and by partitioning below. Subtrees under the top levels are built in parallel.
 #include "field/tree/octree.hpp"
 
 #include <omp.h>
@@ -46,8 +46,8 @@ struct Builder {
   const std::uint32_t* keys;    // sorted keys
   int depth = 0;
   bool permuted = false;
-  /// Top mode (jobs != null): a cell reaching stop_level is recorded as a job, not built, and
-  /// parents are left unfinished (finish_top() does them once the jobs are done).
+  /// Top mode (jobs != null): a cell reaching stop_level is recorded as a job, not built.
+  /// Parents are left unfinished; finish_top() does them once the jobs are done.
   std::vector<Job>* jobs = nullptr;
   int stop_level = 0;
 
@@ -107,7 +107,7 @@ struct Builder {
     std::uint32_t bounds[9];
     const double half = 0.5 * size;
     if (level < kKeyLevels) {
-      // Octant from the key's 3 bits of this level (keys are sorted: ranges are contiguous).
+      // Octant from the key's 3 bits of this level. Keys are sorted, so ranges are contiguous.
       const int shift = 3 * (kKeyLevels - 1 - level);
       bounds[0] = c.begin;
       for (int o = 0; o < 8; ++o) {
@@ -119,8 +119,8 @@ struct Builder {
             keys);
       }
     } else {
-      // Below the key's resolution: partition the range about the cube's centre (x, then y, z
-      // within each half), the same octant numbering (bit 2: x, bit 1: y, bit 0: z).
+      // Below the key's resolution: partition the range about the cube's centre, x first, then
+      // y and z within each half. Same octant numbering: bit 2 x, bit 1 y, bit 0 z.
       const double mid[3] = {lo[0] + half, lo[1] + half, lo[2] + half};
       permuted = true;
       auto* ord = order;
@@ -160,14 +160,14 @@ struct Builder {
 };
 
 
-/// Levels of the scatter: about 16,000 points per bucket (a bucket's sort stays in L2).
+/// Levels of the scatter: about 16,000 points per bucket, so a bucket's sort stays in L2.
 int top_levels(std::size_t n) {
   int l = 0;
   while (l < 4 && (n >> (3 * (l + 1))) >= 8192) ++l;
   return l;
 }
 
-/// The points' bounding cube (one parallel pass) into m.lo, m.size.
+/// Computes the points' bounding cube in one parallel pass into m.lo and m.size.
 template <typename Real>
 void bounding_cube(const Real* x, const Real* y, const Real* z, std::size_t n, MortonOrder& m) {
   if (n >= (std::size_t(1) << 32) - 1)
@@ -186,13 +186,13 @@ void bounding_cube(const Real* x, const Real* y, const Real* z, std::size_t n, M
   m.size = size > 0 ? size * (1 + 1e-9) : 1.0;
 }
 
-/// Stable sort of the points by Morton key: m.keys gets the sorted keys; the caller's payload
-/// follows through two callbacks: place(j, d) writes point j's payload at position d, and
-/// permute(s, len, perm) reorders positions [s, s + len) so that position s + k receives what
-/// was at s + perm[k]. Two phases, both OpenMP: each thread scatters its contiguous chunk
-/// (key and place()) to the buckets of the keys' top 3 L bits (per-thread offsets in thread
-/// order), then each bucket is sorted by the remaining bits (LSD, passes of <= 11 bits) in
-/// thread-local scratch and its payload reordered in place (no second full-size copy).
+/// Stable sort of the points by Morton key. m.keys gets the sorted keys. The caller's payload
+/// follows through two callbacks: place(j, d) writes point j's payload at position d;
+/// permute(s, len, perm) reorders positions [s, s + len) so position s + k receives the old
+/// s + perm[k]. Two OpenMP phases: each thread scatters its contiguous chunk (key and place())
+/// to the buckets of the keys' top 3 L bits, with per-thread offsets in thread order. Then each
+/// bucket is sorted by the remaining bits (LSD, passes of <= 11 bits) in thread-local scratch,
+/// and its payload reordered in place without a second full-size copy.
 template <typename Real, typename Place, typename Permute>
 void morton_sort(const Real* x, const Real* y, const Real* z, std::size_t n, MortonOrder& m,
                  Place place, Permute permute) {
@@ -323,7 +323,7 @@ Octree build_cells(const Real* x, const Real* y, const Real* z, MortonOrder&& m,
   if (n == 0) return t;
   t.order = std::move(m.order);
   leaf_size = leaf_size < 1 ? 1 : leaf_size;
-  // The top levels serially, recording the cells at stop_level (or leaves above it) as jobs.
+  // The top levels serially. Cells at stop_level, or leaves above it, are recorded as jobs.
   std::vector<Job> jobs;
   Builder<Real> top{x, y, z, leaf_size, t.cells, t.order.data(), m.keys.data()};
   top.jobs = &jobs;
@@ -332,7 +332,7 @@ Octree build_cells(const Real* x, const Real* y, const Real* z, MortonOrder&& m,
   t.cells[0].begin = 0, t.cells[0].end = std::uint32_t(n);
   top.build(0, 0, m.lo, m.size);
   const std::size_t tops = t.cells.size();
-  // Each job's subtree into its own cells (its root first), then appended in job order.
+  // Builds each job's subtree into its own cells, root first, then appends them in job order.
   std::vector<std::vector<Cell>> sub(jobs.size());
   std::vector<int> depth(jobs.size(), 0);
   std::vector<char> permuted(jobs.size(), 0);
@@ -361,7 +361,7 @@ Octree build_cells(const Real* x, const Real* y, const Real* z, MortonOrder&& m,
   }
   for (std::size_t j = 0; j < jobs.size(); ++j)
     t.depth = std::max(t.depth, depth[j]), t.permuted = t.permuted || permuted[j];
-  // The top cells' centres and radii, children first (a parent precedes its children).
+  // The top cells' centres and radii, children first; a parent precedes its children.
   std::vector<char> is_job(tops, 0);
   for (const Job& jb : jobs) is_job[std::size_t(jb.cell)] = 1;
   for (std::size_t c = tops; c-- > 0;)

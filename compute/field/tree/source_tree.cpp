@@ -31,8 +31,8 @@ std::vector<double> SourceTree::moments_fp64() const {
 SourceTree build_source_tree(const Sources& s) {
   SourceTree t;
   try {
-    // The sources copied in Morton order by the sort itself (morton_sorted_copy), the cells built
-    // on the copy (sequential reads); splits below the keys' resolution permute it once more.
+    // The sort itself copies the sources in Morton order (morton_sorted_copy); cells are built
+    // on the copy for sequential reads. Splits below the keys' resolution permute it again.
     const std::size_t n = s.size();
     t.x.resize(n), t.y.resize(n), t.z.resize(n), t.q.resize(n);
     MortonOrder mo = morton_sorted_copy(s.x.data(), s.y.data(), s.z.data(), s.q.data(), n,
@@ -49,7 +49,7 @@ SourceTree build_source_tree(const Sources& s) {
         v->swap(tmp);
       }
     }
-    // The permutation is not needed after the copy (outputs are per target).
+    // The permutation is not needed after the copy, since outputs are per target.
     BigVector<std::uint32_t>().swap(t.oct.order);
     t.level.assign(t.oct.cells.size(), 0);
     for (std::size_t c = 0; c < t.oct.cells.size(); ++c) {
@@ -78,7 +78,7 @@ void compute_moments(SourceTree& t, int p, bool fp64) {
     std::size_t rows = 0;
     for (std::size_t c = 0; c < C; ++c)
       if (cells[c].count() > kFewSources) t.slot[c] = std::uint32_t(rows++);
-    // Not zeroed here: each row is zeroed (or written) by the thread that computes it below.
+    // Not zeroed here: the thread that computes each row below zeroes or writes it.
     if (single)
       t.moments32.resize(rows * N);
     else
@@ -89,8 +89,8 @@ void compute_moments(SourceTree& t, int p, bool fp64) {
   }
   t.order = p;
   const int depth = t.oct.depth;
-  // Cells by level, deepest first: leaves get P2M, parents M2M from their (finished) children,
-  // in fp64 (stored in fp32 when `single`: a child's rounded multipole is read back as fp64).
+  // Cells by level, deepest first: leaves get P2M, parents M2M from their finished children,
+  // in fp64. When `single`, stored in fp32, and a child's rounded multipole is read back as fp64.
   std::vector<std::vector<std::int32_t>> by_level(depth + 1);
   for (std::size_t c = 0; c < C; ++c) by_level[t.level[c]].push_back(std::int32_t(c));
   for (int l = depth; l >= 0; --l) {
@@ -110,7 +110,7 @@ void compute_moments(SourceTree& t, int p, bool fp64) {
           p2m(m, c.centre, t.x.data() + c.begin, t.y.data() + c.begin, t.z.data() + c.begin,
               t.q.data() + c.begin, int(c.count()), M);
         } else {
-          // Children with a multipole: one M2M across them (8 lanes); the others by P2M.
+  // Children with a multipole: one M2M across them in 8 lanes. The others by P2M.
           int lanes = 0;
           std::fill(soa.begin(), soa.end(), 0.0);
           for (int j = 0; j < c.nchild; ++j) {

@@ -1,8 +1,8 @@
 #pragma once
-/// @file The source side of the tree method (not a public API): the octree of the sources with
-/// their sorted fp32 copy, and the multipoles of every cell for one expansion order. Built once
-/// per source set (Sources::generation) and kept by the evaluator; the multipoles are redone
-/// only when the order changes (a new tolerance).
+/// @file The source side of the tree method. Not a public API. Holds the octree of the sources
+/// with their sorted fp32 copy, and every cell's multipoles for one expansion order. Built once
+/// per source set (Sources::generation) and kept by the evaluator. The multipoles are redone
+/// only when the order changes, i.e. for a new tolerance.
 #include <cstdint>
 #include <vector>
 
@@ -12,8 +12,8 @@
 
 namespace simscope::field::tree {
 
-/// A source cell with at most kFewSources sources is always summed directly (tree_internal.hpp:
-/// classify), so it keeps no multipole (its parent's M2M takes its sources by P2M).
+/// A source cell with at most kFewSources sources is always summed directly (tree_internal.hpp
+/// classify), so it keeps no multipole. Its parent's M2M takes its sources by P2M.
 constexpr std::uint32_t kFewSources = 8;
 /// SourceTree::slot of a cell without a multipole.
 constexpr std::uint32_t kNoMoment = 0xffffffffu;
@@ -25,18 +25,18 @@ struct SourceTree {
   std::uint64_t generation = 0;     ///< Sources::generation it was built from (0: unknown)
   std::size_t size = 0;             ///< number of sources
   int order = -1;                   ///< order of the multipoles (-1: none yet)
-  /// terms(order) scaled multipoles per cell (expansions.hpp), computed in fp64 and stored in
-  /// fp32 (`moments32`) for orders up to kSingleMomentsOrder, in fp64 (`moments`) above: fp32
-  /// rounding (3e-8 of each term) is 30x below the tolerances of those orders (>= 1e-6) and
-  /// halves the tree's memory (NOTES.md "field tree", memory).
-  /// Rows of terms(order) values: row slot[c] is cell c's (kNoMoment: none, count() <=
-  /// kFewSources).
+  /// terms(order) scaled multipoles per cell (expansions.hpp), computed in fp64. Stored in fp32
+  /// (`moments32`) for orders up to kSingleMomentsOrder, in fp64 (`moments`) above. The fp32
+  /// rounding, 3e-8 of each term, is 30x below those orders' tolerances (>= 1e-6) and halves the
+  /// tree's memory (NOTES.md "field tree", memory).
+  /// Rows of terms(order) values: row slot[c] is cell c's. kNoMoment: none, for cells with
+  /// count() <= kFewSources.
   BigVector<double> moments;
   BigVector<float> moments32;
   std::vector<std::uint32_t> slot;
   bool single() const { return !moments32.empty(); }
-  /// The multipole of `cell` (which has one) in fp64: a pointer into `moments`, or `scratch`
-  /// (terms(order) doubles) filled from `moments32`.
+  /// The multipole of `cell`, which must have one, in fp64. Returns a pointer into `moments`,
+  /// or `scratch` (terms(order) doubles) filled from `moments32`.
   const double* moment(std::size_t cell, double* scratch) const {
     const std::size_t N = std::size_t(terms(order)), row = slot[cell];
     if (!single()) return moments.data() + row * N;
@@ -44,29 +44,29 @@ struct SourceTree {
     for (std::size_t k = 0; k < N; ++k) scratch[k] = f[k];
     return scratch;
   }
-  /// Every cell's multipole in fp64, one row per cell (zeros where none; a copy for uploads).
+  /// Every cell's multipole in fp64, one row per cell, zeros where none. A copy for uploads.
   std::vector<double> moments_fp64() const;
-  /// Bytes held (sorted sources, cells, levels, multipoles).
+  /// Bytes held by sorted sources, cells, levels and multipoles.
   double bytes() const;
 };
 
-/// The highest expansion order whose multipoles are stored in fp32 (tree_rule: tolerance
-/// >= 1e-6), under precision=fp32.
+/// The highest expansion order whose multipoles are stored in fp32 under precision=fp32.
+/// tree_rule uses these orders for tolerances >= 1e-6.
 constexpr int kSingleMomentsOrder = 9;
 
 /// Sources per leaf of the source tree.
 constexpr int kSourceLeaf = 64;
 
-/// The tree of `s` (sorted copy, cells, levels; no multipoles). Throws simscope::Error when
-/// memory runs out.
+/// Builds the tree of `s`: sorted copy, cells, levels; no multipoles. Throws simscope::Error
+/// when memory runs out.
 SourceTree build_source_tree(const Sources& s);
 
-/// Computes t.moments for order p (P2M at the leaves, M2M upwards, OpenMP), stored in fp32 for
-/// orders up to kSingleMomentsOrder unless `fp64` (precision=fp64: every multipole in fp64);
-/// nothing when t holds those already.
+/// Computes t.moments for order p: P2M at the leaves, then M2M upwards, with OpenMP. Stored in
+/// fp32 for orders up to kSingleMomentsOrder unless `fp64` is set (precision=fp64). Does
+/// nothing when t already holds those.
 void compute_moments(SourceTree& t, int p, bool fp64 = false);
 
-/// True when t holds the multipoles compute_moments(t, p, fp64) computes (order and storage).
+/// True when t holds the multipoles compute_moments(t, p, fp64) computes, order and storage.
 inline bool holds_moments(const SourceTree& t, int p, bool fp64) {
   return t.order == p && t.single() == (p <= kSingleMomentsOrder && !fp64);
 }

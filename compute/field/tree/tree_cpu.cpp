@@ -1,18 +1,20 @@
-// The tree method on the CPU (OpenMP): a fast multipole method with a dual traversal of the
-// source tree against a tree of the targets (field.hpp, Method::Tree; tests/bench/NOTES.md
-// "field tree" for the choice and its measurements).
+// The tree method on the CPU with OpenMP: a fast multipole method with a dual traversal of the
+// source tree against a tree of the targets (field.hpp, Method::Tree). Choice and measurements:
+// tests/bench/NOTES.md "field tree".
 //
-// Evaluation: the targets (the whole set, so that a target's value does not depend on the work
-// range it is evaluated in) get their own octree. Its cells are cut into tasks (subtrees); each
-// task walks (its root, the source root) down and lists its pairs of cells (A targets, B
-// sources): with r_A + r_B < theta |z_A - c_B| B's multipole goes into A's local expansion
-// (M2L); two leaves that fail it are summed directly (P2P); otherwise the larger cell is split.
-// Then each target cell's M2Ls run 8 source cells at a time (vectorised across them), and each
-// target leaf sums the sources of its P2P list and of its ancestors' in one pass per target
-// (fp32, 16 lanes, relative to the leaf's centre, for tolerances >= 1e-6; fp64 otherwise, for
-// cells of few sources and for the rare source too near a target for fp32, coincidences skipped
-// and counted). Then the local expansions go down the task's subtree (L2L) to the targets (L2P).
-// The source tree and its multipoles are kept between evaluations (source_tree.hpp).
+// Evaluation: the whole target set gets its own octree, so a target's value does not depend
+// on the work range. Its cells are cut into subtree tasks. Each task walks down from (its root,
+// the source root) and lists its cell pairs, A targets and B sources:
+// - r_A + r_B < theta |z_A - c_B|: B's multipole goes into A's local expansion (M2L);
+// - two leaves that fail it are summed directly (P2P);
+// - otherwise the larger cell is split.
+// Then each target cell's M2Ls run 8 source cells at a time, vectorised across them. Each
+// target leaf sums the sources of its own and its ancestors' P2P lists in one pass per target.
+// That near field is fp32 with 16 lanes relative to the leaf's centre for tolerances >= 1e-6;
+// fp64 otherwise, for cells of few sources, and for a source too near a target for fp32.
+// Coincidences are skipped and counted. Then the local expansions go down the task's subtree
+// (L2L) to the targets (L2P). The source tree and its multipoles are kept between evaluations
+// (source_tree.hpp).
 #include <immintrin.h>
 #include <omp.h>
 
@@ -41,11 +43,11 @@ double since(Clock::time_point t0) {
 }
 
 constexpr std::size_t kTile = 1024;
-/// Target subtrees evaluated as OpenMP tasks (a fixed count: the arithmetic does not depend on
-/// the thread count).
+/// Number of target subtrees evaluated as OpenMP tasks. Fixed, so the arithmetic does not
+/// depend on the thread count.
 constexpr std::size_t kTasks = 64;
 
-/// Adds the sums of sources [b, e) of `s` at target (tx, ty, tz) to acc (direct convention).
+/// Adds the sums of sources [b, e) of `s` at target (tx, ty, tz) to acc, direct convention.
 void p2p_target(const SourceTree& s, std::uint32_t b, std::uint32_t e, double tx, double ty,
                 double tz, double eps2, double acc[4], std::uint64_t& skipped) {
   for (std::uint32_t j = b; j < e; j += std::uint32_t(kTile)) {
@@ -64,24 +66,24 @@ void p2p_target(const SourceTree& s, std::uint32_t b, std::uint32_t e, double tx
 struct Pair {
   std::int32_t a, b;
 };
-/// An entry of a target cell's M2L or P2P list (a linked list through `next`, newest first):
-/// source cell b, order q (M2LOrder; M2L only).
+/// An entry of a target cell's M2L or P2P list, linked through `next`, newest first: source
+/// cell b and, for M2L only, order q (M2LOrder).
 struct ListItem {
   std::int32_t b, q, next;
 };
 
-/// The near field in fp32 is used where the tolerance allows it (terms rounded to ~1e-7) ...
+/// The fp32 near field is used where the tolerance allows it; terms are rounded to ~1e-7.
 constexpr double kFp32NearTolerance = 1e-6;
-/// ... except for a source nearer a target than 2 kNearFraction |t - c| (c: the target leaf's
-/// centre the fp32 coordinates are relative to; coincidences included): their rounding (6e-8 of
-/// |t - c| + |s - c| <= 2 |t - c| + r) would then exceed ~18 x 6e-8 ~ 1e-6 of that term, and the
-/// pair is summed in fp64.
+/// A source nearer a target than 2 kNearFraction |t - c|, coincidences included, is summed in
+/// fp64 instead. c is the target leaf's centre, the origin of the fp32 coordinates. Their
+/// rounding, 6e-8 of |t - c| + |s - c| <= 2 |t - c| + r, would exceed ~18 x 6e-8 ~ 1e-6 of
+/// that term.
 constexpr double kNearFraction = 1.0 / 16;
 
-/// The fp32 near field of one target leaf: the sources of its P2P cells (those of more than
-/// kFewSources) relative to c (the leaf's centre rounded to fp32, so that each coordinate is one
-/// fp32 subtraction, rounded once), padded to a multiple of 16 with zero charges far away;
-/// segment k starts at list index seg[k].first and tree index seg[k].second.
+/// The fp32 near field of one target leaf: the sources of its P2P cells with more than
+/// kFewSources sources, relative to c. c is the leaf's centre rounded to fp32, so each
+/// coordinate is one fp32 subtraction, rounded once. Padded to a multiple of 16 with zero
+/// charges far away. Segment k starts at list index seg[k].first and tree index seg[k].second.
 struct NearList {
   std::vector<float> x, y, z, q;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> seg;
@@ -115,14 +117,14 @@ struct NearList {
     }
     n += m;
   }
-  /// Pads to a multiple of 16 (zero charges at 1e15: finite, no contribution).
+  /// Pads to a multiple of 16 with zero charges at 1e15: finite, no contribution.
   void pad() {
     while (n % 16) {
       x[n] = y[n] = z[n] = 1e15f, q[n] = 0;
       ++n;
     }
   }
-  /// The tree index of list entry j (not a padding entry).
+  /// The tree index of list entry j, which is not a padding entry.
   std::uint32_t index(std::uint32_t j) const {
     const auto it = std::upper_bound(seg.begin(), seg.end(), j, [](std::uint32_t v, const auto& g) {
       return v < g.first;
@@ -131,7 +133,8 @@ struct NearList {
   }
 };
 
-/// One fp64 term of source j of `s` at (tx, ty, tz) into acc (r^2 == 0: skipped, counted).
+/// Adds one fp64 term of source j of `s` at (tx, ty, tz) into acc. r^2 == 0 is skipped and
+/// counted.
 inline void term_fp64(const SourceTree& s, std::uint32_t j, double tx, double ty, double tz,
                       double eps2, double acc[4], std::uint64_t& skipped) {
   const double dx = tx - s.x[j], dy = ty - s.y[j], dz = tz - s.z[j];
@@ -144,11 +147,11 @@ inline void term_fp64(const SourceTree& s, std::uint32_t j, double tx, double ty
   acc[0] += w * dx, acc[1] += w * dy, acc[2] += w * dz, acc[3] += qi;
 }
 
-/// Adds the sums of the list `nl` at target (tx, ty, tz) to acc: fp32 terms (16 lanes, 1/sqrt
-/// to ~1e-7), summed in fp32 over runs of 128 sources and then in fp64 lanes. A source nearer the
-/// target than |t - c| / 8 (the fp32 coordinates relative to c then err by more than ~1e-6 of
-/// the distance; coincidences included) is summed in fp64 instead. False (acc untouched) when
-/// the fp32 sum is not finite.
+/// Adds the sums of the list `nl` at target (tx, ty, tz) to acc. fp32 terms in 16 lanes with
+/// 1/sqrt to ~1e-7, summed in fp32 over runs of 128 sources, then in fp64 lanes. A source
+/// nearer the target than |t - c| / 8, coincidences included, is summed in fp64 instead; its
+/// fp32 coordinates relative to c would err by more than ~1e-6 of the distance. Returns false,
+/// acc untouched, when the fp32 sum is not finite.
 // GCC 12 reports a false "maybe-uninitialized" inside _mm512_rsqrt14_ps.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -235,8 +238,8 @@ bool p2p_list(const SourceTree& s, const NearList& nl, double tx, double ty, dou
 // GCC 12 reports false "maybe-uninitialized" warnings inside the AVX-512 intrinsics below.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-/// The multipoles of `lanes` source cells (fp32 rows r32 or fp64 rows r64, Nq terms each) into
-/// the SoA layout of m2l8 (term k of lane l at out[8 k + l]; lanes >= `lanes` zero).
+/// Copies the multipoles of `lanes` source cells (fp32 rows r32 or fp64 rows r64, Nq terms
+/// each) into m2l8's SoA layout: term k of lane l at out[8 k + l]; lanes >= `lanes` are zero.
 void load_soa(const SourceTree& s, int lanes, const float* const* r32, const double* const* r64,
               std::size_t Nq, double* out) {
   if (lanes < 8) std::fill(out, out + Nq * 8, 0.0);
@@ -328,8 +331,8 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
   const std::size_t N = std::size_t(m.count);
   const double eps2 = o.eps * o.eps, theta = rule.theta;
   const double m2l_cost = m2l_pair_cost(m);
-  // precision=fp64: the near field in fp64 at every tolerance (cancelling charges lose the fp32
-  // sums' relative accuracy: dipoles at tolerance 1e-6 measured 2.4e-5 with it).
+  // precision=fp64: the near field is fp64 at every tolerance, because cancelling charges lose
+  // the fp32 sums' relative accuracy (tests/bench/NOTES.md "field tree").
   const bool near_fp32 = o.tolerance >= kFp32NearTolerance && o.precision == Precision::Fp32;
   const TargetTree target_tree = build_target_tree(t, r);
   const Octree& tt = target_tree.tree;
@@ -337,8 +340,8 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
   const auto& sc = s.oct.cells;
   auto in_range = [&](std::int32_t a) { return target_tree.in_range(a); };
 
-  // Tasks: target cells, expanded breadth-first from the root until there are kTasks of them
-  // (independent of the range and of the thread count); the cells above them are the top.
+  // Tasks: target cells, expanded breadth-first from the root until there are kTasks of them,
+  // independent of the range and the thread count. The cells above them are the top.
   std::vector<std::int32_t> tasks = {0}, top;
   for (bool grew = true; grew && tasks.size() < kTasks;) {
     grew = false;
@@ -374,11 +377,11 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
   for (int q = 0; q <= rule.order; ++q) multi_index(q);  // built before the threads use them
   const M2LOrder m2l_order(theta, rule.order);
 
-  // The top of the traversal (serial, few cells): the pairs whose target cell is above the
-  // tasks, so that the decisions are those of one traversal from the roots whatever the tasks.
-  // M2Ls into top cells are done here, then shifted down to the task roots (L2L); P2P pairs of
-  // top cells go to the lists of the task roots below them; pairs that reach a task root start
-  // that task's traversal.
+  // The top of the traversal, serial over few cells: pairs whose target cell is above the
+  // tasks. So decisions match one traversal from the roots whatever the tasks. M2Ls into top
+  // cells are done here, then shifted down to the task roots (L2L). P2P pairs of top cells go
+  // to the lists of the task roots below them. Pairs that reach a task root start that task's
+  // traversal.
   std::vector<std::int32_t> task_of(tc.size(), -1);
   for (std::size_t k = 0; k < live.size(); ++k) task_of[live[k]] = std::int32_t(k);
   std::vector<std::vector<std::int32_t>> task_start(live.size()), task_near(live.size());
@@ -417,7 +420,7 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
         for (int k = 0; k < B.nchild; ++k) stack.push_back({pr.a, B.child + k});
       }
     }
-    // Down the top (parents before children: `top` is breadth-first).
+  // Down the top, parents before children: `top` is breadth-first.
     for (std::int32_t a : top) {
       const Cell& A = tc[a];
       for (int k = 0; k < A.nchild; ++k) {
@@ -514,8 +517,8 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
         m2l_count += listed;
       }
       // P2P: each target leaf against the source cells listed for it and for its ancestors.
-      // Depth-first over the task's subtree; `chain` holds the source cells listed for the path
-      // from the task's root to the cell (a frame's chain_size: its parent's part).
+      // Depth-first over the task's subtree. `chain` holds the source cells listed for the path
+      // from the task's root to the cell; a frame's chain_size is its parent's part.
       std::vector<std::int32_t> chain = task_near[task];
       struct Frame {
         std::int32_t a;
@@ -535,8 +538,8 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
           continue;
         }
         if (chain.empty()) continue;
-        // fp32 where the tolerance allows and the cell is not a few sources (a single source
-        // stays exact to rounding), fp64 otherwise.
+        // fp32 where the tolerance allows and the cell has more than a few sources; fp64
+        // otherwise, so a single source stays exact to rounding.
         w.list.clear(A.centre);
         double count = 0;
         for (std::int32_t b : chain) {
@@ -569,7 +572,7 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
         const Cell& A = tc[a];
         if (A.leaf()) {
           if (!has_local[a]) continue;
-          // 8 targets at a time (in range), their sums gathered and scattered.
+          // 8 targets of the range at a time, their sums gathered and scattered.
           double px[8], py[8], pz[8], pa[32];
           std::uint32_t at[8];
           int k = 0;

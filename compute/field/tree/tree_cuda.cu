@@ -1,18 +1,18 @@
-// The tree method on CUDA (field.hpp, Method::Tree on Backend::Cuda): the same method as the CPU
-// back end (tree_cpu.cpp), the same source tree (built on the host, kept per source set, its
-// sorted sources, cells and multipoles uploaded once per source set and order), the same
-// decisions (classify() and M2LOrder in tree_internal.hpp), with the arithmetic on the device:
-//   host:   the target octree and the interaction lists of the dual traversal (M2L pairs per
-//           target cell, P2P source cells per target leaf), L2L pairs by level;
-//   device: M2L (one block per target cell: the block forms the derivative tensor in shared
-//           memory degree by degree, the threads share the output terms), L2L level by level
-//           (the shift's powers formed likewise), then one thread per target: P2P (fp64,
+// The tree method on CUDA (field.hpp, Method::Tree on Backend::Cuda). Same method, source tree
+// and decisions as the CPU back end (tree_cpu.cpp; classify() and M2LOrder in
+// tree_internal.hpp). The source tree is built on the host and kept per source set; its sorted
+// sources and cells are uploaded once per source set, its multipoles once per order.
+//   host:   the target octree and the dual traversal's interaction lists: M2L pairs per target
+//           cell, P2P source cells per target leaf, L2L pairs by level.
+//   device: M2L, one block per target cell, which forms the derivative tensor in shared memory
+//           degree by degree while the threads share the output terms; L2L level by level, the
+//           shift's powers formed likewise; then one thread per target for P2P (fp64,
 //           r^2 == 0 skipped and counted) and L2P (powers in a per-thread array sized by the
-//           order); the direct fp64 sums of the measured error (one block per sampled target).
-// The accumulators are copied back (4 doubles per target) and finished on the host
-// (tree_evaluator.cpp), so device_output() is null for this evaluator (the host-copy path).
-// NOT YET RUN ON A GPU: compiled for sm_90 on a CPU machine; tests/compute/field/test_field_tree.cpp
-// (FieldTreeCuda.*) compare it with the CPU tree and direct where a device is usable.
+//           order); the direct fp64 sums of the measured error, one block per sampled target.
+// The accumulators, 4 doubles per target, are copied back and finished on the host
+// (tree_evaluator.cpp), so device_output() is null for this evaluator.
+// GPU status: tests/bench/NOTES.md. tests/compute/field/test_field_tree.cpp (FieldTreeCuda.*)
+// compares it with the CPU tree and direct where a device is usable.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -35,13 +35,13 @@ namespace {
 
 constexpr int kThreads = 128;
 
-/// A cell's centre and radius (CUDA 13 deprecates double4).
+/// A cell's centre and radius. Not double4, which CUDA 13 deprecates.
 struct alignas(16) Sphere {
   double x, y, z, r;
 };
 constexpr int kMaxTerms = terms(kMaxOrder);  // 969
 
-/// The multi-index tables on the device (one order).
+/// The multi-index tables of one order on the device.
 struct DeviceTables {
   int count = 0;
   const std::uint8_t *kx, *ky, *kz, *degree;
@@ -50,22 +50,22 @@ struct DeviceTables {
   const std::int16_t *pair_b, *pair_sum;
 };
 
-/// Term i (degree >= 1) of the scaled powers r^k / k!, from a term of degree n-1.
+/// Term i, of degree >= 1, of the scaled powers r^k / k!, from a term of degree n-1.
 __device__ double d_scaled_power(const DeviceTables& m, int i, const double r[3], const double* P) {
   const int kc[3] = {m.kx[i], m.ky[i], m.kz[i]};
   const int c = kc[0] ? 0 : kc[1] ? 1 : 2;
   return P[m.minus1[c * m.count + i]] * r[c] / double(kc[c]);
 }
 
-/// The scaled powers P (m.count terms) of (rx, ry, rz), by one thread.
+/// The scaled powers P, m.count terms, of (rx, ry, rz), formed by one thread.
 __device__ void d_scaled_powers(const DeviceTables& m, double rx, double ry, double rz, double* P) {
   P[0] = 1;
   const double r[3] = {rx, ry, rz};
   for (int i = 1; i < m.count; ++i) P[i] = d_scaled_power(m, i, r, P);
 }
 
-/// The scaled powers in shared memory, formed by the whole block degree by degree (as
-/// d_derivatives_block). Every thread must call it; returns after a barrier.
+/// The scaled powers in shared memory, formed by the whole block degree by degree as in
+/// d_derivatives_block. Every thread must call it. Returns after a barrier.
 __device__ void d_scaled_powers_block(const DeviceTables& m, double rx, double ry, double rz,
                                       double* P) {
   const double r[3] = {rx, ry, rz};
@@ -79,8 +79,8 @@ __device__ void d_scaled_powers_block(const DeviceTables& m, double rx, double r
   }
 }
 
-/// Term i (degree >= 1) of the derivative tensor D of 1/sqrt(|r|^2 + eps2), from the terms of
-/// degrees n-1 and n-2 (the recurrence of expansions.hpp's derivatives()).
+/// Term i, of degree >= 1, of the derivative tensor D of 1/sqrt(|r|^2 + eps2), from the terms
+/// of degrees n-1 and n-2 by the recurrence of expansions.hpp's derivatives().
 __device__ double d_derivative_term(const DeviceTables& m, int i, const double r[3], double inv2,
                                     const double* D) {
   const int n = m.degree[i];
@@ -93,10 +93,10 @@ __device__ double d_derivative_term(const DeviceTables& m, int i, const double r
   return -(double(2 * n - 1) * a + double(n - 1) * b) * inv2 / double(n);
 }
 
-/// The derivative tensor D (m.count terms, shared memory) for offset (rx, ry, rz), formed by the
-/// whole block degree by degree: the terms of one degree depend on lower degrees only, so each
-/// degree's terms are formed in parallel with one barrier between degrees (the layout is ordered
-/// by degree: multi_index.hpp). Every thread of the block must call it; returns after a barrier.
+/// The derivative tensor D, m.count terms in shared memory, for offset (rx, ry, rz), formed by
+/// the whole block degree by degree. Terms of one degree depend on lower degrees only, and the
+/// layout is ordered by degree (multi_index.hpp), so each degree is formed in parallel with one
+/// barrier between degrees. Every thread of the block must call it. Returns after a barrier.
 __device__ void d_derivatives_block(const DeviceTables& m, double rx, double ry, double rz,
                                     double eps2, double* D, int order) {
   const double R2 = rx * rx + ry * ry + rz * rz + eps2;
@@ -112,8 +112,8 @@ __device__ void d_derivatives_block(const DeviceTables& m, double rx, double ry,
   }
 }
 
-/// M2L: block = one target cell (cells[blockIdx.x]), its list list[begin[k] .. begin[k+1]),
-/// entry e at order ord[e] (M2LOrder: the terms |n| + |k| <= ord[e] of the layout's prefix).
+/// M2L: one block per target cell, cells[blockIdx.x], with its list list[begin[k] .. begin[k+1]).
+/// Entry e uses order ord[e] (M2LOrder): the terms |n| + |k| <= ord[e] of the layout's prefix.
 __global__ void k_m2l(DeviceTables m, const std::int32_t* cells, const std::int32_t* begin,
                       const std::int32_t* src, const std::int32_t* ord, const Sphere* tcell,
                       const Sphere* scell, const double* moments, double eps2, double* local) {
@@ -148,7 +148,7 @@ __global__ void k_m2l(DeviceTables m, const std::int32_t* cells, const std::int3
   }
 }
 
-/// L2L: block = one (parent, child) pair of a level.
+/// L2L: one block per (parent, child) pair of a level.
 __global__ void k_l2l(DeviceTables m, const int2* pairs, const Sphere* tcell, double* local) {
   __shared__ double S[kMaxTerms];
   const int2 pc = pairs[blockIdx.x];
@@ -165,10 +165,10 @@ __global__ void k_l2l(DeviceTables m, const int2* pairs, const Sphere* tcell, do
   }
 }
 
-/// Leaves: block = one target leaf; thread = one of its targets (sorted index i): P2P over the
-/// leaf's source cells, then L2P when the leaf has a local expansion. kCap >= m.count: the
-/// per-thread powers' array, sized by the order's bucket (leaf_caps) so that a low order does
-/// not reserve the highest order's local memory (969 doubles, 7.8 KB per thread).
+/// Leaves: one block per target leaf, one thread per target (sorted index i). P2P over the
+/// leaf's source cells, then L2P when the leaf has a local expansion. kCap >= m.count sizes the
+/// per-thread powers' array by the order's bucket (leaf_caps), so a low order does not reserve
+/// the highest order's local memory: 969 doubles, 7.8 KB per thread.
 template <int kCap>
 __global__ void k_leaf(DeviceTables m, const std::int32_t* leaves, const std::int32_t* begin,
                        const std::int32_t* src, const std::uint8_t* has_local,
@@ -220,7 +220,7 @@ __global__ void k_leaf(DeviceTables m, const std::int32_t* leaves, const std::in
   }
 }
 
-/// Direct fp64 sums at n targets: block = one target, threads stride over the sources.
+/// Direct fp64 sums at n targets: one block per target; threads stride over the sources.
 __global__ void k_direct(const float4* sources, int P, const double* tx, const double* ty,
                          const double* tz, double eps2, double* acc) {
   __shared__ double red[4][kThreads];
@@ -298,7 +298,7 @@ class CudaTreeBackend final : public TreeBackend {
     const M2LOrder m2l_order(theta, rule.order);
     const std::size_t N = std::size_t(m.count);
 
-    // Host: the target tree (whole target set, as on the CPU) and the interaction lists.
+    // Host: the target tree of the whole target set, as on the CPU, and the interaction lists.
     const TargetTree target_tree = build_target_tree(t, r);
     const Octree& tt = target_tree.tree;
     const auto& tc = tt.cells;
@@ -320,7 +320,7 @@ class CudaTreeBackend final : public TreeBackend {
           m2l_ord_of[a].push_back(m2l_order(A, B));
           break;
         case Action::P2P: {
-          // To every leaf under A (a P2P of an accepted inner cell).
+          // To every leaf under A: a P2P of an accepted inner cell.
           std::vector<std::int32_t> down = {a};
           while (!down.empty()) {
             const std::int32_t c = down.back();
@@ -423,7 +423,7 @@ class CudaTreeBackend final : public TreeBackend {
             d_tz.get(), d_order.get(), std::uint32_t(r.begin), std::uint32_t(r.end), eps2,
             d_local.get(), d_acc.get(), d_skipped.get());
       };
-      // The powers' bucket: orders <= 4, 6, 8, 12, 16 (the ladder's usual orders: tree_rule.cpp).
+      // The powers' bucket: orders <= 4, 6, 8, 12, 16, the ladder's usual orders (tree_rule.cpp).
       if (m.count <= terms(4)) launch(k_leaf<terms(4)>);
       else if (m.count <= terms(6)) launch(k_leaf<terms(6)>);
       else if (m.count <= terms(8)) launch(k_leaf<terms(8)>);

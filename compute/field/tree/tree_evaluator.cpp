@@ -1,6 +1,6 @@
-// The CPU tree evaluator (field.hpp, Method::Tree on Backend::Cpu): keeps the source tree of the
-// last source set (Sources::generation and size; generation 0 rebuilds every time), evaluates
-// through tree_evaluate() and measures the error at sampled targets.
+// The CPU tree evaluator (field.hpp, Method::Tree on Backend::Cpu). Keeps the source tree of
+// the last source set, keyed by Sources::generation and size; generation 0 rebuilds every
+// time. Evaluates through tree_evaluate() and measures the error at sampled targets.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -78,9 +78,9 @@ class TreeEvaluator final : public Evaluator {
       backend_->tree_changed();
       build_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     }
-    // The ladder (tree_rule.cpp: refine()): start where the last evaluation of these sources
-    // and tolerance ended; a measured error above the tolerance redoes the evaluation one rung
-    // tighter, one far below it lets the next evaluation start a rung looser.
+    // The ladder (tree_rule.cpp: refine()) starts where the last evaluation of these sources
+    // and tolerance ended. A measured error above the tolerance redoes the evaluation one rung
+    // tighter; one far below it lets the next evaluation start a rung looser.
     const bool fixed = o.tree_order != 0 || o.tree_theta != 0;
     const LadderKey key{s.generation, s.size(), o.tolerance, o.eps};
     if (fixed || !(key == key_) || s.generation == 0) rung_ = 0, failed_ = kMinRung - 1;
@@ -90,8 +90,8 @@ class TreeEvaluator final : public Evaluator {
     run.build_seconds = build_seconds, run.t0 = t0;
     evaluate_rung(run, progress);
     if (o.defer_error) {
-      // The frame: the outputs at the rung the ladder stands on, unmeasured; measure_deferred()
-      // measures them later (and climbs the ladder from there, as below).
+      // The frame: outputs at the ladder's current rung, unmeasured. measure_deferred()
+      // measures them later and climbs the ladder from there, as below.
       run.stats.error_deferred = true;
       write_result(run, {}, out, progress);
       pending_ = std::move(run);
@@ -124,8 +124,8 @@ class TreeEvaluator final : public Evaluator {
   }
 
  private:
-  /// One evaluation's state between the ladder's steps (and, deferred, between evaluate() and
-  /// measure_deferred()).
+  /// One evaluation's state between the ladder's steps, and for a deferred error between
+  /// evaluate() and measure_deferred().
   struct Run {
     const Targets* t = nullptr;  ///< the caller's targets, or `owned`
     Targets owned;
@@ -140,7 +140,7 @@ class TreeEvaluator final : public Evaluator {
     Clock::time_point t0;
   };
 
-  /// Evaluates at the ladder's current rung (or the fixed rule) into acc_.
+  /// Evaluates into acc_ at the ladder's current rung, or at the fixed rule.
   void evaluate_rung(Run& run, Progress* progress) {
     const TreeRule used = run.fixed ? run.rule : refine(run.rule, rung_);
     run.stats = TreeStats{};
@@ -159,9 +159,9 @@ class TreeEvaluator final : public Evaluator {
     backend_->evaluate(*tree_, *run.t, run.r, run.o, used, acc_, run.stats, run.skipped, progress);
   }
 
-  /// Measures the error of acc_ at the sample and, above the tolerance, evaluates one rung
-  /// tighter and measures again, up to kMaxRung and kMaxRedo; then lets the next evaluation
-  /// start a rung looser where the error was far below. Returns the evaluations redone.
+  /// Measures the error of acc_ at the sample. Above the tolerance, evaluates one rung tighter
+  /// and measures again, up to kMaxRung and kMaxRedo. Where the error is far below, lets the
+  /// next evaluation start a rung looser. Returns the number of evaluations redone.
   int measure_and_climb(Run& run, Progress* progress) {
     const int before = run.redone;
     for (;;) {
@@ -182,7 +182,7 @@ class TreeEvaluator final : public Evaluator {
       evaluate_rung(run, progress);
     }
     // Looser next time only where the error is 20x below the tolerance (a rung changes it by
-    // about 4-6x) and that rung never failed for these sources: no back and forth.
+    // about 4-6x) and that rung never failed for these sources. This prevents back and forth.
     if (!run.fixed && run.redone == 0 && rung_ - 1 > failed_ && rung_ > kMinRung &&
         std::max(run.stats.rms_rel_error, run.stats.rms_rel_error_potential) <
             run.o.tolerance / 20)
@@ -190,7 +190,7 @@ class TreeEvaluator final : public Evaluator {
     return run.redone - before;
   }
 
-  /// The error view's targets: once, at the rung the ladder settled on.
+  /// Measures the error view's targets once, at the rung the ladder settled on.
   std::vector<float> measured_target_errors(Run& run) {
     return target_errors(
         *run.t, run.r, run.o, acc_,
@@ -200,7 +200,7 @@ class TreeEvaluator final : public Evaluator {
         run.stats);
   }
 
-  /// The outputs of acc_ with the run's statistics into `out`.
+  /// Writes the outputs of acc_ with the run's statistics into `out`.
   void write_result(Run& run, std::vector<float> errors, Result& out, Progress* progress) {
     run.stats.build_seconds = run.build_seconds;
     run.stats.refinements = run.redone;

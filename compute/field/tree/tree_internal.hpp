@@ -1,5 +1,5 @@
 #pragma once
-/// @file Internals of the tree method shared by its files (not a public API).
+/// @file Internals of the tree method shared by its files. Not a public API.
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -12,21 +12,22 @@
 namespace simscope::field::tree {
 
 constexpr int kTargetLeaf = 32;  ///< targets per leaf of the target tree
-/// An accepted pair is summed directly when that is cheaper: an M2L costs about as much as
-/// kM2LPairs pairs of the direct loop per pair of its index table (measured: NOTES.md) ...
+/// Cost of an M2L in direct-loop pairs per pair of its index table; calibrated in NOTES.md.
+/// An accepted pair is summed directly when that is cheaper.
 constexpr double kM2LPairs = 0.5;
-/// ... and always when the source cell holds at most kFewSources (a single source is exact;
-/// source_tree.hpp: such cells keep no multipole).
+/// Cost of one M2L in direct-loop pairs. A source cell of at most kFewSources sources is
+/// always summed directly; such cells keep no multipole (source_tree.hpp).
 inline double m2l_pair_cost(const MultiIndex& m) {
   return kM2LPairs * double(m.pair_b.size());
 }
 
-/// What the dual traversal does with a pair (A targets, B sources); every back end follows it.
+/// What the dual traversal does with a pair of cells, A targets and B sources. Every back end
+/// follows it.
 enum class Action { M2L, P2P, SplitTarget, SplitSource };
-/// M2L when r_A + r_B < theta |z_A - c_B| and a direct sum would cost more (n_A n_B >
-/// m2l_cost, n_B > kFewSources); P2P when accepted but cheaper so, or when both are leaves;
-/// else split the larger cell (the target cell when the source cell is a leaf). The counts are
-/// the cells' own (not a work range's), so the decisions do not depend on the range.
+/// M2L when r_A + r_B < theta |z_A - c_B| and a direct sum costs more: n_A n_B > m2l_cost and
+/// n_B > kFewSources. P2P when accepted but cheaper that way, or when both are leaves. Else
+/// split the larger cell, or the target cell when the source cell is a leaf. Counts are the
+/// cells' own, not a work range's, so decisions do not depend on the range.
 inline Action classify(const Cell& A, const Cell& B, double theta, double m2l_cost) {
   const double dx = A.centre[0] - B.centre[0], dy = A.centre[1] - B.centre[1],
                dz = A.centre[2] - B.centre[2];
@@ -40,9 +41,9 @@ inline Action classify(const Cell& A, const Cell& B, double theta, double m2l_co
 }
 
 /// The order of an accepted pair's M2L, the same in every back end: the lowest q <= p with
-/// ((r_A + r_B) / d)^(q+1) <= kOrderMargin theta^(p+1), i.e. a truncation bound no larger than
-/// a fraction of the loosest accepted pair's at order p (pairs well inside the opening angle
-/// need fewer terms); at least kMinM2LOrder.
+/// ((r_A + r_B) / d)^(q+1) <= kOrderMargin theta^(p+1), and at least kMinM2LOrder. Its
+/// truncation bound is then at most a fraction of the loosest accepted pair's at order p, so
+/// pairs well inside the opening angle use fewer terms.
 constexpr double kOrderMargin = 0.25;
 constexpr int kMinM2LOrder = 2;
 class M2LOrder {
@@ -66,9 +67,9 @@ class M2LOrder {
   double limit_[kMaxOrder + 1] = {};
 };
 
-/// The target tree of an evaluation, shared by the back ends (target_tree.cpp): the octree of
-/// the WHOLE target set (so that a target's arithmetic does not depend on the work range it is
-/// evaluated in) and which of its cells hold targets of the range r.
+/// The target tree of an evaluation, shared by the back ends (target_tree.cpp). It is the
+/// octree of the whole target set, so a target's arithmetic does not depend on the work range,
+/// and marks which cells hold targets of the range r.
 struct TargetTree {
   Octree tree;
   std::vector<std::uint32_t> prefix;  ///< prefix[i]: sorted targets before i that are in r
@@ -87,47 +88,47 @@ struct TargetTree {
     return prefix[tree.cells[a].end] - prefix[tree.cells[a].begin];
   }
 };
-/// Builds it (leaf_size targets per leaf).
+/// Builds it with leaf_size targets per leaf.
 TargetTree build_target_tree(const Targets& t, const IndexRange& r, int leaf_size = kTargetLeaf);
 
-/// Buffers of tree_evaluate() kept between evaluations (their pages stay mapped).
+/// Buffers of tree_evaluate() kept between evaluations, so their pages stay mapped.
 struct TreeWorkspace {
   std::vector<double> local, sorted_acc;
   std::vector<std::uint8_t> has_local;
 };
 
-/// The targets [r.begin, r.end) of t by the tree method (tree_cpu.cpp): acc gets 4 doubles per
-/// target of the range in the direct evaluator's convention (sum q (x - y) / r^3, sum q / r;
-/// without k); stats gets eval_seconds, m2l and p2p_pairs; skipped the coincidences (eps = 0).
-/// `s` must hold moments of rule.order. Throws simscope::Cancelled when cancelled. `workspace`
-/// (optional) keeps the buffers for the next call.
+/// Evaluates the targets [r.begin, r.end) of t by the tree method (tree_cpu.cpp). acc gets 4
+/// doubles per target of the range in the direct evaluator's convention, without k:
+/// sum q (x - y) / r^3, sum q / r. stats gets eval_seconds, m2l and p2p_pairs; skipped gets the
+/// coincidences (eps = 0). `s` must hold moments of rule.order. Throws simscope::Cancelled when
+/// cancelled. The optional `workspace` keeps the buffers for the next call.
 void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, const Options& o,
                    const TreeRule& rule, std::vector<double>& acc, TreeStats& stats,
                    std::uint64_t& skipped, Progress* progress,
                    TreeWorkspace* workspace = nullptr);
 
-/// Direct fp64 sums of every source of `s` at n targets (OpenMP over targets x chunks of
-/// sources): acc[4 i + c] in the convention above. Coincidences (r^2 == 0) are skipped.
+/// Direct fp64 sums of every source of `s` at n targets, with OpenMP over targets x source
+/// chunks. acc[4 i + c] in the convention above. Coincidences (r^2 == 0) are skipped.
 void direct_fp64(const SourceTree& s, const double* x, const double* y, const double* z,
                  std::size_t n, double eps2, double* acc);
 
-/// The number of sampled targets for `requested` (Options::error_samples) with P sources and
-/// T targets in the range (error_sample.cpp).
+/// The number of sampled targets for `requested` (Options::error_samples), with P sources and
+/// T targets in the range. Defined in error_sample.cpp.
 std::size_t error_sample_count(std::int64_t requested, std::size_t P, std::size_t T);
 
-/// Direct fp64 sums at n targets into acc (4 per target, the convention above).
+/// Direct fp64 sums at n targets into acc, 4 per target in the convention above.
 using DirectSums = std::function<void(const double* x, const double* y, const double* z,
                                       std::size_t n, double* acc)>;
 
-/// Measures the error of the tree's acc (targets r.begin + i) against direct fp64 sums (made by
-/// `direct`) at a random sample of the range's targets: fills stats.rms_rel_error,
+/// Measures the error of the tree's acc (targets r.begin + i) against direct fp64 sums made by
+/// `direct` at a random sample of the range's targets. Fills stats.rms_rel_error,
 /// max_rel_error, rms_rel_error_potential, error_samples and error_seconds (error_sample.cpp).
 void measure_error(std::size_t sources, const Targets& t, const IndexRange& r, const Options& o,
                    const std::vector<double>& acc, const DirectSums& direct, TreeStats& stats);
 
-/// The per-target relative error of E (Result::target_errors) at o.error_targets (indices into
-/// t within r; Error otherwise) of the tree's acc (targets r.begin + i) against direct fp64
-/// sums made by `direct` (error_sample.cpp); the time goes into stats.error_seconds.
+/// The per-target relative error of E (Result::target_errors) at o.error_targets, indices into
+/// t within r, of the tree's acc (targets r.begin + i) against direct fp64 sums made by
+/// `direct` (error_sample.cpp). Adds the time to stats.error_seconds.
 std::vector<float> target_errors(const Targets& t, const IndexRange& r, const Options& o,
                                  const std::vector<double>& acc, const DirectSums& direct,
                                  TreeStats& stats);
@@ -142,34 +143,35 @@ class TreeBackend {
  public:
   virtual ~TreeBackend() = default;
   virtual Backend backend() const = 0;
-  /// acc (4 doubles per target of r, in range order), stats.eval_seconds/m2l/p2p_pairs,
-  /// skipped; `s` holds moments of rule.order.
+  /// Fills acc (4 doubles per target of r, in range order), stats.eval_seconds, m2l,
+  /// p2p_pairs and skipped. `s` holds moments of rule.order.
   virtual void evaluate(const SourceTree& s, const Targets& t, const IndexRange& r,
                         const Options& o, const TreeRule& rule, std::vector<double>& acc,
                         TreeStats& stats, std::uint64_t& skipped, Progress* progress) = 0;
   /// Direct fp64 sums of every source of `s` at n targets.
   virtual void direct(const SourceTree& s, const double* x, const double* y, const double* z,
                       std::size_t n, double eps2, double* acc) = 0;
-  /// The source tree was rebuilt (device copies of its sources, cells and multipoles are stale).
+  /// Called after the source tree is rebuilt: device copies of its sources, cells and
+  /// multipoles are stale.
   virtual void tree_changed() {}
-  /// Only the source tree's multipoles were recomputed (another order or storage): device copies
-  /// of the multipoles are stale, those of the sources and cells are not.
+  /// Called after only the multipoles are recomputed for another order or storage: device
+  /// copies of the multipoles are stale, those of the sources and cells are not.
   virtual void moments_changed() {}
   virtual double peak_device_bytes() const { return 0; }
 };
 
 /// The tree evaluator over a back end (tree_evaluator.cpp).
 std::unique_ptr<Evaluator> make_tree_evaluator(std::unique_ptr<TreeBackend> backend);
-/// The CUDA back end (tree_cuda.cu; only with SIMSCOPE_HAVE_CUDA).
+/// The CUDA back end, in tree_cuda.cu. Only with SIMSCOPE_HAVE_CUDA.
 std::unique_ptr<TreeBackend> make_cuda_tree_backend();
-/// The CUDA tree evaluator, or an Error where the CUDA back end is not compiled.
+/// The CUDA tree evaluator. Throws simscope::Error where the CUDA back end is not compiled.
 std::unique_ptr<Evaluator> make_cuda_tree_evaluator();
 
-/// Rung `rung` (0: the rule itself) of the ladder of ever tighter settings the evaluators climb
-/// when the measured error exceeds the tolerance (near-cancelling fields: dipole pairs, an
-/// alternating lattice seen from afar): theta x 0.8 per rung down to 0.3, then order + 2 per
-/// rung up to 16 (tree_rule.cpp); a negative rung loosens theta by 1/0.85 per rung up to 0.7
-/// (where the measured error was far below the tolerance: a far plane).
+/// Rung `rung` of the ladder of ever tighter settings the evaluators climb when the measured
+/// error exceeds the tolerance, as for near-cancelling fields (dipole pairs, an alternating
+/// lattice seen from afar). Rung 0 is the rule itself. Each rung multiplies theta by 0.8 down
+/// to 0.3, then adds 2 to the order up to 16 (tree_rule.cpp). A negative rung loosens theta by
+/// 1/0.85 per rung up to 0.7, for an error far below the tolerance, e.g. a far plane.
 TreeRule refine(const TreeRule& rule, int rung);
 /// The first and last rungs.
 constexpr int kMinRung = -2, kMaxRung = 8;

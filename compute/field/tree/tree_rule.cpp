@@ -39,8 +39,8 @@ double auto_direct_pairs(Backend backend) { return backend == Backend::Cuda ? 1e
 
 Method resolve_method(Method method, Backend backend, std::size_t sources, std::size_t targets) {
   if (method != Method::Auto) return method;
-  // The CUDA tree has not run on a GPU yet (tests/bench/NOTES.md): auto stays direct there
-  // until a GPU run has proven it against the CPU tree and direct.
+  // On CUDA auto stays direct until a GPU run proves the CUDA tree against the CPU tree and
+  // direct. Status: tests/bench/NOTES.md.
   if (backend == Backend::Cuda) return Method::Direct;
   return double(sources) * double(targets) <= auto_direct_pairs(backend) ? Method::Direct
                                                                          : Method::Tree;
