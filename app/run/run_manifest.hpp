@@ -21,11 +21,9 @@ struct RenderInfo {
   double range_lo = 0, range_hi = 0;
 };
 
-/// The manifest of `result`. Format:
-/// {"simscope": {version, compiler, cuda_compiled, and the front end's `versions`, e.g.
-/// {"qt": "6.4.2"}}, "workload", "params", "backend": {name, device, notice}, "timings": {...},
-/// "stats", "warnings", "outputs": [...], "render": {context, renderer, upload_path,
-/// "view": {output, colormap, scale, range}}}. "render" only when `render` has a context.
+/// The manifest of `result` (README, "File formats"): versions (with the front end's `versions`,
+/// e.g. {"qt": "6.4.2"}), workload, params, backend, timings, stats, warnings, outputs, and
+/// "render" when `render` has a context.
 Json run_manifest(const RunResult& result, const std::string& backend_notice,
                   const RenderInfo& render,
                   const std::map<std::string, std::string>& versions = {});

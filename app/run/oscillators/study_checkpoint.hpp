@@ -6,45 +6,7 @@
 /// This build writes version 4, for one process and for MPI ranks alike. It imports version 3 on
 /// resume (prepare_block_checkpoint) and refuses versions 1 and 2.
 ///
-/// Format version 3: a folder of .npy files and checkpoint.json naming them. Arrays are C order,
-/// little endian, fp64 unless stated.
-///   checkpoint.json           {"format": "simscope study checkpoint", "version": 3,
-///                              "workload": "oscillators", "backend": "cpu", "params": {name:
-///                              value as text, every parameter}, "members", "nodes", "samples",
-///                              "block", "blocks_done", "generation", "seconds",
-///                              "partial": {"step": S} when a block is under way}
-///   block_BBBBB.msd.npy       (kb,) time-averaged msd of block B's members; NaN: failed
-///   block_BBBBB.failed.npy    (kb,) uint8; 1: the member went non-finite
-///   block_BBBBB.state.npy     (kb, N, 2) final x, y, as state.npy
-///   gGGGGGG.sums.npy          (3, T) sums over the finished blocks in block order: msd, R, and
-///                             the counts of finite members. Each block adds the fold of its
-///                             reduction groups' sums, in group order.
-///   gGGGGGG.partial_state.npy (kb, N, 2) the block under way at step S
-///   gGGGGGG.partial_acc.npy   (3, kb) its members' msd sums (completed windows, open window) and
-///                             failed flags (0/1)
-///   gGGGGGG.partial_series.npy (3, S / every, G) its samples so far, per reduction group
-///                             (oscillators::study_group_members; G groups in the block): sums
-///                             of msd and of R over the group's finite members, and their counts
-/// Finished blocks' files are written once. The others carry the generation G of the
-/// checkpoint.json that names them. Every file is written to NAME.tmp, flushed and renamed;
-/// checkpoint.json goes last, so a crash leaves the previous checkpoint whole. Files of other
-/// generations are removed after the rename. Values are fp64 bit patterns, so a resumed study
-/// continues exactly where the checkpoint was taken.
-///
-/// Format version 4: blocks are kept per block, so R ranks write into one folder and any rank
-/// count, one process included, resumes it.
-///   checkpoint.json           as version 3 with "version": 4 and no "partial". "blocks_done" P
-///                             and "generation" G name the prefix: blocks [0, P), whose series
-///                             are folded in block order into gGGGGGG.sums.npy. P is 0 for a new
-///                             study. "seconds": the prefix's integration time.
-///   block_BBBBB.{msd,failed,state}.npy   as version 3, for every finished block
-///   block_BBBBB.series.npy    (3, T) series contribution of block B >= P: the fold of its
-///                             groups' sums of msd and of R at each sample, and the counts
-///   block_BBBBB.json          {"seconds": s}: block B >= P is finished; written last
-///   partial_BBBBB.json        {"generation": g, "step": S, "seconds": s}: block B under way
-///   partial_BBBBB.gGGGGGG.{state,acc,series}.npy   its files, as version 3's partial files
-/// Every file is written as in version 3, each block's by the one process that integrates it.
-/// One process writes checkpoint.json before the ranks start.
+/// The formats (version 4, and version 3 as imported): README, "File formats".
 #include <map>
 #include <memory>
 #include <mutex>
