@@ -5,6 +5,7 @@
 #                                      the arguments go to simscope (build/app/simscope --help)
 #   ./simscope.sh test [CTEST ARGS...] the same set-up and build, the set-up check, then the whole
 #                                      test suite through ctest (arguments go to ctest, e.g. -L app)
+#                                      but the .deb test, which builds a CPU-only folder: -L package
 #   ./simscope.sh test --quick [CTEST ARGS...]
 #                                      the same, label quick only: the unit tests of every module
 #                                      and one end-to-end test of each front end (a few minutes)
@@ -172,6 +173,8 @@ case "${1:-}" in
     # --quick: the edit loop (ctest label quick: every module's unit tests and one end-to-end
     # test of each front end; a few minutes).
     if [ "${1:-}" = --quick ]; then shift; set -- -L quick "$@"; fi
+    # The .deb test (label package) builds a second, CPU-only folder: only when asked (-L package).
+    case " $* " in *" package "*|*"-Lpackage"*) ;; *) set -- -LE package "$@" ;; esac
     # No test may hang CI: every test has a timeout (set in CMake); tests run in parallel.
     exec ctest --test-dir "$build" --output-on-failure -j "$jobs" "$@"
     ;;

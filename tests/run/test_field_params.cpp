@@ -79,6 +79,14 @@ TEST(FieldParams, DefaultsTypesUnits) {
   EXPECT_THROW(output_unit("phi"), Error);
 }
 
+TEST(FieldParams, ASourceFileThatCannotBeReadIsNamedByItsParameter) {
+  ParamSet p = schema().defaults();
+  p.set("sources.file", std::string("/nonexistent/charges.npy"));
+  for (const std::string& m : {error_of([&] { make_sources(p); }),
+                               error_of([&] { source_count(p); })})
+    EXPECT_EQ(m.rfind("sources.file: /nonexistent/charges.npy: cannot open", 0), 0u) << m;
+}
+
 TEST(FieldParams, ParseErrorsNameTheParameter) {
   ParamSet p = schema().defaults();
   for (const char* bad : {"0", "1000000", "1", "abc", "2.5"}) {

@@ -74,6 +74,14 @@ TEST(LsqParams, MakeProblemFromParameters) {
   EXPECT_EQ(t.truth.size(), 2u * 20);
 }
 
+TEST(LsqParams, AFileThatCannotBeReadIsNamedByItsParameter) {
+  ParamSet p = schema().defaults();
+  p.set("data.file", std::string("/nonexistent/cube.npy"));
+  p.set("design.file", std::string("/nonexistent/A.npy"));
+  EXPECT_EQ(error_of([&] { make_problem(p); }).rfind("design.file: /nonexistent/A.npy: cannot open", 0),
+            0u);
+}
+
 TEST(LsqParams, ParametersAndOptions) {
   const Schema& s = schema();
   EXPECT_EQ(s.workload(), "lsq");

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "field/sources.hpp"
+#include "params/file_param.hpp"
 
 namespace simscope::field {
 
@@ -129,12 +130,17 @@ SourceSpec source_spec_from(const ParamSet& p) {
   return s;
 }
 
-Sources make_sources(const ParamSet& p) { return make_sources(source_spec_from(p)); }
+Sources make_sources(const ParamSet& p) {
+  return app::read_file_param("sources.file", [&] { return make_sources(source_spec_from(p)); });
+}
 
-std::size_t source_count(const ParamSet& p) { return source_count(source_spec_from(p)); }
+std::size_t source_count(const ParamSet& p) {
+  return app::read_file_param("sources.file", [&] { return source_count(source_spec_from(p)); });
+}
 
 Sources make_source_rows(const ParamSet& p, const IndexRange& rows) {
-  return make_source_rows(source_spec_from(p), rows);
+  return app::read_file_param("sources.file",
+                              [&] { return make_source_rows(source_spec_from(p), rows); });
 }
 
 }  // namespace simscope::field

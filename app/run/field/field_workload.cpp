@@ -626,13 +626,7 @@ class FieldWorkload final : public Workload {
   const field::Sources& sources_for(const ParamSet& p) {
     const std::string key = sources_key(p);
     if (key != sources_key_) {
-      const std::string& file = p.get_string("sources.file");
-      field::Sources s = file.empty()
-                             ? field::generate_sources(p.get_string("sources.distribution"),
-                                                       std::size_t(p.get_int("sources.count")),
-                                                       p.get_double("sources.half_width"),
-                                                       std::uint64_t(p.get_int("sources.seed")))
-                             : field::load_sources(file);
+      field::Sources s = field::make_sources(p);
       s.generation = ++generation_;
       sources_ = std::move(s);
       sources_key_ = key;

@@ -2,6 +2,7 @@
 #include "lsq/lsq_params.hpp"
 
 #include "core/error.hpp"
+#include "params/file_param.hpp"
 
 namespace simscope::lsq {
 
@@ -106,8 +107,8 @@ Synth make_problem(const ParamSet& p) {
     if (design.empty())
       throw Error("design.file: needed with data.file (the (M, N) design matrix A)");
     Synth s;
-    s.design = load_design(design);
-    s.cube = load_cube(data);
+    s.design = app::read_file_param("design.file", [&] { return load_design(design); });
+    s.cube = app::read_file_param("data.file", [&] { return load_cube(data); });
     if (s.cube.m != s.design.m)
       throw Error(data + " has M = " + std::to_string(s.cube.m) + " observations per pixel but " +
                   design + " has " + std::to_string(s.design.m) +

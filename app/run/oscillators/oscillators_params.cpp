@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/error.hpp"
+#include "params/file_param.hpp"
 
 namespace simscope::oscillators {
 
@@ -153,7 +154,9 @@ State make_initial_state(const ParamSet& p, int members, int first_member) {
   if (kind == "file") {
     // A (K, N, 2) file serves a live view of its first members too.
     const int file_members = int(p.get_int("ensemble.size"));
-    State s = load_initial_state(p.get_string("init.file"), N, file_members);
+    State s = app::read_file_param("init.file", [&] {
+      return load_initial_state(p.get_string("init.file"), N, file_members);
+    });
     if (first_member > 0 || K != file_members) {
       const std::size_t a = std::size_t(first_member) * N, b = a + std::size_t(K) * N;
       if (b > s.x.size())

@@ -2,7 +2,8 @@
 
 A study of 300 members on the CPU back end runs uninterrupted once (the reference). Then the same
 study is
-  - killed with SIGKILL at a random point after its first checkpoint, resumed, killed again,
+  - killed with SIGKILL at a random point after its first checkpoint (drawn in checkpoints, then
+    a fraction of one interval), resumed, killed again,
     resumed to the end;
   - stopped with SIGINT (exit 130, one line naming --resume, a checkpoint with a block under way,
     no outputs), resumed;
@@ -110,13 +111,25 @@ def interrupt(name, sig, extra=(), quiet=True):
     if not wait_for_checkpoint(p, name):
         out, err = p.communicate()
         return p.returncode, out, err, 0.0, header(name)
-    delay = rng.uniform(0.0, 0.6 * ref_seconds)
+    # The point is drawn in the study's progress, not in wall time (a machine that is busier
+    # during the reference than now would see the study end first): after `saves` more
+    # checkpoints, up to half of the reference's, then a fraction of one checkpoint interval.
+    saves = rng.randint(0, max(0, len(generations) // 2 - 1))
+    delay = rng.uniform(0.0, ref_seconds / max(1, len(generations)))
+    t_first = time.time()
+    seen = {header(name)["signature"]} if header(name) else set()
+    while len(seen) <= saves and p.poll() is None:
+        h = header(name)
+        if h is not None:
+            seen.add(h["signature"])
+        time.sleep(0.002)
     time.sleep(delay)
     t_sig = time.time()
     p.send_signal(sig)
     out, err = p.communicate(timeout=120)
-    print(f"  {signal.Signals(sig).name} {delay:.2f} s after the first checkpoint; "
-          f"exit {p.returncode} after {time.time() - t_sig:.2f} s")
+    print(f"  {signal.Signals(sig).name} after {saves} more checkpoints + {delay:.2f} s "
+          f"({t_sig - t_first:.2f} s after the first); exit {p.returncode} after "
+          f"{time.time() - t_sig:.2f} s")
     return p.returncode, out, err, time.time() - t_sig, header(name)
 
 
