@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/quote.hpp"
+#include "params/closest_names.hpp"
 #include "image_size.hpp"
 #include "view/plane_profile.hpp"
 #include "view_png_export.hpp"
@@ -146,11 +147,14 @@ CliParse parse_command_line(const std::vector<std::string>& argv) {
       "GUI: record the view's next FRAMES results (a live workload's frames as it runs) into "
       "simscope-record-<time>/frames/0000.png ..., sweep.mp4 (ffmpeg) and run.json.",
       "FRAMES");
+  std::vector<KnownName> option_names = {{"--help", {}}, {"--help-all", {}}, {"--version", {}}};
   for (const auto* o : {&workload, &preset, &set, &backend, &headless, &out, &out_dir, &image_size,
                         &no_image, &list_params, &frames, &screenshot, &quiet, &resume,
-                        &checkpoint_interval, &profile, &pin_set, &sweep, &record})
+                        &checkpoint_interval, &profile, &pin_set, &sweep, &record, &mpi_split}) {
     p.addOption(*o);
-  p.addOption(mpi_split);
+    for (const QString& n : o->names())
+      if (n.size() > 1) option_names.push_back({"--" + n.toStdString(), {}});
+  }
 
   CliParse r;
   auto fail = [&](const QString& msg) {  // msg may echo an argument: one line, of bounded length
@@ -162,7 +166,10 @@ CliParse parse_command_line(const std::vector<std::string>& argv) {
   if (!p.parse(args)) {
     if (!p.unknownOptionNames().isEmpty()) {  // named as typed: --long or -s
       const QString n = p.unknownOptionNames().first();
-      return fail("unknown option '" + QString(n.size() > 1 ? "--" : "-") + n + "'");
+      const QString typed = QString(n.size() > 1 ? "--" : "-") + n;
+      const std::string hint = did_you_mean(typed.toStdString(), option_names);
+      return fail("unknown option '" + typed + "'" +
+                  (hint.empty() ? QString() : " (" + QString::fromStdString(hint) + ")"));
     }
     return fail(p.errorText());
   }

@@ -120,6 +120,11 @@ std::string list_params_text(const std::string& workload) {
           << (format_value(s.default_value).empty() ? "(none)" : format_value(s.default_value));
       if (!s.unit.empty()) out << "   unit: " << s.unit;
       out << "\n      " << s.help << "\n";
+      if (!s.also.empty()) {
+        out << "      also called:";
+        for (size_t i = 0; i < s.also.size(); ++i) out << (i ? ", " : " ") << s.also[i];
+        out << "\n";
+      }
     }
   }
   return out.str();

@@ -56,6 +56,7 @@ py::list schema_list(const std::string& workload) {
     d["choices"] = spec.choices;
     d["unit"] = spec.unit;
     d["help"] = spec.help;
+    d["also"] = spec.also;
     out.append(d);
   }
   return out;
@@ -80,7 +81,18 @@ void bind_params(py::module_& m) {
       "schema", [](const std::string& w) { return checked([&] { return schema_list(w); }); },
       py::call_guard<CNumericLocale>(), py::arg("workload"),
       "The schema of `workload`: a list of dicts (name, keyword, type, default, min, max, "
-      "choices, unit, help). Raises ValueError for an unknown workload.");
+      "choices, unit, help, also: other words for it). Raises ValueError for an unknown workload.");
+  m.def(
+      "did_you_mean",
+      [](const std::string& typed,
+         const std::vector<std::pair<std::string, std::vector<std::string>>>& known) {
+        std::vector<KnownName> names;
+        for (const auto& [name, also] : known) names.push_back({name, also});
+        return did_you_mean(typed, names);
+      },
+      py::arg("typed"), py::arg("known"),
+      "\"did you mean 'a'?\" for the (name, other words) pairs of `known` nearest to `typed` "
+      "(the CLI's rule, app/run/params/closest_names.hpp); empty when none is near.");
   m.def(
       "check_params",
       [](const std::string& w, const Settings& settings) {

@@ -6,8 +6,11 @@
 namespace simscope::app {
 
 std::string unknown_parameter_message(const Schema& workload, const std::string& name) {
+  auto known = workload.known_names();
+  for (auto& k : view_schema().known_names()) known.push_back(std::move(k));
+  const std::string hint = did_you_mean(name, known);
   return "unknown parameter '" + quote_text(name) + "' for workload '" + workload.workload() +
-         "' (known: " + workload.names() +
+         "'" + (hint.empty() ? "" : " (" + hint + ")") + " (known: " + workload.names() +
          "; view parameters (every workload): " + view_schema().names() + "; see --list-params " +
          workload.workload() + ")";
 }

@@ -2,6 +2,7 @@
 // defines the descriptor).
 #include "core/error.hpp"
 #include "core/quote.hpp"
+#include "params/closest_names.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {
@@ -39,8 +40,14 @@ const WorkloadDescriptor& workload_descriptor(const std::string& name) {
   for (const auto& d : workloads())
     if (d.name == name) return d;
   std::string known;
-  for (const auto& n : workload_names()) known += (known.empty() ? "" : ", ") + n;
-  throw Error("unknown workload '" + quote_text(name) + "' (known: " + known + ")");
+  std::vector<KnownName> names;
+  for (const auto& n : workload_names()) {
+    known += (known.empty() ? "" : ", ") + n;
+    names.push_back({n, {}});
+  }
+  const std::string hint = did_you_mean(name, names);
+  throw Error("unknown workload '" + quote_text(name) + "'" + (hint.empty() ? "" : " (" + hint + ")") +
+              " (known: " + known + ")");
 }
 
 std::unique_ptr<Workload> make_workload(const std::string& name) {

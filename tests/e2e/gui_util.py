@@ -1,6 +1,5 @@
 """Helpers for the GUI tests: run simscope in Xvfb with a script of xdotool steps, and read the
 text chunks of its screenshots without decoding the pixels."""
-import atexit
 import itertools
 import math
 import os
@@ -9,7 +8,6 @@ import shlex
 import shutil
 import subprocess
 import sys
-import tempfile
 
 from simscope_test_util import png_chunks
 
@@ -57,29 +55,12 @@ def check_exit(log_text, status_file, expect_status=0):
         sys.exit(1)
 
 
-_auth_files = []
-
-
-def _remove_auth_files():
-    for f in _auth_files:
-        if os.path.exists(f):
-            os.remove(f)
-
-
-atexit.register(_remove_auth_files)
-
-
 def xvfb_run(screen="1280x800"):
-    """The xvfb-run command line for a screen WIDTHxHEIGHT: -a -n from a display number that
-    differs between concurrent tests (xvfb-run -a alone starts every search at 99, and two tests
-    started together can pick the same one); -r: no auto-repeat; -f: an X authority file of this
-    test's, removed when the test ends (without it xvfb-run makes a temporary folder and exits 5,
-    whatever the program's status, when removing it fails, as it once did under a loaded CI)."""
-    start = 100 + (os.getpid() % 400) * 2
-    fd, auth = tempfile.mkstemp(prefix="xauth-")
-    os.close(fd)
-    _auth_files.append(auth)
-    return ["xvfb-run", "-a", "-n", str(start), "-f", auth, "-s", f"-screen 0 {screen}x24 -r"]
+    """The command line that runs the command after it on a virtual X screen WIDTHxHEIGHT of its
+    own, exiting with its status (tests/e2e/xvfb_exec.py: Xvfb picks a free display itself; no
+    authority file; no auto-repeat)."""
+    return [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                         "xvfb_exec.py"), screen]
 
 
 # The log line of every full result the window shows (a live workload: its first after a switch),

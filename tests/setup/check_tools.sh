@@ -20,11 +20,34 @@ mapfile -t listed < <(read_list "$packages_file" | awk '{print $1}')
 is_listed() { local p; for p in "${listed[@]}"; do [ "$p" = "$1" ] && return 0; done; return 1; }
 
 # The package that owns a path (arch qualifier dropped), or nothing.
-owner_of() { dpkg -S "$1" 2>/dev/null | head -1 | sed -e 's/:.*//' -e 's/,.*//'; }
+# One dpkg -S and one Python for all tools (each dpkg -S reads the whole package database, and
+# an import of torch takes seconds): the owner of every path and of its resolved path, and the
+# file of every Python module, read once into these maps.
+declare -A owners modules
+read_owners() {  # read_owners PATH...: owners[PATH] = its first package
+  local line pkgs path
+  while IFS= read -r line; do
+    case "$line" in diversion*) continue ;; esac
+    pkgs="${line%%: /*}"; path="/${line#*: /}"
+    pkgs="${pkgs%%,*}"
+    [ -n "${owners[$path]:-}" ] || owners[$path]="${pkgs%%:*}"
+  done < <(dpkg -S "$@" 2>/dev/null)
+}
+read_modules() {  # read_modules MODULE...: modules[MODULE] = its __file__ (empty: no import)
+  local mod path
+  while IFS=$'\t' read -r mod path; do modules[$mod]="$path"; done < <("$python" -c '
+import importlib, sys
+for m in sys.argv[1:]:
+    try:
+        f = importlib.import_module(m).__file__
+    except Exception:
+        f = ""
+    print(m + "\t" + (f or ""))' "$@" 2>/dev/null)
+}
 # Owner of the path, else of the path with its symlinks resolved.
 owner() {
-  local o; o="$(owner_of "$1")"
-  [ -n "$o" ] || o="$(owner_of "$(readlink -f "$1")")"
+  local o="${owners[$1]:-}"
+  [ -n "$o" ] || o="${owners[$(readlink -f "$1")]:-}"
   printf '%s' "$o"
 }
 # Direct (pre-)dependencies of an installed package, one name a line.
@@ -43,6 +66,19 @@ if ! command -v dpkg > /dev/null; then
 fi
 status=0
 fail() { echo "$me: $*"; status=1; }
+mods=(); paths=()
+while read -r what pkg _; do
+  case "$what" in
+    python3:*) mods+=("${what#python3:}") ;;
+    /*) paths+=("$(compgen -G "$what" | head -1)") ;;
+    *) paths+=("$(command -v "$what")") ;;
+  esac
+done < <(read_list "$tools_file")
+[ ${#mods[@]} -eq 0 ] || read_modules "${mods[@]}"
+for m in "${mods[@]}"; do paths+=("${modules[$m]:-}"); done
+resolved=()
+for p in "${paths[@]}"; do [ -z "$p" ] || resolved+=("$p" "$(readlink -f "$p")"); done
+[ ${#resolved[@]} -eq 0 ] || read_owners "${resolved[@]}"
 while read -r what pkg _; do
   if ! is_listed "$pkg"; then
     fail "$what needs the Debian package $pkg, which $(basename "$packages_file") does not list"
@@ -51,7 +87,7 @@ while read -r what pkg _; do
   case "$what" in
     python3:*)
       mod="${what#python3:}"
-      path="$("$python" -c "import $mod as m; print(m.__file__)" 2>/dev/null)"
+      path="${modules[$mod]:-}"
       if [ -z "$path" ]; then
         fail "$what: $python cannot import $mod: install the Debian package $pkg (./simscope.sh)"
         continue

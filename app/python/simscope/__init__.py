@@ -65,7 +65,9 @@ def params(workload: str) -> list:
     """The schema of `workload` as a list of dicts, in display order, each with: name (dotted,
     as --set takes it), keyword (the keyword argument: dots as '_'), type ("int", "float",
     "bool", "enum", "path"), default, min and max (inclusive range; None when unbounded),
-    choices (enum), unit and help. Raises ValueError for an unknown workload."""
+    choices (enum), unit, help and also (other words for it, e.g. "w" for model.omega; an
+    unknown keyword that is one of them is answered "did you mean ..."). Raises ValueError for
+    an unknown workload."""
     return list(_core.schema(workload))
 
 

@@ -10,15 +10,19 @@ import re
 from . import _core
 
 _KEYWORDS = {}  # workload -> {keyword: dotted name}
+_ALSO = {}  # workload -> {dotted name: other words for it}
 
 
 def keywords(workload):
     """{keyword: schema name} of `workload`: each name with '.' replaced by '_'."""
     if workload not in _KEYWORDS:
         table = {}
+        also = {}
         for spec in _core.schema(workload):
             table[spec["keyword"]] = spec["name"]
+            also[spec["name"]] = list(spec["also"])
         _KEYWORDS[workload] = table
+        _ALSO[workload] = also
     return _KEYWORDS[workload]
 
 
@@ -44,7 +48,8 @@ def settings(workload, params=None, aliases=None, **kwargs):
     lam for lambda, a Python keyword); later entries win. Unknown dotted names are passed
     through, so that the schema's check raises the CLI's message ("unknown parameter 'x' for
     workload 'w' (known: a.b, ...)"); an unknown keyword raises the same message with the
-    keyword spellings as the known names (ValueError)."""
+    keyword spellings as the known names, after the nearest ones ("did you mean 'k'?", the CLI's
+    rule) (ValueError)."""
     spelled = {name: alias for alias, name in (aliases or {}).items()}
     table = {spelled.get(n, k): n for k, n in keywords(workload).items()}  # schema order
     out = []
@@ -52,9 +57,12 @@ def settings(workload, params=None, aliases=None, **kwargs):
         out.append((str(name), text(value)))
     for key, value in kwargs.items():
         if key not in table and key not in table.values():
-            known = ", ".join(table)
-            raise ValueError("unknown parameter '%s' for workload '%s' (known: %s)"
-                             % (key, workload, known))
+            also = _ALSO[workload]
+            # The schema's own name is one more word for a keyword spelled otherwise (lam).
+            hint = _core.did_you_mean(key, [(k, also.get(n, []) + ([n] if n != k else []))
+                                            for k, n in table.items()])
+            raise ValueError("unknown parameter '%s' for workload '%s'%s (known: %s)"
+                             % (key, workload, " (%s)" % hint if hint else "", ", ".join(table)))
         out.append((table.get(key, key), text(value)))
     return out
 

@@ -83,6 +83,11 @@ Schema build() {
       {{{"method", C::Op::Equals, "direct"}},
        {"tree.tolerance", "tree.error_grid"},
        "direct sums are exact"}};
+  // The words of the field and of users' own code for these (refusals suggest the name).
+  set_also(s, "k", {"factor"});
+  set_also(s, "eps", {"epsilon", "softening"});
+  set_also(s, "sources.count", {"n_sources", "nsources"});
+  set_also(s, "grid.size", {"resolution", "n_grid"});
   return Schema("field", std::move(s), std::move(rules));
 }
 

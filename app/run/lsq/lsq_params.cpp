@@ -77,6 +77,10 @@ Schema build() {
       {{{"design.file", C::Op::Set, ""}, {"data.file", C::Op::Unset, ""}},
        {"synth.observations", "synth.unknowns", "synth.design"},
        "the synthetic data take M, N and A from design.file"}};
+  // The words of the field and of users' own code for these (refusals suggest the name).
+  set_also(s, "lambda", {"lam", "ridge", "alpha", "regularization"});
+  set_also(s, "synth.observations", {"n_obs", "n_observations"});
+  set_also(s, "synth.unknowns", {"n_unknowns", "n_params"});
   return Schema("lsq", std::move(s), std::move(rules));
 }
 

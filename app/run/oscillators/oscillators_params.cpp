@@ -99,6 +99,11 @@ Schema build() {
        "settings of generated networks"},
       {{{"init", C::Op::NotEquals, "file"}}, {"init.file"}, "set init=file to start from the file"},
       {{{"init", C::Op::Equals, "file"}}, {"init.seed"}, "it seeds generated initial states"}};
+  // The words of the field and of users' own code for these (refusals suggest the name).
+  set_also(s, "model.omega", {"w"});
+  set_also(s, "model.coupling", {"e", "epsilon"});
+  set_also(s, "ensemble.size", {"members", "batch", "n_networks"});
+  set_also(s, "network.nodes", {"n", "n_nodes"});
   return Schema("oscillators", std::move(s), std::move(rules));
 }
 

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
 
 namespace simscope {
 
@@ -52,6 +53,16 @@ ParamSpec param_spec(std::string name, ParamType type, ParamValue default_value,
   s.choices = std::move(choices);
   s.log_slider = log_slider;
   return s;
+}
+
+void set_also(std::vector<ParamSpec>& specs, const std::string& name,
+              std::vector<std::string> words) {
+  for (auto& s : specs)
+    if (s.name == name) {
+      s.also = std::move(words);
+      return;
+    }
+  throw std::logic_error("set_also: no parameter " + name);
 }
 
 }  // namespace simscope

@@ -30,6 +30,9 @@ struct ParamSpec {
   std::string unit;                  ///< e.g. "length", "1/length^2"; empty when dimensionless
   std::string help;                  ///< one sentence shown as tooltip and in --list-params
   bool log_slider = false;           ///< GUI hint: logarithmic slider
+  /// Other words for it in the field or in users' code (model.omega: "w"); a refusal of one of
+  /// them suggests this name, and --list-params shows them.
+  std::vector<std::string> also = {};
   bool has_range() const { return min <= max; }
 };
 
@@ -38,5 +41,10 @@ struct ParamSpec {
 ParamSpec param_spec(std::string name, ParamType type, ParamValue default_value, double min,
                      double max, std::string unit, std::string help,
                      std::vector<std::string> choices = {}, bool log_slider = false);
+
+/// Sets the other words of the spec named `name` in `specs` (ParamSpec::also). Throws
+/// std::logic_error when no spec has that name.
+void set_also(std::vector<ParamSpec>& specs, const std::string& name,
+              std::vector<std::string> words);
 
 }  // namespace simscope

@@ -123,10 +123,17 @@ std::string Schema::names() const {
   return known;
 }
 
+std::vector<KnownName> Schema::known_names() const {
+  std::vector<KnownName> out;
+  for (const auto& s : specs_) out.push_back({s.name, s.also});
+  return out;
+}
+
 const ParamSpec& Schema::at(const std::string& name) const {
   if (const ParamSpec* s = find(name)) return *s;
-  throw Error("unknown parameter '" + quote_text(name) + "' for workload '" + workload_ +
-              "' (known: " + names() + ")");
+  const std::string hint = did_you_mean(name, known_names());
+  throw Error("unknown parameter '" + quote_text(name) + "' for workload '" + workload_ + "'" +
+              (hint.empty() ? "" : " (" + hint + ")") + " (known: " + names() + ")");
 }
 
 ParamSet Schema::defaults() const { return ParamSet(this); }

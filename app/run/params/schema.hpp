@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "params/closest_names.hpp"
 #include "params/param_set.hpp"
 #include "params/param_spec.hpp"
 #include "params/use_rules.hpp"
@@ -20,10 +21,12 @@ class Schema {
   const std::vector<ParamSpec>& specs() const { return specs_; }
   /// The parameter names in display order, comma-separated: "grid.size, plane, ...".
   std::string names() const;
+  /// Each parameter's name and other words, in display order (for closest_names).
+  std::vector<KnownName> known_names() const;
   /// The spec named `name`, or nullptr.
   const ParamSpec* find(const std::string& name) const;
   /// The spec named `name`. Throws simscope::Error "unknown parameter 'x' for workload 'w'
-  /// (known: ...)" otherwise.
+  /// (did you mean 'y'?) (known: ...)" otherwise; the suggestion only when one is near.
   const ParamSpec& at(const std::string& name) const;
   /// Every parameter at its default.
   ParamSet defaults() const;

@@ -45,6 +45,24 @@ c.check(p.returncode == 2 and "unknown option '--bogus-flag'" in p.stderr,
         "unknown option: exit 2 naming it as typed")
 p = run(simscope, "-q", "-Z")
 c.check(p.returncode == 2 and "unknown option '-Z'" in p.stderr, "unknown short option named as typed")
+c.check("did you mean" not in p.stderr, "no suggestion for an option near none")
+# A near miss is answered with the nearest names (app/run/params/closest_names.hpp).
+for args, want in [(["--frame", "3"], "unknown option '--frame' (did you mean '--frames'?)"),
+                   (["--headles"], "unknown option '--headles' (did you mean '--headless'?)"),
+                   (["--headless", "--workload", "oscilators"],
+                    "unknown workload 'oscilators' (did you mean 'oscillators'?)"),
+                   (["--headless", "--set", "grid.sise=8"],
+                    "unknown parameter 'grid.sise' for workload 'field' (did you mean 'grid.size'?)"),
+                   (["--headless", "--set", "factor=2"],
+                    "unknown parameter 'factor' for workload 'field' (did you mean 'k'?)"),
+                   (["--headless", "--workload", "oscillators", "--set", "w=2"],
+                    "(did you mean 'model.omega'?)"),
+                   (["--headless", "--set", "view.colourmap=gray"], "(did you mean 'view.colormap'?)")]:
+    p = run(simscope, *args)
+    c.check(p.returncode == 2 and want in p.stderr and len(p.stderr.strip().splitlines()) == 1,
+            f"{' '.join(args)}: exit 2, one line with {want!r} ({p.returncode}: {p.stderr.strip()[-300:]!r})")
+p = run(simscope, "--list-params", "oscillators")
+c.check("also called: w\n" in p.stdout, "--list-params shows the other words for a parameter")
 
 # Preset: written by hand (as JSON), applied, then --set wins over the preset.
 d = scratch("cli_preset")

@@ -207,8 +207,8 @@ for label, sets, words in cases:
     c.check(not os.path.exists(out) or not os.listdir(out), f"{label}: no outputs")
 
 # ---- the live GUI under Xvfb: the phase view in the centre --------------------------------------
-if shutil.which("xvfb-run") is None:
-    c.check(False, "xvfb-run not found: install xvfb")
+if shutil.which("Xvfb") is None:
+    c.check(False, "Xvfb not found: install xvfb")
 else:
     shot = os.path.join(d, "gui.png")
     env = dict(os.environ, HOME=d, XDG_CONFIG_HOME=d)  # fresh QSettings

@@ -110,8 +110,8 @@ if img is not None:
     c.check(below > 30, f"oscillators: axis title below the image ({below})")
 
 # ---- the window at 640 x 480: the colorbar stays (compact) ---------------------------------
-if shutil.which("xvfb-run") is None:
-    c.check(False, "xvfb-run not found: install xvfb")
+if shutil.which("Xvfb") is None:
+    c.check(False, "Xvfb not found: install xvfb")
 else:
     g = os.path.join(d, "gui")
     os.makedirs(os.path.join(g, "simscope"))

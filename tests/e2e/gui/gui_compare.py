@@ -17,7 +17,7 @@ from simscope_test_util import Checker, scratch
 simscope = sys.argv[1]
 c = Checker()
 d = scratch("gui_compare")
-need_tools("xvfb-run", "xdotool")
+need_tools("Xvfb", "xdotool")
 params = {"grid.size": 32, "sources.count": 30, "eps": 0.05}
 preset = os.path.join(d, "k2.json")
 json.dump({"simscope_preset": 1, "workload": "field", "params": dict(params, k=2)},

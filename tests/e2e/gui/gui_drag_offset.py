@@ -11,7 +11,7 @@ from simscope_test_util import Checker, scratch
 simscope = sys.argv[1]
 c = Checker()
 d = scratch("gui_drag_offset")
-need_tools("xvfb-run", "xdotool")
+need_tools("Xvfb", "xdotool")
 
 # In a 1280x800 window the left panel's plane.offset field is at about (97, 287); the drag moves
 # in 10-pixel steps so every frame sees a part of it. S saves a screenshot with the parameters.

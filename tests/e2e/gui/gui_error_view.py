@@ -22,7 +22,7 @@ from simscope_test_util import Checker, read_png, run, scratch
 simscope = sys.argv[1]
 c = Checker()
 d = scratch("gui_error_view")
-need_tools("xvfb-run")
+need_tools("Xvfb")
 common = ["--backend", "cpu", "--set", "grid.size=48", "--set", "sources.count=3000"]
 
 

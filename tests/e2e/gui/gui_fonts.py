@@ -19,7 +19,7 @@ from simscope_test_util import Checker, read_png, scratch
 simscope = sys.argv[1]
 c = Checker()
 d = scratch("gui_fonts")
-need_tools("xvfb-run", "xdotool")
+need_tools("Xvfb", "xdotool")
 
 
 def text_rows(path, scale):

@@ -12,7 +12,7 @@ from simscope_test_util import Checker, scratch
 simscope = sys.argv[1]
 c = Checker()
 d = scratch("gui_image_size")
-need_tools("xvfb-run", "xdotool")
+need_tools("Xvfb", "xdotool")
 
 
 def size(text, line):

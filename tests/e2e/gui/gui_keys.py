@@ -23,7 +23,7 @@ from simscope_test_util import Checker, png_chunks, scratch
 simscope = sys.argv[1]
 c = Checker()
 d = scratch("gui_keys")
-need_tools("xvfb-run", "xdotool")
+need_tools("Xvfb", "xdotool")
 json.dump({"simscope_preset": 1, "workload": "field", "params": {"grid.size": 32, "k": 2}},
           open(os.path.join(d, "k2.json"), "w"))
 taps = 12

@@ -84,7 +84,7 @@ if p.returncode == 0:
         counted(ws[0], np.load(os.path.join(one, "potential.npy")), "phi")
 
 # ---- the window: ex with --set view.scale=log; the status line carries the warning ----------
-need_tools("xvfb-run", "xdotool")
+need_tools("Xvfb", "xdotool")
 g = os.path.join(d, "gui")
 os.makedirs(g)
 log, shots = run_gui(simscope, g, ["--backend", "cpu", "--set", "grid.size=40",

@@ -15,7 +15,7 @@ from simscope_test_util import Checker, scratch
 simscope = sys.argv[1]
 c = Checker()
 d = scratch("gui_lsq_plots")
-need_tools("xvfb-run", "xdotool")
+need_tools("Xvfb", "xdotool")
 size = 64
 
 

@@ -10,7 +10,7 @@ from simscope_test_util import Checker, read_png, scratch
 simscope = sys.argv[1]
 c = Checker()
 d = scratch("gui_messages")
-need_tools("xvfb-run", "xdotool")
+need_tools("Xvfb", "xdotool")
 bad = "/nonexistent-simscope-dir/p.json"
 good = os.path.join(d, "good.json")
 

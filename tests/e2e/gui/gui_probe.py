@@ -14,7 +14,7 @@ from simscope_test_util import Checker, scratch
 simscope = sys.argv[1]
 c = Checker()
 d = scratch("gui_probe")
-need_tools("xvfb-run", "xdotool")
+need_tools("Xvfb", "xdotool")
 n, hw = 40, 1.5
 
 

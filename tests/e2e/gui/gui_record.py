@@ -16,7 +16,7 @@ from simscope_test_util import Checker, run, scratch
 simscope = sys.argv[1]
 c = Checker()
 d = scratch("gui_record")
-need_tools("xvfb-run", "xdotool")
+need_tools("Xvfb", "xdotool")
 steps = wait_log("recording done", 1, 60)
 log, _ = run_gui(simscope, d, ["--backend", "cpu", "--workload", "oscillators", "--set",
                                "ensemble.size=8", "--set", "network.nodes=30", "--record", "4"],

@@ -17,7 +17,7 @@ from simscope_test_util import Checker, read_png, run, scratch
 simscope = sys.argv[1]
 c = Checker()
 d = scratch("gui_small_screen")
-need_tools("xvfb-run")
+need_tools("Xvfb")
 BG = (28, 28, 33)  # the centre view's background
 
 

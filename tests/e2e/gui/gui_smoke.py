@@ -18,8 +18,8 @@ shot = os.path.join(d, "shot.png")
 env = dict(os.environ, HOME=d, XDG_CONFIG_HOME=d)  # fresh QSettings
 cmd = [*xvfb_run("1280x800"), simscope, "--backend", "cpu",
        "--set", "grid.size=64", "--frames", "5", "--screenshot", shot]
-if shutil.which("xvfb-run") is None:
-    print("xvfb-run not found: install xvfb"); sys.exit(1)
+if shutil.which("Xvfb") is None:
+    print("Xvfb not found: install xvfb"); sys.exit(1)
 p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env, cwd=d)
 c.check(p.returncode == 0, f"GUI exits 0 after 5 frames ({p.returncode}: {p.stderr.strip()[-400:]})")
 c.check(os.path.exists(shot), "screenshot written")

@@ -12,7 +12,7 @@ from simscope_test_util import Checker, scratch
 simscope = sys.argv[1]
 c = Checker()
 d = scratch("gui_study")
-need_tools("xvfb-run", "xdotool")
+need_tools("Xvfb", "xdotool")
 # Hover readouts follow the mouse in the next frame, and the study's progress bar shows once it
 # has run 0.25 s: short settles, nothing to wait for in the log. The rest waits for log lines.
 steps = ("xdotool mousemove 700 99; sleep 0.5\n" + screenshot() +

@@ -16,7 +16,7 @@ from simscope_test_util import Checker, scratch
 simscope = sys.argv[1]
 c = Checker()
 d = scratch("gui_sweep")
-need_tools("xvfb-run", "xdotool")
+need_tools("Xvfb", "xdotool")
 
 
 steps = ("xdotool mousemove 700 775\n" + wait_log("sweep done", 1, 60) + screenshot() +

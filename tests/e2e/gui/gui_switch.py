@@ -22,7 +22,7 @@ from simscope_test_util import Checker, scratch
 simscope = sys.argv[1]
 c = Checker()
 d = scratch("gui_switch")
-need_tools("xvfb-run", "xdotool")
+need_tools("Xvfb", "xdotool")
 # The centre view of a 1280 x 800 window spans x 410..987, y 0..742: its centre, and a point
 # near the top of a square map.
 cx, cy, top_y = 698, 371, 200

@@ -16,7 +16,7 @@ from simscope_test_util import Checker, scratch
 simscope = sys.argv[1]
 c = Checker()
 d = scratch("gui_tour")
-need_tools("xvfb-run", "xdotool")
+need_tools("Xvfb", "xdotool")
 
 
 def switch(key, workload):

@@ -12,7 +12,7 @@ from simscope_test_util import Checker, scratch
 simscope = sys.argv[1]
 c = Checker()
 d = scratch("gui_tree_follow_up")
-need_tools("xvfb-run", "xdotool")
+need_tools("Xvfb", "xdotool")
 FOLLOW = "field follow-up shown: "
 SHOWN = "field result shown ("
 

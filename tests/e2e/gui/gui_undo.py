@@ -14,7 +14,7 @@ from simscope_test_util import Checker, scratch
 simscope = sys.argv[1]
 c = Checker()
 d = scratch("gui_undo")
-need_tools("xvfb-run", "xdotool")
+need_tools("Xvfb", "xdotool")
 base = {"sources.count": 20, "grid.size": 32}
 p1, p2 = os.path.join(d, "p1.json"), os.path.join(d, "p2.json")
 json.dump({"simscope_preset": 1, "workload": "field", "params": dict(base, k=2)}, open(p1, "w"))

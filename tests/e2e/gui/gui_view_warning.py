@@ -11,7 +11,7 @@ from simscope_test_util import Checker, run, scratch
 simscope = sys.argv[1]
 c = Checker()
 d = scratch("gui_view_warning")
-need_tools("xvfb-run", "xdotool")
+need_tools("Xvfb", "xdotool")
 args = ["--backend", "cpu", "--set", "grid.size=32", "--set", "sources.count=20",
         "--set", "view.min=1"]
 

@@ -191,14 +191,27 @@ def test_unknown_keyword_has_the_cli_message(cli):
     with pytest.raises(ValueError) as e:
         simscope.field(grid_sise=3)
     known = [p["keyword"] for p in simscope.params("field")]
-    assert str(e.value) == ("unknown parameter 'grid_sise' for workload 'field' (known: %s)"
-                            % ", ".join(known))
+    assert str(e.value) == ("unknown parameter 'grid_sise' for workload 'field' "
+                            "(did you mean 'grid_size'?) (known: %s)" % ", ".join(known))
     assert "grid_size" in known and "grid.size" not in str(e.value)
     # lsq's lambda (a Python keyword) is spelled lam.
     with pytest.raises(ValueError, match=r"^unknown parameter 'lamda' for workload 'lsq' "
-                                         r"\(known: .*\blam\b") as e:
+                                         r"\(did you mean 'lam'\?\) \(known: .*\blam\b") as e:
         simscope.lsq(np.ones((3, 1, 1)), np.ones((3, 1)), lamda=1)
     assert "lambda" not in str(e.value)
+    # The users' own words for a parameter name it (simscope.params(w)[i]["also"]).
+    with pytest.raises(ValueError, match=r"^unknown parameter 'factor' for workload 'field' "
+                                         r"\(did you mean 'k'\?\)"):
+        simscope.field(factor=2.0)
+    with pytest.raises(ValueError, match=r"^unknown parameter 'w' for workload 'oscillators' "
+                                         r"\(did you mean 'model_omega'\?\)"):
+        simscope.oscillators.study(w=2.0)
+    with pytest.raises(ValueError, match=r"did you mean 'model.coupling'\?"):
+        simscope.run("oscillators", params={"e": 0.1})
+    # Nothing near: no suggestion.
+    with pytest.raises(ValueError) as e:
+        simscope.field(colormap="gray")
+    assert "did you mean" not in str(e.value)
 
 
 def test_bad_arrays_have_the_loaders_messages(cli, tmp_path):
