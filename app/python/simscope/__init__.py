@@ -37,6 +37,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
+import numpy as np
+
 from . import _core
 from ._arrays import inputs as _inputs
 from ._arrays import refuse_cpu_backend as _refuse_cpu_backend
@@ -145,13 +147,37 @@ def field(sources: Any = None, targets: Any = None, *, backend: str = "auto",
     return FieldResult(d, back)
 
 
-def lsq(cube: Any = None, design: Any = None, *, backend: str = "auto",
+def _masked(cube, mask):
+    """`cube` with NaN where the boolean `mask` (the cube's shape, True = observed) is False:
+    a numpy copy, or for a torch tensor a masked copy on its device. ValueError for a mask of
+    another shape or dtype."""
+    shape = tuple(cube.shape)
+    if type(cube).__module__.startswith("torch"):
+        import torch  # only when the cube is a torch tensor
+        m = torch.as_tensor(mask, device=cube.device)
+        if m.dtype != torch.bool or tuple(m.shape) != shape:
+            raise ValueError("lsq: mask: expected a boolean array of the cube's shape %s "
+                             "(True = observed), got %s %s" % (shape, m.dtype, tuple(m.shape)))
+        return cube.masked_fill(~m, float("nan")) if cube.is_floating_point() else cube
+    m = np.asarray(mask)
+    if m.dtype != np.bool_ or m.shape != shape:
+        raise ValueError("lsq: mask: expected a boolean array of the cube's shape %s "
+                         "(True = observed), got %s %s" % (shape, m.dtype, m.shape))
+    c = np.asarray(cube)
+    return np.where(m, c, c.dtype.type(np.nan)) if c.dtype.kind == "f" else c
+
+
+def lsq(cube: Any = None, design: Any = None, *, mask: Any = None, backend: str = "auto",
         progress: Progress = None, params: Params = None, **kwargs: Any) -> LsqResult:
     """Per-pixel least squares with missing data (compute/lsq/lsq.hpp): for each pixel p,
     x_p = argmin sum_{observed i} (A_i . x - b_ip)^2 + lam |x|^2 (minimum norm when not unique).
 
     cube: array (M, H, W), float32 or float64, NaN marks a missing observation (inf refused);
-        any layout (C or Fortran order, slices). None: the schema's generator or data_file.
+        any layout (C or Fortran order, slices). Or a flat batch (M, P) of P pixels: the maps
+        are then (P,) and the solution (N, P). None: the schema's generator or data_file.
+    mask: optional boolean array of the cube's shape, True where an observation is present:
+        False is missing, as NaN is (a NaN where mask is True is missing too). The cube is
+        not changed (a masked copy is solved).
     design: A, array (M, N) (a 1-D array is one column), any numeric dtype, finite.
         Either may be a DLPack object (a torch tensor, CPU or CUDA): the results are then the
         caller's type on the caller's device (with CUDA inputs on the CUDA back end, the maps
@@ -171,6 +197,13 @@ def lsq(cube: Any = None, design: Any = None, *, backend: str = "auto",
     as not used).
     Raises ValueError (shapes that do not match, dtype, inf, bad keyword), RuntimeError."""
     s = _settings("lsq", params, aliases={"lam": "lambda"}, **kwargs)
+    if mask is not None:
+        if cube is None:
+            raise ValueError("lsq: mask is given without a cube (give both)")
+        cube = _masked(cube, mask)
+    flat = cube is not None and len(getattr(cube, "shape", np.shape(cube))) == 2
+    if flat:  # (M, P) -> (M, 1, P): one row of P pixels; the maps come back (P,)
+        cube = cube[:, None, :] if hasattr(cube, "shape") else np.asarray(cube)[:, None, :]
     arrays, back = _inputs(cube=cube, design=design)
     _refuse_cpu_backend(arrays, backend)
     # The CUDA solver reads a CUDA cube in place; the design matrix (M, N, small) is read from
@@ -191,4 +224,7 @@ def lsq(cube: Any = None, design: Any = None, *, backend: str = "auto",
         _warnings(d, "lsq", params, aliases={"lam": "lambda"},
                   arrays={"data.file": "cube", "design.file": "design"}, typed=bool(kwargs))
         d["stats"]["host_staging_bytes"] += float(staged)
-    return LsqResult(d, back)
+    result = LsqResult(d, back)
+    if flat:
+        result._outputs = {k: v[..., 0, :] for k, v in result._outputs.items()}
+    return result

@@ -108,7 +108,7 @@ def test_bad_inputs_have_the_loaders_messages(cli, tmp_path):
     b, a = problem()
     inf = b.copy()
     inf[3, 2, 1] = np.inf
-    for i, bad in enumerate([b[0], b.astype(np.complex64), inf, np.zeros((0, 2, 2))]):
+    for i, bad in enumerate([b[:, 1, 2], b.astype(np.complex64), inf, np.zeros((0, 2, 2))]):
         path = str(tmp_path / ("c%d.npy" % i))
         np.save(path, bad)
         np.save(tmp_path / "a.npy", a)
@@ -151,3 +151,66 @@ def test_bad_values_have_the_cli_message(cli, kwargs, sets):
     with pytest.raises(ValueError) as e:
         simscope.lsq(b, a, **kwargs)
     assert str(e.value) == expected.replace(name, keyword)
+
+
+def test_flat_batch_of_pixels():
+    """A (M, P) cube is P pixels: maps (P,), solution (N, P), each pixel numpy's lstsq, and the
+    same numbers as the (M, 1, P) cube."""
+    b, a = problem(h=1, w=30, seed=3)
+    flat = np.ascontiguousarray(b[:, 0, :])
+    r = simscope.lsq(flat, a, backend="cpu")
+    assert r.solution.shape == (a.shape[1], 30)
+    assert r.residual.shape == r.count.shape == r.status.shape == r.condition.shape == (30,)
+    cube = simscope.lsq(b, a, backend="cpu")
+    for name in cube:
+        same_array(r[name], cube[name][..., 0, :])
+    for p in range(30):
+        if r.status[p] == 0:
+            x, res, count = lstsq_pixel(a, flat[:, p])
+            np.testing.assert_allclose(r.solution[:, p], x, rtol=0, atol=1e-9)
+            assert r.count[p] == count
+
+
+def test_mask_marks_missing_observations():
+    """mask=False is missing, as NaN is: the result equals the NaN cube's bit for bit; the
+    caller's cube is not changed; a NaN under mask=True stays missing."""
+    b, a = problem(gaps=0.0, seed=5)
+    rng = np.random.default_rng(7)
+    mask = rng.random(b.shape) > 0.3
+    before = b.copy()
+    r = simscope.lsq(b, a, mask=mask, backend="cpu")
+    same_array(b, before)
+    gapped = np.where(mask, b, np.nan)
+    want = simscope.lsq(gapped, a, backend="cpu")
+    for name in want:
+        same_array(r[name], want[name])
+    np.testing.assert_array_equal(r.count, (mask & ~np.isnan(before)).sum(axis=0))
+    # A flat batch with its mask.
+    flat, fmask = b.reshape(b.shape[0], -1), mask.reshape(b.shape[0], -1)
+    rf = simscope.lsq(flat, a, mask=fmask, backend="cpu")
+    same_array(rf.solution, want.solution.reshape(want.solution.shape[0], -1))
+
+
+def test_mask_of_another_shape_or_dtype_is_refused():
+    b, a = problem()
+    with pytest.raises(ValueError, match=r"^lsq: mask: expected a boolean array of the cube's "
+                                         r"shape \(24, 5, 6\) \(True = observed\), got bool \(5, 6\)"):
+        simscope.lsq(b, a, mask=np.ones((5, 6), bool))
+    with pytest.raises(ValueError, match=r"got int64 \(24, 5, 6\)"):
+        simscope.lsq(b, a, mask=np.ones(b.shape, np.int64))
+    with pytest.raises(ValueError, match=r"mask is given without a cube"):
+        simscope.lsq(mask=np.ones(b.shape, bool))
+
+
+def test_mask_on_torch_tensors():
+    torch = pytest.importorskip("torch")
+    b, a = problem(gaps=0.0, seed=9)
+    mask = np.random.default_rng(1).random(b.shape) > 0.25
+    r = simscope.lsq(torch.from_numpy(b), torch.from_numpy(a), mask=torch.from_numpy(mask),
+                     backend="cpu")
+    assert isinstance(r.solution, torch.Tensor)
+    want = simscope.lsq(np.where(mask, b, np.nan), a, backend="cpu")
+    same_array(r.solution.numpy(), want.solution)
+    flat = simscope.lsq(torch.from_numpy(b.reshape(b.shape[0], -1)), torch.from_numpy(a),
+                        backend="cpu")
+    assert tuple(flat.residual.shape) == (b.shape[1] * b.shape[2],)
