@@ -120,6 +120,8 @@ py::dict study_arrays(const py::object& initial, const Settings& settings,
   for (std::string& w : osc::schema().unused_warnings(job.params))
     r.warnings.push_back(std::move(w));
   app::fill_study_result(r, s, job.options);
+  if (std::string w = osc::literal_coupling_warning(job.topologies, job.options.model); !w.empty())
+    r.warnings.push_back(std::move(w));
   r.total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   // A CUDA initial state was read in place (load_device), so nothing was staged.
   r.stats["host_staging_bytes"] = 0;

@@ -46,8 +46,8 @@ const WorkloadDescriptor& workload_descriptor(const std::string& name) {
     names.push_back({n, {}});
   }
   const std::string hint = did_you_mean(name, names);
-  throw Error("unknown workload '" + quote_text(name) + "'" + (hint.empty() ? "" : " (" + hint + ")") +
-              " (known: " + known + ")");
+  throw Error("unknown workload '" + quote_text(name) + "'" +
+              (hint.empty() ? "" : " (" + hint + ")") + " (known: " + known + ")");
 }
 
 std::unique_ptr<Workload> make_workload(const std::string& name) {

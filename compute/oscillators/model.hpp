@@ -7,7 +7,9 @@
 ///   dy_i/dt = y_i + w x_i - (y_i - c x_i)(x_i^2 + y_i^2)
 /// i.e. dz/dt = (1 + i w) z - (1 - i c)|z|^2 z plus diffusive graph-Laplacian coupling of x.
 /// G is the symmetric weighted adjacency matrix of the member's network.
-/// On a ring with two neighbours the coupling equals the reference script's `(G.X - 2X) e/2`.
+/// On a ring with two neighbours the coupling equals the reference script's `(G.X - 2X) e/2`;
+/// Model::form = Literal takes that form itself, (e/2)(sum_j G_ij x_j - d x_i) with one d for
+/// every node, which differs from the Laplacian wherever a node's degree is not d.
 /// An uncoupled oscillator settles on the limit cycle |z| = 1 with angular frequency w + c.
 /// Sources: Stuart 1960; Landau 1944. It is the normal form of a Hopf bifurcation; see Kuramoto,
 /// "Chemical Oscillations, Waves, and Turbulence", 1984.
@@ -34,12 +36,27 @@ namespace simscope::oscillators {
 /// and stages. Observables are accumulated in double in both. Type from core/precision.hpp.
 using Precision = simscope::Precision;
 
+/// How node i's own x_i enters its coupling term (e/2)(sum_j G_ij x_j - s_i x_i):
+/// Laplacian: s_i = sum_j G_ij, its weighted degree (diffusive coupling, zero when all x agree);
+/// Literal: s_i = d for every node, the reference script's `(G.X - 2X) e/2` with d = 2.
+enum class CouplingForm { Laplacian, Literal };
+
 /// The model's constants, dimensionless.
 struct Model {
   double omega = 1.0;     ///< w: linear frequency
   double c = 1.0;         ///< c: nonlinear frequency shift (limit-cycle frequency is w + c)
-  double coupling = 0.2;  ///< e: coupling strength; the Laplacian term is scaled by e/2
+  double coupling = 0.2;  ///< e: coupling strength; the coupling term is scaled by e/2
+  CouplingForm form = CouplingForm::Laplacian;
+  double degree = 2.0;  ///< d of the Literal form
+  /// s_i of a node whose weighted degree is `node_degree` (CouplingForm).
+  double self_weight(double node_degree) const {
+    return form == CouplingForm::Literal ? degree : node_degree;
+  }
 };
+
+/// "" when the model's coupling is the Laplacian's on `t` (form Laplacian, or every node's
+/// weighted degree equal to d); otherwise a warning naming the degrees found and the two forms.
+std::string literal_coupling_warning(const Topologies& t, const Model& model);
 
 /// The state of K members of N oscillators: x[k*N + i], y[k*N + i].
 struct State {

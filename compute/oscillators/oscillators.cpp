@@ -141,6 +141,27 @@ double order_parameter(const double* x, const double* y, int n) {
   return std::hypot(c, s) / n;
 }
 
+std::string literal_coupling_warning(const Topologies& t, const Model& model) {
+  if (model.form != CouplingForm::Literal || t.nodes == 0) return "";
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  std::int64_t off = 0;  // nodes whose degree is not d
+  for (int g = 0; g < t.graphs(); ++g)
+    for (int i = 0; i < t.nodes; ++i) {
+      const double d = t.degree(g, i);
+      lo = std::min(lo, d), hi = std::max(hi, d);
+      off += d != model.degree;
+    }
+  if (off == 0) return "";
+  std::ostringstream w;
+  w.precision(6);
+  w << "model.coupling_form=literal subtracts d x_i = " << model.degree
+    << " x_i at every node, but the network's node degrees range from " << lo << " to " << hi
+    << " (" << off << " of " << std::int64_t(t.graphs()) * t.nodes
+    << " nodes differ from d): its coupling is not diffusive and differs from the Laplacian "
+       "form (model.coupling_form=laplacian, each node's own degree)";
+  return w.str();
+}
+
 void rates(const Topologies& t, int member, const Model& m, const double* x, const double* y,
            double* dx, double* dy) {
   const double he = m.coupling / 2;
@@ -151,7 +172,8 @@ void rates(const Topologies& t, int member, const Model& m, const double* x, con
       nsum += w * x[t.col[std::size_t(q)]];
       deg += w;
     }
-    detail::sl_rhs(x[i], y[i], nsum, 1.0 - he * deg, m.omega, m.c, he, dx[i], dy[i]);
+    detail::sl_rhs(x[i], y[i], nsum, 1.0 - he * m.self_weight(deg), m.omega, m.c, he, dx[i],
+                   dy[i]);
   }
 }
 
@@ -247,6 +269,7 @@ void validate(const StudyOptions& o) {
                 std::to_string(detail::kMaxSamples) + "): raise record.every");
   for (double v : {o.model.omega, o.model.c, o.model.coupling})
     if (!std::isfinite(v)) throw Error("model.omega, model.c and model.coupling must be finite");
+  if (!std::isfinite(o.model.degree)) throw Error("model.coupling_degree must be finite");
 }
 
 void ensemble_mean(const std::vector<double>& v, double& mean, double& sem, std::int64_t& n) {

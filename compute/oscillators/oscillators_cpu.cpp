@@ -380,7 +380,7 @@ class CpuImpl {
     const double he = m.coupling / 2;
     cpu_lanes_ = detail::cpu_lanes();
     diag_.resize(deg_.size());
-    for (std::size_t q = 0; q < deg_.size(); ++q) diag_[q] = T(1.0 - he * deg_[q]);
+    for (std::size_t q = 0; q < deg_.size(); ++q) diag_[q] = T(1.0 - he * m.self_weight(deg_[q]));
 
     // Chunks are sized for rec.chunk_members, so a part of a study block runs the block's chunks.
     const int KC = rec.chunk_members > 0 ? rec.chunk_members : K;

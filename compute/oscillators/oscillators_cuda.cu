@@ -71,6 +71,8 @@ struct Args {
   // first 0-based step index s past the transient, or steps when none is.
   int steps, every, to_sample0, to_window0, past0;
   T omega, c, he, h, h2, h6;
+  T degree;      ///< d of the literal coupling form (Model::degree)
+  bool literal;  ///< Model::form is Literal: every node's own weight is d, not its degree
 };
 
 /// sum_j G_ij sx[base + j] over node i's neighbours. The first kRegEdges indices come from
@@ -173,7 +175,7 @@ __global__ void __launch_bounds__(detail::max_threads_for_npl(NPL), detail::min_
       } else {
         wsum = T(deg[q]);
       }
-      dg[q] = T(1) - a.he * wsum;
+      dg[q] = T(1) - a.he * (a.literal ? a.degree : wsum);
       sx0[base + i] = x[q];
     }
   }
@@ -731,6 +733,7 @@ class CudaEnsemble final : public Ensemble {
     // Step s of the chunk is global step step_ + s + 1; it is past the transient when > transient.
     a.past0 = int(std::clamp<std::int64_t>(rec.transient - step_, 0, chunk));
     a.omega = T(m.omega), a.c = T(m.c), a.he = T(m.coupling / 2);
+    a.degree = T(m.degree), a.literal = m.form == CouplingForm::Literal;
     a.h = T(dt), a.h2 = T(dt / 2), a.h6 = T(dt / 6);
     const dim3 grid(unsigned(plan_.blocks)), block(unsigned(plan_.threads));
     if (a.w)

@@ -24,7 +24,8 @@ TEST(ClosestNames, OneTypoSwapOrMissingLetterIsNear) {
 }
 
 TEST(ClosestNames, CaseUnderscoresAndTheLastDottedPartDoNotCount) {
-  const auto known = plain({"grid.size", "integrator.steps", "live.steps_per_frame", "model.omega"});
+  const auto known =
+      plain({"grid.size", "integrator.steps", "live.steps_per_frame", "model.omega"});
   EXPECT_EQ(closest_names("GRID_SIZE", known), std::vector<std::string>{"grid.size"});
   EXPECT_EQ(closest_names("omega", known), std::vector<std::string>{"model.omega"});
   EXPECT_EQ(closest_names("steps", known).front(), "integrator.steps");

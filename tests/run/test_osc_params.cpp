@@ -51,5 +51,25 @@ TEST(OscParams, DefaultsAndReaders) {
   EXPECT_NE(error_of([&] { make_initial_state(p); }).find("init.file"), std::string::npos);
 }
 
+TEST(OscParams, CouplingFormLiteralWarnsWhereDegreesDifferFromD) {
+  ParamSet p = schema().defaults();
+  EXPECT_EQ(model_from(p).form, CouplingForm::Laplacian);
+  p.set_from_string("model.coupling_form", "literal");
+  p.set_from_string("model.coupling_degree", "4");
+  const Model m = model_from(p);
+  EXPECT_EQ(m.form, CouplingForm::Literal);
+  EXPECT_EQ(m.degree, 4.0);
+  EXPECT_EQ(m.self_weight(7.0), 4.0);
+  EXPECT_EQ(Model{}.self_weight(7.0), 7.0);
+  // A ring of degree 4: the forms agree, no warning. Degree 2: every node differs.
+  EXPECT_EQ(literal_coupling_warning(ring(10, 4, 3), m), "");
+  const std::string w = literal_coupling_warning(ring(10, 2, 3), m);
+  EXPECT_NE(w.find("model.coupling_form=literal subtracts d x_i = 4 x_i at every node, but the "
+                   "network's node degrees range from 2 to 2 (10 of 10 nodes differ from d)"),
+            std::string::npos)
+      << w;
+  EXPECT_EQ(literal_coupling_warning(ring(10, 2, 3), Model{}), "") << "Laplacian: no warning";
+}
+
 }  // namespace
 }  // namespace simscope::oscillators

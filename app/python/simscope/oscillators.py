@@ -13,6 +13,7 @@ from . import _core
 from ._arrays import host_view as _host_view
 from ._arrays import refuse_cpu_backend as _refuse_cpu_backend
 from ._params import python_messages as _messages
+from ._params import python_warnings as _warnings
 from ._params import settings as _settings
 from ._result import Result
 
@@ -43,7 +44,7 @@ def study(initial: Any = None, *, backend: str = "auto",
             d = _core.run("oscillators", s, backend, progress, "study")
         else:  # a CUDA initial state is read in place by the CUDA back end (input_route "device")
             d = _core.oscillators_study(initial, s, backend, progress)
-    return Result(d, back)
+    return Result(_warnings(d, "oscillators", params, arrays=given, typed=bool(kwargs)), back)
 
 
 class Ensemble:

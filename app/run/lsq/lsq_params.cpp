@@ -51,7 +51,8 @@ Schema build() {
                  {"auto", "normal", "qr", "svd", "downdate"}));
   s.push_back(
       param_spec("lambda", T::Float, 0.0, 0, 1e12, "A^2",
-                 "Tikhonov regularisation: minimise |A x - b|^2 + lambda |x|^2 (0: none)."));
+                 "Tikhonov regularisation: minimise |A x - b|^2 + lambda |x|^2 (0: none; "
+                 "lambda is in the units of the design matrix A, squared)."));
   s.push_back(param_spec("precision", T::Enum, std::string("fp64"), kNoMin, kNoMax, "",
                          "Working precision of the Gram path's matrices and Cholesky factors "
                          "(vectors and the refinement are float64; the downdate and minimum-norm "

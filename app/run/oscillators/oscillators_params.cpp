@@ -49,6 +49,15 @@ Schema build() {
   s.push_back(
       param_spec("model.coupling", T::Float, 0.2, -1000, 1000, "1/time",
                  "e: strength of the Laplacian coupling (e/2) sum_j G_ij (x_j - x_i) on x."));
+  s.push_back(param_spec(
+      "model.coupling_form", T::Enum, std::string("laplacian"), kNoMin, kNoMax, "",
+      "laplacian: (e/2) sum_j G_ij (x_j - x_i), diffusive; literal: (e/2)(G.X - d X), the "
+      "reference script's (G.X - 2X) e/2 with d = model.coupling_degree, equal to the Laplacian "
+      "only where every node's degree is d (a warning says when not).",
+      {"laplacian", "literal"}));
+  s.push_back(param_spec("model.coupling_degree", T::Float, 2.0, 0, 1e6, "",
+                         "d of model.coupling_form=literal: the weight of a node's own x in its "
+                         "coupling, the same for every node (2 in '(G.X - 2X) e/2')."));
   s.push_back(
       param_spec("init", T::Enum, std::string("random"), kNoMin, kNoMax, "",
                  "Initial state: x, y standard normal; on the limit cycle with uniform random "
@@ -98,10 +107,14 @@ Schema build() {
        {"network.k", "network.p", "network.seed"},
        "settings of generated networks"},
       {{{"init", C::Op::NotEquals, "file"}}, {"init.file"}, "set init=file to start from the file"},
+      {{{"model.coupling_form", C::Op::NotEquals, "literal"}},
+       {"model.coupling_degree"},
+       "set model.coupling_form=literal to use it"},
       {{{"init", C::Op::Equals, "file"}}, {"init.seed"}, "it seeds generated initial states"}};
   // The words of the field and of users' own code for these (refusals suggest the name).
   set_also(s, "model.omega", {"w"});
   set_also(s, "model.coupling", {"e", "epsilon"});
+  set_also(s, "model.coupling_form", {"2x"});
   set_also(s, "ensemble.size", {"members", "batch", "n_networks"});
   set_also(s, "network.nodes", {"n", "n_nodes"});
   return Schema("oscillators", std::move(s), std::move(rules));
@@ -119,6 +132,9 @@ Model model_from(const ParamSet& p) {
   m.omega = p.get_double("model.omega");
   m.c = p.get_double("model.c");
   m.coupling = p.get_double("model.coupling");
+  m.form = p.get_string("model.coupling_form") == "literal" ? CouplingForm::Literal
+                                                            : CouplingForm::Laplacian;
+  m.degree = p.get_double("model.coupling_degree");
   return m;
 }
 

@@ -177,6 +177,7 @@ class OscillatorsWorkload final : public Workload {
       s = osc::run_study(*ens, t, osc::make_initial_state(p), o, progress);
     }
     fill_study_result(r, s, o);
+    add_coupling_warning(o.model, t, r);
     const std::size_t T = s.msd_t.size();
 
     auto pl = std::make_shared<OscillatorsPayload>();
@@ -303,7 +304,10 @@ class OscillatorsWorkload final : public Workload {
     r.part.reset();
     r.payload.reset();
     add_unused_warnings(r.params, r);
-    fill_study_result(r, s, osc::study_options_from(r.params));
+    const osc::StudyOptions o = osc::study_options_from(r.params);
+    fill_study_result(r, s, o);
+    if (o.model.form == osc::CouplingForm::Literal)  // the whole study's networks, as unsplit
+      add_coupling_warning(o.model, osc::make_topologies(r.params), r);
     r.total_seconds = total;
     return r;
   }
@@ -421,6 +425,7 @@ class OscillatorsWorkload final : public Workload {
       r.warnings.push_back("live.topology " + std::to_string(p.get_int("live.topology")) +
                            " is past the last live member (" + std::to_string(K - 1) +
                            "): member " + std::to_string(shown) + " is shown");
+    add_coupling_warning(m, live_topo_, r);
     r.total_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     return r;
   }
@@ -432,6 +437,12 @@ class OscillatorsWorkload final : public Workload {
     r.backend = backend;
     add_unused_warnings(p, r);
     return r;
+  }
+
+  /// The warning of osc::literal_coupling_warning, when there is one.
+  static void add_coupling_warning(const osc::Model& m, const osc::Topologies& t, RunResult& r) {
+    std::string w = osc::literal_coupling_warning(t, m);
+    if (!w.empty()) r.warnings.push_back(std::move(w));
   }
 
   /// Warnings for settings the run does not use, by the schema's rules of use: a file whose

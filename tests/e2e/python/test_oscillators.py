@@ -23,16 +23,18 @@ def rhs(x, y, g, w, c, e):
             y + w * x - (y - c * x) * r2)
 
 
-def rk4_reference(state, g, w, c, e, dt, steps, transient, every):
-    """The classic RK4 in float64 numpy, with msd / R recorded as model.hpp defines them."""
+def rk4_reference(state, g, w, c, e, dt, steps, transient, every, f=None):
+    """The classic RK4 in float64 numpy, with msd / R recorded as model.hpp defines them;
+    f: the right-hand side (default rhs, the Laplacian coupling)."""
+    f = f or rhs
     x, y = state[..., 0].copy(), state[..., 1].copy()
     msd_sum = np.zeros(len(x))
     msd_t, order_t = [], []
     for step in range(1, steps + 1):
-        k1 = rhs(x, y, g, w, c, e)
-        k2 = rhs(x + 0.5 * dt * k1[0], y + 0.5 * dt * k1[1], g, w, c, e)
-        k3 = rhs(x + 0.5 * dt * k2[0], y + 0.5 * dt * k2[1], g, w, c, e)
-        k4 = rhs(x + dt * k3[0], y + dt * k3[1], g, w, c, e)
+        k1 = f(x, y, g, w, c, e)
+        k2 = f(x + 0.5 * dt * k1[0], y + 0.5 * dt * k1[1], g, w, c, e)
+        k3 = f(x + 0.5 * dt * k2[0], y + 0.5 * dt * k2[1], g, w, c, e)
+        k4 = f(x + dt * k3[0], y + dt * k3[1], g, w, c, e)
         x = x + dt / 6 * (k1[0] + 2 * k2[0] + 2 * k3[0] + k4[0])
         y = y + dt / 6 * (k1[1] + 2 * k2[1] + 2 * k3[1] + k4[1])
         msd = ((x - x.mean(1, keepdims=True)) ** 2).mean(1)
@@ -138,3 +140,54 @@ def test_bad_inputs(cli, tmp_path):
         with pytest.raises(ValueError) as e:
             simscope.oscillators.study(**kwargs)
         assert str(e.value) == expected.replace(name, keyword)
+
+
+def literal_rhs(d):
+    """The reference script's coupling (G.X - d X) e/2, written as the user wrote it."""
+    def f(x, y, g, w, c, e):
+        r2 = x * x + y * y
+        return (x - w * y - (x + c * y) * r2 + 0.5 * e * (x @ g.T - d * x),
+                y + w * x - (y - c * x) * r2)
+    return f
+
+
+def test_literal_coupling_against_numpy_rk4(tmp_path):
+    """model_coupling_form="literal": (G.X - d X) e/2 on a network whose degrees are not all d
+    equals a numpy RK4 of that equation to 1e-12, differs from the Laplacian run, and warns."""
+    n = 12
+    g = ring_laplacian(n, 2)
+    for i, j in [(0, 5), (3, 9), (0, 7)]:  # chords: degrees 2 to 4
+        g[i, j] = g[j, i] = 1
+    edges = tmp_path / "net.txt"
+    edges.write_text("".join("%d %d\n" % (i, j) for i in range(n) for j in range(i + 1, n)
+                             if g[i, j]))
+    init = initial()
+    common = dict(PARAMS, network_topology="file", network_file=str(edges))
+    del common["network_k"]
+    r = simscope.oscillators.study(init, backend="cpu", model_coupling_form="literal",
+                                   model_coupling_degree=2.0, **common)
+    state, msd, msd_t, order_t = rk4_reference(init, g, 1.3, 0.7, 0.4, 0.02, 150, 50, 10,
+                                               literal_rhs(2.0))
+    np.testing.assert_allclose(r.state, state, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(r.msd, msd, rtol=1e-12)
+    np.testing.assert_allclose(r.msd_t, msd_t, rtol=1e-12)
+    assert any(w.startswith('model_coupling_form="literal" subtracts d x_i = 2 x_i at every '
+                            "node, but the network's node degrees range from 2 to 4")
+               for w in r.warnings), r.warnings
+    lap = simscope.oscillators.study(init, backend="cpu", **common)
+    assert np.abs(lap.state - r.state).max() > 1e-6  # the forms differ on this graph
+    assert not any("coupling_form" in w for w in lap.warnings)
+
+
+def test_literal_coupling_equals_the_laplacian_on_a_ring():
+    """On a ring of degree d the two forms are the same equation: bit for bit, no warning."""
+    init = initial()
+    lap = simscope.oscillators.study(init, backend="cpu", **PARAMS)
+    lit = simscope.oscillators.study(init, backend="cpu", model_coupling_form="literal",
+                                     model_coupling_degree=4, **PARAMS)
+    same_array(lit.state, lap.state)
+    same_array(lit.msd, lap.msd)
+    assert not any("coupling_form" in w for w in lit.warnings)
+    # d unused with the Laplacian form: the unused-setting warning.
+    r = simscope.oscillators.study(init, backend="cpu", model_coupling_degree=3, **PARAMS)
+    assert any("model_coupling_degree" in w and "not used" in w for w in r.warnings), r.warnings
