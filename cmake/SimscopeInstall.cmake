@@ -7,9 +7,11 @@
 #   P/share/icons/hicolor/NxN/apps/simscope.png      rendered from it here by rsvg-convert
 #   P/share/man/man1/simscope.1.gz                   the man page, help2man over `simscope --help`
 #   P/share/doc/simscope/README.md
-# simscope reads no resource files at run time: the colormaps and the views' font are compiled in
-# (render/), the window's UI font is Debian's DejaVu Sans (fonts-dejavu-core, app/gui/fonts.cpp),
-# presets are files the user names. So the installed tree is relocatable.
+#   P/share/simscope/presets/NAME.json               the shipped presets (resources/presets/)
+# The only resource files simscope reads at run time are the shipped presets, found from the
+# executable's folder (../share/simscope/presets, app/run/shipped_presets.cpp): the colormaps and
+# the views' font are compiled in (render/), the window's UI font is Debian's DejaVu Sans
+# (fonts-dejavu-core, app/gui/fonts.cpp). So the installed tree is relocatable.
 # simscope-bench (tests/bench/) is a developer's tool and is not installed.
 # Included by the top-level CMakeLists.txt after app/ (SIMSCOPE_APP=ON).
 include(GNUInstallDirs)
@@ -17,6 +19,8 @@ include(GNUInstallDirs)
 install(TARGETS simscope RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT app)
 install(FILES ${PROJECT_SOURCE_DIR}/resources/desktop/simscope.desktop
         DESTINATION ${CMAKE_INSTALL_DATADIR}/applications COMPONENT app)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/resources/presets/
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/simscope/presets COMPONENT app FILES_MATCHING PATTERN "*.json")
 install(FILES ${PROJECT_SOURCE_DIR}/README.md
         DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT app)
 

@@ -13,6 +13,7 @@
 #include "view/plane_profile.hpp"
 #include "view_png_export.hpp"
 #include "session.hpp"
+#include "shipped_presets.hpp"
 #include "view/sweep_spec.hpp"
 #include "workload.hpp"
 
@@ -48,7 +49,7 @@ CliParse parse_command_line(const std::vector<std::string>& argv) {
       "simscope: batched scientific computations on the GPU (CUDA) or CPU, shown live.\n"
       "\n"
       "  simscope [--workload " + QString::fromStdString(workload_names().front()) +
-      "] [--preset FILE.json] [--set NAME=VALUE]... [--backend B]\n"
+      "] [--preset FILE.json|NAME] [--set NAME=VALUE]... [--backend B]\n"
       "      opens the window (GLFW + Dear ImGui).\n"
       "  simscope --headless [...] [--out IMAGE.png] [--out-dir DIR]\n"
       "      computes once and writes DIR/<output>.npy for every output, DIR/view.png and\n" +
@@ -74,7 +75,11 @@ CliParse parse_command_line(const std::vector<std::string>& argv) {
   const QCommandLineOption workload(
       {"w", "workload"}, "Workload to run: " + names + " (default field, or the preset's).",
       "NAME");
-  const QCommandLineOption preset("preset", "Load parameters from a JSON preset.", "FILE.json");
+  const QCommandLineOption preset(
+      "preset",
+      "Load parameters from a JSON preset: a file, or the name of a shipped one (seed-field, "
+      "seed-lsq, seed-lsq-rank, seed-oscillators: the original questions).",
+      "FILE.json|NAME");
   const QCommandLineOption set({"s", "set"},
                                "Set a parameter (repeatable; applied after the preset). See "
                                "--list-params for names, types and ranges.",
@@ -186,7 +191,13 @@ CliParse parse_command_line(const std::vector<std::string>& argv) {
 
   RunOptions o;
   o.workload = p.value(workload).toStdString();
-  o.preset = p.value(preset).toStdString();
+  if (p.isSet(preset)) {
+    try {
+      o.preset = find_preset(p.value(preset).toStdString());
+    } catch (const Error& e) {
+      return fail(QString("--preset: ") + e.what());
+    }
+  }
   for (const QString& s : p.values(set)) {
     if (!s.contains('=')) return fail("--set expects NAME=VALUE, got '" + s + "'");
     o.sets.push_back(s.toStdString());

@@ -4,6 +4,8 @@
 #include <variant>
 
 #include "py_call.hpp"
+#include "presets.hpp"
+#include "shipped_presets.hpp"
 #include "workload.hpp"
 #include "py_locale.hpp"
 
@@ -93,6 +95,27 @@ void bind_params(py::module_& m) {
       py::arg("typed"), py::arg("known"),
       "\"did you mean 'a'?\" for the (name, other words) pairs of `known` nearest to `typed` "
       "(the CLI's rule, app/run/params/closest_names.hpp); empty when none is near.");
+  m.def(
+      "presets", [] { return checked([] { return app::shipped_presets(); }); },
+      "The names of the shipped presets (resources/presets; --preset NAME).");
+  m.def(
+      "preset",
+      [](const std::string& name) {
+        return checked([&] {
+          const std::string path = app::find_preset(name);
+          const std::string w = app::preset_workload(path);
+          ParamSet p = app::make_workload(w)->schema().defaults();
+          app::load_preset(path, p);
+          py::dict d;
+          d["workload"] = w;
+          d["path"] = path;
+          d["params"] = params_dict(p);
+          return d;
+        });
+      },
+      py::call_guard<CNumericLocale>(), py::arg("name"),
+      "A preset, shipped (by name) or a file: {workload, path, params (every parameter, dotted "
+      "names)}. Raises ValueError with the CLI's message.");
   m.def(
       "check_params",
       [](const std::string& w, const Settings& settings) {

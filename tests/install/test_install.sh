@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # ctest install.prefix: `cmake --install BUILD --prefix TMP` into a temporary prefix, then the
-# INSTALLED program: a small headless field run (CPU back end), --version, the Python package
+# INSTALLED program: a small headless field run (CPU back end), --version, a shipped preset by
+# name, the Python package
 # from TMP/lib/python3/dist-packages (one tiny computation), the desktop entry through
 # desktop-file-validate, the icon's SVG and PNG sizes, the man page.
 #   tests/install/test_install.sh BUILD_DIR [PYTHON]
@@ -33,6 +34,18 @@ m = np.load(d + "/magnitude.npy")
 assert m.shape == (16, 16) and m.dtype == np.float32 and np.isfinite(m).all() and m.max() > 0, m
 assert json.load(open(d + "/run.json"))["backend"]["name"] == "cpu"
 EOF
+
+# The shipped presets, installed and found by name from the installed executable's folder
+# (../share/simscope/presets, searched before the source tree): one added there is loaded.
+for n in seed-field seed-lsq seed-lsq-rank seed-oscillators; do
+  [ -f "$p/share/simscope/presets/$n.json" ] || fail "no share/simscope/presets/$n.json"
+done
+echo '{"simscope_preset": 1, "workload": "lsq", "params": {"synth.height": 3, "synth.width": 5}}' \
+  > "$p/share/simscope/presets/installed-only.json"
+"$exe" --headless --backend cpu --preset installed-only --out-dir preset --no-image > preset.log 2>&1 ||
+  { cat preset.log; fail "--preset NAME from the installed prefix"; }
+"$python" -c "import numpy as np, sys; s = np.load(sys.argv[1]).shape; assert s == (3, 5), s" \
+  preset/residual.npy || fail "--preset installed-only: not its 3 x 5 pixels"
 
 # The Python package in the Debian interpreter's layout, importable from there alone.
 site="$p/lib/python3/dist-packages"

@@ -49,8 +49,8 @@ from ._params import settings as _settings
 from . import oscillators  # noqa: F401  (simscope.oscillators.study, .Ensemble)
 from ._result import FieldResult, LsqResult, Result
 
-__all__ = ["params", "workloads", "field", "lsq", "run", "cuda_status", "oscillators",
-           "Result", "FieldResult", "LsqResult", "__version__"]
+__all__ = ["params", "workloads", "field", "lsq", "run", "cuda_status", "oscillators", "presets",
+           "preset", "Result", "FieldResult", "LsqResult", "__version__"]
 __version__ = _core.version
 
 
@@ -71,6 +71,20 @@ def params(workload: str) -> list:
     unknown keyword that is one of them is answered "did you mean ..."). Raises ValueError for
     an unknown workload."""
     return list(_core.schema(workload))
+
+
+def presets() -> list:
+    """The names of the presets shipped with simscope: "seed-field", "seed-lsq",
+    "seed-lsq-rank", "seed-oscillators" (the original questions; README "Presets")."""
+    return list(_core.presets())
+
+
+def preset(name: str) -> dict:
+    """The preset `name` (a shipped one, or a .json file): {"workload", "path", "params"}, with
+    params every parameter of the workload (dotted names), e.g.
+    ``p = simscope.preset("seed-lsq"); simscope.run(p["workload"], params=p["params"])``.
+    Raises ValueError naming the preset (with the nearest names for a misspelt one)."""
+    return dict(_core.preset(str(name)))
 
 
 def cuda_status() -> dict:

@@ -64,6 +64,20 @@ for args, want in [(["--frame", "3"], "unknown option '--frame' (did you mean '-
 p = run(simscope, "--list-params", "oscillators")
 c.check("also called: w\n" in p.stdout, "--list-params shows the other words for a parameter")
 
+# Shipped presets by name (resources/presets): the original questions, --set on top.
+d = scratch("cli_shipped_preset")
+p = run(simscope, "--headless", "-q", "--no-image", "--preset", "seed-lsq-rank", "--set",
+        "synth.height=4", "--set", "synth.width=6", "--out-dir", os.path.join(d, "rank"))
+ok = p.returncode == 0 and os.path.exists(os.path.join(d, "rank", "run.json"))
+params = json.load(open(os.path.join(d, "rank", "run.json")))["params"] if ok else {}
+c.check(ok and params.get("synth.observations") == 50 and params.get("synth.unknowns") == 100
+        and params.get("synth.height") == 4,
+        f"--preset seed-lsq-rank: 50 observations for 100 unknowns, --set on top ({p.returncode}: "
+        f"{p.stderr.strip()[-200:]!r}, {params.get('synth.observations')})")
+p = run(simscope, "--headless", "--preset", "seed-lsqq")
+c.check(p.returncode == 2 and "(did you mean 'seed-lsq'?)" in p.stderr and "shipped: seed-field" in p.stderr,
+        f"a misspelt preset name: exit 2, the nearest and the shipped names ({p.stderr.strip()!r})")
+
 # Preset: written by hand (as JSON), applied, then --set wins over the preset.
 d = scratch("cli_preset")
 preset = os.path.join(d, "p.json")

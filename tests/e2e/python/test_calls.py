@@ -362,3 +362,26 @@ def test_backend_messages_use_the_python_spelling(exe, tmp_path):
         simscope.run("field", backend="cuda", grid_size=8, sources_count=5)
     assert str(e.value) == line[len("simscope: error: "):].replace("--backend cuda",
                                                                   'backend="cuda"')
+
+
+def test_shipped_presets_by_name():
+    """simscope.presets() and simscope.preset(name): the original questions, as --preset NAME
+    loads them; a misspelt name is answered with the nearest."""
+    names = simscope.presets()
+    assert {"seed-field", "seed-lsq", "seed-lsq-rank", "seed-oscillators"} <= set(names), names
+    p = simscope.preset("seed-lsq")
+    assert p["workload"] == "lsq" and p["path"].endswith("seed-lsq.json")
+    assert (p["params"]["synth.height"], p["params"]["synth.observations"],
+            p["params"]["synth.unknowns"], p["params"]["synth.nan_fraction"]) == (500, 100, 50, 0.2)
+    o = simscope.preset("seed-oscillators")["params"]
+    assert (o["network.topology"], o["network.k"], o["model.coupling_form"],
+            o["integrator.steps"]) == ("ring", 2, "literal", 1000000)
+    f = simscope.preset("seed-field")["params"]
+    assert (f["sources.count"], f["grid.size"], f["plane.offset"]) == (8000000, 200, 1000.0)
+    # Run a preset, cut down: its parameters with keywords on top.
+    r = simscope.run("lsq", params=dict(simscope.preset("seed-lsq-rank")["params"],
+                                        **{"synth.height": 3, "synth.width": 4}), backend="cpu")
+    assert r.solution.shape == (100, 3, 4) and (r.status == 1).all()
+    with pytest.raises(ValueError, match=r"preset 'seed-oscilators': .*did you mean "
+                                         r"'seed-oscillators'\?"):
+        simscope.preset("seed-oscilators")
