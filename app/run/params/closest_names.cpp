@@ -86,7 +86,9 @@ std::string did_you_mean(const std::string& typed, const std::vector<KnownName>&
   std::string out = "did you mean ";
   for (std::size_t i = 0; i < names.size(); ++i) {
     if (i > 0) out += i + 1 == names.size() ? " or " : ", ";
-    out += "'" + quote_text(names[i]) + "'";
+    out += '\'';  // appended piece by piece: GCC 12 warns (-Wrestrict) on the concatenation
+    out += quote_text(names[i]);
+    out += '\'';
   }
   return out + "?";
 }
