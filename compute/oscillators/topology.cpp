@@ -1,19 +1,12 @@
 // Networks of the oscillators workload (topology.hpp): ring lattices, Watts-Strogatz and
-// Erdos-Renyi graphs, edge-list files, and the CSR invariants.
+// Erdos-Renyi graphs, and the CSR invariants. Edge-list files: given_networks.cpp.
 #include <omp.h>
 
 #include <algorithm>
-#include <cctype>
-#include <cerrno>
 #include <cmath>
-#include <cstdlib>
-#include <fstream>
-#include <map>
 #include <new>
-#include <sstream>
 
 #include "core/error.hpp"
-#include "core/quote.hpp"
 #include "oscillators/oscillators_internal.hpp"
 #include "oscillators/topology.hpp"
 
@@ -213,36 +206,6 @@ Topologies one_graph(int nodes, int members, Adjacency& g) {
   return t;
 }
 
-std::string trim(const std::string& s) {
-  std::size_t a = 0, b = s.size();
-  while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
-  while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
-  return s.substr(a, b - a);
-}
-
-/// Splits on blanks and commas.
-std::vector<std::string> fields(const std::string& s) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char ch : s) {
-    if (std::isspace(static_cast<unsigned char>(ch)) || ch == ',') {
-      if (!cur.empty()) out.push_back(cur), cur.clear();
-    } else {
-      cur += ch;
-    }
-  }
-  if (!cur.empty()) out.push_back(cur);
-  return out;
-}
-
-bool parse_index(const std::string& s, long long& v) {
-  if (s.empty()) return false;
-  errno = 0;
-  char* end = nullptr;
-  v = std::strtoll(s.c_str(), &end, 10);
-  return *end == '\0' && errno != ERANGE;
-}
-
 }  // namespace
 
 Topologies ring(int nodes, int k, int members) {
@@ -268,84 +231,6 @@ Topologies erdos_renyi(int nodes, double p, int members, std::uint64_t seed,
   check_p(p);
   return build(nodes, members, seed, first_member,
                [&](Adjacency& g, Rng& rng) { erdos_renyi_graph(g, nodes, p, rng); });
-}
-
-Topologies load_edge_list(const std::string& path, int nodes, int members) {
-  check_sizes(nodes, members);
-  if (path.empty()) throw Error("network.file: no edge-list file given (network.topology=file)");
-  std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open the edge-list file (network.file)");
-  struct Seen {
-    double weight;
-    long line;
-  };
-  std::map<std::pair<int, int>, Seen> edges;
-  std::string raw;
-  long line = 0;
-  bool weighted = false;
-  while (std::getline(in, raw)) {
-    ++line;
-    const std::string s = trim(raw);
-    if (s.empty() || s[0] == '#') continue;
-    const auto f = fields(s);
-    const std::string where = path + ": line " + std::to_string(line) + ": ";
-    if (f.size() < 2 || f.size() > 3)
-      throw Error(where + "expected 'i j' or 'i j weight' (0-based node indices), got '" +
-                  quote_text(s) + "'");
-    long long a = 0, b = 0;
-    if (!parse_index(f[0], a) || !parse_index(f[1], b))
-      throw Error(where + "node indices must be integers, got '" + quote_text(s) + "'");
-    for (long long v : {a, b})
-      if (v < 0 || v >= nodes)
-        throw Error(where + "node " + std::to_string(v) + " is out of range: network.nodes = " +
-                    std::to_string(nodes) + " allows 0.." + std::to_string(nodes - 1));
-    if (a == b)
-      throw Error(where + "self-loop " + std::to_string(a) + " " + std::to_string(b) +
-                  " (a node is not coupled to itself)");
-    double w = 1.0;
-    if (f.size() == 3) {
-      char* end = nullptr;
-      w = std::strtod(f[2].c_str(), &end);
-      if (*end != '\0' || !std::isfinite(w))
-        throw Error(where + "the weight must be a finite number, got '" + quote_text(f[2]) + "'");
-      weighted = true;
-    }
-    const std::pair<int, int> key(int(std::min(a, b)), int(std::max(a, b)));
-    auto it = edges.find(key);
-    if (it != edges.end()) {
-      if (it->second.weight != w) {
-        std::ostringstream m;
-        m << where << "edge " << key.first << "-" << key.second << " listed again with weight " << w
-          << ", but line " << it->second.line << " gave " << it->second.weight;
-        throw Error(m.str());
-      }
-      continue;
-    }
-    edges[key] = Seen{w, line};
-  }
-  if (in.bad()) throw Error(path + ": read error");
-  if (edges.empty())
-    throw Error(path +
-                ": no edges (an uncoupled network needs no file: set model.coupling=0 "
-                "with another network.topology)");
-  Adjacency g;
-  g.reset(nodes);
-  std::map<std::pair<int, int>, double> wmap;
-  for (const auto& [key, seen] : edges) {
-    g.add(key.first, key.second);
-    if (weighted) {
-      wmap[{key.first, key.second}] = seen.weight;
-      wmap[{key.second, key.first}] = seen.weight;
-    }
-  }
-  Topologies t = one_graph(nodes, members, g);
-  if (weighted) {
-    t.weight.resize(t.col.size());
-    for (int i = 0; i < nodes; ++i)
-      for (std::int64_t q = t.row_ptr[std::size_t(i)]; q < t.row_ptr[std::size_t(i) + 1]; ++q)
-        t.weight[std::size_t(q)] = wmap.at({i, t.col[std::size_t(q)]});
-  }
-  return t;
 }
 
 void validate(const Topologies& t) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/error.hpp"
+#include "oscillators/given_networks.hpp"
 #include "params/file_param.hpp"
 
 namespace simscope::oscillators {
@@ -22,7 +23,7 @@ Schema build() {
   s.push_back(param_spec("network.topology", T::Enum, std::string("watts_strogatz"), kNoMin, kNoMax,
                          "",
                          "Network: ring lattice of degree k, Watts-Strogatz small world (k, p), "
-                         "Erdos-Renyi G(N, p), or an edge-list file shared by all members.",
+                         "Erdos-Renyi G(N, p), or your own networks from network.file.",
                          {"ring", "watts_strogatz", "erdos_renyi", "file"}));
   s.push_back(param_spec("network.k", T::Int, std::int64_t(4), 2, 10000, "",
                          "Ring and Watts-Strogatz degree: k/2 neighbours on each side (even, < N); "
@@ -30,9 +31,11 @@ Schema build() {
   s.push_back(param_spec("network.p", T::Float, 0.1, 0, 1, "",
                          "Watts-Strogatz rewiring probability; Erdos-Renyi edge probability."));
   s.push_back(param_spec("network.file", T::Path, std::string(), kNoMin, kNoMax, "",
-                         "Edge list for network.topology=file: one edge 'i j [weight]' per line, "
-                         "0-based, '#' comments. Weights default to 1; any finite weight is "
-                         "allowed (negative: repulsive coupling)."));
+                         "Your networks for network.topology=file: an edge list (one edge 'i j "
+                         "[weight]' per line, 0-based, '#' comments) or a .npy (N, N) adjacency "
+                         "matrix, one graph for all members; a .npy (K, N, N) stack or a folder "
+                         "of K such files (natural name order), one per member. Weights: any "
+                         "finite number (negative: repulsive coupling)."));
   s.push_back(
       param_spec("network.seed", T::Int, std::int64_t(1), 0, kMaxSeed, "",
                  "Seed of the random networks: member k's graph depends on (seed, k) only."));
@@ -165,7 +168,8 @@ Topologies make_topologies(const ParamSet& p, int members, int first_member) {
     return watts_strogatz(N, kk, p.get_double("network.p"), K, seed, first_member);
   if (kind == "erdos_renyi")
     return erdos_renyi(N, p.get_double("network.p"), K, seed, first_member);
-  return load_edge_list(p.get_string("network.file"), N, K);
+  return load_networks(p.get_string("network.file"), N, int(p.get_int("ensemble.size")),
+                       first_member, K);
 }
 
 State make_initial_state(const ParamSet& p, int members, int first_member) {
