@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "oscillators/ensemble.hpp"
+#include "oscillators/given_networks.hpp"
 #include "oscillators/model.hpp"
 #include "oscillators/osc_device_state.hpp"
 #include "oscillators/oscillators_params.hpp"
@@ -71,6 +72,54 @@ class DeviceInitialEnsemble final : public osc::Ensemble {
   const DeviceView& v_;
 };
 
+/// The settings of generated networks, which networks given from Python replace.
+const std::vector<std::string> kNetworkSettings = {"network.topology", "network.k", "network.p",
+                                                   "network.seed", "network.file"};
+
+/// The networks of a study or Ensemble: the schema's (make_topologies) when `networks` is None,
+/// else the caller's, as simscope/_networks.py's entries() hands them over: (offsets (G + 1,),
+/// i, j, w or None, matrix flags (G,), shared). G networks, one per member unless shared.
+osc::Topologies topologies_from(const py::object& networks, const ParamSet& p) {
+  if (networks.is_none()) return osc::make_topologies(p);
+  using I64 = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>;
+  using I32 = py::array_t<std::int32_t, py::array::c_style | py::array::forcecast>;
+  using F64 = py::array_t<double, py::array::c_style | py::array::forcecast>;
+  using U8 = py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast>;
+  const auto t = networks.cast<py::tuple>();
+  const I64 off = t[0].cast<I64>();
+  const I32 i = t[1].cast<I32>(), j = t[2].cast<I32>();
+  const bool weighted = !t[3].is_none();
+  const F64 w = weighted ? t[3].cast<F64>() : F64(0);
+  const U8 matrix = t[4].cast<U8>();
+  const bool shared = t[5].cast<bool>();
+  const std::size_t G = std::size_t(off.size()) - 1;
+  std::vector<osc::NetworkEntries> nets(G);
+  std::vector<std::string> names(G);
+  for (std::size_t g = 0; g < G; ++g) {
+    const auto a = std::size_t(off.at(g)), b = std::size_t(off.at(g + 1));
+    osc::NetworkEntries& n = nets[g];
+    n.form = matrix.at(g) ? osc::EntryForm::Matrix : osc::EntryForm::Edges;
+    n.i.assign(i.data() + a, i.data() + b);
+    n.j.assign(j.data() + a, j.data() + b);
+    if (weighted) n.w.assign(w.data() + a, w.data() + b);
+    names[g] = shared ? "networks" : "networks[" + std::to_string(g) + "]";
+  }
+  return osc::networks_from_entries(int(p.get_int("network.nodes")), nets, names,
+                                    shared ? int(p.get_int("ensemble.size")) : 0);
+}
+
+/// The schema's warnings about settings a run does not use; with networks given, also that
+/// the settings of generated networks are not used.
+std::vector<std::string> unused_warnings(const ParamSet& p, bool networks_given) {
+  if (!networks_given) return osc::schema().unused_warnings(p);
+  ParamSet rest = p;  // the network settings as their defaults: the arrays replace them
+  for (const std::string& n : kNetworkSettings) rest.set(n, osc::schema().at(n).default_value);
+  std::vector<std::string> out = osc::schema().unused_warnings(rest);
+  if (std::string u = unused_by_arrays(p, "networks are given", kNetworkSettings); !u.empty())
+    out.insert(out.begin(), std::move(u));
+  return out;
+}
+
 osc::State initial_from(const py::object& initial, const ParamSet& p) {
   if (initial.is_none()) return osc::make_initial_state(p);
   return osc::initial_state_from_npy(to_npy(initial, "initial", "float32 or float64"), "initial",
@@ -81,7 +130,8 @@ osc::State initial_from(const py::object& initial, const ParamSet& p) {
 /// A study from an initial-state array, with the CLI study's outputs, warnings and stats
 /// (app::fill_study_result).
 py::dict study_arrays(const py::object& initial, const Settings& settings,
-                      const std::string& backend, const py::object& progress) {
+                      const std::string& backend, const py::object& progress,
+                      const py::object& networks) {
   struct Job {
     ParamSet params;
     BackendChoice choice;
@@ -97,7 +147,7 @@ py::dict study_arrays(const py::object& initial, const Settings& settings,
     j.choice = backend_from(backend);
     j.options = osc::study_options_from(j.params);
     osc::validate(j.options);
-    j.topologies = osc::make_topologies(j.params);
+    j.topologies = topologies_from(networks, j.params);
     j.device_init = device_initial(initial, j.params, j.choice.backend);
     if (!j.device_init) j.init = initial_from(initial, j.params);
     return j;
@@ -117,7 +167,7 @@ py::dict study_arrays(const py::object& initial, const Settings& settings,
   r.workload = "oscillators";
   r.params = job.params;
   r.backend = job.choice.backend;
-  for (std::string& w : osc::schema().unused_warnings(job.params))
+  for (std::string& w : unused_warnings(job.params, !networks.is_none()))
     r.warnings.push_back(std::move(w));
   app::fill_study_result(r, s, job.options);
   if (std::string w = osc::literal_coupling_warning(job.topologies, job.options.model); !w.empty())
@@ -134,12 +184,13 @@ py::dict study_arrays(const py::object& initial, const Settings& settings,
 /// and recording. One call at a time; others raise RuntimeError while one runs.
 class Ensemble {
  public:
-  Ensemble(const Settings& settings, const std::string& backend, const py::object& initial) {
+  Ensemble(const Settings& settings, const std::string& backend, const py::object& initial,
+           const py::object& networks) {
     checked([&] {
       params_ = params_from(osc::schema(), settings);
       choice_ = backend_from(backend);
       options_ = osc::study_options_from(params_);
-      topologies_ = osc::make_topologies(params_);
+      topologies_ = topologies_from(networks, params_);
       if (const DeviceView* v = device_initial(initial, params_, choice_.backend)) {
         // Made and loaded on the caller's device on a thread of its own, leaving this thread's
         // device unchanged. Read in place, no host copy.
@@ -218,10 +269,12 @@ class Ensemble {
 void bind_oscillators(py::module_& m) {
   m.def("oscillators_study", &study_arrays, py::call_guard<CNumericLocale>(), py::arg("initial"), py::arg("settings"),
         py::arg("backend") = "auto", py::arg("progress") = py::none(),
+        py::arg("networks") = py::none(),
         "An oscillators study from an initial-state array (see simscope.oscillators.study).");
   py::class_<Ensemble>(m, "Ensemble")
-      .def(py::init<const Settings&, const std::string&, const py::object&>(), py::call_guard<CNumericLocale>(), py::arg("settings"),
-           py::arg("backend") = "auto", py::arg("initial") = py::none())
+      .def(py::init<const Settings&, const std::string&, const py::object&, const py::object&>(),
+           py::call_guard<CNumericLocale>(), py::arg("settings"), py::arg("backend") = "auto",
+           py::arg("initial") = py::none(), py::arg("networks") = py::none())
       .def("advance", &Ensemble::advance, py::arg("steps"), py::arg("progress") = py::none())
       .def_property_readonly("step", &Ensemble::step)
       .def_property_readonly("state", &Ensemble::state)

@@ -95,9 +95,13 @@ std::vector<Entry> directed_entries(int nodes, const NetworkEntries& n, const st
       throw Error(name + ": the weight of " + std::to_string(a) + "-" + std::to_string(b) +
                   " is not finite (" + number(w) + ")");
     if (form == EntryForm::Matrix && w == 0) continue;
+    if (a == b && form == EntryForm::Matrix)
+      throw Error(name + ": G[" + std::to_string(a) + ", " + std::to_string(a) + "] = " +
+                  number(w) + " on the diagonal: a node is not coupled to itself (set the "
+                  "diagonal to 0)");
     if (a == b)
       throw Error(name + ": self-loop " + std::to_string(a) + " " + std::to_string(b) +
-                  " (a node is not coupled to itself: G's diagonal must be 0)");
+                  " (a node is not coupled to itself)");
     if (form == EntryForm::Edges) {
       out.push_back({std::min(a, b), std::max(a, b), w});
     } else {
@@ -198,7 +202,7 @@ void check_matrix_size(const std::string& path, const std::string& shape, std::s
                        int nodes) {
   if (m != std::size_t(nodes))
     throw Error("network.file: " + path + " holds adjacency matrices of " + std::to_string(m) +
-                " nodes " + shape + ", but network.nodes is " + std::to_string(nodes) +
+                " nodes, shape " + shape + ", but network.nodes is " + std::to_string(nodes) +
                 ": set network.nodes=" + std::to_string(m));
 }
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping, Optional
 
 from . import _core
+from . import _networks
 from ._arrays import host_view as _host_view
 from ._arrays import refuse_cpu_backend as _refuse_cpu_backend
 from ._params import python_messages as _messages
@@ -20,7 +21,40 @@ from ._result import Result
 __all__ = ["study", "Ensemble"]
 
 
-def study(initial: Any = None, *, backend: str = "auto",
+def _sized(params, kwargs, initial, networks):
+    """(kwargs with network_nodes and ensemble_size taken from the arrays' shapes where the
+    caller left them out, the networks' payload for _core or None). ValueError where the
+    networks disagree with a size the caller gave (an initial state that does not fit gets the
+    C++ check's message)."""
+    nodes = kwargs.get("network_nodes", (params or {}).get("network.nodes"))
+    n, k, payload = _networks.entries(networks, None if nodes is None else int(nodes))
+    found = {}  # schema keyword -> (value, what said so)
+    if n is not None:
+        found["network_nodes"] = (n, "networks")
+    if k is not None:
+        found["ensemble_size"] = (k, "networks")
+    shape = tuple(getattr(initial, "shape", ()) or ())
+    if initial is not None and len(shape) in (2, 3) and shape[-1] == 2:
+        found.setdefault("network_nodes", (int(shape[-2]), "initial"))
+        if len(shape) == 3:
+            found.setdefault("ensemble_size", (int(shape[0]), "initial"))
+    if payload is not None and n is None and nodes is None:
+        raise ValueError("networks: edge lists do not say how many nodes there are; pass "
+                         "network_nodes=N")
+    out = dict(kwargs)
+    names = {"network_nodes": "network.nodes", "ensemble_size": "ensemble.size"}
+    for key, (value, source) in found.items():
+        typed = kwargs.get(key, (params or {}).get(names[key]))
+        if typed is None:
+            out[key] = value
+        elif int(typed) != value and source == "networks":  # initial: the C++ check's message
+            what = "nodes per network" if key == "network_nodes" else "networks, one per member"
+            raise ValueError("networks: %d %s, but %s=%s (leave %s out: the networks set it)"
+                             % (value, what, key, typed, key))
+    return out, payload
+
+
+def study(initial: Any = None, *, networks: Any = None, backend: str = "auto",
           progress: Optional[Callable[[float], Any]] = None,
           params: Optional[Mapping[str, Any]] = None, **kwargs: Any) -> Result:
     """Integrates every member integrator_steps steps from its initial state (a headless
@@ -30,26 +64,47 @@ def study(initial: Any = None, *, backend: str = "auto",
         shape (N, 2) [x, y] for every member or (K, N, 2) per member (float32/float64, finite);
         a DLPack object (a torch tensor, CPU or CUDA) gives results of its type on its device;
         a CUDA one is read in place by the CUDA back end (any strides; .input_route "device",
-        stats["host_staging_bytes"] 0); ValueError with backend="cpu".
+        stats["host_staging_bytes"] 0); ValueError with backend="cpu". Its shape sets
+        network_nodes (and ensemble_size for (K, N, 2)) when they are not given.
+    networks: None (the schema's network_topology), or your own: a (K, N, N) stack of
+        adjacency matrices, one per member (numpy or torch); a list of K networks, each an
+        (N, N) matrix (dense, scipy.sparse or torch sparse) or an edge list (E, 2) / (E, 3) of
+        0-based i, j[, weight]; or one matrix or edge list for every member. Matrices must be
+        symmetric with a zero diagonal; G_ij is the coupling weight. Sets ensemble_size = K and
+        network_nodes = N (edge lists alone need network_nodes). The study, its per-member
+        results and the ensemble statistics over the K networks are those of generated ones.
     Returns a Result with msd (K,) time-averaged mean square deviation after the transient
     (NaN: member went non-finite), msd_t and order_t (T,) ensemble means every record_every
     steps, phases (K, N) final theta in (-pi, pi], state (K, N, 2) final x, y; all float64.
     Raises ValueError (bad keyword or array, with the CLI's messages), RuntimeError."""
-    s = _settings("oscillators", params, **kwargs)
     initial, back = _host_view(initial, "initial")
     _refuse_cpu_backend({"initial": initial}, backend)
-    given = {"init.file": "initial"} if initial is not None else None
-    with _messages("oscillators", params, arrays=given, typed=bool(kwargs)):
-        if initial is None:
+    given = _given(initial, networks)
+    typed = bool(kwargs)
+    with _messages("oscillators", params, arrays=given, typed=typed):
+        kwargs, payload = _sized(params, kwargs, initial, networks)
+        s = _settings("oscillators", params, **kwargs)
+        if initial is None and payload is None:
             d = _core.run("oscillators", s, backend, progress, "study")
         else:  # a CUDA initial state is read in place by the CUDA back end (input_route "device")
-            d = _core.oscillators_study(initial, s, backend, progress)
-    return Result(_warnings(d, "oscillators", params, arrays=given, typed=bool(kwargs)), back)
+            d = _core.oscillators_study(initial, s, backend, progress, payload)
+    return Result(_warnings(d, "oscillators", params, arrays=given, typed=typed), back)
+
+
+def _given(initial, networks):
+    """The file parameters that array arguments replace, for the messages' spelling."""
+    given = {}
+    if initial is not None:
+        given["init.file"] = "initial"
+    if networks is not None:
+        given["network.file"] = "networks"
+    return given or None
 
 
 class Ensemble:
-    """An ensemble being integrated step by step (the schema's network, initial state, model,
-    integrator_dt, integrator_transient and record_every; integrator_steps is not used).
+    """An ensemble being integrated step by step (the schema's network or your own networks=,
+    as for study(); initial state, model, integrator_dt, integrator_transient and
+    record_every; integrator_steps is not used).
 
         e = simscope.oscillators.Ensemble(network_nodes=64, ensemble_size=8)
         series = e.advance(1000)      # {"step", "msd", "order", "finite"}: (T,) arrays
@@ -57,14 +112,15 @@ class Ensemble:
     Arrays come back as numpy arrays, or as the initial state's type on its device when it was
     given as a DLPack object (a torch tensor). Not for two threads at once (RuntimeError)."""
 
-    def __init__(self, initial: Any = None, *, backend: str = "auto",
+    def __init__(self, initial: Any = None, *, networks: Any = None, backend: str = "auto",
                  params: Optional[Mapping[str, Any]] = None, **kwargs: Any):
         initial, back = _host_view(initial, "initial")
         _refuse_cpu_backend({"initial": initial}, backend)  # a CUDA one: read in place
-        given = {"init.file": "initial"} if initial is not None else None
+        given = _given(initial, networks)
         with _messages("oscillators", params, arrays=given, typed=bool(kwargs)):
+            kwargs, payload = _sized(params, kwargs, initial, networks)
             self._e = _core.Ensemble(_settings("oscillators", params, **kwargs), backend,
-                                     initial)
+                                     initial, payload)
         self._wrap = back or (lambda a: a)  # results as the initial state's type and device
 
     def advance(self, steps: int, *, progress: Optional[Callable[[float], Any]] = None) -> dict:

@@ -165,4 +165,40 @@ c.check(p.returncode == 0 and os.path.exists(os.path.join(base, "error_view", "e
         os.path.exists(os.path.join(base, "error_view", "view.png")),
         f"-np 2 --mpi-split sources with view=error: the error view written ({p.stderr[-300:]})")
 
+
+# The user's own networks (network.file as a (K, N, N) stack and as a folder of per-member
+# files): split across 3 ranks, each reading only its members' networks, bit for bit.
+base = scratch("mpi_own_networks")
+rng = np.random.default_rng(3)
+upper = np.triu(rng.random((130, 6, 6)) < 0.5, 1) * rng.uniform(0.5, 1.5, (130, 6, 6))
+np.save(os.path.join(base, "stack.npy"), upper + upper.transpose(0, 2, 1))
+os.makedirs(os.path.join(base, "nets"), exist_ok=True)
+for k in range(130):
+    np.save(os.path.join(base, "nets", f"g{k}.npy"), upper[k] + upper[k].T)
+own = ["--set", "ensemble.size=130", "--set", "network.nodes=6", "--set", "network.topology=file",
+       "--set", "integrator.steps=200", "--set", "integrator.transient=50"]
+for source in ("stack.npy", "nets"):
+    runs = {}
+    for ranks in (0, 3):
+        out = os.path.join(base, f"{source}_np{ranks}")
+        cmd = [simscope, "--headless", "--workload", "oscillators", "--backend", "cpu",
+               "--out-dir", out, "--no-image", *own, "--set",
+               f"network.file={os.path.join(base, source)}"]
+        if ranks:
+            cmd = [mpirun, "--oversubscribe", "-np", str(ranks), *cmd]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=LIMIT,
+                           env=dict(os.environ, OMP_NUM_THREADS="1"))
+        c.check(p.returncode == 0, f"own networks from {source}, -np {ranks}: exit 0 "
+                                   f"({p.stderr.strip()[-300:]})")
+        runs[ranks] = out if p.returncode == 0 else None
+    if runs[0] and runs[3]:
+        same = all(np.load(os.path.join(runs[0], f)).tobytes() ==
+                   np.load(os.path.join(runs[3], f)).tobytes() for f in npy_files(runs[0]))
+        c.check(same and npy_files(runs[0]) == npy_files(runs[3]),
+                f"own networks from {source}: -np 3 bit-identical to the single-process run")
+if all(os.path.exists(os.path.join(base, f"{s}_np0", "msd.npy")) for s in ("stack.npy", "nets")):
+    c.check(np.load(os.path.join(base, "stack.npy_np0", "msd.npy")).tobytes() ==
+            np.load(os.path.join(base, "nets_np0", "msd.npy")).tobytes(),
+            "own networks: the folder (natural order g0 .. g129) equals the stack")
+
 c.done()

@@ -191,3 +191,134 @@ def test_literal_coupling_equals_the_laplacian_on_a_ring():
     # d unused with the Laplacian form: the unused-setting warning.
     r = simscope.oscillators.study(init, backend="cpu", model_coupling_degree=3, **PARAMS)
     assert any("model_coupling_degree" in w and "not used" in w for w in r.warnings), r.warnings
+
+
+def member_rhs(x, y, g, w, c, e):
+    """rhs with member k's own network g[k] (K, N, N)."""
+    r2 = x * x + y * y
+    lap = np.einsum("kij,kj->ki", g, x) - g.sum(2) * x
+    return (x - w * y - (x + c * y) * r2 + 0.5 * e * lap,
+            y + w * x - (y - c * x) * r2)
+
+
+def own_networks(k=4, n=12, seed=5):
+    """k different symmetric weighted networks with zero diagonals, one with negative weights
+    and one with isolated nodes."""
+    rng = np.random.default_rng(seed)
+    g = np.zeros((k, n, n))
+    for m in range(k):
+        a = np.triu((rng.random((n, n)) < 0.35) * rng.uniform(0.5, 2.0, (n, n)), 1)
+        if m == 1:
+            a *= -0.3
+        if m == 2:
+            a[:, n // 2:] = 0
+        g[m] = a + a.T
+    return g
+
+
+def test_own_networks_against_numpy_rk4():
+    """networks=(K, N, N): each member integrates its own G; equal to a numpy RK4 with each
+    member's G to 1e-11, and the ensemble statistics are over the K members (numpy's mean and
+    standard error)."""
+    g = own_networks()
+    init = initial(k=4)
+    common = {k: v for k, v in PARAMS.items()
+              if k not in ("network_nodes", "network_topology", "network_k", "ensemble_size")}
+    r = simscope.oscillators.study(init, networks=g, backend="cpu", **common)
+    state, msd, msd_t, order_t = rk4_reference(init, g, 1.3, 0.7, 0.4, 0.02, 150, 50, 10,
+                                               member_rhs)
+    np.testing.assert_allclose(r.state, state, rtol=0, atol=1e-11)
+    np.testing.assert_allclose(r.msd, msd, rtol=1e-10)
+    np.testing.assert_allclose(r.msd_t, msd_t, rtol=1e-10)
+    np.testing.assert_allclose(r.order_t, order_t, rtol=1e-10)
+    assert r.stats["msd_mean"] == pytest.approx(msd.mean(), rel=1e-10)
+    assert r.stats["msd_sem"] == pytest.approx(msd.std(ddof=1) / 2, rel=1e-9)
+    assert r.params["ensemble.size"] == 4 and r.params["network.nodes"] == 12
+    assert r.warnings == []
+    # Every way of giving the same networks gives the same study, bit for bit.
+    scipy_sparse = pytest.importorskip("scipy.sparse")
+    torch = pytest.importorskip("torch")
+    edges = [np.column_stack([*np.nonzero(np.triu(m)), m[np.triu(m) != 0]]) for m in g]
+    for given, extra in [(list(g), {}), ([scipy_sparse.csr_matrix(m) for m in g], {}),
+                         (torch.tensor(g), {}), ([torch.tensor(m).to_sparse() for m in g], {}),
+                         (edges, {"network_nodes": 12}),
+                         ([g[0], scipy_sparse.coo_matrix(g[1]), edges[2], g[3]],
+                          {"network_nodes": 12})]:
+        other = simscope.oscillators.study(init, networks=given, backend="cpu", **common,
+                                           **extra)
+        same_array(np.asarray(other.state), r.state)
+        same_array(np.asarray(other.msd), r.msd)
+    # One matrix for every member: as the generated ring.
+    ring = simscope.oscillators.study(init, networks=ring_laplacian(12, 4), backend="cpu",
+                                      **common)
+    generated = simscope.oscillators.study(init, backend="cpu", **dict(PARAMS, ensemble_size=4))
+    same_array(ring.state, generated.state)
+    # The stepping Ensemble takes them too.
+    e = simscope.oscillators.Ensemble(init, networks=g, backend="cpu", **common)
+    e.advance(150)
+    same_array(e.state, r.state)
+
+
+def test_own_networks_equal_the_cli_folder_and_stack(cli, tmp_path):
+    """The CLI's network.file as a (K, N, N) stack and as a folder of per-member files (natural
+    order, .npy and edge lists mixed) gives the Python study's outputs bit for bit."""
+    g = own_networks(k=5, n=10)
+    init = initial(k=5, n=10)
+    np.save(tmp_path / "init.npy", init)
+    np.save(tmp_path / "stack.npy", g)
+    folder = tmp_path / "nets"
+    folder.mkdir()
+    for k, name in enumerate(["g1.npy", "g2.txt", "g3.npy", "g9.npy", "g10.txt"]):
+        if name.endswith(".txt"):
+            i, j = np.nonzero(np.triu(g[k]))
+            (folder / name).write_text("".join("%d %d %r\n" % (a, b, g[k][a, b])
+                                               for a, b in zip(i, j)))
+        else:
+            np.save(folder / name, g[k])
+    sets = {"network.nodes": 10, "ensemble.size": 5, "network.topology": "file",
+            "init": "file", "init.file": tmp_path / "init.npy", "integrator.steps": 200,
+            "integrator.transient": 50, "record.every": 20}
+    r = simscope.oscillators.study(init, networks=g, backend="cpu", integrator_steps=200,
+                                   integrator_transient=50, record_every=20)
+    for path, name in [(tmp_path / "stack.npy", "stack"), (folder, "folder")]:
+        outs, err = cli.run("oscillators", dict(sets, **{"network.file": path}), name=name)
+        assert outs is not None, err
+        for out in outs:
+            same_array(r[out], outs[out])
+    err = cli.error("oscillators", dict(sets, **{"network.file": folder, "ensemble.size": 4}))
+    assert "holds 5 network files, one per member, but ensemble.size is 4: set " \
+           "ensemble.size=5" in err, err
+
+
+def test_own_networks_refused_with_one_line():
+    g = own_networks()
+    cases = [
+        (dict(networks=g, ensemble_size=3),
+         "networks: 4 networks, one per member, but ensemble_size=3 (leave ensemble_size out"),
+        (dict(networks=[np.array([[0, 1], [1, 2], [2, 3]])] * 2),
+         "networks: edge lists do not say how many nodes there are; pass network_nodes=N"),
+        (dict(networks=g + np.eye(12)), "networks[0]: G[0, 0] = 1 on the diagonal"),
+        (dict(networks=np.triu(g)), "networks[0]: G is not symmetric: G["),
+        (dict(networks=[g[0], g[1][:11, :11]]), "networks[1]: an adjacency matrix of 11 nodes"),
+        (dict(networks=np.zeros((2, 3, 4))), "networks: a stack of adjacency matrices has shape"),
+        (dict(networks=[np.array([[0, 12]])], network_nodes=12),
+         "networks[0]: node 12 is out of range: network_nodes = 12 allows 0..11"),
+    ]
+    for kwargs, start in cases:
+        with pytest.raises(ValueError) as e:
+            simscope.oscillators.study(integrator_steps=20, integrator_transient=5, **kwargs)
+        assert str(e.value).startswith(start), (start, str(e.value))
+        assert "\n" not in str(e.value)
+    # Settings of generated networks beside networks= are named as not used.
+    r = simscope.oscillators.study(networks=g, network_k=6, integrator_steps=20,
+                                   integrator_transient=5, backend="cpu")
+    assert r.warnings == ["networks are given, so network_k is not used"], r.warnings
+
+
+def test_initial_state_sets_the_sizes():
+    """An initial state (K, N, 2) sets ensemble_size and network_nodes when not given."""
+    init = initial(k=6, n=9)
+    r = simscope.oscillators.study(init, network_topology="ring", network_k=2,
+                                   integrator_steps=30, integrator_transient=10, backend="cpu")
+    assert r.state.shape == (6, 9, 2)
+    assert r.params["ensemble.size"] == 6 and r.params["network.nodes"] == 9
