@@ -78,7 +78,8 @@ Schema build() {
                          "RK4 steps of a study (headless run or the Run study button).", {}, true));
   s.push_back(
       param_spec("integrator.transient", T::Int, std::int64_t(5000), 0, 1e10, "",
-                 "Steps left out of each member's time-averaged msd (< integrator.steps)."));
+                 "Steps left out of each member's time-averaged msd (< integrator.steps; "
+                 "left at its default, a study of at most 5000 steps leaves out a quarter)."));
   s.push_back(param_spec(
       "record.every", T::Int, std::int64_t(10), 1, 1e9, "",
       "Sample interval (steps) of the series msd_t and order_t and the live plots.", {}, true));
@@ -151,6 +152,9 @@ StudyOptions study_options_from(const ParamSet& p) {
   o.dt = p.get_double("integrator.dt");
   o.steps = p.get_int("integrator.steps");
   o.transient = p.get_int("integrator.transient");
+  // Left at its default, the transient follows a study too short for it: a quarter of its steps
+  // (fill_study_result says so).
+  if (p.is_default("integrator.transient") && o.transient >= o.steps) o.transient = o.steps / 4;
   o.every = p.get_int("record.every");
   o.precision = precision_from(p);
   return o;

@@ -540,6 +540,13 @@ void fill_study_result(RunResult& r, const osc::StudyResult& s, const osc::Study
     r.warnings.push_back(s.valid == 1 ? "one finite member: no standard error of the mean msd"
                                       : "no finite member: no mean msd");
   if (T == 0) r.warnings.push_back("integrator.steps < record.every: msd_t and order_t are empty");
+  if (r.params.has_schema() && o.transient != r.params.get_int("integrator.transient"))
+    r.warnings.push_back("integrator.transient: its default " +
+                         std::to_string(r.params.get_int("integrator.transient")) +
+                         " is not below integrator.steps = " + std::to_string(o.steps) +
+                         ", so the time-averaged msd leaves out the first quarter, " +
+                         std::to_string(o.transient) +
+                         " steps; set integrator.transient to choose");
 
   for (const auto& [k, v] : StudyStats::of(s, o).to_map()) r.stats[k] = v;
   // This run's integration only; time from earlier sessions of a resumed study is its own stat.

@@ -322,3 +322,22 @@ def test_initial_state_sets_the_sizes():
                                    integrator_steps=30, integrator_transient=10, backend="cpu")
     assert r.state.shape == (6, 9, 2)
     assert r.params["ensemble.size"] == 6 and r.params["network.nodes"] == 9
+
+
+def test_default_transient_follows_a_short_study():
+    """integrator_transient left at its default (5000) with 1000 steps: a quarter (250) is left
+    out, as a numpy RK4 of the same study averages it, and a warning says so; a transient the
+    caller set is refused as before."""
+    init = initial()
+    common = {k: v for k, v in PARAMS.items() if k not in ("integrator_steps",
+                                                           "integrator_transient")}
+    r = simscope.oscillators.study(init, backend="cpu", integrator_steps=1000, **common)
+    _, msd, _, _ = rk4_reference(init, ring_laplacian(12, 4), 1.3, 0.7, 0.4, 0.02, 1000, 250, 10)
+    np.testing.assert_allclose(r.msd, msd, rtol=1e-10)
+    assert r.stats["transient"] == 250 and r.stats["averaged_steps"] == 750
+    assert ("integrator_transient: its default 5000 is not below integrator_steps = 1000, so "
+            "the time-averaged msd leaves out the first quarter, 250 steps; set "
+            "integrator_transient to choose") in r.warnings, r.warnings
+    with pytest.raises(ValueError, match="integrator_transient"):
+        simscope.oscillators.study(init, backend="cpu", integrator_steps=1000,
+                                   integrator_transient=1000, **common)
