@@ -341,3 +341,17 @@ def test_default_transient_follows_a_short_study():
     with pytest.raises(ValueError, match="integrator_transient"):
         simscope.oscillators.study(init, backend="cpu", integrator_steps=1000,
                                    integrator_transient=1000, **common)
+
+
+def test_own_networks_in_one_call_equal_single_calls():
+    """The study of K own networks in one call gives each member the bits of its own single
+    call (K = 1), as the README's bit-identity statement says (lane groups or one by one)."""
+    g = own_networks(k=11, n=12, seed=9)
+    init = initial(k=11)
+    common = dict(integrator_steps=120, integrator_transient=40, record_every=10,
+                  model_coupling=0.6, backend="cpu")
+    r = simscope.oscillators.study(init, networks=g, **common)
+    for k in range(11):
+        one = simscope.oscillators.study(init[k:k + 1], networks=g[k:k + 1], **common)
+        same_array(one.state[0], r.state[k])
+        same_array(one.msd[0], r.msd[k])
