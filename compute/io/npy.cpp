@@ -277,6 +277,7 @@ Descr parse_descr(const std::string& d, const std::string& path, const std::stri
     if (kind == 'i' && size == 4) t = DType::Int32;
     if (kind == 'i' && size == 8) t = DType::Int64;
     if (kind == 'u' && size == 1) t = DType::UInt8;
+    if (kind == 'b' && size == 1) t = DType::UInt8;  // numpy's bool: one byte, 0 or 1
   }
   if (!t) {
     const std::string name = numpy_name(kind, size, rest);

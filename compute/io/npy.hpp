@@ -27,7 +27,7 @@ struct NpyArray {
 };
 
 /// Reads `path`. Accepts byte orders '<', '>' and '|', either fortran_order, versions 1.0-3.0,
-/// and dtypes f4, f8, i4, i8, u1. Throws simscope::Error naming the file and the problem:
+/// and dtypes f4, f8, i4, i8, u1, and b1 (numpy's bool, read as uint8 0/1). Throws simscope::Error naming the file and the problem:
 /// missing, not a .npy file, truncated, or an unsupported dtype such as 'int8' or 'object'.
 /// `accepted` names the dtypes the caller takes, e.g. "float32 or float64", for the message
 /// about an unreadable dtype. Empty means every readable dtype.

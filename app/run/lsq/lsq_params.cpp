@@ -2,6 +2,7 @@
 #include "lsq/lsq_params.hpp"
 
 #include "core/error.hpp"
+#include "lsq/observed_mask.hpp"
 #include "params/file_param.hpp"
 
 namespace simscope::lsq {
@@ -17,6 +18,11 @@ Schema build() {
       param_spec("data.file", T::Path, std::string(), kNoMin, kNoMax, "",
                  "Data cube: .npy of shape (M, H, W), float32 or float64, NaN = missing; needs "
                  "design.file. Empty uses the generator."));
+  s.push_back(param_spec("data.mask", T::Path, std::string(), kNoMin, kNoMax, "",
+                         "Observed entries of data.file: .npy of the cube's shape (M, H, W), "
+                         "bool (or 0/1 integers), true where observed; where false the "
+                         "observation is missing, as NaN in the cube. Empty: NaN alone marks "
+                         "gaps."));
   s.push_back(param_spec("design.file", T::Path, std::string(), kNoMin, kNoMax, "",
                          "Design matrix A: .npy of shape (M, N) or CSV with M rows of N numbers. "
                          "Without data.file, synthetic data are made with this A."));
@@ -77,7 +83,10 @@ Schema build() {
        "settings of the synthetic cube"},
       {{{"design.file", C::Op::Set, ""}, {"data.file", C::Op::Unset, ""}},
        {"synth.observations", "synth.unknowns", "synth.design"},
-       "the synthetic data take M, N and A from design.file"}};
+       "the synthetic data take M, N and A from design.file"},
+      {{{"data.file", C::Op::Unset, ""}},
+       {"data.mask"},
+       "it masks data.file's cube; synthetic cubes have their gaps from synth.nan_fraction"}};
   // The words of the field and of users' own code for these (refusals suggest the name).
   set_also(s, "lambda", {"lam", "ridge", "alpha", "regularization"});
   set_also(s, "synth.observations", {"n_obs", "n_observations"});
@@ -114,6 +123,11 @@ Synth make_problem(const ParamSet& p) {
     Synth s;
     s.design = app::read_file_param("design.file", [&] { return load_design(design); });
     s.cube = app::read_file_param("data.file", [&] { return load_cube(data); });
+    if (const std::string& mask = p.get_string("data.mask"); !mask.empty())
+      app::read_file_param("data.mask", [&] {
+        apply_observed_mask(s.cube, io::read_npy(mask, "bool (or 0/1 integers)"), mask);
+        return 0;
+      });
     if (s.cube.m != s.design.m)
       throw Error(data + " has M = " + std::to_string(s.cube.m) + " observations per pixel but " +
                   design + " has " + std::to_string(s.design.m) +

@@ -26,7 +26,7 @@ using Clock = std::chrono::steady_clock;
 /// The problem's inputs: the files by identity (cache_key) and the generator's settings in use.
 std::string problem_key(const ParamSet& p) {
   return cache_key(
-      p, {"data.file", "design.file", "synth.height", "synth.width", "synth.observations",
+      p, {"data.file", "data.mask", "design.file", "synth.height", "synth.width", "synth.observations",
           "synth.unknowns", "synth.nan_fraction", "synth.noise", "synth.seed", "synth.design"});
 }
 

@@ -50,8 +50,9 @@ std::vector<std::string> Schema::unused_warnings(const ParamSet& p) const {
     }
     const std::string list = p.changed(r.unused);
     if (list.empty()) continue;
-    const std::string cond =
-        c.op == ParamCondition::Op::Equals ? c.param + "=" + c.value : c.param + " is set";
+    const std::string cond = c.op == ParamCondition::Op::Equals ? c.param + "=" + c.value
+                             : c.op == ParamCondition::Op::Unset ? c.param + " is not set"
+                                                                 : c.param + " is set";
     out.push_back(cond + ", so " + list + (list.find(',') == std::string::npos ? " is" : " are") +
                   " not used (" + r.why + ")");
   }

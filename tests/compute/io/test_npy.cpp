@@ -153,7 +153,7 @@ np.save(P('bad_complex.npy'), np.arange(4) * (1 + 2j))
 np.save(P('bad_unicode.npy'), np.array(['ab', 'cde']))
 np.save(P('bad_struct.npy'), np.zeros(3, dtype=[('x', '<f4'), ('y', '<i4')]))
 np.save(P('bad_float16.npy'), np.zeros(3, dtype=np.float16))
-np.save(P('bad_bool.npy'), np.zeros(3, dtype=bool))
+np.save(P('bool.npy'), np.array([True, False, True, True]))
 np.save(P('trunc.npy'), np.arange(150, dtype=np.float64))   # 1200 bytes of data
 raw = open(P('trunc.npy'), 'rb').read()
 open(P('trunc.npy'), 'wb').write(raw[:len(raw) - 1200 + 37])
@@ -196,6 +196,12 @@ TEST_F(NpyRead, RawDataIsNativeCOrder) {
   EXPECT_STREQ(simscope::io::to_string(a.dtype), "int64");
 }
 
+TEST_F(NpyRead, BoolReadsAsUint8ZeroOne) {
+  const NpyArray a = read_npy(tmp("bool.npy"));
+  EXPECT_EQ(a.dtype, simscope::io::DType::UInt8);
+  EXPECT_EQ(a.data, (std::vector<std::uint8_t>{1, 0, 1, 1}));
+}
+
 TEST_F(NpyRead, UnsupportedDtypesAreNamed) {
   struct Bad {
     const char* file;
@@ -203,8 +209,7 @@ TEST_F(NpyRead, UnsupportedDtypesAreNamed) {
   };
   for (const Bad& b : {Bad{"bad_int8.npy", "'int8' (|i1)"}, Bad{"bad_object.npy", "'object'"},
                        Bad{"bad_complex.npy", "'complex128' (<c16)"}, Bad{"bad_unicode.npy", "<U3"},
-                       Bad{"bad_struct.npy", "structured"}, Bad{"bad_float16.npy", "'float16'"},
-                       Bad{"bad_bool.npy", "'bool'"}}) {
+                       Bad{"bad_struct.npy", "structured"}, Bad{"bad_float16.npy", "'float16'"}}) {
     const std::string m = error_of([&] { read_npy(tmp(b.file)); });
     EXPECT_NE(m.find(b.file), std::string::npos) << m;
     EXPECT_NE(m.find(b.words), std::string::npos) << m;

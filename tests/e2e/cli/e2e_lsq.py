@@ -161,7 +161,56 @@ out = os.path.join(d, "out_synth")
 p = headless(out, "synth.height=40", "synth.width=30", "synth.observations=30", "synth.unknowns=5", "view=condition")
 c.check(p.returncode == 0 and os.path.exists(os.path.join(out, "view.png")), "synthetic default runs")
 
+# ---- 5b. data.mask: a bool .npy, True where observed, as NaN at the False entries -------------
+d = scratch("e2e_lsq_mask")
+np.save(os.path.join(d, "A.npy"), A)
+full = np.einsum("mn,nhw->mhw", A, rng.standard_normal((N, H, W)))
+observed = rng.random(full.shape) >= 0.3
+observed[:, 2, 3] = False                      # a pixel with nothing observed
+np.save(os.path.join(d, "full.npy"), full)
+np.save(os.path.join(d, "observed.npy"), observed)
+np.save(os.path.join(d, "observed_u8.npy"), observed.astype(np.uint8))
+gapped = np.where(observed, full, np.nan)
+np.save(os.path.join(d, "gapped.npy"), gapped)
+runs = {}
+for name, sets in (("mask", [f"data.file={d}/full.npy", f"data.mask={d}/observed.npy"]),
+                   ("mask_u8", [f"data.file={d}/full.npy", f"data.mask={d}/observed_u8.npy"]),
+                   ("nan", [f"data.file={d}/gapped.npy"])):
+    out = os.path.join(d, "out_" + name)
+    p = headless(out, *sets, f"design.file={d}/A.npy", extra=["--no-image"])
+    c.check(p.returncode == 0, f"data.mask ({name}): exit 0 ({p.stderr.strip()[-300:]})")
+    runs[name] = out if p.returncode == 0 else None
+if all(runs.values()):
+    for f in ("solution.npy", "residual.npy", "count.npy", "status.npy"):
+        a, m8, n = (np.load(os.path.join(runs[k], f)) for k in ("mask", "mask_u8", "nan"))
+        c.check(a.tobytes() == n.tobytes() and m8.tobytes() == n.tobytes(),
+                f"data.mask: {f} bit-identical to the cube with NaN at the masked entries")
+    X, R, C, S, K = lstsq_maps(A, gapped)
+    c.check(rel_err(np.load(os.path.join(runs["mask"], "solution.npy")), X) <= 1e-12,
+            "data.mask: solution vs numpy lstsq on the observed rows <= 1e-12")
+    cnt = np.load(os.path.join(runs["mask"], "count.npy"))
+    c.check(bool((cnt == observed.sum(0)).all()), "data.mask: count.npy = the mask's observed rows")
+np.save(os.path.join(d, "mask_shape.npy"), observed[:, :, :-1])
+np.save(os.path.join(d, "mask_two.npy"), observed.astype(np.int64) * 2)
+np.save(os.path.join(d, "mask_float.npy"), observed.astype(np.float64))
+for label, f, words in (("mask shape", "mask_shape.npy", ["data.mask", "expected the cube's (M, H, W) = (24, 9, 11)"]),
+                        ("mask values", "mask_two.npy", ["data.mask", "neither 0 nor 1"]),
+                        ("mask dtype", "mask_float.npy", ["data.mask", "float64", "bool"])):
+    p = headless(os.path.join(d, "bad_" + label.replace(" ", "_")), f"data.file={d}/full.npy",
+                 f"design.file={d}/A.npy", f"data.mask={d}/{f}", extra=["--no-image"])
+    lines = [l for l in p.stderr.strip().splitlines() if l.strip()]
+    msg = lines[-1] if lines else ""
+    c.check(p.returncode in (1, 2) and all(w in msg for w in words),
+            f"{label}: refused in one line naming it: {msg!r}")
+p = headless(os.path.join(d, "mask_synth"), "synth.height=6", "synth.width=5",
+             f"data.mask={d}/observed.npy", extra=["--no-image"])
+c.check(p.returncode == 0 and "data.mask is not used" in p.stderr,
+        f"data.mask with a synthetic cube: a warning that it is not used ({p.stderr.strip()[-200:]})")
+
 # ---- 6. bad inputs -----------------------------------------------------------------------------
+d = scratch("e2e_lsq_bad")
+np.save(os.path.join(d, "cube.npy"), b)
+np.save(os.path.join(d, "A.npy"), A)
 np.save(os.path.join(d, "A_short.npy"), rng.standard_normal((M - 1, N)))
 A_nan = A.copy()
 A_nan[3, 2] = np.nan
