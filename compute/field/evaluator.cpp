@@ -178,6 +178,7 @@ Result merge_target_ranges(const std::vector<Result>& parts) {
     t.error_seconds += p.error_seconds, t.m2l += p.m2l, t.p2p_pairs += p.p2p_pairs;
     t.order = std::max(t.order, p.order), t.theta = std::max(t.theta, p.theta);
     t.tree_bytes = std::max(t.tree_bytes, p.tree_bytes);
+    t.tree_kept = &r == &parts.front() ? p.tree_kept : t.tree_kept && p.tree_kept;
     if (p.error_samples > 0) {
       t.error_samples += p.error_samples;
       rms2 += double(p.error_samples) * p.rms_rel_error * p.rms_rel_error;

@@ -112,6 +112,12 @@ struct Options {
   /// two calls give the same outputs, statistics and next rung as one evaluate() without it.
   /// Other methods ignore it.
   bool defer_error = false;
+  /// Tree method only: start the ladder of tighter settings at its first rung, as a new
+  /// evaluator does, even when the last evaluation was of the same sources and tolerance (the
+  /// source tree is still kept). The outputs then do not depend on earlier evaluations: they
+  /// equal a new evaluator's bit for bit. The Python module's Sources object sets it. Other
+  /// methods ignore it.
+  bool restart_ladder = false;
 };
 
 /// How the sums over the sources are formed.
@@ -153,6 +159,10 @@ struct TreeStats {
   /// Evaluated with Options::defer_error: the error is not measured yet until
   /// Evaluator::measure_deferred(); error_samples is 0 and errors are NaN.
   bool error_deferred = false;
+  /// The source tree of an earlier evaluation of the same source set (Sources::generation and
+  /// size) served; false when this evaluation built it. build_seconds may still be > 0 then:
+  /// the multipoles are recomputed for another order or precision.
+  bool tree_kept = false;
 };
 
 /// Results: one float per target of the evaluated range for each output. Index i holds target
@@ -322,7 +332,8 @@ std::vector<std::pair<Method, Backend>> available_evaluators();
 /// parts[0].target_begin. Consecutive: parts[k + 1].target_begin == parts[k].target_begin +
 /// parts[k].size(). Outputs and target_errors are concatenated in part order;
 /// skipped_coincidences and seconds are summed. Tree statistics: times, counts and samples
-/// summed, max_rel_error the largest, rms_rel_error the sample-weighted RMS of the parts';
+/// summed, max_rel_error the largest, rms_rel_error the sample-weighted RMS of the parts',
+/// tree_kept when every part's is;
 /// method is the first part's. Throws simscope::Error when the parts are not consecutive or
 /// none is given.
 Result merge_target_ranges(const std::vector<Result>& parts);

@@ -49,8 +49,8 @@ from ._params import settings as _settings
 from . import oscillators  # noqa: F401  (simscope.oscillators.study, .Ensemble)
 from ._result import FieldResult, LsqResult, Result
 
-__all__ = ["params", "workloads", "field", "lsq", "run", "cuda_status", "oscillators", "presets",
-           "preset", "Result", "FieldResult", "LsqResult", "__version__"]
+__all__ = ["params", "workloads", "field", "Sources", "lsq", "run", "cuda_status", "oscillators",
+           "presets", "preset", "Result", "FieldResult", "LsqResult", "__version__"]
 __version__ = _core.version
 
 
@@ -105,8 +105,53 @@ def run(workload: str, *, backend: str = "auto", progress: Progress = None,
     return Result(_warnings(d, workload, params, typed=bool(kwargs)))
 
 
-def field(sources: Any = None, targets: Any = None, *, backend: str = "auto",
-          progress: Progress = None, params: Params = None,
+def _shape(a):
+    """The shape of an array argument as a tuple of ints, or None where it has none."""
+    shape = getattr(a, "shape", None)
+    if shape is None:
+        try:
+            shape = np.shape(a)
+        except Exception:  # noqa: BLE001 (ragged lists: the readers say what is wrong)
+            return None
+    return tuple(int(n) for n in shape)
+
+
+def _check_targets(targets):
+    """ValueError for 1-D targets: those are often charges passed where targets go
+    (simscope.field(positions, q)), which the (T,3) check alone would not tell."""
+    shape = _shape(targets) if targets is not None else None
+    if shape is not None and len(shape) == 1:
+        raise ValueError("targets: (T,3) points expected, got %s; charges go beside (P,3) "
+                         "positions as charges=: simscope.field(positions, targets, charges=q)"
+                         % (shape,))
+
+
+def _host_charges(charges):
+    """charges (after _inputs) as a numpy array for the module, and the bytes copied from CUDA
+    memory (0 for host arrays)."""
+    if charges is None or isinstance(charges, np.ndarray):
+        return charges, 0
+    if isinstance(charges, _core.DeviceArray):
+        h = charges.to_host()
+        return h, h.nbytes
+    return np.asarray(charges), 0
+
+
+def _kept_outputs(d, outputs):
+    """d with only the outputs named by `outputs` (a name, names, or None: all); ValueError
+    for an unknown name."""
+    if outputs is not None:
+        names = [outputs] if isinstance(outputs, str) else list(outputs)
+        unknown = [n for n in names if n not in d["outputs"]]
+        if unknown:
+            raise ValueError("outputs: unknown field output '%s' (known: %s)"
+                             % (unknown[0], ", ".join(d["outputs"])))
+        d["outputs"] = {n: d["outputs"][n] for n in names}
+    return d
+
+
+def field(sources: Any = None, targets: Any = None, *, charges: Any = None,
+          backend: str = "auto", progress: Progress = None, params: Params = None,
           outputs: Union[str, Sequence[str], None] = None, **kwargs: Any) -> FieldResult:
     """The field E and potential phi of point sources at targets (compute/field/field.hpp):
         E(x)   = k sum_j q_j (y_j - x) / (|y_j - x|^2 + eps^2)^(3/2)
@@ -119,9 +164,14 @@ def field(sources: Any = None, targets: Any = None, *, backend: str = "auto",
         each coordinate contiguously, which a (P, 4) row-major array cannot be borrowed as);
         stats["sources_conversions"] is 1 then (2 for other inputs: lists, byte-swapped arrays,
         which are read into a C-order copy first).
+    charges: None, or the strengths q of (P, 3) positions given as `sources`: shape (P,),
+        float32 or float64 (rounded to float32 as a (P, 4) array's column q is: the same
+        sources bit for bit). ValueError with a (P, 4) array (it holds q already), for another
+        length ("charges: expected (P,) = (1000,), got (999,)"), dtype or a non-finite value.
     targets: None (the plane or box of the schema: plane, plane_offset, grid_size,
         grid_half_width), or an array (T, 3) of x, y, z (float32/float64; converted once, like
-        the sources, into float64 columns: stats["targets_conversions"]).
+        the sources, into float64 columns: stats["targets_conversions"]). A 1-D array raises
+        ValueError pointing to charges= (simscope.field(positions, q) passes q as targets).
     Keywords: the field schema (k, eps, precision="fp32"|"fp64", plane, grid_size, ...; see
         simscope.params("field")); backend "auto" | "cpu" | "cuda"; progress callback;
         outputs: names to keep (default all of magnitude, ex, ey, ez, potential).
@@ -136,29 +186,122 @@ def field(sources: Any = None, targets: Any = None, *, backend: str = "auto",
     Returns a FieldResult: a dict-like of float32 arrays, each of shape (T,) for given targets,
     (n, n) for a plane (index [i, j]: u_i, v_j, as the CLI's .npy) or (6, n, n) for a box;
     units k*q/length^2 (magnitude, ex, ey, ez) and k*q/length (potential). Also .warnings,
-    .stats, .backend, .compute_seconds.
+    .stats, .backend, .compute_seconds. stats["method"] is the method that ran ("direct" or
+    "tree": method="auto" resolved); for the tree, stats["tree_kept"] is 0 (built by this
+    call: a call builds its tree afresh; simscope.Sources keeps it across calls).
     Raises ValueError (bad shape, dtype, non-finite value, unknown keyword, value out of range:
     the CLI's messages, naming "sources"/"targets" where the CLI names the file), RuntimeError
     (device failure), KeyboardInterrupt (Ctrl+C)."""
     s = _settings("field", params, **kwargs)
-    arrays, back = _inputs(sources=sources, targets=targets)
+    _check_targets(targets)
+    if charges is not None and sources is None:
+        raise ValueError("charges: given without sources; pass (P,3) positions with them: "
+                         "simscope.field(positions, targets, charges=q)")
+    arrays, back = _inputs(sources=sources, targets=targets, charges=charges)
     _refuse_cpu_backend(arrays, backend)
     sources, targets = arrays["sources"], arrays["targets"]
+    charges, staged = _host_charges(arrays["charges"])
     given = {"sources.file": "sources"} if sources is not None else None
     with _messages("field", params, arrays=given, typed=bool(kwargs)):
         if sources is None and targets is None:
             d = _core.run("field", s, backend, progress, "")
         else:
-            d = _core.field(sources, targets, s, backend, progress, bool(back and back.cuda))
+            d = _core.field(sources, targets, s, backend, progress, bool(back and back.cuda),
+                            charges)
     _warnings(d, "field", params, arrays=given, typed=bool(kwargs))
-    if outputs is not None:
-        names = [outputs] if isinstance(outputs, str) else list(outputs)
-        unknown = [n for n in names if n not in d["outputs"]]
-        if unknown:
-            raise ValueError("outputs: unknown field output '%s' (known: %s)"
-                             % (unknown[0], ", ".join(d["outputs"])))
-        d["outputs"] = {n: d["outputs"][n] for n in names}
-    return FieldResult(d, back)
+    d["stats"]["host_staging_bytes"] = d["stats"].get("host_staging_bytes", 0.0) + staged
+    return FieldResult(_kept_outputs(d, outputs), back)
+
+
+class Sources:
+    """A source set kept for many field evaluations, with the tree the tree method builds of it
+    (as the window keeps it when the plane moves): the tree is built by the first call whose
+    method resolves to "tree" and kept for the next ones, on any targets or plane, and freed
+    with the object (or by release()).
+
+        src = simscope.Sources(positions, charges=q, method="tree", tree_tolerance=1e-5)
+        r1 = src.field(targets)                      # builds the tree: stats["tree_kept"] 0
+        r2 = src.field(plane="xy", plane_offset=0.5) # keeps it: stats["tree_kept"] 1
+
+    sources: (P, 4) x, y, z, q or (P, 3) positions (q = 1, or `charges`), float32 or float64,
+        any layout, numpy, a host or CUDA DLPack object (a CUDA one is copied to the host once:
+        .host_staging_bytes); positions in units of length. Read once, here, into float32
+        columns, as simscope.field reads them (the same checks and messages).
+    charges: None or (P,) float32/float64 beside (P, 3) positions, as simscope.field's.
+    Keywords: the field schema (k, eps, precision, method, tree_tolerance, plane, grid_size,
+        ...) as the defaults of every call, and backend; each call's keywords override them.
+        The sources_* settings are not used (the sources are these).
+    Each call's result equals simscope.field(sources, targets, charges=charges, **keywords) bit
+    for bit (the tree's error is measured and its ladder of tighter settings climbed afresh in
+    each call); stats["method"] names the method that ran and, for the tree, stats["tree_kept"]
+    is 1 when the tree of an earlier call served (tree_build_seconds is then 0, unless another
+    order or precision recomputed the multipoles), 0 when this call built it. Another method or
+    back end than the last call's makes a new evaluator, and so a new tree.
+    Not for two threads at once: a call while another thread's runs raises RuntimeError. Each
+    call computes with the GIL released, as simscope.field. Raises ValueError for bad arrays
+    or keywords (simscope.field's messages). .host_staging_bytes: the bytes of CUDA inputs the
+    constructor copied to the host."""
+
+    def __init__(self, sources: Any, charges: Any = None, *, backend: str = "auto",
+                 params: Params = None, **kwargs: Any):
+        if sources is None:
+            raise ValueError("sources: expected an array (P,4), or (P,3) positions (the "
+                             "schema's generator: simscope.field without sources)")
+        _settings("field", params, **kwargs)  # unknown keywords: ValueError now
+        self._params, self._kwargs, self._backend = dict(params or {}), dict(kwargs), backend
+        arrays, back = _inputs(sources=sources, charges=charges)
+        charges, staged = _host_charges(arrays["charges"])
+        with _messages("field", params, arrays={"sources.file": "sources"},
+                       typed=bool(kwargs)):
+            self._s = _core.FieldSources(arrays["sources"], charges)
+        self._back = back  # results as the sources' type (and device), as simscope.field's
+        self.host_staging_bytes = float(self._s.staging_bytes + staged)  # CUDA inputs copied
+
+    def field(self, targets: Any = None, *, backend: Optional[str] = None,
+              progress: Progress = None, params: Params = None,
+              outputs: Union[str, Sequence[str], None] = None, **kwargs: Any) -> FieldResult:
+        """The field E and potential phi of these sources at `targets` ((T, 3), as
+        simscope.field's), or with targets=None on the schema's plane or box (plane,
+        plane_offset, grid_size, grid_half_width). Keywords override the constructor's;
+        backend None is the constructor's. Returns a FieldResult as simscope.field does
+        (shapes (T,), (n, n) or (6, n, n); units k*q/length^2 and k*q/length), its
+        stats["sources_conversions"] 0 (the sources were read by the constructor). Raises
+        ValueError, RuntimeError (a device failure, or another thread's call running),
+        KeyboardInterrupt (Ctrl+C), as simscope.field."""
+        backend = self._backend if backend is None else backend
+        merged = {**self._params, **(params or {})}
+        typed = bool(self._kwargs or kwargs)
+        s = (_settings("field", self._params, **self._kwargs)
+             + _settings("field", params, **kwargs))  # later entries win
+        _check_targets(targets)
+        arrays, back = _inputs(targets=targets)
+        _refuse_cpu_backend(arrays, backend)
+        given = {"sources.file": "sources"}
+        with _messages("field", merged, arrays=given, typed=typed):
+            d = self._s.field(arrays["targets"], s, backend, progress, bool(back and back.cuda))
+        _warnings(d, "field", merged, arrays=given, typed=typed)
+        return FieldResult(_kept_outputs(d, outputs), back or self._back)
+
+    def release(self) -> None:
+        """Frees the kept tree (and evaluator) now; the next call builds it again. RuntimeError
+        while another thread's call runs."""
+        self._s.release()
+
+    def __len__(self) -> int:
+        return self._s.size
+
+    @property
+    def positions(self):
+        """(P, 3) float32: the positions as evaluated (float32, as simscope.field reads them)."""
+        return self._s.positions
+
+    @property
+    def charges(self):
+        """(P,) float32: the strengths q as evaluated."""
+        return self._s.charges
+
+    def __repr__(self):
+        return "<simscope.Sources: %d sources>" % len(self)
 
 
 def _masked(cube, mask):

@@ -83,11 +83,12 @@ class TreeEvaluator final : public Evaluator {
     // tighter; one far below it lets the next evaluation start a rung looser.
     const bool fixed = o.tree_order != 0 || o.tree_theta != 0;
     const LadderKey key{s.generation, s.size(), o.tolerance, o.eps};
-    if (fixed || !(key == key_) || s.generation == 0) rung_ = 0, failed_ = kMinRung - 1;
+    if (fixed || !(key == key_) || s.generation == 0 || o.restart_ladder)
+      rung_ = 0, failed_ = kMinRung - 1;
     key_ = key;
     Run run;
     run.t = &t, run.r = r, run.o = o, run.rule = rule, run.fixed = fixed;
-    run.build_seconds = build_seconds, run.t0 = t0;
+    run.build_seconds = build_seconds, run.t0 = t0, run.kept = reuse;
     evaluate_rung(run, progress);
     if (o.defer_error) {
       // The frame: outputs at the ladder's current rung, unmeasured. measure_deferred()
@@ -134,6 +135,7 @@ class TreeEvaluator final : public Evaluator {
     TreeRule rule;
     bool fixed = false;
     double build_seconds = 0;
+    bool kept = false;  ///< the source tree of an earlier evaluation served
     std::uint64_t skipped = 0;
     TreeStats stats;
     int redone = 0;
@@ -144,6 +146,7 @@ class TreeEvaluator final : public Evaluator {
   void evaluate_rung(Run& run, Progress* progress) {
     const TreeRule used = run.fixed ? run.rule : refine(run.rule, rung_);
     run.stats = TreeStats{};
+    run.stats.tree_kept = run.kept;
     run.stats.order = used.order;
     run.stats.theta = used.theta;
     const bool fp64 = run.o.precision == Precision::Fp64;

@@ -345,11 +345,14 @@ TEST(FieldTree, TreeKeptPerSourceSet) {
   Options o = tree_options(1e-5);
   Result a = run(*ev, s, plane(1000, 20, 995), o);
   EXPECT_GT(a.tree.build_seconds, 0);
+  EXPECT_FALSE(a.tree.tree_kept);
   o.k = 2.5, o.eps = 1;
   Result b = run(*ev, s, plane(-500, 31, 700), o);
   EXPECT_EQ(b.tree.build_seconds, 0);
+  EXPECT_TRUE(b.tree.tree_kept);
   EXPECT_LT(field_rms(b, reference(s, plane(-500, 31, 700), o)), 1e-5);
   s.generation = 0;
+  EXPECT_FALSE(run(*ev, s, plane(1000, 20, 995), o).tree.tree_kept);
   EXPECT_GT(run(*ev, s, plane(1000, 20, 995), o).tree.build_seconds, 0);
   EXPECT_GT(run(*ev, s, plane(1000, 20, 995), o).tree.build_seconds, 0);
   ev->release_cache();
@@ -410,6 +413,40 @@ TEST(FieldTree, DeferredErrorEqualsThePlainEvaluation) {
   deferred->evaluate(s, plane(2, 10, 1), o, r);
   EXPECT_FALSE(deferred->measure_deferred(r));
   EXPECT_GT(r.tree.error_samples, 0u);
+}
+
+// Options::restart_ladder (the Python Sources object): a kept evaluator, its tree kept, gives
+// what a new evaluator gives, bit for bit, over a sequence of planes whose ladder would
+// otherwise carry its rung from one plane to the next.
+TEST(FieldTree, RestartLadderEqualsANewEvaluator) {
+  auto kept = make_evaluator(Method::Tree, Backend::Cpu);
+  auto carried = make_evaluator(Method::Tree, Backend::Cpu);
+  int moved = 0, planes = 0;
+  for (const char* dist : {"dipoles", "uniform"}) {
+    const Sources s = generate_sources(dist, 20000, 750, 5);
+    for (double z : {3000.0, 1000.0, 0.0, 4000.0}) {
+      SCOPED_TRACE(std::string(dist) + " z=" + std::to_string(z));
+      const Targets t = plane(z, 24, 995);
+      Options o = tree_options(1e-6);
+      o.precision = Precision::Fp32;
+      o.error_seed = 0;
+      Result fresh, a, c;
+      make_evaluator(Method::Tree, Backend::Cpu)->evaluate(s, t, o, fresh);
+      carried->evaluate(s, t, o, c);
+      o.restart_ladder = true;
+      kept->evaluate(s, t, o, a);
+      EXPECT_EQ(a.tree.tree_kept, planes++ % 4 != 0);  // built for each source set's first
+      EXPECT_EQ(a.magnitude, fresh.magnitude);
+      EXPECT_EQ(a.potential, fresh.potential);
+      EXPECT_EQ(a.ex, fresh.ex);
+      EXPECT_EQ(a.tree.order, fresh.tree.order);
+      EXPECT_EQ(a.tree.theta, fresh.tree.theta);
+      EXPECT_EQ(a.tree.refinements, fresh.tree.refinements);
+      EXPECT_EQ(a.tree.rms_rel_error, fresh.tree.rms_rel_error);
+      moved += c.tree.order != fresh.tree.order || c.tree.theta != fresh.tree.theta;
+    }
+  }
+  EXPECT_GT(moved, 0);  // without restart_ladder, the carried rung differs somewhere
 }
 
 // No targets, an empty range: empty results.

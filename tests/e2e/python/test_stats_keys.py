@@ -11,9 +11,10 @@ import pytest
 
 import simscope
 
-# How a Python call's input arrays came in: copies made, bytes staged from the device.
+# How a Python call's input arrays came in: copies made, bytes staged from the device; and
+# whether a simscope.Sources object's kept tree served (tree_kept: 0 for simscope.field).
 INPUT_KEYS = {"sources_conversions", "targets_conversions", "cube_copied_bytes",
-              "host_staging_bytes"}
+              "host_staging_bytes", "tree_kept"}
 
 
 def cli_stats(exe, tmp_path, workload, sets):
