@@ -27,7 +27,14 @@ void write_headless_outputs(const RunOptions& o, const Session& s, const Workloa
   RenderInfo info;
   std::vector<std::uint8_t> rgba;
   std::string image_path;
-  if (!o.no_image) {
+  // Outputs at scattered points, e.g. the field's targets.file: (T,) arrays, no image to draw.
+  const OutputArray* shown = r.find(r.params.get_string(view_param));
+  const bool draw = !o.no_image && !(shown && shown->shape.size() < 2);
+  if (!o.no_image && !draw)
+    r.warnings.push_back("view.png not written: " + shown->name + " has shape (" +
+                         std::to_string(shown->shape.empty() ? 0 : shown->shape[0]) +
+                         ",), values at points rather than an image (outputs.csv holds them)");
+  if (draw) {
     const auto t0 = std::chrono::steady_clock::now();
     const ViewImage vi = viewer.view_image(r, r.params.get_string(view_param));
     const render::ViewSettings settings = to_render_settings(s.view, vi, true, s.view_given);
@@ -58,7 +65,7 @@ void write_headless_outputs(const RunOptions& o, const Session& s, const Workloa
   Json manifest = run_manifest(r, s.backend.notice, info, front_end_versions());
   for (const auto& [key, value] : extra.items()) manifest[key] = value;
   std::optional<ExportFile> image;
-  if (!o.no_image)
+  if (draw)
     image = view_png_file(image_path, std::move(rgba), o.image_width, o.image_height, r, manifest);
   auto written = export_run(r, dir, manifest, image ? &*image : nullptr);
   if (more) more(written);

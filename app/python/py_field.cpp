@@ -17,6 +17,7 @@
 #include "field/device_inputs.hpp"
 #include "field/field.hpp"
 #include "field/field_params.hpp"
+#include "field/field_targets.hpp"
 #include "field/field_result.hpp"
 #include "field/strided_inputs.hpp"
 #include "py_arrays.hpp"
@@ -45,7 +46,7 @@ struct FieldJob {
   field::Options options;
   field::Method method = field::Method::Direct;  ///< the schema's "method" (auto, direct, tree)
   bool device_results = false;  ///< leave the outputs in device memory (CUDA DLPack results)
-  std::string unused;           ///< a warning about settings the arrays override, or ""
+  std::vector<std::string> unused;  ///< warnings about settings the arrays override
   /// CUDA inputs read in place by the direct CUDA evaluator (route "device").
   /// Views of the caller's DeviceArrays, alive for the call; null for host inputs.
   const DeviceView* device_sources = nullptr;
@@ -231,7 +232,7 @@ app::RunResult evaluate(FieldJob& job, Progress* progress, int& device, field::E
   // Whether the source tree of an earlier call served (a Sources object's): 1, or 0 when this
   // call built it. A Python key (run.json's headless runs always build).
   if (fr.method == field::Method::Tree) r.stats["tree_kept"] = fr.tree.tree_kept ? 1 : 0;
-  if (!job.unused.empty()) r.warnings.push_back(job.unused);
+  r.warnings.insert(r.warnings.end(), job.unused.begin(), job.unused.end());
   r.total_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return r;
 }
@@ -264,12 +265,10 @@ FieldJob make_job(const py::object& sources, const py::object& charges,
         return std::size_t(o.cast<py::array>().shape(0));
       return 0;
     };
-    field::Grid grid;
     std::size_t T = rows(targets, dtgt);
-    if (targets.is_none()) {
-      grid = field::grid_from(j.params);
+    if (targets.is_none()) {  // the schema's plane or box, or targets.file
       T = 1;
-      for (std::size_t d : field::grid_shape(grid)) T *= d;
+      for (std::size_t d : field::target_shape(j.params)) T *= d;
     }
     const std::size_t P0 = held                ? held->size()
                            : sources.is_none() ? std::size_t(j.params.get_int("sources.count"))
@@ -298,9 +297,10 @@ FieldJob make_job(const py::object& sources, const py::object& charges,
     j.source_count =
         dsrc && route == "device" ? dsrc->view().shape[0] : j.host_sources().size();
     if (targets.is_none()) {
-      j.grid = grid;
-      j.targets = field::make_targets(grid);
-      j.shape = field::grid_shape(grid);
+      field::TargetSet ts = field::target_set(j.params);
+      j.grid = ts.grid;
+      j.targets = std::move(ts.targets);
+      j.shape = std::move(ts.shape);
     } else if (dtgt && route == "device") {
       j.device_targets = &dtgt->view();
       j.shape = {dtgt->view().shape[0]};
@@ -308,10 +308,18 @@ FieldJob make_job(const py::object& sources, const py::object& charges,
       j.targets = targets_of(dtgt ? staged(*dtgt) : targets, target_conversions);
       j.shape = {j.targets.size()};
     }
-    if (held || !sources.is_none())  // the generator's settings are not used then
-      j.unused = unused_by_arrays(j.params, "sources are given as an array",
-                                  {"sources.file", "sources.distribution", "sources.count",
-                                   "sources.seed", "sources.half_width"});
+    // Settings that the arrays replace are not used.
+    std::vector<std::string> unused;
+    if (held || !sources.is_none())
+      unused.push_back(unused_by_arrays(j.params, "sources are given as an array",
+                                        {"sources.file", "sources.distribution", "sources.count",
+                                         "sources.seed", "sources.half_width"}));
+    if (!targets.is_none())
+      unused.push_back(unused_by_arrays(j.params, "targets are given as an array",
+                                        {"targets.file", "plane", "plane.offset", "grid.size",
+                                         "grid.half_width", "tree.error_grid"}));
+    for (std::string& u : unused)
+      if (!u.empty()) j.unused.push_back(std::move(u));
     return j;
   });
 }

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -62,6 +63,31 @@ bool move_file(const fs::path& from, const fs::path& to) {
   return fs::remove(from, ec);
 }
 
+/// The outputs as one CSV table when they are all 1-D of one length T (a run at scattered
+/// points): a header of the output names, then one row per point, in the outputs' order.
+/// Returns false, writing nothing, for outputs of other shapes.
+bool write_points_csv(const std::string& path, const std::vector<OutputArray>& outputs) {
+  if (outputs.empty()) return false;
+  const std::size_t T = outputs.front().shape.size() == 1 ? outputs.front().shape[0] : 0;
+  for (const OutputArray& o : outputs)
+    if (o.shape.size() != 1 || o.shape[0] != T || T == 0) return false;
+  std::vector<const std::vector<float>*> columns;
+  for (const OutputArray& o : outputs) columns.push_back(&o.host());
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  for (std::size_t c = 0; c < outputs.size(); ++c) f << (c ? "," : "") << outputs[c].name;
+  f << '\n';
+  char cell[32];
+  for (std::size_t i = 0; i < T; ++i) {
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      std::snprintf(cell, sizeof cell, "%.9g", double((*columns[c])[i]));  // float32 exactly
+      f << (c ? "," : "") << cell;
+    }
+    f << '\n';
+  }
+  if (!f.flush()) throw Error(path + ": cannot write");
+  return true;
+}
+
 }  // namespace
 
 std::vector<std::string> export_run(const RunResult& r, const std::string& dir_path,
@@ -90,6 +116,8 @@ std::vector<std::string> export_run(const RunResult& r, const std::string& dir_p
       write_output_npy((staging / name).string(), o);
       moves.emplace_back(staging / name, dir / name);
     }
+    const bool csv = write_points_csv((staging / "outputs.csv").string(), r.outputs);
+    if (csv) moves.emplace_back(staging / "outputs.csv", dir / "outputs.csv");
     {
       std::ofstream f(staging / "run.json", std::ios::binary | std::ios::trunc);
       const std::string text = json_text(manifest);
@@ -119,6 +147,7 @@ std::vector<std::string> export_run(const RunResult& r, const std::string& dir_p
       if (std::none_of(r.outputs.begin(), r.outputs.end(),
                        [&](const OutputArray& o) { return o.name + ".npy" == name; }))
         fs::remove(dir / name, ec);
+    if (!csv && !earlier.empty()) fs::remove(dir / "outputs.csv", ec);  // an earlier run's table
     return written;
   } catch (...) {
     fs::remove_all(staging, ec);

@@ -20,7 +20,9 @@ struct ExportFile {
   std::function<void(const std::string& staged_path)> write;
 };
 
-/// Writes the files and returns their paths in order: the extra files, the .npy files, run.json.
+/// Writes the files and returns their paths in order: the extra files, the .npy files,
+/// outputs.csv when every output is 1-D of one length T (a run at scattered points: a header of
+/// the output names, one row per point, float32 values to 9 digits), run.json.
 /// Throws simscope::Error naming the failed path; the directory then keeps what it held.
 /// On success, removes .npy files the earlier run.json listed that this run did not write, so the
 /// directory describes one run.

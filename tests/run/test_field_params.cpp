@@ -35,6 +35,7 @@ TEST(FieldParams, NamesInOrderWithHelp) {
                                              "plane.offset",
                                              "grid.size",
                                              "grid.half_width",
+                                             "targets.file",
                                              "precision",
                                              "method",
                                              "tree.tolerance",

@@ -201,7 +201,12 @@ def field(sources: Any = None, targets: Any = None, *, charges: Any = None,
     _refuse_cpu_backend(arrays, backend)
     sources, targets = arrays["sources"], arrays["targets"]
     charges, staged = _host_charges(arrays["charges"])
-    given = {"sources.file": "sources"} if sources is not None else None
+    given = {}
+    if sources is not None:
+        given["sources.file"] = "sources"
+    if targets is not None:
+        given["targets.file"] = "targets"
+    given = given or None
     with _messages("field", params, arrays=given, typed=bool(kwargs)):
         if sources is None and targets is None:
             d = _core.run("field", s, backend, progress, "")
@@ -277,6 +282,8 @@ class Sources:
         arrays, back = _inputs(targets=targets)
         _refuse_cpu_backend(arrays, backend)
         given = {"sources.file": "sources"}
+        if arrays["targets"] is not None:
+            given["targets.file"] = "targets"
         with _messages("field", merged, arrays=given, typed=typed):
             d = self._s.field(arrays["targets"], s, backend, progress, bool(back and back.cuda))
         _warnings(d, "field", merged, arrays=given, typed=typed)

@@ -49,6 +49,11 @@ Schema build() {
   s.push_back(param_spec("grid.half_width", T::Float, 1.5, 1e-9, kBig, "length",
                          "Samples cover [-half_width, half_width] on both axes of the plane.", {},
                          true));
+  s.push_back(param_spec("targets.file", T::Path, std::string(), kNoMin, kNoMax, "",
+                         "Target points instead of the plane or box: .npy of shape (T, 3) x, y, z "
+                         "(float32/float64) or CSV with columns x, y, z. Outputs have shape (T,), "
+                         "in the file's order; headless runs also write outputs.csv. The window "
+                         "draws planes and boxes only."));
   s.push_back(
       param_spec("precision", T::Enum, std::string("fp32"), kNoMin, kNoMax, "",
                  "fp32: fp32 terms summed per tile into fp64; fp64: terms and sums in double "
@@ -82,7 +87,10 @@ Schema build() {
        "settings of generated sources"},
       {{{"method", C::Op::Equals, "direct"}},
        {"tree.tolerance", "tree.error_grid"},
-       "direct sums are exact"}};
+       "direct sums are exact"},
+      {{{"targets.file", C::Op::Set, ""}},
+       {"plane", "plane.offset", "grid.size", "grid.half_width", "tree.error_grid"},
+       "the targets are the file's points"}};
   // The words of the field and of users' own code for these (refusals suggest the name).
   set_also(s, "k", {"factor"});
   set_also(s, "eps", {"epsilon", "softening"});

@@ -83,6 +83,7 @@ std::vector<std::size_t> error_shape(const field::Grid& grid, int m) {
 void add_error_outputs(const field::Result& fr, const field::Targets& t,
                        const std::vector<std::size_t>& idx, const std::vector<std::size_t>& shape,
                        RunResult& r) {
+  if (idx.empty()) return;  // no error view: scattered targets (targets.file)
   const WorkloadDescriptor& desc = workload_descriptor("field");
   OutputArray e = desc.make_output(field::error_output().name);
   e.shape = shape;
@@ -118,7 +119,7 @@ static void add_tree_param_warnings(const FieldStats& s, RunResult& r) {
   }
   // The error view's subgrid is no finer than the grid (field::error_subgrid clamps it).
   const std::int64_t m = r.params.get_int("tree.error_grid"), n = r.params.get_int("grid.size");
-  if (tree && m > n)
+  if (tree && m > n && r.params.get_string("targets.file").empty())
     r.warnings.push_back("tree.error_grid = " + std::to_string(m) + " is more than grid.size = " +
                          std::to_string(n) + ": the error view uses " + std::to_string(n) + " x " +
                          std::to_string(n) + " samples (it cannot be finer than the grid)");

@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "field/field.hpp"
 #include "field/field_params.hpp"
+#include "field/field_targets.hpp"
 #include "field/share_sums.hpp"
 #include "field/sources.hpp"
 #include "field_result.hpp"
@@ -106,6 +107,11 @@ class FieldWorkload final : public Workload {
   /// view=error needs the tree method: direct sums measure no error, so the run would end
   /// without its view.
   void check_params(const ParamSet& params) const override {
+    if (params.get_string("view") == field::error_output().name && field::scattered_targets(params))
+      throw Error(
+          "view=error draws the tree's error on a plane or box, but targets.file gives scattered "
+          "points: the measured error is in run.json's stats (rms_rel_error); choose another "
+          "view");
     if (params.get_string("view") == field::error_output().name &&
         params.get_string("method") == "direct")
       throw Error(
@@ -128,10 +134,9 @@ class FieldWorkload final : public Workload {
     if (request.range && request.axis == "sources")
       return run_sources(params, backend, request, progress);
     const field::Sources& sources = sources_for(params);
-    field::Grid grid = field::grid_from(params);
-    if (preview) grid.size = std::max(16, std::min(grid.size, grid.size / 4));
+    const field::TargetSet ts = field::target_set(params, preview);
     field::Options options = field::options_from(params);
-    const field::Targets targets = field::make_targets(grid);
+    const field::Targets& targets = ts.targets;
 
     const field::Method method = field::method_from(params);
     if (!evaluator_ || evaluator_->backend() != backend || evaluator_->method() != method) {
@@ -145,9 +150,11 @@ class FieldWorkload final : public Workload {
     const IndexRange range =
         request.range ? resolve(*request.range, targets.size(), "field targets") : IndexRange{};
     // The error view's subgrid (the tree method measures its error there; direct ignores it),
-    // the range's part of it in a work range.
+    // the range's part of it in a work range. Scattered targets have no error view.
     const field::ErrorSubgrid sub =
-        field::error_subgrid(grid, int(params.get_int("tree.error_grid")), sources.size());
+        ts.grid ? field::error_subgrid(*ts.grid, int(params.get_int("tree.error_grid")),
+                                       sources.size())
+                : field::ErrorSubgrid{};
     for (std::size_t i : sub.targets)
       if (!request.range || (i >= range.begin && i < range.end)) options.error_targets.push_back(i);
     // The window: the measured error after the frame (follow_up), unless the error is the view.
@@ -157,12 +164,12 @@ class FieldWorkload final : public Workload {
                          progress);
 
     const auto shape =
-        request.range ? std::vector<std::size_t>{range.end - range.begin} : field::grid_shape(grid);
+        request.range ? std::vector<std::size_t>{range.end - range.begin} : ts.shape;
     if (request.range) r.part = RangePart{"targets", range.begin, range.end, targets.size(), {}};
     fill_field_result(r, fr, *evaluator_, shape, sources.size());
-    const std::vector<std::size_t> eshape = request.range
-                                                ? std::vector<std::size_t>{fr.target_errors.size()}
-                                                : error_shape(grid, sub.m);
+    const std::vector<std::size_t> eshape =
+        request.range || !ts.grid ? std::vector<std::size_t>{fr.target_errors.size()}
+                                  : error_shape(*ts.grid, sub.m);
     const bool deferred = fr.method == field::Method::Tree && fr.tree.error_deferred;
     if (fr.method == field::Method::Tree && !deferred)
       add_error_outputs(fr, targets, options.error_targets, eshape, r);
@@ -213,7 +220,7 @@ class FieldWorkload final : public Workload {
   WorkAxis work_axis(const ParamSet& params) override {
     WorkAxis a;
     a.name = "targets";
-    a.length = shape_size(field::grid_shape(field::grid_from(params)));
+    a.length = shape_size(field::target_shape(params));
     return a;
   }
 
@@ -237,6 +244,7 @@ class FieldWorkload final : public Workload {
   /// (field::make_targets' layout); a box's faces keep the image's axes.
   std::optional<SampleCoordinates> sample_coordinates(const RunResult& r,
                                                       const SampleCoordinates& axes) const override {
+    if (field::scattered_targets(r.params)) return std::nullopt;
     const field::Grid g = field::grid_from(r.params);
     if (g.kind == field::PlaneKind::Box || axes.base.size() != 2) return std::nullopt;
     int iu = 0, iv = 1, in = 2;
@@ -261,7 +269,7 @@ class FieldWorkload final : public Workload {
     r.outputs.clear();
     r.warnings.clear();
     r.part.reset();
-    const auto shape = field::grid_shape(field::grid_from(r.params));
+    const auto shape = field::target_shape(r.params);
     std::vector<std::uint64_t> nonfinite;  // per output, for finish_field_result()
     for (const auto& name : field::output_names()) {
       OutputArray o = concat_outputs(parts, name, 0);
@@ -288,6 +296,10 @@ class FieldWorkload final : public Workload {
           "computed by direct sums (set method = tree, or auto above 1e9 pairs)");
     }
     if (!o) throw Error("field: no output called '" + view + "'");
+    if (field::scattered_targets(r.params))
+      throw Error("field: targets.file gives " + std::to_string(o->shape.empty() ? 0 : o->shape[0]) +
+                  " scattered points, which the window cannot draw as an image: run it headless "
+                  "for the (T,) outputs and outputs.csv, or clear targets.file for a plane or box");
     ViewImage img;
     img.label = o->label;
     img.unit = o->unit;
@@ -387,10 +399,10 @@ class FieldWorkload final : public Workload {
     bool whole = false;
     field::Sources mine = share_of(params, share, whole);
     mine.generation = 0;  // a device evaluator uploads it, a tree is built for it
-    const field::Grid grid = field::grid_from(params);
+    const field::TargetSet ts = field::target_set(params);
     field::Options options = field::options_from(params);
     options.keep_sums64 = true;
-    const field::Targets targets = field::make_targets(grid);
+    const field::Targets& targets = ts.targets;
     const std::size_t T = targets.size();
     // Auto resolved for the whole set (the unsplit run's choice), not for this share's count.
     field::Method method = field::resolve_method(field::method_from(params), backend, total, T);
@@ -422,7 +434,8 @@ class FieldWorkload final : public Workload {
     if (whole) s.sources_read_whole = 1;
     if (mine.size() > 0) s.set_method(fr, params, r.warnings);
     s.store(r);
-    if (method == field::Method::Tree) add_check_sums(params, grid, targets, total, mine, r);
+    if (method == field::Method::Tree && ts.grid)
+      add_check_sums(params, *ts.grid, targets, total, mine, r);
     r.compute_seconds = fr.seconds;
     r.total_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     return r;
@@ -441,7 +454,7 @@ class FieldWorkload final : public Workload {
     r.stats.clear();
     r.part.reset();
     const std::vector<FieldStats> stats = stats_of(parts);
-    const auto shape = field::grid_shape(field::grid_from(r.params));
+    const auto shape = field::target_shape(r.params);
     const std::size_t T = shape_size(shape);
     const std::vector<double> sums = added_sums(parts, "sum:field");
     if (sums.size() != 4 * T)
@@ -664,7 +677,7 @@ WorkloadDescriptor field_descriptor() {
   d.make = [] { return std::make_unique<FieldWorkload>(); };
   d.outputs = std::move(outputs);
   d.shapes = "float32 (grid.size, grid.size) for a plane, (6, n, n) for a box, axis 0 along the "
-      "plane's first axis; method tree adds error (m, m) or (6, m, m): |E_tree - E_direct| "
+      "plane's first axis, (T,) for targets.file's points (also outputs.csv); method tree adds error (m, m) or (6, m, m): |E_tree - E_direct| "
       "/ |E_direct| against fp64 direct sums on the subgrid of plane indices round(k (n-1) "
       "/ (m-1)), m = tree.error_grid (0: 3..32 by the source count), and error_xyz (.., 3) "
       "float64: those targets' x, y, z";

@@ -201,4 +201,27 @@ if all(os.path.exists(os.path.join(base, f"{s}_np0", "msd.npy")) for s in ("stac
             np.load(os.path.join(base, "nets_np0", "msd.npy")).tobytes(),
             "own networks: the folder (natural order g0 .. g129) equals the stack")
 
+
+# Scattered targets (targets.file): split by targets across 2 ranks, bit for bit, outputs.csv too.
+base = scratch("mpi_targets_file")
+rng = np.random.default_rng(4)
+np.save(os.path.join(base, "pts.npy"), rng.uniform(-2, 2, (301, 3)))
+runs = {}
+for ranks in (0, 2):
+    out = os.path.join(base, f"np{ranks}")
+    cmd = [simscope, "--headless", "--workload", "field", "--backend", "cpu", "--out-dir", out,
+           "--no-image", "--set", "sources.count=700", "--set", "precision=fp64", "--set",
+           f"targets.file={os.path.join(base, 'pts.npy')}"]
+    if ranks:
+        cmd = [mpirun, "--oversubscribe", "-np", str(ranks), *cmd]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=LIMIT,
+                       env=dict(os.environ, OMP_NUM_THREADS="1"))
+    c.check(p.returncode == 0, f"targets.file -np {ranks}: exit 0 ({p.stderr.strip()[-300:]})")
+    runs[ranks] = out if p.returncode == 0 else None
+if runs[0] and runs[2]:
+    same = all(open(os.path.join(runs[0], f), "rb").read() == open(os.path.join(runs[2], f), "rb").read()
+               for f in npy_files(runs[0]) + ["outputs.csv"])
+    c.check(same and np.load(os.path.join(runs[2], "magnitude.npy")).shape == (301,),
+            "targets.file: -np 2 (split by targets) bit-identical to one process, (301,) outputs")
+
 c.done()

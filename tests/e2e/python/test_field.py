@@ -261,3 +261,46 @@ def test_params_lists_the_schema(exe):
     with pytest.raises(ValueError, match="unknown workload 'nope'"):
         simscope.params("nope")
     assert simscope.workloads() == ["field", "lsq", "oscillators"]
+
+
+def test_targets_file_in_the_cli_equals_the_array_call(cli, tmp_path, exe):
+    """targets.file (.npy (T, 3) or CSV x, y, z): (T,) outputs in the file's order, equal to
+    simscope.field with the same points bit for bit and to numpy's float64 sums; outputs.csv
+    holds them as a table; the plane's settings beside it are named as not used; the window's
+    image refuses scattered points in one line; Python's targets array names the plane's
+    settings as not used too."""
+    src = rng_sources(400, seed=4).astype(np.float32)
+    tg = np.random.default_rng(5).uniform(-2, 2, size=(37, 3))
+    np.save(tmp_path / "src.npy", src)
+    np.save(tmp_path / "pts.npy", tg)
+    np.savetxt(tmp_path / "pts.csv", tg, delimiter=",", header="x,y,z", comments="",
+               fmt="%.17g")
+    r = simscope.field(src, tg, precision="fp64", backend="cpu")
+    e, phi = reference(src, tg)
+    np.testing.assert_allclose(r.potential, phi, rtol=1.2e-7)
+    for f in ("pts.npy", "pts.csv"):
+        sets = {"sources.file": tmp_path / "src.npy", "targets.file": tmp_path / f,
+                "precision": "fp64", "grid.size": 64}
+        outs, err = cli.run("field", sets, name="out_" + f)
+        assert outs is not None, err
+        assert "targets.file is set, so grid.size is not used" in err, err
+        for name in r:
+            assert outs[name].shape == (37,)
+            same_array(outs[name], r[name])
+        table = np.genfromtxt(tmp_path / ("out_" + f) / "outputs.csv", delimiter=",", names=True)
+        assert table.dtype.names == tuple(r)
+        for name in r:  # 9 digits: float32 exactly
+            same_array(table[name].astype(np.float32), r[name])
+    # Python: targets_file= as the CLI; a targets array names the plane's settings as unused.
+    via_file = simscope.field(src, targets_file=tmp_path / "pts.npy", precision="fp64",
+                              backend="cpu")
+    same_array(via_file.magnitude, r.magnitude)
+    w = simscope.field(src, tg, grid_size=64, plane="xz", backend="cpu").warnings
+    assert any(x.startswith("targets are given as an array, so plane, grid_size are not used")
+               for x in w), w
+    err = cli.error("field", {"targets.file": tmp_path / "pts.npy", "view": "error"})
+    assert err.startswith("view=error draws the tree's error on a plane or box, but "
+                          "targets.file gives scattered points"), err
+    err = cli.error("field", {"targets.file": tmp_path / "src.npy"})
+    assert err == "targets.file: %s: (T,3) expected, got (400, 4) (columns x, y, z)" % (
+        tmp_path / "src.npy"), err

@@ -1,0 +1,37 @@
+// The targets of a field run (field_targets.hpp).
+#include "field/field_targets.hpp"
+
+#include <algorithm>
+
+#include "field/field_params.hpp"
+#include "field/target_file.hpp"
+#include "params/file_param.hpp"
+
+namespace simscope::field {
+
+bool scattered_targets(const ParamSet& p) { return !p.get_string("targets.file").empty(); }
+
+TargetSet target_set(const ParamSet& p, bool preview) {
+  TargetSet t;
+  if (scattered_targets(p)) {
+    t.targets = app::read_file_param("targets.file",
+                                     [&] { return load_targets(p.get_string("targets.file")); });
+    t.shape = {t.targets.size()};
+    return t;
+  }
+  Grid g = grid_from(p);
+  if (preview) g.size = std::max(16, std::min(g.size, g.size / 4));
+  t.targets = make_targets(g);
+  t.shape = grid_shape(g);
+  t.grid = g;
+  return t;
+}
+
+std::vector<std::size_t> target_shape(const ParamSet& p) {
+  if (scattered_targets(p))
+    return {app::read_file_param("targets.file",
+                                 [&] { return target_file_count(p.get_string("targets.file")); })};
+  return grid_shape(grid_from(p));
+}
+
+}  // namespace simscope::field
