@@ -25,6 +25,8 @@ void install_stop_handlers() {
 
 int stop_signal() { return int(g_signal); }
 
+void clear_stop_signal() { g_signal = 0; }
+
 const char* signal_name(int sig) { return sig == SIGINT ? "SIGINT" : "SIGTERM"; }
 
 }  // namespace simscope::app

@@ -12,6 +12,9 @@ void install_stop_handlers();
 /// The signal that asked the run to stop, SIGINT or SIGTERM; 0 if none.
 int stop_signal();
 
+/// Forgets the recorded signal, for a window opened again in the same process (simscope.show).
+void clear_stop_signal();
+
 /// "SIGINT" or "SIGTERM".
 const char* signal_name(int sig);
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/error.hpp"
+#include "gui_app.hpp"
 
 namespace simscope::app::gui {
 namespace {
@@ -31,9 +32,12 @@ bool work_area(int& x, int& y, int& w, int& h) {
 }  // namespace
 
 Window::Window(int width, int height, const std::string& title) {
-  if (!glfwInit())
-    throw Error("cannot open a window: " + last_glfw_error() +
-                " (no display? run with --headless, or under xvfb-run)");
+  if (!glfwInit()) {
+    const std::string err = last_glfw_error();
+    throw WindowError(
+        "cannot open a window: " + err + " (no display? run with --headless, or under xvfb-run)",
+        err, true);
+  }
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 5);
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
@@ -58,7 +62,7 @@ Window::Window(int width, int height, const std::string& title) {
   if (!window_) {
     const std::string err = last_glfw_error();
     glfwTerminate();
-    throw Error("cannot create an OpenGL 4.5 core window: " + err);
+    throw WindowError("cannot create an OpenGL 4.5 core window: " + err, err, false);
   }
   if (area) {
     // It must still fit with the window manager's frame (title bar, borders). When it does not,

@@ -48,9 +48,10 @@ from ._params import python_warnings as _warnings
 from ._params import settings as _settings
 from . import oscillators  # noqa: F401  (simscope.oscillators.study, .Ensemble)
 from ._result import FieldResult, LsqResult, Result
+from ._show import show  # the window on a result or arrays (needs simscope._gui)
 
 __all__ = ["params", "workloads", "field", "Sources", "lsq", "run", "cuda_status", "oscillators",
-           "presets", "preset", "Result", "FieldResult", "LsqResult", "__version__"]
+           "presets", "preset", "Result", "FieldResult", "LsqResult", "show", "__version__"]
 __version__ = _core.version
 
 

@@ -24,10 +24,15 @@ def test_pip_install_into_a_venv(tmp_path):
                         "--no-index", "--no-cache-dir", build_python],
                        capture_output=True, text=True, env=env, timeout=300)
     assert p.returncode == 0, p.stdout + p.stderr
-    code = ("import simscope; r = simscope.field(grid_size=4, sources_count=3, backend='cpu');"
-            "print(simscope.__file__); print(r.magnitude.shape)")
+    code = ("import importlib.util, simscope;"
+            "r = simscope.field(grid_size=4, sources_count=3, backend='cpu');"
+            "print(simscope.__file__); print(r.magnitude.shape);"
+            "print(importlib.util.find_spec('simscope._gui') is not None)")
     p = subprocess.run([str(venv / "bin" / "python"), "-c", code], capture_output=True,
                        text=True, env=env, cwd=str(tmp_path), timeout=300)
     assert p.returncode == 0, p.stderr
-    where, shape = p.stdout.split("\n")[:2]
+    where, shape, window = p.stdout.split("\n")[:3]
     assert where.startswith(str(venv)) and shape == "(4, 4)"
+    # simscope.show's window module comes along where it was built (SIMSCOPE_APP=ON).
+    built = any(f.startswith("_gui") for f in os.listdir(os.path.join(build_python, "simscope")))
+    assert window == str(built)
