@@ -4,11 +4,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "core/error.hpp"
 #include "gui_state.hpp"
 #include "param_widgets.hpp"
 #include "presets.hpp"
+#include "shipped_presets.hpp"
 #include "visible_wrap.hpp"
 
 namespace simscope::app::gui {
@@ -53,8 +57,11 @@ void remember_preset(GuiState& s, const std::string& path) {
   if (r.size() > 8) r.resize(8);
 }
 
-bool load_preset_into(GuiState& s, const std::string& path) {
+/// Loads the preset `name_or_path` (a file, or a shipped preset's name: find_preset) into the
+/// shown workload's parameters and view; says what went wrong in the status bar instead.
+bool load_preset_into(GuiState& s, const std::string& name_or_path) {
   try {
+    const std::string path = find_preset(name_or_path);
     if (preset_workload(path) != s.workload_name)
       throw Error(path + ": preset is for workload '" + preset_workload(path) + "'");
     ParamSet p = s.params, v = s.view;
@@ -86,11 +93,27 @@ bool preset_popups(GuiState& s) {
   for (int save = 0; save < 2; ++save) {
     if (ImGui::BeginPopupModal(save ? "Save preset" : "Load preset", nullptr,
                                ImGuiWindowFlags_AlwaysAutoResize)) {
-      ImGui::Text("Preset file (JSON):");
+      ImGui::Text(save ? "Preset file (JSON):" : "Preset file (JSON) or a shipped preset's name:");
       ImGui::SetNextItemWidth(360);
       if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();  // type the path at once
       const bool enter =
           ImGui::InputText("##path", buf, sizeof buf, ImGuiInputTextFlags_EnterReturnsTrue);
+      if (!save) {
+        // The shipped presets of the shown workload (resources/presets: the original questions).
+        static std::vector<std::pair<std::string, std::string>> shipped;  // (name, workload)
+        if (ImGui::IsWindowAppearing()) {
+          shipped.clear();
+          for (const std::string& n : shipped_presets()) try {
+              shipped.emplace_back(n, preset_workload(find_preset(n)));
+            } catch (const std::exception&) {  // an unreadable file is not offered
+            }
+        }
+        for (const auto& [name, workload] : shipped)
+          if (workload == s.workload_name && ImGui::Selectable(("shipped: " + name).c_str())) {
+            changed = load_preset_into(s, name);
+            ImGui::CloseCurrentPopup();
+          }
+      }
       if (ImGui::Button(save ? "Save" : "Load") || enter) {
         s.preset_path = buf;
         if (save) {

@@ -58,7 +58,11 @@ steps = (f"for i in $(seq 1 {taps - 4}); do xdotool key s; sleep 0.25; done\n"
          # Space resumes); the screenshot 1 s after the load marks the time in the log
          key("space") + "xdotool key ctrl+o; sleep 0.7\n" + hold("ctrl+a") +
          "xdotool type --delay 40 k2.json; sleep 0.3\n" + after_log("loaded preset", hold("Return")) +
-         "sleep 1\n" + screenshot() + after_log(f"simscope: field{RESULT}", hold("space")))
+         "sleep 1\n" + screenshot() + after_log(f"simscope: field{RESULT}", hold("space")) +
+         # Ctrl+O takes a shipped preset's name too (paused: its 8e6 sources are not computed)
+         key("space") + "xdotool key ctrl+o; sleep 0.7\n" + hold("ctrl+a") +
+         "xdotool type --delay 40 seed-field; sleep 0.3\n" +
+         after_log("loaded preset", hold("Return")))
 out, shots = run_gui(simscope, d, ["--backend", "cpu", "--set", "grid.size=32",
                                    "--set", "view.range=locked", "--set", "view.min=0.5",
                                    "--set", "view.max=2"], steps)
@@ -132,4 +136,6 @@ load = next(i for i, l in enumerate(lines) if "loaded preset" in l)
 after_load = [l for l in lines[load:] if RESULT in l or "saved screenshot" in l]
 c.check(len(after_load) >= 2 and "saved screenshot" in after_load[0] and RESULT in after_load[1],
         f"Space: no result while paused, one once resumed ({after_load})")
+shipped = [l for l in lines if "loaded preset" in l and "seed-field.json" in l]
+c.check(len(shipped) == 1, f"Ctrl+O with a shipped preset's name loads it ({shipped})")
 c.done()
