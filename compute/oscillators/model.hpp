@@ -54,8 +54,24 @@ struct Model {
   }
 };
 
-/// "" when the model's coupling is the Laplacian's on `t` (form Laplacian, or every node's
-/// weighted degree equal to d); otherwise a warning naming the degrees found and the two forms.
+/// The weighted node degrees of networks against a degree d: their range, and how many of the
+/// nodes differ from d. Parts of one ensemble (work ranges) add up with add().
+struct DegreeSpread {
+  double lo = 0, hi = 0;       ///< smallest and largest degree; meaningful when nodes > 0
+  std::int64_t differ = 0;     ///< nodes whose degree is not d
+  std::int64_t nodes = 0;      ///< nodes looked at: graphs x N
+  std::int64_t graphs = 0;     ///< networks looked at
+  bool shared = false;         ///< one network for every member: parts repeat it, not add to it
+  /// Folds in `part`, the spread of other members of the same ensemble with the same d.
+  void add(const DegreeSpread& part);
+};
+/// The spread of `t`'s networks around d.
+DegreeSpread degree_spread(const Topologies& t, double d);
+
+/// "" when the model's coupling is the Laplacian's on networks of spread `s` (form Laplacian,
+/// or every node's weighted degree equal to d); otherwise a warning naming the degrees found
+/// and the two forms. The overload on `t` takes degree_spread(t, model.degree).
+std::string literal_coupling_warning(const DegreeSpread& s, const Model& model);
 std::string literal_coupling_warning(const Topologies& t, const Model& model);
 
 /// The state of K members of N oscillators: x[k*N + i], y[k*N + i].

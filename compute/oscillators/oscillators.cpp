@@ -141,25 +141,55 @@ double order_parameter(const double* x, const double* y, int n) {
   return std::hypot(c, s) / n;
 }
 
-std::string literal_coupling_warning(const Topologies& t, const Model& model) {
-  if (model.form != CouplingForm::Literal || t.nodes == 0) return "";
-  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-  std::int64_t off = 0;  // nodes whose degree is not d
+void DegreeSpread::add(const DegreeSpread& part) {
+  if (part.nodes == 0) return;
+  if (nodes == 0) {
+    *this = part;
+    return;
+  }
+  if (shared && part.shared) return;  // the same network again
+  lo = std::min(lo, part.lo), hi = std::max(hi, part.hi);
+  differ += part.differ, nodes += part.nodes, graphs += part.graphs;
+  shared = false;
+}
+
+DegreeSpread degree_spread(const Topologies& t, double d) {
+  DegreeSpread s;
+  s.lo = std::numeric_limits<double>::infinity(), s.hi = -s.lo;
+  s.shared = t.shared;
+  s.graphs = t.graphs();
   for (int g = 0; g < t.graphs(); ++g)
     for (int i = 0; i < t.nodes; ++i) {
-      const double d = t.degree(g, i);
-      lo = std::min(lo, d), hi = std::max(hi, d);
-      off += d != model.degree;
+      const double deg = t.degree(g, i);
+      s.lo = std::min(s.lo, deg), s.hi = std::max(s.hi, deg);
+      s.differ += deg != d;
+      ++s.nodes;
     }
-  if (off == 0) return "";
+  return s;
+}
+
+std::string literal_coupling_warning(const DegreeSpread& s, const Model& model) {
+  if (model.form != CouplingForm::Literal || s.nodes == 0 || s.differ == 0) return "";
   std::ostringstream w;
   w.precision(6);
-  w << "model.coupling_form=literal subtracts d x_i = " << model.degree
-    << " x_i at every node, but the network's node degrees range from " << lo << " to " << hi
-    << " (" << off << " of " << std::int64_t(t.graphs()) * t.nodes
-    << " nodes differ from d): its coupling is not diffusive and differs from the Laplacian "
-       "form (model.coupling_form=laplacian, each node's own degree)";
+  const bool several = s.graphs > 1;
+  w << "model.coupling_form=literal subtracts d x_i = " << model.degree << " x_i at every node, but "
+    << (several ? "the networks'" : "the network's") << " node degrees ";
+  if (s.lo == s.hi)
+    w << "are all " << s.lo;
+  else
+    w << "range from " << s.lo << " to " << s.hi;
+  w << " (" << s.differ << " of " << s.nodes << " nodes"
+    << (several ? " over the " + std::to_string(s.graphs) + " networks" : std::string())
+    << " differ from d): " << (several ? "their" : "its")
+    << " coupling is not diffusive and differs from the Laplacian form "
+       "(model.coupling_form=laplacian, each node's own degree)";
   return w.str();
+}
+
+std::string literal_coupling_warning(const Topologies& t, const Model& model) {
+  if (model.form != CouplingForm::Literal || t.nodes == 0) return "";
+  return literal_coupling_warning(degree_spread(t, model.degree), model);
 }
 
 void rates(const Topologies& t, int member, const Model& m, const double* x, const double* y,

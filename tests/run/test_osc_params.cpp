@@ -65,10 +65,24 @@ TEST(OscParams, CouplingFormLiteralWarnsWhereDegreesDifferFromD) {
   EXPECT_EQ(literal_coupling_warning(ring(10, 4, 3), m), "");
   const std::string w = literal_coupling_warning(ring(10, 2, 3), m);
   EXPECT_NE(w.find("model.coupling_form=literal subtracts d x_i = 4 x_i at every node, but the "
-                   "network's node degrees range from 2 to 2 (10 of 10 nodes differ from d)"),
+                   "network's node degrees are all 2 (10 of 10 nodes differ from d)"),
             std::string::npos)
       << w;
   EXPECT_EQ(literal_coupling_warning(ring(10, 2, 3), Model{}), "") << "Laplacian: no warning";
+  // Work ranges: the spreads of the parts add up to the whole ensemble's warning; a shared
+  // network repeated by every part counts once.
+  const Topologies all = watts_strogatz(12, 4, 0.3, 9, 5);
+  DegreeSpread parts;
+  for (int first : {0, 4, 7})
+    parts.add(degree_spread(watts_strogatz(12, 4, 0.3, first == 7 ? 2 : first == 4 ? 3 : 4, 5,
+                                           first),
+                            4.0));
+  Model m4 = m;
+  EXPECT_EQ(literal_coupling_warning(parts, m4), literal_coupling_warning(all, m4));
+  EXPECT_NE(literal_coupling_warning(all, m4).find("over the 9 networks"), std::string::npos);
+  DegreeSpread shared;
+  for (int r = 0; r < 3; ++r) shared.add(degree_spread(ring(10, 2, 4), 4.0));
+  EXPECT_EQ(literal_coupling_warning(shared, m), w);
 }
 
 }  // namespace

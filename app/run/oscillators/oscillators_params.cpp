@@ -51,12 +51,13 @@ Schema build() {
                          "c: nonlinear frequency shift; an uncoupled oscillator turns at w + c."));
   s.push_back(
       param_spec("model.coupling", T::Float, 0.2, -1000, 1000, "1/time",
-                 "e: strength of the Laplacian coupling (e/2) sum_j G_ij (x_j - x_i) on x."));
+                 "e: coupling strength on x, (e/2) sum_j G_ij (x_j - x_i) (or the form "
+                 "model.coupling_form gives)."));
   s.push_back(param_spec(
       "model.coupling_form", T::Enum, std::string("laplacian"), kNoMin, kNoMax, "",
       "laplacian: (e/2) sum_j G_ij (x_j - x_i), diffusive; literal: (e/2)(G.X - d X), the "
-      "reference script's (G.X - 2X) e/2 with d = model.coupling_degree, equal to the Laplacian "
-      "only where every node's degree is d (a warning says when not).",
+      "original question's '(G.X - 2X) e/2' with d = model.coupling_degree, equal to the "
+      "Laplacian only where every node's degree is d (a warning says when not).",
       {"laplacian", "literal"}));
   s.push_back(param_spec("model.coupling_degree", T::Float, 2.0, 0, 1e6, "",
                          "d of model.coupling_form=literal: the weight of a node's own x in its "

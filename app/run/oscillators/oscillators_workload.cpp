@@ -239,6 +239,12 @@ class OscillatorsWorkload final : public Workload {
     part.sums["seconds"] = {s.seconds};
     part.sums["seconds_before"] = {s.seconds_before};
     part.sums["peak_device_bytes"] = {s.peak_device_bytes};
+    if (o.model.form == osc::CouplingForm::Literal) {  // for the merged warning (merge_ranges)
+      const osc::DegreeSpread d =
+          osc::degree_spread(osc::make_topologies(p, count, first), o.model.degree);
+      part.sums["degree_spread"] = {d.lo, d.hi, double(d.differ), double(d.nodes),
+                                    double(d.graphs), d.shared ? 1.0 : 0.0};
+    }
     r.part = std::move(part);
     r.total_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     return r;
@@ -306,8 +312,17 @@ class OscillatorsWorkload final : public Workload {
     add_unused_warnings(r.params, r);
     const osc::StudyOptions o = osc::study_options_from(r.params);
     fill_study_result(r, s, o);
-    if (o.model.form == osc::CouplingForm::Literal)  // the whole study's networks, as unsplit
-      add_coupling_warning(o.model, osc::make_topologies(r.params), r);
+    if (o.model.form == osc::CouplingForm::Literal) {  // the parts' networks, as unsplit
+      osc::DegreeSpread all;
+      for (const RunResult& pr : parts) {
+        const std::vector<double>& v = part_sums(pr, "degree_spread");
+        if (v.size() != 6) throw Error("oscillators: cannot merge work ranges: no degree spread");
+        all.add({v[0], v[1], std::int64_t(v[2]), std::int64_t(v[3]), std::int64_t(v[4]),
+                 v[5] != 0});
+      }
+      if (std::string w = osc::literal_coupling_warning(all, o.model); !w.empty())
+        r.warnings.push_back(std::move(w));
+    }
     r.total_seconds = total;
     return r;
   }
