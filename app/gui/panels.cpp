@@ -13,6 +13,7 @@
 #include "param_widgets.hpp"
 #include "presets.hpp"
 #include "shipped_presets.hpp"
+#include "stats_panel.hpp"
 #include "visible_wrap.hpp"
 
 namespace simscope::app::gui {
@@ -235,13 +236,7 @@ void draw_view_panel(GuiState& s, float x, float y, float w, float h) {
     ImGui::SameLine(ImGui::GetContentRegionAvail().x - 60);
     ImGui::Text("%.4g", s.histogram_range.second);
   }
-  if (s.result) {
-    ImGui::Separator();
-    ImGui::TextDisabled("Last run");
-    for (const auto& [k, v] : s.result->stat_texts) ImGui::Text("%s: %s", k.c_str(), v.c_str());
-    for (const auto& [k, v] : s.result->stats) ImGui::Text("%s: %.6g", k.c_str(), v);
-    for (const auto& wmsg : s.result->warnings) SIMSCOPE_TEXT_WRAPPED("warning: %s", wmsg.c_str());
-  }
+  draw_last_run(s);  // stats_panel.cpp: named figures with units, the raw stats collapsed
   // The readout under the cursor, this frame's only. The plane's is made before the panels; a
   // workload's own view, e.g. the phase view, makes its own while drawing its panel.
   if (plane_kind && !s.cursor_text.empty()) {

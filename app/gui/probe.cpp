@@ -9,6 +9,7 @@
 #include "explore.hpp"
 #include "fonts.hpp"
 #include "gui_state.hpp"
+#include "stats_panel.hpp"
 #include "ui_text.hpp"
 #include "visible_wrap.hpp"
 #include "xy_plot.hpp"
@@ -211,6 +212,7 @@ void add_explore_text(const GuiState& s, std::map<std::string, std::string>& tex
   if (const std::string c = compare_summary(s); !c.empty())
     text["simscope.compare"] = c;
   if (!e.probe_readout.empty()) text["simscope.probe"] = e.probe_readout;
+  add_last_run_text(s, text);  // the view panel's "Last run" lines (stats_panel.hpp)
   if (const std::string h = plot_hover_this_frame(); !h.empty())
     text["simscope.plot_hover"] = h;
   if (e.have_line && e.profile) {

@@ -17,7 +17,7 @@ need_tools("Xvfb", "xdotool")
 # has run 0.25 s: short settles, nothing to wait for in the log. The rest waits for log lines.
 steps = ("xdotool mousemove 700 99; sleep 0.5\n" + screenshot() +
          "xdotool mousemove 698 380; sleep 0.5\n" + screenshot() +
-         "xdotool mousemove 1232 230; sleep 0.3; xdotool click 1; sleep 0.8\n" + screenshot() +
+         "xdotool mousemove 1232 268; sleep 0.3; xdotool click 1; sleep 0.8\n" + screenshot() +
          wait_log("study done", 1, 60) + screenshot())
 log, shots = run_gui(simscope, d, ["--backend", "cpu", "--workload", "oscillators",
                                    "--set", "ensemble.size=64", "--set", "integrator.steps=100000"],
