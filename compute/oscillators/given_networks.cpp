@@ -59,15 +59,6 @@ std::string number(double v) {
   return o.str();
 }
 
-void check_counts(int nodes, int members) {
-  if (nodes < 1 || nodes > kMaxNodes)
-    throw Error("network.nodes must be in [1, " + std::to_string(kMaxNodes) + "], got " +
-                std::to_string(nodes));
-  if (members < 1 || members > kMaxMembers)
-    throw Error("ensemble.size must be in [1, " + std::to_string(kMaxMembers) + "], got " +
-                std::to_string(members));
-}
-
 /// One directed CSR entry.
 struct Entry {
   std::int32_t row, col;
@@ -229,11 +220,20 @@ void check_member_count(const std::string& path, const std::string& what, int co
 
 }  // namespace
 
+void check_network_sizes(int nodes, int members) {
+  if (nodes < 1 || nodes > kMaxNodes)
+    throw Error("network.nodes must be in [1, " + std::to_string(kMaxNodes) + "], got " +
+                std::to_string(nodes));
+  if (members < 1 || members > kMaxMembers)
+    throw Error("ensemble.size must be in [1, " + std::to_string(kMaxMembers) + "], got " +
+                std::to_string(members));
+}
+
 Topologies networks_from_entries(int nodes, const std::vector<NetworkEntries>& nets,
                                  const std::vector<std::string>& names, int members) {
   const int G = int(nets.size());
   const int K = G == 1 && members > 1 ? members : G;
-  check_counts(nodes, K);
+  check_network_sizes(nodes, K);
   if (names.size() != nets.size()) throw Error("networks: one name per network expected");
   Topologies t;
   t.nodes = nodes;
@@ -355,7 +355,7 @@ NetworkEntries read_edge_list(const std::string& path, int nodes) {
 }
 
 Topologies load_edge_list(const std::string& path, int nodes, int members) {
-  check_counts(nodes, members);
+  check_network_sizes(nodes, members);
   return networks_from_entries(nodes, {read_edge_list(path, nodes)}, {path}, members);
 }
 
@@ -371,7 +371,7 @@ int count_networks(const std::string& path) {
 
 Topologies load_networks(const std::string& path, int nodes, int members, int first, int count) {
   if (count <= 0) count = members - first;
-  check_counts(nodes, members);
+  check_network_sizes(nodes, members);
   if (first < 0 || count < 1 || first + count > members)
     throw Error("network.file: members " + std::to_string(first) + " .. " +
                 std::to_string(first + count - 1) + " are outside ensemble.size = " +

@@ -35,6 +35,10 @@ struct NetworkEntries {
 Topologies networks_from_entries(int nodes, const std::vector<NetworkEntries>& nets,
                                  const std::vector<std::string>& names, int members = 0);
 
+/// Throws simscope::Error naming network.nodes or ensemble.size unless 1 <= N <= kMaxNodes and
+/// 1 <= K <= kMaxMembers: the generators' and loaders' check of the sizes.
+void check_network_sizes(int nodes, int members);
+
 /// The nonzero entries of the dense N x N row-major adjacency matrix `g`, EntryForm::Matrix.
 /// Throws simscope::Error naming `name` for a non-finite value or a nonzero diagonal entry.
 NetworkEntries matrix_entries(const double* g, int nodes, const std::string& name);

@@ -7,6 +7,7 @@
 #include <new>
 
 #include "core/error.hpp"
+#include "oscillators/given_networks.hpp"
 #include "oscillators/oscillators_internal.hpp"
 #include "oscillators/topology.hpp"
 
@@ -31,15 +32,6 @@ std::vector<std::pair<int, int>> Topologies::edges(int member) const {
 }
 
 namespace {
-
-void check_sizes(int nodes, int members) {
-  if (nodes < 1 || nodes > kMaxNodes)
-    throw Error("network.nodes must be in [1, " + std::to_string(kMaxNodes) + "], got " +
-                std::to_string(nodes));
-  if (members < 1 || members > kMaxMembers)
-    throw Error("ensemble.size must be in [1, " + std::to_string(kMaxMembers) + "], got " +
-                std::to_string(members));
-}
 
 void check_ring_k(int nodes, int k) {
   if (k < 2 || k % 2 != 0)
@@ -209,7 +201,7 @@ Topologies one_graph(int nodes, int members, Adjacency& g) {
 }  // namespace
 
 Topologies ring(int nodes, int k, int members) {
-  check_sizes(nodes, members);
+  check_network_sizes(nodes, members);
   check_ring_k(nodes, k);
   Adjacency g;
   ring_lattice(g, nodes, k);
@@ -218,7 +210,7 @@ Topologies ring(int nodes, int k, int members) {
 
 Topologies watts_strogatz(int nodes, int k, double p, int members, std::uint64_t seed,
                           int first_member) {
-  check_sizes(nodes, members);
+  check_network_sizes(nodes, members);
   check_ring_k(nodes, k);
   check_p(p);
   return build(nodes, members, seed, first_member,
@@ -227,14 +219,14 @@ Topologies watts_strogatz(int nodes, int k, double p, int members, std::uint64_t
 
 Topologies erdos_renyi(int nodes, double p, int members, std::uint64_t seed,
                        int first_member) {
-  check_sizes(nodes, members);
+  check_network_sizes(nodes, members);
   check_p(p);
   return build(nodes, members, seed, first_member,
                [&](Adjacency& g, Rng& rng) { erdos_renyi_graph(g, nodes, p, rng); });
 }
 
 void validate(const Topologies& t) {
-  check_sizes(t.nodes, t.members);
+  check_network_sizes(t.nodes, t.members);
   const std::size_t G = std::size_t(t.graphs()), N = std::size_t(t.nodes);
   if (t.row_ptr.size() != G * N + 1)
     throw Error("topologies: row_ptr holds " + std::to_string(t.row_ptr.size()) +
