@@ -314,20 +314,34 @@ class Sources:
 
 def _masked(cube, mask):
     """`cube` with NaN where the boolean `mask` (the cube's shape, True = observed) is False:
-    a numpy copy, or for a torch tensor a masked copy on its device. ValueError for a mask of
-    another shape or dtype."""
+    a numpy copy; for a torch tensor a masked copy on its device; for another array library's
+    array (CuPy, JAX: any with __array_namespace__, the Python array API standard) a copy made
+    by that library, on its device. ValueError for a mask of another shape or dtype."""
     shape = tuple(cube.shape)
+
+    def refuse(dtype, got):
+        raise ValueError("lsq: mask: expected a boolean array of the cube's shape %s "
+                         "(True = observed), got %s %s" % (shape, dtype, tuple(got)))
+
+    namespace = getattr(cube, "__array_namespace__", None)
+    if (namespace is not None and not isinstance(cube, np.ndarray)
+            and not type(cube).__module__.startswith("torch")):
+        xp = namespace()
+        m = xp.asarray(mask)
+        if m.dtype != xp.bool or tuple(m.shape) != shape:
+            refuse(m.dtype, m.shape)
+        if cube.dtype not in (xp.float32, xp.float64):
+            return cube
+        return xp.where(m, cube, xp.asarray(float("nan"), dtype=cube.dtype))
     if type(cube).__module__.startswith("torch"):
         import torch  # only when the cube is a torch tensor
         m = torch.as_tensor(mask, device=cube.device)
         if m.dtype != torch.bool or tuple(m.shape) != shape:
-            raise ValueError("lsq: mask: expected a boolean array of the cube's shape %s "
-                             "(True = observed), got %s %s" % (shape, m.dtype, tuple(m.shape)))
+            refuse(m.dtype, m.shape)
         return cube.masked_fill(~m, float("nan")) if cube.is_floating_point() else cube
     m = np.asarray(mask)
     if m.dtype != np.bool_ or m.shape != shape:
-        raise ValueError("lsq: mask: expected a boolean array of the cube's shape %s "
-                         "(True = observed), got %s %s" % (shape, m.dtype, m.shape))
+        refuse(m.dtype, m.shape)
     c = np.asarray(cube)
     return np.where(m, c, c.dtype.type(np.nan)) if c.dtype.kind == "f" else c
 

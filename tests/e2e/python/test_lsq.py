@@ -214,3 +214,22 @@ def test_mask_on_torch_tensors():
     flat = simscope.lsq(torch.from_numpy(b.reshape(b.shape[0], -1)), torch.from_numpy(a),
                         backend="cpu")
     assert tuple(flat.residual.shape) == (b.shape[1] * b.shape[2],)
+
+
+def test_mask_on_another_array_library():
+    """An array of another library (CuPy, JAX: here numpy.array_api, which has the same
+    __array_namespace__ hook and no numpy subclassing) is masked by that library: the result
+    equals the NaN cube's bit for bit; a mask of another shape is refused."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "numpy.array_api submodule is still experimental"
+        xp = pytest.importorskip("numpy.array_api")
+    b, a = problem(gaps=0.0, seed=11)
+    mask = np.random.default_rng(3).random(b.shape) > 0.3
+    cube = xp.asarray(b)
+    r = simscope.lsq(cube, a, mask=xp.asarray(mask), backend="cpu")
+    want = simscope.lsq(np.where(mask, b, np.nan), a, backend="cpu")
+    for name in want:
+        same_array(np.asarray(r[name]), want[name])
+    with pytest.raises(ValueError, match=r"^lsq: mask: expected a boolean array of the cube's"):
+        simscope.lsq(cube, a, mask=xp.asarray(mask[:, :2]), backend="cpu")
