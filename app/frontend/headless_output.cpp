@@ -30,10 +30,12 @@ void write_headless_outputs(const RunOptions& o, const Session& s, const Workloa
   // Outputs at scattered points, e.g. the field's targets.file: (T,) arrays, no image to draw.
   const OutputArray* shown = r.find(r.params.get_string(view_param));
   const bool draw = !o.no_image && !(shown && shown->shape.size() < 2);
-  if (!o.no_image && !draw)
+  if (!o.no_image && !draw && !o.out_image.empty())  // asked for by --out IMAGE.png
     r.warnings.push_back("view.png not written: " + shown->name + " has shape (" +
                          std::to_string(shown->shape.empty() ? 0 : shown->shape[0]) +
                          ",), values at points rather than an image (outputs.csv holds them)");
+  if (!o.no_image && !draw && o.out_image.empty() && !o.quiet)
+    std::fprintf(stderr, "simscope: no view.png: the outputs are values at points (outputs.csv)\n");
   if (draw) {
     const auto t0 = std::chrono::steady_clock::now();
     const ViewImage vi = viewer.view_image(r, r.params.get_string(view_param));

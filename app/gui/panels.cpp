@@ -131,7 +131,8 @@ bool preset_popups(GuiState& s) {
         ImGui::CloseCurrentPopup();
       }
       ImGui::SameLine();
-      if (ImGui::Button("Cancel")) ImGui::CloseCurrentPopup();
+      if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)))
+        ImGui::CloseCurrentPopup();
       ImGui::EndPopup();
     }
   }

@@ -378,6 +378,10 @@ Topologies load_networks(const std::string& path, int nodes, int members, int fi
                 std::to_string(members));
   if (path.empty()) throw Error("network.file: no file given (network.topology=file)");
   std::error_code ec;
+  if (!fs::exists(path, ec))
+    throw Error("network.file: " + path +
+                ": no such file or folder (an edge list, a .npy adjacency matrix or stack, or a "
+                "folder of them)");
   if (fs::is_directory(path, ec)) {
     const std::vector<fs::path> files = folder_files(path);
     check_member_count(path, "network files", int(files.size()), members);

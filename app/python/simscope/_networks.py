@@ -110,8 +110,8 @@ def entries(networks: Any, nodes: Optional[int]):
         m, i, j, w, matrix = _one(a, where, nodes if n is None else n)
         if m is not None:
             if n is not None and m != n:
-                raise ValueError("%s: an adjacency matrix of %d nodes, but networks[0..%d] have "
-                                 "%d" % (where, m, k - 1, n))
+                raise ValueError("%s: an adjacency matrix of %d nodes, but the networks "
+                                 "before it have %d" % (where, m, n))
             n = m
         parts.append((i, j, w, matrix))
     sizes = [len(p[0]) for p in parts]

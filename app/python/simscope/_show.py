@@ -60,7 +60,8 @@ def _array_inputs(result):
         return None
     return {"lsq": ("cube and design matrix", "cube, design"),
             "oscillators": ("initial state or networks",
-                            "initial) (networks: numpy.save them, then network_file=PATH, "
+                            "initial); for networks: numpy.save(\"nets.npy\", G), then "
+                            "simscope.show(result, network_file=\"nets.npy\", "
                             "network_topology=\"file\"")}.get(result.workload,
                                                                  ("arrays", "arrays"))
 
@@ -118,7 +119,10 @@ def show(*data, workload=None, backend=None, screenshot=None, frames=None, param
                              % (workload, result.workload))
         workload = result.workload
         given = _array_inputs(result)
-        if given and not arrays:
+        # Files named in the call stand for the arrays (network_file=..., init_file=...).
+        files = (any(k.endswith("_file") for k in kwargs) or
+                 any(str(n).endswith(".file") for n in (params or {})))
+        if given and not arrays and not files:
             raise ValueError(
                 "simscope.show: this %s result was computed on arrays (%s), which a result "
                 "does not keep: pass them as well, e.g. simscope.show(result, %s)"

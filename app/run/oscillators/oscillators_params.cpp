@@ -173,8 +173,10 @@ Topologies make_topologies(const ParamSet& p, int members, int first_member) {
     return watts_strogatz(N, kk, p.get_double("network.p"), K, seed, first_member);
   if (kind == "erdos_renyi")
     return erdos_renyi(N, p.get_double("network.p"), K, seed, first_member);
-  return load_networks(p.get_string("network.file"), N, int(p.get_int("ensemble.size")),
-                       first_member, K);
+  return app::read_file_param("network.file", [&] {
+    return load_networks(p.get_string("network.file"), N, int(p.get_int("ensemble.size")),
+                         first_member, K);
+  });
 }
 
 State make_initial_state(const ParamSet& p, int members, int first_member) {

@@ -299,7 +299,7 @@ def test_own_networks_refused_with_one_line():
          "networks: edge lists do not say how many nodes there are; pass network_nodes=N"),
         (dict(networks=g + np.eye(12)), "networks[0]: G[0, 0] = 1 on the diagonal"),
         (dict(networks=np.triu(g)), "networks[0]: G is not symmetric: G["),
-        (dict(networks=[g[0], g[1][:11, :11]]), "networks[1]: an adjacency matrix of 11 nodes"),
+        (dict(networks=[g[0], g[1][:11, :11]]), "networks[1]: an adjacency matrix of 11 nodes, but the networks before it have 12"),
         (dict(networks=np.zeros((2, 3, 4))), "networks: a stack of adjacency matrices has shape"),
         (dict(networks=[np.array([[0, 12]])], network_nodes=12),
          "networks[0]: node 12 is out of range: network_nodes = 12 allows 0..11"),

@@ -191,3 +191,22 @@ def test_refusals_before_any_window(monkeypatch):
         simscope.show(params={"view.colormap": "nope"})
     with pytest.raises(ValueError, match=r"backend: expected \"auto\", \"cpu\" or \"cuda\""):
         simscope.show(backend="gpu")
+
+
+def test_a_result_on_networks_shows_from_their_file(monkeypatch, tmp_path):
+    """A study on networks= is refused without its networks, with the way to give them; given
+    as the file the message names, show() goes on to the window (here: no display)."""
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    g = np.zeros((3, 8, 8))
+    i = np.arange(8)
+    g[:, i, (i + 1) % 8] = g[:, (i + 1) % 8, i] = 1
+    r = simscope.oscillators.study(networks=g, integrator_steps=20, integrator_transient=5,
+                                   backend="cpu")
+    with pytest.raises(ValueError, match=r"for networks: numpy.save\(\"nets.npy\", G\), then "
+                       r"simscope.show\(result, network_file=\"nets.npy\", "
+                       r"network_topology=\"file\"\)"):
+        simscope.show(r)
+    np.save(tmp_path / "nets.npy", g)
+    with pytest.raises(RuntimeError, match=r"^simscope.show: cannot open a window"):
+        simscope.show(r, network_file=str(tmp_path / "nets.npy"), network_topology="file")
