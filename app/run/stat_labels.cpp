@@ -50,7 +50,7 @@ const std::vector<StatLabel> kLsq = {
     {"unknowns", "unknowns", F::Count},
     {"pixels_per_s", "speed", F::Rate, "pixels/s"},
     {"preview_stride", "preview stride", F::Count, "", S::NonZero},
-    {"status_ok", "solved", F::Count},
+    {"status_ok", "ok (status 0)", F::Count},
     {"status_underdetermined", "underdetermined", F::Count, "", S::NonZero},
     {"status_rank_deficient", "rank deficient", F::Count, "", S::NonZero},
     {"status_all_missing", "all missing", F::Count, "", S::NonZero},

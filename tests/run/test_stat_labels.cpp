@@ -147,7 +147,7 @@ TEST(StatLabels, LsqHidesWhatDidNotHappen) {
   EXPECT_EQ(texts(stat_lines(r)),
             (std::vector<std::string>{
                 "compute: 2.1 ms", "pixels: 262 k", "observations: 40", "unknowns: 3",
-                "speed: 125 M pixels/s", "solved: 262 k", "underdetermined: 244",
+                "speed: 125 M pixels/s", "ok (status 0): 262 k", "underdetermined: 244",
                 "gap-free pixels: 1200", "downdated pixels: 261 k", "design rank: 3"}));
   r.stats["design_rank"] = -1;  // unused: hidden
   r.stats["method_on_host"] = 1;
