@@ -97,28 +97,7 @@ void set_charges(field::Sources& s, const py::object& charges) {
   const std::size_t P = s.size();
   if (a.ndim() != 1 || std::size_t(a.shape(0)) != P)
     throw Error("charges: expected (P,) = (" + std::to_string(P) + ",), got " + shape_text(a));
-  const auto* base = static_cast<const std::uint8_t*>(a.data());
-  for (std::size_t i = 0; i < P; ++i) {
-    const std::uint8_t* e = base + std::ptrdiff_t(i) * a.strides(0);
-    double v;
-    if (d.itemsize() == 4) {
-      float f;
-      std::memcpy(&f, e, 4);
-      v = f;
-    } else {
-      std::memcpy(&v, e, 8);
-    }
-    // The checks and messages of a source array's column q (compute/field/sources.cpp).
-    if (!std::isfinite(v))
-      throw Error("charges: row " + std::to_string(i) + ": non-finite q value (" +
-                  (std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf")) +
-                  "); sources need finite x, y, z and q");
-    const float f = float(v);
-    if (!std::isfinite(f))
-      throw Error("charges: row " + std::to_string(i) + ": q value " + std::to_string(v) +
-                  " does not fit in float32");
-    s.q[i] = f;
-  }
+  field::charges_from_strided(s, a.data(), dtype_of(a), a.strides(0), "charges");
 }
 
 /// The sources of `obj` in the evaluators' layout, fp32 structure of arrays. With `charges`

@@ -137,19 +137,24 @@ const char* column_name(std::size_t c) {
 
 /// Stores row `i`, values v[0..cols), after checking each value is finite and fits in float32.
 /// `where` names the row in messages, e.g. "row 17".
+/// Value `v` of column c (x, y, z, q) as the float32 it is stored as; throws naming the file,
+/// the row and the column for a non-finite value or one beyond float32.
+float checked_value(double v, std::size_t c, const std::string& path, const std::string& where) {
+  if (!std::isfinite(v))
+    throw Error(path + ": " + where + ": non-finite " + column_name(c) + " value (" +
+                (std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf")) +
+                "); sources need finite x, y, z and q");
+  const float f = float(v);
+  if (!std::isfinite(f))
+    throw Error(path + ": " + where + ": " + column_name(c) + " value " + std::to_string(v) +
+                " does not fit in float32");
+  return f;
+}
+
 void store_row(Sources& s, std::size_t i, const double* v, std::size_t cols,
                const std::string& path, const std::string& where) {
   float f[4] = {0, 0, 0, 1};
-  for (std::size_t c = 0; c < cols; ++c) {
-    if (!std::isfinite(v[c]))
-      throw Error(path + ": " + where + ": non-finite " + column_name(c) + " value (" +
-                  (std::isnan(v[c]) ? "nan" : (v[c] > 0 ? "inf" : "-inf")) +
-                  "); sources need finite x, y, z and q");
-    f[c] = float(v[c]);
-    if (!std::isfinite(f[c]))
-      throw Error(path + ": " + where + ": " + column_name(c) + " value " + std::to_string(v[c]) +
-                  " does not fit in float32");
-  }
+  for (std::size_t c = 0; c < cols; ++c) f[c] = checked_value(v[c], c, path, where);
   s.x[i] = f[0], s.y[i] = f[1], s.z[i] = f[2], s.q[i] = f[3];
 }
 
@@ -350,6 +355,26 @@ std::size_t source_count(const SourceSpec& spec) {
 Sources make_source_rows(const SourceSpec& spec, const IndexRange& rows) {
   if (!spec.file.empty()) return load_source_rows(spec.file, rows);
   return generate_source_rows(spec.distribution, spec.count, spec.half_width, spec.seed, rows);
+}
+
+void charges_from_strided(Sources& s, const void* data, io::DType dtype, std::ptrdiff_t stride,
+                          const std::string& name) {
+  if (dtype != io::DType::Float32 && dtype != io::DType::Float64)
+    throw Error(name + ": dtype " + io::to_string(dtype) +
+                " is not supported; expected float32 or float64");
+  const auto* base = static_cast<const std::uint8_t*>(data);
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const std::uint8_t* e = base + std::ptrdiff_t(i) * stride;
+    double v;
+    if (dtype == io::DType::Float32) {
+      float f;
+      std::memcpy(&f, e, 4);
+      v = f;
+    } else {
+      std::memcpy(&v, e, 8);
+    }
+    s.q[i] = checked_value(v, 3, name, "row " + std::to_string(i));
+  }
 }
 
 }  // namespace simscope::field

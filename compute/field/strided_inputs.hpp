@@ -19,5 +19,11 @@ Sources sources_from_strided(const void* data, io::DType dtype, std::size_t rows
 Targets targets_from_strided(const void* data, io::DType dtype, std::size_t rows, std::size_t cols,
                              std::ptrdiff_t row_stride, std::ptrdiff_t col_stride,
                              const std::string& name);
+/// Sets s.q from s.size() values of `dtype` (float32 or float64) at `data`, `stride` bytes
+/// apart, native byte order: the charges given beside positions. The checks and messages of a
+/// source array's column q, `name` in place of the file name ("name: row 7: non-finite q value
+/// (nan); ..."). Throws simscope::Error.
+void charges_from_strided(Sources& s, const void* data, io::DType dtype, std::ptrdiff_t stride,
+                          const std::string& name);
 
 }  // namespace simscope::field

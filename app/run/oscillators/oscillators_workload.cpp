@@ -220,13 +220,17 @@ class OscillatorsWorkload final : public Workload {
     if (m.end == m.begin) throw Error("oscillators: an empty range of members");
     const int first = int(m.begin), count = int(m.end - m.begin);
     osc::StudyResult s;
+    osc::DegreeSpread spread;  // of the range's networks, for the literal form's merged warning
+    const bool literal = o.model.form == osc::CouplingForm::Literal;
     if (ck) {
       s = run_block_checkpointed(*ck, p, backend, m, progress);
+      if (literal) spread = osc::degree_spread(osc::make_topologies(p, count, first), o.model.degree);
     } else {
       const osc::Topologies t = osc::make_topologies(p, count, first);
       const osc::State init = osc::make_initial_state(p, count, first);
       auto ens = osc::make_ensemble(backend);
       s = osc::run_study_range(*ens, t, init, o, m, progress, K);
+      if (literal) spread = osc::degree_spread(t, o.model.degree);
     }
     fill_study_result(r, s, o);
     RangePart part{"members", s.member_begin, s.member_begin + s.msd.size(), std::size_t(K), {}};
@@ -239,12 +243,10 @@ class OscillatorsWorkload final : public Workload {
     part.sums["seconds"] = {s.seconds};
     part.sums["seconds_before"] = {s.seconds_before};
     part.sums["peak_device_bytes"] = {s.peak_device_bytes};
-    if (o.model.form == osc::CouplingForm::Literal) {  // for the merged warning (merge_ranges)
-      const osc::DegreeSpread d =
-          osc::degree_spread(osc::make_topologies(p, count, first), o.model.degree);
-      part.sums["degree_spread"] = {d.lo, d.hi, double(d.differ), double(d.nodes),
-                                    double(d.graphs), d.shared ? 1.0 : 0.0};
-    }
+    if (literal)  // for the merged warning (merge_ranges)
+      part.sums["degree_spread"] = {spread.lo, spread.hi, double(spread.differ),
+                                    double(spread.nodes), double(spread.graphs),
+                                    spread.shared ? 1.0 : 0.0};
     r.part = std::move(part);
     r.total_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     return r;
