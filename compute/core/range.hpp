@@ -10,8 +10,10 @@
 namespace simscope {
 
 struct IndexRange {
-  /// `end` value meaning "to the end of the axis", whatever its length.
-  static constexpr std::size_t kToEnd = std::numeric_limits<std::size_t>::max();
+  /// `end` value meaning "to the end of the axis", whatever its length. (An enumerator, not a
+  /// static constexpr member: that would be an inline variable, which the kernels' per-level
+  /// units, built with -fno-weak, would each copy; cmake/SimscopeIsa.cmake.)
+  enum : std::size_t { kToEnd = std::numeric_limits<std::size_t>::max() };
   std::size_t begin = 0;
   std::size_t end = kToEnd;  ///< one past the last index; kToEnd: the axis' length
   /// The default range: everything.

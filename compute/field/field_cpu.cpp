@@ -1,4 +1,5 @@
 // The CPU field evaluator with OpenMP: the reference back end of field.hpp's Evaluator.
+// Compiled once per instruction-set level (core/isa.hpp); field_cpu_dispatch.cpp picks one.
 //
 // Work items are a block of kBlock targets times a range of sources. An item walks its sources
 // in tiles of kTile: 16 KiB of fp32 SoA, kept in L1 while every target of the block passes.
@@ -170,8 +171,8 @@ class CpuEvaluator final : public Evaluator {
 
 }  // namespace
 
-namespace detail {
+namespace detail::SIMSCOPE_ISA_NS {
 std::unique_ptr<Evaluator> make_cpu_evaluator() { return std::make_unique<CpuEvaluator>(); }
-}  // namespace detail
+}  // namespace detail::SIMSCOPE_ISA_NS
 
 }  // namespace simscope::field
