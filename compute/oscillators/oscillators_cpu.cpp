@@ -41,8 +41,6 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kChunkOscSteps = 2e7;
 constexpr std::int64_t kMinChunk = 32;
 constexpr std::int64_t kSampleValues = 4000000;
-/// Lane groups integrated so far. Read by detail::cpu_lane_groups_run; tests check lanes are used.
-std::atomic<std::int64_t> g_lane_groups{0};
 
 /// A graph's neighbour table, for gathers without branches. A loop over each CSR row would
 /// mispredict its exit branch at almost every node when degrees vary.
@@ -537,7 +535,7 @@ class CpuImpl {
         }
         if (same_ring) {
           group(ks, tab, m, he, dt, first, chunk, rec, ls, s_msd, s_r);
-          g_lane_groups.fetch_add(1, std::memory_order_relaxed);
+          detail::count_cpu_lane_group();
           continue;
         }
         for (int l = 0; l < n; ++l) {
@@ -882,20 +880,9 @@ class CpuEnsemble final : public Ensemble {
 
 }  // namespace
 
-namespace detail {
+// The level's entry (core/isa.hpp); oscillators_cpu_dispatch.cpp calls the active level's.
+namespace detail::SIMSCOPE_ISA_NS {
 std::unique_ptr<Ensemble> make_cpu_ensemble() { return std::make_unique<CpuEnsemble>(); }
-
-namespace {
-std::atomic<std::size_t> g_table_cache_bytes{std::size_t(512) << 20};
-}  // namespace
-std::size_t cpu_table_cache_bytes() { return g_table_cache_bytes.load(); }
-void set_cpu_table_cache_bytes(std::size_t bytes) { g_table_cache_bytes = bytes; }
-namespace {
-std::atomic<bool> g_lanes{true};
-}  // namespace
-bool cpu_lanes() { return g_lanes.load(); }
-std::int64_t cpu_lane_groups_run() { return g_lane_groups.load(); }
-void set_cpu_lanes(bool on) { g_lanes = on; }
-}  // namespace detail
+}  // namespace detail::SIMSCOPE_ISA_NS
 
 }  // namespace simscope::oscillators

@@ -86,6 +86,8 @@ inline std::int64_t samples_in(std::int64_t first, std::int64_t steps, std::int6
 
 // ---- back ends ---------------------------------------------------------------------------------
 
+/// The CPU ensemble of the active instruction-set level (core/isa.hpp; oscillators_cpu.cpp, one
+/// per level, and oscillators_cpu_dispatch.cpp, which also keeps the settings below).
 std::unique_ptr<Ensemble> make_cpu_ensemble();
 /// Bytes the CPU ensemble may spend keeping members' own neighbour tables between chunks.
 /// Default 512 MiB. Results do not depend on it: a table not kept is rebuilt identically at
@@ -102,6 +104,8 @@ void set_cpu_lanes(bool on);
 /// Number of (group, chunk) integrations the lane kernels have run in this process.
 /// A counter for tests of which networks take the lanes.
 std::int64_t cpu_lane_groups_run();
+/// Adds one to cpu_lane_groups_run(); called by the lane kernels.
+void count_cpu_lane_group();
 /// Linked only with SIMSCOPE_HAVE_CUDA (oscillators_cuda.cu).
 std::unique_ptr<Ensemble> make_cuda_ensemble();
 

@@ -13,10 +13,12 @@
 
 namespace simscope::field::tree {
 
+/// Bytes of a huge page; arrays at least this large are aligned to it.
+constexpr std::size_t kHuge = std::size_t(2) << 20;
+
 template <typename T>
 struct BigAllocator {
   using value_type = T;
-  static constexpr std::size_t kHuge = std::size_t(2) << 20;
   BigAllocator() = default;
   template <typename U>
   BigAllocator(const BigAllocator<U>&) noexcept {}

@@ -11,6 +11,8 @@
 
 namespace simscope::field::tree {
 
+SIMSCOPE_ISA_BEGIN
+
 void scaled_powers(const MultiIndex& m, double rx, double ry, double rz, double* P) {
   P[0] = 1;
   const double r[3] = {rx, ry, rz};
@@ -342,4 +344,5 @@ void m2p(const MultiIndex& m, const MultiIndex& mp1, const double c[3], double e
   acc[0] -= g[0], acc[1] -= g[1], acc[2] -= g[2], acc[3] += phi;
 }
 
+SIMSCOPE_ISA_END
 }  // namespace simscope::field::tree

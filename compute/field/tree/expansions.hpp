@@ -22,8 +22,11 @@
 /// Accumulators follow the direct evaluator's convention: acc[0..2] += sum q (x - y) / r^3,
 /// i.e. minus the gradient of phi, and acc[3] += phi.
 #include "field/tree/multi_index.hpp"
+#include "core/isa.hpp"
 
 namespace simscope::field::tree {
+
+SIMSCOPE_ISA_BEGIN
 
 /// P[k] = r^k / k! for |k| <= m.order.
 void scaled_powers(const MultiIndex& m, double rx, double ry, double rz, double* P);
@@ -75,4 +78,5 @@ void l2p8(const MultiIndex& m, const double z[3], const double* L, int n, const 
 void m2p(const MultiIndex& m, const MultiIndex& mp1, const double c[3], double eps2,
          const double* M, double x, double y, double z, double acc[4], double* D);
 
+SIMSCOPE_ISA_END
 }  // namespace simscope::field::tree

@@ -35,6 +35,8 @@
 
 namespace simscope::field::tree {
 
+SIMSCOPE_ISA_BEGIN
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -624,4 +626,5 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
   stats.eval_seconds = since(t0);
 }
 
+SIMSCOPE_ISA_END
 }  // namespace simscope::field::tree

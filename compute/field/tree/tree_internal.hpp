@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/isa.hpp"
 #include "field/field.hpp"
 #include "field/tree/source_tree.hpp"
 
@@ -97,6 +98,9 @@ struct TreeWorkspace {
   std::vector<std::uint8_t> has_local;
 };
 
+// Defined once per instruction-set level in tree_cpu.cpp; tree_cpu_dispatch.cpp calls the
+// active level's (core/isa.hpp).
+SIMSCOPE_ISA_BEGIN
 /// Evaluates the targets [r.begin, r.end) of t by the tree method (tree_cpu.cpp). acc gets 4
 /// doubles per target of the range in the direct evaluator's convention, without k:
 /// sum q (x - y) / r^3, sum q / r. stats gets eval_seconds, m2l and p2p_pairs; skipped gets the
@@ -111,6 +115,7 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
 /// chunks. acc[4 i + c] in the convention above. Coincidences (r^2 == 0) are skipped.
 void direct_fp64(const SourceTree& s, const double* x, const double* y, const double* z,
                  std::size_t n, double eps2, double* acc);
+SIMSCOPE_ISA_END
 
 /// The number of sampled targets for `requested` (Options::error_samples), with P sources and
 /// T targets in the range. Defined in error_sample.cpp.

@@ -1,4 +1,5 @@
 // ConditionEstimator (condition.hpp): Hager/Higham 1-norm estimates of V inverses at once.
+#include "core/isa.hpp"
 #include "lsq/cpu/condition.hpp"
 
 #include <algorithm>
@@ -7,6 +8,7 @@
 #include "lsq/lsq.hpp"
 
 namespace simscope::lsq::detail::cpu {
+SIMSCOPE_ISA_BEGIN
 
 template <class T, int V>
 ConditionEstimator<T, V>::ConditionEstimator(int nmax)
@@ -145,4 +147,5 @@ void ConditionEstimator<T, V>::estimate(const SoaCholesky<T, V>& f, int iteratio
 template class ConditionEstimator<float, kLanesFp32>;
 template class ConditionEstimator<double, kLanesFp64>;
 
+SIMSCOPE_ISA_END
 }  // namespace simscope::lsq::detail::cpu

@@ -1,9 +1,11 @@
 #pragma once
 /// @file 1-norm condition estimates of V factored matrices at once (SoaCholesky).
 /// Method: Hager with Higham's refinements, as LAPACK xLACN2. Internal to compute/lsq/cpu/.
+#include "core/isa.hpp"
 #include "lsq/cpu/soa_cholesky.hpp"
 
 namespace simscope::lsq::detail::cpu {
+SIMSCOPE_ISA_BEGIN
 
 /// Estimator iterations on the Gram path's N x N matrices; LAPACK's limit.
 constexpr int kGramHagerIterations = 5;
@@ -28,4 +30,5 @@ class ConditionEstimator {
   AVec<T> x_, z_, alt_;  // nmax x V each: Hager's x and z, Higham's alternating-sign vector
 };
 
+SIMSCOPE_ISA_END
 }  // namespace simscope::lsq::detail::cpu

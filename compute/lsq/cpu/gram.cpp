@@ -1,4 +1,5 @@
 // gram_rows (gram.hpp).
+#include "core/isa.hpp"
 #include "lsq/cpu/gram.hpp"
 
 #include <algorithm>
@@ -6,6 +7,7 @@
 #include "lsq/cpu/simd.hpp"
 
 namespace simscope::lsq::detail::cpu {
+SIMSCOPE_ISA_BEGIN
 
 template <class T, bool Sub>
 void gram_rows(const T* const* rows, int nrows, int n, int ld, const T* full, T* out) {
@@ -55,4 +57,5 @@ template void gram_rows<float, true>(const float* const*, int, int, int, const f
 template void gram_rows<double, false>(const double* const*, int, int, int, const double*, double*);
 template void gram_rows<double, true>(const double* const*, int, int, int, const double*, double*);
 
+SIMSCOPE_ISA_END
 }  // namespace simscope::lsq::detail::cpu

@@ -2,7 +2,10 @@
 /// @file Per-pixel Gram matrices of the rows of A: the Gram path's O(m N^2) per-pixel step.
 /// Internal to compute/lsq/cpu/.
 
+#include "core/isa.hpp"
+
 namespace simscope::lsq::detail::cpu {
+SIMSCOPE_ISA_BEGIN
 
 /// Writes the lower triangle of a Gram matrix to `out`, row-major with leading dimension ld.
 /// Sub = false: G = sum_q a_q a_q^T over the `nrows` rows a_q = rows[q] of A.
@@ -13,4 +16,5 @@ namespace simscope::lsq::detail::cpu {
 template <class T, bool Sub>
 void gram_rows(const T* const* rows, int nrows, int n, int ld, const T* full, T* out);
 
+SIMSCOPE_ISA_END
 }  // namespace simscope::lsq::detail::cpu

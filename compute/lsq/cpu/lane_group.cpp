@@ -1,5 +1,6 @@
 // LaneGroup (lane_group.hpp): loading a group's pixels and its SoA products.
 #if defined(__AVX512F__) && defined(__BMI2__)
+#include "core/isa.hpp"
 #include <immintrin.h>
 #endif
 
@@ -10,6 +11,7 @@
 #include "lsq/cpu/lane_group.hpp"
 
 namespace simscope::lsq::detail::cpu {
+SIMSCOPE_ISA_BEGIN
 
 template <class T, int V>
 LaneGroup<T, V>::LaneGroup(const Problem<T>& p) : pb(p), chol(p.N), estimator(p.N) {
@@ -276,4 +278,5 @@ void LaneGroup<T, V>::set_outcome(int v, const SmallOutcome& so, const double* x
 template class LaneGroup<float, kLanesFp32>;
 template class LaneGroup<double, kLanesFp64>;
 
+SIMSCOPE_ISA_END
 }  // namespace simscope::lsq::detail::cpu

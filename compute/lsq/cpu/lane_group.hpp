@@ -2,6 +2,7 @@
 /// @file A group of V pixels solved together, one SIMD lane each.
 /// Holds their data, solution and outcome, the factorisation the paths share, and the SoA
 /// products with A and the shared operators. Internal to compute/lsq/cpu/.
+#include "core/isa.hpp"
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "lsq/cpu/soa_cholesky.hpp"
 
 namespace simscope::lsq::detail::cpu {
+SIMSCOPE_ISA_BEGIN
 
 /// The lanes' data and results in SoA: entry (i, v) of an M x V or N x V array is at i V + v.
 template <class T, int V>
@@ -133,4 +135,5 @@ class LaneGroup {
   std::uint8_t built_[2 * V] = {};  // rows_of: lane v's missing (2v) / observed (2v+1) list built
 };
 
+SIMSCOPE_ISA_END
 }  // namespace simscope::lsq::detail::cpu

@@ -1,6 +1,7 @@
 #pragma once
 /// @file Solution paths of the CPU group solver and the rule that assigns them to pixels.
 /// Internal to compute/lsq/cpu/.
+#include "core/isa.hpp"
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -8,6 +9,7 @@
 #include "lsq/cpu/problem.hpp"
 
 namespace simscope::lsq::detail::cpu {
+SIMSCOPE_ISA_BEGIN
 
 /// How a lane (pixel) of a group is solved: padding of a short group, no observed row (NaN
 /// outputs), all rows observed (the shared SVD), the Gram path's Cholesky, Eigen one by one
@@ -66,4 +68,5 @@ std::unique_ptr<Path<T, V>> make_minnorm_path(const Problem<T>& pb);
   template std::unique_ptr<Path<double, kLanesFp64>> factory<double, kLanesFp64>( \
       const Problem<double>&);
 
+SIMSCOPE_ISA_END
 }  // namespace simscope::lsq::detail::cpu

@@ -4,6 +4,7 @@
 // Each K is padded with I to the group's largest s; K's eigenvalues lie in (0, 1], so neither
 // ||K||_1 nor ||K^-1||_1 changes. One refinement step is taken where the estimated cond2(G_p)
 // exceeds kRefineCondition. Other lanes are solved one by one (downdate_pixel).
+#include "core/isa.hpp"
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
@@ -11,6 +12,7 @@
 #include "lsq/cpu/lane_group.hpp"
 
 namespace simscope::lsq::detail::cpu {
+SIMSCOPE_ISA_BEGIN
 namespace {
 
 template <class T, int V>
@@ -154,4 +156,5 @@ class DowndatePath final : public Path<T, V> {
 
 SIMSCOPE_LSQ_CPU_PATH(make_downdate_path, DowndatePath)
 
+SIMSCOPE_ISA_END
 }  // namespace simscope::lsq::detail::cpu

@@ -2,6 +2,7 @@
 // condition estimate, and x = G_p^-1 A_p^T b. Method auto adds one refinement step with the
 // float64 residual. Lanes go to the SVD when the factorisation breaks down or the estimated
 // cond(G_p) exceeds fallback_condition() for auto, or 0.1 / eps for normal.
+#include "core/isa.hpp"
 #include <algorithm>
 #include <cmath>
 
@@ -9,6 +10,7 @@
 #include "lsq/cpu/lane_group.hpp"
 
 namespace simscope::lsq::detail::cpu {
+SIMSCOPE_ISA_BEGIN
 namespace {
 
 template <class T, int V>
@@ -94,4 +96,5 @@ class GramPath final : public Path<T, V> {
 
 SIMSCOPE_LSQ_CPU_PATH(make_gram_path, GramPath)
 
+SIMSCOPE_ISA_END
 }  // namespace simscope::lsq::detail::cpu

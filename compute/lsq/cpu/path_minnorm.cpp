@@ -6,6 +6,7 @@
 // its inverse. One refinement step is taken where the estimated cond exceeds kRefineCondition.
 // step is taken where the estimated cond exceeds kRefineCondition.
 // Float32 groups solve their lanes one by one (minnorm_pixel).
+#include "core/isa.hpp"
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
@@ -13,6 +14,7 @@
 #include "lsq/cpu/lane_group.hpp"
 
 namespace simscope::lsq::detail::cpu {
+SIMSCOPE_ISA_BEGIN
 namespace {
 
 template <class T, int V>
@@ -142,4 +144,5 @@ class MinNormPath final : public Path<T, V> {
 
 SIMSCOPE_LSQ_CPU_PATH(make_minnorm_path, MinNormPath)
 
+SIMSCOPE_ISA_END
 }  // namespace simscope::lsq::detail::cpu

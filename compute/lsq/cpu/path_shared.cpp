@@ -1,7 +1,9 @@
 // The shared path: lanes without gaps take x = op b with the shared SVD's operator.
+#include "core/isa.hpp"
 #include "lsq/cpu/lane_group.hpp"
 
 namespace simscope::lsq::detail::cpu {
+SIMSCOPE_ISA_BEGIN
 namespace {
 
 template <class T, int V>
@@ -25,4 +27,5 @@ class SharedPath final : public Path<T, V> {
 
 SIMSCOPE_LSQ_CPU_PATH(make_shared_path, SharedPath)
 
+SIMSCOPE_ISA_END
 }  // namespace simscope::lsq::detail::cpu

@@ -1,6 +1,7 @@
 #pragma once
 /// @file Read-only data of one CPU lsq solve, shared by the threads' group solvers.
 /// Internal to compute/lsq/cpu/.
+#include "core/isa.hpp"
 #include <cstddef>
 
 #include "lsq/cpu/simd.hpp"
@@ -8,6 +9,7 @@
 #include "lsq/lsq_internal.hpp"
 
 namespace simscope::lsq::detail::cpu {
+SIMSCOPE_ISA_BEGIN
 
 /// Rows of A in T (Problem::apad, gfull) are padded to a multiple of this many columns.
 constexpr int kRowPad = 16;
@@ -42,4 +44,5 @@ struct Problem {
           const DowndateOps& dd, std::size_t pbeg);
 };
 
+SIMSCOPE_ISA_END
 }  // namespace simscope::lsq::detail::cpu

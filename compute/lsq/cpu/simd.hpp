@@ -1,6 +1,7 @@
 #pragma once
 /// @file SIMD helpers of the CPU lsq solver: 64-byte aligned buffers and GCC vector types of V
 /// lanes. Internal to compute/lsq/cpu/; compiled with this library's flags only.
+#include "core/isa.hpp"
 #include <cstddef>
 #include <cstring>
 #include <new>
@@ -8,6 +9,7 @@
 #include <vector>
 
 namespace simscope::lsq::detail::cpu {
+SIMSCOPE_ISA_BEGIN
 
 /// Pixels per group, one SIMD lane each. Measurements: tests/bench/NOTES.md, lsq.
 constexpr int kLanesFp64 = 8, kLanesFp32 = 8;
@@ -69,4 +71,5 @@ inline double hsum(const D8& v) {
   return h2[0] + h2[1];
 }
 
+SIMSCOPE_ISA_END
 }  // namespace simscope::lsq::detail::cpu

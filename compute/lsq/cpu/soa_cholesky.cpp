@@ -8,10 +8,12 @@
 #include <cstring>
 #include <limits>
 
+#include "core/isa.hpp"
 #include "lsq/cpu/soa_cholesky.hpp"
 #include "lsq/lsq.hpp"
 
 namespace simscope::lsq::detail::cpu {
+SIMSCOPE_ISA_BEGIN
 
 template <class T, int V>
 SoaCholesky<T, V>::SoaCholesky(int nmax)
@@ -299,4 +301,5 @@ template void SoaCholesky<double, kLanesFp64>::solve_many<double, 1>(double* con
 template void SoaCholesky<double, kLanesFp64>::solve_many<double, 2>(double* const (&)[2]) const;
 template void SoaCholesky<double, kLanesFp64>::solve_many<double, 3>(double* const (&)[3]) const;
 
+SIMSCOPE_ISA_END
 }  // namespace simscope::lsq::detail::cpu

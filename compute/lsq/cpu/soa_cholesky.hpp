@@ -5,9 +5,11 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/isa.hpp"
 #include "lsq/cpu/simd.hpp"
 
 namespace simscope::lsq::detail::cpu {
+SIMSCOPE_ISA_BEGIN
 
 /// Offset of row i in a packed lower triangle: i (i + 1) / 2.
 inline std::size_t rowbase(int i) { return std::size_t(i) * std::size_t(i + 1) / 2; }
@@ -70,4 +72,5 @@ class SoaCholesky {
   T tol_[V] = {};
 };
 
+SIMSCOPE_ISA_END
 }  // namespace simscope::lsq::detail::cpu

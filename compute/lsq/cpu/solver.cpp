@@ -22,6 +22,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/isa.hpp"
 #include "core/error.hpp"
 #include "lsq/cpu/lane_group.hpp"
 #include "lsq/cpu/path.hpp"
@@ -29,6 +30,7 @@
 
 namespace simscope::lsq::detail {
 namespace cpu {
+SIMSCOPE_ISA_BEGIN
 
 template <class T>
 Problem<T>::Problem(const Cube& c, const Design& d, const Options& o, const SharedSvd& s,
@@ -402,8 +404,12 @@ class CpuSolver final : public Solver {
 };
 
 }  // namespace
+SIMSCOPE_ISA_END
 }  // namespace cpu
 
+// The level's entry; lsq_cpu_dispatch.cpp calls the active level's.
+namespace SIMSCOPE_ISA_NS {
 std::unique_ptr<Solver> make_cpu_solver() { return std::make_unique<cpu::CpuSolver>(); }
+}  // namespace SIMSCOPE_ISA_NS
 
 }  // namespace simscope::lsq::detail
