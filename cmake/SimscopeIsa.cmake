@@ -13,15 +13,23 @@
 # setup.isa_symbols (tests/setup/check_isa_symbols.py) checks every level's objects.
 # TARGET gets SIMSCOPE_ISA_SET (1 portable, 2 native, 0 baseline), which isa.hpp's dispatch
 # macros read.
-if(SIMSCOPE_NATIVE)
-  set(SIMSCOPE_ISA_LEVELS native)
+# A project may set SIMSCOPE_ISA_LEVELS to "baseline" before including this file (tests/fuzz: one
+# level, built by clang, which has no -fno-weak).
+if(NOT DEFINED SIMSCOPE_ISA_LEVELS)
+  if(SIMSCOPE_NATIVE)
+    set(SIMSCOPE_ISA_LEVELS native)
+  elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")
+    set(SIMSCOPE_ISA_LEVELS v2 v3 v4)
+  else()
+    set(SIMSCOPE_ISA_LEVELS baseline)
+  endif()
+endif()
+if(SIMSCOPE_ISA_LEVELS STREQUAL "native")
   set(SIMSCOPE_ISA_SET 2)
-elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")
-  set(SIMSCOPE_ISA_LEVELS v2 v3 v4)
-  set(SIMSCOPE_ISA_SET 1)
-else()
-  set(SIMSCOPE_ISA_LEVELS baseline)
+elseif(SIMSCOPE_ISA_LEVELS STREQUAL "baseline")
   set(SIMSCOPE_ISA_SET 0)
+else()
+  set(SIMSCOPE_ISA_SET 1)
 endif()
 
 function(simscope_isa_kernels target)
@@ -39,9 +47,15 @@ function(simscope_isa_kernels target)
       set(_march -march=x86-64-${_level})
     endif()
     # -Wno-psabi: GCC warns that 32- and 64-byte vector arguments pass differently without AVX;
-    # they pass between functions of one level only, all compiled with its flags.
+    # they pass between functions of one level only, all compiled with its flags. -fno-weak
+    # where there are several levels to keep apart.
+    set(_weak)
+    if(SIMSCOPE_ISA_SET EQUAL 1)
+      set(_weak -fno-weak -Wno-psabi)
+    endif()
     target_compile_options(${_obj} PRIVATE
-      $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -O3 ${_march} -fno-weak -Wno-psabi>)
+      $<TARGET_PROPERTY:${target},COMPILE_OPTIONS>
+      $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -O3 ${_march} ${_weak}>)
     target_compile_definitions(${_obj} PRIVATE SIMSCOPE_ISA_NS=isa_${_level}
                                                SIMSCOPE_ISA_SET=${SIMSCOPE_ISA_SET})
     # The include folders, definitions and libraries of TARGET (Eigen, OpenMP, CUDA's flags).
@@ -49,7 +63,10 @@ function(simscope_isa_kernels target)
       $<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>)
     target_compile_definitions(${_obj} PRIVATE
       $<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>)
-    target_link_libraries(${_obj} PRIVATE OpenMP::OpenMP_CXX Threads::Threads)
+    target_link_libraries(${_obj} PRIVATE OpenMP::OpenMP_CXX)
+    if(TARGET Threads::Threads)
+      target_link_libraries(${_obj} PRIVATE Threads::Threads)
+    endif()
     if(TARGET Eigen3::Eigen)
       target_link_libraries(${_obj} PRIVATE Eigen3::Eigen)
     endif()

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "core/error.hpp"
+#include "core/isa.hpp"
 #include "core/quote.hpp"
 #include "params/closest_names.hpp"
 #include "image_size.hpp"
@@ -182,8 +183,17 @@ CliParse parse_command_line(const std::vector<std::string>& argv) {
     std::fputs(qPrintable(p.helpText()), stdout);
     return r;
   }
+  // The CPU kernels' level (SIMSCOPE_ISA, or this CPU's highest): a bad SIMSCOPE_ISA stops here,
+  // before any window or output.
+  std::string isa;
+  try {
+    isa = isa_summary();
+  } catch (const Error& e) {
+    return fail(QString("environment: ") + e.what());
+  }
   if (p.isSet("version")) {
-    std::printf("simscope %s\n", qPrintable(QCoreApplication::applicationVersion()));
+    std::printf("simscope %s\n%s\n", qPrintable(QCoreApplication::applicationVersion()),
+                isa.c_str());
     return r;
   }
   if (!p.positionalArguments().isEmpty())

@@ -12,6 +12,7 @@
 #include <initializer_list>
 
 #include "core/error.hpp"
+#include "core/isa.hpp"
 
 #ifdef SIMSCOPE_HAVE_MPI
 // The C API only; otherwise OpenMPI and MPICH pull in their deprecated C++ bindings.
@@ -198,7 +199,27 @@ std::unique_ptr<Job> Job::join() {
   int len = 0;
   MPI_Get_processor_name(name, &len);
   j->host_.assign(name, std::size_t(len));
+  j->agree_on_isa_level();
   return j;
+}
+
+void Job::agree_on_isa_level() {
+  // Every rank runs the CPU kernels at the lowest level among the ranks (core/isa.hpp), so that
+  // a run split across a cluster of mixed CPUs computes as one process on its oldest node would.
+  int mine = -1;
+  std::string why;
+  try {
+    mine = int(isa_level());
+  } catch (const Error& e) {
+    why = e.what();
+  }
+  int lowest = -1;
+  check(MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce");
+  if (mine < 0) throw Error(why);
+  if (lowest < 0) throw Error("another rank could not choose its CPU kernels' level (SIMSCOPE_ISA)");
+  if (world_->size() > 1)
+    set_isa_level(IsaLevel(lowest), "the lowest among the " + std::to_string(world_->size()) +
+                                        " ranks (" + isa_chosen_by() + " here)");
 }
 
 Job::~Job() { MPI_Finalize(); }

@@ -45,6 +45,8 @@ class Job {
  public:
   /// Joins the job (MPI_Init_thread). Throws simscope::Error when MPI cannot start or this build
   /// has no MPI: "this simscope was built without MPI (SIMSCOPE_MPI=OFF or MPI not found) ...".
+  /// Every rank then runs the CPU kernels at the lowest instruction-set level among the ranks
+  /// (core/isa.hpp; run.json's backend.cpu_kernels_chosen_by says so).
   static std::unique_ptr<Job> join();
   ~Job();  ///< MPI_Finalize
   Job(const Job&) = delete;
@@ -59,6 +61,7 @@ class Job {
 
  private:
   Job();
+  void agree_on_isa_level();  ///< collective: set_isa_level(the ranks' lowest)
   std::unique_ptr<Communicator> world_;
   int local_rank_ = 0, local_size_ = 1;
   std::string host_;

@@ -1,5 +1,7 @@
 #include "run_manifest.hpp"
 
+#include "core/isa.hpp"
+
 namespace simscope::app {
 
 Json run_manifest(const RunResult& r, const std::string& backend_notice, const RenderInfo& render,
@@ -15,6 +17,9 @@ Json run_manifest(const RunResult& r, const std::string& backend_notice, const R
   backend["name"] = to_string(r.backend);
   backend["device"] = r.backend == Backend::Cuda ? cs.device : std::string("CPU (OpenMP)");
   backend["notice"] = backend_notice;
+  // The instruction-set level of the CPU kernels (core/isa.hpp) and what chose it.
+  backend["cpu_kernels"] = isa_name(isa_level());
+  backend["cpu_kernels_chosen_by"] = isa_chosen_by();
 
   Json timings = Json::object();
   timings["compute_s"] = json_number(r.compute_seconds);  // the kernels

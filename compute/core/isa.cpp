@@ -81,7 +81,7 @@ std::vector<IsaLevel> built_isa_levels() {
 }
 
 bool cpu_supports(IsaLevel level) {
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)  // GCC >= 12's level names
   __builtin_cpu_init();
   switch (level) {
     case IsaLevel::V2: return __builtin_cpu_supports("x86-64-v2") > 0;

@@ -1,8 +1,10 @@
 #pragma once
 /// @file Inner loops of the CPU field evaluator: one target against one tile of sources.
-/// Explicit AVX-512 or AVX2 code where the compiler targets them (the build uses -march=native),
-/// a scalar loop otherwise. Intrinsics are needed because GCC does not vectorise 1/sqrt in a
-/// plain loop without -fno-math-errno, which the build does not set.
+/// Explicit AVX-512, AVX2 + FMA or SSE2 code, whichever the instruction-set level this file is
+/// compiled for has (core/isa.hpp: x86-64-v4, v3, v2), a scalar loop for the tile's remainder.
+/// Intrinsics are needed because GCC does not vectorise 1/sqrt in a plain loop without
+/// -fno-math-errno, which the build does not set. Every path sums in 16 fp32 (8 fp64) lanes, so
+/// the rounding of long tiles is alike at every level; FMA exists from v3 only.
 ///
 /// Every routine adds the tile's sums (x - y_j) q_j / r^3 (3 components) and q_j / r, with
 /// r^2 = |x - y_j|^2 + eps^2, to `out[0..3]`, without checking r^2 > 0. A coincidence
@@ -11,7 +13,7 @@
 #include <cmath>
 #include <cstdint>
 
-#if defined(__AVX512F__) || defined(__AVX2__)
+#if defined(__AVX512F__) || defined(__AVX2__) || defined(__SSE2__)
 #include <immintrin.h>
 #endif
 
@@ -20,6 +22,15 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
 namespace simscope::field::cpu {
+
+/// a * b + c, fused where the level has FMA (a library call otherwise).
+inline float fmadd(float a, float b, float c) {
+#if defined(__FMA__)
+  return std::fma(a, b, c);
+#else
+  return a * b + c;
+#endif
+}
 
 /// Source arrays of one tile, fp32 SoA, and its length.
 struct Tile {
@@ -89,12 +100,41 @@ inline void tile_fp32(const Tile& s, float tx, float ty, float tz, float eps2, f
     _mm256_store_ps(t[3], vp);
     for (int l = 0; l < 8; ++l) a += t[0][l], b += t[1][l], c += t[2][l], p += t[3][l];
   }
+#elif defined(__SSE2__)
+  {
+    // Four 4-lane blocks per 16 sources: the 16 lanes of the AVX-512 path, without FMA.
+    __m128 va[4], vb[4], vc[4], vp[4];
+    for (int k = 0; k < 4; ++k) va[k] = vb[k] = vc[k] = vp[k] = _mm_setzero_ps();
+    const __m128 X = _mm_set1_ps(tx), Y = _mm_set1_ps(ty), Z = _mm_set1_ps(tz),
+                 E2 = _mm_set1_ps(eps2), one = _mm_set1_ps(1.0f);
+    for (; j + 16 <= s.n; j += 16)
+      for (int k = 0; k < 4; ++k) {
+        const int i = j + 4 * k;
+        const __m128 dx = _mm_sub_ps(X, _mm_loadu_ps(s.x + i));
+        const __m128 dy = _mm_sub_ps(Y, _mm_loadu_ps(s.y + i));
+        const __m128 dz = _mm_sub_ps(Z, _mm_loadu_ps(s.z + i));
+        const __m128 r2 = _mm_add_ps(
+            _mm_mul_ps(dx, dx), _mm_add_ps(_mm_mul_ps(dy, dy), _mm_add_ps(_mm_mul_ps(dz, dz), E2)));
+        const __m128 inv = _mm_div_ps(one, _mm_sqrt_ps(r2));
+        const __m128 qi = _mm_mul_ps(_mm_loadu_ps(s.q + i), inv);
+        const __m128 w = _mm_mul_ps(qi, _mm_mul_ps(inv, inv));
+        va[k] = _mm_add_ps(va[k], _mm_mul_ps(w, dx)), vb[k] = _mm_add_ps(vb[k], _mm_mul_ps(w, dy));
+        vc[k] = _mm_add_ps(vc[k], _mm_mul_ps(w, dz)), vp[k] = _mm_add_ps(vp[k], qi);
+      }
+    alignas(16) float t[4][4][4];
+    for (int k = 0; k < 4; ++k) {
+      _mm_store_ps(t[0][k], va[k]), _mm_store_ps(t[1][k], vb[k]), _mm_store_ps(t[2][k], vc[k]);
+      _mm_store_ps(t[3][k], vp[k]);
+    }
+    for (int k = 0; k < 4; ++k)
+      for (int l = 0; l < 4; ++l) a += t[0][k][l], b += t[1][k][l], c += t[2][k][l], p += t[3][k][l];
+  }
 #endif
-  for (; j < s.n; ++j) {  // remainder (or the whole tile without AVX)
+  for (; j < s.n; ++j) {  // the tile's remainder
     const float dx = tx - s.x[j], dy = ty - s.y[j], dz = tz - s.z[j];
-    const float r2 = std::fma(dx, dx, std::fma(dy, dy, std::fma(dz, dz, eps2)));
+    const float r2 = fmadd(dx, dx, fmadd(dy, dy, fmadd(dz, dz, eps2)));
     const float inv = 1.0f / std::sqrt(r2), qi = s.q[j] * inv, w = qi * (inv * inv);
-    a = std::fma(w, dx, a), b = std::fma(w, dy, b), c = std::fma(w, dz, c), p += qi;
+    a = fmadd(w, dx, a), b = fmadd(w, dy, b), c = fmadd(w, dz, c), p += qi;
   }
   sums[0] = a, sums[1] = b, sums[2] = c, sums[3] = p;
 }
@@ -144,6 +184,38 @@ inline void tile_fp64(const Tile& s, double tx, double ty, double tz, double eps
     _mm256_store_pd(t[0], va), _mm256_store_pd(t[1], vb), _mm256_store_pd(t[2], vc);
     _mm256_store_pd(t[3], vp);
     for (int l = 0; l < 4; ++l) a += t[0][l], b += t[1][l], c += t[2][l], p += t[3][l];
+  }
+#elif defined(__SSE2__)
+  {
+    // Four 2-lane blocks per 8 sources: the 8 lanes of the AVX-512 path, without FMA.
+    __m128d va[4], vb[4], vc[4], vp[4];
+    for (int k = 0; k < 4; ++k) va[k] = vb[k] = vc[k] = vp[k] = _mm_setzero_pd();
+    const __m128d X = _mm_set1_pd(tx), Y = _mm_set1_pd(ty), Z = _mm_set1_pd(tz),
+                  E2 = _mm_set1_pd(eps2), one = _mm_set1_pd(1.0);
+    auto load2 = [](const float* f) {  // two floats as two doubles
+      return _mm_cvtps_pd(_mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(f))));
+    };
+    for (; j + 8 <= s.n; j += 8)
+      for (int k = 0; k < 4; ++k) {
+        const int i = j + 2 * k;
+        const __m128d dx = _mm_sub_pd(X, load2(s.x + i));
+        const __m128d dy = _mm_sub_pd(Y, load2(s.y + i));
+        const __m128d dz = _mm_sub_pd(Z, load2(s.z + i));
+        const __m128d r2 = _mm_add_pd(
+            _mm_mul_pd(dx, dx), _mm_add_pd(_mm_mul_pd(dy, dy), _mm_add_pd(_mm_mul_pd(dz, dz), E2)));
+        const __m128d inv = _mm_div_pd(one, _mm_sqrt_pd(r2));
+        const __m128d qi = _mm_mul_pd(load2(s.q + i), inv);
+        const __m128d w = _mm_mul_pd(qi, _mm_mul_pd(inv, inv));
+        va[k] = _mm_add_pd(va[k], _mm_mul_pd(w, dx)), vb[k] = _mm_add_pd(vb[k], _mm_mul_pd(w, dy));
+        vc[k] = _mm_add_pd(vc[k], _mm_mul_pd(w, dz)), vp[k] = _mm_add_pd(vp[k], qi);
+      }
+    alignas(16) double t[4][4][2];
+    for (int k = 0; k < 4; ++k) {
+      _mm_store_pd(t[0][k], va[k]), _mm_store_pd(t[1][k], vb[k]), _mm_store_pd(t[2][k], vc[k]);
+      _mm_store_pd(t[3][k], vp[k]);
+    }
+    for (int k = 0; k < 4; ++k)
+      for (int l = 0; l < 2; ++l) a += t[0][k][l], b += t[1][k][l], c += t[2][k][l], p += t[3][k][l];
   }
 #endif
   for (; j < s.n; ++j) {

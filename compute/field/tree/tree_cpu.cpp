@@ -149,9 +149,10 @@ inline void term_fp64(const SourceTree& s, std::uint32_t j, double tx, double ty
   acc[0] += w * dx, acc[1] += w * dy, acc[2] += w * dz, acc[3] += qi;
 }
 
-/// Adds the sums of the list `nl` at target (tx, ty, tz) to acc. fp32 terms in 16 lanes with
-/// 1/sqrt to ~1e-7, summed in fp32 over runs of 128 sources, then in fp64 lanes. A source
-/// nearer the target than |t - c| / 8, coincidences included, is summed in fp64 instead; its
+/// Adds the sums of the list `nl` at target (tx, ty, tz) to acc. fp32 terms in 16 lanes (8 at
+/// x86-64-v3, one at v2) with 1/sqrt to ~1e-7, summed in fp32 over runs of 128 sources, then in
+/// fp64 lanes. A source nearer the target than |t - c| / 8, coincidences included, is summed in
+/// fp64 instead; its
 /// fp32 coordinates relative to c would err by more than ~1e-6 of the distance. Returns false,
 /// acc untouched, when the fp32 sum is not finite.
 // GCC 12 reports a false "maybe-uninitialized" inside _mm512_rsqrt14_ps.
@@ -211,6 +212,50 @@ bool p2p_list(const SourceTree& s, const NearList& nl, double tx, double ty, dou
     alignas(64) double lane[8];
     _mm512_store_pd(lane, _mm512_add_pd(da[k], db[k]));
     for (int l = 0; l < 8; ++l) sum[k] += lane[l];
+  }
+#elif defined(__AVX2__) && defined(__FMA__)
+  // 8 lanes; 1/sqrt from the 12-bit estimate and two Newton steps (AVX2 has no 14-bit one).
+  const __m256 X = _mm256_set1_ps(fx), Y = _mm256_set1_ps(fy), Z = _mm256_set1_ps(fz),
+               E2 = _mm256_set1_ps(e2), T = _mm256_set1_ps(thr), half = _mm256_set1_ps(0.5f),
+               three = _mm256_set1_ps(3.0f);
+  __m256d da[4] = {_mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd(),
+                   _mm256_setzero_pd()};
+  __m256d db[4] = {da[0], da[0], da[0], da[0]};
+  for (std::size_t j0 = 0; j0 < n; j0 += 128) {
+    __m256 va = _mm256_setzero_ps(), vb = va, vc = va, vp = va;
+    const std::size_t j1 = std::min(n, j0 + 128);
+    for (std::size_t j = j0; j < j1; j += 8) {
+      const __m256 dx = _mm256_sub_ps(X, _mm256_loadu_ps(x + j));
+      const __m256 dy = _mm256_sub_ps(Y, _mm256_loadu_ps(y + j));
+      const __m256 dz = _mm256_sub_ps(Z, _mm256_loadu_ps(z + j));
+      const __m256 d2 = _mm256_fmadd_ps(dx, dx, _mm256_fmadd_ps(dy, dy, _mm256_mul_ps(dz, dz)));
+      const __m256 r2 = _mm256_add_ps(d2, E2);
+      const __m256 far = _mm256_cmp_ps(d2, T, _CMP_GT_OQ);
+      __m256 inv = _mm256_rsqrt_ps(r2);
+      for (int it = 0; it < 2; ++it)
+        inv = _mm256_mul_ps(_mm256_mul_ps(half, inv),
+                            _mm256_fnmadd_ps(_mm256_mul_ps(r2, inv), inv, three));
+      // Near lanes (coincidences: inf, NaN) become +0 by the mask.
+      const __m256 qi = _mm256_and_ps(far, _mm256_mul_ps(_mm256_loadu_ps(q + j), inv));
+      const __m256 w = _mm256_and_ps(far, _mm256_mul_ps(qi, _mm256_mul_ps(inv, inv)));
+      va = _mm256_fmadd_ps(w, dx, va), vb = _mm256_fmadd_ps(w, dy, vb);
+      vc = _mm256_fmadd_ps(w, dz, vc), vp = _mm256_add_ps(vp, qi);
+      const int mask = _mm256_movemask_ps(far);
+      if (mask != 0xff) [[unlikely]] {
+        for (int l = 0; l < 8; ++l)
+          if (!((mask >> l) & 1)) near.push_back(std::uint32_t(j + std::size_t(l)));
+      }
+    }
+    const __m256 v[4] = {va, vb, vc, vp};
+    for (int k = 0; k < 4; ++k) {
+      da[k] = _mm256_add_pd(da[k], _mm256_cvtps_pd(_mm256_castps256_ps128(v[k])));
+      db[k] = _mm256_add_pd(db[k], _mm256_cvtps_pd(_mm256_extractf128_ps(v[k], 1)));
+    }
+  }
+  for (int k = 0; k < 4; ++k) {
+    alignas(32) double lane[4];
+    _mm256_store_pd(lane, _mm256_add_pd(da[k], db[k]));
+    for (int l = 0; l < 4; ++l) sum[k] += lane[l];
   }
 #else
   for (std::size_t j0 = 0; j0 < n; j0 += 128) {

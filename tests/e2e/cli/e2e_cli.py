@@ -30,6 +30,34 @@ c.check(p.returncode == 0 and "--list-params" in p.stdout and "Qt" not in p.stdo
         "help-all" not in p.stdout, "--help-all prints the help, without Qt's options")
 p = run(simscope, "--version")
 c.check(p.returncode == 0 and "simscope" in p.stdout, "--version")
+# The CPU kernels' instruction-set level (compute/core/isa.hpp): --version names it and what
+# chose it; SIMSCOPE_ISA forces a built level; a bad one is one line before anything runs.
+m = re.search(r"^CPU kernels: (\S+) \((.*); built: (.*)\)$", p.stdout, re.M)
+c.check(m is not None, f"--version names the CPU kernels' level ({p.stdout.strip()!r})")
+built = m.group(3).split(", ") if m else []
+if "x86-64-v2" in built:
+    q = subprocess.run([simscope, "--version"], capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, SIMSCOPE_ISA="v2"))
+    c.check(q.returncode == 0 and "CPU kernels: x86-64-v2 (SIMSCOPE_ISA=v2;" in q.stdout,
+            f"SIMSCOPE_ISA=v2 --version: x86-64-v2 ({q.stdout.strip()!r})")
+    out = scratch("isa_v2")
+    q = subprocess.run([simscope, "--headless", "--workload", "lsq", "--backend", "cpu",
+                        "--out-dir", out, "--no-image", "--set", "synth.height=8", "--set",
+                        "synth.width=8"], capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, SIMSCOPE_ISA="v2"))
+    be = json.load(open(os.path.join(out, "run.json")))["backend"] if q.returncode == 0 else {}
+    c.check(be.get("cpu_kernels") == "x86-64-v2" and
+            be.get("cpu_kernels_chosen_by") == "SIMSCOPE_ISA=v2",
+            f"run.json's backend names the level that ran ({be}, {q.stderr.strip()[-200:]})")
+for bad, says in (("v5", "SIMSCOPE_ISA='v5': expected"), ("native" if "x86-64-v2" in built
+                                                          else "v2", "this build holds")):
+    bad_dir = scratch("isa_bad")
+    q = subprocess.run([simscope, "--headless", "--workload", "lsq", "--out-dir", bad_dir,
+                        "--no-image"], capture_output=True, text=True,
+                       timeout=60, env=dict(os.environ, SIMSCOPE_ISA=bad))
+    lines = q.stderr.strip().splitlines()
+    c.check(q.returncode == 2 and len(lines) == 1 and "environment: " + says in lines[0] and
+            not os.listdir(bad_dir), f"SIMSCOPE_ISA={bad}: one line, nothing run ({lines})")
 
 p = run(simscope, "--list-params", "field")
 c.check(p.returncode == 0, "--list-params field exits 0")

@@ -166,6 +166,35 @@ c.check(p.returncode == 0 and os.path.exists(os.path.join(base, "error_view", "e
         f"-np 2 --mpi-split sources with view=error: the error view written ({p.stderr[-300:]})")
 
 
+# Mixed CPUs (core/isa.hpp): rank 1 limited to x86-64-v2 (SIMSCOPE_ISA, as on an older node);
+# every rank then runs the lowest level: lsq (whose fp64 bits depend on the level) split across
+# the two equals one process at v2, bit for bit, and run.json says why.
+v = subprocess.run([simscope, "--version"], capture_output=True, text=True, timeout=60).stdout
+if "x86-64-v2" in v:
+    base = scratch("mpi_isa")
+    args = ["--headless", "--workload", "lsq", "--backend", "cpu", "--no-image", *WORKLOADS["lsq"]]
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    one = subprocess.run([simscope, *args, "--out-dir", os.path.join(base, "v2")],
+                         capture_output=True, text=True, timeout=LIMIT,
+                         env=dict(env, SIMSCOPE_ISA="v2"))
+    mixed = subprocess.run([mpirun, "--oversubscribe", "-np", "1", simscope, *args, "--out-dir",
+                            os.path.join(base, "mixed"), ":", "-np", "1", "env", "SIMSCOPE_ISA=v2",
+                            simscope, *args, "--out-dir", os.path.join(base, "mixed")],
+                           capture_output=True, text=True, timeout=LIMIT, env=env)
+    c.check(one.returncode == 0 and mixed.returncode == 0,
+            f"mixed levels: runs exit 0 ({one.stderr.strip()[-200:]} {mixed.stderr.strip()[-300:]})")
+    if one.returncode == 0 and mixed.returncode == 0:
+        be = json.load(open(os.path.join(base, "mixed", "run.json")))["backend"]
+        c.check(be.get("cpu_kernels") == "x86-64-v2" and
+                "the lowest among the 2 ranks" in be.get("cpu_kernels_chosen_by", ""),
+                f"mixed levels: run.json names x86-64-v2, the lowest among the ranks ({be})")
+        same = all(open(os.path.join(base, "v2", f), "rb").read() ==
+                   open(os.path.join(base, "mixed", f), "rb").read()
+                   for f in npy_files(os.path.join(base, "v2")))
+        c.check(same, "mixed levels: -np 2 bit-identical to one process at x86-64-v2")
+else:
+    print("skipped: mixed levels (this build holds one level)")
+
 # The user's own networks (network.file as a (K, N, N) stack and as a folder of per-member
 # files): split across 3 ranks, each reading only its members' networks, bit for bit.
 base = scratch("mpi_own_networks")
