@@ -61,6 +61,9 @@ CliParse parse_command_line(const std::vector<std::string>& argv) {
       "  A headless " + studies + " study keeps a checkpoint in DIR/checkpoint as it goes;\n"
       "  after an interruption the same command with --resume continues it.\n"
       "\n"
+      "Environment: SIMSCOPE_ISA=v2|v3|v4 runs the CPU kernels at that x86-64 level instead of\n"
+      "this CPU's highest (--version says which run).\n"
+      "\n"
       "Exit status: 0 success, 1 runtime error (bad input file, failed device...),\n"
       "2 command-line error, 130 / 143 interrupted by SIGINT (Ctrl+C) / SIGTERM.\n"
       "Errors are one line on stderr; no partial outputs are left.");
