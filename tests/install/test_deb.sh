@@ -2,7 +2,8 @@
 # ctest install.deb: `cpack -G DEB` of the CPU build, then the .deb's lists: its files
 # (dpkg-deb -c) and its control fields (dpkg-deb -I: Depends are Debian package names, the
 # shared libraries' packages from dpkg-shlibdeps among them, nothing of CUDA), and the extracted
-# package's program and Python module run from where they were unpacked.
+# package's program and Python module run from where they were unpacked, its README's pictures
+# resolve to packaged files, and its copyright file is Debian's machine-readable format.
 # The .deb is made from a CPU build folder: BUILD_DIR itself when it is one; for a CUDA build
 # folder (CI's), BUILD_DIR/deb-cpu, configured here with -DSIMSCOPE_CUDA=OFF -DSIMSCOPE_TESTS=OFF
 # -DSIMSCOPE_NATIVE=OFF (a package is run on other machines) and built through ccache (a fresh
@@ -78,6 +79,7 @@ for want in /usr/bin/simscope /usr/share/applications/simscope.desktop \
             /usr/share/man/man1/simscope.1.gz /usr/share/doc/simscope/README.md \
             /usr/share/doc/simscope/resources/screenshots/field.png \
             /usr/share/doc/simscope/resources/screenshots/window.png \
+            /usr/share/doc/simscope/copyright \
             /usr/lib/python3/dist-packages/simscope/__init__.py; do
   grep -qx "$want" "$tmp/files" || fail "the .deb has no $want"
 done
@@ -93,6 +95,10 @@ dpkg-deb -x "$deb" "$tmp/root"
 # The packaged README shows its pictures from the package's own files.
 /usr/bin/python3 "$src/tests/install/check_doc_images.py" "$tmp/root/usr/share/doc/simscope/README.md" \
   "$tmp/root" || fail "the packaged README's image links"
+# Debian's /usr/share/doc/PACKAGE/copyright, machine-readable (DEP-5): simscope's own paragraph
+# (no licence chosen yet: all rights reserved) and the third-party code compiled in.
+/usr/bin/python3 "$src/tests/install/check_copyright.py" "$tmp/root/usr/share/doc/simscope/copyright" ||
+  fail "the packaged copyright file"
 if readelf -d "$tmp/root/usr/bin/simscope" | grep -Eq 'RPATH|RUNPATH'; then
   fail "the packaged program has a run path"
 fi

@@ -4,7 +4,8 @@
 # name, the Python package
 # from TMP/lib/python3/dist-packages (one tiny computation), the desktop entry through
 # desktop-file-validate, the icon's SVG and PNG sizes, the man page, and the installed README's
-# pictures (every image link of share/doc/simscope/README.md resolves to an installed file).
+# pictures (every image link of share/doc/simscope/README.md resolves to an installed file), the
+# copyright file (tests/install/check_copyright.py).
 #   tests/install/test_install.sh BUILD_DIR [PYTHON]
 set -euo pipefail
 build="$(cd "$1" && pwd)"
@@ -91,4 +92,8 @@ for png in "$src"/resources/screenshots/*.png; do
   cmp -s "$png" "$doc/resources/screenshots/$(basename "$png")" ||
     fail "share/doc/simscope/resources/screenshots/$(basename "$png") is not the repository's"
 done
-echo "PASS: installed program, Python package, desktop entry, icons, man page and README pictures"
+# The copyright file (Debian's machine-readable format; simscope's own licence not chosen yet).
+"$python" "$(dirname "${BASH_SOURCE[0]}")/check_copyright.py" "$doc/copyright" ||
+  fail "share/doc/simscope/copyright"
+echo "PASS: installed program, Python package, desktop entry, icons, man page, README pictures" \
+  "and copyright file"
