@@ -6,7 +6,10 @@
 #   P/share/icons/hicolor/scalable/apps/simscope.svg the icon (resources/icons/), and the PNG sizes
 #   P/share/icons/hicolor/NxN/apps/simscope.png      rendered from it here by rsvg-convert
 #   P/share/man/man1/simscope.1.gz                   the man page, help2man over `simscope --help`
-#   P/share/doc/simscope/README.md
+#   P/share/doc/simscope/README.md                   this README, with the pictures it shows at
+#   P/share/doc/simscope/resources/screenshots/*.png the relative paths it names (so the installed
+#                                                    README renders with them)
+#   P/share/doc/simscope/copyright                   the copyright file (resources/debian/)
 #   P/share/simscope/presets/NAME.json               the shipped presets (resources/presets/)
 # The only resource files simscope reads at run time are the shipped presets, found from the
 # executable's folder (../share/simscope/presets, app/run/shipped_presets.cpp): the colormaps and
@@ -21,8 +24,15 @@ install(FILES ${PROJECT_SOURCE_DIR}/resources/desktop/simscope.desktop
         DESTINATION ${CMAKE_INSTALL_DATADIR}/applications COMPONENT app)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/resources/presets/
         DESTINATION ${CMAKE_INSTALL_DATADIR}/simscope/presets COMPONENT app FILES_MATCHING PATTERN "*.json")
-install(FILES ${PROJECT_SOURCE_DIR}/README.md
+# copyright: the .deb's machine-readable copyright file (Debian's copyright format 1.0): simscope
+# itself (no licence chosen yet) and the third-party code and data compiled into its binaries.
+install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/resources/debian/copyright
         DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT app)
+# README.md shows resources/screenshots/*.png by relative path: installed at the same place
+# relative to the installed README (tests/install/test_install.sh checks every image link).
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/resources/screenshots/
+        DESTINATION ${CMAKE_INSTALL_DOCDIR}/resources/screenshots COMPONENT app
+        FILES_MATCHING PATTERN "*.png")
 
 # The icon: the SVG as drawn, and PNGs for the desktops and menus that want fixed sizes.
 set(_svg ${PROJECT_SOURCE_DIR}/resources/icons/simscope.svg)

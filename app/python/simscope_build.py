@@ -8,6 +8,12 @@ environment when it has one, else Debian's pybind11-dev), builds the target sims
 installs the CMake component `python` into a staging folder (app/python/CMakeLists.txt) and zips
 that package as a wheel for this interpreter. Nothing is downloaded.
 
+prepare_metadata_for_build_wheel and build_wheel first check that this environment's numpy is
+importable (the configure reads its version, the wheel requires it) and that pip does not run them
+in an isolated build environment (which hides the environment's numpy and pybind11); otherwise
+pip stops with one line saying what to do, before anything is configured or resolved. Checked
+without system site packages, setuptools or wheel: tests/e2e/python/test_pip_source.py.
+
 Environment:
   SIMSCOPE_PIP_BUILD_DIR  the build folder (default build/pip-<interpreter tag>, e.g.
                           build/pip-cpython-311, kept, so a second install rebuilds little)
@@ -121,6 +127,31 @@ def _build_package(staging):
     raise RuntimeError(f"simscope_build: cmake --install put no simscope package under {staging}")
 
 
+def _isolated():
+    """True inside an isolated build environment (pip without --no-build-isolation): the
+    interpreter's own site-packages folder is taken off sys.path there, so the environment's numpy
+    and pybind11 are hidden from the build."""
+    own = os.path.realpath(sysconfig.get_paths()["purelib"])
+    return os.path.isdir(own) and own not in {os.path.realpath(p) for p in sys.path if p}
+
+
+def _require_numpy():
+    """One line, before anything is configured or resolved, when the build cannot see numpy: the
+    configure reads its version (numpy 2 needs pybind11 >= 2.12, app/python/CMakeLists.txt) and
+    the wheel requires it."""
+    if _isolated():
+        sys.exit("simscope_build: pip runs this build in an isolated environment, which hides this "
+                 "environment's numpy and pybind11: run pip install --no-build-isolation . "
+                 "(README, Python)")
+    try:
+        import numpy  # noqa: F401, PLC0415
+    except ImportError:
+        sys.exit(f"simscope_build: numpy is not importable in this environment ({sys.executable}): "
+                 "install numpy first (offline: a venv made with --system-site-packages sees "
+                 "Debian's python3-numpy, or pip install --no-index --find-links DIR numpy with a "
+                 "numpy wheel in DIR), then pip install --no-build-isolation .")
+
+
 # The hooks.
 
 def get_requires_for_build_wheel(config_settings=None):
@@ -128,6 +159,7 @@ def get_requires_for_build_wheel(config_settings=None):
 
 
 def prepare_metadata_for_build_wheel(metadata_directory, config_settings=None):
+    _require_numpy()
     d = os.path.join(metadata_directory, _dist_info())
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, "METADATA"), "w", encoding="utf-8") as f:
@@ -138,6 +170,7 @@ def prepare_metadata_for_build_wheel(metadata_directory, config_settings=None):
 
 
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    _require_numpy()
     name = f"{_NAME}-{_version()}-{_tag()}.whl"
     with tempfile.TemporaryDirectory(prefix="simscope-wheel-") as staging:
         site = _build_package(staging)

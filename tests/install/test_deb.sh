@@ -2,7 +2,8 @@
 # ctest install.deb: `cpack -G DEB` of the CPU build, then the .deb's lists: its files
 # (dpkg-deb -c) and its control fields (dpkg-deb -I: Depends are Debian package names, the
 # shared libraries' packages from dpkg-shlibdeps among them, nothing of CUDA), and the extracted
-# package's program and Python module run from where they were unpacked.
+# package's program and Python module run from where they were unpacked, its README's pictures
+# resolve to packaged files, and its copyright file is Debian's machine-readable format.
 # The .deb is made from a CPU build folder: BUILD_DIR itself when it is one; for a CUDA build
 # folder (CI's), BUILD_DIR/deb-cpu, configured here with -DSIMSCOPE_CUDA=OFF -DSIMSCOPE_TESTS=OFF
 # -DSIMSCOPE_NATIVE=OFF (a package is run on other machines) and built through ccache (a fresh
@@ -34,8 +35,10 @@ if grep -q '^SIMSCOPE_HAVE_CUDA:INTERNAL=ON' "$build/CMakeCache.txt"; then
   cmake -S "$src" -B "$deb_build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSIMSCOPE_CUDA=OFF \
     -DSIMSCOPE_TESTS=OFF -DSIMSCOPE_NATIVE=OFF "${launcher[@]}" > "$tmp/configure.log" 2>&1 ||
     { tail -30 "$tmp/configure.log"; fail "configure of the CPU build folder"; }
+  # Only what the package installs (cpack runs no build of its own here): the program, the
+  # Python module and its window module, the man page and the icons.
   cmake --build "$deb_build" -j "${SIMSCOPE_JOBS:-2}" --target simscope simscope_python \
-    simscope_man simscope_icons > "$tmp/build.log" 2>&1 ||
+    simscope_python_gui simscope_man simscope_icons > "$tmp/build.log" 2>&1 ||
     { tail -30 "$tmp/build.log"; fail "build of the CPU build folder"; }
   echo "CPU build folder configured and built in $((SECONDS - start)) s"
 else
@@ -74,15 +77,28 @@ for want in /usr/bin/simscope /usr/share/applications/simscope.desktop \
             /usr/share/icons/hicolor/48x48/apps/simscope.png \
             /usr/share/icons/hicolor/256x256/apps/simscope.png \
             /usr/share/man/man1/simscope.1.gz /usr/share/doc/simscope/README.md \
+            /usr/share/doc/simscope/resources/screenshots/field.png \
+            /usr/share/doc/simscope/resources/screenshots/window.png \
+            /usr/share/doc/simscope/copyright \
             /usr/lib/python3/dist-packages/simscope/__init__.py; do
   grep -qx "$want" "$tmp/files" || fail "the .deb has no $want"
 done
 grep -q '^/usr/lib/python3/dist-packages/simscope/_core\.cpython-.*\.so$' "$tmp/files" ||
   fail "the .deb has no Python extension"
+grep -q '^/usr/lib/python3/dist-packages/simscope/_gui\.cpython-.*\.so$' "$tmp/files" ||
+  fail "the .deb has no simscope._gui (the window of simscope.show)"
+echo "$(grep -vc '/$' "$tmp/files") files"
 if grep -E 'simscope-bench|/include/|/usr/local' "$tmp/files"; then fail "unexpected files"; fi
 
 # Unpacked anywhere, the program and the module run (their libraries are the system's).
 dpkg-deb -x "$deb" "$tmp/root"
+# The packaged README shows its pictures from the package's own files.
+/usr/bin/python3 "$src/tests/install/check_doc_images.py" "$tmp/root/usr/share/doc/simscope/README.md" \
+  "$tmp/root" || fail "the packaged README's image links"
+# Debian's /usr/share/doc/PACKAGE/copyright, machine-readable (DEP-5): simscope's own paragraph
+# (no licence chosen yet: all rights reserved) and the third-party code compiled in.
+/usr/bin/python3 "$src/tests/install/check_copyright.py" "$tmp/root/usr/share/doc/simscope/copyright" ||
+  fail "the packaged copyright file"
 if readelf -d "$tmp/root/usr/bin/simscope" | grep -Eq 'RPATH|RUNPATH'; then
   fail "the packaged program has a run path"
 fi
@@ -91,6 +107,6 @@ fi
    --set sources.count=10 --image-size 32x32 > run.log 2>&1) ||
   { cat "$tmp/run.log"; fail "the packaged simscope's headless run"; }
 PYTHONPATH="$tmp/root/usr/lib/python3/dist-packages" /usr/bin/python3 -s -c \
-  "import simscope; print('python:', simscope.__file__, simscope.workloads())" ||
+  "import simscope, simscope._gui; print('python:', simscope.__file__, simscope.workloads())" ||
   fail "import simscope from the unpacked .deb"
 echo "PASS: the .deb's files, dependencies, program and module"

@@ -3,7 +3,9 @@
 # INSTALLED program: a small headless field run (CPU back end), --version, a shipped preset by
 # name, the Python package
 # from TMP/lib/python3/dist-packages (one tiny computation), the desktop entry through
-# desktop-file-validate, the icon's SVG and PNG sizes, the man page.
+# desktop-file-validate, the icon's SVG and PNG sizes, the man page, and the installed README's
+# pictures (every image link of share/doc/simscope/README.md resolves to an installed file), the
+# copyright file (tests/install/check_copyright.py).
 #   tests/install/test_install.sh BUILD_DIR [PYTHON]
 set -euo pipefail
 build="$(cd "$1" && pwd)"
@@ -79,4 +81,19 @@ man="$p/share/man/man1/simscope.1.gz"
 zcat "$man" | grep -q '^\.TH SIMSCOPE "1"' || fail "the man page has no .TH SIMSCOPE 1 header"
 zcat "$man" | grep -q 'list\\-params' || fail "the man page does not carry --help's text"
 if zcat "$man" | grep -q "$build"; then fail "the man page names the build folder"; fi
-echo "PASS: installed program, Python package, desktop entry, icons and man page"
+
+# The installed README shows its pictures: each image link resolves to an installed file, the
+# same bytes as the repository's (the screenshots, share/doc/simscope/resources/screenshots/).
+doc="$p/share/doc/simscope"
+"$python" "$(dirname "${BASH_SOURCE[0]}")/check_doc_images.py" "$doc/README.md" "$p" ||
+  fail "the installed README's image links"
+src="$(dirname "${BASH_SOURCE[0]}")/../.."
+for png in "$src"/resources/screenshots/*.png; do
+  cmp -s "$png" "$doc/resources/screenshots/$(basename "$png")" ||
+    fail "share/doc/simscope/resources/screenshots/$(basename "$png") is not the repository's"
+done
+# The copyright file (Debian's machine-readable format; simscope's own licence not chosen yet).
+"$python" "$(dirname "${BASH_SOURCE[0]}")/check_copyright.py" "$doc/copyright" ||
+  fail "share/doc/simscope/copyright"
+echo "PASS: installed program, Python package, desktop entry, icons, man page, README pictures" \
+  "and copyright file"
