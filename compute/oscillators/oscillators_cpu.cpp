@@ -883,6 +883,7 @@ class CpuEnsemble final : public Ensemble {
 // The level's entry (core/isa.hpp); oscillators_cpu_dispatch.cpp calls the active level's.
 namespace detail::SIMSCOPE_ISA_NS {
 std::unique_ptr<Ensemble> make_cpu_ensemble() { return std::make_unique<CpuEnsemble>(); }
+int cpu_lane_width() { return kLanes; }
 }  // namespace detail::SIMSCOPE_ISA_NS
 
 }  // namespace simscope::oscillators

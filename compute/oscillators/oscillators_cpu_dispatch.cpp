@@ -11,9 +11,12 @@ namespace simscope::oscillators::detail {
 
 SIMSCOPE_ISA_DECLARE(std::unique_ptr<Ensemble> make_cpu_ensemble())
 
+SIMSCOPE_ISA_DECLARE(int cpu_lane_width())
+
 std::unique_ptr<Ensemble> make_cpu_ensemble() {
   SIMSCOPE_ISA_DISPATCH("oscillators", make_cpu_ensemble());
 }
+int cpu_lane_width() { SIMSCOPE_ISA_DISPATCH("oscillators", cpu_lane_width()); }
 
 namespace {
 std::atomic<std::size_t> g_table_cache_bytes{std::size_t(512) << 20};

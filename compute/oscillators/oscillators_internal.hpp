@@ -101,6 +101,8 @@ void set_cpu_table_cache_bytes(std::size_t bytes);
 /// both. Read by advance().
 bool cpu_lanes();
 void set_cpu_lanes(bool on);
+/// Members per lane group at the active level (cpu_lanes.hpp's kLanes: 8, 4 or 2).
+int cpu_lane_width();
 /// Number of (group, chunk) integrations the lane kernels have run in this process.
 /// A counter for tests of which networks take the lanes.
 std::int64_t cpu_lane_groups_run();

@@ -42,10 +42,12 @@ CASES = [
 
 
 def cpu_model():
+    info = {}
     for line in open("/proc/cpuinfo"):
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return "unknown CPU"
+        k, _, v = line.partition(":")
+        info.setdefault(k.strip(), v.strip())
+    return (f"{info.get('model name', 'unknown CPU')} (family {info.get('cpu family', '?')}, "
+            f"model {info.get('model', '?')})")
 
 
 def run(bench, args, level):
