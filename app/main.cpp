@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "cli.hpp"
+#include "core/isa.hpp"
 #include "gui/gui_app.hpp"
 #include "headless.hpp"
 #include "mpi/mpi_headless.hpp"
@@ -22,6 +23,16 @@ int main(int argc, char** argv) {
     if (!o.list_params.empty()) {
       std::fputs(list_params_text(o.list_params).c_str(), stdout);
       return 0;
+    }
+    // The CPU kernels' level (SIMSCOPE_ISA, or this CPU's highest): a bad SIMSCOPE_ISA stops
+    // here, before any window or output; under mpirun the ranks agree on it (mpi::Job::join).
+    if (!(o.headless && mpi::launched_ranks() > 1)) {
+      try {
+        (void)simscope::isa_level();
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "simscope: error: environment: %s\n", e.what());
+        return 2;
+      }
     }
     if (o.headless && mpi::launched_ranks() > 1) {
       // Started by mpirun / srun with several ranks: one run split across them (app/mpi/); the

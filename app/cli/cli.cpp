@@ -186,15 +186,13 @@ CliParse parse_command_line(const std::vector<std::string>& argv) {
     std::fputs(qPrintable(p.helpText()), stdout);
     return r;
   }
-  // The CPU kernels' level (SIMSCOPE_ISA, or this CPU's highest): a bad SIMSCOPE_ISA stops here,
-  // before any window or output.
-  std::string isa;
-  try {
-    isa = isa_summary();
-  } catch (const Error& e) {
-    return fail(QString("environment: ") + e.what());
-  }
-  if (p.isSet("version")) {
+  if (p.isSet("version")) {  // with the CPU kernels' level (SIMSCOPE_ISA, or this CPU's highest)
+    std::string isa;
+    try {
+      isa = isa_summary();
+    } catch (const Error& e) {
+      return fail(QString("environment: ") + e.what());
+    }
     std::printf("simscope %s\n%s\n", qPrintable(QCoreApplication::applicationVersion()),
                 isa.c_str());
     return r;

@@ -80,7 +80,7 @@ void draw_status_bar(GuiState& s, float x, float y, float w, float h) {
                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus);
   const CudaStatus& cs = cuda_status();
   const bool cuda = s.backend.backend == Backend::Cuda;
-  ImGui::Text("%s%s%s", cuda ? "CUDA: " : "CPU (OpenMP)", cuda ? cs.device.c_str() : "",
+  ImGui::Text("%s%s", cuda ? ("CUDA: " + cs.device).c_str() : cpu_device_name().c_str(),
               s.paused ? "  [paused]" : "");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", s.backend.notice.c_str());
   // The workload's note on the result, e.g. lsq's method that ran on the host under CUDA.

@@ -206,20 +206,28 @@ std::unique_ptr<Job> Job::join() {
 void Job::agree_on_isa_level() {
   // Every rank runs the CPU kernels at the lowest level among the ranks (core/isa.hpp), so that
   // a run split across a cluster of mixed CPUs computes as one process on its oldest node would.
-  int mine = -1;
+  // A rank that cannot choose one (a bad SIMSCOPE_ISA) counts as level -1: every rank then stops
+  // with that rank's message, which rank 0 prints.
+  struct {
+    int level, rank;
+  } mine{-1, world_->rank()}, lowest{-1, 0};
   std::string why;
   try {
-    mine = int(isa_level());
+    mine.level = int(isa_level());
   } catch (const Error& e) {
     why = e.what();
   }
-  int lowest = -1;
-  check(MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce");
-  if (mine < 0) throw Error(why);
-  if (lowest < 0) throw Error("another rank could not choose its CPU kernels' level (SIMSCOPE_ISA)");
+  check(MPI_Allreduce(&mine, &lowest, 1, MPI_2INT, MPI_MINLOC, MPI_COMM_WORLD), "MPI_Allreduce");
+  char text[512] = {};
+  if (world_->rank() == lowest.rank)
+    std::snprintf(text, sizeof text, "%s", (mine.level < 0 ? why : isa_chosen_by()).c_str());
+  check(MPI_Bcast(text, int(sizeof text), MPI_CHAR, lowest.rank, MPI_COMM_WORLD), "MPI_Bcast");
+  if (lowest.level < 0)
+    throw AgreedError("environment: rank " + std::to_string(lowest.rank) + ": " + text);
   if (world_->size() > 1)
-    set_isa_level(IsaLevel(lowest), "the lowest among the " + std::to_string(world_->size()) +
-                                        " ranks (" + isa_chosen_by() + " here)");
+    set_isa_level(IsaLevel(lowest.level), "the lowest among the " +
+                                              std::to_string(world_->size()) + " ranks: rank " +
+                                              std::to_string(lowest.rank) + "'s, " + text);
 }
 
 Job::~Job() { MPI_Finalize(); }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "communicator.hpp"
+#include "core/error.hpp"
 
 namespace simscope::app::mpi {
 
@@ -40,6 +41,11 @@ int exit_after_rank0(int status);
 
 /// Whether this build has the MPI front end (SIMSCOPE_MPI found MPI).
 bool built_with_mpi();
+
+/// An error every rank of the job raised alike (the CPU kernels' level): rank 0 reports it.
+struct AgreedError : Error {
+  using Error::Error;
+};
 
 class Job {
  public:

@@ -4,6 +4,8 @@
 #include <pybind11/stl.h>
 
 #include "core/backend.hpp"
+#include "core/error.hpp"
+#include "core/isa.hpp"
 
 namespace simscope::python {
 namespace py = pybind11;
@@ -32,6 +34,23 @@ PYBIND11_MODULE(_core, m) {
         return d;
       },
       "What the CUDA runtime reports: compiled, usable, device, reason, total_bytes.");
+  m.def(
+      "cpu_kernels",
+      [] {
+        pybind11::dict d;
+        try {
+          d["level"] = simscope::isa_name(simscope::isa_level());
+          d["chosen_by"] = simscope::isa_chosen_by();
+        } catch (const simscope::Error& e) {
+          throw pybind11::value_error(e.what());
+        }
+        pybind11::list built;
+        for (simscope::IsaLevel l : simscope::built_isa_levels())
+          built.append(simscope::isa_name(l));
+        d["built"] = built;
+        return d;
+      },
+      "The CPU kernels' level: level, chosen_by, built (core/isa.hpp).");
   sp::bind_params(m);
   sp::bind_run(m);
   sp::bind_field(m);

@@ -15,7 +15,7 @@ Json run_manifest(const RunResult& r, const std::string& backend_notice, const R
 
   Json backend = Json::object();
   backend["name"] = to_string(r.backend);
-  backend["device"] = r.backend == Backend::Cuda ? cs.device : std::string("CPU (OpenMP)");
+  backend["device"] = r.backend == Backend::Cuda ? cs.device : cpu_device_name();
   backend["notice"] = backend_notice;
   // The instruction-set level of the CPU kernels (core/isa.hpp) and what chose it.
   backend["cpu_kernels"] = isa_name(isa_level());

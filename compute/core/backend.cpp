@@ -1,6 +1,7 @@
 #include "core/backend.hpp"
 
 #include "core/error.hpp"
+#include "core/isa.hpp"
 
 namespace simscope {
 
@@ -18,8 +19,12 @@ std::string cuda_select_device(int index) {
 }
 #endif
 
+std::string cpu_device_name() {
+  return std::string("CPU (OpenMP, ") + isa_name(isa_level()) + " kernels)";
+}
+
 BackendChoice choose_backend(const std::string& requested) {
-  if (requested == "cpu") return {Backend::Cpu, "using the CPU back end (--backend cpu)"};
+  if (requested == "cpu") return {Backend::Cpu, "using the CPU back end, as requested"};
   if (requested != "cuda" && requested != "auto")
     throw Error("--backend: expected auto, cpu or cuda, got '" + requested + "'");
   const CudaStatus& s = cuda_status();

@@ -20,6 +20,10 @@ struct CudaStatus {
 /// Probes the CUDA runtime once and caches the result. Thread-safe.
 const CudaStatus& cuda_status();
 
+/// The CPU back end as the front ends name it: "CPU (OpenMP, x86-64-v4 kernels)", with the
+/// instruction-set level of its kernels (isa.hpp). Throws simscope::Error as isa_level() does.
+std::string cpu_device_name();
+
 /// The outcome of choosing a back end.
 struct BackendChoice {
   Backend backend = Backend::Cpu;

@@ -50,7 +50,8 @@ from . import oscillators  # noqa: F401  (simscope.oscillators.study, .Ensemble)
 from ._result import FieldResult, LsqResult, Result
 from ._show import show  # the window on a result or arrays (needs simscope._gui)
 
-__all__ = ["params", "workloads", "field", "Sources", "lsq", "run", "cuda_status", "oscillators",
+__all__ = ["params", "workloads", "field", "Sources", "lsq", "run", "cuda_status", "cpu_kernels",
+           "oscillators",
            "presets", "preset", "Result", "FieldResult", "LsqResult", "show", "__version__"]
 __version__ = _core.version
 
@@ -92,6 +93,14 @@ def cuda_status() -> dict:
     """{"compiled", "usable", "device", "reason", "total_bytes"}: whether backend="cuda" can
     run here."""
     return dict(_core.cuda_status())
+
+
+def cpu_kernels() -> dict:
+    """{"level", "chosen_by", "built"}: the x86-64 level the CPU kernels run at in this process
+    (e.g. "x86-64-v4"), why (this CPU's highest, or SIMSCOPE_ISA=v3 set before the import), and
+    the levels this build holds. Raises ValueError for a bad SIMSCOPE_ISA (README, "One binary
+    for any x86-64 CPU")."""
+    return dict(_core.cpu_kernels())
 
 
 def run(workload: str, *, backend: str = "auto", progress: Progress = None,

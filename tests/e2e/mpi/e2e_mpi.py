@@ -185,13 +185,23 @@ if "x86-64-v2" in v:
             f"mixed levels: runs exit 0 ({one.stderr.strip()[-200:]} {mixed.stderr.strip()[-300:]})")
     if one.returncode == 0 and mixed.returncode == 0:
         be = json.load(open(os.path.join(base, "mixed", "run.json")))["backend"]
-        c.check(be.get("cpu_kernels") == "x86-64-v2" and
-                "the lowest among the 2 ranks" in be.get("cpu_kernels_chosen_by", ""),
-                f"mixed levels: run.json names x86-64-v2, the lowest among the ranks ({be})")
+        c.check(be.get("cpu_kernels") == "x86-64-v2" and be.get("cpu_kernels_chosen_by") ==
+                "the lowest among the 2 ranks: rank 1's, SIMSCOPE_ISA=v2",
+                f"mixed levels: run.json names x86-64-v2 and the rank it came from ({be})")
         same = all(open(os.path.join(base, "v2", f), "rb").read() ==
                    open(os.path.join(base, "mixed", f), "rb").read()
                    for f in npy_files(os.path.join(base, "v2")))
         c.check(same, "mixed levels: -np 2 bit-identical to one process at x86-64-v2")
+    # A bad SIMSCOPE_ISA on rank 1 only: one line (rank 0's, naming rank 1), exit 2, no outputs.
+    bad = subprocess.run([mpirun, "--oversubscribe", "-np", "1", simscope, *args, "--out-dir",
+                          os.path.join(base, "bad"), ":", "-np", "1", "env", "SIMSCOPE_ISA=v9",
+                          simscope, *args, "--out-dir", os.path.join(base, "bad")],
+                         capture_output=True, text=True, timeout=LIMIT, env=env)
+    errs = [l for l in bad.stderr.splitlines() if l.startswith("simscope: error:")]
+    c.check(bad.returncode == 2 and errs == ["simscope: error: environment: rank 1: "
+                                             "SIMSCOPE_ISA='v9': expected v2, v3 or v4"] and
+            not os.path.exists(os.path.join(base, "bad")),
+            f"SIMSCOPE_ISA=v9 on rank 1: one line from rank 0, exit 2 ({bad.returncode}, {errs})")
 else:
     print("skipped: mixed levels (this build holds one level)")
 

@@ -385,3 +385,27 @@ def test_shipped_presets_by_name():
     with pytest.raises(ValueError, match=r"preset 'seed-oscilators': .*did you mean "
                                          r"'seed-oscillators'\?"):
         simscope.preset("seed-oscilators")
+
+
+def test_cpu_kernels_level_and_simscope_isa():
+    """simscope.cpu_kernels() names the level the CPU kernels run at; SIMSCOPE_ISA set before
+    the first call forces a built one (the same outputs as the CLI at that level: test_isa.cpp
+    and e2e_cli.py); a bad one is a ValueError at the first call."""
+    k = simscope.cpu_kernels()
+    assert set(k) == {"level", "chosen_by", "built"} and k["level"] in k["built"]
+    if "x86-64-v2" not in k["built"]:
+        pytest.skip("a one-level build: " + ", ".join(k["built"]))
+    code = ("import simscope, numpy as np; k = simscope.cpu_kernels(); "
+            "a = np.random.default_rng(0).normal(size=(5, 2)); "
+            "r = simscope.lsq(np.ones((5, 3, 4)), a, backend='cpu'); "
+            "print(k['level'], k['chosen_by'], int(r.stats['status_ok']))")
+    env = dict(os.environ, SIMSCOPE_ISA="v2")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         timeout=120)
+    assert out.returncode == 0 and out.stdout.split() == ["x86-64-v2", "SIMSCOPE_ISA=v2", "12"], \
+        out.stdout + out.stderr
+    env["SIMSCOPE_ISA"] = "v9"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         timeout=120)
+    assert out.returncode == 1 and \
+        "ValueError: SIMSCOPE_ISA='v9': expected v2, v3 or v4" in out.stderr, out.stderr
