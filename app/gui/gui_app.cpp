@@ -2,7 +2,6 @@
 #include "gui_app.hpp"
 #include "file_names.hpp"
 
-#include <filesystem>
 #include <glad/gl.h>
 // GLFW after glad so that it does not pull in the system GL header first.
 #include <GLFW/glfw3.h>
@@ -14,6 +13,7 @@
 #include <QStringList>
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <cmath>
 #include <cstdio>
 #include <tuple>
@@ -425,8 +425,9 @@ int run_gui(const RunOptions& o) {
   s.plane = std::make_unique<render::PlaneView>();
   s.plane->set_ui_scale(scale);
   log_view_fonts(*s.plane, scale);
-  for (const QString& p : settings.value("presets/recent").toStringList())
-    s.recent_presets.push_back(p.toStdString());
+  for (const QString& p : settings.value("presets/recent").toStringList())  // those still there
+    if (std::error_code ec; std::filesystem::is_regular_file(p.toStdString(), ec))
+      s.recent_presets.push_back(p.toStdString());
   if (!o.preset.empty()) s.preset_path = o.preset;
   s.sweep.pending_cli = o.sweep;    // --sweep in the window: once the first result is in
   s.record.pending_cli = o.record;  // --record FRAMES: the view's next frames
