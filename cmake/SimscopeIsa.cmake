@@ -52,6 +52,13 @@ function(simscope_isa_kernels target)
     set(_weak)
     if(SIMSCOPE_ISA_SET EQUAL 1)
       set(_weak -fno-weak -Wno-psabi)
+      # The type_info of a class template of a level (lsq's Path<T, V>) is then one copy per
+      # unit; UBSan's vptr check compares type_infos by address and would report every virtual
+      # call across two units. The types shared with the rest of the program have key
+      # functions (core/error.hpp; setup.isa_symbols checks), so nothing else depends on it.
+      if(CMAKE_CXX_FLAGS MATCHES "-fsanitize=[^ ]*(undefined|vptr)")
+        list(APPEND _weak -fno-sanitize=vptr)
+      endif()
     endif()
     target_compile_options(${_obj} PRIVATE
       $<TARGET_PROPERTY:${target},COMPILE_OPTIONS>

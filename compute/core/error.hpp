@@ -1,5 +1,8 @@
 #pragma once
-/// @file Error type thrown across simscope module boundaries.
+/// @file Error type thrown across simscope module boundaries. Each class has a key function (its
+/// destructor, error.cpp), so its type_info is defined once: the CPU kernels' levels are built
+/// with -fno-weak (core/isa.hpp), where an inline-only class would get one type_info per
+/// translation unit and a `catch (const Error&)` would miss an Error thrown by a kernel.
 #include <stdexcept>
 #include <string>
 
@@ -10,6 +13,7 @@ namespace simscope {
 class Error : public std::runtime_error {
  public:
   explicit Error(const std::string& message) : std::runtime_error(message) {}
+  ~Error() override;
 };
 
 /// Thrown by long computations when their Progress was cancelled by a newer request or the user.
@@ -17,6 +21,7 @@ class Error : public std::runtime_error {
 class Cancelled : public std::runtime_error {
  public:
   Cancelled() : std::runtime_error("cancelled") {}
+  ~Cancelled() override;
 };
 
 }  // namespace simscope

@@ -7,7 +7,9 @@ object file per line), with binutils' nm:
 - every global definition of code or initialised data (nm's T, D, B, R, G) is in the level's
   namespace isa_<level> (common symbols, C, are data without code: the empty objects of
   std::ranges' algorithms);
-- no reference to another level's namespace.
+- no reference to another level's namespace;
+- no local copy of the type_info of a type shared with the rest of the program (a class without
+  a key function, e.g. an exception: a `catch` elsewhere would not match what a kernel throws).
 Prints one line per object; exits 1 naming the first offending symbols.
 """
 import pathlib
@@ -53,6 +55,15 @@ def main():
                 elif kind in "TDBRG" and ns not in name:
                     bad.append(f"{level}: {obj.name}: global {name} outside {ns}")
                 kinds[kind] = kinds.get(kind, 0) + 1
+            ns_mangled = f"{len('isa_' + level)}isa_{level}"
+            local = subprocess.run(["nm", str(obj)], check=True, capture_output=True,
+                                   text=True).stdout.split("\n")
+            for line in local:
+                parts = line.split()
+                if len(parts) == 3 and parts[1] in "drb" and parts[2].startswith("_ZTI") and \
+                        ns_mangled not in parts[2] and "_GLOBAL__N_" not in parts[2]:
+                    bad.append(f"{level}: {obj.name}: a local type_info of a shared type, "
+                               f"{parts[2]} (give the class a key function)")
             for name in undefined:
                 for other in levels:
                     if other != level and f"isa_{other}::" in name:

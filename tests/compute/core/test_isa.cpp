@@ -203,6 +203,35 @@ TEST(Isa, LsqAtEveryLevel) {
     }
 }
 
+TEST(Isa, CancelledInAKernelIsCaughtAsCancelledAtEveryLevel) {
+  // A kernel throws simscope::Cancelled from its level's code (core/error.hpp: one type_info for
+  // the whole program, else this `catch (const Cancelled&)` would not match).
+  const RestoreLevel restore;
+  const field::Sources s = field::test::random_sources(3000, 1.0, 4);
+  field::Grid g;
+  g.size = 16;
+  const field::Targets t = field::make_targets(g);
+  const lsq::Design d = lsq::test::random_design(12, 4, 3);
+  const lsq::Cube c = lsq::test::random_cube(d, 9, 7, 0.2, 4);
+  for (IsaLevel l : usable_levels()) {
+    set_isa_level(l, "a test");
+    for (field::Method m : {field::Method::Direct, field::Method::Tree}) {
+      auto e = field::make_evaluator(m, Backend::Cpu);
+      field::Result r;
+      field::Options o;
+      e->evaluate(s, t, o, r);  // the tree is built and kept: the next call is all kernel
+      Progress pr;
+      pr.cancel = true;
+      EXPECT_THROW(e->evaluate(s, t, o, r, &pr), Cancelled) << isa_name(l);
+    }
+    Progress pr;
+    pr.cancel = true;
+    lsq::Result r;
+    EXPECT_THROW(lsq::make_solver(Backend::Cpu)->solve(c, d, lsq::Options{}, r, &pr), Cancelled)
+        << isa_name(l);
+  }
+}
+
 TEST(Isa, OscillatorsAtEveryLevelGiveTheSameBits) {
   const RestoreLevel restore;
   // Watts-Strogatz members (ring + correction tables or ELL tables) and exact rings (SIMD lane
