@@ -8,7 +8,8 @@ file(GLOB SIMSCOPE_LSQ_CPU CONFIGURE_DEPENDS ${_here}/lsq/cpu/*.cpp)
 set(SIMSCOPE_ISA_KERNELS
   # field: the direct sum's tiles
   ${_here}/field/field_cpu.cpp
-  # tree: traversal, M2L, P2P, L2P
+  # tree: multipoles, traversal, M2L, P2P, L2P
+  ${_here}/field/tree/moments_cpu.cpp
   ${_here}/field/tree/tree_cpu.cpp
   ${_here}/field/tree/expansions.cpp
   # lsq: the lane-group solver (Gram, Cholesky, QR/SVD paths)

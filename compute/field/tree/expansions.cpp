@@ -41,60 +41,86 @@ void derivatives(const MultiIndex& m, double rx, double ry, double rz, double ep
   }
 }
 
+namespace {
+
+/// Lanes of the P2M's vectors: one register of doubles at this level.
+#if defined(__AVX512F__)
+constexpr int kP2MLanes = 8;
+#elif defined(__AVX__)
+constexpr int kP2MLanes = 4;
+#else
+constexpr int kP2MLanes = 2;
+#endif
+typedef double P2MVec __attribute__((vector_size(kP2MLanes * sizeof(double))));
+
+/// acc[j] = sum over batches b < nb of xy[b] * zp[(c0 + j) nb + b], j < K: K powers of z at
+/// once, so each xy is loaded once for K terms and the sums stay in registers.
+template <int K>
+inline void p2m_terms(const P2MVec* xy, const P2MVec* zp, int nb, int c0, P2MVec* acc) {
+  P2MVec s[K] = {};
+  for (int b = 0; b < nb; ++b) {
+    const P2MVec v = xy[b];
+    for (int j = 0; j < K; ++j) s[j] += v * zp[std::size_t(c0 + j) * std::size_t(nb) + b];
+  }
+  for (int j = 0; j < K; ++j) acc[j] = s[j];
+}
+
+}  // namespace
+
 void p2m(const MultiIndex& m, const double c[3], const float* x, const float* y, const float* z,
          const float* q, int n, double* M) {
-  // Batches of kLanes sources. The powers r^k are formed term by term across the lanes, so the
-  // step tables are read once per term for all lanes. They accumulate per lane over the
-  // batches; the lanes are summed and scaled by 1 / k! once at the end.
-  constexpr int kLanes = 16;
-  const int N = m.count;
-  static thread_local std::vector<double> buf, sum;
-  buf.resize(std::size_t(N) * kLanes);
-  sum.resize(std::size_t(N) * kLanes);
-  double* P = buf.data();
-  double* S = sum.data();
-  const std::uint8_t* axis = m.step_axis.data();
-  const std::int16_t* from = m.step_from.data();
-  for (int j0 = 0; j0 < n; j0 += kLanes) {
-    const int w = std::min(kLanes, n - j0);
-    const bool first = j0 == 0;  // the first batch stores into S, the others add
-    alignas(64) double r[3][kLanes];
-    for (int l = 0; l < kLanes; ++l) {
-      const int j = j0 + (l < w ? l : 0);
-      r[0][l] = c[0] - double(x[j]), r[1][l] = c[1] - double(y[j]), r[2][l] = c[2] - double(z[j]);
-      P[l] = l < w ? double(q[j]) : 0.0;
-      S[l] = first ? P[l] : S[l] + P[l];
+  // M_(a,b,c) = sum_j q_j rx^a ry^b rz^c / (a! b! c!), r = c - y_j. Sources in batches of
+  // kP2MLanes (lanes = sources). Per batch, the tables q rx^a ry^b (every a + b <= p) and
+  // rz^c; then per (a, b), the sums over all batches of the tables' products for every c at
+  // once, in registers. The lanes are summed and scaled by 1 / k! at the end.
+  if (n <= 0) return;
+  const int p = m.order, W = kP2MLanes;
+  const int nb = (n + W - 1) / W, AB = (p + 1) * (p + 2) / 2;
+  static thread_local std::vector<P2MVec> xy_table, z_table;
+  xy_table.resize(std::size_t(AB) * std::size_t(nb));
+  z_table.resize(std::size_t(p + 1) * std::size_t(nb));
+  P2MVec* xy = xy_table.data();
+  P2MVec* zp = z_table.data();
+  for (int b = 0; b < nb; ++b) {
+    P2MVec rx, ry, rz, qq;
+    for (int l = 0; l < W; ++l) {
+      const int j = b * W + l < n ? b * W + l : n - 1;
+      rx[l] = c[0] - double(x[j]), ry[l] = c[1] - double(y[j]), rz[l] = c[2] - double(z[j]);
+      qq[l] = b * W + l < n ? double(q[j]) : 0.0;
     }
-    for (int i = 1; i < N; ++i) {
-      const double* __restrict src = P + std::size_t(from[i]) * kLanes;
-      double* __restrict dst = P + std::size_t(i) * kLanes;  // (a later row than src)
-      double* __restrict acc = S + std::size_t(i) * kLanes;
-      const double* __restrict ra = r[axis[i]];
-      if (first) {
-#pragma omp simd
-        for (int l = 0; l < kLanes; ++l) {
-          const double v = src[l] * ra[l];
-          dst[l] = v;
-          acc[l] = v;
+    P2MVec X[kMaxOrder + 1], Y[kMaxOrder + 1];
+    X[0] = qq, Y[0] = qq * 0 + 1;
+    for (int a = 1; a <= p; ++a) X[a] = X[a - 1] * rx, Y[a] = Y[a - 1] * ry;
+    std::size_t k = 0;
+    for (int a = 0; a <= p; ++a)
+      for (int bb = 0; bb <= p - a; ++bb) xy[(k++) * std::size_t(nb) + std::size_t(b)] = X[a] * Y[bb];
+    zp[b] = Y[0];
+    for (int cc = 1; cc <= p; ++cc)
+      zp[std::size_t(cc) * std::size_t(nb) + std::size_t(b)] =
+          zp[std::size_t(cc - 1) * std::size_t(nb) + std::size_t(b)] * rz;
+  }
+  std::size_t k = 0;
+  P2MVec acc[4];
+  for (int a = 0; a <= p; ++a)
+    for (int bb = 0; bb <= p - a; ++bb, ++k) {
+      const P2MVec* row = xy + k * std::size_t(nb);
+      const int C = p - a - bb + 1;  // powers of z: 0 .. p - a - b
+      for (int c0 = 0; c0 < C; c0 += 4) {
+        const int K = std::min(4, C - c0);
+        switch (K) {
+          case 4: p2m_terms<4>(row, zp, nb, c0, acc); break;
+          case 3: p2m_terms<3>(row, zp, nb, c0, acc); break;
+          case 2: p2m_terms<2>(row, zp, nb, c0, acc); break;
+          default: p2m_terms<1>(row, zp, nb, c0, acc); break;
         }
-      } else {
-#pragma omp simd
-        for (int l = 0; l < kLanes; ++l) {
-          const double v = src[l] * ra[l];
-          dst[l] = v;
-          acc[l] += v;
+        for (int j = 0; j < K; ++j) {
+          double sum = 0;
+          for (int l = 0; l < W; ++l) sum += acc[j][l];
+          const int i = index_of(a, bb, c0 + j);
+          M[i] += sum * m.inv_factorial[std::size_t(i)];
         }
       }
     }
-  }
-  if (n <= 0) return;
-  for (int i = 0; i < N; ++i) {
-    double acc = 0;
-    const double* si = S + std::size_t(i) * kLanes;
-#pragma omp simd reduction(+ : acc)
-    for (int l = 0; l < kLanes; ++l) acc += si[l];
-    M[i] += acc * m.inv_factorial[std::size_t(i)];
-  }
 }
 
 namespace {

@@ -41,8 +41,9 @@ template <typename Real>
 struct Builder {
   const Real *x, *y, *z;
   int leaf_size;
-  std::vector<Cell>& cells;     // the cells this builder appends to
-  std::uint32_t* order;         // the points' order (parallel to keys)
+  BigVector<Cell>& cells;       // the cells this builder appends to
+  std::uint32_t* order;         // the points' order (parallel to keys); null: the identity
+  std::uint32_t point(std::uint32_t i) const { return order ? order[i] : i; }
   const std::uint32_t* keys;    // sorted keys
   int depth = 0;
   bool permuted = false;
@@ -55,14 +56,14 @@ struct Builder {
   void finish_leaf(Cell& c) const {
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (std::uint32_t i = c.begin; i < c.end; ++i) {
-      const std::uint32_t o = order[i];
+      const std::uint32_t o = point(i);
       const double p[3] = {double(x[o]), double(y[o]), double(z[o])};
       for (int a = 0; a < 3; ++a) lo[a] = std::min(lo[a], p[a]), hi[a] = std::max(hi[a], p[a]);
     }
     for (int a = 0; a < 3; ++a) c.centre[a] = 0.5 * (lo[a] + hi[a]);
     double r2 = 0;
     for (std::uint32_t i = c.begin; i < c.end; ++i) {
-      const std::uint32_t o = order[i];
+      const std::uint32_t o = point(i);
       const double d[3] = {double(x[o]) - c.centre[0], double(y[o]) - c.centre[1],
                            double(z[o]) - c.centre[2]};
       r2 = std::max(r2, d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
@@ -120,7 +121,8 @@ struct Builder {
       }
     } else {
       // Below the key's resolution: partition the range about the cube's centre, x first, then
-      // y and z within each half. Same octant numbering: bit 2 x, bit 1 y, bit 0 z.
+      // y and z within each half. Same octant numbering: bit 2 x, bit 1 y, bit 0 z. `order`
+      // is not null here: build_cells() makes one when a key holds more than leaf_size points.
       const double mid[3] = {lo[0] + half, lo[1] + half, lo[2] + half};
       permuted = true;
       auto* ord = order;
@@ -205,22 +207,22 @@ void morton_sort(const Real* x, const Real* y, const Real* z, std::size_t n, Mor
   const double lo[3] = {m.lo[0], m.lo[1], m.lo[2]};
   const int threads = std::max(1, std::min(omp_get_max_threads(), int(n / 65536) + 1));
   std::vector<std::size_t> count(std::size_t(threads) * B, 0), start(B + 1, 0);
-  BigVector<std::uint32_t> key(n), bkey(n);
+  // The keys are computed twice, to count and to scatter, rather than stored: cheaper than a
+  // fresh array of n keys, whose pages the kernel would clear.
+  auto key_of = [&](std::size_t i) {
+    std::uint32_t q[3];
+    const double p[3] = {double(x[i]), double(y[i]), double(z[i])};
+    for (int a = 0; a < 3; ++a)
+      q[a] = std::uint32_t(std::clamp((p[a] - lo[a]) * scale, 0.0, double((1 << kKeyLevels) - 1)));
+    return (spread(q[0]) << 2) | (spread(q[1]) << 1) | spread(q[2]);
+  };
+  BigVector<std::uint32_t> bkey(n);
 #pragma omp parallel num_threads(threads)
   {
     const int t = omp_get_thread_num();
     const std::size_t b = n * std::size_t(t) / threads, e = n * std::size_t(t + 1) / threads;
     std::size_t* c = count.data() + std::size_t(t) * B;
-    for (std::size_t i = b; i < e; ++i) {
-      std::uint32_t q[3];
-      const double p[3] = {double(x[i]), double(y[i]), double(z[i])};
-      for (int a = 0; a < 3; ++a)
-        q[a] = std::uint32_t(
-            std::clamp((p[a] - lo[a]) * scale, 0.0, double((1 << kKeyLevels) - 1)));
-      const std::uint32_t k = (spread(q[0]) << 2) | (spread(q[1]) << 1) | spread(q[2]);
-      key[i] = k;
-      ++c[k >> shift];
-    }
+    for (std::size_t i = b; i < e; ++i) ++c[key_of(i) >> shift];
 #pragma omp barrier
 #pragma omp single
     {
@@ -236,17 +238,18 @@ void morton_sort(const Real* x, const Real* y, const Real* z, std::size_t n, Mor
       start[B] = off;
     }
     for (std::size_t i = b; i < e; ++i) {
-      const std::uint32_t k = key[i];
+      const std::uint32_t k = key_of(i);
       const std::size_t d = c[k >> shift]++;
       bkey[d] = k;
       place(i, d);
     }
   }
-  m.keys = std::move(key);  // reused for the sorted keys
-  std::uint32_t* out = m.keys.data();
+  // Each bucket sorted in place: its keys, and the payload through permute().
+  std::uint32_t* out = bkey.data();
   constexpr int kBits = 11;
   const int passes = (shift + kBits - 1) / kBits;
-#pragma omp parallel num_threads(threads)
+  std::uint32_t longest = 0;
+#pragma omp parallel num_threads(threads) reduction(max : longest)
   {
     std::vector<std::uint32_t> k1, k2, i1, i2, cnt(std::size_t(1) << kBits);
 #pragma omp for schedule(dynamic, 1)
@@ -273,10 +276,17 @@ void morton_sort(const Real* x, const Real* y, const Real* z, std::size_t n, Mor
         }
         k1.swap(k2), i1.swap(i2);
       }
-      for (std::size_t j = 0; j < len; ++j) out[s + j] = k1[j];
+      std::uint32_t run = 1;
+      for (std::size_t j = 0; j < len; ++j) {
+        out[s + j] = k1[j];
+        run = j > 0 && k1[j] == k1[j - 1] ? run + 1 : 1;
+        longest = std::max(longest, run);
+      }
       if (passes > 0) permute(s, len, i1.data());
     }
   }
+  m.keys = std::move(bkey);
+  m.longest_run = longest;
 }
 
 }  // namespace
@@ -321,11 +331,19 @@ Octree build_cells(const Real* x, const Real* y, const Real* z, MortonOrder&& m,
   Octree t;
   const std::size_t n = m.keys.size();
   if (n == 0) return t;
-  t.order = std::move(m.order);
   leaf_size = leaf_size < 1 ? 1 : leaf_size;
+  t.order = std::move(m.order);
+  // Without an order (the identity), points are only permuted by splits below the keys'
+  // resolution, i.e. where more than leaf_size points share a key: the identity is made then.
+  if (t.order.empty() && m.longest_run > std::uint32_t(leaf_size)) {
+    t.order.resize(n);
+#pragma omp parallel for schedule(static)
+    for (std::size_t i = 0; i < n; ++i) t.order[i] = std::uint32_t(i);
+  }
   // The top levels serially. Cells at stop_level, or leaves above it, are recorded as jobs.
   std::vector<Job> jobs;
-  Builder<Real> top{x, y, z, leaf_size, t.cells, t.order.data(), m.keys.data()};
+  std::uint32_t* order = t.order.empty() ? nullptr : t.order.data();
+  Builder<Real> top{x, y, z, leaf_size, t.cells, order, m.keys.data()};
   top.jobs = &jobs;
   top.stop_level = std::min(top_levels(n) + 1, kKeyLevels);
   t.cells.emplace_back();
@@ -333,15 +351,15 @@ Octree build_cells(const Real* x, const Real* y, const Real* z, MortonOrder&& m,
   top.build(0, 0, m.lo, m.size);
   const std::size_t tops = t.cells.size();
   // Builds each job's subtree into its own cells, root first, then appends them in job order.
-  std::vector<std::vector<Cell>> sub(jobs.size());
+  std::vector<BigVector<Cell>> sub(jobs.size());
   std::vector<int> depth(jobs.size(), 0);
   std::vector<char> permuted(jobs.size(), 0);
 #pragma omp parallel for schedule(dynamic, 1)
   for (std::size_t j = 0; j < jobs.size(); ++j) {
-    std::vector<Cell>& c = sub[j];
+    BigVector<Cell>& c = sub[j];
     c.reserve(2 * (t.cells[jobs[j].cell].count() / std::size_t(leaf_size)) + 8);
     c.push_back(t.cells[jobs[j].cell]);
-    Builder<Real> b{x, y, z, leaf_size, c, t.order.data(), m.keys.data()};
+    Builder<Real> b{x, y, z, leaf_size, c, order, m.keys.data()};
     b.build(0, jobs[j].level, jobs[j].lo, jobs[j].size);
     depth[j] = b.depth, permuted[j] = b.permuted;
   }
@@ -351,7 +369,7 @@ Octree build_cells(const Real* x, const Real* y, const Real* z, MortonOrder&& m,
   t.depth = top.depth;
 #pragma omp parallel for schedule(dynamic, 1)
   for (std::size_t j = 0; j < jobs.size(); ++j) {
-    const std::vector<Cell>& c = sub[j];
+    const BigVector<Cell>& c = sub[j];
     auto place = [&](Cell cell) {
       if (cell.nchild > 0) cell.child = std::int32_t(base[j] + std::size_t(cell.child) - 1);
       return cell;

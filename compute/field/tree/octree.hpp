@@ -23,9 +23,10 @@ struct Cell {
 };
 
 /// An octree of n points. cells[0] is the root, absent when n == 0. `order[i]` is the input
-/// index of sorted point i. A parent precedes its children.
+/// index of sorted point i; empty for the identity (build_cells). A parent precedes its
+/// children.
 struct Octree {
-  std::vector<Cell> cells;
+  BigVector<Cell> cells;
   BigVector<std::uint32_t> order;
   int depth = 0;  ///< deepest level of a cell (root: 0)
   bool permuted = false;  ///< build_cells() reordered points below the keys' resolution
@@ -46,6 +47,7 @@ struct MortonOrder {
   double lo[3] = {0, 0, 0};
   double size = 1;
   BigVector<std::uint32_t> keys, order;
+  std::uint32_t longest_run = 0;  ///< most points sharing one key
 };
 template <typename Real>
 MortonOrder morton_order(const Real* x, const Real* y, const Real* z, std::size_t n);
@@ -54,10 +56,11 @@ MortonOrder morton_order(const Real* x, const Real* y, const Real* z, std::size_
 MortonOrder morton_sorted_copy(const float* x, const float* y, const float* z, const float* q,
                                std::size_t n, float* sx, float* sy, float* sz, float* sq);
 /// Second half of build_octree(): the cells. Points x, y, z are indexed through m.order. A
-/// caller that already permuted its points into that order passes m.order as the identity, so
-/// cells read memory in sequence. Octree::order is then the permutation made by the splits
-/// below level 10; the identity, with `permuted` false, when there are none. Subtrees below
-/// the top levels are built in parallel.
+/// caller that already permuted its points into that order passes m.order empty (the
+/// identity), so cells read memory in sequence. Octree::order is then the permutation made by
+/// the splits below level 10, made only when a key holds more than leaf_size points; empty,
+/// with `permuted` false, when there are none. Subtrees below the top levels are built in
+/// parallel.
 template <typename Real>
 Octree build_cells(const Real* x, const Real* y, const Real* z, MortonOrder&& m, int leaf_size);
 

@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "field/tree/expansions.hpp"
+#include "field/tree/tree_internal.hpp"
 
 namespace simscope::field::tree {
 
@@ -37,9 +38,6 @@ SourceTree build_source_tree(const Sources& s) {
     t.x.resize(n), t.y.resize(n), t.z.resize(n), t.q.resize(n);
     MortonOrder mo = morton_sorted_copy(s.x.data(), s.y.data(), s.z.data(), s.q.data(), n,
                                         t.x.data(), t.y.data(), t.z.data(), t.q.data());
-    mo.order.resize(n);
-#pragma omp parallel for schedule(static)
-    for (std::size_t i = 0; i < n; ++i) mo.order[i] = std::uint32_t(i);
     t.oct = build_cells(t.x.data(), t.y.data(), t.z.data(), std::move(mo), kSourceLeaf);
     if (t.oct.permuted) {
       BigVector<float> tmp(n);
@@ -75,9 +73,10 @@ void compute_moments(SourceTree& t, int p, bool fp64) {
     BigVector<double>().swap(t.moments);
     BigVector<float>().swap(t.moments32);
     t.slot.assign(C, kNoMoment);
+    t.few = few_sources(p);
     std::size_t rows = 0;
     for (std::size_t c = 0; c < C; ++c)
-      if (cells[c].count() > kFewSources) t.slot[c] = std::uint32_t(rows++);
+      if (cells[c].count() > t.few) t.slot[c] = std::uint32_t(rows++);
     // Not zeroed here: the thread that computes each row below zeroes or writes it.
     if (single)
       t.moments32.resize(rows * N);
@@ -88,59 +87,7 @@ void compute_moments(SourceTree& t, int p, bool fp64) {
                 std::to_string(N) + " terms)");
   }
   t.order = p;
-  const int depth = t.oct.depth;
-  // Cells by level, deepest first: leaves get P2M, parents M2M from their finished children,
-  // in fp64. When `single`, stored in fp32, and a child's rounded multipole is read back as fp64.
-  std::vector<std::vector<std::int32_t>> by_level(depth + 1);
-  for (std::size_t c = 0; c < C; ++c) by_level[t.level[c]].push_back(std::int32_t(c));
-  for (int l = depth; l >= 0; --l) {
-    const auto& list = by_level[l];
-#pragma omp parallel
-    {
-      std::vector<double> acc(single ? N : 0), soa(N * 8);
-      double centres[8][3];
-#pragma omp for schedule(dynamic, 16)
-      for (std::size_t k = 0; k < list.size(); ++k) {
-        const Cell& c = cells[list[k]];
-        const std::size_t row = t.slot[list[k]];
-        if (row == kNoMoment) continue;
-        double* M = single ? acc.data() : t.moments.data() + row * N;
-        std::fill(M, M + N, 0.0);
-        if (c.leaf()) {
-          p2m(m, c.centre, t.x.data() + c.begin, t.y.data() + c.begin, t.z.data() + c.begin,
-              t.q.data() + c.begin, int(c.count()), M);
-        } else {
-  // Children with a multipole: one M2M across them in 8 lanes. The others by P2M.
-          int lanes = 0;
-          std::fill(soa.begin(), soa.end(), 0.0);
-          for (int j = 0; j < c.nchild; ++j) {
-            const std::int32_t ch = c.child + j;
-            const Cell& cc = cells[ch];
-            const std::size_t r = t.slot[ch];
-            if (r == kNoMoment) {  // a child of few sources: its sources directly
-              p2m(m, c.centre, t.x.data() + cc.begin, t.y.data() + cc.begin, t.z.data() + cc.begin,
-                  t.q.data() + cc.begin, int(cc.count()), M);
-              continue;
-            }
-            for (int a = 0; a < 3; ++a) centres[lanes][a] = cc.centre[a];
-            if (single) {
-              const float* f = t.moments32.data() + r * N;
-              for (std::size_t q = 0; q < N; ++q) soa[q * 8 + std::size_t(lanes)] = f[q];
-            } else {
-              const double* f = t.moments.data() + r * N;
-              for (std::size_t q = 0; q < N; ++q) soa[q * 8 + std::size_t(lanes)] = f[q];
-            }
-            ++lanes;
-          }
-          if (lanes > 0) m2m8(m, c.centre, lanes, centres, soa.data(), M);
-        }
-        if (single) {
-          float* out = t.moments32.data() + row * N;
-          for (std::size_t q = 0; q < N; ++q) out[q] = float(acc[q]);
-        }
-      }
-    }
-  }
+  moment_rows(t, single);
 }
 
 }  // namespace simscope::field::tree

@@ -12,9 +12,18 @@
 
 namespace simscope::field::tree {
 
-/// A source cell with at most kFewSources sources is always summed directly (tree_internal.hpp
-/// classify), so it keeps no multipole. Its parent's M2M takes its sources by P2M.
+/// A source cell with at most few_sources(p) sources keeps no multipole at order p and is
+/// always summed directly (tree_internal.hpp classify). Its parent's multipole takes its
+/// sources by P2M. The least such count at any order.
 constexpr std::uint32_t kFewSources = 8;
+/// At order p: kFewSources, or terms(p) / 4 where more, i.e. a cell keeps a multipole only
+/// when its sources (16 bytes each) outweigh the multipole's fp32 row (4 terms(p) bytes): 30
+/// at order 7, 55 at order 9. Such a cell costs a far target cell a direct sum of at most that
+/// many sources per target instead of an M2L, and saves the row's memory and its P2M/M2M.
+inline std::uint32_t few_sources(int p) {
+  const std::uint32_t by_terms = std::uint32_t(terms(p)) / 4;
+  return by_terms > kFewSources ? by_terms : kFewSources;
+}
 /// SourceTree::slot of a cell without a multipole.
 constexpr std::uint32_t kNoMoment = 0xffffffffu;
 
@@ -25,12 +34,14 @@ struct SourceTree {
   std::uint64_t generation = 0;     ///< Sources::generation it was built from (0: unknown)
   std::size_t size = 0;             ///< number of sources
   int order = -1;                   ///< order of the multipoles (-1: none yet)
+  /// few_sources(order): cells of at most `few` sources have no multipole.
+  std::uint32_t few = kFewSources;
   /// terms(order) scaled multipoles per cell (expansions.hpp), computed in fp64. Stored in fp32
   /// (`moments32`) for orders up to kSingleMomentsOrder, in fp64 (`moments`) above. The fp32
   /// rounding, 3e-8 of each term, is 30x below those orders' tolerances (>= 1e-6) and halves the
   /// tree's memory (NOTES.md "field tree", memory).
   /// Rows of terms(order) values: row slot[c] is cell c's. kNoMoment: none, for cells with
-  /// count() <= kFewSources.
+  /// count() <= few.
   BigVector<double> moments;
   BigVector<float> moments32;
   std::vector<std::uint32_t> slot;

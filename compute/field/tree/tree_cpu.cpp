@@ -446,7 +446,7 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
       }
       const Cell& A = tc[pr.a];
       const Cell& B = sc[pr.b];
-      const Action act = classify(A, B, theta, m2l_cost);
+      const Action act = classify(A, B, theta, m2l_cost, s.few);
       if (act == Action::M2L) {
         const MultiIndex& mq = multi_index(m2l_order(A, B));
         std::fill(Ms.begin(), Ms.end(), 0.0), std::fill(Ls.begin(), Ls.end(), 0.0);
@@ -507,7 +507,7 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
         if (!in_range(pr.a)) continue;
         const Cell& A = tc[pr.a];
         const Cell& B = sc[pr.b];
-        const Action act = classify(A, B, theta, m2l_cost);
+        const Action act = classify(A, B, theta, m2l_cost, s.few);
         if (act == Action::M2L) {
           w.m2l.push_back({pr.b, m2l_order(A, B), w.m2l_head[pr.a]});
           w.m2l_head[pr.a] = std::int32_t(w.m2l.size() - 1);

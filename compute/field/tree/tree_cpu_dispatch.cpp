@@ -1,5 +1,6 @@
-// The dispatch point of the tree method's CPU kernels (traversal, M2L, P2P, L2P): the active
-// instruction-set level's (core/isa.hpp), each compiled from tree_cpu.cpp and expansions.cpp.
+// The dispatch point of the tree method's CPU kernels (multipoles, traversal, M2L, P2P, L2P): the active
+// instruction-set level's (core/isa.hpp), each compiled from
+// moments_cpu.cpp, tree_cpu.cpp and expansions.cpp.
 #include "core/isa.hpp"
 #include "field/tree/tree_internal.hpp"
 
@@ -12,6 +13,11 @@ SIMSCOPE_ISA_DECLARE(void tree_evaluate(const SourceTree& s, const Targets& t,
                                         Progress* progress, TreeWorkspace* workspace))
 SIMSCOPE_ISA_DECLARE(void direct_fp64(const SourceTree& s, const double* x, const double* y,
                                       const double* z, std::size_t n, double eps2, double* acc))
+SIMSCOPE_ISA_DECLARE(void moment_rows(SourceTree& t, bool single))
+
+void moment_rows(SourceTree& t, bool single) {
+  SIMSCOPE_ISA_DISPATCH("tree method's multipoles", moment_rows(t, single));
+}
 
 void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, const Options& o,
                    const TreeRule& rule, std::vector<double>& acc, TreeStats& stats,

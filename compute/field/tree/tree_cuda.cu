@@ -314,7 +314,7 @@ class CudaTreeBackend final : public TreeBackend {
       stack.pop_back();
       if (!in_range(a)) continue;
       const Cell &A = tc[a], &B = sc[b];
-      switch (classify(A, B, theta, cost)) {
+      switch (classify(A, B, theta, cost, s.few)) {
         case Action::M2L:
           m2l_of[a].push_back(b), ++m2l_count;
           m2l_ord_of[a].push_back(m2l_order(A, B));

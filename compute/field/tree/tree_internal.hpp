@@ -16,8 +16,8 @@ constexpr int kTargetLeaf = 32;  ///< targets per leaf of the target tree
 /// Cost of an M2L in direct-loop pairs per pair of its index table; calibrated in NOTES.md.
 /// An accepted pair is summed directly when that is cheaper.
 constexpr double kM2LPairs = 0.5;
-/// Cost of one M2L in direct-loop pairs. A source cell of at most kFewSources sources is
-/// always summed directly; such cells keep no multipole (source_tree.hpp).
+/// Cost of one M2L in direct-loop pairs. A source cell of at most SourceTree::few sources is
+/// always summed directly; such cells keep no multipole (source_tree.hpp few_sources).
 inline double m2l_pair_cost(const MultiIndex& m) {
   return kM2LPairs * double(m.pair_b.size());
 }
@@ -26,15 +26,17 @@ inline double m2l_pair_cost(const MultiIndex& m) {
 /// follows it.
 enum class Action { M2L, P2P, SplitTarget, SplitSource };
 /// M2L when r_A + r_B < theta |z_A - c_B| and a direct sum costs more: n_A n_B > m2l_cost and
-/// n_B > kFewSources. P2P when accepted but cheaper that way, or when both are leaves. Else
-/// split the larger cell, or the target cell when the source cell is a leaf. Counts are the
-/// cells' own, not a work range's, so decisions do not depend on the range.
-inline Action classify(const Cell& A, const Cell& B, double theta, double m2l_cost) {
+/// n_B > few (SourceTree::few: B has a multipole). P2P when accepted but cheaper that way, or
+/// when both are leaves. Else split the larger cell, or the target cell when the source cell
+/// is a leaf. Counts are the cells' own, not a work range's, so decisions do not depend on
+/// the range.
+inline Action classify(const Cell& A, const Cell& B, double theta, double m2l_cost,
+                       std::uint32_t few) {
   const double dx = A.centre[0] - B.centre[0], dy = A.centre[1] - B.centre[1],
                dz = A.centre[2] - B.centre[2];
   const double d = std::sqrt(dx * dx + dy * dy + dz * dz);
   const bool accept = A.radius + B.radius < theta * d;
-  const bool cheap = double(A.count()) * double(B.count()) <= m2l_cost || B.count() <= kFewSources;
+  const bool cheap = double(A.count()) * double(B.count()) <= m2l_cost || B.count() <= few;
   if (accept) return cheap ? Action::P2P : Action::M2L;
   if (A.leaf() && B.leaf()) return Action::P2P;
   if (B.leaf() || (!A.leaf() && A.radius >= B.radius)) return Action::SplitTarget;
@@ -115,6 +117,10 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
 /// chunks. acc[4 i + c] in the convention above. Coincidences (r^2 == 0) are skipped.
 void direct_fp64(const SourceTree& s, const double* x, const double* y, const double* z,
                  std::size_t n, double eps2, double* acc);
+/// Fills the rows of t.moments (or t.moments32 when `single`) of order t.order for the cells
+/// with a slot (moments_cpu.cpp): P2M, then M2M upwards, with OpenMP. Rows and slots are
+/// allocated by compute_moments().
+void moment_rows(SourceTree& t, bool single);
 SIMSCOPE_ISA_END
 
 /// The number of sampled targets for `requested` (Options::error_samples), with P sources and

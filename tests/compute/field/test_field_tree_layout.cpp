@@ -13,6 +13,8 @@ TEST(FieldTreeLayout, MultipolesPerCellAndPrecision) {
   SourceTree t = build_source_tree(s);
   for (int p : {7, 11}) {
     compute_moments(t, p);
+    // A multipole only where the sources outweigh it: terms(p) / 4 sources, at least 8.
+    EXPECT_EQ(t.few, std::max<std::uint32_t>(8, std::uint32_t(terms(p)) / 4));
     const std::size_t N = std::size_t(terms(p)), C = t.oct.cells.size();
     EXPECT_EQ(t.single(), p <= kSingleMomentsOrder);
     std::size_t rows = 0, few = 0;
@@ -20,7 +22,7 @@ TEST(FieldTreeLayout, MultipolesPerCellAndPrecision) {
     double worst = 0;
     for (std::size_t c = 0; c < C; ++c) {
       const Cell& cell = t.oct.cells[c];
-      if (cell.count() <= kFewSources) {
+      if (cell.count() <= few_sources(p)) {
         EXPECT_EQ(t.slot[c], kNoMoment) << c;
         ++few;
         continue;

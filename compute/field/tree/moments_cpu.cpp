@@ -1,0 +1,77 @@
+// The multipoles of the source tree on the CPU (source_tree.hpp compute_moments), compiled
+// once per instruction-set level: P2M at the cells without children with multipoles, M2M from
+// children 8 at a time, level by level from the deepest, with OpenMP.
+#include <omp.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "field/tree/expansions.hpp"
+#include "field/tree/source_tree.hpp"
+#include "field/tree/tree_internal.hpp"
+
+namespace simscope::field::tree {
+
+SIMSCOPE_ISA_BEGIN
+
+void moment_rows(SourceTree& t, bool single) {
+  const MultiIndex& m = multi_index(t.order);
+  const std::size_t N = std::size_t(m.count), C = t.oct.cells.size();
+  const auto& cells = t.oct.cells;
+  const int depth = t.oct.depth;
+  // Cells by level, deepest first: leaves get P2M, parents M2M from their finished children,
+  // in fp64. When `single`, stored in fp32, and a child's rounded multipole is read back as fp64.
+  std::vector<std::vector<std::int32_t>> by_level(std::size_t(depth) + 1);
+  for (std::size_t c = 0; c < C; ++c)
+    if (t.slot[c] != kNoMoment) by_level[std::size_t(t.level[c])].push_back(std::int32_t(c));
+  for (int l = depth; l >= 0; --l) {
+    const auto& list = by_level[std::size_t(l)];
+#pragma omp parallel
+    {
+      std::vector<double> acc(single ? N : 0), soa(N * 8);
+      double centres[8][3];
+#pragma omp for schedule(dynamic, 16)
+      for (std::size_t k = 0; k < list.size(); ++k) {
+        const Cell& c = cells[std::size_t(list[k])];
+        const std::size_t row = t.slot[std::size_t(list[k])];
+        double* M = single ? acc.data() : t.moments.data() + row * N;
+        std::fill(M, M + N, 0.0);
+        // Children with a multipole: one M2M across them in 8 lanes. The others, and the
+        // sources of a cell without children, by P2M.
+        int lanes = 0;
+        if (c.leaf())
+          p2m(m, c.centre, t.x.data() + c.begin, t.y.data() + c.begin, t.z.data() + c.begin,
+              t.q.data() + c.begin, int(c.count()), M);
+        for (int j = 0; j < c.nchild; ++j) {
+          const std::size_t ch = std::size_t(c.child + j);
+          const Cell& cc = cells[ch];
+          const std::size_t r = t.slot[ch];
+          if (r == kNoMoment) {
+            p2m(m, c.centre, t.x.data() + cc.begin, t.y.data() + cc.begin, t.z.data() + cc.begin,
+                t.q.data() + cc.begin, int(cc.count()), M);
+            continue;
+          }
+          if (lanes == 0) std::fill(soa.begin(), soa.end(), 0.0);
+          for (int a = 0; a < 3; ++a) centres[lanes][a] = cc.centre[a];
+          if (single) {
+            const float* f = t.moments32.data() + r * N;
+            for (std::size_t q = 0; q < N; ++q) soa[q * 8 + std::size_t(lanes)] = f[q];
+          } else {
+            const double* f = t.moments.data() + r * N;
+            for (std::size_t q = 0; q < N; ++q) soa[q * 8 + std::size_t(lanes)] = f[q];
+          }
+          ++lanes;
+        }
+        if (lanes > 0) m2m8(m, c.centre, lanes, centres, soa.data(), M);
+        if (single) {
+          float* out = t.moments32.data() + row * N;
+          for (std::size_t q = 0; q < N; ++q) out[q] = float(acc[q]);
+        }
+      }
+    }
+  }
+}
+
+SIMSCOPE_ISA_END
+
+}  // namespace simscope::field::tree
