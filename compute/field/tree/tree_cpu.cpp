@@ -410,7 +410,7 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
 
   std::uint64_t m2l_count = 0, skip = 0;
   double p2p = 0;
-  std::vector<double>& local = ws.local;
+  BigVector<double>& local = ws.local;
   std::vector<std::uint8_t>& has_local = ws.has_local;
   try {
     local.resize(tc.size() * N);
@@ -420,7 +420,7 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
     throw Error("field tree: out of memory for the local expansions (" + std::to_string(tc.size()) +
                 " target cells)");
   }
-  std::vector<double>& sorted_acc = ws.sorted_acc;
+  BigVector<double>& sorted_acc = ws.sorted_acc;
   for (int q = 0; q <= rule.order; ++q) multi_index(q);  // built before the threads use them
   const M2LOrder m2l_order(theta, rule.order);
 

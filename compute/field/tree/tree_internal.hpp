@@ -94,9 +94,10 @@ struct TargetTree {
 /// Builds it with leaf_size targets per leaf.
 TargetTree build_target_tree(const Targets& t, const IndexRange& r, int leaf_size = kTargetLeaf);
 
-/// Buffers of tree_evaluate() kept between evaluations, so their pages stay mapped.
+/// Buffers of tree_evaluate() kept between evaluations, so their pages stay mapped. BigVector:
+/// huge pages, and `local` is not zeroed (has_local says which rows are written).
 struct TreeWorkspace {
-  std::vector<double> local, sorted_acc;
+  BigVector<double> local, sorted_acc;
   std::vector<std::uint8_t> has_local;
 };
 
