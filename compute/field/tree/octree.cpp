@@ -54,19 +54,43 @@ struct Builder {
 
   // Bounding box of the sorted points [b, e) -> centre and radius of the cell.
   void finish_leaf(Cell& c) const {
+    if (!order) return finish_leaf_in_sequence(c);
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (std::uint32_t i = c.begin; i < c.end; ++i) {
-      const std::uint32_t o = point(i);
+      const std::uint32_t o = order[i];
       const double p[3] = {double(x[o]), double(y[o]), double(z[o])};
       for (int a = 0; a < 3; ++a) lo[a] = std::min(lo[a], p[a]), hi[a] = std::max(hi[a], p[a]);
     }
     for (int a = 0; a < 3; ++a) c.centre[a] = 0.5 * (lo[a] + hi[a]);
     double r2 = 0;
     for (std::uint32_t i = c.begin; i < c.end; ++i) {
-      const std::uint32_t o = point(i);
+      const std::uint32_t o = order[i];
       const double d[3] = {double(x[o]) - c.centre[0], double(y[o]) - c.centre[1],
                            double(z[o]) - c.centre[2]};
       r2 = std::max(r2, d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    }
+    c.radius = std::sqrt(r2) * (1 + 1e-12);
+  }
+
+  // finish_leaf() for points in sequence (no order): the same values, in loops the compiler
+  // vectorises. Min and max are exact in Real, so the box is the same.
+  void finish_leaf_in_sequence(Cell& c) const {
+    const Real *px = x + c.begin, *py = y + c.begin, *pz = z + c.begin;
+    const std::uint32_t n = c.count();
+    Real lx = px[0], ly = py[0], lz = pz[0], hx = px[0], hy = py[0], hz = pz[0];
+#pragma omp simd reduction(min : lx, ly, lz) reduction(max : hx, hy, hz)
+    for (std::uint32_t i = 0; i < n; ++i) {
+      lx = std::min(lx, px[i]), ly = std::min(ly, py[i]), lz = std::min(lz, pz[i]);
+      hx = std::max(hx, px[i]), hy = std::max(hy, py[i]), hz = std::max(hz, pz[i]);
+    }
+    const double cx = 0.5 * (double(lx) + double(hx)), cy = 0.5 * (double(ly) + double(hy)),
+                 cz = 0.5 * (double(lz) + double(hz));
+    c.centre[0] = cx, c.centre[1] = cy, c.centre[2] = cz;
+    double r2 = 0;
+#pragma omp simd reduction(max : r2)
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const double dx = double(px[i]) - cx, dy = double(py[i]) - cy, dz = double(pz[i]) - cz;
+      r2 = std::max(r2, dx * dx + dy * dy + dz * dz);
     }
     c.radius = std::sqrt(r2) * (1 + 1e-12);
   }

@@ -73,7 +73,7 @@ void compute_moments(SourceTree& t, int p, bool fp64) {
     BigVector<double>().swap(t.moments);
     BigVector<float>().swap(t.moments32);
     t.slot.assign(C, kNoMoment);
-    t.few = few_sources(p);
+    t.few = few_sources(p, single ? 4 : 8);
     std::size_t rows = 0;
     for (std::size_t c = 0; c < C; ++c)
       if (cells[c].count() > t.few) t.slot[c] = std::uint32_t(rows++);

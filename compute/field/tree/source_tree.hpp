@@ -12,16 +12,19 @@
 
 namespace simscope::field::tree {
 
-/// A source cell with at most few_sources(p) sources keeps no multipole at order p and is
-/// always summed directly (tree_internal.hpp classify). Its parent's multipole takes its
-/// sources by P2M. The least such count at any order.
+/// A source cell with at most few_sources() sources keeps no multipole and is always summed
+/// directly (tree_internal.hpp classify). Its parent's multipole takes its sources by P2M.
+/// The least such count at any order.
 constexpr std::uint32_t kFewSources = 8;
-/// At order p: kFewSources, or terms(p) / 4 where more, i.e. a cell keeps a multipole only
-/// when its sources (16 bytes each) outweigh the multipole's fp32 row (4 terms(p) bytes): 30
-/// at order 7, 55 at order 9. Such a cell costs a far target cell a direct sum of at most that
-/// many sources per target instead of an M2L, and saves the row's memory and its P2M/M2M.
-inline std::uint32_t few_sources(int p) {
-  const std::uint32_t by_terms = std::uint32_t(terms(p)) / 4;
+/// At order p with multipoles of `bytes` per term (4: fp32, 8: fp64): kFewSources, or
+/// terms(p) bytes / 24 where more (fp32: 20 at order 7, 36 at order 9; fp64: 40 and 73). So a
+/// cell keeps a multipole only when its row takes at most 1.5 times its sources' 16 bytes
+/// each. With <= 64 sources per leaf and 8 children per parent this bounds the tree at about
+/// 47 bytes per source at every order and either storage (NOTES.md "The tree on any CPU and
+/// at any plane"). A cell of no more sources is summed directly by every target cell that
+/// accepts it, instead of an M2L.
+inline std::uint32_t few_sources(int p, int bytes) {
+  const std::uint32_t by_terms = std::uint32_t(terms(p) * bytes / 24);
   return by_terms > kFewSources ? by_terms : kFewSources;
 }
 /// SourceTree::slot of a cell without a multipole.
@@ -34,7 +37,8 @@ struct SourceTree {
   std::uint64_t generation = 0;     ///< Sources::generation it was built from (0: unknown)
   std::size_t size = 0;             ///< number of sources
   int order = -1;                   ///< order of the multipoles (-1: none yet)
-  /// few_sources(order): cells of at most `few` sources have no multipole.
+  /// few_sources() of the multipoles' order and storage: cells of at most `few` sources have
+  /// no multipole.
   std::uint32_t few = kFewSources;
   /// terms(order) scaled multipoles per cell (expansions.hpp), computed in fp64. Stored in fp32
   /// (`moments32`) for orders up to kSingleMomentsOrder, in fp64 (`moments`) above. The fp32
