@@ -42,6 +42,9 @@
 namespace simscope::app::gui {
 namespace {
 
+/// How often the window redraws without input while the worker computes.
+constexpr double kBusyFramesPerSecond = 4;
+
 /// Parameters without the view selector, to tell whether a change needs recomputation.
 ParamSet without_view(ParamSet p, const std::string& view_param) {
   p.set(view_param, p.schema().at(view_param).default_value);
@@ -128,6 +131,7 @@ void switch_workload(GuiState& s, const std::string& name) {
     s.params = w->schema().defaults();
     s.worker = std::make_unique<Worker>(std::move(w));
     s.worker->set_interactive(true);  // checks such as the tree's error after the frame
+    s.worker->set_notify([] { glfwPostEmptyEvent(); });  // a result wakes the waiting loop
     s.extras = make_workload_gui(name);
     s.workload_name = name;
     if (const auto it = s.saved_views.find(name); it != s.saved_views.end()) {
@@ -421,6 +425,7 @@ int run_gui(const RunOptions& o) {
   s.backend_request = o.backend;
   s.worker = std::make_unique<Worker>(std::move(session.workload));
   s.worker->set_interactive(true);  // checks such as the tree's error after the frame
+  s.worker->set_notify([] { glfwPostEmptyEvent(); });  // a result wakes the waiting loop
   s.extras = make_workload_gui(s.workload_name);
   s.plane = std::make_unique<render::PlaneView>();
   s.plane->set_ui_scale(scale);
@@ -438,7 +443,13 @@ int run_gui(const RunOptions& o) {
   const auto start = std::chrono::steady_clock::now();
   int exit_code = 0;
   while (!window.should_close()) {
-    glfwPollEvents();
+    // While the worker computes, the window draws on input, on the worker's events and
+    // kBusyFramesPerSecond times a second otherwise: drawing as fast as it can (software GL
+    // under Xvfb draws 70+ frames a second) would take a core from a CPU back end's run.
+    if (s.worker->busy())
+      glfwWaitEventsTimeout(1.0 / kBusyFramesPerSecond);
+    else
+      glfwPollEvents();
     if (const int sig = stop_signal()) {
       std::fprintf(stderr, "simscope: %s: closing the window\n", signal_name(sig));
       break;

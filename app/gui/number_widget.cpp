@@ -12,8 +12,9 @@ NumberWidget number_widget(const ParamSpec& s) {
   return NumberWidget::Drag;
 }
 
-double drag_speed(double value) {
-  return std::isfinite(value) ? std::max(0.005, 0.005 * std::abs(value)) : 0.005;
+double drag_speed(double value, double scale) {
+  const double least = std::isfinite(scale) && scale > 0 ? 0.005 * std::abs(scale) : 0.005;
+  return std::isfinite(value) ? std::max(least, 0.005 * std::abs(value)) : least;
 }
 
 }  // namespace simscope::app::gui

@@ -14,9 +14,11 @@ enum class NumberWidget { Slider, Drag, Input };
 /// wider range; Input without a range.
 NumberWidget number_widget(const ParamSpec& spec);
 
-/// The drag speed at `value`, in value units per pixel of mouse motion: 0.5 % of |value|, at
-/// least 0.005. So a 200-pixel drag changes a value by about e (2.7x) in magnitude, and a value
-/// at 0 moves by 1 per 200 pixels. Ctrl+click or a double click still types a value.
-double drag_speed(double value);
+/// The drag speed at `value`, in value units per pixel of mouse motion: 0.5 % of the larger of
+/// |value| and `scale` (ParamSpec::drag_scale's value; 1 without one). So a 200-pixel drag
+/// changes a value by about e (2.7x) in magnitude, and a value at 0 moves by `scale` per 200
+/// pixels: plane.offset through a cloud as wide as the plane. Ctrl+click or a double click
+/// still types a value.
+double drag_speed(double value, double scale = 1);
 
 }  // namespace simscope::app::gui

@@ -115,8 +115,10 @@ bool param_widget(ParamSet& p, const ParamSpec& s, std::string& error) {
             label.c_str(), ImGuiDataType_Double, &v, &s.min, &s.max, "%.6g",
             ImGuiSliderFlags_AlwaysClamp | (s.log_slider ? ImGuiSliderFlags_Logarithmic : 0));
       else if (kind == NumberWidget::Drag)
-        edited = ImGui::DragScalar(label.c_str(), ImGuiDataType_Double, &v, float(drag_speed(v)),
-                                   &s.min, &s.max, "%.6g", ImGuiSliderFlags_AlwaysClamp);
+        edited = ImGui::DragScalar(
+            label.c_str(), ImGuiDataType_Double, &v,
+            float(drag_speed(v, s.drag_scale.empty() ? 1.0 : p.get_double(s.drag_scale))), &s.min,
+            &s.max, "%.6g", ImGuiSliderFlags_AlwaysClamp);
       else
         edited = ImGui::InputDouble(label.c_str(), &v, 0, 0, "%.6g",
                                     ImGuiInputTextFlags_EnterReturnsTrue);

@@ -75,10 +75,13 @@ void Worker::loop() {
       busy_ = true;
     }
     auto publish = [&](Event e) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (pending_ || progress->cancel) return;
-      if (!e.follow_up) events_.clear();  // the newest result replaces those not yet polled
-      events_.push_back(std::move(e));
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (pending_ || progress->cancel) return;
+        if (!e.follow_up) events_.clear();  // the newest result replaces those not yet polled
+        events_.push_back(std::move(e));
+      }
+      if (notify_) notify_();
     };
     try {
       // Set member by member for the whole run (no range, axis empty). An aggregate initializer

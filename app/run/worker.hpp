@@ -6,6 +6,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -37,6 +38,9 @@ class Worker {
   /// full result, the workload's follow_up() runs and comes as a second event (Event::follow_up).
   /// Call before the first submit().
   void set_interactive(bool on) { interactive_ = on; }
+  /// Called on the worker thread after each event is queued, e.g. to wake a UI thread that
+  /// waits for input. Call before the first submit().
+  void set_notify(std::function<void()> notify) { notify_ = std::move(notify); }
   /// Cancels the running and queued work. The last result stays.
   void cancel();
 
@@ -74,6 +78,7 @@ class Worker {
   std::optional<Request> pending_;
   std::deque<Event> events_;
   std::atomic<bool> interactive_{false};
+  std::function<void()> notify_;
   std::shared_ptr<Progress> progress_;  // of the running job
   std::atomic<bool> busy_{false};
   bool running_ = false;  // the thread is inside a job (guarded by mutex_)

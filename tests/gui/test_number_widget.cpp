@@ -44,4 +44,12 @@ TEST(NumberWidget, ADragChangesAValueRelativeToItsSize) {
   EXPECT_GT(v, 1.0 - 1e-12);
   EXPECT_LT(v, 1.2);  // 0.005 per pixel until |v| reaches 1, relative after
   EXPECT_EQ(drag_speed(std::nan("")), 0.005);
+  // With a scale (plane.offset's: grid.half_width, 995 in the seed preset), 200 pixels from 0
+  // move by the scale, then relative: through a cloud as wide as the plane.
+  v = 0;
+  for (int px = 0; px < 200; ++px) v += drag_speed(v, 995);
+  EXPECT_NEAR(v, 995, 1e-9);
+  EXPECT_NEAR(drag_speed(-1e4, 995), 50, 1e-12);
+  EXPECT_EQ(drag_speed(0, std::nan("")), 0.005);
+  EXPECT_EQ(spec("plane.offset").drag_scale, "grid.half_width");
 }

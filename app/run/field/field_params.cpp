@@ -44,6 +44,7 @@ Schema build() {
       param_spec("plane.offset", T::Float, 0.0, -kBig, kBig, "length",
                  "Position of the plane on its normal axis (box: faces at +-|offset|, the sign "
                  "is ignored; 0 gives the cube of faces at +-grid.half_width)."));
+  s.back().drag_scale = "grid.half_width";  // a drag from 0 crosses the plane's width
   s.push_back(param_spec("grid.size", T::Int, std::int64_t(128), 2, 4096, "",
                          "Samples per side of the plane (endpoints included).", {}, true));
   s.push_back(param_spec("grid.half_width", T::Float, 1.5, 1e-9, kBig, "length",

@@ -30,6 +30,9 @@ struct ParamSpec {
   std::string unit;                  ///< e.g. "length", "1/length^2"; empty when dimensionless
   std::string help;                  ///< one sentence shown as tooltip and in --list-params
   bool log_slider = false;           ///< GUI hint: logarithmic slider
+  /// GUI hint for a relative drag: the parameter whose value is this one's natural size, so a
+  /// drag from near 0 moves at 0.5 % of it per pixel (plane.offset: grid.half_width). Empty: 1.
+  std::string drag_scale = {};
   /// Other words for it in the field or in users' code (model.omega: "w"); a refusal of one of
   /// them suggests this name, and --list-params shows them.
   std::vector<std::string> also = {};
