@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/register_lanes.hpp"
 #include "oscillators/sl_rhs.hpp"
 
 // Lane vectors pass by value only between these inline helpers, never across a library
@@ -26,13 +27,7 @@ namespace simscope::oscillators::detail {
 /// x86-64-v4, 4 at v3, 2 at v2). Wider GCC vectors are split through the stack and stall on
 /// store forwarding (8 lanes at v3 ran 4x slower than 4: tests/bench/NOTES.md). Results do not
 /// depend on it (each lane performs the per-member operations).
-#if defined(__AVX512F__)
-constexpr int kLanes = 8;
-#elif defined(__AVX__)
-constexpr int kLanes = 4;
-#else
-constexpr int kLanes = 2;
-#endif
+constexpr int kLanes = kRegisterDoubles;
 
 /// G values of T as one GCC vector. Lanes are read and written by subscript.
 template <typename T>

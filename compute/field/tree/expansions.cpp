@@ -5,6 +5,8 @@
 #include <cmath>
 #include <vector>
 
+#include "core/register_lanes.hpp"
+
 #if defined(__AVX512F__)
 #include <immintrin.h>
 #endif
@@ -44,13 +46,7 @@ void derivatives(const MultiIndex& m, double rx, double ry, double rz, double ep
 namespace {
 
 /// Lanes of the P2M's vectors: one register of doubles at this level.
-#if defined(__AVX512F__)
-constexpr int kP2MLanes = 8;
-#elif defined(__AVX__)
-constexpr int kP2MLanes = 4;
-#else
-constexpr int kP2MLanes = 2;
-#endif
+constexpr int kP2MLanes = kRegisterDoubles;
 typedef double P2MVec __attribute__((vector_size(kP2MLanes * sizeof(double))));
 
 /// acc[j] = sum over batches b < nb of xy[b] * zp[(c0 + j) nb + b], j < K: K powers of z at

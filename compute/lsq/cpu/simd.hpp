@@ -2,6 +2,7 @@
 /// @file SIMD helpers of the CPU lsq solver: 64-byte aligned buffers and GCC vector types of V
 /// lanes. Internal to compute/lsq/cpu/; compiled with this library's flags only.
 #include "core/isa.hpp"
+#include "core/register_lanes.hpp"
 #include <cstddef>
 #include <cstring>
 #include <new>
@@ -14,13 +15,7 @@ SIMSCOPE_ISA_BEGIN
 /// Pixels per group, one SIMD lane each: one register of doubles at the level this file is
 /// compiled for (8 at x86-64-v4, 4 at v3, 2 at v2; wider GCC vectors are split through the stack
 /// and stall on store forwarding). Measurements: tests/bench/NOTES.md, lsq.
-#if defined(__AVX512F__)
-constexpr int kLanesFp64 = 8, kLanesFp32 = 8;
-#elif defined(__AVX__)
-constexpr int kLanesFp64 = 4, kLanesFp32 = 4;
-#else
-constexpr int kLanesFp64 = 2, kLanesFp32 = 2;
-#endif
+constexpr int kLanesFp64 = kRegisterDoubles, kLanesFp32 = kRegisterDoubles;
 
 /// Allocator of 64-byte aligned blocks, one cache line or AVX-512 vector.
 /// Vector loads from SoA buffers never split a cache line.
