@@ -1,6 +1,7 @@
 // The multipoles of the source tree on the CPU (source_tree.hpp compute_moments), compiled
-// once per instruction-set level: P2M at the cells without children with multipoles, M2M from
-// children 8 at a time, level by level from the deepest, with OpenMP.
+// once per instruction-set level: each inner cell's by M2M from its inner children, 8 at a
+// time, and P2M of its leaf children's sources, level by level from the deepest, with OpenMP.
+// A leaf's row only when first used (leaf_row).
 #include <omp.h>
 
 #include <algorithm>
@@ -23,7 +24,8 @@ void moment_rows(SourceTree& t, bool single) {
   // in fp64. When `single`, stored in fp32, and a child's rounded multipole is read back as fp64.
   std::vector<std::vector<std::int32_t>> by_level(std::size_t(depth) + 1);
   for (std::size_t c = 0; c < C; ++c)
-    if (t.slot[c] != kNoMoment) by_level[std::size_t(t.level[c])].push_back(std::int32_t(c));
+    if (t.slot[c] != kNoMoment && !cells[c].leaf())
+      by_level[std::size_t(t.level[c])].push_back(std::int32_t(c));
   for (int l = depth; l >= 0; --l) {
     const auto& list = by_level[std::size_t(l)];
 #pragma omp parallel
@@ -36,17 +38,14 @@ void moment_rows(SourceTree& t, bool single) {
         const std::size_t row = t.slot[std::size_t(list[k])];
         double* M = single ? acc.data() : t.moments.data() + row * N;
         std::fill(M, M + N, 0.0);
-        // Children with a multipole: one M2M across them in 8 lanes. The others, and the
-        // sources of a cell without children, by P2M.
+        // Inner children: one M2M across them in 8 lanes. Leaves (whose rows may not be
+        // made) by P2M of their sources, so the result does not depend on which rows are.
         int lanes = 0;
-        if (c.leaf())
-          p2m(m, c.centre, t.x.data() + c.begin, t.y.data() + c.begin, t.z.data() + c.begin,
-              t.q.data() + c.begin, int(c.count()), M);
         for (int j = 0; j < c.nchild; ++j) {
           const std::size_t ch = std::size_t(c.child + j);
           const Cell& cc = cells[ch];
           const std::size_t r = t.slot[ch];
-          if (r == kNoMoment) {
+          if (r == kNoMoment || cc.leaf()) {
             p2m(m, c.centre, t.x.data() + cc.begin, t.y.data() + cc.begin, t.z.data() + cc.begin,
                 t.q.data() + cc.begin, int(cc.count()), M);
             continue;
@@ -69,6 +68,22 @@ void moment_rows(SourceTree& t, bool single) {
         }
       }
     }
+  }
+}
+
+void leaf_row(SourceTree& t, std::size_t cell) {
+  const MultiIndex& m = multi_index(t.order);
+  const std::size_t N = std::size_t(m.count), row = t.slot[cell];
+  const Cell& c = t.oct.cells[cell];
+  static thread_local std::vector<double> acc;
+  acc.assign(N, 0.0);
+  p2m(m, c.centre, t.x.data() + c.begin, t.y.data() + c.begin, t.z.data() + c.begin,
+      t.q.data() + c.begin, int(c.count()), acc.data());
+  if (t.single()) {
+    float* out = t.moments32.data() + row * N;
+    for (std::size_t q = 0; q < N; ++q) out[q] = float(acc[q]);
+  } else {
+    std::copy(acc.begin(), acc.end(), t.moments.data() + row * N);
   }
 }
 

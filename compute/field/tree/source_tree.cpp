@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <new>
+#include <thread>
 
 #include "core/error.hpp"
 #include "field/tree/expansions.hpp"
@@ -18,7 +19,27 @@ double SourceTree::bytes() const {
          double(moments32.size()) * 4;
 }
 
+void SourceTree::ensure_row(std::size_t cell) const {
+  if (!made || made[cell].load(std::memory_order_acquire) == 2) return;
+  std::uint8_t expected = 0;
+  if (made[cell].compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) {
+    // The row is a cache of the leaf's sources; making it leaves every other member as it is.
+    leaf_row(const_cast<SourceTree&>(*this), cell);
+    made[cell].store(2, std::memory_order_release);
+    return;
+  }
+  while (made[cell].load(std::memory_order_acquire) != 2) std::this_thread::yield();
+}
+
+void SourceTree::ensure_all_rows() const {
+  if (!made) return;
+  const std::size_t C = oct.cells.size();
+#pragma omp parallel for schedule(dynamic, 64)
+  for (std::size_t c = 0; c < C; ++c) ensure_row(c);
+}
+
 std::vector<double> SourceTree::moments_fp64() const {
+  ensure_all_rows();
   const std::size_t N = std::size_t(terms(order)), C = oct.cells.size();
   std::vector<double> out(C * N, 0.0), scratch(N);
   for (std::size_t c = 0; c < C; ++c)
@@ -87,6 +108,10 @@ void compute_moments(SourceTree& t, int p, bool fp64) {
                 std::to_string(N) + " terms)");
   }
   t.order = p;
+  // Leaves' rows: made on first use (ensure_row).
+  t.made = std::make_unique<std::atomic<std::uint8_t>[]>(C);
+  for (std::size_t c = 0; c < C; ++c)
+    t.made[c].store(cells[c].leaf() && t.slot[c] != kNoMoment ? 0 : 2, std::memory_order_relaxed);
   moment_rows(t, single);
 }
 

@@ -3,7 +3,9 @@
 /// with their sorted fp32 copy, and every cell's multipoles for one expansion order. Built once
 /// per source set (Sources::generation) and kept by the evaluator. The multipoles are redone
 /// only when the order changes, i.e. for a new tolerance.
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "field/field.hpp"
@@ -45,14 +47,24 @@ struct SourceTree {
   /// rounding, 3e-8 of each term, is 30x below those orders' tolerances (>= 1e-6) and halves the
   /// tree's memory (NOTES.md "field tree", memory).
   /// Rows of terms(order) values: row slot[c] is cell c's. kNoMoment: none, for cells with
-  /// count() <= few.
+  /// count() <= few. A leaf's row is made on first use (ensure_row), not by compute_moments():
+  /// read one only after ensure_row().
   BigVector<double> moments;
   BigVector<float> moments32;
   std::vector<std::uint32_t> slot;
+  /// Per cell: 2 when its row is made (or it has none), 0 when not yet, 1 while being made.
+  std::unique_ptr<std::atomic<std::uint8_t>[]> made;
   bool single() const { return !moments32.empty(); }
+  /// Makes the row of `cell` when it is a leaf's not yet made: P2M of its sources, at the CPU's
+  /// instruction-set level. Thread-safe: one thread makes it, others wait for it. The tree is
+  /// otherwise unchanged, so this counts as reading it.
+  void ensure_row(std::size_t cell) const;
+  /// ensure_row() of every cell, with OpenMP (for copies such as moments_fp64()).
+  void ensure_all_rows() const;
   /// The multipole of `cell`, which must have one, in fp64. Returns a pointer into `moments`,
   /// or `scratch` (terms(order) doubles) filled from `moments32`.
   const double* moment(std::size_t cell, double* scratch) const {
+    ensure_row(cell);
     const std::size_t N = std::size_t(terms(order)), row = slot[cell];
     if (!single()) return moments.data() + row * N;
     const float* f = moments32.data() + row * N;
@@ -76,9 +88,11 @@ constexpr int kSourceLeaf = 64;
 /// when memory runs out.
 SourceTree build_source_tree(const Sources& s);
 
-/// Computes t.moments for order p: P2M at the leaves, then M2M upwards, with OpenMP. Stored in
-/// fp32 for orders up to kSingleMomentsOrder unless `fp64` is set (precision=fp64). Does
-/// nothing when t already holds those.
+/// Computes t.moments for order p: each inner cell's by M2M from its inner children and P2M of
+/// its leaf children's sources, with OpenMP; leaves' rows are made on first use (ensure_row),
+/// so a build does not pay for those no M2L reads (a far plane reads none). Stored in fp32 for
+/// orders up to kSingleMomentsOrder unless `fp64` is set (precision=fp64). Does nothing when t
+/// already holds those.
 void compute_moments(SourceTree& t, int p, bool fp64 = false);
 
 /// True when t holds the multipoles compute_moments(t, p, fp64) computes, order and storage.

@@ -542,6 +542,7 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
           for (int l = 0; l < lanes; ++l) {
             const std::int32_t b = w.byq[q][g + std::size_t(l)];
             for (int k = 0; k < 3; ++k) centres[l][k] = sc[b].centre[k];
+            s.ensure_row(std::size_t(b));  // a leaf's row, made on first use
             const std::size_t row = s.slot[std::size_t(b)];
             if (s.single())
               rows32[l] = s.moments32.data() + row * N;

@@ -14,6 +14,11 @@ SIMSCOPE_ISA_DECLARE(void tree_evaluate(const SourceTree& s, const Targets& t,
 SIMSCOPE_ISA_DECLARE(void direct_fp64(const SourceTree& s, const double* x, const double* y,
                                       const double* z, std::size_t n, double eps2, double* acc))
 SIMSCOPE_ISA_DECLARE(void moment_rows(SourceTree& t, bool single))
+SIMSCOPE_ISA_DECLARE(void leaf_row(SourceTree& t, std::size_t cell))
+
+void leaf_row(SourceTree& t, std::size_t cell) {
+  SIMSCOPE_ISA_DISPATCH("tree method's multipoles", leaf_row(t, cell));
+}
 
 void moment_rows(SourceTree& t, bool single) {
   SIMSCOPE_ISA_DISPATCH("tree method's multipoles", moment_rows(t, single));

@@ -118,10 +118,13 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
 /// chunks. acc[4 i + c] in the convention above. Coincidences (r^2 == 0) are skipped.
 void direct_fp64(const SourceTree& s, const double* x, const double* y, const double* z,
                  std::size_t n, double eps2, double* acc);
-/// Fills the rows of t.moments (or t.moments32 when `single`) of order t.order for the cells
-/// with a slot (moments_cpu.cpp): P2M, then M2M upwards, with OpenMP. Rows and slots are
-/// allocated by compute_moments().
+/// Fills the rows of t.moments (or t.moments32 when `single`) of order t.order for the inner
+/// cells with a slot (moments_cpu.cpp): M2M from inner children, P2M of leaf children's
+/// sources, level by level upwards, with OpenMP. Rows and slots are allocated by
+/// compute_moments().
 void moment_rows(SourceTree& t, bool single);
+/// Fills the row of leaf `cell` (P2M of its sources; SourceTree::ensure_row).
+void leaf_row(SourceTree& t, std::size_t cell);
 SIMSCOPE_ISA_END
 
 /// The number of sampled targets for `requested` (Options::error_samples), with P sources and
