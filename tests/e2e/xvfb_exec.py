@@ -3,14 +3,17 @@ with COMMAND's status (1 when no server starts). The display number is drawn at 
 1000-59999, and a number in use is drawn again: concurrent tests, and a test that starts a
 server while its previous one is still closing, do not meet on one number (xvfb-run's search
 from one start number did, and its temporary authority folder failed to be removed, under a
-loaded CI). Readiness: Xvfb writes the number to -displayfd once it accepts clients. No
+loaded CI). Readiness: Xvfb writes the number to -displayfd once it accepts clients, and a
+connection to its socket must succeed (once in CI a client found no display after that). No
 authority file (local clients only: -nolisten tcp). -r: no auto-repeat (a key held past the
 repeat delay under the sanitizers would be typed twice). Used by gui_util.xvfb_run."""
 import os
 import random
 import signal
+import socket
 import subprocess
 import sys
+import time
 
 
 def start_server(screen):
@@ -26,11 +29,29 @@ def start_server(screen):
         os.close(w)
         with os.fdopen(r, "rb") as f:
             ready = f.readline().strip()
-        if ready:
+        if ready and accepts(number, server):
             return server, number
-        err = server.stderr.read().decode(errors="replace").strip()[-300:]
+        if ready:  # announced but not accepting (seen once in CI: the client found no display)
+            server.terminate()
+            err = f"Xvfb :{number} announced itself but refused a connection"
+        else:
+            err = server.stderr.read().decode(errors="replace").strip()[-300:]
         server.wait()
     return None, err
+
+
+def accepts(number, server, seconds=5.0):
+    """Whether the server takes a connection on its socket within `seconds`."""
+    path = f"/tmp/.X11-unix/X{number}"
+    end = time.monotonic() + seconds
+    while time.monotonic() < end and server.poll() is None:
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+                s.connect(path)
+            return True
+        except OSError:
+            time.sleep(0.05)
+    return False
 
 
 def main():
