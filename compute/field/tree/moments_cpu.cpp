@@ -20,8 +20,9 @@ void moment_rows(SourceTree& t, bool single) {
   const std::size_t N = std::size_t(m.count), C = t.oct.cells.size();
   const auto& cells = t.oct.cells;
   const int depth = t.oct.depth;
-  // Cells by level, deepest first: leaves get P2M, parents M2M from their finished children,
-  // in fp64. When `single`, stored in fp32, and a child's rounded multipole is read back as fp64.
+  // Inner cells by level, deepest first, in fp64 from their finished inner children (M2M) and
+  // their leaf children's sources (P2M). When `single`, stored in fp32, and a child's rounded
+  // multipole is read back as fp64.
   std::vector<std::vector<std::int32_t>> by_level(std::size_t(depth) + 1);
   for (std::size_t c = 0; c < C; ++c)
     if (t.slot[c] != kNoMoment && !cells[c].leaf())
