@@ -94,6 +94,9 @@ int run_headless_ranks(const RunOptions& o) {
   std::unique_ptr<Job> job;
   try {
     job = Job::join();
+  } catch (const LaunchRefused& e) {  // before MPI started: rank 0 says it, the others wait
+    if (launched_rank() == 0) print_error(e.what());
+    return exit_after_rank0(2);
   } catch (const AgreedError& e) {  // the same on every rank: one copy, and exit 2 as the CLI's
     if (launched_rank() == 0) print_error(e.what());
     return 2;

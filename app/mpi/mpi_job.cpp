@@ -1,7 +1,9 @@
 // MPI initialisation and the Communicator over MPI_COMM_WORLD (mpi_job.hpp).
 #include "mpi_job.hpp"
 
+#include <dlfcn.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <initializer_list>
+#include <string>
 
 #include "core/error.hpp"
 #include "core/isa.hpp"
@@ -81,7 +84,56 @@ bool built_with_mpi() {
 #endif
 }
 
+std::string slurm_pmi_refusal(const std::string& library, bool takes_slurm_pmi) {
+  if (takes_slurm_pmi || library.rfind("Open MPI", 0) != 0) return "";
+  if (!in_slurm_step() || std::getenv("OMPI_COMM_WORLD_SIZE")) return "";
+  const int tasks = env_int({"SLURM_STEP_NUM_TASKS", "SLURM_NTASKS", "SLURM_NPROCS"}, 1);
+  if (tasks <= 1) return "";
+  const char* ns = std::getenv("PMIX_NAMESPACE");
+  if (ns && *ns) return "";  // a PMIx server (srun --mpi=pmix) is there for the ranks
+  const char* type = std::getenv("SLURM_MPI_TYPE");
+  const std::string plugin = type && *type ? type : "none";
+  const std::string name = library.substr(0, library.find(','));  // "Open MPI v4.1.4"
+  return "srun --mpi=" + plugin + " started these " + std::to_string(tasks) +
+         " tasks, but this simscope's MPI (" + name +
+         ") joins them only through PMIx: use srun --mpi=pmix (srun --mpi=list shows this "
+         "Slurm's plugins)";
+}
+
 #ifdef SIMSCOPE_HAVE_MPI
+std::string mpi_library() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int len = 0;
+  if (MPI_Get_library_version(text, &len) != MPI_SUCCESS) return "";  // callable before MPI_Init
+  const std::string s(text, std::size_t(std::max(0, len)));
+  return s.substr(0, s.find('\n'));
+}
+
+bool mpi_takes_slurm_pmi() {
+  const std::string lib = mpi_library();
+  const std::string tag = "Open MPI v";
+  if (lib.rfind(tag, 0) != 0) return true;  // not Open MPI: no rule known here
+  if (std::atoi(lib.c_str() + tag.size()) >= 5) return false;  // Open MPI 5: PMIx only
+  // Open MPI 4 reads Slurm's PMI through its pmix components s1 and s2, built only with
+  // --with-pmi: compiled into the library, or as plugins in its component folder, <libdir>/openmpi
+  // (Debian: openmpi3) beside the libmpi.so loaded.
+  for (const char* c : {"mca_pmix_s1_component", "mca_pmix_s2_component"})
+    if (dlsym(RTLD_DEFAULT, c)) return true;
+  Dl_info info{};
+  void* init = dlsym(RTLD_DEFAULT, "MPI_Init");
+  if (!init || !dladdr(init, &info) || !info.dli_fname) return true;  // cannot tell: no claim
+  char* real = realpath(info.dli_fname, nullptr);
+  if (!real) return true;
+  std::string dir(real);
+  std::free(real);
+  dir = dir.substr(0, dir.rfind('/'));
+  struct stat st {};
+  for (const char* sub : {"/openmpi/", "/openmpi3/"})
+    for (const char* c : {"mca_pmix_s1.so", "mca_pmix_s2.so"})
+      if (stat((dir + sub + c).c_str(), &st) == 0) return true;
+  return false;
+}
+
 namespace {
 
 void check(int rc, const char* what) {
@@ -183,6 +235,9 @@ class WorldCommunicator final : public Communicator {
 Job::Job() = default;
 
 std::unique_ptr<Job> Job::join() {
+  // Open MPI aborts inside MPI_Init, with its own pages of text, on ranks it cannot reach.
+  if (const std::string why = slurm_pmi_refusal(mpi_library(), mpi_takes_slurm_pmi()); !why.empty())
+    throw LaunchRefused(why);
   int provided = 0;
   check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
   std::unique_ptr<Job> j(new Job());
@@ -237,6 +292,9 @@ int Job::rank() const { return world_->rank(); }
 int Job::size() const { return world_->size(); }
 
 #else  // no MPI in this build
+
+std::string mpi_library() { return ""; }
+bool mpi_takes_slurm_pmi() { return true; }
 
 Job::Job() = default;
 std::unique_ptr<Job> Job::join() {

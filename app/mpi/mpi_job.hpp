@@ -47,10 +47,34 @@ struct AgreedError : Error {
   using Error::Error;
 };
 
+/// The launcher started the ranks in a way this MPI library cannot join, found from the
+/// environment before MPI starts: every rank raises it alike, rank 0 reports it.
+struct LaunchRefused : AgreedError {
+  using AgreedError::AgreedError;
+};
+
+/// The MPI library as MPI_Get_library_version names it (its first line, e.g. "Open MPI v4.1.4,
+/// package: ..."), read before MPI starts; "" in a build without MPI.
+std::string mpi_library();
+
+/// Whether the MPI library can take its ranks from Slurm's PMI-1 / PMI-2 (srun --mpi=pmi2).
+/// Open MPI 4 only with its pmix s1 or s2 component (Debian's has neither), Open MPI 5 never;
+/// true for any other library and in a build without MPI.
+bool mpi_takes_slurm_pmi();
+
+/// One line saying why the tasks of this srun step cannot join an MPI job, "" when nothing is
+/// known to stand in the way. Refused: a step of several tasks started without PMIx (srun
+/// --mpi=pmi2, pmi1, none: no PMIX_NAMESPACE in the environment) when `library` is Open MPI and
+/// `takes_slurm_pmi` is false; the line says to use srun --mpi=pmix. Ranks started by mpirun
+/// (OMPI_COMM_WORLD_SIZE) are never refused. Reads the environment only.
+std::string slurm_pmi_refusal(const std::string& library, bool takes_slurm_pmi);
+
 class Job {
  public:
   /// Joins the job (MPI_Init_thread). Throws simscope::Error when MPI cannot start or this build
   /// has no MPI: "this simscope was built without MPI (SIMSCOPE_MPI=OFF or MPI not found) ...".
+  /// Throws LaunchRefused, before MPI starts, for an srun step that MPI cannot join
+  /// (slurm_pmi_refusal: Open MPI would abort in MPI_Init with its own messages).
   /// Every rank then runs the CPU kernels at the lowest instruction-set level among the ranks
   /// (core/isa.hpp; run.json's backend.cpu_kernels_chosen_by says so).
   static std::unique_ptr<Job> join();
