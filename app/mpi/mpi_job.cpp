@@ -112,8 +112,9 @@ std::string mpi_library() {
 bool mpi_takes_slurm_pmi() {
   const std::string lib = mpi_library();
   const std::string tag = "Open MPI v";
-  if (lib.rfind(tag, 0) != 0) return true;  // not Open MPI: no rule known here
-  if (std::atoi(lib.c_str() + tag.size()) >= 5) return false;  // Open MPI 5: PMIx only
+  // Not Open MPI: no rule known. Open MPI 5: PMIx only.
+  if (lib.rfind(tag, 0) != 0) return true;
+  if (std::atoi(lib.c_str() + tag.size()) >= 5) return false;
   // Open MPI 4 reads Slurm's PMI through its pmix components s1 and s2, built only with
   // --with-pmi: compiled into the library, or as plugins in its component folder, <libdir>/openmpi
   // (Debian: openmpi3) beside the libmpi.so loaded.

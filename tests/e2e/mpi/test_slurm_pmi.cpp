@@ -14,13 +14,24 @@
 namespace simscope::app::mpi {
 namespace {
 
-const char* const kVars[] = {"SLURM_STEP_ID",   "SLURM_STEPID",          "SLURM_NTASKS",
-                             "SLURM_NPROCS",    "SLURM_STEP_NUM_TASKS", "SLURM_PROCID",
-                             "SLURM_MPI_TYPE",  "PMI_FD",               "PMI_RANK",
-                             "PMI_SIZE",        "PMI_JOBID",            "PMIX_NAMESPACE",
-                             "PMIX_RANK",       "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK"};
-const std::string kOpenMpi4 = "Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: "
-                              "v4.1.4, May 26, 2022";
+const char* const kVars[] = {"SLURM_STEP_ID",
+                             "SLURM_STEPID",
+                             "SLURM_NTASKS",
+                             "SLURM_NPROCS",
+                             "SLURM_STEP_NUM_TASKS",
+                             "SLURM_PROCID",
+                             "SLURM_MPI_TYPE",
+                             "PMI_FD",
+                             "PMI_RANK",
+                             "PMI_SIZE",
+                             "PMI_JOBID",
+                             "PMIX_NAMESPACE",
+                             "PMIX_RANK",
+                             "OMPI_COMM_WORLD_SIZE",
+                             "OMPI_COMM_WORLD_RANK"};
+const std::string kOpenMpi4 =
+    "Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: "
+    "v4.1.4, May 26, 2022";
 
 class SlurmPmi : public ::testing::Test {
  protected:

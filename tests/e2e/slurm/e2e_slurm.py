@@ -7,14 +7,16 @@ started here (slurm_cluster.py: Debian's slurm-wlm + munge on localhost, a tempo
   script's --signal=TERM@300 sends before the time limit), requeues itself, resumes again and
   ends COMPLETED after 1 restart. Its outputs are byte for byte those of one uninterrupted
   process.
-- examples/slurm/field-sweep.sbatch as a job array of 3 frames, 2 ranks each: each frame's
-  outputs equal one process' run at the value --sweep would give that frame.
+- examples/slurm/field-sweep.sbatch as job arrays, 2 ranks per frame, over a float parameter and
+  an integer one: each frame's outputs equal one process' run at the value --sweep would give
+  that frame.
 - srun --mpi=pmi2 and --mpi=none (PMIs Debian's Open MPI cannot use): exit status 2 and one
   line from simscope saying to use --mpi=pmix.
 Without slurm-wlm and munge installed it skips (exit 77), except under CI=true or
 SIMSCOPE_REQUIRE_SLURM=1, where that fails. Usage: e2e_slurm.py SIMSCOPE EXAMPLES_DIR"""
 import glob
 import json
+import math
 import os
 import signal
 import subprocess
@@ -36,7 +38,7 @@ c = Checker()
 base = scratch("slurm")
 # 1280 members in 20 blocks of 64, N = 40: a few seconds on 2 ranks, blocks of a fraction of a
 # second, so each interruption lands with blocks still to do.
-SIZE = dict(MEMBERS=1280, NODES=40, STEPS=12000)
+SIZE = dict(MEMBERS=1280, NODES=40, STEPS=16000)
 STUDY_ARGS = ["--no-image", "--set", "integrator.transient=10", "--set", "network.k=4",
               "--set", "network.p=0.2", "--checkpoint-interval", "0.3"]
 RANKS = ["--ntasks=2", "--cpus-per-task=1"]
@@ -66,7 +68,7 @@ def log_of(work, pattern):
         os.path.join(work, pattern))))
 
 
-cluster = slurm_cluster.Cluster(cpus=max(4, os.cpu_count() or 1))
+cluster = slurm_cluster.Cluster(cpus=max(8, os.cpu_count() or 1))
 signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # ctest's timeout: stop() still runs
 t_start = time.monotonic()
 try:
@@ -154,38 +156,47 @@ try:
     same_npy_files(ref, out, "study (cancelled, resubmitted, requeued)")
     if os.path.exists(os.path.join(out, "run.json")):
         m = json.load(open(os.path.join(out, "run.json")))
-        c.check(m.get("mpi", {}).get("ranks") == 2, f"study: 2 ranks ({m.get('mpi', {}).get('ranks')})")
+        ranks = m.get("mpi", {}).get("ranks")
+        c.check(ranks == 2, f"study: split across 2 ranks ({ranks})")
 
-    # The field sweep: a job array of 3 frames, 2 ranks each, against one process per frame.
-    sweep_out = os.path.join(base, "sweep")
-    field_args = ["--no-image", "--set", "grid.size=48", "--set", "sources.count=3000",
+    # Field sweeps: job arrays of 2 ranks per frame, against one process per frame; a float
+    # parameter (values printed to round-trip) and an integer one (rounded as --sweep rounds).
+    field_args = ["--no-image", "--set", "grid.size=40", "--set", "sources.count=2000",
                   "--set", "method=direct"]
-    start, stop, frames = -0.5, 0.75, 3
-    arr = cluster.submit(*RANKS, "--array=0-2", f"--chdir={work}",
-                         os.path.join(examples, "field-sweep.sbatch"), *field_args,
-                         env=cluster.env(SIMSCOPE=simscope, OUT=sweep_out,
-                                         SWEEP=f"plane.offset={start}:{stop}:{frames}"))
-    refs = []
-    for f in range(frames):
-        value = start + (stop - start) * f / (frames - 1)  # --sweep's frame f (doubles)
-        d = os.path.join(base, f"sweep_ref_{f}")
-        refs.append((d, value, subprocess.run(
-            [simscope, "--headless", "--workload", "field", "--out-dir", d, "--set",
-             f"plane.offset={value!r}", *field_args], capture_output=True, text=True,
-            timeout=LIMIT, env=cluster.env())))
-    recs = cluster.wait_state(arr, ("COMPLETED", "CANCELLED", "FAILED", "TIMEOUT"), 2 * LIMIT)
-    c.check(len(recs) == frames and all(r.get("JobState") == "COMPLETED" for r in recs),
-            f"sweep array {arr}: {[r.get('JobState') for r in recs]}")
-    for f, (d, value, p) in enumerate(refs):
-        c.check(p.returncode == 0, f"frame {f}: one process ({p.stderr.strip()[-200:]})")
-        got = os.path.join(sweep_out, f"{f:04d}")
-        try:
-            params = json.load(open(os.path.join(got, "run.json")))["params"]
-        except (OSError, ValueError, KeyError):
-            params = {}
-        c.check(params.get("plane.offset") == value,
-                f"frame {f}: plane.offset = {value!r} ({params.get('plane.offset')!r})")
-        same_npy_files(d, got, f"sweep frame {f}")
+    sweeps = [("plane.offset", -0.5, 0.7, 4, float), ("sources.count", 2000, 3001, 3, int)]
+    arrays = []
+    for name, start, stop, frames, kind in sweeps:
+        out_s = os.path.join(base, f"sweep_{name}")
+        arr = cluster.submit(*RANKS, f"--array=0-{frames - 1}", f"--chdir={work}",
+                             os.path.join(examples, "field-sweep.sbatch"), *field_args,
+                             env=cluster.env(SIMSCOPE=simscope, OUT=out_s,
+                                             SWEEP=f"{name}={start}:{stop}:{frames}"))
+        arrays.append((arr, name, frames, out_s))
+        refs = []
+        for f in range(frames):
+            value = start + (stop - start) * f / (frames - 1)  # --sweep's frame f (doubles)
+            if kind is int:  # the nearest integer, halves away from zero (std::llround)
+                value = int(math.copysign(math.floor(abs(value) + 0.5), value))
+            d = os.path.join(base, f"sweep_ref_{name}_{f}")
+            p = subprocess.run([simscope, "--headless", "--workload", "field", "--out-dir", d,
+                                *field_args, "--set", f"{name}={value!r}"], capture_output=True,
+                               text=True, timeout=LIMIT, env=cluster.env())
+            c.check(p.returncode == 0, f"{name} frame {f}: one process ({p.stderr.strip()[-200:]})")
+            refs.append((d, value))
+        arrays[-1] += (refs,)
+    for arr, name, frames, out_s, refs in arrays:
+        recs = cluster.wait_state(arr, ("COMPLETED", "CANCELLED", "FAILED", "TIMEOUT"), 2 * LIMIT)
+        c.check(len(recs) == frames and all(r.get("JobState") == "COMPLETED" for r in recs),
+                f"{name} sweep, array {arr}: {[r.get('JobState') for r in recs]}")
+        for f, (d, value) in enumerate(refs):
+            got = os.path.join(out_s, f"{f:04d}")
+            try:
+                params = json.load(open(os.path.join(got, "run.json")))["params"]
+            except (OSError, ValueError, KeyError):
+                params = {}
+            c.check(params.get(name) == value and type(params.get(name)) is type(value),
+                    f"{name} frame {f}: {value!r} ({params.get(name)!r})")
+            same_npy_files(d, got, f"{name} frame {f}")
     print(f"  Slurm test: {time.monotonic() - t_start:.1f} s")
 except Exception as e:  # the daemons' logs say why
     c.check(False, f"{type(e).__name__}: {e}")

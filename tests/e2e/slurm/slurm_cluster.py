@@ -1,14 +1,15 @@
 """A single-node Slurm for the tests, from Debian's slurm-wlm and munge: munged, slurmctld and
 slurmd on localhost, run in the foreground as this process' children, with everything in one
 temporary folder: the config (slurm.conf), the munge key and socket, the state and spool folders,
-the logs; ports chosen free on 127.0.0.1. Clients (sbatch, srun, scontrol ...) find it through
-SLURM_CONF in `env()`. Nothing outside the folder is read or written: /etc/slurm, /etc/munge and
-any other Slurm on the machine are left alone. `stop()` cancels the jobs submitted through
-`submit()`, ends the daemons and removes the folder; the daemons also get SIGTERM when this
-process dies (PR_SET_PDEATHSIG)."""
+the logs, the jobs' TMPDIR; ports chosen free on 127.0.0.1. Clients (sbatch, srun, scontrol ...)
+find it through SLURM_CONF in `env()`. Nothing outside the folder is read or written: /etc/slurm,
+/etc/munge and any other Slurm on the machine are left alone. `stop()` cancels the jobs submitted
+through `submit()`, ends the daemons and removes the folder; the daemons also get SIGTERM when
+this process dies (PR_SET_PDEATHSIG)."""
 import ctypes
 import os
 import pwd
+import random
 import shutil
 import signal
 import socket
@@ -62,6 +63,8 @@ class Cluster:
         e = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
         e["PATH"] = e.get("PATH", "/usr/bin:/bin") + ":" + SBIN
         e["SLURM_CONF"] = self.conf
+        # The ranks' Open MPI session folders: apart from another test Slurm's jobs of the same id.
+        e["TMPDIR"] = self.path("tmp")
         e.update({k: str(v) for k, v in extra.items()})
         return e
 
@@ -75,7 +78,7 @@ class Cluster:
         munge = self.path("munge")
         os.makedirs(munge)
         os.chmod(munge, 0o755)  # munged's socket folder: searchable by every client
-        for d in ("state", "spool"):
+        for d in ("state", "spool", "tmp"):
             os.makedirs(self.path(d))
         key, sock = os.path.join(munge, "munge.key"), os.path.join(munge, "socket")
         subprocess.run([which("mungekey"), "--create", "--keyfile", key], check=True)
@@ -112,6 +115,7 @@ class Cluster:
             "SlurmdParameters": "config_overrides",
             "KillWait": 5,
             "MinJobAge": 3600,  # finished jobs stay visible to scontrol show job
+            "FirstJobId": random.randint(1000, 900000),  # not another test Slurm's ids
         }
         with open(self.conf, "w") as f:
             for k, v in conf.items():
