@@ -46,10 +46,12 @@ LIMIT = 60  # seconds any one wait may take
 
 
 def blocks_done(ck):
-    """Finished blocks in a version-4 checkpoint folder (its block markers)."""
-    if not os.path.exists(os.path.join(ck, "checkpoint.json")):
+    """Finished blocks in a version-4 checkpoint folder: its prefix and its block markers."""
+    try:
+        h = json.load(open(os.path.join(ck, "checkpoint.json")))
+    except (OSError, ValueError):
         return 0
-    return len(glob.glob(os.path.join(ck, "block_*.json")))
+    return int(h.get("blocks_done", 0)) + len(glob.glob(os.path.join(ck, "block_*.json")))
 
 
 def same_npy_files(ref, out, what):
@@ -117,6 +119,7 @@ try:
     c.check(not glob.glob(os.path.join(out, "*.npy")) and blocks_done(ck) >= 1,
             f"job {job1}: no outputs, the checkpoint kept ({blocks_done(ck)} of 20 blocks)")
 
+    print(f"  job {job1} cancelled, t = {time.monotonic() - t_start:.1f} s")
     # Submitted again: it resumes; SIGTERM to its ranks (the time limit's --signal) makes it
     # requeue itself; it resumes once more and completes.
     job2 = cluster.submit(*RANKS, f"--chdir={work}", study, *STUDY_ARGS, env=env)
@@ -152,7 +155,9 @@ try:
     except subprocess.TimeoutExpired:
         reference.kill()
         _, err = reference.communicate()
-    c.check(reference.returncode == 0, f"the single-process study ({err.strip()[-300:]})")
+    c.check(reference.returncode == 0, "the single-process study" +
+            ("" if reference.returncode == 0 else f" ({err.strip()[-300:]})"))
+    print(f"  the study's jobs done, t = {time.monotonic() - t_start:.1f} s")
     same_npy_files(ref, out, "study (cancelled, resubmitted, requeued)")
     if os.path.exists(os.path.join(out, "run.json")):
         m = json.load(open(os.path.join(out, "run.json")))
@@ -181,7 +186,8 @@ try:
             p = subprocess.run([simscope, "--headless", "--workload", "field", "--out-dir", d,
                                 *field_args, "--set", f"{name}={value!r}"], capture_output=True,
                                text=True, timeout=LIMIT, env=cluster.env())
-            c.check(p.returncode == 0, f"{name} frame {f}: one process ({p.stderr.strip()[-200:]})")
+            c.check(p.returncode == 0, f"{name} frame {f}: one process" +
+                    ("" if p.returncode == 0 else f" ({p.stderr.strip()[-200:]})"))
             refs.append((d, value))
         arrays[-1] += (refs,)
     for arr, name, frames, out_s, refs in arrays:
