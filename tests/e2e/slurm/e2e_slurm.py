@@ -43,6 +43,7 @@ STUDY_ARGS = ["--no-image", "--set", "integrator.transient=10", "--set", "networ
               "--set", "network.p=0.2", "--checkpoint-interval", "0.3"]
 RANKS = ["--ntasks=2", "--cpus-per-task=1"]
 LIMIT = 60  # seconds any one wait may take
+ENDED = ("COMPLETED", "CANCELLED", "FAILED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY")
 
 
 def blocks_done(ck):
@@ -112,7 +113,7 @@ try:
         time.sleep(0.05)
     at_cancel = blocks_done(ck)
     cluster.run("scancel", job1)
-    rec = cluster.wait_state(job1, ("CANCELLED", "COMPLETED", "FAILED", "TIMEOUT"), LIMIT)[0]
+    rec = cluster.wait_state(job1, ENDED, LIMIT)[0]
     c.check(at_cancel >= 1 and rec.get("JobState") == "CANCELLED",
             f"job {job1}: scancel once the checkpoint held {at_cancel} blocks -> "
             f"JobState={rec.get('JobState')} (scontrol show job)")
@@ -133,7 +134,7 @@ try:
     t0 = time.monotonic()
     rec = cluster.job(job2)
     while not (rec.get("JobState") == "PENDING" and rec.get("Restarts") == "1") and \
-            time.monotonic() - t0 < LIMIT and rec.get("JobState") != "COMPLETED":
+            time.monotonic() - t0 < LIMIT and rec.get("JobState") not in ENDED:
         time.sleep(0.2)
         rec = cluster.job(job2)
     c.check(rec.get("JobState") == "PENDING" and rec.get("Restarts") == "1",
@@ -141,7 +142,7 @@ try:
             f"(JobState={rec.get('JobState')}, Restarts={rec.get('Restarts')})")
     # Slurm holds a requeued job about two minutes (its BeginTime); the test does not wait.
     cluster.run("scontrol", "update", f"JobId={job2}", "StartTime=now")
-    rec = cluster.wait_state(job2, ("COMPLETED", "CANCELLED", "FAILED", "TIMEOUT"), 2 * LIMIT)[0]
+    rec = cluster.wait_state(job2, ENDED, 2 * LIMIT)[0]
     c.check(rec.get("JobState") == "COMPLETED" and rec.get("Restarts") == "1" and
             rec.get("ExitCode") == "0:0",
             f"job {job2}: then JobState={rec.get('JobState')}, Restarts={rec.get('Restarts')}, "
@@ -191,7 +192,7 @@ try:
             refs.append((d, value))
         arrays[-1] += (refs,)
     for arr, name, frames, out_s, refs in arrays:
-        recs = cluster.wait_state(arr, ("COMPLETED", "CANCELLED", "FAILED", "TIMEOUT"), 2 * LIMIT)
+        recs = cluster.wait_state(arr, ENDED, 2 * LIMIT)
         c.check(len(recs) == frames and all(r.get("JobState") == "COMPLETED" for r in recs),
                 f"{name} sweep, array {arr}: {[r.get('JobState') for r in recs]}")
         for f, (d, value) in enumerate(refs):
