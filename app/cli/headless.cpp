@@ -1,28 +1,17 @@
 #include "headless.hpp"
 
-#include <unistd.h>
-
 #include <QDir>
-#include <algorithm>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
-#include <cstdlib>
-#include <functional>
 #include <optional>
 #include <thread>
-#include <tuple>
 
 #include "view/compare.hpp"
 #include "core/error.hpp"
-#include "export.hpp"
 #include "headless_output.hpp"
 #include "output_checks.hpp"
 #include "params_json.hpp"
 #include "view/plane_profile.hpp"
-#include "render/gl_context.hpp"
-#include "render/offscreen.hpp"
-#include "render/plane_view.hpp"
 #include "run_manifest.hpp"
 #include "progress_line.hpp"
 #include "session.hpp"
@@ -31,9 +20,6 @@
 #include "oscillators/study_checkpoint.hpp"
 #include "sweep.hpp"
 #include "view_png_export.hpp"
-#include "view_schema.hpp"
-#include "view_settings.hpp"
-#include "view_upload.hpp"
 #include "worker.hpp"
 
 namespace simscope::app {

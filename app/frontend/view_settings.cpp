@@ -3,10 +3,32 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 #include "core/error.hpp"
 
 namespace simscope::app {
+namespace {
+
+/// The workload's annotations of its image (run layer) as the plane view draws them.
+render::PlaneAnnotations to_render(const ImageAnnotations& a) {
+  render::PlaneAnnotations r;
+  r.aspect = a.aspect == ImageAspect::Fill ? render::Aspect::Fill : render::Aspect::Square;
+  auto title = [](const AxisTitle& t) {
+    return render::AxisTitle{t.name, t.show_range, t.first, t.last};
+  };
+  r.axis_i = title(a.axis_i);
+  r.axis_j = title(a.axis_j);
+  for (const RegionLabel& g : a.regions) {
+    render::RegionLabel l;
+    l.u0 = g.u0, l.v0 = g.v0, l.u1 = g.u1, l.v1 = g.v1;
+    l.texts = g.texts;
+    r.regions.push_back(std::move(l));
+  }
+  return r;
+}
+
+}  // namespace
 
 render::ViewSettings to_render_settings(const ParamSet& view, const ViewImage& image,
                                         bool use_hints, const std::vector<std::string>& given) {
@@ -19,7 +41,7 @@ render::ViewSettings to_render_settings(const ParamSet& view, const ViewImage& i
   s.colorbar = view.get_bool("view.colorbar");
   s.label = image.label;
   s.unit = image.unit;
-  s.annotations = image.annotations;
+  s.annotations = to_render(image.annotations);
   if (use_hints) {
     // A hint replaces a setting at its default that the user did not give.
     const Schema& vs = view.schema();

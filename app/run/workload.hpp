@@ -19,7 +19,7 @@
 #include "output_data.hpp"
 #include "params/schema.hpp"
 #include "run_command.hpp"
-#include "render/plane_annotations.hpp"
+#include "view/image_annotations.hpp"
 
 namespace simscope::app {
 
@@ -53,12 +53,12 @@ struct ViewImage {
   /// status codes 0..3 as -0.5..3.5, so a code keeps its colour whatever codes occur. lo == hi:
   /// none.
   double range_lo = 0, range_hi = 0;
-  /// What the view draws around and over the image: Aspect::Fill for arrays whose axes are not
-  /// lengths, e.g. members x nodes (spatial planes keep square pixels); the titles of axes i and
-  /// j with the coordinates of their first and last samples; labels of regions, e.g. the faces
-  /// of a box mosaic, in fractions of the axes. to_render_settings (view_settings.hpp) copies it
-  /// into the view's settings.
-  render::PlaneAnnotations annotations;
+  /// What the view draws around and over the image: ImageAspect::Fill for arrays whose axes are
+  /// not lengths, e.g. members x nodes (spatial planes keep square pixels); the titles of axes i
+  /// and j with the coordinates of their first and last samples; labels of regions, e.g. the
+  /// faces of a box mosaic, in fractions of the axes. to_render_settings (view_settings.hpp)
+  /// copies it into the view's settings.
+  ImageAnnotations annotations;
   /// Sets the fixed range to [-m, m], m the largest finite |value|: a diverging colormap then
   /// puts zero at its neutral centre.
   void symmetric_range() {

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "core/dtype.hpp"
 #include "core/error.hpp"
-#include "io/npy.hpp"
 
 namespace simscope {
 
@@ -28,7 +28,7 @@ class InputError : public Error {
 /// on `stream` before the first read. The host never waits.
 struct DeviceView {
   const void* data = nullptr;  ///< element [0, ..., 0] (DLPack's data + byte_offset)
-  io::DType dtype = io::DType::Float32;
+  DType dtype = DType::Float32;
   std::vector<std::size_t> shape;
   std::vector<std::ptrdiff_t> strides;  ///< per dimension, in BYTES (any sign)
   int device = 0;                       ///< CUDA device ordinal (DLPack device_id)
@@ -45,10 +45,10 @@ struct DeviceView {
   /// Bytes per element: 4 or 8 for float types, 1 for uint8.
   std::size_t itemsize() const {
     switch (dtype) {
-      case io::DType::Float64:
-      case io::DType::Int64:
+      case DType::Float64:
+      case DType::Int64:
         return 8;
-      case io::DType::UInt8:
+      case DType::UInt8:
         return 1;
       default:
         return 4;

@@ -23,7 +23,7 @@ IndexRange checked_range(const Options& o, const Targets& t, const IndexRange& r
 }
 
 void finalize(const double* acc, double k, Result& out, std::size_t i) {
-  // acc holds sum q (x - y) / r^3; DESIGN.md's E is k sum q (y - x) / r^3.
+  // acc holds sum q (x - y) / r^3; field.hpp's E is k sum q (y - x) / r^3.
   const double ex = -k * acc[0], ey = -k * acc[1], ez = -k * acc[2];
   out.ex[i] = float(ex), out.ey[i] = float(ey), out.ez[i] = float(ez);
   out.magnitude[i] = float(std::sqrt(ex * ex + ey * ey + ez * ez));

@@ -3,7 +3,7 @@
 ///
 /// E(x)   = k * sum_j q_j (y_j - x) / (|y_j - x|^2 + eps^2)^(3/2)
 /// phi(x) = k * sum_j q_j / sqrt(|y_j - x|^2 + eps^2)
-/// Convention: DESIGN.md section 1.1; eps is the Plummer softening. With eps = 0, a target
+/// eps is the Plummer softening. With eps = 0, a target
 /// exactly on a source skips that term and counts it. With k > 0, E points towards a positive
 /// source, as gravity does. Use k < 0 for Coulomb's law.
 #include <array>

@@ -179,7 +179,7 @@ __global__ void finalize_kernel(const double* __restrict__ acc, int T, double k,
                                 float* __restrict__ out) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= T) return;
-  // acc holds sum q (x - y) / r^3; DESIGN.md's E is k sum q (y - x) / r^3.
+  // acc holds sum q (x - y) / r^3; field.hpp's E is k sum q (y - x) / r^3.
   const double ex = -k * acc[i], ey = -k * acc[T + i], ez = -k * acc[2 * (size_t)T + i];
   out[i] = float(sqrt(ex * ex + ey * ey + ez * ez));
   out[(size_t)T + i] = float(ex);

@@ -373,22 +373,6 @@ void write_impl(const std::string& path, const void* data, DType t,
 
 }  // namespace
 
-const char* to_string(DType t) {
-  switch (t) {
-    case DType::Float32:
-      return "float32";
-    case DType::Float64:
-      return "float64";
-    case DType::Int32:
-      return "int32";
-    case DType::Int64:
-      return "int64";
-    case DType::UInt8:
-      return "uint8";
-  }
-  return "unknown";
-}
-
 std::size_t NpyArray::size() const {
   std::size_t n = 1;
   for (std::size_t d : shape) n *= d;

@@ -6,12 +6,13 @@
 #include <string>
 #include <vector>
 
+#include "core/dtype.hpp"
+
 namespace simscope::io {
 
-/// Element types simscope reads and writes.
-enum class DType { Float32, Float64, Int32, Int64, UInt8 };
-
-const char* to_string(DType t);  ///< numpy spelling: "float32", ...
+/// The element types of core/dtype.hpp, which .npy files hold.
+using simscope::DType;
+using simscope::to_string;
 
 /// An array read from a .npy file, converted to native byte order and C order.
 struct NpyArray {

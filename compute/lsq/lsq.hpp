@@ -1,5 +1,5 @@
 #pragma once
-/// @file The `lsq` workload: per-pixel linear least squares with missing data (DESIGN.md 1.2).
+/// @file The `lsq` workload: per-pixel linear least squares with missing data.
 ///
 /// A data cube b of shape (M, H, W) holds M observations for each of P = H x W pixels; NaN marks
 /// a missing observation. A design matrix A of shape (M, N) is shared by all pixels. For each
@@ -32,7 +32,7 @@
 /// Stability of Numerical Algorithms", 15.3 (the 1-norm condition estimator of LAPACK's xPOCON
 /// and xLACN2).
 ///  - Gram matrices: G_p = A^T diag(w_p) A + lambda I for every pixel, w_ip = 1 where observed.
-///    This is DESIGN.md's Khatri-Rao product W^T K restricted to one row of W. W is 0/1, so the
+///    This is the Khatri-Rao product W^T K restricted to one row of W. W is 0/1, so the
 ///    product is the sum of the symmetric rank-1 terms a_i a_i^T over the observed rows, or the
 ///    full A^T A minus the terms of the missing rows, whichever list is shorter. Cost:
 ///    min(m_p, M - m_p) N(N+1)/2 multiply-adds per pixel instead of M N(N+1)/2.
@@ -109,7 +109,7 @@ using Precision = simscope::Precision;
 /// Both small paths work in float64 in either precision: an fp32 solve hands them to a float64
 /// group solver, which is faster than the fp32 Gram path and gives float64 accuracy. The Gram
 /// path works in the precision asked for. The CUDA back end picks by the same rule in
-/// lsq_cuda.cu's classify kernel. Its small kernel (lsq_cuda_small.cu) takes sizes up to what
+/// cuda/classify_kernel.cuh. Its small kernel (cuda/small_kernel.cu) takes sizes up to what
 /// one warp's shared memory holds. Larger downdate pixels go to its Gram path under auto and to
 /// the SVD under downdate.
 /// Pixels without gaps use the shared SVD of A whatever the method.

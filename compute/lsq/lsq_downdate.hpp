@@ -27,7 +27,7 @@
 /// missing rows. The CPU solver's float64 groups, fp32 solves included, run the same algorithm
 /// on their lanes together (cpu/path_downdate.cpp, path_minnorm.cpp). Each lane's K or R_OO is
 /// padded to the group's largest size with a multiple of I, so results are bit-identical
-/// whatever the neighbours. The CUDA back end runs one warp per pixel (lsq_cuda_small.cu).
+/// whatever the neighbours. The CUDA back end runs one warp per pixel (cuda/small_kernel.cu).
 #include <cstddef>
 #include <vector>
 

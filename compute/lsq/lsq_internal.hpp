@@ -16,7 +16,7 @@ std::uint64_t next_generation();
 double output_bytes(std::size_t n, std::size_t pixels);
 
 std::unique_ptr<Solver> make_cpu_solver();
-/// The CUDA back end, in lsq_cuda.cu. Linked only with SIMSCOPE_HAVE_CUDA.
+/// The CUDA back end, in cuda/ (cuda/solver.cuh). Linked only with SIMSCOPE_HAVE_CUDA.
 std::unique_ptr<Solver> make_cuda_solver();
 
 /// Resizes and clears `out` for a cube/design pair and the cube rows `rows`, already resolved
@@ -83,7 +83,7 @@ void solve_pixels_dense(const Cube& cube, const Design& design, const Options& o
                         const std::vector<std::size_t>& pixels, Result& out,
                         std::size_t cube_offset = 0);
 
-/// Pixels per chunk of the CUDA solver (lsq_cuda.cu), which holds two chunk buffer sets of
+/// Pixels per chunk of the CUDA solver (cuda/chunks.cu), which holds two chunk buffer sets of
 /// `per_pixel` bytes per pixel. Both must fit within half of the device memory available to
 /// them: `free_bytes` (cudaMemGetInfo) plus `held_bytes`, what this solver's chunk buffers
 /// already hold. Those are reused or freed for the new chunk, so counting them keeps the chunk

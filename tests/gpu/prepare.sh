@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Run HERE (a Debian CPU machine), in the repository root, before tests/gpu/run.sh on the GPU
-# machine: fills .gpu/ (git-ignored) with what that machine lacks (DESIGN.md section 3):
+# machine: fills .gpu/ (git-ignored) with what that machine lacks:
 # GoogleTest's sources, Eigen 3's headers, glad 2 + jinja2 + markupsafe (pure Python), stb headers, DejaVu Sans,
 # the glvnd loaders (.deb, unpacked there), nlohmann-json, pybind11, dlpack.h and pytest for the run layer and the
 # Python module, and a copy of the anchor scripts (../shared does not travel).

@@ -299,7 +299,7 @@ step table
     echo; echo "benches (bench.json):"
     "$py" - "$out/bench.json" <<'PY'
 import json, sys
-# DESIGN.md section 4's GPU targets (section 3 for the interop frame), printed under each bench.
+# The project's GPU targets (and the interop frame's), printed under each bench.
 targets = {
     "field_cuda": ">= 2.5e12 pairs/s, exact fp32 at <= 1e-6 (anchor: tiled kernel 1.43e12)",
     "field_tree_cuda": "tree build + eval at 1e-5 (interactive: build <= 15 ms, eval <= 5 ms)",

@@ -6,7 +6,7 @@
 
 #include "field/field.hpp"
 #include "field/field_params.hpp"
-#include "gui/number_widget.hpp"
+#include "number_widget.hpp"
 
 using namespace simscope;
 using namespace simscope::app::gui;

@@ -2,7 +2,7 @@
 // subscripts where the font has them, else the markup kept readable.
 #include <gtest/gtest.h>
 
-#include "gui/ui_text.hpp"
+#include "ui_text.hpp"
 
 using simscope::app::gui::plain_text;
 

@@ -10,15 +10,20 @@ is bit-identical to what").
 
 Each line: run name, output name, sha256 (16 hex digits) of the .npy file's bytes (header and
 data) or of run.json's stats and warnings without the ones that measure time or memory. Runs
-that cannot start here (no mpirun, no Python module) print one line saying so."""
+with a view (one per workload) and a --sweep add their PNGs' text chunks (parameters, view,
+workload) and pixels (the decompressed image data) and, for the sweep, its run.json without
+the values that measure time (sweep.mp4 is left out: the encoder's bytes are not promised).
+Runs that cannot start here (no mpirun, no Python module) print one line saying so."""
 
 import hashlib
 import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
+import zlib
 
 build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
 simscope = os.path.join(build, "app", "simscope")
@@ -38,6 +43,33 @@ def stable_stats(stats):
     return {k: v for k, v in sorted(stats.items()) if not any(w in k for w in VOLATILE)}
 
 
+def without_volatile(v):
+    """A JSON value without the keys that measure time or memory, at any depth."""
+    if isinstance(v, dict):
+        return {k: without_volatile(x) for k, x in sorted(v.items())
+                if not any(w in k for w in VOLATILE)}
+    if isinstance(v, list):
+        return [without_volatile(x) for x in v]
+    return v
+
+
+def report_png(name, path):
+    """The PNG's text chunks and its decompressed image data, hashed apart."""
+    data = open(path, "rb").read()
+    texts, pixels, i = [], b"", 8
+    while i + 8 <= len(data):
+        (n,) = struct.unpack(">I", data[i:i + 4])
+        kind, body = data[i + 4:i + 8], data[i + 8:i + 8 + n]
+        if kind in (b"tEXt", b"iTXt", b"zTXt"):
+            texts.append(kind + body)
+        elif kind == b"IDAT":
+            pixels += body
+        i += 12 + n
+    label = os.path.relpath(path, os.path.join(work, name))
+    print(name, label, "text", digest(b"\0".join(texts)))
+    print(name, label, "pixels", digest(data[16:24] + zlib.decompress(pixels)))
+
+
 def report_dir(name, out):
     for f in sorted(os.listdir(out)):
         p = os.path.join(out, f)
@@ -48,9 +80,10 @@ def report_dir(name, out):
     print(name, "run.json", digest(json.dumps(keep, sort_keys=True).encode()))
 
 
-def headless(name, workload, *sets, launcher=(), extra=()):
+def headless(name, workload, *sets, launcher=(), extra=(), image=False):
     out = os.path.join(work, name)
-    cmd = [*launcher, simscope, "--headless", "--no-image", "--quiet", "--backend", "cpu",
+    look = ["--image-size", "160x120"] if image else ["--no-image"]
+    cmd = [*launcher, simscope, "--headless", *look, "--quiet", "--backend", "cpu",
            "--workload", workload, "--out-dir", out, *extra]
     for s in sets:
         cmd += ["--set", s]
@@ -59,6 +92,25 @@ def headless(name, workload, *sets, launcher=(), extra=()):
         print(name, "FAILED", r.returncode, r.stderr.strip().splitlines()[-1:] or "")
         return
     report_dir(name, out)
+    if image:
+        report_png(name, os.path.join(out, "view.png"))
+
+
+def sweep(name, workload, spec, *sets):
+    """A --sweep's frames and run.json (no .npy outputs: a sweep writes none)."""
+    out = os.path.join(work, name)
+    cmd = [simscope, "--headless", "--quiet", "--backend", "cpu", "--workload", workload,
+           "--out-dir", out, "--image-size", "160x120", "--sweep", spec]
+    for s in sets:
+        cmd += ["--set", s]
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
+    if r.returncode != 0:
+        print(name, "FAILED", r.returncode, r.stderr.strip().splitlines()[-1:] or "")
+        return
+    for f in sorted(os.listdir(os.path.join(out, "frames"))):
+        report_png(name, os.path.join(out, "frames", f))
+    man = without_volatile(json.load(open(os.path.join(out, "run.json"))))
+    print(name, "run.json", digest(json.dumps(man, sort_keys=True).encode()))
 
 
 FIELD = ("sources.count=3000", "grid.size=37", "sources.seed=4")
@@ -79,6 +131,12 @@ OSC = ("ensemble.size=150", "network.nodes=12", "network.k=4", "network.topology
        "integrator.steps=300", "integrator.transient=50", "record.every=5")
 for prec in ("fp64", "fp32"):
     headless(f"osc-study-{prec}", "oscillators", *OSC, f"precision={prec}")
+# The view of each workload (view.png), a box's mosaic with its face labels, and a sweep.
+headless("field-xy-view", "field", *FIELD, "plane=xy", image=True)
+headless("field-box-view", "field", *FIELD, "plane=box", image=True)
+headless("lsq-view", "lsq", *LSQ, image=True)
+headless("osc-view", "oscillators", *OSC, image=True)
+sweep("field-sweep", "field", "plane.offset=-0.5:0.5:3", *FIELD)
 
 mpirun = shutil.which("mpirun")
 if mpirun:

@@ -65,8 +65,8 @@ std::string number(double v) {
 
 /// Axis titles of a plane ("x: -1.5 ... 1.5"), or for a box a label on each face of the mosaic
 /// ("-x (y, z)": the face and its in-plane axes, right and up) and the faces' common range.
-render::PlaneAnnotations annotations_of(const field::Grid& g) {
-  render::PlaneAnnotations a;
+ImageAnnotations annotations_of(const field::Grid& g) {
+  ImageAnnotations a;
   if (g.kind != field::PlaneKind::Box) {
     const auto [u, v] = plane_axes(g.kind);
     a.axis_i = {u, true, -g.half_width, g.half_width};
@@ -84,7 +84,7 @@ render::PlaneAnnotations annotations_of(const field::Grid& g) {
     const std::string face = kFaces[f];
     const std::string at =
         std::string(1, face[1]) + " = " + number(f % 2 == 0 ? -g.offset : g.offset);
-    render::RegionLabel r;
+    RegionLabel r;
     r.u0 = (f / 2) / 3.0, r.u1 = (f / 2 + 1) / 3.0;
     r.v0 = (f % 2) / 2.0, r.v1 = (f % 2 + 1) / 2.0;
     r.texts = {face + " face, " + at + ": " + u + " right, " + v + " up",

@@ -137,7 +137,7 @@ class OscillatorsWorkload final : public Workload {
     img.data = std::move(values);
     // Members and nodes are indices, not lengths: the map fills the view, and each axis is titled
     // with the indices it covers.
-    img.annotations.aspect = render::Aspect::Fill;
+    img.annotations.aspect = ImageAspect::Fill;
     img.annotations.axis_i = {"member k", true, 0.0, double(std::size_t(img.rows - 1) * sk)};
     img.annotations.axis_j = {"node i", true, 0.0, double(std::size_t(img.cols - 1) * sn)};
     img.label = amp ? "|z|" : "theta";

@@ -128,7 +128,7 @@ TEST(FieldCpu, MillionSourcesFp32) {
   }
 }
 
-// One charge: |E| = k q / r^2 along (y - x)/r (DESIGN.md's sign), phi = k q / r.
+// One charge: |E| = k q / r^2 along (y - x)/r (field.hpp's sign), phi = k q / r.
 TEST(FieldCpu, SingleChargeAnalytic) {
   Sources s;
   s.x = {0.25f}, s.y = {-0.5f}, s.z = {0.125f}, s.q = {2.0f};

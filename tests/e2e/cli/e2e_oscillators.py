@@ -21,7 +21,8 @@ d = scratch("e2e_oscillators")
 
 
 def rk4_numpy(G, X, Y, w, cc, e, dt, steps, transient, every):
-    """The DESIGN.md equations for K members at once (X, Y: (K, N)); G: (N, N) or (K, N, N)."""
+    """The Stuart-Landau equations (README, "The oscillators workload") for K members at once
+    (X, Y: (K, N)); G: (N, N) or (K, N, N)."""
     deg = G.sum(-1)
 
     def f(X, Y):

@@ -1,6 +1,6 @@
 #pragma once
-// The CUDA lsq solver's downdate and minimum-norm paths (lsq_cuda_small.cu): one warp per pixel
-// of kind kKindDowndate or kKindMinNorm (lsq_warp.cuh), lsq_downdate.hpp's algorithm in float64
+// The CUDA lsq solver's downdate and minimum-norm paths (small_kernel.cu): one warp per pixel
+// of kind kKindDowndate or kKindMinNorm (warp.cuh), lsq_downdate.hpp's algorithm in float64
 // whatever the precision. Not a public API. Include from .cu files only.
 #include <cuda_runtime.h>
 

@@ -1,4 +1,4 @@
-// The CUDA lsq solver's downdate and minimum-norm paths (lsq_cuda_small.cuh): one warp per
+// The CUDA lsq solver's downdate and minimum-norm paths (small_kernel.cuh): one warp per
 // pixel, lsq_downdate.hpp's algorithm in float64, with the pixel's small matrix in shared memory.
 //  - Downdate (kKindDowndate, Sherman-Morrison-Woodbury): S = the s missing rows, listed by warp
 //    ballots. K = I - C_SS gathered from C; z = A_S y with y = B (w o b) from the chunk's cuBLAS
@@ -17,9 +17,9 @@
 
 #include "core/cuda_check.hpp"
 #include "lsq/lsq.hpp"
-#include "lsq/lsq_cuda_small.cuh"
+#include "lsq/cuda/small_kernel.cuh"
 #include "lsq/lsq_downdate.hpp"
-#include "lsq/lsq_warp.cuh"
+#include "lsq/cuda/warp.cuh"
 
 namespace simscope::lsq::detail {
 namespace {

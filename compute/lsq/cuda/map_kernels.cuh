@@ -1,7 +1,8 @@
 #pragma once
 // The CUDA solver's device maps (lsq.hpp, Solver::keep_outputs_on_device): the kernels that
 // assemble full-size maps from each chunk's outputs and from the pixels solved on the host, count
-// the values that overflow float32, and round the solution to float32 for fp32 solves.
+// the values that overflow float32, and round the solution to float32 for fp32 solves. Include
+// from .cu files only.
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -23,6 +24,9 @@ struct DeviceMaps {
 /// Values per pixel solved on the host as uploaded to scatter_host_kernel: its map index, then
 /// x (N values), residual, condition, count and status, all as doubles (exact for each).
 __host__ __device__ inline std::size_t host_pixel_record(int n) { return std::size_t(n) + 5; }
+
+// The kernels have internal linkage: chunks.cu and kept_maps.cu each include this header.
+namespace {
 
 /// Writes a chunk's outputs (x: N x np row-major, maps: np each) into `maps` from pixel p0.
 __global__ void scatter_chunk_kernel(DeviceMaps maps, std::size_t p0, int np, int n,
@@ -85,6 +89,8 @@ __global__ void to_float_kernel(const double* __restrict__ src, std::size_t n,
        i += std::size_t(gridDim.x) * blockDim.x)
     dst[i] = float(src[i]);
 }
+
+}  // namespace
 
 /// Blocks of 256 threads for a grid-stride loop over `n` items.
 inline unsigned grid_for(std::size_t n) {

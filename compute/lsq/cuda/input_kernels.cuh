@@ -1,6 +1,6 @@
 #pragma once
 /// @file CUDA kernels that read an lsq cube from the caller's device memory, for
-/// Solver::solve_device. Included by lsq_cuda.cu only. Gathers a strided (M, H, W) view into C
+/// Solver::solve_device. Included by solver.cu only. Gathers a strided (M, H, W) view into C
 /// order, and applies the loader's check: no inf entry, NaN marks a gap. The first inf entry's
 /// flat C-order index is kept in `bad` via atomicMin; ULLONG_MAX means none.
 #include <cuda_runtime.h>

@@ -1,8 +1,9 @@
 #pragma once
-// Device building blocks shared by the CUDA lsq solver's .cu files: lsq_cuda.cu (the Gram path)
-// and lsq_cuda_small.cu (the downdate and minimum-norm paths). Defines the pixel kinds, and one
-// warp's packed Cholesky, triangular solves and Hager/Higham 1-norm estimate on matrices in
-// shared memory. Not a public API. Include from .cu files only.
+// Device building blocks shared by the CUDA lsq solver's kernels: the Gram path's
+// (classify_kernel.cuh, solve_kernel.cuh) and small_kernel.cu's (the downdate and minimum-norm
+// paths). Defines the pixel kinds, and one warp's packed Cholesky, triangular solves and
+// Hager/Higham 1-norm estimate on matrices in shared memory. Not a public API. Include from .cu
+// files only.
 #include <cuda_runtime.h>
 
 #include <cstdint>

@@ -1,0 +1,252 @@
+#!/usr/bin/env python3
+"""The layers' include rule (README, "Layout"), checked on a configured tree's real include paths.
+
+Usage: check_layers.py SOURCE_DIR BUILD_DIR [--no-allowances]
+
+Reads BUILD_DIR/compile_commands.json and follows every quoted #include of every translation unit
+under SOURCE_DIR as the compiler resolves it: the including file's directory first, then the unit's
+-I and -isystem directories in order (symbolic links resolved, so render's include directory in the
+build tree counts as render/). Headers are followed with the flags of each unit that reaches them.
+Every #include line counts, also one inside #if. Fails (exit 1), one line per offence, when
+ - a file includes a file of a layer that RULES does not allow it, outside ALLOWED;
+ - a translation unit other than app/main.cpp has the repository root or app/ on its include path
+   (a target exports it, and header-only includes would bypass the layers);
+ - an entry of ALLOWED is no longer used while its includer is compiled (the list only shrinks);
+ - README's rule table (section "Layout") says otherwise than RULES.
+--no-allowances checks without ALLOWED (the checker's own tests, on fixture trees).
+"""
+import json
+import os
+import re
+import shlex
+import sys
+
+# The layers, by path in the repository: the first prefix that matches names a file's layer.
+# Files outside them (tests/, tools/) are not checked.
+LAYERS = [
+    ("compute/core/", "compute.core"),
+    ("compute/io/", "compute.io"),
+    ("compute/field/", "compute.field"),
+    ("compute/lsq/", "compute.lsq"),
+    ("compute/oscillators/", "compute.oscillators"),
+    ("render/", "render"),
+    ("app/run/", "run"),
+    ("app/frontend/", "frontend"),
+    ("app/cli/", "cli"),
+    ("app/mpi/", "mpi"),
+    ("app/gui/", "gui"),
+    ("app/python/", "python"),
+    ("app/main.cpp", "main"),
+]
+
+COMPUTE = {"compute.core", "compute.io", "compute.field", "compute.lsq", "compute.oscillators"}
+FRONTEND = {"frontend", "run", "render"} | COMPUTE
+# What each layer may include besides itself: compute <- run <- frontend (+ render) <- {cli, mpi,
+# gui} <- main; python -> run. A layer above may include any layer below it on its chain; python
+# binds the run layer alone. Inside compute: core <- io <- each workload, and no workload includes
+# another. render stands alone: no compute, no run.
+RULES = {
+    "compute.core": set(),
+    "compute.io": {"compute.core"},
+    "compute.field": {"compute.core", "compute.io"},
+    "compute.lsq": {"compute.core", "compute.io"},
+    "compute.oscillators": {"compute.core", "compute.io"},
+    "render": set(),
+    "run": set(COMPUTE),
+    "frontend": FRONTEND,
+    "cli": FRONTEND,
+    "mpi": FRONTEND,
+    "gui": FRONTEND,
+    "python": {"run"},
+    "main": FRONTEND | {"cli", "mpi", "gui"},
+}
+
+# Includes that break RULES today, each (includer, included). The Python module still includes
+# more than the run layer: _core's files include compute/, and the window's entry (py_gui.cpp, the
+# _gui module) includes the window, the front end and render. Remove entries as the Python layer
+# is reworked (issue 43); an entry no longer used fails this check.
+ALLOWED = {
+    ("app/python/module.cpp", "compute/core/backend.hpp"),
+    ("app/python/module.cpp", "compute/core/error.hpp"),
+    ("app/python/module.cpp", "compute/core/isa.hpp"),
+    ("app/python/py_arrays.cpp", "compute/core/error.hpp"),
+    ("app/python/py_arrays.hpp", "compute/io/npy.hpp"),
+    ("app/python/py_call.cpp", "compute/core/device_view.hpp"),
+    ("app/python/py_call.hpp", "compute/core/error.hpp"),
+    ("app/python/py_call.hpp", "compute/core/progress.hpp"),
+    ("app/python/py_dlpack.cpp", "compute/core/device_memory.hpp"),
+    ("app/python/py_dlpack.cpp", "compute/core/error.hpp"),
+    ("app/python/py_dlpack.hpp", "compute/core/backend.hpp"),
+    ("app/python/py_dlpack.hpp", "compute/core/device_view.hpp"),
+    ("app/python/py_field.cpp", "compute/field/device_inputs.hpp"),
+    ("app/python/py_field.cpp", "compute/field/field.hpp"),
+    ("app/python/py_field.cpp", "compute/field/strided_inputs.hpp"),
+    ("app/python/py_gui.cpp", "app/frontend/run_options.hpp"),
+    ("app/python/py_gui.cpp", "app/frontend/session.hpp"),
+    ("app/python/py_gui.cpp", "app/frontend/stop_signals.hpp"),
+    ("app/python/py_gui.cpp", "app/gui/drop_plan.hpp"),
+    ("app/python/py_gui.cpp", "app/gui/gui_app.hpp"),
+    ("app/python/py_gui.cpp", "compute/core/error.hpp"),
+    ("app/python/py_gui.cpp", "render/error.hpp"),
+    ("app/python/py_lsq.cpp", "compute/lsq/lsq.hpp"),
+    ("app/python/py_lsq.cpp", "compute/lsq/lsq_device_cube.hpp"),
+    ("app/python/py_oscillators.cpp", "compute/oscillators/ensemble.hpp"),
+    ("app/python/py_oscillators.cpp", "compute/oscillators/given_networks.hpp"),
+    ("app/python/py_oscillators.cpp", "compute/oscillators/model.hpp"),
+    ("app/python/py_oscillators.cpp", "compute/oscillators/osc_device_state.hpp"),
+    ("app/python/py_oscillators.cpp", "compute/oscillators/study.hpp"),
+    ("app/python/py_oscillators.cpp", "compute/oscillators/topology.hpp"),
+    ("app/python/py_params.hpp", "compute/core/backend.hpp"),
+}
+
+INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
+
+
+def layer_of(rel):
+    for prefix, name in LAYERS:
+        if rel == prefix or rel.startswith(prefix):
+            return name
+    return None
+
+
+def readme_mismatches(root):
+    """Where README's rule table (section "Layout") differs from RULES; none without a README."""
+    path = os.path.join(root, "README.md")
+    if not os.path.isfile(path):
+        return []
+    with open(path) as f:
+        text = f.read()
+    section = text[text.find("## Layout"):]
+    section = section[:section.find("\n## ", 4)]
+    rows = re.findall(r"^\| ([a-z, ]+) \| [^|]* \| ([^|]*) \|$", section, re.M)
+    if not rows:
+        return ["README.md, Layout: no rule table (| Layer | Folder | May include |)"]
+    problems, above = [], set()
+    for names, may in rows:
+        names = [n.strip() for n in names.split(",")]
+        if names == ["compute"]:  # its folders' order is the compute.* rows of RULES
+            above.add("compute")
+            continue
+        may = may.split(";")[0]
+        if "all of the above" in may:
+            want = set(above)
+        elif "itself only" in may:
+            want = set()
+        else:
+            want = {w.strip() for w in may.split(",")}
+        for n in names:
+            have = {"compute" if r.startswith("compute.") else r for r in RULES.get(n, {"?"})}
+            have.discard(n)
+            if have != want:
+                problems.append(f"README.md, Layout: {n} may include {', '.join(sorted(want))}; "
+                                f"RULES here say {', '.join(sorted(have))}")
+        above.update(names)
+    return problems
+
+
+def include_dirs(entry):
+    args = entry["arguments"] if "arguments" in entry else shlex.split(entry["command"])
+    dirs = []
+    for i, a in enumerate(args):
+        for flag in ("-I", "-isystem=", "-isystem"):
+            if a == flag and i + 1 < len(args):
+                dirs.append(args[i + 1])
+                break
+            if a.startswith(flag) and len(a) > len(flag) and flag != "-isystem":
+                dirs.append(a[len(flag):])
+                break
+    base = entry.get("directory", ".")
+    return tuple(os.path.realpath(os.path.join(base, d)) for d in dirs)
+
+
+def main(argv):
+    allowances = "--no-allowances" not in argv
+    args = [a for a in argv if not a.startswith("--")]
+    if len(args) != 2:
+        print(__doc__.strip().splitlines()[2], file=sys.stderr)
+        return 2
+    root = os.path.realpath(args[0])
+    commands = os.path.join(args[1], "compile_commands.json")
+    try:
+        with open(commands) as f:
+            units = json.load(f)
+    except (OSError, ValueError) as e:
+        print(f"check_layers: cannot read {commands}: {e} (configure the build first)")
+        return 1
+    allowed = ALLOWED if allowances else set()
+
+    def rel(path):
+        r = os.path.relpath(path, root)
+        return None if r.startswith("..") else r.replace(os.sep, "/")
+
+    offences, used, seen, texts, reached = [], set(), set(), {}, set()
+    units_checked = edges = 0
+
+    def text(path):
+        if path not in texts:
+            try:
+                with open(path, errors="replace") as f:
+                    texts[path] = f.read()
+            except OSError:
+                texts[path] = ""
+        return texts[path]
+
+    def walk(path, dirs):
+        nonlocal edges
+        if (path, dirs) in seen:
+            return
+        seen.add((path, dirs))
+        here = rel(path)
+        reached.add(here)
+        for name in INCLUDE.findall(text(path)):
+            for d in (os.path.dirname(path),) + dirs:
+                candidate = os.path.join(d, name)
+                if os.path.isfile(candidate):
+                    target = os.path.realpath(candidate)
+                    there = rel(target)
+                    if there is not None:
+                        edges += 1
+                        a, b = layer_of(here), layer_of(there)
+                        if a and b and b != a and b not in RULES[a]:
+                            if (here, there) in allowed:
+                                used.add((here, there))
+                            else:
+                                may = ", ".join(sorted({a} | RULES[a]))
+                                offences.append(f"{here} includes {there}: {a} may include only "
+                                                f"{may} (README, Layout)")
+                        walk(target, dirs)
+                    break
+
+    top_dirs = {root: "the repository root", os.path.join(root, "app"): "app/"}
+    exported = {}  # top directory -> units compiled with it on their include path
+    for entry in units:
+        path = os.path.realpath(os.path.join(entry.get("directory", "."), entry["file"]))
+        here = rel(path)
+        if here is None:
+            continue
+        units_checked += 1
+        dirs = include_dirs(entry)
+        if here != "app/main.cpp":
+            for d in dirs:
+                if d in top_dirs:
+                    exported.setdefault(top_dirs[d], []).append(here)
+        walk(path, dirs)
+
+    for what, where in sorted(exported.items()):
+        where = sorted(set(where))
+        offences.append(f"{what} is on the include path of {len(where)} translation units, e.g. "
+                        f"{', '.join(where[:3])}: no target may export the repository root or app/")
+    # An entry whose includer this build does not compile (e.g. no Python module) is not judged.
+    for entry in sorted(e for e in allowed - used if e[0] in reached):
+        offences.append(f"ALLOWED entry {entry} is no longer used: remove it from "
+                        "tests/setup/check_layers.py")
+    offences += readme_mismatches(root)
+    for line in sorted(set(offences)):
+        print(line)
+    print(f"check_layers: {units_checked} translation units, {edges} includes followed, "
+          f"{len(set(offences))} offences, {len(used)} allowed exceptions")
+    return 1 if offences else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
