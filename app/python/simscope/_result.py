@@ -26,6 +26,9 @@ class Result(Mapping):
         # read in place by the back end) or "staged" (CUDA arrays copied to the host once:
         # stats["host_staging_bytes"]); simscope.field sets it, the others leave "host".
         self.input_route = d.get("input_route", "host")
+        # The arrays the call was given (references, not copies: None for a run on the
+        # schema's own inputs), for simscope.show(result) to show the same inputs.
+        self._inputs = None
 
     @property
     def outputs(self):
