@@ -49,6 +49,13 @@ class Result(Mapping):
             return outputs[name]
         raise AttributeError(name)
 
+    def _repr_png_(self):
+        """The output the window shows first, as PNG bytes, for Jupyter and IPython (see
+        simscope/_picture.py); None where the result has no picture (values at targets)."""
+        from ._picture import picture, png  # noqa: PLC0415 (only when a notebook asks)
+        rgb = picture(self)
+        return None if rgb is None else png(rgb)
+
     def __repr__(self):
         shapes = ", ".join("%s%s" % (k, tuple(v.shape)) for k, v in self._outputs.items())
         return "<simscope %s result on %s: %s>" % (self.workload, self.backend, shapes)
