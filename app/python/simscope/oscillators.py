@@ -157,8 +157,10 @@ class Ensemble:
         e = simscope.oscillators.Ensemble(network_nodes=64, ensemble_size=8)
         series = e.advance(1000)      # {"step", "msd", "order", "finite"}: (T,) arrays
         e.phases                      # (K, N) float64 theta
-    Arrays come back as numpy arrays, or as the initial state's type on its device when it was
-    given as a DLPack object (a torch tensor). Not for two threads at once (RuntimeError)."""
+    Arrays come back as numpy arrays, or as the initial state's (or the networks') type on its
+    device when it was given as a DLPack object (a torch tensor). .notes: the sizes the arrays
+    set over a `params` dict's (as a study's .warnings say them). Not for two threads at once
+    (RuntimeError)."""
 
     def __init__(self, initial: Any = None, *, networks: Any = None, backend: str = "auto",
                  params: Optional[Mapping[str, Any]] = None, **kwargs: Any):
