@@ -58,7 +58,12 @@ class Result(Mapping):
 
     def __repr__(self):
         shapes = ", ".join("%s%s" % (k, tuple(v.shape)) for k, v in self._outputs.items())
-        return "<simscope %s result on %s: %s>" % (self.workload, self.backend, shapes)
+        averaged = ""
+        if "averaged_steps" in self.stats and "transient" in self.stats:  # a study: its msd's
+            averaged = "; msd averaged over steps %d to %d" % (self.stats["transient"] + 1,
+                                                               self.stats["steps"])
+        return "<simscope %s result on %s: %s%s>" % (self.workload, self.backend, shapes,
+                                                      averaged)
 
 
 class FieldResult(Result):

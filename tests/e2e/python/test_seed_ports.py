@@ -148,6 +148,9 @@ def test_seed_oscillators(exe):
     loop = readme_oscillators_loop(G, x0, y0, 1.0, 1.0, 0.2, 0.01, STEPS)
     assert np.abs(r.msd - loop).max() / np.abs(loop).max() < 1e-12
     assert (r.stats["transient"], r.stats["averaged_steps"]) == (0, STEPS)
+    assert repr(r).endswith("; msd averaged over steps 1 to 300>"), repr(r)
+    d = simscope.oscillators.study((x0, y0), networks=G, **dict(kw, integrator_steps=8000))
+    assert repr(d).endswith("; msd averaged over steps 5001 to 8000>"), repr(d)  # the default
     # 7: torch networks and a torch (x, y) pair give torch results, equal to numpy's
     t = simscope.oscillators.study(networks=torch.from_numpy(G), initial=(
         torch.from_numpy(x0), torch.from_numpy(y0)), integrator_transient=0, **kw)
