@@ -68,7 +68,12 @@ def _numpy(item, what):
     """An array argument of show() as numpy (lists, torch CPU tensors); ValueError naming it for
     a tensor that requires grad."""
     refuse_grad(item, what)
-    return np.asarray(item)
+    try:
+        return np.asarray(item)
+    except (TypeError, ValueError, RuntimeError) as e:  # a CUDA tensor, a ragged list
+        raise ValueError("simscope.show: %s: expected an array in host memory (numpy, lists, a "
+                         "CPU tensor: tensor.cpu()), got %s (%s)" % (what, type(item).__name__, e)
+                         ) from None
 
 
 def _with_charges(positions, charges, what):
