@@ -315,7 +315,12 @@ void validate(const Cube& cube, const Design& design, const Options& options);
 /// missing observation; +-Inf is refused with its index. Before reading, refuses a cube larger
 /// than the memory available (MemAvailable in /proc/meminfo), naming both sizes.
 /// Throws simscope::Error naming the file and the problem, e.g. dtype or number of dimensions.
-Cube load_cube(const std::string& path);
+/// refuse_inf false leaves the +-Inf check to the caller (refuse_inf_entries), for a mask that
+/// may mark those entries missing first (apply_observed_mask).
+Cube load_cube(const std::string& path, bool refuse_inf = true);
+/// Throws simscope::Error "NAME: entry [i, h, w] is inf; only NaN may mark a missing
+/// observation" for the first +-Inf entry of `cube`; sets a fresh generation.
+void refuse_inf_entries(Cube& cube, const std::string& name);
 
 /// Loads A from .npy or CSV. .npy: any numeric dtype, shape (M, N); a 1-D array is one column.
 /// CSV: M rows of N numbers, optional header line. Throws simscope::Error naming the file:
@@ -325,7 +330,7 @@ Design load_design(const std::string& path);
 /// use them after reading; the Python module passes numpy arrays through them. Same checks and
 /// messages, `name` in place of the file name; no memory check, since the array is already in
 /// memory. The cube takes over `a`'s bytes without a copy.
-Cube cube_from_npy(io::NpyArray a, const std::string& name);
+Cube cube_from_npy(io::NpyArray a, const std::string& name, bool refuse_inf = true);
 /// A cube over `data` without a copy (Cube::borrowed): C order (M, H, W), native endian,
 /// float32 or float64, aligned to its element. The caller keeps it alive and unchanged while
 /// the cube is used. Checks and messages as cube_from_npy: empty shape, inf entries.

@@ -147,8 +147,7 @@ Cube make_cube(std::vector<double> values, std::size_t m, std::size_t height, st
   return c;
 }
 
-/// Throws on +-inf entries of a cube, naming the first; NaN marks a gap. Sets a fresh generation.
-static void check_entries(Cube& c, const std::string& path) {
+void refuse_inf_entries(Cube& c, const std::string& path) {
   const std::size_t n = c.size();
   std::size_t bad = n;
   if (c.dtype == io::DType::Float32) {
@@ -168,7 +167,7 @@ static void check_entries(Cube& c, const std::string& path) {
   c.generation = detail::next_generation();
 }
 
-Cube load_cube(const std::string& path) {
+Cube load_cube(const std::string& path, bool refuse_inf) {
   if (lower_extension(path) != ".npy")
     throw Error(path + ": the data cube must be a .npy file of shape (M, H, W)");
   std::error_code ec;
@@ -179,10 +178,11 @@ Cube load_cube(const std::string& path) {
       throw Error(path + ": the cube is " + format_bytes(double(fsize)) + ", more than the " +
                   format_bytes(avail) + " of memory available; crop it or split it into tiles");
   }
-  return cube_from_npy(io::read_npy(path, "float32 or float64 (the data cube)"), path);
+  return cube_from_npy(io::read_npy(path, "float32 or float64 (the data cube)"), path,
+                       refuse_inf);
 }
 
-Cube cube_from_npy(io::NpyArray a, const std::string& path) {
+Cube cube_from_npy(io::NpyArray a, const std::string& path, bool refuse_inf) {
   if (a.dtype != io::DType::Float32 && a.dtype != io::DType::Float64)
     throw Error(path + ": dtype " + io::to_string(a.dtype) +
                 "; the data cube must be float32 or float64 (NaN marks a missing value)");
@@ -195,7 +195,10 @@ Cube cube_from_npy(io::NpyArray a, const std::string& path) {
   c.m = a.shape[0], c.height = a.shape[1], c.width = a.shape[2];
   c.dtype = a.dtype;
   c.bytes = std::move(a.data);
-  check_entries(c, path);
+  if (refuse_inf)
+    refuse_inf_entries(c, path);
+  else
+    c.generation = detail::next_generation();
   return c;
 }
 
@@ -211,7 +214,7 @@ Cube borrow_cube(const void* data, io::DType dtype, std::size_t m, std::size_t h
     throw Error(name + ": shape (" + std::to_string(m) + ", " + std::to_string(height) + ", " +
                 std::to_string(width) + ") is empty");
   c.borrowed = static_cast<const std::uint8_t*>(data);
-  check_entries(c, name);
+  refuse_inf_entries(c, name);
   return c;
 }
 

@@ -140,8 +140,10 @@ const Registration reg{Bench{
     "[--lambda L] "
     "[--repeat R] [--design random|polynomial|gaussian_bands] [--noise S] [--seed S] [--check N]",
     "  Per-pixel least squares with gaps (compute/lsq): H x W pixels, M observations, N\n"
-    "  unknowns, a fraction of the entries NaN at random (the defaults are the original case:\n"
-    "  500 x 500, M = 100, N = 50, 20 % NaN). Data: the synthetic generator (float32 cube).\n"
+    "  unknowns, a fraction of the entries NaN at random (the defaults: 500 x 500, M = 100,\n"
+    "  N = 50, 20 % NaN, the overdetermined case; the seeds' own A is 50 x 100, --observations\n"
+    "  50 --unknowns 100, as the presets seed-lsq and seed-lsq-rank (--nan-fraction 0)).\n"
+    "  Data: the synthetic generator (float32 cube).\n"
     "  --backend cpu|cuda|auto (default cpu)   --precision fp64 (default) | fp32\n"
     "  --method auto (default) | normal | qr | svd (qr/svd: per-pixel, slow) | downdate\n"
     "              (auto: per pixel the downdate, the Gram path or the minimum-norm path)\n"

@@ -51,6 +51,16 @@ TEST(ClosestNames, OtherWordsSuggestTheirParameterFirst) {
   EXPECT_EQ(did_you_mean("e", known), "did you mean 'model.coupling'?");
 }
 
+TEST(ClosestNames, AWordAsTypedCaseIncludedComesFirst) {
+  // Issue 42: README's "K networks" is ensemble.size, though K folds to network.k's last part.
+  const std::vector<KnownName> known = {{"network.k", {"k"}}, {"ensemble.size", {"K"}}};
+  EXPECT_EQ(closest_names("K", known), std::vector<std::string>{"ensemble.size"});
+  EXPECT_EQ(closest_names("k", known), std::vector<std::string>{"network.k"});
+  EXPECT_EQ(closest_names("KK", known), std::vector<std::string>{});
+  const auto plain_k = plain({"network.k", "ensemble.size"});
+  EXPECT_EQ(closest_names("K", plain_k), std::vector<std::string>{"network.k"}) << "case aside";
+}
+
 TEST(ClosestNames, SeveralAreListedNearestFirstAtMostThree) {
   const auto known = plain({"abcd", "abce", "abcf", "abc", "abcg", "abxy"});
   EXPECT_EQ(closest_names("abcx", known), (std::vector<std::string>{"abcd", "abce", "abcf"}));
@@ -82,6 +92,20 @@ TEST(ClosestNames, RefusalsOfTheWorkloadsSuggestTheFieldsWords) {
   const std::string m = app::unknown_parameter_message(osc, "w");
   EXPECT_NE(m.find("(did you mean 'model.omega'?)"), std::string::npos) << m;
   EXPECT_NE(app::unknown_parameter_message(osc, "view.colormp").find("'view.colormap'"),
+            std::string::npos);
+  // With a suggestion, the message is short: the suggestion and where the names are listed.
+  EXPECT_EQ(app::unknown_parameter_message(osc, "K"),
+            "unknown parameter 'K' for workload 'oscillators' (did you mean 'ensemble.size'?); "
+            "--list-params oscillators lists them all");
+  EXPECT_EQ(app::unknown_parameter_message(osc, "topologies"),
+            "unknown parameter 'topologies' for workload 'oscillators' (did you mean "
+            "'ensemble.size'?); --list-params oscillators lists them all");
+  EXPECT_NE(app::unknown_parameter_message(osc, "zzzz").find("(known: network.nodes, "),
+            std::string::npos)
+      << "near none: all names";
+  const auto field = app::make_workload("field");
+  EXPECT_NE(app::unknown_parameter_message(field->schema(), "points")
+                .find("(did you mean 'sources.count' or 'grid.size'?)"),
             std::string::npos);
   try {
     app::make_workload("oscilators");

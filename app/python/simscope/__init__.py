@@ -14,6 +14,10 @@ Every call computes with the GIL released (other Python threads run meanwhile); 
 it and raises KeyboardInterrupt; ``progress=f`` calls ``f(fraction)`` (0..1) about every 50 ms
 from the calling thread (an exception raised by ``f`` cancels the run and propagates).
 
+Scalar parameters may be numpy scalars, 0-d numpy arrays or 0-d torch tensors (their value is
+taken). A torch tensor that requires grad, given as an array argument, is a ValueError naming the
+argument: simscope computes no gradients (pass tensor.detach(), as tensor.numpy() asks).
+
 Errors: ValueError for bad arguments and inputs (the product's messages), RuntimeError for
 device (CUDA) failures, MemoryError when host memory runs out.
 
@@ -42,6 +46,7 @@ import numpy as np
 from . import _core
 from ._arrays import inputs as _inputs
 from ._arrays import refuse_cpu_backend as _refuse_cpu_backend
+from ._arrays import refuse_grad as _refuse_grad
 from ._arrays import staged as _staged
 from ._params import python_messages as _messages
 from ._params import python_warnings as _warnings
@@ -136,6 +141,15 @@ def _check_targets(targets):
                          % (shape,))
 
 
+def _charges_vector(charges):
+    """`charges` as given, or a (P, 1) column or (1, P) row of them (a table's column, the seeds'
+    ``characteristic``) as the (P,) vector it is, of its own type (numpy or torch)."""
+    shape = _shape(charges) if charges is not None else None
+    if shape is None or len(shape) != 2 or 1 not in shape:
+        return charges
+    return (charges if hasattr(charges, "reshape") else np.asarray(charges)).reshape(-1)
+
+
 def _host_charges(charges):
     """charges (after _inputs) as a numpy array for the module, and the bytes copied from CUDA
     memory (0 for host arrays)."""
@@ -174,7 +188,8 @@ def field(sources: Any = None, targets: Any = None, *, charges: Any = None,
         each coordinate contiguously, which a (P, 4) row-major array cannot be borrowed as);
         stats["sources_conversions"] is 1 then (2 for other inputs: lists, byte-swapped arrays,
         which are read into a C-order copy first).
-    charges: None, or the strengths q of (P, 3) positions given as `sources`: shape (P,),
+    charges: None, or the strengths q of (P, 3) positions given as `sources`: shape (P,) (or
+        a (P, 1) column, or a (1, P) row),
         float32 or float64 (rounded to float32 as a (P, 4) array's column q is: the same
         sources bit for bit). ValueError with a (P, 4) array (it holds q already), for another
         length ("charges: expected (P,) = (1000,), got (999,)"), dtype or a non-finite value.
@@ -207,7 +222,7 @@ def field(sources: Any = None, targets: Any = None, *, charges: Any = None,
     if charges is not None and sources is None:
         raise ValueError("charges: given without sources; pass (P,3) positions with them: "
                          "simscope.field(positions, targets, charges=q)")
-    arrays, back = _inputs(sources=sources, targets=targets, charges=charges)
+    arrays, back = _inputs(sources=sources, targets=targets, charges=_charges_vector(charges))
     _refuse_cpu_backend(arrays, backend)
     sources, targets = arrays["sources"], arrays["targets"]
     charges, staged = _host_charges(arrays["charges"])
@@ -225,7 +240,10 @@ def field(sources: Any = None, targets: Any = None, *, charges: Any = None,
                             charges)
     _warnings(d, "field", params, arrays=given, typed=bool(kwargs))
     d["stats"]["host_staging_bytes"] = d["stats"].get("host_staging_bytes", 0.0) + staged
-    return FieldResult(_kept_outputs(d, outputs), back)
+    result = FieldResult(_kept_outputs(d, outputs), back)
+    if sources is not None and not isinstance(sources, _core.DeviceArray):
+        result._inputs = {"sources": sources, "charges": charges}  # for simscope.show(result)
+    return result
 
 
 class Sources:
@@ -264,7 +282,7 @@ class Sources:
                              "schema's generator: simscope.field without sources)")
         _settings("field", params, **kwargs)  # unknown keywords: ValueError now
         self._params, self._kwargs, self._backend = dict(params or {}), dict(kwargs), backend
-        arrays, back = _inputs(sources=sources, charges=charges)
+        arrays, back = _inputs(sources=sources, charges=_charges_vector(charges))
         charges, staged = _host_charges(arrays["charges"])
         with _messages("field", params, arrays={"sources.file": "sources"},
                        typed=bool(kwargs)):
@@ -297,7 +315,9 @@ class Sources:
         with _messages("field", merged, arrays=given, typed=typed):
             d = self._s.field(arrays["targets"], s, backend, progress, bool(back and back.cuda))
         _warnings(d, "field", merged, arrays=given, typed=typed)
-        return FieldResult(_kept_outputs(d, outputs), back or self._back)
+        result = FieldResult(_kept_outputs(d, outputs), back or self._back)
+        result._inputs = {"sources": self}  # simscope.show(result) shows these sources
+        return result
 
     def release(self) -> None:
         """Frees the kept tree (and evaluator) now; the next call builds it again. RuntimeError
@@ -321,36 +341,59 @@ class Sources:
         return "<simscope.Sources: %d sources>" % len(self)
 
 
+def _mask_bits(m, shape, refuse):
+    """The mask `m` (numpy) as booleans: bool as it is; integers (uint8, int32, ...) of 0 and 1
+    as the CLI's data.mask file takes them; ValueError (refuse) for another shape or dtype, or
+    another value (naming its index)."""
+    if m.shape != shape or not (m.dtype == np.bool_ or m.dtype.kind in "iu"):
+        refuse(m.dtype, m.shape)
+    if m.dtype == np.bool_:
+        return m
+    bad = np.flatnonzero((m != 0) & (m != 1))
+    if bad.size:
+        idx = np.unravel_index(bad[0], shape)
+        raise ValueError("lsq: mask: entry [%s] is %s; expected True/1 where observed, False/0 "
+                         "where missing" % (", ".join(map(str, idx)), m[idx]))
+    return m.astype(bool)
+
+
 def _masked(cube, mask):
-    """`cube` with NaN where the boolean `mask` (the cube's shape, True = observed) is False:
-    a numpy copy; for a torch tensor a masked copy on its device; for another array library's
-    array (CuPy, JAX: any with __array_namespace__, the Python array API standard) a copy made
-    by that library, on its device. ValueError for a mask of another shape or dtype."""
+    """`cube` with NaN where `mask` (the cube's shape, True or 1 = observed; bool, or integers
+    of 0 and 1) is False: a numpy copy; for a torch tensor a masked copy on its device; for
+    another array library's array (CuPy, JAX: any with __array_namespace__, the Python array
+    API standard) a copy made by that library, on its device. A cube without a shape (nested
+    lists) is read with numpy.asarray first. ValueError for a mask of another shape or dtype."""
+    if not hasattr(cube, "shape"):
+        cube = np.asarray(cube)
     shape = tuple(cube.shape)
 
     def refuse(dtype, got):
         raise ValueError("lsq: mask: expected a boolean array of the cube's shape %s "
-                         "(True = observed), got %s %s" % (shape, dtype, tuple(got)))
+                         "(True = observed; or 0/1 integers), got %s %s"
+                         % (shape, dtype, tuple(got)))
 
     namespace = getattr(cube, "__array_namespace__", None)
-    if (namespace is not None and not isinstance(cube, np.ndarray)
-            and not type(cube).__module__.startswith("torch")):
+    torch_cube = type(cube).__module__.startswith("torch")
+    if namespace is not None and not isinstance(cube, np.ndarray) and not torch_cube:
         xp = namespace()
         m = xp.asarray(mask)
-        if m.dtype != xp.bool or tuple(m.shape) != shape:
+        if tuple(m.shape) != shape:
             refuse(m.dtype, m.shape)
+        if m.dtype != xp.bool:
+            m = xp.asarray(_mask_bits(np.asarray(m), shape, refuse))
         if cube.dtype not in (xp.float32, xp.float64):
             return cube
         return xp.where(m, cube, xp.asarray(float("nan"), dtype=cube.dtype))
-    if type(cube).__module__.startswith("torch"):
+    if torch_cube:
         import torch  # only when the cube is a torch tensor
+        _refuse_grad(cube, "cube")
         m = torch.as_tensor(mask, device=cube.device)
-        if m.dtype != torch.bool or tuple(m.shape) != shape:
+        if m.dtype != torch.bool:
+            m = torch.as_tensor(_mask_bits(np.asarray(m.cpu()), shape, refuse), device=cube.device)
+        if tuple(m.shape) != shape:
             refuse(m.dtype, m.shape)
         return cube.masked_fill(~m, float("nan")) if cube.is_floating_point() else cube
-    m = np.asarray(mask)
-    if m.dtype != np.bool_ or m.shape != shape:
-        refuse(m.dtype, m.shape)
+    m = _mask_bits(np.asarray(mask), shape, refuse)
     c = np.asarray(cube)
     return np.where(m, c, c.dtype.type(np.nan)) if c.dtype.kind == "f" else c
 
@@ -364,8 +407,9 @@ def lsq(cube: Any = None, design: Any = None, *, mask: Any = None, backend: str 
         any layout (C or Fortran order, slices). Or a flat batch (M, P) of P pixels: the maps
         are then (P,) and the solution (N, P). None: the schema's generator or data_file.
     mask: optional boolean array of the cube's shape, True where an observation is present:
-        False is missing, as NaN is (a NaN where mask is True is missing too). The cube is
-        not changed (a masked copy is solved).
+        False is missing, as NaN is, whatever the entry holds (inf too; a NaN where mask is
+        True is missing too); 0/1 integers (uint8, int) as the CLI's data.mask file. The cube
+        is not changed (a masked copy is solved); a cube of nested lists is read with numpy.
     design: A, array (M, N) (a 1-D array is one column), any numeric dtype, finite.
         Either may be a DLPack object (a torch tensor, CPU or CUDA): the results are then the
         caller's type on the caller's device (with CUDA inputs on the CUDA back end, the maps
@@ -415,4 +459,6 @@ def lsq(cube: Any = None, design: Any = None, *, mask: Any = None, backend: str 
     result = LsqResult(d, back)
     if flat:
         result._outputs = {k: v[..., 0, :] for k, v in result._outputs.items()}
+    if cube is not None and not isinstance(cube, _core.DeviceArray):
+        result._inputs = {"cube": cube, "design": design}  # for simscope.show(result)
     return result

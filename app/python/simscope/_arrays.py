@@ -116,6 +116,7 @@ def host_view(obj, name):
     here). Raises ValueError for other devices."""
     if obj is None or isinstance(obj, np.ndarray) or not hasattr(obj, "__dlpack__"):
         return obj, None
+    refuse_grad(obj, name)
     device = obj.__dlpack_device__() if hasattr(obj, "__dlpack_device__") else (_KDL_CPU, 0)
     kind, index = int(device[0]), int(device[1])
     lib = sys.modules.get(type(obj).__module__.split(".")[0])
@@ -132,6 +133,33 @@ def host_view(obj, name):
     raise ValueError("%s: DLPack device type %d (id %d) is neither host memory nor CUDA; "
                      "simscope takes numpy arrays, host tensors and CUDA arrays"
                      % (name, kind, index))
+
+
+def refuse_grad(obj, name):
+    """ValueError naming `name` for a tensor that requires grad: simscope's results are not
+    differentiable (no autograd graph through them), so, as tensor.numpy() does, it asks for
+    the values themselves: name.detach()."""
+    if getattr(obj, "requires_grad", False):
+        raise ValueError("%s: a tensor that requires grad; simscope computes no gradients, so "
+                         "pass its values: %s.detach()" % (name, name))
+
+
+def back_of(obj, name):
+    """The Back that hands results back as `obj`'s type on its device (a DLPack object: a
+    torch tensor, dense or sparse, a CuPy array), or None (numpy, lists, scipy.sparse)."""
+    if obj is None or isinstance(obj, np.ndarray) or not hasattr(obj, "__dlpack_device__"):
+        return None
+    refuse_grad(obj, name)
+    lib = sys.modules.get(type(obj).__module__.split(".")[0])
+    if not hasattr(lib, "from_dlpack"):
+        return None
+    try:
+        device = obj.__dlpack_device__()
+    except Exception:  # noqa: BLE001 (a sparse tensor: its values' device)
+        device = getattr(obj, "device", None)
+        device = (_KDL_CUDA if getattr(device, "type", "cpu") == "cuda" else _KDL_CPU,
+                  getattr(device, "index", None) or 0)
+    return Back(lib, device)
 
 
 def inputs(**named):

@@ -8,6 +8,8 @@ from typing import Any, Optional
 
 import numpy as np
 
+from ._arrays import refuse_grad
+
 
 def _is_scipy_sparse(a: Any) -> bool:
     return hasattr(a, "tocoo") and hasattr(a, "nnz")
@@ -20,6 +22,7 @@ def _is_torch(a: Any) -> bool:
 def _numpy(a: Any, where: str) -> np.ndarray:
     """A dense array (numpy, torch on any device, nested lists) as numpy."""
     if _is_torch(a):
+        refuse_grad(a, where)
         a = a.detach()
         if a.layout != __import__("torch").strided:
             a = a.to_dense()
@@ -38,6 +41,7 @@ def _numpy(a: Any, where: str) -> np.ndarray:
 def _sparse_entries(a: Any, where: str):
     """(n, i, j, w) of a scipy.sparse or torch sparse matrix: its stored nonzero entries."""
     if _is_torch(a):
+        refuse_grad(a, where)
         c = a.detach().cpu().coalesce()
         idx = c.indices().numpy()
         n0, n1 = c.shape

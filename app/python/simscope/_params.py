@@ -26,9 +26,19 @@ def keywords(workload):
     return _KEYWORDS[workload]
 
 
+def scalar(value):
+    """`value` as a Python number where it is one number of an array library: a 0-d numpy array,
+    a numpy scalar, a 0-d torch tensor (requires_grad or not: a parameter is a number, not part
+    of a graph), anything 0-d with .item(); other values unchanged."""
+    if getattr(value, "shape", None) == () and hasattr(value, "item"):
+        return value.item()
+    return value
+
+
 def text(value):
     """A Python value as --set would spell it: bools true/false, floats exactly (repr), paths as
-    given, None as the empty path."""
+    given, None as the empty path; a 0-d array or tensor as its number (scalar)."""
+    value = scalar(value)
     if value is None:
         return ""
     if isinstance(value, (bool,)) or type(value).__name__ == "bool_":

@@ -26,6 +26,9 @@ class Result(Mapping):
         # read in place by the back end) or "staged" (CUDA arrays copied to the host once:
         # stats["host_staging_bytes"]); simscope.field sets it, the others leave "host".
         self.input_route = d.get("input_route", "host")
+        # The arrays the call was given (references, not copies: None for a run on the
+        # schema's own inputs), for simscope.show(result) to show the same inputs.
+        self._inputs = None
 
     @property
     def outputs(self):
@@ -46,9 +49,21 @@ class Result(Mapping):
             return outputs[name]
         raise AttributeError(name)
 
+    def _repr_png_(self):
+        """The output the window shows first, as PNG bytes, for Jupyter and IPython (see
+        simscope/_picture.py); None where the result has no picture (values at targets)."""
+        from ._picture import picture, png  # noqa: PLC0415 (only when a notebook asks)
+        rgb = picture(self)
+        return None if rgb is None else png(rgb)
+
     def __repr__(self):
         shapes = ", ".join("%s%s" % (k, tuple(v.shape)) for k, v in self._outputs.items())
-        return "<simscope %s result on %s: %s>" % (self.workload, self.backend, shapes)
+        averaged = ""
+        if "averaged_steps" in self.stats and "transient" in self.stats:  # a study: its msd's
+            averaged = "; msd averaged over steps %d to %d" % (self.stats["transient"] + 1,
+                                                               self.stats["steps"])
+        return "<simscope %s result on %s: %s%s>" % (self.workload, self.backend, shapes,
+                                                      averaged)
 
 
 class FieldResult(Result):

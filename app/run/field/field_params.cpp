@@ -95,8 +95,8 @@ Schema build() {
   // The words of the field and of users' own code for these (refusals suggest the name).
   set_also(s, "k", {"factor"});
   set_also(s, "eps", {"epsilon", "softening"});
-  set_also(s, "sources.count", {"n_sources", "nsources"});
-  set_also(s, "grid.size", {"resolution", "n_grid"});
+  set_also(s, "sources.count", {"n_sources", "nsources", "points"});
+  set_also(s, "grid.size", {"resolution", "n_grid", "points"});  // points per side
   return Schema("field", std::move(s), std::move(rules));
 }
 

@@ -122,12 +122,20 @@ Synth make_problem(const ParamSet& p) {
       throw Error("design.file: needed with data.file (the (M, N) design matrix A)");
     Synth s;
     s.design = app::read_file_param("design.file", [&] { return load_design(design); });
-    s.cube = app::read_file_param("data.file", [&] { return load_cube(data); });
-    if (const std::string& mask = p.get_string("data.mask"); !mask.empty())
+    // The mask first: an entry it marks missing is missing whatever it holds (inf included),
+    // as simscope.lsq(cube, A, mask=...) solves it; then inf is refused where observed.
+    const std::string& mask = p.get_string("data.mask");
+    s.cube = app::read_file_param("data.file", [&] { return load_cube(data, mask.empty()); });
+    if (!mask.empty()) {
       app::read_file_param("data.mask", [&] {
         apply_observed_mask(s.cube, io::read_npy(mask, "bool (or 0/1 integers)"), mask);
         return 0;
       });
+      app::read_file_param("data.file", [&] {
+        refuse_inf_entries(s.cube, data);
+        return 0;
+      });
+    }
     if (s.cube.m != s.design.m)
       throw Error(data + " has M = " + std::to_string(s.cube.m) + " observations per pixel but " +
                   design + " has " + std::to_string(s.design.m) +

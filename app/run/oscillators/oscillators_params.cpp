@@ -120,7 +120,10 @@ Schema build() {
   set_also(s, "model.omega", {"w"});
   set_also(s, "model.coupling", {"e", "epsilon"});
   set_also(s, "model.coupling_form", {"2x"});
-  set_also(s, "ensemble.size", {"members", "batch", "n_networks"});
+  // K networks (README's table); "k" alone is network.k, the ring's neighbours.
+  set_also(s, "network.k", {"k"});
+  set_also(s, "ensemble.size", {"K", "members", "batch", "n_networks", "topologies",
+                                "n_topologies"});
   set_also(s, "network.nodes", {"n", "n_nodes"});
   return Schema("oscillators", std::move(s), std::move(rules));
 }

@@ -51,17 +51,21 @@ std::vector<std::string> closest_names(const std::string& typed,
     const std::string k = folded(known[i].name);
     const std::size_t dot = k.rfind('.');
     const std::string last = dot == std::string::npos ? k : k.substr(dot + 1);
+    // Scores: 0 one of its words as typed, case included (K: ensemble.size, not network.k);
+    // 1 a word or the last part, case and separators aside; 1 + e at e edits.
     std::size_t score = std::string::npos;
     for (const auto& w : known[i].also)
-      if (folded(w) == t) score = 0;
-    if (score != 0 && last == t && last != k) score = 0;
-    if (score != 0 && t.size() >= 3) {
+      if (w == typed) score = 0;
+    for (const auto& w : known[i].also)
+      if (score > 1 && folded(w) == t) score = 1;
+    if (score > 1 && last == t && last != k) score = 1;
+    if (score > 1 && t.size() >= 3) {
       // Edits against the whole name, its last part (size: grid.size) and its other words;
       // words of one or two letters are near by an exact match only.
       auto near_by = [&](const std::string& word) {
         const std::size_t e = edits(t, word);
         if (e <= std::max<std::size_t>(1, std::min(t.size(), word.size()) / 3))
-          score = std::min(score, e);
+          score = std::min(score, 1 + e);
       };
       near_by(k);
       near_by(last);

@@ -372,7 +372,11 @@ def test_shipped_presets_by_name():
     p = simscope.preset("seed-lsq")
     assert p["workload"] == "lsq" and p["path"].endswith("seed-lsq.json")
     assert (p["params"]["synth.height"], p["params"]["synth.observations"],
-            p["params"]["synth.unknowns"], p["params"]["synth.nan_fraction"]) == (500, 100, 50, 0.2)
+            p["params"]["synth.unknowns"], p["params"]["synth.nan_fraction"]) == (500, 50, 100, 0.2)
+    # seed 001: A = randn(N, M) with N = 50, M = 100: 50 observations of 100 unknowns
+    r = simscope.preset("seed-lsq-rank")["params"]
+    assert (r["synth.height"], r["synth.width"], r["synth.observations"], r["synth.unknowns"],
+            r["synth.nan_fraction"]) == (500, 500, 50, 100, 0)  # seed 003: no gaps
     o = simscope.preset("seed-oscillators")["params"]
     assert (o["network.topology"], o["network.k"], o["model.coupling_form"],
             o["integrator.steps"]) == ("ring", 2, "literal", 1000000)

@@ -185,7 +185,15 @@ def test_unknown_keyword_has_the_cli_message(cli):
     expected = cli.error("field", {"grid.sise": 3})
     with pytest.raises(ValueError) as e:
         simscope.field(params={"grid.sise": 3})
-    # The CLI adds the view parameters it also takes (view.colormap, ...); the rest is the same.
+    # With a suggestion the CLI says where the names are listed (issue 42); Python lists them.
+    head = "unknown parameter 'grid.sise' for workload 'field' (did you mean 'grid.size'?)"
+    assert expected == head + "; --list-params field lists them all"
+    assert str(e.value).startswith(head + " (known: sources.file, ")
+    # Near none: the CLI adds the view parameters it also takes (view.colormap, ...) to the same
+    # list.
+    expected = cli.error("field", {"zzzz": 3})
+    with pytest.raises(ValueError) as e:
+        simscope.field(params={"zzzz": 3})
     assert expected.startswith(str(e.value)[:-1] + "; view parameters")
     # A keyword: the same message, listing the keyword spellings (dots as '_').
     with pytest.raises(ValueError) as e:

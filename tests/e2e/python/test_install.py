@@ -27,12 +27,14 @@ def test_pip_install_into_a_venv(tmp_path):
     code = ("import importlib.util, simscope;"
             "r = simscope.field(grid_size=4, sources_count=3, backend='cpu');"
             "print(simscope.__file__); print(r.magnitude.shape);"
-            "print(importlib.util.find_spec('simscope._gui') is not None)")
+            "print(importlib.util.find_spec('simscope._gui') is not None);"
+            "print(r._repr_png_()[:8] == b'\\x89PNG\\r\\n\\x1a\\n')")
     p = subprocess.run([str(venv / "bin" / "python"), "-c", code], capture_output=True,
                        text=True, env=env, cwd=str(tmp_path), timeout=300)
     assert p.returncode == 0, p.stderr
-    where, shape, window = p.stdout.split("\n")[:3]
+    where, shape, window, picture = p.stdout.split("\n")[:4]
     assert where.startswith(str(venv)) and shape == "(4, 4)"
+    assert picture == "True"  # the colormap tables came along (simscope/colormaps)
     # simscope.show's window module comes along where it was built (SIMSCOPE_APP=ON).
     built = any(f.startswith("_gui") for f in os.listdir(os.path.join(build_python, "simscope")))
     assert window == str(built)

@@ -194,10 +194,14 @@ def test_mask_marks_missing_observations():
 def test_mask_of_another_shape_or_dtype_is_refused():
     b, a = problem()
     with pytest.raises(ValueError, match=r"^lsq: mask: expected a boolean array of the cube's "
-                                         r"shape \(24, 5, 6\) \(True = observed\), got bool \(5, 6\)"):
+                                         r"shape \(24, 5, 6\) \(True = observed; or 0/1 "
+                                         r"integers\), got bool \(5, 6\)"):
         simscope.lsq(b, a, mask=np.ones((5, 6), bool))
-    with pytest.raises(ValueError, match=r"got int64 \(24, 5, 6\)"):
-        simscope.lsq(b, a, mask=np.ones(b.shape, np.int64))
+    with pytest.raises(ValueError, match=r"got float64 \(24, 5, 6\)"):
+        simscope.lsq(b, a, mask=np.ones(b.shape, np.float64))
+    with pytest.raises(ValueError, match=r"^lsq: mask: entry \[0, 0, 1\] is -1; expected "
+                                         r"True/1 where observed, False/0 where missing"):
+        simscope.lsq(b, a, mask=-np.eye(24, 30, 1, dtype=np.int64).reshape(b.shape))
     with pytest.raises(ValueError, match=r"mask is given without a cube"):
         simscope.lsq(mask=np.ones(b.shape, bool))
 

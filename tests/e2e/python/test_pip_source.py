@@ -52,6 +52,7 @@ def test_pip_install_from_the_clone(tmp_path):
     (record,) = venv.glob("lib/python3*/site-packages/simscope-*.dist-info/RECORD")
     names = [line.split(",")[0] for line in record.read_text().splitlines()]
     assert "simscope/__init__.py" in names and any(n.startswith("simscope/_core") for n in names)
+    assert "simscope/colormaps/viridis.csv" in names  # Result._repr_png_'s tables
     code = ("import numpy as np, simscope\n"
             "r = simscope.field(np.array([[0.0, 0, 0, 2.0]]), np.array([[0.0, 2.0, 0]]), k=1.0,"
             " eps=0.0, precision='fp64', backend='cpu')\n"

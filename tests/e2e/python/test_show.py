@@ -6,6 +6,7 @@ import importlib.util
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -175,8 +176,10 @@ def test_refusals_before_any_window(monkeypatch):
                        r"field takes sources"):
         simscope.show(np.zeros(5))
     r = simscope.field(np.ones((3, 4)), grid_size=8, backend="cpu")
-    with pytest.raises(ValueError, match=r"computed on arrays \(sources\), which a result does "
-                       r"not keep: pass them as well, e.g. simscope.show\(result, sources\)"):
+    r._inputs = None  # as a result of CUDA arrays, which keeps none
+    with pytest.raises(ValueError, match=r"computed on arrays \(sources\) that it does not "
+                       r"keep \(CUDA arrays\): pass them as well, e.g. "
+                       r"simscope.show\(result, sources\)"):
         simscope.show(r)
     with pytest.raises(ValueError, match="the result is of workload 'field'"):
         simscope.show(r, workload="lsq")
@@ -193,9 +196,10 @@ def test_refusals_before_any_window(monkeypatch):
         simscope.show(backend="gpu")
 
 
-def test_a_result_on_networks_shows_from_their_file(monkeypatch, tmp_path):
-    """A study on networks= is refused without its networks, with the way to give them; given
-    as the file the message names, show() goes on to the window (here: no display)."""
+@needs_window
+def test_a_result_on_networks_shows_them(monkeypatch, tmp_path):
+    """A study on networks= keeps them: show(result) goes on to the window with them (here: no
+    display), as show(result, G) and show(result, network_file=...) do."""
     monkeypatch.delenv("DISPLAY", raising=False)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     g = np.zeros((3, 8, 8))
@@ -203,10 +207,107 @@ def test_a_result_on_networks_shows_from_their_file(monkeypatch, tmp_path):
     g[:, i, (i + 1) % 8] = g[:, (i + 1) % 8, i] = 1
     r = simscope.oscillators.study(networks=g, integrator_steps=20, integrator_transient=5,
                                    backend="cpu")
-    with pytest.raises(ValueError, match=r"for networks: numpy.save\(\"nets.npy\", G\), then "
-                       r"simscope.show\(result, network_file=\"nets.npy\", "
-                       r"network_topology=\"file\"\)"):
-        simscope.show(r)
+    for args, kw in (((r,), {}), ((r, g), {})):
+        with pytest.raises(RuntimeError, match=r"^simscope.show: cannot open a window"):
+            simscope.show(*args, **kw)
     np.save(tmp_path / "nets.npy", g)
     with pytest.raises(RuntimeError, match=r"^simscope.show: cannot open a window"):
         simscope.show(r, network_file=str(tmp_path / "nets.npy"), network_topology="file")
+
+
+def planned(*data, folder, **kwargs):
+    """show()'s plan: (workload, {name: value}, the .npy files it wrote, by parameter)."""
+    workload, sets, _ = simscope._show.plan(*data, folder=str(folder), **kwargs)
+    d = dict(x.split("=", 1) for x in sets)  # later entries win, as on the command line
+    files = {n: np.load(v) for n, v in d.items() if n.endswith(".file") and v.endswith(".npy")}
+    return workload, d, files
+
+
+@needs_window
+def test_show_gives_the_window_what_the_user_passed(tmp_path):
+    """Issue 42, 1: what reaches the window's run is the user's: the sources of a Sources and of
+    its results, a result's charges, charges=, a (P, 1) column, the user's (K, N, N) networks,
+    an lsq result's cube and design (counts and sums against the arrays given)."""
+    rng = np.random.default_rng(3)
+    pos, q = rng.uniform(-1, 1, (300, 3)), rng.uniform(0.5, 1.5, 300)
+    q32 = q.astype(np.float32).astype(np.float64)
+    src = simscope.Sources(pos, charges=q)
+    for data, kw, charges in (((src.field(plane="xy", grid_size=16),), {}, q32),  # README's
+                              ((src,), {}, q32),
+                              ((simscope.field(pos, charges=q, grid_size=16), pos), {}, q32),
+                              ((simscope.field(pos, charges=q, grid_size=16), pos),
+                               {"charges": 2 * q}, 2 * q32),
+                              ((simscope.field(pos, charges=q[:, None], grid_size=16),), {}, q32),
+                              ((pos,), {"charges": q[:, None]}, q32)):
+        workload, d, files = planned(*data, folder=tmp_path, **kw)
+        s = files["sources.file"]
+        assert workload == "field" and s.shape == (300, 4), (kw, s.shape)
+        assert np.allclose(s[:, :3], pos, atol=1e-6) and np.isclose(s[:, 3].sum(), charges.sum())
+    # README's promise: a result that keeps no arrays (CUDA ones) is a ValueError, not the
+    # window's default sources.
+    r = simscope.field(pos, charges=q, grid_size=16)
+    r._inputs = None
+    with pytest.raises(ValueError, match=r"computed on arrays \(sources\)"):
+        planned(r, folder=tmp_path)
+    g = np.zeros((5, 12, 12))
+    i = np.arange(12)
+    g[:, i, (i + 1) % 12] = g[:, (i + 1) % 12, i] = 1
+    g[2, 0, 6] = g[2, 6, 0] = 0.5  # one network of its own, weighted
+    study = simscope.oscillators.study(networks=g, integrator_steps=10, integrator_transient=0)
+    for data in ((study,), (study, g)):
+        workload, d, files = planned(*data, folder=tmp_path)
+        assert (d["network.topology"], d["network.nodes"], d["ensemble.size"]) == ("file", "12",
+                                                                                   "5")
+        assert np.array_equal(files["network.file"], g)
+    a = rng.standard_normal((10, 3))
+    cube = np.einsum("mn,nhw->mhw", a, rng.standard_normal((3, 4, 5)))
+    workload, d, files = planned(simscope.lsq(cube, a), folder=tmp_path)
+    assert workload == "lsq" and np.array_equal(files["data.file"], cube)
+    assert np.array_equal(files["design.file"], a)
+    with pytest.raises(ValueError, match=r"charges: expected \(P,\) beside"):
+        planned(pos, charges=q[:10], folder=tmp_path)
+
+
+@needs_window
+def test_readme_show_block_and_the_users_sources_under_xvfb(tmp_path):
+    """README's show block runs as printed (each window closed a frame after its first result),
+    and the window on src.field(...) computes on the user's sources: its colour range is the
+    result's least and greatest |E|; show(study, G) runs the user's networks."""
+    if shutil.which("Xvfb") is None:
+        pytest.fail("Xvfb not found: install xvfb")
+    readme = open(os.path.join(E2E, "..", "..", "README.md"), encoding="utf-8").read()
+    block = [b for b in re.findall(r"^```python\n(.*?)^```", readme, flags=re.S | re.M)
+             if "simscope.show(r)" in b][0]
+    (tmp_path / "block.py").write_text(block)
+    p = python("""
+        import json
+        import numpy as np
+        import simscope
+        show = simscope.show
+        simscope.show = lambda *a, **k: show(*a, **dict({"frames": 1}, **k))  # closes itself
+        exec(compile(open("block.py").read(), "README show block", "exec"), {})
+        simscope.show = show
+        rng = np.random.default_rng(5)
+        pos, q = rng.uniform(-1, 1, (500, 3)), rng.uniform(0.5, 1.5, 500)
+        src = simscope.Sources(pos, charges=q)
+        r = src.field(plane="xy", grid_size=64, backend="cpu")
+        show(r, screenshot="sources.png")
+        g = np.zeros((3, 10, 10))
+        i = np.arange(10)
+        g[:, i, (i + 1) % 10] = g[:, (i + 1) % 10, i] = 1
+        s = simscope.oscillators.study(networks=g, integrator_steps=50, integrator_transient=0,
+                                       backend="cpu")
+        show(s, g, screenshot="study.png")
+        json.dump([float(r.magnitude.min()), float(r.magnitude.max())], open("r.json", "w"))
+        """, tmp_path, {}, xvfb=True)
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert os.path.exists(tmp_path / "field.png")  # the block's last call saved its window
+    _, text = read_png(tmp_path / "sources.png")
+    view = json.loads(text["simscope.view"])
+    assert view["range"] == pytest.approx(json.load(open(tmp_path / "r.json")), rel=1e-5)
+    _, text = read_png(tmp_path / "study.png")
+    params = {k.strip(): v.strip() for k, v in (line.split("=", 1)
+                                                for line in text["simscope.params"].splitlines()
+                                                if "=" in line)}
+    assert (params["network.topology"], params["network.nodes"], params["ensemble.size"]) == (
+        "file", "10", "3"), params
