@@ -55,7 +55,7 @@ def _sized(params, kwargs, initial, networks):
 
 
 def study(initial: Any = None, *, networks: Any = None, backend: str = "auto",
-          progress: Optional[Callable[[float], Any]] = None,
+          progress: Optional[Callable[..., Any]] = None,
           params: Optional[Mapping[str, Any]] = None, **kwargs: Any) -> Result:
     """Integrates every member integrator_steps steps from its initial state (a headless
     study, as ``simscope --headless --workload oscillators``).
@@ -73,6 +73,9 @@ def study(initial: Any = None, *, networks: Any = None, backend: str = "auto",
         symmetric with a zero diagonal; G_ij is the coupling weight. Sets ensemble_size = K and
         network_nodes = N (edge lists alone need network_nodes). The study, its per-member
         results and the ensemble statistics over the K networks are those of generated ones.
+    progress: ``f(fraction)``, or ``f(fraction, info)`` when f takes a second argument: info
+        is None until the rate is measured, then {"rate": osc-steps/s, "unit": "osc-steps",
+        "eta_s": seconds left, "total_s": the whole study's seconds at that rate}.
     Returns a Result with msd (K,) time-averaged mean square deviation after the transient
     (NaN: member went non-finite), msd_t and order_t (T,) ensemble means every record_every
     steps, phases (K, N) final theta in (-pi, pi], state (K, N, 2) final x, y; all float64.
