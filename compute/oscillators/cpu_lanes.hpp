@@ -1,8 +1,8 @@
 #pragma once
 /// @file CPU RK4 kernels with one SIMD lane per member. Internal to oscillators_cpu.cpp.
 ///
-/// A group of G members that share a ring lattice half-width H, e.g. rings and Watts-Strogatz
-/// networks, is integrated together. Node i of the G members is one vector `V` of G values of T;
+/// A group of G members whose tables share a form, a ring lattice of half-width H (rings, most
+/// Watts-Strogatz networks) or ELL (ell_lanes), is integrated together. Node i of the G members is one vector `V` of G values of T;
 /// lane l is member l. The lattice stencil, stage loops and msd become whole-vector operations
 /// over the nodes, with one loop instead of G and no remainder loop.
 /// Each lane performs exactly the operations of the per-member kernels of oscillators_cpu.cpp,
