@@ -37,11 +37,11 @@ int main(int argc, char** argv) {
     if (o.headless && mpi::launched_ranks() > 1) {
       // Started by mpirun / srun with several ranks: one run split across them (app/mpi/); the
       // single-process extras are not split.
-      if (!o.sweep.empty() || !o.pin_sets.empty() || !o.profile.empty()) {
+      if (!o.sweep.empty() || !o.pin_sets.empty() || !o.profile.empty() || o.estimate) {
         if (mpi::launched_rank() == 0)
           std::fprintf(stderr,
-                       "simscope: error: --sweep, --pin-set and --profile are not supported under "
-                       "mpirun (run them in one process)\n");
+                       "simscope: error: --sweep, --pin-set, --profile and --estimate are not "
+                       "supported under mpirun (run them in one process)\n");
         return mpi::exit_after_rank0(2);
       }
       return mpi::run_headless_ranks(o);

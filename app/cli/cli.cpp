@@ -124,6 +124,11 @@ CliParse parse_command_line(const std::vector<std::string>& argv) {
       "Headless " + studies + " study: the longest time between two checkpoints (besides one every "
       "5 % of the members).",
       "SECONDS", QString::number(RunOptions().checkpoint_interval));
+  const QCommandLineOption estimate(
+      "estimate",
+      "Headless oscillators study: time at most ~2 s of the study's kernel on a sample of its "
+      "members and print the projected time of the whole study for its K, N and steps, without "
+      "running it.");
   const QCommandLineOption mpi_split(
       "mpi-split",
       "Headless field under mpirun: split by targets (each rank all sources, bit-identical "
@@ -159,7 +164,8 @@ CliParse parse_command_line(const std::vector<std::string>& argv) {
   std::vector<KnownName> option_names = {{"--help", {}}, {"--help-all", {}}, {"--version", {}}};
   for (const auto* o : {&workload, &preset, &set, &backend, &headless, &out, &out_dir, &image_size,
                         &no_image, &list_params, &frames, &screenshot, &quiet, &resume,
-                        &checkpoint_interval, &profile, &pin_set, &sweep, &record, &mpi_split}) {
+                        &checkpoint_interval, &profile, &pin_set, &sweep, &record, &mpi_split,
+                        &estimate}) {
     p.addOption(*o);
     for (const QString& n : o->names())
       if (n.size() > 1) option_names.push_back({"--" + n.toStdString(), {}});
@@ -288,6 +294,11 @@ CliParse parse_command_line(const std::vector<std::string>& argv) {
     }
     if (!o.headless) return fail("--profile needs --headless (in the window: shift-drag a line)");
   }
+  o.estimate = p.isSet(estimate);
+  if (o.estimate && (!o.headless || o.resume || p.isSet(sweep) || !o.pin_sets.empty() ||
+                     p.isSet(profile)))
+    return fail("--estimate is for a headless study (add --headless; not with --resume, --sweep, "
+                "--pin-set or --profile)");
   if ((o.resume || p.isSet(checkpoint_interval)) && !o.headless)
     return fail("--resume and --checkpoint-interval are for headless studies (add --headless)");
   if ((p.isSet(out) || p.isSet(out_dir) || o.no_image) && !o.headless)

@@ -9,6 +9,7 @@
 #include "view/compare.hpp"
 #include "core/error.hpp"
 #include "headless_output.hpp"
+#include "oscillators/study_estimate.hpp"
 #include "output_checks.hpp"
 #include "params_json.hpp"
 #include "view/plane_profile.hpp"
@@ -30,6 +31,31 @@ struct Interrupted {
   int signal;
 };
 
+/// --estimate: one line with the study's projected time; the study is not run. Exit status 0;
+/// a workload other than oscillators is refused (Error).
+int print_estimate(const Session& s) {
+  if (s.workload->name() != "oscillators")
+    throw Error("--estimate projects an oscillators study's time; the workload is " +
+                           s.workload->name());
+  const oscillators::StudyEstimate e =
+      oscillators::estimate_study(s.params, s.backend.backend);
+  std::printf(
+      "simscope: estimate: %d members x %d nodes x %lld steps = %.6g osc-steps at %.6g "
+      "osc-steps/s (timed %.2f s: %d members x %lld steps on %s): about %.6g s (%.3g h); the "
+      "study was not run\n",
+      e.members, e.nodes, static_cast<long long>(e.steps), e.work, e.rate, e.timed_s,
+      e.sample_members, static_cast<long long>(e.timed_steps), to_string(s.backend.backend),
+      e.projected_s, e.projected_s / 3600);
+  return 0;
+}
+
+/// An oscillators study's work in oscillator-steps, K N steps; 0 for other workloads.
+double study_work(const std::string& workload, const ParamSet& p) {
+  if (workload != "oscillators") return 0;
+  return double(p.get_int("ensemble.size")) * double(p.get_int("network.nodes")) *
+         double(p.get_int("integrator.steps"));
+}
+
 /// Runs the job on a Worker and shows "field: 42% ETA 3 s" on stderr while it takes long.
 /// The back end's notice is printed once: here before the first progress line, else by the caller
 /// after a successful run, so a failed run prints only its error. On a stop signal, cancels the
@@ -38,6 +64,8 @@ RunResult run_with_progress(Worker& worker, const Session& s, bool quiet, bool& 
                             std::shared_ptr<StudyCheckpointRequest> checkpoint) {
   worker.submit(s.params, s.backend.backend, false, RunCommand::Whole, std::move(checkpoint));
   ProgressLine line(worker.workload().name(), quiet);
+  if (const double work = study_work(worker.workload().name(), s.params); work > 0)
+    line.set_work(work, "osc-steps");
   for (;;) {
     if (stop_signal()) {
       worker.cancel();
@@ -96,6 +124,7 @@ int run_headless(const RunOptions& o) {
   std::shared_ptr<StudyCheckpointRequest> ck;
   try {
     Session s = make_session(o);
+    if (o.estimate) return print_estimate(s);
     const std::string dir = o.out_dir.empty() ? "simscope-out" : o.out_dir;
     check_output_dir(dir);
     if (!o.out_image.empty()) check_output_file(o.out_image, dir);

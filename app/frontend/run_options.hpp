@@ -28,6 +28,7 @@ struct RunOptions {
   std::string sweep;    ///< --sweep NAME=START:STOP:FRAMES (headless: frames, sweep.mp4)
   int record = 0;       ///< --record FRAMES (GUI: the view's next frames to PNG and MP4)
   std::string profile;  ///< --profile x0,y0:x1,y1[:samples] (headless: DIR/profile.csv)
+  bool estimate = false;  ///< --estimate (headless oscillators: the projected time, not run)
 };
 
 }  // namespace simscope::app

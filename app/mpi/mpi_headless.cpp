@@ -216,6 +216,11 @@ int run_headless_ranks(const RunOptions& o) {
     if (device >= 0) cuda_select_device(device);
   };
   ProgressLine line(s->workload->name() + " on " + std::to_string(job->size()) + " ranks", o.quiet);
+  if (s->workload->name() == "oscillators")  // the study's work: the rate and the whole's time
+    line.set_work(double(s->params.get_int("ensemble.size")) *
+                      double(s->params.get_int("network.nodes")) *
+                      double(s->params.get_int("integrator.steps")),
+                  "osc-steps");
   if (root) opt.progress = [&line](double f, double t) { line.update(f, t); };
   if (root && !o.quiet && !s->backend.notice.empty())
     std::fprintf(stderr, "simscope: %s (each of %d ranks: %s, CPU threads: %d)\n",

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "core/device_view.hpp"
+#include "projection.hpp"
 
 namespace simscope::python {
 
@@ -38,6 +39,32 @@ namespace simscope::python {
   } catch (const std::exception& other) {
     throw std::runtime_error(other.what());
   }
+}
+
+bool progress_takes_info(const py::object& callback) {
+  try {
+    const py::object sig = py::module_::import("inspect").attr("signature")(callback);
+    int positional = 0;
+    for (const py::handle p : sig.attr("parameters").attr("values")()) {
+      const std::string kind = py::str(p.attr("kind").attr("name"));
+      if (kind == "VAR_POSITIONAL") return true;
+      if (kind == "POSITIONAL_ONLY" || kind == "POSITIONAL_OR_KEYWORD") ++positional;
+    }
+    return positional >= 2;
+  } catch (const py::error_already_set&) {
+    return false;  // e.g. a builtin without a signature: called with the fraction only
+  }
+}
+
+py::object progress_info(double units, double f0, double t0, double f, double t) {
+  const auto p = app::project(units > 0 ? units : 1.0, f0, t0, f, t);
+  if (!p) return py::none();
+  py::dict d;
+  d["rate"] = units > 0 ? py::object(py::float_(p->rate)) : py::object(py::none());
+  d["unit"] = units > 0 ? py::object(py::str("osc-steps")) : py::object(py::none());
+  d["eta_s"] = p->eta_s;
+  d["total_s"] = p->total_s;
+  return std::move(d);
 }
 
 }  // namespace simscope::python

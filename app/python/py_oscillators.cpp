@@ -162,7 +162,8 @@ py::dict study_arrays(const py::object& initial, const Settings& settings,
         }
         return osc::run_study(*ens, job.topologies, job.init, job.options, p);
       },
-      progress, job.choice.backend == Backend::Cuda);
+      progress, job.choice.backend == Backend::Cuda,
+      double(job.topologies.members) * double(job.topologies.nodes) * double(job.options.steps));
   app::RunResult r;
   r.workload = "oscillators";
   r.params = job.params;

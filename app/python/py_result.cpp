@@ -46,11 +46,17 @@ void bind_run(py::module_& m) {
         });
         app::RunRequest request;
         request.command = checked([&] { return app::parse_run_command(command); });
+        // An oscillators study's work, K N steps, for the callback's rate (py_call.hpp).
+        const double units = workload == "oscillators" && command == "study"
+                                 ? double(params.get_int("ensemble.size")) *
+                                       double(params.get_int("network.nodes")) *
+                                       double(params.get_int("integrator.steps"))
+                                 : 0.0;
         app::RunResult r = call_released(
             [&, &wl = wl, &params = params, &choice = choice](Progress* pr) {
               return wl->run(params, choice.backend, request, pr);
             },
-            progress, false);
+            progress, false, units);
         return result_dict(std::move(r), choice.notice);
       },
       py::call_guard<CNumericLocale>(), py::arg("workload"), py::arg("settings"), py::arg("backend") = "auto",

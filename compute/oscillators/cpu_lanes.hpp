@@ -1,8 +1,8 @@
 #pragma once
 /// @file CPU RK4 kernels with one SIMD lane per member. Internal to oscillators_cpu.cpp.
 ///
-/// A group of G members that share a ring lattice half-width H, e.g. rings and Watts-Strogatz
-/// networks, is integrated together. Node i of the G members is one vector `V` of G values of T;
+/// A group of G members whose tables share a form, a ring lattice of half-width H (rings, most
+/// Watts-Strogatz networks) or ELL (ell_lanes), is integrated together. Node i of the G members is one vector `V` of G values of T;
 /// lane l is member l. The lattice stencil, stage loops and msd become whole-vector operations
 /// over the nodes, with one loop instead of G and no remainder loop.
 /// Each lane performs exactly the operations of the per-member kernels of oscillators_cpu.cpp,
@@ -116,6 +116,27 @@ void corrections_unit_lanes(const std::uint16_t* __restrict ad, const std::uint1
   for (std::size_t r = 0; r < na; ++r) ns[ad[r]] += src[as[r]];
 #pragma GCC unroll 4
   for (std::size_t r = 0; r < nm; ++r) ns[md[r]] -= src[ms[r]];
+}
+
+/// The neighbour sums of a group of ELL tables (oscillators_cpu.cpp, Table with H = 0): nsum = 0,
+/// then for each entry e in order, nsum[node[e]] += the lanes of src at idx[e * kLanes + l]
+/// (Weighted: times w[e]). Each index is node * kLanes + lane; the entries of a node keep each
+/// lane's order of addends. Lanes with fewer addends at a node read a -0.0 slot: x + -0.0 == x.
+template <typename V, typename T, bool Weighted>
+void ell_lanes(const std::int32_t* __restrict node, const std::int32_t* __restrict idx,
+               const V* __restrict w, std::size_t E, const V* __restrict src_v,
+               V* __restrict nsum, int N) {
+  using S = typename LaneScalar<T>::type;
+  const S* __restrict src = reinterpret_cast<const S*>(src_v);
+  for (int i = 0; i < N; ++i) nsum[i] = V{};
+  for (std::size_t e = 0; e < E; ++e) {
+    V g;
+    for (int l = 0; l < kLanes; ++l) g[l] = src[idx[e * kLanes + std::size_t(l)]];
+    if constexpr (Weighted)
+      nsum[node[e]] += w[e] * g;
+    else
+      nsum[node[e]] += g;
+  }
 }
 
 /// RK4 stages over the N nodes of G members: the per-member stage_first/mid/last, lane-wise.

@@ -8,9 +8,10 @@
 // Work is split into chunks of steps. Between chunks, the samples of all members are reduced in
 // member order, which is deterministic; progress is reported and cancellation checked.
 // Each member's table is built once and kept across chunks within a byte budget.
-// Members that share a ring lattice half-width, e.g. rings and Watts-Strogatz networks, are
-// integrated in groups of kLanes, one SIMD lane per member (group(), cpu_lanes.hpp). A group's
-// state, stage buffers and correction lists stay in cache for the chunk's steps.
+// Members whose tables have the same form (ELL, or ring + corrections of one half-width, e.g.
+// rings and most Watts-Strogatz networks) are integrated in groups of kLanes, one SIMD lane per
+// member (group(), cpu_lanes.hpp). A group's state, stage buffers and correction lists stay in
+// cache for the chunk's steps.
 // Each lane performs member()'s operations in member()'s order, so results are bit-identical.
 // detail::set_cpu_lanes(false) runs member() only; tests compare the two.
 #include <omp.h>
@@ -83,6 +84,9 @@ struct TableScratch {
 
 /// The widest ring lattice tried as a base. The sources' halos hold this many values.
 constexpr int kMaxRingHalf = 8;
+/// The most addends per node a group of ELL tables takes in lanes; deeper groups run member by
+/// member.
+constexpr int kMaxEllLanes = 16;
 
 template <typename T>
 void build_table(const std::int64_t* row, const std::int32_t* col, const double* w, int N,
@@ -323,6 +327,11 @@ struct LaneScratch {
   std::vector<T> w;
   std::vector<std::uint16_t> ad, as, md, ms;  // the unit-weight form (corrections_unit_lanes)
   std::vector<std::uint8_t> minus;            // per node: a -1 entry seen (building the unit form)
+  // ELL groups (ell_lanes): per (node, slot, lane) the source index and weight of each lane's
+  // addends, each lane's count per node, and the entries.
+  std::vector<std::int32_t> seq, len, enode, eidx;
+  std::vector<T> sw;
+  std::vector<V> ew;
   void resize(int n, int H) {
     for (auto* v : {&x, &xs}) v->assign(std::size_t(n) + 2 * std::size_t(H), V{});
     for (auto* v : {&y, &ys, &ax, &ay, &nsum, &diag}) v->assign(std::size_t(n), V{});
@@ -358,6 +367,7 @@ class CpuImpl {
                     t.nodes, shared_table_, scr);
       tables_.assign(t.shared ? 0 : std::size_t(t.members), Table<T>{});
       cached_.assign(t.shared ? 0 : std::size_t(t.members), 0);
+      form_.assign(t.shared ? 0 : std::size_t(t.members), std::int8_t(-1));
       cache_bytes_ = 0;
       cache_budget_ = detail::cpu_table_cache_bytes();
     } catch (const std::bad_alloc&) {
@@ -500,18 +510,36 @@ class CpuImpl {
                  double* s_msd, double* s_r) {
     const int N = topo_.nodes, K = topo_.members;
     const std::int64_t first = step_;
-    // Work items: groups of G consecutive members still finite; failed ones stay NaN in samples.
-    // G = kLanes with the lane kernels, else 1. A group whose members do not share a ring lattice,
-    // or a partial last group, is integrated member by member.
+    // Work items: groups of G members still finite; failed ones stay NaN in samples. G = kLanes
+    // with the lane kernels, else 1. A lane group's tables share a form: ELL, or rings of the
+    // same half-width H. Members are sorted by form (ELL, ring H = 1, 2, ...), in member order
+    // within a form, and each form's members cut into groups of G; a form's last group is
+    // filled up with copies of its first lane, whose results are dropped. Each member's results
+    // do not depend on its group (each lane performs member()'s operations).
     const int G = cpu_lanes_ ? detail::kLanes : 1;
     live_.clear();
     for (int k = 0; k < K; ++k)
       if (!failed_[std::size_t(k)]) live_.push_back(k);
-    const int items = int((live_.size() + std::size_t(G) - 1) / std::size_t(G));
     // No more threads than items: an idle thread would spin at the region's barrier and take a core
     // from the work. Small chunks, such as the live view's frames, use one thread: there, waking
     // threads and a barrier cost more than the work, and a preempted thread stalls the barrier.
     const bool small = double(K) * N * double(chunk) < 2e5;
+    if (G > 1 && !topo_.shared) learn_forms(small);
+    items_.clear();
+    order_.clear();
+    if (G > 1) {
+      for (int h = 0; h <= kMaxRingHalf; ++h) {
+        const std::size_t b = order_.size();
+        for (const int k : live_)
+          if (form_of(k) == h) order_.push_back(k);
+        for (std::size_t q = b; q < order_.size(); q += std::size_t(G))
+          items_.push_back({int(q), int(std::min(order_.size() - q, std::size_t(G))), true});
+      }
+    } else {
+      order_ = live_;
+      for (std::size_t q = 0; q < order_.size(); ++q) items_.push_back({int(q), 1, false});
+    }
+    const int items = int(items_.size());
     const int threads = small ? 1 : std::max(1, std::min(items, omp_get_max_threads()));
 #pragma omp parallel num_threads(threads)
     {
@@ -521,22 +549,24 @@ class CpuImpl {
       if (G > 1) ls.resize(N, kMaxRingHalf);
 #pragma omp for schedule(dynamic, 1)
       for (int q = 0; q < items; ++q) {
-        const int* ks = live_.data() + std::size_t(q) * G;
-        const int n = std::min<int>(G, int(live_.size()) - q * G);
-        const Table<T>* tab[detail::kLanes];
-        bool same_ring = n == detail::kLanes;
+        const Item it = items_[std::size_t(q)];
+        const int n = it.n;
+        int ks[detail::kLanes] = {};
+        const Table<T>* tab[detail::kLanes] = {};
         for (int l = 0; l < n; ++l) {
+          ks[l] = order_[std::size_t(it.begin + l)];
           tab[l] = &shared_table_;
           if (!topo_.shared)
             tab[l] =
                 member_table(ks[l], topo_.row_ptr.data() + std::size_t(topo_.graph_of(ks[l])) * N,
                              sc.table[l], sc.tscr);
-          same_ring = same_ring && tab[l]->H > 0 && tab[l]->H == tab[0]->H;
         }
-        if (same_ring) {
-          group(ks, tab, m, he, dt, first, chunk, rec, ls, s_msd, s_r);
-          detail::count_cpu_lane_group();
-          continue;
+        if (it.lanes) {
+          for (int l = n; l < detail::kLanes; ++l) ks[l] = ks[0], tab[l] = tab[0];
+          if (group(ks, n, tab, m, he, dt, first, chunk, rec, ls, s_msd, s_r)) {
+            detail::count_cpu_lane_group();
+            continue;
+          }
         }
         for (int l = 0; l < n; ++l) {
           if (topo_.weighted())
@@ -549,9 +579,13 @@ class CpuImpl {
   }
 
   /// Integrates the kLanes members ks[] over steps first+1 .. first+chunk, one lane per member.
-  /// Their tables tab[] must all be rings of the same half-width H. Each lane performs member()'s
-  /// operations (cpu_lanes.hpp), so each member's results equal member()'s bit for bit.
-  void group(const int* ks, const Table<T>* const* tab, const Model& m, double he_d, double dt_d,
+  /// Their tables tab[] must all be rings of the same half-width H, or all ELL. Each lane performs
+  /// member()'s operations (cpu_lanes.hpp), so each member's results equal member()'s bit for bit.
+  /// Only lanes [0, n) are kept: the others repeat members of these, and their results are dropped.
+  /// Returns false, having changed nothing, for ELL tables with more than kMaxEllLanes addends at
+  /// a node.
+  bool group(const int* ks, int n, const Table<T>* const* tab, const Model& m, double he_d,
+             double dt_d,
              std::int64_t first, std::int64_t chunk, const Recording& rec, LaneScratch<T>& ls,
              double* s_msd, double* s_r) {
     using V = detail::Lanes<T>;
@@ -574,7 +608,7 @@ class CpuImpl {
       const T* yk = y_.data() + k * N;
       const T* dk = diag_.data() + std::size_t(topo_.graph_of(ks[l])) * N;
       for (int i = 0; i < N; ++i) x[i][l] = xk[i], y[i][l] = yk[i], diag[i][l] = dk[i];
-      R = std::max(R, tab[l]->li.size());
+      if (H > 0) R = std::max(R, tab[l]->li.size());
     }
     // The unit form when every weight is +-1 and each node's +1 entries come first, as in
     // unweighted rings and Watts-Strogatz networks; else the general form.
@@ -616,8 +650,76 @@ class CpuImpl {
     bool bad[G];
     for (int l = 0; l < G; ++l)
       tot[l] = total_[std::size_t(ks[l])], win[l] = window_[std::size_t(ks[l])], bad[l] = false;
-    const auto gather = [H, nsum, N, unit, nc, cd, cs, cw, na, ad, as, nm, md,
-                         ms](V* __restrict src) {
+    // ELL tables (H = 0): lane l's addends at node i are its slots 0 .. D_l - 1 (neighbours, or
+    // the zero slot src[N] as padding, weight 0), then its list entries of node i in list order:
+    // member()'s additions, from nsum = 0. A node's entry s takes every lane's s-th addend, or
+    // -0.0 from the slot src[N + 1] for lanes with fewer.
+    const bool ell = H == 0;
+    const bool weighted = topo_.weighted();
+    if (ell) {
+      int S = 0;
+      ls.len.assign(std::size_t(N) * G, 0);
+      for (int l = 0; l < G; ++l) {
+        const Table<T>& e = *tab[l];
+        for (int i = 0; i < N; ++i) ls.len[std::size_t(i) * G + l] = e.D;
+        for (const std::int32_t i : e.li) ++ls.len[std::size_t(i) * G + l];
+      }
+      for (const std::int32_t v : ls.len) S = std::max(S, int(v));
+      if (S > kMaxEllLanes) return false;
+      const std::size_t cells = std::size_t(N) * S * G;
+      ls.seq.assign(cells, 0);
+      ls.sw.assign(weighted ? cells : 0, T(1));
+      for (int l = 0; l < G; ++l) {
+        const Table<T>& e = *tab[l];
+        for (int i = 0; i < N; ++i)
+          for (int s = 0; s < S; ++s) {
+            const std::size_t at = (std::size_t(i) * S + s) * G + l;
+            ls.seq[at] = (N + 1) * G + l;  // -0.0
+            if (s < e.D) {
+              ls.seq[at] = e.idx[std::size_t(s) * N + i] * G + l;
+              if (weighted) ls.sw[at] = e.wt[std::size_t(s) * N + i];
+            }
+          }
+        // List entries: ordered by position, then node, so each node's in their order.
+        ls.minus.assign(std::size_t(N), 0);  // (entries of each node seen so far)
+        for (std::size_t r = 0; r < e.li.size(); ++r) {
+          const int i = e.li[r], s = e.D + ls.minus[std::size_t(i)]++;
+          const std::size_t at = (std::size_t(i) * S + s) * G + l;
+          ls.seq[at] = e.lj[r] * G + l;
+          if (weighted) ls.sw[at] = e.lw[r];
+        }
+      }
+      ls.enode.clear(), ls.eidx.clear(), ls.ew.clear();
+      for (int s = 0; s < S; ++s)
+        for (int i = 0; i < N; ++i) {
+          int most = 0;
+          for (int l = 0; l < G; ++l) most = std::max(most, int(ls.len[std::size_t(i) * G + l]));
+          if (s >= most) continue;
+          ls.enode.push_back(i);
+          V wv = V{};
+          for (int l = 0; l < G; ++l) {
+            const std::size_t at = (std::size_t(i) * S + s) * G + l;
+            ls.eidx.push_back(ls.seq[at]);
+            if (weighted) wv[l] = ls.sw[at];
+          }
+          if (weighted) ls.ew.push_back(wv);
+        }
+    }
+    const std::size_t ne = ls.enode.size();
+    const std::int32_t* en = ls.enode.data();
+    const std::int32_t* ei = ls.eidx.data();
+    const V* ewv = ls.ew.data();
+    const V zero = V{}, minus_zero = detail::splat<V>(T(-0.0));
+    const auto gather = [H, nsum, N, unit, nc, cd, cs, cw, na, ad, as, nm, md, ms, ell, weighted, ne,
+                         en, ei, ewv, zero, minus_zero](V* __restrict src) {
+      if (ell) {
+        src[N] = zero, src[N + 1] = minus_zero;
+        if (weighted)
+          detail::ell_lanes<V, T, true>(en, ei, ewv, ne, src, nsum, N);
+        else
+          detail::ell_lanes<V, T, false>(en, ei, ewv, ne, src, nsum, N);
+        return;
+      }
       detail::fill_halo_lanes(src, N, H);
       switch (H) {
         case 1:
@@ -651,7 +753,7 @@ class CpuImpl {
       if (!(sample || gstep > rec.transient || st == chunk - 1)) continue;
       detail::Lanes<double> msd;
       detail::msd_lanes<T>(x, N, msd);
-      for (int l = 0; l < G; ++l) {
+      for (int l = 0; l < n; ++l) {
         if (!std::isfinite(msd[l])) bad[l] = true;
         if (gstep > rec.transient) {
           win[l] += msd[l];
@@ -676,7 +778,7 @@ class CpuImpl {
             std::isfinite(msd[l]) ? std::sqrt(cs_ * cs_ + sn * sn) / N : kNaN;
       }
     }
-    for (int l = 0; l < G; ++l) {
+    for (int l = 0; l < n; ++l) {
       const std::size_t k = std::size_t(ks[l]);
       T* xk = x_.data() + k * N;
       T* yk = y_.data() + k * N;
@@ -688,6 +790,7 @@ class CpuImpl {
       window_[k] = win[l];
       if (bad[l]) failed_[k] = 1;
     }
+    return true;
   }
 
   /// Integrates member k over steps first+1 .. first+chunk.
@@ -772,6 +875,32 @@ class CpuImpl {
     if (bad) failed_[std::size_t(k)] = 1;
   }
 
+  /// The form of member k's table (form_): H > 0 for a ring of half-width H, 0 for ELL.
+  int form_of(int k) const { return topo_.shared ? shared_table_.H : form_[std::size_t(k)]; }
+
+  /// Learns the forms of the live members not yet known, building their tables (and keeping them
+  /// within the cache's budget, as member_table does).
+  void learn_forms(bool small) {
+    std::vector<int> todo;
+    for (const int k : live_)
+      if (form_[std::size_t(k)] < 0) todo.push_back(k);
+    if (todo.empty()) return;
+    const int n = int(todo.size()), N = topo_.nodes;
+    const int threads = small ? 1 : std::max(1, std::min(n, omp_get_max_threads()));
+#pragma omp parallel num_threads(threads)
+    {
+      Table<T> scratch;
+      TableScratch tscr;
+#pragma omp for schedule(dynamic, 64)
+      for (int q = 0; q < n; ++q) {
+        const int k = todo[std::size_t(q)];
+        const Table<T>* t = member_table(
+            k, topo_.row_ptr.data() + std::size_t(topo_.graph_of(k)) * N, scratch, tscr);
+        form_[std::size_t(k)] = std::int8_t(t->H);
+      }
+    }
+  }
+
   /// Member k's neighbour table: the cached one, else one built into the thread's scratch.
   /// A built table is kept in the cache while the cache stays within its byte budget.
   /// The table is the same either way.
@@ -811,7 +940,16 @@ class CpuImpl {
   std::vector<T> x_, y_, diag_;
   std::vector<double> deg_, total_, window_;
   std::vector<std::uint8_t> failed_;
-  std::vector<int> live_;  // the members still finite, in order (run_chunk's work items)
+  std::vector<int> live_;   // the members still finite, in order
+  std::vector<int> order_;  // live_ sorted by table form (run_chunk)
+  struct Item {
+    int begin, n;  // order_[begin, begin + n)
+    bool lanes;    // a lane group (group()), else one member (member())
+  };
+  std::vector<Item> items_;  // run_chunk's work items
+  /// Per member with its own graph: its table's ring half-width H (> 0: ring + corrections),
+  /// 0 for ELL, -1 not yet known. Depends on the graph only; learnt once per load().
+  std::vector<std::int8_t> form_;
   bool cpu_lanes_ = true;  // detail::cpu_lanes() at advance()
   std::int64_t step_ = 0;
   bool loaded_ = false;

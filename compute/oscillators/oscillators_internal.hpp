@@ -95,8 +95,8 @@ std::unique_ptr<Ensemble> make_cpu_ensemble();
 /// restore().
 std::size_t cpu_table_cache_bytes();
 void set_cpu_table_cache_bytes(std::size_t bytes);
-/// Whether the CPU ensemble integrates groups of kLanes members sharing a ring lattice half-width,
-/// one SIMD lane per member (cpu_lanes.hpp). Default on. Results do not depend on it: each lane
+/// Whether the CPU ensemble integrates groups of kLanes members whose tables share a form (ELL, or
+/// a ring lattice of one half-width), one SIMD lane per member (cpu_lanes.hpp). Default on. Results do not depend on it: each lane
 /// performs the per-member operations. Off, every member is integrated on its own; tests compare
 /// both. Read by advance().
 bool cpu_lanes();

@@ -71,8 +71,9 @@ int study_block_members(int members);
 /// Members per reduction group of a study (Recording::group). A block's series fold its groups'
 /// sums in group order. Work ranges start and end on group boundaries, so several ranks can
 /// share a block. Groups of block b start at b * block + q * group; the last may be shorter.
-/// Value: ceil(block / 16) rounded up to a multiple of 8, at most the block, so at most 16
-/// groups per block. The multiple of 8 keeps the CPU's lane groups full (cpu_lanes.hpp).
+/// Value: for K >= 64, ceil(block / 16) rounded up to a multiple of 8, at most the block, so at
+/// most 16 groups per block; the multiple of 8 keeps the CPU's lane groups full (cpu_lanes.hpp).
+/// For K < 64 (one block of K members) 1, so a study of K members spreads over up to K ranks.
 /// Depends on K only.
 int study_group_members(int members);
 

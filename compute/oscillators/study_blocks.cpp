@@ -165,6 +165,7 @@ int study_block_members(int members) {
 }
 
 int study_group_members(int members) {
+  if (members < kMinBlock) return 1;  // one block: any rank count up to K shares it
   const int block = study_block_members(members);
   const int g = ((block + 15) / 16 + 7) / 8 * 8;
   return std::max(1, std::min(block, g));

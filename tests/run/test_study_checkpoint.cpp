@@ -252,6 +252,28 @@ TEST(StudyCheckpoint, BrokenCheckpointsAreRefusedNamingTheFile) {
         << e;
     EXPECT_NE(e.find("remove the folder to start over"), std::string::npos) << e;
   }
+  // Version 4: read as version 5 for 64 members or more (the same files and groups); refused,
+  // naming it, below 64 (then summed per 8 members, now per member), and so is version 3.
+  const auto header_json = [](int v, int members) {
+    return "{\"format\": \"simscope study checkpoint\", \"version\": " + std::to_string(v) +
+           ", \"members\": " + std::to_string(members) +
+           ", \"nodes\": 10, \"block\": 64, \"samples\": 3}";
+  };
+  std::ofstream(json) << header_json(4, 64);
+  const auto v4 = read_checkpoint_header(dir);
+  ASSERT_TRUE(v4.has_value());
+  EXPECT_EQ(v4->version, kBlockCheckpointVersion);
+  EXPECT_EQ(kBlockCheckpointVersion, 5);
+  for (int v : {3, 4}) {
+    std::ofstream(json) << header_json(v, 63);
+    const std::string e = error_of([&] { read_checkpoint_header(dir); });
+    EXPECT_NE(e.find("checkpoint version " + std::to_string(v) + " of a study of 63 members"),
+              std::string::npos)
+        << e;
+    EXPECT_NE(e.find("remove the folder to start over"), std::string::npos) << e;
+  }
+  std::ofstream(json) << header_json(5, 6);
+  EXPECT_EQ(read_checkpoint_header(dir)->members, 6);
   remove_checkpoint(dir);
   EXPECT_FALSE(fs::exists(dir));
 }

@@ -219,12 +219,23 @@ std::optional<CheckpointHeader> read_checkpoint_header(const std::string& dir) {
                 "one sums them per reduction group of members, versions " +
                 std::to_string(kVersion) + " and " + std::to_string(kBlockVersion) +
                 "): remove the folder to start over, or resume with that simscope");
-  if (to_int("version") != kVersion && to_int("version") != kBlockVersion)
-    throw Error(path + ": checkpoint version " + std::to_string(to_int("version")) +
-                ", this simscope reads versions " + std::to_string(kVersion) + " and " +
+  const int version = to_int("version");
+  if (version != kVersion && version != kBlockCheckpointVersionOld && version != kBlockVersion)
+    throw Error(path + ": checkpoint version " + std::to_string(version) +
+                ", this simscope reads versions " + std::to_string(kVersion) + ", " +
+                std::to_string(kBlockCheckpointVersionOld) + " and " +
                 std::to_string(kBlockVersion));
+  if (version != kBlockVersion && to_int("members") < kGroupsChangedBelow)
+    throw Error(path + ": checkpoint version " + std::to_string(version) + " of a study of " +
+                std::to_string(to_int("members")) +
+                " members was written by an earlier simscope, which summed studies of fewer than " +
+                std::to_string(kGroupsChangedBelow) +
+                " members per 8 (this one sums them per member, version " +
+                std::to_string(kBlockVersion) +
+                "): remove the folder to start over, or resume with that simscope");
   CheckpointHeader h;
-  h.version = to_int("version");
+  // Version 4 of 64 members or more is version 5's format, with the same groups.
+  h.version = version == kBlockCheckpointVersionOld ? kBlockVersion : version;
   h.workload = json_string(o, "workload");
   h.backend = json_string(o, "backend");
   if (const auto it = o.find("params"); it != o.end() && it->is_object())
@@ -333,7 +344,7 @@ osc::StudyProgress read_study_checkpoint(const std::string& dir, const Checkpoin
   return sp;
 }
 
-// ---- version 4: per block, any rank count ---------------------------------------------------
+// ---- version 5 (and 4): per block, any rank count ---------------------------------------------------
 
 namespace {
 
@@ -570,7 +581,7 @@ CheckpointHeader prepare_block_checkpoint(const std::string& dir, const std::str
     return h;
   }
   // Version 3: its finished blocks (files and sums) become the prefix, its block under way gets
-  // that block's partial files, then checkpoint.json says version 4.
+  // that block's partial files, then checkpoint.json says version 5.
   const osc::StudyProgress sp = read_study_checkpoint(dir, *header);
   h.members = header->members, h.nodes = header->nodes, h.samples = header->samples;
   h.block = header->block;
@@ -605,7 +616,7 @@ int checkpoint_members_done(const std::string& dir, const CheckpointHeader& h) {
 }
 
 /// Share of the study's integration the checkpoint holds: finished members plus blocks under way
-/// at their saved step. Version 3 has one such block; version 4 one per partial file.
+/// at their saved step. Version 3 has one such block; version 5 one per partial file.
 double checkpoint_fraction_done(const std::string& dir, const CheckpointHeader& h) {
   if (h.members < 1 || h.block < 1) return 0;
   const auto st = h.params.find("integrator.steps");
@@ -675,7 +686,7 @@ osc::StudyResult run_block_checkpointed(StudyCheckpointRequest& ck, const ParamS
   const int K = int(p.get_int("ensemble.size"));
   const std::optional<CheckpointHeader> h = read_checkpoint_header(ck.dir);
   if (!h || h->version != kBlockVersion)
-    throw Error(ck.dir + ": no checkpoint of a study split into blocks (version 4)");
+    throw Error(ck.dir + ": no checkpoint of a study split into blocks (version 5)");
   const int block = osc::study_block_members(K);
   const std::int64_t T = o.steps / o.every;
   if (h->members != K || h->block != block || h->samples != T)

@@ -3,10 +3,11 @@
 /// Written as the study runs (oscillators::run_study_blocks), read by `--resume`, removed once the
 /// outputs are written.
 ///
-/// This build writes version 4, for one process and for MPI ranks alike. It imports version 3 on
-/// resume (prepare_block_checkpoint) and refuses versions 1 and 2.
+/// This build writes version 5, for one process and for MPI ranks alike. It reads version 4 as
+/// version 5 and imports version 3 on resume (prepare_block_checkpoint), both for studies of 64
+/// members or more, and refuses the others, versions 1 and 2 included.
 ///
-/// The formats (version 4, and version 3 as imported): README, "File formats".
+/// The formats (version 5, and version 3 as imported): README, "File formats".
 #include <map>
 #include <memory>
 #include <mutex>
@@ -20,10 +21,16 @@
 
 namespace simscope::app {
 
-/// Checkpoint formats this build reads: 3 is imported, 4 is written.
-/// Versions 1 and 2 are refused with a message.
+/// Checkpoint formats this build reads: 3 is imported, 5 is written. Version 4 is version 5's
+/// format from before studies of fewer than 64 members were summed per member (reduction groups
+/// of 1, study_group_members): it is read as version 5 for 64 members or more. Versions 1 and 2,
+/// and versions 3 and 4 of fewer than 64 members, are refused with a message naming the version.
 constexpr int kStudyCheckpointVersion = 3;
-constexpr int kBlockCheckpointVersion = 4;
+constexpr int kBlockCheckpointVersion = 5;
+/// The version before kBlockCheckpointVersion, read as it for studies of kGroupsChangedBelow
+/// members or more.
+constexpr int kBlockCheckpointVersionOld = 4;
+constexpr int kGroupsChangedBelow = 64;
 
 /// A refused --resume, or a new study refused over an interrupted one's checkpoint.
 /// A command-line error: exit status 2.
@@ -47,7 +54,7 @@ std::string checkpoint_dir(const std::string& out_dir);
 
 /// checkpoint.json of a checkpoint folder.
 struct CheckpointHeader {
-  int version = kStudyCheckpointVersion;  ///< 3: one process' (blocks in order); 4: per block
+  int version = kStudyCheckpointVersion;  ///< 3: one process' (blocks in order); 5: per block
   std::string workload, backend;
   std::map<std::string, std::string> params;  ///< name -> format_value text
   /// File parameters (ParamType::Path) that named a file: name -> file_identity (path, size,

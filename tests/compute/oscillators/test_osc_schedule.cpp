@@ -57,6 +57,10 @@ struct Case {
     if (net == "ws100") N = 100;  // the bench's network: ring + corrections (N = 24 takes ELL)
     if (net == "er")
       t = erdos_renyi(N, 0.2, K, 3);
+    else if (net == "er dense")  // nodes of ~20 neighbours: ELL groups too deep for the lanes
+      t = erdos_renyi(N, 0.9, K, 3);
+    else if (net == "ws2 100")  // Watts-Strogatz k = 2, p = 0.2: mostly ELL tables, some rings
+      N = 100, t = watts_strogatz(N, 2, 0.2, K, 5);
     else if (net.rfind("ring", 0) == 0)  // "ring2", "ring6", "ring10", "weighted ring4"
       t = ring(N, std::stoi(net.substr(4)), K);
     else if (net.rfind("weighted ring", 0) == 0)
@@ -119,12 +123,14 @@ TEST(OscSchedule, KeptTablesGiveTheUncachedResultsBitForBit) {
 TEST(OscSchedule, LaneGroupsGiveThePerMemberResultsBitForBit) {
   // One SIMD lane per member (cpu_lanes.hpp) against every member on its own: ring stencils of
   // half-width 1, 3 (one pass) and 5 (passes), weighted rings (corrections of weight w - 1),
-  // Watts-Strogatz networks whose members differ in table form (groups integrated member by
-  // member), partial last groups (K = 9, 17), a failing member inside a group, fp64 and fp32,
-  // 1 and 2 threads, with and without the table cache.
+  // Watts-Strogatz networks whose members differ in table form (members sorted by form into
+  // groups), ELL tables in lanes (Erdos-Renyi, weighted Watts-Strogatz at N = 24, Watts-Strogatz
+  // k = 2 at N = 100), ELL tables too deep for the lanes (member by member), partial groups
+  // filled with copies (K = 1, 9, 17), a failing member inside a group, fp64 and fp32, 1 and 2
+  // threads, with and without the table cache.
   const Restore restore;
-  for (const std::string net :
-       {"ring2", "ring6", "ring10", "weighted ring4", "ws mixed", "ws", "ws100"})
+  for (const std::string net : {"ring2", "ring6", "ring10", "weighted ring4", "ws mixed", "ws",
+                                "ws100", "er", "weighted", "ws2 100", "er dense"})
     for (int K : {1, 8, 9, 17, 70})
       for (const Precision p : {Precision::Fp64, Precision::Fp32}) {
         const Case c(K, net);
@@ -139,26 +145,27 @@ TEST(OscSchedule, LaneGroupsGiveThePerMemberResultsBitForBit) {
                                      std::to_string(threads) + " budget " + std::to_string(budget);
             const std::int64_t before = detail::cpu_lane_groups_run();
             expect_identical(study(c, budget, threads, false, p, true), ref, what);
-            // Groups of G members sharing a lattice (G = 8, 4 or 2 by the CPU kernels' level):
-            // rings and Watts-Strogatz networks of 100 nodes with K >= G (at N = 24,
-            // Watts-Strogatz members mostly take ELL tables).
-            const int G = detail::cpu_lane_width();
-            if ((net.find("ring") != std::string::npos || net == "ws100") && K >= G)
-              EXPECT_GT(detail::cpu_lane_groups_run(), before) << what;
-            if (K < G) EXPECT_EQ(detail::cpu_lane_groups_run(), before) << what;
+            // Every form takes lane groups (G = 8, 4 or 2 by the CPU kernels' level), a partial
+            // one too, except ELL tables deeper than the lanes take.
+            if (net != "er dense") EXPECT_GT(detail::cpu_lane_groups_run(), before) << what;
           }
       }
 }
 
-TEST(OscSchedule, LaneGroupsAreUsedForWattsStrogatzAndNotForErdosRenyi) {
+TEST(OscSchedule, LaneGroupsAreUsedForEveryTableForm) {
+  // K = 64 members in chunks: every chunk integrates all live members in groups of G, sorted by
+  // form, so a chunk runs at most one group per form beyond K / G. Watts-Strogatz k = 4 at
+  // N = 100 (ring + corrections of H = 2, a few ELL), k = 2 (mostly ELL, some rings of H = 1),
+  // Erdos-Renyi (ELL).
   const Restore restore;
-  const Case ws(64, "ws100"), er(64, "er");
-  std::int64_t before = detail::cpu_lane_groups_run();
-  study(ws, std::size_t(512) << 20, 1, false);
-  EXPECT_GT(detail::cpu_lane_groups_run(), before);
-  before = detail::cpu_lane_groups_run();
-  study(er, std::size_t(512) << 20, 1, false);
-  EXPECT_EQ(detail::cpu_lane_groups_run(), before);  // ELL tables: member by member
+  const int G = detail::cpu_lane_width();
+  for (const std::string net : {"ws100", "ws2 100", "er"}) {
+    const Case c(64, net);
+    const std::int64_t before = detail::cpu_lane_groups_run();
+    study(c, std::size_t(512) << 20, 1, false);
+    const std::int64_t groups = detail::cpu_lane_groups_run() - before;
+    EXPECT_GE(groups, 64 / G) << net;  // at least one chunk, all members in lanes
+  }
 }
 
 TEST(OscSchedule, LaneGroupsFollowTheLiveMembers) {

@@ -144,7 +144,8 @@ for args, word in ((["--workload", "lsq", "--mpi-split", "sources"], "only the f
                    # the single-process extras are refused, not ignored
                    (["--workload", "field", "--sweep", "k=1:2:3"], "not supported under mpirun"),
                    (["--workload", "field", "--pin-set", "k=2"], "not supported under mpirun"),
-                   (["--workload", "field", "--profile", "-1,0:1,0"], "not supported under mpirun")):
+                   (["--workload", "field", "--profile", "-1,0:1,0"], "not supported under mpirun"),
+                   (["--workload", "oscillators", "--estimate"], "not supported under mpirun")):
     cmd = [mpirun, "--oversubscribe", "-np", "2", simscope, "--headless", "--backend", "cpu",
            *([] if "--sweep" in args else ["--no-image"]),  # a sweep writes its frames
            "--out-dir", os.path.join(base, "refused"), *args]

@@ -3,7 +3,8 @@
 6`, so that blocks are cut between ranks at group boundaries, write .npy files byte-identical to
 the single-process run's (msd, msd_t, order_t, state, phases), members going non-finite
 included; run.json's ranges end on group boundaries and every rank gets work (a resume onto
-more ranks than blocks: e2e_mpi_resume.py). Every run bounded in time.
+more ranks than blocks: e2e_mpi_resume.py). A 6-member study (one block, a group per member)
+on 3 ranks: every rank gets 2 members, outputs byte-identical. Every run bounded in time.
 Usage: e2e_mpi_groups.py SIMSCOPE MPIRUN"""
 import json
 import os
@@ -79,5 +80,25 @@ for members, dt in ((130, 0.3), (150, 0.05)):  # 2 blocks (64, 66), 3 blocks (64
                          if not any(t in k for t in ("per_s", "seconds", "peak_device",
                                                       "compute_s")))
         c.check(stats_same, f"{what}: the same stats (timings aside)")
+
+# A study of fewer than 64 members is one block whose reduction groups are its members: 6 members
+# on 3 ranks use all 3 (2 members each), byte-identical to one process.
+args = study(6, 0.05, steps=200)
+ref_dir = os.path.join(base, "single_6")
+one = run(ref_dir, 0, args)
+c.check(one.returncode == 0, f"K=6: single-process run ({one.stderr.strip()[-300:]})")
+if one.returncode == 0:
+    ref = npy_bytes(ref_dir)
+    out = os.path.join(base, "np3_6")
+    p = run(out, 3, args)
+    c.check(p.returncode == 0, f"K=6 -np 3: exit 0 ({p.stderr.strip()[-400:]})")
+    if p.returncode == 0:
+        got = npy_bytes(out)
+        c.check(sorted(got) == sorted(ref) and len(ref) == 5, f"K=6 -np 3: the same files")
+        for f in ref:
+            c.check(got.get(f) == ref[f], f"K=6 -np 3: {f} byte-identical to the single process")
+        per = json.load(open(os.path.join(out, "run.json"))).get("mpi", {}).get("per_rank", [])
+        ranges = [tuple(r["range"]) for r in per]
+        c.check(ranges == [(0, 2), (2, 4), (4, 6)], f"K=6 -np 3: every rank has 2 members ({ranges})")
 
 c.done()

@@ -69,6 +69,29 @@ def test_progress_callback():
     assert all(a <= b for a, b in zip(seen, seen[1:]))
 
 
+def test_study_progress_callback_with_info():
+    """A callback that takes a second argument gets the rate and the ETA of the whole study
+    (None until measured): eta_s = work (1 - fraction) / rate and total_s = work / rate, work =
+    K N steps. f(fraction) keeps working. No timing assertion: the arithmetic of the values."""
+    K, N, S = 2000, 100, 5000  # 1e9 osc-steps: over a second on any CPU
+    seen = []
+    simscope.oscillators.study(ensemble_size=K, network_nodes=N, integrator_steps=S,
+                               backend="cpu", progress=lambda f, info: seen.append((f, info)))
+    assert seen and seen[-1][0] == 1.0
+    work = K * N * S
+    measured = [(f, i) for f, i in seen if i is not None]
+    assert seen[0][1] is None and measured
+    for f, i in measured:
+        assert set(i) == {"rate", "unit", "eta_s", "total_s"}
+        assert i["unit"] == "osc-steps" and i["rate"] > 0
+        assert i["total_s"] == pytest.approx(work / i["rate"], rel=1e-12)
+        assert i["eta_s"] == pytest.approx(work * (1 - f) / i["rate"], rel=1e-9, abs=1e-12)
+    fractions = []
+    simscope.oscillators.study(ensemble_size=16, network_nodes=20, integrator_steps=200,
+                               backend="cpu", progress=fractions.append)
+    assert fractions[-1] == 1.0
+
+
 def test_progress_callback_about_every_50_ms():
     """README: "progress=f calls f(fraction) about every 50 ms". A call of about a second (10x
     BIG's pairs): no two calls closer than the 50 ms wait (less 5 ms of clock slack), and on
