@@ -93,7 +93,7 @@ class OscillatorsGui final : public WorkloadGui {
       ImGui::SetTooltip(
           "circle: nodes in index order; network: a force-directed layout of the "
           "member's graph; complex plane: each oscillator at z = x + i y");
-    ImGui::SameLine();
+    same_line_if_room("  edges");  // the box and its label
     ImGui::Checkbox("edges", &edges_);
 
     if (!p) {
@@ -115,14 +115,22 @@ class OscillatorsGui final : public WorkloadGui {
          0.0f, 1.0f);
     plot(own ? p->watch_msd : p->msd, times, "##msd", "msd(t)" + of, own ? &p->msd : nullptr,
          FLT_MAX, FLT_MAX);
-    ImGui::TextDisabled("samples every %lld steps (record.every)",
-                        static_cast<long long>(p->every));
+    // Lines that may be wider than a narrow panel (1280 x 800) wrap between words, so that the
+    // panel never scrolls sideways and no number is cut.
+    const auto g = [](const char* fmt, double v) {
+      char b[48];
+      std::snprintf(b, sizeof b, fmt, v);
+      return std::string(b);
+    };
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    text_tokens_wrapped({"samples every", g("%.0f", double(p->every)), "steps (record.every)"});
+    ImGui::PopStyleColor();
     if (std::isfinite(p->msd_mean)) {
       if (std::isfinite(p->msd_sem))
-        ImGui::Text("time-averaged msd: %.6g +- %.2g (%lld members)", p->msd_mean, p->msd_sem,
-                    static_cast<long long>(p->valid));
+        text_tokens_wrapped({"time-averaged msd:", g("%.6g", p->msd_mean),
+                             g("+- %.2g", p->msd_sem), g("(%.0f members)", double(p->valid))});
       else
-        ImGui::Text("time-averaged msd: %.6g", p->msd_mean);
+        text_tokens_wrapped({"time-averaged msd:", g("%.6g", p->msd_mean)});
     } else {
       SIMSCOPE_TEXT_WRAPPED("time-averaged msd: after integrator.transient steps");
     }
@@ -130,14 +138,17 @@ class OscillatorsGui final : public WorkloadGui {
       ImGui::TextColored(ImVec4(1.f, 0.6f, 0.3f, 1.f), "%lld members went non-finite",
                          static_cast<long long>(p->failed));
     if (p->study) {
-      ImGui::TextColored(ImVec4(0.6f, 0.9f, 0.6f, 1.f), "study of %d members: %.3g osc-steps/s",
-                         p->members, p->osc_steps_per_s);
+      ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.6f, 0.9f, 0.6f, 1.f));
+      text_tokens_wrapped({"study of", g("%.0f", double(p->members)), "members:",
+                           g("%.3g", p->osc_steps_per_s), "osc-steps/s"});
+      ImGui::PopStyleColor();
       SIMSCOPE_TEXT_WRAPPED(
           "Paused to keep the study on screen: E exports it, Space resumes the "
           "live view.");
     }
-    ImGui::TextDisabled("phase view upload: %s",
-                        upload_path_words(view_ ? view_->upload_path() : "").c_str());
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    text_tokens_wrapped({"phase view upload:", upload_path_words(view_ ? view_->upload_path() : "")});
+    ImGui::PopStyleColor();
     if (view_ && !view_->upload_fallback_reason().empty() && hover_tip_due())
       ImGui::SetTooltip("%s", view_->upload_fallback_reason().c_str());
     hover(s, p);

@@ -119,7 +119,7 @@ c.check(len(shots) == 1, f"study: 1 screenshot ({len(shots)}; log tail {log.stri
 if shots:
     text = png_size_and_text(shots[0])[1]
     lines = lines_of(text)
-    common("study", text, lines, sideways=True)
+    common("study", text, lines)
     has("study", lines, "members", "8")
     has("study", lines, "steps", "2000")
     has("study", lines, "samples", "200")

@@ -77,6 +77,11 @@ def test_show_under_xvfb(tmp_path):
         assert len(np.unique(centre, axis=0)) > 30, name  # the plane, in colours
         assert text["simscope.workload"] == "field"
         assert workload_params in text["simscope.params"], (name, text["simscope.params"])
+        # The panel shows what the run uses: show(sources) runs the array's 20 sources, so the
+        # generator's settings are drawn disabled with the reason (not "gaussian / 20000").
+        disabled = text.get("simscope.disabled", "")
+        generated = "sources.count: not used: sources.file is set" in disabled
+        assert generated == (name == "sources"), (name, disabled)
         # The window's own run shows the same values as the call: its default colour range is
         # the magnitude's 0.5th and 99.5th percentile.
         view = json.loads(text["simscope.view"])
