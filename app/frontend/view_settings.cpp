@@ -62,20 +62,16 @@ bool apply_view_hints(ParamSet& view, const ViewImage& image,
     return std::find(given.begin(), given.end(), name) != given.end();
   };
   bool changed = false;
-  const std::string colormap = image.colormap.empty()
-                                   ? std::get<std::string>(view.schema().at("view.colormap").default_value)
-                                   : image.colormap;
-  if (!is_given("view.colormap") && view.get_string("view.colormap") != colormap) {
-    view.set("view.colormap", colormap);
+  // The image's hint, else the schema's default: each output its own colormap and scale.
+  auto apply = [&](const char* name, const std::string& hint) {
+    const std::string value =
+        hint.empty() ? std::get<std::string>(view.schema().at(name).default_value) : hint;
+    if (is_given(name) || view.get_string(name) == value) return;
+    view.set(name, value);
     changed = true;
-  }
-  const std::string scale =
-      image.scale.empty() ? std::get<std::string>(view.schema().at("view.scale").default_value)
-                          : image.scale;
-  if (!is_given("view.scale") && view.get_string("view.scale") != scale) {
-    view.set("view.scale", scale);
-    changed = true;
-  }
+  };
+  apply("view.colormap", image.colormap);
+  apply("view.scale", image.scale);
   return changed;
 }
 

@@ -147,7 +147,8 @@ class OscillatorsGui final : public WorkloadGui {
           "live view.");
     }
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    text_tokens_wrapped({"phase view upload:", upload_path_words(view_ ? view_->upload_path() : "")});
+    text_tokens_wrapped(
+        {"phase view upload:", upload_path_words(view_ ? view_->upload_path() : "")});
     ImGui::PopStyleColor();
     if (view_ && !view_->upload_fallback_reason().empty() && hover_tip_due())
       ImGui::SetTooltip("%s", view_->upload_fallback_reason().c_str());

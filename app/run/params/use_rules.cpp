@@ -45,10 +45,11 @@ std::string Schema::unused_reason(const ParamSet& p, const std::string& name) co
       continue;
     const ParamCondition& c = r.when.front();
     const std::string value = format_value(p.get(c.param));
-    const std::string cond = c.op == ParamCondition::Op::Equals      ? c.param + "=" + value
-                             : c.op == ParamCondition::Op::NotEquals ? c.param + " is '" + value + "'"
-                             : c.op == ParamCondition::Op::Unset     ? c.param + " is not set"
-                                                                     : c.param + " is set";
+    using Op = ParamCondition::Op;
+    const std::string cond = c.op == Op::Equals      ? c.param + "=" + value
+                             : c.op == Op::NotEquals ? c.param + " is '" + value + "'"
+                             : c.op == Op::Unset     ? c.param + " is not set"
+                                                     : c.param + " is set";
     return "not used: " + cond + " (" + r.why + ")";
   }
   return "";
