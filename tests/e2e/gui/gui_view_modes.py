@@ -9,7 +9,8 @@
 - each output its own default colormap: field ex coolwarm, back to magnitude viridis; lsq's
   solution coolwarm, its residual (>= 0) viridis, not the solution's diverging map;
 - the status bar names the upload path in words (simscope.upload);
-- Esc closes the help window and not the window; Ctrl+Q closes the window (exit 0, no signal).
+- Esc with the help window open, or in the preset popup's text field, leaves the window open;
+  Ctrl+Q closes the window (exit 0, no signal).
 Usage: gui_view_modes.py SIMSCOPE"""
 import json
 import os
@@ -53,8 +54,10 @@ def load(name):
 # One export (after ex): every output, the magnitude as in the first screenshot (same parameters).
 steps = (screenshot() + load("minmax") + screenshot() + load("ex") + screenshot() +
          export() + load("magnitude") + screenshot() +
-         # Esc closes the help window, not the window; then Ctrl+Q closes the window.
-         hold("F1") + "sleep 0.3\n" + hold("Escape") + "sleep 0.3\n" + screenshot() +
+         # Esc with the help window open, then in the preset popup's text field: the window stays
+         # (the screenshot after); then Ctrl+Q closes the window.
+         hold("F1") + "sleep 0.3\n" + hold("Escape") + "sleep 0.3\n" +
+         "xdotool key ctrl+o; sleep 0.7\n" + hold("Escape") + "sleep 0.3\n" + screenshot() +
          after_log("Ctrl+Q: closing the window", hold("ctrl+q"), 20) + "sleep 1\n")
 log, shots = run_gui(simscope, d, ["--backend", "cpu", "--set", "sources.file=src.npy",
                                    "--set", "plane=xy", "--set", f"plane.offset={off}",
@@ -117,7 +120,8 @@ v = view(texts[3])
 c.check(v.get("output") == "magnitude" and v.get("colormap") == "viridis" and
         v.get("scale") == "log", f"back to magnitude: its own default colormap and scale, "
         f"viridis, log ({v})")
-c.check(view(texts[4]).get("output") == "magnitude", "Esc closed the help, not the window")
+c.check(view(texts[4]).get("output") == "magnitude",
+        "Esc with the help window, then in the preset popup, did not close the window")
 c.check(log.count("closing the window") == 1 and "simscope: Ctrl+Q: closing the window" in log,
         f"Ctrl+Q closed the window, before the test's SIGTERM "
         f"({[l for l in log.splitlines() if 'closing' in l]})")
