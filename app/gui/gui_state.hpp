@@ -63,9 +63,9 @@ struct GuiState {
   /// The view parameters given by --set, kept over the workload's hints for the first image.
   std::vector<std::string> view_given;
   /// The start's view settings the view does not use (view_schema().unused_warnings), e.g.
-  /// view.min and view.max given with view.range=auto. Warned as headless does: printed to
-  /// stderr at the start and added to the results' warnings (panel, status bar) up to the first
-  /// full result.
+  /// view.min and view.max given with a range from the data (view.range=percentile or minmax).
+  /// Warned as headless does: printed to stderr at the start and added to the results' warnings
+  /// (panel, status bar) up to the first full result.
   std::vector<std::string> view_warnings;
   /// This frame's panel layout for the screenshots' simscope.panels: parameter rows drawn and
   /// cut off (param_rows), and whether each panel scrolls vertically or sideways.
