@@ -153,7 +153,8 @@ CliParse parse_command_line(const std::vector<std::string>& argv) {
       "Run FRAMES times with the numeric parameter NAME stepped evenly from START to STOP; "
       "writes DIR/frames/0000.png ... (at --image-size), DIR/sweep.mp4 when ffmpeg is "
       "installed, and DIR/run.json listing every frame's parameters. Colours: each frame its "
-      "own range unless view.range is locked (--set view.range=fixed ...). Without --headless "
+      "own range (view.range=percentile: its 0.5th..99.5th percentile) unless view.range is "
+      "locked (--set view.range=locked --set view.min=LO --set view.max=HI). Without --headless "
       "the window runs it (frames at the view's size, in simscope-sweep-<time>/).",
       "NAME=START:STOP:FRAMES");
   const QCommandLineOption record(

@@ -62,7 +62,8 @@ void write_headless_outputs(const RunOptions& o, const Session& s, const Workloa
     std::tie(info.range_lo, info.range_hi) = view.range();
     info.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
-  // View settings the image does not use, e.g. view.min / view.max with an auto range: warned once.
+  // View settings the image does not use, e.g. view.min / view.max without a locked range: warned
+  // once.
   for (std::string& w : view_schema().unused_warnings(s.view)) r.warnings.push_back(std::move(w));
   Json manifest = run_manifest(r, s.backend.notice, info, front_end_versions());
   for (const auto& [key, value] : extra.items()) manifest[key] = value;

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <tuple>
 #include <utility>
 
 #include "core/error.hpp"
+#include "view/colour_range.hpp"
 
 namespace simscope::app {
 namespace {
@@ -35,7 +37,6 @@ render::ViewSettings to_render_settings(const ParamSet& view, const ViewImage& i
   render::ViewSettings s;
   s.colormap = view.get_string("view.colormap");
   s.log_scale = view.get_string("view.scale") == "log";
-  s.auto_range = view.get_string("view.range") == "auto";
   s.min = view.get_double("view.min");
   s.max = view.get_double("view.max");
   s.colorbar = view.get_bool("view.colorbar");
@@ -54,10 +55,20 @@ render::ViewSettings to_render_settings(const ParamSet& view, const ViewImage& i
   }
   // The workload's range for this image applies while the user has not locked one. A log scale the
   // user chose over a range through 0 keeps its own range of the positive values.
-  if (s.auto_range && image.range_lo < image.range_hi && (!s.log_scale || image.range_lo > 0)) {
+  const std::string mode = view.get_string("view.range");
+  s.auto_range = mode != "locked";
+  if (s.auto_range && image.range_lo < image.range_hi && !image.symmetric &&
+      (!s.log_scale || image.range_lo > 0)) {
     s.auto_range = false;
     s.min = image.range_lo;
     s.max = image.range_hi;
+  } else if (s.auto_range) {
+    // From the data (colour_range.hpp), here for the window, view.png and sweep frames alike.
+    if (const auto r = colour_range(image.data.host(), mode == "percentile", s.log_scale,
+                                    image.symmetric && !s.log_scale)) {
+      s.auto_range = false;
+      std::tie(s.min, s.max) = *r;
+    }
   }
   // The user's locked range on a log scale; the plane view refuses it in its own words.
   if (s.log_scale && view.get_string("view.range") == "locked" && !(s.min > 0))
@@ -73,16 +84,16 @@ bool apply_view_hints(ParamSet& view, const ViewImage& image,
     return std::find(given.begin(), given.end(), name) != given.end();
   };
   bool changed = false;
-  if (!image.colormap.empty() && !is_given("view.colormap") &&
-      view.get_string("view.colormap") != image.colormap) {
-    view.set("view.colormap", image.colormap);
+  // The image's hint, else the schema's default: each output its own colormap and scale.
+  auto apply = [&](const char* name, const std::string& hint) {
+    const std::string value =
+        hint.empty() ? std::get<std::string>(view.schema().at(name).default_value) : hint;
+    if (is_given(name) || view.get_string(name) == value) return;
+    view.set(name, value);
     changed = true;
-  }
-  if (!image.scale.empty() && !is_given("view.scale") &&
-      view.get_string("view.scale") != image.scale) {
-    view.set("view.scale", image.scale);
-    changed = true;
-  }
+  };
+  apply("view.colormap", image.colormap);
+  apply("view.scale", image.scale);
   return changed;
 }
 

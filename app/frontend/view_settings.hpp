@@ -13,8 +13,12 @@ namespace simscope::app {
 /// With `use_hints` (headless), the image's colormap and scale hints replace view.colormap and
 /// view.scale while those are at their defaults and not named in `given`, the view parameters the
 /// user set. The GUI instead applies hints to its view parameters (apply_view_hints), so its panel
-/// shows what is drawn. The image's fixed range applies while view.range is auto, except a range
-/// through 0 on a log scale, which uses the positive values' range. Its annotations always apply.
+/// shows what is drawn. While view.range is not locked, the image's fixed range applies, except a
+/// range through 0 on a log scale; else the range comes from the image's values by view.range
+/// (colour_range: percentile or minmax, symmetric for a symmetric image on a linear scale, the
+/// positive values on a log scale), locked into the settings so that the window, view.png and
+/// sweep frames draw over the same range. No finite (positive) value: auto_range, PlaneView's
+/// fallback. Its annotations always apply.
 /// Throws simscope::Error naming view.min when a locked range is drawn on a log scale with
 /// view.min <= 0.
 render::ViewSettings to_render_settings(const ParamSet& view, const ViewImage& image,
@@ -26,8 +30,10 @@ render::ViewSettings to_render_settings(const ParamSet& view, const ViewImage& i
 /// values. The warning counts them. "" when every finite value is > 0.
 std::string log_scale_warning(const std::string& label, const std::vector<float>& values);
 
-/// Sets view.colormap and view.scale to `image`'s hints where it has them, except those named in
-/// `given`, the GUI's --set view parameters. Returns true if any changed.
+/// Sets view.colormap and view.scale to `image`'s hints, or to view_schema()'s defaults (viridis,
+/// sequential; log) where it has none, so each output gets its own default colormap and scale.
+/// Leaves those named in `given` (the GUI's --set view parameters, a colormap the user chose).
+/// Returns true if any changed.
 bool apply_view_hints(ParamSet& view, const ViewImage& image,
                       const std::vector<std::string>& given = {});
 

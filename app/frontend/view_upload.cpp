@@ -28,4 +28,12 @@ std::string outputs_location(const RunResult& r) {
   return copied ? "maps on the device, copied to the host" : "maps on the device";
 }
 
+std::string upload_path_words(const std::string& path) {
+  if (path == "cuda-gl interop") return "CUDA-GL interop";
+  if (path == "host upload") return "host copy to texture";
+  if (path == "device->host copy") return "device to host copy to texture";
+  if (path == "none" || path.empty()) return "none yet";
+  return path;
+}
+
 }  // namespace simscope::app

@@ -24,4 +24,10 @@ void upload_image(render::PlaneView& view, const ViewImage& image);
 /// fit the device).
 std::string outputs_location(const RunResult& r);
 
+/// A view's upload path (PlaneView::upload_path, PhaseView::upload_path) in words for the status
+/// bar: "CUDA-GL interop" (device memory into the texture, no host copy), "host copy to
+/// texture", "device to host copy to texture" (interop unavailable), "none yet" before the first
+/// upload; any other text as it is.
+std::string upload_path_words(const std::string& path);
+
 }  // namespace simscope::app

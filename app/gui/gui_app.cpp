@@ -82,11 +82,14 @@ void refresh_image(GuiState& s) {
   try {
     s.image = s.worker->workload().view_image(*s.result, which);
     const std::string compared = apply_compare(s, which);  // A, B - A...: compare_panel.cpp
-    // The workload's colormap and scale for a newly chosen output go into the view parameters,
-    // so the panel shows what is drawn. The user's later choices stick until the output changes.
+    // The output's colormap (its own default: diverging for signed values, else sequential) and
+    // scale for a newly chosen output go into the view parameters, so the panel shows what is
+    // drawn. A colormap the user chose sticks; a scale until the output changes.
     const std::string key = s.workload_name + "/" + which + compared;
     if (key != s.hinted_for) {
-      apply_view_hints(s.view, s.image, s.view_given);  // --set view.*: for the first image
+      std::vector<std::string> keep = s.view_given;  // --set view.*: for the first image
+      if (s.colormap_chosen) keep.push_back("view.colormap");
+      apply_view_hints(s.view, s.image, keep);
       s.view_given.clear();
       s.hinted_for = key;
     }
@@ -127,7 +130,8 @@ void submit(GuiState& s, RunCommand command = RunCommand::Whole) {
 void switch_workload(GuiState& s, const std::string& name) {
   try {
     auto w = make_workload(name);
-    s.saved_views[s.workload_name] = {s.view, s.hinted_for, s.zoom, s.zoom_cu, s.zoom_cv};
+    s.saved_views[s.workload_name] = {s.view, s.hinted_for, s.zoom, s.zoom_cu, s.zoom_cv,
+                                      s.colormap_chosen};
     s.params = w->schema().defaults();
     s.worker = std::make_unique<Worker>(std::move(w));
     s.worker->set_interactive(true);  // checks such as the tree's error after the frame
@@ -138,9 +142,11 @@ void switch_workload(GuiState& s, const std::string& name) {
       s.view = it->second.view;
       s.hinted_for = it->second.hinted_for;
       s.zoom = it->second.zoom, s.zoom_cu = it->second.zoom_cu, s.zoom_cv = it->second.zoom_cv;
+      s.colormap_chosen = it->second.colormap_chosen;
     } else {
       s.view = view_schema().defaults();
       s.hinted_for.clear();
+      s.colormap_chosen = false;
       s.zoom = 1, s.zoom_cu = s.zoom_cv = 0.5;
     }
     s.result.reset();
@@ -201,6 +207,8 @@ bool save_screenshot(GuiState& s, const std::string& path, int fb_w, int fb_h) {
       text["simscope.tree_rule"] = rule;
     }
     if (!s.panels_layout.empty()) text["simscope.panels"] = s.panels_layout;
+    if (!s.disabled_params.empty()) text["simscope.disabled"] = s.disabled_params;
+    text["simscope.upload"] = upload_status(s);  // as the status bar shows it
     add_explore_text(s, text);
     if (!s.cursor_text.empty()) text["simscope.hover"] = s.cursor_text;
     if (progress_shown(s)) text["simscope.progress"] = "shown";
@@ -256,9 +264,24 @@ void export_data(GuiState& s) {
 }
 
 /// The window's shortcuts, from the presses queued since the last frame (KeyPresses). Skipped
-/// while ImGui takes the keyboard, i.e. a text field has focus.
-void handle_keys(GuiState& s, KeyPresses& keys, int& screenshots, int& exports) {
+/// while ImGui takes the keyboard, i.e. a text field has focus; but Ctrl+Q closes `window`
+/// always, and Esc closes the help window, else `window` unless a popup is open or ImGui takes
+/// the keyboard (Esc there leaves the popup or the text field).
+void handle_keys(GuiState& s, KeyPresses& keys, int& screenshots, int& exports,
+                 GLFWwindow* window) {
   const bool captured = ImGui::GetIO().WantCaptureKeyboard;
+  const auto quit = [&](const char* key) {
+    std::fprintf(stderr, "simscope: %s: closing the window\n", key);
+    glfwSetWindowShouldClose(window, GLFW_TRUE);
+  };
+  if (keys.pressed(GLFW_KEY_Q, GLFW_MOD_CONTROL)) quit("Ctrl+Q");
+  if (keys.pressed(GLFW_KEY_ESCAPE)) {
+    if (s.show_help)
+      s.show_help = false;
+    else if (!captured && !ImGui::GetIO().WantTextInput &&
+             !ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId))
+      quit("Esc");
+  }
   auto pressed = [&](int key, int mods = 0) { return !captured && keys.pressed(key, mods); };
   // Toggles flip once per press: two quick presses inside one frame cancel out.
   auto toggled = [&](int key) { return !captured && keys.count(key) % 2 == 1; };
@@ -270,8 +293,8 @@ void handle_keys(GuiState& s, KeyPresses& keys, int& screenshots, int& exports) 
   }
   if (!captured) screenshots += keys.count(GLFW_KEY_S);  // every tap, also several per frame
   if (!captured) exports += keys.count(GLFW_KEY_E);
-  if (pressed(GLFW_KEY_R)) {  // reset the view: automatic range, no zoom
-    s.view.set("view.range", std::string("auto"));
+  if (pressed(GLFW_KEY_R)) {  // reset the view: the default range (percentile), no zoom
+    s.view.set("view.range", view_schema().at("view.range").default_value);
     s.zoom = 1, s.zoom_cu = s.zoom_cv = 0.5;
     s.image_dirty = true;
   }
@@ -288,7 +311,6 @@ void handle_keys(GuiState& s, KeyPresses& keys, int& screenshots, int& exports) 
     if (pressed(GLFW_KEY_1 + k) && k < int(workload_names().size()))
       s.switch_to = workload_names()[k];
   if (toggled(GLFW_KEY_F1)) s.show_help = !s.show_help;
-  if (pressed(GLFW_KEY_ESCAPE) && s.show_help) s.show_help = false;
   keys.clear();
 }
 
@@ -418,6 +440,8 @@ int run_gui(const RunOptions& o) {
   s.params = session.params;
   s.view = session.view;
   s.view_given = session.view_given;
+  s.colormap_chosen = std::find(s.view_given.begin(), s.view_given.end(), "view.colormap") !=
+                      s.view_given.end();
   s.view_warnings = view_schema().unused_warnings(s.view);  // said once, as headless does
   for (const std::string& w : s.view_warnings)
     std::fprintf(stderr, "simscope: warning: %s\n", w.c_str());
@@ -521,7 +545,7 @@ int run_gui(const RunOptions& o) {
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
-    handle_keys(s, keys, s.want_screenshot, s.want_export);
+    handle_keys(s, keys, s.want_screenshot, s.want_export, window.handle());
     handle_drops(s);  // files dropped onto the window (drop.cpp)
 
     const float W = float(ww), H = float(wh);

@@ -37,12 +37,16 @@ struct GuiState {
   std::uint64_t result_serial = 0;  ///< counts the results shown (caches keyed on it)
   ViewImage image;
   std::string hinted_for;  ///< workload/output whose view hints were last applied to `view`
+  /// The user chose view.colormap (--set, or in the view panel): switching the output keeps it
+  /// rather than taking the output's own default colormap (apply_view_hints).
+  bool colormap_chosen = false;
   /// The view of each workload visited this session (view parameters, hints applied, zoom), so
   /// switching back with keys 1/2/3 restores a workload's own view.
   struct SavedView {
     ParamSet view;
     std::string hinted_for;
     double zoom = 1, zoom_cu = 0.5, zoom_cv = 0.5;
+    bool colormap_chosen = false;
   };
   std::map<std::string, SavedView> saved_views;
   std::unique_ptr<render::PlaneView> plane;
@@ -59,13 +63,16 @@ struct GuiState {
   /// The view parameters given by --set, kept over the workload's hints for the first image.
   std::vector<std::string> view_given;
   /// The start's view settings the view does not use (view_schema().unused_warnings), e.g.
-  /// view.min and view.max given with view.range=auto. Warned as headless does: printed to
-  /// stderr at the start and added to the results' warnings (panel, status bar) up to the first
-  /// full result.
+  /// view.min and view.max given with a range from the data (view.range=percentile or minmax).
+  /// Warned as headless does: printed to stderr at the start and added to the results' warnings
+  /// (panel, status bar) up to the first full result.
   std::vector<std::string> view_warnings;
   /// This frame's panel layout for the screenshots' simscope.panels: parameter rows drawn and
   /// cut off (param_rows), and whether each panel scrolls vertically or sideways.
   std::string panels_layout;
+  /// This frame's parameters drawn disabled, "name: not used: ... (why)" lines (param_rows), for
+  /// the screenshots' simscope.disabled.
+  std::string disabled_params;
 
   // messages and ui
   std::string error;         ///< shown in the status bar until dismissed
@@ -109,13 +116,18 @@ void draw_help(GuiState& s);
 /// warning; empty when none. Also whether it shows a running job's progress bar.
 std::string status_line(const GuiState& s);
 /// The field's tree method in the status bar, "" for results without the tree method:
-///  - "tree build 12 ms, eval 30 ms, error 1.2e-06 rms, 3.4e-06 max";
+///  - "tree build 12 ms, eval 30 ms, sample error 1.2e-06 rms, 3.4e-06 max" (the error
+///    sample's RMS and max, stat_labels.cpp's definitions);
 ///  - "tree build 12 ms (preview), eval ..." when the run's own preview built the tree;
 ///  - "tree kept, eval ..." when an earlier run built it for the same sources;
 ///  - "error … measuring" while the measured error is computed after the frame, which the
 ///    window defers (Worker::set_interactive);
 ///  - "error … (preview)" on a preview, which is never measured.
 std::string tree_status(const GuiState& s);
+/// The status bar's upload path in words: "upload: CUDA-GL interop (maps on the device)",
+/// "upload: host copy to texture (maps on the host)"; a workload's own view (the oscillators'
+/// phase view) its own path, without the outputs' place.
+std::string upload_status(const GuiState& s);
 bool progress_shown(const GuiState& s);
 
 /// A user action (preset, screenshot, export) failed: its message goes to the status bar.

@@ -10,6 +10,7 @@
 
 #include "fonts.hpp"
 #include "gui_state.hpp"
+#include "hover_tip.hpp"
 #include "image_size.hpp"
 #include "params_json.hpp"
 #include "png.hpp"
@@ -22,7 +23,7 @@ void draw_image_size_controls(GuiState& s) {
   ImageExportState& e = s.image_export;
   ImGui::Separator();
   if (ImGui::SmallButton("Image at size... (I)")) e.open_popup = true;
-  if (ImGui::IsItemHovered())
+  if (hover_tip_due())
     ImGui::SetTooltip("Save the centre view rendered offscreen at any size, or export at it");
   if (e.open_popup) {
     e.open_popup = false;

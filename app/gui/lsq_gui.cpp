@@ -15,6 +15,7 @@
 
 #include "fonts.hpp"
 #include "gui_state.hpp"
+#include "hover_tip.hpp"
 #include "lsq/lsq_result.hpp"
 #include "lsq/lsq_workload.hpp"
 #include "render/colormap.hpp"
@@ -78,7 +79,7 @@ class LsqGui final : public WorkloadGui {
       if (s.params.get_string("view") != "solution") s.params.set("view", std::string("solution"));
       s.image_dirty = true;
     }
-    if (ImGui::IsItemHovered())
+    if (hover_tip_due())
       ImGui::SetTooltip("The unknown x_k shown by the solution view (view.component)");
   }
 

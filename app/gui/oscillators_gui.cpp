@@ -16,8 +16,10 @@
 
 #include "fonts.hpp"
 #include "gui_state.hpp"
+#include "hover_tip.hpp"
 #include "oscillators/oscillators_workload.hpp"
 #include "render/phase_view.hpp"
+#include "view_upload.hpp"
 #include "visible_wrap.hpp"
 #include "workload_gui.hpp"
 #include "xy_plot.hpp"
@@ -51,26 +53,30 @@ class OscillatorsGui final : public WorkloadGui {
     ImGui::TextDisabled("Oscillators");
 
     // Live controls.
+    // Each button on the line while it fits the panel, else on the next (no label cut).
     if (ImGui::Button(s.paused ? "Run (Space)" : "Pause (Space)")) s.paused = !s.paused;
-    ImGui::SameLine();
+    same_line_if_room("Step");
     if (ImGui::Button("Step")) s.pending_command = RunCommand::Step;
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("One RK4 step of the live members (also paused)");
-    ImGui::SameLine();
+    if (hover_tip_due()) ImGui::SetTooltip("One RK4 step of the live members (also paused)");
+    same_line_if_room("Reset");
     if (ImGui::Button("Reset")) s.pending_command = RunCommand::Reset;
-    if (ImGui::IsItemHovered())
+    if (hover_tip_due())
       ImGui::SetTooltip("Back to the initial state (init, init.seed) and step 0");
-    ImGui::SameLine();
+    same_line_if_room("Run study");
     const bool busy_study = study_running_ && s.worker->busy();
     if (!busy_study && study_running_) study_running_ = false;  // cancelled or superseded
     if (ImGui::Button("Run study")) start_study(s);
-    if (ImGui::IsItemHovered())
+    if (hover_tip_due())
       ImGui::SetTooltip(
           "integrator.steps RK4 steps of all ensemble.size members on the worker: "
           "msd per member, msd(t), R(t), final phases and state (export with E)");
     if (busy_study) {
       const double f = s.worker->progress(), t = s.worker->elapsed_seconds();
-      ImGui::Text("study: %.0f%%, %.3g osc-steps/s, ETA %.1f s", 100 * f,
-                  t > 0 ? f * study_osc_steps_ / t : 0.0, f > 0.01 ? t * (1 - f) / f : 0.0);
+      char pct[32], rate[48], eta[32];
+      std::snprintf(pct, sizeof pct, "%.0f%%,", 100 * f);
+      std::snprintf(rate, sizeof rate, "%.3g osc-steps/s,", t > 0 ? f * study_osc_steps_ / t : 0.0);
+      std::snprintf(eta, sizeof eta, "ETA %.1f s", f > 0.01 ? t * (1 - f) / f : 0.0);
+      text_tokens_wrapped({"study:", pct, rate, eta});
     }
 
     // The member shown (live.topology) and how.
@@ -83,11 +89,11 @@ class OscillatorsGui final : public WorkloadGui {
     const char* layouts[] = {"circle", "network", "complex plane"};
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.55f);
     ImGui::Combo("layout", &layout_, layouts, 3);
-    if (ImGui::IsItemHovered())
+    if (hover_tip_due())
       ImGui::SetTooltip(
           "circle: nodes in index order; network: a force-directed layout of the "
           "member's graph; complex plane: each oscillator at z = x + i y");
-    ImGui::SameLine();
+    same_line_if_room("  edges");  // the box and its label
     ImGui::Checkbox("edges", &edges_);
 
     if (!p) {
@@ -98,8 +104,9 @@ class OscillatorsGui final : public WorkloadGui {
     const double t = p->dt * double(p->frame.step);
     ImGui::Text("%s  step %lld  t = %.4g", p->study ? "study" : "live",
                 static_cast<long long>(p->frame.step), t);
-    ImGui::Text("members: %d of %d shown live, N = %d", p->frame.members, p->members,
-                p->frame.nodes);
+    text_tokens_wrapped({"members:", std::to_string(p->frame.members), "of",
+                         std::to_string(p->members), "shown", "live,",
+                         "N = " + std::to_string(p->frame.nodes)});
     const bool own = p->shown == int(s.params.get_int("live.topology")) && !p->watch_order.empty();
     const std::string of = own ? " of member " + std::to_string(p->shown) : ", ensemble mean";
     std::vector<double> times(p->step.size());  // t = dt * step of each sample
@@ -108,14 +115,22 @@ class OscillatorsGui final : public WorkloadGui {
          0.0f, 1.0f);
     plot(own ? p->watch_msd : p->msd, times, "##msd", "msd(t)" + of, own ? &p->msd : nullptr,
          FLT_MAX, FLT_MAX);
-    ImGui::TextDisabled("samples every %lld steps (record.every)",
-                        static_cast<long long>(p->every));
+    // Lines that may be wider than a narrow panel (1280 x 800) wrap between words, so that the
+    // panel never scrolls sideways and no number is cut.
+    const auto g = [](const char* fmt, double v) {
+      char b[48];
+      std::snprintf(b, sizeof b, fmt, v);
+      return std::string(b);
+    };
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    text_tokens_wrapped({"samples every", g("%.0f", double(p->every)), "steps (record.every)"});
+    ImGui::PopStyleColor();
     if (std::isfinite(p->msd_mean)) {
       if (std::isfinite(p->msd_sem))
-        ImGui::Text("time-averaged msd: %.6g +- %.2g (%lld members)", p->msd_mean, p->msd_sem,
-                    static_cast<long long>(p->valid));
+        text_tokens_wrapped({"time-averaged msd:", g("%.6g", p->msd_mean),
+                             g("+- %.2g", p->msd_sem), g("(%.0f members)", double(p->valid))});
       else
-        ImGui::Text("time-averaged msd: %.6g", p->msd_mean);
+        text_tokens_wrapped({"time-averaged msd:", g("%.6g", p->msd_mean)});
     } else {
       SIMSCOPE_TEXT_WRAPPED("time-averaged msd: after integrator.transient steps");
     }
@@ -123,17 +138,24 @@ class OscillatorsGui final : public WorkloadGui {
       ImGui::TextColored(ImVec4(1.f, 0.6f, 0.3f, 1.f), "%lld members went non-finite",
                          static_cast<long long>(p->failed));
     if (p->study) {
-      ImGui::TextColored(ImVec4(0.6f, 0.9f, 0.6f, 1.f), "study of %d members: %.3g osc-steps/s",
-                         p->members, p->osc_steps_per_s);
+      ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.6f, 0.9f, 0.6f, 1.f));
+      text_tokens_wrapped({"study of", g("%.0f", double(p->members)), "members:",
+                           g("%.3g", p->osc_steps_per_s), "osc-steps/s"});
+      ImGui::PopStyleColor();
       SIMSCOPE_TEXT_WRAPPED(
           "Paused to keep the study on screen: E exports it, Space resumes the "
           "live view.");
     }
-    ImGui::TextDisabled("phase view upload: %s", view_ ? view_->upload_path().c_str() : "-");
-    if (view_ && !view_->upload_fallback_reason().empty() && ImGui::IsItemHovered())
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    text_tokens_wrapped(
+        {"phase view upload:", upload_path_words(view_ ? view_->upload_path() : "")});
+    ImGui::PopStyleColor();
+    if (view_ && !view_->upload_fallback_reason().empty() && hover_tip_due())
       ImGui::SetTooltip("%s", view_->upload_fallback_reason().c_str());
     hover(s, p);
   }
+
+  std::string upload_path() const override { return view_ ? view_->upload_path() : ""; }
 
   void draw_view(GuiState& s, int x, int y, int w, int h) override {
     const OscillatorsPayload* p = payload_of(s);

@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "gui_state.hpp"
+#include "hover_tip.hpp"
 #include "param_widgets.hpp"
 #include "presets.hpp"
 #include "shipped_presets.hpp"
@@ -32,19 +33,12 @@ float width_beside(const char* label) {
   return std::max(std::min(avail * 0.65f, fit), avail * 0.34f);
 }
 
-/// Calls ImGui::SameLine() when a button labelled `next` still fits on this line. In narrow
-/// panels the button goes to the next line.
-void same_line_if_room(const char* next) {
-  const ImGuiStyle& st = ImGui::GetStyle();
-  const float right = ImGui::GetItemRectMax().x + st.ItemSpacing.x + ImGui::CalcTextSize(next).x +
-                      2 * st.FramePadding.x;
-  if (right <= ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x) ImGui::SameLine();
-}
 
 /// "NAME: rows R, cut C, scroll_y 0|1, scroll_x 0|1" for the current panel, with param_rows
-/// counted since the last call.
-std::string panel_layout(const char* name) {
+/// counted since the last call; the rows drawn disabled are added to `disabled`.
+std::string panel_layout(const char* name, std::string& disabled) {
   const ParamRowCount n = param_rows(true);
+  disabled += n.disabled;
   char buf[128];
   std::snprintf(buf, sizeof buf, "%s: rows %d, cut %d, scroll_y %d, scroll_x %d", name, n.rows,
                 n.cut, ImGui::GetScrollMaxY() > 0 ? 1 : 0, ImGui::GetScrollMaxX() > 0 ? 1 : 0);
@@ -187,7 +181,8 @@ bool draw_params_panel(GuiState& s, float x, float y, float w, float h) {
     if (ImGui::Selectable(r.c_str())) changed |= load_preset_into(s, r);
   }
   changed |= preset_popups(s);
-  s.panels_layout = panel_layout("params");
+  s.disabled_params.clear();
+  s.panels_layout = panel_layout("params", s.disabled_params);
   ImGui::End();
   return changed;
 }
@@ -201,7 +196,9 @@ void draw_view_panel(GuiState& s, float x, float y, float w, float h) {
   if (param_widget(s.params, s.params.schema().at(view_param), err)) s.image_dirty = true;
   // The plane view's settings only where the centre shows a plane, not the phase view.
   const bool plane_kind = s.worker->workload().view_kind(s.params) == ViewKind::Plane;
+  const std::string colormap = s.view.get_string("view.colormap");
   if (plane_kind && param_widgets(s.view, err)) s.image_dirty = true;
+  if (s.view.get_string("view.colormap") != colormap) s.colormap_chosen = true;  // kept from now
   if (!err.empty()) s.error = err;
   if (s.plane && plane_kind && s.view_message.empty()) {
     const auto [lo, hi] = s.plane->range();
@@ -221,10 +218,10 @@ void draw_view_panel(GuiState& s, float x, float y, float w, float h) {
   }
   ImGui::Separator();
   if (ImGui::Button("Screenshot (S)")) ++s.want_screenshot;
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Save the window as simscope-<time>.png");
+  if (hover_tip_due()) ImGui::SetTooltip("Save the window as simscope-<time>.png");
   same_line_if_room("Export data (E)");
   if (ImGui::Button("Export data (E)")) ++s.want_export;
-  if (ImGui::IsItemHovered())
+  if (hover_tip_due())
     ImGui::SetTooltip(
         "Write every output as .npy, view.png and run.json to simscope-export-<time>/");
   if (plane_kind && !s.histogram.empty()) {
@@ -254,7 +251,7 @@ void draw_view_panel(GuiState& s, float x, float y, float w, float h) {
     ImGui::Separator();
     SIMSCOPE_TEXT_WRAPPED("%s", s.cursor_text.c_str());
   }
-  s.panels_layout += "; " + panel_layout("view");
+  s.panels_layout += "; " + panel_layout("view", s.disabled_params);
   ImGui::End();
 }
 

@@ -8,15 +8,18 @@
 #include <map>
 
 #include "core/error.hpp"
+#include "hover_tip.hpp"
 #include "number_widget.hpp"
 #include "ui_text.hpp"
 
 namespace simscope::app::gui {
 namespace {
 
-void tooltip(const ParamSpec& s) {
-  if (!ImGui::IsItemHovered()) return;
-  std::string t = s.name + "\n" + ui_text(s.help);
+/// The parameter's help once the pointer has rested on it (hover_tip.hpp); first, for a
+/// parameter the run does not use, why (`unused`).
+void tooltip(const ParamSpec& s, const std::string& unused) {
+  if (!hover_tip_due()) return;
+  std::string t = s.name + "\n" + (unused.empty() ? "" : unused + "\n\n") + ui_text(s.help);
   if (!s.unit.empty()) t += "\nunit: " + ui_text(s.unit);
   if ((s.type == ParamType::Int || s.type == ParamType::Float) && s.has_range())
     t += "\nrange: [" + format_value(ParamValue(s.min)) + ", " + format_value(ParamValue(s.max)) +
@@ -25,7 +28,9 @@ void tooltip(const ParamSpec& s) {
   if ((s.type == ParamType::Int || s.type == ParamType::Float) &&
       number_widget(s) == NumberWidget::Drag)
     t += "\ndrag to change (0.5 % per pixel), Ctrl+click to type";
+  ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
   ImGui::SetTooltip("%s", t.c_str());
+  ImGui::PopTextWrapPos();
 }
 
 bool apply(ParamSet& p, const ParamSpec& s, const ParamValue& v, std::string& error) {
@@ -55,7 +60,11 @@ ParamRowCount param_rows(bool reset) {
 
 bool param_widget(ParamSet& p, const ParamSpec& s, std::string& error) {
   bool changed = false;
+  // A parameter the run ignores, by the schema's use rules, is drawn disabled with the reason.
+  const std::string unused = p.schema().unused_reason(p, s.name);
+  if (!unused.empty()) g_rows.disabled += s.name + ": " + unused + "\n";
   ImGui::PushID(s.name.c_str());
+  ImGui::BeginDisabled(!unused.empty());
   const float reset_w = ImGui::GetFrameHeight();
   std::string label = label_for(s);
   {
@@ -80,7 +89,7 @@ bool param_widget(ParamSet& p, const ParamSpec& s, std::string& error) {
                            avail;
     if (s.type == ParamType::Bool ? !bool_fits : (fit < avail * 0.34f || beside < need)) {
       ImGui::TextUnformatted(label.c_str());
-      tooltip(s);
+      tooltip(s, unused);
       label = "##widget";  // the label is above; the ID stays unique under PushID(s.name)
       ImGui::SetNextItemWidth(std::max(avail - reset_w - st.ItemSpacing.x, avail * 0.5f));
     } else {
@@ -160,14 +169,15 @@ bool param_widget(ParamSet& p, const ParamSpec& s, std::string& error) {
       break;
     }
   }
-  tooltip(s);
+  tooltip(s, unused);
   ImGui::SameLine();
   if (ImGui::SmallButton("R")) changed |= apply(p, s, s.default_value, error);
+  ImGui::EndDisabled();
   ++g_rows.rows;
   if (ImGui::GetItemRectMax().x >
       ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x + 1)
     ++g_rows.cut;
-  if (ImGui::IsItemHovered())
+  if (hover_tip_due())
     ImGui::SetTooltip("reset %s to %s", s.name.c_str(), format_value(s.default_value).c_str());
   ImGui::PopID();
   return changed;

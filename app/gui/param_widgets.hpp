@@ -1,7 +1,8 @@
 #pragma once
 /// @file ImGui widgets generated from a parameter Schema: one widget per ParamSpec (slider with
-/// unit for numbers, combo for enums, checkbox, text field for paths), the help text as
-/// tooltip, and a reset-to-default button.
+/// unit for numbers, combo for enums, checkbox, text field for paths), the help text as a
+/// tooltip that waits (hover_tip.hpp), and a reset-to-default button. A parameter the current
+/// values make unused (the schema's use rules) is drawn disabled, its reason first on hover.
 #include <string>
 
 #include "params/schema.hpp"
@@ -17,9 +18,13 @@ bool param_widget(ParamSet& params, const ParamSpec& spec, std::string& error);
 
 /// Parameter rows drawn since the last reset whose reset button ended past their panel's right
 /// edge, i.e. a label or widget cut off and the panel scrolling sideways; and the rows drawn.
-/// The window records them in its screenshots (simscope.panels) for the layout's tests.
+/// The window records them in its screenshots (simscope.panels) for the layout's tests, and
+/// the rows drawn disabled (simscope.disabled).
 struct ParamRowCount {
   int rows = 0, cut = 0;
+  /// "name: not used: ... (why)" lines of the rows drawn disabled: parameters the run does not
+  /// use by the schema's rules (Schema::unused_reason), shown with that reason on hover.
+  std::string disabled;
 };
 ParamRowCount param_rows(bool reset);
 

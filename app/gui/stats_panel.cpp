@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gui_state.hpp"
+#include "hover_tip.hpp"
 #include "stat_labels.hpp"
 #include "visible_wrap.hpp"
 
@@ -14,11 +15,12 @@ namespace simscope::app::gui {
 
 namespace {
 
-/// "run.json stats.KEY = RAW" ("timings.compute_s" is run.json's own section).
+/// The figure's definition, if any, then "run.json stats.KEY = RAW" ("timings.compute_s" is
+/// run.json's own section).
 std::string raw_note(const StatLine& l) {
   const bool own = l.key.find('.') != std::string::npos;
-  return "run.json " + std::string(own ? "" : "stats.") + l.key + " = " + l.raw +
-         "\n(click: copy the value)";
+  return (l.definition.empty() ? "" : l.definition + "\n\n") + "run.json " +
+         std::string(own ? "" : "stats.") + l.key + " = " + l.raw + "\n(click: copy the value)";
 }
 
 }  // namespace
@@ -46,7 +48,11 @@ void draw_last_run(GuiState& s) {
         if (ImGui::Selectable(id.c_str(), false, ImGuiSelectableFlags_SpanAllColumns))
           ImGui::SetClipboardText(l.raw.c_str());
         ImGui::PopStyleColor();
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", raw_note(l).c_str());
+        if (hover_tip_due()) {
+          ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28);
+          ImGui::SetTooltip("%s", raw_note(l).c_str());
+          ImGui::PopTextWrapPos();
+        }
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(l.value.c_str());
       }
@@ -58,7 +64,7 @@ void draw_last_run(GuiState& s) {
     std::string all;
     for (const StatLine& l : raw) all += l.key + ": " + l.raw + "\n";
     if (ImGui::SmallButton("Copy all")) ImGui::SetClipboardText(all.c_str());
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Copy every stat as 'key: value' lines");
+    if (hover_tip_due()) ImGui::SetTooltip("Copy every stat as 'key: value' lines");
     for (const StatLine& l : raw) ImGui::Text("%s: %s", l.key.c_str(), l.raw.c_str());
     ImGui::TreePop();
   }

@@ -6,6 +6,7 @@
 
 #include "core/bytes.hpp"
 #include "gui_state.hpp"
+#include "hover_tip.hpp"
 #include "view_upload.hpp"
 #include "visible_wrap.hpp"
 
@@ -51,12 +52,22 @@ std::string tree_status(const GuiState& s) {
     std::snprintf(error, sizeof error, "%s", s.result->preview ? "error \u2026 (preview)"
                                                                : "error \u2026 measuring");
   else
-    std::snprintf(error, sizeof error, "error %.1e rms, %.1e max", stat("rms_rel_error"),
+    std::snprintf(error, sizeof error, "sample error %.1e rms, %.1e max", stat("rms_rel_error"),
                   stat("max_rel_error"));
   char buf[200];
   std::snprintf(buf, sizeof buf, "%s, eval %.0f ms, %s", build, stat("tree_eval_seconds") * 1e3,
                 error);
   return buf;
+}
+
+std::string upload_status(const GuiState& s) {
+  if (!s.worker) return "upload: none yet";
+  const bool plane = s.worker->workload().view_kind(s.params) == ViewKind::Plane;
+  const std::string path = plane ? (s.plane ? s.plane->upload_path() : "")
+                                 : (s.extras ? s.extras->upload_path() : "");
+  std::string t = "upload: " + upload_path_words(path);
+  if (plane && s.result) t += " (" + outputs_location(*s.result) + ")";
+  return t;
 }
 
 void action_failed(GuiState& s, const std::string& message) {
@@ -82,7 +93,7 @@ void draw_status_bar(GuiState& s, float x, float y, float w, float h) {
   const bool cuda = s.backend.backend == Backend::Cuda;
   ImGui::Text("%s%s", cuda ? ("CUDA: " + cs.device).c_str() : cpu_device_name().c_str(),
               s.paused ? "  [paused]" : "");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", s.backend.notice.c_str());
+  if (hover_tip_due()) ImGui::SetTooltip("%s", s.backend.notice.c_str());
   // The workload's note on the result, e.g. lsq's method that ran on the host under CUDA.
   if (const std::string note = s.result && s.worker ? s.worker->workload().status_note(*s.result) : ""; !note.empty()) {
     ImGui::SameLine();
@@ -93,12 +104,7 @@ void draw_status_bar(GuiState& s, float x, float y, float w, float h) {
   ImGui::SameLine();
   ImGui::TextDisabled("|");
   ImGui::SameLine();
-  if (s.worker && s.worker->workload().view_kind(s.params) == ViewKind::Plane)
-    ImGui::Text("upload: %s%s%s%s", s.plane ? s.plane->upload_path().c_str() : "-",
-                s.result ? " (" : "", s.result ? outputs_location(*s.result).c_str() : "",
-                s.result ? ")" : "");
-  else
-    ImGui::Text("upload: see the panel");  // the workload's own view reports its path
+  ImGui::Text("%s", upload_status(s).c_str());
   ImGui::SameLine();
   ImGui::TextDisabled("|");
   ImGui::SameLine();
@@ -172,7 +178,7 @@ void draw_help(GuiState& s) {
         "  Space     pause / run (no recomputation while paused)\n"
         "  S         screenshot of the window (PNG)\n"
         "  E         export the data (.npy + run.json + view.png)\n"
-        "  R         reset the view: automatic range, no zoom\n"
+        "  R         reset the view: percentile range (view.range's default), no zoom\n"
         "  H         hide / show the panels\n"
         "  1 2 3     switch workload (field, lsq, oscillators)\n"
         "  Ctrl+O    load a preset     Ctrl+S  save a preset\n"
@@ -181,6 +187,7 @@ void draw_help(GuiState& s) {
         "  I         the view as an image at any size\n"
         "  P         save the line profile as CSV\n"
         "  F1        this help (Esc closes it)\n"
+        "  Ctrl+Q    quit           Esc  quit (outside text fields, popups and this help)\n"
         "\n"
         "Mouse: hover the plane for the value and coordinates under the cursor;\n"
         "left-click probes every output at that sample (lsq: the pixel inspector),\n"

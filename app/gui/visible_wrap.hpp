@@ -23,6 +23,16 @@ inline void push_visible_wrap() {
   ImGui::PushTextWrapPos(w->InnerRect.Max.x - w->WindowPadding.x - w->Pos.x + w->Scroll.x);
 }
 
+/// Calls ImGui::SameLine() when a button labelled `next` still fits on this line, inside the
+/// visible width. In narrow panels the button goes to the next line.
+inline void same_line_if_room(const char* next) {
+  const ImGuiWindow* w = ImGui::GetCurrentWindow();
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float right = ImGui::GetItemRectMax().x + st.ItemSpacing.x + ImGui::CalcTextSize(next).x +
+                      2 * st.FramePadding.x;
+  if (right <= w->InnerRect.Max.x - w->WindowPadding.x) ImGui::SameLine();
+}
+
 /// Lays out `tokens` left to right as wrapped text inside the visible width, one space apart,
 /// breaking lines only between tokens. TextWrapped also breaks after '.' and ',', which splits
 /// numbers such as "-1.639" over two lines.

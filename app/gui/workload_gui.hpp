@@ -30,6 +30,9 @@ class WorkloadGui {
   virtual void draw_view(GuiState& s, int x, int y, int w, int h) {
     (void)s, (void)x, (void)y, (void)w, (void)h;
   }
+  /// The upload path of the workload's own view (draw_view), as PlaneView::upload_path gives
+  /// it; "" when it has none.
+  virtual std::string upload_path() const { return ""; }
 };
 
 /// The extras of workload `name`; a WorkloadGui that adds nothing for workloads without any.

@@ -143,7 +143,12 @@ void load_preset(const std::string& path, ParamSet& params, ParamSet* view) {
     if (!file.empty() && fs::path(file).is_relative()) *it = resolve_against(base, file);
   }
   apply_json(next, values, path);
-  if (view && o.contains("view")) apply_json(*view, o["view"], path);
+  if (view && o.contains("view")) {
+    Json v = o["view"];
+    // Presets saved before view.range had percentile call the min/max range "auto".
+    if (const auto it = v.find("view.range"); it != v.end() && *it == "auto") *it = "minmax";
+    apply_json(*view, v, path);
+  }
   params = std::move(next);
 }
 

@@ -11,7 +11,8 @@ namespace simscope::app {
 /// Reads a preset file, applies its params onto `params` and returns the workload it names.
 /// `params` must already have that workload's schema; call preset_workload() first.
 /// Relative file parameters are taken relative to the preset's folder.
-/// `view`, if given, receives the preset's "view" object when it has one.
+/// `view`, if given, receives the preset's "view" object when it has one; its "view.range": "auto",
+/// from presets saved before view.range=percentile existed, reads as "minmax", what it drew then.
 /// Throws simscope::Error naming the file when it is missing, not JSON (with the offset), not a
 /// preset, or has an unknown top-level key, a wrong workload, an unknown name, or a bad value.
 /// A name in the wrong section is reported with where it belongs.

@@ -20,7 +20,11 @@ const std::vector<StatLabel> kField = {
     {"sources", "sources", F::Count},
     {"targets", "targets", F::Count},
     {"pairs", "pairs", F::Count, "", S::Never},
-    {"pairs_per_s", "speed", F::Rate, "pairs/s"},
+    {"pairs_per_s", "speed", F::Rate, "pairs/s", S::Present, "", "",
+     "sources x targets / compute time: the pairs a direct sum evaluates, per second. A tree "
+     "run evaluates far fewer (near pairs and expansions), so for it this is the direct sum's "
+     "speed it matches, not work done.",
+     "method_tree", "direct-equiv. speed"},
     {"skipped_coincidences", "skipped coincidences", F::Count, "", S::NonZero},
     {"peak_device_bytes", "device memory", F::Bytes, "", S::NonZero},
     {"method_tree", "tree method", F::Flag, "", S::Never, "yes", "no"},
@@ -30,10 +34,18 @@ const std::vector<StatLabel> kField = {
     {"tree_preview_build_seconds", "preview's build", F::Seconds, "", S::NonZero},
     {"tree_eval_seconds", "tree eval", F::Seconds},
     {"tree_error_seconds", "error check", F::Seconds, "", S::NonZero},
-    {"rms_rel_error", "error (RMS)", F::Error, "relative"},
-    {"max_rel_error", "error (max)", F::Error, "relative"},
-    {"error_samples", "error samples", F::Count, "", S::Never},
-    {"tolerance_met", "tolerance", F::Flag, "", S::Present, "met", "not met"},
+    {"error_samples", "error sample", F::Count, "targets", S::NonZero, "", "",
+     "The targets where the tree's E is compared with fp64 direct sums: one drawn at random in "
+     "each of as many equal runs of the plane's rows. The sample error (RMS) and (max) are of "
+     "this sample; the error view's subgrid is another check."},
+    {"rms_rel_error", "sample error (RMS)", F::Error, "relative", S::Present, "", "",
+     "||E_tree - E_direct|| / ||E||: the RMS of |E_tree - E_direct| over the error sample, "
+     "divided by the RMS of |E| over all targets. tree.tolerance bounds it."},
+    {"max_rel_error", "sample error (max)", F::Error, "relative", S::Present, "", "",
+     "The largest |E_tree - E_direct| / |E_direct| of one target of the same error sample: "
+     "larger than the RMS where |E| is small."},
+    {"tolerance_met", "tolerance", F::Flag, "", S::Present, "met", "not met",
+     "Met: the sample's RMS errors of E and of the potential are at most tree.tolerance."},
     {"error_pending", "error", F::Flag, "", S::NonZero, "being measured", ""},
     {"error_grid", "error grid", F::Count, "per side", S::Never},  // the error view says it
     {"sources_read_whole", "sources file", F::Flag, "", S::NonZero, "read whole", ""},
@@ -264,10 +276,15 @@ std::vector<StatLine> stat_lines(const RunResult& r) {
                      format_raw(r.compute_seconds)});
   for (const StatLabel& row : stat_labels(r.workload)) {
     if (row.show == S::Never) continue;
+    std::string label = row.label;
+    if (*row.renamed_when) {
+      const auto w = r.stats.find(row.renamed_when);
+      if (w != r.stats.end() && w->second != 0) label = row.renamed;
+    }
     if (row.format == F::Text) {
       const auto it = r.stat_texts.find(row.key);
       if (it == r.stat_texts.end() || it->second.empty()) continue;
-      lines.push_back({row.label, it->second, row.key, it->second});
+      lines.push_back({label, it->second, row.key, it->second, row.definition});
       continue;
     }
     const auto it = r.stats.find(row.key);
@@ -277,7 +294,7 @@ std::vector<StatLine> stat_lines(const RunResult& r) {
     if (row.show == S::NonNegative && v < 0) continue;
     std::string value = format_stat(row, v);
     if (value.empty()) continue;  // a flag with no text for its value
-    lines.push_back({row.label, std::move(value), row.key, format_raw(v)});
+    lines.push_back({label, std::move(value), row.key, format_raw(v), row.definition});
   }
   return lines;
 }

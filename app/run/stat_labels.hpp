@@ -41,6 +41,14 @@ struct StatLabel {
   StatShow show = StatShow::Present;
   const char* on = "";   ///< Flag: the text for 1
   const char* off = "";  ///< Flag: the text for 0
+  /// What the figure is, in a sentence or two: the panel's hover text. Example: the sample
+  /// error (max) is "the largest |E_tree - E_direct| / |E_direct| of one target of the sample".
+  const char* definition = "";
+  /// When the stat `renamed_when` is present and not 0, the panel's name is `renamed` instead,
+  /// e.g. a tree run's pairs_per_s is the "direct-equiv. speed" (direct-equivalent), not work
+  /// done.
+  const char* renamed_when = "";
+  const char* renamed = "";
 };
 
 /// The table of `workload` ("field", "lsq", "oscillators"), rows in the panel's order. Empty
@@ -74,10 +82,12 @@ struct StatLine {
   std::string value;  ///< e.g. "6.69 G pairs/s"
   std::string key;    ///< the run.json key, e.g. "pairs_per_s" ("timings.compute_s": compute)
   std::string raw;    ///< the raw value, format_raw, or the text
+  std::string definition = {};  ///< StatLabel::definition; may be empty
 };
 
 /// The panel's lines for `r`: "compute" (r.compute_seconds, run.json's timings.compute_s) when
-/// above 0, then the rows of r.workload's table that `r` has and their StatShow lets through.
+/// above 0, then the rows of r.workload's table that `r` has and their StatShow lets through,
+/// each under its name (StatLabel::renamed where that applies) with its definition.
 /// Stats the table does not name are left out (raw_stat_lines lists every one).
 std::vector<StatLine> stat_lines(const RunResult& r);
 /// Every stat of `r` raw, sorted by key: the numbers (format_raw), then the texts.

@@ -5,11 +5,12 @@
 namespace simscope::app {
 
 const Schema& view_schema() {
-  // view.min / view.max given with an auto range: a warning (Schema::unused_warnings).
+  // view.min / view.max given with a range from the data: a warning (Schema::unused_warnings).
+  static const char* const kWhy =
+      "view.min and view.max apply only with the locked range, view.range=locked";
   static const std::vector<UseRule> rules = {
-      {{{"view.range", ParamCondition::Op::Equals, "auto"}},
-       {"view.min", "view.max"},
-       "view.min and view.max apply only with the locked range, view.range=locked"}};
+      {{{"view.range", ParamCondition::Op::Equals, "percentile"}}, {"view.min", "view.max"}, kWhy},
+      {{{"view.range", ParamCondition::Op::Equals, "minmax"}}, {"view.min", "view.max"}, kWhy}};
   static const Schema schema(
       "view",
       {
@@ -18,8 +19,12 @@ const Schema& view_schema() {
            "Colormap of the plane view (twilight is cyclic, coolwarm diverging)."},
           {"view.scale", ParamType::Enum, std::string("log"), 1, 0, {"linear", "log"}, "",
            "Linear or log10 colour scale; with log, values <= 0 show in the lowest colour."},
-          {"view.range", ParamType::Enum, std::string("auto"), 1, 0, {"auto", "locked"}, "",
-           "auto: the data's finite min/max; locked: view.min..view.max."},
+          {"view.range", ParamType::Enum, std::string("percentile"), 1, 0,
+           {"percentile", "minmax", "locked"}, "",
+           "percentile: the 0.5th..99.5th percentile of the finite values, so a few extreme "
+           "values (a source beside the plane) do not flatten the picture; minmax: their min "
+           "and max; locked: view.min..view.max. Signed outputs under a diverging colormap "
+           "stay centred on 0: -m..m, m the 99.5th percentile (or the max) of |value|."},
           {"view.min", ParamType::Float, 0.0, -1e300, 1e300, {}, "",
            "Lower end of the locked range (data units)."},
           {"view.max", ParamType::Float, 1.0, -1e300, 1e300, {}, "",

@@ -9,14 +9,15 @@
 namespace simscope::app {
 
 /// view.colormap (viridis|inferno|magma|plasma|turbo|coolwarm|gray|twilight),
-/// view.scale (linear|log), view.range (auto|locked), view.min, view.max, view.colorbar (bool).
-/// Rule of use: view.min and view.max are not used with view.range=auto, so unused_warnings()
-/// names them when given with it. The headless front ends warn.
+/// view.scale (linear|log), view.range (percentile|minmax|locked; colour_range.hpp), view.min,
+/// view.max, view.colorbar (bool). Rule of use: view.min and view.max are used only with
+/// view.range=locked, so unused_warnings() names them when given with another range. The
+/// headless front ends warn.
 const Schema& view_schema();
 
 /// Checks what the view parameters `view`, of view_schema(), need together: a locked range
 /// (view.range=locked) needs view.min < view.max. Throws simscope::Error naming view.min and
-/// view.max and their values otherwise. An auto range passes whatever they hold.
+/// view.max and their values otherwise. A range from the data passes whatever they hold.
 void check_view_params(const ParamSet& view);
 
 }  // namespace simscope::app

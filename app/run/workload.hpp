@@ -49,19 +49,23 @@ struct ViewImage {
   /// The workload's colormap and scale for this image, e.g. "twilight" and "linear" for
   /// phases. Used while view.colormap and view.scale are at their defaults. Empty: the view's.
   std::string colormap, scale;
-  /// The workload's fixed range for this image, used while view.range is "auto". Example:
-  /// status codes 0..3 as -0.5..3.5, so a code keeps its colour whatever codes occur. lo == hi:
-  /// none.
+  /// The workload's fixed range for this image, used while view.range is not "locked".
+  /// Example: status codes 0..3 as -0.5..3.5, so a code keeps its colour whatever codes occur.
+  /// lo == hi: none.
   double range_lo = 0, range_hi = 0;
+  /// Signed values under a diverging colormap: while view.range is not "locked", the range is
+  /// (-m, m) with m from |value| as view.range picks it (colour_range.hpp), not the fixed range.
+  bool symmetric = false;
   /// What the view draws around and over the image: ImageAspect::Fill for arrays whose axes are
   /// not lengths, e.g. members x nodes (spatial planes keep square pixels); the titles of axes i
   /// and j with the coordinates of their first and last samples; labels of regions, e.g. the
   /// faces of a box mosaic, in fractions of the axes. to_render_settings (view_settings.hpp)
   /// copies it into the view's settings.
   ImageAnnotations annotations;
-  /// Sets the fixed range to [-m, m], m the largest finite |value|: a diverging colormap then
-  /// puts zero at its neutral centre.
+  /// Makes the range symmetric (`symmetric`) and sets the fixed range to [-m, m], m the largest
+  /// finite |value|: a diverging colormap then puts zero at its neutral centre.
   void symmetric_range() {
+    symmetric = true;
     double m = 0;
     for (float v : data.host())
       if (std::isfinite(v)) m = std::max(m, double(std::fabs(v)));

@@ -85,6 +85,19 @@ TEST(Presets, RelativeFilesResolveAgainstThePresetsFolderAndIntegersStayExact) {
             std::string::npos);
 }
 
+TEST(Presets, TheOldAutoRangeReadsAsMinmax) {
+  // Presets saved before view.range=percentile wrote the min/max range as "auto".
+  const fs::path dir = scratch_dir() / "old_auto";
+  fs::create_directories(dir);
+  write(dir / "p.json", R"({"simscope_preset": 1, "workload": "field", "params": {},
+            "view": {"view.range": "auto", "view.min": 0, "view.max": 1}})");
+  ParamSet p = make_workload("field")->schema().defaults(), view = view_schema().defaults();
+  EXPECT_EQ(view.get_string("view.range"), "percentile") << "the default";
+  load_preset((dir / "p.json").string(), p, &view);
+  EXPECT_EQ(view.get_string("view.range"), "minmax");
+  EXPECT_TRUE(view_schema().unused_warnings(view).size() == 0) << "min/max at their defaults";
+}
+
 TEST(Presets, BadPresetsNameTheFileAndTheFault) {
   const std::string f = (scratch_dir() / "bad.json").string();
   EXPECT_EQ(load_error("{ not json").rfind(f + ": not valid JSON at offset ", 0), 0u)

@@ -338,6 +338,32 @@ TEST(RunLayer, UnusedSettingsAndCacheKeysComeFromTheSchema) {
   EXPECT_EQ(cache_key(p, {"network.file", "network.k"}), "edges.txt@?|-");
 }
 
+TEST(RunLayer, TheReasonAParameterIsUnusedComesFromItsRule) {
+  // What the window shows on hover over a parameter it draws disabled.
+  ParamSet f = make_workload("field")->schema().defaults();
+  const Schema& fs = f.schema();
+  for (const char* n : {"sources.count", "sources.distribution", "tree.tolerance", "plane"})
+    EXPECT_EQ(fs.unused_reason(f, n), "") << n << " is used by default";
+  f.set("sources.file", std::string("sources.npy"));
+  EXPECT_EQ(fs.unused_reason(f, "sources.count"),
+            "not used: sources.file is set (settings of generated sources)");
+  EXPECT_EQ(fs.unused_reason(f, "grid.size"), "");
+  f.set("method", std::string("direct"));
+  EXPECT_EQ(fs.unused_reason(f, "tree.tolerance"), "not used: method=direct (direct sums are exact)");
+  EXPECT_FALSE(fs.used(f, "tree.tolerance"));
+  ParamSet o = make_workload("oscillators")->schema().defaults();
+  EXPECT_EQ(o.schema().unused_reason(o, "network.file"),
+            "not used: network.topology is 'watts_strogatz' (set network.topology=file to read "
+            "the edge list)");
+  ParamSet l = make_workload("lsq")->schema().defaults();
+  EXPECT_EQ(l.schema().unused_reason(l, "data.mask").rfind("not used: data.file is not set (", 0),
+            0u);
+  EXPECT_THROW(fs.unused_reason(f, "no.such"), Error);
+  // Every parameter a warning names is one unused_reason gives a reason for, and no other.
+  for (const ParamSpec& s : fs.specs())
+    EXPECT_EQ(fs.unused_reason(f, s.name).empty(), fs.used(f, s.name)) << s.name;
+}
+
 }  // namespace
 }  // namespace simscope::app
 

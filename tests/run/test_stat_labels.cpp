@@ -115,10 +115,26 @@ TEST(StatLabels, FieldTreeOnCuda) {
   EXPECT_EQ(texts(stat_lines(r)),
             (std::vector<std::string>{
                 "compute: 1.41 s", "method: tree", "sources: 1 M", "targets: 16.4 k",
-                "speed: 11.6 G pairs/s", "skipped coincidences: 3", "device memory: 231 MiB",
-                "tree order: 7", "opening angle: 0.5", "tree build: 1.34 s",
-                "tree eval: 63.4 ms", "error check: 12.3 ms", "error (RMS): 3.7e-6 relative",
-                "error (max): 2.1e-5 relative", "tolerance: not met"}));
+                "direct-equiv. speed: 11.6 G pairs/s", "skipped coincidences: 3",
+                "device memory: 231 MiB", "tree order: 7", "opening angle: 0.5",
+                "tree build: 1.34 s", "tree eval: 63.4 ms", "error check: 12.3 ms",
+                "error sample: 30 targets", "sample error (RMS): 3.7e-6 relative",
+                "sample error (max): 2.1e-5 relative", "tolerance: not met"}));
+  // Each accuracy figure and the tree's speed carry their definition (the panel's hover text).
+  for (const StatLine& l : stat_lines(r)) {
+    if (l.key == "pairs_per_s")
+      EXPECT_NE(l.definition.find("not work done"), std::string::npos) << l.definition;
+    if (l.key == "rms_rel_error")
+      EXPECT_NE(l.definition.find("||E_tree - E_direct|| / ||E||"), std::string::npos);
+    if (l.key == "max_rel_error")
+      EXPECT_NE(l.definition.find("same error sample"), std::string::npos) << l.definition;
+    if (l.key == "error_samples")
+      EXPECT_NE(l.definition.find("subgrid is another check"), std::string::npos);
+  }
+  // A direct run's speed is work done: plain "speed".
+  RunResult direct = r;
+  direct.stats["method_tree"] = 0;
+  EXPECT_EQ(texts(stat_lines(direct))[4], "speed: 11.6 G pairs/s");
   r.stats["tolerance_met"] = 1;
   r.stats["error_pending"] = 1;
   const std::vector<std::string> t = texts(stat_lines(r));

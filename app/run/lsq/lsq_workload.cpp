@@ -263,6 +263,7 @@ class LsqWorkload final : public Workload {
       img.data = lsq_device_image(o->data, offset, H, W, dpl->device_ops,
                                   img.colormap == "coolwarm" ? &m : nullptr);
       if (m > 0) img.range_lo = -m, img.range_hi = m;  // symmetric_range's, reduced there
+      img.symmetric = img.colormap == "coolwarm";
     } else {
     std::vector<float> upright(H * W);
     o->data.visit([&](const auto& src) {  // the shown component only, as float32

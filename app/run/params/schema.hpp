@@ -39,6 +39,11 @@ class Schema {
   /// One warning per rule that holds and lists parameters changed from their defaults, with
   /// texts as UseRule shows, in rule order. None when every setting given is used.
   std::vector<std::string> unused_warnings(const ParamSet& params) const;
+  /// Why the run does not use `name` with `params`, from the first rule that holds and lists
+  /// it, as "not used: sources.file is set (settings of generated sources)"; "" when it is used.
+  /// The window draws such parameters disabled with this as their hover text. Throws Error on
+  /// an unknown name.
+  std::string unused_reason(const ParamSet& params, const std::string& name) const;
 
   /// Parses text into a value of spec's type, checking the range or choices. Blanks around the
   /// text are ignored, except for paths, which are taken as given.

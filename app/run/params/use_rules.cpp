@@ -2,6 +2,8 @@
 // Schema::unused_warnings).
 #include "params/use_rules.hpp"
 
+#include <algorithm>
+
 #include "params/schema.hpp"
 
 namespace simscope {
@@ -34,6 +36,23 @@ bool Schema::used(const ParamSet& p, const std::string& name) const {
     for (const std::string& n : r.unused)
       if (n == name && applies(r, p)) return false;
   return true;
+}
+
+std::string Schema::unused_reason(const ParamSet& p, const std::string& name) const {
+  at(name);
+  for (const UseRule& r : rules_) {
+    if (std::find(r.unused.begin(), r.unused.end(), name) == r.unused.end() || !applies(r, p))
+      continue;
+    const ParamCondition& c = r.when.front();
+    const std::string value = format_value(p.get(c.param));
+    using Op = ParamCondition::Op;
+    const std::string cond = c.op == Op::Equals      ? c.param + "=" + value
+                             : c.op == Op::NotEquals ? c.param + " is '" + value + "'"
+                             : c.op == Op::Unset     ? c.param + " is not set"
+                                                     : c.param + " is set";
+    return "not used: " + cond + " (" + r.why + ")";
+  }
+  return "";
 }
 
 std::vector<std::string> Schema::unused_warnings(const ParamSet& p) const {

@@ -1,5 +1,5 @@
 """GUI under Xvfb: view settings the view does not use are warned as headless warns them.
-`--set view.min=1` with the auto range (the default): stderr says it once, and the window shows
+`--set view.min=1` with the percentile range (the default): stderr says it once, and the window shows
 it where it shows the run's warnings (the status bar: the screenshot's simscope.status). The
 same settings headless: the same words. Usage: gui_view_warning.py SIMSCOPE"""
 import os
@@ -15,11 +15,11 @@ need_tools("Xvfb", "xdotool")
 args = ["--backend", "cpu", "--set", "grid.size=32", "--set", "sources.count=20",
         "--set", "view.min=1"]
 
-# headless: the warning's words (one line "simscope: warning: view.range=auto, so view.min ...")
+# headless: the warning's words (one line "simscope: warning: view.range=percentile, so view.min ...")
 p = run(simscope, "--headless", "--no-image", "--out-dir", os.path.join(d, "headless"), *args)
 c.check(p.returncode == 0, f"headless runs ({p.stderr.strip()[-300:]})")
 lines = [l for l in p.stderr.splitlines() if "so view.min is not used" in l]
-c.check(len(lines) == 1 and lines[0].startswith("simscope: warning: view.range=auto, so view.min"),
+c.check(len(lines) == 1 and lines[0].startswith("simscope: warning: view.range=percentile, so view.min"),
         f"headless warns once ({p.stderr.strip()[-400:]!r})")
 warning = lines[0][len("simscope: warning: "):] if lines else "?"
 

@@ -54,12 +54,15 @@ def test_show_under_xvfb(tmp_path):
         out = {}
         r = simscope.field(grid_size=64, backend="cpu")
         assert simscope.show(r, screenshot="result.png") is None
-        out["result"] = [float(r["magnitude"].min()), float(r["magnitude"].max())]
+        def drawn(m):  # view.range=percentile on the log scale: of the values > 0 (numpy's rule)
+            m = m.astype(np.float64)
+            return [float(x) for x in np.percentile(m[np.isfinite(m) & (m > 0)], [0.5, 99.5])]
+        out["result"] = drawn(r["magnitude"])
         rng = np.random.default_rng(7)
         src = np.column_stack([rng.uniform(-1, 1, (20, 3)), rng.choice([-1.0, 1.0], 20)])
         assert simscope.show(src, screenshot="sources.png", grid_size=64, backend="cpu") is None
         a = simscope.field(src, grid_size=64, backend="cpu")["magnitude"]
-        out["sources"] = [float(a.min()), float(a.max())]
+        out["sources"] = drawn(a)
         json.dump(out, open("returned.json", "w"))
         """, tmp_path, {}, xvfb=True)
     assert p.returncode == 0, p.stderr[-2000:]
@@ -75,8 +78,13 @@ def test_show_under_xvfb(tmp_path):
         assert len(np.unique(centre, axis=0)) > 30, name  # the plane, in colours
         assert text["simscope.workload"] == "field"
         assert workload_params in text["simscope.params"], (name, text["simscope.params"])
-        # The window's own run shows the same values as the call: its automatic colour range is
-        # the magnitude's least and greatest value.
+        # The panel shows what the run uses: show(sources) runs the array's 20 sources, so the
+        # generator's settings are drawn disabled with the reason (not "gaussian / 20000").
+        disabled = text.get("simscope.disabled", "")
+        generated = "sources.count: not used: sources.file is set" in disabled
+        assert generated == (name == "sources"), (name, disabled)
+        # The window's own run shows the same values as the call: its default colour range is
+        # the magnitude's 0.5th and 99.5th percentile.
         view = json.loads(text["simscope.view"])
         assert view["output"] == "magnitude"
         assert view["range"] == pytest.approx(returned[name], rel=1e-5), name
