@@ -4,15 +4,20 @@
 # timeout_s 600). One lease is one shot: 15 minutes in all, one command at most 10, at most 8
 # files back from $OUT.
 #   bash tests/gpu/run.sh            the run (RUN_SECONDS, default 540: ends by then)
-#   bash tests/gpu/run.sh --plan     print the time plan and the files it leaves in $OUT; exit 1
-#                                    when the reserves exceed RUN_SECONDS or the files exceed 8
-#                                    (ctest: setup.gpu_plan)
+#   bash tests/gpu/run.sh --plan     print the time plan and the files it leaves in $OUT, and the
+#                                    build's projected time at 16 cores (build_plan.py from
+#                                    build_costs.tsv); exit 1 when the reserves exceed RUN_SECONDS,
+#                                    the files exceed 8, a build step has no recorded cost or the
+#                                    projection x 1.4 exceeds the build reserve
+#                                    (ctest: setup.gpu_plan, ~15 s: a configure)
 #   bash tests/gpu/run.sh --dry-run  the whole run on a machine without a GPU (this CPU machine):
 #                                    every step starts, the CUDA tests report "no device"
 # Steps, each bounded by one deadline: the later steps' reserves are kept back from every step,
 # so a slow step shortens only itself and the table is printed whatever failed or timed out.
-#   configure + build: compute, render, tests, bench, run layer and the Python module (pybind11
-#     of this machine's python3, which reads numpy 2's descriptors; nlohmann-json from .gpu);
+#   configure + build: the targets the run uses (build_args.sh: the compute and render tests, the
+#     run layer's CUDA tests, the benches and the Python module with pybind11 of this machine's
+#     python3, which reads numpy 2's descriptors; nlohmann-json from .gpu), the CPU kernels at one
+#     instruction-set level; --plan projects the build's time from build_costs.tsv;
 #   the compute and render tests with SIMSCOPE_REQUIRE_CUDA=1 (a CUDA test that skips fails;
 #     lsq's device maps: LsqCudaMaps.* against the CPU, RenderTest.LsqResidualMapFromCuda* the
 #     interop upload against the host upload; +5 s);
@@ -64,9 +69,30 @@ print_plan() {
   echo "files in \$OUT (${#out_files[@]}, at most 8): ${out_files[*]}"
   plan_sum=$sum
 }
+# The build's flags and targets (shared with build_costs.sh).
+# shellcheck source=tests/gpu/build_args.sh
+. "$root/tests/gpu/build_args.sh"
+
 if [ "$mode" = plan ]; then
   print_plan
   ok=1
+  # The build step's projection: the graph of the run's targets configured here as there (CUDA
+  # for sm_90, one instruction-set level), each step at its cost in build_costs.tsv, on the GPU
+  # machine's 16 cores; it must fit the build reserve with a margin of 1.4.
+  reserve=0
+  for e in "${plan[@]}"; do [ "${e%:*}" = build ] && reserve=${e##*:}; done
+  pdir=$(mktemp -d /tmp/simscope-gpu-plan.XXXXXX)
+  if cmake -S "$root" -B "$pdir" -G Ninja "${gpu_build_args[@]}" -DSIMSCOPE_CUDA=ON \
+       -DCMAKE_CUDA_ARCHITECTURES=90 \
+       -DSIMSCOPE_TEST_PYTHON=/usr/bin/python3 -DSIMSCOPE_PYTHON_EXECUTABLE=/usr/bin/python3 \
+       > "$pdir/configure.log" 2>&1; then
+    /usr/bin/python3 "$root/tests/gpu/build_plan.py" project "$pdir" \
+      --costs "$root/tests/gpu/build_costs.tsv" --targets "${gpu_build_targets[@]}" \
+      --cores 16 --reserve "$reserve" --margin 1.4 || ok=0
+  else
+    tail -5 "$pdir/configure.log"; echo "FAIL: the plan's configure failed"; ok=0
+  fi
+  rm -rf "$pdir"
   [ "$plan_sum" -le "$total" ] || { echo "FAIL: the reserves add up to $plan_sum s > $total s"; ok=0; }
   [ "$plan_sum" -le 540 ] || { echo "FAIL: the reserves add up to $plan_sum s > 540 s"; ok=0; }
   [ "${#out_files[@]}" -le 8 ] || { echo "FAIL: ${#out_files[@]} files in \$OUT > 8"; ok=0; }
@@ -138,7 +164,7 @@ step configure
 b=build-gpu
 # pybind11: this machine's own (pip: reads numpy 2's PyArray_Descr), else the carried one.
 pyb="$("$py" -m pybind11 --cmakedir 2> /dev/null || true)"
-args=(-DCMAKE_BUILD_TYPE=Release -DSIMSCOPE_APP=OFF -DSIMSCOPE_TEST_PYTHON="$py"
+args=("${gpu_build_args[@]}" -DSIMSCOPE_TEST_PYTHON="$py"
       -DSIMSCOPE_PYTHON_EXECUTABLE="$py" -DCMAKE_PREFIX_PATH="$root/.gpu/prefix")
 [ -n "$pyb" ] && args+=(-Dpybind11_DIR="$pyb")
 [ -d .gpu/googletest ] && args+=(-DSIMSCOPE_GTEST_SOURCE="$root/.gpu/googletest")
@@ -153,7 +179,8 @@ record "$(status_of $rc)" "pybind11 ${pyb:-(carried)}"
 built=0
 if [ $rc = 0 ]; then
   step build
-  timeout "$(left)" cmake --build "$b" -j "$(nproc)" > "$logs/build.log" 2>&1
+  timeout "$(left)" cmake --build "$b" -j "$(nproc)" --target "${gpu_build_targets[@]}" \
+    > "$logs/build.log" 2>&1
   rc=$?
   [ $rc = 0 ] && built=1 || { grep -E 'error' -A3 "$logs/build.log" | head -30; tail -3 "$logs/build.log"; }
   record "$(status_of $rc)" "$(grep -c 'Building' "$logs/build.log") compile steps"
