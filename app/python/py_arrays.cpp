@@ -65,6 +65,26 @@ io::NpyArray to_npy(const py::handle& obj, const std::string& name, const std::s
 }
 
 py::array numpy_of(app::OutputArray&& o) {
+  if (o.data.held_owner() && o.data.dtype() == o.dtype) {  // held in place: the array reads it
+    auto* owner = new std::shared_ptr<const void>(o.data.held_owner());
+    py::capsule keep(owner, [](void* p) { delete static_cast<std::shared_ptr<const void>*>(p); });
+    const std::vector<py::ssize_t> dims(o.shape.begin(), o.shape.end());
+    void* values = const_cast<void*>(o.data.held_values());
+    o.data = app::OutputData();
+    py::array a;
+    switch (o.dtype) {
+      case io::DType::Float32: a = py::array_t<float>(dims, static_cast<float*>(values), keep); break;
+      case io::DType::Float64: a = py::array_t<double>(dims, static_cast<double*>(values), keep); break;
+      case io::DType::Int32:
+        a = py::array_t<std::int32_t>(dims, static_cast<std::int32_t*>(values), keep);
+        break;
+      case io::DType::UInt8:
+        a = py::array_t<std::uint8_t>(dims, static_cast<std::uint8_t*>(values), keep);
+        break;
+      default: throw Error(o.name + ": unsupported output dtype");
+    }
+    return a;
+  }
   switch (o.dtype) {  // moved when held in the exported dtype, else converted
     case io::DType::Float32: return numpy_from(o.data.take<float>(), o.shape);
     case io::DType::Float64: return numpy_from(o.data.take<double>(), o.shape);

@@ -35,8 +35,9 @@ py::array numpy_from(std::vector<T>&& values, const std::vector<std::size_t>& sh
 }
 
 /// A run output (OutputArray) as a numpy array of its export dtype and shape.
-/// Equals the .npy file the CLI writes. Moved when this output alone holds it in that dtype, else
-/// converted as the export converts. The only reader of a run's output data.
+/// Equals the .npy file the CLI writes. Values held in place (OutputData::held) in that dtype
+/// become the array's memory, which keeps their owner; moved when this output alone holds them
+/// in that dtype, else converted as the export converts. The only reader of a run's output data.
 py::array numpy_of(app::OutputArray&& output);
 
 }  // namespace simscope::python

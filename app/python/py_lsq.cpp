@@ -131,7 +131,7 @@ void bind_lsq(py::module_& m) {
                              out.ops);
         const int results_device = out.res.on_host ? -1 : out.ops->device;
         out.solver.reset();  // the outputs hold the maps
-        app::add_lsq_result_warnings(r);
+        app::add_lsq_result_warnings(r, &out.res);
         // How the call's cube came in: 0 bytes copied when it was read in place (borrowed),
         // else the bytes of its copy; a CUDA cube is read in place on the device ("device"),
         // and the bytes copied to the host for pixels solved there (methods qr/svd, fallbacks)

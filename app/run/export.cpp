@@ -17,7 +17,8 @@ void write_output_npy(const std::string& path, const OutputArray& o) {
   auto write = [&](auto tag) {
     using T = decltype(tag);
     if (d.dtype() == o.dtype) {  // held as exported: no copy
-      io::write_npy(path, d.values<T>().data(), o.shape);
+      const void* held = d.held_values();  // held in place (OutputData::held): no vector copy
+      io::write_npy(path, held ? static_cast<const T*>(held) : d.values<T>().data(), o.shape);
     } else {
       const std::vector<T> v = d.converted<T>();
       io::write_npy(path, v.data(), o.shape);

@@ -1,5 +1,6 @@
 #include "output_data.hpp"
 
+#include <cstring>
 #include <string>
 #include <utility>
 
@@ -53,6 +54,28 @@ OutputData OutputData::on_device(std::shared_ptr<const void> device, io::DType d
   d.s_->device = std::move(device);
   d.s_->download = std::move(download);
   return d;
+}
+
+OutputData OutputData::held(std::shared_ptr<const void> owner, const void* values,
+                             io::DType dtype, std::size_t count) {
+  if (!values && count > 0) throw Error("held output: no host memory for its values");
+  const std::size_t item = dtype == io::DType::Float64 ? 8 : dtype == io::DType::UInt8 ? 1 : 4;
+  // A vector copy for the readers of std::vector, made on the first such read.
+  OutputData d = on_device(std::shared_ptr<const void>(owner, values), dtype, count,
+                           [values, item](void* dst, std::size_t n) {
+                             if (n > 0) std::memcpy(dst, values, n * item);
+                           });
+  d.s_->device = nullptr;
+  d.s_->held = values;
+  d.s_->owner = std::move(owner);
+  return d;
+}
+
+const void* OutputData::held_values() const {
+  if (!s_) return nullptr;
+  if (s_->held) return s_->held;
+  if (!s_->ready.load(std::memory_order_acquire)) return nullptr;
+  return std::visit([](const auto& v) -> const void* { return v.data(); }, s_->host);
 }
 
 const OutputData::Host& OutputData::host_values() const {

@@ -39,6 +39,13 @@ class OutputData {
   /// another dtype.
   static OutputData on_device(std::shared_ptr<const void> device, io::DType dtype,
                               std::size_t count, Download download);
+  /// `count` values of `dtype` in host memory at `values`, held by `owner` (e.g. a solver's
+  /// BigVector, which its writers filled without zeroing it first) while this data or a copy
+  /// lives; never written while held. held_values() and the Python module read them in place;
+  /// values() and the other readers of a std::vector get a copy made on the first such read.
+  /// Throws simscope::Error for a null `values` with count > 0, or for another dtype.
+  static OutputData held(std::shared_ptr<const void> owner, const void* values, io::DType dtype,
+                         std::size_t count);
 
   std::size_t size() const { return s_ ? s_->count : 0; }
   bool empty() const { return size() == 0; }
@@ -52,7 +59,16 @@ class OutputData {
     return dtype() == io::DType::Float32 ? static_cast<const float*>(device_bytes()) : nullptr;
   }
   /// Whether the host values exist: host values, or device values already downloaded.
-  bool host_ready() const { return !s_ || s_->ready.load(std::memory_order_acquire); }
+  bool host_ready() const {
+    return !s_ || s_->held || s_->ready.load(std::memory_order_acquire);
+  }
+  /// Host values readable in place without a copy: those of held(), or host values held as a
+  /// std::vector (made or downloaded). Null when there are none yet (device values not
+  /// downloaded) or no values.
+  const void* held_values() const;
+  /// The owner of held()'s values; null for other data. A reader that keeps held_values()
+  /// beyond this data's life keeps a copy of it.
+  std::shared_ptr<const void> held_owner() const { return s_ ? s_->owner : nullptr; }
 
   /// The values in host memory as held, C order. T must be dtype()'s type: float, double,
   /// int32_t or uint8_t. Device values are downloaded once, on the first host read by whichever
@@ -90,6 +106,8 @@ class OutputData {
     io::DType dtype = io::DType::Float32;
     std::shared_ptr<const void> device;
     Download download;
+    const void* held = nullptr;        ///< held(): the values in host memory
+    std::shared_ptr<const void> owner;  ///< held(): keeps them
     Host host;
     std::once_flag once;
     std::atomic<bool> ready{false};

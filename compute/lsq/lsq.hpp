@@ -56,6 +56,7 @@
 #include <vector>
 
 #include "core/backend.hpp"
+#include "core/big_vector.hpp"
 #include "core/device_view.hpp"
 #include "core/precision.hpp"
 #include "core/progress.hpp"
@@ -184,6 +185,10 @@ struct Options {
   Method method = Method::Auto;
   Precision precision = Precision::Fp64;
   double lambda = 0;  ///< Tikhonov parameter, finite and >= 0 (units: those of A^2)
+  /// CPU solver: write the solution rounded once to float32 into Result::solution32 and leave
+  /// Result::solution empty (the run layer's fp32 outputs, exported as float32). Other solvers
+  /// ignore it and fill Result::solution.
+  bool float32_solution = false;
 };
 
 /// Outputs of a solve. Arrays are C order over the pixels p = h * W + w of the rows solved:
@@ -191,7 +196,11 @@ struct Options {
 struct Result {
   std::size_t n = 0, height = 0, width = 0;
   std::size_t row_begin = 0;     ///< the cube row of this result's row 0
-  std::vector<double> solution;  ///< (N, H, W): solution[k * P + p]; NaN for status 3
+  /// (N, H, W): solution[k * P + p]; NaN for status 3. Not zeroed before the solve writes it
+  /// (BigVector). Empty when solution32 holds it.
+  BigVector<double> solution;
+  /// Options::float32_solution on the CPU: the solution rounded to float32, same layout.
+  BigVector<float> solution32;
   std::vector<float>
       residual;  ///< (H, W): sqrt(mean over observed i of (A_i.x - b_i)^2); NaN for status 3
   std::vector<std::int32_t> count;   ///< (H, W): observed entries m_p
@@ -216,6 +225,11 @@ struct Result {
   /// With on_host false: the counts of the solution's and the residual's values that are inf
   /// once rounded to float32, counted on the device. Zeros otherwise.
   std::array<std::uint64_t, 2> device_inf{};
+  /// The CPU solver's counts of the solution's and the residual's values that are inf once
+  /// rounded to float32, made as it writes them; host_inf_counted says they are set (else the
+  /// reader counts).
+  std::array<std::uint64_t, 2> host_inf{};
+  bool host_inf_counted = false;
   /// Set when keep_outputs_on_device(true) was asked but the maps are on the host because they
   /// would not fit in device memory: one line naming both sizes. Empty otherwise.
   std::string device_note;

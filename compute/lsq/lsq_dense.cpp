@@ -76,6 +76,9 @@ void init_result(Result& out, const Cube& cube, const Design& design, const Inde
   if (!host_maps) {  // release the memory, not only the size
     out.solution = {}, out.residual = {}, out.count = {}, out.status = {}, out.condition = {};
   }
+  out.solution32 = {};
+  out.host_inf = {};
+  out.host_inf_counted = false;
   out.solution.assign(design.n * P, std::numeric_limits<double>::quiet_NaN());
   out.residual.assign(P, std::numeric_limits<float>::quiet_NaN());
   out.count.assign(P, 0);

@@ -25,12 +25,23 @@ Result merge_row_ranges(const std::vector<Result>& parts) {
     out.height += r.height;
   }
   const std::size_t P = out.pixels();
-  out.solution.reserve(out.n * P);
-  for (std::size_t k = 0; k < out.n; ++k)
-    for (const Result& r : parts) {
-      const auto from = r.solution.begin() + std::ptrdiff_t(k * r.pixels());
-      out.solution.insert(out.solution.end(), from, from + std::ptrdiff_t(r.pixels()));
-    }
+  // Float32 solutions (Options::float32_solution) merge into solution32.
+  const bool f32 =
+      std::any_of(parts.begin(), parts.end(), [](const Result& r) { return !r.solution32.empty(); });
+  auto merge = [&](auto& dst, auto part) {
+    dst.reserve(out.n * P);
+    for (std::size_t k = 0; k < out.n; ++k)
+      for (const Result& r : parts) {
+        const auto& src = part(r);
+        const auto from = src.begin() + std::ptrdiff_t(k * r.pixels());
+        dst.insert(dst.end(), from, from + std::ptrdiff_t(r.pixels()));
+      }
+  };
+  if (f32)
+    merge(out.solution32, [](const Result& r) -> const BigVector<float>& { return r.solution32; });
+  else
+    merge(out.solution, [](const Result& r) -> const BigVector<double>& { return r.solution; });
+  out.host_inf_counted = true;
   for (const Result& r : parts) {
     out.residual.insert(out.residual.end(), r.residual.begin(), r.residual.end());
     out.count.insert(out.count.end(), r.count.begin(), r.count.end());
@@ -44,8 +55,11 @@ Result merge_row_ranges(const std::vector<Result>& parts) {
     out.minnorm_pixels += r.minnorm_pixels;
     out.host_pixels += r.host_pixels;
     out.shared_rank = std::max(out.shared_rank, r.shared_rank);
+    out.host_inf_counted = out.host_inf_counted && r.host_inf_counted;
+    for (int k = 0; k < 2; ++k) out.host_inf[std::size_t(k)] += r.host_inf[std::size_t(k)];
     out.seconds += r.seconds;
   }
+  if (!out.host_inf_counted) out.host_inf = {};
   return out;
 }
 

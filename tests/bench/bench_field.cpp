@@ -93,12 +93,17 @@ void field_errors(const field::Result& v, const std::vector<std::size_t>& idx,
 int run_field_tree(const Args& a, const BackendChoice& choice, std::size_t P, std::size_t T,
                    int repeat, std::size_t seed, const field::Options& base, std::size_t check) {
   const std::string dist =
-      a.choice("distribution", "uniform", {"uniform", "gaussian", "dipoles", "lattice"});
+      a.choice("distribution", "uniform", {"uniform", "gaussian", "dipoles", "lattice", "point"});
   const double Z = a.number("plane-offset", 1000, -1e12, 1e12);
   field::Options o = base;
   o.tolerance = a.number("tolerance", 1e-5, 1e-7, 1e-3);
   const std::size_t direct_targets = std::size_t(a.count("direct-targets", 256));
-  field::Sources s = field::generate_sources(dist, P, 750.0, seed);
+  // point: every source at (1, 1, 1) with q = 1, the seed's torch.ones positions and charges.
+  field::Sources s;
+  if (dist == "point")
+    s.x.assign(P, 1.0f), s.y.assign(P, 1.0f), s.z.assign(P, 1.0f), s.q.assign(P, 1.0f);
+  else
+    s = field::generate_sources(dist, P, 750.0, seed);
   s.generation = 1;
   const field::Targets t = bench_planes(T, Z);
   auto ev = field::make_evaluator(field::Method::Tree, choice.backend);
@@ -185,7 +190,9 @@ int run_field_tree(const Args& a, const BackendChoice& choice, std::size_t P, st
       .add("tree_bytes_per_source", r.tree.tree_bytes / double(P))
       .add("skipped", r.skipped_coincidences)
       .add("peak_rss_bytes", peak_rss_bytes())
-      .add("setup", "sources '" + dist + "' in [-750,750]^3, seed " + std::to_string(seed) +
+      .add("setup", "sources '" + dist +
+                        (dist == "point" ? "' at (1,1,1), q = 1" : "' in [-750,750]^3") +
+                        ", seed " + std::to_string(seed) +
                         "; targets on z=-Z and z=+Z (one plane z=0 when Z=0), n x n over "
                         "[-995,995]^2");
   std::printf("%s\n", j.str().c_str());
@@ -283,7 +290,7 @@ const Registration reg{Bench{
     "field",
     "field --backend cpu|cuda [--sources P] [--targets T] [--precision fp32|fp64] [--repeat R] "
     "[--eps E] [--seed S] [--check N] [--threads N] [--method direct|tree [--tolerance T] [--distribution "
-    "uniform|gaussian|dipoles|lattice] [--plane-offset Z] [--direct-targets N]]",
+    "uniform|gaussian|dipoles|lattice|point] [--plane-offset Z] [--direct-targets N]]",
     "  Direct evaluation of E and the potential of P point sources at T targets\n"
     "  (compute/field), all five outputs, pairs_per_s = P*T / seconds.\n"
     "  Sources: uniform in [-750,750]^3 with q in [0.5,1.5] (generator 'uniform', --seed,\n"
@@ -305,7 +312,8 @@ const Registration reg{Bench{
     "  peak_rss_bytes (getrusage ru_maxrss * 1024), peak_device_bytes (CUDA evaluator's\n"
     "  peak allocation; 0 on cpu), setup.\n"
     "  --method tree: the tree method (compute/field/tree) to --tolerance (default 1e-5) on\n"
-    "  sources --distribution (default uniform) in [-750,750]^3, targets on z = -Z and +Z\n"
+    "  sources --distribution (default uniform) in [-750,750]^3 (point: all P at (1, 1, 1)\n"
+    "  with q = 1, the seed's torch.ones), targets on z = -Z and +Z\n"
     "  (--plane-offset Z, default 1000; 0: one plane z = 0 through the sources). The first\n"
     "  evaluation builds the tree (build_seconds, first_eval_seconds), then R evaluations keep\n"
     "  it (eval_seconds: the median of their traversal + expansions + near field;\n"

@@ -7,6 +7,8 @@
 #   OUT=dir (default /tmp/lsq_side_by_side)  BENCH=path (default build/tests/bench/simscope-bench)
 #   BASE_BENCH=path: also run a second simscope-bench (e.g. main's, before a change) after each
 #   case, for a before/after column.  ANCHOR=0: skip the numpy anchor (~25 s).
+#   PINV=0: skip seed 003's gap-free case beside numpy's pinv(A) @ B (lsq_seed_pinv.py, through
+#   the Python module of build/python; BASE_PYTHONPATH=dir: also the module there, e.g. main's).
 set -u
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
@@ -27,6 +29,16 @@ exec(compile(src[:src.index('# field: numpy broadcast')] + src[src.index('# mask
     cat "$OUT/numpy_anchor.txt"
   else
     echo "(anchor not run: $anchors missing)"
+  fi
+fi
+if [ "${PINV:-1}" != 0 ]; then
+  echo "== seed 003 beside numpy pinv load=$(load) $(date +%T)"
+  PYTHONPATH="$root/build/python" /usr/bin/python3 "$root/tests/bench/lsq_seed_pinv.py" \
+    2>&1 | tee "$OUT/seed_pinv.txt"
+  if [ -n "${BASE_PYTHONPATH:-}" ]; then
+    echo "== (base: $BASE_PYTHONPATH)"
+    PYTHONPATH="$BASE_PYTHONPATH" /usr/bin/python3 "$root/tests/bench/lsq_seed_pinv.py" \
+      2>&1 | tee "$OUT/seed_pinv.base.txt"
   fi
 fi
 cases=(

@@ -116,7 +116,9 @@ class FakeDeviceSolver final : public lsq::Solver {
   void solve(const lsq::Cube& cube, const lsq::Design& design, const IndexRange& rows,
              const lsq::Options& options, lsq::Result& out, Progress* progress) override {
     maps_.clear();
-    cpu_->solve(cube, design, rows, options, out, progress);
+    lsq::Options o = options;
+    o.float32_solution = false;  // a device solver fills the float64 solution
+    cpu_->solve(cube, design, rows, o, out, progress);
     if (!keep_) return;
     auto keep = [&](const char* name, const auto& v) {
       maps_[name] = fake_memory(v.data(), v.size() * sizeof(v[0]), ledger_);

@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/big_vector.hpp"
 #include "core/error.hpp"
 #include "export.hpp"
 #include "field/field.hpp"
@@ -160,6 +161,41 @@ TEST(OutputData, HeldInTheDtypeGivenAndConvertedOnlyOnRequest) {
   OutputData status(std::vector<std::uint8_t>{0, 3, 1});
   EXPECT_EQ(status.dtype(), DType::UInt8);
   EXPECT_EQ(status.host(), (std::vector<float>{0, 3, 1}));
+}
+
+// Values held in place (a solver's BigVector): read there by held_values() and the export,
+// kept alive by their owner while any copy of the data lives; readers of std::vector get an
+// equal copy; the data counts as host values, never as device ones.
+TEST(OutputData, HeldValuesReadInPlaceAndOwned) {
+  using simscope::io::DType;
+  auto owner = std::make_shared<const BigVector<float>>(BigVector<float>{1.5f, -2.0f, 3e38f});
+  const float* mem = owner->data();
+  std::weak_ptr<const BigVector<float>> alive = owner;
+  OutputData d = OutputData::held(owner, mem, DType::Float32, 3);
+  owner.reset();
+  EXPECT_FALSE(alive.expired()) << "the data keeps its owner";
+  EXPECT_EQ(d.held_values(), mem);
+  EXPECT_NE(d.held_owner(), nullptr);
+  EXPECT_TRUE(d.host_ready());
+  EXPECT_EQ(d.device_bytes(), nullptr);
+  EXPECT_EQ(d.size(), 3u);
+  EXPECT_EQ(d.values<float>(), (std::vector<float>{1.5f, -2.0f, 3e38f}));
+  EXPECT_NE(d.values<float>().data(), mem) << "a std::vector reader gets a copy";
+  EXPECT_EQ(d.held_values(), mem) << "held values stay where they are";
+  EXPECT_EQ(d.at(2), double(3e38f));
+  OutputArray o;
+  o.name = "solution", o.dtype = DType::Float32, o.shape = {3}, o.data = d;
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("simscope_held_" + std::to_string(getpid()) + ".npy"))
+                               .string();
+  write_output_npy(path, o);
+  const io::NpyArray back = io::read_npy(path);
+  EXPECT_EQ(back.to_double(), (std::vector<double>{1.5, -2.0, double(3e38f)}));
+  std::filesystem::remove(path);
+  d = OutputData();
+  o.data = OutputData();
+  EXPECT_TRUE(alive.expired()) << "released with the last copy";
+  EXPECT_THROW(OutputData::held(nullptr, nullptr, DType::Float64, 2), Error);
 }
 
 TEST(OutputData, DeviceValuesOfOtherDtypesDownloadInTheirDtype) {

@@ -111,6 +111,7 @@ Options options_from(const ParamSet& p) {
                                : Method::Auto;
   o.precision = p.get_string("precision") == "fp32" ? Precision::Fp32 : Precision::Fp64;
   o.lambda = p.get_double("lambda");
+  o.float32_solution = o.precision == Precision::Fp32;  // exported as float32: written so
   return o;
 }
 

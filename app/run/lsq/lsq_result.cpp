@@ -135,14 +135,27 @@ void fill_lsq_result(RunResult& r, lsq::Result& res, const lsq::Options& options
     pl->device_ops = ops, pl->device_inf = res.device_inf;
     r.payload = pl;
   } else {
+  // The solution as the solver wrote it, held in place (no copy, never zeroed): float64, or
+  // float32 when it wrote solution32 (Options::float32_solution); a float64 solution of an fp32
+  // run (the CUDA solver's) is rounded here.
+  auto held = [](auto&& v, io::DType dtype) {
+    using V = std::decay_t<decltype(v)>;
+    auto owner = std::make_shared<const V>(std::move(v));
+    const void* values = owner->data();
+    const std::size_t count = owner->size();
+    return OutputData::held(std::move(owner), values, dtype, count);
+  };
   OutputArray solution = add("solution", {N, H, W}, OutputData());
-  if (options.precision == Precision::Fp64) {  // fp64 runs export all their digits
-    solution.data = std::move(res.solution);
+  if (!res.solution32.empty() || (res.solution.empty() && options.precision != Precision::Fp64)) {
+    solution.data = held(std::move(res.solution32), io::DType::Float32);
+    solution.dtype = io::DType::Float32;
+  } else if (options.precision == Precision::Fp64) {  // fp64 runs export all their digits
+    solution.data = held(std::move(res.solution), io::DType::Float64);
   } else {
     solution.data = std::vector<float>(res.solution.begin(), res.solution.end());
     solution.dtype = io::DType::Float32;
   }
-  res.solution = {};
+  res.solution = {}, res.solution32 = {};
   r.outputs.push_back(std::move(solution));
   r.outputs.push_back(add("residual", {H, W}, std::move(res.residual)));
   r.outputs.push_back(add("count", {H, W}, std::move(res.count)));
@@ -156,21 +169,31 @@ void fill_lsq_result(RunResult& r, lsq::Result& res, const lsq::Options& options
   r.compute_seconds = res.seconds;
 }
 
-void add_lsq_result_warnings(RunResult& r) {
+void add_lsq_result_warnings(RunResult& r, const lsq::Result* counted) {
   const auto count = [&](const char* k) { return std::uint64_t(r.stats.at(k)); };
   std::size_t inf[2] = {0, 0};
   const char* names[2] = {"solution", "residual"};
   const LsqPayload* pl = r.payload_as<LsqPayload>();
   for (int k = 0; k < 2; ++k)
     if (const OutputArray* o = r.find(names[k])) {
+      if (counted && counted->host_inf_counted && !device_only(o->data)) {  // by the solver
+        inf[k] = std::size_t(counted->host_inf[std::size_t(k)]);
+        continue;
+      }
       if (device_only(o->data) && pl && pl->device_inf) {  // counted on the device
         inf[k] = std::size_t((*pl->device_inf)[std::size_t(k)]);
         continue;
       }
-      inf[k] = o->data.visit([](const auto& v) {
-        return std::size_t(
-            std::count_if(v.begin(), v.end(), [](auto x) { return std::isinf(float(x)); }));
-      });
+      const auto count_inf = [](const auto* v, std::size_t n) {
+        return std::size_t(std::count_if(v, v + n, [](auto x) { return std::isinf(float(x)); }));
+      };
+      const void* held = o->data.held_owner() ? o->data.held_values() : nullptr;
+      if (held && o->data.dtype() == io::DType::Float64)  // read in place, no vector copy
+        inf[k] = count_inf(static_cast<const double*>(held), o->data.size());
+      else if (held && o->data.dtype() == io::DType::Float32)
+        inf[k] = count_inf(static_cast<const float*>(held), o->data.size());
+      else
+        inf[k] = o->data.visit([&](const auto& v) { return count_inf(v.data(), v.size()); });
     }
   for (std::string& w :
        lsq_result_warnings(count("status_underdetermined"), count("status_rank_deficient"),

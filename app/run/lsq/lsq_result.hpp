@@ -44,7 +44,8 @@ struct LsqStats {
 /// Appends to `r` the outputs of `res` as the descriptor declares them; r's workload "lsq",
 /// params and backend must be set. Outputs: solution (N, H, W) float64, or float32 when
 /// options.precision is fp32; residual and condition float32, count int32, status uint8, each
-/// (H, W). Host maps are moved out of `res` without a copy; res keeps its counts and
+/// (H, W). Host maps are moved out of `res` without a copy (the solution held in place,
+/// OutputData::held, as the solver wrote it, float32 when it wrote solution32); res keeps its counts and
 /// dimensions. When res.on_host is false they are `solver`'s device outputs, shared with it
 /// and downloaded through `ops` on the first host read; r.payload is then an LsqPayload with
 /// `ops` and res.device_inf for the warnings, and the workload adds the problem. Logs
@@ -59,8 +60,9 @@ void fill_lsq_result(RunResult& r, lsq::Result& res, const lsq::Options& options
 /// The warnings of an lsq result from its stats and outputs: one for each class of pixels that
 /// are not ok, and one each for the solution and the residual when values overflow float32.
 /// Overflows are counted on the host values or, for a map only in device memory, taken from
-/// LsqPayload::device_inf without a download.
-void add_lsq_result_warnings(RunResult& r);
+/// LsqPayload::device_inf without a download, or, when `counted` is the solve's lsq::Result with
+/// host_inf_counted, taken from its host_inf without a pass over the maps.
+void add_lsq_result_warnings(RunResult& r, const lsq::Result* counted = nullptr);
 
 /// The warnings of an lsq solve: one for each class of pixels that are not ok, from the status
 /// counts `under`determined, `rank`-deficient and all `missing`, with N unknowns; the wording

@@ -98,7 +98,7 @@ class LsqWorkload final : public Workload {
     r.payload = pl;
     add_unused_warnings(r);
     add_view_warnings(r);
-    add_lsq_result_warnings(r);
+    add_lsq_result_warnings(r, result.get());
     r.total_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     if (stride == 1) {
       last_ = std::make_shared<const RunResult>(r);
@@ -196,7 +196,7 @@ class LsqWorkload final : public Workload {
     // problem, lets merge_ranges merge them on the device.
     add_unused_warnings(r);
     add_view_warnings(r);
-    add_lsq_result_warnings(r);
+    add_lsq_result_warnings(r, &result);
     r.total_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     return r;
   }

@@ -116,11 +116,22 @@ struct Builder {
     c.radius = r * (1 + 1e-12);
   }
 
-  // Cell `ci` holds [b, e) within the cube (lo, size) at `level`.
-  void build(std::int32_t ci, int level, const double lo[3], double size) {
+  // The bounding box of the cell's points: lo and hi per axis.
+  void box(const Cell& c, double blo[3], double bhi[3]) const {
+    for (int a = 0; a < 3; ++a) blo[a] = INFINITY, bhi[a] = -INFINITY;
+    for (std::uint32_t i = c.begin; i < c.end; ++i) {
+      const std::uint32_t o = point(i);
+      const double p[3] = {double(x[o]), double(y[o]), double(z[o])};
+      for (int a = 0; a < 3; ++a) blo[a] = std::min(blo[a], p[a]), bhi[a] = std::max(bhi[a], p[a]);
+    }
+  }
+
+  // Cell `ci` holds [b, e) within the cube (lo, size) at `level`. `spread`: its points are
+  // known not to coincide (a single-key ancestor's box was checked).
+  void build(std::int32_t ci, int level, const double lo_in[3], double size, bool spread = false) {
     Cell c = cells[ci];
     if (jobs && level >= stop_level) {
-      jobs->push_back(Job{ci, level, {lo[0], lo[1], lo[2]}, size});
+      jobs->push_back(Job{ci, level, {lo_in[0], lo_in[1], lo_in[2]}, size});
       return;
     }
     depth = std::max(depth, level);
@@ -128,6 +139,27 @@ struct Builder {
       finish_leaf(c);
       cells[ci] = c;
       return;
+    }
+    double lo[3] = {lo_in[0], lo_in[1], lo_in[2]};
+    // Points sharing one key may coincide: a cell whose points all lie at one point stays one
+    // leaf (its radius 0), however many; splitting it would go down to kMaxLevel with one child
+    // per level, a pass over its points each. Below the keys' resolution a cell whose points
+    // spread is split about its points' bounding box, not its cube, so every level separates
+    // them (nearly coincident points cost a few levels, not 30).
+    if (keys[c.begin] == keys[c.end - 1] && (!spread || level >= kKeyLevels)) {
+      double blo[3], bhi[3];
+      box(c, blo, bhi);
+      const double extent = std::max({bhi[0] - blo[0], bhi[1] - blo[1], bhi[2] - blo[2]});
+      if (!(extent > 0)) {
+        finish_leaf(c);
+        cells[ci] = c;
+        return;
+      }
+      spread = true;
+      if (level >= kKeyLevels) {
+        for (int a = 0; a < 3; ++a) lo[a] = blo[a];
+        size = extent * (1 + 1e-9);
+      }
     }
     std::uint32_t bounds[9];
     const double half = 0.5 * size;
@@ -179,7 +211,7 @@ struct Builder {
       if (bounds[o + 1] == bounds[o]) continue;
       const double clo[3] = {lo[0] + ((o >> 2) & 1) * half, lo[1] + ((o >> 1) & 1) * half,
                              lo[2] + (o & 1) * half};
-      build(first + k++, level + 1, clo, half);
+      build(first + k++, level + 1, clo, half, spread && n == 1);
     }
     if (!jobs) finish_parent(cells[ci]);
   }

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "field/tree/big_vector.hpp"
+#include "core/big_vector.hpp"
 
 namespace simscope::field::tree {
 
@@ -33,11 +33,11 @@ struct Octree {
 };
 
 /// Builds the octree of the points (x[i], y[i], z[i]), i < n, in fp32 or fp64, all finite.
-/// Splits every cell with more than `leaf_size` (>= 1) points until level 40; a leaf may hold
-/// more when points coincide within 2^-40 of the bounding cube. Keys of 10 bits per axis are
+/// Splits every cell with more than `leaf_size` (>= 1) points until level 40, except a cell whose
+/// points all coincide, which stays one leaf of radius 0 however many it holds. Keys of 10 bits per axis are
 /// sorted stably with OpenMP: a scatter by the top levels' bits, then each bucket by the rest.
-/// Cells below level 10 with too many points are split by partitioning about their cube's
-/// centre. Throws simscope::Error when n >= 2^32 - 1.
+/// Cells below level 10 with too many points are split by partitioning about the centre of
+/// their points' bounding cube. Throws simscope::Error when n >= 2^32 - 1.
 template <typename Real>
 Octree build_octree(const Real* x, const Real* y, const Real* z, std::size_t n, int leaf_size);
 

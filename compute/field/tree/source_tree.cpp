@@ -50,6 +50,75 @@ std::vector<double> SourceTree::moments_fp64() const {
   return out;
 }
 
+std::uint64_t SourceTree::merged_coincidences(const Targets& t, const IndexRange& r) const {
+  std::uint64_t n = 0;
+  if (merged.empty()) return n;
+  for (std::size_t i = r.begin; i < r.end; ++i) {
+    const Merged key{t.x[i], t.y[i], t.z[i], 0};
+    const auto it = std::lower_bound(merged.begin(), merged.end(), key);
+    if (it != merged.end() && it->x == key.x && it->y == key.y && it->z == key.z) n += it->extra;
+  }
+  return n;
+}
+
+namespace {
+
+/// Merges the sources at the same point within each run of more than kSourceLeaf equal keys of
+/// the sorted copy into one source, the charge summed in float64. Compacts t.x, y, z, q and
+/// m.keys in place and records the merged points in t.merged.
+void merge_coincident(SourceTree& t, MortonOrder& m) {
+  const std::size_t n = m.keys.size();
+  std::size_t w = 0;
+  std::vector<std::uint32_t> idx;
+  std::vector<float> rx, ry, rz, rq;
+  std::uint32_t longest = 0;
+  auto put = [&](float x, float y, float z, double q, std::uint32_t key, std::uint64_t count) {
+    t.x[w] = x, t.y[w] = y, t.z[w] = z, t.q[w] = float(q), m.keys[w] = key;
+    if (count > 1) t.merged.push_back({double(x), double(y), double(z), count - 1});
+    ++w;
+  };
+  for (std::size_t b = 0; b < n;) {
+    std::size_t e = b + 1;
+    while (e < n && m.keys[e] == m.keys[b]) ++e;
+    const std::uint32_t key = m.keys[b];
+    const std::size_t w0 = w;
+    if (e - b <= std::size_t(kSourceLeaf)) {
+      for (std::size_t i = b; i < e; ++i) put(t.x[i], t.y[i], t.z[i], t.q[i], key, 1);
+    } else {
+      // The run's points in (x, y, z) order, copied first: the compacted run may overwrite it.
+      rx.assign(t.x.data() + b, t.x.data() + e), ry.assign(t.y.data() + b, t.y.data() + e);
+      rz.assign(t.z.data() + b, t.z.data() + e), rq.assign(t.q.data() + b, t.q.data() + e);
+      const std::size_t len = e - b;
+      bool one = true;
+      for (std::size_t i = 1; i < len && one; ++i)
+        one = rx[i] == rx[0] && ry[i] == ry[0] && rz[i] == rz[0];
+      idx.resize(len);
+      for (std::size_t i = 0; i < len; ++i) idx[i] = std::uint32_t(i);
+      if (!one)
+        std::sort(idx.begin(), idx.end(), [&](std::uint32_t a, std::uint32_t c) {
+          return rx[a] != rx[c] ? rx[a] < rx[c] : ry[a] != ry[c] ? ry[a] < ry[c] : rz[a] < rz[c];
+        });
+      for (std::size_t i = 0; i < len;) {
+        const std::uint32_t a = idx[i];
+        double q = 0;
+        std::size_t j = i;
+        for (; j < len && rx[idx[j]] == rx[a] && ry[idx[j]] == ry[a] && rz[idx[j]] == rz[a]; ++j)
+          q += double(rq[idx[j]]);
+        put(rx[a], ry[a], rz[a], q, key, j - i);
+        i = j;
+      }
+    }
+    longest = std::max(longest, std::uint32_t(w - w0));
+    b = e;
+  }
+  for (BigVector<float>* v : {&t.x, &t.y, &t.z, &t.q}) v->resize(w);
+  m.keys.resize(w);
+  m.longest_run = longest;
+  std::sort(t.merged.begin(), t.merged.end());
+}
+
+}  // namespace
+
 SourceTree build_source_tree(const Sources& s) {
   SourceTree t;
   try {
@@ -59,12 +128,14 @@ SourceTree build_source_tree(const Sources& s) {
     t.x.resize(n), t.y.resize(n), t.z.resize(n), t.q.resize(n);
     MortonOrder mo = morton_sorted_copy(s.x.data(), s.y.data(), s.z.data(), s.q.data(), n,
                                         t.x.data(), t.y.data(), t.z.data(), t.q.data());
+    if (mo.longest_run > std::uint32_t(kSourceLeaf)) merge_coincident(t, mo);
+    const std::size_t held = t.x.size();
     t.oct = build_cells(t.x.data(), t.y.data(), t.z.data(), std::move(mo), kSourceLeaf);
     if (t.oct.permuted) {
-      BigVector<float> tmp(n);
+      BigVector<float> tmp(held);
       for (BigVector<float>* v : {&t.x, &t.y, &t.z, &t.q}) {
 #pragma omp parallel for schedule(static)
-        for (std::size_t i = 0; i < n; ++i) tmp[i] = (*v)[t.oct.order[i]];
+        for (std::size_t i = 0; i < held; ++i) tmp[i] = (*v)[t.oct.order[i]];
         v->swap(tmp);
       }
     }
@@ -80,7 +151,8 @@ SourceTree build_source_tree(const Sources& s) {
                 " sources");
   }
   t.generation = s.generation;
-  t.size = s.size();
+  t.size = t.x.size();
+  t.input_size = s.size();
   return t;
 }
 
@@ -108,6 +180,7 @@ void compute_moments(SourceTree& t, int p, bool fp64) {
                 std::to_string(N) + " terms)");
   }
   t.order = p;
+  t.rows_fp32 = single;
   // Leaves' rows: made on first use (ensure_row).
   t.made = std::make_unique<std::atomic<std::uint8_t>[]>(C);
   for (std::size_t c = 0; c < C; ++c)

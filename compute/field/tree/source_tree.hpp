@@ -37,7 +37,22 @@ struct SourceTree {
   BigVector<float> x, y, z, q;      ///< the sources in the tree's (sorted) order
   std::vector<std::int32_t> level;  ///< level of each cell (root 0)
   std::uint64_t generation = 0;     ///< Sources::generation it was built from (0: unknown)
-  std::size_t size = 0;             ///< number of sources
+  std::size_t size = 0;             ///< number of sources held (coincident ones merged)
+  std::size_t input_size = 0;       ///< Sources::size() it was built from
+  /// A point where sources coincided (the same x, y, z) and were merged into one source
+  /// holding their summed charge: `extra` sources fewer are held there.
+  struct Merged {
+    double x, y, z;
+    std::uint64_t extra;
+    bool operator<(const Merged& o) const {
+      return x != o.x ? x < o.x : y != o.y ? y < o.y : z < o.z;
+    }
+  };
+  std::vector<Merged> merged;  ///< sorted by x, y, z; empty when no sources coincided
+  /// The (source, target) coincidences of targets [r.begin, r.end) of `t` that merging removed:
+  /// the sum of `extra` over the targets at a merged point. eps = 0 skips and counts each
+  /// pair, so the evaluator adds these to the pairs it skipped.
+  std::uint64_t merged_coincidences(const Targets& t, const IndexRange& r) const;
   int order = -1;                   ///< order of the multipoles (-1: none yet)
   /// few_sources() of the multipoles' order and storage: cells of at most `few` sources have
   /// no multipole.
@@ -55,6 +70,8 @@ struct SourceTree {
   /// Per cell: 2 when its row is made (or it has none), 0 when not yet, 1 while being made.
   std::unique_ptr<std::atomic<std::uint8_t>[]> made;
   bool single() const { return !moments32.empty(); }
+  /// The storage compute_moments() chose, fp32 rows or fp64, also when no cell has a row.
+  bool rows_fp32 = false;
   /// Makes the row of `cell` when it is a leaf's not yet made: P2M of its sources, at the CPU's
   /// instruction-set level. Thread-safe: one thread makes it, others wait for it. The tree is
   /// otherwise unchanged, so this counts as reading it.
@@ -84,8 +101,11 @@ constexpr int kSingleMomentsOrder = 9;
 /// Sources per leaf of the source tree.
 constexpr int kSourceLeaf = 64;
 
-/// Builds the tree of `s`: sorted copy, cells, levels; no multipoles. Throws simscope::Error
-/// when memory runs out.
+/// Builds the tree of `s`: sorted copy, cells, levels; no multipoles. Sources at exactly the
+/// same point, where more than kSourceLeaf share a Morton key, are merged into one source with
+/// their summed charge (rounded once to float32): every term of theirs has the same distance,
+/// so the field is theirs to that rounding, and a leaf of millions of coincident sources costs
+/// one term (the seed's `torch.ones` positions). Throws simscope::Error when memory runs out.
 SourceTree build_source_tree(const Sources& s);
 
 /// Computes t.moments for order p: each inner cell's by M2M from its inner children and P2M of
@@ -97,7 +117,7 @@ void compute_moments(SourceTree& t, int p, bool fp64 = false);
 
 /// True when t holds the multipoles compute_moments(t, p, fp64) computes, order and storage.
 inline bool holds_moments(const SourceTree& t, int p, bool fp64) {
-  return t.order == p && t.single() == (p <= kSingleMomentsOrder && !fp64);
+  return t.order == p && t.rows_fp32 == (p <= kSingleMomentsOrder && !fp64);
 }
 
 }  // namespace simscope::field::tree

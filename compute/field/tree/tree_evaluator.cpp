@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <optional>
+#include <utility>
 
 #include "core/error.hpp"
 #include "field/field_internal.hpp"
@@ -70,7 +72,8 @@ class TreeEvaluator final : public Evaluator {
     const auto t0 = Clock::now();
     progress_set(progress, 0);
     const bool reuse =
-        tree_ && s.generation != 0 && tree_->generation == s.generation && tree_->size == s.size();
+        tree_ && s.generation != 0 && tree_->generation == s.generation &&
+        tree_->input_size == s.size();
     double build_seconds = 0;
     if (!reuse) {
       tree_.reset();  // free the old tree before building the new one
@@ -83,12 +86,24 @@ class TreeEvaluator final : public Evaluator {
     // tighter; one far below it lets the next evaluation start a rung looser.
     const bool fixed = o.tree_order != 0 || o.tree_theta != 0;
     const LadderKey key{s.generation, s.size(), o.tolerance, o.eps};
+    // A restart evaluates rung 0 first, as a new evaluator does. Where the last restarted
+    // evaluation had these sources, settings and targets, its ladder is known: the rungs below
+    // the one it settled on failed, so it starts there, with the same outputs and refinements
+    // (and the multipoles of that rung's order, which it holds, are not made again).
+    const Replay replay{key, targets_hash(t, r), r.begin, r.end, o.precision, o.k,
+                        o.error_samples, o.error_seed};
+    int replayed = 0;
     if (fixed || !(key == key_) || s.generation == 0 || o.restart_ladder)
       rung_ = 0, failed_ = kMinRung - 1;
+    if (!fixed && s.generation != 0 && o.restart_ladder && !o.defer_error && replay_known_ &&
+        last_replay_ == replay && reuse)
+      rung_ = settled_.rung, replayed = settled_.redone, failed_ = rung_ - 1;
     key_ = key;
     Run run;
     run.t = &t, run.r = r, run.o = o, run.rule = rule, run.fixed = fixed;
     run.build_seconds = build_seconds, run.t0 = t0, run.kept = reuse;
+    run.redone = replayed;
+    const int start = rung_;
     evaluate_rung(run, progress);
     if (o.defer_error) {
       // The frame: outputs at the ladder's current rung, unmeasured. measure_deferred()
@@ -101,6 +116,10 @@ class TreeEvaluator final : public Evaluator {
       return;
     }
     measure_and_climb(run, progress);
+    if (!fixed && o.restart_ladder && s.generation != 0) {
+      replay_known_ = true, last_replay_ = replay;
+      settled_ = Settled{start + run.redone - replayed, run.redone};
+    }
     write_result(run, measured_target_errors(run), out, progress);
   }
 
@@ -160,6 +179,8 @@ class TreeEvaluator final : public Evaluator {
     progress_check(progress);
     run.skipped = 0;
     backend_->evaluate(*tree_, *run.t, run.r, run.o, used, acc_, run.stats, run.skipped, progress);
+    // Pairs of coincident sources merged into one (build_source_tree) at a target: skipped too.
+    if (run.o.eps == 0) run.skipped += tree_->merged_coincidences(*run.t, run.r);
   }
 
   /// Measures the error of acc_ at the sample. Above the tolerance, evaluates one rung tighter
@@ -229,6 +250,39 @@ class TreeEvaluator final : public Evaluator {
              eps == o.eps;
     }
   };
+  /// What decides a restarted ladder's course: the sources and settings (LadderKey), the
+  /// targets of the range (their coordinates' hash) and the measured error's settings.
+  struct Replay {
+    LadderKey key;
+    std::uint64_t targets = 0;
+    std::size_t begin = 0, end = 0;
+    Precision precision = Precision::Fp32;
+    double k = 0;
+    std::int64_t samples = 0;
+    std::uint64_t seed = 0;
+    bool operator==(const Replay& o) const {
+      return key == o.key && targets == o.targets && begin == o.begin && end == o.end &&
+             precision == o.precision && k == o.k && samples == o.samples && seed == o.seed;
+    }
+  };
+  /// Where a restarted ladder settled: its rung and the evaluations it redid to get there.
+  struct Settled {
+    int rung = 0, redone = 0;
+  };
+  /// FNV-1a over the bits of the targets' coordinates in [r.begin, r.end).
+  static std::uint64_t targets_hash(const Targets& t, const IndexRange& r) {
+    std::uint64_t h = 1469598103934665603ull;
+    for (const std::vector<double>* v : {&t.x, &t.y, &t.z})
+      for (std::size_t i = r.begin; i < r.end; ++i) {
+        std::uint64_t b;
+        std::memcpy(&b, &(*v)[i], 8);
+        h = (h ^ b) * 1099511628211ull;
+      }
+    return h;
+  }
+  bool replay_known_ = false;  ///< last_replay_ and settled_ hold a restarted evaluation's
+  Replay last_replay_;
+  Settled settled_;
   static constexpr int kMaxRedo = 8;
   std::unique_ptr<TreeBackend> backend_;
   std::unique_ptr<SourceTree> tree_;

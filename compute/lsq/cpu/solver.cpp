@@ -86,23 +86,45 @@ struct SolutionStage {
   AVec<double> x;
 
   explicit SolutionStage(int n) : x(std::size_t(n) * kStride) {}
-  /// Copies the staged runs to the result. With AVX-512 it uses streaming stores, which do not
-  /// read the result's lines into the cache.
-  void flush(Result& out, std::size_t np) const {
+  /// Copies the staged runs to the result: its solution, or its solution32 rounded to float32
+  /// (Options::float32_solution). Returns how many of them are inf once rounded to float32.
+  /// With AVX-512 it uses streaming stores, which do not read the result's lines into the
+  /// cache; the result's pages are first touched here, by the thread that writes them.
+  std::uint64_t flush(Result& out, std::size_t np) const {
     const std::size_t P = out.pixels();
+    const bool f32 = !out.solution32.empty();
+    std::uint64_t inf = 0;
     for (std::size_t k = 0; k < out.n; ++k) {
       const double* src = x.data() + k * kStride;
-      double* dst = out.solution.data() + k * P + p0;
-      std::size_t j = 0;
-#if defined(__AVX512F__) && defined(__BMI2__)
-      for (; j < np && reinterpret_cast<std::uintptr_t>(dst + j) % 64 != 0; ++j) dst[j] = src[j];
-      for (; j + 8 <= np; j += 8) _mm512_stream_pd(dst + j, _mm512_loadu_pd(src + j));
-#endif
-      for (; j < np; ++j) dst[j] = src[j];
+      for (std::size_t j = 0; j < np; ++j) inf += std::fabs(src[j]) >= 0x1.ffffffp+127;
+      if (f32)
+        store_run(out.solution32.data() + k * P + p0, src, np);
+      else
+        store_run(out.solution.data() + k * P + p0, src, np);
     }
 #if defined(__AVX512F__) && defined(__BMI2__)
     _mm_sfence();  // the streaming stores are visible before the task counts as done
 #endif
+    return inf;
+  }
+
+ private:
+  static void store_run(double* dst, const double* src, std::size_t np) {
+    std::size_t j = 0;
+#if defined(__AVX512F__) && defined(__BMI2__)
+    for (; j < np && reinterpret_cast<std::uintptr_t>(dst + j) % 64 != 0; ++j) dst[j] = src[j];
+    for (; j + 8 <= np; j += 8) _mm512_stream_pd(dst + j, _mm512_loadu_pd(src + j));
+#endif
+    for (; j < np; ++j) dst[j] = src[j];
+  }
+  static void store_run(float* dst, const double* src, std::size_t np) {
+    std::size_t j = 0;
+#if defined(__AVX512F__) && defined(__BMI2__)
+    for (; j < np && reinterpret_cast<std::uintptr_t>(dst + j) % 32 != 0; ++j)
+      dst[j] = float(src[j]);
+    for (; j + 8 <= np; j += 8) _mm256_stream_ps(dst + j, _mm512_cvtpd_ps(_mm512_loadu_pd(src + j)));
+#endif
+    for (; j < np; ++j) dst[j] = float(src[j]);
   }
 };
 
@@ -285,7 +307,7 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
   };
   const std::size_t P = out.pixels();
   const std::size_t blocks = (P + kBlockPixels - 1) / kBlockPixels;
-  std::atomic<std::uint64_t> fallbacks{0}, dense{0}, downdated{0}, minnormed{0};
+  std::atomic<std::uint64_t> fallbacks{0}, dense{0}, downdated{0}, minnormed{0}, inf{0};
   // One parallel region for the whole solve, to avoid a barrier per chunk.
   // Cancellation is polled per block: remaining blocks are skipped and Cancelled is thrown after
   // the region. The calling thread sets the progress fraction.
@@ -303,6 +325,7 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
       if (gsd) gsd->set_stage(&stage);
       std::vector<std::size_t> order, order64;
       std::vector<int> counts;
+      std::uint64_t solution_inf = 0;
 #pragma omp for schedule(dynamic, 1)
       for (std::size_t k = 0; k < blocks; ++k) {
         if (stop.load(std::memory_order_relaxed)) continue;
@@ -326,11 +349,12 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
         }
         for (std::size_t g = 0; g < order.size(); g += V)
           gs.solve(order.data() + g, int(std::min<std::size_t>(V, order.size() - g)));
-        stage.flush(out, np);
+        solution_inf += stage.flush(out, np);
         const std::size_t d = done.fetch_add(1, std::memory_order_relaxed) + 1;
         if (progress && progress->cancel.load(std::memory_order_relaxed)) stop = true;
         if (progress && omp_get_thread_num() == 0) progress_set(progress, double(d) / blocks);
       }
+      inf += solution_inf;
       fallbacks += gs.fallbacks();
       dense += gs.dense_pixels();
       downdated += gs.downdate_pixels();
@@ -349,12 +373,15 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
   out.host_pixels = dense.load();
   out.downdate_pixels = downdated.load();
   out.minnorm_pixels = minnormed.load();
+  out.host_inf[0] = inf.load();
 }
 
 /// init_result without filling the arrays. The group solvers write every pixel's outputs,
-/// including NaN and status 3 for empty pixels in finish, so the N P solution doubles are
-/// written once, in parallel.
-void shape_result(Result& out, const Cube& cube, const Design& design, const IndexRange& rows) {
+/// including NaN and status 3 for empty pixels in finish, so the N P solution values are
+/// written once, in parallel, and first touched there: BigVector does not zero them before.
+/// The solution goes to solution32 with Options::float32_solution.
+void shape_result(Result& out, const Cube& cube, const Design& design, const IndexRange& rows,
+                  bool float32_solution) {
   const std::size_t P = (rows.end - rows.begin) * cube.width;
   Result meta;  // the metadata of init_result, on an empty result
   init_result(meta, Cube{}, design, IndexRange{0, 0});
@@ -362,12 +389,19 @@ void shape_result(Result& out, const Cube& cube, const Design& design, const Ind
   meta.width = cube.width;
   meta.row_begin = rows.begin;
   meta.solution.swap(out.solution);
+  meta.solution32.swap(out.solution32);
   meta.residual.swap(out.residual);
   meta.count.swap(out.count);
   meta.status.swap(out.status);
   meta.condition.swap(out.condition);
   out = std::move(meta);
-  out.solution.resize(design.n * P);
+  if (float32_solution) {
+    BigVector<double>().swap(out.solution);
+    out.solution32.resize(design.n * P);
+  } else {
+    BigVector<float>().swap(out.solution32);
+    out.solution.resize(design.n * P);
+  }
   out.residual.resize(P);
   out.count.resize(P);
   out.status.resize(P);
@@ -384,7 +418,7 @@ class CpuSolver final : public Solver {
     validate(cube, design, options);
     const IndexRange rows = resolve(range, cube.height, "lsq: pixel rows");
     const auto t0 = Clock::now();
-    shape_result(out, cube, design, rows);
+    shape_result(out, cube, design, rows, options.float32_solution);
     const SharedSvd shared = shared_svd(design, options.lambda);
     const bool dd = options.method == Method::Downdate || options.method == Method::Auto;
     const DowndateOps ops =
@@ -399,6 +433,9 @@ class CpuSolver final : public Solver {
     for (std::size_t p = 0; p < out.count.size(); ++p)
       out.shared_pixels += std::size_t(out.count[p]) == cube.m;
     count_statuses(out);
+    out.host_inf[1] = 0;
+    for (const float r : out.residual) out.host_inf[1] += std::isinf(r);
+    out.host_inf_counted = true;
     out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   }
 };

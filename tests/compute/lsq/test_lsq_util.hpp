@@ -37,7 +37,8 @@ inline std::vector<double> npy_values(const std::string& name) {
 }
 
 /// |x - ref| / |ref| (2-norms) of pixel p's solution, ref laid out (N, P) as the Result.
-inline double pixel_error(const Result& r, const std::vector<double>& ref, std::size_t p) {
+template <class Ref>
+double pixel_error(const Result& r, const Ref& ref, std::size_t p) {
   const std::size_t P = r.pixels();
   double num = 0, den = 0;
   for (std::size_t k = 0; k < r.n; ++k) {

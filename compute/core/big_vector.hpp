@@ -1,7 +1,7 @@
 #pragma once
-/// @file BigVector: the tree method's large arrays. Not a public API. A std::vector whose
-/// resize() leaves new elements default-initialised, so the OpenMP loop that writes them first
-/// places their pages on its own thread. Data is 64-byte aligned. Blocks of 2 MiB or more are
+/// @file BigVector: large arrays that their writers fill (the tree method's, lsq's solution). A
+/// std::vector whose resize() leaves new elements default-initialised, so the OpenMP loop that
+/// writes them first places their pages on its own thread, and nothing zeroes them first. Data is 64-byte aligned. Blocks of 2 MiB or more are
 /// 2 MiB-aligned and marked for transparent huge pages: one page fault per 2 MiB, not 4 KiB.
 #include <sys/mman.h>
 
@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-namespace simscope::field::tree {
+namespace simscope {
 
 /// Bytes of a huge page; arrays at least this large are aligned to it.
 constexpr std::size_t kHuge = std::size_t(2) << 20;
@@ -56,4 +56,4 @@ struct BigAllocator {
 template <typename T>
 using BigVector = std::vector<T, BigAllocator<T>>;
 
-}  // namespace simscope::field::tree
+}  // namespace simscope

@@ -1,0 +1,89 @@
+// The CPU solver's outputs as the run layer takes them (issue 42): with
+// Options::float32_solution the solution is written once as float32, each value the float64
+// solve's rounded once; the solver's own counts of values that overflow float32 equal a count
+// over the maps; row ranges merge either way.
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "test_bits.hpp"
+#include "test_lsq_util.hpp"
+
+namespace simscope::lsq {
+namespace {
+
+using test::opts;
+using test::random_cube;
+using test::random_design;
+
+std::uint64_t count_inf(const auto& v) {
+  std::uint64_t n = 0;
+  for (const auto x : v) n += std::isinf(float(x));
+  return n;
+}
+
+// Gaps of every kind (empty pixels, underdetermined, the shared SVD of gap-free pixels), both
+// precisions and every method: solution32 holds float(solution) bit for bit.
+TEST(LsqFloat32Solution, IsTheFloat64SolutionRoundedOnce) {
+  const Design d = random_design(12, 5, 3);
+  for (double nan : {0.0, 0.3, 0.7})
+    for (Precision p : {Precision::Fp64, Precision::Fp32})
+      for (Method m : {Method::Auto, Method::Normal, Method::Downdate, Method::Qr}) {
+        const Cube c = random_cube(d, 9, 23, nan, 7);
+        auto solver = make_solver(Backend::Cpu);
+        Result wide, narrow;
+        Options o = opts(m, p);
+        solver->solve(c, d, o, wide);
+        o.float32_solution = true;
+        solver->solve(c, d, o, narrow);
+        const std::string what = std::string(test::name(m)) + " " + test::name(p) + " " +
+                                 std::to_string(nan);
+        ASSERT_TRUE(narrow.solution.empty()) << what;
+        ASSERT_EQ(narrow.solution32.size(), wide.solution.size()) << what;
+        for (std::size_t i = 0; i < wide.solution.size(); ++i) {
+          const float want = float(wide.solution[i]);
+          ASSERT_TRUE(std::memcmp(&want, &narrow.solution32[i], 4) == 0 ||
+                      (std::isnan(want) && std::isnan(narrow.solution32[i])))
+              << what << " value " << i;
+        }
+        EXPECT_EQ(narrow.status, wide.status) << what;
+        EXPECT_EQ(narrow.count, wide.count) << what;
+        EXPECT_TRUE(simscope::test::same_bits(narrow.residual, wide.residual)) << what;
+        EXPECT_TRUE(simscope::test::same_bits(narrow.condition, wide.condition)) << what;
+        // Row ranges merge into solution32 as well, equal to the whole.
+        Result top, bottom;
+        solver->solve(c, d, IndexRange{0, 4}, o, top);
+        solver->solve(c, d, IndexRange{4, 9}, o, bottom);
+        const Result merged = merge_row_ranges({top, bottom});
+        EXPECT_TRUE(simscope::test::same_bits(merged.solution32, narrow.solution32)) << what;
+        EXPECT_TRUE(merged.solution.empty()) << what;
+      }
+}
+
+// Data of 1e38 over a design of 1e-2 give solutions near 1e40, beyond float32: the solver's
+// counts, made as it writes, equal a count over the maps it wrote, in float64 and float32
+// output alike.
+TEST(LsqFloat32Solution, InfCountsAsTheMapsHoldThem) {
+  Design d;
+  d.m = 4, d.n = 2;
+  d.a = {1e-2, 2e-2, 3e-2, -1e-2, -2e-2, 1e-2, 1e-2, 1e-2};
+  std::vector<double> v(4 * 2 * 3);
+  for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1e38 * (1 + 0.1 * double(k % 5));
+  v[5] = 1;  // one pixel's solution within float32
+  v[0 * 6 + 1] = std::numeric_limits<double>::quiet_NaN();  // a pixel with a gap
+  const Cube c = make_cube(std::move(v), 4, 2, 3);
+  for (bool f32 : {false, true}) {
+    Options o = opts(Method::Auto, Precision::Fp64);
+    o.float32_solution = f32;
+    Result r;
+    make_solver(Backend::Cpu)->solve(c, d, o, r);
+    ASSERT_TRUE(r.host_inf_counted);
+    const std::uint64_t want = f32 ? count_inf(r.solution32) : count_inf(r.solution);
+    EXPECT_GT(want, 0u) << "the case overflows float32";
+    EXPECT_EQ(r.host_inf[0], want) << f32;
+    EXPECT_EQ(r.host_inf[1], count_inf(r.residual)) << f32;
+  }
+}
+
+}  // namespace
+}  // namespace simscope::lsq
