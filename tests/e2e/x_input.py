@@ -3,14 +3,8 @@
 starting a process per event as `xdotool` calls do, so a bench can move the mouse every few
 milliseconds and time an input to the millisecond."""
 import ctypes
-import ctypes.util
 import os
 import time
-
-
-def _lib(name, fallback):
-    path = ctypes.util.find_library(name) or fallback
-    return ctypes.CDLL(path)
 
 
 class XInput:
@@ -18,8 +12,8 @@ class XInput:
     manager sits at 0, 0). Raises OSError when the display or XTest is not there."""
 
     def __init__(self, display=None):
-        self._x = _lib("X11", "libX11.so.6")
-        self._t = _lib("Xtst", "libXtst.so.6")
+        self._x = ctypes.CDLL("libX11.so.6")
+        self._t = ctypes.CDLL("libXtst.so.6")  # Debian's libxtst6
         self._x.XOpenDisplay.restype = ctypes.c_void_p
         self._x.XOpenDisplay.argtypes = [ctypes.c_char_p]
         self._x.XFlush.argtypes = [ctypes.c_void_p]
