@@ -47,7 +47,7 @@ namespace {
 /// without a coarse preview first, and a newer request lets it finish and show before running
 /// (Supersede::FinishFull), so that a drag shows a result per run. Longer runs preview and are
 /// cancelled by a newer request, so the newest input's result comes first.
-constexpr double kInteractiveSeconds = 0.3;
+constexpr double kInteractiveSeconds = 1.0;
 
 /// Parameters without the view selector, to tell whether a change needs recomputation.
 ParamSet without_view(ParamSet p, const std::string& view_param) {

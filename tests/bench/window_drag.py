@@ -188,10 +188,14 @@ class Bench:
         t1 = time.monotonic()
         self.x.button(False)
         self.s.read()
-        times = [t for t, text in self.s.lines[start:] if SHOWN in text and t <= t1]
+        shown = [(t, text) for t, text in self.s.lines[start:] if SHOWN in text and t <= t1]
+        times = [t for t, _ in shown]
+        values = [v for v in (shown_value(text, self.a.param) for _, text in shown)
+                  if v is not None]
         gaps = [b - a for a, b in zip([t0] + times, times + [t1])]
         return {"seconds": round(t1 - t0, 2), "full_results": len(times),
-                "longest_gap_ms": round(max(gaps) * 1e3, 1) if gaps else None}
+                "longest_gap_ms": round(max(gaps) * 1e3, 1) if gaps else None,
+                "values_shown": [min(values), max(values)] if values else []}
 
     def settle(self):
         """Waits until the last input's result and its measured error are in."""

@@ -163,7 +163,7 @@ std::vector<float> results_until_idle(Worker& w, std::vector<Worker::Event>* all
   return out;
 }
 
-// The window's drag (Supersede::FinishFull, gui_app.cpp for runs of at most 0.3 s): requests
+// The window's drag (Supersede::FinishFull, gui_app.cpp for runs of at most 1 s): requests
 // that come while a full run computes let it finish and show; only the newest of them runs
 // next, and the finished run's follow-up is skipped, since a newer result is on its way.
 TEST(Worker, FinishFullShowsTheRunUnderWayThenTheNewest) {
