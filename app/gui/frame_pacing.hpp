@@ -6,7 +6,7 @@
 /// cursor); otherwise none: the loop sleeps until the next event, waking kWakeSeconds apart
 /// only to look for a stop signal. Input while a run computes is drawn at no more than
 /// kBusyInputFramesPerSecond, since on 2 cores with software GL each frame takes time from the
-/// run (tests/bench/NOTES.md "The window's idle and drag"). Pure logic on times in seconds;
+/// run (tests/bench/NOTES.md "The window on a user's path"). Pure logic on times in seconds;
 /// the loop in gui_app.cpp waits and polls GLFW as it says.
 #include <limits>
 
@@ -31,9 +31,10 @@ class FramePacer {
   /// How long the loop may sleep at `now` waiting for events (it wakes earlier on one), at
   /// most kWakeSeconds; 0 when a frame is due: poll and draw.
   double wait_seconds(const FrameNeeds& n, double now) const;
-  /// Whether to draw a frame at `now`. `events`: input or worker events arrived since the last
-  /// call. Events not drawn yet (the frame rate's cap) are kept for a later call.
-  bool should_draw(const FrameNeeds& n, bool events, double now);
+  /// Whether to draw a frame at `now`. `events`: input arrived since the last call; `result`:
+  /// the worker has something to show, which is drawn at kFramesPerSecond's cap even during a
+  /// run (it is what the user waits for). Events not drawn yet (the cap) are kept for later.
+  bool should_draw(const FrameNeeds& n, bool events, double now, bool result = false);
   /// Call once a frame is drawn, at `now`.
   void drawn(double now);
 
@@ -42,6 +43,7 @@ class FramePacer {
   double due(const FrameNeeds& n) const;
   double last_frame_ = -std::numeric_limits<double>::infinity();
   bool pending_ = false;  ///< events not yet drawn
+  bool result_ = false;   ///< a worker's event not yet drawn
   int settle_ = 0;        ///< frames still to draw after the last event's frame
 };
 

@@ -492,7 +492,8 @@ int run_gui(const RunOptions& o) {
       break;
     }
     if (window.should_close()) break;
-    if (!pacer.should_draw(needs, window.take_events(), glfwGetTime())) continue;
+    const Window::Events events = window.take_events();
+    if (!pacer.should_draw(needs, events.input, glfwGetTime(), events.woken)) continue;
     int fb_w = 0, fb_h = 0, ww = 0, wh = 0;
     window.framebuffer_size(fb_w, fb_h);
     window.window_size(ww, wh);

@@ -12,6 +12,8 @@ namespace {
 
 /// Events since the last take_events(); one window at a time watches (the process has one).
 std::atomic<unsigned> g_events{0};
+/// wake() calls since the last take_events().
+std::atomic<unsigned> g_wakes{0};
 
 // The callbacks installed before watch_events(), which the counting ones chain to.
 GLFWkeyfun g_key = nullptr;
@@ -188,7 +190,12 @@ void Window::watch_events() {
   count();  // the first frame
 }
 
-bool Window::take_events() { return g_events.exchange(0, std::memory_order_relaxed) > 0; }
+Window::Events Window::take_events() {
+  Events e;
+  e.input = g_events.exchange(0, std::memory_order_relaxed) > 0;
+  e.woken = g_wakes.exchange(0, std::memory_order_relaxed) > 0;
+  return e;
+}
 
 void Window::wait_events(double seconds) {
   if (seconds > 0)
@@ -198,7 +205,7 @@ void Window::wait_events(double seconds) {
 }
 
 void Window::wake() {
-  count();
+  g_wakes.fetch_add(1, std::memory_order_relaxed);
   glfwPostEmptyEvent();
 }
 

@@ -34,12 +34,15 @@ class Window {
   /// wheel, entering, focus, size, exposure, files dropped. Chains to the callbacks installed
   /// before (Dear ImGui's back end, KeyPresses, drop.cpp), so call it after those.
   void watch_events();
-  /// Whether an event was counted, or wake() called, since the last call.
-  bool take_events();
+  /// What happened since the last call: events counted (input), wake() called (woken).
+  struct Events {
+    bool input = false, woken = false;
+  };
+  Events take_events();
   /// Processes pending events, waiting up to `seconds` for one (0: not at all).
   void wait_events(double seconds);
-  /// From any thread: ends the current wait_events() and counts as an event, e.g. a worker's
-  /// result.
+  /// From any thread: ends the current wait_events() and is counted as `woken`, e.g. for a
+  /// worker's result.
   static void wake();
 
  private:

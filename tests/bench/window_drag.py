@@ -197,13 +197,29 @@ class Bench:
                 "longest_gap_ms": round(max(gaps) * 1e3, 1) if gaps else None,
                 "values_shown": [min(values), max(values)] if values else []}
 
+    def done(self):
+        """Whether the newest input's result and its measured error are shown: the last result
+        line says "after its input" (the window says so only for the newest parameters) and,
+        where its error was being measured, a follow-up line came after it. A window that
+        writes no such words: never (settle() then waits for quiet)."""
+        k = max((i for i, (_, t) in enumerate(self.s.lines) if SHOWN in t), default=None)
+        if k is None or "after its input" not in self.s.lines[k][1]:
+            return False
+        return "measuring" not in self.s.lines[k][1] or any(
+            FOLLOW in t for _, t in self.s.lines[k + 1:])
+
     def settle(self):
-        """Waits until the last input's result and its measured error are in."""
+        """Waits until the last input's result and its measured error are in, then one second
+        without a log line (three where the window's lines do not say which is the newest)."""
         deadline = time.monotonic() + self.a.wait
+        quiet_since, n = time.monotonic(), self.s.read()
         while time.monotonic() < deadline:
-            n = self.s.read()
-            time.sleep(1.0)
-            if self.s.read() == n:  # a second without a log line: the worker is done
+            time.sleep(0.1)
+            if self.s.read() != n:
+                quiet_since, n = time.monotonic(), len(self.s.lines)
+            quiet = time.monotonic() - quiet_since
+            says_newest = any("after its input" in t for _, t in self.s.lines)
+            if (self.done() and quiet >= 1.0) or (not says_newest and quiet >= 3.0):
                 return
         self.fail("the window kept logging for the whole wait")
 

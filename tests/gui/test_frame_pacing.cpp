@@ -81,6 +81,18 @@ TEST(FramePacer, InputFasterThanTheCapIsDrawnAtTheCap) {
   }
 }
 
+TEST(FramePacer, AResultDuringARunIsDrawnAtTheIdleCap) {
+  FramePacer p;
+  FrameNeeds busy;
+  busy.busy = true;
+  double t = 0;
+  ASSERT_TRUE(p.should_draw(busy, true, t));
+  p.drawn(t);
+  t += 1.5 / FramePacer::kFramesPerSecond;  // inside the busy input cap, past the idle cap
+  EXPECT_FALSE(p.should_draw(busy, true, t)) << "input waits for the busy cap";
+  EXPECT_TRUE(p.should_draw(busy, false, t, true)) << "a result does not";
+}
+
 TEST(FramePacer, ARunsProgressAndATextCursorKeepTheirRates) {
   FramePacer p;
   double t = 0;
