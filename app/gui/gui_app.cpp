@@ -139,11 +139,13 @@ std::string changed_params(const ParamSet& a, const ParamSet& b) {
     if (a.get(spec.name) == v) continue;
     // format_value's shortest text, but whole numbers in full: 300, not 3e+02.
     const double* d = std::get_if<double>(&v);
-    char whole[32];
-    if (d && *d == std::floor(*d) && std::abs(*d) < 1e15)
+    std::string text = format_value(v);
+    if (d && *d == std::floor(*d) && std::abs(*d) < 1e15) {
+      char whole[32];
       std::snprintf(whole, sizeof whole, "%.0f", *d);
-    out += (out.empty() ? "" : ", ") + spec.name + "=" +
-           (d && *d == std::floor(*d) && std::abs(*d) < 1e15 ? std::string(whole) : format_value(v));
+      text = whole;
+    }
+    out += (out.empty() ? "" : ", ") + spec.name + "=" + text;
   }
   return out;
 }
