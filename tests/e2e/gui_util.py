@@ -1,5 +1,7 @@
-"""Helpers for the GUI tests: run simscope in Xvfb with a script of xdotool steps, and read the
-text chunks of its screenshots without decoding the pixels."""
+"""Helpers for the GUI tests: run simscope in Xvfb with a script of xdotool steps (run_gui), or
+drive its window from Python with each log line's time noted (WindowSession, for
+tests/bench/window_drag.py), and read the text chunks of its screenshots without decoding the
+pixels."""
 import itertools
 import math
 import os
