@@ -22,6 +22,8 @@
 #include "drop.hpp"
 #include "export.hpp"
 #include "fonts.hpp"
+#include "frame_pacing.hpp"
+#include "hover_tip.hpp"
 #include "gui_state.hpp"
 #include "key_presses.hpp"
 #include "output_checks.hpp"
@@ -42,8 +44,11 @@
 namespace simscope::app::gui {
 namespace {
 
-/// How often the window redraws without input while the worker computes.
-constexpr double kBusyFramesPerSecond = 4;
+/// A run no longer than this (its last full run's compute time) is interactive: it comes
+/// without a coarse preview first, and a newer request lets it finish and show before running
+/// (Supersede::FinishFull), so that a drag shows a result per run. Longer runs preview and are
+/// cancelled by a newer request, so the newest input's result comes first.
+constexpr double kInteractiveSeconds = 1.0;
 
 /// Parameters without the view selector, to tell whether a change needs recomputation.
 ParamSet without_view(ParamSet p, const std::string& view_param) {
@@ -116,12 +121,37 @@ void refresh_image(GuiState& s) {
 void submit(GuiState& s, RunCommand command = RunCommand::Whole) {
   if (s.paused && command == RunCommand::Whole) return;
   s.submitted = s.params;
+  s.submitted_at = std::chrono::steady_clock::now();
   const bool live = s.worker->workload().continuous(s.params);
-  // A coarse preview first unless the last full run fitted in a frame. The first run always
-  // previews, since its cost is unknown. Live workloads advance a state, so no previews.
-  const bool preview = !live && (s.last_full_seconds == 0 || s.last_full_seconds > 0.03);
-  s.worker->submit(s.params, s.backend.backend, preview,
-                   command == RunCommand::Whole && live ? RunCommand::Live : command);
+  // A coarse preview first unless the last full run was interactive (kInteractiveSeconds).
+  // The first run always previews, since its cost is unknown. Live workloads advance a state,
+  // so no previews.
+  const bool interactive = s.last_full_seconds > 0 && s.last_full_seconds <= kInteractiveSeconds;
+  const bool preview = !live && !interactive;
+  const bool whole = command == RunCommand::Whole;
+  s.worker->submit(s.params, s.backend.backend, preview, whole && live ? RunCommand::Live : command,
+                   nullptr, whole && interactive ? Supersede::FinishFull : Supersede::Cancel);
+}
+
+/// "plane.offset=300, grid.size=64": the parameters whose values differ between a and b, of
+/// one schema; "" when none or when the schemas differ.
+std::string changed_params(const ParamSet& a, const ParamSet& b) {
+  if (&a.schema() != &b.schema()) return "";
+  std::string out;
+  for (const ParamSpec& spec : a.schema().specs()) {
+    const ParamValue& v = b.get(spec.name);
+    if (a.get(spec.name) == v) continue;
+    // format_value's shortest text, but whole numbers in full: 300, not 3e+02.
+    const double* d = std::get_if<double>(&v);
+    std::string text = format_value(v);
+    if (d && *d == std::floor(*d) && std::abs(*d) < 1e15) {
+      char whole[32];
+      std::snprintf(whole, sizeof whole, "%.0f", *d);
+      text = whole;
+    }
+    out += (out.empty() ? "" : ", ") + spec.name + "=" + text;
+  }
+  return out;
 }
 
 /// Replaces the workload (switcher, keys 1/2/3) with its default parameters and no result. It
@@ -135,7 +165,7 @@ void switch_workload(GuiState& s, const std::string& name) {
     s.params = w->schema().defaults();
     s.worker = std::make_unique<Worker>(std::move(w));
     s.worker->set_interactive(true);  // checks such as the tree's error after the frame
-    s.worker->set_notify([] { glfwPostEmptyEvent(); });  // a result wakes the waiting loop
+    s.worker->set_notify([] { Window::wake(); });  // a result wakes the waiting loop
     s.extras = make_workload_gui(name);
     s.workload_name = name;
     if (const auto it = s.saved_views.find(name); it != s.saved_views.end()) {
@@ -434,6 +464,7 @@ int run_gui(const RunOptions& o) {
   ImGui_ImplGlfw_InitForOpenGL(window.handle(), true);
   install_drop_callback(window.handle());  // drop.cpp
   ImGui_ImplOpenGL3_Init("#version 450");
+  window.watch_events();  // after the callbacks above, which it chains to
 
   GuiState s;
   s.workload_name = session.workload->name();
@@ -449,7 +480,7 @@ int run_gui(const RunOptions& o) {
   s.backend_request = o.backend;
   s.worker = std::make_unique<Worker>(std::move(session.workload));
   s.worker->set_interactive(true);  // checks such as the tree's error after the frame
-  s.worker->set_notify([] { glfwPostEmptyEvent(); });  // a result wakes the waiting loop
+  s.worker->set_notify([] { Window::wake(); });  // a result wakes the waiting loop
   s.extras = make_workload_gui(s.workload_name);
   s.plane = std::make_unique<render::PlaneView>();
   s.plane->set_ui_scale(scale);
@@ -466,23 +497,36 @@ int run_gui(const RunOptions& o) {
   bool have_first = false;
   const auto start = std::chrono::steady_clock::now();
   int exit_code = 0;
+  FramePacer pacer;
+  // Lines that say a result is shown, printed once the frame that shows it is drawn.
+  std::vector<std::string> shown_lines;
+  std::optional<ParamSet> last_shown;  // the parameters of the last result logged as shown
   while (!window.should_close()) {
-    // While the worker computes, the window draws on input, on the worker's events and
-    // kBusyFramesPerSecond times a second otherwise: drawing as fast as it can (software GL
-    // under Xvfb draws 70+ frames a second) would take a core from a CPU back end's run.
-    if (s.worker->busy())
-      glfwWaitEventsTimeout(1.0 / kBusyFramesPerSecond);
-    else
-      glfwPollEvents();
+    // The window draws on input and on the worker's events, while something animates, and a
+    // few times a second while a run computes; an idle window sleeps (frame_pacing.hpp).
+    // Drawing as fast as it can (software GL under Xvfb draws 70+ frames a second) would take
+    // a core from a CPU back end's run, and from everything else when idle.
+    FrameNeeds needs;
+    needs.busy = s.worker->busy();
+    needs.typing = ImGui::GetIO().WantTextInput;
+    needs.tip_waiting = hover_tip_waiting();
+    needs.animating = quit_after > 0 || s.sweep.running || !s.sweep.pending_cli.empty() ||
+                      s.record.pending_cli > 0 || s.image_dirty || s.pending_command ||
+                      !s.switch_to.empty() || s.want_screenshot > 0 || s.want_export > 0 ||
+                      (s.worker->workload().continuous(s.params) && !s.paused);
+    window.wait_events(pacer.wait_seconds(needs, glfwGetTime()));
     if (const int sig = stop_signal()) {
       std::fprintf(stderr, "simscope: %s: closing the window\n", signal_name(sig));
       break;
     }
+    if (window.should_close()) break;
+    const Window::Events events = window.take_events();
+    if (!pacer.should_draw(needs, events.input, glfwGetTime(), events.woken)) continue;
     int fb_w = 0, fb_h = 0, ww = 0, wh = 0;
     window.framebuffer_size(fb_w, fb_h);
     window.window_size(ww, wh);
     if (fb_w <= 0 || fb_h <= 0 || ww <= 0 || wh <= 0) {  // minimised
-      glfwWaitEventsTimeout(0.1);
+      pacer.drawn(glfwGetTime());
       continue;
     }
     while (auto ev = s.worker->poll()) {
@@ -501,8 +545,8 @@ int run_gui(const RunOptions& o) {
         // The full result completed after it was shown, e.g. the field tree's measured error.
         // It is the same frame unless the error made the tree evaluate again, tighter.
         s.result = std::move(ev->result);
-        std::fprintf(stderr, "simscope: %s follow-up shown: %s\n", s.workload_name.c_str(),
-                     tree_status(s).c_str());
+        shown_lines.push_back("simscope: " + s.workload_name + " follow-up shown: " +
+                              tree_status(s));
         ++s.result_serial;
         s.image_dirty = true;
         s.extras->on_result(s);
@@ -519,9 +563,27 @@ int run_gui(const RunOptions& o) {
         s.result = std::move(ev->result);
         run_error.clear();
         if (log_shown) {
+          // "(computed in S s; 131 ms after its input; plane.offset=300)": the time since its
+          // parameters were submitted, when they are the newest, and the parameters that
+          // changed since the last result logged; then the tree's status.
+          std::string line = "simscope: " + s.workload_name + " result shown (computed in ";
+          char buf[96];
+          std::snprintf(buf, sizeof buf, "%.3f s", seconds);
+          line += buf;
+          const std::string view_param = s.worker->workload().view_param();
+          if (without_view(s.result->params, view_param) == without_view(s.submitted, view_param)) {
+            const double ms = std::chrono::duration<double, std::milli>(
+                                  std::chrono::steady_clock::now() - s.submitted_at).count();
+            std::snprintf(buf, sizeof buf, "; %.0f ms after its input", ms);
+            line += buf;
+          }
+          if (last_shown) {
+            const std::string changed = changed_params(*last_shown, s.result->params);
+            if (!changed.empty()) line += "; " + changed;
+          }
+          last_shown = s.result->params;
           const std::string t = tree_status(s);
-          std::fprintf(stderr, "simscope: %s result shown (computed in %.3f s)%s%s\n",
-                       s.workload_name.c_str(), seconds, t.empty() ? "" : ": ", t.c_str());
+          shown_lines.push_back(line + ")" + (t.empty() ? "" : ": ") + t);
         }
         ++s.result_serial;
         s.error.clear();
@@ -582,9 +644,12 @@ int run_gui(const RunOptions& o) {
       submit(s, *s.pending_command);
       s.pending_command.reset();
     }
+    // A number typed into a field (Ctrl+click) changes the parameter at each keystroke: it
+    // runs once the typing ends (Return, or focus elsewhere), not for "-7" and "-70" of "-700".
+    const bool typing = ImGui::IsAnyItemActive() && ImGui::GetIO().WantTextInput;
     if ((changed || without_view(s.params, s.worker->workload().view_param()) !=
                         without_view(s.submitted, s.worker->workload().view_param())) &&
-        !s.paused)
+        !s.paused && !typing)
       submit(s);
 
     if (plane_kind && s.result && !s.view_message.empty())
@@ -629,6 +694,10 @@ int run_gui(const RunOptions& o) {
       }
     }
     window.hooks().swap_buffers();
+    pacer.drawn(glfwGetTime());
+    for (const std::string& line : shown_lines)  // the frame showing them is drawn
+      std::fprintf(stderr, "%s\n", line.c_str());
+    shown_lines.clear();
     if (!s.switch_to.empty()) {
       if (s.switch_to != s.workload_name) switch_workload(s, s.switch_to);
       s.switch_to.clear();

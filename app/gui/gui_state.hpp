@@ -1,5 +1,6 @@
 #pragma once
 /// @file The state the window's panels share: the session, the worker, the shown result.
+#include <chrono>
 #include <deque>
 #include <map>
 #include <memory>
@@ -30,6 +31,7 @@ struct GuiState {
   BackendChoice backend;
   std::string backend_request = "auto";
   ParamSet submitted;  ///< what was last submitted to the worker
+  std::chrono::steady_clock::time_point submitted_at;  ///< when
   double last_full_seconds = 0;
 
   // what is shown

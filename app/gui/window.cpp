@@ -9,6 +9,81 @@
 
 namespace simscope::app::gui {
 namespace {
+
+/// Events since the last take_events(); one window at a time watches (the process has one).
+std::atomic<unsigned> g_events{0};
+/// wake() calls since the last take_events().
+std::atomic<unsigned> g_wakes{0};
+
+// The callbacks installed before watch_events(), which the counting ones chain to.
+GLFWkeyfun g_key = nullptr;
+GLFWcharfun g_char = nullptr;
+GLFWmousebuttonfun g_button = nullptr;
+GLFWcursorposfun g_cursor = nullptr;
+GLFWcursorenterfun g_enter = nullptr;
+GLFWscrollfun g_scroll = nullptr;
+GLFWwindowfocusfun g_focus = nullptr;
+GLFWwindowsizefun g_size = nullptr;
+GLFWframebuffersizefun g_fb_size = nullptr;
+GLFWwindowrefreshfun g_refresh = nullptr;
+GLFWwindowiconifyfun g_iconify = nullptr;
+GLFWwindowcontentscalefun g_scale = nullptr;
+GLFWdropfun g_drop = nullptr;
+
+void count() { g_events.fetch_add(1, std::memory_order_relaxed); }
+
+void counted_key(GLFWwindow* w, int key, int scancode, int action, int mods) {
+  count();
+  if (g_key) g_key(w, key, scancode, action, mods);
+}
+void counted_char(GLFWwindow* w, unsigned c) {
+  count();
+  if (g_char) g_char(w, c);
+}
+void counted_button(GLFWwindow* w, int button, int action, int mods) {
+  count();
+  if (g_button) g_button(w, button, action, mods);
+}
+void counted_cursor(GLFWwindow* w, double x, double y) {
+  count();
+  if (g_cursor) g_cursor(w, x, y);
+}
+void counted_enter(GLFWwindow* w, int entered) {
+  count();
+  if (g_enter) g_enter(w, entered);
+}
+void counted_scroll(GLFWwindow* w, double dx, double dy) {
+  count();
+  if (g_scroll) g_scroll(w, dx, dy);
+}
+void counted_focus(GLFWwindow* w, int focused) {
+  count();
+  if (g_focus) g_focus(w, focused);
+}
+void counted_size(GLFWwindow* w, int width, int height) {
+  count();
+  if (g_size) g_size(w, width, height);
+}
+void counted_fb_size(GLFWwindow* w, int width, int height) {
+  count();
+  if (g_fb_size) g_fb_size(w, width, height);
+}
+void counted_refresh(GLFWwindow* w) {
+  count();
+  if (g_refresh) g_refresh(w);
+}
+void counted_iconify(GLFWwindow* w, int iconified) {
+  count();
+  if (g_iconify) g_iconify(w, iconified);
+}
+void counted_scale(GLFWwindow* w, float x, float y) {
+  count();
+  if (g_scale) g_scale(w, x, y);
+}
+void counted_drop(GLFWwindow* w, int n, const char** paths) {
+  count();
+  if (g_drop) g_drop(w, n, paths);
+}
 std::string last_glfw_error() {
   const char* d = nullptr;
   glfwGetError(&d);
@@ -98,6 +173,42 @@ bool Window::should_close() const { return glfwWindowShouldClose(window_); }
 void Window::request_close() { glfwSetWindowShouldClose(window_, GLFW_TRUE); }
 void Window::framebuffer_size(int& w, int& h) const { glfwGetFramebufferSize(window_, &w, &h); }
 void Window::window_size(int& w, int& h) const { glfwGetWindowSize(window_, &w, &h); }
+void Window::watch_events() {
+  g_key = glfwSetKeyCallback(window_, counted_key);
+  g_char = glfwSetCharCallback(window_, counted_char);
+  g_button = glfwSetMouseButtonCallback(window_, counted_button);
+  g_cursor = glfwSetCursorPosCallback(window_, counted_cursor);
+  g_enter = glfwSetCursorEnterCallback(window_, counted_enter);
+  g_scroll = glfwSetScrollCallback(window_, counted_scroll);
+  g_focus = glfwSetWindowFocusCallback(window_, counted_focus);
+  g_size = glfwSetWindowSizeCallback(window_, counted_size);
+  g_fb_size = glfwSetFramebufferSizeCallback(window_, counted_fb_size);
+  g_refresh = glfwSetWindowRefreshCallback(window_, counted_refresh);
+  g_iconify = glfwSetWindowIconifyCallback(window_, counted_iconify);
+  g_scale = glfwSetWindowContentScaleCallback(window_, counted_scale);
+  g_drop = glfwSetDropCallback(window_, counted_drop);
+  count();  // the first frame
+}
+
+Window::Events Window::take_events() {
+  Events e;
+  e.input = g_events.exchange(0, std::memory_order_relaxed) > 0;
+  e.woken = g_wakes.exchange(0, std::memory_order_relaxed) > 0;
+  return e;
+}
+
+void Window::wait_events(double seconds) {
+  if (seconds > 0)
+    glfwWaitEventsTimeout(seconds);
+  else
+    glfwPollEvents();
+}
+
+void Window::wake() {
+  g_wakes.fetch_add(1, std::memory_order_relaxed);
+  glfwPostEmptyEvent();
+}
+
 float Window::content_scale() const {
   float x = 1, y = 1;
   glfwGetWindowContentScale(window_, &x, &y);

@@ -1,5 +1,8 @@
 #pragma once
 /// @file A GLFW window with an OpenGL 4.5 core context, and the hooks render/ needs to use it.
+/// It counts the events that may change what it shows (input, resizing, exposure, wake()), so
+/// that the loop draws only when something happened (frame_pacing.hpp).
+#include <atomic>
 #include <string>
 
 #include "render/gl_context.hpp"
@@ -26,6 +29,21 @@ class Window {
   void window_size(int& w, int& h) const;
   /// HiDPI scale; 1 on ordinary screens.
   float content_scale() const;
+
+  /// Counts from now on every event of the window: keys, characters, mouse buttons, motion,
+  /// wheel, entering, focus, size, exposure, files dropped. Chains to the callbacks installed
+  /// before (Dear ImGui's back end, KeyPresses, drop.cpp), so call it after those.
+  void watch_events();
+  /// What happened since the last call: events counted (input), wake() called (woken).
+  struct Events {
+    bool input = false, woken = false;
+  };
+  Events take_events();
+  /// Processes pending events, waiting up to `seconds` for one (0: not at all).
+  void wait_events(double seconds);
+  /// From any thread: ends the current wait_events() and is counted as `woken`, e.g. for a
+  /// worker's result.
+  static void wake();
 
  private:
   GLFWwindow* window_ = nullptr;

@@ -20,10 +20,14 @@ Worker::~Worker() {
 
 void Worker::submit(const ParamSet& params, Backend backend, bool preview_first,
                     RunCommand command,
-                    std::shared_ptr<StudyCheckpointRequest> checkpoint) {
+                    std::shared_ptr<StudyCheckpointRequest> checkpoint, Supersede supersede) {
   std::lock_guard<std::mutex> lock(mutex_);
-  pending_ = Request{params, backend, preview_first, command, std::move(checkpoint)};
-  progress_->cancel = true;  // supersede the running job
+  pending_ = Request{params, backend, preview_first, command, std::move(checkpoint), supersede};
+  if (supersede == Supersede::FinishFull && running_supersede_ == Supersede::FinishFull &&
+      phase_ == Phase::Full && !progress_->cancel)
+    finishing_ = true;  // the full run under way comes first; this request after it
+  else
+    progress_->cancel = true;  // supersede the running job
   // The clock starts at submission, so a poll before the thread takes the request reads ~0 s,
   // not the time since the steady clock's epoch.
   started_ = std::chrono::steady_clock::now();
@@ -35,6 +39,7 @@ void Worker::cancel() {
   std::lock_guard<std::mutex> lock(mutex_);
   pending_.reset();
   progress_->cancel = true;
+  finishing_ = false;
   busy_ = running_;  // a request cancelled before the thread took it leaves nothing to do
 }
 
@@ -63,25 +68,34 @@ void Worker::loop() {
     {
       std::unique_lock<std::mutex> lock(mutex_);
       running_ = false;
+      phase_ = Phase::Idle;
+      finishing_ = false;
       busy_ = pending_.has_value();
       cv_.wait(lock, [&] { return quit_ || pending_.has_value(); });
       if (quit_) return;
       req = std::move(*pending_);
       pending_.reset();
+      running_supersede_ = req.supersede;
       progress_ = std::make_shared<Progress>();
       progress = progress_;
       started_ = std::chrono::steady_clock::now();
       running_ = true;
       busy_ = true;
     }
+    // Publishes e unless a newer request superseded the job. Returns whether it did.
     auto publish = [&](Event e) {
       {
         std::lock_guard<std::mutex> lock(mutex_);
-        if (pending_ || progress->cancel) return;
+        if (progress->cancel || (pending_ && !(finishing_ && phase_ == Phase::Full))) return false;
         if (!e.follow_up) events_.clear();  // the newest result replaces those not yet polled
         events_.push_back(std::move(e));
       }
       if (notify_) notify_();
+      return true;
+    };
+    auto enter = [&](Phase p) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      phase_ = p;
     };
     try {
       // Set member by member for the whole run (no range, axis empty). An aggregate initializer
@@ -90,6 +104,7 @@ void Worker::loop() {
       run.command = req.command;
       run.defer_checks = interactive_;
       if (req.preview_first) {
+        enter(Phase::Preview);
         run.preview = true;
         RunResult preview = workload_->run(req.params, req.backend, run, progress.get());
         publish(Event{std::move(preview), {}});
@@ -97,13 +112,21 @@ void Worker::loop() {
       }
       run.preview = false;
       run.checkpoint = req.checkpoint;
+      enter(Phase::Full);
       RunResult full = workload_->run(req.params, req.backend, run, progress.get());
-      publish(Event{std::move(full), {}});
-      if (run.defer_checks) {
+      const bool shown = publish(Event{std::move(full), {}});
+      enter(Phase::FollowUp);  // from here a newer request cancels, whatever its Supersede
+      bool newer = false;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        newer = pending_.has_value();
+      }
+      if (run.defer_checks && shown && !newer) {
         // The checks the run left out, after its result is handed over; the window shows the
         // result meanwhile. A newer request cancels them with the job.
         if (std::optional<RunResult> more = workload_->follow_up(progress.get()))
           publish(Event{std::move(more), {}, true});
+        workload_->warm_up(progress.get());  // e.g. caches a first visit would fill
       }
     } catch (const Cancelled&) {
       // superseded or cancelled: the previous result stays

@@ -1,7 +1,8 @@
 #pragma once
 /// @file Runs a workload off the UI thread.
-/// A newer request cancels the running job (Progress::cancel); only the newest request runs.
-/// An optional coarse preview runs first, so a long evaluation shows something quickly.
+/// A newer request cancels the running job (Progress::cancel), or with Supersede::FinishFull
+/// lets a full run under way finish first; either way only the newest request runs next. An
+/// optional coarse preview runs first, so a long evaluation shows something quickly.
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -17,6 +18,18 @@
 
 namespace simscope::app {
 
+/// What a newer request does to the job under way (Worker::submit).
+enum class Supersede {
+  /// Cancels it at once; only the newest request's results come.
+  Cancel,
+  /// A full run under way that was itself submitted with FinishFull finishes, and its result
+  /// comes first; the newer request runs after it, and the finished run's follow-up is skipped.
+  /// A preview or follow-up under way, or any other job, is cancelled. The window's choice
+  /// while each run is short: a drag then shows a new result per run instead of none until the
+  /// mouse stops.
+  FinishFull,
+};
+
 class Worker {
  public:
   /// Takes ownership of the workload; afterwards only the worker thread touches it.
@@ -31,9 +44,11 @@ class Worker {
   /// Queues a run. `preview_first`: run a coarse preview before the full evaluation.
   /// `command`: passed to the workload (RunRequest::command).
   /// `checkpoint`: passed to the workload (RunRequest::checkpoint).
+  /// `supersede`: what this request does to the job under way (Supersede).
   void submit(const ParamSet& params, Backend backend, bool preview_first,
               RunCommand command = RunCommand::Whole,
-              std::shared_ptr<StudyCheckpointRequest> checkpoint = nullptr);
+              std::shared_ptr<StudyCheckpointRequest> checkpoint = nullptr,
+              Supersede supersede = Supersede::Cancel);
   /// The window's worker: runs ask to defer checks (RunRequest::defer_checks) and, after each
   /// full result, the workload's follow_up() runs and comes as a second event (Event::follow_up).
   /// Call before the first submit().
@@ -69,8 +84,11 @@ class Worker {
     bool preview_first;
     RunCommand command;
     std::shared_ptr<StudyCheckpointRequest> checkpoint;
+    Supersede supersede;
   };
   void loop();
+  /// What the thread is doing, for Supersede::FinishFull (guarded by mutex_).
+  enum class Phase { Idle, Preview, Full, FollowUp };
 
   std::unique_ptr<Workload> workload_;
   mutable std::mutex mutex_;
@@ -82,6 +100,9 @@ class Worker {
   std::shared_ptr<Progress> progress_;  // of the running job
   std::atomic<bool> busy_{false};
   bool running_ = false;  // the thread is inside a job (guarded by mutex_)
+  Phase phase_ = Phase::Idle;
+  Supersede running_supersede_ = Supersede::Cancel;  // the job under way's own
+  bool finishing_ = false;  // the full run under way publishes although a request is pending
   std::atomic<bool> quit_{false};
   std::chrono::steady_clock::time_point started_{};
   std::thread thread_;

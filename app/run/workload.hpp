@@ -215,6 +215,12 @@ class Workload {
   /// nothing was left out. Called on the worker thread after the run's result is handed over.
   /// Throws simscope::Cancelled.
   virtual std::optional<RunResult> follow_up(Progress* /*progress*/) { return std::nullopt; }
+  /// The window's idle time (Worker::set_interactive): called on the worker thread after a full
+  /// run and its follow-up are handed over while no newer request waits. Work that makes later
+  /// runs faster without changing their results, e.g. the field tree's leaf multipoles
+  /// (field::Evaluator::complete_cache), so that a first visit to a region costs no more than a
+  /// second. A newer request cancels it (simscope::Cancelled); what is done stays done.
+  virtual void warm_up(Progress* /*progress*/) {}
   /// The image shown for the parameter "view" of `result`. Throws simscope::Error.
   virtual ViewImage view_image(const RunResult& result, const std::string& view) const = 0;
   /// Physical coordinates of image sample (i, j) for the cursor readout, e.g. "x=1.2 y=-3 z=0".

@@ -255,6 +255,11 @@ class Evaluator {
   virtual Method method() const { return Method::Direct; }
   /// Tree method: releases the kept source tree. The next evaluation rebuilds it.
   virtual void release_cache() {}
+  /// Tree method: completes the kept cache so that later evaluations of the same sources and
+  /// order do not pay for it, i.e. makes every leaf's multipole that is otherwise made on first
+  /// use (the first evaluation near those leaves). Changes no output. Throws simscope::Cancelled
+  /// between chunks of the work; what is done stays done. Does nothing without a kept tree.
+  virtual void complete_cache(Progress* /*progress*/ = nullptr) {}
   /// Tree method, after evaluate() with Options::defer_error into `out` and nothing evaluated
   /// since: measures the error at the sample and at the error view's targets (out.tree,
   /// out.target_errors). Above the tolerance, evaluates again one rung tighter as evaluate()

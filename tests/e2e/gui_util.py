@@ -1,5 +1,7 @@
-"""Helpers for the GUI tests: run simscope in Xvfb with a script of xdotool steps, and read the
-text chunks of its screenshots without decoding the pixels."""
+"""Helpers for the GUI tests: run simscope in Xvfb with a script of xdotool steps (run_gui), or
+drive its window from Python with each log line's time noted (WindowSession, for
+tests/bench/window_drag.py), and read the text chunks of its screenshots without decoding the
+pixels."""
 import itertools
 import math
 import os
@@ -8,6 +10,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import time
 
 from simscope_test_util import png_chunks
 
@@ -164,3 +167,89 @@ def png_size_and_text(path):
     """(width, height) and the tEXt/zTXt/iTXt chunks of a PNG."""
     header, _, text = png_chunks(path)
     return (header[0], header[1]) if header else (0, 0), text
+
+
+class WindowSession:
+    """simscope's window on the current $DISPLAY, driven from Python rather than by run_gui's
+    shell script, for a bench that times inputs: starts `simscope args` (fresh settings under d,
+    working directory d, log d/gui.log) and notes when each log line first appeared, by the
+    monotonic clock (time.monotonic()), read every `poll_s` s while a wait is under way."""
+
+    def __init__(self, simscope, d, args, poll_s=0.002):
+        env = dict(os.environ, HOME=d, XDG_CONFIG_HOME=d)
+        self.log_path = os.path.join(d, "gui.log")
+        self.poll_s = poll_s
+        self.lines = []  # (monotonic time first seen, text)
+        self._partial = b""
+        self._log = open(self.log_path, "wb")
+        self._reader = open(self.log_path, "rb")
+        self.launched = time.monotonic()
+        self.proc = subprocess.Popen([simscope, *map(str, args)], stdout=self._log,
+                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                     env=env, cwd=d)
+
+    def read(self):
+        """Takes the log's new complete lines into self.lines; returns how many there are."""
+        chunk = self._reader.read()
+        if chunk:
+            now = time.monotonic()
+            data = self._partial + chunk
+            *done, self._partial = data.split(b"\n")
+            self.lines += [(now, l.decode(errors="replace")) for l in done]
+        return len(self.lines)
+
+    def wait_line(self, match, start=0, seconds=60):
+        """The first log line from index `start` on for which match(text) is true (match: a
+        function, or a fixed string the line contains), as (index, time seen, text); None when
+        `seconds` pass or simscope ends first."""
+        test = match if callable(match) else (lambda text: match in text)
+        end = time.monotonic() + seconds * slowdown()
+        k = start
+        while True:
+            self.read()
+            while k < len(self.lines):
+                if test(self.lines[k][1]):
+                    return k, self.lines[k][0], self.lines[k][1]
+                k += 1
+            if time.monotonic() > end or self.proc.poll() is not None:
+                self.read()
+                return None
+            time.sleep(self.poll_s)
+
+    def wait_window(self, seconds=60):
+        """Whether a window of this process showed up on the display within `seconds`."""
+        end = time.monotonic() + seconds * slowdown()
+        while time.monotonic() < end and self.proc.poll() is None:
+            r = subprocess.run(["xdotool", "search", "--pid", str(self.proc.pid)],
+                               capture_output=True, text=True)
+            if r.returncode == 0 and r.stdout.strip():
+                return True
+            time.sleep(0.1)
+        return False
+
+    def cpu_seconds(self):
+        """User + system CPU seconds of the simscope process so far, all its threads
+        (/proc/PID/stat utime and stime)."""
+        with open(f"/proc/{self.proc.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def stop(self, seconds=60):
+        """Ends simscope as the window's close button does (SIGTERM); returns its exit status
+        (None when it had to be killed)."""
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=seconds * slowdown())
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+                status = None
+            else:
+                status = self.proc.returncode
+        else:
+            status = self.proc.returncode
+        self.read()
+        self._log.close()
+        self._reader.close()
+        return status

@@ -26,7 +26,8 @@ const Schema& fake_schema() {
 /// Takes `ms` milliseconds in 1 ms steps, checking for cancellation; returns n as a 1x1 output.
 class FakeWorkload final : public Workload {
  public:
-  explicit FakeWorkload(std::atomic<int>* finished) : finished_(finished) {}
+  explicit FakeWorkload(std::atomic<int>* finished, std::atomic<int>* warmed = nullptr)
+      : finished_(finished), warmed_(warmed) {}
   const Schema& schema() const override { return fake_schema(); }
   RunResult run(const ParamSet& p, Backend b, const RunRequest& req, Progress* progress) override {
     if (p.get_bool("fail")) throw Error("fake: bad input");
@@ -52,11 +53,16 @@ class FakeWorkload final : public Workload {
     r.outputs.front().data = std::vector<float>{10 * r.outputs.front().host().front()};
     return r;
   }
+  void warm_up(Progress* progress) override {
+    progress->check();
+    if (warmed_) ++*warmed_;
+  }
   ViewImage view_image(const RunResult&, const std::string&) const override { return {}; }
   std::string describe_sample(const RunResult&, int, int) const override { return ""; }
 
  private:
   std::atomic<int>* finished_;
+  std::atomic<int>* warmed_;
   std::optional<RunResult> deferred_;
 };
 
@@ -131,6 +137,99 @@ TEST(Worker, AnInteractiveResultComesBeforeItsFollowUp) {
   EXPECT_TRUE(b->follow_up);
   EXPECT_EQ(b->result->outputs.front().host().front(), 40.f);
   EXPECT_FALSE(w.poll());
+}
+
+/// Waits (up to 60 s, for a loaded machine) until w's running job reports progress.
+void wait_progress(Worker& w) {
+  for (int i = 0; i < 30000 && w.progress() == 0.0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+}
+
+/// The results (not follow-ups) polled until the worker is idle and nothing is left, as n.
+std::vector<float> results_until_idle(Worker& w, std::vector<Worker::Event>* all = nullptr) {
+  std::vector<float> out;
+  for (int i = 0; i < 30000; ++i) {
+    auto e = w.poll();
+    if (!e) {
+      if (!w.busy() && !(e = w.poll())) break;
+      if (!e) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        continue;
+      }
+    }
+    if (e->result && !e->follow_up) out.push_back(e->result->outputs.front().host().front());
+    if (all) all->push_back(std::move(*e));
+  }
+  return out;
+}
+
+// The window's drag (Supersede::FinishFull, gui_app.cpp for runs of at most 1 s): requests
+// that come while a full run computes let it finish and show; only the newest of them runs
+// next, and the finished run's follow-up is skipped, since a newer result is on its way.
+TEST(Worker, FinishFullShowsTheRunUnderWayThenTheNewest) {
+  std::atomic<int> finished{0};
+  Worker w(std::make_unique<FakeWorkload>(&finished));
+  w.set_interactive(true);
+  w.submit(params(1, 300), Backend::Cpu, false, RunCommand::Whole, nullptr, Supersede::FinishFull);
+  wait_progress(w);
+  EXPECT_GT(w.progress(), 0.0);
+  for (int n = 2; n <= 5; ++n)
+    w.submit(params(n, 5), Backend::Cpu, false, RunCommand::Whole, nullptr,
+             Supersede::FinishFull);
+  std::vector<Worker::Event> all;
+  const std::vector<float> shown = results_until_idle(w, &all);
+  ASSERT_EQ(shown.size(), 2u) << "the run under way, then the newest request";
+  EXPECT_EQ(shown[0], 1.f);
+  EXPECT_EQ(shown[1], 5.f);
+  EXPECT_EQ(finished.load(), 2) << "requests 2 to 4 never ran";
+  // One follow-up: the newest's (50); the first run's (10) was skipped.
+  int follow_ups = 0;
+  for (const auto& e : all)
+    if (e.follow_up) {
+      ++follow_ups;
+      EXPECT_EQ(e.result->outputs.front().host().front(), 50.f);
+    }
+  EXPECT_EQ(follow_ups, 1);
+}
+
+// A job not submitted with FinishFull (a study, a long run) is cancelled by any newer request,
+// and so is a preview or a follow-up under way.
+TEST(Worker, FinishFullCancelsOtherJobs) {
+  std::atomic<int> finished{0};
+  Worker w(std::make_unique<FakeWorkload>(&finished));
+  w.set_interactive(true);
+  w.submit(params(1, 5000), Backend::Cpu, false);  // Supersede::Cancel
+  wait_progress(w);
+  w.submit(params(2, 5), Backend::Cpu, false, RunCommand::Whole, nullptr, Supersede::FinishFull);
+  EXPECT_EQ(results_until_idle(w), std::vector<float>{2.f});
+  EXPECT_EQ(finished.load(), 1) << "the long job was cancelled";
+
+  // A preview under way (the FakeWorkload's preview takes as long as its full run).
+  finished = 0;
+  w.submit(params(3, 5000), Backend::Cpu, true, RunCommand::Whole, nullptr,
+           Supersede::FinishFull);
+  wait_progress(w);
+  w.submit(params(4, 5), Backend::Cpu, false, RunCommand::Whole, nullptr, Supersede::FinishFull);
+  EXPECT_EQ(results_until_idle(w), std::vector<float>{4.f});
+  EXPECT_EQ(finished.load(), 1) << "the preview was cancelled, its full run never started";
+}
+
+// The window's idle time: after a full result and its follow-up, the workload's warm_up() runs
+// on the worker (e.g. the field tree's leaf multipoles); a headless worker never calls it.
+TEST(Worker, WarmUpFollowsTheFollowUpInTheWindowOnly) {
+  std::atomic<int> finished{0}, warmed{0};
+  {
+    Worker w(std::make_unique<FakeWorkload>(&finished, &warmed));
+    w.set_interactive(true);
+    w.submit(params(1, 1), Backend::Cpu, false);
+    results_until_idle(w);
+    EXPECT_EQ(warmed.load(), 1);
+  }
+  warmed = 0;
+  Worker headless(std::make_unique<FakeWorkload>(&finished, &warmed));
+  headless.submit(params(1, 1), Backend::Cpu, false);
+  results_until_idle(headless);
+  EXPECT_EQ(warmed.load(), 0);
 }
 
 TEST(Worker, AHeadlessWorkerAsksForNoFollowUp) {

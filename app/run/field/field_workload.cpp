@@ -217,6 +217,10 @@ class FieldWorkload final : public Workload {
     return r;
   }
 
+  void warm_up(Progress* progress) override {
+    if (evaluator_) evaluator_->complete_cache(progress);
+  }
+
   WorkAxis work_axis(const ParamSet& params) override {
     WorkAxis a;
     a.name = "targets";

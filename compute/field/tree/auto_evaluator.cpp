@@ -16,6 +16,9 @@ class AutoEvaluator final : public Evaluator {
   void release_cache() override {
     if (tree_) tree_->release_cache();
   }
+  void complete_cache(Progress* progress) override {
+    if (tree_) tree_->complete_cache(progress);
+  }
 
   void evaluate(const Sources& s, const Targets& t, const IndexRange& range, const Options& o,
                 Result& out, Progress* progress) override {

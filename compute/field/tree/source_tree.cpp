@@ -31,11 +31,18 @@ void SourceTree::ensure_row(std::size_t cell) const {
   while (made[cell].load(std::memory_order_acquire) != 2) std::this_thread::yield();
 }
 
-void SourceTree::ensure_all_rows() const {
+void SourceTree::ensure_all_rows(const Progress* progress) const {
   if (!made) return;
   const std::size_t C = oct.cells.size();
+  // Chunks of about 1/32 of the leaves' P2M each (a few ms at 8e6 sources), so that a newer
+  // request cancels within one.
+  const std::size_t chunk = progress ? std::max<std::size_t>(C / 32, 4096) : C;
+  for (std::size_t c0 = 0; c0 < C; c0 += chunk) {
+    progress_check(progress);
+    const std::size_t c1 = std::min(C, c0 + chunk);
 #pragma omp parallel for schedule(dynamic, 64)
-  for (std::size_t c = 0; c < C; ++c) ensure_row(c);
+    for (std::size_t c = c0; c < c1; ++c) ensure_row(c);
+  }
 }
 
 std::vector<double> SourceTree::moments_fp64() const {

@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/progress.hpp"
 #include "field/field.hpp"
 #include "field/tree/multi_index.hpp"
 #include "field/tree/octree.hpp"
@@ -76,8 +77,10 @@ struct SourceTree {
   /// instruction-set level. Thread-safe: one thread makes it, others wait for it. The tree is
   /// otherwise unchanged, so this counts as reading it.
   void ensure_row(std::size_t cell) const;
-  /// ensure_row() of every cell, with OpenMP (for copies such as moments_fp64()).
-  void ensure_all_rows() const;
+  /// ensure_row() of every cell, with OpenMP (for copies such as moments_fp64(), and the
+  /// window's idle time: Evaluator::complete_cache). With `progress`, in chunks, throwing
+  /// simscope::Cancelled between them; the rows made stay made.
+  void ensure_all_rows(const Progress* progress = nullptr) const;
   /// The multipole of `cell`, which must have one, in fp64. Returns a pointer into `moments`,
   /// or `scratch` (terms(order) doubles) filled from `moments32`.
   const double* moment(std::size_t cell, double* scratch) const {

@@ -47,6 +47,9 @@ class TreeEvaluator final : public Evaluator {
     tree_.reset();
     backend_->tree_changed();
   }
+  void complete_cache(Progress* progress) override {
+    if (tree_) tree_->ensure_all_rows(progress);
+  }
 
   void evaluate(const Sources& s, const Targets& t, const IndexRange& range, const Options& o,
                 Result& out, Progress* progress) override {

@@ -415,6 +415,41 @@ TEST(FieldTree, DeferredErrorEqualsThePlainEvaluation) {
   EXPECT_GT(r.tree.error_samples, 0u);
 }
 
+// Evaluator::complete_cache (the window's idle time: the leaves' multipoles, otherwise made on
+// first use): outputs after it equal an evaluator's that never called it, bit for bit, for a far
+// plane (no leaf row read) and planes through the sources; a cancelled completion throws
+// simscope::Cancelled and leaves an evaluator that still gives the same outputs; without a tree
+// it does nothing.
+TEST(FieldTree, CompleteCacheChangesNoOutput) {
+  const Sources s = generate_sources("uniform", 30000, 750, 6);
+  for (const bool cancelled : {false, true}) {
+    auto lazy = make_evaluator(Method::Tree, Backend::Cpu);
+    auto warm = make_evaluator(Method::Tree, Backend::Cpu);
+    warm->complete_cache();  // no tree yet: nothing
+    for (double z : {1000.0, 0.0, 300.0, -450.0}) {
+      SCOPED_TRACE("z=" + std::to_string(z));
+      const Targets t = plane(z, 24, 995);
+      Options o = tree_options(1e-5);
+      o.error_seed = 0;
+      Result a, b;
+      lazy->evaluate(s, t, o, a);
+      warm->evaluate(s, t, o, b);
+      EXPECT_EQ(a.magnitude, b.magnitude);
+      EXPECT_EQ(a.potential, b.potential);
+      EXPECT_EQ(a.ex, b.ex);
+      EXPECT_EQ(a.tree.m2l, b.tree.m2l);
+      if (cancelled) {
+        Progress p;
+        p.cancel = true;
+        EXPECT_THROW(warm->complete_cache(&p), Cancelled);
+      } else {
+        Progress p;
+        warm->complete_cache(&p);
+      }
+    }
+  }
+}
+
 // Options::restart_ladder (the Python Sources object): a kept evaluator, its tree kept, gives
 // what a new evaluator gives, bit for bit, over a sequence of planes whose ladder would
 // otherwise carry its rung from one plane to the next.

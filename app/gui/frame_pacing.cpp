@@ -1,0 +1,36 @@
+#include "frame_pacing.hpp"
+
+#include <algorithm>
+
+namespace simscope::app::gui {
+
+double FramePacer::due(const FrameNeeds& n) const {
+  const double cap =
+      1 / (n.busy && !n.animating && !result_ ? kBusyInputFramesPerSecond : kFramesPerSecond);
+  if (pending_ || settle_ > 0 || n.animating) return last_frame_ + cap;
+  if (n.busy) return last_frame_ + 1 / kBusyFramesPerSecond;
+  if (n.typing || n.tip_waiting) return last_frame_ + 1 / kTypingFramesPerSecond;
+  return std::numeric_limits<double>::infinity();
+}
+
+double FramePacer::wait_seconds(const FrameNeeds& n, double now) const {
+  return std::clamp(due(n) - now, 0.0, kWakeSeconds);
+}
+
+bool FramePacer::should_draw(const FrameNeeds& n, bool events, double now, bool result) {
+  result_ = result_ || result;
+  pending_ = pending_ || events || result;
+  return now >= due(n);
+}
+
+void FramePacer::drawn(double now) {
+  last_frame_ = now;
+  if (pending_)
+    settle_ = kSettleFrames;
+  else if (settle_ > 0)
+    --settle_;
+  pending_ = false;
+  result_ = false;
+}
+
+}  // namespace simscope::app::gui

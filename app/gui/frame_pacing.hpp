@@ -1,0 +1,53 @@
+#pragma once
+/// @file When the window draws a frame. It draws on input and on the worker's events, and
+/// kSettleFrames more after them (Dear ImGui settles hovered items and opens popups over the
+/// next frames); every frame while something animates (a sweep, --frames counting); a few
+/// frames a second while a run is under way (its progress), a text field has focus (its
+/// cursor) or a tooltip waits for its delay; otherwise none: the loop sleeps until the next event, waking kWakeSeconds apart
+/// only to look for a stop signal. Input while a run computes is drawn at no more than
+/// kBusyInputFramesPerSecond, since on 2 cores with software GL each frame takes time from the
+/// run (tests/bench/NOTES.md "The window on a user's path"). Pure logic on times in seconds;
+/// the loop in gui_app.cpp waits and polls GLFW as it says.
+#include <limits>
+
+namespace simscope::app::gui {
+
+/// What the window has going on, read before each wait.
+struct FrameNeeds {
+  bool animating = false;  ///< something advances every frame: draw as fast as allowed
+  bool busy = false;       ///< a run is under way
+  bool typing = false;     ///< a text field has focus
+  /// A tooltip waits for its delay (hover_tip.hpp): frames at kTypingFramesPerSecond, so it
+  /// shows at most 1 / that seconds late without input.
+  bool tip_waiting = false;
+};
+
+class FramePacer {
+ public:
+  static constexpr int kSettleFrames = 2;
+  static constexpr double kFramesPerSecond = 60;           ///< at most, on input or animating
+  static constexpr double kBusyInputFramesPerSecond = 20;  ///< at most, on input during a run
+  static constexpr double kBusyFramesPerSecond = 4;        ///< a run's progress without input
+  static constexpr double kTypingFramesPerSecond = 4;      ///< a text cursor's blink
+  static constexpr double kWakeSeconds = 0.25;             ///< the longest sleep
+
+  /// How long the loop may sleep at `now` waiting for events (it wakes earlier on one), at
+  /// most kWakeSeconds; 0 when a frame is due: poll and draw.
+  double wait_seconds(const FrameNeeds& n, double now) const;
+  /// Whether to draw a frame at `now`. `events`: input arrived since the last call; `result`:
+  /// the worker has something to show, which is drawn at kFramesPerSecond's cap even during a
+  /// run (it is what the user waits for). Events not drawn yet (the cap) are kept for later.
+  bool should_draw(const FrameNeeds& n, bool events, double now, bool result = false);
+  /// Call once a frame is drawn, at `now`.
+  void drawn(double now);
+
+ private:
+  /// When the next frame is due at the latest, without new events.
+  double due(const FrameNeeds& n) const;
+  double last_frame_ = -std::numeric_limits<double>::infinity();
+  bool pending_ = false;  ///< events not yet drawn
+  bool result_ = false;   ///< a worker's event not yet drawn
+  int settle_ = 0;        ///< frames still to draw after the last event's frame
+};
+
+}  // namespace simscope::app::gui
