@@ -183,7 +183,13 @@ CliParse parse_command_line(const std::vector<std::string>& argv) {
     return fail(p.errorText());
   }
   if (p.isSet(help) || p.isSet(help_all)) {
-    std::fputs(qPrintable(p.helpText()), stdout);
+    // Qt's usage line names the executable as it was started (argv[0], e.g. a build folder's
+    // path): the program's name instead.
+    QString text = p.helpText();
+    const qsizetype eol = text.indexOf('\n');
+    if (text.startsWith("Usage: ") && eol > 0 && text.left(eol).endsWith(" [options]"))
+      text = "Usage: simscope [options]" + text.mid(eol);
+    std::fputs(qPrintable(text), stdout);
     return r;
   }
   if (p.isSet("version")) {  // with the CPU kernels' level (SIMSCOPE_ISA, or this CPU's highest)
@@ -206,7 +212,11 @@ CliParse parse_command_line(const std::vector<std::string>& argv) {
     try {
       o.preset = find_preset(p.value(preset).toStdString());
     } catch (const Error& e) {
-      return fail(QString("--preset: ") + e.what());
+      // No such file and no shipped preset of that name: a bad preset, exit status 1, as for a
+      // FILE.json that does not exist (make_session), not a command-line error.
+      std::fprintf(stderr, "simscope: error: --preset: %s\n", quote_text(e.what(), 1000).c_str());
+      r.exit_code = 1;
+      return r;
     }
   }
   for (const QString& s : p.values(set)) {
