@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <tuple>
 
+#include "core/cuda_build.hpp"
 #include "core/error.hpp"
 #include "core/isa.hpp"
 #include "core/quote.hpp"
@@ -45,9 +46,15 @@ CliParse parse_command_line(const std::vector<std::string>& argv) {
     line += " " + word;
   }
   wrapped += line + "\n";
+  // What this build computes on: a CPU-only build says so, and why (its man page is this text).
+  const QString no_cuda = QString::fromStdString(cuda_build_note());
   QCommandLineParser p;
   p.setApplicationDescription(
-      "simscope: batched scientific computations on the GPU (CUDA) or CPU, shown live.\n"
+      (no_cuda.isEmpty()
+           ? QString("simscope: batched scientific computations on the GPU (CUDA) or CPU, shown "
+                     "live.\n")
+           : "simscope: batched scientific computations on the CPU, shown live. This build has "
+             "no CUDA back end\n(" + no_cuda + ").\n") +
       "\n"
       "  simscope [--workload " + QString::fromStdString(workload_names().front()) +
       "] [--preset FILE.json|NAME] [--set NAME=VALUE]... [--backend B]\n"
@@ -88,10 +95,13 @@ CliParse parse_command_line(const std::vector<std::string>& argv) {
                                "Set a parameter (repeatable; applied after the preset). See "
                                "--list-params for names, types and ranges.",
                                "NAME=VALUE");
-  const QCommandLineOption backend("backend",
-                                   "Compute back end: auto (CUDA when a device is usable, else "
-                                   "CPU), cpu or cuda (an error when unusable).",
-                                   "B", "auto");
+  const QCommandLineOption backend(
+      "backend",
+      no_cuda.isEmpty() ? QString("Compute back end: auto (CUDA when a device is usable, else "
+                                  "CPU), cpu or cuda (an error when unusable).")
+                        : QString("Compute back end: auto or cpu (this build has no CUDA back "
+                                  "end: cuda is an error)."),
+      "B", "auto");
   const QCommandLineOption headless("headless", "No window: compute, export, exit.");
   const QCommandLineOption out("out",
                                "Headless: path of the rendered view (PNG). Default "
