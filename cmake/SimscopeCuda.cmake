@@ -1,9 +1,13 @@
 # CUDA detection for simscope. Sets SIMSCOPE_HAVE_CUDA (also as an INTERNAL cache entry, so that
-# a configured tree tells which back ends it builds).
+# a configured tree tells which back ends it builds) and, for a CPU-only build,
+# SIMSCOPE_NO_CUDA_REASON: why, as the program says it at start (compute/core/backend.cpp):
+# "SIMSCOPE_CUDA=OFF", "no CUDA compiler (nvcc) was found" or what was wrong with the nvcc found.
 #   SIMSCOPE_CUDA=AUTO  use CUDA when a usable nvcc is found; otherwise a CPU-only build with a
 #                       one-line notice saying why (not found, or the nvcc found and its version)
 #   SIMSCOPE_CUDA=ON    require it (the same checks, failing the configure);  OFF  CPU-only build.
-# nvcc is looked for in CMAKE_CUDA_COMPILER, then $CUDACXX, then PATH, then /usr/local/cuda/bin.
+# nvcc is looked for in CMAKE_CUDA_COMPILER, then $CUDACXX, then PATH, then
+# SIMSCOPE_CUDA_FALLBACK_NVCC (/usr/local/cuda/bin/nvcc; tests/setup/test_cuda_fallback.sh sets
+# another to configure as on a machine without CUDA).
 # Usable means: release >= SIMSCOPE_CUDA_MIN_VERSION (12.0, the first with -std=c++20, which the
 # kernels are compiled with) and it compiles a small C++20 .cu file with this project's host
 # compiler (this catches a host compiler newer than the nvcc supports, e.g. GCC 13 with CUDA 12.0).
@@ -11,7 +15,11 @@
 # that nvidia-smi reports at configure time; without a GPU, sm_90 machine code (H100/H200)
 # plus compute_75 PTX, which the driver JIT-compiles for any other GPU CUDA 13 supports.
 set(SIMSCOPE_CUDA_MIN_VERSION 12.0)
+if(NOT DEFINED SIMSCOPE_CUDA_FALLBACK_NVCC)
+  set(SIMSCOPE_CUDA_FALLBACK_NVCC /usr/local/cuda/bin/nvcc)
+endif()
 set(SIMSCOPE_HAVE_CUDA OFF)
+set(SIMSCOPE_NO_CUDA_REASON "SIMSCOPE_CUDA=OFF")
 
 # _simscope_cuda_unusable(REASON): CPU-only with a notice (AUTO), or a configure error (ON).
 macro(_simscope_cuda_unusable reason)
@@ -19,6 +27,7 @@ macro(_simscope_cuda_unusable reason)
     message(FATAL_ERROR "SIMSCOPE_CUDA=ON but ${reason}")
   else()
     message(NOTICE "simscope: ${reason} - building the CPU back end only")
+    set(SIMSCOPE_NO_CUDA_REASON "${reason}")
   endif()
 endmacro()
 
@@ -98,8 +107,8 @@ if(NOT SIMSCOPE_CUDA STREQUAL "OFF")
     find_program(_simscope_nvcc nvcc NO_CACHE)
     if(_simscope_nvcc)
       set(_nvcc "${_simscope_nvcc}")
-    elseif(EXISTS /usr/local/cuda/bin/nvcc)
-      set(_nvcc /usr/local/cuda/bin/nvcc)
+    elseif(EXISTS "${SIMSCOPE_CUDA_FALLBACK_NVCC}")
+      set(_nvcc "${SIMSCOPE_CUDA_FALLBACK_NVCC}")
     endif()
   endif()
   set(_usable OFF)
@@ -149,6 +158,9 @@ if(NOT SIMSCOPE_CUDA STREQUAL "OFF")
     set(CMAKE_CUDA_STANDARD_REQUIRED ON)
     find_package(CUDAToolkit REQUIRED)
     set(SIMSCOPE_HAVE_CUDA ON)
+    set(SIMSCOPE_NO_CUDA_REASON "")
   endif()
 endif()
 set(SIMSCOPE_HAVE_CUDA ${SIMSCOPE_HAVE_CUDA} CACHE INTERNAL "simscope: the CUDA back end is built")
+set(SIMSCOPE_NO_CUDA_REASON "${SIMSCOPE_NO_CUDA_REASON}" CACHE INTERNAL
+    "simscope: why this build has no CUDA back end (empty with CUDA)")

@@ -10,6 +10,9 @@
 #   P/share/doc/simscope/resources/screenshots/*.png the relative paths it names (so the installed
 #                                                    README renders with them)
 #   P/share/doc/simscope/copyright                   the copyright file (resources/debian/)
+#   P/share/doc/simscope/changelog.Debian.gz         the package's changelog (resources/debian/)
+#   P/share/lintian/overrides/simscope               lintian's overrides for the .deb, each with
+#                                                    its reason (resources/debian/lintian-overrides)
 #   P/share/simscope/presets/NAME.json               the shipped presets (resources/presets/)
 # The only resource files simscope reads at run time are the shipped presets, found from the
 # executable's folder (../share/simscope/presets, app/run/shipped_presets.cpp): the colormaps and
@@ -28,6 +31,20 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/resources/presets/
 # itself (no licence chosen yet) and the third-party code and data compiled into its binaries.
 install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/resources/debian/copyright
         DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT app)
+# The .deb's changelog (Debian's format; cmake/SimscopePackage.cmake takes the package's revision
+# from its first entry), compressed as Debian policy 12.7 wants it: gzip -9n, no name or time.
+set(_changelog ${PROJECT_SOURCE_DIR}/resources/debian/changelog)
+add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/debian/changelog.Debian.gz
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/debian
+  COMMAND sh -c "gzip -9nc \"$1\" > \"$2\"" sh ${_changelog}
+          ${CMAKE_BINARY_DIR}/debian/changelog.Debian.gz
+  DEPENDS ${_changelog} VERBATIM)
+add_custom_target(simscope_changelog ALL DEPENDS ${CMAKE_BINARY_DIR}/debian/changelog.Debian.gz)
+install(FILES ${CMAKE_BINARY_DIR}/debian/changelog.Debian.gz DESTINATION ${CMAKE_INSTALL_DOCDIR}
+        COMPONENT app)
+# The tags lintian reports on the .deb that this project cannot fix yet, each with its reason.
+install(FILES ${PROJECT_SOURCE_DIR}/resources/debian/lintian-overrides
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/lintian/overrides RENAME simscope COMPONENT app)
 # README.md shows resources/screenshots/*.png by relative path: installed at the same place
 # relative to the installed README (tests/install/test_install.sh checks every image link).
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/resources/screenshots/
@@ -58,20 +75,24 @@ else()
                   "as SVG only")
 endif()
 
-# The man page, from `simscope --help` and `--version`. help2man runs the program found on a PATH
-# whose first folder holds a link named simscope, so that the usage line says "simscope" and not
-# the build folder's path.
+# The man page, from `simscope --help` (whose usage line names simscope, whatever path runs it, and
+# whose description says what this build computes on) and `--version`. Its one-line name, too,
+# says what this build has: a CPU-only build's does not name the GPU.
 find_program(SIMSCOPE_HELP2MAN help2man)
 if(SIMSCOPE_HELP2MAN)
   set(_mandir ${CMAKE_BINARY_DIR}/man)
+  if(SIMSCOPE_HAVE_CUDA)
+    set(_on "on the GPU (CUDA) or CPU")
+  else()
+    set(_on "on the CPU")
+  endif()
   add_custom_command(OUTPUT ${_mandir}/simscope.1.gz
-    COMMAND ${CMAKE_COMMAND} -E make_directory ${_mandir}/bin
-    COMMAND ${CMAKE_COMMAND} -E create_symlink $<TARGET_FILE:simscope> ${_mandir}/bin/simscope
-    COMMAND ${CMAKE_COMMAND} -E env PATH=${_mandir}/bin:$ENV{PATH} QT_QPA_PLATFORM=offscreen
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${_mandir}
+    COMMAND ${CMAKE_COMMAND} -E env QT_QPA_PLATFORM=offscreen
             ${SIMSCOPE_HELP2MAN} --no-info --section=1
-            "--name=batched scientific computations on the GPU or CPU, shown live"
+            "--name=batched scientific computations ${_on}, shown live"
             --include=${PROJECT_SOURCE_DIR}/resources/man/simscope.h2m
-            --output=${_mandir}/simscope.1 simscope
+            --output=${_mandir}/simscope.1 $<TARGET_FILE:simscope>
     COMMAND gzip -9nf ${_mandir}/simscope.1
     DEPENDS simscope ${PROJECT_SOURCE_DIR}/resources/man/simscope.h2m VERBATIM)
   add_custom_target(simscope_man ALL DEPENDS ${_mandir}/simscope.1.gz)

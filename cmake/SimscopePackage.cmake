@@ -4,17 +4,34 @@
 # names: libqt6core6, libglfw3, libpng16-16, libopenmpi3, libegl1, ...), plus the files and
 # programs it reads at run time. A CUDA build makes no .deb (its libcudart and libcublas come from
 # NVIDIA's toolkit, no Debian package): cpack stops with a message; install it with cmake --install.
-# tests/install/test_deb.sh builds the .deb from a CPU build folder and checks its lists.
+# Version: the project's, with the Debian revision of resources/debian/changelog's first entry
+# (simscope (0.1.0-1) ...: 0.1.0-1), which must be for the project's version. The changelog is
+# installed as changelog.Debian.gz and resources/debian/lintian-overrides as the package's
+# overrides (cmake/SimscopeInstall.cmake): lintian accepts the .deb with those alone.
+# tests/install/test_deb.sh builds the .deb from a CPU build folder, checks its lists and runs
+# lintian on it.
+file(STRINGS ${PROJECT_SOURCE_DIR}/resources/debian/changelog _entry LIMIT_COUNT 1)
+if(NOT _entry MATCHES "^simscope \\(([^ )]+)-([^ )-]+)\\) ")
+  message(FATAL_ERROR "resources/debian/changelog: the first line is '${_entry}', expected "
+                      "'simscope (VERSION-REVISION) DISTRIBUTION; urgency=...'")
+endif()
+if(NOT CMAKE_MATCH_1 STREQUAL PROJECT_VERSION)
+  message(FATAL_ERROR "resources/debian/changelog: the first entry is for ${CMAKE_MATCH_1}, the "
+                      "project is ${PROJECT_VERSION}: add an entry for it")
+endif()
+set(CPACK_DEBIAN_PACKAGE_RELEASE ${CMAKE_MATCH_2})
 set(CPACK_PACKAGE_NAME simscope)
 set(CPACK_PACKAGE_VENDOR "simscope")
 set(CPACK_PACKAGE_CONTACT "simscope developers <simscope@localhost>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
     "batched scientific computations on the CPU, shown live")
+# The extended description: lines of at most 80 characters (Debian policy 5.6.13).
 set(CPACK_PACKAGE_DESCRIPTION
-    "simscope runs batched scientific computations (the field of millions of point charges,
-per-pixel least squares, ensembles of oscillator networks) as multithreaded C++ and draws
-the results live while you turn the knobs; headless runs write .npy files, a PNG and
-run.json. Includes the Python module (import simscope). This package is the CPU build.")
+    "simscope runs batched scientific computations (the field of millions of point
+charges, per-pixel least squares, ensembles of oscillator networks) as
+multithreaded C++ and draws the results live while you turn the knobs; headless
+runs write .npy files, a PNG and run.json. Includes the Python module (import
+simscope). This package is the CPU build: it has no CUDA back end.")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)
 set(CPACK_GENERATOR DEB)

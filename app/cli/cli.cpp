@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <tuple>
 
+#include "core/cuda_build.hpp"
 #include "core/error.hpp"
 #include "core/isa.hpp"
 #include "core/quote.hpp"
@@ -45,9 +46,15 @@ CliParse parse_command_line(const std::vector<std::string>& argv) {
     line += " " + word;
   }
   wrapped += line + "\n";
+  // What this build computes on: a CPU-only build says so, and why (its man page is this text).
+  const QString no_cuda = QString::fromStdString(cuda_build_note());
   QCommandLineParser p;
   p.setApplicationDescription(
-      "simscope: batched scientific computations on the GPU (CUDA) or CPU, shown live.\n"
+      (no_cuda.isEmpty()
+           ? QString("simscope: batched scientific computations on the GPU (CUDA) or CPU, shown "
+                     "live.\n")
+           : "simscope: batched scientific computations on the CPU, shown live. This build has "
+             "no CUDA back end\n(" + no_cuda + ").\n") +
       "\n"
       "  simscope [--workload " + QString::fromStdString(workload_names().front()) +
       "] [--preset FILE.json|NAME] [--set NAME=VALUE]... [--backend B]\n"
@@ -88,10 +95,13 @@ CliParse parse_command_line(const std::vector<std::string>& argv) {
                                "Set a parameter (repeatable; applied after the preset). See "
                                "--list-params for names, types and ranges.",
                                "NAME=VALUE");
-  const QCommandLineOption backend("backend",
-                                   "Compute back end: auto (CUDA when a device is usable, else "
-                                   "CPU), cpu or cuda (an error when unusable).",
-                                   "B", "auto");
+  const QCommandLineOption backend(
+      "backend",
+      no_cuda.isEmpty() ? QString("Compute back end: auto (CUDA when a device is usable, else "
+                                  "CPU), cpu or cuda (an error when unusable).")
+                        : QString("Compute back end: auto or cpu (this build has no CUDA back "
+                                  "end: cuda is an error)."),
+      "B", "auto");
   const QCommandLineOption headless("headless", "No window: compute, export, exit.");
   const QCommandLineOption out("out",
                                "Headless: path of the rendered view (PNG). Default "
@@ -190,7 +200,13 @@ CliParse parse_command_line(const std::vector<std::string>& argv) {
     return fail(p.errorText());
   }
   if (p.isSet(help) || p.isSet(help_all)) {
-    std::fputs(qPrintable(p.helpText()), stdout);
+    // Qt's usage line names the executable as it was started (argv[0], e.g. a build folder's
+    // path): the program's name instead.
+    QString text = p.helpText();
+    const qsizetype eol = text.indexOf('\n');
+    if (text.startsWith("Usage: ") && eol > 0 && text.left(eol).endsWith(" [options]"))
+      text = "Usage: simscope [options]" + text.mid(eol);
+    std::fputs(qPrintable(text), stdout);
     return r;
   }
   if (p.isSet("version")) {  // with the CPU kernels' level (SIMSCOPE_ISA, or this CPU's highest)
@@ -213,7 +229,11 @@ CliParse parse_command_line(const std::vector<std::string>& argv) {
     try {
       o.preset = find_preset(p.value(preset).toStdString());
     } catch (const Error& e) {
-      return fail(QString("--preset: ") + e.what());
+      // No such file and no shipped preset of that name: a bad preset, exit status 1, as for a
+      // FILE.json that does not exist (make_session), not a command-line error.
+      std::fprintf(stderr, "simscope: error: --preset: %s\n", quote_text(e.what(), 1000).c_str());
+      r.exit_code = 1;
+      return r;
     }
   }
   for (const QString& s : p.values(set)) {

@@ -438,7 +438,8 @@ int run_gui(const RunOptions& o) {
   // A screenshot that could not be written fails now, not after the window has run.
   if (!o.screenshot.empty()) check_output_file(o.screenshot, "");
   Session session = make_session(o);
-  std::fprintf(stderr, "simscope: %s\n", session.backend.notice.c_str());
+  if (!o.quiet && !session.backend.notice.empty())  // --quiet: errors and warnings only
+    std::fprintf(stderr, "simscope: %s\n", session.backend.notice.c_str());
   QSettings settings;
   const int win_w = std::clamp(settings.value("window/width", 1280).toInt(), 320, 8192);
   const int win_h = std::clamp(settings.value("window/height", 800).toInt(), 240, 8192);

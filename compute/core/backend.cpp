@@ -1,5 +1,6 @@
 #include "core/backend.hpp"
 
+#include "core/cuda_build.hpp"
 #include "core/error.hpp"
 #include "core/isa.hpp"
 
@@ -9,7 +10,8 @@ const char* to_string(Backend b) { return b == Backend::Cuda ? "cuda" : "cpu"; }
 
 #ifndef SIMSCOPE_HAVE_CUDA
 const CudaStatus& cuda_status() {
-  static const CudaStatus s{false, false, "", "this build has no CUDA back end (nvcc was not found)", 0};
+  static const CudaStatus s{false, false, "",
+                            "this build has no CUDA back end (" + cuda_build_note() + ")", 0};
   return s;
 }
 double cuda_memory_used_bytes() { return 0; }
@@ -31,6 +33,8 @@ BackendChoice choose_backend(const std::string& requested) {
   if (s.usable) return {Backend::Cuda, "using the CUDA back end on " + s.device};
   if (requested == "cuda")
     throw Error("--backend cuda: no usable CUDA device (" + s.reason + ")");
+  // A CPU-only build says what it is; a CUDA build without a usable device, why not.
+  if (!s.compiled) return {Backend::Cpu, s.reason + ": using the CPU back end"};
   return {Backend::Cpu, "CUDA unavailable (" + s.reason + "): using the CPU back end"};
 }
 

@@ -24,6 +24,7 @@
 #include "core/error.hpp"
 #include "io/csv.hpp"
 #include "io/npy.hpp"
+#include "lsq/cube_file.hpp"
 #include "lsq/lsq.hpp"
 #include "lsq/lsq_internal.hpp"
 
@@ -167,9 +168,34 @@ void refuse_inf_entries(Cube& c, const std::string& path) {
   c.generation = detail::next_generation();
 }
 
-Cube load_cube(const std::string& path, bool refuse_inf) {
+/// A cube's file name as load_cube() takes it.
+static void check_cube_name(const std::string& path) {
   if (lower_extension(path) != ".npy")
     throw Error(path + ": the data cube must be a .npy file of shape (M, H, W)");
+}
+/// A cube's dtype and shape as load_cube() and cube_from_npy() take them; `shape_text` is
+/// `shape` as numpy prints it.
+static void check_cube_layout(io::DType dtype, const std::vector<std::size_t>& shape,
+                              const std::string& shape_text, const std::string& path) {
+  if (dtype != io::DType::Float32 && dtype != io::DType::Float64)
+    throw Error(path + ": dtype " + io::to_string(dtype) +
+                "; the data cube must be float32 or float64 (NaN marks a missing value)");
+  if (shape.size() != 3)
+    throw Error(path + ": shape " + shape_text + " has " + std::to_string(shape.size()) +
+                " dimension" + (shape.size() == 1 ? "" : "s") +
+                "; expected a cube (M, H, W): M observations of H x W pixels");
+  if (std::find(shape.begin(), shape.end(), std::size_t(0)) != shape.end())
+    throw Error(path + ": shape " + shape_text + " is empty");
+}
+
+void check_cube_file(const std::string& path) {
+  check_cube_name(path);
+  const io::NpyHeader h = io::read_npy_header(path, "float32 or float64 (the data cube)");
+  check_cube_layout(h.dtype, h.shape, h.shape_text(), path);
+}
+
+Cube load_cube(const std::string& path, bool refuse_inf) {
+  check_cube_name(path);
   std::error_code ec;
   const auto fsize = std::filesystem::file_size(path, ec);
   if (!ec) {
@@ -183,14 +209,7 @@ Cube load_cube(const std::string& path, bool refuse_inf) {
 }
 
 Cube cube_from_npy(io::NpyArray a, const std::string& path, bool refuse_inf) {
-  if (a.dtype != io::DType::Float32 && a.dtype != io::DType::Float64)
-    throw Error(path + ": dtype " + io::to_string(a.dtype) +
-                "; the data cube must be float32 or float64 (NaN marks a missing value)");
-  if (a.shape.size() != 3)
-    throw Error(path + ": shape " + a.shape_text() + " has " + std::to_string(a.shape.size()) +
-                " dimension" + (a.shape.size() == 1 ? "" : "s") +
-                "; expected a cube (M, H, W): M observations of H x W pixels");
-  if (a.size() == 0) throw Error(path + ": shape " + a.shape_text() + " is empty");
+  check_cube_layout(a.dtype, a.shape, a.shape_text(), path);
   Cube c;
   c.m = a.shape[0], c.height = a.shape[1], c.width = a.shape[2];
   c.dtype = a.dtype;

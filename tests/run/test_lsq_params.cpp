@@ -74,12 +74,23 @@ TEST(LsqParams, MakeProblemFromParameters) {
   EXPECT_EQ(t.truth.size(), 2u * 20);
 }
 
+// The data file is named first: a missing cube before design.file is asked for or read.
 TEST(LsqParams, AFileThatCannotBeReadIsNamedByItsParameter) {
+  write_files();
   ParamSet p = schema().defaults();
   p.set("data.file", std::string("/nonexistent/cube.npy"));
+  const std::string alone = error_of([&] { make_problem(p); });
+  EXPECT_EQ(alone.rfind("data.file: /nonexistent/cube.npy: cannot open", 0), 0u) << alone;
   p.set("design.file", std::string("/nonexistent/A.npy"));
-  EXPECT_EQ(error_of([&] { make_problem(p); }).rfind("design.file: /nonexistent/A.npy: cannot open", 0),
-            0u);
+  const std::string both = error_of([&] { make_problem(p); });
+  EXPECT_EQ(both.rfind("data.file: /nonexistent/cube.npy: cannot open", 0), 0u) << both;
+  p.set("data.file", path("f_A.npy"));  // a .npy, but no cube: its shape is named, not design.file
+  const std::string flat = error_of([&] { make_problem(p); });
+  EXPECT_EQ(flat.rfind("data.file: " + path("f_A.npy") + ": shape (6, 2) has 2 dimensions", 0), 0u)
+      << flat;
+  p.set("data.file", path("f_cube.npy"));
+  const std::string design = error_of([&] { make_problem(p); });
+  EXPECT_EQ(design.rfind("design.file: /nonexistent/A.npy: cannot open", 0), 0u) << design;
 }
 
 TEST(LsqParams, ParametersAndOptions) {

@@ -2,6 +2,7 @@
 #include "lsq/lsq_params.hpp"
 
 #include "core/error.hpp"
+#include "lsq/cube_file.hpp"
 #include "lsq/observed_mask.hpp"
 #include "params/file_param.hpp"
 
@@ -119,6 +120,12 @@ Synth make_problem(const ParamSet& p) {
   const std::string& data = p.get_string("data.file");
   const std::string& design = p.get_string("design.file");
   if (!data.empty()) {
+    // The data file first (its header only: the cube is read last): a missing or unreadable
+    // cube is named before design.file is asked for or read.
+    app::read_file_param("data.file", [&] {
+      check_cube_file(data);
+      return 0;
+    });
     if (design.empty())
       throw Error("design.file: needed with data.file (the (M, N) design matrix A)");
     Synth s;

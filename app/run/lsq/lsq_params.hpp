@@ -16,7 +16,8 @@ Options options_from(const ParamSet& p);
 
 /// The problem a ParamSet asks for: data.file with design.file when data.file is set, and both
 /// are needed; the generator with design.file's A when only design.file is set; else the
-/// generator alone. `truth` is empty for file data. Throws simscope::Error as the loaders do.
+/// generator alone. `truth` is empty for file data. Throws simscope::Error as the loaders do;
+/// a data.file that cannot be read is named before a missing or unreadable design.file.
 Synth make_problem(const ParamSet& p);
 
 }  // namespace simscope::lsq

@@ -68,6 +68,7 @@ long_edges = write("long_edges.txt", "0 " + "1" * 60000 + "x\n", "w")
 # An lsq cube of a dtype the reader cannot read: the message lists what the cube accepts.
 np.save(os.path.join(d, "A.npy"), rng.standard_normal((6, 2)))
 np.save(os.path.join(d, "cube_i2.npy"), np.ones((6, 3, 4), np.int16))
+np.save(os.path.join(d, "cube_f8.npy"), np.ones((6, 3, 4)))
 np.save(os.path.join(d, "cube_f2.npy"), np.ones((6, 3, 4), np.float16))
 np.save(os.path.join(d, "sources_i2.npy"), np.ones((10, 4), np.int16))
 np.save(os.path.join(d, "init_f2.npy"), np.ones((100, 2), np.float16))
@@ -127,6 +128,23 @@ cases = [
      ['"grid.size"', 'under "params"']),
     ("preset seed above its maximum", ["--preset", big_seed], ["big_seed.json"], 1,
      ["sources.seed", "9007199254740993"]),
+    # A missing cube is named first, before design.file is asked for or read (issue 44).
+    ("lsq missing cube, no design.file", ["--workload", "lsq", "--set", f"data.file={d}/nocube.npy"],
+     ["nocube.npy"], 1, ["simscope: error: data.file: ", "nocube.npy: cannot open"], ["design.file"]),
+    ("lsq missing cube and design.file", ["--workload", "lsq", "--set", f"data.file={d}/nocube.npy",
+                                          "--set", f"design.file={d}/noA.npy"],
+     ["nocube.npy"], 1, ["simscope: error: data.file: ", "nocube.npy: cannot open"], ["noA.npy"]),
+    ("lsq cube of the wrong shape, no design.file",
+     ["--workload", "lsq", "--set", f"data.file={files['shape5']}"], ["shape5.npy"], 1,
+     ["data.file: ", "expected a cube (M, H, W)"], ["design.file"]),
+    ("lsq good cube, no design.file", ["--workload", "lsq", "--set", f"data.file={d}/cube_f8.npy"],
+     ["design.file"], 1, ["design.file: needed with data.file"]),
+    # A preset that is not there: exit status 1 (a bad preset), named or given as a path.
+    ("missing preset by name", ["--preset", "nosuch"], ["'nosuch'"], 1,
+     ["simscope: error: --preset: ", "no shipped preset of that name", "shipped: seed-field"],
+     ["see --help"]),
+    ("missing preset file", ["--preset", f"{d}/missing.json"], ["missing.json"], 1,
+     ["simscope: error: ", "cannot open"]),
     ("lsq int16 cube", lsq + ["--set", f"data.file={d}/cube_i2.npy"], ["cube_i2.npy"], 1,
      ["int16", "float32 or float64"], ["int32", "int64", "uint8"]),
     ("lsq float16 cube", lsq + ["--set", f"data.file={d}/cube_f2.npy"], ["cube_f2.npy"], 1,

@@ -15,6 +15,9 @@ simscope = sys.argv[1]
 c = Checker()
 p = run(simscope, "--help")
 c.check(p.returncode == 0, "--help exits 0")
+# The usage line names the program, not the path it was started by (here the build folder's).
+c.check(p.stdout.splitlines()[0] == "Usage: simscope [options]",
+        f"--help's usage line: {p.stdout.splitlines()[0]!r}")
 for opt in ["--workload", "--preset", "--set", "--backend", "--headless", "--out ", "--out-dir",
             "--list-params", "--frames", "--screenshot", "--image-size", "--no-image", "--version"]:
     c.check(opt in p.stdout, f"--help lists {opt.strip()}")
@@ -104,8 +107,9 @@ c.check(ok and params.get("synth.observations") == 50 and params.get("synth.unkn
         f"--preset seed-lsq-rank: 50 observations for 100 unknowns, --set on top ({p.returncode}: "
         f"{p.stderr.strip()[-200:]!r}, {params.get('synth.observations')})")
 p = run(simscope, "--headless", "--preset", "seed-lsqq")
-c.check(p.returncode == 2 and "(did you mean 'seed-lsq'?)" in p.stderr and "shipped: seed-field" in p.stderr,
-        f"a misspelt preset name: exit 2, the nearest and the shipped names ({p.stderr.strip()!r})")
+c.check(p.returncode == 1 and "(did you mean 'seed-lsq'?)" in p.stderr and "shipped: seed-field" in p.stderr,
+        f"a misspelt preset name: exit 1 (a bad preset), the nearest and the shipped names "
+        f"({p.stderr.strip()!r})")
 
 # Preset: written by hand (as JSON), applied, then --set wins over the preset.
 d = scratch("cli_preset")
