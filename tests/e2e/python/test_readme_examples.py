@@ -1,17 +1,25 @@
-"""The README's Python examples run as printed: every ```python block of README.md that starts
+"""The Python examples of README.md and docs/ run as printed: every ```python block that starts
 with an import (the others are excerpts beside a loop, e.g. "the three original questions")."""
+import glob
 import os
 import re
 
 import pytest
 
-README = os.path.join(os.path.dirname(__file__), "..", "..", "..", "README.md")
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "..")
+PAGES = [os.path.join(ROOT, "README.md")] + sorted(
+    glob.glob(os.path.join(ROOT, "docs", "**", "*.md"), recursive=True))
 
 
 def blocks():
-    text = open(README, encoding="utf-8").read()
-    found = re.findall(r"^```python\n(.*?)^```", text, flags=re.S | re.M)
-    return [b for b in found if b.lstrip().startswith(("import ", "from "))]
+    found = []
+    for page in PAGES:
+        text = open(page, encoding="utf-8").read()
+        name = os.path.relpath(page, ROOT)
+        for i, b in enumerate(re.findall(r"^```python\n(.*?)^```", text, flags=re.S | re.M)):
+            if b.lstrip().startswith(("import ", "from ")):
+                found.append((f"{name} python block {i}", b))
+    return found
 
 
 def test_there_are_examples():
@@ -21,5 +29,5 @@ def test_there_are_examples():
 @pytest.mark.parametrize("index", range(len(blocks())))
 def test_example_runs_as_printed(index, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # an example that writes files writes them here
-    code = blocks()[index]
-    exec(compile(code, f"README.md python block {index}", "exec"), {"__name__": "__readme__"})
+    name, code = blocks()[index]
+    exec(compile(code, name, "exec"), {"__name__": "__readme__"})
