@@ -165,3 +165,50 @@ def test_example_runs_as_printed(index, tmp_path, monkeypatch):
     print(f"{name}: {seconds:.2f} CPU s ({time.monotonic() - wall:.2f} s wall)")
     assert seconds <= BLOCK_SECONDS, (f"{name}: {seconds:.1f} CPU seconds, above "
                                       f"{BLOCK_SECONDS:.0f}: make the example smaller")
+
+
+# docs/index.md's tasks: each links to a section whose first example in scope does the task
+# (matches the pattern), run above, or is marked with a reason naming the test that runs it.
+TASKS = {
+    "cli.md#exploring-a-result-probes-profiles-comparisons-sweeps":
+        (r"--sweep plane\.offset=", None),
+    "python.md#the-module": (r"simscope\.lsq\([^)]*mask=", None),
+    "clusters.md#clusters-slurm": (r"sbatch .*examples/slurm/study\.sbatch", "e2e_slurm"),
+    "install.md#installing": (r"apt install \./dist/simscope_", "install.deb"),
+    "lsq.md#the-lsq-workload-per-pixel-least-squares-with-gaps":
+        (r"--set data\.file=\S+\.npy --set design\.file=\S+\.npy", None),
+}
+
+
+def slug(heading):
+    s = re.sub(r"`", "", heading.strip().lower())
+    return re.sub(r"[^\w\- ]", "", s).replace(" ", "-")
+
+
+def test_index_tasks_lead_to_their_examples():
+    docs = os.path.join(ROOT, "docs")
+    index = open(os.path.join(docs, "index.md"), encoding="utf-8").read()
+    tasks = re.search(r"^## Tasks\n(.*?)^## ", index, flags=re.S | re.M)
+    assert tasks, "docs/index.md has no ## Tasks section"
+    links = re.findall(r"^- \[[^\]]+\]\(([^)]+)\)", tasks.group(1), flags=re.M)
+    assert sorted(links) == sorted(TASKS), f"docs/index.md's tasks {links}, expected {list(TASKS)}"
+    for link, (pattern, runner) in TASKS.items():
+        page, anchor = link.split("#")
+        text = open(os.path.join(docs, page), encoding="utf-8").read()
+        fenced = re.sub(r"^```.*?^```", lambda m: "\n" * m.group(0).count("\n"), text,
+                        flags=re.S | re.M)
+        heads = [(fenced.count("\n", 0, m.start()) + 1, len(m.group(1)), slug(m.group(2)))
+                 for m in re.finditer(r"^(#{1,6}) +(.+?) *$", fenced, flags=re.M)]
+        at = [(n, lvl) for n, lvl, s in heads if s == anchor]
+        assert at, f"{link}: no such heading"
+        start, level = at[0]
+        end = min([n for n, lvl, _ in heads if n > start and lvl <= level] + [1 << 30])
+        inside = [b for b in BLOCKS if b[0].startswith(f"docs/{page}:")
+                  and start < int(b[0].split(":")[1].split()[0]) < end]
+        assert inside, f"{link}: no example in the section"
+        name, _, code, reason = inside[0]
+        assert re.search(pattern, code), f"{link}: its first example {name} does not do it"
+        if runner is None:
+            assert reason is None, f"{link}: its first example {name} is not run ({reason})"
+        else:
+            assert reason and runner in reason, f"{link}: {name} should name {runner} as its test"
