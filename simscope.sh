@@ -23,7 +23,7 @@
 #                                      tests use comes from a package in packages.txt
 #   ./simscope.sh --print-packages     the Debian packages of the set-up (packages.txt), one a line
 #   ./simscope.sh --help               this text
-# Packages: packages.txt (one list; README.md carries a checked copy). Installing needs root or sudo.
+# Packages: packages.txt (one list; docs/install.md carries a checked copy). Installing needs root or sudo.
 # Environment: SIMSCOPE_BUILD_DIR (default build), SIMSCOPE_SANITIZE_DIR (default build-sanitize),
 #              SIMSCOPE_CMAKE_ARGS (extra configure flags, e.g. a ccache launcher; given, they
 #              re-configure), SIMSCOPE_SKIP_APT=1 (do not install packages), SIMSCOPE_JOBS

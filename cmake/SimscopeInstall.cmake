@@ -6,9 +6,10 @@
 #   P/share/icons/hicolor/scalable/apps/simscope.svg the icon (resources/icons/), and the PNG sizes
 #   P/share/icons/hicolor/NxN/apps/simscope.png      rendered from it here by rsvg-convert
 #   P/share/man/man1/simscope.1.gz                   the man page, help2man over `simscope --help`
-#   P/share/doc/simscope/README.md                   this README, with the pictures it shows at
-#   P/share/doc/simscope/resources/screenshots/*.png the relative paths it names (so the installed
-#                                                    README renders with them)
+#   P/share/doc/simscope/README.md                   the README and the pages it links to, with
+#   P/share/doc/simscope/docs/*.md, docs/dev/*.md    the pictures they show at the relative paths
+#   P/share/doc/simscope/resources/screenshots/*.png they name (so the installed pages render
+#                                                    and link as in a clone)
 #   P/share/doc/simscope/copyright                   the copyright file (resources/debian/)
 #   P/share/doc/simscope/changelog.Debian.gz         the package's changelog (resources/debian/)
 #   P/share/lintian/overrides/simscope               lintian's overrides for the .deb, each with
@@ -45,8 +46,12 @@ install(FILES ${CMAKE_BINARY_DIR}/debian/changelog.Debian.gz DESTINATION ${CMAKE
 # The tags lintian reports on the .deb that this project cannot fix yet, each with its reason.
 install(FILES ${PROJECT_SOURCE_DIR}/resources/debian/lintian-overrides
         DESTINATION ${CMAKE_INSTALL_DATADIR}/lintian/overrides RENAME simscope COMPONENT app)
-# README.md shows resources/screenshots/*.png by relative path: installed at the same place
-# relative to the installed README (tests/install/test_install.sh checks every image link).
+# README.md shows resources/screenshots/*.png by relative path and links into docs/: both
+# installed at the same place relative to the installed README (tests/install/test_install.sh
+# and test_deb.sh check every image and link; tests/setup/check_readme_links.py that the pages
+# link only to what is installed here).
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs
+        COMPONENT app FILES_MATCHING PATTERN "*.md")
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/resources/screenshots/
         DESTINATION ${CMAKE_INSTALL_DOCDIR}/resources/screenshots COMPONENT app
         FILES_MATCHING PATTERN "*.png")

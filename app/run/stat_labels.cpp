@@ -12,7 +12,7 @@ namespace {
 using F = StatFormat;
 using S = StatShow;
 
-// One table per workload: every run.json stats key once, in the panel's order. README.md's
+// One table per workload: every run.json stats key once, in the panel's order. docs/formats.md's
 // "Stats in the window" lists the same rows; tests/run/test_stat_labels.cpp checks that each
 // key a run gives has a row.
 const std::vector<StatLabel> kField = {

@@ -2,7 +2,7 @@
 /// @file The names, units and formats of a run's stats for people: one table per workload that
 /// maps each run.json stats key (RunResult::stats and stat_texts, unchanged) to a label, a unit
 /// and a format, and the formatting helpers (SI prefixes, seconds, bytes, 2-3 significant
-/// digits). The window's "Last run" panel lays out stat_lines(); README.md's "Stats in the
+/// digits). The window's "Last run" panel lays out stat_lines(); docs/formats.md's "Stats in the
 /// window" tables list the same rows. No GUI dependency, so that a headless printout or Python
 /// may reuse it.
 #include <string>

@@ -88,6 +88,7 @@ for want in /usr/bin/simscope /usr/share/applications/simscope.desktop \
             /usr/share/icons/hicolor/48x48/apps/simscope.png \
             /usr/share/icons/hicolor/256x256/apps/simscope.png \
             /usr/share/man/man1/simscope.1.gz /usr/share/doc/simscope/README.md \
+            /usr/share/doc/simscope/docs/index.md /usr/share/doc/simscope/docs/dev/tests.md \
             /usr/share/doc/simscope/resources/screenshots/field.png \
             /usr/share/doc/simscope/resources/screenshots/window.png \
             /usr/share/doc/simscope/copyright /usr/share/doc/simscope/changelog.Debian.gz \
@@ -104,9 +105,10 @@ if grep -E 'simscope-bench|/include/|/usr/local' "$tmp/files"; then fail "unexpe
 
 # Unpacked anywhere, the program and the module run (their libraries are the system's).
 dpkg-deb -x "$deb" "$tmp/root"
-# The packaged README shows its pictures from the package's own files.
+# The packaged README shows its pictures from the package's own files, and its links into docs/
+# resolve there.
 /usr/bin/python3 "$src/tests/install/check_doc_images.py" "$tmp/root/usr/share/doc/simscope/README.md" \
-  "$tmp/root" || fail "the packaged README's image links"
+  "$tmp/root" || fail "the packaged README's image and page links"
 # Debian's /usr/share/doc/PACKAGE/copyright, machine-readable (DEP-5): simscope's own paragraph
 # (no licence chosen yet: all rights reserved) and the third-party code compiled in.
 /usr/bin/python3 "$src/tests/install/check_copyright.py" "$tmp/root/usr/share/doc/simscope/copyright" ||

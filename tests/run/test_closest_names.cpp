@@ -52,7 +52,8 @@ TEST(ClosestNames, OtherWordsSuggestTheirParameterFirst) {
 }
 
 TEST(ClosestNames, AWordAsTypedCaseIncludedComesFirst) {
-  // Issue 42: README's "K networks" is ensemble.size, though K folds to network.k's last part.
+  // Issue 42: docs/python.md's "K networks" is ensemble.size, though K folds to network.k's last
+  // part.
   const std::vector<KnownName> known = {{"network.k", {"k"}}, {"ensemble.size", {"K"}}};
   EXPECT_EQ(closest_names("K", known), std::vector<std::string>{"ensemble.size"});
   EXPECT_EQ(closest_names("k", known), std::vector<std::string>{"network.k"});

@@ -261,11 +261,11 @@ TEST(StatLabels, EveryKeyOfARunHasARow) {
   }
 }
 
-// README.md's "run.json stats in the window" tables name every row: the line with a row's key
+// docs/formats.md's "run.json stats in the window" tables name every row: the line with a row's key
 // (in backquotes) in its workload's table also has its panel name.
-TEST(StatLabels, ReadmeTablesNameEveryRow) {
-  std::ifstream in(SIMSCOPE_README);
-  ASSERT_TRUE(in) << SIMSCOPE_README;
+TEST(StatLabels, DocTablesNameEveryRow) {
+  std::ifstream in(SIMSCOPE_STATS_DOC);
+  ASSERT_TRUE(in) << SIMSCOPE_STATS_DOC;
   std::stringstream ss;
   ss << in.rdbuf();
   const std::string readme = ss.str();
@@ -278,11 +278,11 @@ TEST(StatLabels, ReadmeTablesNameEveryRow) {
     const std::string table = readme.substr(start, end - start);
     for (const StatLabel& row : stat_labels(w)) {
       const std::size_t at = table.find("`" + std::string(row.key) + "`");
-      ASSERT_NE(at, std::string::npos) << w << ": README has no row for " << row.key;
+      ASSERT_NE(at, std::string::npos) << w << ": docs/formats.md has no row for " << row.key;
       const std::size_t bol = table.rfind('\n', at) + 1, eol = table.find('\n', at);
       const std::string line = table.substr(bol, eol - bol);
       EXPECT_NE(line.find(row.label), std::string::npos)
-          << w << ": README's row of " << row.key << " lacks '" << row.label << "': " << line;
+          << w << ": docs/formats.md's row of " << row.key << " lacks '" << row.label << "': " << line;
     }
   }
 }

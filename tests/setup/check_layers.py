@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The layers' include rule (README, "Layout"), checked on a configured tree's real include paths.
+"""The layers' include rule (docs/dev/layout.md), checked on a configured tree's real include paths.
 
 Usage: check_layers.py SOURCE_DIR BUILD_DIR [--no-allowances]
 
@@ -12,7 +12,7 @@ Every #include line counts, also one inside #if. Fails (exit 1), one line per of
  - a translation unit other than app/main.cpp has the repository root or app/ on its include path
    (a target exports it, and header-only includes would bypass the layers);
  - an entry of ALLOWED is no longer used while its includer is compiled (the list only shrinks);
- - README's rule table (section "Layout") says otherwise than RULES.
+ - the rule table of docs/dev/layout.md says otherwise than RULES.
 --no-allowances checks without ALLOWED (the checker's own tests, on fixture trees).
 """
 import json
@@ -109,18 +109,20 @@ def layer_of(rel):
     return None
 
 
-def readme_mismatches(root):
-    """Where README's rule table (section "Layout") differs from RULES; none without a README."""
-    path = os.path.join(root, "README.md")
+# The page whose table states RULES for people (the whole page is its "Layout").
+LAYOUT_DOC = "docs/dev/layout.md"
+
+
+def layout_mismatches(root):
+    """Where docs/dev/layout.md's rule table differs from RULES; none without that page."""
+    path = os.path.join(root, LAYOUT_DOC)
     if not os.path.isfile(path):
         return []
     with open(path) as f:
-        text = f.read()
-    section = text[text.find("## Layout"):]
-    section = section[:section.find("\n## ", 4)]
+        section = f.read()
     rows = re.findall(r"^\| ([a-z, ]+) \| [^|]* \| ([^|]*) \|$", section, re.M)
     if not rows:
-        return ["README.md, Layout: no rule table (| Layer | Folder | May include |)"]
+        return [f"{LAYOUT_DOC}: no rule table (| Layer | Folder | May include |)"]
     problems, above = [], set()
     for names, may in rows:
         names = [n.strip() for n in names.split(",")]
@@ -138,7 +140,7 @@ def readme_mismatches(root):
             have = {"compute" if r.startswith("compute.") else r for r in RULES.get(n, {"?"})}
             have.discard(n)
             if have != want:
-                problems.append(f"README.md, Layout: {n} may include {', '.join(sorted(want))}; "
+                problems.append(f"{LAYOUT_DOC}: {n} may include {', '.join(sorted(want))}; "
                                 f"RULES here say {', '.join(sorted(have))}")
         above.update(names)
     return problems
@@ -213,7 +215,7 @@ def main(argv):
                             else:
                                 may = ", ".join(sorted({a} | RULES[a]))
                                 offences.append(f"{here} includes {there}: {a} may include only "
-                                                f"{may} (README, Layout)")
+                                                f"{may} ({LAYOUT_DOC})")
                         walk(target, dirs)
                     break
 
@@ -240,7 +242,7 @@ def main(argv):
     for entry in sorted(e for e in allowed - used if e[0] in reached):
         offences.append(f"ALLOWED entry {entry} is no longer used: remove it from "
                         "tests/setup/check_layers.py")
-    offences += readme_mismatches(root)
+    offences += layout_mismatches(root)
     for line in sorted(set(offences)):
         print(line)
     print(f"check_layers: {units_checked} translation units, {edges} includes followed, "

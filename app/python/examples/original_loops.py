@@ -2,7 +2,7 @@
 (in numpy; Numba is not in this set-up), beside one simscope call; prints both times and the
 largest difference, and fails (exit 1) where they disagree beyond what the call promises. With
 PyTorch installed (Debian's python3-torch), also the same call on torch tensors (read through
-DLPack without a copy, torch tensors back). README's loops ("Your code -> simscope") are cut
+DLPack without a copy, torch tensors back). docs/python.md's loops ("Your code -> simscope") are cut
 from this file (python.test_original_loops checks that they appear here as printed).
 Sizes are cut down from the originals so that the loops finish in seconds on a small machine;
 --small cuts them further (the test runs that).

@@ -143,8 +143,10 @@ json.dump({"simscope_preset": 7, "workload": "field", "params": {}}, open(os.pat
 p = run(simscope, "--headless", "--preset", os.path.join(sub, "v7.json"), "--out-dir", os.path.join(d, "v7"))
 c.check(p.returncode == 1 and "v7.json" in p.stderr and "format" in p.stderr, "an unknown preset format is refused")
 
-# One headless run without --out-dir, with --out, from a float64 sources file (README "Using it").
-readme = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "README.md")).read()
+# One headless run without --out-dir, with --out, from a float64 sources file (docs/cli.md).
+docs = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "docs")
+cli_doc = open(os.path.join(docs, "cli.md"), encoding="utf-8").read()
+lsq_doc = open(os.path.join(docs, "lsq.md"), encoding="utf-8").read()
 d32 = scratch("cli_defaults")
 n, hw, z0 = 8, 1.0, 0.3
 tg = plane_targets("xy", z0, n, hw)
@@ -160,15 +162,15 @@ p = subprocess.run([simscope, "--headless", "--backend", "cpu", "--set", "source
                     f"plane.offset={z0}", "--set", "precision=fp64", "--out", "img.png",
                     "--image-size", "160x120"], capture_output=True, text=True, cwd=d32, timeout=120)
 c.check(p.returncode == 0, f"headless run without --out-dir, with --out ({p.stderr.strip()[-200:]})")
-# README: "--out-dir DIR (default simscope-out)": the outputs and run.json land in the folder
-# README names, under the working directory (and view.png goes to --out instead).
-m = re.search(r"`--out-dir DIR` \(default `([^`]+)`\)", readme)
+# docs/cli.md: "--out-dir DIR (default simscope-out)": the outputs and run.json land in the folder
+# it names, under the working directory (and view.png goes to --out instead).
+m = re.search(r"`--out-dir DIR` \(default `([^`]+)`\)", cli_doc)
 default_dir = os.path.join(d32, m.group(1) if m else "?")
 c.check(m is not None and sorted(os.listdir(default_dir) if os.path.isdir(default_dir) else []) ==
         sorted(["magnitude.npy", "ex.npy", "ey.npy", "ez.npy", "potential.npy", "run.json"]),
-        f"default --out-dir is README's {m.group(1) if m else None!r}: the outputs are there "
+        f"default --out-dir is docs/cli.md's {m.group(1) if m else None!r}: the outputs are there "
         f"({os.listdir(d32)})")
-# README: "DIR/view.png (or --out IMAGE.png; size --image-size WxH; the parameters are in its PNG
+# docs/cli.md: "DIR/view.png (or --out IMAGE.png; size --image-size WxH; the parameters are in its PNG
 # text)": a PNG that decodes at 160 x 120 with this run's parameters and run.json's view.
 if os.path.exists(os.path.join(d32, "img.png")):
     img, text = read_png(os.path.join(d32, "img.png"))
@@ -290,12 +292,12 @@ p = run(simscope, "--headless", "--backend", "cpu", "--no-image", "--out-dir", o
         "--set", f"init.file={init}")
 c.check(p.returncode == 0 and "not used" not in p.stderr, f"files in use: no warning ({p.stderr.strip()[-300:]})")
 
-# Help texts (QA): lsq precision as README says it; live.topology is the member shown live.
+# Help texts (QA): lsq precision as docs/lsq.md says it; live.topology is the member shown live.
 p = run(simscope, "--list-params", "lsq")
 c.check("fp64 ~1e-12" in p.stdout and "fp32 ~1e-7" in p.stdout and "after refinement" not in p.stdout,
         "lsq precision help: fp64 ~1e-12, fp32 ~1e-7")
-c.check("~1e-12 relative error" in readme and "~1e-7 on well-conditioned" in readme,
-        "README: fp64 ~1e-12, fp32 ~1e-7")
+c.check("~1e-12 relative error" in lsq_doc and "~1e-7 on well-conditioned" in lsq_doc,
+        "docs/lsq.md: fp64 ~1e-12, fp32 ~1e-7")
 p = run(simscope, "--list-params", "oscillators")
 c.check("Member shown live" in p.stdout, "live.topology help says it is the member shown live")
 

@@ -21,7 +21,7 @@ d = scratch("e2e_oscillators")
 
 
 def rk4_numpy(G, X, Y, w, cc, e, dt, steps, transient, every):
-    """The Stuart-Landau equations (README, "The oscillators workload") for K members at once
+    """The Stuart-Landau equations (docs/oscillators.md) for K members at once
     (X, Y: (K, N)); G: (N, N) or (K, N, N)."""
     deg = G.sum(-1)
 

@@ -64,7 +64,7 @@ def test_seed_lsq_gaps(cli, tmp_path):
     A = rng.standard_normal((50, 100))
     B = rng.standard_normal((50, 4, 5))
     seen = (rng.random(B.shape) > 0.2).astype(np.uint8)  # 1 = observed, as the CLI's file
-    B[seen == 0] = np.inf  # missing whatever it holds (README)
+    B[seen == 0] = np.inf  # missing whatever it holds (docs/python.md)
     x = np.stack([np.linalg.lstsq(A[seen[:, i, j] == 1], B[seen[:, i, j] == 1, i, j],
                                   rcond=None)[0] for i in range(4) for j in range(5)], 1)
     x = x.reshape(100, 4, 5)
@@ -94,7 +94,7 @@ def test_seed_lsq_gaps(cli, tmp_path):
 def test_seed_lsq_no_gaps():
     """Seed 003: no gaps, A 50 x 100 (torch): every pixel's minimum-norm solution, pinv(A) @ B;
     the preset of its sizes."""
-    p = simscope.preset("seed-lsq-rank")["params"]  # 5: 500 x 500 as README says
+    p = simscope.preset("seed-lsq-rank")["params"]  # 5: 500 x 500 as docs/cli.md says
     assert (p["synth.height"], p["synth.width"], p["synth.observations"],
             p["synth.unknowns"], p["synth.nan_fraction"]) == (500, 500, 50, 100, 0)
     rng = np.random.default_rng(3)
@@ -109,7 +109,8 @@ def test_seed_lsq_no_gaps():
 
 
 def readme_oscillators_loop(G, x0, y0, w, c, e, dt, STEPS):
-    """README's loop (test_original_loops checks that it is the example's), as a function."""
+    """docs/python.md's loop (test_original_loops checks that it is the example's), as a
+    function."""
     K = len(G)
     msd = np.zeros(K)
 
@@ -132,7 +133,7 @@ def readme_oscillators_loop(G, x0, y0, w, c, e, dt, STEPS):
 
 
 def test_seed_oscillators(exe):
-    """The oscillators seed: its own (K, N, N) torch networks, X and Y apart, README's pair
+    """The oscillators seed: its own (K, N, N) torch networks, X and Y apart, docs/python.md's pair
     agreeing, the preset's parameters beside its networks, its words."""
     rng = np.random.default_rng(2)
     K, N, STEPS = 3, 12, 300
@@ -143,7 +144,7 @@ def test_seed_oscillators(exe):
     x0, y0 = rng.standard_normal((2, K, N))
     kw = dict(model_omega=1.0, model_c=1.0, model_coupling=0.2, model_coupling_form="literal",
               model_coupling_degree=2, integrator_dt=0.01, integrator_steps=STEPS)
-    # 2: README's pair averages the same steps, and the result says which
+    # 2: docs/python.md's pair averages the same steps, and the result says which
     r = simscope.oscillators.study((x0, y0), networks=G, integrator_transient=0, **kw)
     loop = readme_oscillators_loop(G, x0, y0, 1.0, 1.0, 0.2, 0.01, STEPS)
     assert np.abs(r.msd - loop).max() / np.abs(loop).max() < 1e-12
@@ -166,7 +167,7 @@ def test_seed_oscillators(exe):
     assert np.abs(p.msd - want).max() / np.abs(want).max() < 1e-12, p.warnings
     assert any("network.nodes = 12" in w and "params' network.nodes = 100" in w
                for w in p.warnings), p.warnings
-    # 6: README's "K networks" and the seed's "topologies" are ensemble_size
+    # 6: docs/python.md's "K networks" and the seed's "topologies" are ensemble_size
     for word in ("K", "topologies"):
         with pytest.raises(ValueError, match=r"\(did you mean 'ensemble_size'\?\)"):
             simscope.oscillators.study(**{word: 16})

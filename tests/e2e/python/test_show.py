@@ -277,14 +277,15 @@ def test_show_gives_the_window_what_the_user_passed(tmp_path):
 
 
 @needs_window
-def test_readme_show_block_and_the_users_sources_under_xvfb(tmp_path):
-    """README's show block runs as printed (each window closed a frame after its first result),
-    and the window on src.field(...) computes on the user's sources: its colour range is the
-    result's least and greatest |E|; show(study, G) runs the user's networks."""
+def test_doc_show_block_and_the_users_sources_under_xvfb(tmp_path):
+    """docs/python.md's show block runs as printed (each window closed a frame after its first
+    result), and the window on src.field(...) computes on the user's sources: its colour range
+    (view.range minmax; the default percentile trims the ends) is the result's least and greatest
+    |E|; show(study, G) runs the user's networks."""
     if shutil.which("Xvfb") is None:
         pytest.fail("Xvfb not found: install xvfb")
-    readme = open(os.path.join(E2E, "..", "..", "README.md"), encoding="utf-8").read()
-    block = [b for b in re.findall(r"^```python\n(.*?)^```", readme, flags=re.S | re.M)
+    doc = open(os.path.join(E2E, "..", "..", "docs", "python.md"), encoding="utf-8").read()
+    block = [b for b in re.findall(r"^```python\n(.*?)^```", doc, flags=re.S | re.M)
              if "simscope.show(r)" in b][0]
     (tmp_path / "block.py").write_text(block)
     p = python("""
@@ -293,13 +294,13 @@ def test_readme_show_block_and_the_users_sources_under_xvfb(tmp_path):
         import simscope
         show = simscope.show
         simscope.show = lambda *a, **k: show(*a, **dict({"frames": 1}, **k))  # closes itself
-        exec(compile(open("block.py").read(), "README show block", "exec"), {})
+        exec(compile(open("block.py").read(), "docs/python.md show block", "exec"), {})
         simscope.show = show
         rng = np.random.default_rng(5)
         pos, q = rng.uniform(-1, 1, (500, 3)), rng.uniform(0.5, 1.5, 500)
         src = simscope.Sources(pos, charges=q)
         r = src.field(plane="xy", grid_size=64, backend="cpu")
-        show(r, screenshot="sources.png")
+        show(r, screenshot="sources.png", params={"view.range": "minmax"})
         g = np.zeros((3, 10, 10))
         i = np.arange(10)
         g[:, i, (i + 1) % 10] = g[:, (i + 1) % 10, i] = 1
