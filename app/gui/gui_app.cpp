@@ -522,7 +522,10 @@ int run_gui(const RunOptions& o) {
     }
     if (window.should_close()) break;
     const Window::Events events = window.take_events();
-    if (!pacer.should_draw(needs, events.input, glfwGetTime(), events.woken)) continue;
+    // A change of the UI scale (another monitor, SIMSCOPE_UI_SCALE_FILE) is drawn like input:
+    // the frame re-bakes the fonts (below).
+    const bool rescaled = choose_ui_scale(window.content_scale()) != scale;
+    if (!pacer.should_draw(needs, events.input || rescaled, glfwGetTime(), events.woken)) continue;
     int fb_w = 0, fb_h = 0, ww = 0, wh = 0;
     window.framebuffer_size(fb_w, fb_h);
     window.window_size(ww, wh);

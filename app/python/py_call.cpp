@@ -43,14 +43,20 @@ namespace simscope::python {
 
 bool progress_takes_info(const py::object& callback) {
   try {
-    const py::object sig = py::module_::import("inspect").attr("signature")(callback);
-    int positional = 0;
+    const py::module_ inspect = py::module_::import("inspect");
+    const py::object sig = inspect.attr("signature")(callback);
+    const py::object empty = inspect.attr("Parameter").attr("empty");
+    int required = 0;  // positional parameters without a default: f(fraction, info)
     for (const py::handle p : sig.attr("parameters").attr("values")()) {
       const std::string kind = py::str(p.attr("kind").attr("name"));
       if (kind == "VAR_POSITIONAL") return true;
-      if (kind == "POSITIONAL_ONLY" || kind == "POSITIONAL_OR_KEYWORD") ++positional;
+      // A second parameter with a default (f(fraction, seen=[]), state kept between calls) is
+      // the caller's own, not a place for info.
+      const py::object fallback = p.attr("default");
+      if ((kind == "POSITIONAL_ONLY" || kind == "POSITIONAL_OR_KEYWORD") && fallback.is(empty))
+        ++required;
     }
-    return positional >= 2;
+    return required >= 2;
   } catch (const py::error_already_set&) {
     return false;  // e.g. a builtin without a signature: called with the fraction only
   }

@@ -31,8 +31,9 @@ namespace py = pybind11;
 ///   - anything else -> RuntimeError.
 [[noreturn]] void rethrow_as_python(std::exception_ptr e, bool device);
 
-/// Whether a progress callback takes a second argument (two positional parameters or *args,
-/// by inspect.signature); false when its signature cannot be read.
+/// Whether a progress callback takes info as its second argument (two positional parameters
+/// without defaults, or *args, by inspect.signature; f(fraction, seen=[]) does not); false when
+/// its signature cannot be read.
 bool progress_takes_info(const py::object& callback);
 
 /// The second argument of a progress callback: None until the rate is measured (app::project),

@@ -114,9 +114,10 @@ def study(initial: Any = None, *, networks: Any = None, backend: str = "auto",
     Scalar parameters may be numbers of an array library: numpy scalars, 0-d arrays and 0-d
         torch tensors. A torch tensor that requires grad as an array argument is a ValueError
         naming it (simscope computes no gradients: pass tensor.detach()).
-    progress: ``f(fraction)``, or ``f(fraction, info)`` when f takes a second argument: info
-        is None until the rate is measured, then {"rate": osc-steps/s, "unit": "osc-steps",
-        "eta_s": seconds left, "total_s": the whole study's seconds at that rate}.
+    progress: ``f(fraction)``, or ``f(fraction, info)`` when f has a second parameter without a
+        default (or *args): info is None until the rate is measured, then {"rate": osc-steps/s,
+        "unit": "osc-steps", "eta_s": seconds left, "total_s": the whole study's seconds at that
+        rate}.
     Returns a Result with msd (K,) time-averaged mean square deviation over steps
     integrator_transient + 1 to integrator_steps (stats["transient"], stats["averaged_steps"];
     NaN: member went non-finite), msd_t and order_t (T,) ensemble means every record_every

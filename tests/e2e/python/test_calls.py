@@ -90,6 +90,12 @@ def test_study_progress_callback_with_info():
     simscope.oscillators.study(ensemble_size=16, network_nodes=20, integrator_steps=200,
                                backend="cpu", progress=fractions.append)
     assert fractions[-1] == 1.0
+    # A second parameter with a default is the caller's state, not a place for info.
+    def kept(f, state=[]):
+        state.append(f)
+    simscope.oscillators.study(ensemble_size=16, network_nodes=20, integrator_steps=200,
+                               backend="cpu", progress=kept)
+    assert kept.__defaults__[0] and kept.__defaults__[0][-1] == 1.0
 
 
 def test_progress_callback_about_every_50_ms():
