@@ -54,7 +54,7 @@ void scan_pixels(const Cube& cube, int M, std::size_t c0, std::size_t n, std::ve
                  std::vector<std::uint64_t>* hashes);
 
 /// The patterns of the cube pixels [c0, c0 + n) from scan_pixels' counts and hashes: pixels
-/// with gaps whose hash at least kPatternPixels of them share. pid[j] indexes `pats` for pixel
+/// with gaps whose hash at least kPatternPixels of them share (only their hashes are read). pid[j] indexes `pats` for pixel
 /// c0 + j, -1 for none. A pattern's rows are those of its first pixel; a pixel whose hash
 /// collides with another mask must be checked against Pattern::mask before use.
 void find_patterns(const Cube& cube, int M, std::size_t c0, std::size_t n,

@@ -348,7 +348,13 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
         const std::size_t p0 = t0 - gbeg, np = t1 - t0;
         std::size_t off = 0;  // counts[off + j] and pid[off + j] are result pixel p0 + j's
         if (patterns) {
-          scan_pixels(cube, pb.M, b0, b1 - b0, counts, &hashes);
+          scan_pixels(cube, pb.M, b0, b1 - b0, counts, nullptr);
+          // Hashes only where the band has pixels with gaps: a second pass over its rows, which
+          // the first brought into the cache. Gap-free bands cost what they did before, and
+          // find_patterns reads no hash there.
+          bool gaps = false;
+          for (const int c : counts) gaps = gaps || (c > 0 && c < pb.M);
+          if (gaps) scan_pixels(cube, pb.M, b0, b1 - b0, counts, &hashes);
           find_patterns(cube, pb.M, b0, b1 - b0, counts, hashes, cache, pid, pats);
           off = t0 - b0;
         } else {
