@@ -80,6 +80,14 @@ void find_patterns(const Cube& cube, int M, std::size_t c0, std::size_t n,
                    PatternCache& cache, std::vector<int>& pid, std::vector<const Pattern*>& pats) {
   pid.assign(n, -1);
   pats.clear();
+  // A pattern's pixels share their hash's top 6 bits: without a bucket of kPatternPixels there
+  // is none, and the sort below is skipped (pixels of random gaps, each its own pattern).
+  std::size_t bucket[64] = {};
+  bool candidate = false;
+  for (std::size_t j = 0; j < n; ++j)
+    if (counts[j] > 0 && counts[j] < M)
+      candidate = ++bucket[hashes[j] >> 58] >= kPatternPixels || candidate;
+  if (!candidate) return;
   std::vector<std::pair<std::uint64_t, std::uint32_t>> keyed;
   keyed.reserve(n);
   for (std::size_t j = 0; j < n; ++j)
