@@ -16,9 +16,9 @@ namespace simscope::lsq::detail::cpu {
 SIMSCOPE_ISA_BEGIN
 
 /// Pixels of one band of cube pixels that must share a pattern for it to get its operator.
-/// Bands are the cube's pixels [k kBandPixels, (k + 1) kBandPixels): fixed by the cube alone, so
-/// which pixels take a pattern's operator does not depend on how the solve is split into threads,
-/// row ranges or MPI ranks.
+/// Bands are the cube's pixels [256 k, 256 (k + 1)) (solver.cpp's kBlockPixels): fixed by the
+/// cube alone, so which pixels take a pattern's operator does not depend on how the solve is
+/// split into threads, row ranges or MPI ranks.
 constexpr std::size_t kPatternPixels = 16;
 
 /// One pattern of observed rows (0 < m < M): x = op b for every pixel that has it.
@@ -54,9 +54,10 @@ void scan_pixels(const Cube& cube, int M, std::size_t c0, std::size_t n, std::ve
                  std::vector<std::uint64_t>* hashes);
 
 /// The patterns of the cube pixels [c0, c0 + n) from scan_pixels' counts and hashes: pixels
-/// with gaps whose hash at least kPatternPixels of them share (only their hashes are read). pid[j] indexes `pats` for pixel
-/// c0 + j, -1 for none. A pattern's rows are those of its first pixel; a pixel whose hash
-/// collides with another mask must be checked against Pattern::mask before use.
+/// with gaps whose hash at least kPatternPixels of them share (only their hashes are read).
+/// pid[j] indexes `pats` for pixel c0 + j, -1 for none. A pattern's rows are those of its first
+/// pixel; a pixel whose hash collides with another mask must be checked against Pattern::mask
+/// before use.
 void find_patterns(const Cube& cube, int M, std::size_t c0, std::size_t n,
                    const std::vector<int>& counts, const std::vector<std::uint64_t>& hashes,
                    PatternCache& cache, std::vector<int>& pid, std::vector<const Pattern*>& pats);
