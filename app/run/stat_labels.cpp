@@ -69,6 +69,7 @@ const std::vector<StatLabel> kLsq = {
     {"gap_free_pixels", "gap-free pixels", F::Count, "", S::NonZero},
     {"downdate_pixels", "downdated pixels", F::Count, "", S::NonZero},
     {"minnorm_pixels", "min-norm pixels", F::Count, "", S::NonZero},
+    {"pattern_pixels", "shared-pattern pixels", F::Count, "", S::NonZero},
     {"fallback_pixels", "fallback pixels", F::Count, "", S::NonZero},
     {"host_pixels", "host pixels", F::Count, "", S::NonZero},
     {"design_rank", "design rank", F::Count, "", S::NonNegative},

@@ -48,6 +48,11 @@
 ///    above. Their condition is the exact s_max / s_r over the retained singular values.
 ///  - Pixels without gaps share one float64 SVD of A: x_p = V diag(s_i / (s_i^2 + lambda)) U^T
 ///    b_p for all of them as one matrix product; rank and condition are decided once.
+///  - CPU, methods auto and normal: pixels with gaps whose observed rows are the same as those
+///    of at least 15 other pixels of their band of 256 cube pixels (the cube's pixels
+///    [256 k, 256 (k + 1)), whatever rows are solved) share one float64 SVD of those rows the
+///    same way: status, condition and solution as the SVD fallback's definitions, made once per
+///    pattern and solve (compute/lsq/cpu/pattern.hpp).
 /// Methods normal, qr, svd and downdate: see Method.
 #include <array>
 #include <cstdint>
@@ -212,6 +217,8 @@ struct Result {
   std::uint64_t shared_pixels = 0;    ///< pixels without gaps (solved through the shared SVD of A)
   std::uint64_t downdate_pixels = 0;  ///< pixels with gaps solved by the downdate
   std::uint64_t minnorm_pixels = 0;   ///< underdetermined pixels solved by the row Gram
+  /// CPU, methods auto and normal: pixels with gaps solved by a shared pattern's operator.
+  std::uint64_t pattern_pixels = 0;
   /// Pixels solved one by one on the host (Eigen, lsq_dense.cpp): the pixels with gaps of
   /// methods qr and svd, and the SVD fallbacks. On the CUDA back end, those the device does not
   /// solve (method_runs_on).

@@ -93,6 +93,7 @@ void init_result(Result& out, const Cube& cube, const Design& design, const Inde
   out.host_pixels = 0;
   out.downdate_pixels = 0;
   out.minnorm_pixels = 0;
+  out.pattern_pixels = 0;
   out.shared_rank = -1;
   out.seconds = 0;
 }
@@ -138,6 +139,21 @@ SharedSvd shared_svd(const Design& design, double lambda) {
       for (int i = 0; i < M; ++i) row[i] += vk * U(i, j);
     }
   }
+  return s;
+}
+
+SharedSvd rows_svd(const Design& design, const std::vector<int>& rows, double lambda) {
+  const std::size_t M = design.m, N = design.n, m = rows.size();
+  Design sub;
+  sub.m = m, sub.n = N;
+  sub.a.resize(m * N);
+  for (std::size_t r = 0; r < m; ++r)
+    std::copy_n(&design.a[std::size_t(rows[r]) * N], N, &sub.a[r * N]);
+  SharedSvd s = shared_svd(sub, lambda);  // op: N x m
+  std::vector<double> op(N * M, 0.0);
+  for (std::size_t k = 0; k < N; ++k)
+    for (std::size_t r = 0; r < m; ++r) op[k * M + std::size_t(rows[r])] = s.op[k * m + r];
+  s.op.swap(op);
   return s;
 }
 

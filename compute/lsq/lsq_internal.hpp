@@ -51,6 +51,11 @@ struct SharedSvd {
   PixelOutcome outcome;  ///< status (1 if M < N, 2 if rank < N, else 0) and condition
 };
 SharedSvd shared_svd(const Design& design, double lambda);
+/// The same for the pixels that observe exactly the rows `rows` of A (increasing, non-empty):
+/// the float64 SVD of A_rows, op N x M with zero columns at the other rows, status and
+/// condition as svd_pixel<double> gives them for such a pixel (rank rule with m = rows.size()).
+/// A function of A, `rows` and lambda alone.
+SharedSvd rows_svd(const Design& design, const std::vector<int>& rows, double lambda);
 
 /// Minimum-norm Tikhonov solution of one pixel by an SVD of its observed rows in precision T,
 /// using Eigen's JacobiSVD. The normal-equation methods' fallback uses float64. `x` gets N

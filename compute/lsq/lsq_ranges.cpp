@@ -53,6 +53,7 @@ Result merge_row_ranges(const std::vector<Result>& parts) {
     out.shared_pixels += r.shared_pixels;
     out.downdate_pixels += r.downdate_pixels;
     out.minnorm_pixels += r.minnorm_pixels;
+    out.pattern_pixels += r.pattern_pixels;
     out.host_pixels += r.host_pixels;
     out.shared_rank = std::max(out.shared_rank, r.shared_rank);
     out.host_inf_counted = out.host_inf_counted && r.host_inf_counted;

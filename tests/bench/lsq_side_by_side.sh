@@ -9,6 +9,9 @@
 #   case, for a before/after column.  ANCHOR=0: skip the numpy anchor (~25 s).
 #   PINV=0: skip seed 003's gap-free case beside numpy's pinv(A) @ B (lsq_seed_pinv.py, through
 #   the Python module of build/python; BASE_PYTHONPATH=dir: also the module there, e.g. main's).
+#   PATTERNS=0: skip the shared-pattern cases (lsq_patterns.py: M 100 x N 50, gap-free beside the
+#   same 20 frames missing everywhere, 8 cloud-mask patterns and 20 % random NaN; the Python
+#   module of build/python, and of BASE_PYTHONPATH when set).
 set -u
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
@@ -39,6 +42,16 @@ if [ "${PINV:-1}" != 0 ]; then
     echo "== (base: $BASE_PYTHONPATH)"
     PYTHONPATH="$BASE_PYTHONPATH" /usr/bin/python3 "$root/tests/bench/lsq_seed_pinv.py" \
       2>&1 | tee "$OUT/seed_pinv.base.txt"
+  fi
+fi
+if [ "${PATTERNS:-1}" != 0 ]; then
+  echo "== shared missing-row patterns load=$(load) $(date +%T)"
+  PYTHONPATH="$root/build/python" /usr/bin/python3 "$root/tests/bench/lsq_patterns.py" \
+    2>&1 | tee "$OUT/patterns.txt"
+  if [ -n "${BASE_PYTHONPATH:-}" ]; then
+    echo "== (base: $BASE_PYTHONPATH)"
+    PYTHONPATH="$BASE_PYTHONPATH" /usr/bin/python3 "$root/tests/bench/lsq_patterns.py" \
+      2>&1 | tee "$OUT/patterns.base.txt"
   fi
 fi
 cases=(

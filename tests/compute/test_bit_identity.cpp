@@ -1,7 +1,10 @@
 // README "What is bit-identical to what": on the CPU, one thread and two give the same bits (the
 // field's direct sums in fp32 and fp64, lsq's solvers), and an identical tree run, its error
-// sample drawn from a hash of the run, gives identical outputs when repeated.
+// sample drawn from a hash of the run, gives identical outputs when repeated; lsq pixels that
+// share a missing-row pattern (one operator per pattern) too.
 #include <omp.h>
+
+#include <cmath>
 
 #include "lsq/lsq.hpp"
 #include "test_bits.hpp"
@@ -81,6 +84,32 @@ TEST(BitIdentity, LsqOneOrTwoThreads) {
       EXPECT_TRUE(same_bits(r1.solution, r2.solution)) << int(m) << " " << int(p);
       EXPECT_TRUE(same_bits(r1.residual, r2.residual)) << int(m) << " " << int(p);
       EXPECT_TRUE(same_bits(r1.count, r2.count)) << int(m) << " " << int(p);
+    }
+}
+
+TEST(BitIdentity, LsqSharedPatternsOneOrTwoThreads) {
+  const RestoreThreads restore;
+  const lsq::Design d = lsq::test::random_design(24, 6, 11);
+  lsq::Cube c = lsq::test::random_cube(d, 29, 17, 0.0, 12);
+  double* v = reinterpret_cast<double*>(c.bytes.data());
+  const std::size_t P = c.pixels();
+  for (std::size_t p = 0; p < P; ++p)  // two patterns of whole missing frames
+    for (std::size_t i = 0; i < c.m; ++i)
+      if (p % 2 == 0 ? (i >= 3 && i < 9) : (i % 4 == 1)) v[i * P + p] = NAN;
+  for (lsq::Method m : {lsq::Method::Auto, lsq::Method::Normal})
+    for (Precision p : {Precision::Fp32, Precision::Fp64}) {
+      lsq::Options o;
+      o.method = m, o.precision = p;
+      lsq::Result r1, r2;
+      omp_set_num_threads(1);
+      lsq::make_solver(Backend::Cpu)->solve(c, d, o, r1);
+      omp_set_num_threads(2);
+      lsq::make_solver(Backend::Cpu)->solve(c, d, o, r2);
+      EXPECT_EQ(r1.pattern_pixels, P) << int(m) << " " << int(p);
+      EXPECT_EQ(r2.pattern_pixels, P) << int(m) << " " << int(p);
+      EXPECT_TRUE(same_bits(r1.solution, r2.solution)) << int(m) << " " << int(p);
+      EXPECT_TRUE(same_bits(r1.residual, r2.residual)) << int(m) << " " << int(p);
+      EXPECT_TRUE(same_bits(r1.condition, r2.condition)) << int(m) << " " << int(p);
     }
 }
 

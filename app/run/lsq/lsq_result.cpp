@@ -35,6 +35,7 @@ constexpr StatField kFields[] = {
     {"gap_free_pixels", &LsqStats::gap_free_pixels, Merge::Sum},
     {"downdate_pixels", &LsqStats::downdate_pixels, Merge::Sum},
     {"minnorm_pixels", &LsqStats::minnorm_pixels, Merge::Sum},
+    {"pattern_pixels", &LsqStats::pattern_pixels, Merge::Sum},
     {"host_pixels", &LsqStats::host_pixels, Merge::Sum},
     {"design_rank", &LsqStats::design_rank, Merge::Max},
     {"peak_device_bytes", &LsqStats::peak_device_bytes, Merge::Max},
@@ -63,6 +64,7 @@ LsqStats LsqStats::of(const lsq::Result& res, const lsq::Options& options, Backe
   s.gap_free_pixels = double(res.shared_pixels);
   s.downdate_pixels = double(res.downdate_pixels);
   s.minnorm_pixels = double(res.minnorm_pixels);
+  s.pattern_pixels = double(res.pattern_pixels);
   s.host_pixels = double(res.host_pixels);
   s.design_rank = double(res.shared_rank);
   s.peak_device_bytes = peak_device_bytes;

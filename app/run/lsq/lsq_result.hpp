@@ -22,6 +22,7 @@ struct LsqStats {
   double status_ok = 0, status_underdetermined = 0, status_rank_deficient = 0,
          status_all_missing = 0;
   double fallback_pixels = 0, gap_free_pixels = 0, downdate_pixels = 0, minnorm_pixels = 0;
+  double pattern_pixels = 0;  ///< pixels solved by a shared pattern's operator (CPU)
   double host_pixels = 0;      ///< pixels solved one by one on the host (lsq::Result)
   double design_rank = -1;     ///< numerical rank of A; -1: unused
   double peak_device_bytes = 0;

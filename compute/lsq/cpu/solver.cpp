@@ -1,6 +1,8 @@
-// The CPU lsq solver (lsq.hpp, Solver). One OpenMP region over tasks of kBlockPixels consecutive
-// pixels. Each task sorts its pixels by observed count and solves them in groups of V, one SIMD
-// lane per pixel (LaneGroup), each lane by its path (path.hpp).
+// The CPU lsq solver (lsq.hpp, Solver). One OpenMP region over tasks of up to kBlockPixels
+// consecutive pixels: the cube's bands of kBlockPixels pixels within the rows solved. Each task
+// finds the band's shared missing-row patterns (pattern.hpp; methods auto and normal), puts
+// their pixels first, grouped by pattern, and the others sorted by observed count, and solves
+// them in groups of V, one SIMD lane per pixel (LaneGroup), each lane by its path (path.hpp).
 // Lanes that leave their path or have none are solved one by one with Eigen (lsq_dense.cpp).
 // Lanes without a path: methods qr and svd, and underdetermined pixels with lambda = 0 where the
 // minimum-norm path is off. An fp32 solve hands its downdate and minimum-norm pixels to a
@@ -26,6 +28,7 @@
 #include "core/error.hpp"
 #include "lsq/cpu/lane_group.hpp"
 #include "lsq/cpu/path.hpp"
+#include "lsq/cpu/pattern.hpp"
 #include "lsq/cpu/problem.hpp"
 
 namespace simscope::lsq::detail {
@@ -73,7 +76,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr std::size_t kBlockPixels = 256;  // pixels per task, sorted by count (sort_by_count)
+/// Pixels per band of the cube, the unit of a task (order_pixels) and of pattern finding.
+constexpr std::size_t kBlockPixels = 256;
 
 /// One task's solutions, N x kBlockPixels: component k of the task's pixel j is at k kStride + j.
 /// Groups store here in count order, in an L2-resident buffer. flush() copies each component's
@@ -136,6 +140,7 @@ std::vector<std::unique_ptr<Path<T, V>>> make_paths(const Problem<T>& pb) {
   paths.push_back(make_shared_path<T, V>(pb));
   paths.push_back(make_downdate_path<T, V>(pb));
   paths.push_back(make_minnorm_path<T, V>(pb));
+  paths.push_back(make_pattern_path<T, V>(pb));
   return paths;
 }
 
@@ -159,18 +164,25 @@ class GroupSolver {
   std::uint64_t dense_pixels() const { return dense_; }
   std::uint64_t downdate_pixels() const { return downdated_; }
   std::uint64_t minnorm_pixels() const { return minnormed_; }
+  std::uint64_t pattern_pixels() const { return patterned_; }
 
   /// Solves the result's pixels px[0..lanes), lanes <= V; lane v is cube pixel pbeg + px[v].
   /// Any pixels may be grouped: each lane's outputs do not depend on the others.
-  void solve(const std::size_t* px, int lanes) {
+  /// `pats`, when given, holds each lane's pattern or null: a lane whose observed rows are its
+  /// pattern's takes the pattern's operator, the others their kind_of path.
+  void solve(const std::size_t* px, int lanes, const Pattern* const* pats = nullptr) {
     g_.load(px, lanes);
     const Method method = pb_.options.method;
     const double lambda = pb_.options.lambda;
     const int M = pb_.M, N = pb_.N;
-    bool any[kMinNorm + 1] = {};
+    bool any[kPattern + 1] = {};
     for (int v = 0; v < V; ++v) {
-      const Kind k = v >= lanes ? kPad : kind_of(g_.cnt[v], M, N, method, lambda, pb_.ops);
+      const bool pat = v < lanes && pats && pats[v] && g_.observes(v, pats[v]->mask.data());
+      const Kind k = v >= lanes ? kPad
+                     : pat      ? kPattern
+                                : kind_of(g_.cnt[v], M, N, method, lambda, pb_.ops);
       g_.kind[v] = k;
+      g_.pattern[v] = pat ? pats[v] : nullptr;
       any[k] = true;
     }
     for (const auto& path : paths_)
@@ -199,6 +211,10 @@ class GroupSolver {
       }
       case kShared:
         o = pb_.shared.outcome;
+        break;
+      case kPattern:
+        o = g_.pattern[v]->outcome;
+        ++patterned_;
         break;
       case kDense:
         dense(p, v, pb_.options.method != Method::Qr && pb_.options.method != Method::Svd);
@@ -261,38 +277,28 @@ class GroupSolver {
   AVec<double> xt_;  // V x N: the group's x transposed (each lane's solution contiguous)
   AVec<double> xs_;  // N: one pixel's solution (empty and dense pixels)
   PixelData px_;
-  std::uint64_t fallbacks_ = 0, dense_ = 0, downdated_ = 0, minnormed_ = 0;
+  std::uint64_t fallbacks_ = 0, dense_ = 0, downdated_ = 0, minnormed_ = 0, patterned_ = 0;
   SolutionStage* stage_ = nullptr;
 };
 
-/// The result's pixels [p0, p0 + np) ordered by observed count: a stable counting sort in one
-/// pass over the block's cube rows. Consecutive groups then have similar small sizes s or k,
+/// The result's pixels [p0, p0 + np) in solving order, by a stable counting sort: those with a
+/// pattern (pid[j] >= 0 for pixel p0 + j) first, grouped by pattern, then the others by observed
+/// count. Consecutive groups then share a pattern's operator or have similar small sizes s or k,
 /// so the group's SoA factorisation needs little padding and usually one path.
-template <class T>
-void sort_by_count(const Problem<T>& pb, std::size_t p0, std::size_t np, std::vector<int>& counts,
-                   std::vector<std::size_t>& order) {
-  const int M = pb.M;
-  counts.assign(np, 0);
-  const bool f32 = pb.cube.dtype == io::DType::Float32;
-  for (int i = 0; i < M; ++i) {
-    const std::size_t off = std::size_t(i) * pb.P + pb.pbeg + p0;
-    if (f32) {
-      const float* src = pb.cube.f32() + off;
-      for (std::size_t j = 0; j < np; ++j) counts[j] += src[j] == src[j];
-    } else {
-      const double* src = pb.cube.f64() + off;
-      for (std::size_t j = 0; j < np; ++j) counts[j] += src[j] == src[j];
-    }
-  }
-  std::vector<int> start(std::size_t(M) + 2, 0);
-  for (std::size_t j = 0; j < np; ++j) ++start[std::size_t(counts[j]) + 1];
-  for (int c = 0; c <= M; ++c) start[std::size_t(c) + 1] += start[std::size_t(c)];
+void order_pixels(int M, std::size_t p0, std::size_t np, const int* counts, const int* pid,
+                  int npat, std::vector<std::size_t>& order) {
+  auto key = [&](std::size_t j) { return pid[j] >= 0 ? pid[j] : npat + counts[j]; };
+  std::vector<int> start(std::size_t(npat + M) + 2, 0);
+  for (std::size_t j = 0; j < np; ++j) ++start[std::size_t(key(j)) + 1];
+  for (int c = 0; c <= npat + M; ++c) start[std::size_t(c) + 1] += start[std::size_t(c)];
   order.resize(np);
-  for (std::size_t j = 0; j < np; ++j) order[std::size_t(start[std::size_t(counts[j])]++)] = p0 + j;
+  for (std::size_t j = 0; j < np; ++j) order[std::size_t(start[std::size_t(key(j))]++)] = p0 + j;
 }
 
 /// Solves the result's out.pixels() pixels, starting at cube pixel out.row_begin * W.
-/// Each task takes kBlockPixels consecutive pixels, sorts them by count and solves V at a time.
+/// Each task takes the result's pixels within one band of kBlockPixels cube pixels, orders them
+/// (order_pixels) and solves V at a time. Patterns are found over the whole band, also where the
+/// rows solved cut it, so a pixel's path depends on the cube alone.
 template <class T, int V>
 void run(const Cube& cube, const Design& design, const Options& options, const SharedSvd& shared,
          const DowndateOps& ops, Result& out, Progress* progress) {
@@ -305,9 +311,15 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
     const Kind k = kind_of(c, pb.M, pb.N, options.method, options.lambda, ops);
     return f32 && (k == kDowndate || k == kMinNorm);
   };
-  const std::size_t P = out.pixels();
-  const std::size_t blocks = (P + kBlockPixels - 1) / kBlockPixels;
-  std::atomic<std::uint64_t> fallbacks{0}, dense{0}, downdated{0}, minnormed{0}, inf{0};
+  // Patterns under the methods that decide rank by a float64 SVD (lsq.hpp), as rows_svd does.
+  const bool patterns =
+      (options.method == Method::Auto || options.method == Method::Normal) && pb.M > 1;
+  PatternCache cache(design, options.lambda, pb.ld8);
+  const std::size_t P = out.pixels(), gbeg = pb.pbeg, gend = gbeg + P, Pc = cube.pixels();
+  const std::size_t first = gbeg / kBlockPixels;
+  const std::size_t blocks = P == 0 ? 0 : (gend + kBlockPixels - 1) / kBlockPixels - first;
+  std::atomic<std::uint64_t> fallbacks{0}, dense{0}, downdated{0}, minnormed{0}, patterned{0},
+      inf{0};
   // One parallel region for the whole solve, to avoid a barrier per chunk.
   // Cancellation is polled per block: remaining blocks are skipped and Cancelled is thrown after
   // the region. The calling thread sets the progress fraction.
@@ -324,20 +336,41 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
       gs.set_stage(&stage);
       if (gsd) gsd->set_stage(&stage);
       std::vector<std::size_t> order, order64;
-      std::vector<int> counts;
+      std::vector<int> counts, pid;
+      std::vector<std::uint64_t> hashes;
+      std::vector<const Pattern*> pats, opat;
       std::uint64_t solution_inf = 0;
 #pragma omp for schedule(dynamic, 1)
       for (std::size_t k = 0; k < blocks; ++k) {
         if (stop.load(std::memory_order_relaxed)) continue;
-        const std::size_t p0 = k * kBlockPixels, np = std::min(kBlockPixels, P - p0);
-        sort_by_count(pb, p0, np, counts, order);
+        const std::size_t b0 = (first + k) * kBlockPixels, b1 = std::min(b0 + kBlockPixels, Pc);
+        const std::size_t t0 = std::max(b0, gbeg), t1 = std::min(b1, gend);
+        const std::size_t p0 = t0 - gbeg, np = t1 - t0;
+        std::size_t off = 0;  // counts[off + j] and pid[off + j] are result pixel p0 + j's
+        if (patterns) {
+          scan_pixels(cube, pb.M, b0, b1 - b0, counts, nullptr);
+          // Hashes only where the band has pixels with gaps: a second pass over its rows, which
+          // the first brought into the cache. Gap-free bands cost what they did before, and
+          // find_patterns reads no hash there.
+          bool gaps = false;
+          for (const int c : counts) gaps = gaps || (c > 0 && c < pb.M);
+          if (gaps) scan_pixels(cube, pb.M, b0, b1 - b0, counts, &hashes);
+          find_patterns(cube, pb.M, b0, b1 - b0, counts, hashes, cache, pid, pats);
+          off = t0 - b0;
+        } else {
+          scan_pixels(cube, pb.M, t0, np, counts, nullptr);
+          pid.assign(np, -1);
+          pats.clear();
+        }
+        order_pixels(pb.M, p0, np, counts.data() + off, pid.data() + off, int(pats.size()),
+                     order);
         stage.p0 = p0;
         if (f32) {  // split off the float64 pixels (order stays sorted by count in both lists)
           order64.clear();
           std::size_t n32 = 0;
           for (std::size_t j = 0; j < np; ++j) {
             const std::size_t px = order[j];
-            if (small(counts[px - p0]))
+            if (pid[off + px - p0] < 0 && small(counts[off + px - p0]))
               order64.push_back(px);
             else
               order[n32++] = px;
@@ -347,8 +380,14 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
             gsd->solve(order64.data() + g,
                        int(std::min<std::size_t>(kLanesFp64, order64.size() - g)));
         }
+        opat.resize(order.size());
+        for (std::size_t j = 0; j < order.size(); ++j) {
+          const int id = pid[off + order[j] - p0];
+          opat[j] = id >= 0 ? pats[std::size_t(id)] : nullptr;
+        }
         for (std::size_t g = 0; g < order.size(); g += V)
-          gs.solve(order.data() + g, int(std::min<std::size_t>(V, order.size() - g)));
+          gs.solve(order.data() + g, int(std::min<std::size_t>(V, order.size() - g)),
+                   opat.data() + g);
         solution_inf += stage.flush(out, np);
         const std::size_t d = done.fetch_add(1, std::memory_order_relaxed) + 1;
         if (progress && progress->cancel.load(std::memory_order_relaxed)) stop = true;
@@ -359,6 +398,7 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
       dense += gs.dense_pixels();
       downdated += gs.downdate_pixels();
       minnormed += gs.minnorm_pixels();
+      patterned += gs.pattern_pixels();
       if (gsd) {
         fallbacks += gsd->fallbacks();
         dense += gsd->dense_pixels();
@@ -373,6 +413,7 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
   out.host_pixels = dense.load();
   out.downdate_pixels = downdated.load();
   out.minnorm_pixels = minnormed.load();
+  out.pattern_pixels = patterned.load();
   out.host_inf[0] = inf.load();
 }
 

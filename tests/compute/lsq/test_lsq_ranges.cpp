@@ -113,6 +113,55 @@ TEST(LsqRanges, SplitRowsAreBitIdenticalOnTheCpu) {
       }
 }
 
+/// Shared missing-row patterns (compute/lsq/cpu/pattern.hpp) are found per band of 256 cube
+/// pixels, whatever rows a solve covers: split into row ranges that cut those bands, every pixel
+/// takes the same path and gives the same bits as in the unsplit solve.
+TEST(LsqRanges, SharedPatternsSplitRowsAreBitIdentical) {
+  const Design d = test::random_design(24, 6, 11);
+  Cube cube = test::random_cube(d, 37, 13, 0.0, 12);
+  Cube gappy = test::random_cube(d, 37, 13, 0.3, 13);
+  double* v = reinterpret_cast<double*>(cube.bytes.data());
+  const std::size_t P = cube.pixels();
+  for (std::size_t p = 0; p < P; ++p) {
+    if (p % 5 == 0) {  // every fifth pixel: random gaps, its own pattern
+      for (std::size_t i = 0; i < cube.m; ++i)
+        if (std::isnan(gappy.at(i, p))) v[i * P + p] = NAN;
+      continue;
+    }
+    // three patterns: frames 2..9 missing; frames 0, 5 and 17 missing; 4 observed rows (< N)
+    for (std::size_t i = 0; i < cube.m; ++i) {
+      const std::size_t q = p % 3;
+      const bool miss = q == 0 ? (i >= 2 && i < 10) : q == 1 ? (i == 0 || i == 5 || i == 17)
+                                                            : (i % 6 != 0);
+      if (miss) v[i * P + p] = NAN;
+    }
+  }
+  auto solver = make_solver(Backend::Cpu);
+  for (Method m : {Method::Auto, Method::Normal})
+    for (Precision p : {Precision::Fp32, Precision::Fp64})
+      for (double lambda : {0.0, 0.3}) {
+        const Options o = opts(m, p, lambda);
+        Result whole;
+        solver->solve(cube, d, o, whole);
+        const std::string what0 = std::string(test::name(m)) + " " + test::name(p);
+        EXPECT_GT(whole.pattern_pixels, P / 2) << what0;  // most pixels take a pattern
+        for (std::size_t parts : {2u, 3u, 7u}) {
+          std::vector<Result> results;
+          for (const IndexRange& r : split_evenly(cube.height, parts)) {
+            results.emplace_back();
+            solver->solve(cube, d, r, o, results.back());
+          }
+          const Result r = merge_row_ranges(results);
+          const std::string what = what0 + " parts " + std::to_string(parts);
+          EXPECT_TRUE(same_bits(r.solution, whole.solution)) << what;
+          EXPECT_TRUE(same_bits(r.residual, whole.residual)) << what;
+          EXPECT_TRUE(same_bits(r.condition, whole.condition)) << what;
+          EXPECT_TRUE(same_bits(r.status, whole.status)) << what;
+          EXPECT_EQ(r.pattern_pixels, whole.pattern_pixels) << what;
+        }
+      }
+}
+
 TEST(LsqRanges, RowRangeOutsideTheCubeIsRefused) {
   const Problem pb;
   auto solver = make_solver(Backend::Cpu);

@@ -1,0 +1,117 @@
+// Missing-row patterns shared by many pixels (pattern.hpp): found by a hash of each pixel's
+// observed rows, made once per solve.
+#include "lsq/cpu/pattern.hpp"
+
+#include <algorithm>
+#include <utility>
+
+namespace simscope::lsq::detail::cpu {
+SIMSCOPE_ISA_BEGIN
+namespace {
+
+/// The fixed key of row i (splitmix64 of i + 1).
+std::uint64_t row_key(std::uint64_t i) {
+  std::uint64_t z = (i + 1) * 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+template <class E>
+void scan_rows(const E* cube, std::size_t P, int M, std::size_t c0, std::size_t n, int* counts,
+               std::uint64_t* hashes) {
+  for (int i = 0; i < M; ++i) {
+    const E* src = cube + std::size_t(i) * P + c0;
+    if (hashes) {
+      const std::uint64_t key = row_key(std::uint64_t(i));
+      for (std::size_t j = 0; j < n; ++j) {
+        const bool ok = src[j] == src[j];
+        counts[j] += ok;
+        hashes[j] ^= key & (std::uint64_t(0) - std::uint64_t(ok));
+      }
+    } else {
+      for (std::size_t j = 0; j < n; ++j) counts[j] += src[j] == src[j];
+    }
+  }
+}
+
+}  // namespace
+
+const Pattern* PatternCache::get(const std::vector<std::uint64_t>& mask) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const auto it = made_.find(mask);
+    if (it != made_.end()) return it->second.get();
+  }
+  // Made outside the lock: two threads may make the same pattern, with the same bits.
+  auto p = std::make_unique<Pattern>();
+  p->mask = mask;
+  std::vector<int> rows;
+  const int M = int(design_.m), N = int(design_.n);
+  for (int i = 0; i < M; ++i)
+    if (mask[std::size_t(i / 64)] >> (i % 64) & 1) rows.push_back(i);
+  const SharedSvd s = rows_svd(design_, rows, lambda_);
+  p->op8.assign(std::size_t(ld8_) * M, 0.0);
+  std::copy_n(s.op.begin(), std::size_t(N) * M, p->op8.begin());
+  p->outcome = s.outcome;
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto ins = made_.emplace(mask, std::move(p));
+  return ins.first->second.get();
+}
+
+std::size_t PatternCache::size() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return made_.size();
+}
+
+void scan_pixels(const Cube& cube, int M, std::size_t c0, std::size_t n, std::vector<int>& counts,
+                 std::vector<std::uint64_t>* hashes) {
+  counts.assign(n, 0);
+  if (hashes) hashes->assign(n, 0);
+  std::uint64_t* h = hashes ? hashes->data() : nullptr;
+  if (cube.dtype == io::DType::Float32)
+    scan_rows(cube.f32(), cube.pixels(), M, c0, n, counts.data(), h);
+  else
+    scan_rows(cube.f64(), cube.pixels(), M, c0, n, counts.data(), h);
+}
+
+void find_patterns(const Cube& cube, int M, std::size_t c0, std::size_t n,
+                   const std::vector<int>& counts, const std::vector<std::uint64_t>& hashes,
+                   PatternCache& cache, std::vector<int>& pid, std::vector<const Pattern*>& pats) {
+  pid.assign(n, -1);
+  pats.clear();
+  // A pattern's pixels share their hash's top 6 bits: without a bucket of kPatternPixels there
+  // is none, and the sort below is skipped (pixels of random gaps, each its own pattern).
+  std::size_t bucket[64] = {};
+  bool candidate = false;
+  for (std::size_t j = 0; j < n; ++j)
+    if (counts[j] > 0 && counts[j] < M)
+      candidate = ++bucket[hashes[j] >> 58] >= kPatternPixels || candidate;
+  if (!candidate) return;
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> keyed;
+  keyed.reserve(n);
+  for (std::size_t j = 0; j < n; ++j)
+    if (counts[j] > 0 && counts[j] < M) keyed.emplace_back(hashes[j], std::uint32_t(j));
+  if (keyed.size() < kPatternPixels) return;
+  std::sort(keyed.begin(), keyed.end());  // by hash, then by pixel: the run's first pixel first
+  std::vector<std::uint64_t> mask(std::size_t(M + 63) / 64);
+  for (std::size_t a = 0; a < keyed.size();) {
+    std::size_t e = a + 1;
+    while (e < keyed.size() && keyed[e].first == keyed[a].first) ++e;
+    if (e - a >= kPatternPixels) {
+      std::fill(mask.begin(), mask.end(), std::uint64_t(0));
+      const std::size_t p = c0 + keyed[a].second;
+      for (int i = 0; i < M; ++i) {
+        const double v = cube.at(std::size_t(i), p);
+        if (v == v) mask[std::size_t(i / 64)] |= std::uint64_t(1) << (i % 64);
+      }
+      const int id = int(pats.size());
+      pats.push_back(cache.get(mask));
+      for (std::size_t q = a; q < e; ++q) pid[keyed[q].second] = id;
+    }
+    a = e;
+  }
+}
+
+SIMSCOPE_ISA_END
+}  // namespace simscope::lsq::detail::cpu
