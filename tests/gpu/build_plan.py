@@ -38,7 +38,8 @@ def record(args):
             if len(parts) < 4:
                 continue
             start, end, out = int(parts[0]), int(parts[1]), parts[3]
-            last[out] = (start, end)
+            if not out.startswith("/"):  # the build folder's own steps, not cmake's checks
+                last[out] = (start, end)
     cpu = {}
     if args.cpu:
         for line in open(args.cpu):
@@ -86,9 +87,12 @@ def graph(build_dir, targets):
             simple.append((attr[8:-1], a, b))  # one input, one output: drawn as one arrow
         else:
             outs.setdefault(a, []).append(b)
+    # ninja names only the nodes it visits: an edge's other outputs (a phony's many) may go
+    # unnamed, and nothing of TARGETS depends on them.
     steps = []
     for e, rule in rules.items():
-        steps.append((rule, [labels[o] for o in outs.get(e, [])], [labels[i] for i in ins.get(e, [])]))
+        steps.append((rule, [labels[o] for o in outs.get(e, []) if o in labels],
+                      [labels[i] for i in ins.get(e, []) if i in labels]))
     for rule, a, b in simple:
         steps.append((rule, [labels[b]], [labels[a]]))
     return steps
@@ -109,7 +113,7 @@ def project(args):
             continue
         c = [costs[key(o)] for o in outputs if key(o) in costs]
         if not c:
-            missing.append(f"{outputs[0]} ({rule})")
+            missing.append(f"{outputs[0] if outputs else '?'} ({rule})")
         cost.append(max(c) if c else 0.0)
     if missing:
         print(f"FAIL: {len(missing)} build steps have no cost in {args.costs} (re-record it: "
