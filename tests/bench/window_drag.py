@@ -246,6 +246,7 @@ def main():
     from gui_util import WindowSession, need_tools
     from x_input import XInput
     need_tools("xdotool")
+    a.simscope = os.path.abspath(a.simscope)  # the window runs in a scratch folder
     if not os.access(a.simscope, os.X_OK):
         sys.exit(f"window_drag: --simscope {a.simscope}: no such executable (build first)")
     if a.steps < 1:
