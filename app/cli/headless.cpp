@@ -41,7 +41,7 @@ int print_estimate(const Session& s) {
       oscillators::estimate_study(s.params, s.backend.backend);
   std::printf(
       "simscope: estimate: %d members x %d nodes x %lld steps = %.6g osc-steps at %.6g "
-      "osc-steps/s (timed %.2f s: %d members x %lld steps on %s): about %.6g s (%.3g h); the "
+      "osc-steps/s (timed %.2f s: %d members x %lld steps on %s): about %.6g s (%.2f h); the "
       "study was not run\n",
       e.members, e.nodes, static_cast<long long>(e.steps), e.work, e.rate, e.timed_s,
       e.sample_members, static_cast<long long>(e.timed_steps), to_string(s.backend.backend),
