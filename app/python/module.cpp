@@ -3,9 +3,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include "core/backend.hpp"
-#include "core/error.hpp"
-#include "core/isa.hpp"
+#include "arrays/vocabulary.hpp"
 
 namespace simscope::python {
 namespace py = pybind11;

@@ -4,8 +4,6 @@
 #include <cstdint>
 #include <cstring>
 
-#include "core/error.hpp"
-
 namespace simscope::python {
 
 namespace {
@@ -62,6 +60,49 @@ io::NpyArray to_npy(const py::handle& obj, const std::string& name, const std::s
     }
   }
   return out;
+}
+
+const DeviceArray* device_array(const py::handle& obj) {
+  return py::isinstance<DeviceArray>(obj) ? &obj.cast<const DeviceArray&>() : nullptr;
+}
+
+app::ArrayInput device_input(const DeviceArray& a) {
+  app::ArrayInput in;
+  in.kind = app::ArrayInput::Kind::Device;
+  in.device = &a.view();
+  return in;
+}
+
+app::ArrayInput in_place_input(const py::array& a) {
+  app::ArrayInput in;
+  in.kind = app::ArrayInput::Kind::InPlace;
+  if (!dtype_of(a.dtype(), in.dtype)) throw Error("unsupported dtype " + dtype_name(a.dtype()));
+  in.data = a.data();
+  in.shape.assign(a.shape(), a.shape() + a.ndim());
+  in.strides.assign(a.strides(), a.strides() + a.ndim());
+  return in;
+}
+
+app::ArrayInput copy_input(const py::object& obj, const std::string& name,
+                           const std::string& accepted) {
+  if (obj.is_none()) return {};
+  if (const DeviceArray* d = device_array(obj)) return device_input(*d);
+  app::ArrayInput in;
+  in.kind = app::ArrayInput::Kind::Copy;
+  in.copy = to_npy(obj, name, accepted);
+  return in;
+}
+
+app::ArrayInput matrix_input(const py::object& obj, const std::string& name,
+                             const std::string& accepted) {
+  if (py::isinstance<py::array>(obj)) {
+    const auto a = py::reinterpret_borrow<py::array>(obj);
+    const py::dtype d = a.dtype();
+    if (a.ndim() == 2 && d.kind() == 'f' && (d.itemsize() == 4 || d.itemsize() == 8) &&
+        d.attr("byteorder").cast<std::string>() != ">")
+      return in_place_input(a);
+  }
+  return copy_input(obj, name, accepted);
 }
 
 py::array numpy_of(app::OutputArray&& o) {

@@ -4,7 +4,6 @@
 #include <new>
 #include <stdexcept>
 
-#include "core/device_view.hpp"
 #include "projection.hpp"
 
 namespace simscope::python {

@@ -14,9 +14,8 @@
 #include <thread>
 #include <utility>
 
-#include "core/error.hpp"
-#include "core/progress.hpp"
-#include "py_locale.hpp"
+#include "arrays/vocabulary.hpp"
+#include "params/c_numeric_locale.hpp"
 
 namespace simscope::python {
 
@@ -71,7 +70,7 @@ auto call_released(F&& work, const py::object& callback, bool device, double uni
   std::condition_variable cv;
   bool done = false;
   std::thread worker([&] {
-    const CNumericLocale c_numbers;  // the core's numbers in C format on this thread
+    const app::CNumericLocale c_numbers;  // the core's numbers in C format on this thread
     try {
       result.emplace(work(&progress));
     } catch (...) {

@@ -7,10 +7,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/device_memory.hpp"
-#include "core/error.hpp"
 #include "py_call.hpp"
-#include "py_locale.hpp"
+#include "params/c_numeric_locale.hpp"
 
 namespace simscope::python {
 
@@ -117,21 +115,6 @@ DeviceView device_view_of(const DLTensor& t, const std::string& name, std::uintp
   return v;
 }
 
-void require_cuda_backend(const DeviceView& v, Backend backend) {
-  if (backend != Backend::Cuda)
-    throw Error(v.name + ": a CUDA array (device " + std::to_string(v.device) +
-                "), but backend=\"" + to_string(backend) +
-                "\" computes from host memory; use backend=\"cuda\" (or \"auto\"), or copy it "
-                "to the host first (tensor.cpu(), cupy.asnumpy(a))");
-}
-
-void require_visible_device(const DeviceView& v) {
-  const int n = cuda_device_count();
-  if (v.device < 0 || v.device >= n)
-    throw Error(v.name + ": a CUDA array on device " + std::to_string(v.device) +
-                ", but this process sees " + std::to_string(n) + " CUDA device(s)");
-}
-
 DeviceArray::DeviceArray(const py::capsule& capsule, const std::string& name,
                          std::uintptr_t stream) {
   if (std::string(capsule.name() ? capsule.name() : "") != "dltensor")
@@ -220,7 +203,7 @@ void bind_dlpack(py::module_& m) {
       [](const py::capsule& capsule, const std::string& name) {
         return checked([&] { return host_from_dlpack(capsule, name); });
       },
-      py::call_guard<CNumericLocale>(), py::arg("capsule"), py::arg("name"),
+      py::call_guard<app::CNumericLocale>(), py::arg("capsule"), py::arg("name"),
       "A CUDA DLPack capsule's array copied into a host numpy array (see py_dlpack.hpp).");
   py::class_<DeviceArray>(m, "DeviceArray",
                           "A CUDA array taken through DLPack (py_dlpack.hpp): the consumed "
@@ -228,7 +211,7 @@ void bind_dlpack(py::module_& m) {
       .def(py::init([](const py::capsule& capsule, const std::string& name, std::uintptr_t stream) {
              return checked([&] { return std::make_unique<DeviceArray>(capsule, name, stream); });
            }),
-           py::call_guard<CNumericLocale>(), py::arg("capsule"), py::arg("name"), py::arg("stream") = 1)
+           py::call_guard<app::CNumericLocale>(), py::arg("capsule"), py::arg("name"), py::arg("stream") = 1)
       .def_property_readonly("name", [](const DeviceArray& a) { return a.view().name; })
       .def_property_readonly("device", [](const DeviceArray& a) { return a.view().device; })
       .def_property_readonly("stream",

@@ -9,13 +9,9 @@
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
-#include <exception>
-#include <optional>
 #include <string>
-#include <thread>
 
-#include "core/backend.hpp"
-#include "core/device_view.hpp"
+#include "arrays/vocabulary.hpp"
 #include "output_data.hpp"
 
 namespace simscope::python {
@@ -65,34 +61,6 @@ class DeviceArray {
 /// float64, int32, int64, uint8; one lane) and device_id. Throws simscope::Error naming `name` for
 /// another device type or dtype, with the host path's messages. Touches no CUDA API.
 DeviceView device_view_of(const DLTensor& t, const std::string& name, std::uintptr_t stream);
-
-/// Throws simscope::Error naming v.name unless `backend` is CUDA.
-/// A CUDA input is computed where it lives; the message says how to copy it instead.
-void require_cuda_backend(const DeviceView& v, Backend backend);
-/// Throws simscope::Error naming v.name unless v.device is a CUDA device this process sees
-/// (cuda_device_count()). The call then runs on v.device.
-void require_visible_device(const DeviceView& v);
-
-/// Runs `f()` on a new thread whose current CUDA device is `device` and returns its result.
-/// -1 leaves the device unchanged. Rethrows its exception. Back ends made there work on that
-/// device; the calling thread's device is untouched.
-template <class F>
-auto on_device(int device, F&& f) {
-  using R = decltype(f());
-  std::optional<R> result;
-  std::exception_ptr error;
-  std::thread t([&] {
-    try {
-      if (device >= 0) cuda_select_device(device);
-      result.emplace(f());
-    } catch (...) {
-      error = std::current_exception();
-    }
-  });
-  t.join();
-  if (error) std::rethrow_exception(error);
-  return std::move(*result);
-}
 
 /// Binds _core.host_from_dlpack(capsule, name) and _core.DeviceArray(capsule, name, stream).
 void bind_dlpack(py::module_& m);

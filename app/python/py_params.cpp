@@ -7,26 +7,9 @@
 #include "presets.hpp"
 #include "shipped_presets.hpp"
 #include "workload.hpp"
-#include "py_locale.hpp"
+#include "params/c_numeric_locale.hpp"
 
 namespace simscope::python {
-
-ParamSet params_from(const Schema& schema, const Settings& settings) {
-  ParamSet p = schema.defaults();
-  for (const auto& [name, text] : settings) {
-    schema.at(name);  // "unknown parameter 'x' for workload 'w' (known: ...)"
-    p.set_from_string(name, text);
-  }
-  return p;
-}
-
-std::string unused_by_arrays(const ParamSet& params, const std::string& given,
-                             const std::vector<std::string>& names, const std::string& why) {
-  const std::string list = params.changed(names);
-  if (list.empty()) return "";
-  return given + ", so " + list + (list.find(',') == std::string::npos ? " is" : " are") +
-         " not used" + (why.empty() ? "" : " (" + why + ")");
-}
 
 namespace {
 
@@ -81,7 +64,7 @@ void bind_params(py::module_& m) {
       "The registered workloads, in the GUI's order.");
   m.def(
       "schema", [](const std::string& w) { return checked([&] { return schema_list(w); }); },
-      py::call_guard<CNumericLocale>(), py::arg("workload"),
+      py::call_guard<app::CNumericLocale>(), py::arg("workload"),
       "The schema of `workload`: a list of dicts (name, keyword, type, default, min, max, "
       "choices, unit, help, also: other words for it). Raises ValueError for an unknown workload.");
   m.def(
@@ -113,7 +96,7 @@ void bind_params(py::module_& m) {
           return d;
         });
       },
-      py::call_guard<CNumericLocale>(), py::arg("name"),
+      py::call_guard<app::CNumericLocale>(), py::arg("name"),
       "A preset, shipped (by name) or a file: {workload, path, params (every parameter, dotted "
       "names)}. Raises ValueError with the CLI's message.");
   m.def(
@@ -124,7 +107,7 @@ void bind_params(py::module_& m) {
           return params_dict(params_from(wl->schema(), settings));
         });
       },
-      py::call_guard<CNumericLocale>(), py::arg("workload"), py::arg("settings"),
+      py::call_guard<app::CNumericLocale>(), py::arg("workload"), py::arg("settings"),
       "The parameters of `workload` after applying the (name, text) settings, as a dict. "
       "Raises ValueError with the message of --set NAME=VALUE.");
 }

@@ -5,7 +5,7 @@
 #include "py_call.hpp"
 #include "py_dlpack.hpp"
 #include "py_params.hpp"
-#include "py_locale.hpp"
+#include "params/c_numeric_locale.hpp"
 
 namespace simscope::python {
 
@@ -59,7 +59,7 @@ void bind_run(py::module_& m) {
             progress, false, units);
         return result_dict(std::move(r), choice.notice);
       },
-      py::call_guard<CNumericLocale>(), py::arg("workload"), py::arg("settings"), py::arg("backend") = "auto",
+      py::call_guard<app::CNumericLocale>(), py::arg("workload"), py::arg("settings"), py::arg("backend") = "auto",
       py::arg("progress") = py::none(), py::arg("command") = "",
       "Runs `workload` with the (name, text) settings as the headless CLI does; returns the "
       "result dict (see simscope.run).");

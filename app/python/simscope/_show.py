@@ -1,7 +1,7 @@
 """simscope.show: the simscope window, opened from Python on a result or on arrays (issue 31).
 
 The window is the ``simscope`` executable's own (app/gui, run_gui), run by the optional
-extension module simscope._gui (app/python/py_gui.cpp), which is built only where the window is
+extension module simscope._gui (app/pygui/py_gui.cpp), which is built only where the window is
 (SIMSCOPE_APP=ON: GLFW, Dear ImGui, Qt). simscope._core, and so everything else in the package,
 does not need it."""
 

@@ -1,7 +1,8 @@
-// simscope._gui: the simscope window for Python (simscope.show, simscope/_show.py). A module of
-// its own beside simscope._core, built only where the window is (SIMSCOPE_APP: GLFW, ImGui, Qt
-// Core), so that _core keeps binding the run layer alone. It runs the executable's window code,
-// app::run_gui, with the options the command line would give it.
+// simscope._gui: the simscope window for Python (simscope.show, simscope/_show.py). A front end
+// of its own beside gui/ (app/pygui/, docs/dev/layout.md), in a module of its own beside
+// simscope._core, built only where the window is (SIMSCOPE_APP: GLFW, ImGui, Qt Core), so that
+// _core keeps binding the run layer alone. It runs the executable's window code, app::run_gui,
+// with the options the command line would give it.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -15,7 +16,7 @@
 #include "core/error.hpp"
 #include "drop_plan.hpp"
 #include "gui_app.hpp"
-#include "py_locale.hpp"
+#include "params/c_numeric_locale.hpp"
 #include "render/error.hpp"
 #include "run_options.hpp"
 #include "session.hpp"
@@ -67,7 +68,7 @@ RunOptions options(const std::string& workload, const std::vector<std::string>& 
 /// NAME=VALUE (the workload's parameters and the view's), the back end's name. ValueError.
 void check(const RunOptions& o) {
   try {
-    simscope::python::CNumericLocale c_numbers;
+    simscope::app::CNumericLocale c_numbers;
     simscope::app::check_command_line(o);
   } catch (const simscope::Error& e) {
     throw py::value_error(e.what());
@@ -83,7 +84,7 @@ Ended show(const RunOptions& o) {
   {
     py::gil_scoped_release release;  // other Python threads run while the window is open
     const SavedSignalHandlers saved;  // run_gui's Ctrl+C handler closes the window, once
-    simscope::python::CNumericLocale c_numbers;  // parameters are read as the C locale's text
+    simscope::app::CNumericLocale c_numbers;  // parameters are read as the C locale's text
     simscope::app::clear_stop_signal();  // a signal that closed an earlier window
     try {
       ended.status = simscope::app::run_gui(o);

@@ -1,13 +1,13 @@
 #pragma once
-/// @file The C number format for the core during a Python call.
-/// A comma-decimal locale set through Python's locale.setlocale makes strtod and printf use "0,5".
-/// Every simscope._core entry point (pybind11 call_guard) and each computation's worker thread
-/// (py_call.hpp) hold a CNumericLocale. Every number the core reads or writes is then C-locale
-/// text.
+/// @file The C number format on one thread, for callers inside a process whose locale is not
+/// theirs (the Python modules). A comma-decimal locale set through Python's locale.setlocale
+/// makes strtod and printf use "0,5". Every simscope._core and simscope._gui entry point
+/// (pybind11 call_guard) and each computation's worker thread (app/python/py_call.hpp) hold a
+/// CNumericLocale. Every number the run layer and the core read or write is then C-locale text.
 #include <clocale>
 #include <locale.h>
 
-namespace simscope::python {
+namespace simscope::app {
 
 /// Sets LC_NUMERIC = "C" on the calling thread (uselocale) for this object's lifetime.
 /// Other categories and the process locale are unchanged.
@@ -31,4 +31,4 @@ class CNumericLocale {
   locale_t c_ = nullptr, old_ = nullptr;
 };
 
-}  // namespace simscope::python
+}  // namespace simscope::app
