@@ -7,8 +7,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "py_call.hpp"
+#include "arrays/device_arrays.hpp"
 #include "params/c_numeric_locale.hpp"
+#include "py_call.hpp"
 
 namespace simscope::python {
 
@@ -155,15 +156,11 @@ py::array DeviceArray::to_host() const {
       dt = py::dtype::of<std::uint8_t>();
       break;
   }
-  if (!view_.c_contiguous())
-    throw Error(view_.name +
-                ": a strided CUDA array (not C order); make it contiguous first "
-                "(tensor.contiguous())");
+  // The run layer's copy (C order only), handed to numpy without another.
+  auto* bytes = new std::vector<std::uint8_t>(app::host_copy(view_));
+  py::capsule keep(bytes, [](void* p) { delete static_cast<std::vector<std::uint8_t>*>(p); });
   std::vector<py::ssize_t> shape(view_.shape.begin(), view_.shape.end());
-  py::array host(dt, shape);
-  const std::size_t bytes = view_.size() * view_.itemsize();
-  if (bytes > 0) copy_device_to_host(host.mutable_data(), view_.data, bytes, view_.device);
-  return host;
+  return py::array(dt, shape, bytes->data(), keep);
 }
 
 py::capsule dlpack_of_device(const app::OutputData& data, const std::vector<std::size_t>& shape,

@@ -6,7 +6,6 @@
 #include "params/c_numeric_locale.hpp"
 #include "py_arrays.hpp"
 #include "py_call.hpp"
-#include "py_dlpack.hpp"
 #include "py_result.hpp"
 
 namespace simscope::python {

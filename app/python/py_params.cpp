@@ -3,11 +3,11 @@
 
 #include <variant>
 
-#include "py_call.hpp"
+#include "params/c_numeric_locale.hpp"
 #include "presets.hpp"
+#include "py_call.hpp"
 #include "shipped_presets.hpp"
 #include "workload.hpp"
-#include "params/c_numeric_locale.hpp"
 
 namespace simscope::python {
 

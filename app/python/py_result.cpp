@@ -1,11 +1,11 @@
 // A run's result for Python, and the generic run() (py_result.hpp).
 #include "py_result.hpp"
 
+#include "params/c_numeric_locale.hpp"
 #include "py_arrays.hpp"
 #include "py_call.hpp"
 #include "py_dlpack.hpp"
 #include "py_params.hpp"
-#include "params/c_numeric_locale.hpp"
 
 namespace simscope::python {
 
