@@ -40,7 +40,7 @@ app::ArrayInput in_place_input(const py::array& a);
 app::ArrayInput copy_input(const py::object& obj, const std::string& name,
                            const std::string& accepted);
 /// As copy_input, but a 2-D native-endian float32/float64 numpy array, of any strides, is read in
-/// place (the field's sources and targets: converted once, through their strides).
+/// place (points such as sources and targets: converted once, through their strides).
 app::ArrayInput matrix_input(const py::object& obj, const std::string& name,
                              const std::string& accepted);
 

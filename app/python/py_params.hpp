@@ -19,7 +19,6 @@ namespace py = pybind11;
 /// The settings of a call (app/run/arrays/call_settings.hpp).
 using app::Settings;
 using app::params_from;
-using app::unused_by_arrays;
 
 /// The parameters as a dict name -> typed Python value (int, float, bool or str).
 py::dict params_dict(const ParamSet& params);

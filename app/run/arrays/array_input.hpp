@@ -1,6 +1,6 @@
 #pragma once
-/// @file An array a caller holds, handed to a workload's array entry point (field_arrays,
-/// lsq_arrays, oscillators_arrays): nothing, host values read in place through their strides, a
+/// @file An array a caller holds, handed to a workload's array entry point
+/// (app/run/NAME/NAME_arrays.hpp): nothing, host values read in place through their strides, a
 /// C-order copy the caller made, or an array in CUDA memory. The Python module makes one of each
 /// argument (app/python/py_arrays.hpp); the entry point reads it with its workload's readers and
 /// messages.
