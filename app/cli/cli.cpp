@@ -27,7 +27,7 @@ CliParse parse_command_line(const std::vector<std::string>& argv) {
   add_front_end_version("qt", qVersion());  // run.json's "simscope" object
   QString studies;  // the workloads whose headless runs are checkpointed studies
   for (const WorkloadDescriptor& d : workloads())
-    if (d.keeps_checkpoint)
+    if (d.open_checkpoint)
       studies += (studies.isEmpty() ? "" : " or ") + QString::fromStdString(d.name);
   // The outputs of each workload, from its descriptor: names in export order, then shapes.
   QString outputs = "DIR/run.json.";
