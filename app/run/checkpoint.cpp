@@ -17,8 +17,8 @@ std::shared_ptr<CheckpointRequest> open_checkpoint(const std::string& workload,
     std::string studies;  // the workloads whose runs do keep one
     for (const WorkloadDescriptor& w : workloads())
       if (w.open_checkpoint) studies += (studies.empty() ? "" : " or ") + w.name;
-    throw CheckpointRefused("--resume continues an interrupted " + studies +
-                            " study; workload " + workload + " keeps no checkpoint");
+    throw CheckpointRefused("--resume continues an interrupted " + studies + " study; workload " +
+                            workload + " keeps no checkpoint");
   }
   return nullptr;
 }
