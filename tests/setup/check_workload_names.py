@@ -4,9 +4,9 @@
 Usage: check_workload_names.py SOURCE_DIR [--no-allowances]
 
 The workloads are the folders NAME of app/run/ that hold NAME_workload.cpp; a namespace alias of
-one (`namespace osc = simscope::oscillators`) is a name of it too. Every file under app/, compute/
-and render/ (C++, CUDA, CMake, Python) and cmake/ is read outside its comments, and fails the check
-(exit 1, one line per offence) where it names a workload:
+one (`namespace osc = simscope::oscillators`) is a name of it too. Every file under app/, compute/,
+render/ and cmake/ (C++, CUDA, CMake, Python) and the top CMakeLists.txt is read outside its
+comments, and fails the check (exit 1, one line per offence) where it names a workload:
  - a string literal holding a name as a word: "field", "oscillators/study.hpp", "osc-steps";
  - an identifier with a name as one of its words: field::, lsq_descriptor, kOscillators, bind_lsq;
  - in CMake and Python, any such word: ${dir}/field/*.cpp;
@@ -70,6 +70,8 @@ def workload_names(root):
 
 
 def source_files(root):
+    if os.path.isfile(os.path.join(root, "CMakeLists.txt")):
+        yield "CMakeLists.txt"
     for top in ROOTS:
         for d, subdirs, files in os.walk(os.path.join(root, top)):
             subdirs.sort()
