@@ -1,20 +1,15 @@
 # The CPU kernels compiled once per instruction-set level (cmake/SimscopeIsa.cmake,
 # core/isa.hpp), one group per kernel family; each family's dispatch point (*_dispatch.cpp) is
 # built once with the rest. Read by compute/CMakeLists.txt and tests/fuzz/CMakeLists.txt.
-# SIMSCOPE_ISA_ALSO_BASELINE: kernels' files also built once with the rest (expansions.cpp: the
-# source tree's build uses its P2M and M2M).
-set(_here ${CMAKE_CURRENT_LIST_DIR})
-file(GLOB SIMSCOPE_LSQ_CPU CONFIGURE_DEPENDS ${_here}/lsq/cpu/*.cpp)
-set(SIMSCOPE_ISA_KERNELS
-  # field: the direct sum's tiles
-  ${_here}/field/field_cpu.cpp
-  # tree: multipoles, traversal, M2L, P2P, L2P
-  ${_here}/field/tree/moments_cpu.cpp
-  ${_here}/field/tree/tree_cpu.cpp
-  ${_here}/field/tree/expansions.cpp
-  # lsq: the lane-group solver (Gram, Cholesky, QR/SVD paths)
-  ${SIMSCOPE_LSQ_CPU}
-  # oscillators: the RK4 lanes
-  ${_here}/oscillators/oscillators_cpu.cpp
-)
-set(SIMSCOPE_ISA_ALSO_BASELINE ${_here}/field/tree/expansions.cpp)
+# Each folder of compute/ with more than plain sources says so in its sources.cmake, read here in
+# name order:
+#   SIMSCOPE_ISA_KERNELS: its kernels' files;
+#   SIMSCOPE_ISA_ALSO_BASELINE: kernels' files also built once with the rest;
+#   SIMSCOPE_NO_FP_CONTRACT: files built without fused multiply-add (compute/CMakeLists.txt).
+set(SIMSCOPE_ISA_KERNELS)
+set(SIMSCOPE_ISA_ALSO_BASELINE)
+set(SIMSCOPE_NO_FP_CONTRACT)
+file(GLOB _simscope_source_lists CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*/sources.cmake)
+foreach(_list IN LISTS _simscope_source_lists)
+  include(${_list})
+endforeach()

@@ -25,10 +25,13 @@ CliParse parse_command_line(const std::vector<std::string>& argv) {
   QStringList args;
   for (const std::string& a : argv) args << QString::fromStdString(a);
   add_front_end_version("qt", qVersion());  // run.json's "simscope" object
-  QString studies;  // the workloads whose headless runs are checkpointed studies
-  for (const WorkloadDescriptor& d : workloads())
-    if (d.keeps_checkpoint)
+  QString studies, estimated;  // the workloads whose headless runs keep checkpoints, estimate
+  for (const WorkloadDescriptor& d : workloads()) {
+    if (d.open_checkpoint)
       studies += (studies.isEmpty() ? "" : " or ") + QString::fromStdString(d.name);
+    if (d.estimate)
+      estimated += (estimated.isEmpty() ? "" : " or ") + QString::fromStdString(d.name);
+  }
   // The outputs of each workload, from its descriptor: names in export order, then shapes.
   QString outputs = "DIR/run.json.";
   for (const WorkloadDescriptor& d : workloads()) {
@@ -84,7 +87,9 @@ CliParse parse_command_line(const std::vector<std::string>& argv) {
   for (const auto& n : workload_names())
     names += (names.isEmpty() ? "" : ", ") + QString::fromStdString(n);
   const QCommandLineOption workload(
-      {"w", "workload"}, "Workload to run: " + names + " (default field, or the preset's).",
+      {"w", "workload"},
+      "Workload to run: " + names + " (default " + QString::fromStdString(workload_names().front()) +
+          ", or the preset's).",
       "NAME");
   const QCommandLineOption preset(
       "preset",
@@ -136,9 +141,9 @@ CliParse parse_command_line(const std::vector<std::string>& argv) {
       "SECONDS", QString::number(RunOptions().checkpoint_interval));
   const QCommandLineOption estimate(
       "estimate",
-      "Headless oscillators study: time at most ~2 s of the study's kernel on a sample of its "
-      "members and print the projected time of the whole study for its K, N and steps, without "
-      "running it.");
+      "Headless " + estimated +
+          " study: time at most ~2 s of the study's kernel on a sample of its members and print "
+          "the projected time of the whole study for its K, N and steps, without running it.");
   const QCommandLineOption mpi_split(
       "mpi-split",
       "Headless field under mpirun: split by targets (each rank all sources, bit-identical "

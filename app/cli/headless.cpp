@@ -6,10 +6,10 @@
 #include <optional>
 #include <thread>
 
-#include "view/compare.hpp"
+#include "checkpoint.hpp"
 #include "core/error.hpp"
+#include "view/compare.hpp"
 #include "headless_output.hpp"
-#include "oscillators/study_estimate.hpp"
 #include "output_checks.hpp"
 #include "params_json.hpp"
 #include "view/plane_profile.hpp"
@@ -18,7 +18,6 @@
 #include "session.hpp"
 #include "stale_outputs.hpp"
 #include "stop_signals.hpp"
-#include "oscillators/study_checkpoint.hpp"
 #include "sweep.hpp"
 #include "view_png_export.hpp"
 #include "worker.hpp"
@@ -31,29 +30,19 @@ struct Interrupted {
   int signal;
 };
 
-/// --estimate: one line with the study's projected time; the study is not run. Exit status 0;
-/// a workload other than oscillators is refused (Error).
+/// --estimate: one line with the run's projected time (WorkloadDescriptor::estimate); nothing is
+/// run. Exit status 0; a workload without an estimate is refused (Error).
 int print_estimate(const Session& s) {
-  if (s.workload->name() != "oscillators")
-    throw Error("--estimate projects an oscillators study's time; the workload is " +
-                           s.workload->name());
-  const oscillators::StudyEstimate e =
-      oscillators::estimate_study(s.params, s.backend.backend);
-  std::printf(
-      "simscope: estimate: %d members x %d nodes x %lld steps = %.6g osc-steps at %.6g "
-      "osc-steps/s (timed %.2f s: %d members x %lld steps on %s): about %.6g s (%.2f h); the "
-      "study was not run\n",
-      e.members, e.nodes, static_cast<long long>(e.steps), e.work, e.rate, e.timed_s,
-      e.sample_members, static_cast<long long>(e.timed_steps), to_string(s.backend.backend),
-      e.projected_s, e.projected_s / 3600);
+  const WorkloadDescriptor& d = workload_descriptor(s.workload->name());
+  if (!d.estimate) {
+    std::string studies;  // the workloads that estimate their runs
+    for (const WorkloadDescriptor& w : workloads())
+      if (w.estimate) studies += (studies.empty() ? "" : " or ") + w.name;
+    throw Error("--estimate projects an " + studies + " study's time; the workload is " +
+                s.workload->name());
+  }
+  std::printf("%s\n", d.estimate(s.params, s.backend.backend).c_str());
   return 0;
-}
-
-/// An oscillators study's work in oscillator-steps, K N steps; 0 for other workloads.
-double study_work(const std::string& workload, const ParamSet& p) {
-  if (workload != "oscillators") return 0;
-  return double(p.get_int("ensemble.size")) * double(p.get_int("network.nodes")) *
-         double(p.get_int("integrator.steps"));
 }
 
 /// Runs the job on a Worker and shows "field: 42% ETA 3 s" on stderr while it takes long.
@@ -61,11 +50,11 @@ double study_work(const std::string& workload, const ParamSet& p) {
 /// after a successful run, so a failed run prints only its error. On a stop signal, cancels the
 /// job, waits until it ends (a study writes its checkpoint) and throws Interrupted.
 RunResult run_with_progress(Worker& worker, const Session& s, bool quiet, bool& notice_printed,
-                            std::shared_ptr<StudyCheckpointRequest> checkpoint) {
+                            std::shared_ptr<CheckpointRequest> checkpoint) {
   worker.submit(s.params, s.backend.backend, false, RunCommand::Whole, std::move(checkpoint));
   ProgressLine line(worker.workload().name(), quiet);
-  if (const double work = study_work(worker.workload().name(), s.params); work > 0)
-    line.set_work(work, "osc-steps");
+  const WorkloadDescriptor& d = workload_descriptor(worker.workload().name());
+  if (const double work = d.work ? d.work(s.params) : 0; work > 0) line.set_work(work, d.work_unit);
   for (;;) {
     if (stop_signal()) {
       worker.cancel();
@@ -121,7 +110,7 @@ void print_difference(const RunResult& a, const RunResult& b, const std::string&
 int run_headless(const RunOptions& o) {
   install_stop_handlers();
   if (!o.sweep.empty()) return run_sweep(o);  // sweep.cpp
-  std::shared_ptr<StudyCheckpointRequest> ck;
+  std::shared_ptr<CheckpointRequest> ck;
   try {
     Session s = make_session(o);
     if (o.estimate) return print_estimate(s);
@@ -129,10 +118,9 @@ int run_headless(const RunOptions& o) {
     check_output_dir(dir);
     if (!o.out_image.empty()) check_output_file(o.out_image, dir);
     const std::string workload_name = s.workload->name();
-    // A study keeps a checkpoint and may continue one (oscillators/study_checkpoint.hpp).
-    ck = open_study_checkpoint(workload_name, s.params, s.backend.backend, dir, o.resume,
-                               o.checkpoint_interval)
-             .request;
+    // A study keeps a checkpoint and may continue one (checkpoint.hpp).
+    ck = open_checkpoint(workload_name, s.params, s.backend.backend, dir, o.resume,
+                         o.checkpoint_interval);
     const std::optional<ParamSet> pin_params = pinned_params(s.params, o.pin_sets);
     Worker worker(std::move(s.workload));
     bool notice_printed = false;

@@ -228,14 +228,10 @@ bool save_screenshot(GuiState& s, const std::string& path, int fb_w, int fb_h) {
     }
     if (shown.output.empty() && !s.view_message.empty())  // what the centre says instead
       text["simscope.view_message"] = s.view_message;
-    if (const std::string t = tree_status(s); !t.empty())  // as the status bar shows it
-      text["simscope.tree_status"] = t;
-    if (s.result && s.result->stats.count("tree_order")) {  // the ladder's rung it ran at
-      char rule[64];
-      std::snprintf(rule, sizeof rule, "order %g, theta %.4g", s.result->stats.at("tree_order"),
-                    s.result->stats.at("tree_theta"));
-      text["simscope.tree_rule"] = rule;
-    }
+    if (const WorkloadDescriptor* d = s.result ? find_workload_descriptor(s.result->workload)
+                                               : nullptr;
+        d && d->screenshot_texts)  // e.g. the field's tree_status, as the status bar shows it
+      for (const auto& [key, t] : d->screenshot_texts(*s.result)) text["simscope." + key] = t;
     if (!s.panels_layout.empty()) text["simscope.panels"] = s.panels_layout;
     if (!s.disabled_params.empty()) text["simscope.disabled"] = s.disabled_params;
     text["simscope.upload"] = upload_status(s);  // as the status bar shows it
@@ -550,7 +546,7 @@ int run_gui(const RunOptions& o) {
         // It is the same frame unless the error made the tree evaluate again, tighter.
         s.result = std::move(ev->result);
         shown_lines.push_back("simscope: " + s.workload_name + " follow-up shown: " +
-                              tree_status(s));
+                              result_status(s));
         ++s.result_serial;
         s.image_dirty = true;
         s.extras->on_result(s);
@@ -559,8 +555,8 @@ int run_gui(const RunOptions& o) {
         for (const std::string& w : s.view_warnings) ev->result->warnings.push_back(w);
         if (!ev->result->preview) s.view_warnings.clear();  // shown with the first full result
         // One line per full result; for a live workload, its first after a switch. The GUI
-        // tests wait for it (tests/e2e/gui_util.py). The tree's status follows as the status bar
-        // shows it, its error "measuring" until the follow-up line.
+        // tests wait for it (tests/e2e/gui_util.py). The result's status (the field tree's)
+        // follows as the status bar shows it, its error "measuring" until the follow-up line.
         const bool log_shown =
             !ev->result->preview && !(s.result && s.worker->workload().continuous(s.params));
         const double seconds = ev->result->compute_seconds;
@@ -569,7 +565,7 @@ int run_gui(const RunOptions& o) {
         if (log_shown) {
           // "(computed in S s; 131 ms after its input; plane.offset=300)": the time since its
           // parameters were submitted, when they are the newest, and the parameters that
-          // changed since the last result logged; then the tree's status.
+          // changed since the last result logged; then the result's status (result_status).
           std::string line = "simscope: " + s.workload_name + " result shown (computed in ";
           char buf[96];
           std::snprintf(buf, sizeof buf, "%.3f s", seconds);
@@ -586,7 +582,7 @@ int run_gui(const RunOptions& o) {
             if (!changed.empty()) line += "; " + changed;
           }
           last_shown = s.result->params;
-          const std::string t = tree_status(s);
+          const std::string t = result_status(s);
           shown_lines.push_back(line + ")" + (t.empty() ? "" : ": ") + t);
         }
         ++s.result_serial;

@@ -117,15 +117,10 @@ void draw_help(GuiState& s);
 /// The status bar's message line as text: "error: ...", the last action, or the result's first
 /// warning; empty when none. Also whether it shows a running job's progress bar.
 std::string status_line(const GuiState& s);
-/// The field's tree method in the status bar, "" for results without the tree method:
-///  - "tree build 12 ms, eval 30 ms, sample error 1.2e-06 rms, 3.4e-06 max" (the error
-///    sample's RMS and max, stat_labels.cpp's definitions);
-///  - "tree build 12 ms (preview), eval ..." when the run's own preview built the tree;
-///  - "tree kept, eval ..." when an earlier run built it for the same sources;
-///  - "error … measuring" while the measured error is computed after the frame, which the
-///    window defers (Worker::set_interactive);
-///  - "error … (preview)" on a preview, which is never measured.
-std::string tree_status(const GuiState& s);
+/// The result's own figures in the status bar after its compute time, as its workload words
+/// them (WorkloadDescriptor::status_text), e.g. the field tree's build, eval and sample error;
+/// "" for none.
+std::string result_status(const GuiState& s);
 /// The status bar's upload path in words: "upload: CUDA-GL interop (maps on the device)",
 /// "upload: host copy to texture (maps on the host)"; a workload's own view (the oscillators'
 /// phase view) its own path, without the outputs' place.

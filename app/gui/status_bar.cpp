@@ -1,6 +1,7 @@
 // The status bar at the bottom of the window.
 #include <imgui.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -33,31 +34,10 @@ std::string status_line(const GuiState& s) {
   return "";
 }
 
-std::string tree_status(const GuiState& s) {
+std::string result_status(const GuiState& s) {
   if (!s.result) return "";
-  const auto& st = s.result->stats;
-  const auto stat = [&](const char* k) { return st.count(k) ? st.at(k) : 0.0; };
-  const bool pending = stat("error_pending") != 0;  // the frame before its measured error
-  if (!st.count("rms_rel_error") && !pending) return "";
-  // The tree evaluator reports 0 build seconds when its kept tree served (field.hpp TreeStats),
-  // built by this run's preview or by an earlier run.
-  char build[64] = "tree kept";
-  if (stat("tree_build_seconds") > 0)
-    std::snprintf(build, sizeof build, "tree build %.0f ms", stat("tree_build_seconds") * 1e3);
-  else if (stat("tree_preview_build_seconds") > 0)
-    std::snprintf(build, sizeof build, "tree build %.0f ms (preview)",
-                  stat("tree_preview_build_seconds") * 1e3);
-  char error[64];
-  if (pending)
-    std::snprintf(error, sizeof error, "%s", s.result->preview ? "error \u2026 (preview)"
-                                                               : "error \u2026 measuring");
-  else
-    std::snprintf(error, sizeof error, "sample error %.1e rms, %.1e max", stat("rms_rel_error"),
-                  stat("max_rel_error"));
-  char buf[200];
-  std::snprintf(buf, sizeof buf, "%s, eval %.0f ms, %s", build, stat("tree_eval_seconds") * 1e3,
-                error);
-  return buf;
+  const WorkloadDescriptor* d = find_workload_descriptor(s.result->workload);
+  return d && d->status_text ? d->status_text(*s.result) : "";
 }
 
 std::string upload_status(const GuiState& s) {
@@ -113,7 +93,7 @@ void draw_status_bar(GuiState& s, float x, float y, float w, float h) {
                 s.result->preview ? " (preview)" : "");
   else
     ImGui::Text("compute -");
-  if (const std::string t = tree_status(s); !t.empty()) {  // the field's tree method
+  if (const std::string t = result_status(s); !t.empty()) {  // e.g. the field's tree method
     ImGui::SameLine();
     ImGui::Text("(%s)", t.c_str());
   }
@@ -170,17 +150,32 @@ void draw_status_bar(GuiState& s, float x, float y, float w, float h) {
   ImGui::End();
 }
 
+namespace {
+/// The help's line of the switcher's keys, one per registered workload:
+/// "  1 2 3     switch workload (field, lsq, oscillators)".
+std::string switch_keys_line() {
+  std::string keys, names;
+  const std::vector<std::string>& all = workload_names();
+  for (std::size_t k = 0; k < all.size() && k < 9; ++k) {
+    keys += (k ? " " : "") + std::to_string(k + 1);
+    names += (k ? ", " : "") + all[k];
+  }
+  keys.resize(std::max<std::size_t>(keys.size() + 1, 10), ' ');
+  return "  " + keys + "switch workload (" + names + ")\n";
+}
+}  // namespace
+
 void draw_help(GuiState& s) {
   if (!s.show_help) return;
   if (ImGui::Begin("Help", &s.show_help, ImGuiWindowFlags_AlwaysAutoResize)) {
-    ImGui::TextUnformatted(
+    static const std::string text =
         "Keys\n"
         "  Space     pause / run (no recomputation while paused)\n"
         "  S         screenshot of the window (PNG)\n"
         "  E         export the data (.npy + run.json + view.png)\n"
         "  R         reset the view: percentile range (view.range's default), no zoom\n"
-        "  H         hide / show the panels\n"
-        "  1 2 3     switch workload (field, lsq, oscillators)\n"
+        "  H         hide / show the panels\n" +
+        switch_keys_line() +
         "  Ctrl+O    load a preset     Ctrl+S  save a preset\n"
         "  Ctrl+Z    undo a parameter change   Ctrl+Shift+Z / Ctrl+Y  redo\n"
         "  A         pin this result as A      D  compare: B, A, B - A, (B - A) / |A|\n"
@@ -194,7 +189,8 @@ void draw_help(GuiState& s) {
         "Shift+drag draws a line profile; wheel zooms about the cursor, right-drag pans.\n"
         "Drop a .npy/.csv, edge list, preset or run.json onto the window to load it.\n"
         "The R button beside a parameter resets it to its default; a number field\n"
-        "without a slider changes by dragging (Ctrl+click types a value).");
+        "without a slider changes by dragging (Ctrl+click types a value).";
+    ImGui::TextUnformatted(text.c_str());
   }
   ImGui::End();
 }

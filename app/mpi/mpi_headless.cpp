@@ -11,6 +11,7 @@
 #include <set>
 #include <thread>
 
+#include "checkpoint.hpp"
 #include "core/backend.hpp"
 #include "distributed_run.hpp"
 #include "headless_output.hpp"
@@ -20,7 +21,6 @@
 #include "progress_line.hpp"
 #include "session.hpp"
 #include "stop_signals.hpp"
-#include "oscillators/study_checkpoint.hpp"
 
 namespace simscope::app::mpi {
 namespace {
@@ -115,9 +115,8 @@ int run_headless_ranks(const RunOptions& o) {
   const std::string dir = o.out_dir.empty() ? "simscope-out" : o.out_dir;
   // Set-up on every rank, with the same command line and normally the same outcome.
   // Rank 0 checks the output folder, which it writes.
-  std::shared_ptr<StudyCheckpointRequest> ck;
+  std::shared_ptr<CheckpointRequest> ck;
   bool fresh_checkpoint = false;
-  std::optional<CheckpointHeader> header;  // the checkpoint found (oscillators studies)
   std::string axis;                        // the axis split (empty: the workload's work_axis)
   try {
     s.emplace(make_session(o));
@@ -144,13 +143,10 @@ int run_headless_ranks(const RunOptions& o) {
       check_output_dir(dir);
       if (!o.out_image.empty()) check_output_file(o.out_image, dir);
     }
-    // A study keeps a per-block checkpoint (version 4) that any rank count resumes.
+    // A study keeps a checkpoint that any rank count resumes (checkpoint.hpp).
     // Every rank checks it, so a refusal gives status 2 on every rank.
-    OpenedCheckpoint opened = open_study_checkpoint(s->workload->name(), s->params,
-                                                    s->backend.backend, dir, o.resume,
-                                                    o.checkpoint_interval);
-    ck = std::move(opened.request);
-    header = std::move(opened.header);
+    ck = open_checkpoint(s->workload->name(), s->params, s->backend.backend, dir, o.resume,
+                         o.checkpoint_interval);
   } catch (const CheckpointRefused& e) {
     error = e.what(), code = 2;
   } catch (const Refused& e) {
@@ -160,13 +156,11 @@ int run_headless_ranks(const RunOptions& o) {
   }
   try {
     agree(world, error);
-    // Then rank 0 prepares the checkpoint for the ranks: new, or converted to version 4.
+    // Then rank 0 prepares the checkpoint for the ranks: new, or converted.
     error.clear();
     if (root && ck) {
       try {
-        prepare_block_checkpoint(ck->dir, s->workload->name(), s->params, s->backend.backend,
-                                 header);
-        fresh_checkpoint = !header;
+        fresh_checkpoint = ck->prepare_for_ranks(s->params, s->backend.backend);
       } catch (const std::exception& e) {
         error = e.what(), code = 1;
       }
@@ -181,11 +175,7 @@ int run_headless_ranks(const RunOptions& o) {
   // A job that fails before any block of a new study was saved leaves no checkpoint.
   auto drop_empty_checkpoint = [&] {
     if (!root || !ck || !fresh_checkpoint) return;
-    try {
-      const std::optional<CheckpointHeader> h = read_checkpoint_header(ck->dir);
-      if (h && !block_checkpoint_has_progress(ck->dir, *h)) remove_checkpoint(ck->dir);
-    } catch (const std::exception&) {
-    }
+    if (ck->saved_nothing()) remove_checkpoint(ck->dir);
   };
   // Stopped by a signal: rank 0 prints the single-process line; every rank exits 128 + the signal.
   auto interrupted = [&](int sig) {
@@ -216,11 +206,9 @@ int run_headless_ranks(const RunOptions& o) {
     if (device >= 0) cuda_select_device(device);
   };
   ProgressLine line(s->workload->name() + " on " + std::to_string(job->size()) + " ranks", o.quiet);
-  if (s->workload->name() == "oscillators")  // the study's work: the rate and the whole's time
-    line.set_work(double(s->params.get_int("ensemble.size")) *
-                      double(s->params.get_int("network.nodes")) *
-                      double(s->params.get_int("integrator.steps")),
-                  "osc-steps");
+  const WorkloadDescriptor& described = workload_descriptor(s->workload->name());
+  if (described.work)  // e.g. a study's work: the rate and the whole's time
+    line.set_work(described.work(s->params), described.work_unit);
   if (root) opt.progress = [&line](double f, double t) { line.update(f, t); };
   if (root && !o.quiet && !s->backend.notice.empty())
     std::fprintf(stderr, "simscope: %s (each of %d ranks: %s, CPU threads: %d)\n",

@@ -65,8 +65,8 @@ struct DistributedOptions {
   /// Called first on the compute thread, e.g. to select this rank's GPU and threads.
   std::function<void()> on_compute_thread;
   /// A study's checkpoint request for this rank's range; null for none.
-  /// Rank 0 must prepare it as version 4 with prepare_block_checkpoint before the call.
-  std::shared_ptr<StudyCheckpointRequest> checkpoint;
+  /// Rank 0 must prepare it with CheckpointRequest::prepare_for_ranks before the call.
+  std::shared_ptr<CheckpointRequest> checkpoint;
   /// The axis to split (Workload::split_axis). Empty: work_axis().
   std::string axis;
   /// Polled at each progress exchange: 0 to go on, a positive code to stop the job.

@@ -12,105 +12,6 @@ namespace {
 using F = StatFormat;
 using S = StatShow;
 
-// One table per workload: every run.json stats key once, in the panel's order. docs/formats.md's
-// "Stats in the window" lists the same rows; tests/run/test_stat_labels.cpp checks that each
-// key a run gives has a row.
-const std::vector<StatLabel> kField = {
-    {"method", "method", F::Text},
-    {"sources", "sources", F::Count},
-    {"targets", "targets", F::Count},
-    {"pairs", "pairs", F::Count, "", S::Never},
-    {"pairs_per_s", "speed", F::Rate, "pairs/s", S::Present, "", "",
-     "sources x targets / compute time: the pairs a direct sum evaluates, per second. A tree "
-     "run evaluates far fewer (near pairs and expansions), so for it this is the direct sum's "
-     "speed it matches, not work done.",
-     "method_tree", "direct-equiv. speed"},
-    {"skipped_coincidences", "skipped coincidences", F::Count, "", S::NonZero},
-    {"peak_device_bytes", "device memory", F::Bytes, "", S::NonZero},
-    {"method_tree", "tree method", F::Flag, "", S::Never, "yes", "no"},
-    {"tree_order", "tree order", F::Count},
-    {"tree_theta", "opening angle", F::Number},
-    {"tree_build_seconds", "tree build", F::Seconds, "", S::NonZero},  // 0: a reused tree
-    {"tree_preview_build_seconds", "preview's build", F::Seconds, "", S::NonZero},
-    {"tree_eval_seconds", "tree eval", F::Seconds},
-    {"tree_error_seconds", "error check", F::Seconds, "", S::NonZero},
-    {"error_samples", "error sample", F::Count, "targets", S::NonZero, "", "",
-     "The targets where the tree's E is compared with fp64 direct sums: one drawn at random in "
-     "each of as many equal runs of the plane's rows. The sample error (RMS) and (max) are of "
-     "this sample; the error view's subgrid is another check."},
-    {"rms_rel_error", "sample error (RMS)", F::Error, "relative", S::Present, "", "",
-     "||E_tree - E_direct|| / ||E||: the RMS of |E_tree - E_direct| over the error sample, "
-     "divided by the RMS of |E| over all targets. tree.tolerance bounds it."},
-    {"max_rel_error", "sample error (max)", F::Error, "relative", S::Present, "", "",
-     "The largest |E_tree - E_direct| / |E_direct| of one target of the same error sample: "
-     "larger than the RMS where |E| is small."},
-    {"tolerance_met", "tolerance", F::Flag, "", S::Present, "met", "not met",
-     "Met: the sample's RMS errors of E and of the potential are at most tree.tolerance."},
-    {"error_pending", "error", F::Flag, "", S::NonZero, "being measured", ""},
-    {"error_grid", "error grid", F::Count, "per side", S::Never},  // the error view says it
-    {"sources_read_whole", "sources file", F::Flag, "", S::NonZero, "read whole", ""},
-    // Python's only (simscope.field, simscope.Sources).
-    {"tree_kept", "tree", F::Flag, "", S::Present, "kept", "built"},
-    {"sources_conversions", "sources copies", F::Count, "", S::NonZero},
-    {"targets_conversions", "targets copies", F::Count, "", S::NonZero},
-    {"host_staging_bytes", "staged from device", F::Bytes, "", S::NonZero},
-};
-
-const std::vector<StatLabel> kLsq = {
-    {"pixels", "pixels", F::Count},
-    {"observations", "observations", F::Count},
-    {"unknowns", "unknowns", F::Count},
-    {"pixels_per_s", "speed", F::Rate, "pixels/s"},
-    {"preview_stride", "preview stride", F::Count, "", S::NonZero},
-    {"status_ok", "ok (status 0)", F::Count},
-    {"status_underdetermined", "underdetermined", F::Count, "", S::NonZero},
-    {"status_rank_deficient", "rank deficient", F::Count, "", S::NonZero},
-    {"status_all_missing", "all missing", F::Count, "", S::NonZero},
-    {"gap_free_pixels", "gap-free pixels", F::Count, "", S::NonZero},
-    {"downdate_pixels", "downdated pixels", F::Count, "", S::NonZero},
-    {"minnorm_pixels", "min-norm pixels", F::Count, "", S::NonZero},
-    {"pattern_pixels", "shared-pattern pixels", F::Count, "", S::NonZero},
-    {"fallback_pixels", "fallback pixels", F::Count, "", S::NonZero},
-    {"host_pixels", "host pixels", F::Count, "", S::NonZero},
-    {"design_rank", "design rank", F::Count, "", S::NonNegative},
-    {"method_on_host", "method", F::Flag, "", S::NonZero, "ran on the host", ""},
-    {"peak_device_bytes", "device memory", F::Bytes, "", S::NonZero},
-    // Python's only (simscope.lsq).
-    {"cube_copied_bytes", "cube copied", F::Bytes, "", S::NonZero},
-    {"host_staging_bytes", "staged from device", F::Bytes, "", S::NonZero},
-};
-
-const std::vector<StatLabel> kOscillators = {
-    // A live frame's (LiveStats).
-    {"step", "step", F::Count},
-    {"live_members", "live members", F::Count},
-    // A study's (StudyStats); time and nodes both.
-    {"members", "members", F::Count},
-    {"valid_members", "valid members", F::Count, "", S::Never},
-    {"nonfinite_members", "non-finite members", F::Count, "", S::NonZero},
-    {"nodes", "nodes", F::Count},
-    {"steps", "steps", F::Count},
-    {"transient", "transient", F::Count, "steps", S::Never},  // parameters: the left panel
-    {"averaged_steps", "averaged steps", F::Count, "", S::Never},
-    {"record_every", "record every", F::Count, "steps", S::Never},
-    {"samples", "samples", F::Count},
-    {"dt", "dt", F::Number, "", S::Never},
-    {"time", "model time", F::Number},
-    {"order", "order R", F::Number},
-    {"msd", "msd", F::Number},
-    {"msd_mean", "msd (mean)", F::Number},
-    {"msd_sem", "msd (std. error)", F::Number},
-    {"final_msd", "final msd", F::Number},
-    {"final_order", "final order R", F::Number},
-    {"osc_steps", "oscillator steps", F::Count, "", S::Never},
-    {"osc_steps_per_s", "speed", F::Rate, "osc. steps/s"},
-    {"peak_device_bytes", "device memory", F::Bytes, "", S::NonZero},
-    {"compute_s_earlier_sessions", "earlier sessions", F::Seconds},
-    {"compute_s_all_sessions", "all sessions", F::Seconds},
-    // Python's only.
-    {"host_staging_bytes", "staged from device", F::Bytes, "", S::NonZero},
-};
-
 /// "3.7e-06" -> "3.7e-6", "1.2e+07" -> "1.2e7".
 std::string compact_exponent(std::string s) {
   const std::size_t e = s.find('e');
@@ -150,10 +51,8 @@ std::string with_unit(std::string s, const std::string& unit) {
 
 const std::vector<StatLabel>& stat_labels(const std::string& workload) {
   static const std::vector<StatLabel> none;
-  if (workload == "field") return kField;
-  if (workload == "lsq") return kLsq;
-  if (workload == "oscillators") return kOscillators;
-  return none;
+  const WorkloadDescriptor* d = find_workload_descriptor(workload);
+  return d ? d->stat_labels : none;
 }
 
 const StatLabel* find_stat_label(const std::string& workload, const std::string& key) {

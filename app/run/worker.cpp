@@ -20,7 +20,7 @@ Worker::~Worker() {
 
 void Worker::submit(const ParamSet& params, Backend backend, bool preview_first,
                     RunCommand command,
-                    std::shared_ptr<StudyCheckpointRequest> checkpoint, Supersede supersede) {
+                    std::shared_ptr<CheckpointRequest> checkpoint, Supersede supersede) {
   std::lock_guard<std::mutex> lock(mutex_);
   pending_ = Request{params, backend, preview_first, command, std::move(checkpoint), supersede};
   if (supersede == Supersede::FinishFull && running_supersede_ == Supersede::FinishFull &&

@@ -47,7 +47,7 @@ class Worker {
   /// `supersede`: what this request does to the job under way (Supersede).
   void submit(const ParamSet& params, Backend backend, bool preview_first,
               RunCommand command = RunCommand::Whole,
-              std::shared_ptr<StudyCheckpointRequest> checkpoint = nullptr,
+              std::shared_ptr<CheckpointRequest> checkpoint = nullptr,
               Supersede supersede = Supersede::Cancel);
   /// The window's worker: runs ask to defer checks (RunRequest::defer_checks) and, after each
   /// full result, the workload's follow_up() runs and comes as a second event (Event::follow_up).
@@ -83,7 +83,7 @@ class Worker {
     Backend backend;
     bool preview_first;
     RunCommand command;
-    std::shared_ptr<StudyCheckpointRequest> checkpoint;
+    std::shared_ptr<CheckpointRequest> checkpoint;
     Supersede supersede;
   };
   void loop();

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "checkpoint.hpp"
 #include "core/backend.hpp"
 #include "core/progress.hpp"
 #include "core/range.hpp"
@@ -19,6 +20,7 @@
 #include "output_data.hpp"
 #include "params/schema.hpp"
 #include "run_command.hpp"
+#include "stat_label.hpp"
 #include "view/image_annotations.hpp"
 
 namespace simscope::app {
@@ -142,7 +144,6 @@ struct InputRole {
   std::vector<std::pair<std::string, std::string>> sets;  ///< parameter, value
 };
 
-struct StudyCheckpointRequest;  // oscillators/study_checkpoint.hpp
 
 /// How the GUI's centre shows a result. Plane: view_image() through the plane view. Custom: the
 /// workload's WorkloadGui draws it, e.g. the oscillators' phase view.
@@ -156,7 +157,7 @@ struct RunRequest {
   RunCommand command = RunCommand::Whole;
   /// Headless studies: keep a checkpoint and maybe resume from it. Null: none. Workloads
   /// without studies ignore it.
-  std::shared_ptr<StudyCheckpointRequest> checkpoint;
+  std::shared_ptr<CheckpointRequest> checkpoint;
   /// A work range along the workload's independent axis (Workload::work_axis). The run computes
   /// only that part, and its result carries RunResult::part; Workload::merge_ranges joins the
   /// parts. Nothing: the whole run. Used with the empty command, in headless runs.
@@ -277,9 +278,31 @@ struct WorkloadDescriptor {
   /// The outputs' shapes in words for the CLI help, which lists the names from `outputs`, e.g.
   /// "float32 (grid.size, grid.size) for a plane, (6, n, n) for a box".
   std::string shapes;
-  /// Headless runs are studies that keep a checkpoint and continue after an interruption with
-  /// --resume; see oscillators/study_checkpoint.hpp.
-  bool keeps_checkpoint = false;
+  /// Every run.json stats key its runs give, once, in the "Last run" panel's order: the name,
+  /// unit and format people read (stat_labels.hpp). Keys only Python's stats carry have rows too.
+  std::vector<StatLabel> stat_labels;
+  /// A line on a result's own figures that the window shows after its compute time, in the
+  /// status bar and the log line of each result, e.g. the field tree's "tree build 12 ms, eval
+  /// 30 ms, sample error 1.2e-06 rms, 3.4e-06 max". Empty or null: none.
+  std::function<std::string(const RunResult&)> status_text;
+  /// Texts on a result that a screenshot of the window carries in its metadata, each under
+  /// "simscope.<key>", e.g. the field's "tree_status" (status_text's) and "tree_rule". Null: none.
+  std::function<std::map<std::string, std::string>(const RunResult&)> screenshot_texts;
+  /// Headless runs keep a checkpoint and continue after an interruption with --resume: opens it
+  /// for a run of `params` on `backend` into `out_dir` (open_checkpoint, checkpoint.hpp), e.g.
+  /// the oscillators' studies (oscillators/study_checkpoint.hpp). Null: they keep none.
+  std::function<std::shared_ptr<CheckpointRequest>(const ParamSet& params, Backend backend,
+                                                   const std::string& out_dir, bool resume,
+                                                   double interval_s)>
+      open_checkpoint;
+  /// --estimate: the line a headless run prints instead of running, projecting its time, e.g.
+  /// the oscillators' study "simscope: estimate: ... about 1.2 s (0.00 h); the study was not
+  /// run". Throws simscope::Error. Null: the workload has none (--estimate is refused).
+  std::function<std::string(const ParamSet& params, Backend backend)> estimate;
+  /// A run's work in `work_unit`s, for the progress line's rate and whole time, e.g. an
+  /// oscillators study's K N steps "osc-steps". Null: none.
+  std::function<double(const ParamSet& params)> work;
+  std::string work_unit;
   /// The axes --mpi-split may name, work_axis()'s first. None or one: the work axis only.
   std::vector<std::string> split_axes;
   /// The input files a dropped file may be, tried in order.
@@ -298,6 +321,8 @@ struct WorkloadDescriptor {
 const std::vector<WorkloadDescriptor>& workloads();
 /// The descriptor of workload `name`. Throws simscope::Error "unknown workload 'x' (known: ...)".
 const WorkloadDescriptor& workload_descriptor(const std::string& name);
+/// The descriptor of workload `name`, or null for a name not registered.
+const WorkloadDescriptor* find_workload_descriptor(const std::string& name);
 /// Names of the registered workloads, in switcher order.
 const std::vector<std::string>& workload_names();
 /// A new instance of workload `name`. Throws simscope::Error "unknown workload 'x' (known: field)".

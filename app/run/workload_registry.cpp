@@ -36,9 +36,14 @@ const std::vector<std::string>& workload_names() {
   return names;
 }
 
-const WorkloadDescriptor& workload_descriptor(const std::string& name) {
+const WorkloadDescriptor* find_workload_descriptor(const std::string& name) {
   for (const auto& d : workloads())
-    if (d.name == name) return d;
+    if (d.name == name) return &d;
+  return nullptr;
+}
+
+const WorkloadDescriptor& workload_descriptor(const std::string& name) {
+  if (const WorkloadDescriptor* d = find_workload_descriptor(name)) return *d;
   std::string known;
   std::vector<KnownName> names;
   for (const auto& n : workload_names()) {

@@ -18,6 +18,8 @@
 #include "field/sources.hpp"
 #include "field_result.hpp"
 #include "field_split.hpp"
+#include "field_stat_labels.hpp"
+#include "field_status.hpp"
 #include "field_stats.hpp"
 #include "split_merge.hpp"
 #include "workload.hpp"
@@ -174,7 +176,7 @@ class FieldWorkload final : public Workload {
     if (fr.method == field::Method::Tree && !deferred)
       add_error_outputs(fr, targets, options.error_targets, eshape, r);
     // The window's full result after its preview: the tree it reuses was built by that preview
-    // (its own tree_build_seconds is 0), which the status bar says (tree_status).
+    // (its own tree_build_seconds is 0), which the status bar says (field_status_text).
     const double built = fr.method == field::Method::Tree ? fr.tree.build_seconds : 0;
     if (request.defer_checks && !preview && built == 0 && preview_build_seconds_ > 0) {
       FieldStats s = FieldStats::from(r);
@@ -680,6 +682,9 @@ WorkloadDescriptor field_descriptor() {
   d.name = "field";
   d.make = [] { return std::make_unique<FieldWorkload>(); };
   d.outputs = std::move(outputs);
+  d.stat_labels = field_stat_labels();
+  d.status_text = field_status_text;
+  d.screenshot_texts = field_screenshot_texts;
   d.shapes = "float32 (grid.size, grid.size) for a plane, (6, n, n) for a box, axis 0 along the "
       "plane's first axis, (T,) for targets.file's points (also outputs.csv); method tree adds error (m, m) or (6, m, m): |E_tree - E_direct| "
       "/ |E_direct| against fp64 direct sums on the subgrid of plane indices round(k (n-1) "

@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "lsq/lsq_params.hpp"
 #include "lsq/lsq_result.hpp"
+#include "lsq/lsq_stat_labels.hpp"
 #include "lsq/method_note.hpp"
 #include "split_merge.hpp"
 #include "workload.hpp"
@@ -333,6 +334,7 @@ WorkloadDescriptor lsq_descriptor() {
   d.name = "lsq";
   d.make = [] { return std::make_unique<LsqWorkload>(); };
   d.outputs = lsq::outputs();
+  d.stat_labels = lsq_stat_labels();
   d.shapes = "solution (N,H,W), the others (H,W)";
   d.inputs = {
       {{"npy"}, [](const std::vector<std::size_t>& s) { return s.size() == 3; },

@@ -21,8 +21,10 @@
 #include "oscillators/network_layout.hpp"
 #include "oscillators/model.hpp"
 #include "oscillators/oscillators_params.hpp"
+#include "oscillators/oscillators_stat_labels.hpp"
 #include "oscillators/study.hpp"
 #include "oscillators/study_checkpoint.hpp"
+#include "oscillators/study_estimate.hpp"
 #include "oscillators/topology.hpp"
 #include "split_merge.hpp"
 #include "workload.hpp"
@@ -162,7 +164,7 @@ class OscillatorsWorkload final : public Workload {
   /// Runs a study. With `ck` (headless), checkpoints into ck->dir as it goes and resumes from it
   /// when ck->resume (run_block_checkpointed).
   RunResult study(const ParamSet& p, Backend backend,
-                  const std::shared_ptr<StudyCheckpointRequest>& ck, Progress* progress) {
+                  const std::shared_ptr<CheckpointRequest>& ck, Progress* progress) {
     const auto t0 = Clock::now();
     RunResult r = base(p, backend);
     const osc::StudyOptions o = osc::study_options_from(p);
@@ -209,7 +211,7 @@ class OscillatorsWorkload final : public Workload {
   /// With `ck`, reads and writes the version-4 checkpoint in ck->dir (run_block_checkpointed).
   /// Returns the range's per-member outputs, and in RunResult::part the sums merge_ranges needs.
   RunResult study_range(const ParamSet& p, Backend backend, const IndexRange& members,
-                        const std::shared_ptr<StudyCheckpointRequest>& ck, Progress* progress) {
+                        const std::shared_ptr<CheckpointRequest>& ck, Progress* progress) {
     const auto t0 = Clock::now();
     RunResult r = base(p, backend);
     const osc::StudyOptions o = osc::study_options_from(p);
@@ -333,7 +335,7 @@ class OscillatorsWorkload final : public Workload {
   /// The study checkpointed in ck.dir in version 4, per block, which any rank count resumes.
   /// A version-3 checkpoint is imported first. A new study interrupted before its first save leaves
   /// no folder.
-  static osc::StudyResult checkpointed_study(StudyCheckpointRequest& ck, const ParamSet& p,
+  static osc::StudyResult checkpointed_study(CheckpointRequest& ck, const ParamSet& p,
                                              Backend backend, Progress* progress) {
     const std::optional<CheckpointHeader> header = read_checkpoint_header(ck.dir);
     check_resume_rules(ck.dir, ck.resume, header, "oscillators", p, backend);
@@ -507,7 +509,15 @@ WorkloadDescriptor oscillators_descriptor() {
                {"phases", "theta", "rad", D::Float64},
                {"state", "x, y", "", D::Float64}};
   d.shapes = "msd (K,), msd_t and order_t (T,), phases (K,N), state (K,N,2)";
-  d.keeps_checkpoint = true;
+  d.stat_labels = oscillators_stat_labels();
+  d.estimate = osc::estimate_line;
+  d.work = osc::study_work;
+  d.work_unit = "osc-steps";
+  d.open_checkpoint = [](const ParamSet& params, Backend backend, const std::string& out_dir,
+                        bool resume, double interval_s) -> std::shared_ptr<CheckpointRequest> {
+    return open_study_checkpoint("oscillators", params, backend, out_dir, resume, interval_s)
+        .request;
+  };
   d.inputs = {{{"npy"},
                [](const std::vector<std::size_t>& s) {
                  return (s.size() == 2 && s[1] == 2) || (s.size() == 3 && s[2] == 2);

@@ -164,17 +164,8 @@ OpenedCheckpoint open_study_checkpoint(const std::string& workload, const ParamS
                                        Backend backend, const std::string& out_dir, bool resume,
                                        double interval_s) {
   OpenedCheckpoint o;
-  if (!workload_descriptor(workload).keeps_checkpoint) {
-    if (resume) {
-      std::string studies;  // the workloads whose runs do keep one
-      for (const WorkloadDescriptor& d : workloads())
-        if (d.keeps_checkpoint) studies += (studies.empty() ? "" : " or ") + d.name;
-      throw CheckpointRefused("--resume continues an interrupted " + studies +
-                              " study; workload " + workload + " keeps no checkpoint");
-    }
-    return o;
-  }
   o.request = std::make_shared<StudyCheckpointRequest>();
+  o.request->workload = workload;
   o.request->dir = checkpoint_dir(out_dir);
   o.request->resume = resume;
   o.request->interval_s = interval_s;
@@ -642,9 +633,24 @@ double checkpoint_fraction_done(const std::string& dir, const CheckpointHeader& 
   return std::min(1.0, (done + part) / h.members);
 }
 
-std::string interrupted_message(const std::string& signal, StudyCheckpointRequest* ck) {
+bool StudyCheckpointRequest::prepare_for_ranks(const ParamSet& params, Backend backend) {
+  const std::optional<CheckpointHeader> header = read_checkpoint_header(dir);
+  prepare_block_checkpoint(dir, workload, params, backend, header);
+  return !header;
+}
+
+bool StudyCheckpointRequest::saved_nothing() const {
+  try {
+    const std::optional<CheckpointHeader> h = read_checkpoint_header(dir);
+    return h && !block_checkpoint_has_progress(dir, *h);
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+std::string StudyCheckpointRequest::interrupted_message(const std::string& signal) {
+  StudyCheckpointRequest* ck = this;
   std::string line = "interrupted by " + signal;
-  if (!ck) return line + "; no outputs written";
   {
     std::lock_guard<std::mutex> lock(ck->mutex);
     if (!ck->error.empty())
@@ -678,7 +684,7 @@ bool block_checkpoint_has_progress(const std::string& dir, const CheckpointHeade
   return false;
 }
 
-osc::StudyResult run_block_checkpointed(StudyCheckpointRequest& ck, const ParamSet& p,
+osc::StudyResult run_block_checkpointed(CheckpointRequest& ck, const ParamSet& p,
                                         Backend backend, const IndexRange& members,
                                         Progress* progress) {
   const osc::StudyOptions o = osc::study_options_from(p);
@@ -751,11 +757,6 @@ osc::StudyResult run_block_checkpointed(StudyCheckpointRequest& ck, const ParamS
     progress_set(progress, double(z - int(m.begin)) / range_members);
   }
   return osc::merge_study_ranges(parts);
-}
-
-void remove_checkpoint(const std::string& dir) {
-  std::error_code ec;
-  fs::remove_all(dir, ec);
 }
 
 }  // namespace simscope::app

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 
+#include "checkpoint.hpp"
 #include "core/backend.hpp"
 #include "core/error.hpp"
 #include "oscillators/study.hpp"
@@ -32,21 +33,19 @@ constexpr int kBlockCheckpointVersion = 5;
 constexpr int kBlockCheckpointVersionOld = 4;
 constexpr int kGroupsChangedBelow = 64;
 
-/// A refused --resume, or a new study refused over an interrupted one's checkpoint.
-/// A command-line error: exit status 2.
-class CheckpointRefused : public Error {
- public:
-  using Error::Error;
-};
-
-/// What the headless runner asks of a study (RunRequest::checkpoint) and what the study reports.
-/// Fields below `mutex` are guarded by it; read them after the run ends.
-struct StudyCheckpointRequest {
-  std::string dir;         ///< the checkpoint folder, DIR/checkpoint
-  bool resume = false;     ///< continue from it (else it must not exist)
-  double interval_s = 60;  ///< at most this long between checkpoints (besides every 5 %)
-  std::mutex mutex;
-  std::string error;  ///< a checkpoint that could not be written
+/// A study's checkpoint as the headless front ends handle it (checkpoint.hpp), opened by
+/// open_study_checkpoint.
+struct StudyCheckpointRequest : CheckpointRequest {
+  std::string workload;  ///< the workload whose study it is, as checkpoint.json records it
+  /// prepare_block_checkpoint with the header found in `dir`; true when there was none.
+  bool prepare_for_ranks(const ParamSet& params, Backend backend) override;
+  /// A header that reads, and no block_checkpoint_has_progress.
+  bool saved_nothing() const override;
+  /// "interrupted by SIGINT; checkpoint DIR: 40 of 300 members done, 12.3 % of the study; run
+  /// the same command with --resume to continue it"; "... before the first checkpoint; no
+  /// outputs written (nothing to resume)"; "...; the checkpoint could not be written (why); no
+  /// outputs written".
+  std::string interrupted_message(const std::string& signal) override;
 };
 
 /// DIR/checkpoint for the output directory DIR.
@@ -84,11 +83,10 @@ struct OpenedCheckpoint {
   std::optional<CheckpointHeader> header;  ///< the checkpoint found there, if any
 };
 
-/// Opens the checkpoint of a headless run of `workload` into `out_dir`.
-/// A workload with WorkloadDescriptor::keeps_checkpoint gets a request. --resume needs a
-/// checkpoint, a checkpoint needs --resume, and it must fit `params` and `backend`
-/// (check_resumable). Throws CheckpointRefused saying what to do, also for --resume with a workload
-/// that keeps none. Throws simscope::Error for an unreadable checkpoint.
+/// Opens the checkpoint of a headless study of `workload` into `out_dir`: the oscillators'
+/// WorkloadDescriptor::open_checkpoint. --resume needs a checkpoint, a checkpoint needs --resume,
+/// and it must fit `params` and `backend` (check_resumable). Throws CheckpointRefused saying what
+/// to do. Throws simscope::Error for an unreadable checkpoint.
 OpenedCheckpoint open_study_checkpoint(const std::string& workload, const ParamSet& params,
                                        Backend backend, const std::string& out_dir, bool resume,
                                        double interval_s);
@@ -121,13 +119,6 @@ int checkpoint_members_done(const std::string& dir, const CheckpointHeader& h);
 /// Counts finished members and blocks under way at their saved step.
 double checkpoint_fraction_done(const std::string& dir, const CheckpointHeader& h);
 
-/// The line a headless run stopped by `signal` (e.g. "SIGINT") prints; one process or MPI rank 0.
-/// Forms: "interrupted by SIGINT; checkpoint DIR: 40 of 300 members done, 12.3 % of the study;
-/// run the same command with --resume to continue it"; "... before the first checkpoint; no
-/// outputs written (nothing to resume)"; "...; the checkpoint could not be written (why); no
-/// outputs written". With `ck` null: "interrupted by SIGINT; no outputs written".
-std::string interrupted_message(const std::string& signal, StudyCheckpointRequest* ck);
-
 /// Whether the version-4 checkpoint in `dir` holds progress: a prefix, a finished block, or a block
 /// under way.
 bool block_checkpoint_has_progress(const std::string& dir, const CheckpointHeader& h);
@@ -144,11 +135,8 @@ bool block_checkpoint_has_progress(const std::string& dir, const CheckpointHeade
 /// stand in for block 0's contribution, so merge_study_ranges folds them first.
 /// Throws simscope::Error for a checkpoint that does not fit, a missing or misshapen file, or a
 /// failed write (then also set in ck.error). Throws Cancelled after saving.
-oscillators::StudyResult run_block_checkpointed(StudyCheckpointRequest& ck, const ParamSet& p,
+oscillators::StudyResult run_block_checkpointed(CheckpointRequest& ck, const ParamSet& p,
                                                 Backend backend, const IndexRange& members,
                                                 Progress* progress = nullptr);
-
-/// Removes the checkpoint folder. Call after the outputs are written. Throws nothing.
-void remove_checkpoint(const std::string& dir);
 
 }  // namespace simscope::app

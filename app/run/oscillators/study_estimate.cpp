@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 
 #include "oscillators/ensemble.hpp"
 #include "oscillators_params.hpp"
@@ -48,6 +49,25 @@ StudyEstimate estimate_study(const ParamSet& p, Backend backend, double budget_s
   e.projected_s = e.work / e.rate;
   e.spent_s = since(start);
   return e;
+}
+
+std::string estimate_line(const ParamSet& p, Backend backend) {
+  const StudyEstimate e = estimate_study(p, backend);
+  char buf[512];
+  std::snprintf(
+      buf, sizeof buf,
+      "simscope: estimate: %d members x %d nodes x %lld steps = %.6g osc-steps at %.6g "
+      "osc-steps/s (timed %.2f s: %d members x %lld steps on %s): about %.6g s (%.2f h); the "
+      "study was not run",
+      e.members, e.nodes, static_cast<long long>(e.steps), e.work, e.rate, e.timed_s,
+      e.sample_members, static_cast<long long>(e.timed_steps), to_string(backend),
+      e.projected_s, e.projected_s / 3600);
+  return buf;
+}
+
+double study_work(const ParamSet& p) {
+  return double(p.get_int("ensemble.size")) * double(p.get_int("network.nodes")) *
+         double(p.get_int("integrator.steps"));
 }
 
 }  // namespace simscope::oscillators

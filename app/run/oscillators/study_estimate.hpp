@@ -2,6 +2,7 @@
 /// @file A study's projected time, from at most ~2 s of the study's own kernel on a sample of its
 /// members (`simscope --headless --estimate`).
 #include <cstdint>
+#include <string>
 
 #include "core/backend.hpp"
 #include "params/schema.hpp"
@@ -26,5 +27,14 @@ struct StudyEstimate {
 /// last stretch's (building the networks' tables falls in the first ones).
 /// Throws simscope::Error from the parameters or the back end.
 StudyEstimate estimate_study(const ParamSet& p, Backend backend, double budget_s = 2.0);
+
+/// --estimate's line for the study of `p` on `backend` (estimate_study), the oscillators'
+/// WorkloadDescriptor::estimate: "simscope: estimate: 64 members x 100 nodes x 1000 steps = 6.4e+06
+/// osc-steps at ... osc-steps/s (timed ...): about 1.2 s (0.00 h); the study was not run".
+std::string estimate_line(const ParamSet& p, Backend backend);
+
+/// The study's work, K N steps oscillator-steps ("osc-steps"): the oscillators'
+/// WorkloadDescriptor::work.
+double study_work(const ParamSet& p);
 
 }  // namespace simscope::oscillators

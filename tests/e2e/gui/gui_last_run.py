@@ -1,5 +1,5 @@
 """GUI under Xvfb, 1280x800: the view panel's "Last run" shows named figures with units for each
-workload (app/run/stat_labels.cpp), not raw run.json keys, and leaves out what did not happen
+workload (app/run/NAME/NAME_stat_labels.cpp), not raw run.json keys, and leaves out what did not happen
 (device memory on the CPU back end, tree figures of a direct run). Read from the screenshots'
 simscope.last_run (the lines the panel lays out, "label: value"); the view panel does not scroll
 sideways where nothing else in it is wide. A study's panel after "Run study" (the right panel's
