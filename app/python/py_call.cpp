@@ -61,12 +61,13 @@ bool progress_takes_info(const py::object& callback) {
   }
 }
 
-py::object progress_info(double units, double f0, double t0, double f, double t) {
+py::object progress_info(double units, const std::string& unit, double f0, double t0, double f,
+                         double t) {
   const auto p = app::project(units > 0 ? units : 1.0, f0, t0, f, t);
   if (!p) return py::none();
   py::dict d;
   d["rate"] = units > 0 ? py::object(py::float_(p->rate)) : py::object(py::none());
-  d["unit"] = units > 0 ? py::object(py::str("osc-steps")) : py::object(py::none());
+  d["unit"] = units > 0 ? py::object(py::str(unit)) : py::object(py::none());
   d["eta_s"] = p->eta_s;
   d["total_s"] = p->total_s;
   return std::move(d);

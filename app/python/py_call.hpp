@@ -36,20 +36,23 @@ namespace py = pybind11;
 bool progress_takes_info(const py::object& callback);
 
 /// The second argument of a progress callback: None until the rate is measured (app::project),
-/// then {"rate": units per second or None, "unit": "osc-steps" or None, "eta_s", "total_s"}:
-/// the seconds left and the whole call's seconds at that rate.
-py::object progress_info(double units, double f0, double t0, double f, double t);
+/// then {"rate": units per second or None, "unit": `unit` (e.g. "osc-steps") or None, "eta_s",
+/// "total_s"}: the seconds left and the whole call's seconds at that rate.
+py::object progress_info(double units, const std::string& unit, double f0, double t0, double f,
+                         double t);
 
 /// Runs `work(progress)` -> R on a new thread; the calling thread waits without the GIL.
 /// Every 50 ms it takes the GIL to check signals (PyErr_CheckSignals) and call
 /// `callback(fraction)`, or `callback(fraction, info)` when it takes a second argument
-/// (progress_info; `units`: the call's work in oscillator-steps, 0 when not counted); a None
+/// (progress_info; `units`: the call's work in `unit`s, the workload descriptor's work and
+/// work_unit, 0 when not counted); a None
 /// callback is skipped. A signal or a callback exception sets Progress::cancel. The computation
 /// stops at its next check, and the Python exception (KeyboardInterrupt or the callback's) is
 /// raised once the worker finishes. Computation errors are raised as rethrow_as_python(..,
 /// device). The callback gets 1.0 at the end. `work` must not touch Python objects.
 template <class F>
-auto call_released(F&& work, const py::object& callback, bool device, double units = 0) {
+auto call_released(F&& work, const py::object& callback, bool device, double units = 0,
+                   const std::string& unit = {}) {
   using R = decltype(work(static_cast<Progress*>(nullptr)));
   const bool info = !callback.is_none() && progress_takes_info(callback);
   const auto start = std::chrono::steady_clock::now();
@@ -61,7 +64,7 @@ auto call_released(F&& work, const py::object& callback, bool device, double uni
     }
     const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (f0 < 0 && f > 0) f0 = f, t0 = t;
-    callback(f, progress_info(units, f0, t0, f, t));
+    callback(f, progress_info(units, unit, f0, t0, f, t));
   };
   Progress progress;
   std::optional<R> result;

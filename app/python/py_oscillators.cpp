@@ -14,6 +14,7 @@
 #include "py_call.hpp"
 #include "py_params.hpp"
 #include "py_result.hpp"
+#include "workload.hpp"
 
 namespace simscope::python {
 
@@ -70,7 +71,8 @@ py::dict study_arrays(const py::object& initial, const app::Settings& settings,
         study->run(p);
         return 0;
       },
-      progress, study->choice().backend == Backend::Cuda, study->units());
+      progress, study->choice().backend == Backend::Cuda, study->units(),
+      app::workload_descriptor("oscillators").work_unit);
   py::dict d = result_dict(study->result(), study->choice().notice);
   d["input_route"] = study->input_route();
   return d;

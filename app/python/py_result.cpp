@@ -6,6 +6,7 @@
 #include "py_call.hpp"
 #include "py_dlpack.hpp"
 #include "py_params.hpp"
+#include "workload.hpp"
 
 namespace simscope::python {
 
@@ -46,17 +47,17 @@ void bind_run(py::module_& m) {
         });
         app::RunRequest request;
         request.command = checked([&] { return app::parse_run_command(command); });
-        // An oscillators study's work, K N steps, for the callback's rate (py_call.hpp).
-        const double units = workload == "oscillators" && command == "study"
-                                 ? double(params.get_int("ensemble.size")) *
-                                       double(params.get_int("network.nodes")) *
-                                       double(params.get_int("integrator.steps"))
-                                 : 0.0;
+        // A whole run's work (e.g. a study's K N steps) from the workload's descriptor, for the
+        // callback's rate (py_call.hpp).
+        const app::WorkloadDescriptor& described = app::workload_descriptor(workload);
+        const bool whole = request.command == app::RunCommand::Whole ||
+                           request.command == app::RunCommand::Study;
+        const double units = whole && described.work ? described.work(params) : 0.0;
         app::RunResult r = call_released(
             [&, &wl = wl, &params = params, &choice = choice](Progress* pr) {
               return wl->run(params, choice.backend, request, pr);
             },
-            progress, false, units);
+            progress, false, units, described.work_unit);
         return result_dict(std::move(r), choice.notice);
       },
       py::call_guard<app::CNumericLocale>(), py::arg("workload"), py::arg("settings"), py::arg("backend") = "auto",

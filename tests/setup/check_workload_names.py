@@ -27,8 +27,17 @@ ALLOWED = [
      "the registry: one line per workload"),
     ("app/gui/workload_gui_registry.cpp", "_gui", True,
      "the window's registry of workload panels: one line per workload"),
-    ("app/python/", "", False,
-     "Python API (h43py): simscope.field(), .lsq(), .oscillators() and their bindings"),
+    ("app/python/module.cpp", "bind_", True,
+     "the Python module's registry: one bind_NAME line per workload"),
+    ("app/python/CMakeLists.txt", "py_", True,
+     "the Python module's source list: one py_NAME.cpp per workload"),
+    ("app/python/simscope/", "", False,
+     "the Python API: simscope.field(), .lsq(), .oscillators(), their keywords and results"),
+    ("app/python/examples/", "", False, "the Python API's examples, one or more per workload"),
+    ("app/python/setup.py.in", "workloads (field, lsq, oscillators)", False,
+     "the package's description says what simscope computes"),
+    ("app/python/simscope_build.py", "workloads (field, lsq, oscillators)", False,
+     "the package's description says what simscope computes"),
     ("app/cli/cli.cpp", "seed-field", False, "presets: --preset's help names the shipped ones"),
     ("app/cli/cli.cpp", "seed-lsq", False, "presets: --preset's help names the shipped ones"),
     ("app/cli/cli.cpp", "Headless field under mpirun", False,
@@ -129,7 +138,7 @@ def code_parts(text):
             j = i + 1
             while j < n and text[j] not in "'\n":
                 j += 2 if text[j] == "\\" else 1
-            i = j + 1
+            i = j + 1 if j < n and text[j] == "'" else j  # an unclosed ' ends at its line's end
         else:
             if c == "\n":
                 line += 1

@@ -94,6 +94,10 @@ expect("a workload's folder in CMake",
 expect("a raw string naming a workload",
        run({"render/plane_view.cpp": 'const char* kTitle = R"(lsq residuals)";\n'}),
        1, "render/plane_view.cpp:1: names the workload lsq")
+expect("a line after an apostrophe outside quotes is reported at its own number",
+       run({"app/python/setup.py.in": "# the module's setup\n"
+            'setup(description="field values")\n'}),
+       1, "app/python/setup.py.in:2: names the workload field")
 expect("a new workload's folder makes its name one",
        run({"app/run/waves/waves_workload.cpp": "int x;\n",
             **headless('const char* w = "waves";')}),
