@@ -75,14 +75,6 @@ io::DType dtype_of(const py::array& a) {
   return a.itemsize() == 4 ? io::DType::Float32 : io::DType::Float64;
 }
 
-/// The shape of `a` as numpy writes it: "(999,)", "(999, 2)".
-std::string shape_text(const py::array& a) {
-  std::string t = "(";
-  for (py::ssize_t k = 0; k < a.ndim(); ++k)
-    t += (k ? ", " : "") + std::to_string(a.shape(k));
-  return t + (a.ndim() == 1 ? ",)" : ")");
-}
-
 /// Sets the q of `s` from `charges`, a numpy array (P,) of float32/float64 (any stride), with
 /// the checks of a source array's column q. Throws simscope::Error naming "charges".
 void set_charges(field::Sources& s, const py::object& charges) {
@@ -96,7 +88,8 @@ void set_charges(field::Sources& s, const py::object& charges) {
                 " is not supported; expected float32 or float64");
   const std::size_t P = s.size();
   if (a.ndim() != 1 || std::size_t(a.shape(0)) != P)
-    throw Error("charges: expected (P,) = (" + std::to_string(P) + ",), got " + shape_text(a));
+    throw Error("charges: expected (P,) = (" + std::to_string(P) + ",), got " +
+                std::string(py::str(a.attr("shape"))));  // numpy's own text: "(999, 2)"
   field::charges_from_strided(s, a.data(), dtype_of(a), a.strides(0), "charges");
 }
 
