@@ -15,6 +15,7 @@
 #include "output_checks.hpp"
 #include "params_json.hpp"
 #include "png.hpp"
+#include "png_metadata.hpp"
 #include "render/caption.hpp"
 #include "render/gl_context.hpp"
 #include "render/offscreen.hpp"
@@ -122,13 +123,10 @@ int run_sweep(const RunOptions& o) {
       v["colormap"] = view.settings().colormap;
       v["scale"] = view.settings().log_scale ? "log" : "linear";
       v["range"] = Json::array({json_number(lo), json_number(hi)});
-      write_png(
-          path, rgba, o.image_width, o.image_height,
-          {{"Software", "simscope " SIMSCOPE_VERSION},
-           {"simscope.workload", r.workload},
-           {"simscope.params", to_text(r.params)},
-           {"simscope.sweep", spec.param + " frame " + std::to_string(f)},
-           {"simscope.view", json_text(v, true)}});
+      std::map<std::string, std::string> text = png_metadata(r.workload, r.params);
+      text["simscope.sweep"] = spec.param + " frame " + std::to_string(f);
+      text["simscope.view"] = json_text(v, true);
+      write_png(path, rgba, o.image_width, o.image_height, text);
       written.push_back(path);
       Json item;
       item["file"] = name;

@@ -29,6 +29,7 @@
 #include "output_checks.hpp"
 #include "params_json.hpp"
 #include "png.hpp"
+#include "png_metadata.hpp"
 #include "render/offscreen.hpp"
 #include "render/text.hpp"
 #include "run_manifest.hpp"
@@ -211,12 +212,9 @@ bool save_screenshot(GuiState& s, const std::string& path, int fb_w, int fb_h) {
   try {
     std::vector<std::uint8_t> rgba = render::read_default_framebuffer_rgba(fb_w, fb_h);
     // What the window showed besides the pixels: parameters, view, hover readout, status line.
-    std::map<std::string, std::string> text{
-        {"Software", "simscope " SIMSCOPE_VERSION},
-        {"simscope.workload", s.workload_name},
-        {"simscope.params", to_text(s.params)},
-        {"simscope.view_params", to_text(s.view)},
-        {"simscope.status", status_line(s)}};
+    std::map<std::string, std::string> text = png_metadata(s.workload_name, s.params);
+    text["simscope.view_params"] = to_text(s.view);
+    text["simscope.status"] = status_line(s);
     const RenderInfo shown = shown_view(s, "window");
     if (!shown.output.empty()) {  // as headless view.png's simscope.view
       Json v;

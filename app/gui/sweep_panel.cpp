@@ -13,6 +13,7 @@
 #include "image_size.hpp"
 #include "params_json.hpp"
 #include "png.hpp"
+#include "png_metadata.hpp"
 #include "run_manifest.hpp"
 
 namespace simscope::app::gui {
@@ -88,11 +89,9 @@ Json save_frame(GuiState& s, const std::string& dir, std::size_t k, int w, int h
   char name[32];
   std::snprintf(name, sizeof name, "frames/%04zu.png", k);
   const std::string path = (std::filesystem::path(dir) / name).string();
-  write_png(path, rgba, w, h,
-            {{"Software", "simscope " SIMSCOPE_VERSION},
-             {"simscope.workload", s.workload_name},
-             {"simscope.params", to_text(s.result->params)},
-             {"simscope.sweep", what + " frame " + std::to_string(k)}});
+  std::map<std::string, std::string> text = png_metadata(s.workload_name, s.result->params);
+  text["simscope.sweep"] = what + " frame " + std::to_string(k);
+  write_png(path, rgba, w, h, text);
   Json item;
   item["file"] = name;
   item["params"] = params_to_json(s.result->params);
@@ -190,11 +189,9 @@ void advance_sweep(GuiState& s) {
     char name[32];
     std::snprintf(name, sizeof name, "frames/%04zu.png", w.next);
     const std::string path = (std::filesystem::path(w.dir) / name).string();
-    write_png(path, rgba, w.w, w.h,
-              {{"Software", "simscope " SIMSCOPE_VERSION},
-               {"simscope.workload", s.workload_name},
-               {"simscope.params", to_text(s.result->params)},
-               {"simscope.sweep", w.spec.param + " frame " + std::to_string(w.next)}});
+    std::map<std::string, std::string> text = png_metadata(s.workload_name, s.result->params);
+    text["simscope.sweep"] = w.spec.param + " frame " + std::to_string(w.next);
+    write_png(path, rgba, w.w, w.h, text);
     Json item;
     item["file"] = name;
     item["value"] = json_number(w.frames[w.next].get_double(w.spec.param));
