@@ -12,14 +12,11 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "headless_view.hpp"
 #include "output_checks.hpp"
 #include "params_json.hpp"
 #include "png.hpp"
 #include "png_metadata.hpp"
-#include "render/caption.hpp"
-#include "render/gl_context.hpp"
-#include "render/offscreen.hpp"
-#include "render/plane_view.hpp"
 #include "run_manifest.hpp"
 #include "session.hpp"
 #include "stale_outputs.hpp"
@@ -28,7 +25,6 @@
 #include "view_png_export.hpp"
 #include "view_schema.hpp"
 #include "view_settings.hpp"
-#include "view_upload.hpp"
 #include "worker.hpp"
 
 namespace simscope::app {
@@ -88,9 +84,7 @@ int run_sweep(const RunOptions& o) {
     };
     const std::string view_param = s.workload->view_param();
     Worker worker(std::move(s.workload));
-    auto ctx = render::create_context("egl");
-    render::Offscreen target(o.image_width, o.image_height);
-    render::PlaneView view;
+    HeadlessView view(o.image_width, o.image_height);
     Json list = Json::array();
     std::string log_note;  // log_scale_warning of the first frame with values <= 0
     const auto t0 = Clock::now();
@@ -98,31 +92,18 @@ int run_sweep(const RunOptions& o) {
     for (std::size_t f = 0; f < frames.size(); ++f) {
       const RunResult r = run_one(worker, frames[f], s.backend.backend);
       const ViewImage vi = worker.workload().view_image(r, r.params.get_string(view_param));
-      target.bind();
       const render::ViewSettings settings = to_render_settings(s.view, vi, true, s.view_given);
       // A log scale over values <= 0 is reported once, for the first frame that has them.
       if (settings.log_scale && log_note.empty())
         if (std::string w = log_scale_warning(vi.label, vi.data.host()); !w.empty())
           log_note = "frames (from frame " + std::to_string(f) + "): " + w;
-      view.set_settings(settings);
-      upload_image(view, vi);
-      // The caption gets its own strip above the view, so it never covers the view's title or
-      // colorbar. Headless views are drawn at UI scale 1.
-      const int strip = render::caption_strip_height(1);
-      view.draw(0, 0, o.image_width, std::max(1, o.image_height - strip));
-      render::draw_caption_strip(sweep_caption(spec, frames[f], f), o.image_width, o.image_height,
-                                 1, view.background());
-      const std::vector<std::uint8_t> rgba = target.read_rgba();
+      const std::vector<std::uint8_t> rgba =
+          view.draw(vi, settings, sweep_caption(spec, frames[f], f));  // in a strip of its own
       if (f == 0) prepare_dir();
       char name[32];
       std::snprintf(name, sizeof name, "frames/%04zu.png", f);
       const std::string path = d.filePath(name).toStdString();
-      const auto [lo, hi] = view.range();
-      Json v;
-      v["output"] = r.params.get_string(view_param);
-      v["colormap"] = view.settings().colormap;
-      v["scale"] = view.settings().log_scale ? "log" : "linear";
-      v["range"] = Json::array({json_number(lo), json_number(hi)});
+      const Json v = render_view_json(view.info(r.params.get_string(view_param)));
       std::map<std::string, std::string> text = png_metadata(r.workload, r.params);
       text["simscope.sweep"] = spec.param + " frame " + std::to_string(f);
       text["simscope.view"] = json_text(v, true);

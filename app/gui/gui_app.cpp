@@ -216,14 +216,8 @@ bool save_screenshot(GuiState& s, const std::string& path, int fb_w, int fb_h) {
     text["simscope.view_params"] = to_text(s.view);
     text["simscope.status"] = status_line(s);
     const RenderInfo shown = shown_view(s, "window");
-    if (!shown.output.empty()) {  // as headless view.png's simscope.view
-      Json v;
-      v["output"] = shown.output;
-      v["colormap"] = shown.colormap;
-      v["scale"] = shown.scale;
-      v["range"] = Json::array({json_number(shown.range_lo), json_number(shown.range_hi)});
-      text["simscope.view"] = json_text(v, true);
-    }
+    if (!shown.output.empty())  // as headless view.png's simscope.view
+      text["simscope.view"] = json_text(render_view_json(shown), true);
     if (shown.output.empty() && !s.view_message.empty())  // what the centre says instead
       text["simscope.view_message"] = s.view_message;
     if (const std::string t = tree_status(s); !t.empty())  // as the status bar shows it
