@@ -14,13 +14,11 @@
 #include "core/error.hpp"
 #include "headless_view.hpp"
 #include "output_checks.hpp"
-#include "params_json.hpp"
-#include "png.hpp"
-#include "png_metadata.hpp"
 #include "run_manifest.hpp"
 #include "session.hpp"
 #include "stale_outputs.hpp"
 #include "stop_signals.hpp"
+#include "sweep_frame.hpp"
 #include "sweep_video.hpp"
 #include "view_png_export.hpp"
 #include "view_schema.hpp"
@@ -100,23 +98,13 @@ int run_sweep(const RunOptions& o) {
       const std::vector<std::uint8_t> rgba =
           view.draw(vi, settings, sweep_caption(spec, frames[f], f));  // in a strip of its own
       if (f == 0) prepare_dir();
-      char name[32];
-      std::snprintf(name, sizeof name, "frames/%04zu.png", f);
-      const std::string path = d.filePath(name).toStdString();
-      const Json v = render_view_json(view.info(r.params.get_string(view_param)));
-      std::map<std::string, std::string> text = png_metadata(r.workload, r.params);
-      text["simscope.sweep"] = spec.param + " frame " + std::to_string(f);
-      text["simscope.view"] = json_text(v, true);
-      write_png(path, rgba, o.image_width, o.image_height, text);
-      written.push_back(path);
-      Json item;
-      item["file"] = name;
-      item["value"] = json_number(frames[f].get_double(spec.param));
-      item["params"] = params_to_json(r.params);
-      item["view"] = v;
-      item["compute_seconds"] = r.compute_seconds;
-      item["warnings"] = r.warnings;
-      list.push_back(item);
+      SweepFrame frame =
+          write_sweep_frame(dir, f, rgba, o.image_width, o.image_height, r, spec.param,
+                            render_view_json(view.info(r.params.get_string(view_param))));
+      written.push_back(frame.path);
+      frame.item["value"] = json_number(frames[f].get_double(spec.param));
+      frame.item["warnings"] = r.warnings;
+      list.push_back(std::move(frame.item));
       // The back end's notice once the first frame is drawn, so an error there is the only line.
       if (!o.quiet && f == 0 && !s.backend.notice.empty())
         std::fprintf(stderr, "simscope: %s\n", s.backend.notice.c_str());
