@@ -1,7 +1,5 @@
 #include "sweep.hpp"
 
-#include <unistd.h>
-
 #include <QDir>
 #include <QFile>
 #include <QString>
@@ -14,6 +12,7 @@
 #include "core/error.hpp"
 #include "headless_view.hpp"
 #include "output_checks.hpp"
+#include "progress_line.hpp"
 #include "run_manifest.hpp"
 #include "session.hpp"
 #include "stale_outputs.hpp"
@@ -65,6 +64,7 @@ int run_sweep(const RunOptions& o) {
     if (!made_frames.isEmpty()) QDir().rmdir(made_frames);
     if (!made_dir.isEmpty()) QDir().rmdir(made_dir);
   };
+  ProgressLine progress("sweep", o.quiet);  // cleared before any other line that follows
   try {
     const SweepSpec spec = parse_sweep(o.sweep);
     Session s = make_session(o);
@@ -86,7 +86,6 @@ int run_sweep(const RunOptions& o) {
     Json list = Json::array();
     std::string log_note;  // log_scale_warning of the first frame with values <= 0
     const auto t0 = Clock::now();
-    const bool tty = isatty(STDERR_FILENO);
     for (std::size_t f = 0; f < frames.size(); ++f) {
       const RunResult r = run_one(worker, frames[f], s.backend.backend);
       const ViewImage vi = worker.workload().view_image(r, r.params.get_string(view_param));
@@ -108,16 +107,10 @@ int run_sweep(const RunOptions& o) {
       // The back end's notice once the first frame is drawn, so an error there is the only line.
       if (!o.quiet && f == 0 && !s.backend.notice.empty())
         std::fprintf(stderr, "simscope: %s\n", s.backend.notice.c_str());
-      if (!o.quiet) {
-        const double t = std::chrono::duration<double>(Clock::now() - t0).count();
-        const double eta = t / double(f + 1) * double(frames.size() - f - 1);
-        std::fprintf(stderr,
-                     tty ? "\rsweep: frame %zu/%zu  elapsed %.1f s  ETA %.1f s   "
-                         : "sweep: frame %zu/%zu  elapsed %.1f s  ETA %.1f s\n",
-                     f + 1, frames.size(), t, eta);
-      }
+      progress.update(double(f + 1) / double(frames.size()),
+                      std::chrono::duration<double>(Clock::now() - t0).count());
     }
-    if (!o.quiet && tty) std::fprintf(stderr, "\n");
+    progress.clear();
     std::string note;
     const std::string video = make_sweep_video(dir, note);
     if (!video.empty()) written.push_back(video);
@@ -139,11 +132,13 @@ int run_sweep(const RunOptions& o) {
     }
     return 0;
   } catch (const SweepInterrupted& i) {
+    progress.clear();
     remove_written();
     std::fprintf(stderr, "simscope: interrupted by %s; no outputs written\n",
                  signal_name(i.signal));
     return 128 + i.signal;
   } catch (const std::exception& e) {
+    progress.clear();
     remove_written();
     std::fprintf(stderr, "simscope: error: %s\n", e.what());
     return 1;
