@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "render/colormap.hpp"
+#include "render/detail/colormap_texture.hpp"
 #include "render/detail/gl_check.hpp"
 #include "render/detail/shader.hpp"
 #include "render/error.hpp"
@@ -41,10 +42,10 @@ struct PhaseView::Impl {
   TextRenderer text;
   GLuint pos_buf = 0, edge_buf = 0, circle_buf = 0;
   GLuint vao_discs = 0, vao_edges = 0, vao_circle = 0;
-  GLuint cmap_tex = 0;
+  // The colormap: 256 entries, interpolated like Colormap::sample (phase.frag).
+  detail::ColormapTexture cmap{GL_LINEAR, GL_CLAMP_TO_EDGE};
 
   PhaseViewSettings settings;
-  std::string loaded_cmap;
   int n = 0;         // oscillators in the state buffer
   int layout_n = 0;  // positions in pos_buf
   std::size_t pos_capacity = 0;
@@ -58,18 +59,6 @@ struct PhaseView::Impl {
   bool drawn = false;
   double rect[4] = {0, 0, 0, 0};  // framebuffer pixels
   float dot_px = 0, min_dot_px = 0;
-
-  void load_colormap() {
-    if (loaded_cmap == settings.colormap) return;
-    const Colormap& map = colormap(settings.colormap);
-    std::vector<float> rgba;
-    rgba.reserve(map.table.size() * 4);
-    for (const auto& c : map.table) rgba.insert(rgba.end(), {c[0], c[1], c[2], 1.0f});
-    glTextureSubImage1D(cmap_tex, 0, 0, static_cast<GLsizei>(map.table.size()), GL_RGBA, GL_FLOAT,
-                        rgba.data());
-    check_gl("uploading the phase view's colormap");
-    loaded_cmap = settings.colormap;
-  }
 
   void bind_state_buffer() {
     // The interop buffer's storage may have been re-specified; the name stays.
@@ -114,15 +103,9 @@ PhaseView::PhaseView() {
   glVertexArrayAttribFormat(m.vao_circle, 0, 2, GL_FLOAT, GL_FALSE, 0);
   glVertexArrayAttribBinding(m.vao_circle, 0, 0);
   glVertexArrayVertexBuffer(m.vao_circle, 0, m.circle_buf, 0, 2 * sizeof(float));
-  // The colormap: 256 entries, interpolated like Colormap::sample (phase.frag).
-  glCreateTextures(GL_TEXTURE_1D, 1, &m.cmap_tex);
-  glTextureStorage1D(m.cmap_tex, 1, GL_RGBA32F, 256);
-  glTextureParameteri(m.cmap_tex, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
-  glTextureParameteri(m.cmap_tex, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
-  glTextureParameteri(m.cmap_tex, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
   check_gl("creating the phase view's buffers");
   glProgramUniform1i(m.discs.id(), m.discs.uniform("u_cmap"), 0);
-  m.load_colormap();
+  m.cmap.load(m.settings.colormap, "uploading the phase view's colormap");
 }
 
 PhaseView::~PhaseView() {
@@ -132,7 +115,6 @@ PhaseView::~PhaseView() {
     if (*b) glDeleteBuffers(1, b);
   for (GLuint* v : {&m.vao_discs, &m.vao_edges, &m.vao_circle})
     if (*v) glDeleteVertexArrays(1, v);
-  if (m.cmap_tex) glDeleteTextures(1, &m.cmap_tex);
 }
 
 void PhaseView::set_settings(const PhaseViewSettings& s) {
@@ -142,14 +124,8 @@ void PhaseView::set_settings(const PhaseViewSettings& s) {
   if (!(std::isfinite(s.dot) && s.dot > 0) ||
       !(std::isfinite(s.plane_radius) && s.plane_radius > 0))
     throw RenderError("phase view: dot size and plane radius must be finite and > 0");
-  const PhaseViewSettings old = impl_->settings;
+  impl_->cmap.load(s.colormap, "uploading the phase view's colormap");  // throws: none changed
   impl_->settings = s;
-  try {
-    impl_->load_colormap();
-  } catch (...) {
-    impl_->settings = old;
-    throw;
-  }
 }
 
 const PhaseViewSettings& PhaseView::settings() const { return impl_->settings; }
@@ -270,7 +246,7 @@ void PhaseView::draw(int x, int y, int w, int h) {
       glUniform1f(m.d_plane, s.plane_radius);
       glUniform1f(m.d_dot, m.dot_px);
       glUniform1f(m.d_min_dot, m.min_dot_px);
-      glBindTextureUnit(0, m.cmap_tex);
+      glBindTextureUnit(0, m.cmap.id());
       glBindVertexArray(m.vao_discs);
       if (plane) {
         glDisableVertexArrayAttrib(m.vao_discs, 1);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "render/colormap.hpp"
+#include "render/detail/colormap_texture.hpp"
 #include "render/detail/gl_check.hpp"
 #include "render/detail/minmax.hpp"
 #include "render/detail/shader.hpp"
@@ -141,11 +142,11 @@ struct PlaneView::Impl {
   InteropBuffer buffer;
   mutable detail::MinMax minmax;
   TextRenderer text;
-  GLuint vao = 0, data_tex = 0, cmap_tex = 0;
+  GLuint vao = 0, data_tex = 0;
+  detail::ColormapTexture cmap{GL_NEAREST, GL_REPEAT};
   GLint max_texture = 0;
 
   ViewSettings settings;
-  std::string loaded_cmap;
   int rows = 0, cols = 0;          // of the data
   int tex_rows = 0, tex_cols = 0;  // of the allocated texture
   mutable bool range_dirty = true;
@@ -160,18 +161,6 @@ struct PlaneView::Impl {
                         " values: each side must be 1.." + std::to_string(max_texture) +
                         " (GL_MAX_TEXTURE_SIZE)");
     }
-  }
-
-  void load_colormap() {
-    if (loaded_cmap == settings.colormap) return;
-    const Colormap& map = colormap(settings.colormap);
-    std::vector<float> rgba;
-    rgba.reserve(map.table.size() * 4);
-    for (const auto& c : map.table) rgba.insert(rgba.end(), {c[0], c[1], c[2], 1.0f});
-    glTextureSubImage1D(cmap_tex, 0, 0, static_cast<GLsizei>(map.table.size()), GL_RGBA, GL_FLOAT,
-                        rgba.data());
-    check_gl("uploading the colormap texture");
-    loaded_cmap = settings.colormap;
   }
 
   /// Uploads the PBO into the R32F texture, cols wide and rows high.
@@ -291,18 +280,13 @@ PlaneView::PlaneView() {
   Impl& m = *impl_;
   glGetIntegerv(GL_MAX_TEXTURE_SIZE, &m.max_texture);
   glCreateVertexArrays(1, &m.vao);
-  glCreateTextures(GL_TEXTURE_1D, 1, &m.cmap_tex);
-  glTextureStorage1D(m.cmap_tex, 1, GL_RGBA32F, 256);
-  glTextureParameteri(m.cmap_tex, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-  glTextureParameteri(m.cmap_tex, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
   check_gl("creating the plane view's textures");
-  m.load_colormap();
+  m.cmap.load(m.settings.colormap, "uploading the colormap texture");
 }
 
 PlaneView::~PlaneView() {
   if (!impl_) return;
   if (impl_->data_tex != 0) glDeleteTextures(1, &impl_->data_tex);
-  if (impl_->cmap_tex != 0) glDeleteTextures(1, &impl_->cmap_tex);
   if (impl_->vao != 0) glDeleteVertexArrays(1, &impl_->vao);
 }
 
@@ -325,14 +309,8 @@ void PlaneView::set_settings(const ViewSettings& s) {
                         g(s.min));
     }
   }
-  const ViewSettings old = impl_->settings;
+  impl_->cmap.load(s.colormap, "uploading the colormap texture");  // throws: none changed
   impl_->settings = s;
-  try {
-    impl_->load_colormap();
-  } catch (...) {
-    impl_->settings = old;
-    throw;
-  }
 }
 
 const ViewSettings& PlaneView::settings() const { return impl_->settings; }
@@ -434,7 +412,7 @@ void PlaneView::draw(int x, int y, int w, int h) {
 
   glUseProgram(m.program.id());
   glBindVertexArray(m.vao);
-  glBindTextureUnit(1, m.cmap_tex);
+  glBindTextureUnit(1, m.cmap.id());
   glUniform2f(m.loc_viewport, static_cast<float>(w), static_cast<float>(h));
   glUniform1i(m.loc_log, s.log_scale ? 1 : 0);
   if (s.log_scale) {

@@ -1,7 +1,5 @@
 #include "sweep.hpp"
 
-#include <unistd.h>
-
 #include <QDir>
 #include <QFile>
 #include <QString>
@@ -12,22 +10,18 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "headless_view.hpp"
 #include "output_checks.hpp"
-#include "params_json.hpp"
-#include "png.hpp"
-#include "render/caption.hpp"
-#include "render/gl_context.hpp"
-#include "render/offscreen.hpp"
-#include "render/plane_view.hpp"
+#include "progress_line.hpp"
 #include "run_manifest.hpp"
 #include "session.hpp"
 #include "stale_outputs.hpp"
 #include "stop_signals.hpp"
+#include "sweep_frame.hpp"
 #include "sweep_video.hpp"
 #include "view_png_export.hpp"
 #include "view_schema.hpp"
 #include "view_settings.hpp"
-#include "view_upload.hpp"
 #include "worker.hpp"
 
 namespace simscope::app {
@@ -70,6 +64,7 @@ int run_sweep(const RunOptions& o) {
     if (!made_frames.isEmpty()) QDir().rmdir(made_frames);
     if (!made_dir.isEmpty()) QDir().rmdir(made_dir);
   };
+  ProgressLine progress("sweep", o.quiet);  // cleared before any other line that follows
   try {
     const SweepSpec spec = parse_sweep(o.sweep);
     Session s = make_session(o);
@@ -87,70 +82,35 @@ int run_sweep(const RunOptions& o) {
     };
     const std::string view_param = s.workload->view_param();
     Worker worker(std::move(s.workload));
-    auto ctx = render::create_context("egl");
-    render::Offscreen target(o.image_width, o.image_height);
-    render::PlaneView view;
+    HeadlessView view(o.image_width, o.image_height);
     Json list = Json::array();
     std::string log_note;  // log_scale_warning of the first frame with values <= 0
     const auto t0 = Clock::now();
-    const bool tty = isatty(STDERR_FILENO);
     for (std::size_t f = 0; f < frames.size(); ++f) {
       const RunResult r = run_one(worker, frames[f], s.backend.backend);
       const ViewImage vi = worker.workload().view_image(r, r.params.get_string(view_param));
-      target.bind();
       const render::ViewSettings settings = to_render_settings(s.view, vi, true, s.view_given);
       // A log scale over values <= 0 is reported once, for the first frame that has them.
       if (settings.log_scale && log_note.empty())
         if (std::string w = log_scale_warning(vi.label, vi.data.host()); !w.empty())
           log_note = "frames (from frame " + std::to_string(f) + "): " + w;
-      view.set_settings(settings);
-      upload_image(view, vi);
-      // The caption gets its own strip above the view, so it never covers the view's title or
-      // colorbar. Headless views are drawn at UI scale 1.
-      const int strip = render::caption_strip_height(1);
-      view.draw(0, 0, o.image_width, std::max(1, o.image_height - strip));
-      render::draw_caption_strip(sweep_caption(spec, frames[f], f), o.image_width, o.image_height,
-                                 1, view.background());
-      const std::vector<std::uint8_t> rgba = target.read_rgba();
+      const std::vector<std::uint8_t> rgba =
+          view.draw(vi, settings, sweep_caption(spec, frames[f], f));  // in a strip of its own
       if (f == 0) prepare_dir();
-      char name[32];
-      std::snprintf(name, sizeof name, "frames/%04zu.png", f);
-      const std::string path = d.filePath(name).toStdString();
-      const auto [lo, hi] = view.range();
-      Json v;
-      v["output"] = r.params.get_string(view_param);
-      v["colormap"] = view.settings().colormap;
-      v["scale"] = view.settings().log_scale ? "log" : "linear";
-      v["range"] = Json::array({json_number(lo), json_number(hi)});
-      write_png(
-          path, rgba, o.image_width, o.image_height,
-          {{"Software", "simscope " SIMSCOPE_VERSION},
-           {"simscope.workload", r.workload},
-           {"simscope.params", to_text(r.params)},
-           {"simscope.sweep", spec.param + " frame " + std::to_string(f)},
-           {"simscope.view", json_text(v, true)}});
-      written.push_back(path);
-      Json item;
-      item["file"] = name;
-      item["value"] = json_number(frames[f].get_double(spec.param));
-      item["params"] = params_to_json(r.params);
-      item["view"] = v;
-      item["compute_seconds"] = r.compute_seconds;
-      item["warnings"] = r.warnings;
-      list.push_back(item);
+      SweepFrame frame =
+          write_sweep_frame(dir, f, rgba, o.image_width, o.image_height, r, spec.param,
+                            render_view_json(view.info(r.params.get_string(view_param))));
+      written.push_back(frame.path);
+      frame.item["value"] = json_number(frames[f].get_double(spec.param));
+      frame.item["warnings"] = r.warnings;
+      list.push_back(std::move(frame.item));
       // The back end's notice once the first frame is drawn, so an error there is the only line.
       if (!o.quiet && f == 0 && !s.backend.notice.empty())
         std::fprintf(stderr, "simscope: %s\n", s.backend.notice.c_str());
-      if (!o.quiet) {
-        const double t = std::chrono::duration<double>(Clock::now() - t0).count();
-        const double eta = t / double(f + 1) * double(frames.size() - f - 1);
-        std::fprintf(stderr,
-                     tty ? "\rsweep: frame %zu/%zu  elapsed %.1f s  ETA %.1f s   "
-                         : "sweep: frame %zu/%zu  elapsed %.1f s  ETA %.1f s\n",
-                     f + 1, frames.size(), t, eta);
-      }
+      progress.update(double(f + 1) / double(frames.size()),
+                      std::chrono::duration<double>(Clock::now() - t0).count());
     }
-    if (!o.quiet && tty) std::fprintf(stderr, "\n");
+    progress.clear();
     std::string note;
     const std::string video = make_sweep_video(dir, note);
     if (!video.empty()) written.push_back(video);
@@ -172,11 +132,13 @@ int run_sweep(const RunOptions& o) {
     }
     return 0;
   } catch (const SweepInterrupted& i) {
+    progress.clear();
     remove_written();
     std::fprintf(stderr, "simscope: interrupted by %s; no outputs written\n",
                  signal_name(i.signal));
     return 128 + i.signal;
   } catch (const std::exception& e) {
+    progress.clear();
     remove_written();
     std::fprintf(stderr, "simscope: error: %s\n", e.what());
     return 1;

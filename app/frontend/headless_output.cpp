@@ -4,17 +4,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <optional>
-#include <tuple>
 
 #include "export.hpp"
-#include "render/gl_context.hpp"
-#include "render/offscreen.hpp"
-#include "render/plane_view.hpp"
+#include "headless_view.hpp"
 #include "run_manifest.hpp"
 #include "view_png_export.hpp"
 #include "view_schema.hpp"
 #include "view_settings.hpp"
-#include "view_upload.hpp"
 
 namespace simscope::app {
 
@@ -43,23 +39,11 @@ void write_headless_outputs(const RunOptions& o, const Session& s, const Workloa
     if (settings.log_scale)
       if (std::string w = log_scale_warning(vi.label, vi.data.host()); !w.empty())
         r.warnings.push_back("view.png: " + w);
-    auto ctx = render::create_context("egl");
-    render::Offscreen target(o.image_width, o.image_height);
-    target.bind();
-    render::PlaneView view;
-    view.set_settings(settings);
-    upload_image(view, vi);
-    view.draw(0, 0, o.image_width, o.image_height);
+    HeadlessView view(o.image_width, o.image_height);
+    rgba = view.draw(vi, settings);
     image_path = o.out_image.empty() ? (std::filesystem::path(dir) / "view.png").string()
                                      : o.out_image;
-    rgba = target.read_rgba();
-    info.context = ctx->backend_name();
-    info.renderer = ctx->renderer();
-    info.upload_path = view.upload_path();
-    info.output = r.params.get_string(view_param);
-    info.colormap = view.settings().colormap;
-    info.scale = view.settings().log_scale ? "log" : "linear";
-    std::tie(info.range_lo, info.range_hi) = view.range();
+    info = view.info(r.params.get_string(view_param));
     info.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   // View settings the image does not use, e.g. view.min / view.max without a locked range: warned

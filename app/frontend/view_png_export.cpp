@@ -3,8 +3,8 @@
 #include <memory>
 #include <mutex>
 
-#include "params_json.hpp"
 #include "png.hpp"
+#include "png_metadata.hpp"
 
 namespace simscope::app {
 
@@ -13,10 +13,8 @@ ExportFile view_png_file(const std::string& path, std::vector<std::uint8_t> rgba
   Json view = Json::object();
   if (manifest.contains("render") && manifest["render"].contains("view"))
     view = manifest["render"]["view"];
-  std::map<std::string, std::string> text{{"Software", "simscope " SIMSCOPE_VERSION},
-                                          {"simscope.workload", r.workload},
-                                          {"simscope.params", to_text(r.params)},
-                                          {"simscope.view", json_text(view, true)}};
+  std::map<std::string, std::string> text = png_metadata(r.workload, r.params);
+  text["simscope.view"] = json_text(view, true);
   auto pixels = std::make_shared<std::vector<std::uint8_t>>(std::move(rgba));
   ExportFile f;
   f.path = path;

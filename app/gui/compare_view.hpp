@@ -2,8 +2,9 @@
 /// @file The window's comparison. "Pin" or key A keeps the shown result as A. The view then
 /// shows B (current), A, B - A or (B - A) / |A|; key D cycles. The panel shows the largest and
 /// RMS difference and A's parameters that differ from B's. An export also writes A and the
-/// differences (compare.hpp). State in GuiState::compare; gui_app.cpp and panels.cpp call the
-/// hooks.
+/// differences (compare.hpp). State in GuiState::compare; the plane's image
+/// (plane_image.cpp), the keys (shortcuts.cpp), exports (window_export.cpp) and panels.cpp call
+/// the hooks.
 #include <memory>
 #include <string>
 #include <vector>

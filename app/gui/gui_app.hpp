@@ -10,7 +10,7 @@ namespace simscope::app {
 
 /// No window could be opened. what(): the command line's message; reason(): GLFW's own words;
 /// no_display(): GLFW could not start (no display), rather than no OpenGL 4.5 core context.
-/// simscope.show (app/python/py_gui.cpp) words it for Python from reason().
+/// simscope.show (app/pygui/py_gui.cpp) words it for Python from reason().
 class WindowError : public Error {
  public:
   WindowError(const std::string& message, std::string reason, bool no_display)

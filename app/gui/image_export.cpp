@@ -14,6 +14,7 @@
 #include "image_size.hpp"
 #include "params_json.hpp"
 #include "png.hpp"
+#include "png_metadata.hpp"
 #include "render/caption.hpp"
 #include "render/offscreen.hpp"
 
@@ -102,11 +103,8 @@ void save_requested_view_image(GuiState& s) {
   try {
     const std::vector<std::uint8_t> rgba = render_view_offscreen(s, w, h);
     const std::string path = unused_name("simscope-view-" + local_timestamp(), ".png");
-    const std::map<std::string, std::string> text{
-        {"Software", "simscope " SIMSCOPE_VERSION},
-        {"simscope.workload", s.workload_name},
-        {"simscope.params", to_text(s.params)},
-        {"simscope.view_params", to_text(s.view)}};
+    std::map<std::string, std::string> text = png_metadata(s.workload_name, s.params);
+    text["simscope.view_params"] = to_text(s.view);
     write_png(path, rgba, w, h, text);
     action_done(
         s, "saved view image " + path + " (" + std::to_string(w) + " x " + std::to_string(h) + ")");

@@ -11,9 +11,8 @@
 #include "gui_state.hpp"
 #include "image_export.hpp"
 #include "image_size.hpp"
-#include "params_json.hpp"
-#include "png.hpp"
 #include "run_manifest.hpp"
+#include "sweep_frame.hpp"
 
 namespace simscope::app::gui {
 namespace {
@@ -81,22 +80,11 @@ std::string new_folder(const std::string& stem) {
 }
 
 /// Saves the centre view, at its size on screen, as frame `k` of `dir` with the result's
-/// parameters. Returns the frame's run.json entry.
+/// parameters. Returns the frame's run.json entry, with the result's stats.
 Json save_frame(GuiState& s, const std::string& dir, std::size_t k, int w, int h,
-                const std::string& what, const std::string& caption) {
+                const std::string& caption) {
   const std::vector<std::uint8_t> rgba = render_view_offscreen(s, w, h, caption);
-  char name[32];
-  std::snprintf(name, sizeof name, "frames/%04zu.png", k);
-  const std::string path = (std::filesystem::path(dir) / name).string();
-  write_png(path, rgba, w, h,
-            {{"Software", "simscope " SIMSCOPE_VERSION},
-             {"simscope.workload", s.workload_name},
-             {"simscope.params", to_text(s.result->params)},
-             {"simscope.sweep", what + " frame " + std::to_string(k)}});
-  Json item;
-  item["file"] = name;
-  item["params"] = params_to_json(s.result->params);
-  item["compute_seconds"] = s.result->compute_seconds;
+  Json item = write_sweep_frame(dir, k, rgba, w, h, *s.result, "record").item;
   Json stats = Json::object();
   for (const auto& [key, v] : s.result->stats) stats[key] = json_number(v);
   for (const auto& [key, v] : s.result->stat_texts) stats[key] = v;
@@ -126,7 +114,7 @@ void advance_record(GuiState& s) {
     const int w = s.image_export.view_w, h = s.image_export.view_h;
     const std::string caption =
         "recorded frame " + std::to_string(r.done + 1) + " of " + std::to_string(r.total);
-    r.items.push_back(save_frame(s, r.dir, std::size_t(r.done), w, h, "record", caption));
+    r.items.push_back(save_frame(s, r.dir, std::size_t(r.done), w, h, caption));
     if (++r.done < r.total) return;
     std::string note;
     const std::string video = make_sweep_video(r.dir, note);
@@ -187,20 +175,9 @@ void advance_sweep(GuiState& s) {
   try {
     const std::vector<std::uint8_t> rgba =
         render_view_offscreen(s, w.w, w.h, sweep_caption(w.spec, w.frames[w.next], w.next));
-    char name[32];
-    std::snprintf(name, sizeof name, "frames/%04zu.png", w.next);
-    const std::string path = (std::filesystem::path(w.dir) / name).string();
-    write_png(path, rgba, w.w, w.h,
-              {{"Software", "simscope " SIMSCOPE_VERSION},
-               {"simscope.workload", s.workload_name},
-               {"simscope.params", to_text(s.result->params)},
-               {"simscope.sweep", w.spec.param + " frame " + std::to_string(w.next)}});
-    Json item;
-    item["file"] = name;
+    Json item = write_sweep_frame(w.dir, w.next, rgba, w.w, w.h, *s.result, w.spec.param).item;
     item["value"] = json_number(w.frames[w.next].get_double(w.spec.param));
-    item["params"] = params_to_json(s.result->params);
-    item["compute_seconds"] = s.result->compute_seconds;
-    w.items.push_back(item);
+    w.items.push_back(std::move(item));
     ++w.next;
     w.awaiting = false;
     if (w.next == w.frames.size()) finish(s);

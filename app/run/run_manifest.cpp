@@ -4,6 +4,15 @@
 
 namespace simscope::app {
 
+Json render_view_json(const RenderInfo& render) {
+  Json v = Json::object();
+  v["output"] = render.output;
+  v["colormap"] = render.colormap;
+  v["scale"] = render.scale;
+  v["range"] = Json::array({json_number(render.range_lo), json_number(render.range_hi)});
+  return v;
+}
+
 Json run_manifest(const RunResult& r, const std::string& backend_notice, const RenderInfo& render,
                   const std::map<std::string, std::string>& front_end_versions) {
   Json versions = Json::object();
@@ -61,14 +70,7 @@ Json run_manifest(const RunResult& r, const std::string& backend_notice, const R
     rj["context"] = render.context;
     rj["renderer"] = render.renderer;
     rj["upload_path"] = render.upload_path;
-    if (!render.output.empty()) {
-      Json v = Json::object();
-      v["output"] = render.output;
-      v["colormap"] = render.colormap;
-      v["scale"] = render.scale;
-      v["range"] = Json::array({json_number(render.range_lo), json_number(render.range_hi)});
-      rj["view"] = v;
-    }
+    if (!render.output.empty()) rj["view"] = render_view_json(render);
     m["render"] = rj;
   }
   return m;

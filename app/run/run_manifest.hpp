@@ -21,6 +21,10 @@ struct RenderInfo {
   double range_lo = 0, range_hi = 0;
 };
 
+/// How the view was drawn, as run.json's render.view and a PNG's simscope.view record it:
+/// {"output", "colormap", "scale", "range": [lo, hi]}, from `render`'s output onwards.
+Json render_view_json(const RenderInfo& render);
+
 /// The manifest of `result` (README, "File formats"): versions (with the front end's `versions`,
 /// e.g. {"qt": "6.4.2"}), workload, params, backend, timings, stats, warnings, outputs, and
 /// "render" when `render` has a context.

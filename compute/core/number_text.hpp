@@ -2,19 +2,12 @@
 /// @file Parsing numbers typed as text: command-line values and the window's fields.
 /// The whole text is read as C-locale decimal via std::from_chars, independent of the process
 /// locale. Surrounding blanks and a leading '+' are allowed.
-#include <cctype>
 #include <charconv>
 #include <string>
 
-namespace simscope {
+#include "core/trimmed.hpp"
 
-/// Returns `s` without leading and trailing blanks.
-inline std::string trimmed(const std::string& s) {
-  std::size_t a = 0, b = s.size();
-  while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
-  while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
-  return s.substr(a, b - a);
-}
+namespace simscope {
 
 /// Reads all of `text` as T, an integer or floating-point type. "inf" and "nan" are accepted.
 /// Returns false when anything but the number and surrounding blanks is present, or on

@@ -4,17 +4,12 @@
 #include <cstdint>
 
 #include "core/error.hpp"
+#include "core/shape_text.hpp"
 #include "field/strided_inputs.hpp"
 
 namespace simscope::field {
 
 namespace {
-
-std::string shape_text(const DeviceView& v) {
-  std::string s = "(";
-  for (std::size_t k = 0; k < v.ndim(); ++k) s += (k ? ", " : "") + std::to_string(v.shape[k]);
-  return s + (v.ndim() == 1 ? ",)" : ")");
-}
 
 /// The reader's message as an InputError, for errors it throws before reading a value: dtype,
 /// columns, no rows.
@@ -33,8 +28,8 @@ void check_view(const DeviceView& v, bool sources) {
   if (v.ndim() != 2)
     throw InputError(
         v.name +
-        (sources ? ": (P,4) or (P,3) expected, got " + shape_text(v) + " (columns x, y, z[, q])"
-                 : ": (T,3) expected, got " + shape_text(v) + " (columns x, y, z)"));
+        (sources ? ": (P,4) or (P,3) expected, got " + shape_text(v.shape) + " (columns x, y, z[, q])"
+                 : ": (T,3) expected, got " + shape_text(v.shape) + " (columns x, y, z)"));
   const std::size_t rows = v.shape[0], cols = v.shape[1];
   const bool floats = v.dtype == io::DType::Float32 || v.dtype == io::DType::Float64;
   if (!floats || rows == 0 || (sources ? cols != 3 && cols != 4 : cols != 3))

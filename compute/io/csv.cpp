@@ -10,19 +10,13 @@
 #include <string_view>
 
 #include "core/error.hpp"
+#include "core/trimmed.hpp"
 
 namespace simscope::io {
 namespace {
 
 [[noreturn]] void fail(const std::string& path, const std::string& what) {
   throw Error(path + ": " + what);
-}
-
-std::string_view trim(std::string_view s) {
-  const char* ws = " \t\r\n\v\f";
-  const auto b = s.find_first_not_of(ws);
-  if (b == std::string_view::npos) return {};
-  return s.substr(b, s.find_last_not_of(ws) - b + 1);
 }
 
 /// Splits a line on ',' and trims each cell. Surrounding double quotes are removed.
@@ -32,9 +26,9 @@ std::vector<std::string_view> split_cells(std::string_view line) {
   while (true) {
     const auto comma = line.find(',', start);
     std::string_view cell =
-        trim(line.substr(start, comma == std::string_view::npos ? comma : comma - start));
+        trimmed_view(line.substr(start, comma == std::string_view::npos ? comma : comma - start));
     if (cell.size() >= 2 && cell.front() == '"' && cell.back() == '"')
-      cell = trim(cell.substr(1, cell.size() - 2));
+      cell = trimmed_view(cell.substr(1, cell.size() - 2));
     cells.push_back(cell);
     if (comma == std::string_view::npos) break;
     start = comma + 1;
@@ -82,7 +76,7 @@ CsvTable read_csv(const std::string& path) {
   while (pos <= text.size()) {
     auto nl = text.find('\n', pos);
     if (nl == std::string::npos) nl = text.size();
-    const std::string_view line = trim(std::string_view(text).substr(pos, nl - pos));
+    const std::string_view line = trimmed_view(std::string_view(text).substr(pos, nl - pos));
     pos = nl + 1;
     ++line_no;
     if (line.empty() || line.front() == '#') continue;

@@ -27,6 +27,7 @@
 #include <system_error>
 
 #include "core/error.hpp"
+#include "core/shape_text.hpp"
 
 namespace simscope::io {
 namespace {
@@ -60,16 +61,6 @@ std::size_t itemsize(DType t) {
       return 1;
   }
   return 0;
-}
-
-/// A shape as Python prints a tuple: "()", "(5,)", "(3, 4)".
-std::string shape_string(const std::vector<std::size_t>& shape) {
-  std::string s = "(";
-  for (std::size_t k = 0; k < shape.size(); ++k) {
-    if (k) s += ", ";
-    s += std::to_string(shape[k]);
-  }
-  return s + (shape.size() == 1 ? ",)" : ")");
 }
 
 /// Little-endian dtype string as written into headers.
@@ -336,12 +327,12 @@ void write_impl(const std::string& path, const void* data, DType t,
   }
   const bool empty = std::find(shape.begin(), shape.end(), std::size_t{0}) != shape.end();
   if (overflow && !empty)
-    fail(path, "cannot write: shape " + shape_string(shape) + " is too large");
+    fail(path, "cannot write: shape " + simscope::shape_text(shape) + " is too large");
   if (count > 0 && data == nullptr) fail(path, "cannot write: no data given for a non-empty shape");
   const std::size_t nbytes = count * itemsize(t);
 
-  std::string header = std::string("{'descr': '") + descr_of(t) +
-                       "', 'fortran_order': False, 'shape': " + shape_string(shape) + ", }";
+  std::string header = std::string("{'descr': '") + descr_of(t) + "', 'fortran_order': False, " +
+                       "'shape': " + simscope::shape_text(shape) + ", }";
   // Pad with spaces so that magic(6) + version(2) + length(2) + header + '\n' is a multiple of 64.
   const std::size_t unpadded = kMagicLen + 2 + 2 + header.size() + 1;
   header.append((64 - unpadded % 64) % 64, ' ');
@@ -417,7 +408,7 @@ std::vector<double> NpyArray::to_double() const {
   return out;
 }
 
-std::string NpyArray::shape_text() const { return shape_string(shape); }
+std::string NpyArray::shape_text() const { return simscope::shape_text(shape); }
 
 namespace {
 
@@ -542,7 +533,7 @@ std::size_t NpyHeader::row_elements() const {
   return n;
 }
 
-std::string NpyHeader::shape_text() const { return shape_string(shape); }
+std::string NpyHeader::shape_text() const { return simscope::shape_text(shape); }
 
 NpyHeader read_npy_header(const std::string& path, const std::string& accepted) {
   std::ifstream in;

@@ -5,24 +5,15 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "core/shape_text.hpp"
 #include "lsq/lsq.hpp"
 
 namespace simscope::lsq {
 
-namespace {
-
-std::string shape_text(const DeviceView& v) {
-  std::string s = "(";
-  for (std::size_t k = 0; k < v.ndim(); ++k) s += (k ? ", " : "") + std::to_string(v.shape[k]);
-  return s + (v.ndim() == 1 ? ",)" : ")");
-}
-
-}  // namespace
-
 void check_cube_view(const DeviceView& v) {
   const bool floats = v.dtype == io::DType::Float32 || v.dtype == io::DType::Float64;
   if (floats && v.ndim() != 3)
-    throw InputError(v.name + ": shape " + shape_text(v) + " has " + std::to_string(v.ndim()) +
+    throw InputError(v.name + ": shape " + shape_text(v.shape) + " has " + std::to_string(v.ndim()) +
                      " dimension" + (v.ndim() == 1 ? "" : "s") +
                      "; expected a cube (M, H, W): M observations of H x W pixels");
   if (!floats || v.size() == 0) {

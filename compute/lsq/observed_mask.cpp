@@ -5,17 +5,12 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "core/shape_text.hpp"
 #include "lsq/lsq_internal.hpp"
 
 namespace simscope::lsq {
 
 namespace {
-
-std::string shape_text(const std::vector<std::size_t>& s) {
-  std::string t = "(";
-  for (std::size_t d = 0; d < s.size(); ++d) t += (d ? ", " : "") + std::to_string(s[d]);
-  return t + (s.size() == 1 ? ",)" : ")");
-}
 
 std::string index_text(const std::vector<std::size_t>& shape, std::size_t flat) {
   std::vector<std::size_t> idx(shape.size());

@@ -15,6 +15,7 @@
 
 #include "core/error.hpp"
 #include "core/quote.hpp"
+#include "core/trimmed.hpp"
 #include "io/npy.hpp"
 
 namespace simscope::oscillators {
@@ -22,13 +23,6 @@ namespace simscope::oscillators {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string trim(const std::string& s) {
-  std::size_t a = 0, b = s.size();
-  while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
-  while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
-  return s.substr(a, b - a);
-}
 
 /// Splits on blanks and commas.
 std::vector<std::string> fields(const std::string& s) {
@@ -302,7 +296,7 @@ NetworkEntries read_edge_list(const std::string& path, int nodes) {
   bool weighted = false;
   while (std::getline(in, raw)) {
     ++line;
-    const std::string s = trim(raw);
+    const std::string s = trimmed(raw);
     if (s.empty() || s[0] == '#') continue;
     const auto f = fields(s);
     const std::string where = path + ": line " + std::to_string(line) + ": ";

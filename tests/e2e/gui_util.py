@@ -67,7 +67,7 @@ def xvfb_run(screen="1280x800"):
 
 
 # The log line of every full result the window shows (a live workload: its first after a switch),
-# "simscope: WORKLOAD result shown (computed in S s)" (app/gui/gui_app.cpp).
+# "simscope: WORKLOAD result shown (computed in S s)" (app/gui/runs.cpp).
 RESULT = " result shown (computed in "
 
 

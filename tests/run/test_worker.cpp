@@ -163,7 +163,7 @@ std::vector<float> results_until_idle(Worker& w, std::vector<Worker::Event>* all
   return out;
 }
 
-// The window's drag (Supersede::FinishFull, gui_app.cpp for runs of at most 1 s): requests
+// The window's drag (Supersede::FinishFull, app/gui/runs.cpp for runs of at most 1 s): requests
 // that come while a full run computes let it finish and show; only the newest of them runs
 // next, and the finished run's follow-up is skipped, since a newer result is on its way.
 TEST(Worker, FinishFullShowsTheRunUnderWayThenTheNewest) {
@@ -411,7 +411,7 @@ TEST(Worker, PreviewDeviceViewOutlivesTheCancelledFullRun) {
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
     ASSERT_FALSE(w.busy());
     EXPECT_FALSE(w.poll().has_value());
-    // The view change: the path gui_app.cpp's refresh_image takes with a device output.
+    // The view change: the path refresh_image (app/gui/plane_image.cpp) takes with a device output.
     const float* shown_mem = shown->outputs[0].data.device();
     ASSERT_TRUE(shown_mem);
     EXPECT_EQ(ledger->freed(0), 0) << "the preview's device buffer was freed under its result";

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "cache_key.hpp"
+#include "core/shape_text.hpp"
 #include "io/atomic_file.hpp"
 #include "io/npy.hpp"
 #include "json.hpp"
@@ -66,13 +67,6 @@ std::vector<double> interleave(const std::vector<double>& x, const std::vector<d
   std::vector<double> v(2 * count);
   for (std::size_t q = 0; q < count; ++q) v[2 * q] = x[from + q], v[2 * q + 1] = y[from + q];
   return v;
-}
-
-std::string shape_text(const std::vector<std::size_t>& s) {
-  std::string t = "(";
-  for (std::size_t i = 0; i < s.size(); ++i)
-    t += (i ? ", " : "") + std::to_string(s[i]) + (s.size() == 1 ? "," : "");
-  return t + ")";
 }
 
 /// Reads a checkpoint array of dtype `dt` and shape `shape`. Throws Error naming the file.

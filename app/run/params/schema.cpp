@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/quote.hpp"
+#include "core/trimmed.hpp"
 
 namespace simscope {
 
@@ -46,14 +47,6 @@ std::string expected_text(const ParamSpec& s) {
 /// 2^53: below it, a whole double stands for that integer alone. 2^53 itself is also the
 /// rounding of 2^53 + 1.
 constexpr double kMaxExactDouble = 9007199254740992.0;
-
-/// `t` without leading and trailing blanks: spaces, tabs, newlines.
-std::string trim_blanks(const std::string& t) {
-  const char* blanks = " \t\n\r\f\v";
-  const auto a = t.find_first_not_of(blanks);
-  if (a == std::string::npos) return "";
-  return t.substr(a, t.find_last_not_of(blanks) - a + 1);
-}
 
 /// [+-]digits and nothing else: no blanks, no hex, no suffix.
 bool is_decimal_integer(const std::string& t) {
@@ -184,7 +177,7 @@ ParamValue Schema::check_value(const ParamSpec& s, const ParamValue& v) {
 
 ParamValue Schema::parse_value(const ParamSpec& s, const std::string& raw) {
   // Blanks around a value are ignored for every type but paths; a file name may hold them.
-  const std::string text = s.type == ParamType::Path ? raw : trim_blanks(raw);
+  const std::string text = s.type == ParamType::Path ? raw : trimmed(raw);
   switch (s.type) {
     case ParamType::Int: {
       if (is_decimal_integer(text)) {
