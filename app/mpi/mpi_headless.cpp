@@ -144,7 +144,7 @@ int run_headless_ranks(const RunOptions& o) {
       check_output_dir(dir);
       if (!o.out_image.empty()) check_output_file(o.out_image, dir);
     }
-    // A study keeps a per-block checkpoint (version 4) that any rank count resumes.
+    // A study keeps a per-block checkpoint (version 5) that any rank count resumes.
     // Every rank checks it, so a refusal gives status 2 on every rank.
     OpenedCheckpoint opened = open_study_checkpoint(s->workload->name(), s->params,
                                                     s->backend.backend, dir, o.resume,
@@ -160,7 +160,7 @@ int run_headless_ranks(const RunOptions& o) {
   }
   try {
     agree(world, error);
-    // Then rank 0 prepares the checkpoint for the ranks: new, or converted to version 4.
+    // Then rank 0 prepares the checkpoint for the ranks: new, or converted to version 5.
     error.clear();
     if (root && ck) {
       try {

@@ -65,7 +65,7 @@ struct DistributedOptions {
   /// Called first on the compute thread, e.g. to select this rank's GPU and threads.
   std::function<void()> on_compute_thread;
   /// A study's checkpoint request for this rank's range; null for none.
-  /// Rank 0 must prepare it as version 4 with prepare_block_checkpoint before the call.
+  /// Rank 0 must prepare it as version 5 with prepare_block_checkpoint before the call.
   std::shared_ptr<StudyCheckpointRequest> checkpoint;
   /// The axis to split (Workload::split_axis). Empty: work_axis().
   std::string axis;
