@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "core/progress.hpp"
+#include "json.hpp"
 #include "oscillators/ensemble.hpp"
 #include "oscillators/oscillators_params.hpp"
 #include "oscillators/study.hpp"

@@ -9,6 +9,7 @@
 #include <iterator>
 
 #include "io/atomic_file.hpp"
+#include "json.hpp"
 
 namespace simscope::app::checkpoint_files {
 namespace {

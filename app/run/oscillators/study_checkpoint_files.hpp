@@ -8,8 +8,9 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "io/npy.hpp"
-#include "json.hpp"
 #include "oscillators/study.hpp"
 #include "oscillators/study_checkpoint.hpp"
 
@@ -40,7 +41,7 @@ void write_atomic(const std::string& dir, const std::string& name, const T* data
 void write_text_atomic(const std::string& dir, const std::string& name, const std::string& text);
 /// DIR/NAME as a JSON object; nothing when the file does not exist.
 /// Throws Error naming the file when it is not an object.
-std::optional<Json> read_json(const std::string& dir, const std::string& name);
+std::optional<nlohmann::json> read_json(const std::string& dir, const std::string& name);
 
 /// Reads a checkpoint array of dtype `dt` and shape `shape`. Throws Error naming the file.
 io::NpyArray read_array(const std::string& dir, const std::string& name, io::DType dt,

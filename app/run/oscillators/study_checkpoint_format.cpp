@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "cache_key.hpp"
+#include "json.hpp"
 #include "oscillators/study_checkpoint.hpp"
 #include "oscillators/study_checkpoint_files.hpp"
 
