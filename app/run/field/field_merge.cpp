@@ -42,7 +42,8 @@ void merge_seconds(const std::vector<RunResult>& parts, RunResult& r) {
 
 /// The non-finite values of `v`, for finish_field_result().
 std::uint64_t nonfinite_count(const std::vector<float>& v) {
-  return std::uint64_t(std::count_if(v.begin(), v.end(), [](float x) { return !std::isfinite(x); }));
+  return std::uint64_t(
+      std::count_if(v.begin(), v.end(), [](float x) { return !std::isfinite(x); }));
 }
 
 /// The measured error of a tree run split by sources, of the added field `sums` ((T, 4)) against

@@ -105,7 +105,8 @@ std::string interrupted_message(const std::string& signal, StudyCheckpointReques
     h = read_checkpoint_header(ck->dir);
   } catch (const std::exception&) {
   }
-  if (!h || (h->version == kCheckpointVersionWritten && !block_checkpoint_has_progress(ck->dir, *h)))
+  if (!h ||
+      (h->version == kCheckpointVersionWritten && !block_checkpoint_has_progress(ck->dir, *h)))
     return line + " before the first checkpoint; no outputs written (nothing to resume)";
   char buf[160];
   std::snprintf(buf, sizeof buf, "; checkpoint %s: %d of %d members done, %.1f %% of the study",

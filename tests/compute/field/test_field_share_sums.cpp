@@ -32,7 +32,8 @@ std::vector<double> brute(const Sources& s, double x, double y, double z, double
 Targets line_targets(std::size_t n) {
   Targets t;
   for (std::size_t i = 0; i < n; ++i)
-    t.x.push_back(-2.0 + 0.37 * double(i)), t.y.push_back(0.5), t.z.push_back(1.5 - 0.1 * double(i));
+    t.x.push_back(-2.0 + 0.37 * double(i)), t.y.push_back(0.5),
+        t.z.push_back(1.5 - 0.1 * double(i));
   return t;
 }
 
