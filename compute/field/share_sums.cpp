@@ -5,10 +5,34 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "core/error.hpp"
 
 namespace simscope::field {
+
+std::vector<double> sums_of(Result& r) {
+  const std::size_t T = r.size();
+  if (r.sums64.size() == 4 * T) return std::move(r.sums64);
+  std::vector<double> sums(4 * T);
+  for (std::size_t i = 0; i < T; ++i)
+    sums[4 * i] = r.ex[i], sums[4 * i + 1] = r.ey[i], sums[4 * i + 2] = r.ez[i],
+             sums[4 * i + 3] = r.potential[i];
+  return sums;
+}
+
+std::vector<double> direct_sums_at(const Sources& sources, const Targets& targets,
+                                   const std::vector<std::size_t>& at, Options options) {
+  Targets t;
+  for (std::size_t i : at)
+    t.x.push_back(targets.x[i]), t.y.push_back(targets.y[i]), t.z.push_back(targets.z[i]);
+  if (sources.size() == 0 || t.size() == 0) return std::vector<double>(4 * t.size(), 0.0);
+  options.precision = Precision::Fp64;
+  options.keep_sums64 = true;
+  Result r;
+  make_evaluator(Method::Direct, Backend::Cpu)->evaluate(sources, t, options, r);
+  return std::move(r.sums64);
+}
 
 Result result_from_sums(const std::vector<double>& sums) {
   const std::size_t T = sums.size() / 4;

@@ -136,7 +136,7 @@ TEST(CudaBackend, FieldRangesOnCudaMergeToTheWholeRun) {
       const auto w = make_workload("field");
       expect_close(run_split(*w, p, Backend::Cuda, parts), whole, tol,
                    std::to_string(parts) + " target ranges");
-      // By sources: the device's fp64 share sums added on the host (field_workload.cpp), the
+      // By sources: the device's fp64 share sums added on the host (field_merge.cpp), the
       // same sums in another order.
       const auto s = make_workload("field");
       expect_close(run_split(*s, p, Backend::Cuda, parts, nullptr, "sources"), whole, tol,

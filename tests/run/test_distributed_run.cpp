@@ -316,7 +316,7 @@ TEST(DistributedRun, ACheckpointedStudyResumesWithAnyRankCount) {
     EXPECT_EQ(v1->version, 3);
     EXPECT_TRUE(v1->partial);
     const CheckpointHeader h = prepare_block_checkpoint(dir, "oscillators", p, Backend::Cpu, v1);
-    EXPECT_EQ(h.version, kBlockCheckpointVersion);
+    EXPECT_EQ(h.version, kCheckpointVersionWritten);
     EXPECT_EQ(h.blocks_done, v1->blocks_done);
     EXPECT_TRUE(block_checkpoint_has_progress(dir, h));
     // Block 3 finished on its own (as a rank of another job would).

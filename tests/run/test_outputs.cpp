@@ -309,7 +309,7 @@ TEST(DeviceOutputs, ABoxMosaicDownloadsItsOutputOnce) {
   EXPECT_EQ(img.data.device(), nullptr) << "the mosaic is made on the host";
   ASSERT_EQ(img.rows, 15);
   ASSERT_EQ(img.cols, 10);
-  // Face f's sample (i, j) at mosaic (f / 2 * n + i, f % 2 * n + j) (field_workload.cpp).
+  // Face f's sample (i, j) at mosaic (f / 2 * n + i, f % 2 * n + j) (field_view.cpp).
   const std::vector<float>& mosaic = img.data.host();
   for (int f = 0; f < 6; ++f)
     for (int i = 0; i < 5; ++i)

@@ -262,8 +262,8 @@ TEST(StudyCheckpoint, BrokenCheckpointsAreRefusedNamingTheFile) {
   std::ofstream(json) << header_json(4, 64);
   const auto v4 = read_checkpoint_header(dir);
   ASSERT_TRUE(v4.has_value());
-  EXPECT_EQ(v4->version, kBlockCheckpointVersion);
-  EXPECT_EQ(kBlockCheckpointVersion, 5);
+  EXPECT_EQ(v4->version, kCheckpointVersionWritten);
+  EXPECT_EQ(kCheckpointVersionWritten, 5);
   for (int v : {3, 4}) {
     std::ofstream(json) << header_json(v, 63);
     const std::string e = error_of([&] { read_checkpoint_header(dir); });

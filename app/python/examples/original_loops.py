@@ -1,9 +1,9 @@
-"""The original questions (DESIGN.md section 1) as their askers wrote them, a Python loop each
-(in numpy; Numba is not in this set-up), beside one simscope call; prints both times and the
-largest difference, and fails (exit 1) where they disagree beyond what the call promises. With
-PyTorch installed (Debian's python3-torch), also the same call on torch tensors (read through
-DLPack without a copy, torch tensors back). docs/python.md's loops ("Your code -> simscope") are cut
-from this file (python.test_original_loops checks that they appear here as printed).
+"""The original questions (docs/python.md, "Your code -> simscope") as their askers wrote them, a
+Python loop each (in numpy; Numba is not in this set-up), beside one simscope call; prints both
+times and the largest difference, and fails (exit 1) where they disagree beyond what the call
+promises. With PyTorch installed (Debian's python3-torch), also the same call on torch tensors (read
+through DLPack without a copy, torch tensors back). docs/python.md's loops ("Your code -> simscope")
+are cut from this file (python.test_original_loops checks that they appear here as printed).
 Sizes are cut down from the originals so that the loops finish in seconds on a small machine;
 --small cuts them further (the test runs that).
 Run: PYTHONPATH=build/python python3 THIS_FILE [--small]"""

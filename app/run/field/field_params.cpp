@@ -157,4 +157,28 @@ Sources make_source_rows(const ParamSet& p, const IndexRange& rows) {
                               [&] { return make_source_rows(source_spec_from(p), rows); });
 }
 
+Settings settings_from(const ParamSet& p) {
+  Settings s;
+  s.grid = grid_from(p);
+  s.targets_file = p.get_string("targets.file");
+  s.sources = source_spec_from(p);
+  s.options = options_from(p);
+  s.method = method_from(p);
+  s.error_grid = int(p.get_int("tree.error_grid"));
+  s.view = p.get_string("view");
+  return s;
+}
+
+Sources make_sources(const Settings& s) {
+  return app::read_file_param("sources.file", [&] { return make_sources(s.sources); });
+}
+
+std::size_t source_count(const Settings& s) {
+  return app::read_file_param("sources.file", [&] { return source_count(s.sources); });
+}
+
+Sources make_source_rows(const Settings& s, const IndexRange& rows) {
+  return app::read_file_param("sources.file", [&] { return make_source_rows(s.sources, rows); });
+}
+
 }  // namespace simscope::field

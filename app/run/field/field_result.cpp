@@ -28,13 +28,13 @@ OutputData device_data(const field::Evaluator& ev, const std::string& name, std:
   });
 }
 
+}  // namespace
+
 std::size_t shape_size(const std::vector<std::size_t>& shape) {
   std::size_t n = 1;
   for (std::size_t d : shape) n *= d;
   return n;
 }
-
-}  // namespace
 
 void fill_field_result(RunResult& r, field::Result& fr, const field::Evaluator& ev,
                        const std::vector<std::size_t>& shape, std::size_t sources) {

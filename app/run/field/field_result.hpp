@@ -21,6 +21,9 @@ namespace simscope::app {
 void fill_field_result(RunResult& r, field::Result& fr, const field::Evaluator& ev,
                        const std::vector<std::size_t>& shape, std::size_t sources);
 
+/// The number of values of an array of `shape`: the product of its extents.
+std::size_t shape_size(const std::vector<std::size_t>& shape);
+
 /// The error view's targets' coordinates: an output of the tree method beside `error`.
 const OutputSpec& error_xyz_output();
 

@@ -12,14 +12,19 @@ namespace simscope::field {
 bool scattered_targets(const ParamSet& p) { return !p.get_string("targets.file").empty(); }
 
 TargetSet target_set(const ParamSet& p, bool preview) {
+  return target_set(settings_from(p), preview);
+}
+
+std::vector<std::size_t> target_shape(const ParamSet& p) { return target_shape(settings_from(p)); }
+
+TargetSet target_set(const Settings& s, bool preview) {
   TargetSet t;
-  if (scattered_targets(p)) {
-    t.targets = app::read_file_param("targets.file",
-                                     [&] { return load_targets(p.get_string("targets.file")); });
+  if (s.scattered()) {
+    t.targets = app::read_file_param("targets.file", [&] { return load_targets(s.targets_file); });
     t.shape = {t.targets.size()};
     return t;
   }
-  Grid g = grid_from(p);
+  Grid g = s.grid;
   if (preview) g.size = std::max(16, std::min(g.size, g.size / 4));
   t.targets = make_targets(g);
   t.shape = grid_shape(g);
@@ -27,11 +32,11 @@ TargetSet target_set(const ParamSet& p, bool preview) {
   return t;
 }
 
-std::vector<std::size_t> target_shape(const ParamSet& p) {
-  if (scattered_targets(p))
+std::vector<std::size_t> target_shape(const Settings& s) {
+  if (s.scattered())
     return {app::read_file_param("targets.file",
-                                 [&] { return target_file_count(p.get_string("targets.file")); })};
-  return grid_shape(grid_from(p));
+                                 [&] { return target_file_count(s.targets_file); })};
+  return grid_shape(s.grid);
 }
 
 }  // namespace simscope::field

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "field/field.hpp"
+#include "field/field_params.hpp"
 #include "params/schema.hpp"
 
 namespace simscope::field {
@@ -23,5 +24,8 @@ bool scattered_targets(const ParamSet& p);
 TargetSet target_set(const ParamSet& p, bool preview = false);
 /// The output shape of `p`'s targets without making them (a .npy file's header only).
 std::vector<std::size_t> target_shape(const ParamSet& p);
+/// target_set and target_shape of settings already read (settings_from).
+TargetSet target_set(const Settings& s, bool preview = false);
+std::vector<std::size_t> target_shape(const Settings& s);
 
 }  // namespace simscope::field

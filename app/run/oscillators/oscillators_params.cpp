@@ -164,6 +164,18 @@ StudyOptions study_options_from(const ParamSet& p) {
   return o;
 }
 
+Settings settings_from(const ParamSet& p) {
+  Settings s;
+  s.study = study_options_from(p);
+  s.transient = p.get_int("integrator.transient");
+  s.members = int(p.get_int("ensemble.size"));
+  s.nodes = int(p.get_int("network.nodes"));
+  s.live_topology = p.get_int("live.topology");
+  s.live_history = p.get_int("live.history");
+  s.steps_per_frame = p.get_int("live.steps_per_frame");
+  return s;
+}
+
 Topologies make_topologies(const ParamSet& p, int members, int first_member) {
   const int K = members > 0 ? members : int(p.get_int("ensemble.size"));
   const int N = int(p.get_int("network.nodes"));

@@ -113,10 +113,12 @@ class OscillatorsWorkload final : public Workload {
       if (!study_run)
         throw Error(std::string("oscillators: a work range splits a study, not the live view ('") +
                     to_string(cmd) + "')");
-      return study_range(params, backend, *request.range, request.checkpoint, progress);
+      return study_range(params, osc::settings_from(params), backend, *request.range,
+                         request.checkpoint, progress);
     }
-    if (study_run) return study(params, backend, request.checkpoint, progress);
-    return live(params, backend, cmd, progress);
+    const osc::Settings s = osc::settings_from(params);
+    if (study_run) return study(params, s, backend, request.checkpoint, progress);
+    return live(params, s, backend, cmd, progress);
   }
 
   ViewImage view_image(const RunResult& r, const std::string& view) const override {
@@ -161,19 +163,19 @@ class OscillatorsWorkload final : public Workload {
  private:
   // ---- study ---------------------------------------------------------------------------------
 
-  /// Runs a study. With `ck` (headless), checkpoints into ck->dir as it goes and resumes from it
-  /// when ck->resume (run_block_checkpointed).
-  RunResult study(const ParamSet& p, Backend backend,
+  /// Runs a study of `p`, read as `settings`. With `ck` (headless), checkpoints into ck->dir as
+  /// it goes and resumes from it when ck->resume (run_block_checkpointed).
+  RunResult study(const ParamSet& p, const osc::Settings& settings, Backend backend,
                   const std::shared_ptr<CheckpointRequest>& ck, Progress* progress) {
     const auto t0 = Clock::now();
     RunResult r = base(p, backend);
-    const osc::StudyOptions o = osc::study_options_from(p);
+    const osc::StudyOptions& o = settings.study;
     osc::validate(o);
     const osc::Topologies t = osc::make_topologies(p);
     std::unique_ptr<osc::Ensemble> ens;  // without a checkpoint: the whole ensemble at once
     osc::StudyResult s;
     if (ck) {
-      s = checkpointed_study(*ck, p, backend, progress);
+      s = checkpointed_study(*ck, p, settings, backend, progress);
     } else {
       ens = osc::make_ensemble(backend);
       s = osc::run_study(*ens, t, osc::make_initial_state(p), o, progress);
@@ -185,11 +187,11 @@ class OscillatorsWorkload final : public Workload {
     auto pl = std::make_shared<OscillatorsPayload>();
     pl->study = true;
     pl->frame = ck ? osc::frame_of(s.final_state, kLiveMembers, o.steps) : ens->frame(kLiveMembers);
-    pl->shown = std::clamp(int(p.get_int("live.topology")), 0, std::max(0, pl->frame.members - 1));
+    pl->shown = std::clamp(int(settings.live_topology), 0, std::max(0, pl->frame.members - 1));
     pl->layout = layout_for(p, t, pl->shown);
     pl->dt = o.dt;
     pl->every = o.every;
-    const std::size_t cap = std::size_t(p.get_int("live.history"));
+    const std::size_t cap = std::size_t(settings.live_history);
     std::vector<double> steps(T);
     for (std::size_t j = 0; j < T; ++j) steps[j] = double((j + 1) * std::size_t(o.every));
     pl->step = decimate(steps, cap);
@@ -208,16 +210,17 @@ class OscillatorsWorkload final : public Workload {
   }
 
   /// Runs a work range of a study: members `members`, on group boundaries (osc::run_study_range).
-  /// With `ck`, reads and writes the version-4 checkpoint in ck->dir (run_block_checkpointed).
+  /// With `ck`, reads and writes the version-5 checkpoint in ck->dir (run_block_checkpointed).
   /// Returns the range's per-member outputs, and in RunResult::part the sums merge_ranges needs.
-  RunResult study_range(const ParamSet& p, Backend backend, const IndexRange& members,
+  RunResult study_range(const ParamSet& p, const osc::Settings& settings, Backend backend,
+                        const IndexRange& members,
                         const std::shared_ptr<CheckpointRequest>& ck, Progress* progress) {
     const auto t0 = Clock::now();
     RunResult r = base(p, backend);
-    const osc::StudyOptions o = osc::study_options_from(p);
+    const osc::StudyOptions& o = settings.study;
     osc::validate(o);
     // The range's members only; member k's network and state are those of the whole study.
-    const int K = int(p.get_int("ensemble.size"));
+    const int K = settings.members;
     const IndexRange m = resolve(members, std::size_t(K), "oscillators members");
     if (m.end == m.begin) throw Error("oscillators: an empty range of members");
     const int first = int(m.begin), count = int(m.end - m.begin);
@@ -225,7 +228,7 @@ class OscillatorsWorkload final : public Workload {
     osc::DegreeSpread spread;  // of the range's networks, for the literal form's merged warning
     const bool literal = o.model.form == osc::CouplingForm::Literal;
     if (ck) {
-      s = run_block_checkpointed(*ck, p, backend, m, progress);
+      s = run_block_checkpointed(*ck, p, o, backend, m, progress);
       if (literal) spread = osc::degree_spread(osc::make_topologies(p, count, first), o.model.degree);
     } else {
       const osc::Topologies t = osc::make_topologies(p, count, first);
@@ -332,11 +335,12 @@ class OscillatorsWorkload final : public Workload {
   }
 
  private:
-  /// The study checkpointed in ck.dir in version 4, per block, which any rank count resumes.
+  /// The study checkpointed in ck.dir in version 5, per block, which any rank count resumes.
   /// A version-3 checkpoint is imported first. A new study interrupted before its first save leaves
   /// no folder.
   static osc::StudyResult checkpointed_study(CheckpointRequest& ck, const ParamSet& p,
-                                             Backend backend, Progress* progress) {
+                                             const osc::Settings& settings, Backend backend,
+                                             Progress* progress) {
     const std::optional<CheckpointHeader> header = read_checkpoint_header(ck.dir);
     check_resume_rules(ck.dir, ck.resume, header, "oscillators", p, backend);
     namespace fs = std::filesystem;
@@ -345,8 +349,8 @@ class OscillatorsWorkload final : public Workload {
     const bool out_dir_existed = out_dir.empty() || fs::exists(out_dir, ec);
     try {
       prepare_block_checkpoint(ck.dir, "oscillators", p, backend, header);
-      return run_block_checkpointed(
-          ck, p, backend, IndexRange{0, std::size_t(p.get_int("ensemble.size"))}, progress);
+      return run_block_checkpointed(ck, p, settings.study, backend,
+                                    IndexRange{0, std::size_t(settings.members)}, progress);
     } catch (...) {
       if (!header) {  // a new study: keep its folders only once they hold progress
         try {
@@ -362,40 +366,42 @@ class OscillatorsWorkload final : public Workload {
 
   // ---- live ------------------------------------------------------------------------------------
 
-  RunResult live(const ParamSet& p, Backend backend, RunCommand cmd, Progress* progress) {
+  /// The live view of `p`, read as `settings`: `cmd` advances, steps or resets the kept state.
+  RunResult live(const ParamSet& p, const osc::Settings& settings, Backend backend,
+                 RunCommand cmd, Progress* progress) {
     const auto t0 = Clock::now();
     RunResult r = base(p, backend);
     const std::string key = live_key(p, backend);
     if (cmd == RunCommand::Reset || !live_ens_ || key != live_key_ || live_ens_->backend() != backend) {
       live_key_.clear();
       live_ens_.reset();
-      const int K = int(std::min<std::int64_t>(p.get_int("ensemble.size"), kLiveMembers));
+      const int K = std::min(settings.members, kLiveMembers);
       live_topo_ = osc::make_topologies(p, K);
       const osc::State s0 = osc::make_initial_state(p, K);
       auto ens = osc::make_ensemble(backend);
-      ens->load(live_topo_, s0, osc::precision_from(p));
+      ens->load(live_topo_, s0, settings.study.precision);
       live_ens_ = std::move(ens);
       live_key_ = key;
       history_.clear();
       shown_ = -1;
     }
     const int K = live_topo_.members;
-    const int shown = std::clamp(int(p.get_int("live.topology")), 0, K - 1);
+    const int shown = std::clamp(int(settings.live_topology), 0, K - 1);
     if (shown != shown_) history_.clear(), shown_ = shown;  // the watched series restart
-    const osc::Model m = osc::model_from(p);
-    const double dt = p.get_double("integrator.dt");
+    const osc::Model& m = settings.study.model;
+    const double dt = settings.study.dt;
     osc::Recording rec;
-    rec.transient = p.get_int("integrator.transient");
-    rec.every = p.get_int("record.every");
+    rec.transient = settings.transient;
+    rec.every = settings.study.every;
     rec.watch = shown;
     const std::int64_t steps = cmd == RunCommand::Step    ? 1
                                : cmd == RunCommand::Reset ? 0
-                                                          : p.get_int("live.steps_per_frame");
+                                                          : settings.steps_per_frame;
     osc::Series series;
     const auto c0 = Clock::now();
     live_ens_->advance(m, dt, steps, rec, series, progress);
     r.compute_seconds = std::chrono::duration<double>(Clock::now() - c0).count();
-    const std::size_t cap = std::size_t(p.get_int("live.history"));
+    const std::size_t cap = std::size_t(settings.live_history);
     history_.append(series, cap);
 
     const osc::State st = live_ens_->state();
@@ -420,7 +426,7 @@ class OscillatorsWorkload final : public Workload {
     pl->order.assign(history_.order.begin(), history_.order.end());
     pl->watch_msd.assign(history_.wm.begin(), history_.wm.end());
     pl->watch_order.assign(history_.wr.begin(), history_.wr.end());
-    pl->members = int(p.get_int("ensemble.size"));
+    pl->members = settings.members;
     osc::ensemble_mean(ms.msd_mean, pl->msd_mean, pl->msd_sem, pl->valid);
     pl->failed = std::count(ms.failed.begin(), ms.failed.end(), std::uint8_t(1));
     const double osc_steps = double(K) * double(N) * double(steps);
@@ -440,8 +446,8 @@ class OscillatorsWorkload final : public Workload {
       r.warnings.push_back(std::to_string(pl->failed) + " of the " + std::to_string(K) +
                            " live members went non-finite (integrator.dt too large?); "
                            "reset to start again");
-    if (p.get_int("live.topology") >= K)
-      r.warnings.push_back("live.topology " + std::to_string(p.get_int("live.topology")) +
+    if (settings.live_topology >= K)
+      r.warnings.push_back("live.topology " + std::to_string(settings.live_topology) +
                            " is past the last live member (" + std::to_string(K - 1) +
                            "): member " + std::to_string(shown) + " is shown");
     add_coupling_warning(m, live_topo_, r);

@@ -22,15 +22,16 @@
 
 namespace simscope::app {
 
-/// Checkpoint formats this build reads: 3 is imported, 5 is written. Version 4 is version 5's
-/// format from before studies of fewer than 64 members were summed per member (reduction groups
-/// of 1, study_group_members): it is read as version 5 for 64 members or more. Versions 1 and 2,
-/// and versions 3 and 4 of fewer than 64 members, are refused with a message naming the version.
-constexpr int kStudyCheckpointVersion = 3;
-constexpr int kBlockCheckpointVersion = 5;
-/// The version before kBlockCheckpointVersion, read as it for studies of kGroupsChangedBelow
-/// members or more.
-constexpr int kBlockCheckpointVersionOld = 4;
+/// Checkpoint versions this build knows. It writes kCheckpointVersionWritten (5: per block, any
+/// rank count). kCheckpointVersionReadAsWritten (4) is version 5's format from before studies of
+/// fewer than 64 members were summed per member (reduction groups of 1, study_group_members): it
+/// is read as version 5 for kGroupsChangedBelow members or more. kCheckpointVersionImported (3:
+/// one process' blocks in order) is read and converted on resume (prepare_block_checkpoint), also
+/// for kGroupsChangedBelow members or more. Versions 1 and 2, and versions 3 and 4 of fewer
+/// members, are refused with a message naming the version.
+constexpr int kCheckpointVersionWritten = 5;
+constexpr int kCheckpointVersionReadAsWritten = 4;
+constexpr int kCheckpointVersionImported = 3;
 constexpr int kGroupsChangedBelow = 64;
 
 /// A study's checkpoint as the headless front ends handle it (checkpoint.hpp), opened by
@@ -53,7 +54,7 @@ std::string checkpoint_dir(const std::string& out_dir);
 
 /// checkpoint.json of a checkpoint folder.
 struct CheckpointHeader {
-  int version = kStudyCheckpointVersion;  ///< 3: one process' (blocks in order); 5: per block
+  int version = kCheckpointVersionWritten;  ///< 5: per block; 3: one process' (blocks in order)
   std::string workload, backend;
   std::map<std::string, std::string> params;  ///< name -> format_value text
   /// File parameters (ParamType::Path) that named a file: name -> file_identity (path, size,
@@ -67,7 +68,8 @@ struct CheckpointHeader {
 };
 
 /// Reads `dir`/checkpoint.json; nothing when the file does not exist.
-/// Throws simscope::Error naming the file when it is not a version-3 or version-4 checkpoint.
+/// Throws simscope::Error naming the file when it is not a checkpoint of a version this build
+/// reads (kCheckpointVersionWritten, kCheckpointVersionReadAsWritten, kCheckpointVersionImported).
 std::optional<CheckpointHeader> read_checkpoint_header(const std::string& dir);
 
 /// Throws CheckpointRefused naming the first difference between the checkpoint and this command
@@ -102,9 +104,9 @@ void check_resume_rules(const std::string& dir, bool resume,
 /// Throws simscope::Error naming a file that is missing or has the wrong dtype or shape.
 oscillators::StudyProgress read_study_checkpoint(const std::string& dir, const CheckpointHeader& h);
 
-/// Makes `dir` a version-4 checkpoint of study `p` and returns its header.
+/// Makes `dir` a version-5 checkpoint of study `p` and returns its header.
 /// No `header`: the folder is emptied and a new one made, prefix 0. Version 3: converted; its
-/// finished blocks become the prefix and its block under way gets partial files. Version 4: kept.
+/// finished blocks become the prefix and its block under way gets partial files. Version 5: kept.
 /// Call from one process (rank 0) before the ranks run, after check_resumable.
 /// Throws simscope::Error naming a file that could not be read or written.
 CheckpointHeader prepare_block_checkpoint(const std::string& dir, const std::string& workload,
@@ -112,14 +114,14 @@ CheckpointHeader prepare_block_checkpoint(const std::string& dir, const std::str
                                           const std::optional<CheckpointHeader>& header);
 
 /// Members of finished blocks in the checkpoint `dir` with header `h`.
-/// Version 3: blocks [0, blocks_done). Version 4: the prefix and every block marked finished.
+/// Version 3: blocks [0, blocks_done). Version 5: the prefix and every block marked finished.
 int checkpoint_members_done(const std::string& dir, const CheckpointHeader& h);
 
 /// Share of the study held by the checkpoint in `dir`, 0..1.
 /// Counts finished members and blocks under way at their saved step.
 double checkpoint_fraction_done(const std::string& dir, const CheckpointHeader& h);
 
-/// Whether the version-4 checkpoint in `dir` holds progress: a prefix, a finished block, or a block
+/// Whether the version-5 checkpoint in `dir` holds progress: a prefix, a finished block, or a block
 /// under way.
 bool block_checkpoint_has_progress(const std::string& dir, const CheckpointHeader& h);
 
@@ -136,6 +138,11 @@ bool block_checkpoint_has_progress(const std::string& dir, const CheckpointHeade
 /// Throws simscope::Error for a checkpoint that does not fit, a missing or misshapen file, or a
 /// failed write (then also set in ck.error). Throws Cancelled after saving.
 oscillators::StudyResult run_block_checkpointed(CheckpointRequest& ck, const ParamSet& p,
+                                                Backend backend, const IndexRange& members,
+                                                Progress* progress = nullptr);
+/// The same with the study's options `o` read from `p` already (oscillators::study_options_from).
+oscillators::StudyResult run_block_checkpointed(CheckpointRequest& ck, const ParamSet& p,
+                                                const oscillators::StudyOptions& o,
                                                 Backend backend, const IndexRange& members,
                                                 Progress* progress = nullptr);
 
