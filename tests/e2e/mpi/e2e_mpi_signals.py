@@ -82,7 +82,10 @@ PROGRESS = re.compile(r"field on 2 ranks: +(\d+)%  elapsed ([\d.]+) s  ETA (--|(
 
 
 def progress_shown(err_path):
-    return any(PROGRESS.search(l) for l in open(err_path).read().splitlines())
+    """A progress line with a measured ETA (not "ETA --"), past 0 %: a loaded machine's first
+    line may come before the rate is known."""
+    return any((m := PROGRESS.search(l)) and m.group(4) is not None and int(m.group(1)) > 0
+               for l in open(err_path).read().splitlines())
 
 
 for sig, code in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
