@@ -50,6 +50,11 @@ namespace {
 /// cancelled by a newer request, so the newest input's result comes first.
 constexpr double kInteractiveSeconds = 1.0;
 
+/// A full result's checks (the field tree's measured error) and warm-up wait for this pause in
+/// the input (Worker::set_follow_up_delay): during a drag they would take the cores from the
+/// next run and from the frame showing the result.
+constexpr double kFollowUpPause = 0.2;
+
 /// Parameters without the view selector, to tell whether a change needs recomputation.
 ParamSet without_view(ParamSet p, const std::string& view_param) {
   p.set(view_param, p.schema().at(view_param).default_value);
@@ -122,6 +127,9 @@ void submit(GuiState& s, RunCommand command = RunCommand::Whole) {
   if (s.paused && command == RunCommand::Whole) return;
   s.submitted = s.params;
   s.submitted_at = std::chrono::steady_clock::now();
+  if (s.latency.on())
+    s.latency.submitted(without_view(s.params, s.worker->workload().view_param()), s.last_input_at,
+                        s.submitted_at);
   const bool live = s.worker->workload().continuous(s.params);
   // A coarse preview first unless the last full run was interactive (kInteractiveSeconds).
   // The first run always previews, since its cost is unknown. Live workloads advance a state,
@@ -165,6 +173,7 @@ void switch_workload(GuiState& s, const std::string& name) {
     s.params = w->schema().defaults();
     s.worker = std::make_unique<Worker>(std::move(w));
     s.worker->set_interactive(true);  // checks such as the tree's error after the frame
+    s.worker->set_follow_up_delay(kFollowUpPause);
     s.worker->set_notify([] { Window::wake(); });  // a result wakes the waiting loop
     s.extras = make_workload_gui(name);
     s.workload_name = name;
@@ -481,6 +490,7 @@ int run_gui(const RunOptions& o) {
   s.backend_request = o.backend;
   s.worker = std::make_unique<Worker>(std::move(session.workload));
   s.worker->set_interactive(true);  // checks such as the tree's error after the frame
+  s.worker->set_follow_up_delay(kFollowUpPause);
   s.worker->set_notify([] { Window::wake(); });  // a result wakes the waiting loop
   s.extras = make_workload_gui(s.workload_name);
   s.plane = std::make_unique<render::PlaneView>();
@@ -522,6 +532,7 @@ int run_gui(const RunOptions& o) {
     }
     if (window.should_close()) break;
     const Window::Events events = window.take_events();
+    if (events.input) s.last_input_at = events.last_input;
     // A change of the UI scale (another monitor, SIMSCOPE_UI_SCALE_FILE) is drawn like input:
     // the frame re-bakes the fonts (below).
     const bool rescaled = choose_ui_scale(window.content_scale()) != scale;
@@ -586,6 +597,9 @@ int run_gui(const RunOptions& o) {
             if (!changed.empty()) line += "; " + changed;
           }
           last_shown = s.result->params;
+          if (s.latency.on())
+            s.latency.polled(without_view(s.result->params, view_param), ev->started,
+                             ev->finished, std::chrono::steady_clock::now());
           const std::string t = tree_status(s);
           shown_lines.push_back(line + ")" + (t.empty() ? "" : ": ") + t);
         }
@@ -597,6 +611,7 @@ int run_gui(const RunOptions& o) {
     }
     const bool plane_kind = s.worker->workload().view_kind(s.params) == ViewKind::Plane;
     if (s.image_dirty && plane_kind) refresh_image(s);
+    s.latency.uploaded(std::chrono::steady_clock::now());
     // Live workloads: the next run as soon as the last one is in.
     if (s.worker->workload().continuous(s.params) && !s.paused && !s.worker->busy() &&
         s.error.empty() && s.result)
@@ -702,6 +717,8 @@ int run_gui(const RunOptions& o) {
     for (const std::string& line : shown_lines)  // the frame showing them is drawn
       std::fprintf(stderr, "%s\n", line.c_str());
     shown_lines.clear();
+    if (const std::string l = s.latency.drawn(std::chrono::steady_clock::now()); !l.empty())
+      std::fprintf(stderr, "%s\n", l.c_str());
     if (!s.switch_to.empty()) {
       if (s.switch_to != s.workload_name) switch_workload(s, s.switch_to);
       s.switch_to.clear();
