@@ -536,12 +536,13 @@ int run_gui(const RunOptions& o) {
     // A change of the UI scale (another monitor, SIMSCOPE_UI_SCALE_FILE) is drawn like input:
     // the frame re-bakes the fonts (below).
     const bool rescaled = choose_ui_scale(window.content_scale()) != scale;
-    if (!pacer.should_draw(needs, events.input || rescaled, glfwGetTime(), events.woken)) continue;
+    const double frame_start = glfwGetTime();
+    if (!pacer.should_draw(needs, events.input || rescaled, frame_start, events.woken)) continue;
     int fb_w = 0, fb_h = 0, ww = 0, wh = 0;
     window.framebuffer_size(fb_w, fb_h);
     window.window_size(ww, wh);
     if (fb_w <= 0 || fb_h <= 0 || ww <= 0 || wh <= 0) {  // minimised
-      pacer.drawn(glfwGetTime());
+      pacer.drawn(frame_start);
       continue;
     }
     while (auto ev = s.worker->poll()) {
@@ -713,7 +714,7 @@ int run_gui(const RunOptions& o) {
       }
     }
     window.hooks().swap_buffers();
-    pacer.drawn(glfwGetTime());
+    pacer.drawn(frame_start);
     for (const std::string& line : shown_lines)  // the frame showing them is drawn
       std::fprintf(stderr, "%s\n", line.c_str());
     shown_lines.clear();
