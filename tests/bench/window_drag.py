@@ -195,6 +195,7 @@ class Bench:
         return t
 
     def step(self, v):
+        v = float(number_text(v))  # the value as typed (6 decimals), which the window names
         start = self.s.read()
         t_in = self.type_value(v)
         hit = self.s.wait_line(self.is_value(v), start, self.a.wait)
