@@ -18,6 +18,11 @@ drives it with synthetic X input (tests/e2e/x_input.py):
 Prints one JSON object with those, the CPU model and the load average. The timings are only
 as quiet as the machine: give the load with each figure (tests/bench/NOTES.md).
 
+The window runs with SIMSCOPE_LATENCY_LOG=1 and so logs, for each result shown, its own times
+since the input it answers (app/gui/latency_log.hpp): each step's `window` (submitted,
+run_start, run_end, polled, uploaded, drawn, in ms), their medians with the stages' own lengths
+over the steps (`steps_window_median`) and over the drag's results (`drag.window_median`).
+
 The field is found at --at X,Y (window coordinates; by default the left panel's plane.offset
 field in the 1280 x 800 window, as tests/e2e/gui/gui_drag_offset.py has it). Every value typed
 is checked against the result's line, so a field elsewhere fails loudly.
