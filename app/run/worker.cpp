@@ -123,9 +123,15 @@ void Worker::loop() {
       {
         std::unique_lock<std::mutex> lock(mutex_);
         if (run.defer_checks && shown && follow_up_delay_.count() > 0 &&
-            !workload_->continuous(req.params))
+            !workload_->continuous(req.params)) {
+          // Not busy during the pause (nothing runs: no progress bar, the UI's idle pacing);
+          // the follow-up's clock starts after it.
+          busy_ = pending_.has_value();
           cv_.wait_for(lock, follow_up_delay_,
                        [&] { return quit_ || pending_.has_value() || progress->cancel; });
+          busy_ = true;
+          started_ = std::chrono::steady_clock::now();
+        }
         newer = pending_.has_value() || quit_ || progress->cancel;
       }
       if (run.defer_checks && shown && !newer) {

@@ -57,6 +57,7 @@ class Worker {
   /// request came for `seconds` (a pause in the input), so that during a drag no check takes
   /// the cores from the next run or from the frame showing the result; a newer request within
   /// it skips them. Live workloads (Workload::continuous) do not wait. Default 0: at once.
+  /// During the pause busy() is false; elapsed_seconds() counts from its end.
   void set_follow_up_delay(double seconds) {
     follow_up_delay_ = std::chrono::duration<double>(seconds);
   }
