@@ -7,8 +7,10 @@ namespace simscope::app::gui {
 double FramePacer::due(const FrameNeeds& n) const {
   const double cap =
       1 / (n.busy && !n.animating && !result_ ? kBusyInputFramesPerSecond : kFramesPerSecond);
-  if (pending_ || settle_ > 0 || n.animating) return last_frame_ + cap;
+  if (pending_ || n.animating) return last_frame_ + cap;
+  // Settle frames during a run come at its progress rate: each takes the cores from the run.
   if (n.busy) return last_frame_ + 1 / kBusyFramesPerSecond;
+  if (settle_ > 0) return last_frame_ + cap;
   if (n.typing || n.tip_waiting) return last_frame_ + 1 / kTypingFramesPerSecond;
   return std::numeric_limits<double>::infinity();
 }
@@ -23,8 +25,8 @@ bool FramePacer::should_draw(const FrameNeeds& n, bool events, double now, bool 
   return now >= due(n);
 }
 
-void FramePacer::drawn(double now) {
-  last_frame_ = now;
+void FramePacer::drawn(double started) {
+  last_frame_ = started;
   if (pending_)
     settle_ = kSettleFrames;
   else if (settle_ > 0)

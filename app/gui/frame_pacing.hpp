@@ -1,7 +1,7 @@
 #pragma once
 /// @file When the window draws a frame. It draws on input and on the worker's events, and
 /// kSettleFrames more after them (Dear ImGui settles hovered items and opens popups over the
-/// next frames); every frame while something animates (a sweep, --frames counting); a few
+/// next frames; during a run at its progress rate); every frame while something animates (a sweep, --frames counting); a few
 /// frames a second while a run is under way (its progress), a text field has focus (its
 /// cursor) or a tooltip waits for its delay; otherwise none: the loop sleeps until the next event, waking kWakeSeconds apart
 /// only to look for a stop signal. Input while a run computes is drawn at no more than
@@ -26,7 +26,7 @@ class FramePacer {
  public:
   static constexpr int kSettleFrames = 2;
   static constexpr double kFramesPerSecond = 60;           ///< at most, on input or animating
-  static constexpr double kBusyInputFramesPerSecond = 20;  ///< at most, on input during a run
+  static constexpr double kBusyInputFramesPerSecond = 15;  ///< at most, on input during a run
   static constexpr double kBusyFramesPerSecond = 4;        ///< a run's progress without input
   static constexpr double kTypingFramesPerSecond = 4;      ///< a text cursor's blink
   static constexpr double kWakeSeconds = 0.25;             ///< the longest sleep
@@ -38,8 +38,9 @@ class FramePacer {
   /// the worker has something to show, which is drawn at kFramesPerSecond's cap even during a
   /// run (it is what the user waits for). Events not drawn yet (the cap) are kept for later.
   bool should_draw(const FrameNeeds& n, bool events, double now, bool result = false);
-  /// Call once a frame is drawn, at `now`.
-  void drawn(double now);
+  /// Call once a frame is drawn; `started`: when it began (before the worker's events were
+  /// polled), so that the caps count frames a second, the drawing's own time included.
+  void drawn(double started);
 
  private:
   /// When the next frame is due at the latest, without new events.

@@ -150,8 +150,9 @@ enum class Next { Draw, Skip, Close };
 /// (frame_pacing.hpp). Drawing as fast as it can (software GL under Xvfb draws 70+ frames a
 /// second) would take a core from a CPU back end's run, and from everything else when idle.
 /// Close: a stop signal came, or the window is closing. `quitting`: --frames or --screenshot.
-Next wait_for_frame(const GuiState& s, Window& window, FramePacer& pacer, float scale,
-                    bool quitting) {
+/// `frame_start`: the time the frame starts, from which the pacer counts (FramePacer::drawn).
+Next wait_for_frame(GuiState& s, Window& window, FramePacer& pacer, float scale, bool quitting,
+                    double& frame_start) {
   FrameNeeds needs;
   needs.busy = s.worker->busy();
   needs.typing = ImGui::GetIO().WantTextInput;
@@ -167,10 +168,12 @@ Next wait_for_frame(const GuiState& s, Window& window, FramePacer& pacer, float 
   }
   if (window.should_close()) return Next::Close;
   const Window::Events events = window.take_events();
+  if (events.input) s.last_input_at = events.last_input;
   // A change of the UI scale (another monitor, SIMSCOPE_UI_SCALE_FILE) is drawn like input:
   // the frame re-bakes the fonts (WindowUi::follow_scale).
   const bool rescaled = choose_ui_scale(window.content_scale()) != scale;
-  return pacer.should_draw(needs, events.input || rescaled, glfwGetTime(), events.woken)
+  frame_start = glfwGetTime();
+  return pacer.should_draw(needs, events.input || rescaled, frame_start, events.woken)
              ? Next::Draw
              : Next::Skip;
 }
@@ -267,7 +270,8 @@ int run_frames(GuiState& s, Window& window, WindowUi& ui, const RunOptions& o) {
   FramePacer pacer;
   ResultLog results;
   while (!window.should_close()) {
-    const Next next = wait_for_frame(s, window, pacer, ui.scale(), quit_after > 0);
+    double frame_start = 0;
+    const Next next = wait_for_frame(s, window, pacer, ui.scale(), quit_after > 0, frame_start);
     if (next == Next::Close) break;
     if (next == Next::Skip) continue;
     Framebuffer fb;
@@ -275,13 +279,14 @@ int run_frames(GuiState& s, Window& window, WindowUi& ui, const RunOptions& o) {
     window.framebuffer_size(fb.w, fb.h);
     window.window_size(ww, wh);
     if (fb.w <= 0 || fb.h <= 0 || ww <= 0 || wh <= 0) {  // minimised
-      pacer.drawn(glfwGetTime());
+      pacer.drawn(frame_start);
       continue;
     }
     fb.sx = float(fb.w) / float(ww), fb.sy = float(fb.h) / float(wh);
     take_results(s, results);  // runs.cpp
     const bool plane_kind = s.worker->workload().view_kind(s.params) == ViewKind::Plane;
     if (s.image_dirty && plane_kind) refresh_image(s);
+    s.latency.uploaded(std::chrono::steady_clock::now());
     continue_live(s);
     ui.follow_scale(window, *s.plane);
     ImGui_ImplOpenGL3_NewFrame();
@@ -304,10 +309,12 @@ int run_frames(GuiState& s, Window& window, WindowUi& ui, const RunOptions& o) {
       }
     }
     window.hooks().swap_buffers();
-    pacer.drawn(glfwGetTime());
+    pacer.drawn(frame_start);
     for (const std::string& line : results.shown_lines)  // the frame showing them is drawn
       std::fprintf(stderr, "%s\n", line.c_str());
     results.shown_lines.clear();
+    if (const std::string l = s.latency.drawn(std::chrono::steady_clock::now()); !l.empty())
+      std::fprintf(stderr, "%s\n", l.c_str());
     if (!s.switch_to.empty()) {
       if (s.switch_to != s.workload_name) switch_workload(s, s.switch_to);
       s.switch_to.clear();

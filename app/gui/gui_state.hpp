@@ -12,6 +12,7 @@
 #include "drop.hpp"
 #include "explore.hpp"
 #include "image_export.hpp"
+#include "latency_log.hpp"
 #include "render/plane_view.hpp"
 #include "session.hpp"
 #include "sweep_panel.hpp"
@@ -32,6 +33,9 @@ struct GuiState {
   std::string backend_request = "auto";
   ParamSet submitted;  ///< what was last submitted to the worker
   std::chrono::steady_clock::time_point submitted_at;  ///< when
+  /// The last window event seen (Window::Events::last_input), which a run submitted answers.
+  std::chrono::steady_clock::time_point last_input_at;
+  LatencyLog latency;  ///< SIMSCOPE_LATENCY_LOG=1: each shown result's path in ms
   double last_full_seconds = 0;
 
   // what is shown

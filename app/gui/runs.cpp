@@ -15,6 +15,11 @@ namespace {
 /// A run no longer than this (its last full run's compute time) is interactive (runs.hpp).
 constexpr double kInteractiveSeconds = 1.0;
 
+/// A full result's checks (the field tree's measured error) and warm-up wait for this pause in
+/// the input (Worker::set_follow_up_delay): during a drag they would take the cores from the
+/// next run and from the frame showing the result.
+constexpr double kFollowUpPause = 0.2;
+
 /// Parameters without the view selector, to tell whether a change needs recomputation.
 ParamSet without_view(ParamSet p, const std::string& view_param) {
   p.set(view_param, p.schema().at(view_param).default_value);
@@ -71,6 +76,7 @@ std::string shown_line(const GuiState& s, double seconds, ResultLog& log) {
 void start_worker(GuiState& s, std::unique_ptr<Workload> workload) {
   s.worker = std::make_unique<Worker>(std::move(workload));
   s.worker->set_interactive(true);  // checks such as the tree's error after the frame
+  s.worker->set_follow_up_delay(kFollowUpPause);
   s.worker->set_notify([] { Window::wake(); });  // a result wakes the waiting loop
 }
 
@@ -78,6 +84,9 @@ void submit(GuiState& s, RunCommand command) {
   if (s.paused && command == RunCommand::Whole) return;
   s.submitted = s.params;
   s.submitted_at = std::chrono::steady_clock::now();
+  if (s.latency.on())
+    s.latency.submitted(without_view(s.params, s.worker->workload().view_param()), s.last_input_at,
+                        s.submitted_at);
   const bool live = s.worker->workload().continuous(s.params);
   // A coarse preview first unless the last full run was interactive (kInteractiveSeconds).
   // The first run always previews, since its cost is unknown. Live workloads advance a state,
@@ -134,7 +143,12 @@ void take_results(GuiState& s, ResultLog& log) {
       const double seconds = ev->result->compute_seconds;
       s.result = std::move(ev->result);
       log.run_error.clear();
-      if (log_shown) log.shown_lines.push_back(shown_line(s, seconds, log));
+      if (log_shown) {
+        log.shown_lines.push_back(shown_line(s, seconds, log));
+        if (s.latency.on())
+          s.latency.polled(without_view(s.result->params, s.worker->workload().view_param()),
+                           ev->started, ev->finished, std::chrono::steady_clock::now());
+      }
       ++s.result_serial;
       s.error.clear();
       s.image_dirty = true;

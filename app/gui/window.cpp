@@ -3,6 +3,7 @@
 #include <GLFW/glfw3.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include "core/error.hpp"
 #include "gui_app.hpp"
@@ -30,7 +31,14 @@ GLFWwindowiconifyfun g_iconify = nullptr;
 GLFWwindowcontentscalefun g_scale = nullptr;
 GLFWdropfun g_drop = nullptr;
 
-void count() { g_events.fetch_add(1, std::memory_order_relaxed); }
+/// When the last event was counted (steady clock, ns since its epoch).
+std::atomic<long long> g_last_event_ns{0};
+
+void count() {
+  g_events.fetch_add(1, std::memory_order_relaxed);
+  g_last_event_ns.store(std::chrono::steady_clock::now().time_since_epoch().count(),
+                        std::memory_order_relaxed);
+}
 
 void counted_key(GLFWwindow* w, int key, int scancode, int action, int mods) {
   count();
@@ -194,6 +202,9 @@ Window::Events Window::take_events() {
   Events e;
   e.input = g_events.exchange(0, std::memory_order_relaxed) > 0;
   e.woken = g_wakes.exchange(0, std::memory_order_relaxed) > 0;
+  if (e.input)
+    e.last_input = std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(
+        g_last_event_ns.load(std::memory_order_relaxed)));
   return e;
 }
 

@@ -3,6 +3,7 @@
 /// It counts the events that may change what it shows (input, resizing, exposure, wake()), so
 /// that the loop draws only when something happened (frame_pacing.hpp).
 #include <atomic>
+#include <chrono>
 #include <string>
 
 #include "render/gl_context.hpp"
@@ -34,9 +35,11 @@ class Window {
   /// wheel, entering, focus, size, exposure, files dropped. Chains to the callbacks installed
   /// before (Dear ImGui's back end, KeyPresses, drop.cpp), so call it after those.
   void watch_events();
-  /// What happened since the last call: events counted (input), wake() called (woken).
+  /// What happened since the last call: events counted (input), wake() called (woken), and
+  /// when the last event was counted (when input).
   struct Events {
     bool input = false, woken = false;
+    std::chrono::steady_clock::time_point last_input{};
   };
   Events take_events();
   /// Processes pending events, waiting up to `seconds` for one (0: not at all).

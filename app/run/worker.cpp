@@ -41,6 +41,7 @@ void Worker::cancel() {
   progress_->cancel = true;
   finishing_ = false;
   busy_ = running_;  // a request cancelled before the thread took it leaves nothing to do
+  cv_.notify_all();  // ends a follow-up's wait (set_follow_up_delay)
 }
 
 std::optional<Worker::Event> Worker::poll() {
@@ -113,19 +114,33 @@ void Worker::loop() {
       run.preview = false;
       run.checkpoint = req.checkpoint;
       enter(Phase::Full);
+      const auto full_started = std::chrono::steady_clock::now();
       RunResult full = workload_->run(req.params, req.backend, run, progress.get());
-      const bool shown = publish(Event{std::move(full), {}});
+      const bool shown = publish(
+          Event{std::move(full), {}, false, full_started, std::chrono::steady_clock::now()});
       enter(Phase::FollowUp);  // from here a newer request cancels, whatever its Supersede
       bool newer = false;
       {
-        std::lock_guard<std::mutex> lock(mutex_);
-        newer = pending_.has_value();
+        std::unique_lock<std::mutex> lock(mutex_);
+        if (run.defer_checks && shown && follow_up_delay_.count() > 0 &&
+            !workload_->continuous(req.params)) {
+          // Not busy during the pause (nothing runs: no progress bar, the UI's idle pacing);
+          // the follow-up's clock starts after it.
+          busy_ = pending_.has_value();
+          cv_.wait_for(lock, follow_up_delay_,
+                       [&] { return quit_ || pending_.has_value() || progress->cancel; });
+          busy_ = true;
+          started_ = std::chrono::steady_clock::now();
+        }
+        newer = pending_.has_value() || quit_ || progress->cancel;
       }
       if (run.defer_checks && shown && !newer) {
         // The checks the run left out, after its result is handed over; the window shows the
         // result meanwhile. A newer request cancels them with the job.
+        const auto follow_started = std::chrono::steady_clock::now();
         if (std::optional<RunResult> more = workload_->follow_up(progress.get()))
-          publish(Event{std::move(more), {}, true});
+          publish(Event{std::move(more), {}, true, follow_started,
+                        std::chrono::steady_clock::now()});
         workload_->warm_up(progress.get());  // e.g. caches a first visit would fill
       }
     } catch (const Cancelled&) {

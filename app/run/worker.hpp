@@ -53,6 +53,14 @@ class Worker {
   /// full result, the workload's follow_up() runs and comes as a second event (Event::follow_up).
   /// Call before the first submit().
   void set_interactive(bool on) { interactive_ = on; }
+  /// The window's worker: after a full result, its follow-up and warm-up wait until no newer
+  /// request came for `seconds` (a pause in the input), so that during a drag no check takes
+  /// the cores from the next run or from the frame showing the result; a newer request within
+  /// it skips them. Live workloads (Workload::continuous) do not wait. Default 0: at once.
+  /// During the pause busy() is false; elapsed_seconds() counts from its end.
+  void set_follow_up_delay(double seconds) {
+    follow_up_delay_ = std::chrono::duration<double>(seconds);
+  }
   /// Called on the worker thread after each event is queued, e.g. to wake a UI thread that
   /// waits for input. Call before the first submit().
   void set_notify(std::function<void()> notify) { notify_ = std::move(notify); }
@@ -66,6 +74,9 @@ class Worker {
     /// The workload's follow_up() of the full result before it (set_interactive): the same
     /// result completed (e.g. with the field tree's measured error).
     bool follow_up = false;
+    /// When the run (or follow-up) that made it started and ended on the worker thread: the
+    /// window's latency log (latency_log.hpp).
+    std::chrono::steady_clock::time_point started{}, finished{};
   };
   /// The oldest event not yet polled, or nothing. Called by the UI thread each frame, until it
   /// returns nothing. A newer result replaces events not yet polled, except that a follow-up
@@ -96,6 +107,7 @@ class Worker {
   std::optional<Request> pending_;
   std::deque<Event> events_;
   std::atomic<bool> interactive_{false};
+  std::chrono::duration<double> follow_up_delay_{0};
   std::function<void()> notify_;
   std::shared_ptr<Progress> progress_;  // of the running job
   std::atomic<bool> busy_{false};

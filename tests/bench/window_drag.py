@@ -18,6 +18,11 @@ drives it with synthetic X input (tests/e2e/x_input.py):
 Prints one JSON object with those, the CPU model and the load average. The timings are only
 as quiet as the machine: give the load with each figure (tests/bench/NOTES.md).
 
+The window runs with SIMSCOPE_LATENCY_LOG=1 and so logs, for each result shown, its own times
+since the input it answers (app/gui/latency_log.hpp): each step's `window` (submitted,
+run_start, run_end, polled, uploaded, drawn, in ms), their medians with the stages' own lengths
+over the steps (`steps_window_median`) and over the drag's results (`drag.window_median`).
+
 The field is found at --at X,Y (window coordinates; by default the left panel's plane.offset
 field in the 1280 x 800 window, as tests/e2e/gui/gui_drag_offset.py has it). Every value typed
 is checked against the result's line, so a field elsewhere fails loudly.
@@ -38,6 +43,9 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
 
 SHOWN = " result shown (computed in "
 FOLLOW = " follow-up shown: "
+# The window's own times of each shown result's path (SIMSCOPE_LATENCY_LOG=1, the line after
+# its "result shown" line; app/gui/latency_log.hpp).
+LATENCY = "simscope: latency (ms since the input): "
 
 
 def parse_args():
@@ -114,6 +122,42 @@ def line_stats(text):
     return out
 
 
+def latency_stats(text):
+    """The window's times of a result's path, ms since the input it answers: submitted,
+    run_start, run_end, polled, uploaded, drawn."""
+    m = re.search(r"submitted ([\d.-]+), run ([\d.-]+) \.\. ([\d.-]+), polled ([\d.-]+), "
+                  r"uploaded ([\d.-]+), drawn ([\d.-]+)", text)
+    if not m:
+        return None
+    names = ("submitted", "run_start", "run_end", "polled", "uploaded", "drawn")
+    return dict(zip(names, (float(g) for g in m.groups())))
+
+
+def latency_after(lines, k):
+    """The latency line that follows the result line lines[k] (printed right after it)."""
+    for _, text in lines[k + 1:k + 4]:
+        if text.startswith(LATENCY):
+            return latency_stats(text)
+        if SHOWN in text:
+            return None
+    return None
+
+
+def median_parts(parts):
+    """Per stage, the median of the window's times (ms since the input) over `parts`, and the
+    medians of the stages' own lengths."""
+    parts = [p for p in parts if p]
+    if not parts:
+        return None
+    med = {k: round(statistics.median(p[k] for p in parts), 1) for k in parts[0]}
+    spans = {"input_to_submit": ("submitted", None), "queued": ("run_start", "submitted"),
+             "run": ("run_end", "run_start"), "to_poll": ("polled", "run_end"),
+             "upload": ("uploaded", "polled"), "draw": ("drawn", "uploaded")}
+    med["spans"] = {k: round(statistics.median(p[a] - (p[b] if b else 0) for p in parts), 1)
+                    for k, (a, b) in spans.items()}
+    return med
+
+
 class Bench:
     def __init__(self, a, session, xin):
         self.a, self.s, self.x = a, session, xin
@@ -144,16 +188,19 @@ class Bench:
         return hit
 
     def type_value(self, v):
-        """Ctrl+click on the field, the digits, Return; returns the time of Return."""
+        """Ctrl+click on the field, the digits, Return; returns the time of Return's press.
+        Return is held 0.25 s (Dear ImGui 1.86 sees a key only if a frame sees it down); a
+        result shown meanwhile is timed when its line is written (WindowSession's reader)."""
         self.x.ctrl_click(self.fx, self.fy)
         time.sleep(0.1)
         self.x.type_number(number_text(v))
         time.sleep(0.05)
         t = time.monotonic()
-        self.x.key("Return", held=0.25)  # Dear ImGui 1.86 sees a key only if a frame sees it down
+        self.x.key("Return", held=0.25)
         return t
 
     def step(self, v):
+        v = float(number_text(v))  # the value as typed (6 decimals), which the window names
         start = self.s.read()
         t_in = self.type_value(v)
         hit = self.s.wait_line(self.is_value(v), start, self.a.wait)
@@ -162,6 +209,10 @@ class Bench:
         k, t_shown, text = hit
         out = {"value": v, "ms": round((t_shown - t_in) * 1e3, 1)}
         out.update(line_stats(text))
+        self.s.wait_line(LATENCY, k + 1, 1.0)  # printed right after the result's line
+        window = latency_after(self.s.lines, k)
+        if window:
+            out["window"] = window
         f = self.follow_up(text, k + 1)
         if f is not None and "rms_error" in line_stats(f[2]):
             out["rms_error"] = line_stats(f[2])["rms_error"]
@@ -183,19 +234,21 @@ class Bench:
                 break
             phase = (t / period) % 1.0
             self.x.move(self.fx + round(px * (1 - abs(2 * phase - 1))), self.fy)
-            self.s.read()  # notes when each line appears
             time.sleep(0.01)
         t1 = time.monotonic()
         self.x.button(False)
         self.s.read()
         shown = [(t, text) for t, text in self.s.lines[start:] if SHOWN in text and t <= t1]
+        parts = [latency_after(self.s.lines, k) for k in range(start, len(self.s.lines))
+                 if SHOWN in self.s.lines[k][1] and self.s.lines[k][0] <= t1]
         times = [t for t, _ in shown]
         values = [v for v in (shown_value(text, self.a.param) for _, text in shown)
                   if v is not None]
         gaps = [b - a for a, b in zip([t0] + times, times + [t1])]
         return {"seconds": round(t1 - t0, 2), "full_results": len(times),
                 "longest_gap_ms": round(max(gaps) * 1e3, 1) if gaps else None,
-                "values_shown": [min(values), max(values)] if values else []}
+                "values_shown": [min(values), max(values)] if values else [],
+                "window_median": median_parts(parts)}
 
     def done(self):
         """Whether the newest input's result and its measured error are shown: the last result
@@ -260,6 +313,7 @@ def main():
     for kv in a.set:
         args += ["--set", kv]
     xin = XInput()
+    os.environ["SIMSCOPE_LATENCY_LOG"] = "1"  # the window's own times of each result's path
     s = WindowSession(a.simscope, d, args)
     b = Bench(a, s, xin)
     if not s.wait_window(a.wait):
@@ -297,6 +351,7 @@ def main():
         "steps": steps,
         "median_ms": round(statistics.median(ms), 1),
         "max_ms": max(ms),
+        "steps_window_median": median_parts([st.get("window") for st in steps]),
         "drag": drag,
         "full_results_per_s": round(drag["full_results"] / drag["seconds"], 2),
         "idle_seconds": a.idle_seconds,

@@ -10,6 +10,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import threading
 import time
 
 from simscope_test_util import png_chunks
@@ -172,31 +173,37 @@ def png_size_and_text(path):
 class WindowSession:
     """simscope's window on the current $DISPLAY, driven from Python rather than by run_gui's
     shell script, for a bench that times inputs: starts `simscope args` (fresh settings under d,
-    working directory d, log d/gui.log) and notes when each log line first appeared, by the
-    monotonic clock (time.monotonic()), read every `poll_s` s while a wait is under way."""
+    working directory d, log d/gui.log) and notes when each log line appeared, by the monotonic
+    clock (time.monotonic()). A thread reads the window's output from a pipe as it is written,
+    so the times cost no polling (which would take CPU from the window on a small machine)."""
 
     def __init__(self, simscope, d, args, poll_s=0.002):
         env = dict(os.environ, HOME=d, XDG_CONFIG_HOME=d)
         self.log_path = os.path.join(d, "gui.log")
-        self.poll_s = poll_s
-        self.lines = []  # (monotonic time first seen, text)
-        self._partial = b""
-        self._log = open(self.log_path, "wb")
-        self._reader = open(self.log_path, "rb")
+        self.poll_s = poll_s  # the sleep between steps of a caller's own loops
+        self.lines = []  # (monotonic time seen, text)
+        self._cond = threading.Condition()
         self.launched = time.monotonic()
-        self.proc = subprocess.Popen([simscope, *map(str, args)], stdout=self._log,
+        self.proc = subprocess.Popen([simscope, *map(str, args)], stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                      env=env, cwd=d)
+        self._log = open(self.log_path, "wb")
+        self._pump = threading.Thread(target=self._read_pipe, daemon=True)
+        self._pump.start()
+
+    def _read_pipe(self):
+        for raw in iter(self.proc.stdout.readline, b""):
+            now = time.monotonic()
+            self._log.write(raw)
+            self._log.flush()
+            with self._cond:
+                self.lines.append((now, raw.rstrip(b"\n").decode(errors="replace")))
+                self._cond.notify_all()
 
     def read(self):
-        """Takes the log's new complete lines into self.lines; returns how many there are."""
-        chunk = self._reader.read()
-        if chunk:
-            now = time.monotonic()
-            data = self._partial + chunk
-            *done, self._partial = data.split(b"\n")
-            self.lines += [(now, l.decode(errors="replace")) for l in done]
-        return len(self.lines)
+        """How many log lines there are so far (self.lines grows as they are written)."""
+        with self._cond:
+            return len(self.lines)
 
     def wait_line(self, match, start=0, seconds=60):
         """The first log line from index `start` on for which match(text) is true (match: a
@@ -205,16 +212,16 @@ class WindowSession:
         test = match if callable(match) else (lambda text: match in text)
         end = time.monotonic() + seconds * slowdown()
         k = start
-        while True:
-            self.read()
-            while k < len(self.lines):
-                if test(self.lines[k][1]):
-                    return k, self.lines[k][0], self.lines[k][1]
-                k += 1
-            if time.monotonic() > end or self.proc.poll() is not None:
-                self.read()
-                return None
-            time.sleep(self.poll_s)
+        with self._cond:
+            while True:
+                while k < len(self.lines):
+                    if test(self.lines[k][1]):
+                        return k, self.lines[k][0], self.lines[k][1]
+                    k += 1
+                left = end - time.monotonic()
+                if left <= 0 or (self.proc.poll() is not None and not self._pump.is_alive()):
+                    return None
+                self._cond.wait(min(left, 0.1))
 
     def wait_window(self, seconds=60):
         """Whether a window of this process showed up on the display within `seconds`."""
@@ -249,7 +256,6 @@ class WindowSession:
                 status = self.proc.returncode
         else:
             status = self.proc.returncode
-        self.read()
+        self._pump.join(timeout=10)
         self._log.close()
-        self._reader.close()
         return status

@@ -83,14 +83,16 @@ class XInput:
             raise OSError(f"no key for {keysym_name!r} on this display")
         return code
 
+    def key_event(self, keysym_name, down):
+        """Presses (down) or releases one key by its X keysym name: "Return", "minus", "0"."""
+        self._t.XTestFakeKeyEvent(self._d, self._keycode(keysym_name), 1 if down else 0, 0)
+        self._flush()
+
     def key(self, keysym_name, held=0.1):
-        """Presses and releases one key by its X keysym name: "Return", "minus", "0"."""
-        code = self._keycode(keysym_name)
-        self._t.XTestFakeKeyEvent(self._d, code, 1, 0)
-        self._flush()
+        """Presses and releases one key by its X keysym name, `held` s apart."""
+        self.key_event(keysym_name, True)
         time.sleep(held)
-        self._t.XTestFakeKeyEvent(self._d, code, 0, 0)
-        self._flush()
+        self.key_event(keysym_name, False)
 
     _NAMES = {"-": "minus", ".": "period"}
 

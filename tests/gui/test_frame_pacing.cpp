@@ -1,6 +1,7 @@
 // When the window draws (frame_pacing.hpp): an idle window sleeps and draws nothing; an event
-// draws one frame and kSettleFrames after it; input during a run is drawn at no more than
-// kBusyInputFramesPerSecond; a run's progress, a text cursor and animations keep their rates.
+// draws one frame and kSettleFrames after it (during a run at its progress rate); input during
+// a run is drawn at no more than kBusyInputFramesPerSecond; a run's progress, a text cursor and
+// animations keep their rates.
 #include <gtest/gtest.h>
 
 #include "frame_pacing.hpp"
@@ -91,6 +92,28 @@ TEST(FramePacer, AResultDuringARunIsDrawnAtTheIdleCap) {
   t += 1.5 / FramePacer::kFramesPerSecond;  // inside the busy input cap, past the idle cap
   EXPECT_FALSE(p.should_draw(busy, true, t)) << "input waits for the busy cap";
   EXPECT_TRUE(p.should_draw(busy, false, t, true)) << "a result does not";
+}
+
+// During a run the frames that settle an input come at the run's progress rate, since each
+// takes the cores from it; the input's own frame is drawn at once.
+TEST(FramePacer, SettleFramesDuringARunComeAtItsProgressRate) {
+  FramePacer p;
+  FrameNeeds busy;
+  busy.busy = true;
+  double t = 10;
+  ASSERT_TRUE(p.should_draw(busy, true, t)) << "input long after the last frame: drawn at once";
+  p.drawn(t);
+  const double period = 1 / FramePacer::kBusyFramesPerSecond;
+  EXPECT_FALSE(p.should_draw(busy, false, t + 2 / FramePacer::kBusyInputFramesPerSecond))
+      << "no settle frame at the input cap";
+  EXPECT_FALSE(p.should_draw(busy, false, t + 0.9 * period));
+  t += period;
+  EXPECT_TRUE(p.should_draw(busy, false, t)) << "one at the progress rate";
+  p.drawn(t);
+  // The run over: the settle frames left come at the idle cap, then nothing.
+  FrameNeeds idle;
+  EXPECT_LE(frames_without_input(p, idle, t, 1.0), FramePacer::kSettleFrames);
+  EXPECT_EQ(frames_without_input(p, idle, t, 5.0), 0);
 }
 
 TEST(FramePacer, ARunsProgressAndATextCursorKeepTheirRates) {

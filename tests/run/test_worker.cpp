@@ -192,6 +192,39 @@ TEST(Worker, FinishFullShowsTheRunUnderWayThenTheNewest) {
   EXPECT_EQ(follow_ups, 1);
 }
 
+// The window's follow-ups wait for a pause in the input (set_follow_up_delay): a request that
+// comes after a full result but within the pause skips that result's follow-up, as one that
+// came during its run does; the newest result's follow-up comes once the pause has passed.
+TEST(Worker, FollowUpWaitsForAPauseInTheInput) {
+  std::atomic<int> finished{0}, warmed{0};
+  Worker w(std::make_unique<FakeWorkload>(&finished, &warmed));
+  w.set_interactive(true);
+  const double pause = 1.5;  // long enough for this test to submit within it on a loaded machine
+  w.set_follow_up_delay(pause);
+  w.submit(params(1, 1), Backend::Cpu, false, RunCommand::Whole, nullptr, Supersede::FinishFull);
+  const auto first = wait_event(w);
+  ASSERT_TRUE(first && first->result && !first->follow_up);
+  EXPECT_EQ(first->result->outputs.front().host().front(), 1.f);
+  w.submit(params(2, 1), Backend::Cpu, false, RunCommand::Whole, nullptr, Supersede::FinishFull);
+  // The second result, then the pause (not busy) and its follow-up.
+  std::vector<Worker::Event> all;
+  while (auto e = wait_event(w, 60)) {
+    all.push_back(std::move(*e));
+    if (all.back().follow_up) break;
+  }
+  EXPECT_FALSE(w.poll()) << "nothing more";
+  ASSERT_EQ(all.size(), 2u) << "the second result and its follow-up only";
+  EXPECT_EQ(all[0].result->outputs.front().host().front(), 2.f);
+  EXPECT_FALSE(all[0].follow_up);
+  ASSERT_TRUE(all[1].follow_up);
+  EXPECT_EQ(all[1].result->outputs.front().host().front(), 20.f);
+  EXPECT_GE(std::chrono::duration<double>(all[1].started - all[0].finished).count(), pause)
+      << "the follow-up started only after the pause";
+  for (int i = 0; i < 30000 && w.busy(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  EXPECT_EQ(warmed.load(), 1) << "the warm-up follows the newest result's follow-up only";
+}
+
 // A job not submitted with FinishFull (a study, a long run) is cancelled by any newer request,
 // and so is a preview or a follow-up under way.
 TEST(Worker, FinishFullCancelsOtherJobs) {

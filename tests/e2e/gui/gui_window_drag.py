@@ -59,6 +59,22 @@ if steps and all(number(s.get("ms")) for s in steps):
     ms = sorted(s["ms"] for s in steps)
     c.check(j.get("median_ms") == ms[1] and j.get("max_ms") == ms[-1],
             f"median_ms and max_ms are the steps' ({j.get('median_ms')}, {j.get('max_ms')}, {ms})")
+# The window's own times of each step's path (SIMSCOPE_LATENCY_LOG, latency_log.hpp), in ms
+# since the input it saw: in the order of the path, and the frame drawn no later than the bench
+# saw its line, timed from before it sent the key (the same monotonic clock).
+STAGES = ("submitted", "run_start", "run_end", "polled", "uploaded", "drawn")
+for s in steps or []:
+    w = s.get("window") or {}
+    c.check(all(number(w.get(k)) for k in STAGES), f"a step has the window's stages ({s!r})")
+    if all(number(w.get(k)) for k in STAGES):
+        t = [w[k] for k in STAGES]
+        c.check(all(a <= b for a, b in zip(t, t[1:])) and t[0] >= 0,
+                f"the stages follow the path, from 0 ({w!r})")
+        c.check(number(s.get("ms")) and w["drawn"] <= s["ms"] + 1,
+                f"the frame was drawn before the bench saw its line ({s!r})")
+c.check(isinstance(j.get("steps_window_median"), dict) and
+        number(j["steps_window_median"].get("drawn")),
+        f"steps_window_median holds the stages' medians ({j.get('steps_window_median')!r})")
 drag = j.get("drag", {})
 c.check(number(drag.get("seconds")) and drag["seconds"] >= 2,
         f"the drag lasted its 2 s ({drag!r})")
