@@ -331,6 +331,7 @@ struct Scratch {
   std::vector<std::int32_t> m2l_head, p2p_head;  // per target cell, -1: empty
   std::vector<std::int32_t> byq[kMaxOrder + 1];
   BigVector<double> Msoa, Lsoa, D;  // 64-byte aligned (m2l8)
+  std::vector<double> H;            // one cell's M2L sums
   std::vector<std::uint32_t> near;
   NearList list;
   std::vector<Pair> stack;
@@ -378,6 +379,8 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
   const std::size_t N = std::size_t(m.count);
   const double eps2 = o.eps * o.eps, theta = rule.theta;
   const double m2l_cost = m2l_pair_cost(m);
+  // eps = 0: the kernel is harmonic and the M2L takes its cheaper form (m2l8_harmonic).
+  const bool harmonic = eps2 == 0;
   // precision=fp64: the near field is fp64 at every tolerance, because cancelling charges lose
   // the fp32 sums' relative accuracy (tests/bench/NOTES.md "field tree").
   const bool near_fp32 = o.tolerance >= kFp32NearTolerance && o.precision == Precision::Fp32;
@@ -433,7 +436,7 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
   for (std::size_t k = 0; k < live.size(); ++k) task_of[live[k]] = std::int32_t(k);
   std::vector<std::vector<std::int32_t>> task_start(live.size()), task_near(live.size());
   {
-    BigVector<double> Ms(N * 8), Ls(N * 8), Ds(N * 8);
+    BigVector<double> Ms(N * 8), Ls(N * 8), Ds(N * 8), Hs(N);
     std::vector<std::vector<std::int32_t>> top_near(tc.size());
     std::vector<Pair> stack = {{0, 0}};
     while (!stack.empty() && !live.empty()) {
@@ -453,10 +456,17 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
         const double* M = s.moment(std::size_t(pr.b), Ds.data());
         for (int k = 0; k < mq.count; ++k) Ms[std::size_t(k) * 8] = M[k];
         const double c[1][3] = {{B.centre[0], B.centre[1], B.centre[2]}};
-        m2l8(mq, A.centre, c, 1, eps2, Ms.data(), Ls.data(), Ds.data());
+        if (harmonic) {
+          m2l8_harmonic(mq, A.centre, c, 1, Ms.data(), Ls.data(), Ds.data());
+          for (int k = 0; k < mq.count; ++k) Hs[std::size_t(k)] = Ls[std::size_t(k) * 8];
+          unfold_local(mq, Hs.data());
+        } else {
+          m2l8(mq, A.centre, c, 1, eps2, Ms.data(), Ls.data(), Ds.data());
+          for (int k = 0; k < mq.count; ++k) Hs[std::size_t(k)] = Ls[std::size_t(k) * 8];
+        }
         double* L = &local[std::size_t(pr.a) * N];
         if (!has_local[pr.a]) std::fill(L, L + N, 0.0);
-        for (int k = 0; k < mq.count; ++k) L[k] += Ls[std::size_t(k) * 8];
+        for (int k = 0; k < mq.count; ++k) L[k] += Hs[std::size_t(k)];
         has_local[pr.a] = 1;
         ++m2l_count;
       } else if (act == Action::P2P) {
@@ -490,7 +500,7 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
 #pragma omp parallel reduction(+ : m2l_count, skip, p2p)
   {
     Scratch w;
-    w.Msoa.resize(N * 8), w.Lsoa.resize(N * 8), w.D.resize(N * 8);
+    w.Msoa.resize(N * 8), w.Lsoa.resize(N * 8), w.D.resize(N * 8), w.H.resize(N);
     w.m2l_head.assign(tc.size(), -1), w.p2p_head.assign(tc.size(), -1);
 #pragma omp for schedule(dynamic, 1)
     for (std::size_t task = 0; task < live.size(); ++task) {
@@ -550,7 +560,12 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
               rows64[l] = s.moments.data() + row * N;
           }
           load_soa(s, lanes, rows32, rows64, Nq, w.Msoa.data());
-          m2l8(mq, tc[a].centre, centres, lanes, eps2, w.Msoa.data(), w.Lsoa.data(), w.D.data());
+          if (harmonic)
+            m2l8_harmonic(mq, tc[a].centre, centres, lanes, w.Msoa.data(), w.Lsoa.data(),
+                          w.D.data());
+          else
+            m2l8(mq, tc[a].centre, centres, lanes, eps2, w.Msoa.data(), w.Lsoa.data(),
+                 w.D.data());
           g += std::size_t(lanes);
           listed += std::size_t(lanes);
          }
@@ -559,8 +574,10 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
         for (std::size_t k = 0; k < N; ++k) {
           double v = 0;
           for (int l = 0; l < 8; ++l) v += w.Lsoa[k * 8 + std::size_t(l)];
-          L[k] += v;
+          w.H[k] = v;
         }
+        if (harmonic) unfold_local(m, w.H.data());
+        for (std::size_t k = 0; k < N; ++k) L[k] += w.H[k];
         has_local[a] = 1;
         m2l_count += listed;
       }
