@@ -150,6 +150,58 @@ int run_field_tree(const Args& a, const BackendChoice& choice, std::size_t P, st
   double rms = 0, mx = 0;
   field_errors(r, cidx, ref, rms, mx);
 
+  // --new-planes: the window's path over the kept tree. The multipoles completed as in the
+  // window's idle time (Evaluator::complete_cache), then one plane at each z, each evaluated
+  // once as the window's frame (Options::defer_error: the tree evaluation only, timed with its
+  // CPU time), then its error measured (measure_deferred, which may redo it a rung tighter).
+  std::string np_z, np_eval, np_cpu, np_rms, np_measured, np_redone, np_m2l, np_p2p;
+  std::vector<double> np_evals;
+  if (const std::string list = a.str("new-planes", ""); !list.empty()) {
+    ev->complete_cache();
+    const std::size_t n =
+        std::max<std::size_t>(2, std::size_t(std::ceil(std::sqrt(double(T)))));
+    std::size_t at = 0;
+    auto join = [](std::string& s, const std::string& v) { s += (s.empty() ? "" : ",") + v; };
+    auto num = [](double v) {
+      char b[32];
+      std::snprintf(b, sizeof b, "%.4g", v);
+      return std::string(b);
+    };
+    while (at <= list.size()) {
+      const std::size_t comma = std::min(list.find(',', at), list.size());
+      const std::string word = list.substr(at, comma - at);
+      at = comma + 1;
+      char* end = nullptr;
+      const double z = std::strtod(word.c_str(), &end);
+      if (word.empty() || *end || !std::isfinite(z))
+        throw UsageError("--new-planes: expected numbers separated by commas, got '" + word +
+                         "'");
+      field::Targets pt = bench_planes(n * n, 0);  // the n x n plane z = 0, moved to z
+      pt.z.assign(pt.size(), z);
+      field::Options po = o;
+      po.defer_error = true;
+      field::Result pr;
+      const double c0 = process_cpu_seconds();
+      ev->evaluate(s, pt, po, pr);
+      const double cpu = process_cpu_seconds() - c0;
+      const double eval1 = pr.tree.eval_seconds;
+      const std::uint64_t m2l1 = pr.tree.m2l;
+      const double p2p1 = pr.tree.p2p_pairs;
+      const bool redone = ev->measure_deferred(pr);
+      std::vector<std::size_t> pidx;
+      const field::Targets pct = sample(pt, check, pidx);
+      field::Result pref;
+      field::make_evaluator(field::Method::Direct, Backend::Cpu)->evaluate(s, pct, ro, pref);
+      double prms = 0, pmx = 0;
+      field_errors(pr, pidx, pref, prms, pmx);
+      join(np_z, num(z)), join(np_eval, num(eval1)), join(np_cpu, num(cpu));
+      join(np_rms, num(prms)), join(np_measured, num(pr.tree.rms_rel_error));
+      join(np_redone, std::to_string(redone ? pr.tree.refinements : 0));
+      join(np_m2l, std::to_string(m2l1)), join(np_p2p, num(p2p1));
+      np_evals.push_back(eval1);
+    }
+  }
+
   const double build = first.tree.build_seconds, eval = median(evals);
   Json j;
   j.add("workload", "field")
@@ -188,8 +240,19 @@ int run_field_tree(const Args& a, const BackendChoice& choice, std::size_t P, st
       .add("p2p_pairs", r.tree.p2p_pairs)
       .add("tree_bytes", r.tree.tree_bytes)
       .add("tree_bytes_per_source", r.tree.tree_bytes / double(P))
-      .add("skipped", r.skipped_coincidences)
-      .add("peak_rss_bytes", peak_rss_bytes())
+      .add("skipped", r.skipped_coincidences);
+  if (!np_z.empty())
+    j.add("new_plane_z", np_z)
+        .add("new_plane_eval_seconds", np_eval)
+        .add("new_plane_cpu_seconds", np_cpu)
+        .add("new_plane_eval_median_seconds", median(np_evals))
+        .add("new_plane_eval_max_seconds", *std::max_element(np_evals.begin(), np_evals.end()))
+        .add("new_plane_m2l", np_m2l)
+        .add("new_plane_p2p_pairs", np_p2p)
+        .add("new_plane_rms_rel_error", np_rms)
+        .add("new_plane_measured_rms_rel_error", np_measured)
+        .add("new_plane_refinements", np_redone);
+  j.add("peak_rss_bytes", peak_rss_bytes())
       .add("setup", "sources '" + dist +
                         (dist == "point" ? "' at (1,1,1), q = 1" : "' in [-750,750]^3") +
                         ", seed " + std::to_string(seed) +
@@ -203,7 +266,7 @@ int run_field(const std::vector<std::string>& words) {
   const Args a(words,
                {"backend", "sources", "targets", "precision", "repeat", "seed", "eps", "check",
                 "method", "tolerance", "distribution", "plane-offset", "direct-targets",
-                "threads"});
+                "threads", "new-planes"});
   if (const std::int64_t n = a.count("threads", 0); n > 0) omp_set_num_threads(int(n));
   const std::string backend_name = a.choice("backend", "cpu", {"cpu", "cuda", "auto"});
   const std::size_t P = std::size_t(a.count("sources", 200000));
@@ -225,7 +288,7 @@ int run_field(const std::vector<std::string>& words) {
   const BackendChoice choice = choose_backend(backend_name);
   if (a.choice("method", "direct", {"direct", "tree"}) == "tree")
     return run_field_tree(a, choice, P, T, repeat, seed, o, check);
-  for (const char* f : {"tolerance", "distribution", "plane-offset", "direct-targets"})
+  for (const char* f : {"tolerance", "distribution", "plane-offset", "direct-targets", "new-planes"})
     if (!a.str(f, "").empty())
       throw UsageError(std::string("--") + f + " applies to --method tree only");
   const field::Sources s = field::generate_sources("uniform", P, 750.0, seed);
@@ -290,7 +353,8 @@ const Registration reg{Bench{
     "field",
     "field --backend cpu|cuda [--sources P] [--targets T] [--precision fp32|fp64] [--repeat R] "
     "[--eps E] [--seed S] [--check N] [--threads N] [--method direct|tree [--tolerance T] [--distribution "
-    "uniform|gaussian|dipoles|lattice|point] [--plane-offset Z] [--direct-targets N]]",
+    "uniform|gaussian|dipoles|lattice|point] [--plane-offset Z] [--direct-targets N] "
+    "[--new-planes Z1,Z2,...]]",
     "  Direct evaluation of E and the potential of P point sources at T targets\n"
     "  (compute/field), all five outputs, pairs_per_s = P*T / seconds.\n"
     "  Sources: uniform in [-750,750]^3 with q in [0.5,1.5] (generator 'uniform', --seed,\n"
@@ -323,7 +387,17 @@ const Registration reg{Bench{
     "  same back end timed on --direct-targets targets (default 256) and scaled to T.\n"
     "  first_cpu_seconds / eval_cpu_seconds: CPU time (all threads) of the first evaluation\n"
     "  and of one kept-tree evaluation; tree_bytes_per_source: the tree's memory (sorted\n"
-    "  sources, cells, multipoles) per source, beside the input's 16 bytes.\n",
+    "  sources, cells, multipoles) per source, beside the input's 16 bytes.\n"
+    "  --new-planes Z1,Z2,...: then the window's path over the kept tree: the multipoles\n"
+    "  completed (Evaluator::complete_cache, the window's idle time), then one n x n plane\n"
+    "  (n = ceil(sqrt(T)), over [-995,995]^2) at each z = Zi, never visited before, evaluated\n"
+    "  once as the window's frame (deferred error) and its error measured after. Keys, one\n"
+    "  comma-separated value per plane: new_plane_z, new_plane_eval_seconds (the tree's\n"
+    "  evaluation), new_plane_cpu_seconds (CPU time of all threads during it), new_plane_m2l,\n"
+    "  new_plane_p2p_pairs, new_plane_rms_rel_error (against the CPU fp64 direct evaluator at\n"
+    "  --check targets, after the measurement), new_plane_measured_rms_rel_error,\n"
+    "  new_plane_refinements (evaluations redone by the measured error); and\n"
+    "  new_plane_eval_median_seconds, new_plane_eval_max_seconds.\n",
     run_field}};
 
 }  // namespace

@@ -59,6 +59,18 @@ void m2l(const MultiIndex& m, const double z[3], const double c[3], double eps2,
 void m2l8(const MultiIndex& m, const double z[3], const double (*c)[3], int n, double eps2,
           const double* M, double* L, double* D);
 
+/// m2l8() for eps = 0 in the harmonic form (multi_index.hpp harm; m2l_harmonic.cpp): the same
+/// local expansion to rounding, with (p+1)^2 multipole and output terms instead of terms(p)
+/// (order 7: 876 index pairs instead of 1716). M (as m2l8's) is overwritten: its terms with
+/// kz >= 2 are folded into the others. Only L's rows harm[o] get their sums; unfold_local()
+/// makes the others, once for the sum of all of a cell's M2Ls.
+void m2l8_harmonic(const MultiIndex& m, const double z[3], const double (*c)[3], int n,
+                   double* M, double* L, double* D);
+
+/// Sets L's terms with nz >= 2 from those with nz <= 1 (multi_index.hpp fold), for a local
+/// expansion of the harmonic kernel of order m.order whose terms with nz <= 1 hold the sums.
+void unfold_local(const MultiIndex& m, double* L);
+
 /// Lc (about z_child) += the parent's L (about z_parent) shifted.
 void l2l(const MultiIndex& m, const double z_parent[3], const double z_child[3], const double* L,
          double* Lc);

@@ -85,6 +85,27 @@ MultiIndex build(int p) {
     }
   }
   m.pair_begin[N] = std::int32_t(m.pair_b.size());
+  for (int i = 0; i < N; ++i)
+    if (m.kz[i] <= 1) m.harm.push_back(std::int16_t(i));
+  for (std::size_t o = 0; o < m.harm.size(); ++o) {
+    const int a = m.harm[o], rest = (p - m.degree[a] + 1) * (p - m.degree[a] + 1);
+    m.harm_begin.push_back(std::int32_t(m.harm_sum.size()));
+    for (int j = 0; j < rest; ++j) {
+      const int b = m.harm[std::size_t(j)];
+      m.harm_sum.push_back(
+          std::int16_t(index_of(m.kx[a] + m.kx[b], m.ky[a] + m.ky[b], m.kz[a] + m.kz[b])));
+    }
+  }
+  m.harm_begin.push_back(std::int32_t(m.harm_sum.size()));
+  for (int kz = p; kz >= 2; --kz)
+    for (int i = 0; i < N; ++i)
+      if (m.kz[i] == kz) {
+        m.fold_from.push_back(std::int16_t(i));
+        m.fold_x.push_back(std::int16_t(index_of(m.kx[i] + 2, m.ky[i], kz - 2)));
+        m.fold_y.push_back(std::int16_t(index_of(m.kx[i], m.ky[i] + 2, kz - 2)));
+      }
+  for (int i = 1; i < N; ++i)
+    if (m.kz[i] <= 2) m.deriv_z2.push_back(std::int16_t(i));
   return m;
 }
 

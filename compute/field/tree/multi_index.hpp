@@ -48,6 +48,22 @@ struct MultiIndex {
   /// [pair_begin[a], pair_begin[a+1]) of pair_b, and pair_sum holds the index of a + b.
   std::vector<std::int32_t> pair_begin;
   std::vector<std::int16_t> pair_b, pair_sum;
+  /// The harmonic form of the M2L (expansions.hpp m2l8_harmonic). For eps = 0 the kernel is
+  /// harmonic: D_{k+2ex} + D_{k+2ey} + D_{k+2ez} = 0. So a multipole's terms with kz >= 2 fold
+  /// into those with kz <= 1, and a local expansion's terms with nz >= 2 follow from those with
+  /// nz <= 1: (p+1)^2 of each instead of terms(p).
+  /// harm: the indices with kz <= 1, by degree (those of degree d at [d^2, (d+1)^2)).
+  std::vector<std::int16_t> harm;
+  /// Output harm[o] of degree d takes the (p-d+1)^2 first harm entries j: harm_sum[harm_begin[o]
+  /// + j] is the index of harm[o] + harm[j].
+  std::vector<std::int32_t> harm_begin;
+  std::vector<std::int16_t> harm_sum;
+  /// The fold: for each index k with kz >= 2, fold_from = k, fold_x = k + 2ex - 2ez, fold_y =
+  /// k + 2ey - 2ez; by decreasing kz. A multipole folds as M[fold_x] -= M[k], M[fold_y] -= M[k]
+  /// in this order; a local expansion unfolds as L[k] = -L[fold_x] - L[fold_y] in the reverse.
+  std::vector<std::int16_t> fold_from, fold_x, fold_y;
+  /// The indices 1.. with kz <= 2, in layout order: the derivatives the harmonic M2L reads.
+  std::vector<std::int16_t> deriv_z2;
 };
 
 /// The tables of order p, built once per order and kept; thread-safe. Throws simscope::Error

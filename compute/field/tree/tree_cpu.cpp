@@ -82,8 +82,16 @@ constexpr double kFp32NearTolerance = 1e-6;
 /// that term.
 constexpr double kNearFraction = 1.0 / 16;
 
+/// NearList's charges are q times this (exact: a power of 2), so that p2p_list's Newton step
+/// leaves out its factor 1/2 (AVX-512; bit for bit the same terms).
+#if defined(__AVX512F__)
+constexpr float kNearChargeScale = 0.5f;
+#else
+constexpr float kNearChargeScale = 1.0f;
+#endif
+
 /// The fp32 near field of one target leaf: the sources of its P2P cells with more than
-/// kFewSources sources, relative to c. c is the leaf's centre rounded to fp32, so each
+/// kFewSources sources, relative to c (charges scaled by kNearChargeScale). c is the leaf's centre rounded to fp32, so each
 /// coordinate is one fp32 subtraction, rounded once. Padded to a multiple of 16 with zero
 /// charges far away. Segment k starts at list index seg[k].first and tree index seg[k].second.
 struct NearList {
@@ -104,6 +112,7 @@ struct NearList {
       x.resize(cap), y.resize(cap), z.resize(cap), q.resize(cap);
     }
     seg.emplace_back(std::uint32_t(n), b);
+    const float qscale = kNearChargeScale;
     const float* __restrict sx = s.x.data() + b;
     const float* __restrict sy = s.y.data() + b;
     const float* __restrict sz = s.z.data() + b;
@@ -115,7 +124,7 @@ struct NearList {
     const float cx = cf[0], cy = cf[1], cz = cf[2];
 #pragma omp simd
     for (std::size_t j = 0; j < m; ++j) {
-      ox[j] = sx[j] - cx, oy[j] = sy[j] - cy, oz[j] = sz[j] - cz, oq[j] = sq[j];
+      ox[j] = sx[j] - cx, oy[j] = sy[j] - cy, oz[j] = sz[j] - cz, oq[j] = sq[j] * qscale;
     }
     n += m;
   }
@@ -172,8 +181,7 @@ bool p2p_list(const SourceTree& s, const NearList& nl, double tx, double ty, dou
   near.clear();
 #if defined(__AVX512F__)
   const __m512 X = _mm512_set1_ps(fx), Y = _mm512_set1_ps(fy), Z = _mm512_set1_ps(fz),
-               E2 = _mm512_set1_ps(e2), T = _mm512_set1_ps(thr), half = _mm512_set1_ps(0.5f),
-               three = _mm512_set1_ps(3.0f);
+               E2 = _mm512_set1_ps(e2), T = _mm512_set1_ps(thr), three = _mm512_set1_ps(3.0f);
   __m512d da[4] = {_mm512_setzero_pd(), _mm512_setzero_pd(), _mm512_setzero_pd(),
                    _mm512_setzero_pd()};
   __m512d db[4] = {da[0], da[0], da[0], da[0]};
@@ -187,12 +195,12 @@ bool p2p_list(const SourceTree& s, const NearList& nl, double tx, double ty, dou
       const __m512 d2 = _mm512_fmadd_ps(dx, dx, _mm512_fmadd_ps(dy, dy, _mm512_mul_ps(dz, dz)));
       const __m512 r2 = _mm512_add_ps(d2, E2);
       const __mmask16 far = _mm512_cmp_ps_mask(d2, T, _CMP_GT_OQ);
-      // 1/sqrt: the 14-bit estimate and one Newton step.
-      __m512 inv = _mm512_rsqrt14_ps(r2);
-      inv = _mm512_mul_ps(_mm512_mul_ps(half, inv),
-                          _mm512_fnmadd_ps(_mm512_mul_ps(r2, inv), inv, three));
-      const __m512 qi = _mm512_maskz_mul_ps(far, _mm512_loadu_ps(q + j), inv);
-      const __m512 w = _mm512_maskz_mul_ps(far, qi, _mm512_mul_ps(inv, inv));
+      // 1/sqrt: the 14-bit estimate and one Newton step, without its factor 1/2: u = 2 / r.
+      // The charges hold q / 2, so qi = q / r; w = 4 q / r^3, the sums scaled by 1/4 below.
+      const __m512 y0 = _mm512_rsqrt14_ps(r2);
+      const __m512 u = _mm512_mul_ps(y0, _mm512_fnmadd_ps(_mm512_mul_ps(r2, y0), y0, three));
+      const __m512 qi = _mm512_maskz_mul_ps(far, _mm512_loadu_ps(q + j), u);
+      const __m512 w = _mm512_maskz_mul_ps(far, qi, _mm512_mul_ps(u, u));
       va = _mm512_fmadd_ps(w, dx, va), vb = _mm512_fmadd_ps(w, dy, vb);
       vc = _mm512_fmadd_ps(w, dz, vc), vp = _mm512_add_ps(vp, qi);
       if (far != 0xffff) [[unlikely]] {
@@ -213,6 +221,7 @@ bool p2p_list(const SourceTree& s, const NearList& nl, double tx, double ty, dou
     _mm512_store_pd(lane, _mm512_add_pd(da[k], db[k]));
     for (int l = 0; l < 8; ++l) sum[k] += lane[l];
   }
+  for (int k = 0; k < 3; ++k) sum[k] *= 0.25;  // w above is 4 q / r^3
 #elif defined(__AVX2__) && defined(__FMA__)
   // 8 lanes; 1/sqrt from the 12-bit estimate and two Newton steps (AVX2 has no 14-bit one).
   const __m256 X = _mm256_set1_ps(fx), Y = _mm256_set1_ps(fy), Z = _mm256_set1_ps(fz),
@@ -331,6 +340,7 @@ struct Scratch {
   std::vector<std::int32_t> m2l_head, p2p_head;  // per target cell, -1: empty
   std::vector<std::int32_t> byq[kMaxOrder + 1];
   BigVector<double> Msoa, Lsoa, D;  // 64-byte aligned (m2l8)
+  std::vector<double> H;            // one cell's M2L sums
   std::vector<std::uint32_t> near;
   NearList list;
   std::vector<Pair> stack;
@@ -378,6 +388,8 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
   const std::size_t N = std::size_t(m.count);
   const double eps2 = o.eps * o.eps, theta = rule.theta;
   const double m2l_cost = m2l_pair_cost(m);
+  // eps = 0: the kernel is harmonic and the M2L takes its cheaper form (m2l8_harmonic).
+  const bool harmonic = eps2 == 0;
   // precision=fp64: the near field is fp64 at every tolerance, because cancelling charges lose
   // the fp32 sums' relative accuracy (tests/bench/NOTES.md "field tree").
   const bool near_fp32 = o.tolerance >= kFp32NearTolerance && o.precision == Precision::Fp32;
@@ -433,7 +445,7 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
   for (std::size_t k = 0; k < live.size(); ++k) task_of[live[k]] = std::int32_t(k);
   std::vector<std::vector<std::int32_t>> task_start(live.size()), task_near(live.size());
   {
-    BigVector<double> Ms(N * 8), Ls(N * 8), Ds(N * 8);
+    BigVector<double> Ms(N * 8), Ls(N * 8), Ds(N * 8), Hs(N);
     std::vector<std::vector<std::int32_t>> top_near(tc.size());
     std::vector<Pair> stack = {{0, 0}};
     while (!stack.empty() && !live.empty()) {
@@ -453,10 +465,17 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
         const double* M = s.moment(std::size_t(pr.b), Ds.data());
         for (int k = 0; k < mq.count; ++k) Ms[std::size_t(k) * 8] = M[k];
         const double c[1][3] = {{B.centre[0], B.centre[1], B.centre[2]}};
-        m2l8(mq, A.centre, c, 1, eps2, Ms.data(), Ls.data(), Ds.data());
+        if (harmonic) {
+          m2l8_harmonic(mq, A.centre, c, 1, Ms.data(), Ls.data(), Ds.data());
+          for (int k = 0; k < mq.count; ++k) Hs[std::size_t(k)] = Ls[std::size_t(k) * 8];
+          unfold_local(mq, Hs.data());
+        } else {
+          m2l8(mq, A.centre, c, 1, eps2, Ms.data(), Ls.data(), Ds.data());
+          for (int k = 0; k < mq.count; ++k) Hs[std::size_t(k)] = Ls[std::size_t(k) * 8];
+        }
         double* L = &local[std::size_t(pr.a) * N];
         if (!has_local[pr.a]) std::fill(L, L + N, 0.0);
-        for (int k = 0; k < mq.count; ++k) L[k] += Ls[std::size_t(k) * 8];
+        for (int k = 0; k < mq.count; ++k) L[k] += Hs[std::size_t(k)];
         has_local[pr.a] = 1;
         ++m2l_count;
       } else if (act == Action::P2P) {
@@ -490,7 +509,7 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
 #pragma omp parallel reduction(+ : m2l_count, skip, p2p)
   {
     Scratch w;
-    w.Msoa.resize(N * 8), w.Lsoa.resize(N * 8), w.D.resize(N * 8);
+    w.Msoa.resize(N * 8), w.Lsoa.resize(N * 8), w.D.resize(N * 8), w.H.resize(N);
     w.m2l_head.assign(tc.size(), -1), w.p2p_head.assign(tc.size(), -1);
 #pragma omp for schedule(dynamic, 1)
     for (std::size_t task = 0; task < live.size(); ++task) {
@@ -550,7 +569,12 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
               rows64[l] = s.moments.data() + row * N;
           }
           load_soa(s, lanes, rows32, rows64, Nq, w.Msoa.data());
-          m2l8(mq, tc[a].centre, centres, lanes, eps2, w.Msoa.data(), w.Lsoa.data(), w.D.data());
+          if (harmonic)
+            m2l8_harmonic(mq, tc[a].centre, centres, lanes, w.Msoa.data(), w.Lsoa.data(),
+                          w.D.data());
+          else
+            m2l8(mq, tc[a].centre, centres, lanes, eps2, w.Msoa.data(), w.Lsoa.data(),
+                 w.D.data());
           g += std::size_t(lanes);
           listed += std::size_t(lanes);
          }
@@ -559,8 +583,10 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
         for (std::size_t k = 0; k < N; ++k) {
           double v = 0;
           for (int l = 0; l < 8; ++l) v += w.Lsoa[k * 8 + std::size_t(l)];
-          L[k] += v;
+          w.H[k] = v;
         }
+        if (harmonic) unfold_local(m, w.H.data());
+        for (std::size_t k = 0; k < N; ++k) L[k] += w.H[k];
         has_local[a] = 1;
         m2l_count += listed;
       }

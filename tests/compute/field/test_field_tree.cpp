@@ -111,6 +111,43 @@ TEST(FieldTreeExpansions, ShiftsAreExactAndM2LConverges) {
   }
 }
 
+// The harmonic M2L (eps = 0) gives m2l8's local expansion to rounding at every order, for 1 to
+// 8 source cells: multipoles of random clusters, after the fold and the unfold; and L2P of it
+// converges to the direct sum as m2l8's does.
+TEST(FieldTreeExpansions, HarmonicM2LEqualsTheFullOne) {
+  for (int p = 0; p <= 12; ++p) {
+    const auto& m = tree::multi_index(p);
+    const std::size_t N = std::size_t(m.count);
+    for (int n : {1, 3, 8}) {
+      BigVector<double> M(N * 8, 0.0), Mh, L(N * 8, 0.0),
+          Lh(N * 8, 0.0), D(N * 8, 0.0);
+      double c[8][3];
+      for (int l = 0; l < n; ++l) {
+        const Sources s = test::random_sources(30, 1.0, 11 + unsigned(l), -1, 1.5);
+        c[l][0] = 0.5 * l, c[l][1] = -0.3 * l, c[l][2] = 0.2 * l - 1;
+        std::vector<double> row(N, 0.0);
+        tree::p2m(m, c[l], s.x.data(), s.y.data(), s.z.data(), s.q.data(), int(s.size()),
+                  row.data());
+        for (std::size_t k = 0; k < N; ++k) M[k * 8 + std::size_t(l)] = row[k];
+      }
+      Mh = M;
+      const double z[3] = {7.5, 4.0, -6.0};
+      tree::m2l8(m, z, c, n, 0.0, M.data(), L.data(), D.data());
+      tree::m2l8_harmonic(m, z, c, n, Mh.data(), Lh.data(), D.data());
+      std::vector<double> sum(N, 0.0), sumh(N, 0.0), scale(std::size_t(p) + 1, 0.0);
+      for (std::size_t k = 0; k < N; ++k) {
+        for (int l = 0; l < 8; ++l)
+          sum[k] += L[k * 8 + std::size_t(l)], sumh[k] += Lh[k * 8 + std::size_t(l)];
+        scale[m.degree[k]] = std::max(scale[m.degree[k]], std::fabs(sum[k]));
+      }
+      tree::unfold_local(m, sumh.data());
+      for (std::size_t k = 0; k < N; ++k)  // to rounding, relative to the terms of its degree
+        EXPECT_NEAR(sumh[k], sum[k], 1e-11 * scale[m.degree[k]])
+            << "p " << p << " n " << n << " term " << k;
+    }
+  }
+}
+
 // ---- accuracy ------------------------------------------------------------------------------
 
 struct Case {
