@@ -12,6 +12,9 @@
 /// product is fused and equality does not depend on which loops the compiler vectorises.
 #include <cstddef>
 #include <cstdint>
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 #include "core/register_lanes.hpp"
 #include "oscillators/sl_rhs.hpp"
@@ -180,6 +183,154 @@ void stage_last_lanes(V* __restrict x, V* __restrict y, const V* __restrict nsum
     ax[i] += dx, ay[i] += dy;
     x[i] += h6 * ax[i], y[i] += h6 * ay[i];
   }
+}
+
+/// v with s added in the lanes whose bit is set in m (bit l = lane l); other lanes keep v's
+/// bits. Off AVX-512: v + (s or -0.0), and x + -0.0 == x for every x.
+template <typename V>
+inline V add_masked(V v, unsigned m, V s) {
+#if defined(__AVX512F__)
+  if constexpr (sizeof(V) == 64)
+    return V(_mm512_mask_add_pd(__m512d(v), __mmask8(m), __m512d(v), __m512d(s)));
+  else if constexpr (sizeof(V) == 32 && sizeof(v[0]) == 4)
+    return V(_mm256_mask_add_ps(__m256(v), __mmask8(m), __m256(v), __m256(s)));
+#endif
+  V t;
+  for (int l = 0; l < kLanes; ++l) t[l] = (m >> l) & 1u ? s[l] : decltype(v[0] + 0)(-0.0);
+  return v + t;
+}
+/// v with s subtracted in the lanes of m, other lanes unchanged (off AVX-512: v - (s or +0.0)).
+template <typename V>
+inline V sub_masked(V v, unsigned m, V s) {
+#if defined(__AVX512F__)
+  if constexpr (sizeof(V) == 64)
+    return V(_mm512_mask_sub_pd(__m512d(v), __mmask8(m), __m512d(v), __m512d(s)));
+  else if constexpr (sizeof(V) == 32 && sizeof(v[0]) == 4)
+    return V(_mm256_mask_sub_ps(__m256(v), __mmask8(m), __m256(v), __m256(s)));
+#endif
+  V t;
+  for (int l = 0; l < kLanes; ++l) t[l] = (m >> l) & 1u ? s[l] : decltype(v[0] + 0)(0.0);
+  return v - t;
+}
+
+/// The neighbour sums of a lane group as per-node programs, for fused_stage_lanes. Lane l's sum
+/// at node i is its ring stencil (H > 0) or +0.0 (H = 0, ELL), then its added neighbours in its
+/// table's order, then (H > 0) its missing lattice neighbours subtracted in ring-offset order
+/// -H .. -1, 1 .. H, as the per-member table adds them. An add op (src, mask) adds node src's
+/// vector in the lanes of mask: a lane's sources are the same lane of other nodes, so one op
+/// serves every lane of one layer (its s-th addend) with that source node.
+/// Nodes are visited in perm order, cut into segments of equal op counts (seg_n, seg_end: the
+/// end in perm; seg_sub: any sub mask set) so the inner loop's trip count changes only between
+/// segments.
+struct NodeOps {
+  const std::uint16_t* perm = nullptr;
+  const std::int32_t* seg_n = nullptr;
+  const std::int32_t* seg_end = nullptr;
+  const std::uint8_t* seg_sub = nullptr;  // whether a segment's nodes have lanes to subtract
+  int segs = 0;
+  const std::uint16_t* src = nullptr;  // per op, in perm order
+  const std::uint8_t* mask = nullptr;
+  const std::uint8_t* sub = nullptr;  // per node in perm order: 2H masks, offsets -H..-1, 1..H
+};
+
+/// One RK4 stage of a lane group in one pass over the nodes: each node's neighbour sum (NodeOps,
+/// in a register) then its stage update, the operations of stencil_lanes, the correction lists
+/// or ell_lanes, and stage_first/mid/last_lanes, in their order. `src` holds the stage's input
+/// values (x for Stage 0, with H halos filled; `x` unused there); the next stage's input goes to
+/// `xn`, never `src`.
+/// Stage 0: k1 at (x, y): acc = k1, xn = x + hk k1, ys = y + hk k1. Stage 1: k at (src, ys):
+/// acc += 2 k, xn = x + hk k, ys = y + hk k. Stage 2: k4 at (src, ys): x += hk (acc + k4),
+/// y likewise (acc is not stored: the next step's stage 0 overwrites it).
+template <typename V, typename T, int H, int Stage>
+void fused_stage_lanes(const NodeOps& p, const V* __restrict src, V* __restrict xn,
+                       V* __restrict x, V* __restrict y, V* __restrict ys, V* __restrict ax,
+                       V* __restrict ay, const V* __restrict diag, T om_s, T c_s, T he_s,
+                       T hk_s) {
+  const V om = splat<V>(om_s), c = splat<V>(c_s), he = splat<V>(he_s), hk = splat<V>(hk_s);
+  const V two = splat<V>(T(2));
+  const std::uint16_t* __restrict os = p.src;
+  const std::uint8_t* __restrict omk = p.mask;
+  const std::uint8_t* __restrict sm = p.sub;
+  const auto init = [src](int i) {
+    V v;
+    if constexpr (H == 0) {
+      v = V{};
+    } else {
+      v = src[i - 1] + src[i + 1];
+      if constexpr (H >= 2) v += src[i - 2] + src[i + 2];
+      if constexpr (H >= 3) v += src[i - 3] + src[i + 3];
+    }
+    return v;
+  };
+  const auto subs = [src](V v, int i, const std::uint8_t* __restrict m, bool any) {
+    if (H > 0 && any) {
+      for (int d = -H; d < 0; ++d) v = sub_masked(v, m[d + H], src[i + d]);
+      for (int d = 1; d <= H; ++d) v = sub_masked(v, m[H + d - 1], src[i + d]);
+    }
+    return v;
+  };
+  const auto stage = [=](int i, V v) {
+    V dx, dy;
+    if constexpr (Stage == 0) {
+      const V xi = src[i], yi = y[i];
+      sl_rhs(xi, yi, v, diag[i], om, c, he, dx, dy);
+      ax[i] = dx, ay[i] = dy;
+      xn[i] = xi + hk * dx, ys[i] = yi + hk * dy;
+    } else if constexpr (Stage == 1) {
+      sl_rhs(src[i], ys[i], v, diag[i], om, c, he, dx, dy);
+      ax[i] += two * dx, ay[i] += two * dy;
+      xn[i] = x[i] + hk * dx, ys[i] = y[i] + hk * dy;
+    } else {
+      sl_rhs(src[i], ys[i], v, diag[i], om, c, he, dx, dy);
+      const V a = ax[i] + dx, b = ay[i] + dy;
+      x[i] += hk * a, y[i] += hk * b;
+    }
+  };
+  // Two nodes of a segment at a time, their dependency chains interleaved.
+  int q = 0;
+  for (int g = 0; g < p.segs; ++g) {
+    const int n = p.seg_n[g], end = p.seg_end[g];
+    const bool any = p.seg_sub[g];
+    for (; q + 1 < end; q += 2) {
+      const int i0 = p.perm[q], i1 = p.perm[q + 1];
+      V v0 = init(i0), v1 = init(i1);
+      for (int a = 0; a < n; ++a) {
+        v0 = add_masked(v0, omk[a], src[os[a]]);
+        v1 = add_masked(v1, omk[n + a], src[os[n + a]]);
+      }
+      os += 2 * n, omk += 2 * n;
+      v0 = subs(v0, i0, sm, any), v1 = subs(v1, i1, sm + 2 * H, any);
+      sm += 4 * H;
+      stage(i0, v0);
+      stage(i1, v1);
+    }
+    if (q < end) {
+      const int i = p.perm[q];
+      V v = init(i);
+      for (int a = 0; a < n; ++a) v = add_masked(v, omk[a], src[os[a]]);
+      os += n, omk += n;
+      v = subs(v, i, sm, any);
+      sm += 2 * H;
+      stage(i, v);
+      ++q;
+    }
+  }
+}
+
+/// One RK4 step of a fused lane group (fused_stage_lanes): stages at x, xs = x + h/2 k1,
+/// xt = x + h/2 k2, xs = x + h k3, each stage's input in its own buffer. x, xs and xt have H halo
+/// vectors on each side, filled here.
+template <typename V, typename T, int H>
+void fused_step_lanes(const NodeOps& p, V* x, V* xs, V* xt, V* y, V* ys, V* ax, V* ay,
+                      const V* diag, int N, T om, T c, T he, T h2, T h, T h6) {
+  if constexpr (H > 0) fill_halo_lanes(x, N, H);
+  fused_stage_lanes<V, T, H, 0>(p, x, xs, nullptr, y, ys, ax, ay, diag, om, c, he, h2);
+  if constexpr (H > 0) fill_halo_lanes(xs, N, H);
+  fused_stage_lanes<V, T, H, 1>(p, xs, xt, x, y, ys, ax, ay, diag, om, c, he, h2);
+  if constexpr (H > 0) fill_halo_lanes(xt, N, H);
+  fused_stage_lanes<V, T, H, 1>(p, xt, xs, x, y, ys, ax, ay, diag, om, c, he, h);
+  if constexpr (H > 0) fill_halo_lanes(xs, N, H);
+  fused_stage_lanes<V, T, H, 2>(p, xs, nullptr, x, y, ys, ax, ay, diag, om, c, he, h6);
 }
 
 /// Each lane's (1/N) sum (x - mean)^2 in fp64, into `out`. Lane-wise msd_of: two passes with 8

@@ -332,8 +332,14 @@ struct LaneScratch {
   std::vector<std::int32_t> seq, len, enode, eidx;
   std::vector<T> sw;
   std::vector<V> ew;
+  // Fused groups (build_node_ops, fused_stage_lanes): xt is the second stage buffer beside xs;
+  // per cell (node * kLanes + lane) its added sources; per node its ops, then NodeOps' arrays.
+  std::vector<V> xt;
+  std::vector<std::int32_t> cell_n, node_n, node_at, seg_n, seg_end;
+  std::vector<std::uint16_t> cell_src, node_src, perm, op_src;
+  std::vector<std::uint8_t> node_mask, node_sub, op_mask, op_sub, seg_sub;
   void resize(int n, int H) {
-    for (auto* v : {&x, &xs}) v->assign(std::size_t(n) + 2 * std::size_t(H), V{});
+    for (auto* v : {&x, &xs, &xt}) v->assign(std::size_t(n) + 2 * std::size_t(H), V{});
     for (auto* v : {&y, &ys, &ax, &ay, &nsum, &diag}) v->assign(std::size_t(n), V{});
   }
 };
@@ -387,6 +393,7 @@ class CpuImpl {
     const int N = topo_.nodes, K = topo_.members;
     const double he = m.coupling / 2;
     cpu_lanes_ = detail::cpu_lanes();
+    cpu_fused_ = detail::cpu_fused();
     diag_.resize(deg_.size());
     for (std::size_t q = 0; q < deg_.size(); ++q) diag_[q] = T(1.0 - he * m.self_weight(deg_[q]));
 
@@ -610,6 +617,8 @@ class CpuImpl {
       for (int i = 0; i < N; ++i) x[i][l] = xk[i], y[i][l] = yk[i], diag[i][l] = dk[i];
       if (H > 0) R = std::max(R, tab[l]->li.size());
     }
+    const bool ell = H == 0;
+    const bool weighted = topo_.weighted();
     // The unit form when every weight is +-1 and each node's +1 entries come first, as in
     // unweighted rings and Watts-Strogatz networks; else the general form.
     bool unit = std::int64_t(N) * G <= 65536;  // (lane indices in 16 bits)
@@ -623,9 +632,12 @@ class CpuImpl {
           unit = false;
       }
     }
+    // Unweighted ELL groups and unit-form rings of H <= 3 run fused (fused_stage_lanes).
+    const bool fused = cpu_fused_ && !weighted && N <= 65535 &&
+                       (ell || (unit && H <= 3)) && build_node_ops(tab, N, H, ls);
     ls.dst.clear(), ls.src.clear(), ls.w.clear();
     ls.ad.clear(), ls.as.clear(), ls.md.clear(), ls.ms.clear();
-    for (std::size_t r = 0; r < R; ++r)
+    for (std::size_t r = 0; r < (fused ? 0 : R); ++r)
       for (int l = 0; l < G; ++l) {
         const Table<T>& e = *tab[l];
         if (r >= e.li.size()) continue;
@@ -654,10 +666,8 @@ class CpuImpl {
     // the zero slot src[N] as padding, weight 0), then its list entries of node i in list order:
     // member()'s additions, from nsum = 0. A node's entry s takes every lane's s-th addend, or
     // -0.0 from the slot src[N + 1] for lanes with fewer.
-    const bool ell = H == 0;
-    const bool weighted = topo_.weighted();
+    int S = 0;
     if (ell) {
-      int S = 0;
       ls.len.assign(std::size_t(N) * G, 0);
       for (int l = 0; l < G; ++l) {
         const Table<T>& e = *tab[l];
@@ -666,6 +676,9 @@ class CpuImpl {
       }
       for (const std::int32_t v : ls.len) S = std::max(S, int(v));
       if (S > kMaxEllLanes) return false;
+    }
+    ls.enode.clear(), ls.eidx.clear(), ls.ew.clear();
+    if (ell && !fused) {
       const std::size_t cells = std::size_t(N) * S * G;
       ls.seq.assign(cells, 0);
       ls.sw.assign(weighted ? cells : 0, T(1));
@@ -689,7 +702,6 @@ class CpuImpl {
           if (weighted) ls.sw[at] = e.lw[r];
         }
       }
-      ls.enode.clear(), ls.eidx.clear(), ls.ew.clear();
       for (int s = 0; s < S; ++s)
         for (int i = 0; i < N; ++i) {
           int most = 0;
@@ -739,16 +751,49 @@ class CpuImpl {
       else
         detail::corrections_lanes<V, T>(cd, cs, cw, nc, src, nsum);
     };
+    detail::NodeOps ops;
+    if (fused) {
+      ops.perm = ls.perm.data();
+      ops.seg_n = ls.seg_n.data();
+      ops.seg_end = ls.seg_end.data();
+      ops.seg_sub = ls.seg_sub.data();
+      ops.segs = int(ls.seg_n.size());
+      ops.src = ls.op_src.data();
+      ops.mask = ls.op_mask.data();
+      ops.sub = ls.op_sub.data();
+      detail::count_cpu_fused_group();
+    }
+    V* __restrict xt = ls.xt.data() + kMaxRingHalf;
     for (std::int64_t st = 0; st < chunk; ++st) {
       const std::int64_t gstep = first + st + 1;
-      gather(x);
-      detail::stage_first_lanes(x, y, nsum, diag, ax, ay, xs, ys, N, om, c, he, h2);
-      gather(xs);
-      detail::stage_mid_lanes(x, y, nsum, diag, ax, ay, xs, ys, N, om, c, he, h2);
-      gather(xs);
-      detail::stage_mid_lanes(x, y, nsum, diag, ax, ay, xs, ys, N, om, c, he, h);
-      gather(xs);
-      detail::stage_last_lanes(x, y, nsum, diag, ax, ay, xs, ys, N, om, c, he, h6);
+      if (fused) {
+        switch (H) {
+          case 0:
+            detail::fused_step_lanes<V, T, 0>(ops, x, xs, xt, y, ys, ax, ay, diag, N, om, c, he,
+                                              h2, h, h6);
+            break;
+          case 1:
+            detail::fused_step_lanes<V, T, 1>(ops, x, xs, xt, y, ys, ax, ay, diag, N, om, c, he,
+                                              h2, h, h6);
+            break;
+          case 2:
+            detail::fused_step_lanes<V, T, 2>(ops, x, xs, xt, y, ys, ax, ay, diag, N, om, c, he,
+                                              h2, h, h6);
+            break;
+          default:
+            detail::fused_step_lanes<V, T, 3>(ops, x, xs, xt, y, ys, ax, ay, diag, N, om, c, he,
+                                              h2, h, h6);
+        }
+      } else {
+        gather(x);
+        detail::stage_first_lanes(x, y, nsum, diag, ax, ay, xs, ys, N, om, c, he, h2);
+        gather(xs);
+        detail::stage_mid_lanes(x, y, nsum, diag, ax, ay, xs, ys, N, om, c, he, h2);
+        gather(xs);
+        detail::stage_mid_lanes(x, y, nsum, diag, ax, ay, xs, ys, N, om, c, he, h);
+        gather(xs);
+        detail::stage_last_lanes(x, y, nsum, diag, ax, ay, xs, ys, N, om, c, he, h6);
+      }
       const bool sample = gstep % rec.every == 0;
       if (!(sample || gstep > rec.transient || st == chunk - 1)) continue;
       detail::Lanes<double> msd;
@@ -789,6 +834,111 @@ class CpuImpl {
       total_[k] = tot[l];
       window_[k] = win[l];
       if (bad[l]) failed_[k] = 1;
+    }
+    return true;
+  }
+
+  /// A lane group's neighbour sums as NodeOps (cpu_lanes.hpp) in ls: per cell (node, lane) its
+  /// added sources in its table's order (ELL: its slots, padding skipped, then its list entries;
+  /// ring: its +1 entries); per node, layer by layer, one op per source node; per node the lanes
+  /// missing each lattice offset (ring: the -1 entries); nodes sorted by op count, stably.
+  /// Returns false when a table is not of that form (a -1 entry off the lattice or out of offset
+  /// order); the group then runs unfused.
+  bool build_node_ops(const Table<T>* const* tab, int N, int H, LaneScratch<T>& ls) const {
+    constexpr int G = detail::kLanes;
+    const std::size_t cells = std::size_t(N) * G, subs = 2 * std::size_t(H);
+    ls.cell_n.assign(cells, 0);
+    ls.node_sub.assign(std::size_t(N) * subs, 0);
+    // Pass 0 counts each cell's adds, pass 1 stores them; the subs are checked in pass 0.
+    int most = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+      if (pass == 1) {
+        for (const std::int32_t v : ls.cell_n) most = std::max(most, int(v));
+        ls.cell_src.assign(cells * std::size_t(std::max(most, 1)), 0);
+        ls.cell_n.assign(cells, 0);
+      }
+      const auto add = [&](int i, int l, int j) {
+        const std::size_t cell = std::size_t(i) * G + l;
+        if (pass == 1) ls.cell_src[cell * std::size_t(most) + std::size_t(ls.cell_n[cell])] =
+            std::uint16_t(j);
+        ++ls.cell_n[cell];
+      };
+      for (int l = 0; l < G; ++l) {
+        const Table<T>& e = *tab[l];
+        if (H == 0)
+          for (int i = 0; i < N; ++i)
+            for (int d = 0; d < e.D; ++d) {
+              const int j = e.idx[std::size_t(d) * N + i];
+              if (j != N) add(i, l, j);
+            }
+        for (std::size_t r = 0; r < e.li.size(); ++r) {
+          const int i = e.li[r], j = e.lj[r];
+          if (H == 0 || e.lw[r] > 0) {
+            add(i, l, j);
+            continue;
+          }
+          if (pass == 1) continue;
+          int delta = j - i;  // the signed ring offset, as build_table()
+          if (delta > N / 2) delta -= N;
+          if (delta <= -(N + 1) / 2) delta += N;
+          if (delta == 0 || std::abs(delta) > H) return false;
+          const int at = delta < 0 ? delta + H : H + delta - 1;
+          std::uint8_t* sm = ls.node_sub.data() + std::size_t(i) * subs;
+          for (std::size_t b = std::size_t(at); b < subs; ++b)
+            if (sm[b] >> l & 1u) return false;
+          sm[at] = std::uint8_t(sm[at] | 1u << l);
+        }
+      }
+    }
+    // Each node's ops, layer by layer; one op per distinct source node in a layer.
+    ls.node_n.assign(std::size_t(N), 0);
+    ls.node_at.assign(std::size_t(N), 0);
+    ls.node_src.clear(), ls.node_mask.clear();
+    for (int i = 0; i < N; ++i) {
+      ls.node_at[std::size_t(i)] = std::int32_t(ls.node_src.size());
+      int layers = 0;
+      for (int l = 0; l < G; ++l) layers = std::max(layers, int(ls.cell_n[std::size_t(i) * G + l]));
+      for (int s = 0; s < layers; ++s) {
+        const std::size_t b = ls.node_src.size();
+        for (int l = 0; l < G; ++l) {
+          const std::size_t cell = std::size_t(i) * G + l;
+          if (ls.cell_n[cell] <= s) continue;
+          const std::uint16_t j = ls.cell_src[cell * std::size_t(most) + std::size_t(s)];
+          std::size_t o = b;
+          while (o < ls.node_src.size() && ls.node_src[o] != j) ++o;
+          if (o == ls.node_src.size()) ls.node_src.push_back(j), ls.node_mask.push_back(0);
+          ls.node_mask[o] = std::uint8_t(ls.node_mask[o] | 1u << l);
+        }
+      }
+      ls.node_n[std::size_t(i)] =
+          std::int32_t(ls.node_src.size()) - ls.node_at[std::size_t(i)];
+    }
+    ls.perm.resize(std::size_t(N));
+    for (int i = 0; i < N; ++i) ls.perm[std::size_t(i)] = std::uint16_t(i);
+    // Sort key: op count, then whether any lane subtracts.
+    const auto key = [&](std::size_t i) {
+      int any = 0;
+      for (std::size_t b = 0; b < subs; ++b) any |= ls.node_sub[i * subs + b];
+      return 2 * ls.node_n[i] + (any != 0);
+    };
+    ls.node_at.resize(2 * std::size_t(N));  // (keys after the offsets)
+    for (int i = 0; i < N; ++i) ls.node_at[std::size_t(N + i)] = key(std::size_t(i));
+    const std::int32_t* keys = ls.node_at.data() + N;
+    std::stable_sort(ls.perm.begin(), ls.perm.end(),
+                     [keys](std::uint16_t a, std::uint16_t b) { return keys[a] < keys[b]; });
+    ls.seg_n.clear(), ls.seg_end.clear(), ls.seg_sub.clear();
+    ls.op_src.clear(), ls.op_mask.clear(), ls.op_sub.clear();
+    for (int q = 0; q < N; ++q) {
+      const std::size_t i = ls.perm[std::size_t(q)];
+      const int n = ls.node_n[i];
+      if (q == 0 || keys[i] != keys[ls.perm[std::size_t(q - 1)]])
+        ls.seg_n.push_back(n), ls.seg_end.push_back(q), ls.seg_sub.push_back(keys[i] & 1);
+      ++ls.seg_end.back();
+      for (int o = 0; o < n; ++o) {
+        ls.op_src.push_back(ls.node_src[std::size_t(ls.node_at[i] + o)]);
+        ls.op_mask.push_back(ls.node_mask[std::size_t(ls.node_at[i] + o)]);
+      }
+      for (std::size_t b = 0; b < subs; ++b) ls.op_sub.push_back(ls.node_sub[i * subs + b]);
     }
     return true;
   }
@@ -951,6 +1101,7 @@ class CpuImpl {
   /// 0 for ELL, -1 not yet known. Depends on the graph only; learnt once per load().
   std::vector<std::int8_t> form_;
   bool cpu_lanes_ = true;  // detail::cpu_lanes() at advance()
+  bool cpu_fused_ = true;  // detail::cpu_fused() at advance()
   std::int64_t step_ = 0;
   bool loaded_ = false;
 };
