@@ -173,15 +173,15 @@ void stage_mid_lanes(const V* __restrict x, const V* __restrict y, const V* __re
 /// Stage 4: k4 at (xs, ys) -> x += h/6 (acc + k4).
 template <typename V, typename T>
 void stage_last_lanes(V* __restrict x, V* __restrict y, const V* __restrict nsum,
-                      const V* __restrict diag, V* __restrict ax, V* __restrict ay,
+                      const V* __restrict diag, const V* __restrict ax, const V* __restrict ay,
                       const V* __restrict xs, const V* __restrict ys, int N, T om_s, T c_s, T he_s,
                       T h6_s) {
   const V om = splat<V>(om_s), c = splat<V>(c_s), he = splat<V>(he_s), h6 = splat<V>(h6_s);
   for (int i = 0; i < N; ++i) {
     V dx, dy;
     sl_rhs(xs[i], ys[i], nsum[i], diag[i], om, c, he, dx, dy);
-    ax[i] += dx, ay[i] += dy;
-    x[i] += h6 * ax[i], y[i] += h6 * ay[i];
+    const V sx = ax[i] + dx, sy = ay[i] + dy;  // (not stored: the next stage 1 overwrites acc)
+    x[i] += h6 * sx, y[i] += h6 * sy;
   }
 }
 
@@ -262,13 +262,6 @@ void fused_stage_lanes(const NodeOps& p, const V* __restrict src, V* __restrict 
     }
     return v;
   };
-  const auto subs = [src](V v, int i, const std::uint8_t* __restrict m, bool any) {
-    if (H > 0 && any) {
-      for (int d = -H; d < 0; ++d) v = sub_masked(v, m[d + H], src[i + d]);
-      for (int d = 1; d <= H; ++d) v = sub_masked(v, m[H + d - 1], src[i + d]);
-    }
-    return v;
-  };
   const auto stage = [=](int i, V v) {
     V dx, dy;
     if constexpr (Stage == 0) {
@@ -286,34 +279,33 @@ void fused_stage_lanes(const NodeOps& p, const V* __restrict src, V* __restrict 
       x[i] += hk * a, y[i] += hk * b;
     }
   };
-  // Two nodes of a segment at a time, their dependency chains interleaved.
+  // B nodes of a segment at a time, their dependency chains interleaved.
+  const std::uint16_t* __restrict perm = p.perm;
+  const auto block = [&]<int B>(int q, int n, bool any) {
+    int idx[B];
+    V v[B];
+    for (int b = 0; b < B; ++b) idx[b] = perm[q + b], v[b] = init(idx[b]);
+    for (int a = 0; a < n; ++a)
+      for (int b = 0; b < B; ++b) v[b] = add_masked(v[b], omk[b * n + a], src[os[b * n + a]]);
+    os += B * n, omk += B * n;
+    if (H > 0 && any) {
+      for (int d = -H; d < 0; ++d)
+        for (int b = 0; b < B; ++b)
+          v[b] = sub_masked(v[b], sm[b * 2 * H + d + H], src[idx[b] + d]);
+      for (int d = 1; d <= H; ++d)
+        for (int b = 0; b < B; ++b)
+          v[b] = sub_masked(v[b], sm[b * 2 * H + H + d - 1], src[idx[b] + d]);
+    }
+    sm += B * 2 * H;
+    for (int b = 0; b < B; ++b) stage(idx[b], v[b]);
+  };
   int q = 0;
   for (int g = 0; g < p.segs; ++g) {
     const int n = p.seg_n[g], end = p.seg_end[g];
     const bool any = p.seg_sub[g];
-    for (; q + 1 < end; q += 2) {
-      const int i0 = p.perm[q], i1 = p.perm[q + 1];
-      V v0 = init(i0), v1 = init(i1);
-      for (int a = 0; a < n; ++a) {
-        v0 = add_masked(v0, omk[a], src[os[a]]);
-        v1 = add_masked(v1, omk[n + a], src[os[n + a]]);
-      }
-      os += 2 * n, omk += 2 * n;
-      v0 = subs(v0, i0, sm, any), v1 = subs(v1, i1, sm + 2 * H, any);
-      sm += 4 * H;
-      stage(i0, v0);
-      stage(i1, v1);
-    }
-    if (q < end) {
-      const int i = p.perm[q];
-      V v = init(i);
-      for (int a = 0; a < n; ++a) v = add_masked(v, omk[a], src[os[a]]);
-      os += n, omk += n;
-      v = subs(v, i, sm, any);
-      sm += 2 * H;
-      stage(i, v);
-      ++q;
-    }
+    for (; q + 4 <= end; q += 4) block.template operator()<4>(q, n, any);
+    if (q + 2 <= end) block.template operator()<2>(q, n, any), q += 2;
+    if (q < end) block.template operator()<1>(q, n, any), ++q;
   }
 }
 

@@ -632,9 +632,10 @@ class CpuImpl {
           unit = false;
       }
     }
-    // Unweighted ELL groups and unit-form rings of H <= 3 run fused (fused_stage_lanes).
-    const bool fused = cpu_fused_ && !weighted && N <= 65535 &&
-                       (ell || (unit && H <= 3)) && build_node_ops(tab, N, H, ls);
+    // Unweighted ELL groups run fused (fused_stage_lanes). (Rings, with or without corrections,
+    // ran fused 10-15 % slower than unfused: tests/bench/NOTES.md.)
+    const bool fused = cpu_fused_ && ell && !weighted && N <= 65535 &&
+                       build_node_ops(tab, N, H, ls);
     ls.dst.clear(), ls.src.clear(), ls.w.clear();
     ls.ad.clear(), ls.as.clear(), ls.md.clear(), ls.ms.clear();
     for (std::size_t r = 0; r < (fused ? 0 : R); ++r)

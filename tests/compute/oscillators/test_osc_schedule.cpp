@@ -155,10 +155,11 @@ TEST(OscSchedule, LaneGroupsGiveThePerMemberResultsBitForBit) {
 }
 
 TEST(OscSchedule, FusedLaneGroupsGiveThePerMemberResultsBitForBit) {
-  // Lane groups of unweighted ELL tables and of unit-weight rings of half-width <= 3 run fused
-  // (each node's neighbour sum in a register, then its stage: cpu_lanes.hpp, fused_stage_lanes):
-  // against every member on its own and against the unfused lanes, and the fused groups ran
-  // where they should (not for weighted graphs or rings of half-width 5).
+  // Lane groups of unweighted ELL tables run fused (each node's neighbour sum in a register, then
+  // its stage: cpu_lanes.hpp, fused_stage_lanes): against every member on its own and against
+  // the unfused lanes, and the fused groups ran where they should (ELL tables: Watts-Strogatz at
+  // N = 24, k = 2 at N = 100, Erdos-Renyi; not rings or weighted graphs; Watts-Strogatz k = 4
+  // at N = 100, mostly rings, is not checked).
   const Restore restore;
   for (const std::string net : {"ring2", "ring6", "ring10", "ws", "ws100", "ws mixed", "er",
                                 "ws2 100", "weighted", "weighted ring4"})
@@ -173,8 +174,9 @@ TEST(OscSchedule, FusedLaneGroupsGiveThePerMemberResultsBitForBit) {
         for (int threads : {1, 2})
           expect_identical(study(c, std::size_t(512) << 20, threads, false, p, true), ref,
                            what + " fused, threads " + std::to_string(threads));
-        const bool expect_fused = net != "ring10" && net.rfind("weighted", 0) != 0;
-        EXPECT_EQ(detail::cpu_fused_groups_run() > before, expect_fused) << what;
+        const bool expect_fused =
+            net == "ws" || net == "ws mixed" || net == "er" || net == "ws2 100";
+        if (net != "ws100") EXPECT_EQ(detail::cpu_fused_groups_run() > before, expect_fused) << what;
         detail::set_cpu_fused(false);
         const std::int64_t off = detail::cpu_fused_groups_run();
         expect_identical(study(c, std::size_t(512) << 20, 2, false, p, true), ref,
