@@ -335,13 +335,22 @@ struct LaneScratch {
   // Fused groups (build_node_ops, fused_stage_lanes): xt is the second stage buffer beside xs;
   // per cell (node * kLanes + lane) its added sources; per node its ops, then NodeOps' arrays.
   std::vector<V> xt;
-  std::vector<std::int32_t> cell_n, node_n, node_at, seg_n, seg_end;
-  std::vector<std::uint16_t> cell_src, node_src, perm, op_src;
-  std::vector<std::uint8_t> node_mask, node_sub, op_mask, op_sub, seg_sub;
+  std::vector<std::int32_t> cell_n, node_n, node_at;
+  std::vector<std::uint16_t> cell_src, node_src;
+  std::vector<std::uint8_t> node_mask, node_sub;
   void resize(int n, int H) {
     for (auto* v : {&x, &xs, &xt}) v->assign(std::size_t(n) + 2 * std::size_t(H), V{});
     for (auto* v : {&y, &ys, &ax, &ay, &nsum, &diag}) v->assign(std::size_t(n), V{});
   }
+};
+
+/// A fused lane group's NodeOps arrays (cpu_lanes.hpp), kept between chunks for the same members.
+struct GroupOps {
+  int ks[detail::kLanes] = {};
+  bool valid = false;
+  std::vector<std::int32_t> seg_n, seg_end;
+  std::vector<std::uint16_t> perm, op_src;
+  std::vector<std::uint8_t> op_mask, op_sub, seg_sub;
 };
 
 template <typename T>
@@ -374,6 +383,7 @@ class CpuImpl {
       tables_.assign(t.shared ? 0 : std::size_t(t.members), Table<T>{});
       cached_.assign(t.shared ? 0 : std::size_t(t.members), 0);
       form_.assign(t.shared ? 0 : std::size_t(t.members), std::int8_t(-1));
+      group_ops_.clear();
       cache_bytes_ = 0;
       cache_budget_ = detail::cpu_table_cache_bytes();
     } catch (const std::bad_alloc&) {
@@ -547,6 +557,7 @@ class CpuImpl {
       for (std::size_t q = 0; q < order_.size(); ++q) items_.push_back({int(q), 1, false});
     }
     const int items = int(items_.size());
+    if (G > 1 && group_ops_.size() < items_.size()) group_ops_.resize(items_.size());
     const int threads = small ? 1 : std::max(1, std::min(items, omp_get_max_threads()));
 #pragma omp parallel num_threads(threads)
     {
@@ -570,7 +581,8 @@ class CpuImpl {
         }
         if (it.lanes) {
           for (int l = n; l < detail::kLanes; ++l) ks[l] = ks[0], tab[l] = tab[0];
-          if (group(ks, n, tab, m, he, dt, first, chunk, rec, ls, s_msd, s_r)) {
+          if (group(ks, n, tab, m, he, dt, first, chunk, rec, ls, group_ops_[std::size_t(q)],
+                    s_msd, s_r)) {
             detail::count_cpu_lane_group();
             continue;
           }
@@ -594,7 +606,7 @@ class CpuImpl {
   bool group(const int* ks, int n, const Table<T>* const* tab, const Model& m, double he_d,
              double dt_d,
              std::int64_t first, std::int64_t chunk, const Recording& rec, LaneScratch<T>& ls,
-             double* s_msd, double* s_r) {
+             GroupOps& go, double* s_msd, double* s_r) {
     using V = detail::Lanes<T>;
     constexpr int G = detail::kLanes;
     const int N = topo_.nodes, K = topo_.members, H = tab[0]->H;
@@ -634,8 +646,17 @@ class CpuImpl {
     }
     // Unweighted ELL groups run fused (fused_stage_lanes). (Rings, with or without corrections,
     // ran fused 10-15 % slower than unfused: tests/bench/NOTES.md.)
-    const bool fused = cpu_fused_ && ell && !weighted && N <= 65535 &&
-                       build_node_ops(tab, N, H, ls);
+    // Their ops are kept for the next chunk (go), rebuilt when the group's members change.
+    bool fused = cpu_fused_ && ell && !weighted && N <= 65535;
+    if (fused) {
+      bool same = go.valid;
+      for (int l = 0; l < G && same; ++l) same = go.ks[l] == ks[l];
+      if (!same) {
+        for (int l = 0; l < G; ++l) go.ks[l] = ks[l];
+        go.valid = build_node_ops(tab, N, H, ls, go);
+      }
+      fused = go.valid;
+    }
     ls.dst.clear(), ls.src.clear(), ls.w.clear();
     ls.ad.clear(), ls.as.clear(), ls.md.clear(), ls.ms.clear();
     for (std::size_t r = 0; r < (fused ? 0 : R); ++r)
@@ -754,14 +775,14 @@ class CpuImpl {
     };
     detail::NodeOps ops;
     if (fused) {
-      ops.perm = ls.perm.data();
-      ops.seg_n = ls.seg_n.data();
-      ops.seg_end = ls.seg_end.data();
-      ops.seg_sub = ls.seg_sub.data();
-      ops.segs = int(ls.seg_n.size());
-      ops.src = ls.op_src.data();
-      ops.mask = ls.op_mask.data();
-      ops.sub = ls.op_sub.data();
+      ops.perm = go.perm.data();
+      ops.seg_n = go.seg_n.data();
+      ops.seg_end = go.seg_end.data();
+      ops.seg_sub = go.seg_sub.data();
+      ops.segs = int(go.seg_n.size());
+      ops.src = go.op_src.data();
+      ops.mask = go.op_mask.data();
+      ops.sub = go.op_sub.data();
       detail::count_cpu_fused_group();
     }
     V* __restrict xt = ls.xt.data() + kMaxRingHalf;
@@ -845,7 +866,8 @@ class CpuImpl {
   /// missing each lattice offset (ring: the -1 entries); nodes sorted by op count, stably.
   /// Returns false when a table is not of that form (a -1 entry off the lattice or out of offset
   /// order); the group then runs unfused.
-  bool build_node_ops(const Table<T>* const* tab, int N, int H, LaneScratch<T>& ls) const {
+  bool build_node_ops(const Table<T>* const* tab, int N, int H, LaneScratch<T>& ls,
+                      GroupOps& go) const {
     constexpr int G = detail::kLanes;
     const std::size_t cells = std::size_t(N) * G, subs = 2 * std::size_t(H);
     ls.cell_n.assign(cells, 0);
@@ -914,8 +936,8 @@ class CpuImpl {
       ls.node_n[std::size_t(i)] =
           std::int32_t(ls.node_src.size()) - ls.node_at[std::size_t(i)];
     }
-    ls.perm.resize(std::size_t(N));
-    for (int i = 0; i < N; ++i) ls.perm[std::size_t(i)] = std::uint16_t(i);
+    go.perm.resize(std::size_t(N));
+    for (int i = 0; i < N; ++i) go.perm[std::size_t(i)] = std::uint16_t(i);
     // Sort key: op count, then whether any lane subtracts.
     const auto key = [&](std::size_t i) {
       int any = 0;
@@ -925,21 +947,21 @@ class CpuImpl {
     ls.node_at.resize(2 * std::size_t(N));  // (keys after the offsets)
     for (int i = 0; i < N; ++i) ls.node_at[std::size_t(N + i)] = key(std::size_t(i));
     const std::int32_t* keys = ls.node_at.data() + N;
-    std::stable_sort(ls.perm.begin(), ls.perm.end(),
+    std::stable_sort(go.perm.begin(), go.perm.end(),
                      [keys](std::uint16_t a, std::uint16_t b) { return keys[a] < keys[b]; });
-    ls.seg_n.clear(), ls.seg_end.clear(), ls.seg_sub.clear();
-    ls.op_src.clear(), ls.op_mask.clear(), ls.op_sub.clear();
+    go.seg_n.clear(), go.seg_end.clear(), go.seg_sub.clear();
+    go.op_src.clear(), go.op_mask.clear(), go.op_sub.clear();
     for (int q = 0; q < N; ++q) {
-      const std::size_t i = ls.perm[std::size_t(q)];
+      const std::size_t i = go.perm[std::size_t(q)];
       const int n = ls.node_n[i];
-      if (q == 0 || keys[i] != keys[ls.perm[std::size_t(q - 1)]])
-        ls.seg_n.push_back(n), ls.seg_end.push_back(q), ls.seg_sub.push_back(keys[i] & 1);
-      ++ls.seg_end.back();
+      if (q == 0 || keys[i] != keys[go.perm[std::size_t(q - 1)]])
+        go.seg_n.push_back(n), go.seg_end.push_back(q), go.seg_sub.push_back(keys[i] & 1);
+      ++go.seg_end.back();
       for (int o = 0; o < n; ++o) {
-        ls.op_src.push_back(ls.node_src[std::size_t(ls.node_at[i] + o)]);
-        ls.op_mask.push_back(ls.node_mask[std::size_t(ls.node_at[i] + o)]);
+        go.op_src.push_back(ls.node_src[std::size_t(ls.node_at[i] + o)]);
+        go.op_mask.push_back(ls.node_mask[std::size_t(ls.node_at[i] + o)]);
       }
-      for (std::size_t b = 0; b < subs; ++b) ls.op_sub.push_back(ls.node_sub[i * subs + b]);
+      for (std::size_t b = 0; b < subs; ++b) go.op_sub.push_back(ls.node_sub[i * subs + b]);
     }
     return true;
   }
@@ -1098,6 +1120,7 @@ class CpuImpl {
     bool lanes;    // a lane group (group()), else one member (member())
   };
   std::vector<Item> items_;  // run_chunk's work items
+  std::vector<GroupOps> group_ops_;  // per item: a fused group's ops, kept between chunks
   /// Per member with its own graph: its table's ring half-width H (> 0: ring + corrections),
   /// 0 for ELL, -1 not yet known. Depends on the graph only; learnt once per load().
   std::vector<std::int8_t> form_;
