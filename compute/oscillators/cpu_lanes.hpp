@@ -7,7 +7,8 @@
 /// over the nodes, with one loop instead of G and no remainder loop.
 /// Each lane performs exactly the operations of the per-member kernels of oscillators_cpu.cpp,
 /// in the same order, so results are bit-identical (tests/compute/oscillators/test_osc_schedule.cpp).
-/// Only the members' correction lists stay scalar, since they differ per member.
+/// Only the members' correction lists stay scalar, since they differ per member. Groups of ELL
+/// tables run fused (fused_stage_lanes): no scalar lists, each node's sum built in a register.
 /// oscillators_cpu.cpp is compiled with -ffp-contract=off (compute/CMakeLists.txt), so no
 /// product is fused and equality does not depend on which loops the compiler vectorises.
 #include <cstddef>

@@ -12,8 +12,11 @@
 // rings and most Watts-Strogatz networks) are integrated in groups of kLanes, one SIMD lane per
 // member (group(), cpu_lanes.hpp). A group's state, stage buffers and correction lists stay in
 // cache for the chunk's steps.
+// Groups of unweighted ELL tables run fused: per stage one pass over the nodes, each node's
+// neighbour sum in a register then its stage update (fused_stage_lanes, build_node_ops).
 // Each lane performs member()'s operations in member()'s order, so results are bit-identical.
-// detail::set_cpu_lanes(false) runs member() only; tests compare the two.
+// detail::set_cpu_lanes(false) runs member() only, set_cpu_fused(false) the unfused lanes; tests
+// compare them.
 #include <omp.h>
 
 #include <algorithm>
