@@ -200,49 +200,32 @@ inline V add_masked(V v, unsigned m, V s) {
   for (int l = 0; l < kLanes; ++l) t[l] = (m >> l) & 1u ? s[l] : decltype(v[0] + 0)(-0.0);
   return v + t;
 }
-/// v with s subtracted in the lanes of m, other lanes unchanged (off AVX-512: v - (s or +0.0)).
-template <typename V>
-inline V sub_masked(V v, unsigned m, V s) {
-#if defined(__AVX512F__)
-  if constexpr (sizeof(V) == 64)
-    return V(_mm512_mask_sub_pd(__m512d(v), __mmask8(m), __m512d(v), __m512d(s)));
-  else if constexpr (sizeof(V) == 32 && sizeof(v[0]) == 4)
-    return V(_mm256_mask_sub_ps(__m256(v), __mmask8(m), __m256(v), __m256(s)));
-#endif
-  V t;
-  for (int l = 0; l < kLanes; ++l) t[l] = (m >> l) & 1u ? s[l] : decltype(v[0] + 0)(0.0);
-  return v - t;
-}
-
-/// The neighbour sums of a lane group as per-node programs, for fused_stage_lanes. Lane l's sum
-/// at node i is its ring stencil (H > 0) or +0.0 (H = 0, ELL), then its added neighbours in its
-/// table's order, then (H > 0) its missing lattice neighbours subtracted in ring-offset order
-/// -H .. -1, 1 .. H, as the per-member table adds them. An add op (src, mask) adds node src's
-/// vector in the lanes of mask: a lane's sources are the same lane of other nodes, so one op
-/// serves every lane of one layer (its s-th addend) with that source node.
-/// Nodes are visited in perm order, cut into segments of equal op counts (seg_n, seg_end: the
-/// end in perm; seg_sub: any sub mask set) so the inner loop's trip count changes only between
-/// segments.
+/// The neighbour sums of a lane group of ELL tables as per-node programs, for fused_stage_lanes.
+/// Lane l's sum at node i starts at +0.0 and adds its neighbours in its table's order (its slots,
+/// then its list entries; member() adds the padding slots' +0.0, a no-op on a sum that starts at
+/// +0.0). An op (src, mask) adds node src's vector in the lanes of mask: a lane's sources are the
+/// same lane of other nodes, so one op serves every lane of one layer (its s-th addend) with that
+/// source node. Nodes are visited in perm order, cut into segments of equal op counts (seg_n,
+/// seg_end: the end in perm) so the inner loop's trip count changes only between segments.
+/// (Rings + corrections in this form, their -1 entries as masked subtractions, ran slower than
+/// the unfused lanes: tests/bench/NOTES.md.)
 struct NodeOps {
   const std::uint16_t* perm = nullptr;
   const std::int32_t* seg_n = nullptr;
   const std::int32_t* seg_end = nullptr;
-  const std::uint8_t* seg_sub = nullptr;  // whether a segment's nodes have lanes to subtract
   int segs = 0;
   const std::uint16_t* src = nullptr;  // per op, in perm order
   const std::uint8_t* mask = nullptr;
-  const std::uint8_t* sub = nullptr;  // per node in perm order: 2H masks, offsets -H..-1, 1..H
 };
 
-/// One RK4 stage of a lane group in one pass over the nodes: each node's neighbour sum (NodeOps,
-/// in a register) then its stage update, the operations of stencil_lanes, the correction lists
-/// or ell_lanes, and stage_first/mid/last_lanes, in their order. `src` holds the stage's input
-/// values (x for Stage 0, with H halos filled; `x` unused there); the next stage's input goes to
-/// `xn`, never `src`.
+/// One RK4 stage of a lane group of ELL tables in one pass over the nodes: each node's neighbour
+/// sum (NodeOps, in a register) then its stage update, the operations of ell_lanes and
+/// stage_first/mid/last_lanes in their order. `src` holds the stage's input values (x for
+/// Stage 0; `x` unused there); the next stage's input goes to `xn`, never `src`.
 /// Stage 0: k1 at (x, y): acc = k1, xn = x + hk k1, ys = y + hk k1. Stage 1: k at (src, ys):
 /// acc += 2 k, xn = x + hk k, ys = y + hk k. Stage 2: k4 at (src, ys): x += hk (acc + k4),
 /// y likewise (acc is not stored: the next step's stage 0 overwrites it).
-template <typename V, typename T, int H, int Stage>
+template <typename V, typename T, int Stage>
 void fused_stage_lanes(const NodeOps& p, const V* __restrict src, V* __restrict xn,
                        V* __restrict x, V* __restrict y, V* __restrict ys, V* __restrict ax,
                        V* __restrict ay, const V* __restrict diag, T om_s, T c_s, T he_s,
@@ -251,18 +234,6 @@ void fused_stage_lanes(const NodeOps& p, const V* __restrict src, V* __restrict 
   const V two = splat<V>(T(2));
   const std::uint16_t* __restrict os = p.src;
   const std::uint8_t* __restrict omk = p.mask;
-  const std::uint8_t* __restrict sm = p.sub;
-  const auto init = [src](int i) {
-    V v;
-    if constexpr (H == 0) {
-      v = V{};
-    } else {
-      v = src[i - 1] + src[i + 1];
-      if constexpr (H >= 2) v += src[i - 2] + src[i + 2];
-      if constexpr (H >= 3) v += src[i - 3] + src[i + 3];
-    }
-    return v;
-  };
   const auto stage = [=](int i, V v) {
     V dx, dy;
     if constexpr (Stage == 0) {
@@ -282,48 +253,33 @@ void fused_stage_lanes(const NodeOps& p, const V* __restrict src, V* __restrict 
   };
   // B nodes of a segment at a time, their dependency chains interleaved.
   const std::uint16_t* __restrict perm = p.perm;
-  const auto block = [&]<int B>(int q, int n, bool any) {
+  const auto block = [&]<int B>(int q, int n) {
     int idx[B];
     V v[B];
-    for (int b = 0; b < B; ++b) idx[b] = perm[q + b], v[b] = init(idx[b]);
+    for (int b = 0; b < B; ++b) idx[b] = perm[q + b], v[b] = V{};
     for (int a = 0; a < n; ++a)
       for (int b = 0; b < B; ++b) v[b] = add_masked(v[b], omk[b * n + a], src[os[b * n + a]]);
     os += B * n, omk += B * n;
-    if (H > 0 && any) {
-      for (int d = -H; d < 0; ++d)
-        for (int b = 0; b < B; ++b)
-          v[b] = sub_masked(v[b], sm[b * 2 * H + d + H], src[idx[b] + d]);
-      for (int d = 1; d <= H; ++d)
-        for (int b = 0; b < B; ++b)
-          v[b] = sub_masked(v[b], sm[b * 2 * H + H + d - 1], src[idx[b] + d]);
-    }
-    sm += B * 2 * H;
     for (int b = 0; b < B; ++b) stage(idx[b], v[b]);
   };
   int q = 0;
   for (int g = 0; g < p.segs; ++g) {
     const int n = p.seg_n[g], end = p.seg_end[g];
-    const bool any = p.seg_sub[g];
-    for (; q + 4 <= end; q += 4) block.template operator()<4>(q, n, any);
-    if (q + 2 <= end) block.template operator()<2>(q, n, any), q += 2;
-    if (q < end) block.template operator()<1>(q, n, any), ++q;
+    for (; q + 4 <= end; q += 4) block.template operator()<4>(q, n);
+    if (q + 2 <= end) block.template operator()<2>(q, n), q += 2;
+    if (q < end) block.template operator()<1>(q, n), ++q;
   }
 }
 
 /// One RK4 step of a fused lane group (fused_stage_lanes): stages at x, xs = x + h/2 k1,
-/// xt = x + h/2 k2, xs = x + h k3, each stage's input in its own buffer. x, xs and xt have H halo
-/// vectors on each side, filled here.
-template <typename V, typename T, int H>
+/// xt = x + h/2 k2, xs = x + h k3, each stage's input in its own buffer.
+template <typename V, typename T>
 void fused_step_lanes(const NodeOps& p, V* x, V* xs, V* xt, V* y, V* ys, V* ax, V* ay,
-                      const V* diag, int N, T om, T c, T he, T h2, T h, T h6) {
-  if constexpr (H > 0) fill_halo_lanes(x, N, H);
-  fused_stage_lanes<V, T, H, 0>(p, x, xs, nullptr, y, ys, ax, ay, diag, om, c, he, h2);
-  if constexpr (H > 0) fill_halo_lanes(xs, N, H);
-  fused_stage_lanes<V, T, H, 1>(p, xs, xt, x, y, ys, ax, ay, diag, om, c, he, h2);
-  if constexpr (H > 0) fill_halo_lanes(xt, N, H);
-  fused_stage_lanes<V, T, H, 1>(p, xt, xs, x, y, ys, ax, ay, diag, om, c, he, h);
-  if constexpr (H > 0) fill_halo_lanes(xs, N, H);
-  fused_stage_lanes<V, T, H, 2>(p, xs, nullptr, x, y, ys, ax, ay, diag, om, c, he, h6);
+                      const V* diag, T om, T c, T he, T h2, T h, T h6) {
+  fused_stage_lanes<V, T, 0>(p, x, xs, nullptr, y, ys, ax, ay, diag, om, c, he, h2);
+  fused_stage_lanes<V, T, 1>(p, xs, xt, x, y, ys, ax, ay, diag, om, c, he, h2);
+  fused_stage_lanes<V, T, 1>(p, xt, xs, x, y, ys, ax, ay, diag, om, c, he, h);
+  fused_stage_lanes<V, T, 2>(p, xs, nullptr, x, y, ys, ax, ay, diag, om, c, he, h6);
 }
 
 /// Each lane's (1/N) sum (x - mean)^2 in fp64, into `out`. Lane-wise msd_of: two passes with 8

@@ -336,11 +336,11 @@ struct LaneScratch {
   std::vector<T> sw;
   std::vector<V> ew;
   // Fused groups (build_node_ops, fused_stage_lanes): xt is the second stage buffer beside xs;
-  // per cell (node * kLanes + lane) its added sources; per node its ops, then NodeOps' arrays.
+  // per cell (node * kLanes + lane) its sources; per node its ops (GroupOps holds the result).
   std::vector<V> xt;
   std::vector<std::int32_t> cell_n, node_n, node_at;
   std::vector<std::uint16_t> cell_src, node_src;
-  std::vector<std::uint8_t> node_mask, node_sub;
+  std::vector<std::uint8_t> node_mask;
   void resize(int n, int H) {
     for (auto* v : {&x, &xs, &xt}) v->assign(std::size_t(n) + 2 * std::size_t(H), V{});
     for (auto* v : {&y, &ys, &ax, &ay, &nsum, &diag}) v->assign(std::size_t(n), V{});
@@ -353,7 +353,7 @@ struct GroupOps {
   bool valid = false;
   std::vector<std::int32_t> seg_n, seg_end;
   std::vector<std::uint16_t> perm, op_src;
-  std::vector<std::uint8_t> op_mask, op_sub, seg_sub;
+  std::vector<std::uint8_t> op_mask;
 };
 
 template <typename T>
@@ -656,7 +656,7 @@ class CpuImpl {
       for (int l = 0; l < G && same; ++l) same = go.ks[l] == ks[l];
       if (!same) {
         for (int l = 0; l < G; ++l) go.ks[l] = ks[l];
-        go.valid = build_node_ops(tab, N, H, ls, go);
+        go.valid = build_node_ops(tab, N, ls, go);
       }
       fused = go.valid;
     }
@@ -781,34 +781,16 @@ class CpuImpl {
       ops.perm = go.perm.data();
       ops.seg_n = go.seg_n.data();
       ops.seg_end = go.seg_end.data();
-      ops.seg_sub = go.seg_sub.data();
       ops.segs = int(go.seg_n.size());
       ops.src = go.op_src.data();
       ops.mask = go.op_mask.data();
-      ops.sub = go.op_sub.data();
       detail::count_cpu_fused_group();
     }
     V* __restrict xt = ls.xt.data() + kMaxRingHalf;
     for (std::int64_t st = 0; st < chunk; ++st) {
       const std::int64_t gstep = first + st + 1;
       if (fused) {
-        switch (H) {
-          case 0:
-            detail::fused_step_lanes<V, T, 0>(ops, x, xs, xt, y, ys, ax, ay, diag, N, om, c, he,
-                                              h2, h, h6);
-            break;
-          case 1:
-            detail::fused_step_lanes<V, T, 1>(ops, x, xs, xt, y, ys, ax, ay, diag, N, om, c, he,
-                                              h2, h, h6);
-            break;
-          case 2:
-            detail::fused_step_lanes<V, T, 2>(ops, x, xs, xt, y, ys, ax, ay, diag, N, om, c, he,
-                                              h2, h, h6);
-            break;
-          default:
-            detail::fused_step_lanes<V, T, 3>(ops, x, xs, xt, y, ys, ax, ay, diag, N, om, c, he,
-                                              h2, h, h6);
-        }
+        detail::fused_step_lanes<V, T>(ops, x, xs, xt, y, ys, ax, ay, diag, om, c, he, h2, h, h6);
       } else {
         gather(x);
         detail::stage_first_lanes(x, y, nsum, diag, ax, ay, xs, ys, N, om, c, he, h2);
@@ -863,19 +845,17 @@ class CpuImpl {
     return true;
   }
 
-  /// A lane group's neighbour sums as NodeOps (cpu_lanes.hpp) in ls: per cell (node, lane) its
-  /// added sources in its table's order (ELL: its slots, padding skipped, then its list entries;
-  /// ring: its +1 entries); per node, layer by layer, one op per source node; per node the lanes
-  /// missing each lattice offset (ring: the -1 entries); nodes sorted by op count, stably.
-  /// Returns false when a table is not of that form (a -1 entry off the lattice or out of offset
-  /// order); the group then runs unfused.
-  bool build_node_ops(const Table<T>* const* tab, int N, int H, LaneScratch<T>& ls,
-                      GroupOps& go) const {
+  /// A lane group of ELL tables' neighbour sums as NodeOps (cpu_lanes.hpp) in go: per cell
+  /// (node, lane) its sources in its table's order (its slots, padding skipped, then its list
+  /// entries); per node, layer by layer, one op per source node; nodes sorted by op count, stably.
+  /// Returns false for tables not of that form (rings); those groups run unfused.
+  bool build_node_ops(const Table<T>* const* tab, int N, LaneScratch<T>& ls, GroupOps& go) const {
     constexpr int G = detail::kLanes;
-    const std::size_t cells = std::size_t(N) * G, subs = 2 * std::size_t(H);
+    const std::size_t cells = std::size_t(N) * G;
+    for (int l = 0; l < G; ++l)
+      if (tab[l]->H != 0) return false;
     ls.cell_n.assign(cells, 0);
-    ls.node_sub.assign(std::size_t(N) * subs, 0);
-    // Pass 0 counts each cell's adds, pass 1 stores them; the subs are checked in pass 0.
+    // Pass 0 counts each cell's addends, pass 1 stores them.
     int most = 0;
     for (int pass = 0; pass < 2; ++pass) {
       if (pass == 1) {
@@ -891,29 +871,12 @@ class CpuImpl {
       };
       for (int l = 0; l < G; ++l) {
         const Table<T>& e = *tab[l];
-        if (H == 0)
-          for (int i = 0; i < N; ++i)
-            for (int d = 0; d < e.D; ++d) {
-              const int j = e.idx[std::size_t(d) * N + i];
-              if (j != N) add(i, l, j);
-            }
-        for (std::size_t r = 0; r < e.li.size(); ++r) {
-          const int i = e.li[r], j = e.lj[r];
-          if (H == 0 || e.lw[r] > 0) {
-            add(i, l, j);
-            continue;
+        for (int i = 0; i < N; ++i)
+          for (int d = 0; d < e.D; ++d) {
+            const int j = e.idx[std::size_t(d) * N + i];
+            if (j != N) add(i, l, j);
           }
-          if (pass == 1) continue;
-          int delta = j - i;  // the signed ring offset, as build_table()
-          if (delta > N / 2) delta -= N;
-          if (delta <= -(N + 1) / 2) delta += N;
-          if (delta == 0 || std::abs(delta) > H) return false;
-          const int at = delta < 0 ? delta + H : H + delta - 1;
-          std::uint8_t* sm = ls.node_sub.data() + std::size_t(i) * subs;
-          for (std::size_t b = std::size_t(at); b < subs; ++b)
-            if (sm[b] >> l & 1u) return false;
-          sm[at] = std::uint8_t(sm[at] | 1u << l);
-        }
+        for (std::size_t r = 0; r < e.li.size(); ++r) add(e.li[r], l, e.lj[r]);
       }
     }
     // Each node's ops, layer by layer; one op per distinct source node in a layer.
@@ -941,30 +904,19 @@ class CpuImpl {
     }
     go.perm.resize(std::size_t(N));
     for (int i = 0; i < N; ++i) go.perm[std::size_t(i)] = std::uint16_t(i);
-    // Sort key: op count, then whether any lane subtracts.
-    const auto key = [&](std::size_t i) {
-      int any = 0;
-      for (std::size_t b = 0; b < subs; ++b) any |= ls.node_sub[i * subs + b];
-      return 2 * ls.node_n[i] + (any != 0);
-    };
-    ls.node_at.resize(2 * std::size_t(N));  // (keys after the offsets)
-    for (int i = 0; i < N; ++i) ls.node_at[std::size_t(N + i)] = key(std::size_t(i));
-    const std::int32_t* keys = ls.node_at.data() + N;
+    const std::int32_t* counts = ls.node_n.data();
     std::stable_sort(go.perm.begin(), go.perm.end(),
-                     [keys](std::uint16_t a, std::uint16_t b) { return keys[a] < keys[b]; });
-    go.seg_n.clear(), go.seg_end.clear(), go.seg_sub.clear();
-    go.op_src.clear(), go.op_mask.clear(), go.op_sub.clear();
+                     [counts](std::uint16_t a, std::uint16_t b) { return counts[a] < counts[b]; });
+    go.seg_n.clear(), go.seg_end.clear(), go.op_src.clear(), go.op_mask.clear();
     for (int q = 0; q < N; ++q) {
       const std::size_t i = go.perm[std::size_t(q)];
-      const int n = ls.node_n[i];
-      if (q == 0 || keys[i] != keys[go.perm[std::size_t(q - 1)]])
-        go.seg_n.push_back(n), go.seg_end.push_back(q), go.seg_sub.push_back(keys[i] & 1);
+      const int n = counts[i];
+      if (go.seg_n.empty() || go.seg_n.back() != n) go.seg_n.push_back(n), go.seg_end.push_back(q);
       ++go.seg_end.back();
       for (int o = 0; o < n; ++o) {
         go.op_src.push_back(ls.node_src[std::size_t(ls.node_at[i] + o)]);
         go.op_mask.push_back(ls.node_mask[std::size_t(ls.node_at[i] + o)]);
       }
-      for (std::size_t b = 0; b < subs; ++b) go.op_sub.push_back(ls.node_sub[i * subs + b]);
     }
     return true;
   }
