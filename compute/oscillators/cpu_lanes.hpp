@@ -7,11 +7,15 @@
 /// over the nodes, with one loop instead of G and no remainder loop.
 /// Each lane performs exactly the operations of the per-member kernels of oscillators_cpu.cpp,
 /// in the same order, so results are bit-identical (tests/compute/oscillators/test_osc_schedule.cpp).
-/// Only the members' correction lists stay scalar, since they differ per member.
+/// Only the members' correction lists stay scalar, since they differ per member. Groups of ELL
+/// tables run fused (fused_stage_lanes): no scalar lists, each node's sum built in a register.
 /// oscillators_cpu.cpp is compiled with -ffp-contract=off (compute/CMakeLists.txt), so no
 /// product is fused and equality does not depend on which loops the compiler vectorises.
 #include <cstddef>
 #include <cstdint>
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 #include "core/register_lanes.hpp"
 #include "oscillators/sl_rhs.hpp"
@@ -170,16 +174,112 @@ void stage_mid_lanes(const V* __restrict x, const V* __restrict y, const V* __re
 /// Stage 4: k4 at (xs, ys) -> x += h/6 (acc + k4).
 template <typename V, typename T>
 void stage_last_lanes(V* __restrict x, V* __restrict y, const V* __restrict nsum,
-                      const V* __restrict diag, V* __restrict ax, V* __restrict ay,
+                      const V* __restrict diag, const V* __restrict ax, const V* __restrict ay,
                       const V* __restrict xs, const V* __restrict ys, int N, T om_s, T c_s, T he_s,
                       T h6_s) {
   const V om = splat<V>(om_s), c = splat<V>(c_s), he = splat<V>(he_s), h6 = splat<V>(h6_s);
   for (int i = 0; i < N; ++i) {
     V dx, dy;
     sl_rhs(xs[i], ys[i], nsum[i], diag[i], om, c, he, dx, dy);
-    ax[i] += dx, ay[i] += dy;
-    x[i] += h6 * ax[i], y[i] += h6 * ay[i];
+    const V sx = ax[i] + dx, sy = ay[i] + dy;  // (not stored: the next stage 1 overwrites acc)
+    x[i] += h6 * sx, y[i] += h6 * sy;
   }
+}
+
+/// v with s added in the lanes whose bit is set in m (bit l = lane l); other lanes keep v's
+/// bits. Off AVX-512: v + (s or -0.0), and x + -0.0 == x for every x.
+template <typename V>
+inline V add_masked(V v, unsigned m, V s) {
+#if defined(__AVX512F__)
+  if constexpr (sizeof(V) == 64)
+    return V(_mm512_mask_add_pd(__m512d(v), __mmask8(m), __m512d(v), __m512d(s)));
+  else if constexpr (sizeof(V) == 32 && sizeof(v[0]) == 4)
+    return V(_mm256_mask_add_ps(__m256(v), __mmask8(m), __m256(v), __m256(s)));
+#endif
+  V t;
+  for (int l = 0; l < kLanes; ++l) t[l] = (m >> l) & 1u ? s[l] : decltype(v[0] + 0)(-0.0);
+  return v + t;
+}
+/// The neighbour sums of a lane group of ELL tables as per-node programs, for fused_stage_lanes.
+/// Lane l's sum at node i starts at +0.0 and adds its neighbours in its table's order (its slots,
+/// then its list entries; member() adds the padding slots' +0.0, a no-op on a sum that starts at
+/// +0.0). An op (src, mask) adds node src's vector in the lanes of mask: a lane's sources are the
+/// same lane of other nodes, so one op serves every lane of one layer (its s-th addend) with that
+/// source node. Nodes are visited in perm order, cut into segments of equal op counts (seg_n,
+/// seg_end: the end in perm) so the inner loop's trip count changes only between segments.
+/// (Rings + corrections in this form, their -1 entries as masked subtractions, ran slower than
+/// the unfused lanes: tests/bench/NOTES.md.)
+struct NodeOps {
+  const std::uint16_t* perm = nullptr;
+  const std::int32_t* seg_n = nullptr;
+  const std::int32_t* seg_end = nullptr;
+  int segs = 0;
+  const std::uint16_t* src = nullptr;  // per op, in perm order
+  const std::uint8_t* mask = nullptr;
+};
+
+/// One RK4 stage of a lane group of ELL tables in one pass over the nodes: each node's neighbour
+/// sum (NodeOps, in a register) then its stage update, the operations of ell_lanes and
+/// stage_first/mid/last_lanes in their order. `src` holds the stage's input values (x for
+/// Stage 0; `x` unused there); the next stage's input goes to `xn`, never `src`.
+/// Stage 0: k1 at (x, y): acc = k1, xn = x + hk k1, ys = y + hk k1. Stage 1: k at (src, ys):
+/// acc += 2 k, xn = x + hk k, ys = y + hk k. Stage 2: k4 at (src, ys): x += hk (acc + k4),
+/// y likewise (acc is not stored: the next step's stage 0 overwrites it).
+template <typename V, typename T, int Stage>
+void fused_stage_lanes(const NodeOps& p, const V* __restrict src, V* __restrict xn,
+                       V* __restrict x, V* __restrict y, V* __restrict ys, V* __restrict ax,
+                       V* __restrict ay, const V* __restrict diag, T om_s, T c_s, T he_s,
+                       T hk_s) {
+  const V om = splat<V>(om_s), c = splat<V>(c_s), he = splat<V>(he_s), hk = splat<V>(hk_s);
+  const V two = splat<V>(T(2));
+  const std::uint16_t* __restrict os = p.src;
+  const std::uint8_t* __restrict omk = p.mask;
+  const auto stage = [=](int i, V v) {
+    V dx, dy;
+    if constexpr (Stage == 0) {
+      const V xi = src[i], yi = y[i];
+      sl_rhs(xi, yi, v, diag[i], om, c, he, dx, dy);
+      ax[i] = dx, ay[i] = dy;
+      xn[i] = xi + hk * dx, ys[i] = yi + hk * dy;
+    } else if constexpr (Stage == 1) {
+      sl_rhs(src[i], ys[i], v, diag[i], om, c, he, dx, dy);
+      ax[i] += two * dx, ay[i] += two * dy;
+      xn[i] = x[i] + hk * dx, ys[i] = y[i] + hk * dy;
+    } else {
+      sl_rhs(src[i], ys[i], v, diag[i], om, c, he, dx, dy);
+      const V a = ax[i] + dx, b = ay[i] + dy;
+      x[i] += hk * a, y[i] += hk * b;
+    }
+  };
+  // B nodes of a segment at a time, their dependency chains interleaved.
+  const std::uint16_t* __restrict perm = p.perm;
+  const auto block = [&]<int B>(int q, int n) {
+    int idx[B];
+    V v[B];
+    for (int b = 0; b < B; ++b) idx[b] = perm[q + b], v[b] = V{};
+    for (int a = 0; a < n; ++a)
+      for (int b = 0; b < B; ++b) v[b] = add_masked(v[b], omk[b * n + a], src[os[b * n + a]]);
+    os += B * n, omk += B * n;
+    for (int b = 0; b < B; ++b) stage(idx[b], v[b]);
+  };
+  int q = 0;
+  for (int g = 0; g < p.segs; ++g) {
+    const int n = p.seg_n[g], end = p.seg_end[g];
+    for (; q + 4 <= end; q += 4) block.template operator()<4>(q, n);
+    if (q + 2 <= end) block.template operator()<2>(q, n), q += 2;
+    if (q < end) block.template operator()<1>(q, n), ++q;
+  }
+}
+
+/// One RK4 step of a fused lane group (fused_stage_lanes): stages at x, xs = x + h/2 k1,
+/// xt = x + h/2 k2, xs = x + h k3, each stage's input in its own buffer.
+template <typename V, typename T>
+void fused_step_lanes(const NodeOps& p, V* x, V* xs, V* xt, V* y, V* ys, V* ax, V* ay,
+                      const V* diag, T om, T c, T he, T h2, T h, T h6) {
+  fused_stage_lanes<V, T, 0>(p, x, xs, nullptr, y, ys, ax, ay, diag, om, c, he, h2);
+  fused_stage_lanes<V, T, 1>(p, xs, xt, x, y, ys, ax, ay, diag, om, c, he, h2);
+  fused_stage_lanes<V, T, 1>(p, xt, xs, x, y, ys, ax, ay, diag, om, c, he, h);
+  fused_stage_lanes<V, T, 2>(p, xs, nullptr, x, y, ys, ax, ay, diag, om, c, he, h6);
 }
 
 /// Each lane's (1/N) sum (x - mean)^2 in fp64, into `out`. Lane-wise msd_of: two passes with 8

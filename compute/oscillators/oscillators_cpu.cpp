@@ -12,8 +12,11 @@
 // rings and most Watts-Strogatz networks) are integrated in groups of kLanes, one SIMD lane per
 // member (group(), cpu_lanes.hpp). A group's state, stage buffers and correction lists stay in
 // cache for the chunk's steps.
+// Groups of unweighted ELL tables run fused: per stage one pass over the nodes, each node's
+// neighbour sum in a register then its stage update (fused_stage_lanes, build_node_ops).
 // Each lane performs member()'s operations in member()'s order, so results are bit-identical.
-// detail::set_cpu_lanes(false) runs member() only; tests compare the two.
+// detail::set_cpu_lanes(false) runs member() only, set_cpu_fused(false) the unfused lanes; tests
+// compare them.
 #include <omp.h>
 
 #include <algorithm>
@@ -332,10 +335,25 @@ struct LaneScratch {
   std::vector<std::int32_t> seq, len, enode, eidx;
   std::vector<T> sw;
   std::vector<V> ew;
+  // Fused groups (build_node_ops, fused_stage_lanes): xt is the second stage buffer beside xs;
+  // per cell (node * kLanes + lane) its sources; per node its ops (GroupOps holds the result).
+  std::vector<V> xt;
+  std::vector<std::int32_t> cell_n, node_n, node_at;
+  std::vector<std::uint16_t> cell_src, node_src;
+  std::vector<std::uint8_t> node_mask;
   void resize(int n, int H) {
-    for (auto* v : {&x, &xs}) v->assign(std::size_t(n) + 2 * std::size_t(H), V{});
+    for (auto* v : {&x, &xs, &xt}) v->assign(std::size_t(n) + 2 * std::size_t(H), V{});
     for (auto* v : {&y, &ys, &ax, &ay, &nsum, &diag}) v->assign(std::size_t(n), V{});
   }
+};
+
+/// A fused lane group's NodeOps arrays (cpu_lanes.hpp), kept between chunks for the same members.
+struct GroupOps {
+  int ks[detail::kLanes] = {};
+  bool valid = false;
+  std::vector<std::int32_t> seg_n, seg_end;
+  std::vector<std::uint16_t> perm, op_src;
+  std::vector<std::uint8_t> op_mask;
 };
 
 template <typename T>
@@ -368,6 +386,7 @@ class CpuImpl {
       tables_.assign(t.shared ? 0 : std::size_t(t.members), Table<T>{});
       cached_.assign(t.shared ? 0 : std::size_t(t.members), 0);
       form_.assign(t.shared ? 0 : std::size_t(t.members), std::int8_t(-1));
+      group_ops_.clear();
       cache_bytes_ = 0;
       cache_budget_ = detail::cpu_table_cache_bytes();
     } catch (const std::bad_alloc&) {
@@ -387,6 +406,7 @@ class CpuImpl {
     const int N = topo_.nodes, K = topo_.members;
     const double he = m.coupling / 2;
     cpu_lanes_ = detail::cpu_lanes();
+    cpu_fused_ = detail::cpu_fused();
     diag_.resize(deg_.size());
     for (std::size_t q = 0; q < deg_.size(); ++q) diag_[q] = T(1.0 - he * m.self_weight(deg_[q]));
 
@@ -540,6 +560,7 @@ class CpuImpl {
       for (std::size_t q = 0; q < order_.size(); ++q) items_.push_back({int(q), 1, false});
     }
     const int items = int(items_.size());
+    if (G > 1 && group_ops_.size() < items_.size()) group_ops_.resize(items_.size());
     const int threads = small ? 1 : std::max(1, std::min(items, omp_get_max_threads()));
 #pragma omp parallel num_threads(threads)
     {
@@ -563,7 +584,8 @@ class CpuImpl {
         }
         if (it.lanes) {
           for (int l = n; l < detail::kLanes; ++l) ks[l] = ks[0], tab[l] = tab[0];
-          if (group(ks, n, tab, m, he, dt, first, chunk, rec, ls, s_msd, s_r)) {
+          if (group(ks, n, tab, m, he, dt, first, chunk, rec, ls, group_ops_[std::size_t(q)],
+                    s_msd, s_r)) {
             detail::count_cpu_lane_group();
             continue;
           }
@@ -587,7 +609,7 @@ class CpuImpl {
   bool group(const int* ks, int n, const Table<T>* const* tab, const Model& m, double he_d,
              double dt_d,
              std::int64_t first, std::int64_t chunk, const Recording& rec, LaneScratch<T>& ls,
-             double* s_msd, double* s_r) {
+             GroupOps& go, double* s_msd, double* s_r) {
     using V = detail::Lanes<T>;
     constexpr int G = detail::kLanes;
     const int N = topo_.nodes, K = topo_.members, H = tab[0]->H;
@@ -610,6 +632,8 @@ class CpuImpl {
       for (int i = 0; i < N; ++i) x[i][l] = xk[i], y[i][l] = yk[i], diag[i][l] = dk[i];
       if (H > 0) R = std::max(R, tab[l]->li.size());
     }
+    const bool ell = H == 0;
+    const bool weighted = topo_.weighted();
     // The unit form when every weight is +-1 and each node's +1 entries come first, as in
     // unweighted rings and Watts-Strogatz networks; else the general form.
     bool unit = std::int64_t(N) * G <= 65536;  // (lane indices in 16 bits)
@@ -623,9 +647,22 @@ class CpuImpl {
           unit = false;
       }
     }
+    // Unweighted ELL groups run fused (fused_stage_lanes). (Rings, with or without corrections,
+    // ran fused 10-15 % slower than unfused: tests/bench/NOTES.md.)
+    // Their ops are kept for the next chunk (go), rebuilt when the group's members change.
+    bool fused = cpu_fused_ && ell && !weighted && N <= 65535;
+    if (fused) {
+      bool same = go.valid;
+      for (int l = 0; l < G && same; ++l) same = go.ks[l] == ks[l];
+      if (!same) {
+        for (int l = 0; l < G; ++l) go.ks[l] = ks[l];
+        go.valid = build_node_ops(tab, N, ls, go);
+      }
+      fused = go.valid;
+    }
     ls.dst.clear(), ls.src.clear(), ls.w.clear();
     ls.ad.clear(), ls.as.clear(), ls.md.clear(), ls.ms.clear();
-    for (std::size_t r = 0; r < R; ++r)
+    for (std::size_t r = 0; r < (fused ? 0 : R); ++r)
       for (int l = 0; l < G; ++l) {
         const Table<T>& e = *tab[l];
         if (r >= e.li.size()) continue;
@@ -654,10 +691,8 @@ class CpuImpl {
     // the zero slot src[N] as padding, weight 0), then its list entries of node i in list order:
     // member()'s additions, from nsum = 0. A node's entry s takes every lane's s-th addend, or
     // -0.0 from the slot src[N + 1] for lanes with fewer.
-    const bool ell = H == 0;
-    const bool weighted = topo_.weighted();
+    int S = 0;
     if (ell) {
-      int S = 0;
       ls.len.assign(std::size_t(N) * G, 0);
       for (int l = 0; l < G; ++l) {
         const Table<T>& e = *tab[l];
@@ -666,6 +701,9 @@ class CpuImpl {
       }
       for (const std::int32_t v : ls.len) S = std::max(S, int(v));
       if (S > kMaxEllLanes) return false;
+    }
+    ls.enode.clear(), ls.eidx.clear(), ls.ew.clear();
+    if (ell && !fused) {
       const std::size_t cells = std::size_t(N) * S * G;
       ls.seq.assign(cells, 0);
       ls.sw.assign(weighted ? cells : 0, T(1));
@@ -689,7 +727,6 @@ class CpuImpl {
           if (weighted) ls.sw[at] = e.lw[r];
         }
       }
-      ls.enode.clear(), ls.eidx.clear(), ls.ew.clear();
       for (int s = 0; s < S; ++s)
         for (int i = 0; i < N; ++i) {
           int most = 0;
@@ -739,16 +776,31 @@ class CpuImpl {
       else
         detail::corrections_lanes<V, T>(cd, cs, cw, nc, src, nsum);
     };
+    detail::NodeOps ops;
+    if (fused) {
+      ops.perm = go.perm.data();
+      ops.seg_n = go.seg_n.data();
+      ops.seg_end = go.seg_end.data();
+      ops.segs = int(go.seg_n.size());
+      ops.src = go.op_src.data();
+      ops.mask = go.op_mask.data();
+      detail::count_cpu_fused_group();
+    }
+    V* __restrict xt = ls.xt.data() + kMaxRingHalf;
     for (std::int64_t st = 0; st < chunk; ++st) {
       const std::int64_t gstep = first + st + 1;
-      gather(x);
-      detail::stage_first_lanes(x, y, nsum, diag, ax, ay, xs, ys, N, om, c, he, h2);
-      gather(xs);
-      detail::stage_mid_lanes(x, y, nsum, diag, ax, ay, xs, ys, N, om, c, he, h2);
-      gather(xs);
-      detail::stage_mid_lanes(x, y, nsum, diag, ax, ay, xs, ys, N, om, c, he, h);
-      gather(xs);
-      detail::stage_last_lanes(x, y, nsum, diag, ax, ay, xs, ys, N, om, c, he, h6);
+      if (fused) {
+        detail::fused_step_lanes<V, T>(ops, x, xs, xt, y, ys, ax, ay, diag, om, c, he, h2, h, h6);
+      } else {
+        gather(x);
+        detail::stage_first_lanes(x, y, nsum, diag, ax, ay, xs, ys, N, om, c, he, h2);
+        gather(xs);
+        detail::stage_mid_lanes(x, y, nsum, diag, ax, ay, xs, ys, N, om, c, he, h2);
+        gather(xs);
+        detail::stage_mid_lanes(x, y, nsum, diag, ax, ay, xs, ys, N, om, c, he, h);
+        gather(xs);
+        detail::stage_last_lanes(x, y, nsum, diag, ax, ay, xs, ys, N, om, c, he, h6);
+      }
       const bool sample = gstep % rec.every == 0;
       if (!(sample || gstep > rec.transient || st == chunk - 1)) continue;
       detail::Lanes<double> msd;
@@ -789,6 +841,82 @@ class CpuImpl {
       total_[k] = tot[l];
       window_[k] = win[l];
       if (bad[l]) failed_[k] = 1;
+    }
+    return true;
+  }
+
+  /// A lane group of ELL tables' neighbour sums as NodeOps (cpu_lanes.hpp) in go: per cell
+  /// (node, lane) its sources in its table's order (its slots, padding skipped, then its list
+  /// entries); per node, layer by layer, one op per source node; nodes sorted by op count, stably.
+  /// Returns false for tables not of that form (rings); those groups run unfused.
+  bool build_node_ops(const Table<T>* const* tab, int N, LaneScratch<T>& ls, GroupOps& go) const {
+    constexpr int G = detail::kLanes;
+    const std::size_t cells = std::size_t(N) * G;
+    for (int l = 0; l < G; ++l)
+      if (tab[l]->H != 0) return false;
+    ls.cell_n.assign(cells, 0);
+    // Pass 0 counts each cell's addends, pass 1 stores them.
+    int most = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+      if (pass == 1) {
+        for (const std::int32_t v : ls.cell_n) most = std::max(most, int(v));
+        ls.cell_src.assign(cells * std::size_t(std::max(most, 1)), 0);
+        ls.cell_n.assign(cells, 0);
+      }
+      const auto add = [&](int i, int l, int j) {
+        const std::size_t cell = std::size_t(i) * G + l;
+        if (pass == 1) ls.cell_src[cell * std::size_t(most) + std::size_t(ls.cell_n[cell])] =
+            std::uint16_t(j);
+        ++ls.cell_n[cell];
+      };
+      for (int l = 0; l < G; ++l) {
+        const Table<T>& e = *tab[l];
+        for (int i = 0; i < N; ++i)
+          for (int d = 0; d < e.D; ++d) {
+            const int j = e.idx[std::size_t(d) * N + i];
+            if (j != N) add(i, l, j);
+          }
+        for (std::size_t r = 0; r < e.li.size(); ++r) add(e.li[r], l, e.lj[r]);
+      }
+    }
+    // Each node's ops, layer by layer; one op per distinct source node in a layer.
+    ls.node_n.assign(std::size_t(N), 0);
+    ls.node_at.assign(std::size_t(N), 0);
+    ls.node_src.clear(), ls.node_mask.clear();
+    for (int i = 0; i < N; ++i) {
+      ls.node_at[std::size_t(i)] = std::int32_t(ls.node_src.size());
+      int layers = 0;
+      for (int l = 0; l < G; ++l) layers = std::max(layers, int(ls.cell_n[std::size_t(i) * G + l]));
+      for (int s = 0; s < layers; ++s) {
+        const std::size_t b = ls.node_src.size();
+        for (int l = 0; l < G; ++l) {
+          const std::size_t cell = std::size_t(i) * G + l;
+          if (ls.cell_n[cell] <= s) continue;
+          const std::uint16_t j = ls.cell_src[cell * std::size_t(most) + std::size_t(s)];
+          std::size_t o = b;
+          while (o < ls.node_src.size() && ls.node_src[o] != j) ++o;
+          if (o == ls.node_src.size()) ls.node_src.push_back(j), ls.node_mask.push_back(0);
+          ls.node_mask[o] = std::uint8_t(ls.node_mask[o] | 1u << l);
+        }
+      }
+      ls.node_n[std::size_t(i)] =
+          std::int32_t(ls.node_src.size()) - ls.node_at[std::size_t(i)];
+    }
+    go.perm.resize(std::size_t(N));
+    for (int i = 0; i < N; ++i) go.perm[std::size_t(i)] = std::uint16_t(i);
+    const std::int32_t* counts = ls.node_n.data();
+    std::stable_sort(go.perm.begin(), go.perm.end(),
+                     [counts](std::uint16_t a, std::uint16_t b) { return counts[a] < counts[b]; });
+    go.seg_n.clear(), go.seg_end.clear(), go.op_src.clear(), go.op_mask.clear();
+    for (int q = 0; q < N; ++q) {
+      const std::size_t i = go.perm[std::size_t(q)];
+      const int n = counts[i];
+      if (go.seg_n.empty() || go.seg_n.back() != n) go.seg_n.push_back(n), go.seg_end.push_back(q);
+      ++go.seg_end.back();
+      for (int o = 0; o < n; ++o) {
+        go.op_src.push_back(ls.node_src[std::size_t(ls.node_at[i] + o)]);
+        go.op_mask.push_back(ls.node_mask[std::size_t(ls.node_at[i] + o)]);
+      }
     }
     return true;
   }
@@ -947,10 +1075,12 @@ class CpuImpl {
     bool lanes;    // a lane group (group()), else one member (member())
   };
   std::vector<Item> items_;  // run_chunk's work items
+  std::vector<GroupOps> group_ops_;  // per item: a fused group's ops, kept between chunks
   /// Per member with its own graph: its table's ring half-width H (> 0: ring + corrections),
   /// 0 for ELL, -1 not yet known. Depends on the graph only; learnt once per load().
   std::vector<std::int8_t> form_;
   bool cpu_lanes_ = true;  // detail::cpu_lanes() at advance()
+  bool cpu_fused_ = true;  // detail::cpu_fused() at advance()
   std::int64_t step_ = 0;
   bool loaded_ = false;
 };

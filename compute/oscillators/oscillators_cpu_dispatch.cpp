@@ -22,6 +22,8 @@ namespace {
 std::atomic<std::size_t> g_table_cache_bytes{std::size_t(512) << 20};
 std::atomic<bool> g_lanes{true};
 std::atomic<std::int64_t> g_lane_groups{0};
+std::atomic<bool> g_fused{true};
+std::atomic<std::int64_t> g_fused_groups{0};
 }  // namespace
 
 std::size_t cpu_table_cache_bytes() { return g_table_cache_bytes.load(); }
@@ -30,5 +32,9 @@ bool cpu_lanes() { return g_lanes.load(); }
 void set_cpu_lanes(bool on) { g_lanes = on; }
 std::int64_t cpu_lane_groups_run() { return g_lane_groups.load(); }
 void count_cpu_lane_group() { g_lane_groups.fetch_add(1, std::memory_order_relaxed); }
+bool cpu_fused() { return g_fused.load(); }
+void set_cpu_fused(bool on) { g_fused = on; }
+std::int64_t cpu_fused_groups_run() { return g_fused_groups.load(); }
+void count_cpu_fused_group() { g_fused_groups.fetch_add(1, std::memory_order_relaxed); }
 
 }  // namespace simscope::oscillators::detail

@@ -108,6 +108,14 @@ int cpu_lane_width();
 std::int64_t cpu_lane_groups_run();
 /// Adds one to cpu_lane_groups_run(); called by the lane kernels.
 void count_cpu_lane_group();
+/// Whether lane groups of unweighted ELL tables and of unit-weight rings of half-width <= 3 run
+/// fused, each node's neighbour sum and stage in one pass (cpu_lanes.hpp, fused_stage_lanes).
+/// Default on. Results do not depend on it; tests compare both. Read by advance().
+bool cpu_fused();
+void set_cpu_fused(bool on);
+/// Number of (group, chunk) integrations run fused in this process (a counter for tests).
+std::int64_t cpu_fused_groups_run();
+void count_cpu_fused_group();
 /// Linked only with SIMSCOPE_HAVE_CUDA (oscillators_cuda.cu).
 std::unique_ptr<Ensemble> make_cuda_ensemble();
 

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Headless CPU oscillator studies run by two simscope executables (e.g. main's build and a
 # branch's), every output .npy compared byte for byte: fp64/fp32, Watts-Strogatz (N = 100, 37, 35;
-# k = 4, 6), rings, Erdos-Renyi, members going non-finite, 10^4 members in blocks.
+# k = 4, 6; k = 2 p = 0.2, mostly ELL tables), rings, Erdos-Renyi, members going non-finite, 10^4
+# members in blocks.
 #   OLD=/path/to/main/build/app/simscope [NEW=build/app/simscope] [WORK=/tmp/osc_compare] \
 #     bash tests/bench/osc_compare_main.sh
 # Prints one line per case (identical=1 when every .npy is the same) and the files that differ.
@@ -25,6 +26,8 @@ cases=(
  "er|--set network.topology=erdos_renyi --set network.p=0.05 --set network.nodes=100 --set ensemble.size=50 --set integrator.steps=2000 --set integrator.transient=300"
  "ws_fail|--set network.nodes=64 --set ensemble.size=200 --set integrator.steps=1000 --set integrator.transient=100 --set integrator.dt=0.2"
  "ws_fail_fp32|--set network.nodes=100 --set ensemble.size=200 --set integrator.steps=1000 --set integrator.transient=100 --set integrator.dt=0.2 --set precision=fp32"
+ "ws2_p02|--set network.nodes=100 --set network.k=2 --set network.p=0.2 --set ensemble.size=300 --set integrator.steps=2000 --set integrator.transient=300"
+ "ws2_p02_fail|--set network.nodes=100 --set network.k=2 --set network.p=0.2 --set ensemble.size=200 --set integrator.steps=1000 --set integrator.transient=100 --set integrator.dt=0.2"
  "ws_k10000|--set network.nodes=100 --set ensemble.size=10000 --set integrator.steps=150 --set integrator.transient=20 --set record.every=5"
 )
 for c in "${cases[@]}"; do
