@@ -139,6 +139,18 @@ SharedSvd shared_svd(const Design& design, double lambda) {
       for (int i = 0; i < M; ++i) row[i] += vk * U(i, j);
     }
   }
+  // M < N: the thin U is square, so b - A op b = sum_j c_j u_j (u_j . b) over all M of them.
+  if (M < N) {
+    s.residual_rows = 0;
+    for (int j = 0; j < M; ++j) {
+      const double fj = j < int(f.f.size()) ? f.f[std::size_t(j)] : 0.0;
+      const double sj = svd.singularValues()[j];
+      const double c = fj != 0 ? lambda / (sj * sj + lambda) : 1.0;
+      if (c == 0) continue;
+      for (int i = 0; i < M; ++i) s.residual_op.push_back(c * U(i, j));
+      ++s.residual_rows;
+    }
+  }
   return s;
 }
 
@@ -150,6 +162,8 @@ SharedSvd rows_svd(const Design& design, const std::vector<int>& rows, double la
   for (std::size_t r = 0; r < m; ++r)
     std::copy_n(&design.a[std::size_t(rows[r]) * N], N, &sub.a[r * N]);
   SharedSvd s = shared_svd(sub, lambda);  // op: N x m
+  s.residual_op.clear();  // of A_rows alone: not made for the pattern
+  s.residual_rows = -1;
   std::vector<double> op(N * M, 0.0);
   for (std::size_t k = 0; k < N; ++k)
     for (std::size_t r = 0; r < m; ++r) op[k * M + std::size_t(rows[r])] = s.op[k * m + r];

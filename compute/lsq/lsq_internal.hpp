@@ -49,6 +49,13 @@ struct SharedSvd {
   std::vector<double> op;  ///< N x M
   int rank = 0;
   PixelOutcome outcome;  ///< status (1 if M < N, 2 if rank < N, else 0) and condition
+  /// When M < N (shared_svd only): R, residual_rows x M, so that
+  /// |b - A op b| = |R b| for every b: the rows c_j u_j^T, over A's M left singular vectors
+  /// u_j, whose weight c_j = 1 - s_j f_j is not zero (1 for a dropped value, lambda / (s_j^2 +
+  /// lambda) for a retained one). With lambda = 0 and rank M it has no rows: the residual is 0.
+  /// residual_rows is -1 when not made (then residuals come from A x).
+  std::vector<double> residual_op;
+  int residual_rows = -1;
 };
 SharedSvd shared_svd(const Design& design, double lambda);
 /// The same for the pixels that observe exactly the rows `rows` of A (increasing, non-empty):

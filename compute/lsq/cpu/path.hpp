@@ -11,10 +11,10 @@
 namespace simscope::lsq::detail::cpu {
 SIMSCOPE_ISA_BEGIN
 
-/// How a lane (pixel) of a group is solved: padding of a short group, no observed row (NaN
-/// outputs), all rows observed (the shared SVD), the Gram path's Cholesky, Eigen one by one
-/// (lsq_dense.cpp), the downdate, the minimum norm, or a shared pattern's operator
-/// (pattern.hpp; assigned by the solver, never by kind_of).
+/// How a lane (pixel) is solved: padding of a short group, no observed row (NaN outputs), all
+/// rows observed (the shared SVD's operator, by SharedBlock, never in a group), the Gram path's
+/// Cholesky, Eigen one by one (lsq_dense.cpp), the downdate, the minimum norm, or a shared
+/// pattern's operator (pattern.hpp; assigned by the solver, never by kind_of).
 enum Kind : std::uint8_t { kPad, kEmpty, kShared, kChol, kDense, kDowndate, kMinNorm, kPattern };
 
 /// The path of a pixel with `cnt` of M rows observed. The CUDA classify kernel mirrors this rule.
@@ -48,12 +48,10 @@ class Path {
   virtual void solve(LaneGroup<T, V>& g) = 0;
 };
 
-/// The paths, defined in path_gram.cpp, path_shared.cpp, path_downdate.cpp, path_minnorm.cpp
-/// and path_pattern.cpp.
+/// The paths, defined in path_gram.cpp, path_downdate.cpp, path_minnorm.cpp and
+/// path_pattern.cpp.
 template <class T, int V>
 std::unique_ptr<Path<T, V>> make_gram_path(const Problem<T>& pb);
-template <class T, int V>
-std::unique_ptr<Path<T, V>> make_shared_path(const Problem<T>& pb);
 template <class T, int V>
 std::unique_ptr<Path<T, V>> make_downdate_path(const Problem<T>& pb);
 template <class T, int V>

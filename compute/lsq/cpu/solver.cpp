@@ -1,8 +1,10 @@
 // The CPU lsq solver (lsq.hpp, Solver). One OpenMP region over tasks of up to kBlockPixels
 // consecutive pixels: the cube's bands of kBlockPixels pixels within the rows solved. Each task
 // finds the band's shared missing-row patterns (pattern.hpp; methods auto and normal), puts
-// their pixels first, grouped by pattern, and the others sorted by observed count, and solves
-// them in groups of V, one SIMD lane per pixel (LaneGroup), each lane by its path (path.hpp).
+// their pixels first, grouped by pattern, and the others sorted by observed count. The
+// gap-free pixels (all M rows observed) are solved together with the shared SVD's operator
+// (SharedBlock); the others in groups of V, one SIMD lane per pixel (LaneGroup), each lane by
+// its path (path.hpp).
 // Lanes that leave their path or have none are solved one by one with Eigen (lsq_dense.cpp).
 // Lanes without a path: methods qr and svd, and underdetermined pixels with lambda = 0 where the
 // minimum-norm path is off. An fp32 solve hands its downdate and minimum-norm pixels to a
@@ -30,6 +32,7 @@
 #include "lsq/cpu/path.hpp"
 #include "lsq/cpu/pattern.hpp"
 #include "lsq/cpu/problem.hpp"
+#include "lsq/cpu/shared_block.hpp"
 
 namespace simscope::lsq::detail {
 namespace cpu {
@@ -137,7 +140,6 @@ template <class T, int V>
 std::vector<std::unique_ptr<Path<T, V>>> make_paths(const Problem<T>& pb) {
   std::vector<std::unique_ptr<Path<T, V>>> paths;
   paths.push_back(make_gram_path<T, V>(pb));
-  paths.push_back(make_shared_path<T, V>(pb));
   paths.push_back(make_downdate_path<T, V>(pb));
   paths.push_back(make_minnorm_path<T, V>(pb));
   paths.push_back(make_pattern_path<T, V>(pb));
@@ -200,6 +202,7 @@ class GroupSolver {
     PixelOutcome o;
     switch (kind) {
       case kPad:
+      case kShared:  // solved by SharedBlock, never in a group
         return;
       case kEmpty: {  // status 3: NaN outputs, count 0 (shape_result leaves the arrays unset)
         const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -209,9 +212,6 @@ class GroupSolver {
         store(p, xs_.data(), o, nan, 0);
         return;
       }
-      case kShared:
-        o = pb_.shared.outcome;
-        break;
       case kPattern:
         o = g_.pattern[v]->outcome;
         ++patterned_;
@@ -333,6 +333,8 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
       std::optional<GroupSolver<double, kLanesFp64>> gsd;
       if (f32) gsd.emplace(*pbd, out);
       SolutionStage stage(pb.N);
+      SharedBlock shared_block(pb);
+      std::vector<double> shared_rss(kBlockPixels);
       gs.set_stage(&stage);
       if (gsd) gsd->set_stage(&stage);
       std::vector<std::size_t> order, order64;
@@ -365,10 +367,20 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
         order_pixels(pb.M, p0, np, counts.data() + off, pid.data() + off, int(pats.size()),
                      order);
         stage.p0 = p0;
+        {  // the gap-free pixels, last in order (by pixel), solved together
+          std::size_t n = order.size();
+          while (n > 0 && counts[off + order[n - 1] - p0] == pb.M) --n;
+          const std::size_t ns = order.size() - n;
+          shared_block.solve(order.data() + n, ns, stage.x.data(), SolutionStage::kStride, p0,
+                             shared_rss.data());
+          for (std::size_t j = 0; j < ns; ++j)
+            store_maps(out, order[n + j], shared.outcome, std::sqrt(shared_rss[j] / pb.M), pb.M);
+          order.resize(n);
+        }
         if (f32) {  // split off the float64 pixels (order stays sorted by count in both lists)
           order64.clear();
           std::size_t n32 = 0;
-          for (std::size_t j = 0; j < np; ++j) {
+          for (std::size_t j = 0; j < order.size(); ++j) {
             const std::size_t px = order[j];
             if (pid[off + px - p0] < 0 && small(counts[off + px - p0]))
               order64.push_back(px);
