@@ -15,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <new>
 #include <random>
 #include <sstream>
@@ -148,20 +149,32 @@ Cube make_cube(std::vector<double> values, std::size_t m, std::size_t height, st
   return c;
 }
 
+/// The index of v's first +-inf entry, or n. Chunks are tested with a branch-free (vectorised)
+/// pass; only a chunk holding an inf is searched entry by entry.
+template <class E>
+static std::size_t first_inf(const E* v, std::size_t n) {
+  constexpr std::size_t kChunk = 4096;
+  constexpr E inf = std::numeric_limits<E>::infinity();
+  std::size_t bad = n;
+#pragma omp parallel for reduction(min : bad) schedule(static)
+  for (std::size_t c = 0; c < n; c += kChunk) {
+    const std::size_t e = std::min(n, c + kChunk);
+    int any = 0;
+    for (std::size_t k = c; k < e; ++k) any |= std::fabs(v[k]) == inf;
+    if (any)
+      for (std::size_t k = c; k < e; ++k)
+        if (std::isinf(v[k])) {
+          bad = std::min(bad, k);
+          break;
+        }
+  }
+  return bad;
+}
+
 void refuse_inf_entries(Cube& c, const std::string& path) {
   const std::size_t n = c.size();
-  std::size_t bad = n;
-  if (c.dtype == io::DType::Float32) {
-    const float* v = c.f32();
-#pragma omp parallel for reduction(min : bad)
-    for (std::size_t k = 0; k < n; ++k)
-      if (std::isinf(v[k])) bad = std::min(bad, k);
-  } else {
-    const double* v = c.f64();
-#pragma omp parallel for reduction(min : bad)
-    for (std::size_t k = 0; k < n; ++k)
-      if (std::isinf(v[k])) bad = std::min(bad, k);
-  }
+  const std::size_t bad =
+      c.dtype == io::DType::Float32 ? first_inf(c.f32(), n) : first_inf(c.f64(), n);
   if (bad < n)
     throw Error(path + ": entry " + index_text({c.m, c.height, c.width}, bad) +
                 " is inf; only NaN may mark a missing observation");
