@@ -63,29 +63,30 @@ inline void store_lanes(double* p, const VD& v, std::size_t lanes) {
 template <class T>
 SharedBlock::SharedBlock(const Problem<T>& pb)
     : cube_(pb.cube),
-      M_(pb.M),
       N_(pb.N),
       ld8_(pb.ld8),
-      rop_rows_(pb.shared.residual_rows),
       P_(pb.P),
       pbeg_(pb.pbeg),
-      op_(pb.op8.data()),
-      a8_(pb.a8.data()),
-      rop_(pb.shared.residual_op.data()),
       panel_(std::size_t(pb.M) * kSharedBlockPixels),
-      xb_(std::size_t(pb.N) * kSharedBlockPixels) {}
+      xb_(std::size_t(pb.N) * kSharedBlockPixels) {
+  gap_free_.m = pb.M;
+  gap_free_.op = pb.op8.data();
+  gap_free_.a = pb.a8.data();
+  gap_free_.rop = pb.shared.residual_op.data();
+  gap_free_.rop_rows = pb.shared.residual_rows;
+}
 
-void SharedBlock::solve(const std::size_t* px, std::size_t n, double* x, std::size_t ldx,
-                        std::size_t x0, double* rss) {
+void SharedBlock::solve(const SharedOperator& sop, const std::size_t* px, std::size_t n,
+                        double* x, std::size_t ldx, std::size_t x0, double* rss) {
   if (n == 0) return;
-  const int M = M_, N = N_;
+  const int M = sop.m, N = N_;
   const std::size_t ldp = kSharedBlockPixels;
   const std::size_t nv = (n + kW - 1) / kW;  // vectors of pixels, the last zero padded
   const bool run = px[n - 1] - px[0] == n - 1;
-  // The right-hand sides, M x n, converted to float64.
+  // The right-hand sides, m x n, converted to float64.
   for (int i = 0; i < M; ++i) {
     double* d = panel_.data() + std::size_t(i) * ldp;
-    const std::size_t off = std::size_t(i) * P_ + pbeg_;
+    const std::size_t off = std::size_t(sop.rows ? sop.rows[i] : i) * P_ + pbeg_;
     auto pack = [&](const auto* src) {
       if (run) {
         src += off + px[0];
@@ -112,21 +113,21 @@ void SharedBlock::solve(const std::size_t* px, std::size_t n, double* x, std::si
     auto lanes = [&](int c) { return c == C - 1 ? lanes_last : std::size_t(kW); };
     // x = op b: op's rows are zero padded to ld8, a multiple of kR.
     for (int k0 = 0; k0 < N; k0 += kR)
-      tile<kR, C>(op_ + std::size_t(k0) * M, std::size_t(M), panel_.data() + j0, ldp, M,
+      tile<kR, C>(sop.op + std::size_t(k0) * M, std::size_t(M), panel_.data() + j0, ldp, M,
                   [&](int r, int c, const VD& a) {
                     if (k0 + r < N)
                       store_lanes(xs + std::size_t(k0 + r) * ldxs + j0 + std::size_t(c) * kW, a,
                                   lanes(c));
                   });
     VD acc[C] = {};
-    if (rop_rows_ >= 0) {  // rss = |R b|^2
-      over_rows(rop_rows_, [&]<int R>(int r0) {
-        tile<R, C>(rop_ + std::size_t(r0) * M, std::size_t(M), panel_.data() + j0, ldp, M,
+    if (sop.rop_rows >= 0) {  // rss = |R b|^2
+      over_rows(sop.rop_rows, [&]<int R>(int r0) {
+        tile<R, C>(sop.rop + std::size_t(r0) * M, std::size_t(M), panel_.data() + j0, ldp, M,
                    [&](int, int c, const VD& a) { acc[c] += a * a; });
       });
     } else {  // rss = |b - A x|^2
       over_rows(M, [&]<int R>(int r0) {
-        tile<R, C>(a8_ + std::size_t(r0) * ld8_, std::size_t(ld8_), xs + j0, ldxs, N,
+        tile<R, C>(sop.a + std::size_t(r0) * ld8_, std::size_t(ld8_), xs + j0, ldxs, N,
                    [&](int r, int c, const VD& a) {
                      const VD d =
                          vload<VD>(panel_.data() + std::size_t(r0 + r) * ldp + j0 +

@@ -15,6 +15,17 @@ SIMSCOPE_ISA_BEGIN
 /// Pixels per SharedBlock::solve at most.
 constexpr std::size_t kSharedBlockPixels = 256;
 
+/// The operator of pixels that observe the same m rows: x = op b_rows, and the residual
+/// |R b_rows| (rop_rows >= 0) or else |b_rows - A_rows x|.
+struct SharedOperator {
+  const int* rows = nullptr;     ///< the m observed rows, increasing; null: all M
+  int m = 0;
+  const double* op = nullptr;    ///< ld8 x m: zero rows beyond N
+  const double* a = nullptr;     ///< m x ld8: A's observed rows
+  const double* rop = nullptr;   ///< rop_rows x m
+  int rop_rows = -1;
+};
+
 /// Solves up to kSharedBlockPixels gap-free pixels at a time, in float64 at either precision, as the
 /// lane groups did: each x_k is the sum over i of op_ki b_i in increasing i. One instance per
 /// thread.
@@ -27,17 +38,19 @@ class SharedBlock {
   /// each observing all M rows: component k of pixel px[j]'s solution into
   /// x[k ldx + px[j] - x0], and its residual sum of squares into rss[j].
   void solve(const std::size_t* px, std::size_t n, double* x, std::size_t ldx, std::size_t x0,
-             double* rss);
+             double* rss) {
+    solve(gap_free_, px, n, x, ldx, x0, rss);
+  }
+  /// The same for pixels whose observed rows are exactly op.rows (a shared pattern's).
+  void solve(const SharedOperator& op, const std::size_t* px, std::size_t n, double* x,
+             std::size_t ldx, std::size_t x0, double* rss);
 
  private:
   const Cube& cube_;
-  int M_ = 0, N_ = 0, ld8_ = 0;
-  int rop_rows_ = -1;            // rows of rop_; -1: residuals from A x
+  int N_ = 0, ld8_ = 0;
   std::size_t P_ = 0, pbeg_ = 0;
-  const double* op_ = nullptr;   // ld8 x M: the shared operator, zero rows beyond N
-  const double* a8_ = nullptr;   // M x ld8: A
-  const double* rop_ = nullptr;  // rop_rows x M: the residual operator
-  AVec<double> panel_;  // M x kSharedBlockPixels: the pixels' right-hand sides, zero beyond n
+  SharedOperator gap_free_;  // all M rows: the shared SVD's
+  AVec<double> panel_;  // m x kSharedBlockPixels: the pixels' right-hand sides, zero beyond n
   AVec<double> xb_;     // N x kSharedBlockPixels: solutions of pixels that are not one run
 };
 

@@ -281,6 +281,15 @@ class GroupSolver {
   SolutionStage* stage_ = nullptr;
 };
 
+/// Whether cube pixel p observes exactly the rows of `mask` (pattern.hpp's layout).
+bool observes(const Cube& cube, int M, std::size_t p, const std::uint64_t* mask) {
+  for (int i = 0; i < M; ++i) {
+    const double v = cube.at(std::size_t(i), p);
+    if ((v == v) != bool(mask[std::size_t(i / 64)] >> (i % 64) & 1)) return false;
+  }
+  return true;
+}
+
 /// The result's pixels [p0, p0 + np) in solving order, by a stable counting sort: those with a
 /// pattern (pid[j] >= 0 for pixel p0 + j) first, grouped by pattern, then the others by observed
 /// count. Consecutive groups then share a pattern's operator or have similar small sizes s or k,
@@ -335,6 +344,8 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
       SolutionStage stage(pb.N);
       SharedBlock shared_block(pb);
       std::vector<double> shared_rss(kBlockPixels);
+      std::vector<std::size_t> pat_px;
+      std::uint64_t solved_patterns = 0;
       gs.set_stage(&stage);
       if (gsd) gsd->set_stage(&stage);
       std::vector<std::size_t> order, order64;
@@ -377,6 +388,32 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
             store_maps(out, order[n + j], shared.outcome, std::sqrt(shared_rss[j] / pb.M), pb.M);
           order.resize(n);
         }
+        // The pattern pixels, first in order and grouped by pattern, each pattern's together;
+        // a pixel whose rows are not its pattern's (a hash collision) takes its own path.
+        {
+          std::size_t j = 0, kept = 0;
+          while (j < order.size() && pid[off + order[j] - p0] >= 0) {
+            const int id = pid[off + order[j] - p0];
+            const Pattern& pat = *pats[std::size_t(id)];
+            pat_px.clear();
+            for (; j < order.size() && pid[off + order[j] - p0] == id; ++j) {
+              const std::size_t px = order[j];
+              if (observes(cube, pb.M, gbeg + px, pat.mask.data()))
+                pat_px.push_back(px);
+              else
+                order[kept++] = px;
+            }
+            const SharedOperator sop{pat.rows.data(), int(pat.rows.size()), pat.opc.data(),
+                                     pat.ac.data(), pat.rop.data(), pat.rop_rows};
+            shared_block.solve(sop, pat_px.data(), pat_px.size(), stage.x.data(),
+                               SolutionStage::kStride, p0, shared_rss.data());
+            const int m = int(pat.rows.size());
+            for (std::size_t q = 0; q < pat_px.size(); ++q)
+              store_maps(out, pat_px[q], pat.outcome, std::sqrt(shared_rss[q] / m), m);
+            solved_patterns += pat_px.size();
+          }
+          order.erase(order.begin() + std::ptrdiff_t(kept), order.begin() + std::ptrdiff_t(j));
+        }
         if (f32) {  // split off the float64 pixels (order stays sorted by count in both lists)
           order64.clear();
           std::size_t n32 = 0;
@@ -410,7 +447,7 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
       dense += gs.dense_pixels();
       downdated += gs.downdate_pixels();
       minnormed += gs.minnorm_pixels();
-      patterned += gs.pattern_pixels();
+      patterned += gs.pattern_pixels() + solved_patterns;
       if (gsd) {
         fallbacks += gsd->fallbacks();
         dense += gsd->dense_pixels();
