@@ -155,20 +155,13 @@ SharedSvd shared_svd(const Design& design, double lambda) {
 }
 
 SharedSvd rows_svd(const Design& design, const std::vector<int>& rows, double lambda) {
-  const std::size_t M = design.m, N = design.n, m = rows.size();
+  const std::size_t N = design.n, m = rows.size();
   Design sub;
   sub.m = m, sub.n = N;
   sub.a.resize(m * N);
   for (std::size_t r = 0; r < m; ++r)
     std::copy_n(&design.a[std::size_t(rows[r]) * N], N, &sub.a[r * N]);
-  SharedSvd s = shared_svd(sub, lambda);  // op: N x m
-  s.residual_op.clear();  // of A_rows alone: not made for the pattern
-  s.residual_rows = -1;
-  std::vector<double> op(N * M, 0.0);
-  for (std::size_t k = 0; k < N; ++k)
-    for (std::size_t r = 0; r < m; ++r) op[k * M + std::size_t(rows[r])] = s.op[k * m + r];
-  s.op.swap(op);
-  return s;
+  return shared_svd(sub, lambda);
 }
 
 template <class T>

@@ -59,8 +59,8 @@ struct SharedSvd {
 };
 SharedSvd shared_svd(const Design& design, double lambda);
 /// The same for the pixels that observe exactly the rows `rows` of A (increasing, non-empty):
-/// the float64 SVD of A_rows, op N x M with zero columns at the other rows, status and
-/// condition as svd_pixel<double> gives them for such a pixel (rank rule with m = rows.size()).
+/// shared_svd of A_rows (m = rows.size() rows): op N x m over those rows alone, the residual
+/// operator when m < N, status and condition as svd_pixel<double> gives them for such a pixel.
 /// A function of A, `rows` and lambda alone.
 SharedSvd rows_svd(const Design& design, const std::vector<int>& rows, double lambda);
 

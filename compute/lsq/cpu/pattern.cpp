@@ -50,24 +50,13 @@ const Pattern* PatternCache::get(const std::vector<std::uint64_t>& mask) {
   const int M = int(design_.m), N = int(design_.n);
   for (int i = 0; i < M; ++i)
     if (mask[std::size_t(i / 64)] >> (i % 64) & 1) rows.push_back(i);
-  // The SVD of A's observed rows (rows_svd's, which spreads op over M columns).
   const std::size_t m = rows.size();
-  Design sub;
-  sub.m = m, sub.n = std::size_t(N);
-  sub.a.resize(m * std::size_t(N));
-  for (std::size_t r = 0; r < m; ++r)
-    std::copy_n(&design_.a[std::size_t(rows[r]) * N], N, &sub.a[r * std::size_t(N)]);
-  const SharedSvd s = shared_svd(sub, lambda_);  // op: N x m
-  p->op8.assign(std::size_t(ld8_) * M, 0.0);
+  const SharedSvd s = rows_svd(design_, rows, lambda_);  // op: N x m
   p->opc.assign(std::size_t(ld8_) * m, 0.0);
+  std::copy(s.op.begin(), s.op.end(), p->opc.begin());
   p->ac.assign(m * std::size_t(ld8_), 0.0);
-  for (int k = 0; k < N; ++k)
-    for (std::size_t r = 0; r < m; ++r) {
-      p->op8[std::size_t(k) * M + std::size_t(rows[r])] = s.op[std::size_t(k) * m + r];
-      p->opc[std::size_t(k) * m + r] = s.op[std::size_t(k) * m + r];
-    }
   for (std::size_t r = 0; r < m; ++r)
-    std::copy_n(&sub.a[r * std::size_t(N)], N, &p->ac[r * std::size_t(ld8_)]);
+    std::copy_n(&design_.a[std::size_t(rows[r]) * N], N, &p->ac[r * std::size_t(ld8_)]);
   p->outcome = s.outcome;
   p->rows = rows;
   p->rop = s.residual_op;

@@ -2,9 +2,9 @@
 // consecutive pixels: the cube's bands of kBlockPixels pixels within the rows solved. Each task
 // finds the band's shared missing-row patterns (pattern.hpp; methods auto and normal), puts
 // their pixels first, grouped by pattern, and the others sorted by observed count. The
-// gap-free pixels (all M rows observed) are solved together with the shared SVD's operator
-// (SharedBlock); the others in groups of V, one SIMD lane per pixel (LaneGroup), each lane by
-// its path (path.hpp).
+// gap-free pixels (all M rows observed) are solved together with the shared SVD's operator,
+// and each pattern's pixels with the pattern's (SharedBlock); the others in groups of V, one
+// SIMD lane per pixel (LaneGroup), each lane by its path (path.hpp).
 // Lanes that leave their path or have none are solved one by one with Eigen (lsq_dense.cpp).
 // Lanes without a path: methods qr and svd, and underdetermined pixels with lambda = 0 where the
 // minimum-norm path is off. An fp32 solve hands its downdate and minimum-norm pixels to a
@@ -142,7 +142,6 @@ std::vector<std::unique_ptr<Path<T, V>>> make_paths(const Problem<T>& pb) {
   paths.push_back(make_gram_path<T, V>(pb));
   paths.push_back(make_downdate_path<T, V>(pb));
   paths.push_back(make_minnorm_path<T, V>(pb));
-  paths.push_back(make_pattern_path<T, V>(pb));
   return paths;
 }
 
@@ -166,25 +165,18 @@ class GroupSolver {
   std::uint64_t dense_pixels() const { return dense_; }
   std::uint64_t downdate_pixels() const { return downdated_; }
   std::uint64_t minnorm_pixels() const { return minnormed_; }
-  std::uint64_t pattern_pixels() const { return patterned_; }
 
   /// Solves the result's pixels px[0..lanes), lanes <= V; lane v is cube pixel pbeg + px[v].
   /// Any pixels may be grouped: each lane's outputs do not depend on the others.
-  /// `pats`, when given, holds each lane's pattern or null: a lane whose observed rows are its
-  /// pattern's takes the pattern's operator, the others their kind_of path.
-  void solve(const std::size_t* px, int lanes, const Pattern* const* pats = nullptr) {
+  void solve(const std::size_t* px, int lanes) {
     g_.load(px, lanes);
     const Method method = pb_.options.method;
     const double lambda = pb_.options.lambda;
     const int M = pb_.M, N = pb_.N;
-    bool any[kPattern + 1] = {};
+    bool any[kMinNorm + 1] = {};
     for (int v = 0; v < V; ++v) {
-      const bool pat = v < lanes && pats && pats[v] && g_.observes(v, pats[v]->mask.data());
-      const Kind k = v >= lanes ? kPad
-                     : pat      ? kPattern
-                                : kind_of(g_.cnt[v], M, N, method, lambda, pb_.ops);
+      const Kind k = v >= lanes ? kPad : kind_of(g_.cnt[v], M, N, method, lambda, pb_.ops);
       g_.kind[v] = k;
-      g_.pattern[v] = pat ? pats[v] : nullptr;
       any[k] = true;
     }
     for (const auto& path : paths_)
@@ -212,10 +204,6 @@ class GroupSolver {
         store(p, xs_.data(), o, nan, 0);
         return;
       }
-      case kPattern:
-        o = g_.pattern[v]->outcome;
-        ++patterned_;
-        break;
       case kDense:
         dense(p, v, pb_.options.method != Method::Qr && pb_.options.method != Method::Svd);
         return;
@@ -277,7 +265,7 @@ class GroupSolver {
   AVec<double> xt_;  // V x N: the group's x transposed (each lane's solution contiguous)
   AVec<double> xs_;  // N: one pixel's solution (empty and dense pixels)
   PixelData px_;
-  std::uint64_t fallbacks_ = 0, dense_ = 0, downdated_ = 0, minnormed_ = 0, patterned_ = 0;
+  std::uint64_t fallbacks_ = 0, dense_ = 0, downdated_ = 0, minnormed_ = 0;
   SolutionStage* stage_ = nullptr;
 };
 
@@ -351,7 +339,7 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
       std::vector<std::size_t> order, order64;
       std::vector<int> counts, pid;
       std::vector<std::uint64_t> hashes;
-      std::vector<const Pattern*> pats, opat;
+      std::vector<const Pattern*> pats;
       std::uint64_t solution_inf = 0;
 #pragma omp for schedule(dynamic, 1)
       for (std::size_t k = 0; k < blocks; ++k) {
@@ -419,7 +407,7 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
           std::size_t n32 = 0;
           for (std::size_t j = 0; j < order.size(); ++j) {
             const std::size_t px = order[j];
-            if (pid[off + px - p0] < 0 && small(counts[off + px - p0]))
+            if (small(counts[off + px - p0]))
               order64.push_back(px);
             else
               order[n32++] = px;
@@ -429,14 +417,8 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
             gsd->solve(order64.data() + g,
                        int(std::min<std::size_t>(kLanesFp64, order64.size() - g)));
         }
-        opat.resize(order.size());
-        for (std::size_t j = 0; j < order.size(); ++j) {
-          const int id = pid[off + order[j] - p0];
-          opat[j] = id >= 0 ? pats[std::size_t(id)] : nullptr;
-        }
         for (std::size_t g = 0; g < order.size(); g += V)
-          gs.solve(order.data() + g, int(std::min<std::size_t>(V, order.size() - g)),
-                   opat.data() + g);
+          gs.solve(order.data() + g, int(std::min<std::size_t>(V, order.size() - g)));
         solution_inf += stage.flush(out, np);
         const std::size_t d = done.fetch_add(1, std::memory_order_relaxed) + 1;
         if (progress && progress->cancel.load(std::memory_order_relaxed)) stop = true;
@@ -447,7 +429,7 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
       dense += gs.dense_pixels();
       downdated += gs.downdate_pixels();
       minnormed += gs.minnorm_pixels();
-      patterned += gs.pattern_pixels() + solved_patterns;
+      patterned += solved_patterns;
       if (gsd) {
         fallbacks += gsd->fallbacks();
         dense += gsd->dense_pixels();
