@@ -16,13 +16,18 @@ using VD = typename VecOf<double, kW>::type;
 /// the level's registers (32 at AVX-512, 16 below).
 constexpr int kC = kW == 8 ? 4 : 2;
 constexpr int kR = 4;
+/// Row stride of the panel and xb_: 8 doubles more than a block's pixels, so a tile's rows
+/// (2 KiB apart otherwise) do not all fall in the same few L1 sets.
+constexpr std::size_t kPanelStride = kSharedBlockPixels + 8;
 
 /// acc[r][c] = sum over i < inner of L[r ldl + i] S[i lds + c kW .. + kW), in increasing i, for
-/// r < R and c < C; then epi(r, c, acc[r][c]).
+/// r < R and c < C; then epi(r, c, acc[r][c]) (by value: the accumulators stay in registers).
 template <int R, int C, class Epi>
 inline void tile(const double* L, std::size_t ldl, const double* S, std::size_t lds, int inner,
                  Epi&& epi) {
-  VD acc[R][C] = {};
+  VD acc[R][C];
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c) acc[r][c] = VD{};
   for (int i = 0; i < inner; ++i) {
     VD s[C];
 #pragma GCC unroll 4
@@ -67,8 +72,8 @@ SharedBlock::SharedBlock(const Problem<T>& pb)
       ld8_(pb.ld8),
       P_(pb.P),
       pbeg_(pb.pbeg),
-      panel_(std::size_t(pb.M) * kSharedBlockPixels),
-      xb_(std::size_t(pb.N) * kSharedBlockPixels) {
+      panel_(std::size_t(pb.M) * kPanelStride),
+      xb_(std::size_t(pb.N) * kPanelStride) {
   gap_free_.m = pb.M;
   gap_free_.op = pb.op8.data();
   gap_free_.a = pb.a8.data();
@@ -80,7 +85,7 @@ void SharedBlock::solve(const SharedOperator& sop, const std::size_t* px, std::s
                         double* x, std::size_t ldx, std::size_t x0, double* rss) {
   if (n == 0) return;
   const int M = sop.m, N = N_;
-  const std::size_t ldp = kSharedBlockPixels;
+  const std::size_t ldp = kPanelStride;
   const std::size_t nv = (n + kW - 1) / kW;  // vectors of pixels, the last zero padded
   const bool run = px[n - 1] - px[0] == n - 1;
   // The right-hand sides, m x n, converted to float64.
@@ -114,7 +119,7 @@ void SharedBlock::solve(const SharedOperator& sop, const std::size_t* px, std::s
     // x = op b: op's rows are zero padded to ld8, a multiple of kR.
     for (int k0 = 0; k0 < N; k0 += kR)
       tile<kR, C>(sop.op + std::size_t(k0) * M, std::size_t(M), panel_.data() + j0, ldp, M,
-                  [&](int r, int c, const VD& a) {
+                  [&](int r, int c, VD a) {
                     if (k0 + r < N)
                       store_lanes(xs + std::size_t(k0 + r) * ldxs + j0 + std::size_t(c) * kW, a,
                                   lanes(c));
@@ -123,12 +128,12 @@ void SharedBlock::solve(const SharedOperator& sop, const std::size_t* px, std::s
     if (sop.rop_rows >= 0) {  // rss = |R b|^2
       over_rows(sop.rop_rows, [&]<int R>(int r0) {
         tile<R, C>(sop.rop + std::size_t(r0) * M, std::size_t(M), panel_.data() + j0, ldp, M,
-                   [&](int, int c, const VD& a) { acc[c] += a * a; });
+                   [&](int, int c, VD a) { acc[c] += a * a; });
       });
     } else {  // rss = |b - A x|^2
       over_rows(M, [&]<int R>(int r0) {
         tile<R, C>(sop.a + std::size_t(r0) * ld8_, std::size_t(ld8_), xs + j0, ldxs, N,
-                   [&](int r, int c, const VD& a) {
+                   [&](int r, int c, VD a) {
                      const VD d =
                          vload<VD>(panel_.data() + std::size_t(r0 + r) * ldp + j0 +
                                    std::size_t(c) * kW) - a;

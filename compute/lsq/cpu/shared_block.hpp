@@ -50,8 +50,8 @@ class SharedBlock {
   int N_ = 0, ld8_ = 0;
   std::size_t P_ = 0, pbeg_ = 0;
   SharedOperator gap_free_;  // all M rows: the shared SVD's
-  AVec<double> panel_;  // m x kSharedBlockPixels: the pixels' right-hand sides, zero beyond n
-  AVec<double> xb_;     // N x kSharedBlockPixels: solutions of pixels that are not one run
+  AVec<double> panel_;  // m x kPanelStride: the pixels' right-hand sides, zero beyond n
+  AVec<double> xb_;     // N x kPanelStride: solutions of pixels that are not one run
 };
 
 SIMSCOPE_ISA_END
