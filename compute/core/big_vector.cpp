@@ -59,7 +59,9 @@ class KeptBlocks {
   /// cap; the oldest blocks are released to make room.
   void keep(void* p, std::size_t bytes) {
     if (bytes > cap_) return std::free(p);
+#ifdef MADV_FREE
     madvise(p, bytes, MADV_FREE);
+#endif
     std::vector<Block> drop;
     {
       std::lock_guard<std::mutex> lock(mu_);
