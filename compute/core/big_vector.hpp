@@ -1,12 +1,14 @@
 #pragma once
 /// @file BigVector: large arrays that their writers fill (the tree method's, lsq's solution). A
 /// std::vector whose resize() leaves new elements default-initialised, so the OpenMP loop that
-/// writes them first places their pages on its own thread, and nothing zeroes them first. Data is 64-byte aligned. Blocks of 2 MiB or more are
-/// 2 MiB-aligned and marked for transparent huge pages: one page fault per 2 MiB, not 4 KiB.
-#include <sys/mman.h>
-
+/// writes them first places their pages on its own thread, and nothing zeroes them first: a new
+/// array's values are unspecified until written. Data is 64-byte aligned. Blocks of 2 MiB or more
+/// are 2 MiB-aligned and marked for transparent huge pages: one page fault per 2 MiB, not 4 KiB.
+/// Freed blocks of 2 MiB or more are kept (at most 16, an eighth of physical memory, 4 GiB) for
+/// the next allocation of the same rounded size, which then takes no page fault and no kernel
+/// zeroing; an allocation of another size releases them first. Kept pages are MADV_FREE, so
+/// the kernel can reclaim them under memory pressure.
 #include <cstddef>
-#include <cstdlib>
 #include <new>
 #include <utility>
 #include <vector>
@@ -16,6 +18,14 @@ namespace simscope {
 /// Bytes of a huge page; arrays at least this large are aligned to it.
 constexpr std::size_t kHuge = std::size_t(2) << 20;
 
+namespace detail {
+/// `bytes` of 64-byte aligned memory, or a kHuge-aligned (possibly kept) block when bytes >= kHuge.
+/// Throws std::bad_alloc.
+void* big_allocate(std::size_t bytes);
+/// Frees (or keeps) a block of big_allocate(bytes).
+void big_free(void* p, std::size_t bytes) noexcept;
+}  // namespace detail
+
 template <typename T>
 struct BigAllocator {
   using value_type = T;
@@ -23,18 +33,10 @@ struct BigAllocator {
   template <typename U>
   BigAllocator(const BigAllocator<U>&) noexcept {}
   T* allocate(std::size_t n) {
-    const std::size_t bytes = n * sizeof(T);
-    void* p = nullptr;
-    if (bytes >= kHuge) {
-      p = std::aligned_alloc(kHuge, (bytes + kHuge - 1) / kHuge * kHuge);
-      if (p) madvise(p, (bytes + kHuge - 1) / kHuge * kHuge, MADV_HUGEPAGE);
-    } else {
-      p = std::aligned_alloc(64, (bytes + 63) / 64 * 64 + (bytes ? 0 : 64));
-    }
-    if (!p) throw std::bad_alloc();
-    return static_cast<T*>(p);
+    if (n > std::size_t(-1) / sizeof(T)) throw std::bad_alloc();
+    return static_cast<T*>(detail::big_allocate(n * sizeof(T)));
   }
-  void deallocate(T* p, std::size_t) noexcept { std::free(p); }
+  void deallocate(T* p, std::size_t n) noexcept { detail::big_free(p, n * sizeof(T)); }
   template <typename U>
   void construct(U* p) noexcept {
     ::new (static_cast<void*>(p)) U;

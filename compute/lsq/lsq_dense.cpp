@@ -139,22 +139,29 @@ SharedSvd shared_svd(const Design& design, double lambda) {
       for (int i = 0; i < M; ++i) row[i] += vk * U(i, j);
     }
   }
+  // M < N: the thin U is square, so b - A op b = sum_j c_j u_j (u_j . b) over all M of them.
+  if (M < N) {
+    s.residual_rows = 0;
+    for (int j = 0; j < M; ++j) {
+      const double fj = j < int(f.f.size()) ? f.f[std::size_t(j)] : 0.0;
+      const double sj = svd.singularValues()[j];
+      const double c = fj != 0 ? lambda / (sj * sj + lambda) : 1.0;
+      if (c == 0) continue;
+      for (int i = 0; i < M; ++i) s.residual_op.push_back(c * U(i, j));
+      ++s.residual_rows;
+    }
+  }
   return s;
 }
 
 SharedSvd rows_svd(const Design& design, const std::vector<int>& rows, double lambda) {
-  const std::size_t M = design.m, N = design.n, m = rows.size();
+  const std::size_t N = design.n, m = rows.size();
   Design sub;
   sub.m = m, sub.n = N;
   sub.a.resize(m * N);
   for (std::size_t r = 0; r < m; ++r)
     std::copy_n(&design.a[std::size_t(rows[r]) * N], N, &sub.a[r * N]);
-  SharedSvd s = shared_svd(sub, lambda);  // op: N x m
-  std::vector<double> op(N * M, 0.0);
-  for (std::size_t k = 0; k < N; ++k)
-    for (std::size_t r = 0; r < m; ++r) op[k * M + std::size_t(rows[r])] = s.op[k * m + r];
-  s.op.swap(op);
-  return s;
+  return shared_svd(sub, lambda);
 }
 
 template <class T>

@@ -49,11 +49,18 @@ struct SharedSvd {
   std::vector<double> op;  ///< N x M
   int rank = 0;
   PixelOutcome outcome;  ///< status (1 if M < N, 2 if rank < N, else 0) and condition
+  /// When M < N (shared_svd only): R, residual_rows x M, so that
+  /// |b - A op b| = |R b| for every b: the rows c_j u_j^T, over A's M left singular vectors
+  /// u_j, whose weight c_j = 1 - s_j f_j is not zero (1 for a dropped value, lambda / (s_j^2 +
+  /// lambda) for a retained one). With lambda = 0 and rank M it has no rows: the residual is 0.
+  /// residual_rows is -1 when not made (then residuals come from A x).
+  std::vector<double> residual_op;
+  int residual_rows = -1;
 };
 SharedSvd shared_svd(const Design& design, double lambda);
 /// The same for the pixels that observe exactly the rows `rows` of A (increasing, non-empty):
-/// the float64 SVD of A_rows, op N x M with zero columns at the other rows, status and
-/// condition as svd_pixel<double> gives them for such a pixel (rank rule with m = rows.size()).
+/// shared_svd of A_rows (m = rows.size() rows): op N x m over those rows alone, the residual
+/// operator when m < N, status and condition as svd_pixel<double> gives them for such a pixel.
 /// A function of A, `rows` and lambda alone.
 SharedSvd rows_svd(const Design& design, const std::vector<int>& rows, double lambda);
 

@@ -1,9 +1,11 @@
 """Pixels sharing a missing-row pattern (issue 42): simscope.lsq(B, A) on 500 x 500 pixels,
 M 100 x N 50, float64, gap-free beside the same 20 frames missing in every pixel, 8 cloud-mask
 patterns (8 image regions, and 8 patterns drawn per pixel) and 20 % random NaN (every pixel its
-own pattern); each the median of 3 after a warm-up, outputs included, in one process.
+own pattern); each the median of 3 after a warm-up, outputs included, in one process; also
+the median CPU seconds of a call (user + system, all threads), steadier on a loaded machine.
 Run: PYTHONPATH=build/python /usr/bin/python3 THIS_FILE [H W]"""
 import os
+import resource
 import sys
 import time
 
@@ -38,20 +40,28 @@ cases = {
 }
 
 
+def cpu_seconds():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
 def median3(f):
+    """Median wall seconds, median CPU seconds (all threads), the last result."""
     f()  # warm-up
-    ts = []
+    ts, cs = [], []
     for _ in range(3):
-        t0 = time.perf_counter()
+        c0, t0 = cpu_seconds(), time.perf_counter()
         r = f()
         ts.append(time.perf_counter() - t0)
-    return sorted(ts)[1], r
+        cs.append(cpu_seconds() - c0)
+    return sorted(ts)[1], sorted(cs)[1], r
 
 
-times = {}
+times, cpus = {}, {}
 for name, b in cases.items():
-    t, r = median3(lambda: simscope.lsq(b, A))
-    times[name] = t
-    print("lsq_patterns %-18s median3 %.4f s  x gap-free %.2f  pattern_pixels %d  load %.2f"
-          % (name, t, t / times["gap_free"], r.stats.get("pattern_pixels", -1),
-             os.getloadavg()[0]), flush=True)
+    t, c, r = median3(lambda: simscope.lsq(b, A))
+    times[name], cpus[name] = t, c
+    print("lsq_patterns %-18s median3 %.4f s  x gap-free %.2f  cpu %.4f s  x gap-free %.2f  "
+          "pattern_pixels %d  load %.2f"
+          % (name, t, t / times["gap_free"], c, c / cpus["gap_free"],
+             r.stats.get("pattern_pixels", -1), os.getloadavg()[0]), flush=True)

@@ -29,15 +29,6 @@ class LaneGroup {
   /// With AVX-512 and BMI2 a full group loads each cube row with one gather and one NaN compare.
   void load(const std::size_t* px, int lanes);
 
-  /// Whether lane v's observed rows are exactly those of `mask` ((M + 63) / 64 words, bit i % 64
-  /// of word i / 64 for row i, zero beyond M).
-  bool observes(int v, const std::uint64_t* mask) const {
-    const std::uint64_t* own = &lane_mask_[std::size_t(v) * mwords_];
-    for (std::size_t k = 0; k < mwords_; ++k)
-      if (own[k] != mask[k]) return false;
-    return true;
-  }
-
   /// Lane v's observed rows (observed = true) or missing rows, in increasing order.
   /// Built from its bit mask on the first call after load().
   const int* rows_of(int v, bool observed);
@@ -89,7 +80,6 @@ class LaneGroup {
   std::uint8_t ok[V] = {};   ///< 0: the lane's path failed (to the SVD)
   double condition[V] = {};  ///< the lane's condition estimate of [A_p; sqrt(lambda) I]
   double rss[V] = {};        ///< residuals()
-  const Pattern* pattern[V] = {};  ///< the pattern of a kPattern lane (set by the solver)
   SoaCholesky<T, V> chol;    ///< the paths' factorisation, size <= N
   ConditionEstimator<T, V> estimator;
 

@@ -11,11 +11,11 @@
 namespace simscope::lsq::detail::cpu {
 SIMSCOPE_ISA_BEGIN
 
-/// How a lane (pixel) of a group is solved: padding of a short group, no observed row (NaN
-/// outputs), all rows observed (the shared SVD), the Gram path's Cholesky, Eigen one by one
-/// (lsq_dense.cpp), the downdate, the minimum norm, or a shared pattern's operator
-/// (pattern.hpp; assigned by the solver, never by kind_of).
-enum Kind : std::uint8_t { kPad, kEmpty, kShared, kChol, kDense, kDowndate, kMinNorm, kPattern };
+/// How a lane (pixel) is solved: padding of a short group, no observed row (NaN outputs), all
+/// rows observed (the shared SVD's operator, by SharedBlock, never in a group), the Gram path's
+/// Cholesky, Eigen one by one (lsq_dense.cpp), the downdate, or the minimum norm. Pixels of a
+/// shared missing-row pattern (pattern.hpp) are solved by SharedBlock too, never in a group.
+enum Kind : std::uint8_t { kPad, kEmpty, kShared, kChol, kDense, kDowndate, kMinNorm };
 
 /// The path of a pixel with `cnt` of M rows observed. The CUDA classify kernel mirrors this rule.
 /// The downdate and minimum-norm paths work in float64 at any precision, so an fp32 solve hands
@@ -35,7 +35,6 @@ inline Kind kind_of(int cnt, int M, int N, Method method, double lambda, const D
 
 template <class T, int V>
 class LaneGroup;
-struct Pattern;
 
 /// One solution path. solve() solves the lanes of a loaded group whose kind is kind().
 /// It writes only those lanes of LaneGroup::x, ok and condition, so paths may run in any order.
@@ -48,18 +47,13 @@ class Path {
   virtual void solve(LaneGroup<T, V>& g) = 0;
 };
 
-/// The paths, defined in path_gram.cpp, path_shared.cpp, path_downdate.cpp, path_minnorm.cpp
-/// and path_pattern.cpp.
+/// The paths, defined in path_gram.cpp, path_downdate.cpp and path_minnorm.cpp.
 template <class T, int V>
 std::unique_ptr<Path<T, V>> make_gram_path(const Problem<T>& pb);
-template <class T, int V>
-std::unique_ptr<Path<T, V>> make_shared_path(const Problem<T>& pb);
 template <class T, int V>
 std::unique_ptr<Path<T, V>> make_downdate_path(const Problem<T>& pb);
 template <class T, int V>
 std::unique_ptr<Path<T, V>> make_minnorm_path(const Problem<T>& pb);
-template <class T, int V>
-std::unique_ptr<Path<T, V>> make_pattern_path(const Problem<T>& pb);
 
 /// Defines `factory`, one of the above, as making a PathClass<T, V>(pb) for both group solvers:
 /// (float, kLanesFp32) and (double, kLanesFp64). Use once at the end of a path file.

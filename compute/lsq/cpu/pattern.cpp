@@ -50,10 +50,17 @@ const Pattern* PatternCache::get(const std::vector<std::uint64_t>& mask) {
   const int M = int(design_.m), N = int(design_.n);
   for (int i = 0; i < M; ++i)
     if (mask[std::size_t(i / 64)] >> (i % 64) & 1) rows.push_back(i);
-  const SharedSvd s = rows_svd(design_, rows, lambda_);
-  p->op8.assign(std::size_t(ld8_) * M, 0.0);
-  std::copy_n(s.op.begin(), std::size_t(N) * M, p->op8.begin());
+  const std::size_t m = rows.size();
+  const SharedSvd s = rows_svd(design_, rows, lambda_);  // op: N x m
+  p->opc.assign(std::size_t(ld8_) * m, 0.0);
+  std::copy(s.op.begin(), s.op.end(), p->opc.begin());
+  p->ac.assign(m * std::size_t(ld8_), 0.0);
+  for (std::size_t r = 0; r < m; ++r)
+    std::copy_n(&design_.a[std::size_t(rows[r]) * N], N, &p->ac[r * std::size_t(ld8_)]);
   p->outcome = s.outcome;
+  p->rows = rows;
+  p->rop = s.residual_op;
+  p->rop_rows = s.residual_rows;
   std::lock_guard<std::mutex> lock(mu_);
   const auto ins = made_.emplace(mask, std::move(p));
   return ins.first->second.get();

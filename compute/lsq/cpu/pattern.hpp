@@ -24,8 +24,12 @@ constexpr std::size_t kPatternPixels = 16;
 /// One pattern of observed rows (0 < m < M): x = op b for every pixel that has it.
 struct Pattern {
   std::vector<std::uint64_t> mask;  ///< observed row i is bit i % 64 of word i / 64; rest zero
-  AVec<double> op8;                 ///< ld8 x M: rows_svd's operator, zero padded to ld8 rows
   PixelOutcome outcome;             ///< rows_svd's status and exact condition
+  std::vector<int> rows;            ///< the m observed rows, increasing
+  AVec<double> opc;                 ///< ld8 x m: rows_svd's operator, zero padded to ld8 rows
+  AVec<double> ac;                  ///< m x ld8: A's observed rows
+  std::vector<double> rop;          ///< SharedSvd::residual_op of A's observed rows
+  int rop_rows = -1;                ///< ... its rows; -1: residuals from A x
 };
 
 /// The patterns of one solve, each made once (rows_svd of A, the pattern and lambda alone, so

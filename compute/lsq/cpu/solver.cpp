@@ -1,8 +1,10 @@
 // The CPU lsq solver (lsq.hpp, Solver). One OpenMP region over tasks of up to kBlockPixels
 // consecutive pixels: the cube's bands of kBlockPixels pixels within the rows solved. Each task
 // finds the band's shared missing-row patterns (pattern.hpp; methods auto and normal), puts
-// their pixels first, grouped by pattern, and the others sorted by observed count, and solves
-// them in groups of V, one SIMD lane per pixel (LaneGroup), each lane by its path (path.hpp).
+// their pixels first, grouped by pattern, and the others sorted by observed count. The
+// gap-free pixels (all M rows observed) are solved together with the shared SVD's operator,
+// and each pattern's pixels with the pattern's (SharedBlock); the others in groups of V, one
+// SIMD lane per pixel (LaneGroup), each lane by its path (path.hpp).
 // Lanes that leave their path or have none are solved one by one with Eigen (lsq_dense.cpp).
 // Lanes without a path: methods qr and svd, and underdetermined pixels with lambda = 0 where the
 // minimum-norm path is off. An fp32 solve hands its downdate and minimum-norm pixels to a
@@ -30,6 +32,7 @@
 #include "lsq/cpu/path.hpp"
 #include "lsq/cpu/pattern.hpp"
 #include "lsq/cpu/problem.hpp"
+#include "lsq/cpu/shared_block.hpp"
 
 namespace simscope::lsq::detail {
 namespace cpu {
@@ -137,10 +140,8 @@ template <class T, int V>
 std::vector<std::unique_ptr<Path<T, V>>> make_paths(const Problem<T>& pb) {
   std::vector<std::unique_ptr<Path<T, V>>> paths;
   paths.push_back(make_gram_path<T, V>(pb));
-  paths.push_back(make_shared_path<T, V>(pb));
   paths.push_back(make_downdate_path<T, V>(pb));
   paths.push_back(make_minnorm_path<T, V>(pb));
-  paths.push_back(make_pattern_path<T, V>(pb));
   return paths;
 }
 
@@ -164,25 +165,18 @@ class GroupSolver {
   std::uint64_t dense_pixels() const { return dense_; }
   std::uint64_t downdate_pixels() const { return downdated_; }
   std::uint64_t minnorm_pixels() const { return minnormed_; }
-  std::uint64_t pattern_pixels() const { return patterned_; }
 
   /// Solves the result's pixels px[0..lanes), lanes <= V; lane v is cube pixel pbeg + px[v].
   /// Any pixels may be grouped: each lane's outputs do not depend on the others.
-  /// `pats`, when given, holds each lane's pattern or null: a lane whose observed rows are its
-  /// pattern's takes the pattern's operator, the others their kind_of path.
-  void solve(const std::size_t* px, int lanes, const Pattern* const* pats = nullptr) {
+  void solve(const std::size_t* px, int lanes) {
     g_.load(px, lanes);
     const Method method = pb_.options.method;
     const double lambda = pb_.options.lambda;
     const int M = pb_.M, N = pb_.N;
-    bool any[kPattern + 1] = {};
+    bool any[kMinNorm + 1] = {};
     for (int v = 0; v < V; ++v) {
-      const bool pat = v < lanes && pats && pats[v] && g_.observes(v, pats[v]->mask.data());
-      const Kind k = v >= lanes ? kPad
-                     : pat      ? kPattern
-                                : kind_of(g_.cnt[v], M, N, method, lambda, pb_.ops);
+      const Kind k = v >= lanes ? kPad : kind_of(g_.cnt[v], M, N, method, lambda, pb_.ops);
       g_.kind[v] = k;
-      g_.pattern[v] = pat ? pats[v] : nullptr;
       any[k] = true;
     }
     for (const auto& path : paths_)
@@ -200,6 +194,7 @@ class GroupSolver {
     PixelOutcome o;
     switch (kind) {
       case kPad:
+      case kShared:  // solved by SharedBlock, never in a group
         return;
       case kEmpty: {  // status 3: NaN outputs, count 0 (shape_result leaves the arrays unset)
         const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -209,13 +204,6 @@ class GroupSolver {
         store(p, xs_.data(), o, nan, 0);
         return;
       }
-      case kShared:
-        o = pb_.shared.outcome;
-        break;
-      case kPattern:
-        o = g_.pattern[v]->outcome;
-        ++patterned_;
-        break;
       case kDense:
         dense(p, v, pb_.options.method != Method::Qr && pb_.options.method != Method::Svd);
         return;
@@ -277,9 +265,18 @@ class GroupSolver {
   AVec<double> xt_;  // V x N: the group's x transposed (each lane's solution contiguous)
   AVec<double> xs_;  // N: one pixel's solution (empty and dense pixels)
   PixelData px_;
-  std::uint64_t fallbacks_ = 0, dense_ = 0, downdated_ = 0, minnormed_ = 0, patterned_ = 0;
+  std::uint64_t fallbacks_ = 0, dense_ = 0, downdated_ = 0, minnormed_ = 0;
   SolutionStage* stage_ = nullptr;
 };
+
+/// Whether cube pixel p observes exactly the rows of `mask` (pattern.hpp's layout).
+bool observes(const Cube& cube, int M, std::size_t p, const std::uint64_t* mask) {
+  for (int i = 0; i < M; ++i) {
+    const double v = cube.at(std::size_t(i), p);
+    if ((v == v) != bool(mask[std::size_t(i / 64)] >> (i % 64) & 1)) return false;
+  }
+  return true;
+}
 
 /// The result's pixels [p0, p0 + np) in solving order, by a stable counting sort: those with a
 /// pattern (pid[j] >= 0 for pixel p0 + j) first, grouped by pattern, then the others by observed
@@ -333,12 +330,16 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
       std::optional<GroupSolver<double, kLanesFp64>> gsd;
       if (f32) gsd.emplace(*pbd, out);
       SolutionStage stage(pb.N);
+      SharedBlock shared_block(pb);
+      std::vector<double> shared_rss(kBlockPixels);
+      std::vector<std::size_t> pat_px;
+      std::uint64_t solved_patterns = 0;
       gs.set_stage(&stage);
       if (gsd) gsd->set_stage(&stage);
       std::vector<std::size_t> order, order64;
       std::vector<int> counts, pid;
       std::vector<std::uint64_t> hashes;
-      std::vector<const Pattern*> pats, opat;
+      std::vector<const Pattern*> pats;
       std::uint64_t solution_inf = 0;
 #pragma omp for schedule(dynamic, 1)
       for (std::size_t k = 0; k < blocks; ++k) {
@@ -365,12 +366,48 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
         order_pixels(pb.M, p0, np, counts.data() + off, pid.data() + off, int(pats.size()),
                      order);
         stage.p0 = p0;
+        {  // the gap-free pixels, last in order (by pixel), solved together
+          std::size_t n = order.size();
+          while (n > 0 && counts[off + order[n - 1] - p0] == pb.M) --n;
+          const std::size_t ns = order.size() - n;
+          shared_block.solve(order.data() + n, ns, stage.x.data(), SolutionStage::kStride, p0,
+                             shared_rss.data());
+          for (std::size_t j = 0; j < ns; ++j)
+            store_maps(out, order[n + j], shared.outcome, std::sqrt(shared_rss[j] / pb.M), pb.M);
+          order.resize(n);
+        }
+        // The pattern pixels, first in order and grouped by pattern, each pattern's together;
+        // a pixel whose rows are not its pattern's (a hash collision) takes its own path.
+        {
+          std::size_t j = 0, kept = 0;
+          while (j < order.size() && pid[off + order[j] - p0] >= 0) {
+            const int id = pid[off + order[j] - p0];
+            const Pattern& pat = *pats[std::size_t(id)];
+            pat_px.clear();
+            for (; j < order.size() && pid[off + order[j] - p0] == id; ++j) {
+              const std::size_t px = order[j];
+              if (observes(cube, pb.M, gbeg + px, pat.mask.data()))
+                pat_px.push_back(px);
+              else
+                order[kept++] = px;
+            }
+            const SharedOperator sop{pat.rows.data(), int(pat.rows.size()), pat.opc.data(),
+                                     pat.ac.data(), pat.rop.data(), pat.rop_rows};
+            shared_block.solve(sop, pat_px.data(), pat_px.size(), stage.x.data(),
+                               SolutionStage::kStride, p0, shared_rss.data());
+            const int m = int(pat.rows.size());
+            for (std::size_t q = 0; q < pat_px.size(); ++q)
+              store_maps(out, pat_px[q], pat.outcome, std::sqrt(shared_rss[q] / m), m);
+            solved_patterns += pat_px.size();
+          }
+          order.erase(order.begin() + std::ptrdiff_t(kept), order.begin() + std::ptrdiff_t(j));
+        }
         if (f32) {  // split off the float64 pixels (order stays sorted by count in both lists)
           order64.clear();
           std::size_t n32 = 0;
-          for (std::size_t j = 0; j < np; ++j) {
+          for (std::size_t j = 0; j < order.size(); ++j) {
             const std::size_t px = order[j];
-            if (pid[off + px - p0] < 0 && small(counts[off + px - p0]))
+            if (small(counts[off + px - p0]))
               order64.push_back(px);
             else
               order[n32++] = px;
@@ -380,14 +417,8 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
             gsd->solve(order64.data() + g,
                        int(std::min<std::size_t>(kLanesFp64, order64.size() - g)));
         }
-        opat.resize(order.size());
-        for (std::size_t j = 0; j < order.size(); ++j) {
-          const int id = pid[off + order[j] - p0];
-          opat[j] = id >= 0 ? pats[std::size_t(id)] : nullptr;
-        }
         for (std::size_t g = 0; g < order.size(); g += V)
-          gs.solve(order.data() + g, int(std::min<std::size_t>(V, order.size() - g)),
-                   opat.data() + g);
+          gs.solve(order.data() + g, int(std::min<std::size_t>(V, order.size() - g)));
         solution_inf += stage.flush(out, np);
         const std::size_t d = done.fetch_add(1, std::memory_order_relaxed) + 1;
         if (progress && progress->cancel.load(std::memory_order_relaxed)) stop = true;
@@ -398,7 +429,7 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
       dense += gs.dense_pixels();
       downdated += gs.downdate_pixels();
       minnormed += gs.minnorm_pixels();
-      patterned += gs.pattern_pixels();
+      patterned += solved_patterns;
       if (gsd) {
         fallbacks += gsd->fallbacks();
         dense += gsd->dense_pixels();

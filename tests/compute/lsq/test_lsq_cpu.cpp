@@ -173,6 +173,67 @@ np.save(d + '/u_x.npy', np.tensordot(np.linalg.pinv(A), b, axes=1))
     }
 }
 
+/// Gap-free pixels (SharedBlock) among pixels with one gap each, so their runs are cut
+/// anywhere, across bands of 256 pixels, against numpy's float64 pinv / closed-form Tikhonov:
+/// solution and RMS residual (from the residual operator where M < N, else from A x), for a
+/// full-row-rank A, one of rank 6 (each row twice: dropped singular values, residuals not 0)
+/// and an overdetermined one, lambda 0 and 0.7, float64 and float32 cubes, both precisions.
+TEST(LsqCpu, GapFreePixelsAmongGapsMatchNumpy) {
+  ASSERT_EQ(run_numpy(R"(
+rng = np.random.default_rng(42)
+designs = {'row': rng.standard_normal((12, 20)),
+           'low': np.tile(rng.standard_normal((6, 20)), (2, 1)),
+           'tall': rng.standard_normal((30, 9))}
+for tag, A in designs.items():
+    M, N = A.shape
+    b = rng.standard_normal((M, 3, 301))
+    gap = rng.random((3, 301)) < 0.15
+    b[rng.integers(0, M, 903).reshape(3, 301)[gap], np.nonzero(gap)[0], np.nonzero(gap)[1]] = np.nan
+    np.save(d + '/gf_%s_A.npy' % tag, A)
+    for dt in ('64', '32'):
+        c = b.astype(np.float32) if dt == '32' else b
+        np.save(d + '/gf_%s_b%s.npy' % (tag, dt), c)
+        B = c.astype(np.float64).reshape(M, -1)
+        for lam in (0.0, 0.7):
+            if lam == 0:
+                X = np.linalg.pinv(A, rcond=1e-10) @ B
+            else:
+                X = np.linalg.solve(A.T @ A + lam * np.eye(N), A.T @ B)
+            res = np.sqrt(np.mean((A @ X - B) ** 2, axis=0))
+            np.save(d + '/gf_%s_%s_%g_x.npy' % (tag, dt, lam), X)
+            np.save(d + '/gf_%s_%s_%g_r.npy' % (tag, dt, lam), res)
+)"),
+            0);
+  for (const char* tag : {"row", "low", "tall"})
+    for (const char* dt : {"64", "32"})
+      for (double lambda : {0.0, 0.7})
+        for (Precision prec : kPrecisions) {
+          SCOPED_TRACE(std::string(tag) + " float" + dt + " lambda " + std::to_string(lambda) +
+                       " " + name(prec));
+          const std::string base = std::string("gf_") + tag + "_";
+          const Design d = load_design((test::tmp_dir() / (base + "A.npy")).string());
+          const Cube c = load_cube((test::tmp_dir() / (base + "b" + dt + ".npy")).string());
+          const std::string ref = base + dt + "_" + (lambda == 0 ? "0" : "0.7");
+          const auto x = npy_values(ref + "_x.npy"), res = npy_values(ref + "_r.npy");
+          const Result r = solve(c, d, opts(Method::Auto, prec, lambda));
+          const std::size_t P = c.pixels();
+          std::size_t gap_free = 0;
+          for (std::size_t p = 0; p < P; ++p) {
+            if (std::size_t(r.count[p]) != d.m) continue;
+            ++gap_free;
+            // float64 in either precision; fp32 rounds the result to float32 (~6e-8).
+            EXPECT_LE(pixel_error(r, x, p), prec == Precision::Fp64 ? 1e-11 : 1e-6) << p;
+            EXPECT_NEAR(r.residual[p], res[p], 1e-6 * res[p] + 1e-12) << p;
+            EXPECT_EQ(r.status[p], d.m < d.n                   ? kUnderdetermined
+                                   : r.shared_rank < int(d.n) ? kRankDeficient
+                                                              : kOk);
+          }
+          EXPECT_EQ(r.shared_pixels, gap_free);
+          EXPECT_GT(gap_free, P / 2);
+          EXPECT_LT(gap_free, P);
+        }
+}
+
 /// A of shape (100, 50) with column 49 a copy of column 0: rank 49, status 2, pinv(A) b; with
 /// and without gaps (the shared SVD and the per-pixel fallback).
 TEST(LsqCpu, DuplicatedColumnIsRankDeficientMinimumNorm) {

@@ -1,0 +1,58 @@
+#pragma once
+/// @file Gap-free pixels (all M rows observed) solved a band at a time: x = op b as one matrix
+/// product of the shared SVD's operator with the band's right-hand sides, and each residual
+/// from the shared residual operator (SharedSvd::residual_op) or else from A x. Internal to
+/// compute/lsq/cpu/.
+#include "core/isa.hpp"
+#include <cstddef>
+
+#include "lsq/cpu/problem.hpp"
+#include "lsq/cpu/simd.hpp"
+
+namespace simscope::lsq::detail::cpu {
+SIMSCOPE_ISA_BEGIN
+
+/// Pixels per SharedBlock::solve at most.
+constexpr std::size_t kSharedBlockPixels = 256;
+
+/// The operator of pixels that observe the same m rows: x = op b_rows, and the residual
+/// |R b_rows| (rop_rows >= 0) or else |b_rows - A_rows x|.
+struct SharedOperator {
+  const int* rows = nullptr;     ///< the m observed rows, increasing; null: all M
+  int m = 0;
+  const double* op = nullptr;    ///< ld8 x m: zero rows beyond N
+  const double* a = nullptr;     ///< m x ld8: A's observed rows
+  const double* rop = nullptr;   ///< rop_rows x m
+  int rop_rows = -1;
+};
+
+/// Solves up to kSharedBlockPixels gap-free pixels at a time, in float64 at either precision, as the
+/// lane groups did: each x_k is the sum over i of op_ki b_i in increasing i. One instance per
+/// thread.
+class SharedBlock {
+ public:
+  template <class T>
+  explicit SharedBlock(const Problem<T>& pb);
+
+  /// Solves the result's pixels px[0..n) (n <= kSharedBlockPixels, increasing; cube pixel pbeg + px[j]),
+  /// each observing all M rows: component k of pixel px[j]'s solution into
+  /// x[k ldx + px[j] - x0], and its residual sum of squares into rss[j].
+  void solve(const std::size_t* px, std::size_t n, double* x, std::size_t ldx, std::size_t x0,
+             double* rss) {
+    solve(gap_free_, px, n, x, ldx, x0, rss);
+  }
+  /// The same for pixels whose observed rows are exactly op.rows (a shared pattern's).
+  void solve(const SharedOperator& op, const std::size_t* px, std::size_t n, double* x,
+             std::size_t ldx, std::size_t x0, double* rss);
+
+ private:
+  const Cube& cube_;
+  int N_ = 0, ld8_ = 0;
+  std::size_t P_ = 0, pbeg_ = 0;
+  SharedOperator gap_free_;  // all M rows: the shared SVD's
+  AVec<double> panel_;  // m x kPanelStride: the pixels' right-hand sides, zero beyond n
+  AVec<double> xb_;     // N x kPanelStride: solutions of pixels that are not one run
+};
+
+SIMSCOPE_ISA_END
+}  // namespace simscope::lsq::detail::cpu
