@@ -16,7 +16,7 @@
 #                                                    its reason (resources/debian/lintian-overrides)
 #   P/share/simscope/presets/NAME.json               the shipped presets (resources/presets/)
 # The only resource files simscope reads at run time are the shipped presets, found from the
-# executable's folder (../share/simscope/presets, app/run/shipped_presets.cpp): the colormaps and
+# executable's folder (../share/simscope/presets, app/run/presets/shipped_presets.cpp): the colormaps and
 # the views' font are compiled in (render/), the window's UI font is Debian's DejaVu Sans
 # (fonts-dejavu-core, app/gui/fonts.cpp). So the installed tree is relocatable.
 # simscope-bench (tests/bench/) is a developer's tool and is not installed.

@@ -15,7 +15,7 @@
 #include "view/plane_profile.hpp"
 #include "view_png_export.hpp"
 #include "session.hpp"
-#include "shipped_presets.hpp"
+#include "presets/shipped_presets.hpp"
 #include "view/sweep_spec.hpp"
 #include "workload.hpp"
 

@@ -6,21 +6,21 @@
 #include <optional>
 #include <thread>
 
-#include "checkpoint.hpp"
+#include "job/checkpoint.hpp"
 #include "core/error.hpp"
 #include "view/compare.hpp"
 #include "headless_output.hpp"
 #include "output_checks.hpp"
-#include "params_json.hpp"
+#include "params/params_json.hpp"
 #include "view/plane_profile.hpp"
-#include "run_manifest.hpp"
+#include "output/run_manifest.hpp"
 #include "progress_line.hpp"
 #include "session.hpp"
 #include "stale_outputs.hpp"
 #include "stop_signals.hpp"
 #include "sweep.hpp"
 #include "view_png_export.hpp"
-#include "worker.hpp"
+#include "job/worker.hpp"
 
 namespace simscope::app {
 namespace {

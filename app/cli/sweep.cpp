@@ -13,16 +13,16 @@
 #include "headless_view.hpp"
 #include "output_checks.hpp"
 #include "progress_line.hpp"
-#include "run_manifest.hpp"
+#include "output/run_manifest.hpp"
 #include "session.hpp"
 #include "stale_outputs.hpp"
 #include "stop_signals.hpp"
 #include "sweep_frame.hpp"
 #include "sweep_video.hpp"
 #include "view_png_export.hpp"
-#include "view_schema.hpp"
+#include "view/view_schema.hpp"
 #include "view_settings.hpp"
-#include "worker.hpp"
+#include "job/worker.hpp"
 
 namespace simscope::app {
 namespace {

@@ -5,11 +5,11 @@
 #include <filesystem>
 #include <optional>
 
-#include "export.hpp"
+#include "output/export.hpp"
 #include "headless_view.hpp"
-#include "run_manifest.hpp"
+#include "output/run_manifest.hpp"
 #include "view_png_export.hpp"
-#include "view_schema.hpp"
+#include "view/view_schema.hpp"
 #include "view_settings.hpp"
 
 namespace simscope::app {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "json.hpp"
+#include "output/json.hpp"
 #include "run_options.hpp"
 #include "session.hpp"
 #include "workload.hpp"

@@ -9,7 +9,7 @@
 #include "render/gl_context.hpp"
 #include "render/offscreen.hpp"
 #include "render/plane_view.hpp"
-#include "run_manifest.hpp"
+#include "output/run_manifest.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {

@@ -1,6 +1,6 @@
 #include "png_metadata.hpp"
 
-#include "params_json.hpp"
+#include "params/params_json.hpp"
 
 namespace simscope::app {
 

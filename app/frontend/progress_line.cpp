@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <utility>
 
-#include "projection.hpp"
+#include "job/projection.hpp"
 
 namespace simscope::app {
 

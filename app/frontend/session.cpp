@@ -4,9 +4,9 @@
 
 #include "core/error.hpp"
 #include "core/quote.hpp"
-#include "presets.hpp"
+#include "presets/presets.hpp"
 #include "view/sweep_spec.hpp"
-#include "view_schema.hpp"
+#include "view/view_schema.hpp"
 
 namespace simscope::app {
 

@@ -7,7 +7,7 @@
 
 #include "run_options.hpp"
 #include "core/backend.hpp"
-#include "unknown_parameter.hpp"
+#include "params/unknown_parameter.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "params_json.hpp"
+#include "params/params_json.hpp"
 #include "png.hpp"
 #include "png_metadata.hpp"
 

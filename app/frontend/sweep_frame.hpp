@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "json.hpp"
+#include "output/json.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {

@@ -3,7 +3,7 @@
 /// Used by headless --sweep and the window's sweep panel.
 #include <string>
 
-#include "json.hpp"
+#include "output/json.hpp"
 #include "view/sweep_spec.hpp"
 
 namespace simscope::app {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "export.hpp"
+#include "output/export.hpp"
 
 namespace simscope::app {
 

@@ -5,7 +5,7 @@
 
 #include "compare_view.hpp"
 #include "gui_state.hpp"
-#include "run_manifest.hpp"
+#include "output/run_manifest.hpp"
 #include "ui_text.hpp"
 #include "view_png_export.hpp"
 #include "visible_wrap.hpp"

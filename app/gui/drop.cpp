@@ -8,8 +8,8 @@
 
 #include "drop_plan.hpp"
 #include "gui_state.hpp"
-#include "params_json.hpp"
-#include "presets.hpp"
+#include "params/params_json.hpp"
+#include "presets/presets.hpp"
 
 namespace simscope::app::gui {
 namespace {

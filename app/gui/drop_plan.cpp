@@ -8,7 +8,7 @@
 
 #include "core/error.hpp"
 #include "io/npy.hpp"
-#include "json.hpp"
+#include "output/json.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {

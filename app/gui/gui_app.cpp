@@ -31,7 +31,7 @@
 #include "shortcuts.hpp"
 #include "stop_signals.hpp"
 #include "undo.hpp"
-#include "view_schema.hpp"
+#include "view/view_schema.hpp"
 #include "window.hpp"
 #include "window_export.hpp"
 #include "window_layout.hpp"

@@ -17,7 +17,7 @@
 #include "session.hpp"
 #include "sweep_panel.hpp"
 #include "undo_stack.hpp"
-#include "worker.hpp"
+#include "job/worker.hpp"
 #include "workload_gui.hpp"
 
 namespace simscope::app::gui {

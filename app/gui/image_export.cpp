@@ -12,7 +12,7 @@
 #include "gui_state.hpp"
 #include "hover_tip.hpp"
 #include "image_size.hpp"
-#include "params_json.hpp"
+#include "params/params_json.hpp"
 #include "png.hpp"
 #include "png_metadata.hpp"
 #include "render/caption.hpp"

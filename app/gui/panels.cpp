@@ -12,8 +12,8 @@
 #include "gui_state.hpp"
 #include "hover_tip.hpp"
 #include "param_widgets.hpp"
-#include "presets.hpp"
-#include "shipped_presets.hpp"
+#include "presets/presets.hpp"
+#include "presets/shipped_presets.hpp"
 #include "stats_panel.hpp"
 #include "visible_wrap.hpp"
 

@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "gui_state.hpp"
-#include "view_schema.hpp"
+#include "view/view_schema.hpp"
 #include "window.hpp"
 
 namespace simscope::app::gui {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "params/param_set.hpp"
-#include "run_command.hpp"
+#include "job/run_command.hpp"
 #include "workload.hpp"
 
 namespace simscope::app::gui {

@@ -10,7 +10,7 @@
 #include "key_presses.hpp"
 #include "runs.hpp"
 #include "undo.hpp"
-#include "view_schema.hpp"
+#include "view/view_schema.hpp"
 
 namespace simscope::app::gui {
 

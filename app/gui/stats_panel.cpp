@@ -8,7 +8,7 @@
 
 #include "gui_state.hpp"
 #include "hover_tip.hpp"
-#include "stat_labels.hpp"
+#include "output/stat_labels.hpp"
 #include "visible_wrap.hpp"
 
 namespace simscope::app::gui {

@@ -1,6 +1,6 @@
 #pragma once
 /// @file The view panel's "Last run" section: the run's stats as a short table of named figures
-/// with units (app/run/stat_labels.hpp lays down the names, units and formats), each row's raw
+/// with units (app/run/output/stat_labels.hpp lays down the names, units and formats), each row's raw
 /// run.json value in its tooltip and copied by a click, and every raw stat in a collapsed
 /// "All stats (run.json)" section with a "Copy all" button.
 #include <map>

@@ -11,7 +11,7 @@
 #include "gui_state.hpp"
 #include "image_export.hpp"
 #include "image_size.hpp"
-#include "run_manifest.hpp"
+#include "output/run_manifest.hpp"
 #include "sweep_frame.hpp"
 
 namespace simscope::app::gui {

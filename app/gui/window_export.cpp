@@ -9,10 +9,10 @@
 #include <tuple>
 
 #include "core/error.hpp"
-#include "export.hpp"
+#include "output/export.hpp"
 #include "file_names.hpp"
 #include "gui_state.hpp"
-#include "params_json.hpp"
+#include "params/params_json.hpp"
 #include "png.hpp"
 #include "png_metadata.hpp"
 #include "render/offscreen.hpp"

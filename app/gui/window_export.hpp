@@ -3,7 +3,7 @@
 /// window showed in their text chunks, and exports (key E) of the shown result with view.png.
 #include <string>
 
-#include "run_manifest.hpp"
+#include "output/run_manifest.hpp"
 
 namespace simscope::app::gui {
 

@@ -11,11 +11,11 @@
 #include <set>
 #include <thread>
 
-#include "checkpoint.hpp"
+#include "job/checkpoint.hpp"
 #include "core/backend.hpp"
-#include "distributed_run.hpp"
+#include "ranges/distributed_run.hpp"
 #include "headless_output.hpp"
-#include "json.hpp"
+#include "output/json.hpp"
 #include "mpi_job.hpp"
 #include "output_checks.hpp"
 #include "progress_line.hpp"

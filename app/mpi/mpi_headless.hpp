@@ -1,6 +1,6 @@
 #pragma once
 /// @file `mpirun -np R simscope --headless ...` or srun: one headless run split across R ranks.
-/// Uses app/run/distributed_run.hpp. Rank 0 prints progress and ETA, gathers and merges the parts,
+/// Uses app/run/ranges/distributed_run.hpp. Rank 0 prints progress and ETA, gathers and merges the parts,
 /// and writes the outputs once, all or nothing (write_headless_outputs). run.json's "mpi" section
 /// holds ranks, hosts, each rank's device, threads, range and time, the load imbalance (max / mean
 /// rank time), and the gather's time and bytes.

@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "communicator.hpp"
+#include "ranges/communicator.hpp"
 #include "core/error.hpp"
 
 namespace simscope::app::mpi {

@@ -4,7 +4,7 @@
 #include <new>
 #include <stdexcept>
 
-#include "projection.hpp"
+#include "job/projection.hpp"
 
 namespace simscope::python {
 

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "arrays/vocabulary.hpp"
-#include "output_data.hpp"
+#include "output/output_data.hpp"
 
 namespace simscope::python {
 

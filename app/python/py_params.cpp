@@ -4,9 +4,9 @@
 #include <variant>
 
 #include "params/c_numeric_locale.hpp"
-#include "presets.hpp"
+#include "presets/presets.hpp"
 #include "py_call.hpp"
-#include "shipped_presets.hpp"
+#include "presets/shipped_presets.hpp"
 #include "workload.hpp"
 
 namespace simscope::python {

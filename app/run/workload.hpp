@@ -11,16 +11,16 @@
 #include <string>
 #include <vector>
 
-#include "checkpoint.hpp"
+#include "job/checkpoint.hpp"
 #include "core/backend.hpp"
 #include "core/progress.hpp"
 #include "core/range.hpp"
 #include "io/npy.hpp"
 #include "io/output_spec.hpp"
-#include "output_data.hpp"
+#include "output/output_data.hpp"
 #include "params/schema.hpp"
-#include "run_command.hpp"
-#include "stat_label.hpp"
+#include "job/run_command.hpp"
+#include "output/stat_label.hpp"
 #include "view/image_annotations.hpp"
 
 namespace simscope::app {

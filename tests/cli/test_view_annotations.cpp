@@ -3,7 +3,7 @@
 // titles with their ranges, and every region label with its texts.
 #include <gtest/gtest.h>
 
-#include "view_schema.hpp"
+#include "view/view_schema.hpp"
 #include "view_settings.hpp"
 
 namespace simscope::app {

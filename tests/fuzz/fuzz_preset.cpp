@@ -1,13 +1,13 @@
-// Fuzzes preset JSON (app::preset_workload and app::load_preset in app/run/presets.cpp,
-// apply_json in app/run/params_json.cpp, through nlohmann-json): any bytes as a preset file. Beyond "no
+// Fuzzes preset JSON (app::preset_workload and app::load_preset in app/run/presets/presets.cpp,
+// apply_json in app/run/params/params_json.cpp, through nlohmann-json): any bytes as a preset file. Beyond "no
 // crash": a preset that loads saves (save_preset) and loads again to the same parameters and view
 // settings; every refusal is a simscope::Error (fuzz_support.hpp). Input byte 0 chooses the
 // workload whose parameters receive the preset when the preset names none that exists (so a
 // preset for the wrong workload is refused too).
 #include "fuzz_schemas.hpp"
 #include "fuzz_support.hpp"
-#include "presets.hpp"
-#include "view_schema.hpp"
+#include "presets/presets.hpp"
+#include "view/view_schema.hpp"
 
 using namespace simscope;
 

@@ -9,7 +9,7 @@
 #include "fuzz_schemas.hpp"
 #include "fuzz_support.hpp"
 #include "session.hpp"
-#include "view_schema.hpp"
+#include "view/view_schema.hpp"
 
 using namespace simscope;
 

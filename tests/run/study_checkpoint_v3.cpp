@@ -4,11 +4,11 @@
 #include <filesystem>
 #include <vector>
 
-#include "cache_key.hpp"
+#include "job/cache_key.hpp"
 #include "core/error.hpp"
 #include "io/atomic_file.hpp"
 #include "io/npy.hpp"
-#include "json.hpp"
+#include "output/json.hpp"
 
 namespace simscope::test {
 namespace {

@@ -3,7 +3,7 @@
 
 #include "core/error.hpp"
 #include "params/closest_names.hpp"
-#include "unknown_parameter.hpp"
+#include "params/unknown_parameter.hpp"
 #include "workload.hpp"
 
 namespace simscope {

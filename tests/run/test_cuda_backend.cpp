@@ -20,7 +20,7 @@
 #include "core/backend.hpp"
 #include "lsq/lsq.hpp"
 #include "lsq/lsq_params.hpp"
-#include "split_merge.hpp"
+#include "ranges/split_merge.hpp"
 #include "oscillators/study_checkpoint.hpp"
 #include "workload.hpp"
 

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <string>
 
-#include "checkpoint.hpp"
+#include "job/checkpoint.hpp"
 #include "oscillators/study_checkpoint.hpp"
 #include "workload.hpp"
 

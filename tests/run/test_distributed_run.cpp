@@ -13,7 +13,7 @@
 
 #include "../compute/test_bits.hpp"
 #include "core/error.hpp"
-#include "distributed_run.hpp"
+#include "ranges/distributed_run.hpp"
 #include "field/field.hpp"
 #include "field/field_params.hpp"
 #include "field/field_split.hpp"
@@ -22,7 +22,7 @@
 #include "oscillators/oscillators_params.hpp"
 #include "oscillators/study.hpp"
 #include "oscillators/topology.hpp"
-#include "split_merge.hpp"
+#include "ranges/split_merge.hpp"
 #include "oscillators/study_checkpoint.hpp"
 #include "workload.hpp"
 #include "study_checkpoint_v3.hpp"

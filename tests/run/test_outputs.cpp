@@ -18,11 +18,11 @@
 
 #include "core/big_vector.hpp"
 #include "core/error.hpp"
-#include "export.hpp"
+#include "output/export.hpp"
 #include "field/field.hpp"
 #include "io/npy.hpp"
-#include "output_data.hpp"
-#include "run_manifest.hpp"
+#include "output/output_data.hpp"
+#include "output/run_manifest.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {

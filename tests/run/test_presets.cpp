@@ -9,8 +9,8 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "presets.hpp"
-#include "view_schema.hpp"
+#include "presets/presets.hpp"
+#include "view/view_schema.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {

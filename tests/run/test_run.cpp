@@ -13,14 +13,14 @@
 #include <random>
 #include <thread>
 
-#include "cache_key.hpp"
+#include "job/cache_key.hpp"
 #include "core/error.hpp"
-#include "export.hpp"
+#include "output/export.hpp"
 #include "field/field.hpp"
 #include "field/field_params.hpp"
 #include "io/npy.hpp"
-#include "json.hpp"
-#include "run_manifest.hpp"
+#include "output/json.hpp"
+#include "output/run_manifest.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {

@@ -17,8 +17,8 @@
 #include "oscillators/study.hpp"
 #include "oscillators/study_checkpoint.hpp"
 #include "oscillators/topology.hpp"
-#include "result_codec.hpp"
-#include "split_merge.hpp"
+#include "ranges/result_codec.hpp"
+#include "ranges/split_merge.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {

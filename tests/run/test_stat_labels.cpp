@@ -1,4 +1,4 @@
-// The stats' names, units and formats for people (app/run/stat_labels.hpp): the formatting
+// The stats' names, units and formats for people (app/run/output/stat_labels.hpp): the formatting
 // helpers, each workload's panel lines for representative stats (exact strings), and that every
 // stats key a run gives has a row in its workload's table.
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "stat_labels.hpp"
+#include "output/stat_labels.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "worker.hpp"
+#include "job/worker.hpp"
 
 namespace simscope::app {
 namespace {

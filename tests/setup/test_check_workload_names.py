@@ -19,7 +19,7 @@ BASE = {
     "compute/field/sources.cmake": "list(APPEND SIMSCOPE_ISA_KERNELS ${_here}/field_cpu.cpp)\n",
     "app/gui/field_gui.cpp": "std::unique_ptr<WorkloadGui> make_field_gui();\n",
     "app/python/py_field.cpp": 'void bind_field(py::module_& m) { m.def("field", f); }\n',
-    "app/run/stat_labels.cpp": ("// The stats of field, lsq and oscillators runs.\n"
+    "app/run/output/stat_labels.cpp": ("// The stats of field, lsq and oscillators runs.\n"
                                 "/* a \"field\" in a block comment */\n"
                                 "const auto& rows(const std::string& w) {\n"
                                 "  return find_workload_descriptor(w)->stat_labels;\n}\n"),
@@ -81,9 +81,9 @@ expect("a workload's namespace alias", run(headless("int e = osc::estimate();"))
 expect("a workload's alias in a string", run(headless('const char* unit = "osc-steps";')),
        1, "names the workload oscillators ('osc'")
 expect("an identifier with a workload's name as a word",
-       run({"app/run/stat_labels.cpp": BASE["app/run/stat_labels.cpp"] +
+       run({"app/run/output/stat_labels.cpp": BASE["app/run/output/stat_labels.cpp"] +
             "const std::vector<StatLabel> kLsq = {};\n"}),
-       1, "app/run/stat_labels.cpp:6: names the workload lsq ('lsq'")
+       1, "app/run/output/stat_labels.cpp:6: names the workload lsq ('lsq'")
 expect("a function named after a workload",
        run({"app/python/module.cpp": "void bind_oscillators(py::module_& m);\n"}),
        1, "app/python/module.cpp:1: names the workload oscillators")
@@ -108,17 +108,17 @@ expect("a workload's own folders are not checked, also where they name another",
        0, "0 offences")
 
 # Allowances: a line let through, an unused one, and a registry that the page does not name.
-registry = ("app/run/stat_labels.cpp", "kLsq", True, "the fixture's registry")
-violation = {"app/run/stat_labels.cpp": BASE["app/run/stat_labels.cpp"] +
+registry = ("app/run/output/stat_labels.cpp", "kLsq", True, "the fixture's registry")
+violation = {"app/run/output/stat_labels.cpp": BASE["app/run/output/stat_labels.cpp"] +
              "const std::vector<StatLabel> kLsq = {};\n"}
-page = {"docs/dev/adding-a-workload.md": "Add a line to app/run/stat_labels.cpp.\n"}
+page = {"docs/dev/adding-a-workload.md": "Add a line to app/run/output/stat_labels.cpp.\n"}
 expect("an allowance lets its line through", run({**violation, **page}, [registry]),
        0, "0 offences")
 expect("an allowance no longer used", run(page, [registry]),
-       1, "the allowance app/run/stat_labels.cpp 'kLsq' is no longer used")
+       1, "the allowance app/run/output/stat_labels.cpp 'kLsq' is no longer used")
 expect("a registry the page 'Adding a workload' does not name",
        run({**violation, "docs/dev/adding-a-workload.md": "Nothing.\n"}, [registry]),
-       1, "docs/dev/adding-a-workload.md does not name app/run/stat_labels.cpp")
+       1, "docs/dev/adding-a-workload.md does not name app/run/output/stat_labels.cpp")
 expect("a folder allowance covers its files",
        run({"app/python/module.cpp": "void bind_oscillators(py::module_& m);\n"},
            [("app/python/", "", False, "the fixture's Python API")]),

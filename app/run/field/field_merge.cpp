@@ -15,7 +15,7 @@
 #include "field/field_view.hpp"
 #include "field_result.hpp"
 #include "field_stats.hpp"
-#include "split_merge.hpp"
+#include "ranges/split_merge.hpp"
 
 namespace simscope::app {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <utility>
 
-#include "cache_key.hpp"
+#include "job/cache_key.hpp"
 #include "field/sources.hpp"
 
 namespace simscope::app {

@@ -5,7 +5,7 @@
 /// checks that each key a run gives has a row.
 #include <vector>
 
-#include "stat_label.hpp"
+#include "output/stat_label.hpp"
 
 namespace simscope::app {
 

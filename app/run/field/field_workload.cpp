@@ -21,7 +21,7 @@
 #include "field_stat_labels.hpp"
 #include "field_status.hpp"
 #include "field_stats.hpp"
-#include "split_merge.hpp"
+#include "ranges/split_merge.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {

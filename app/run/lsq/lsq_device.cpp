@@ -6,7 +6,7 @@
 #include "core/device_memory.hpp"
 #include "core/error.hpp"
 #include "lsq/lsq_device_maps.hpp"
-#include "split_merge.hpp"
+#include "ranges/split_merge.hpp"
 
 namespace simscope::app {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "io/npy.hpp"
-#include "output_data.hpp"
+#include "output/output_data.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {

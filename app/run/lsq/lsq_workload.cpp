@@ -10,13 +10,13 @@
 #include <optional>
 #include <utility>
 
-#include "cache_key.hpp"
+#include "job/cache_key.hpp"
 #include "core/error.hpp"
 #include "lsq/lsq_params.hpp"
 #include "lsq/lsq_result.hpp"
 #include "lsq/lsq_stat_labels.hpp"
 #include "lsq/method_note.hpp"
-#include "split_merge.hpp"
+#include "ranges/split_merge.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {

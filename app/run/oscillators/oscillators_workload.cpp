@@ -15,7 +15,7 @@
 #include <optional>
 #include <sstream>
 
-#include "cache_key.hpp"
+#include "job/cache_key.hpp"
 #include "core/error.hpp"
 #include "oscillators/ensemble.hpp"
 #include "oscillators/network_layout.hpp"
@@ -26,7 +26,7 @@
 #include "oscillators/study_checkpoint.hpp"
 #include "oscillators/study_estimate.hpp"
 #include "oscillators/topology.hpp"
-#include "split_merge.hpp"
+#include "ranges/split_merge.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {

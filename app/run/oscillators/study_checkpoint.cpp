@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <mutex>
 
-#include "cache_key.hpp"
+#include "job/cache_key.hpp"
 #include "oscillators/study_checkpoint_files.hpp"
 #include "workload.hpp"
 

@@ -14,7 +14,7 @@
 #include <optional>
 #include <string>
 
-#include "checkpoint.hpp"
+#include "job/checkpoint.hpp"
 #include "core/backend.hpp"
 #include "core/error.hpp"
 #include "oscillators/study.hpp"

@@ -5,13 +5,13 @@
 #include <filesystem>
 
 #include "core/progress.hpp"
-#include "json.hpp"
+#include "output/json.hpp"
 #include "oscillators/ensemble.hpp"
 #include "oscillators/oscillators_params.hpp"
 #include "oscillators/study.hpp"
 #include "oscillators/study_checkpoint.hpp"
 #include "oscillators/study_checkpoint_files.hpp"
-#include "progress_relay.hpp"
+#include "ranges/progress_relay.hpp"
 
 namespace simscope::app {
 

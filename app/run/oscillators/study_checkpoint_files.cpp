@@ -9,7 +9,7 @@
 #include <iterator>
 
 #include "io/atomic_file.hpp"
-#include "json.hpp"
+#include "output/json.hpp"
 
 namespace simscope::app::checkpoint_files {
 namespace {

@@ -5,8 +5,8 @@
 #include <fstream>
 #include <iterator>
 
-#include "cache_key.hpp"
-#include "json.hpp"
+#include "job/cache_key.hpp"
+#include "output/json.hpp"
 #include "oscillators/study_checkpoint.hpp"
 #include "oscillators/study_checkpoint_files.hpp"
 

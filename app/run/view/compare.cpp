@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "core/error.hpp"
-#include "export.hpp"
+#include "output/export.hpp"
 
 namespace simscope::app {
 

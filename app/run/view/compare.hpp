@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "json.hpp"
+#include "output/json.hpp"
 #include "view/plane_profile.hpp"
 #include "workload.hpp"
 

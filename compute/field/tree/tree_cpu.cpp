@@ -91,9 +91,9 @@ constexpr float kNearChargeScale = 1.0f;
 #endif
 
 /// The fp32 near field of one target leaf: the sources of its P2P cells with more than
-/// kFewSources sources, relative to c (charges scaled by kNearChargeScale). c is the leaf's centre rounded to fp32, so each
-/// coordinate is one fp32 subtraction, rounded once. Padded to a multiple of 16 with zero
-/// charges far away. Segment k starts at list index seg[k].first and tree index seg[k].second.
+/// kFewSources sources, relative to c, charges times kNearChargeScale. c is the leaf's centre
+/// rounded to fp32, so each coordinate is one fp32 subtraction, rounded once. Padded to a
+/// multiple of 16 with zero charges far away. Segment k starts at list index seg[k].first and tree index seg[k].second.
 struct NearList {
   std::vector<float> x, y, z, q;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> seg;
@@ -112,7 +112,6 @@ struct NearList {
       x.resize(cap), y.resize(cap), z.resize(cap), q.resize(cap);
     }
     seg.emplace_back(std::uint32_t(n), b);
-    const float qscale = kNearChargeScale;
     const float* __restrict sx = s.x.data() + b;
     const float* __restrict sy = s.y.data() + b;
     const float* __restrict sz = s.z.data() + b;
@@ -124,7 +123,7 @@ struct NearList {
     const float cx = cf[0], cy = cf[1], cz = cf[2];
 #pragma omp simd
     for (std::size_t j = 0; j < m; ++j) {
-      ox[j] = sx[j] - cx, oy[j] = sy[j] - cy, oz[j] = sz[j] - cz, oq[j] = sq[j] * qscale;
+      ox[j] = sx[j] - cx, oy[j] = sy[j] - cy, oz[j] = sz[j] - cz, oq[j] = sq[j] * kNearChargeScale;
     }
     n += m;
   }
@@ -465,14 +464,12 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
         const double* M = s.moment(std::size_t(pr.b), Ds.data());
         for (int k = 0; k < mq.count; ++k) Ms[std::size_t(k) * 8] = M[k];
         const double c[1][3] = {{B.centre[0], B.centre[1], B.centre[2]}};
-        if (harmonic) {
+        if (harmonic)
           m2l8_harmonic(mq, A.centre, c, 1, Ms.data(), Ls.data(), Ds.data());
-          for (int k = 0; k < mq.count; ++k) Hs[std::size_t(k)] = Ls[std::size_t(k) * 8];
-          unfold_local(mq, Hs.data());
-        } else {
+        else
           m2l8(mq, A.centre, c, 1, eps2, Ms.data(), Ls.data(), Ds.data());
-          for (int k = 0; k < mq.count; ++k) Hs[std::size_t(k)] = Ls[std::size_t(k) * 8];
-        }
+        for (int k = 0; k < mq.count; ++k) Hs[std::size_t(k)] = Ls[std::size_t(k) * 8];
+        if (harmonic) unfold_local(mq, Hs.data());
         double* L = &local[std::size_t(pr.a) * N];
         if (!has_local[pr.a]) std::fill(L, L + N, 0.0);
         for (int k = 0; k < mq.count; ++k) L[k] += Hs[std::size_t(k)];

@@ -1,5 +1,5 @@
 // Checkpoints of headless runs as the front ends see them (checkpoint.hpp).
-#include "checkpoint.hpp"
+#include "job/checkpoint.hpp"
 
 #include <filesystem>
 

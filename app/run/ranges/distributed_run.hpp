@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "communicator.hpp"
+#include "ranges/communicator.hpp"
 #include "core/error.hpp"
 #include "workload.hpp"
 

@@ -1,4 +1,4 @@
-#include "view_schema.hpp"
+#include "view/view_schema.hpp"
 
 #include "core/error.hpp"
 

@@ -1,4 +1,4 @@
-#include "output_data.hpp"
+#include "output/output_data.hpp"
 
 #include <cstring>
 #include <string>

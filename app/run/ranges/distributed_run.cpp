@@ -1,5 +1,5 @@
 // One run split across the ranks of a job (distributed_run.hpp).
-#include "distributed_run.hpp"
+#include "ranges/distributed_run.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -7,8 +7,8 @@
 #include <sstream>
 #include <thread>
 
-#include "result_codec.hpp"
-#include "split_merge.hpp"
+#include "ranges/result_codec.hpp"
+#include "ranges/split_merge.hpp"
 
 namespace simscope::app {
 namespace {

@@ -1,7 +1,7 @@
-#include "unknown_parameter.hpp"
+#include "params/unknown_parameter.hpp"
 
 #include "core/quote.hpp"
-#include "view_schema.hpp"
+#include "view/view_schema.hpp"
 
 namespace simscope::app {
 

@@ -3,8 +3,8 @@
 #include <map>
 #include <string>
 
-#include "json.hpp"
-#include "params_json.hpp"
+#include "output/json.hpp"
+#include "params/params_json.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {

@@ -1,4 +1,4 @@
-#include "run_manifest.hpp"
+#include "output/run_manifest.hpp"
 
 #include "core/isa.hpp"
 

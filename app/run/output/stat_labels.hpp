@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "stat_label.hpp"
+#include "output/stat_label.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {

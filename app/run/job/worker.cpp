@@ -1,4 +1,4 @@
-#include "worker.hpp"
+#include "job/worker.hpp"
 
 #include <exception>
 

@@ -1,4 +1,4 @@
-#include "run_command.hpp"
+#include "job/run_command.hpp"
 
 #include "core/error.hpp"
 

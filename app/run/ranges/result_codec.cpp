@@ -1,5 +1,5 @@
 // A RunResult as bytes (result_codec.hpp): length-prefixed fields in a fixed order.
-#include "result_codec.hpp"
+#include "ranges/result_codec.hpp"
 
 #include <cstdint>
 #include <cstring>

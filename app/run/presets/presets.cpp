@@ -1,4 +1,4 @@
-#include "presets.hpp"
+#include "presets/presets.hpp"
 
 #include "io/atomic_file.hpp"
 
@@ -14,10 +14,10 @@
 
 #include "core/error.hpp"
 #include "core/quote.hpp"
-#include "json.hpp"
-#include "params_json.hpp"
-#include "unknown_parameter.hpp"
-#include "view_schema.hpp"
+#include "output/json.hpp"
+#include "params/params_json.hpp"
+#include "params/unknown_parameter.hpp"
+#include "view/view_schema.hpp"
 
 namespace simscope::app {
 namespace {

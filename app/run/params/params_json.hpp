@@ -3,7 +3,7 @@
 /// image metadata. No Qt, so a Python module or an MPI rank reads presets as the app does.
 #include <string>
 
-#include "json.hpp"
+#include "output/json.hpp"
 #include "params/schema.hpp"
 
 namespace simscope::app {

@@ -1,4 +1,4 @@
-#include "cache_key.hpp"
+#include "job/cache_key.hpp"
 
 #include <filesystem>
 

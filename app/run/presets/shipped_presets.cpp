@@ -1,4 +1,4 @@
-#include "shipped_presets.hpp"
+#include "presets/shipped_presets.hpp"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "params_json.hpp"
+#include "params/params_json.hpp"
 
 #include <cmath>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "json.hpp"
+#include "output/json.hpp"
 
 #include <cmath>
 #include <cstdint>

@@ -1,5 +1,5 @@
 // The stats' names, units and formats for people (stat_labels.hpp).
-#include "stat_labels.hpp"
+#include "output/stat_labels.hpp"
 
 #include <cmath>
 #include <cstdio>

@@ -1,5 +1,5 @@
 // Work ranges of whole runs: the split, the checks and the concatenation (split_merge.hpp).
-#include "split_merge.hpp"
+#include "ranges/split_merge.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -8,7 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/range_cuts.hpp"
-#include "progress_relay.hpp"
+#include "ranges/progress_relay.hpp"
 
 namespace simscope::app {
 
