@@ -35,7 +35,7 @@ constexpr int kUnrolled = 9;
 struct Harm {
   int kx, ky, kz;
 };
-consteval Harm harm_k(int j) {
+constexpr Harm harm_k(int j) {
   int d = 0;
   while ((d + 1) * (d + 1) <= j) ++d;
   int t = j - d * d;
@@ -49,12 +49,12 @@ consteval Harm harm_k(int j) {
   }
   return {0, 0, 0};
 }
-consteval int harm_index(int j) {
+constexpr int harm_index(int j) {
   const Harm h = harm_k(j);
   return index_of(h.kx, h.ky, h.kz);
 }
 /// Layout index of harm j + harm b.
-consteval int harm_sum(int j, int b) {
+constexpr int harm_sum(int j, int b) {
   const Harm a = harm_k(j), c = harm_k(b);
   return index_of(a.kx + c.kx, a.ky + c.ky, a.kz + c.kz);
 }
@@ -68,7 +68,7 @@ struct Row {
   int b_src[3];
   double b_coef[3];
 };
-consteval Row deriv_row(int kx, int ky, int kz) {
+constexpr Row deriv_row(int kx, int ky, int kz) {
   const int n = kx + ky + kz, k[3] = {kx, ky, kz};
   Row r{index_of(kx, ky, kz), {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
   for (int c = 0; c < 3; ++c) {
