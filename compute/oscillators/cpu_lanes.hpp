@@ -200,20 +200,6 @@ inline V add_masked(V v, unsigned m, V s) {
   for (int l = 0; l < kLanes; ++l) t[l] = (m >> l) & 1u ? s[l] : decltype(v[0] + 0)(-0.0);
   return v + t;
 }
-/// v with s subtracted in the lanes of m, other lanes unchanged. Off AVX-512: v - (s or +0.0),
-/// and x - +0.0 == x for every x.
-template <typename V>
-inline V sub_masked(V v, unsigned m, V s) {
-#if defined(__AVX512F__)
-  if constexpr (sizeof(V) == 64)
-    return V(_mm512_mask_sub_pd(__m512d(v), __mmask8(m), __m512d(v), __m512d(s)));
-  else if constexpr (sizeof(V) == 32 && sizeof(v[0]) == 4)
-    return V(_mm256_mask_sub_ps(__m256(v), __mmask8(m), __m256(v), __m256(s)));
-#endif
-  V t;
-  for (int l = 0; l < kLanes; ++l) t[l] = (m >> l) & 1u ? s[l] : decltype(v[0] + 0)(0.0);
-  return v - t;
-}
 /// The neighbour sums of a lane group of ELL tables as per-node programs, for fused_stage_lanes.
 /// Lane l's sum at node i starts at +0.0 and adds its neighbours in its table's order (its slots,
 /// then its list entries; member() adds the padding slots' +0.0, a no-op on a sum that starts at
@@ -230,48 +216,7 @@ struct NodeOps {
   int segs = 0;
   const std::uint16_t* src = nullptr;  // per op, in perm order
   const std::uint8_t* mask = nullptr;
-  const std::int32_t* seg_m = nullptr;  // ring_sums_lanes: per segment, the -1 ops per node
 };
-
-/// The neighbour sums of a lane group of unit-weight rings of half-width H + corrections, the
-/// sums of stencil_lanes then corrections_unit_lanes, each node's in a register: lane l's sum at
-/// node i is its stencil, then its +1 entries in list order (NodeOps' ops, layer by layer: one
-/// masked add of a whole source vector per distinct source node in a layer), then its -1 entries
-/// (missing lattice neighbours) in ring-offset order -H .. -1, 1 .. H: per offset d that some
-/// lane misses, one masked subtraction of src[i + d] (an op after the node's seg_n +1 ops).
-/// `src` must have its H halos filled. Nodes in perm order, 4 at a time within a segment of
-/// equal op counts, their dependency chains interleaved.
-template <typename V, int H>
-void ring_sums_lanes(const NodeOps& p, const V* __restrict src, V* __restrict nsum) {
-  const std::uint16_t* __restrict os = p.src;
-  const std::uint8_t* __restrict omk = p.mask;
-  const std::uint16_t* __restrict perm = p.perm;
-  const auto block = [&]<int B>(int q, int n, int m) {
-    int idx[B];
-    V v[B];
-    for (int b = 0; b < B; ++b) {
-      const int i = idx[b] = perm[q + b];
-      V a = src[i - 1] + src[i + 1];
-      if constexpr (H >= 2) a += src[i - 2] + src[i + 2];
-      if constexpr (H >= 3) a += src[i - 3] + src[i + 3];
-      v[b] = a;
-    }
-    const int nm = n + m;
-    for (int a = 0; a < n; ++a)
-      for (int b = 0; b < B; ++b) v[b] = add_masked(v[b], omk[b * nm + a], src[os[b * nm + a]]);
-    for (int a = n; a < nm; ++a)
-      for (int b = 0; b < B; ++b) v[b] = sub_masked(v[b], omk[b * nm + a], src[os[b * nm + a]]);
-    os += B * nm, omk += B * nm;
-    for (int b = 0; b < B; ++b) nsum[idx[b]] = v[b];
-  };
-  int q = 0;
-  for (int g = 0; g < p.segs; ++g) {
-    const int n = p.seg_n[g], m = p.seg_m[g], end = p.seg_end[g];
-    for (; q + 4 <= end; q += 4) block.template operator()<4>(q, n, m);
-    if (q + 2 <= end) block.template operator()<2>(q, n, m), q += 2;
-    if (q < end) block.template operator()<1>(q, n, m), ++q;
-  }
-}
 
 /// One RK4 stage of a lane group of ELL tables in one pass over the nodes: each node's neighbour
 /// sum (NodeOps, in a register) then its stage update, the operations of ell_lanes and

@@ -338,11 +338,9 @@ struct LaneScratch {
   // Fused groups (build_node_ops, fused_stage_lanes): xt is the second stage buffer beside xs;
   // per cell (node * kLanes + lane) its sources; per node its ops (GroupOps holds the result).
   std::vector<V> xt;
-  std::vector<std::int32_t> cell_n, node_n, node_m, node_at;
+  std::vector<std::int32_t> cell_n, node_n, node_at;
   std::vector<std::uint16_t> cell_src, node_src;
   std::vector<std::uint8_t> node_mask;
-  std::vector<std::uint8_t> node_sub;  // rings: per node, 2H masks (build_ring_ops)
-  std::vector<std::int8_t> cell_last;  // rings: per cell, the last -1 entry's offset index
   void resize(int n, int H) {
     for (auto* v : {&x, &xs, &xt}) v->assign(std::size_t(n) + 2 * std::size_t(H), V{});
     for (auto* v : {&y, &ys, &ax, &ay, &nsum, &diag}) v->assign(std::size_t(n), V{});
@@ -356,7 +354,6 @@ struct GroupOps {
   std::vector<std::int32_t> seg_n, seg_end;
   std::vector<std::uint16_t> perm, op_src;
   std::vector<std::uint8_t> op_mask;
-  std::vector<std::int32_t> seg_m;  // rings (ring_sums_lanes): per segment, its -1 ops per node
 };
 
 template <typename T>
@@ -653,23 +650,19 @@ class CpuImpl {
     // Unweighted ELL groups run fused (fused_stage_lanes). (Rings, with or without corrections,
     // ran fused 10-15 % slower than unfused: tests/bench/NOTES.md.)
     // Their ops are kept for the next chunk (go), rebuilt when the group's members change.
-    // Unit-weight rings of H <= 3 sum each node's stencil and corrections in a register
-    // (ring_sums_lanes), their ops kept likewise.
     bool fused = cpu_fused_ && ell && !weighted && N <= 65535;
-    bool ring_ops = cpu_fused_ && unit && H >= 1 && H <= 3 && N <= 65535;
-    if (fused || ring_ops) {
+    if (fused) {
       bool same = go.valid;
       for (int l = 0; l < G && same; ++l) same = go.ks[l] == ks[l];
       if (!same) {
         for (int l = 0; l < G; ++l) go.ks[l] = ks[l];
-        go.valid = fused ? build_node_ops(tab, N, ls, go) : build_ring_ops(tab, N, H, ls, go);
+        go.valid = build_node_ops(tab, N, ls, go);
       }
-      fused = fused && go.valid;
-      ring_ops = ring_ops && go.valid;
+      fused = go.valid;
     }
     ls.dst.clear(), ls.src.clear(), ls.w.clear();
     ls.ad.clear(), ls.as.clear(), ls.md.clear(), ls.ms.clear();
-    for (std::size_t r = 0; r < (fused || ring_ops ? 0 : R); ++r)
+    for (std::size_t r = 0; r < (fused ? 0 : R); ++r)
       for (int l = 0; l < G; ++l) {
         const Table<T>& e = *tab[l];
         if (r >= e.li.size()) continue;
@@ -754,18 +747,8 @@ class CpuImpl {
     const std::int32_t* ei = ls.eidx.data();
     const V* ewv = ls.ew.data();
     const V zero = V{}, minus_zero = detail::splat<V>(T(-0.0));
-    detail::NodeOps ops;
-    if (fused || ring_ops) {
-      ops.perm = go.perm.data();
-      ops.seg_n = go.seg_n.data();
-      ops.seg_end = go.seg_end.data();
-      ops.segs = int(go.seg_n.size());
-      ops.src = go.op_src.data();
-      ops.mask = go.op_mask.data();
-      ops.seg_m = go.seg_m.data();
-    }
     const auto gather = [H, nsum, N, unit, nc, cd, cs, cw, na, ad, as, nm, md, ms, ell, weighted, ne,
-                         en, ei, ewv, zero, minus_zero, ring_ops, ops](V* __restrict src) {
+                         en, ei, ewv, zero, minus_zero](V* __restrict src) {
       if (ell) {
         src[N] = zero, src[N + 1] = minus_zero;
         if (weighted)
@@ -775,15 +758,6 @@ class CpuImpl {
         return;
       }
       detail::fill_halo_lanes(src, N, H);
-      if (ring_ops) {
-        if (H == 1)
-          detail::ring_sums_lanes<V, 1>(ops, src, nsum);
-        else if (H == 2)
-          detail::ring_sums_lanes<V, 2>(ops, src, nsum);
-        else
-          detail::ring_sums_lanes<V, 3>(ops, src, nsum);
-        return;
-      }
       switch (H) {
         case 1:
           detail::stencil_lanes<V, 1>(src, nsum, N, H);
@@ -802,7 +776,16 @@ class CpuImpl {
       else
         detail::corrections_lanes<V, T>(cd, cs, cw, nc, src, nsum);
     };
-    if (fused) detail::count_cpu_fused_group();
+    detail::NodeOps ops;
+    if (fused) {
+      ops.perm = go.perm.data();
+      ops.seg_n = go.seg_n.data();
+      ops.seg_end = go.seg_end.data();
+      ops.segs = int(go.seg_n.size());
+      ops.src = go.op_src.data();
+      ops.mask = go.op_mask.data();
+      detail::count_cpu_fused_group();
+    }
     V* __restrict xt = ls.xt.data() + kMaxRingHalf;
     for (std::int64_t st = 0; st < chunk; ++st) {
       const std::int64_t gstep = first + st + 1;
@@ -896,71 +879,8 @@ class CpuImpl {
         for (std::size_t r = 0; r < e.li.size(); ++r) add(e.li[r], l, e.lj[r]);
       }
     }
-    node_ops_from_cells(N, most, 0, ls, go);
-    return true;
-  }
-
-  /// A lane group of unit-weight rings of half-width H as NodeOps (ring_sums_lanes) in go: per
-  /// cell (node, lane) its +1 entries' sources in list order, as ops like build_node_ops'; per
-  /// node its -1 entries as 2H masks, offsets -H .. -1, 1 .. H. Returns false, having built
-  /// nothing usable, for lists not of that form (a -1 entry that is not the next missing lattice
-  /// neighbour in offset order, a weight other than +-1); those groups take the correction lists.
-  bool build_ring_ops(const Table<T>* const* tab, int N, int H, LaneScratch<T>& ls,
-                      GroupOps& go) const {
-    constexpr int G = detail::kLanes;
-    const std::size_t cells = std::size_t(N) * G, H2 = 2 * std::size_t(H);
-    for (int l = 0; l < G; ++l)
-      if (tab[l]->H != H) return false;
-    ls.cell_n.assign(cells, 0);
-    ls.node_sub.assign(std::size_t(N) * H2, 0);
-    ls.cell_last.assign(cells, -1);
-    int most = 0;
-    for (int pass = 0; pass < 2; ++pass) {
-      if (pass == 1) {
-        for (const std::int32_t v : ls.cell_n) most = std::max(most, int(v));
-        ls.cell_src.assign(cells * std::size_t(std::max(most, 1)), 0);
-        ls.cell_n.assign(cells, 0);
-      }
-      for (int l = 0; l < G; ++l) {
-        const Table<T>& e = *tab[l];
-        for (std::size_t r = 0; r < e.li.size(); ++r) {
-          const int i = e.li[r], j = e.lj[r];
-          const std::size_t cell = std::size_t(i) * G + l;
-          if (e.lw[r] == T(1)) {
-            if (pass == 0 && ls.cell_last[cell] >= 0) return false;  // (+1 after a -1 entry)
-            if (pass == 1)
-              ls.cell_src[cell * std::size_t(most) + std::size_t(ls.cell_n[cell])] =
-                  std::uint16_t(j);
-            ++ls.cell_n[cell];
-          } else if (e.lw[r] == T(-1)) {
-            if (pass == 1) continue;
-            int k = ls.cell_last[cell] + 1;  // the next offset, in the order -H..-1, 1..H
-            for (; k < int(H2); ++k) {
-              const int d = k < H ? k - H : k - H + 1;
-              if (((i + d) % N + N) % N == j) break;
-            }
-            if (k == int(H2)) return false;
-            ls.cell_last[cell] = std::int8_t(k);
-            ls.node_sub[std::size_t(i) * H2 + std::size_t(k)] |= std::uint8_t(1u << l);
-          } else {
-            return false;
-          }
-        }
-      }
-    }
-    node_ops_from_cells(N, most, H, ls, go);
-    return true;
-  }
-
-  /// NodeOps from each cell's sources (ls.cell_n, ls.cell_src with `most` slots per cell): per
-  /// node, layer by layer, one op per distinct source node; for rings (H > 0) then one -1 op per
-  /// lattice offset that some lane misses (ls.node_sub), source node i + d; nodes sorted by op
-  /// counts, stably.
-  void node_ops_from_cells(int N, int most, int H, LaneScratch<T>& ls, GroupOps& go) const {
-    constexpr int G = detail::kLanes;
     // Each node's ops, layer by layer; one op per distinct source node in a layer.
     ls.node_n.assign(std::size_t(N), 0);
-    ls.node_m.assign(std::size_t(N), 0);
     ls.node_at.assign(std::size_t(N), 0);
     ls.node_src.clear(), ls.node_mask.clear();
     for (int i = 0; i < N; ++i) {
@@ -981,35 +901,24 @@ class CpuImpl {
       }
       ls.node_n[std::size_t(i)] =
           std::int32_t(ls.node_src.size()) - ls.node_at[std::size_t(i)];
-      for (int k = 0; k < 2 * H; ++k) {
-        const std::uint8_t mk = ls.node_sub[std::size_t(i) * 2 * H + k];
-        if (!mk) continue;
-        const int d = k < H ? k - H : k - H + 1;
-        ls.node_src.push_back(std::uint16_t(((i + d) % N + N) % N)), ls.node_mask.push_back(mk);
-      }
-      // (the +1 ops' count times 256 plus the -1 ops' count: at most 2 kMaxRingHalf of those)
-      ls.node_m[std::size_t(i)] = std::int32_t(ls.node_src.size()) - ls.node_at[std::size_t(i)] -
-                                  ls.node_n[std::size_t(i)];
     }
     go.perm.resize(std::size_t(N));
     for (int i = 0; i < N; ++i) go.perm[std::size_t(i)] = std::uint16_t(i);
     const std::int32_t* counts = ls.node_n.data();
-    const std::int32_t* counts_m = ls.node_m.data();
-    const auto key = [counts, counts_m](std::size_t i) { return counts[i] * 256 + counts_m[i]; };
     std::stable_sort(go.perm.begin(), go.perm.end(),
-                     [key](std::uint16_t a, std::uint16_t b) { return key(a) < key(b); });
-    go.seg_n.clear(), go.seg_m.clear(), go.seg_end.clear(), go.op_src.clear(), go.op_mask.clear();
+                     [counts](std::uint16_t a, std::uint16_t b) { return counts[a] < counts[b]; });
+    go.seg_n.clear(), go.seg_end.clear(), go.op_src.clear(), go.op_mask.clear();
     for (int q = 0; q < N; ++q) {
       const std::size_t i = go.perm[std::size_t(q)];
-      const int n = counts[i] + counts_m[i];
-      if (go.seg_n.empty() || go.seg_n.back() != counts[i] || go.seg_m.back() != counts_m[i])
-        go.seg_n.push_back(counts[i]), go.seg_m.push_back(counts_m[i]), go.seg_end.push_back(q);
+      const int n = counts[i];
+      if (go.seg_n.empty() || go.seg_n.back() != n) go.seg_n.push_back(n), go.seg_end.push_back(q);
       ++go.seg_end.back();
       for (int o = 0; o < n; ++o) {
         go.op_src.push_back(ls.node_src[std::size_t(ls.node_at[i] + o)]);
         go.op_mask.push_back(ls.node_mask[std::size_t(ls.node_at[i] + o)]);
       }
     }
+    return true;
   }
 
   /// Integrates member k over steps first+1 .. first+chunk.
