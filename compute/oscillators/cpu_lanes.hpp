@@ -13,7 +13,6 @@
 /// product is fused and equality does not depend on which loops the compiler vectorises.
 #include <cstddef>
 #include <cstdint>
-#include <utility>
 #if defined(__AVX512F__)
 #include <immintrin.h>
 #endif
@@ -281,77 +280,6 @@ void fused_step_lanes(const NodeOps& p, V* x, V* xs, V* xt, V* y, V* ys, V* ax, 
   fused_stage_lanes<V, T, 1>(p, xs, xt, x, y, ys, ax, ay, diag, om, c, he, h2);
   fused_stage_lanes<V, T, 1>(p, xt, xs, x, y, ys, ax, ay, diag, om, c, he, h);
   fused_stage_lanes<V, T, 2>(p, xs, nullptr, x, y, ys, ax, ay, diag, om, c, he, h6);
-}
-
-/// A lane group's unit-weight correction lists woven into the stage loops (woven_stage_lanes):
-/// entry r adds the scalar at src[r] to the scalar at dst[r] (each node * kLanes + lane; source
-/// nodes past the ring's halo are the negated copy, see woven_stage_lanes). Entries are sorted by destination
-/// node, each cell (node, lane) keeping its list's order; `pre` of them run before the node loop,
-/// then `per_node` before each node's stage, so that every node's entries are done at least one
-/// node before its stage; the last ones are padding that adds to a spare slot.
-struct WovenOps {
-  const std::uint16_t* dst = nullptr;
-  const std::uint16_t* src = nullptr;
-  int pre = 0;
-  int per_node = 0;
-};
-
-/// One RK4 stage of a lane group of rings + unit-weight corrections in one pass over the nodes:
-/// before node i's stage update, the next per_node correction entries (WovenOps), whose scalar
-/// loads and stores overlap the vector arithmetic of the stages. `nsum` holds the stencil sums
-/// (stencil_lanes) and one spare vector at N; `src` holds the stage's input and, at a fixed
-/// node offset past its halo (oscillators_cpu.cpp), its values times -1 (member()'s -1 * src). The stage updates are
-/// fused_stage_lanes' (Stage 0, 1, 2); the next stage's input goes to `xn`, never `src`, since
-/// later entries still read `src`. Each lane's additions are corrections_unit_lanes' in order.
-template <typename V, typename T, int Stage, int E>
-void woven_stage_lanes_e(const WovenOps& p, const V* src, V* xn, V* __restrict x, V* __restrict y,
-                       V* __restrict ys, V* __restrict ax, V* __restrict ay,
-                       const V* __restrict diag, V* nsum, int N, T om_s, T c_s, T he_s, T hk_s) {
-  using S = typename LaneScalar<T>::type;
-  const S* sv = reinterpret_cast<const S*>(src);
-  S* ns = reinterpret_cast<S*>(nsum);
-  const V om = splat<V>(om_s), c = splat<V>(c_s), he = splat<V>(he_s), hk = splat<V>(hk_s);
-  const V two = splat<V>(T(2));
-  const std::uint16_t* __restrict wd = p.dst;
-  const std::uint16_t* __restrict ws = p.src;
-  for (int r = 0; r < p.pre; ++r) ns[wd[r]] += sv[ws[r]];
-  wd += p.pre, ws += p.pre;
-  for (int i = 0; i < N; ++i) {
-#pragma GCC unroll 16
-    for (int e = 0; e < E; ++e) ns[wd[e]] += sv[ws[e]];
-    wd += E, ws += E;
-    const V v = nsum[i];
-    V dx, dy;
-    if constexpr (Stage == 0) {
-      const V xi = src[i], yi = y[i];
-      sl_rhs(xi, yi, v, diag[i], om, c, he, dx, dy);
-      ax[i] = dx, ay[i] = dy;
-      xn[i] = xi + hk * dx, ys[i] = yi + hk * dy;
-    } else if constexpr (Stage == 1) {
-      sl_rhs(src[i], ys[i], v, diag[i], om, c, he, dx, dy);
-      ax[i] += two * dx, ay[i] += two * dy;
-      xn[i] = x[i] + hk * dx, ys[i] = y[i] + hk * dy;
-    } else {
-      sl_rhs(src[i], ys[i], v, diag[i], om, c, he, dx, dy);
-      const V a = ax[i] + dx, b = ay[i] + dy;
-      x[i] += hk * a, y[i] += hk * b;
-    }
-  }
-}
-
-/// woven_stage_lanes_e for p.per_node <= 16; returns false for more.
-template <typename V, typename T, int Stage>
-bool woven_stage_lanes(const WovenOps& p, const V* src, V* xn, V* x, V* y, V* ys, V* ax, V* ay,
-                       const V* diag, V* nsum, int N, T om, T c, T he, T hk) {
-  bool ok = false;
-  [&]<int... E>(std::integer_sequence<int, E...>) {
-    ((p.per_node == E ? (woven_stage_lanes_e<V, T, Stage, E>(p, src, xn, x, y, ys, ax, ay, diag,
-                                                             nsum, N, om, c, he, hk),
-                         ok = true)
-                      : false),
-     ...);
-  }(std::make_integer_sequence<int, 17>{});
-  return ok;
 }
 
 /// Each lane's (1/N) sum (x - mean)^2 in fp64, into `out`. Lane-wise msd_of: two passes with 8

@@ -90,11 +90,6 @@ constexpr int kMaxRingHalf = 8;
 /// The most addends per node a group of ELL tables takes in lanes; deeper groups run member by
 /// member.
 constexpr int kMaxEllLanes = 16;
-/// Woven lane groups (woven_stage_lanes): the negated copy of a stage's input starts at node
-/// N + kNegOffset of its buffer, past the right halo.
-constexpr int kNegOffset = kMaxRingHalf;
-/// Woven lane groups: a node's correction entries are done this many nodes before its stage.
-constexpr int kWovenLead = 2;
 
 template <typename T>
 void build_table(const std::int64_t* row, const std::int32_t* col, const double* w, int N,
@@ -346,12 +341,9 @@ struct LaneScratch {
   std::vector<std::int32_t> cell_n, node_n, node_at;
   std::vector<std::uint16_t> cell_src, node_src;
   std::vector<std::uint8_t> node_mask;
-  /// x, xs and xt also hold the negated copy of woven groups at nodes N + H .. 2 N + H - 1
-  /// (kNegOffset); nsum a spare vector at N.
   void resize(int n, int H) {
-    for (auto* v : {&x, &xs, &xt}) v->assign(2 * std::size_t(n) + 2 * std::size_t(H), V{});
-    for (auto* v : {&y, &ys, &ax, &ay, &diag}) v->assign(std::size_t(n), V{});
-    nsum.assign(std::size_t(n) + 1, V{});
+    for (auto* v : {&x, &xs, &xt}) v->assign(std::size_t(n) + 2 * std::size_t(H), V{});
+    for (auto* v : {&y, &ys, &ax, &ay, &nsum, &diag}) v->assign(std::size_t(n), V{});
   }
 };
 
@@ -362,9 +354,6 @@ struct GroupOps {
   std::vector<std::int32_t> seg_n, seg_end;
   std::vector<std::uint16_t> perm, op_src;
   std::vector<std::uint8_t> op_mask;
-  // Woven ring groups (build_woven_ops, woven_stage_lanes).
-  std::vector<std::uint16_t> w_dst, w_src;
-  int w_pre = 0, w_per_node = 0;
 };
 
 template <typename T>
@@ -661,24 +650,19 @@ class CpuImpl {
     // Unweighted ELL groups run fused (fused_stage_lanes). (Rings, with or without corrections,
     // ran fused 10-15 % slower than unfused: tests/bench/NOTES.md.)
     // Their ops are kept for the next chunk (go), rebuilt when the group's members change.
-    // Unit-weight rings weave their correction lists into the stage loops (woven_stage_lanes),
-    // the woven lists kept likewise.
     bool fused = cpu_fused_ && ell && !weighted && N <= 65535;
-    bool woven = cpu_fused_ && !ell && unit &&
-                 (2 * std::int64_t(N) + kNegOffset + 1) * G <= 65536;
-    if (fused || woven) {
+    if (fused) {
       bool same = go.valid;
       for (int l = 0; l < G && same; ++l) same = go.ks[l] == ks[l];
       if (!same) {
         for (int l = 0; l < G; ++l) go.ks[l] = ks[l];
-        go.valid = fused ? build_node_ops(tab, N, ls, go) : build_woven_ops(tab, N, go);
+        go.valid = build_node_ops(tab, N, ls, go);
       }
-      fused = fused && go.valid;
-      woven = woven && go.valid;
+      fused = go.valid;
     }
     ls.dst.clear(), ls.src.clear(), ls.w.clear();
     ls.ad.clear(), ls.as.clear(), ls.md.clear(), ls.ms.clear();
-    for (std::size_t r = 0; r < (fused || woven ? 0 : R); ++r)
+    for (std::size_t r = 0; r < (fused ? 0 : R); ++r)
       for (int l = 0; l < G; ++l) {
         const Table<T>& e = *tab[l];
         if (r >= e.li.size()) continue;
@@ -803,50 +787,9 @@ class CpuImpl {
       detail::count_cpu_fused_group();
     }
     V* __restrict xt = ls.xt.data() + kMaxRingHalf;
-    detail::WovenOps wo;
-    if (woven) {
-      wo.dst = go.w_dst.data();
-      wo.src = go.w_src.data();
-      wo.pre = go.w_pre;
-      wo.per_node = go.w_per_node;
-    }
-    const V minus_one = detail::splat<V>(T(-1));
-    // A woven stage's input: halos, the stencil into nsum, the negated copy.
-    const auto prepare = [H, N, nsum, minus_one](V* __restrict src) {
-      detail::fill_halo_lanes(src, N, H);
-      switch (H) {
-        case 1:
-          detail::stencil_lanes<V, 1>(src, nsum, N, H);
-          break;
-        case 2:
-          detail::stencil_lanes<V, 2>(src, nsum, N, H);
-          break;
-        case 3:
-          detail::stencil_lanes<V, 3>(src, nsum, N, H);
-          break;
-        default:
-          detail::stencil_lanes<V, 0>(src, nsum, N, H);
-      }
-      nsum[N] = V{};  // (the padding entries' target)
-      V* __restrict neg = src + N + kNegOffset;
-      for (int i = 0; i < N; ++i) neg[i] = minus_one * src[i];
-    };
     for (std::int64_t st = 0; st < chunk; ++st) {
       const std::int64_t gstep = first + st + 1;
-      if (woven) {
-        prepare(x);
-        detail::woven_stage_lanes<V, T, 0>(wo, x, xs, nullptr, y, ys, ax, ay, diag, nsum, N, om, c,
-                                           he, h2);
-        prepare(xs);
-        detail::woven_stage_lanes<V, T, 1>(wo, xs, xt, x, y, ys, ax, ay, diag, nsum, N, om, c, he,
-                                           h2);
-        prepare(xt);
-        detail::woven_stage_lanes<V, T, 1>(wo, xt, xs, x, y, ys, ax, ay, diag, nsum, N, om, c, he,
-                                           h);
-        prepare(xs);
-        detail::woven_stage_lanes<V, T, 2>(wo, xs, nullptr, x, y, ys, ax, ay, diag, nsum, N, om, c,
-                                           he, h6);
-      } else if (fused) {
+      if (fused) {
         detail::fused_step_lanes<V, T>(ops, x, xs, xt, y, ys, ax, ay, diag, om, c, he, h2, h, h6);
       } else {
         gather(x);
@@ -975,70 +918,6 @@ class CpuImpl {
         go.op_mask.push_back(ls.node_mask[std::size_t(ls.node_at[i] + o)]);
       }
     }
-    return true;
-  }
-
-  /// A lane group of unit-weight rings' correction lists as WovenOps (woven_stage_lanes) in go:
-  /// entries sorted by destination node, within a node the lanes' r-th entries for r = 0, 1, ...
-  /// (each cell keeps its list's order); a -1 entry reads the negated copy. `pre` and `per_node`
-  /// are the smallest per_node (and then pre) for which every node's entries are done by the
-  /// stage of the node kWovenLead before it. Returns false for lists with weights other than +-1.
-  bool build_woven_ops(const Table<T>* const* tab, int N, GroupOps& go) const {
-    constexpr int G = detail::kLanes;
-    go.w_dst.clear(), go.w_src.clear();
-    std::vector<std::int32_t> end(std::size_t(N), 0);  // entries of nodes <= i
-    std::vector<std::vector<std::size_t>> at(G);       // per lane, its entries by node
-    std::vector<std::int32_t> first(std::size_t(N) + 1);
-    for (int l = 0; l < G; ++l) {
-      const Table<T>& e = *tab[l];
-      // The lane's entries of each node, in list order: a counting sort by node.
-      std::fill(first.begin(), first.end(), 0);
-      for (const std::int32_t i : e.li) ++first[std::size_t(i) + 1];
-      for (int i = 0; i < N; ++i) first[std::size_t(i) + 1] += first[std::size_t(i)];
-      at[l].assign(e.li.size(), 0);
-      std::vector<std::int32_t> fill(first.begin(), first.end() - 1);
-      for (std::size_t r = 0; r < e.li.size(); ++r) {
-        if (e.lw[r] != T(1) && e.lw[r] != T(-1)) return false;
-        at[l][std::size_t(fill[std::size_t(e.li[r])]++)] = r;
-      }
-      for (int i = 0; i < N; ++i) end[std::size_t(i)] += first[std::size_t(i) + 1];
-    }
-    // (end[i] now sums each lane's count of entries of nodes <= i.)
-    for (int i = 0; i < N; ++i) {
-      std::size_t most = 0;
-      std::size_t b[G], n[G];
-      for (int l = 0; l < G; ++l) {
-        const Table<T>& e = *tab[l];
-        std::size_t lo = 0, hi = at[l].size();
-        // The lane's entries of node i are contiguous in at[l]; find them by their node.
-        while (lo < hi && e.li[at[l][lo]] < i) ++lo;
-        hi = lo;
-        while (hi < at[l].size() && e.li[at[l][hi]] == i) ++hi;
-        b[l] = lo, n[l] = hi - lo, most = std::max(most, hi - lo);
-      }
-      for (std::size_t r = 0; r < most; ++r)
-        for (int l = 0; l < G; ++l) {
-          if (r >= n[l]) continue;
-          const Table<T>& e = *tab[l];
-          const std::size_t q = at[l][b[l] + r];
-          const int j = e.lj[q] + (e.lw[q] < 0 ? N + kNegOffset : 0);
-          go.w_dst.push_back(std::uint16_t(e.li[q] * G + l));
-          go.w_src.push_back(std::uint16_t(j * G + l));
-        }
-    }
-    const std::int64_t total = std::int64_t(go.w_dst.size());
-    // Node i's entries must be done by node i - kWovenLead's stage:
-    // pre + (i - kWovenLead + 1) E >= end[i].
-    const int E = int((total + N - 1) / N);
-    if (E > 16) return false;  // (woven_stage_lanes' largest)
-    std::int64_t pre = 0;
-    for (int i = 0; i < N; ++i)
-      pre = std::max(pre, std::int64_t(end[std::size_t(i)]) -
-                              std::int64_t(i - kWovenLead + 1) * E);
-    go.w_pre = int(pre), go.w_per_node = E;
-    const std::size_t padded = std::size_t(pre) + std::size_t(N) * std::size_t(E);
-    go.w_dst.resize(padded, std::uint16_t(N * G));  // (the spare vector nsum[N])
-    go.w_src.resize(padded, std::uint16_t(0));
     return true;
   }
 
