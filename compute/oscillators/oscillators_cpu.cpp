@@ -879,12 +879,16 @@ class CpuImpl {
         for (std::size_t r = 0; r < e.li.size(); ++r) add(e.li[r], l, e.lj[r]);
       }
     }
-    // Each node's ops, layer by layer; one op per distinct source node in a layer.
+    // Each node's ops: a sequence of (source, lanes) in which every lane's sources appear in its
+    // order. Two ways, the shorter kept: layer by layer, one op per distinct source node in a
+    // layer; or greedily, each op the source that the most lanes need next (a lane missing its
+    // first lattice neighbour then shares the layers after it with the others).
     ls.node_n.assign(std::size_t(N), 0);
     ls.node_at.assign(std::size_t(N), 0);
     ls.node_src.clear(), ls.node_mask.clear();
     for (int i = 0; i < N; ++i) {
       ls.node_at[std::size_t(i)] = std::int32_t(ls.node_src.size());
+      const std::size_t b0 = ls.node_src.size();
       int layers = 0;
       for (int l = 0; l < G; ++l) layers = std::max(layers, int(ls.cell_n[std::size_t(i) * G + l]));
       for (int s = 0; s < layers; ++s) {
@@ -898,6 +902,44 @@ class CpuImpl {
           if (o == ls.node_src.size()) ls.node_src.push_back(j), ls.node_mask.push_back(0);
           ls.node_mask[o] = std::uint8_t(ls.node_mask[o] | 1u << l);
         }
+      }
+      const std::size_t layered = ls.node_src.size() - b0;
+      // Greedy: next[l] = lane l's next source's position in its cell.
+      int next[G] = {};
+      std::uint16_t gsrc[G * kMaxEllLanes + 1];
+      std::uint8_t gmask[G * kMaxEllLanes + 1];
+      std::size_t ng = 0;
+      for (;;) {
+        int best = -1, best_n = 0;
+        for (int l = 0; l < G; ++l) {
+          const std::size_t cell = std::size_t(i) * G + l;
+          if (next[l] >= ls.cell_n[cell]) continue;
+          const int j = ls.cell_src[cell * std::size_t(most) + std::size_t(next[l])];
+          int n = 0;
+          for (int m = 0; m < G; ++m) {
+            const std::size_t cm = std::size_t(i) * G + m;
+            if (next[m] < ls.cell_n[cm] &&
+                ls.cell_src[cm * std::size_t(most) + std::size_t(next[m])] == j)
+              ++n;
+          }
+          if (n > best_n || (n == best_n && j < best)) best = j, best_n = n;
+        }
+        if (best < 0 || ng >= std::min(layered, sizeof gmask)) break;  // (no shorter)
+        std::uint8_t mk = 0;
+        for (int m = 0; m < G; ++m) {
+          const std::size_t cm = std::size_t(i) * G + m;
+          if (next[m] < ls.cell_n[cm] &&
+              ls.cell_src[cm * std::size_t(most) + std::size_t(next[m])] == best)
+            mk = std::uint8_t(mk | 1u << m), ++next[m];
+        }
+        gsrc[ng] = std::uint16_t(best), gmask[ng] = mk, ++ng;
+      }
+      bool done = true;
+      for (int l = 0; l < G; ++l) done = done && next[l] >= ls.cell_n[std::size_t(i) * G + l];
+      if (done && ng < layered) {
+        ls.node_src.resize(b0 + ng), ls.node_mask.resize(b0 + ng);
+        std::copy(gsrc, gsrc + ng, ls.node_src.begin() + std::ptrdiff_t(b0));
+        std::copy(gmask, gmask + ng, ls.node_mask.begin() + std::ptrdiff_t(b0));
       }
       ls.node_n[std::size_t(i)] =
           std::int32_t(ls.node_src.size()) - ls.node_at[std::size_t(i)];
