@@ -204,8 +204,8 @@ inline V add_masked(V v, unsigned m, V s) {
 /// Lane l's sum at node i starts at +0.0 and adds its neighbours in its table's order (its slots,
 /// then its list entries; member() adds the padding slots' +0.0, a no-op on a sum that starts at
 /// +0.0). An op (src, mask) adds node src's vector in the lanes of mask: a lane's sources are the
-/// same lane of other nodes, so one op serves every lane of one layer (its s-th addend) with that
-/// source node. Nodes are visited in perm order, cut into segments of equal op counts (seg_n,
+/// same lane of other nodes, so one op serves every lane whose next addend has that source node
+/// (a lane's ops come in its order). Nodes are visited in perm order, cut into segments of equal op counts (seg_n,
 /// seg_end: the end in perm) so the inner loop's trip count changes only between segments.
 /// (Rings + corrections in this form, their -1 entries as masked subtractions, ran slower than
 /// the unfused lanes: tests/bench/NOTES.md.)

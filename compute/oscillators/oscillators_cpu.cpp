@@ -847,7 +847,8 @@ class CpuImpl {
 
   /// A lane group of ELL tables' neighbour sums as NodeOps (cpu_lanes.hpp) in go: per cell
   /// (node, lane) its sources in its table's order (its slots, padding skipped, then its list
-  /// entries); per node, layer by layer, one op per source node; nodes sorted by op count, stably.
+  /// entries); per node, ops of (source node, lanes) in which each lane's sources come in its
+  /// order (layer by layer, or greedily where shorter); nodes sorted by op count, stably.
   /// Returns false for tables not of that form (rings); those groups run unfused.
   bool build_node_ops(const Table<T>* const* tab, int N, LaneScratch<T>& ls, GroupOps& go) const {
     constexpr int G = detail::kLanes;
