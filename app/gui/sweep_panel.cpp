@@ -1,16 +1,17 @@
 // Parameter sweeps in the window (sweep_panel.hpp).
 #include "sweep_panel.hpp"
-#include "file_names.hpp"
 
-#include <filesystem>
 #include <imgui.h>
 
 #include <cstdio>
+#include <filesystem>
 
+#include "file_names.hpp"
 #include "fonts.hpp"
 #include "gui_state.hpp"
 #include "image_export.hpp"
 #include "image_size.hpp"
+#include "job/projection.hpp"
 #include "output/run_manifest.hpp"
 #include "sweep_frame.hpp"
 
@@ -194,9 +195,9 @@ void draw_sweep_panel(GuiState& s) {
     const double done = double(w.next) / double(w.frames.size());
     const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - w.t0).count();
     char buf[96];
-    if (w.next > 0)
+    if (const auto eta = eta_from_start(done, t, 0.0))  // from the first whole frame on
       std::snprintf(buf, sizeof buf, "frame %zu/%zu  ETA %.1f s", w.next + 1, w.frames.size(),
-                    t / double(w.next) * double(w.frames.size() - w.next));
+                    *eta);
     else
       std::snprintf(buf, sizeof buf, "frame 1/%zu  ETA --", w.frames.size());
     ImGui::ProgressBar(float(done), ImVec2(-1, 0), buf);
