@@ -18,6 +18,16 @@
 namespace simscope::app::gui {
 namespace {
 
+/// A new folder STEM<local time> (unused_name: "-2", "-3"... when taken) with frames/ in it.
+/// Throws Error naming the folder when it cannot be made.
+std::string new_folder(const std::string& stem) {
+  const std::string dir = unused_name(stem + local_timestamp(), "");
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(dir) / "frames", ec);
+  if (ec) throw Error("cannot create the folder " + dir + "/frames (" + ec.message() + ")");
+  return dir;
+}
+
 void stop(GuiState& s, const std::string& message, bool failed) {
   s.sweep.running = false;
   s.sweep.awaiting = false;
@@ -55,10 +65,7 @@ void start_sweep(GuiState& s, const SweepSpec& spec, int w, int h) {
   SweepState& st = s.sweep;
   st.frames = sweep_params(s.params, spec);
   st.spec = spec;
-  st.dir = unused_name("simscope-sweep-" + local_timestamp(), "");
-  std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(st.dir) / "frames", ec);
-  if (ec) throw Error("cannot create the folder " + st.dir + "/frames (" + ec.message() + ")");
+  st.dir = new_folder("simscope-sweep-");
   st.w = w, st.h = h;
   st.next = 0;
   st.awaiting = false;
@@ -71,14 +78,6 @@ void start_sweep(GuiState& s, const SweepSpec& spec, int w, int h) {
 }
 
 namespace {
-
-std::string new_folder(const std::string& stem) {
-  const std::string dir = unused_name(stem + local_timestamp(), "");
-  std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(dir) / "frames", ec);
-  if (ec) throw Error("cannot create the folder " + dir + "/frames (" + ec.message() + ")");
-  return dir;
-}
 
 /// Saves the centre view, at its size on screen, as frame `k` of `dir` with the result's
 /// parameters. Returns the frame's run.json entry, with the result's stats.
