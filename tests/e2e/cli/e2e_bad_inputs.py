@@ -137,6 +137,9 @@ cases = [
     ("lsq cube of the wrong shape, no design.file",
      ["--workload", "lsq", "--set", f"data.file={files['shape5']}"], ["shape5.npy"], 1,
      ["data.file: ", "expected a cube (M, H, W)"], ["design.file"]),
+    # design.file alone (the generator's cube with this A): named as data.file is.
+    ("lsq missing design.file alone", ["--workload", "lsq", "--set", f"design.file={d}/noA.csv"],
+     ["noA.csv"], 1, [f"simscope: error: design.file: {d}/noA.csv: cannot open"]),
     ("lsq good cube, no design.file", ["--workload", "lsq", "--set", f"data.file={d}/cube_f8.npy"],
      ["design.file"], 1, ["design.file: needed with data.file"]),
     # A preset that is not there: exit status 1 (a bad preset), named or given as a path.
