@@ -1,26 +1,26 @@
 #include "headless.hpp"
 
-#include <QDir>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <thread>
 
-#include "job/checkpoint.hpp"
 #include "core/error.hpp"
-#include "view/compare.hpp"
 #include "headless_output.hpp"
+#include "job/checkpoint.hpp"
+#include "job/worker.hpp"
+#include "output/run_manifest.hpp"
 #include "output_checks.hpp"
 #include "params/params_json.hpp"
-#include "view/plane_profile.hpp"
-#include "output/run_manifest.hpp"
 #include "progress_line.hpp"
 #include "session.hpp"
 #include "stale_outputs.hpp"
 #include "stop_signals.hpp"
 #include "sweep.hpp"
+#include "view/compare.hpp"
+#include "view/plane_profile.hpp"
 #include "view_png_export.hpp"
-#include "job/worker.hpp"
 
 namespace simscope::app {
 namespace {
@@ -156,8 +156,7 @@ int run_headless(const RunOptions& o) {
             print_difference(*pinned, r, r.params.get_string(view_param), o.quiet);
           }
           if (profile) {
-            const std::string path =
-                QDir(QString::fromStdString(dir)).filePath("profile.csv").toStdString();
+            const std::string path = (std::filesystem::path(dir) / "profile.csv").string();
             write_profile_csv(path, *profile);
             written.push_back(path);
           }

@@ -1,32 +1,31 @@
 #include "sweep.hpp"
 
-#include <QDir>
-#include <QFile>
-#include <QString>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
 #include "core/error.hpp"
 #include "headless_view.hpp"
+#include "job/worker.hpp"
+#include "output/run_manifest.hpp"
 #include "output_checks.hpp"
 #include "progress_line.hpp"
-#include "output/run_manifest.hpp"
 #include "session.hpp"
 #include "stale_outputs.hpp"
 #include "stop_signals.hpp"
 #include "sweep_frame.hpp"
 #include "sweep_video.hpp"
-#include "view_png_export.hpp"
 #include "view/view_schema.hpp"
+#include "view_png_export.hpp"
 #include "view_settings.hpp"
-#include "job/worker.hpp"
 
 namespace simscope::app {
 namespace {
 
+namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 /// Thrown when a stop signal (stop_signals.hpp) ended the sweep.
@@ -56,13 +55,14 @@ RunResult run_one(Worker& worker, const ParamSet& p, Backend backend) {
 
 int run_sweep(const RunOptions& o) {
   std::vector<std::string> written;  // removed again on an error: no partial sweep is left
-  QString made_frames, made_dir;     // frames/ and --out-dir, when this sweep created them
+  fs::path made_frames, made_dir;    // frames/ and --out-dir, when this sweep created them
   // On an error or a stop: removes the files written, then frames/ and --out-dir if this sweep
-  // made them. rmdir removes only empty folders.
+  // made them; a folder is removed only when empty.
   auto remove_written = [&] {
-    for (const std::string& w : written) QFile::remove(QString::fromStdString(w));
-    if (!made_frames.isEmpty()) QDir().rmdir(made_frames);
-    if (!made_dir.isEmpty()) QDir().rmdir(made_dir);
+    std::error_code ec;  // what cannot be removed stays
+    for (const std::string& w : written) fs::remove(w, ec);
+    for (const fs::path* d : {&made_frames, &made_dir})
+      if (!d->empty() && fs::is_directory(*d, ec)) fs::remove(*d, ec);  // empty ones only
   };
   ProgressLine progress("sweep", o.quiet);  // cleared before any other line that follows
   try {
@@ -71,14 +71,16 @@ int run_sweep(const RunOptions& o) {
     const std::vector<ParamSet> frames = sweep_params(s.params, spec);
     const std::string dir = o.out_dir.empty() ? "simscope-out" : o.out_dir;
     check_output_dir(dir);
-    const QDir d(QString::fromStdString(dir));
+    const fs::path frames_dir = fs::path(dir) / "frames";
     // The folder is prepared once the first frame is drawn; an earlier error leaves it intact.
     auto prepare_dir = [&] {
       remove_stale_outputs(dir, OutputsKept{false, false, true, false});  // a reused --out-dir
-      if (!d.exists()) made_dir = d.path();
-      if (!QDir(d.filePath("frames")).exists()) made_frames = d.filePath("frames");
-      if (!QDir().mkpath(d.filePath("frames")))
-        throw Error("cannot create the folder " + d.filePath("frames").toStdString());
+      std::error_code ec;
+      if (!fs::is_directory(dir, ec)) made_dir = dir;
+      if (!fs::is_directory(frames_dir, ec)) made_frames = frames_dir;
+      fs::create_directories(frames_dir, ec);
+      if (ec || !fs::is_directory(frames_dir, ec))
+        throw Error("cannot create the folder " + frames_dir.string());
     };
     const std::string view_param = s.workload->view_param();
     Worker worker(std::move(s.workload));
@@ -114,7 +116,7 @@ int run_sweep(const RunOptions& o) {
     std::string note;
     const std::string video = make_sweep_video(dir, note);
     if (!video.empty()) written.push_back(video);
-    const std::string manifest = d.filePath("run.json").toStdString();
+    const std::string manifest = (fs::path(dir) / "run.json").string();
     Json m = sweep_manifest(frames.front().schema().workload(), to_string(s.backend.backend), spec,
                             video, list);
     m["warnings"] = Json::array();

@@ -78,7 +78,7 @@ render::ViewSettings to_render_settings(const ParamSet& view, const ViewImage& i
   return s;
 }
 
-bool apply_view_hints(ParamSet& view, const ViewImage& image,
+bool apply_view_hints(ParamSet& view, const ViewHints& hints,
                       const std::vector<std::string>& given) {
   auto is_given = [&](const char* name) {
     return std::find(given.begin(), given.end(), name) != given.end();
@@ -92,8 +92,8 @@ bool apply_view_hints(ParamSet& view, const ViewImage& image,
     view.set(name, value);
     changed = true;
   };
-  apply("view.colormap", image.colormap);
-  apply("view.scale", image.scale);
+  apply("view.colormap", hints.colormap);
+  apply("view.scale", hints.scale);
   return changed;
 }
 

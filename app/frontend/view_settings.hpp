@@ -30,11 +30,11 @@ render::ViewSettings to_render_settings(const ParamSet& view, const ViewImage& i
 /// values. The warning counts them. "" when every finite value is > 0.
 std::string log_scale_warning(const std::string& label, const std::vector<float>& values);
 
-/// Sets view.colormap and view.scale to `image`'s hints, or to view_schema()'s defaults (viridis,
-/// sequential; log) where it has none, so each output gets its own default colormap and scale.
-/// Leaves those named in `given` (the GUI's --set view parameters, a colormap the user chose).
-/// Returns true if any changed.
-bool apply_view_hints(ParamSet& view, const ViewImage& image,
+/// Sets view.colormap and view.scale to `hints` (an image's, or Workload::view_hints before
+/// any result), or to view_schema()'s defaults (viridis, sequential; log) where it has none, so
+/// each output gets its own default colormap and scale. Leaves those named in `given` (the GUI's
+/// --set view parameters, a colormap the user chose). Returns true if any changed.
+bool apply_view_hints(ParamSet& view, const ViewHints& hints,
                       const std::vector<std::string>& given = {});
 
 }  // namespace simscope::app

@@ -286,6 +286,7 @@ int run_frames(GuiState& s, Window& window, WindowUi& ui, const RunOptions& o) {
     take_results(s, results);  // runs.cpp
     const bool plane_kind = s.worker->workload().view_kind(s.params) == ViewKind::Plane;
     if (s.image_dirty && plane_kind) refresh_image(s);
+    if (!s.result && plane_kind) hint_view_before_result(s);
     s.latency.uploaded(std::chrono::steady_clock::now());
     continue_live(s);
     ui.follow_scale(window, *s.plane);

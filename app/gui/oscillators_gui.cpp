@@ -17,6 +17,7 @@
 #include "fonts.hpp"
 #include "gui_state.hpp"
 #include "hover_tip.hpp"
+#include "job/projection.hpp"
 #include "oscillators/oscillators_workload.hpp"
 #include "render/phase_view.hpp"
 #include "view_upload.hpp"
@@ -75,7 +76,7 @@ class OscillatorsGui final : public WorkloadGui {
       char pct[32], rate[48], eta[32];
       std::snprintf(pct, sizeof pct, "%.0f%%,", 100 * f);
       std::snprintf(rate, sizeof rate, "%.3g osc-steps/s,", t > 0 ? f * study_osc_steps_ / t : 0.0);
-      std::snprintf(eta, sizeof eta, "ETA %.1f s", f > 0.01 ? t * (1 - f) / f : 0.0);
+      std::snprintf(eta, sizeof eta, "ETA %.1f s", eta_from_start(f, t).value_or(0.0));
       text_tokens_wrapped({"study:", pct, rate, eta});
     }
 

@@ -34,7 +34,25 @@ void compute_histogram(GuiState& s) {
   }
 }
 
+/// The output's colormap and scale (its own default: diverging for signed values, else
+/// sequential) go into the view parameters on a newly chosen output (`key`), so the panel shows
+/// what is drawn. A colormap the user chose sticks; a scale until the output changes.
+void hint_view(GuiState& s, const ViewHints& hints, const std::string& key) {
+  if (key == s.hinted_for) return;
+  std::vector<std::string> keep = s.view_given;  // --set view.*: for the first image
+  if (s.colormap_chosen) keep.push_back("view.colormap");
+  apply_view_hints(s.view, hints, keep);
+  s.view_given.clear();
+  s.hinted_for = key;
+}
+
 }  // namespace
+
+void hint_view_before_result(GuiState& s) {
+  const Workload& w = s.worker->workload();
+  const std::string& which = s.params.get_string(w.view_param());
+  hint_view(s, w.view_hints(which), s.workload_name + "/" + which);
+}
 
 void refresh_image(GuiState& s) {
   s.image_dirty = false;
@@ -44,17 +62,7 @@ void refresh_image(GuiState& s) {
   try {
     s.image = s.worker->workload().view_image(*s.result, which);
     const std::string compared = apply_compare(s, which);  // A, B - A...: compare_panel.cpp
-    // The output's colormap (its own default: diverging for signed values, else sequential) and
-    // scale for a newly chosen output go into the view parameters, so the panel shows what is
-    // drawn. A colormap the user chose sticks; a scale until the output changes.
-    const std::string key = s.workload_name + "/" + which + compared;
-    if (key != s.hinted_for) {
-      std::vector<std::string> keep = s.view_given;  // --set view.*: for the first image
-      if (s.colormap_chosen) keep.push_back("view.colormap");
-      apply_view_hints(s.view, s.image, keep);
-      s.view_given.clear();
-      s.hinted_for = key;
-    }
+    hint_view(s, s.image.hints(), s.workload_name + "/" + which + compared);
     s.plane->set_settings(to_render_settings(s.view, s.image, false));
     // The image shares the result's values, device memory included, which the evaluator never
     // writes again while the result holds it. So it is safe to read while a job runs or after a

@@ -11,4 +11,9 @@ struct GuiState;
 /// workload refuses that output, s.view_message says why and no image is left.
 void refresh_image(GuiState& s);
 
+/// Before any result: the shown output's colormap and scale hints (Workload::view_hints) in the
+/// view parameters, as refresh_image sets them on its first showing, so the view panel shows
+/// the output's own defaults from the start.
+void hint_view_before_result(GuiState& s);
+
 }  // namespace simscope::app::gui

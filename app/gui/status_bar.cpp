@@ -8,6 +8,7 @@
 #include "core/bytes.hpp"
 #include "gui_state.hpp"
 #include "hover_tip.hpp"
+#include "job/projection.hpp"
 #include "view_upload.hpp"
 #include "visible_wrap.hpp"
 
@@ -113,8 +114,8 @@ void draw_status_bar(GuiState& s, float x, float y, float w, float h) {
     ImGui::SameLine();
     const double f = s.worker->progress(), t = s.worker->elapsed_seconds();
     char overlay[64];
-    if (f > 0.01)
-      std::snprintf(overlay, sizeof overlay, "%.0f%%  ETA %.1f s", 100 * f, t * (1 - f) / f);
+    if (const auto eta = eta_from_start(f, t))
+      std::snprintf(overlay, sizeof overlay, "%.0f%%  ETA %.1f s", 100 * f, *eta);
     else
       std::snprintf(overlay, sizeof overlay, "working %.1f s", t);
     ImGui::ProgressBar(float(f), ImVec2(200, 0), overlay);

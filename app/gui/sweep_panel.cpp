@@ -1,21 +1,32 @@
 // Parameter sweeps in the window (sweep_panel.hpp).
 #include "sweep_panel.hpp"
-#include "file_names.hpp"
 
-#include <filesystem>
 #include <imgui.h>
 
 #include <cstdio>
+#include <filesystem>
 
+#include "file_names.hpp"
 #include "fonts.hpp"
 #include "gui_state.hpp"
 #include "image_export.hpp"
 #include "image_size.hpp"
+#include "job/projection.hpp"
 #include "output/run_manifest.hpp"
 #include "sweep_frame.hpp"
 
 namespace simscope::app::gui {
 namespace {
+
+/// A new folder STEM<local time> (unused_name: "-2", "-3"... when taken) with frames/ in it.
+/// Throws Error naming the folder when it cannot be made.
+std::string new_folder(const std::string& stem) {
+  const std::string dir = unused_name(stem + local_timestamp(), "");
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(dir) / "frames", ec);
+  if (ec) throw Error("cannot create the folder " + dir + "/frames (" + ec.message() + ")");
+  return dir;
+}
 
 void stop(GuiState& s, const std::string& message, bool failed) {
   s.sweep.running = false;
@@ -54,10 +65,7 @@ void start_sweep(GuiState& s, const SweepSpec& spec, int w, int h) {
   SweepState& st = s.sweep;
   st.frames = sweep_params(s.params, spec);
   st.spec = spec;
-  st.dir = unused_name("simscope-sweep-" + local_timestamp(), "");
-  std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(st.dir) / "frames", ec);
-  if (ec) throw Error("cannot create the folder " + st.dir + "/frames (" + ec.message() + ")");
+  st.dir = new_folder("simscope-sweep-");
   st.w = w, st.h = h;
   st.next = 0;
   st.awaiting = false;
@@ -70,14 +78,6 @@ void start_sweep(GuiState& s, const SweepSpec& spec, int w, int h) {
 }
 
 namespace {
-
-std::string new_folder(const std::string& stem) {
-  const std::string dir = unused_name(stem + local_timestamp(), "");
-  std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(dir) / "frames", ec);
-  if (ec) throw Error("cannot create the folder " + dir + "/frames (" + ec.message() + ")");
-  return dir;
-}
 
 /// Saves the centre view, at its size on screen, as frame `k` of `dir` with the result's
 /// parameters. Returns the frame's run.json entry, with the result's stats.
@@ -194,9 +194,9 @@ void draw_sweep_panel(GuiState& s) {
     const double done = double(w.next) / double(w.frames.size());
     const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - w.t0).count();
     char buf[96];
-    if (w.next > 0)
+    if (const auto eta = eta_from_start(done, t, 0.0))  // from the first whole frame on
       std::snprintf(buf, sizeof buf, "frame %zu/%zu  ETA %.1f s", w.next + 1, w.frames.size(),
-                    t / double(w.next) * double(w.frames.size() - w.next));
+                    *eta);
     else
       std::snprintf(buf, sizeof buf, "frame 1/%zu  ETA --", w.frames.size());
     ImGui::ProgressBar(float(done), ImVec2(-1, 0), buf);

@@ -41,6 +41,12 @@ struct OutputArray {
   const std::vector<float>& host() const { return data.host(); }
 };
 
+/// The colormap and scale a workload gives an output's images, e.g. "twilight" and "linear" for
+/// phases. Used while view.colormap and view.scale are at their defaults. Empty: the view's.
+struct ViewHints {
+  std::string colormap, scale;
+};
+
 /// A 2-D image for the plane view: value(i, j) = data[i * cols + j], i to the right, j up. The
 /// values may be an output's own, shared without a copy on the device or the host, or made for
 /// the image on the host, e.g. a box's mosaic.
@@ -48,8 +54,8 @@ struct ViewImage {
   int rows = 0, cols = 0;
   OutputData data;
   std::string label, unit;
-  /// The workload's colormap and scale for this image, e.g. "twilight" and "linear" for
-  /// phases. Used while view.colormap and view.scale are at their defaults. Empty: the view's.
+  /// The workload's colormap and scale for this image (ViewHints): Workload::view_hints of its
+  /// output, or a comparison's own.
   std::string colormap, scale;
   /// The workload's fixed range for this image, used while view.range is not "locked".
   /// Example: status codes 0..3 as -0.5..3.5, so a code keeps its colour whatever codes occur.
@@ -73,6 +79,8 @@ struct ViewImage {
       if (std::isfinite(v)) m = std::max(m, double(std::fabs(v)));
     if (m > 0) range_lo = -m, range_hi = m;
   }
+  ViewHints hints() const { return {colormap, scale}; }
+  void set_hints(const ViewHints& h) { colormap = h.colormap, scale = h.scale; }
 };
 
 /// Workload-specific data a run hands its GUI panel, e.g. lsq's inputs to plot a pixel's fit.
@@ -224,6 +232,9 @@ class Workload {
   virtual void warm_up(Progress* /*progress*/) {}
   /// The image shown for the parameter "view" of `result`. Throws simscope::Error.
   virtual ViewImage view_image(const RunResult& result, const std::string& view) const = 0;
+  /// The colormap and scale of output `view`'s images (those view_image gives them), known
+  /// before any result: the window's View panel shows them from the start. Default: none.
+  virtual ViewHints view_hints(const std::string& /*view*/) const { return {}; }
   /// Physical coordinates of image sample (i, j) for the cursor readout, e.g. "x=1.2 y=-3 z=0".
   virtual std::string describe_sample(const RunResult& result, int i, int j) const = 0;
   /// The parameter that selects the shown output ("view").

@@ -67,6 +67,8 @@ desktop="$p/share/applications/simscope.desktop"
 [ -f "$desktop" ] || fail "no share/applications/simscope.desktop"
 desktop-file-validate "$desktop" || fail "desktop-file-validate $desktop"
 grep -qx 'Exec=simscope' "$desktop" && grep -qx 'Icon=simscope' "$desktop" || fail "Exec/Icon lines"
+# Its keywords stay true of every build: simscope runs on the CPU too, so none names CUDA or a GPU.
+if grep -iE '^Keywords=(.*;)?(cuda|gpu)(;|$)' "$desktop"; then fail "the desktop entry's keywords name CUDA or a GPU"; fi
 icons="$p/share/icons/hicolor"
 [ -f "$icons/scalable/apps/simscope.svg" ] || fail "no scalable/apps/simscope.svg"
 for n in 16 32 48 64 128 256; do

@@ -100,8 +100,20 @@ TEST(Presets, TheOldAutoRangeReadsAsMinmax) {
 
 TEST(Presets, BadPresetsNameTheFileAndTheFault) {
   const std::string f = (scratch_dir() / "bad.json").string();
-  EXPECT_EQ(load_error("{ not json").rfind(f + ": not valid JSON at offset ", 0), 0u)
-      << load_error("{ not json");
+  // A syntax error: the line and column, the fault and what was expected, then what was read.
+  EXPECT_EQ(load_error("{ not json"), f + ": not valid JSON at line 1, column 4: invalid literal; "
+                                          "expected string literal; last read: '{ no'");
+  EXPECT_EQ(load_error("{\n  \"workload\": \"field\",\n  \"params\": {\"k\": 2,, }\n}\n"),
+            f + ": not valid JSON at line 3, column 21: unexpected ','; expected string literal");
+  // A string never closed: the fault before the text read, which is cut, on one line.
+  const std::string open = load_error("{\"workload\": \"" + std::string(5000, 'x'));
+  EXPECT_EQ(open.rfind(f + ": not valid JSON at line 1, column 5015: invalid string: missing "
+                           "closing quote; last read: '\"xxx",
+                       0),
+            0u)
+      << open;
+  EXPECT_LT(open.size(), f.size() + 200) << open;
+  EXPECT_EQ(open.find('\n'), std::string::npos) << open;
   EXPECT_EQ(load_error(R"({"workload": "field", "params": {"grid.size": 1e400}})"),
             f + ": not valid JSON (number overflow parsing '1e400')")
       << "a number beyond double is refused, as Qt refused it";

@@ -2,6 +2,7 @@
 #include "field/field_arrays.hpp"
 
 #include "arrays/device_arrays.hpp"
+#include "core/shape_text.hpp"
 #include "field/device_inputs.hpp"
 #include "field/field_params.hpp"
 #include "field/field_result.hpp"
@@ -14,20 +15,13 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// The shape of `in` as numpy writes it: "(999,)", "(999, 2)".
-std::string shape_text(const ArrayInput& in) {
-  io::NpyArray a;
-  a.shape = in.shape;
-  return a.shape_text();
-}
-
 /// Sets the q of `s` from `charges`, InPlace (P,) float32/float64 (any stride), with the checks
 /// of a source array's column q. Throws simscope::Error naming "charges".
 void set_charges(field::Sources& s, const ArrayInput& charges) {
   const std::size_t P = s.size();
   if (charges.shape.size() != 1 || charges.shape[0] != P)
     throw Error("charges: expected (P,) = (" + std::to_string(P) + ",), got " +
-                shape_text(charges));
+                shape_text(charges.shape));
   field::charges_from_strided(s, charges.data, charges.dtype, charges.strides[0], "charges");
 }
 

@@ -64,6 +64,14 @@ std::string field_number(double v) {
   return buf;
 }
 
+ViewHints field_view_hints(const std::string& view) {
+  // Components are signed: a diverging map centred on zero, linear.
+  if (view == "ex" || view == "ey" || view == "ez") return {"coolwarm", "linear"};
+  // Relative errors span decades: logarithmic.
+  if (view == field::error_output().name) return {"inferno", "log"};
+  return {};
+}
+
 ViewImage field_view_image(const RunResult& r, const std::string& view, const field::Settings& s) {
   const OutputArray* o = r.find(view);
   if (!o && view == field::error_output().name) {
@@ -79,11 +87,9 @@ ViewImage field_view_image(const RunResult& r, const std::string& view, const fi
   ViewImage img;
   img.label = o->label;
   img.unit = o->unit;
-  // Components are signed: a diverging map centred on zero, linear.
-  const bool signed_output = view == "ex" || view == "ey" || view == "ez";
-  if (signed_output) img.colormap = "coolwarm", img.scale = "linear";
-  // Relative errors span decades: logarithmic. The subgrid spans the grid's range.
-  if (view == field::error_output().name) img.colormap = "inferno", img.scale = "log";
+  img.set_hints(field_view_hints(view));
+  const bool signed_output = view == "ex" || view == "ey" || view == "ez";  // range about zero
+  // The subgrid spans the grid's range.
   img.annotations = annotations_of(s.grid);
   if (o->shape.size() == 2) {
     img.rows = int(o->shape[0]);

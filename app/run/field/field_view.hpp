@@ -12,6 +12,8 @@ namespace simscope::app {
 /// "%.4g" of v, as the field's titles and warnings print numbers.
 std::string field_number(double v);
 
+/// The colormap and scale of output `view`'s images (Workload::view_hints).
+ViewHints field_view_hints(const std::string& view);
 /// The image of output `view` of `r`, run with settings `s` (Workload::view_image). Throws
 /// simscope::Error for an output `r` lacks (the error view of direct sums says why) and for
 /// scattered targets, which are no image.

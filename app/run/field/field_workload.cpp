@@ -178,6 +178,7 @@ class FieldWorkload final : public Workload {
     return merge_field_targets(std::move(parts), s);
   }
 
+  ViewHints view_hints(const std::string& view) const override { return field_view_hints(view); }
   ViewImage view_image(const RunResult& r, const std::string& view) const override {
     return field_view_image(r, view, field::settings_from(r.params));
   }

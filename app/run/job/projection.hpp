@@ -1,5 +1,6 @@
 #pragma once
 /// @file A long job's projection from its progress: the rate so far and the time left and in all.
+/// The window's progress bars use eta_from_start; the batch progress line uses project.
 #include <optional>
 
 namespace simscope::app {
@@ -23,6 +24,15 @@ inline std::optional<Projection> project(double work, double f0, double t0, doub
   p.eta_s = work * (1 - f) / p.rate;
   p.total_s = work / p.rate;
   return p;
+}
+
+/// Seconds left of a job `fraction` done after `elapsed` seconds, at its mean rate since the
+/// start: elapsed (1 - fraction) / fraction. nullopt while fraction <= `min_fraction` (>= 0):
+/// too early to tell. The window's bars wait for 1 %, a sweep for its first whole frame.
+inline std::optional<double> eta_from_start(double fraction, double elapsed,
+                                            double min_fraction = 0.01) {
+  if (!(fraction > min_fraction)) return std::nullopt;
+  return elapsed * (1 - fraction) / fraction;
 }
 
 }  // namespace simscope::app

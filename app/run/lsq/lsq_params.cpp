@@ -160,7 +160,7 @@ Synth make_problem(const ParamSet& p) {
   spec.seed = std::uint64_t(p.get_int("synth.seed"));
   spec.design = p.get_string("synth.design");
   if (!design.empty()) {
-    const Design d = load_design(design);
+    const Design d = app::read_file_param("design.file", [&] { return load_design(design); });
     return generate(spec, &d);
   }
   return generate(spec);

@@ -224,10 +224,18 @@ class LsqWorkload final : public Workload {
   }
 
  public:
+  ViewHints view_hints(const std::string& view) const override {
+    if (view == "solution") return {"coolwarm", "linear"};  // signed: diverging
+    if (view == "status") return {"turbo", "linear"};
+    if (view == "condition") return {"", "log"};  // spans decades
+    return {"", "linear"};
+  }
+
   ViewImage view_image(const RunResult& r, const std::string& view) const override {
     const OutputArray* o = r.find(view);
     if (!o) throw Error("lsq: no output called '" + view + "'");
     ViewImage img;
+    img.set_hints(view_hints(view));
     std::size_t H = 0, W = 0, offset = 0;
     if (view == "solution") {
       const std::size_t N = o->shape[0];
@@ -236,21 +244,13 @@ class LsqWorkload final : public Workload {
           std::min<std::size_t>(std::size_t(r.params.get_int("view.component")), N - 1);
       offset = k * H * W;
       img.label = "x[" + std::to_string(k) + "]";
-      img.colormap = "coolwarm";
-      img.scale = "linear";
     } else {
       H = o->shape[0], W = o->shape[1];
       img.label = o->label;
       img.unit = o->unit;
       if (view == "status") {
         img.label = "status (0 ok, 1 underdetermined, 2 rank-deficient, 3 all missing)";
-        img.colormap = "turbo";
-        img.scale = "linear";
         img.range_lo = -0.5, img.range_hi = 3.5;  // each code keeps its colour
-      } else if (view == "condition") {
-        img.scale = "log";
-      } else {
-        img.scale = "linear";
       }
     }
     // Upright: column w to the right, row h downwards; sample (i, j) = pixel (H-1-j, i).

@@ -121,8 +121,14 @@ class OscillatorsWorkload final : public Workload {
     return live(params, s, backend, cmd, progress);
   }
 
+  ViewHints view_hints(const std::string& view) const override {
+    if (view == "amplitudes") return {"", "linear"};
+    return {"twilight", "linear"};  // cyclic, for phases
+  }
+
   ViewImage view_image(const RunResult& r, const std::string& view) const override {
     ViewImage img;
+    img.set_hints(view_hints(view));
     const bool amp = view == "amplitudes";
     const OutputArray* o = r.find(amp ? "state" : "phases");
     if (!o || o->shape.size() < 2) throw Error("oscillators: the result has no state to show");
@@ -146,8 +152,6 @@ class OscillatorsWorkload final : public Workload {
     img.annotations.axis_j = {"node i", true, 0.0, double(std::size_t(img.cols - 1) * sn)};
     img.label = amp ? "|z|" : "theta";
     img.unit = amp ? "" : "rad";
-    img.colormap = amp ? "" : "twilight";  // cyclic, for phases
-    img.scale = "linear";
     return img;
   }
 

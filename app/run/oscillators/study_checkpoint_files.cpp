@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "core/shape_text.hpp"
 #include "io/atomic_file.hpp"
 #include "output/json.hpp"
 
@@ -16,13 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 namespace osc = simscope::oscillators;
-
-std::string shape_text(const std::vector<std::size_t>& s) {
-  std::string t = "(";
-  for (std::size_t i = 0; i < s.size(); ++i)
-    t += (i ? ", " : "") + std::to_string(s[i]) + (s.size() == 1 ? "," : "");
-  return t + ")";
-}
 
 std::string gen_prefix(std::int64_t g) {
   char buf[32];

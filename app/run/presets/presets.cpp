@@ -35,6 +35,28 @@ std::string parse_reason(const Json::exception& e) {
   return quote_text(what);
 }
 
+/// A syntax error on one line: its line, column, fault and what was expected, e.g. "at line 3,
+/// column 21: unexpected ','; expected string literal" (nlohmann's text less its kind and
+/// "syntax error while parsing X -"). The text the parser last read goes last, and the whole is
+/// quoted to 120 bytes, since that text may hold much of the file (a string never closed).
+std::string syntax_error_text(const Json::parse_error& e) {
+  const std::string what = e.what(), at = "parse error at ";
+  const auto start = what.find(at);
+  const auto colon = start == std::string::npos ? start : what.find(": ", start);
+  if (colon == std::string::npos)  // not nlohmann's usual form; e.byte counts from 1
+    return "at offset " + std::to_string(e.byte > 0 ? e.byte - 1 : 0) + " (" + parse_reason(e) +
+           ")";
+  std::string fault = what.substr(colon + 2);
+  if (const auto dash = fault.find(" - ");
+      fault.rfind("syntax error", 0) == 0 && dash != std::string::npos)
+    fault = fault.substr(dash + 3);
+  const auto read = fault.find("; last read: "), expected = fault.rfind("; expected ");
+  if (read != std::string::npos && expected != std::string::npos && expected > read)
+    fault = fault.substr(0, read) + fault.substr(expected) + fault.substr(read, expected - read);
+  return "at " + what.substr(start + at.size(), colon - start - at.size()) + ": " +
+         quote_text(fault, 120);
+}
+
 Json read_preset_object(const std::string& path) {
   std::error_code ec;
   std::ifstream f;
@@ -48,9 +70,7 @@ Json read_preset_object(const std::string& path) {
   try {
     doc = Json::parse(text);
   } catch (const Json::parse_error& e) {
-    // e.byte counts from 1 at the character where parsing failed: the offset is 0-based.
-    throw Error(path + ": not valid JSON at offset " + std::to_string(e.byte > 0 ? e.byte - 1 : 0) +
-                " (" + parse_reason(e) + ")");
+    throw Error(path + ": not valid JSON " + syntax_error_text(e));
   } catch (const Json::exception& e) {  // e.g. out_of_range: a number beyond double, 1e400
     throw Error(path + ": not valid JSON (" + parse_reason(e) + ")");
   }

@@ -31,7 +31,7 @@ TEST(LsqCuda, MakeSolverWithoutDevice) {
 /// GPU against CPU, pixel by pixel: counts and statuses equal, solutions within `tol`, residuals
 /// close, conditions within 2x (Hager's estimate may take another path), the same counters.
 /// Where auto took the downdate or minimum-norm paths (issue 17), the device picks them by the
-/// same rule (lsq_cuda_small.cu), so the same estimates; a pixel on the edge of a refusal rule
+/// same rule (cuda/small_kernel.cu), so the same estimates; a pixel on the edge of a refusal rule
 /// may take the SVD on one back end only: the path counters then agree within 1 %.
 void expect_same(const Result& gpu, const Result& cpu, double tol) {
   const bool other_paths = cpu.downdate_pixels + cpu.minnorm_pixels > 0;

@@ -1,4 +1,4 @@
-// The CUDA lsq solver's downdate and minimum-norm paths (issue 17; lsq_cuda_small.cu) against
+// The CUDA lsq solver's downdate and minimum-norm paths (issue 17; cuda/small_kernel.cu) against
 // the CPU back end (the same per-pixel choices, statuses and counters) and against
 // numpy.linalg.lstsq in float64 (random, polynomial and Gaussian-band designs, 1 %, 20 % and
 // 60 % gaps, lambda = 0 and > 0; the seeds' underdetermined shape). Every test skips with the

@@ -46,6 +46,10 @@ np.save(files["shape1d"], np.ones(12))
 nan = good.copy(); nan[7, 1] = np.nan; np.save(files["nan"], nan)
 inf = good.copy(); inf[3, 2] = np.inf; np.save(files["inf"], inf)
 bad_preset = write("bad_preset.json", "{ not json", "w")
+# A preset with a syntax error a user makes (a doubled comma), and one whose string never ends:
+# the line names the file, the line and column, and what was expected, however long the string.
+comma_preset = write("comma_preset.json", '{\n  "workload": "field",\n  "params": {"k": 2,, }\n}\n', "w")
+open_string = write("open_string.json", '{"workload": "field", "params": {"k": "' + "x" * 5000, "w")
 # Presets with names in the wrong place (QA): view settings under "params", a typo under "view",
 # an extra top-level key.
 view_in_params = write("view_in_params.json", json.dumps(
@@ -118,6 +122,11 @@ cases = [
     ("unknown workload fluid", ["--workload", "fluid"], ["fluid"], 2, ["field, lsq, oscillators"]),
     ("bad view value", ["--set", "view.colormap=rainbow"], ["view.colormap"], 2),
     ("bad preset", ["--preset", bad_preset], ["bad_preset.json"], 1),
+    ("preset with a doubled comma", ["--preset", comma_preset], ["comma_preset.json"], 1,
+     [f"simscope: error: {comma_preset}: not valid JSON at line 3, column 21: unexpected ','; "
+      "expected string literal"], ["...", "offset"]),
+    ("preset with a string never closed", ["--preset", open_string], ["open_string.json"], 1,
+     [f"{open_string}: not valid JSON at line 1, column ", "missing closing quote"], ["x" * 200]),
     ("view setting under params", ["--preset", view_in_params], ["view_in_params.json"], 1,
      ['"view.colormap"', 'under "view"']),
     ("typo under view", ["--preset", view_typo], ["view_typo.json"], 1,
@@ -137,6 +146,9 @@ cases = [
     ("lsq cube of the wrong shape, no design.file",
      ["--workload", "lsq", "--set", f"data.file={files['shape5']}"], ["shape5.npy"], 1,
      ["data.file: ", "expected a cube (M, H, W)"], ["design.file"]),
+    # design.file alone (the generator's cube with this A): named as data.file is.
+    ("lsq missing design.file alone", ["--workload", "lsq", "--set", f"design.file={d}/noA.csv"],
+     ["noA.csv"], 1, [f"simscope: error: design.file: {d}/noA.csv: cannot open"]),
     ("lsq good cube, no design.file", ["--workload", "lsq", "--set", f"data.file={d}/cube_f8.npy"],
      ["design.file"], 1, ["design.file: needed with data.file"]),
     # A preset that is not there: exit status 1 (a bad preset), named or given as a path.

@@ -77,6 +77,17 @@ for arg, code, words in [("k=1:2", 2, "--sweep expects NAME=START:STOP:FRAMES"),
     c.check(p.returncode == code and words in p.stderr and len(p.stderr.strip().splitlines()) == 1,
             f"--sweep {arg}: exit {p.returncode}, {p.stderr.strip()!r}")
     c.check(not os.path.exists(os.path.join(bad, "frames", "0000.png")), f"{arg}: no frames")
+# A file called frames in --out-dir: one line naming the folder; the file stays, nothing is
+# written and the out-dir stays (this sweep did not make it).
+blocked = os.path.join(d, "blocked")
+os.makedirs(blocked, exist_ok=True)
+open(os.path.join(blocked, "frames"), "w").write("mine")
+p = run(simscope, *common, "--out-dir", blocked, "--sweep", "k=1:2:2")
+c.check(p.returncode == 1 and p.stderr.strip() ==
+        f"simscope: error: cannot create the folder {blocked}/frames",
+        f"frames/ blocked by a file: exit {p.returncode}, {p.stderr.strip()!r}")
+c.check(sorted(os.listdir(blocked)) == ["frames"] and
+        open(os.path.join(blocked, "frames")).read() == "mine", "the file called frames is kept")
 p = run(simscope, "--sweep", "k=1:2:3", "--pin-set", "k=2")
 c.check(p.returncode == 2 and "does not combine" in p.stderr, f"with --pin-set: {p.stderr.strip()!r}")
 

@@ -1,7 +1,9 @@
 """GUI under Xvfb, switching workloads with keys 1/2/3 (S screenshots carry what the window showed
 in their PNG text: simscope.view, simscope.view_params, simscope.hover, simscope.status):
 - each workload gets its own view back: field started with view.colormap=inferno keeps it after
-  a visit to lsq (coolwarm, linear), and lsq gets its own hints on its first visit;
+  a visit to lsq (coolwarm, linear), and lsq gets its own hints on its first visit, before its
+  first result too (visited while paused: the View panel's parameters are lsq's own, not the
+  view's viridis / log defaults, and stay so when the result comes);
 - the lsq hover readout names the pixel as the exported arrays index it: solution[k, h, w] is the
   value shown, h counts rows from the top (the upper point has the smaller h), and no flipped
   view index (j) is shown;
@@ -15,7 +17,7 @@ import sys
 
 import numpy as np
 
-from gui_util import (RESULT, after_log, export, need_tools, png_size_and_text, run_gui,
+from gui_util import (RESULT, after_log, export, hold, need_tools, png_size_and_text, run_gui,
                       screenshot)
 from simscope_test_util import Checker, scratch
 
@@ -38,19 +40,36 @@ def hover(x, y):
     return f"xdotool mousemove {x} {y}; sleep 0.5\n"
 
 
-steps = (screenshot() + switch(2, "lsq") + hover(cx, cy) + screenshot() + hover(cx, top_y) +
+# lsq's first visit while paused (Space): no result until Space again.
+first_lsq = (hold("space") + "xdotool key 2; sleep 1\n" + screenshot() +
+             after_log(f"simscope: lsq{RESULT}", hold("space")))
+steps = (screenshot() + first_lsq + hover(cx, cy) + screenshot() + hover(cx, top_y) +
          screenshot() + export() + switch(3, "oscillators") + screenshot() +
          switch(1, "field") + hover(5, 795) + screenshot() + switch(2, "lsq") + screenshot())
 log, shots = run_gui(simscope, d, ["--backend", "cpu", "--set", "grid.size=32",
                                    "--set", "view.colormap=inferno"], steps)
-c.check(len(shots) == 6, f"6 screenshots ({len(shots)}; log tail {log.strip()[-400:]!r})")
-if len(shots) < 6:
+c.check(len(shots) == 7, f"7 screenshots ({len(shots)}; log tail {log.strip()[-400:]!r})")
+if len(shots) < 7:
     c.done()
 texts = [png_size_and_text(s)[1] for s in shots]
 views = [json.loads(t["simscope.view"]) if "simscope.view" in t else {} for t in texts]
-field0, lsq1, lsq2, osc, field1, lsq3 = range(6)
-c.check([texts[i]["simscope.workload"] for i in range(6)] ==
-        ["field", "lsq", "lsq", "oscillators", "field", "lsq"], "the workloads in turn")
+field0, lsq0, lsq1, lsq2, osc, field1, lsq3 = range(7)
+c.check([texts[i]["simscope.workload"] for i in range(7)] ==
+        ["field", "lsq", "lsq", "lsq", "oscillators", "field", "lsq"], "the workloads in turn")
+pre = dict(kv.split("=", 1) for kv in texts[lsq0]["simscope.view_params"].splitlines()
+           if "=" in kv)
+# The second screenshot's log line comes before lsq's first result.
+lines = log.splitlines()
+shot_at = [i for i, l in enumerate(lines) if "saved screenshot " in l]
+lsq_at = [i for i, l in enumerate(lines) if f"simscope: lsq{RESULT}" in l]
+c.check(len(shot_at) > 1 and lsq_at and shot_at[1] < lsq_at[0] and
+        "simscope.view" not in texts[lsq0],
+        f"lsq's first visit, paused: no result shown yet (screenshots at log lines {shot_at}, "
+        f"lsq results at {lsq_at}, view {texts[lsq0].get('simscope.view')!r})")
+c.check(pre.get("view.colormap") == "coolwarm" and pre.get("view.scale") == "linear",
+        f"lsq before its first result: its own view parameters, coolwarm / linear ({pre})")
+c.check(texts[lsq1]["simscope.view_params"] == texts[lsq0]["simscope.view_params"],
+        "lsq's first result leaves the view parameters the panel showed before it")
 c.check(views[field0].get("colormap") == "inferno", f"field starts with inferno ({views[field0]})")
 c.check(views[lsq1].get("colormap") == "coolwarm" and views[lsq1].get("scale") == "linear",
         f"lsq, first visit: its own hints, coolwarm / linear ({views[lsq1]})")
