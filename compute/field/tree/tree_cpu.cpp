@@ -362,7 +362,7 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
   const MultiIndex& m = multi_index(rule.order);
   const std::size_t N = std::size_t(m.count);
   const double eps2 = o.eps * o.eps, theta = rule.theta;
-  const double m2l_cost = m2l_pair_cost(m);
+  const double m2l_cost = m2l_pair_cost(m, eps2);
   // eps = 0: the kernel is harmonic and the M2L takes its cheaper form (m2l8_harmonic).
   const bool harmonic = eps2 == 0;
   // precision=fp64: the near field is fp64 at every tolerance, because cancelling charges lose
