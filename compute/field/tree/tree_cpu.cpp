@@ -270,19 +270,23 @@ bool p2p_ranges(const SourceTree& s, const SourceRanges& rg, double tx, double t
 // GCC 12 reports false "maybe-uninitialized" warnings inside the AVX-512 intrinsics below.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+/// A row of zeros for the fp32 lanes of load_soa() beyond a group's source cells.
+alignas(64) constexpr float kZeroRow[terms(kMaxOrder)] = {};
+
 /// Copies the multipoles of `lanes` source cells (fp32 rows r32 or fp64 rows r64, Nq terms
 /// each) into m2l8's SoA layout: term k of lane l at out[8 k + l]; lanes >= `lanes` are zero.
+/// Of fp32 rows, all 8 are read: those beyond `lanes` must be kZeroRow.
 void load_soa(const SourceTree& s, int lanes, const float* const* r32, const double* const* r64,
               std::size_t Nq, double* out) {
-  if (lanes < 8) std::fill(out, out + Nq * 8, 0.0);
   if (!s.single()) {
+    if (lanes < 8) std::fill(out, out + Nq * 8, 0.0);
     for (int l = 0; l < lanes; ++l)
       for (std::size_t k = 0; k < Nq; ++k) out[k * 8 + std::size_t(l)] = r64[l][k];
     return;
   }
   std::size_t k = 0;
 #if defined(__AVX512F__)
-  if (lanes == 8) {
+  {
     // 8 x 8 blocks: 8 rows of 8 floats to doubles, transposed in registers.
     for (; k + 8 <= Nq; k += 8) {
       __m512d v[8], t[8];
@@ -305,7 +309,7 @@ void load_soa(const SourceTree& s, int lanes, const float* const* r32, const dou
     }
   }
 #endif
-  for (int l = 0; l < lanes; ++l)
+  for (int l = 0; l < 8; ++l)
     for (std::size_t kk = k; kk < Nq; ++kk) out[kk * 8 + std::size_t(l)] = r32[l][kk];
 }
 #pragma GCC diagnostic pop
@@ -541,6 +545,7 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
             else
               rows64[l] = s.moments.data() + row * N;
           }
+          for (int l = lanes; l < 8; ++l) rows32[l] = kZeroRow;
           load_soa(s, lanes, rows32, rows64, Nq, w.Msoa.data());
           if (harmonic)
             m2l8_harmonic(mq, tc[a].centre, centres, lanes, w.Msoa.data(), w.Lsoa.data(),
