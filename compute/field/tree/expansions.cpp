@@ -222,21 +222,7 @@ void m2l8(const MultiIndex& m, const double z[3], const double (*c)[3], int n, d
     inv2[l] = 1.0 / (r[0][l] * r[0][l] + r[1][l] * r[1][l] + r[2][l] * r[2][l] + eps2);
     D[l] = std::sqrt(inv2[l]);
   }
-  for (int i = 1; i < N; ++i) {
-    const double a0 = m.rec_a_coef[0][i], a1 = m.rec_a_coef[1][i], a2 = m.rec_a_coef[2][i];
-    const double b0 = m.rec_b_coef[0][i], b1 = m.rec_b_coef[1][i], b2 = m.rec_b_coef[2][i];
-    const double* __restrict f0 = D + std::size_t(m.rec_a[0][i]) * kL;
-    const double* __restrict f1 = D + std::size_t(m.rec_a[1][i]) * kL;
-    const double* __restrict f2 = D + std::size_t(m.rec_a[2][i]) * kL;
-    const double* __restrict g0 = D + std::size_t(m.rec_b[0][i]) * kL;
-    const double* __restrict g1 = D + std::size_t(m.rec_b[1][i]) * kL;
-    const double* __restrict g2 = D + std::size_t(m.rec_b[2][i]) * kL;
-    double* __restrict d = D + std::size_t(i) * kL;
-#pragma omp simd
-    for (int l = 0; l < kL; ++l)
-      d[l] = inv2[l] * (a0 * r[0][l] * f0[l] + a1 * r[1][l] * f1[l] + a2 * r[2][l] * f2[l] +
-                        b0 * g0[l] + b1 * g1[l] + b2 * g2[l]);
-  }
+  for (int i = 1; i < N; ++i) derivative_row8(m, i, r, inv2, D);
   const std::int16_t* sum = m.pair_sum.data();
 #if defined(__AVX512F__)
   // Outputs of one degree n have the same pairs b (|b| <= q - n): 4 of them at a time share

@@ -21,6 +21,8 @@
 /// tensors, which any kernel of |r|^2 allows. Truncation: |n| + |k| <= p throughout.
 /// Accumulators follow the direct evaluator's convention: acc[0..2] += sum q (x - y) / r^3,
 /// i.e. minus the gradient of phi, and acc[3] += phi.
+#include <cstddef>
+
 #include "field/tree/multi_index.hpp"
 #include "core/isa.hpp"
 
@@ -33,6 +35,28 @@ void scaled_powers(const MultiIndex& m, double rx, double ry, double rz, double*
 
 /// D[k] = D_k(R) for |k| <= m.order, with R = (rx, ry, rz) and R2 = |R|^2 + eps2 > 0.
 void derivatives(const MultiIndex& m, double rx, double ry, double rz, double eps2, double* D);
+
+/// One step of the recurrence above for 8 lanes (m2l8, m2l8_harmonic's table form): row i of
+/// D (D[8 i + l], lane l) from its rows of lower degree, with r[c][l] = R_c and inv2[l] = 1 / R2
+/// of lane l. The rows it reads must be made.
+[[gnu::always_inline]] inline void derivative_row8(const MultiIndex& m, int i,
+                                                   const double (&r)[3][8], const double* inv2,
+                                                   double* D) {
+  constexpr std::size_t kL = 8;
+  const double a0 = m.rec_a_coef[0][i], a1 = m.rec_a_coef[1][i], a2 = m.rec_a_coef[2][i];
+  const double b0 = m.rec_b_coef[0][i], b1 = m.rec_b_coef[1][i], b2 = m.rec_b_coef[2][i];
+  const double* __restrict f0 = D + std::size_t(m.rec_a[0][i]) * kL;
+  const double* __restrict f1 = D + std::size_t(m.rec_a[1][i]) * kL;
+  const double* __restrict f2 = D + std::size_t(m.rec_a[2][i]) * kL;
+  const double* __restrict g0 = D + std::size_t(m.rec_b[0][i]) * kL;
+  const double* __restrict g1 = D + std::size_t(m.rec_b[1][i]) * kL;
+  const double* __restrict g2 = D + std::size_t(m.rec_b[2][i]) * kL;
+  double* __restrict d = D + std::size_t(i) * kL;
+#pragma omp simd
+  for (std::size_t l = 0; l < kL; ++l)
+    d[l] = inv2[l] * (a0 * r[0][l] * f0[l] + a1 * r[1][l] * f1[l] + a2 * r[2][l] * f2[l] +
+                      b0 * g0[l] + b1 * g1[l] + b2 * g2[l]);
+}
 
 /// M += the scaled multipole about c of n sources, given as fp32 SoA.
 void p2m(const MultiIndex& m, const double c[3], const float* x, const float* y, const float* z,

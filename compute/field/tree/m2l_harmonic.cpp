@@ -225,21 +225,7 @@ void m2l8_harmonic_tables(const MultiIndex& m, const double z[3], const double (
   }
   // The derivatives with kz <= 2 (those of a + b for a, b with kz <= 1); the recurrence reads
   // only lower kz.
-  for (const std::int16_t i : m.deriv_z2) {
-    const double a0 = m.rec_a_coef[0][i], a1 = m.rec_a_coef[1][i], a2 = m.rec_a_coef[2][i];
-    const double b0 = m.rec_b_coef[0][i], b1 = m.rec_b_coef[1][i], b2 = m.rec_b_coef[2][i];
-    const double* __restrict f0 = D + std::size_t(m.rec_a[0][i]) * kL;
-    const double* __restrict f1 = D + std::size_t(m.rec_a[1][i]) * kL;
-    const double* __restrict f2 = D + std::size_t(m.rec_a[2][i]) * kL;
-    const double* __restrict g0 = D + std::size_t(m.rec_b[0][i]) * kL;
-    const double* __restrict g1 = D + std::size_t(m.rec_b[1][i]) * kL;
-    const double* __restrict g2 = D + std::size_t(m.rec_b[2][i]) * kL;
-    double* __restrict d = D + std::size_t(i) * kL;
-#pragma omp simd
-    for (int l = 0; l < kL; ++l)
-      d[l] = inv2[l] * (a0 * r[0][l] * f0[l] + a1 * r[1][l] * f1[l] + a2 * r[2][l] * f2[l] +
-                        b0 * g0[l] + b1 * g1[l] + b2 * g2[l]);
-  }
+  for (const std::int16_t i : m.deriv_z2) derivative_row8(m, i, r, inv2, D);
   for (std::size_t f = 0; f < m.fold_from.size(); ++f) {
     const double* __restrict src = M + std::size_t(m.fold_from[f]) * kL;
     double* __restrict dx = M + std::size_t(m.fold_x[f]) * kL;

@@ -9,10 +9,10 @@
 // - two leaves that fail it are summed directly (P2P);
 // - otherwise the larger cell is split.
 // Then each target cell's M2Ls run 8 source cells at a time, vectorised across them. Each
-// target leaf sums the sources of its own and its ancestors' P2P lists in one pass per target.
-// That near field is fp32 with 16 lanes relative to the leaf's centre for tolerances >= 1e-6;
-// fp64 otherwise, for cells of few sources, and for a source too near a target for fp32.
-// Coincidences are skipped and counted. Then the local expansions go down the task's subtree
+// target leaf sums the sources of its own and its ancestors' P2P lists in one pass per target,
+// reading the sorted sources in place. That near field is fp32 with 16 lanes for tolerances
+// >= 1e-6, each target a sum of two floats (Split); fp64 otherwise, for cells of few sources,
+// and for a target with a source too near it for fp32. Coincidences are skipped and counted. Then the local expansions go down the task's subtree
 // (L2L) to the targets (L2P). The source tree and its multipoles are kept between evaluations
 // (source_tree.hpp).
 #include <immintrin.h>
@@ -76,216 +76,193 @@ struct ListItem {
 
 /// The fp32 near field is used where the tolerance allows it; terms are rounded to ~1e-7.
 constexpr double kFp32NearTolerance = 1e-6;
-/// A source nearer a target than 2 kNearFraction |t - c|, coincidences included, is summed in
-/// fp64 instead. c is the target leaf's centre, the origin of the fp32 coordinates. Their
-/// rounding, 6e-8 of |t - c| + |s - c| <= 2 |t - c| + r, would exceed ~18 x 6e-8 ~ 1e-6 of
-/// that term.
-constexpr double kNearFraction = 1.0 / 16;
 
-/// NearList's charges are q times this (exact: a power of 2), so that p2p_list's Newton step
-/// leaves out its factor 1/2 (AVX-512; bit for bit the same terms).
-#if defined(__AVX512F__)
-constexpr float kNearChargeScale = 0.5f;
-#else
-constexpr float kNearChargeScale = 1.0f;
-#endif
-
-/// The fp32 near field of one target leaf: the sources of its P2P cells with more than
-/// kFewSources sources, relative to c, charges times kNearChargeScale. c is the leaf's centre
-/// rounded to fp32, so each coordinate is one fp32 subtraction, rounded once. Padded to a
-/// multiple of 16 with zero charges far away. Segment k starts at list index seg[k].first and tree index seg[k].second.
-struct NearList {
-  std::vector<float> x, y, z, q;
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> seg;
-  std::size_t n = 0;
-  double c[3] = {0, 0, 0};
-  float cf[3] = {0, 0, 0};
-  void clear(const double centre[3]) {
-    n = 0;
-    seg.clear();
-    for (int a = 0; a < 3; ++a) cf[a] = float(centre[a]), c[a] = double(cf[a]);
-  }
-  void add(const SourceTree& s, std::uint32_t b, std::uint32_t e) {
-    const std::size_t m = e - b;
-    if (x.size() < n + m + 16) {
-      const std::size_t cap = std::max<std::size_t>(2 * x.size(), n + m + 16);
-      x.resize(cap), y.resize(cap), z.resize(cap), q.resize(cap);
-    }
-    seg.emplace_back(std::uint32_t(n), b);
-    const float* __restrict sx = s.x.data() + b;
-    const float* __restrict sy = s.y.data() + b;
-    const float* __restrict sz = s.z.data() + b;
-    const float* __restrict sq = s.q.data() + b;
-    float* __restrict ox = x.data() + n;
-    float* __restrict oy = y.data() + n;
-    float* __restrict oz = z.data() + n;
-    float* __restrict oq = q.data() + n;
-    const float cx = cf[0], cy = cf[1], cz = cf[2];
-#pragma omp simd
-    for (std::size_t j = 0; j < m; ++j) {
-      ox[j] = sx[j] - cx, oy[j] = sy[j] - cy, oz[j] = sz[j] - cz, oq[j] = sq[j] * kNearChargeScale;
-    }
-    n += m;
-  }
-  /// Pads to a multiple of 16 with zero charges at 1e15: finite, no contribution.
-  void pad() {
-    while (n % 16) {
-      x[n] = y[n] = z[n] = 1e15f, q[n] = 0;
-      ++n;
-    }
-  }
-  /// The tree index of list entry j, which is not a padding entry.
-  std::uint32_t index(std::uint32_t j) const {
-    const auto it = std::upper_bound(seg.begin(), seg.end(), j, [](std::uint32_t v, const auto& g) {
-      return v < g.first;
-    });
-    return std::prev(it)->second + (j - std::prev(it)->first);
+/// Ranges [first, second) of the tree's sorted sources, read in place by p2p_ranges() or
+/// p2p_target(). A range that continues the last one extends it, so the sibling cells that a
+/// traversal lists in order make one range.
+struct SourceRanges {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> r;
+  void clear() { r.clear(); }
+  bool empty() const { return r.empty(); }
+  void add(std::uint32_t b, std::uint32_t e) {
+    if (!r.empty() && r.back().second == b)
+      r.back().second = e;
+    else
+      r.emplace_back(b, e);
   }
 };
 
-/// Adds one fp64 term of source j of `s` at (tx, ty, tz) into acc. r^2 == 0 is skipped and
-/// counted.
-inline void term_fp64(const SourceTree& s, std::uint32_t j, double tx, double ty, double tz,
-                      double eps2, double acc[4], std::uint64_t& skipped) {
-  const double dx = tx - s.x[j], dy = ty - s.y[j], dz = tz - s.z[j];
-  const double r2 = dx * dx + dy * dy + dz * dz + eps2;
-  if (r2 == 0) {
-    ++skipped;
-    return;
-  }
-  const double inv = 1.0 / std::sqrt(r2), qi = double(s.q[j]) * inv, w = qi * inv * inv;
-  acc[0] += w * dx, acc[1] += w * dy, acc[2] += w * dz, acc[3] += qi;
-}
+/// A target coordinate as the sum of two floats: hi = fl(v), lo = fl(v - hi). The fp32 near
+/// field takes (hi - y) + lo for v - y, which errs by ~2^-23 |v - y| + 2^-48 |v| however far
+/// from 0 the points are.
+struct Split {
+  float hi, lo;
+  explicit Split(double v) : hi(float(v)), lo(float(v - double(float(v)))) {}
+};
 
-/// Adds the sums of the list `nl` at target (tx, ty, tz) to acc. fp32 terms in 16 lanes (8 at
-/// x86-64-v3, one at v2) with 1/sqrt to ~1e-7, summed in fp32 over runs of 128 sources, then in
-/// fp64 lanes. A source nearer the target than |t - c| / 8, coincidences included, is summed in
-/// fp64 instead; its
-/// fp32 coordinates relative to c would err by more than ~1e-6 of the distance. Returns false,
-/// acc untouched, when the fp32 sum is not finite.
+/// Where the fp32 near field hands a target to fp64: a source nearer than kNearLimit
+/// max(|tx|, |ty|, |tz|), where the second term of Split's error, 2^-48 |v|, would exceed 2^-20
+/// (~1e-6) of the distance; a coincidence too, whose term is not finite (eps = 0).
+constexpr double kNearLimit = 0x1p-28;
+/// Sources per fp32 run of p2p_ranges().
+constexpr int kRun = 128;
+
+/// Adds the fp32 sums of the sources in `rg` at target (tx, ty, tz) to acc, direct convention.
+/// fp32 terms in 16 lanes (8 at x86-64-v3, one at v2) with 1/sqrt to ~1e-7, summed in fp32 over
+/// runs of kRun sources (lanes of a range's tail included), then in fp64 lanes. Returns false, acc untouched,
+/// where a source is nearer than kNearLimit (Split) or the sum is not finite: the caller then
+/// sums that target in fp64.
 // GCC 12 reports a false "maybe-uninitialized" inside _mm512_rsqrt14_ps.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-bool p2p_list(const SourceTree& s, const NearList& nl, double tx, double ty, double tz,
-              double eps2, double acc[4], std::uint64_t& skipped, std::vector<std::uint32_t>& near) {
-  const double rx = tx - nl.c[0], ry = ty - nl.c[1], rz = tz - nl.c[2];
-  const float thr = float((rx * rx + ry * ry + rz * rz) * (4 * kNearFraction * kNearFraction));
-  const float fx = float(rx), fy = float(ry), fz = float(rz), e2 = float(eps2);
-  const float* __restrict x = nl.x.data();
-  const float* __restrict y = nl.y.data();
-  const float* __restrict z = nl.z.data();
-  const float* __restrict q = nl.q.data();
-  const std::size_t n = nl.n;
+bool p2p_ranges(const SourceTree& s, const SourceRanges& rg, double tx, double ty, double tz,
+                double eps2, double acc[4]) {
+  const Split sx(tx), sy(ty), sz(tz);
+  const double big = std::max({std::abs(tx), std::abs(ty), std::abs(tz)}) * kNearLimit;
+  const float thr = float(big * big);
+  const float e2 = float(eps2);
+  const float* __restrict x = s.x.data();
+  const float* __restrict y = s.y.data();
+  const float* __restrict z = s.z.data();
+  const float* __restrict q = s.q.data();
   double sum[4] = {0, 0, 0, 0};
-  near.clear();
+  float nearest = INFINITY;  // the least fp32 d^2 seen
 #if defined(__AVX512F__)
-  const __m512 X = _mm512_set1_ps(fx), Y = _mm512_set1_ps(fy), Z = _mm512_set1_ps(fz),
-               E2 = _mm512_set1_ps(e2), T = _mm512_set1_ps(thr), three = _mm512_set1_ps(3.0f);
+  const __m512 XH = _mm512_set1_ps(sx.hi), XL = _mm512_set1_ps(sx.lo);
+  const __m512 YH = _mm512_set1_ps(sy.hi), YL = _mm512_set1_ps(sy.lo);
+  const __m512 ZH = _mm512_set1_ps(sz.hi), ZL = _mm512_set1_ps(sz.lo);
+  const __m512 E2 = _mm512_set1_ps(e2), three = _mm512_set1_ps(3.0f);
+  const __m512 far = _mm512_set1_ps(1e15f);  // a range's tail lanes: far away, zero charge
+  __m512 dmin = _mm512_set1_ps(INFINITY);
   __m512d da[4] = {_mm512_setzero_pd(), _mm512_setzero_pd(), _mm512_setzero_pd(),
                    _mm512_setzero_pd()};
   __m512d db[4] = {da[0], da[0], da[0], da[0]};
-  for (std::size_t j0 = 0; j0 < n; j0 += 128) {
-    __m512 va = _mm512_setzero_ps(), vb = va, vc = va, vp = va;
-    const std::size_t j1 = std::min(n, j0 + 128);
-    for (std::size_t j = j0; j < j1; j += 16) {
-      const __m512 dx = _mm512_sub_ps(X, _mm512_loadu_ps(x + j));
-      const __m512 dy = _mm512_sub_ps(Y, _mm512_loadu_ps(y + j));
-      const __m512 dz = _mm512_sub_ps(Z, _mm512_loadu_ps(z + j));
+  __m512 va = _mm512_setzero_ps(), vb = va, vc = va, vp = va;
+  int run = 0;  // sources summed into va .. vp since the last flush
+  auto flush = [&] {  // the run's fp32 sums into fp64 lanes
+    const __m512 v[4] = {va, vb, vc, vp};
+    for (int c = 0; c < 4; ++c) {
+      da[c] = _mm512_add_pd(da[c], _mm512_cvtps_pd(_mm512_castps512_ps256(v[c])));
+      db[c] = _mm512_add_pd(
+          db[c], _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v[c]), 1))));
+    }
+    va = vb = vc = vp = _mm512_setzero_ps();
+    run = 0;
+  };
+  for (const auto& [b, e] : rg.r)
+    for (std::uint32_t j = b; j < e; j += 16) {
+      const std::uint32_t left = e - j;
+      const __mmask16 k = left >= 16 ? __mmask16(0xffff) : __mmask16((1u << left) - 1);
+      const __m512 dx = _mm512_add_ps(_mm512_sub_ps(XH, _mm512_mask_loadu_ps(far, k, x + j)), XL);
+      const __m512 dy = _mm512_add_ps(_mm512_sub_ps(YH, _mm512_mask_loadu_ps(far, k, y + j)), YL);
+      const __m512 dz = _mm512_add_ps(_mm512_sub_ps(ZH, _mm512_mask_loadu_ps(far, k, z + j)), ZL);
       const __m512 d2 = _mm512_fmadd_ps(dx, dx, _mm512_fmadd_ps(dy, dy, _mm512_mul_ps(dz, dz)));
+      dmin = _mm512_min_ps(dmin, d2);
       const __m512 r2 = _mm512_add_ps(d2, E2);
-      const __mmask16 far = _mm512_cmp_ps_mask(d2, T, _CMP_GT_OQ);
-      // 1/sqrt: the 14-bit estimate and one Newton step, without its factor 1/2: u = 2 / r.
-      // The charges hold q / 2, so qi = q / r; w = 4 q / r^3, the sums scaled by 1/4 below.
+      // 1/sqrt: the 14-bit estimate and one Newton step, without its factor 1/2: u = 2 / r,
+      // so qi = 2 q / r and w = 8 q / r^3; the sums are scaled back below (powers of 2).
       const __m512 y0 = _mm512_rsqrt14_ps(r2);
       const __m512 u = _mm512_mul_ps(y0, _mm512_fnmadd_ps(_mm512_mul_ps(r2, y0), y0, three));
-      const __m512 qi = _mm512_maskz_mul_ps(far, _mm512_loadu_ps(q + j), u);
-      const __m512 w = _mm512_maskz_mul_ps(far, qi, _mm512_mul_ps(u, u));
+      const __m512 qi = _mm512_mul_ps(_mm512_maskz_loadu_ps(k, q + j), u);
+      const __m512 w = _mm512_mul_ps(qi, _mm512_mul_ps(u, u));
       va = _mm512_fmadd_ps(w, dx, va), vb = _mm512_fmadd_ps(w, dy, vb);
       vc = _mm512_fmadd_ps(w, dz, vc), vp = _mm512_add_ps(vp, qi);
-      if (far != 0xffff) [[unlikely]] {
-        for (int l = 0; l < 16; ++l)
-          if (!((far >> l) & 1)) near.push_back(std::uint32_t(j + std::size_t(l)));
-      }
+      if ((run += 16) >= kRun) flush();
     }
-    // The run's fp32 sums into fp64 lanes.
-    const __m512 v[4] = {va, vb, vc, vp};
-    for (int k = 0; k < 4; ++k) {
-      da[k] = _mm512_add_pd(da[k], _mm512_cvtps_pd(_mm512_castps512_ps256(v[k])));
-      db[k] = _mm512_add_pd(
-          db[k], _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v[k]), 1))));
-    }
-  }
-  for (int k = 0; k < 4; ++k) {
+  flush();
+  for (int c = 0; c < 4; ++c) {
     alignas(64) double lane[8];
-    _mm512_store_pd(lane, _mm512_add_pd(da[k], db[k]));
-    for (int l = 0; l < 8; ++l) sum[k] += lane[l];
+    _mm512_store_pd(lane, _mm512_add_pd(da[c], db[c]));
+    for (int l = 0; l < 8; ++l) sum[c] += lane[l];
   }
-  for (int k = 0; k < 3; ++k) sum[k] *= 0.25;  // w above is 4 q / r^3
+  for (int c = 0; c < 3; ++c) sum[c] *= 0.125;  // w above is 8 q / r^3
+  sum[3] *= 0.5;                                // qi is 2 q / r
+  nearest = _mm512_reduce_min_ps(dmin);
 #elif defined(__AVX2__) && defined(__FMA__)
   // 8 lanes; 1/sqrt from the 12-bit estimate and two Newton steps (AVX2 has no 14-bit one).
-  const __m256 X = _mm256_set1_ps(fx), Y = _mm256_set1_ps(fy), Z = _mm256_set1_ps(fz),
-               E2 = _mm256_set1_ps(e2), T = _mm256_set1_ps(thr), half = _mm256_set1_ps(0.5f),
-               three = _mm256_set1_ps(3.0f);
+  const __m256 XH = _mm256_set1_ps(sx.hi), XL = _mm256_set1_ps(sx.lo);
+  const __m256 YH = _mm256_set1_ps(sy.hi), YL = _mm256_set1_ps(sy.lo);
+  const __m256 ZH = _mm256_set1_ps(sz.hi), ZL = _mm256_set1_ps(sz.lo);
+  const __m256 E2 = _mm256_set1_ps(e2), half = _mm256_set1_ps(0.5f), three = _mm256_set1_ps(3.0f);
+  const __m256 far = _mm256_set1_ps(1e15f);
+  alignas(32) static constexpr std::int32_t kLanes[16] = {-1, -1, -1, -1, -1, -1, -1, -1,
+                                                          0,  0,  0,  0,  0,  0,  0,  0};
+  __m256 dmin = _mm256_set1_ps(INFINITY);
   __m256d da[4] = {_mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd(),
                    _mm256_setzero_pd()};
   __m256d db[4] = {da[0], da[0], da[0], da[0]};
-  for (std::size_t j0 = 0; j0 < n; j0 += 128) {
-    __m256 va = _mm256_setzero_ps(), vb = va, vc = va, vp = va;
-    const std::size_t j1 = std::min(n, j0 + 128);
-    for (std::size_t j = j0; j < j1; j += 8) {
-      const __m256 dx = _mm256_sub_ps(X, _mm256_loadu_ps(x + j));
-      const __m256 dy = _mm256_sub_ps(Y, _mm256_loadu_ps(y + j));
-      const __m256 dz = _mm256_sub_ps(Z, _mm256_loadu_ps(z + j));
+  __m256 va = _mm256_setzero_ps(), vb = va, vc = va, vp = va;
+  int run = 0;
+  auto flush = [&] {
+    const __m256 v[4] = {va, vb, vc, vp};
+    for (int c = 0; c < 4; ++c) {
+      da[c] = _mm256_add_pd(da[c], _mm256_cvtps_pd(_mm256_castps256_ps128(v[c])));
+      db[c] = _mm256_add_pd(db[c], _mm256_cvtps_pd(_mm256_extractf128_ps(v[c], 1)));
+    }
+    va = vb = vc = vp = _mm256_setzero_ps();
+    run = 0;
+  };
+  for (const auto& [b, e] : rg.r)
+    for (std::uint32_t j = b; j < e; j += 8) {
+      const std::uint32_t left = e - j;
+      __m256 px, py, pz, pq;
+      if (left >= 8) {
+        px = _mm256_loadu_ps(x + j), py = _mm256_loadu_ps(y + j), pz = _mm256_loadu_ps(z + j);
+        pq = _mm256_loadu_ps(q + j);
+      } else {  // the range's tail: the other lanes far away, zero charge
+        const __m256i k = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kLanes + 8 - left));
+        const __m256 kf = _mm256_castsi256_ps(k);
+        px = _mm256_blendv_ps(far, _mm256_maskload_ps(x + j, k), kf);
+        py = _mm256_blendv_ps(far, _mm256_maskload_ps(y + j, k), kf);
+        pz = _mm256_blendv_ps(far, _mm256_maskload_ps(z + j, k), kf);
+        pq = _mm256_maskload_ps(q + j, k);
+      }
+      const __m256 dx = _mm256_add_ps(_mm256_sub_ps(XH, px), XL);
+      const __m256 dy = _mm256_add_ps(_mm256_sub_ps(YH, py), YL);
+      const __m256 dz = _mm256_add_ps(_mm256_sub_ps(ZH, pz), ZL);
       const __m256 d2 = _mm256_fmadd_ps(dx, dx, _mm256_fmadd_ps(dy, dy, _mm256_mul_ps(dz, dz)));
+      dmin = _mm256_min_ps(dmin, d2);
       const __m256 r2 = _mm256_add_ps(d2, E2);
-      const __m256 far = _mm256_cmp_ps(d2, T, _CMP_GT_OQ);
       __m256 inv = _mm256_rsqrt_ps(r2);
       for (int it = 0; it < 2; ++it)
         inv = _mm256_mul_ps(_mm256_mul_ps(half, inv),
                             _mm256_fnmadd_ps(_mm256_mul_ps(r2, inv), inv, three));
-      // Near lanes (coincidences: inf, NaN) become +0 by the mask.
-      const __m256 qi = _mm256_and_ps(far, _mm256_mul_ps(_mm256_loadu_ps(q + j), inv));
-      const __m256 w = _mm256_and_ps(far, _mm256_mul_ps(qi, _mm256_mul_ps(inv, inv)));
+      const __m256 qi = _mm256_mul_ps(pq, inv);
+      const __m256 w = _mm256_mul_ps(qi, _mm256_mul_ps(inv, inv));
       va = _mm256_fmadd_ps(w, dx, va), vb = _mm256_fmadd_ps(w, dy, vb);
       vc = _mm256_fmadd_ps(w, dz, vc), vp = _mm256_add_ps(vp, qi);
-      const int mask = _mm256_movemask_ps(far);
-      if (mask != 0xff) [[unlikely]] {
-        for (int l = 0; l < 8; ++l)
-          if (!((mask >> l) & 1)) near.push_back(std::uint32_t(j + std::size_t(l)));
-      }
+      if ((run += 8) >= kRun) flush();
     }
-    const __m256 v[4] = {va, vb, vc, vp};
-    for (int k = 0; k < 4; ++k) {
-      da[k] = _mm256_add_pd(da[k], _mm256_cvtps_pd(_mm256_castps256_ps128(v[k])));
-      db[k] = _mm256_add_pd(db[k], _mm256_cvtps_pd(_mm256_extractf128_ps(v[k], 1)));
-    }
-  }
-  for (int k = 0; k < 4; ++k) {
+  flush();
+  for (int c = 0; c < 4; ++c) {
     alignas(32) double lane[4];
-    _mm256_store_pd(lane, _mm256_add_pd(da[k], db[k]));
-    for (int l = 0; l < 4; ++l) sum[k] += lane[l];
+    _mm256_store_pd(lane, _mm256_add_pd(da[c], db[c]));
+    for (int l = 0; l < 4; ++l) sum[c] += lane[l];
   }
+  alignas(32) float low[8];
+  _mm256_store_ps(low, dmin);
+  for (int l = 0; l < 8; ++l) nearest = std::min(nearest, low[l]);
 #else
-  for (std::size_t j0 = 0; j0 < n; j0 += 128) {
-    float a = 0, b = 0, c = 0, p = 0;
-    const std::size_t j1 = std::min(n, j0 + 128);
-    for (std::size_t j = j0; j < j1; ++j) {
-      const float dx = fx - x[j], dy = fy - y[j], dz = fz - z[j];
+  float a = 0, bb = 0, c = 0, p = 0;
+  int run = 0;
+  for (const auto& [b, e] : rg.r)
+    for (std::uint32_t j = b; j < e; ++j) {
+      const float dx = (sx.hi - x[j]) + sx.lo, dy = (sy.hi - y[j]) + sy.lo,
+                  dz = (sz.hi - z[j]) + sz.lo;
       const float d2 = dx * dx + dy * dy + dz * dz;
-      if (!(d2 > thr)) {
-        near.push_back(std::uint32_t(j));
-        continue;
-      }
+      nearest = std::min(nearest, d2);
       const float inv = 1.0f / std::sqrt(d2 + e2);
       const float qi = q[j] * inv, w = qi * inv * inv;
-      a += w * dx, b += w * dy, c += w * dz, p += qi;
+      a += w * dx, bb += w * dy, c += w * dz, p += qi;
+      if (++run == kRun) {
+        sum[0] += a, sum[1] += bb, sum[2] += c, sum[3] += p;
+        a = bb = c = p = 0, run = 0;
+      }
     }
-    sum[0] += a, sum[1] += b, sum[2] += c, sum[3] += p;
-  }
+  sum[0] += a, sum[1] += bb, sum[2] += c, sum[3] += p;
 #endif
-  if (!std::isfinite(sum[0] + sum[1] + sum[2] + sum[3])) return false;
-  for (int k = 0; k < 4; ++k) acc[k] += sum[k];
-  for (std::uint32_t j : near) term_fp64(s, nl.index(j), tx, ty, tz, eps2, acc, skipped);
+  if (!(nearest >= thr) || !std::isfinite(sum[0] + sum[1] + sum[2] + sum[3])) return false;
+  for (int c = 0; c < 4; ++c) acc[c] += sum[c];
   return true;
 }
 #pragma GCC diagnostic pop
@@ -293,19 +270,23 @@ bool p2p_list(const SourceTree& s, const NearList& nl, double tx, double ty, dou
 // GCC 12 reports false "maybe-uninitialized" warnings inside the AVX-512 intrinsics below.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+/// A row of zeros for the fp32 lanes of load_soa() beyond a group's source cells.
+alignas(64) constexpr float kZeroRow[terms(kMaxOrder)] = {};
+
 /// Copies the multipoles of `lanes` source cells (fp32 rows r32 or fp64 rows r64, Nq terms
 /// each) into m2l8's SoA layout: term k of lane l at out[8 k + l]; lanes >= `lanes` are zero.
+/// Of fp32 rows, all 8 are read: those beyond `lanes` must be kZeroRow.
 void load_soa(const SourceTree& s, int lanes, const float* const* r32, const double* const* r64,
               std::size_t Nq, double* out) {
-  if (lanes < 8) std::fill(out, out + Nq * 8, 0.0);
   if (!s.single()) {
+    if (lanes < 8) std::fill(out, out + Nq * 8, 0.0);
     for (int l = 0; l < lanes; ++l)
       for (std::size_t k = 0; k < Nq; ++k) out[k * 8 + std::size_t(l)] = r64[l][k];
     return;
   }
   std::size_t k = 0;
 #if defined(__AVX512F__)
-  if (lanes == 8) {
+  {
     // 8 x 8 blocks: 8 rows of 8 floats to doubles, transposed in registers.
     for (; k + 8 <= Nq; k += 8) {
       __m512d v[8], t[8];
@@ -328,7 +309,7 @@ void load_soa(const SourceTree& s, int lanes, const float* const* r32, const dou
     }
   }
 #endif
-  for (int l = 0; l < lanes; ++l)
+  for (int l = 0; l < 8; ++l)
     for (std::size_t kk = k; kk < Nq; ++kk) out[kk * 8 + std::size_t(l)] = r32[l][kk];
 }
 #pragma GCC diagnostic pop
@@ -340,8 +321,7 @@ struct Scratch {
   std::vector<std::int32_t> byq[kMaxOrder + 1];
   BigVector<double> Msoa, Lsoa, D;  // 64-byte aligned (m2l8)
   std::vector<double> H;            // one cell's M2L sums
-  std::vector<std::uint32_t> near;
-  NearList list;
+  SourceRanges fast, exact;  // one target leaf's near field: fp32 (p2p_ranges), fp64
   std::vector<Pair> stack;
   std::vector<std::int32_t> touched;  // cells whose heads to reset after the task
 };
@@ -386,7 +366,7 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
   const MultiIndex& m = multi_index(rule.order);
   const std::size_t N = std::size_t(m.count);
   const double eps2 = o.eps * o.eps, theta = rule.theta;
-  const double m2l_cost = m2l_pair_cost(m);
+  const double m2l_cost = m2l_pair_cost(m, eps2);
   // eps = 0: the kernel is harmonic and the M2L takes its cheaper form (m2l8_harmonic).
   const bool harmonic = eps2 == 0;
   // precision=fp64: the near field is fp64 at every tolerance, because cancelling charges lose
@@ -565,6 +545,7 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
             else
               rows64[l] = s.moments.data() + row * N;
           }
+          for (int l = lanes; l < 8; ++l) rows32[l] = kZeroRow;
           load_soa(s, lanes, rows32, rows64, Nq, w.Msoa.data());
           if (harmonic)
             m2l8_harmonic(mq, tc[a].centre, centres, lanes, w.Msoa.data(), w.Lsoa.data(),
@@ -611,25 +592,21 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
         if (chain.empty()) continue;
         // fp32 where the tolerance allows and the cell has more than a few sources; fp64
         // otherwise, so a single source stays exact to rounding.
-        w.list.clear(A.centre);
+        w.fast.clear(), w.exact.clear();
         double count = 0;
         for (std::int32_t b : chain) {
-          count += double(sc[b].count());
-          if (near_fp32 && sc[b].count() > kFewSources) w.list.add(s, sc[b].begin, sc[b].end);
+          const Cell& B = sc[b];
+          count += double(B.count());
+          (near_fp32 && B.count() > kFewSources ? w.fast : w.exact).add(B.begin, B.end);
         }
-        w.list.pad();
         for (std::uint32_t i = A.begin; i < A.end; ++i) {
           const std::uint32_t ti = tt.order[i];
           if (ti < r.begin || ti >= r.end) continue;
           double* acc_i = &sorted_acc[std::size_t(i) * 4];
           const double x = t.x[ti], y = t.y[ti], z = t.z[ti];
-          const bool fast =
-              w.list.n > 0 && p2p_list(s, w.list, x, y, z, eps2, acc_i, skip, w.near);
-          for (std::int32_t b : chain) {
-            const Cell& B = sc[b];
-            if (fast && B.count() > kFewSources) continue;
-            p2p_target(s, B.begin, B.end, x, y, z, eps2, acc_i, skip);
-          }
+          if (!w.fast.empty() && !p2p_ranges(s, w.fast, x, y, z, eps2, acc_i))
+            for (const auto& [b, e] : w.fast.r) p2p_target(s, b, e, x, y, z, eps2, acc_i, skip);
+          for (const auto& [b, e] : w.exact.r) p2p_target(s, b, e, x, y, z, eps2, acc_i, skip);
           p2p += count;
         }
       }

@@ -294,7 +294,7 @@ class CudaTreeBackend final : public TreeBackend {
     sync_tree(s);
     const MultiIndex& m = multi_index(rule.order);
     sync_tables(m);
-    const double eps2 = o.eps * o.eps, theta = rule.theta, cost = m2l_pair_cost(m);
+    const double eps2 = o.eps * o.eps, theta = rule.theta, cost = m2l_pair_cost(m, eps2);
     const M2LOrder m2l_order(theta, rule.order);
     const std::size_t N = std::size_t(m.count);
 

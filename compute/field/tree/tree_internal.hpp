@@ -16,10 +16,15 @@ constexpr int kTargetLeaf = 32;  ///< targets per leaf of the target tree
 /// Cost of an M2L in direct-loop pairs per pair of its index table; calibrated in NOTES.md.
 /// An accepted pair is summed directly when that is cheaper.
 constexpr double kM2LPairs = 0.5;
-/// Cost of one M2L in direct-loop pairs. A source cell of at most SourceTree::few sources is
-/// always summed directly; such cells keep no multipole (source_tree.hpp few_sources).
-inline double m2l_pair_cost(const MultiIndex& m) {
-  return kM2LPairs * double(m.pair_b.size());
+/// The same for eps = 0, where the CPU's M2L takes the harmonic form (m2l8_harmonic), per pair of
+/// the full table: low enough that every accepted pair of cells with multipoles is an M2L at the
+/// tolerances' orders (NOTES.md "The kept tree's evaluation of a new plane", second pass).
+constexpr double kHarmonicM2LPairs = 0.08;
+/// Cost of one M2L in direct-loop pairs, for softening eps2. A source cell of at most
+/// SourceTree::few sources is always summed directly; such cells keep no multipole
+/// (source_tree.hpp few_sources). Every back end takes the same, so they make the same decisions.
+inline double m2l_pair_cost(const MultiIndex& m, double eps2) {
+  return (eps2 == 0 ? kHarmonicM2LPairs : kM2LPairs) * double(m.pair_b.size());
 }
 
 /// What the dual traversal does with a pair of cells, A targets and B sources. Every back end
