@@ -81,9 +81,31 @@ SharedBlock::SharedBlock(const Problem<T>& pb)
   gap_free_.rop_rows = pb.shared.residual_rows;
 }
 
+void SharedBlock::prefetch(std::size_t c0, std::size_t n) {
+  const std::size_t es = cube_.dtype == io::DType::Float32 ? 4 : 8;
+  const auto first = reinterpret_cast<std::uintptr_t>(cube_.data() + c0 * es);
+  const std::uintptr_t line0 = first / 64 * 64;
+  pf_row_ = reinterpret_cast<const char*>(line0);
+  pf_lines_ = (first + n * es - line0 + 63) / 64;
+  pf_rows_ = cube_.m;
+  pf_stride_ = P_ * es;
+  pf_next_ = 0;
+  pf_total_ = pf_lines_ * pf_rows_;
+}
+
+void SharedBlock::prefetch_lines(std::size_t count) {
+  for (; count > 0 && pf_rows_ > 0; --count) {
+    __builtin_prefetch(pf_row_ + pf_next_ * 64);
+    if (++pf_next_ == pf_lines_) pf_next_ = 0, pf_row_ += pf_stride_, --pf_rows_;
+  }
+}
+
 void SharedBlock::solve(const SharedOperator& sop, const std::size_t* px, std::size_t n,
                         double* x, std::size_t ldx, std::size_t x0, double* rss) {
-  if (n == 0) return;
+  if (n == 0) {  // no tiles to spread a prefetch over: none
+    pf_rows_ = pf_total_ = 0;
+    return;
+  }
   const int M = sop.m, N = N_;
   const std::size_t ldp = kPanelStride;
   const std::size_t nv = (n + kW - 1) / kW;  // vectors of pixels, the last zero padded
@@ -111,19 +133,24 @@ void SharedBlock::solve(const SharedOperator& sop, const std::size_t* px, std::s
   double* xs = run ? x + (px[0] - x0) : xb_.data();
   const std::size_t ldxs = run ? ldx : ldp;
   for (std::size_t j = 0; j < n; ++j) rss[j] = 0;
+  // The prefetched lines spread over the tiles of x = op b.
+  const std::size_t tiles = (nv + kC - 1) / kC * std::size_t((N + kR - 1) / kR);
+  const std::size_t pf_step = (pf_total_ + tiles - 1) / tiles;
   // Column blocks of kC vectors, then single vectors.
   auto columns = [&]<int C>(std::size_t v0) {
     const std::size_t j0 = v0 * kW;
     const std::size_t lanes_last = std::min<std::size_t>(kW, n - (j0 + std::size_t(C - 1) * kW));
     auto lanes = [&](int c) { return c == C - 1 ? lanes_last : std::size_t(kW); };
     // x = op b: op's rows are zero padded to ld8, a multiple of kR.
-    for (int k0 = 0; k0 < N; k0 += kR)
+    for (int k0 = 0; k0 < N; k0 += kR) {
+      if (pf_step > 0) prefetch_lines(pf_step);
       tile<kR, C>(sop.op + std::size_t(k0) * M, std::size_t(M), panel_.data() + j0, ldp, M,
                   [&](int r, int c, VD a) {
                     if (k0 + r < N)
                       store_lanes(xs + std::size_t(k0 + r) * ldxs + j0 + std::size_t(c) * kW, a,
                                   lanes(c));
                   });
+    }
     VD acc[C] = {};
     if (sop.rop_rows >= 0) {  // rss = |R b|^2
       over_rows(sop.rop_rows, [&]<int R>(int r0) {
@@ -146,6 +173,8 @@ void SharedBlock::solve(const SharedOperator& sop, const std::size_t* px, std::s
   std::size_t v = 0;
   for (; v + kC <= nv; v += kC) columns.template operator()<kC>(v);
   for (; v < nv; ++v) columns.template operator()<1>(v);
+  prefetch_lines(pf_total_);
+  pf_rows_ = pf_total_ = 0;
   if (!run)
     for (int k = 0; k < N; ++k)
       for (std::size_t j = 0; j < n; ++j)

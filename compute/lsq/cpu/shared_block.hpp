@@ -44,6 +44,11 @@ class SharedBlock {
   /// The same for pixels whose observed rows are exactly op.rows (a shared pattern's).
   void solve(const SharedOperator& op, const std::size_t* px, std::size_t n, double* x,
              std::size_t ldx, std::size_t x0, double* rss);
+  /// Asks the next solve() to prefetch the M rows of cube pixels [c0, c0 + n) (the thread's next
+  /// band) a few cache lines per tile, so that band's first pass reads them from the cache: its
+  /// rows are M short runs far apart, which the hardware prefetchers do not fetch ahead. A
+  /// solve() of no pixels drops the request.
+  void prefetch(std::size_t c0, std::size_t n);
 
  private:
   const Cube& cube_;
@@ -52,6 +57,11 @@ class SharedBlock {
   SharedOperator gap_free_;  // all M rows: the shared SVD's
   AVec<double> panel_;  // m x kPanelStride: the pixels' right-hand sides, zero beyond n
   AVec<double> xb_;     // N x kPanelStride: solutions of pixels that are not one run
+  // The rows prefetch() asked for, pf_total_ lines: pf_rows_ rows left of pf_lines_ lines
+  // each, pf_stride_ bytes apart; the next line is pf_next_ of the row at pf_row_.
+  const char* pf_row_ = nullptr;
+  std::size_t pf_lines_ = 0, pf_rows_ = 0, pf_next_ = 0, pf_stride_ = 0, pf_total_ = 0;
+  void prefetch_lines(std::size_t count);
 };
 
 SIMSCOPE_ISA_END
