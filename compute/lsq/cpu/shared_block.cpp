@@ -2,7 +2,10 @@
 // band's right-hand sides, R rows by C vectors of pixels per tile.
 #include "lsq/cpu/shared_block.hpp"
 
+#include <immintrin.h>
+
 #include <algorithm>
+#include <cstring>
 
 #include "core/register_lanes.hpp"
 
@@ -57,6 +60,30 @@ inline void over_rows(int rows, F&& f) {
   }
 }
 
+/// Stores v at p (aligned to v) with a streaming store, which does not read p's line into the
+/// cache.
+template <class V>
+inline void stream_store(double* p, const V& v) {
+  if constexpr (sizeof(V) == 64) {
+#if defined(__AVX512F__)
+    __m512d t;
+    std::memcpy(&t, &v, sizeof t);
+    return _mm512_stream_pd(p, t);
+#endif
+  } else if constexpr (sizeof(V) == 32) {
+#if defined(__AVX__)
+    __m256d t;
+    std::memcpy(&t, &v, sizeof t);
+    return _mm256_stream_pd(p, t);
+#endif
+  } else if constexpr (sizeof(V) == 16) {
+    __m128d t;
+    std::memcpy(&t, &v, sizeof t);
+    return _mm_stream_pd(p, t);
+  }
+  vstore(p, v);
+}
+
 /// Stores v's first `lanes` (<= kW) values at p.
 inline void store_lanes(double* p, const VD& v, std::size_t lanes) {
   if (lanes >= std::size_t(kW)) return vstore(p, v);
@@ -101,7 +128,8 @@ void SharedBlock::prefetch_lines(std::size_t count) {
 }
 
 void SharedBlock::solve(const SharedOperator& sop, const std::size_t* px, std::size_t n,
-                        double* x, std::size_t ldx, std::size_t x0, double* rss) {
+                        double* x, std::size_t ldx, std::size_t x0, double* rss,
+                        std::uint64_t* streamed) {
   if (n == 0) {  // no tiles to spread a prefetch over: none
     pf_rows_ = pf_total_ = 0;
     return;
@@ -132,6 +160,19 @@ void SharedBlock::solve(const SharedOperator& sop, const std::size_t* px, std::s
   // A run's solutions go straight to x; others to xb_, scattered after.
   double* xs = run ? x + (px[0] - x0) : xb_.data();
   const std::size_t ldxs = run ? ldx : ldp;
+  // Streamed: each lane's value inf once rounded to float32 adds -1 to a lane of `overflow`
+  // (padding lanes hold 0).
+  using VL = decltype(VD{} < VD{});
+  VL overflow = {};
+  const VD f32_max = VD{} + 0x1.ffffffp+127;
+  auto put = [&](double* d, const VD& a, std::size_t lanes) {
+    if (!streamed) return store_lanes(d, a, lanes);
+    overflow += (a < 0 ? -a : a) >= f32_max;
+    if (lanes == std::size_t(kW) && reinterpret_cast<std::uintptr_t>(d) % sizeof(VD) == 0)
+      stream_store(d, a);
+    else
+      store_lanes(d, a, lanes);
+  };
   for (std::size_t j = 0; j < n; ++j) rss[j] = 0;
   // The prefetched lines spread over the tiles of x = op b.
   const std::size_t tiles = (nv + kC - 1) / kC * std::size_t((N + kR - 1) / kR);
@@ -147,8 +188,8 @@ void SharedBlock::solve(const SharedOperator& sop, const std::size_t* px, std::s
       tile<kR, C>(sop.op + std::size_t(k0) * M, std::size_t(M), panel_.data() + j0, ldp, M,
                   [&](int r, int c, VD a) {
                     if (k0 + r < N)
-                      store_lanes(xs + std::size_t(k0 + r) * ldxs + j0 + std::size_t(c) * kW, a,
-                                  lanes(c));
+                      put(xs + std::size_t(k0 + r) * ldxs + j0 + std::size_t(c) * kW, a,
+                          lanes(c));
                   });
     }
     VD acc[C] = {};
@@ -175,6 +216,8 @@ void SharedBlock::solve(const SharedOperator& sop, const std::size_t* px, std::s
   for (; v < nv; ++v) columns.template operator()<1>(v);
   prefetch_lines(pf_total_);
   pf_rows_ = pf_total_ = 0;
+  if (streamed)
+    for (int l = 0; l < kW; ++l) *streamed += std::uint64_t(-overflow[l]);
   if (!run)
     for (int k = 0; k < N; ++k)
       for (std::size_t j = 0; j < n; ++j)

@@ -109,11 +109,11 @@ struct SolutionStage {
       else
         store_run(out.solution.data() + k * P + p0, src, np);
     }
-#if defined(__AVX512F__) && defined(__BMI2__)
-    _mm_sfence();  // the streaming stores are visible before the task counts as done
-#endif
+    fence();
     return inf;
   }
+  /// Makes the task's streaming stores visible before the task counts as done.
+  static void fence() { __builtin_ia32_sfence(); }
 
  private:
   static void store_run(double* dst, const double* src, std::size_t np) {
@@ -379,13 +379,23 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
         order_pixels(pb.M, p0, np, counts.data() + off, pid.data() + off, int(pats.size()),
                      order);
         stage.p0 = p0;
+        // The task's solutions are all the gap-free solve's and it writes them to the result
+        // itself (streamed: no stage), where the result is float64 and the residuals do not
+        // read them back.
+        bool streamed = false;
         {  // the gap-free pixels, last in order (by pixel), solved together
           std::size_t n = order.size();
           while (n > 0 && counts[off + order[n - 1] - p0] == pb.M) --n;
           const std::size_t ns = order.size() - n;
           if (k + 1 < blocks) shared_block.prefetch(b1, std::min(b1 + kBlockPixels, Pc) - b1);
-          shared_block.solve(order.data() + n, ns, stage.x.data(), SolutionStage::kStride, p0,
-                             shared_rss.data());
+          streamed = ns == np && np > 0 && out.solution32.empty() &&
+                     shared_block.gap_free_streams();
+          if (streamed)
+            shared_block.solve(order.data() + n, ns, out.solution.data(), P, 0,
+                               shared_rss.data(), &solution_inf);
+          else
+            shared_block.solve(order.data() + n, ns, stage.x.data(), SolutionStage::kStride, p0,
+                               shared_rss.data());
           for (std::size_t j = 0; j < ns; ++j)
             store_maps(out, order[n + j], shared.outcome, std::sqrt(shared_rss[j] / pb.M), pb.M);
           order.resize(n);
@@ -433,7 +443,10 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
         }
         for (std::size_t g = 0; g < order.size(); g += V)
           gs.solve(order.data() + g, int(std::min<std::size_t>(V, order.size() - g)));
-        solution_inf += stage.flush(out, np);
+        if (streamed)
+          SolutionStage::fence();
+        else
+          solution_inf += stage.flush(out, np);
         const std::size_t d = done.fetch_add(1, std::memory_order_relaxed) + 1;
         if (progress && progress->cancel.load(std::memory_order_relaxed)) stop = true;
         if (progress && omp_get_thread_num() == 0) progress_set(progress, double(d) / blocks);
