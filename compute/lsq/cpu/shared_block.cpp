@@ -84,6 +84,26 @@ inline void stream_store(double* p, const V& v) {
   vstore(p, v);
 }
 
+/// Stores v rounded to float32 at p (aligned to half of v) with a streaming store where the
+/// level has one for it, else with plain stores.
+template <class V>
+inline void stream_store(float* p, const V& v) {
+  if constexpr (sizeof(V) == 64) {
+#if defined(__AVX512F__)
+    __m512d t;
+    std::memcpy(&t, &v, sizeof t);
+    return _mm256_stream_ps(p, _mm512_cvtpd_ps(t));
+#endif
+  } else if constexpr (sizeof(V) == 32) {
+#if defined(__AVX__)
+    __m256d t;
+    std::memcpy(&t, &v, sizeof t);
+    return _mm_stream_ps(p, _mm256_cvtpd_ps(t));
+#endif
+  }
+  for (std::size_t l = 0; l < sizeof(V) / sizeof(double); ++l) p[l] = float(v[l]);
+}
+
 /// Stores v's first `lanes` (<= kW) values at p.
 inline void store_lanes(double* p, const VD& v, std::size_t lanes) {
   if (lanes >= std::size_t(kW)) return vstore(p, v);
@@ -129,7 +149,7 @@ void SharedBlock::prefetch_lines(std::size_t count) {
 
 void SharedBlock::solve(const SharedOperator& sop, const std::size_t* px, std::size_t n,
                         double* x, std::size_t ldx, std::size_t x0, double* rss,
-                        std::uint64_t* streamed) {
+                        std::uint64_t* streamed, float* x32) {
   if (n == 0) {  // no tiles to spread a prefetch over: none
     pf_rows_ = pf_total_ = 0;
     return;
@@ -158,16 +178,25 @@ void SharedBlock::solve(const SharedOperator& sop, const std::size_t* px, std::s
     std::fill(d + n, d + nv * kW, 0.0);
   }
   // A run's solutions go straight to x; others to xb_, scattered after.
-  double* xs = run ? x + (px[0] - x0) : xb_.data();
+  double* xs = !run ? xb_.data() : x ? x + (px[0] - x0) : nullptr;  // null: x32 only
   const std::size_t ldxs = run ? ldx : ldp;
   // Streamed: each lane's value inf once rounded to float32 adds -1 to a lane of `overflow`
   // (padding lanes hold 0).
   using VL = decltype(VD{} < VD{});
   VL overflow = {};
   const VD f32_max = VD{} + 0x1.ffffffp+127;
-  auto put = [&](double* d, const VD& a, std::size_t lanes) {
-    if (!streamed) return store_lanes(d, a, lanes);
+  float* xs32 = x32 ? x32 + (px[0] - x0) : nullptr;
+  auto put = [&](std::size_t o, const VD& a, std::size_t lanes) {  // o: offset from xs
+    if (!streamed) return store_lanes(xs + o, a, lanes);
     overflow += (a < 0 ? -a : a) >= f32_max;
+    if (xs32) {
+      float* d = xs32 + o;
+      if (lanes == std::size_t(kW) && reinterpret_cast<std::uintptr_t>(d) % (sizeof(VD) / 2) == 0)
+        return stream_store(d, a);
+      for (std::size_t l = 0; l < lanes; ++l) d[l] = float(a[l]);
+      return;
+    }
+    double* d = xs + o;
     if (lanes == std::size_t(kW) && reinterpret_cast<std::uintptr_t>(d) % sizeof(VD) == 0)
       stream_store(d, a);
     else
@@ -188,8 +217,7 @@ void SharedBlock::solve(const SharedOperator& sop, const std::size_t* px, std::s
       tile<kR, C>(sop.op + std::size_t(k0) * M, std::size_t(M), panel_.data() + j0, ldp, M,
                   [&](int r, int c, VD a) {
                     if (k0 + r < N)
-                      put(xs + std::size_t(k0 + r) * ldxs + j0 + std::size_t(c) * kW, a,
-                          lanes(c));
+                      put(std::size_t(k0 + r) * ldxs + j0 + std::size_t(c) * kW, a, lanes(c));
                   });
     }
     VD acc[C] = {};

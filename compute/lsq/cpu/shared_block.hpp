@@ -41,16 +41,18 @@ class SharedBlock {
   /// With `streamed` non-null the pixels must be consecutive (one run) and the residuals must
   /// not read x (rop_rows >= 0): x is then written with streaming stores where a vector is
   /// aligned (x is the result's, not a stage in the cache), and the values that are inf once
-  /// rounded to float32 are added to *streamed.
+  /// rounded to float32 are added to *streamed. With `x32` too, x is not written: the
+  /// solutions go to x32 (the same indices) rounded to float32.
   void solve(const std::size_t* px, std::size_t n, double* x, std::size_t ldx, std::size_t x0,
-             double* rss, std::uint64_t* streamed = nullptr) {
-    solve(gap_free_, px, n, x, ldx, x0, rss, streamed);
+             double* rss, std::uint64_t* streamed = nullptr, float* x32 = nullptr) {
+    solve(gap_free_, px, n, x, ldx, x0, rss, streamed, x32);
   }
   /// Whether the gap-free pixels' residuals come without reading x (solve()'s `streamed`).
   bool gap_free_streams() const { return gap_free_.rop_rows >= 0; }
   /// The same for pixels whose observed rows are exactly op.rows (a shared pattern's).
   void solve(const SharedOperator& op, const std::size_t* px, std::size_t n, double* x,
-             std::size_t ldx, std::size_t x0, double* rss, std::uint64_t* streamed = nullptr);
+             std::size_t ldx, std::size_t x0, double* rss, std::uint64_t* streamed = nullptr,
+             float* x32 = nullptr);
   /// Asks the next solve() to prefetch the M rows of cube pixels [c0, c0 + n) (the thread's next
   /// band) a few cache lines per tile, so that band's first pass reads them from the cache: its
   /// rows are M short runs far apart, which the hardware prefetchers do not fetch ahead. A

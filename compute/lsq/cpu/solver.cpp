@@ -380,19 +380,19 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
                      order);
         stage.p0 = p0;
         // The task's solutions are all the gap-free solve's and it writes them to the result
-        // itself (streamed: no stage), where the result is float64 and the residuals do not
-        // read them back.
+        // itself (streamed: no stage), float64 or float32, where the residuals do not read
+        // them back.
         bool streamed = false;
         {  // the gap-free pixels, last in order (by pixel), solved together
           std::size_t n = order.size();
           while (n > 0 && counts[off + order[n - 1] - p0] == pb.M) --n;
           const std::size_t ns = order.size() - n;
           if (k + 1 < blocks) shared_block.prefetch(b1, std::min(b1 + kBlockPixels, Pc) - b1);
-          streamed = ns == np && np > 0 && out.solution32.empty() &&
-                     shared_block.gap_free_streams();
+          streamed = ns == np && np > 0 && shared_block.gap_free_streams();
           if (streamed)
             shared_block.solve(order.data() + n, ns, out.solution.data(), P, 0,
-                               shared_rss.data(), &solution_inf);
+                               shared_rss.data(), &solution_inf,
+                               out.solution32.empty() ? nullptr : out.solution32.data());
           else
             shared_block.solve(order.data() + n, ns, stage.x.data(), SolutionStage::kStride, p0,
                                shared_rss.data());
