@@ -154,6 +154,11 @@ struct Cube {
   /// numpy array of the Python module). The caller keeps it alive and unchanged while the cube,
   /// or a copy, which borrows the same memory, is used.
   const std::uint8_t* borrowed = nullptr;
+  /// Non-empty: the cube's +-inf entries are not refused yet (borrow_cube with defer_inf), and
+  /// Solver::solve refuses them, with refuse_inf_entries' message under this name. The CPU
+  /// solver finds them in the pass that counts each pixel's observed rows, not in a pass of its
+  /// own.
+  std::string inf_unchecked;
   /// Changes whenever the content changes; caches key on it. 0 means unknown.
   std::uint64_t generation = 0;
 
@@ -254,7 +259,8 @@ class Solver {
   virtual ~Solver() = default;
   virtual Backend backend() const = 0;
   /// Solves every pixel of `cube` against `design` and resizes `out`'s arrays. Calls validate()
-  /// first, so it throws simscope::Error on mismatched or invalid inputs before touching `out`.
+  /// first, so it throws simscope::Error on mismatched or invalid inputs before touching `out`;
+  /// also for an inf entry of a cube with Cube::inf_unchecked (refuse_unchecked_inf).
   /// The condition map:
   ///  - Cholesky pixels: sqrt of the Hager/Higham estimate of the 1-norm condition number of
   ///    G_p = A_p^T A_p + lambda I. This estimates the 2-norm condition number of
@@ -342,6 +348,9 @@ Cube load_cube(const std::string& path, bool refuse_inf = true);
 /// Throws simscope::Error "NAME: entry [i, h, w] is inf; only NaN may mark a missing
 /// observation" for the first +-Inf entry of `cube`; sets a fresh generation.
 void refuse_inf_entries(Cube& cube, const std::string& name);
+/// refuse_inf_entries' check for a cube whose check was deferred (Cube::inf_unchecked, under
+/// that name); nothing for other cubes.
+void refuse_unchecked_inf(const Cube& cube);
 
 /// Loads A from .npy or CSV. .npy: any numeric dtype, shape (M, N); a 1-D array is one column.
 /// CSV: M rows of N numbers, optional header line. Throws simscope::Error naming the file:
@@ -354,9 +363,10 @@ Design load_design(const std::string& path);
 Cube cube_from_npy(io::NpyArray a, const std::string& name, bool refuse_inf = true);
 /// A cube over `data` without a copy (Cube::borrowed): C order (M, H, W), native endian,
 /// float32 or float64, aligned to its element. The caller keeps it alive and unchanged while
-/// the cube is used. Checks and messages as cube_from_npy: empty shape, inf entries.
+/// the cube is used. Checks and messages as cube_from_npy: empty shape, inf entries; with
+/// `defer_inf` the inf entries are left to Solver::solve (Cube::inf_unchecked).
 Cube borrow_cube(const void* data, io::DType dtype, std::size_t m, std::size_t height,
-                 std::size_t width, const std::string& name);
+                 std::size_t width, const std::string& name, bool defer_inf = false);
 Design design_from_npy(const io::NpyArray& a, const std::string& name);
 
 /// Design matrices of the generator, shape (M, N), float64:

@@ -190,14 +190,24 @@ static std::size_t first_inf(const E* v, std::size_t n) {
   return bad;
 }
 
-void refuse_inf_entries(Cube& c, const std::string& path) {
+/// Throws refuse_inf_entries' message for c's first +-inf entry, if any.
+static void throw_first_inf(const Cube& c, const std::string& path) {
   const std::size_t n = c.size();
   const std::size_t bad =
       c.dtype == io::DType::Float32 ? first_inf(c.f32(), n) : first_inf(c.f64(), n);
   if (bad < n)
     throw Error(path + ": entry " + index_text({c.m, c.height, c.width}, bad) +
                 " is inf; only NaN may mark a missing observation");
+}
+
+void refuse_inf_entries(Cube& c, const std::string& path) {
+  throw_first_inf(c, path);
+  c.inf_unchecked.clear();
   c.generation = detail::next_generation();
+}
+
+void refuse_unchecked_inf(const Cube& c) {
+  if (!c.inf_unchecked.empty()) throw_first_inf(c, c.inf_unchecked);
 }
 
 /// A cube's file name as load_cube() takes it.
@@ -254,7 +264,7 @@ Cube cube_from_npy(io::NpyArray a, const std::string& path, bool refuse_inf) {
 }
 
 Cube borrow_cube(const void* data, io::DType dtype, std::size_t m, std::size_t height,
-                 std::size_t width, const std::string& name) {
+                 std::size_t width, const std::string& name, bool defer_inf) {
   if (dtype != io::DType::Float32 && dtype != io::DType::Float64)
     throw Error(name + ": dtype " + io::to_string(dtype) +
                 "; the data cube must be float32 or float64 (NaN marks a missing value)");
@@ -265,7 +275,12 @@ Cube borrow_cube(const void* data, io::DType dtype, std::size_t m, std::size_t h
     throw Error(name + ": shape (" + std::to_string(m) + ", " + std::to_string(height) + ", " +
                 std::to_string(width) + ") is empty");
   c.borrowed = static_cast<const std::uint8_t*>(data);
-  refuse_inf_entries(c, name);
+  if (!defer_inf) {
+    refuse_inf_entries(c, name);
+    return c;
+  }
+  c.inf_unchecked = name;
+  c.generation = detail::next_generation();
   return c;
 }
 

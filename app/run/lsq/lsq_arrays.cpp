@@ -28,8 +28,9 @@ void LsqArrays::take(ArrayInput cube, const ArrayInput& design) {
     cube_.dtype = v.dtype;
     cube_.borrowed = static_cast<const std::uint8_t*>(v.data);
   } else if (cube.kind == ArrayInput::Kind::InPlace) {
+    // The CPU solver refuses its inf entries in its first pass over the cube, not in one here.
     cube_ = lsq::borrow_cube(cube.data, cube.dtype, cube.shape[0], cube.shape[1], cube.shape[2],
-                             "cube");
+                             "cube", choice_.backend == Backend::Cpu);
   } else {
     cube_ = lsq::cube_from_npy(std::move(cube.copy), "cube");
   }

@@ -3,6 +3,7 @@
 #include "lsq/cpu/pattern.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <utility>
 
 namespace simscope::lsq::detail::cpu {
@@ -17,22 +18,72 @@ std::uint64_t row_key(std::uint64_t i) {
   return z ^ (z >> 31);
 }
 
-template <class E>
+/// scan_pixels' pass, with the hashes (Hash) and the inf check (Inf) compiled in or out. An
+/// entry v is +-inf when v == v (not NaN) but v - v != v - v (not finite): counted as integer
+/// adds, so the check vectorises with the counts.
+template <bool Hash, bool Inf, class E>
 void scan_rows(const E* cube, std::size_t P, int M, std::size_t c0, std::size_t n, int* counts,
-               std::uint64_t* hashes) {
+               std::uint64_t* hashes, bool* inf) {
   for (int i = 0; i < M; ++i) {
     const E* src = cube + std::size_t(i) * P + c0;
-    if (hashes) {
-      const std::uint64_t key = row_key(std::uint64_t(i));
-      for (std::size_t j = 0; j < n; ++j) {
-        const bool ok = src[j] == src[j];
-        counts[j] += ok;
-        hashes[j] ^= key & (std::uint64_t(0) - std::uint64_t(ok));
+    const std::uint64_t key = Hash ? row_key(std::uint64_t(i)) : 0;
+    int infs = 0;
+    for (std::size_t j = 0; j < n; ++j) {
+      const E v = src[j];
+      const bool ok = v == v;
+      counts[j] += ok;
+      if constexpr (Hash) hashes[j] ^= key & (std::uint64_t(0) - std::uint64_t(ok));
+      if constexpr (Inf) {
+        const E d = v - v;
+        infs += ok & (d != d);
       }
-    } else {
-      for (std::size_t j = 0; j < n; ++j) counts[j] += src[j] == src[j];
     }
+    if (Inf && infs > 0) *inf = true;
   }
+}
+
+/// Adds row src[0..n)'s observed entries to counts; returns how many are +-inf. In vectors of 8
+/// (GCC vector extensions, which the vectoriser does not find for the loop above).
+template <class E>
+int count_row_infs(const E* src, std::size_t n, int* counts) {
+  constexpr std::size_t L = 8;
+  typedef E VE __attribute__((vector_size(L * sizeof(E))));
+  typedef int VI __attribute__((vector_size(L * sizeof(int))));
+  VI infs = {};
+  std::size_t j = 0;
+  for (; j + L <= n; j += L) {
+    VE v;
+    VI c;
+    std::memcpy(&v, src + j, sizeof v);
+    std::memcpy(&c, counts + j, sizeof c);
+    const VE d = v - v;
+    const VI ok = __builtin_convertvector(v == v, VI);  // -1 where observed
+    const VI finite = __builtin_convertvector(d == d, VI);
+    c -= ok;
+    infs -= ok & ~finite;
+    std::memcpy(counts + j, &c, sizeof c);
+  }
+  int r = 0;
+  for (std::size_t l = 0; l < L; ++l) r += infs[l];
+  for (; j < n; ++j) {
+    const E v = src[j], d = v - v;
+    counts[j] += v == v;
+    r += (v == v) && d != d;
+  }
+  return r;
+}
+
+template <class E>
+void scan_rows(const E* cube, std::size_t P, int M, std::size_t c0, std::size_t n, int* counts,
+               std::uint64_t* hashes, bool* inf) {
+  if (inf && !hashes) {
+    for (int i = 0; i < M; ++i)
+      if (count_row_infs(cube + std::size_t(i) * P + c0, n, counts) > 0) *inf = true;
+    return;
+  }
+  if (hashes && inf) return scan_rows<true, true>(cube, P, M, c0, n, counts, hashes, inf);
+  if (hashes) return scan_rows<true, false>(cube, P, M, c0, n, counts, hashes, inf);
+  scan_rows<false, false>(cube, P, M, c0, n, counts, hashes, inf);
 }
 
 }  // namespace
@@ -72,14 +123,14 @@ std::size_t PatternCache::size() const {
 }
 
 void scan_pixels(const Cube& cube, int M, std::size_t c0, std::size_t n, std::vector<int>& counts,
-                 std::vector<std::uint64_t>* hashes) {
+                 std::vector<std::uint64_t>* hashes, bool* inf) {
   counts.assign(n, 0);
   if (hashes) hashes->assign(n, 0);
   std::uint64_t* h = hashes ? hashes->data() : nullptr;
   if (cube.dtype == io::DType::Float32)
-    scan_rows(cube.f32(), cube.pixels(), M, c0, n, counts.data(), h);
+    scan_rows(cube.f32(), cube.pixels(), M, c0, n, counts.data(), h, inf);
   else
-    scan_rows(cube.f64(), cube.pixels(), M, c0, n, counts.data(), h);
+    scan_rows(cube.f64(), cube.pixels(), M, c0, n, counts.data(), h, inf);
 }
 
 void find_patterns(const Cube& cube, int M, std::size_t c0, std::size_t n,

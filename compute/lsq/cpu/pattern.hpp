@@ -53,9 +53,9 @@ class PatternCache {
 
 /// Counts of observed rows of the cube pixels [c0, c0 + n), and with `hashes` non-null a 64-bit
 /// hash of each one's observed rows (the XOR of a fixed key per observed row). One pass over
-/// the cube's rows.
+/// the cube's rows. With `inf` non-null, sets *inf when one of the entries read is +-inf.
 void scan_pixels(const Cube& cube, int M, std::size_t c0, std::size_t n, std::vector<int>& counts,
-                 std::vector<std::uint64_t>* hashes);
+                 std::vector<std::uint64_t>* hashes, bool* inf = nullptr);
 
 /// The patterns of the cube pixels [c0, c0 + n) from scan_pixels' counts and hashes: pixels
 /// with gaps whose hash at least kPatternPixels of them share (only their hashes are read).

@@ -2,7 +2,10 @@
 // band's right-hand sides, R rows by C vectors of pixels per tile.
 #include "lsq/cpu/shared_block.hpp"
 
+#include <immintrin.h>
+
 #include <algorithm>
+#include <cstring>
 
 #include "core/register_lanes.hpp"
 
@@ -57,6 +60,50 @@ inline void over_rows(int rows, F&& f) {
   }
 }
 
+/// Stores v at p (aligned to v) with a streaming store, which does not read p's line into the
+/// cache.
+template <class V>
+inline void stream_store(double* p, const V& v) {
+  if constexpr (sizeof(V) == 64) {
+#if defined(__AVX512F__)
+    __m512d t;
+    std::memcpy(&t, &v, sizeof t);
+    return _mm512_stream_pd(p, t);
+#endif
+  } else if constexpr (sizeof(V) == 32) {
+#if defined(__AVX__)
+    __m256d t;
+    std::memcpy(&t, &v, sizeof t);
+    return _mm256_stream_pd(p, t);
+#endif
+  } else if constexpr (sizeof(V) == 16) {
+    __m128d t;
+    std::memcpy(&t, &v, sizeof t);
+    return _mm_stream_pd(p, t);
+  }
+  vstore(p, v);
+}
+
+/// Stores v rounded to float32 at p (aligned to half of v) with a streaming store where the
+/// level has one for it, else with plain stores.
+template <class V>
+inline void stream_store(float* p, const V& v) {
+  if constexpr (sizeof(V) == 64) {
+#if defined(__AVX512F__)
+    __m512d t;
+    std::memcpy(&t, &v, sizeof t);
+    return _mm256_stream_ps(p, _mm512_cvtpd_ps(t));
+#endif
+  } else if constexpr (sizeof(V) == 32) {
+#if defined(__AVX__)
+    __m256d t;
+    std::memcpy(&t, &v, sizeof t);
+    return _mm_stream_ps(p, _mm256_cvtpd_ps(t));
+#endif
+  }
+  for (std::size_t l = 0; l < sizeof(V) / sizeof(double); ++l) p[l] = float(v[l]);
+}
+
 /// Stores v's first `lanes` (<= kW) values at p.
 inline void store_lanes(double* p, const VD& v, std::size_t lanes) {
   if (lanes >= std::size_t(kW)) return vstore(p, v);
@@ -81,9 +128,32 @@ SharedBlock::SharedBlock(const Problem<T>& pb)
   gap_free_.rop_rows = pb.shared.residual_rows;
 }
 
+void SharedBlock::prefetch(std::size_t c0, std::size_t n) {
+  const std::size_t es = cube_.dtype == io::DType::Float32 ? 4 : 8;
+  const auto first = reinterpret_cast<std::uintptr_t>(cube_.data() + c0 * es);
+  const std::uintptr_t line0 = first / 64 * 64;
+  pf_row_ = reinterpret_cast<const char*>(line0);
+  pf_lines_ = (first + n * es - line0 + 63) / 64;
+  pf_rows_ = cube_.m;
+  pf_stride_ = P_ * es;
+  pf_next_ = 0;
+  pf_total_ = pf_lines_ * pf_rows_;
+}
+
+void SharedBlock::prefetch_lines(std::size_t count) {
+  for (; count > 0 && pf_rows_ > 0; --count) {
+    __builtin_prefetch(pf_row_ + pf_next_ * 64);
+    if (++pf_next_ == pf_lines_) pf_next_ = 0, pf_row_ += pf_stride_, --pf_rows_;
+  }
+}
+
 void SharedBlock::solve(const SharedOperator& sop, const std::size_t* px, std::size_t n,
-                        double* x, std::size_t ldx, std::size_t x0, double* rss) {
-  if (n == 0) return;
+                        double* x, std::size_t ldx, std::size_t x0, double* rss,
+                        std::uint64_t* streamed, float* x32) {
+  if (n == 0) {  // no tiles to spread a prefetch over: none
+    pf_rows_ = pf_total_ = 0;
+    return;
+  }
   const int M = sop.m, N = N_;
   const std::size_t ldp = kPanelStride;
   const std::size_t nv = (n + kW - 1) / kW;  // vectors of pixels, the last zero padded
@@ -108,22 +178,48 @@ void SharedBlock::solve(const SharedOperator& sop, const std::size_t* px, std::s
     std::fill(d + n, d + nv * kW, 0.0);
   }
   // A run's solutions go straight to x; others to xb_, scattered after.
-  double* xs = run ? x + (px[0] - x0) : xb_.data();
+  double* xs = !run ? xb_.data() : x ? x + (px[0] - x0) : nullptr;  // null: x32 only
   const std::size_t ldxs = run ? ldx : ldp;
+  // Streamed: each lane's value inf once rounded to float32 adds -1 to a lane of `overflow`
+  // (padding lanes hold 0).
+  using VL = decltype(VD{} < VD{});
+  VL overflow = {};
+  const VD f32_max = VD{} + 0x1.ffffffp+127;
+  float* xs32 = x32 ? x32 + (px[0] - x0) : nullptr;
+  auto put = [&](std::size_t o, const VD& a, std::size_t lanes) {  // o: offset from xs
+    if (!streamed) return store_lanes(xs + o, a, lanes);
+    overflow += (a < 0 ? -a : a) >= f32_max;
+    if (xs32) {
+      float* d = xs32 + o;
+      if (lanes == std::size_t(kW) && reinterpret_cast<std::uintptr_t>(d) % (sizeof(VD) / 2) == 0)
+        return stream_store(d, a);
+      for (std::size_t l = 0; l < lanes; ++l) d[l] = float(a[l]);
+      return;
+    }
+    double* d = xs + o;
+    if (lanes == std::size_t(kW) && reinterpret_cast<std::uintptr_t>(d) % sizeof(VD) == 0)
+      stream_store(d, a);
+    else
+      store_lanes(d, a, lanes);
+  };
   for (std::size_t j = 0; j < n; ++j) rss[j] = 0;
+  // The prefetched lines spread over the tiles of x = op b.
+  const std::size_t tiles = (nv + kC - 1) / kC * std::size_t((N + kR - 1) / kR);
+  const std::size_t pf_step = (pf_total_ + tiles - 1) / tiles;
   // Column blocks of kC vectors, then single vectors.
   auto columns = [&]<int C>(std::size_t v0) {
     const std::size_t j0 = v0 * kW;
     const std::size_t lanes_last = std::min<std::size_t>(kW, n - (j0 + std::size_t(C - 1) * kW));
     auto lanes = [&](int c) { return c == C - 1 ? lanes_last : std::size_t(kW); };
     // x = op b: op's rows are zero padded to ld8, a multiple of kR.
-    for (int k0 = 0; k0 < N; k0 += kR)
+    for (int k0 = 0; k0 < N; k0 += kR) {
+      if (pf_step > 0) prefetch_lines(pf_step);
       tile<kR, C>(sop.op + std::size_t(k0) * M, std::size_t(M), panel_.data() + j0, ldp, M,
                   [&](int r, int c, VD a) {
                     if (k0 + r < N)
-                      store_lanes(xs + std::size_t(k0 + r) * ldxs + j0 + std::size_t(c) * kW, a,
-                                  lanes(c));
+                      put(std::size_t(k0 + r) * ldxs + j0 + std::size_t(c) * kW, a, lanes(c));
                   });
+    }
     VD acc[C] = {};
     if (sop.rop_rows >= 0) {  // rss = |R b|^2
       over_rows(sop.rop_rows, [&]<int R>(int r0) {
@@ -146,6 +242,10 @@ void SharedBlock::solve(const SharedOperator& sop, const std::size_t* px, std::s
   std::size_t v = 0;
   for (; v + kC <= nv; v += kC) columns.template operator()<kC>(v);
   for (; v < nv; ++v) columns.template operator()<1>(v);
+  prefetch_lines(pf_total_);
+  pf_rows_ = pf_total_ = 0;
+  if (streamed)
+    for (int l = 0; l < kW; ++l) *streamed += std::uint64_t(-overflow[l]);
   if (!run)
     for (int k = 0; k < N; ++k)
       for (std::size_t j = 0; j < n; ++j)

@@ -5,6 +5,7 @@
 /// compute/lsq/cpu/.
 #include "core/isa.hpp"
 #include <cstddef>
+#include <cstdint>
 
 #include "lsq/cpu/problem.hpp"
 #include "lsq/cpu/simd.hpp"
@@ -37,13 +38,26 @@ class SharedBlock {
   /// Solves the result's pixels px[0..n) (n <= kSharedBlockPixels, increasing; cube pixel pbeg + px[j]),
   /// each observing all M rows: component k of pixel px[j]'s solution into
   /// x[k ldx + px[j] - x0], and its residual sum of squares into rss[j].
+  /// With `streamed` non-null the pixels must be consecutive (one run) and the residuals must
+  /// not read x (rop_rows >= 0): x is then written with streaming stores where a vector is
+  /// aligned (x is the result's, not a stage in the cache), and the values that are inf once
+  /// rounded to float32 are added to *streamed. With `x32` too, x is not written: the
+  /// solutions go to x32 (the same indices) rounded to float32.
   void solve(const std::size_t* px, std::size_t n, double* x, std::size_t ldx, std::size_t x0,
-             double* rss) {
-    solve(gap_free_, px, n, x, ldx, x0, rss);
+             double* rss, std::uint64_t* streamed = nullptr, float* x32 = nullptr) {
+    solve(gap_free_, px, n, x, ldx, x0, rss, streamed, x32);
   }
+  /// Whether the gap-free pixels' residuals come without reading x (solve()'s `streamed`).
+  bool gap_free_streams() const { return gap_free_.rop_rows >= 0; }
   /// The same for pixels whose observed rows are exactly op.rows (a shared pattern's).
   void solve(const SharedOperator& op, const std::size_t* px, std::size_t n, double* x,
-             std::size_t ldx, std::size_t x0, double* rss);
+             std::size_t ldx, std::size_t x0, double* rss, std::uint64_t* streamed = nullptr,
+             float* x32 = nullptr);
+  /// Asks the next solve() to prefetch the M rows of cube pixels [c0, c0 + n) (the thread's next
+  /// band) a few cache lines per tile, so that band's first pass reads them from the cache: its
+  /// rows are M short runs far apart, which the hardware prefetchers do not fetch ahead. A
+  /// solve() of no pixels drops the request.
+  void prefetch(std::size_t c0, std::size_t n);
 
  private:
   const Cube& cube_;
@@ -52,6 +66,11 @@ class SharedBlock {
   SharedOperator gap_free_;  // all M rows: the shared SVD's
   AVec<double> panel_;  // m x kPanelStride: the pixels' right-hand sides, zero beyond n
   AVec<double> xb_;     // N x kPanelStride: solutions of pixels that are not one run
+  // The rows prefetch() asked for, pf_total_ lines: pf_rows_ rows left of pf_lines_ lines
+  // each, pf_stride_ bytes apart; the next line is pf_next_ of the row at pf_row_.
+  const char* pf_row_ = nullptr;
+  std::size_t pf_lines_ = 0, pf_rows_ = 0, pf_next_ = 0, pf_stride_ = 0, pf_total_ = 0;
+  void prefetch_lines(std::size_t count);
 };
 
 SIMSCOPE_ISA_END

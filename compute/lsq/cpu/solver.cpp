@@ -109,11 +109,11 @@ struct SolutionStage {
       else
         store_run(out.solution.data() + k * P + p0, src, np);
     }
-#if defined(__AVX512F__) && defined(__BMI2__)
-    _mm_sfence();  // the streaming stores are visible before the task counts as done
-#endif
+    fence();
     return inf;
   }
+  /// Makes the task's streaming stores visible before the task counts as done.
+  static void fence() { __builtin_ia32_sfence(); }
 
  private:
   static void store_run(double* dst, const double* src, std::size_t np) {
@@ -296,9 +296,12 @@ void order_pixels(int M, std::size_t p0, std::size_t np, const int* counts, cons
 /// Each task takes the result's pixels within one band of kBlockPixels cube pixels, orders them
 /// (order_pixels) and solves V at a time. Patterns are found over the whole band, also where the
 /// rows solved cut it, so a pixel's path depends on the cube alone.
+/// With `scan_inf` (every cube pixel solved) the first pass over each band also looks for +-inf
+/// entries: a band holding one is not solved, and the cube is refused after the region
+/// (refuse_unchecked_inf: its first inf entry, whichever band found one).
 template <class T, int V>
 void run(const Cube& cube, const Design& design, const Options& options, const SharedSvd& shared,
-         const DowndateOps& ops, Result& out, Progress* progress) {
+         const DowndateOps& ops, Result& out, Progress* progress, bool scan_inf) {
   const Problem<T> pb(cube, design, options, shared, ops, out.row_begin * cube.width);
   // fp32: the downdate and minimum-norm pixels go to a float64 group solver.
   constexpr bool f32 = std::is_same_v<T, float>;
@@ -321,7 +324,7 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
   // Cancellation is polled per block: remaining blocks are skipped and Cancelled is thrown after
   // the region. The calling thread sets the progress fraction.
   std::atomic<std::size_t> done{0};
-  std::atomic<bool> stop{false};
+  std::atomic<bool> stop{false}, inf_found{false};
   progress_check(progress);
   {
 #pragma omp parallel
@@ -341,15 +344,26 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
       std::vector<std::uint64_t> hashes;
       std::vector<const Pattern*> pats;
       std::uint64_t solution_inf = 0;
-#pragma omp for schedule(dynamic, 1)
+      // Chunks of 4 bands: a thread's next band is mostly k + 1, which the gap-free solve of
+      // band k prefetches (SharedBlock::prefetch).
+#pragma omp for schedule(dynamic, 4)
       for (std::size_t k = 0; k < blocks; ++k) {
         if (stop.load(std::memory_order_relaxed)) continue;
         const std::size_t b0 = (first + k) * kBlockPixels, b1 = std::min(b0 + kBlockPixels, Pc);
         const std::size_t t0 = std::max(b0, gbeg), t1 = std::min(b1, gend);
         const std::size_t p0 = t0 - gbeg, np = t1 - t0;
         std::size_t off = 0;  // counts[off + j] and pid[off + j] are result pixel p0 + j's
+        bool band_inf = false;
+        if (patterns)
+          scan_pixels(cube, pb.M, b0, b1 - b0, counts, nullptr, scan_inf ? &band_inf : nullptr);
+        else
+          scan_pixels(cube, pb.M, t0, np, counts, nullptr, scan_inf ? &band_inf : nullptr);
+        if (band_inf) {
+          inf_found = true;
+          stop = true;
+          continue;
+        }
         if (patterns) {
-          scan_pixels(cube, pb.M, b0, b1 - b0, counts, nullptr);
           // Hashes only where the band has pixels with gaps: a second pass over its rows, which
           // the first brought into the cache. Gap-free bands cost what they did before, and
           // find_patterns reads no hash there.
@@ -359,19 +373,29 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
           find_patterns(cube, pb.M, b0, b1 - b0, counts, hashes, cache, pid, pats);
           off = t0 - b0;
         } else {
-          scan_pixels(cube, pb.M, t0, np, counts, nullptr);
           pid.assign(np, -1);
           pats.clear();
         }
         order_pixels(pb.M, p0, np, counts.data() + off, pid.data() + off, int(pats.size()),
                      order);
         stage.p0 = p0;
+        // The task's solutions are all the gap-free solve's and it writes them to the result
+        // itself (streamed: no stage), float64 or float32, where the residuals do not read
+        // them back.
+        bool streamed = false;
         {  // the gap-free pixels, last in order (by pixel), solved together
           std::size_t n = order.size();
           while (n > 0 && counts[off + order[n - 1] - p0] == pb.M) --n;
           const std::size_t ns = order.size() - n;
-          shared_block.solve(order.data() + n, ns, stage.x.data(), SolutionStage::kStride, p0,
-                             shared_rss.data());
+          if (k + 1 < blocks) shared_block.prefetch(b1, std::min(b1 + kBlockPixels, Pc) - b1);
+          streamed = ns == np && np > 0 && shared_block.gap_free_streams();
+          if (streamed)
+            shared_block.solve(order.data() + n, ns, out.solution.data(), P, 0,
+                               shared_rss.data(), &solution_inf,
+                               out.solution32.empty() ? nullptr : out.solution32.data());
+          else
+            shared_block.solve(order.data() + n, ns, stage.x.data(), SolutionStage::kStride, p0,
+                               shared_rss.data());
           for (std::size_t j = 0; j < ns; ++j)
             store_maps(out, order[n + j], shared.outcome, std::sqrt(shared_rss[j] / pb.M), pb.M);
           order.resize(n);
@@ -419,7 +443,10 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
         }
         for (std::size_t g = 0; g < order.size(); g += V)
           gs.solve(order.data() + g, int(std::min<std::size_t>(V, order.size() - g)));
-        solution_inf += stage.flush(out, np);
+        if (streamed)
+          SolutionStage::fence();
+        else
+          solution_inf += stage.flush(out, np);
         const std::size_t d = done.fetch_add(1, std::memory_order_relaxed) + 1;
         if (progress && progress->cancel.load(std::memory_order_relaxed)) stop = true;
         if (progress && omp_get_thread_num() == 0) progress_set(progress, double(d) / blocks);
@@ -438,6 +465,7 @@ void run(const Cube& cube, const Design& design, const Options& options, const S
       }
     }
   }
+  if (inf_found) refuse_unchecked_inf(cube);
   progress_check(progress);
   progress_set(progress, 1.0);
   out.fallback_pixels = fallbacks.load();
@@ -489,26 +517,38 @@ class CpuSolver final : public Solver {
              const Options& options, Result& out, Progress* progress) override {
     validate(cube, design, options);
     const IndexRange rows = resolve(range, cube.height, "lsq: pixel rows");
+    // A cube whose inf check was deferred (Cube::inf_unchecked): the solve's first pass refuses
+    // an inf entry when it reads every row; otherwise the whole cube is checked here.
+    bool scan_inf = !cube.inf_unchecked.empty();
+    if (scan_inf && (rows.begin != 0 || rows.end != cube.height)) {
+      refuse_unchecked_inf(cube);
+      scan_inf = false;
+    }
+    // The solve then writes a fresh result, moved into `out` once solved: `out` stays untouched
+    // when the cube is refused.
+    Result fresh;
+    Result& res = scan_inf ? fresh : out;
     const auto t0 = Clock::now();
-    shape_result(out, cube, design, rows, options.float32_solution);
+    shape_result(res, cube, design, rows, options.float32_solution);
     const SharedSvd shared = shared_svd(design, options.lambda);
     const bool dd = options.method == Method::Downdate || options.method == Method::Auto;
     const DowndateOps ops =
         make_downdate_ops(design, options.lambda, fallback_condition(Precision::Fp64), dd,
                           options.method == Method::Auto && design.m > 0);
     if (options.precision == Precision::Fp32)
-      run<float, kLanesFp32>(cube, design, options, shared, ops, out, progress);
+      run<float, kLanesFp32>(cube, design, options, shared, ops, res, progress, scan_inf);
     else
-      run<double, kLanesFp64>(cube, design, options, shared, ops, out, progress);
-    out.shared_rank = shared.rank;
-    out.shared_pixels = 0;
-    for (std::size_t p = 0; p < out.count.size(); ++p)
-      out.shared_pixels += std::size_t(out.count[p]) == cube.m;
-    count_statuses(out);
-    out.host_inf[1] = 0;
-    for (const float r : out.residual) out.host_inf[1] += std::isinf(r);
-    out.host_inf_counted = true;
-    out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+      run<double, kLanesFp64>(cube, design, options, shared, ops, res, progress, scan_inf);
+    res.shared_rank = shared.rank;
+    res.shared_pixels = 0;
+    for (std::size_t p = 0; p < res.count.size(); ++p)
+      res.shared_pixels += std::size_t(res.count[p]) == cube.m;
+    count_statuses(res);
+    res.host_inf[1] = 0;
+    for (const float r : res.residual) res.host_inf[1] += std::isinf(r);
+    res.host_inf_counted = true;
+    res.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (scan_inf) out = std::move(fresh);
   }
 };
 

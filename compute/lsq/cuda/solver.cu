@@ -65,6 +65,7 @@ std::shared_ptr<const void> CudaSolver::device_output(const std::string& name) c
 void CudaSolver::solve(const Cube& cube, const Design& design, const IndexRange& range,
                        const Options& options, Result& out, Progress* progress) {
   validate(cube, design, options);
+  refuse_unchecked_inf(cube);
   const IndexRange rows = resolve(range, cube.height, "lsq: pixel rows");
   cuda_use_device(device_);  // may run on another thread than the constructor's
   const auto t0 = Clock::now();

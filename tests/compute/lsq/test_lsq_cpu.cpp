@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <random>
 #include <thread>
 
 #include "test_lsq_util.hpp"
@@ -531,6 +532,62 @@ TEST(LsqCpu, StatusNamesAndThresholds) {
   EXPECT_STREQ(status_name(2), "rank-deficient");
   EXPECT_STREQ(status_name(3), "all-missing");
   EXPECT_LT(fallback_condition(Precision::Fp32), fallback_condition(Precision::Fp64));
+}
+
+// The Python module's in-place cube is borrowed with its inf check deferred to the solve
+// (borrow_cube's defer_inf), whose first pass over each band looks for one. An inf entry is
+// refused with the loader's message, naming the first in C order (here in the last band, while
+// the first band holds a later observation's), whatever rows are solved; the result passed in
+// stays as it was. Without an inf, the outputs equal those of a cube checked when borrowed.
+TEST(LsqCpu, DeferredInfCheckRefusesTheFirstInfEntry) {
+  constexpr std::size_t M = 6, N = 3, H = 40, W = 30;  // 1200 pixels: 5 bands of 256
+  std::mt19937_64 g(11);
+  std::normal_distribution<double> normal;
+  std::vector<double> v(M * H * W);
+  for (double& x : v) x = normal(g);
+  for (std::size_t k = 0; k < v.size(); k += 7) v[k] = std::numeric_limits<double>::quiet_NaN();
+  Design d;
+  d.m = M, d.n = N;
+  for (std::size_t k = 0; k < M * N; ++k) d.a.push_back(normal(g));
+  std::vector<float> v32(v.begin(), v.end());
+  for (const bool f32 : {false, true}) {
+    const void* data = f32 ? static_cast<const void*>(v32.data()) : v.data();
+    const io::DType dt = f32 ? io::DType::Float32 : io::DType::Float64;
+    const Cube checked = borrow_cube(data, dt, M, H, W, "cube");
+    const Cube deferred = borrow_cube(data, dt, M, H, W, "cube", true);
+    EXPECT_TRUE(checked.inf_unchecked.empty());
+    EXPECT_EQ(deferred.inf_unchecked, "cube");
+    for (const Method m : {Method::Auto, Method::Qr}) {
+      const Options o = opts(m, f32 ? Precision::Fp32 : Precision::Fp64);
+      const Result a = solve(checked, d, o), b = solve(deferred, d, o);
+      EXPECT_EQ(a.solution, b.solution);
+      EXPECT_EQ(a.solution32, b.solution32);
+      EXPECT_EQ(std::memcmp(a.residual.data(), b.residual.data(), a.residual.size() * 4), 0);
+      EXPECT_EQ(a.count, b.count);
+      EXPECT_EQ(a.status, b.status);
+    }
+  }
+  const Result before = solve(borrow_cube(v.data(), io::DType::Float64, M, H, W, "cube"), d,
+                              opts(Method::Auto, Precision::Fp64));
+  v[(4 * H + 35) * W + 2] = std::numeric_limits<double>::infinity();
+  v[(5 * H + 0) * W + 1] = -std::numeric_limits<double>::infinity();
+  v32.assign(v.begin(), v.end());
+  for (const bool f32 : {false, true}) {
+    const void* data = f32 ? static_cast<const void*>(v32.data()) : v.data();
+    const Cube deferred =
+        borrow_cube(data, f32 ? io::DType::Float32 : io::DType::Float64, M, H, W, "cube", true);
+    for (const Method m : {Method::Auto, Method::Qr})
+      for (const IndexRange rows : {IndexRange::all(), IndexRange{10, 20}}) {
+        Result kept = before;
+        const std::string msg = error_of([&] {
+          make_solver(Backend::Cpu)
+              ->solve(deferred, d, rows, opts(m, f32 ? Precision::Fp32 : Precision::Fp64), kept);
+        });
+        EXPECT_EQ(msg, "cube: entry [4, 35, 2] is inf; only NaN may mark a missing observation");
+        EXPECT_EQ(kept.solution, before.solution);
+        EXPECT_EQ(kept.height, before.height);
+      }
+  }
 }
 
 }  // namespace

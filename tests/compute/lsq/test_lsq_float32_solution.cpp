@@ -85,5 +85,49 @@ TEST(LsqFloat32Solution, InfCountsAsTheMapsHoldThem) {
   }
 }
 
+// Gap-free bands of an underdetermined design (rank M, lambda 0: residuals without x) are
+// written from the tiles straight to the result, float64 or float32 (streamed, no stage); a
+// row range that cuts a band solves that band through the stage. Both give the same bits, the
+// float32 map is the float64 one rounded once, and the overflow counts equal counts over the
+// maps. W = 37: the rows start at every alignment.
+TEST(LsqFloat32Solution, StreamedBandsEqualStagedOnes) {
+  const Design d = random_design(3, 5, 8);
+  constexpr std::size_t H = 20, W = 37;  // 740 pixels: bands [0, 256), [256, 512), [512, 740)
+  std::vector<double> v(3 * H * W);
+  for (std::size_t k = 0; k < v.size(); ++k)  // solutions beyond float32 and near 1
+    v[k] = (k % 11 == 0 ? 1.0 : 1e39) * (1 + 0.1 * double(k % 7)) * (k % 3 ? 1 : -1);
+  const Cube c = make_cube(std::move(v), 3, H, W);
+  auto solver = make_solver(Backend::Cpu);
+  Result wide;
+  solver->solve(c, d, opts(Method::Auto, Precision::Fp64), wide);
+  for (const Precision p : {Precision::Fp64, Precision::Fp32})
+    for (const bool f32 : {false, true}) {
+      Options o = opts(Method::Auto, p);
+      o.float32_solution = f32;
+      Result whole, top, bottom;
+      solver->solve(c, d, o, whole);
+      solver->solve(c, d, IndexRange{0, 7}, o, top);  // row 7 cuts the second band
+      solver->solve(c, d, IndexRange{7, H}, o, bottom);
+      const Result merged = merge_row_ranges({top, bottom});
+      const std::string what = std::string(test::name(p)) + (f32 ? " float32" : " float64");
+      ASSERT_EQ(whole.shared_pixels, H * W) << what;
+      if (f32) {
+        EXPECT_TRUE(simscope::test::same_bits(merged.solution32, whole.solution32)) << what;
+        ASSERT_EQ(whole.solution32.size(), wide.solution.size());
+        for (std::size_t i = 0; i < wide.solution.size(); ++i) {
+          const float want = float(wide.solution[i]);
+          ASSERT_EQ(std::memcmp(&want, &whole.solution32[i], 4), 0) << what << " value " << i;
+        }
+      } else {
+        EXPECT_TRUE(simscope::test::same_bits(merged.solution, whole.solution)) << what;
+        EXPECT_TRUE(simscope::test::same_bits(whole.solution, wide.solution)) << what;
+      }
+      const std::uint64_t want = f32 ? count_inf(whole.solution32) : count_inf(whole.solution);
+      EXPECT_GT(want, 0u) << what << ": the case overflows float32";
+      EXPECT_LT(want, whole.solution32.size() + whole.solution.size()) << what;
+      EXPECT_EQ(whole.host_inf[0], want) << what;
+    }
+}
+
 }  // namespace
 }  // namespace simscope::lsq
