@@ -1,6 +1,6 @@
 # The CPU kernels compiled once per instruction-set level (cmake/SimscopeIsa.cmake,
 # core/isa.hpp), one group per kernel family; each family's dispatch point (*_dispatch.cpp) is
-# built once with the rest. Read by compute/CMakeLists.txt and tests/fuzz/CMakeLists.txt.
+# built once with the rest. Read by compute/CMakeLists.txt.
 # Each folder of compute/ with more than plain sources says so in its sources.cmake, read here in
 # name order:
 #   SIMSCOPE_ISA_KERNELS: its kernels' files;

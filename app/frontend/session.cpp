@@ -4,24 +4,12 @@
 
 #include "core/error.hpp"
 #include "core/quote.hpp"
+#include "params/set_parameter.hpp"
 #include "presets/presets.hpp"
 #include "view/sweep_spec.hpp"
 #include "view/view_schema.hpp"
 
 namespace simscope::app {
-
-void set_parameter(ParamSet& params, ParamSet& view, const std::string& kv) {
-  const auto eq = kv.find('=');
-  if (eq == std::string::npos)
-    throw Error("--set expects NAME=VALUE, got '" + quote_text(kv) + "'");
-  const std::string name = kv.substr(0, eq), value = kv.substr(eq + 1);
-  if (params.schema().find(name))
-    params.set_from_string(name, value);
-  else if (view.schema().find(name))
-    view.set_from_string(name, value);
-  else
-    throw Error(unknown_parameter_message(params.schema(), name));
-}
 
 void check_command_line(const RunOptions& o) {
   if (!o.list_params.empty()) make_workload(o.list_params);  // throws "unknown workload ..."

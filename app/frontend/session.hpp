@@ -7,7 +7,6 @@
 
 #include "run_options.hpp"
 #include "core/backend.hpp"
-#include "params/unknown_parameter.hpp"
 #include "workload.hpp"
 
 namespace simscope::app {
@@ -21,10 +20,6 @@ struct Session {
   /// (to_render_settings), even where they equal the defaults.
   std::vector<std::string> view_given;
 };
-
-/// Sets NAME=VALUE on the workload's parameters, or on the view's when NAME is in view_schema().
-/// Throws simscope::Error for an unknown name (unknown_parameter_message) or a bad value.
-void set_parameter(ParamSet& params, ParamSet& view, const std::string& name_value);
 
 /// Throws simscope::Error, with make_session's message, for command-line errors (exit status 2)
 /// that need no input file:

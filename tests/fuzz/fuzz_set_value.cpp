@@ -1,14 +1,14 @@
-// Fuzzes `--set NAME=VALUE` (app::set_parameter in app/frontend/session.cpp, Schema::parse_value in
-// app/run/params/schema.cpp). Input: byte 0 chooses the workload (field, lsq, oscillators); byte 1
-// below 240 chooses one of its parameters or view settings and the rest is the VALUE, from 240 on
-// the rest is the whole NAME=VALUE text. Beyond "no crash": an accepted value passes
-// Schema::check_value and reads back as itself from format_value() (its documented promise);
-// every refusal is a simscope::Error (fuzz_support.hpp).
+// Fuzzes `--set NAME=VALUE` (app::set_parameter in app/run/params/set_parameter.cpp,
+// Schema::parse_value in app/run/params/schema.cpp). Input: byte 0 chooses the workload (field,
+// lsq, oscillators); byte 1 below 240 chooses one of its parameters or view settings and the rest
+// is the VALUE, from 240 on the rest is the whole NAME=VALUE text. Beyond "no crash": an accepted
+// value passes Schema::check_value and reads back as itself from format_value() (its documented
+// promise); every refusal is a simscope::Error (fuzz_support.hpp).
 #include <string>
 
 #include "fuzz_schemas.hpp"
 #include "fuzz_support.hpp"
-#include "session.hpp"
+#include "params/set_parameter.hpp"
 #include "view/view_schema.hpp"
 
 using namespace simscope;

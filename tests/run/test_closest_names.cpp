@@ -43,6 +43,17 @@ TEST(ClosestNames, FarNamesAreNotSuggested) {
   EXPECT_EQ(did_you_mean("colormap", known), "");
 }
 
+TEST(ClosestNames, NearByLengthUpToAThirdOfTheShorter) {
+  // grid.size has 9 letters: up to 3 edits are near, so 3 letters more are, 4 are not.
+  const auto known = plain({"grid.size"});
+  EXPECT_EQ(closest_names("grid.sizeeee", known), std::vector<std::string>{"grid.size"});
+  EXPECT_TRUE(closest_names("grid.sizeeeee", known).empty());
+  EXPECT_TRUE(closest_names("grid", known).empty()) << "5 edits from grid.size, 4 from size";
+  // A preset key of 60,000 letters (the fuzz corpus has one) is near nothing.
+  EXPECT_TRUE(closest_names(std::string(60000, 'k'), plain({"k", "kk.kkk", "network.k"})).empty());
+  EXPECT_TRUE(closest_names("grid.size" + std::string(60000, 'e'), known).empty());
+}
+
 TEST(ClosestNames, OtherWordsSuggestTheirParameterFirst) {
   const std::vector<KnownName> known = {{"model.omega", {"w"}}, {"model.c", {}},
                                         {"model.coupling", {"e", "epsilon"}}};

@@ -62,10 +62,13 @@ std::vector<std::string> closest_names(const std::string& typed,
     if (score > 1 && t.size() >= 3) {
       // Edits against the whole name, its last part (size: grid.size) and its other words;
       // words of one or two letters are near by an exact match only.
+      // The edits are at least the lengths' difference, so a word longer or shorter by more
+      // than the bound is not near, and its table is not filled (a 60 KB key in a preset).
       auto near_by = [&](const std::string& word) {
+        const std::size_t bound = std::max<std::size_t>(1, std::min(t.size(), word.size()) / 3);
+        if (std::max(t.size(), word.size()) - std::min(t.size(), word.size()) > bound) return;
         const std::size_t e = edits(t, word);
-        if (e <= std::max<std::size_t>(1, std::min(t.size(), word.size()) / 3))
-          score = std::min(score, 1 + e);
+        if (e <= bound) score = std::min(score, 1 + e);
       };
       near_by(k);
       near_by(last);
