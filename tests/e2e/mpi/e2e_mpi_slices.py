@@ -218,13 +218,16 @@ def tree_case(label, path, s, ranks_list, expect_ok):
                               st["error_samples"] == len(err)),
                 f"{what}: run.json rms_rel_error {st['rms_rel_error']:.3g} is the added field's "
                 f"(numpy {rms_np:.3g}; over all targets {true_rms:.3g})")
-        warned = any("exceeds tree.tolerance" in w for w in m["warnings"])
+        # Either warning: one process's ("the measured RMS errors ... exceed tree.tolerance") or
+        # the added field's at -np N ("... of the field added from the shares ... exceeds").
+        warned = any("exceed" in w and "tree.tolerance" in w for w in m["warnings"])
+        split_warned = any("field added from the shares" in w for w in m["warnings"])
         if expect_ok:
             c.check(true_rms <= 2 * TOL and not warned,
                     f"{what}: within the tolerance of numpy's direct field "
                     f"({true_rms:.3g} <= 2 x {TOL}), no warning")
         else:
-            c.check(warned == (st["rms_rel_error"] > TOL) and (not ranks or ranks == 1 or warned),
+            c.check(warned == (st["rms_rel_error"] > TOL) and (ranks < 2 or split_warned),
                     f"{what}: the measured error {st['rms_rel_error']:.3g} against tree.tolerance "
                     f"{TOL}: warned {warned}")
     if 0 in runs and expect_ok:
@@ -236,13 +239,15 @@ def tree_case(label, path, s, ranks_list, expect_ok):
 
 
 tree_case("uniform", tree_file, tree_src, (0, 2, 3, 4), True)
-# Shares that cancel: +1 charges in the first half, -1 charges 1e-3 away in the second: at -np 2
-# each rank's tree meets the tolerance for its own share's field, and their sum (a dipole field,
-# 1e3 times weaker) misses it (measured here: 2e-5 against 1e-5; the shares' errors cancel in
-# part too): the measured error of the added field says so, with a warning.
+# Shares that cancel: +1 charges in the first half, -1 charges 1e-5 away in the second. Their sum
+# (a dipole field, 1e5 times weaker than either share's) is beyond what float32 sums hold: one
+# process and -np 2 both miss the tolerance (measured here: 8.3e-5 against 1e-5), and each says
+# so with a warning: one process as the tree's best, -np 2 as the field added from the shares,
+# each of whose trees met it for its own share. (At 1e-3 apart the shares' errors now cancel:
+# 5e-6 at -np 2, within the tolerance.)
 h = rng.uniform(-1, 1, (10000, 3))
 cancel = np.vstack([np.hstack([h, np.ones((10000, 1))]),
-                    np.hstack([h + 1e-3, -np.ones((10000, 1))])])
+                    np.hstack([h + 1e-5, -np.ones((10000, 1))])])
 cancel_file = os.path.join(d, "cancel.npy")
 np.save(cancel_file, cancel)
 tree_case("cancelling", cancel_file, cancel, (0, 2), False)
