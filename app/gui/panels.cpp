@@ -24,6 +24,11 @@ namespace {
 constexpr ImGuiWindowFlags kPanelFlags =
     ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
     ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_HorizontalScrollbar;
+/// The view panel does not scroll sideways: with ImGui's horizontal scrollbar a widget that fills
+/// the width (histogram, tables, plots) keeps the scroll once a vertical scrollbar has narrowed
+/// the panel, so the panel scrolled sideways at 1280 x 800 with nothing wider than it. Its text
+/// wraps at the visible edge and its widgets fill the width that is there.
+constexpr ImGuiWindowFlags kViewPanelFlags = kPanelFlags & ~ImGuiWindowFlags_HorizontalScrollbar;
 
 /// The width for a widget labelled `label` that leaves its label visible: ImGui's default,
 /// 0.65 of the panel, where it fits; else what is left beside the label, at least a third.
@@ -190,7 +195,7 @@ bool draw_params_panel(GuiState& s, float x, float y, float w, float h) {
 void draw_view_panel(GuiState& s, float x, float y, float w, float h) {
   ImGui::SetNextWindowPos(ImVec2(x, y));
   ImGui::SetNextWindowSize(ImVec2(w, h));
-  ImGui::Begin("View", nullptr, kPanelFlags);
+  ImGui::Begin("View", nullptr, kViewPanelFlags);
   std::string err;
   const std::string view_param = s.worker->workload().view_param();
   if (param_widget(s.params, s.params.schema().at(view_param), err)) s.image_dirty = true;
@@ -229,10 +234,14 @@ void draw_view_panel(GuiState& s, float x, float y, float w, float h) {
     ImGui::TextDisabled("Histogram of the shown values");
     const float top = *std::max_element(s.histogram.begin(), s.histogram.end());
     ImGui::PlotHistogram("##hist", s.histogram.data(), int(s.histogram.size()), 0, nullptr, 0.f,
-                         top, ImVec2(ImGui::GetContentRegionAvail().x, 90));
+                         top, ImVec2(visible_avail_x(), 90));
     ImGui::Text("%.4g", s.histogram_range.first);
-    ImGui::SameLine(ImGui::GetContentRegionAvail().x - 60);
-    ImGui::Text("%.4g", s.histogram_range.second);
+    char hi[32];
+    std::snprintf(hi, sizeof hi, "%.4g", s.histogram_range.second);
+    ImGui::SameLine();
+    ImGui::SetCursorPosX(ImGui::GetCursorPosX() +
+                         std::max(0.f, visible_avail_x() - ImGui::CalcTextSize(hi).x));
+    ImGui::TextUnformatted(hi);
   }
   draw_last_run(s);  // stats_panel.cpp: named figures with units, the raw stats collapsed
   // The readout under the cursor, this frame's only. The plane's is made before the panels; a

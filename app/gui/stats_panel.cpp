@@ -36,8 +36,9 @@ void draw_last_run(GuiState& s) {
     // the rest (they are short: a number, a prefix and a unit).
     float name_w = 0;
     for (const StatLine& l : lines) name_w = std::max(name_w, ImGui::CalcTextSize(l.label.c_str()).x);
-    name_w = std::min(name_w, 0.5f * ImGui::GetContentRegionAvail().x);
-    if (ImGui::BeginTable("##last_run", 2, ImGuiTableFlags_None)) {
+    const float avail = visible_avail_x();
+    name_w = std::min(name_w, 0.5f * avail);
+    if (ImGui::BeginTable("##last_run", 2, ImGuiTableFlags_None, ImVec2(avail, 0))) {
       ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthFixed, name_w);
       ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
       for (const StatLine& l : lines) {

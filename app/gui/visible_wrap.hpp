@@ -10,6 +10,7 @@
 #include <imgui.h>
 #include <imgui_internal.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,14 @@ inline void same_line_if_room(const char* next) {
   const float right = ImGui::GetItemRectMax().x + st.ItemSpacing.x + ImGui::CalcTextSize(next).x +
                       2 * st.FramePadding.x;
   if (right <= w->InnerRect.Max.x - w->WindowPadding.x) ImGui::SameLine();
+}
+
+/// The width from the cursor to the visible right edge of the current window's contents.
+/// GetContentRegionAvail().x grows with the content once a panel scrolls sideways, so a widget
+/// that fills it keeps the scroll it caused (e.g. when a vertical scrollbar appears); this does not.
+inline float visible_avail_x() {
+  const ImGuiWindow* w = ImGui::GetCurrentWindow();
+  return std::max(1.f, w->InnerRect.Max.x - w->WindowPadding.x - ImGui::GetCursorScreenPos().x);
 }
 
 /// Lays out `tokens` left to right as wrapped text inside the visible width, one space apart,
