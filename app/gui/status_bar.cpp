@@ -158,8 +158,9 @@ std::string switch_keys_line() {
   std::string keys, names;
   const std::vector<std::string>& all = workload_names();
   for (std::size_t k = 0; k < all.size() && k < 9; ++k) {
-    keys += (k ? " " : "") + std::to_string(k + 1);
-    names += (k ? ", " : "") + all[k];
+    if (k) keys += ' ', names += ", ";
+    keys += std::to_string(k + 1);
+    names += all[k];
   }
   keys.resize(std::max<std::size_t>(keys.size() + 1, 10), ' ');
   return "  " + keys + "switch workload (" + names + ")\n";

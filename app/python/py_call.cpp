@@ -70,7 +70,7 @@ py::object progress_info(double units, const std::string& unit, double f0, doubl
   d["unit"] = units > 0 ? py::object(py::str(unit)) : py::object(py::none());
   d["eta_s"] = p->eta_s;
   d["total_s"] = p->total_s;
-  return std::move(d);
+  return d;
 }
 
 }  // namespace simscope::python
