@@ -127,7 +127,10 @@ def _kept_arrays(result):
         q = inputs.get("charges")
         return [_with_charges(src, q, "sources") if q is not None else src]
     if result.workload == "lsq" and inputs.get("cube") is not None:
-        return [_numpy(inputs["cube"], "cube"), _numpy(inputs["design"], "design")]
+        design = _numpy(inputs["design"], "design")
+        if design.ndim == 1:  # one column, as simscope.lsq reads it
+            design = design.reshape(-1, 1)
+        return [_numpy(inputs["cube"], "cube"), design]
     if result.workload == "oscillators":
         out = []
         if inputs.get("initial") is not None:

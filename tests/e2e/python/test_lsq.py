@@ -171,6 +171,34 @@ def test_flat_batch_of_pixels():
             assert r.count[p] == count
 
 
+def test_one_dimensional_design_is_one_column(cli, tmp_path):
+    """A 1-D design of M numbers is one column (help(simscope.lsq), docs/lsq.md): N = 1, each
+    pixel numpy's lstsq on A[:, None], the same numbers as the (M, 1) design's and as the CLI's
+    with a 1-D design.file; a 1-D design of another length is refused naming (M, N)."""
+    b, a = problem(n=1, seed=6)
+    col = a[:, 0].copy()
+    r = simscope.lsq(b, col, backend="cpu")
+    assert r.solution.shape == (1, 5, 6)
+    two_d = simscope.lsq(b, col[:, None], backend="cpu")
+    for name in two_d:
+        same_array(r[name], two_d[name])
+    for i in range(5):
+        for j in range(6):
+            if r.status[i, j] == 0:
+                x, _, count = lstsq_pixel(col[:, None], b[:, i, j])
+                np.testing.assert_allclose(r.solution[:, i, j], x, rtol=0, atol=1e-12)
+                assert r.count[i, j] == count
+    np.save(tmp_path / "cube.npy", b)
+    np.save(tmp_path / "design.npy", col)
+    outs, err = cli.run("lsq", {"data.file": tmp_path / "cube.npy",
+                                "design.file": tmp_path / "design.npy"})
+    assert outs is not None, err
+    for name in outs:
+        same_array(r[name], outs[name])
+    with pytest.raises(ValueError, match=r"^lsq: the data cube has M = 24 .*shape \(M, N\)"):
+        simscope.lsq(b, col[:20])
+
+
 def test_mask_marks_missing_observations():
     """mask=False is missing, as NaN is: the result equals the NaN cube's bit for bit; the
     caller's cube is not changed; a NaN under mask=True stays missing."""

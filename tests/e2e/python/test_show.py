@@ -272,6 +272,9 @@ def test_show_gives_the_window_what_the_user_passed(tmp_path):
     workload, d, files = planned(simscope.lsq(cube, a), folder=tmp_path)
     assert workload == "lsq" and np.array_equal(files["data.file"], cube)
     assert np.array_equal(files["design.file"], a)
+    # A 1-D design is one column (simscope.lsq): the window gets it as (M, 1).
+    workload, d, files = planned(simscope.lsq(cube, a[:, 0]), folder=tmp_path)
+    assert np.array_equal(files["design.file"], a[:, :1])
     with pytest.raises(ValueError, match=r"charges: expected \(P,\) beside"):
         planned(pos, charges=q[:10], folder=tmp_path)
 
