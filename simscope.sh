@@ -25,10 +25,12 @@
 #   ./simscope.sh --help               this text
 # Packages: packages.txt (one list; docs/install.md carries a checked copy). Installing needs root or sudo.
 # Environment: SIMSCOPE_BUILD_DIR (default build), SIMSCOPE_SANITIZE_DIR (default build-sanitize),
-#              SIMSCOPE_CMAKE_ARGS (extra configure flags, e.g. a ccache launcher; given, they
+#              SIMSCOPE_CMAKE_ARGS (extra configure flags, e.g. -DSIMSCOPE_CUDA=OFF; given, they
 #              re-configure), SIMSCOPE_SKIP_APT=1 (do not install packages), SIMSCOPE_JOBS
 #              (build and test jobs, default nproc), SIMSCOPE_DEMO_DIR (default out/demo),
-#              SIMSCOPE_CCACHE=0 (no ccache), SIMSCOPE_CUDA_ARCHITECTURES (at the first
+#              SIMSCOPE_CCACHE=0 (at a folder's first configure: no ccache; otherwise this
+#              script makes ccache the compiler launcher when it is installed, with
+#              CCACHE_BASEDIR set to this checkout), SIMSCOPE_CUDA_ARCHITECTURES (at the first
 #              configure of build/: CMAKE_CUDA_ARCHITECTURES, e.g. 90-real; default: the GPU's,
 #              or sm_90 + compute_75 PTX without one), SIMSCOPE_TEST_PACKAGE=1 (test: the .deb
 #              test too, label package; .ci/run sets it).
