@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # ctest install.prefix: `cmake --install BUILD --prefix TMP` into a temporary prefix, then the
-# INSTALLED program: a small headless field run (CPU back end), --version, a shipped preset by
+# INSTALLED program: a small headless field run (CPU back end), --version, the docs/ pages
+# --help names (installed), a shipped preset by
 # name, the Python package
 # from TMP/lib/python3/dist-packages (one tiny computation), the desktop entry through
 # desktop-file-validate, the icon's SVG and PNG sizes, the man page, and the installed README's
@@ -23,6 +24,15 @@ exe="$p/bin/simscope"
 [ -x "$exe" ] || fail "no bin/simscope"
 [ ! -e "$p/bin/simscope-bench" ] || fail "simscope-bench is a developer's tool: not installed"
 "$exe" --version | grep -q '^simscope [0-9]' || fail "--version"
+# --help's pointers to the documentation (docs/NAME.md) hold for the installed tree: each page
+# it names is installed under share/doc/simscope/, and it says where that is.
+help="$("$exe" --help)"
+pages="$(grep -o 'docs/[a-z_/-]*\.md' <<< "$help" | sort -u)"
+[ -n "$pages" ] || fail "--help names no docs/ page"
+for page in $pages; do
+  [ -f "$p/share/doc/simscope/$page" ] || fail "--help names $page: not installed"
+done
+grep -q 'share/doc/simscope/docs/' <<< "$help" || fail "--help does not say where the docs are installed"
 cd "$tmp"
 "$exe" --headless --backend cpu --out-dir run --set grid.size=16 --set sources.count=50 \
   --image-size 64x64 > run.log 2>&1 || { cat run.log; fail "the installed simscope's headless run"; }
