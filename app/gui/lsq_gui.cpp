@@ -1,5 +1,5 @@
-// The lsq window extras in the right panel: which component the solution view shows; a status
-// legend with the map's colours; a histogram of the RMS residuals; and an inspector for the
+// The lsq window extras in the right panel: the range of view.component (the View panel draws
+// it under the view choice) for the result shown; a status legend with the map's colours; a histogram of the RMS residuals; and an inspector for the
 // pixel last clicked, with its observed values (gaps marked) against the fit A x, its solution
 // vector, status, residual and condition.
 #include <imgui.h>
@@ -47,6 +47,14 @@ class LsqGui final : public WorkloadGui {
   /// flipped (lsq_image_to_pixel), so they are not shown.
   std::string sample_index(const GuiState&, int, int) const override { return ""; }
 
+  /// view.component (drawn in the View panel under the view choice): 0 .. N - 1 of the result
+  /// shown.
+  void narrow_view_param(const GuiState& s, ParamSpec& spec) const override {
+    const LsqPayload* pl = payload(s);
+    if (spec.name == "view.component" && pl && pl->result->n > 0)
+      spec.max = std::min(spec.max, double(pl->result->n - 1));
+  }
+
   void draw_panel(GuiState& s) override {
     const LsqPayload* pl = payload(s);
     ImGui::Separator();
@@ -57,7 +65,6 @@ class LsqGui final : public WorkloadGui {
     }
     const lsq::Result& r = *pl->result;
     const LsqMaps maps = lsq_maps(*s.result);
-    component_slider(s, r);
     legend(s, r);
     residual_histogram(pl->result, maps.residual->values<float>());  // its one host copy
     inspector(*pl, maps);
@@ -68,19 +75,6 @@ class LsqGui final : public WorkloadGui {
     if (!s.result) return nullptr;
     const LsqPayload* pl = s.result->payload_as<LsqPayload>();
     return pl && pl->result && pl->problem ? pl : nullptr;
-  }
-
-  static void component_slider(GuiState& s, const lsq::Result& r) {
-    int k = int(s.params.get_int("view.component"));
-    const int top = std::max(0, int(r.n) - 1);
-    if (k > top) k = top;
-    if (ImGui::SliderInt("component", &k, 0, top)) {
-      s.params.set("view.component", std::int64_t(k));
-      if (s.params.get_string("view") != "solution") s.params.set("view", std::string("solution"));
-      s.image_dirty = true;
-    }
-    if (hover_tip_due())
-      ImGui::SetTooltip("The unknown x_k shown by the solution view (view.component)");
   }
 
   /// The four status codes with the colours the map gives them and their pixel counts.

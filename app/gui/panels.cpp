@@ -39,6 +39,12 @@ float width_beside(const char* label) {
 }
 
 
+/// Whether the schema's parameter `name` is drawn in the View panel: the view choice
+/// `view_param` itself and its settings, named "VIEW_PARAM.*" (lsq's view.component).
+bool is_view_setting(const std::string& name, const std::string& view_param) {
+  return name == view_param || name.rfind(view_param + ".", 0) == 0;
+}
+
 /// "NAME: rows R, cut C, scroll_y 0|1, scroll_x 0|1" for the current panel, with param_rows
 /// counted since the last call; the rows drawn disabled are added to `disabled`.
 std::string panel_layout(const char* name, std::string& disabled) {
@@ -173,7 +179,7 @@ bool draw_params_panel(GuiState& s, float x, float y, float w, float h) {
   std::string err;
   const std::string view_param = s.worker->workload().view_param();
   for (const ParamSpec& spec : s.params.schema().specs()) {
-    if (spec.name == view_param) continue;  // shown in the view panel
+    if (is_view_setting(spec.name, view_param)) continue;  // shown in the view panel
     changed |= param_widget(s.params, spec, err);
   }
   if (!err.empty()) s.error = err;
@@ -199,6 +205,14 @@ void draw_view_panel(GuiState& s, float x, float y, float w, float h) {
   std::string err;
   const std::string view_param = s.worker->workload().view_param();
   if (param_widget(s.params, s.params.schema().at(view_param), err)) s.image_dirty = true;
+  // The schema's settings of the view (lsq's view.component) under it, once; drawn disabled
+  // with the reason where the view shown does not use them (the schema's use rules).
+  for (const ParamSpec& spec : s.params.schema().specs()) {
+    if (spec.name == view_param || !is_view_setting(spec.name, view_param)) continue;
+    ParamSpec narrowed = spec;
+    s.extras->narrow_view_param(s, narrowed);
+    if (param_widget(s.params, narrowed, err)) s.image_dirty = true;
+  }
   // The plane view's settings only where the centre shows a plane, not the phase view.
   const bool plane_kind = s.worker->workload().view_kind(s.params) == ViewKind::Plane;
   const std::string colormap = s.view.get_string("view.colormap");

@@ -6,6 +6,8 @@
 #include <memory>
 #include <string>
 
+#include "params/param_spec.hpp"
+
 namespace simscope::app::gui {
 
 struct GuiState;
@@ -33,6 +35,9 @@ class WorkloadGui {
   /// The upload path of the workload's own view (draw_view), as PlaneView::upload_path gives
   /// it; "" when it has none.
   virtual std::string upload_path() const { return ""; }
+  /// Narrows `spec`, a view setting of the schema drawn in the View panel (e.g. lsq's
+  /// view.component), to what the result shown allows (its N unknowns); unchanged by default.
+  virtual void narrow_view_param(const GuiState& s, ParamSpec& spec) const { (void)s, (void)spec; }
 };
 
 /// The extras of workload `name`; a WorkloadGui that adds nothing for workloads without any.

@@ -115,6 +115,27 @@ TEST(LsqParams, ParametersAndOptions) {
   EXPECT_EQ(o.lambda, 0.25);
 }
 
+TEST(LsqParams, ViewComponentIsUsedByTheSolutionViewOnly) {
+  // The window draws view.component disabled with this reason in the other views, and the CLI
+  // warns about a component set for them.
+  ParamSet p = schema().defaults();
+  EXPECT_EQ(p.schema().unused_reason(p, "view.component"), "");
+  p.set("view.component", std::int64_t(3));
+  EXPECT_TRUE(p.schema().unused_warnings(p).empty());
+  for (const char* v : {"residual", "count", "status", "condition"}) {
+    p.set("view", std::string(v));
+    EXPECT_EQ(p.schema().unused_reason(p, "view.component"),
+              std::string("not used: view is '") + v +
+                  "' (it picks the unknown x_k that the solution view shows)");
+    const std::vector<std::string> w = p.schema().unused_warnings(p);
+    ASSERT_EQ(w.size(), 1u) << v;
+    EXPECT_EQ(w[0], std::string("view.component is not used: view is '") + v +
+                        "' (it picks the unknown x_k that the solution view shows)");
+  }
+  p.set("view.component", std::int64_t(0));  // at its default: no warning
+  EXPECT_TRUE(p.schema().unused_warnings(p).empty());
+}
+
 TEST(LsqParams, DowndateMethod) {
   ParamSet p = schema().defaults();
   p.set_from_string("method", "downdate");

@@ -57,9 +57,10 @@ Schema build() {
                  "solution.",
                  {"auto", "normal", "qr", "svd", "downdate"}));
   s.push_back(
-      param_spec("lambda", T::Float, 0.0, 0, 1e12, "A^2",
-                 "Tikhonov regularisation: minimise |A x - b|^2 + lambda |x|^2 (0: none; "
-                 "lambda is in the units of the design matrix A, squared)."));
+      param_spec("lambda", T::Float, 0.0, 0, 1e12, "",
+                 "Tikhonov (ridge) regularisation weight: minimise |A x - b|^2 + lambda |x|^2 "
+                 "(0: none). Its unit is the square of the design matrix A's (none for a "
+                 "dimensionless A, as the synthetic designs are)."));
   s.push_back(param_spec("precision", T::Enum, std::string("fp64"), kNoMin, kNoMax, "",
                          "Working precision of the Gram path's matrices and Cholesky factors "
                          "(vectors and the refinement are float64; the downdate and minimum-norm "
@@ -87,7 +88,10 @@ Schema build() {
        "the synthetic data take M, N and A from design.file"},
       {{{"data.file", C::Op::Unset, ""}},
        {"data.mask"},
-       "it masks data.file's cube; synthetic cubes have their gaps from synth.nan_fraction"}};
+       "it masks data.file's cube; synthetic cubes have their gaps from synth.nan_fraction"},
+      {{{"view", C::Op::NotEquals, "solution"}},
+       {"view.component"},
+       "it picks the unknown x_k that the solution view shows"}};
   // The words of the field and of users' own code for these (refusals suggest the name).
   set_also(s, "lambda", {"lam", "ridge", "alpha", "regularization"});
   set_also(s, "synth.observations", {"n_obs", "n_observations"});

@@ -5,7 +5,8 @@
   coolwarm -m..m, m numpy's 99.5th percentile of |value|;
 - parameters the run ignores are drawn disabled with their reason (the screenshot's
   simscope.disabled): the generator's settings while sources.file gives the sources, view.min and
-  view.max while the range is not locked;
+  view.max while the range is not locked, lsq's view.component (drawn once) outside the solution
+  view;
 - each output its own default colormap: field ex coolwarm, back to magnitude viridis; lsq's
   solution coolwarm, its residual (>= 0) viridis, not the solution's diverging map;
 - the status bar names the upload path in words (simscope.upload);
@@ -133,7 +134,16 @@ log, shots = run_gui(simscope, d, ["--backend", "cpu", "--workload", "lsq", "--s
                                    "view=solution"], steps)
 c.check(len(shots) == 2, f"lsq: 2 screenshots ({len(shots)}; log tail {log.strip()[-300:]!r})")
 if len(shots) == 2:
-    a, b = (view(png_size_and_text(s)[1]) for s in shots)
+    ta, tb = (png_size_and_text(s)[1] for s in shots)
+    a, b = view(ta), view(tb)
+    # view.component: drawn once (the View panel), used by the solution view only: disabled
+    # there with the schema's reason in the residual view.
+    da, db = ta.get("simscope.disabled", ""), tb.get("simscope.disabled", "")
+    c.check("view.component" not in da, f"lsq solution: view.component enabled ({da!r})")
+    want = ("view.component: not used: view is 'residual' (it picks the unknown x_k that the "
+            "solution view shows)")
+    c.check(db.count("view.component:") == 1 and want in db,
+            f"lsq residual: view.component drawn once, disabled with its reason ({db!r})")
     c.check(a.get("output") == "solution" and a.get("colormap") == "coolwarm",
             f"lsq solution: coolwarm ({a})")
     c.check(b.get("output") == "residual" and b.get("colormap") == "viridis",
