@@ -5,11 +5,18 @@
 /// "All stats (run.json)" section with a "Copy all" button.
 #include <map>
 #include <string>
+#include <vector>
+
+#include "output/stat_labels.hpp"
 
 namespace simscope::app::gui {
 
 struct GuiState;
 
+/// A table of named figures (the "Last run" section's): names greyed, each row's definition
+/// and raw value (run.json's key, where it has one) on hover, the raw value copied by a click.
+/// `id` is the table's ImGui id, e.g. "##last_run".
+void draw_stat_table(const char* id, const std::vector<StatLine>& lines);
 /// The "Last run" section for s.result (nothing without one), inside the view panel's window;
 /// the run's warnings after it.
 void draw_last_run(GuiState& s);

@@ -6,7 +6,9 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <vector>
 
+#include "field/field_status.hpp"
 #include "job/checkpoint.hpp"
 #include "oscillators/study_checkpoint.hpp"
 #include "workload.hpp"
@@ -56,6 +58,30 @@ TEST(DescriptorHooks, FieldScreenshotTextsCarryTheStatusAndTheRule) {
   RunResult direct;
   direct.workload = "field";
   EXPECT_TRUE(d.screenshot_texts(direct).empty());
+}
+
+TEST(DescriptorHooks, FieldSubgridCheckIsNamedApartFromTheErrorSample) {
+  // A 3 x 3 subgrid's per-target errors and targets (error, error_xyz): its lines say what they
+  // are (subgrid, not the error sample of "Last run"), the median and max of these 9 values.
+  const WorkloadDescriptor& d = workload_descriptor("field");
+  RunResult r = tree_result();
+  const std::vector<float> e = {4e-6f, 1e-6f, 9e-6f, 2e-6f, 3e-5f, 5e-6f, 7e-6f, 6e-6f, 8e-6f};
+  std::vector<double> xyz;
+  for (int k = 0; k < 9; ++k) xyz.insert(xyz.end(), {0.5 * (k % 3), 0.25 * (k / 3), -1.0});
+  r.outputs.push_back({"error", "error", "", io::DType::Float32, {3, 3}, std::vector<float>(e)});
+  r.outputs.push_back({"error_xyz", "", "", io::DType::Float64, {3, 3, 3}, std::move(xyz)});
+  // The median of the 9 is the 5th smallest, 6e-6; the max 3e-5, at k = 4: x 0.5, y 0.25.
+  EXPECT_EQ(d.screenshot_texts(r).at("subgrid_check"),
+            "subgrid check: 3 x 3 targets\n"
+            "subgrid median error: 6.0e-6 relative\n"
+            "subgrid max error: 3.0e-5 relative\n"
+            "subgrid max at: x=0.5 y=0.25 z=-1\n");
+  const std::vector<StatLine> lines = field_subgrid_check(r);
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_NE(lines[0].definition.find("apart from the error sample"), std::string::npos);
+  EXPECT_NE(lines[2].definition.find("|E_tree - E_direct| / |E_direct|"), std::string::npos);
+  // Without the error outputs (a direct run, or a tree run without them): none.
+  EXPECT_TRUE(field_subgrid_check(tree_result()).empty());
 }
 
 TEST(DescriptorHooks, OnlyTheWorkloadsThatNeedThemHaveHooks) {

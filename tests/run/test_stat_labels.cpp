@@ -118,8 +118,8 @@ TEST(StatLabels, FieldTreeOnCuda) {
                 "direct-equiv. speed: 11.6 G pairs/s", "skipped coincidences: 3",
                 "device memory: 231 MiB", "tree order: 7", "opening angle: 0.5",
                 "tree build: 1.34 s", "tree eval: 63.4 ms", "error check: 12.3 ms",
-                "error sample: 30 targets", "sample error (RMS): 3.7e-6 relative",
-                "sample error (max): 2.1e-5 relative", "tolerance: not met"}));
+                "sample check: 30 targets", "sample RMS error: 3.7e-6 relative",
+                "sample max error: 2.1e-5 relative", "tolerance: not met"}));
   // Each accuracy figure and the tree's speed carry their definition (the panel's hover text).
   for (const StatLine& l : stat_lines(r)) {
     if (l.key == "pairs_per_s")

@@ -25,14 +25,14 @@ std::vector<StatLabel> field_stat_labels() {
       {"tree_preview_build_seconds", "preview's build", F::Seconds, "", S::NonZero},
       {"tree_eval_seconds", "tree eval", F::Seconds},
       {"tree_error_seconds", "error check", F::Seconds, "", S::NonZero},
-      {"error_samples", "error sample", F::Count, "targets", S::NonZero, "", "",
-       "The targets where the tree's E is compared with fp64 direct sums: one drawn at random in "
-       "each of as many equal runs of the plane's rows. The sample error (RMS) and (max) are of "
-       "this sample; the error view's subgrid is another check."},
-      {"rms_rel_error", "sample error (RMS)", F::Error, "relative", S::Present, "", "",
+      {"error_samples", "sample check", F::Count, "targets", S::NonZero, "", "",
+       "The error sample: the targets where the tree's E is compared with fp64 direct sums, one "
+       "drawn at random in each of as many equal runs of the plane's rows. The sample RMS and "
+       "max errors are of this sample; the error view's subgrid is another check."},
+      {"rms_rel_error", "sample RMS error", F::Error, "relative", S::Present, "", "",
        "||E_tree - E_direct|| / ||E||: the RMS of |E_tree - E_direct| over the error sample, "
        "divided by the RMS of |E| over all targets. tree.tolerance bounds it."},
-      {"max_rel_error", "sample error (max)", F::Error, "relative", S::Present, "", "",
+      {"max_rel_error", "sample max error", F::Error, "relative", S::Present, "", "",
        "The largest |E_tree - E_direct| / |E_direct| of one target of the same error sample: "
        "larger than the RMS where |E| is small."},
       {"tolerance_met", "tolerance", F::Flag, "", S::Present, "met", "not met",

@@ -1,6 +1,7 @@
 """GUI under Xvfb, 1280x800: the view panel's "Last run" shows named figures with units for each
 workload (app/run/NAME/NAME_stat_labels.cpp), not raw run.json keys, and leaves out what did not happen
-(device memory on the CPU back end, tree figures of a direct run). Read from the screenshots'
+(device memory on the CPU back end, tree figures of a direct run); the field tree's error view
+names its subgrid check apart from the error sample (simscope.subgrid_check). Read from the screenshots'
 simscope.last_run (the lines the panel lays out, "label: value"); the view panel does not scroll
 sideways where nothing else in it is wide. A study's panel after "Run study" (the right panel's
 button at 1232, 268).
@@ -86,13 +87,24 @@ has("field tree", lines, "tree order", r"\d+")
 has("field tree", lines, "tree eval", NUM + r" (µs|ms|s)")
 # One figure per measure, each named for what it is: the error sample's size, its RMS and its
 # max; the speed of a tree run as the direct sum's it matches, not work done.
-has("field tree", lines, "error sample", r"\d+ targets")
-has("field tree", lines, "sample error (RMS)", NUM + " relative")
-has("field tree", lines, "sample error (max)", NUM + " relative")
+has("field tree", lines, "sample check", r"\d+ targets")
+has("field tree", lines, "sample RMS error", NUM + " relative")
+has("field tree", lines, "sample max error", NUM + " relative")
 has("field tree", lines, "direct-equiv. speed", NUM + r" [kMGT] pairs/s")
 c.check("speed" not in lines and "error (RMS)" not in lines,
         f"field tree: no bare 'speed' or 'error (RMS)' ({sorted(lines)})")
 has("field tree", lines, "tolerance", "met|not met")
+# The error view's subgrid check beside it: named as a subgrid check, with the figures' names
+# in the same form ("subgrid median error", "subgrid max error"), none of them the sample's.
+grid = {}
+for line in text.get("simscope.subgrid_check", "").splitlines():
+    label, _, value = line.partition(": ")
+    grid[label] = value
+has("field tree subgrid", grid, "subgrid check", r"(\d+) x \1 targets")
+has("field tree subgrid", grid, "subgrid median error", NUM + " relative")
+has("field tree subgrid", grid, "subgrid max error", NUM + " relative")
+has("field tree subgrid", grid, "subgrid max at", "x=" + NUM + " y=" + NUM + " z=" + NUM)
+c.check(not set(grid) & set(lines), f"field tree: no name in both tables ({sorted(grid)})")
 
 # lsq: pixels and their rate; counts of what did not happen left out.
 text, lines = shot("lsq", ["--workload", "lsq", "--set", "synth.height=64",
