@@ -280,8 +280,15 @@ void PhaseView::draw(int x, int y, int w, int h) {
     m.text.add_text("\\minus\\pi", bx - m.text.text_width("\\minus\\pi") / 2, ty, ink);
     m.text.add_text("0", bx + bw / 2 - m.text.text_width("0") / 2, ty, ink);
     m.text.add_text("\\pi", bx + bw - m.text.text_width("\\pi") / 2, ty, ink);
-    m.text.add_text("phase \\theta", bx - m.text.text_width("phase \\theta") - std::round(30 * u),
-                    by + bh / 2 + cap / 2, ink);
+    const float label_x = bx - m.text.text_width("phase \\theta") - std::round(30 * u);
+    m.text.add_text("phase \\theta", label_x, by + bh / 2 + cap / 2, ink);
+    // The discs' size, at the bottom left where it fits: radius dot * r (shader phase.vert).
+    for (const char* key : {"size: amplitude r", "size: r"}) {
+      const float kx = std::round(10 * u);
+      if (kx + m.text.text_width(key) + std::round(20 * u) > label_x) continue;
+      m.text.add_text(key, kx, by + bh / 2 + cap / 2, ink);
+      break;
+    }
   }
   m.text.draw(w, h);
   glDisable(GL_BLEND);

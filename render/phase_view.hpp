@@ -21,7 +21,9 @@ struct PhaseViewSettings {
   float dot = 6.0f;           ///< disc radius in pixels at r = 1 (times the UI scale)
   float plane_radius = 1.6f;  ///< "plane": the |z| at the square's edge
   std::string title;          ///< text at the top left, e.g. "member 3  t = 12.5"
-  bool legend = true;         ///< a phase colour bar from -pi to pi at the bottom right
+  /// A phase colour bar from -pi to pi at the bottom right and, at the bottom left where it
+  /// fits, the discs' size key "size: amplitude r" (or "size: r").
+  bool legend = true;
 };
 
 /// Oscillator i's state is the float pair (theta_i, r_i) at [2 i] of the state buffer.

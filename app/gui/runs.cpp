@@ -109,12 +109,23 @@ void continue_live(GuiState& s) {
     submit(s);
 }
 
+namespace {
+/// Whether the workload counts its full result `r` as a first full result
+/// (WorkloadDescriptor::first_full).
+bool first_full(const RunResult& r) {
+  const WorkloadDescriptor* d = find_workload_descriptor(r.workload);
+  return !d || !d->first_full || d->first_full(r);
+}
+}  // namespace
+
 void take_results(GuiState& s, ResultLog& log) {
   while (auto ev = s.worker->poll()) {
     // --frames counts from the first full result or error: not from a coarse preview, nor
-    // from a frame whose measured error is still to come; its follow-up counts.
+    // from a frame whose measured error is still to come (its follow-up counts), nor from one
+    // its workload does not count whole yet (a live frame before its plots draw a curve).
     if (!ev->result || ev->follow_up ||
-        (!ev->result->preview && !ev->result->stats.count("error_pending")))
+        (!ev->result->preview && !ev->result->stats.count("error_pending") &&
+         first_full(*ev->result)))
       log.have_first = true;
     if (!ev->error.empty()) {
       if (ev->error != log.run_error)  // once per error, as the headless front end says it

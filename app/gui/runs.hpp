@@ -31,7 +31,8 @@ void continue_live(GuiState& s);
 /// What the results taken so far leave for the frame loop.
 struct ResultLog {
   /// A full result or an error has come (not a coarse preview, nor a frame whose measured
-  /// error is still to come): --frames counts from it.
+  /// error is still to come, nor one its workload's first_full refuses, e.g. a live
+  /// oscillators frame before its plots draw a curve): --frames counts from it.
   bool have_first = false;
   std::string run_error;  ///< the last run's error, until a result arrives
   /// "simscope: field result shown (...)" lines, printed once the frame that shows them is drawn.

@@ -296,6 +296,10 @@ struct WorkloadDescriptor {
   /// status bar and the log line of each result, e.g. the field tree's "tree build 12 ms, eval
   /// 30 ms, sample error 1.2e-06 rms, 3.4e-06 max". Empty or null: none.
   std::function<std::string(const RunResult&)> status_text;
+  /// Whether the full (not preview) result `r` is whole enough to be the first full result that
+  /// the window's --frames N and --screenshot wait for, e.g. a live oscillators frame once its
+  /// time series plot a curve. Null: every full result is.
+  std::function<bool(const RunResult& r)> first_full;
   /// Texts on a result that a screenshot of the window carries in its metadata, each under
   /// "simscope.<key>", e.g. the field's "tree_status" (status_text's) and "tree_rule". Null: none.
   std::function<std::map<std::string, std::string>(const RunResult&)> screenshot_texts;

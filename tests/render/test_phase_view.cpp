@@ -177,17 +177,36 @@ TEST_F(RenderTest, PhaseViewTitleAndLegend) {
   v.set_layout(pos.data(), 1);
   v.set_state_host(state.data(), 1);
   const Image img = draw(v, 400);
-  int title = 0, legend = 0;
+  int title = 0, legend = 0, size_key = 0;
   for (int y = 0; y < 400; ++y)
     for (int x = 0; x < 400; ++x) {
       const auto c = img.at(x, y);
       if (c[0] + c[1] + c[2] < 60) continue;
       if (y > 370 && x < 150) ++title;
       if (y < 40 && x > 230) ++legend;
+      if (y < 40 && x < 100) ++size_key;  // "size: r" left of "phase theta"
     }
   EXPECT_GT(title, 20);
   EXPECT_GT(legend, 200);
+  EXPECT_GT(size_key, 20);
   test::save_png(img, "phase_view_legend.png");
+  // Wider, the size key in full, "size: amplitude r": more ink at the bottom left. Without
+  // the legend, none there.
+  const auto ink_bottom_left = [](const Image& im) {
+    int n = 0;
+    for (int y = 0; y < 40; ++y)
+      for (int x = 0; x < im.w / 2; ++x) {
+        const auto c = im.at(x, y);
+        if (c[0] + c[1] + c[2] >= 60) ++n;
+      }
+    return n;
+  };
+  const Image wide = draw(v, 800);
+  EXPECT_GT(ink_bottom_left(wide), 2 * size_key);
+  test::save_png(wide, "phase_view_legend_wide.png");
+  s.legend = false;
+  v.set_settings(s);
+  EXPECT_EQ(ink_bottom_left(draw(v, 800)), 0);
 }
 
 TEST_F(RenderTest, PhaseViewRejectsBadInput) {

@@ -84,6 +84,42 @@ TEST(DescriptorHooks, FieldSubgridCheckIsNamedApartFromTheErrorSample) {
   EXPECT_TRUE(field_subgrid_check(tree_result()).empty());
 }
 
+TEST(DescriptorHooks, ALiveOscillatorsFrameIsFirstFullOncePlotsDrawACurve) {
+  // The window's --screenshot and --frames wait for it: the live view's frames (5 steps each,
+  // a sample every 10 steps) count once R(t) and msd(t) hold 10 samples, at step 100.
+  const WorkloadDescriptor& d = workload_descriptor("oscillators");
+  ASSERT_TRUE(d.first_full);
+  const auto w = make_workload("oscillators");
+  ParamSet p = w->schema().defaults();
+  p.set("ensemble.size", std::int64_t(2));
+  p.set("network.nodes", std::int64_t(12));
+  RunRequest live;
+  live.command = RunCommand::Live;
+  int first = 0;
+  for (int frame = 1; frame <= 30 && !first; ++frame) {
+    const RunResult r = w->run(p, Backend::Cpu, live, nullptr);
+    ASSERT_EQ(r.stats.at("step"), 5.0 * frame);
+    ASSERT_EQ(r.find("order_t")->shape.at(0), std::size_t(5 * frame / 10));
+    if (d.first_full(r)) first = frame;
+  }
+  EXPECT_EQ(first, 20);
+  // A long record.every: 200 frames' steps do (8 samples at 125 steps a sample).
+  RunResult r;
+  r.workload = "oscillators";
+  r.params = p;
+  r.stats = {{"live_members", 2}, {"step", 995}};
+  r.outputs.push_back({"order_t", "", "", io::DType::Float64, {7}, std::vector<double>(7, 0.5)});
+  EXPECT_FALSE(d.first_full(r));
+  r.stats["step"] = 1000;
+  EXPECT_TRUE(d.first_full(r));
+  // A study's result (no live stats) always is; the other workloads have no such rule.
+  p.set("integrator.steps", std::int64_t(40));
+  p.set("integrator.transient", std::int64_t(10));
+  EXPECT_TRUE(d.first_full(w->run(p, Backend::Cpu, RunRequest{}, nullptr)));
+  EXPECT_FALSE(workload_descriptor("field").first_full);
+  EXPECT_FALSE(workload_descriptor("lsq").first_full);
+}
+
 TEST(DescriptorHooks, OnlyTheWorkloadsThatNeedThemHaveHooks) {
   for (const char* name : {"lsq", "oscillators"}) {
     const WorkloadDescriptor& d = workload_descriptor(name);

@@ -508,6 +508,20 @@ class OscillatorsWorkload final : public Workload {
 
 }  // namespace
 
+namespace {
+/// A live frame is a first full result once its time series (R(t), msd(t)) hold
+/// kFirstCurveSamples samples, or after 200 frames' steps (a long record.every); a study's
+/// result (no live stats) always is.
+bool live_frame_plots_a_curve(const RunResult& r) {
+  constexpr std::size_t kFirstCurveSamples = 10;  // live.history's least
+  if (!r.stats.count("live_members")) return true;
+  const OutputArray* o = r.find("order_t");
+  if (!o || o->shape.empty() || o->shape[0] >= kFirstCurveSamples) return true;
+  const double per_frame = double(r.params.get_int("live.steps_per_frame"));
+  return r.stats.count("step") && r.stats.at("step") >= 200 * per_frame;
+}
+}  // namespace
+
 WorkloadDescriptor oscillators_descriptor() {
   using D = io::DType;
   WorkloadDescriptor d;
@@ -520,6 +534,7 @@ WorkloadDescriptor oscillators_descriptor() {
                {"state", "x, y", "", D::Float64}};
   d.shapes = "msd (K,), msd_t and order_t (T,), phases (K,N), state (K,N,2)";
   d.stat_labels = oscillators_stat_labels();
+  d.first_full = live_frame_plots_a_curve;
   d.estimate = osc::estimate_line;
   d.work = osc::study_work;
   d.work_unit = "osc-steps";
