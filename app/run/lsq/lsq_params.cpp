@@ -82,7 +82,7 @@ Schema build() {
       {{{"data.file", C::Op::Set, ""}},
        {"synth.height", "synth.width", "synth.observations", "synth.unknowns", "synth.nan_fraction",
         "synth.noise", "synth.seed", "synth.design"},
-       "settings of the synthetic cube"},
+       "they make the synthetic cube, which the given cube replaces"},
       {{{"design.file", C::Op::Set, ""}, {"data.file", C::Op::Unset, ""}},
        {"synth.observations", "synth.unknowns", "synth.design"},
        "the synthetic data take M, N and A from design.file"},

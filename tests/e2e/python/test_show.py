@@ -205,6 +205,47 @@ def test_refusals_before_any_window(monkeypatch):
 
 
 @needs_window
+def test_show_of_an_lsq_result_greys_the_generator_only(tmp_path):
+    """show(an lsq result on arrays): the window solves the user's cube and design (its colour
+    range is the call's solution's, coolwarm over +-the 99.5th percentile of |x_0|), so the
+    generator's synth.* settings are drawn disabled with the reason, and nothing that the run
+    uses is (method, lambda, precision, data.mask, the files)."""
+    if shutil.which("Xvfb") is None:
+        pytest.fail("Xvfb not found: install xvfb")
+    p = python("""
+        import json
+        import numpy as np
+        import simscope
+        rng = np.random.default_rng(5)
+        a = rng.standard_normal((30, 6))
+        cube = np.einsum("mn,nhw->mhw", a, rng.standard_normal((6, 12, 20)))
+        cube[rng.random(cube.shape) < 0.2] = np.nan
+        r = simscope.lsq(cube, a, backend="cpu")
+        assert simscope.show(r, screenshot="lsq.png") is None
+        x0 = r.solution[0].astype(np.float64)
+        json.dump(float(np.percentile(np.abs(x0[np.isfinite(x0)]), 99.5)),
+                  open("m.json", "w"))
+        """, tmp_path, {}, xvfb=True)
+    assert p.returncode == 0, p.stderr[-2000:]
+    _, text = read_png(tmp_path / "lsq.png")
+    m = json.load(open(tmp_path / "m.json"))
+    view = json.loads(text["simscope.view"])
+    assert view["output"] == "solution" and view["colormap"] == "coolwarm"
+    assert view["range"] == pytest.approx([-m, m], rel=1e-5)
+    reasons = dict(line.split(": ", 1) for line in text.get("simscope.disabled", "").splitlines())
+    synth = [n for n in reasons if n.startswith("synth.")]
+    assert sorted(synth) == sorted(["synth.height", "synth.width", "synth.observations",
+                                    "synth.unknowns", "synth.nan_fraction", "synth.noise",
+                                    "synth.seed", "synth.design"]), reasons
+    for n in synth:
+        assert reasons[n] == ("not used: data.file is set (they make the synthetic cube, which "
+                              "the given cube replaces)"), (n, reasons[n])
+    used = {"method", "lambda", "precision", "data.mask", "data.file", "design.file",
+            "view.component"}
+    assert not used & set(reasons), reasons
+
+
+@needs_window
 def test_a_result_on_networks_shows_them(monkeypatch, tmp_path):
     """A study on networks= keeps them: show(result) goes on to the window with them (here: no
     display), as show(result, G) and show(result, network_file=...) do."""

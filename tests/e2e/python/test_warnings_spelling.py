@@ -23,8 +23,8 @@ def test_lsq_arrays_name_the_synthetic_settings_not_used(kwargs, names):
     b, a = _problem()
     r = simscope.lsq(b, a, backend="cpu", **kwargs)
     hits = [w for w in r.warnings if "not used" in w]
-    assert hits == ["cube and design are given as arrays, so %s not used (settings of the "
-                    "synthetic cube)" % names], r.warnings
+    assert hits == ["cube and design are given as arrays, so %s not used (they make the "
+                    "synthetic cube, which the given cube replaces)" % names], r.warnings
 
 
 def test_lsq_arrays_without_synthetic_settings_warn_nothing():
