@@ -44,8 +44,9 @@ CliParse parse_command_line(const std::vector<std::string>& argv) {
   // The pages that describe them, where a clone and an installed tree (cmake --install, the
   // .deb: cmake/SimscopeInstall.cmake) both have them; tests/install/test_install.sh checks that
   // the installed tree holds every page named here.
-  outputs += " The outputs and options: docs/cli.md, docs/formats.md (installed: "
-             "PREFIX/share/doc/simscope/docs/, the .deb's /usr/share/doc/simscope/docs/).";
+  outputs +=
+      " The outputs and options: docs/cli.md, docs/formats.md (installed: "
+      "PREFIX/share/doc/simscope/docs/, the .deb's /usr/share/doc/simscope/docs/).";
   // Wrapped at 90 columns, indented as the usage lines' explanations.
   QString wrapped, line = "     ";
   for (const QString& word : outputs.split(' ')) {

@@ -1,7 +1,7 @@
 // The lsq window extras in the right panel: the range of view.component (the View panel draws
-// it under the view choice) for the result shown; a status legend with the map's colours; a histogram of the RMS residuals; and an inspector for the
-// pixel last clicked, with its observed values (gaps marked) against the fit A x, its solution
-// vector, status, residual and condition.
+// it under the view choice) for the result shown; a status legend with the map's colours; a
+// histogram of the RMS residuals; and an inspector for the pixel last clicked, with its observed
+// values (gaps marked) against the fit A x, its solution vector, status, residual and condition.
 #include <imgui.h>
 
 #include <algorithm>

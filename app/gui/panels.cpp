@@ -38,7 +38,6 @@ float width_beside(const char* label) {
   return std::max(std::min(avail * 0.65f, fit), avail * 0.34f);
 }
 
-
 /// Whether the schema's parameter `name` is drawn in the View panel: the view choice
 /// `view_param` itself and its settings, named "VIEW_PARAM.*" (lsq's view.component).
 bool is_view_setting(const std::string& name, const std::string& view_param) {

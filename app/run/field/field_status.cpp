@@ -52,10 +52,11 @@ std::vector<StatLine> field_subgrid_check(const RunResult& r) {
   const std::string per_target =
       "|E_tree - E_direct| / |E_direct| of one target of the subgrid, against fp64 direct sums";
   return {
-      {"subgrid check", grid + " targets" + (v.size() > m * m ? " per face" : ""),
-       "", std::to_string(v.size()),
+      {"subgrid check", grid + " targets" + (v.size() > m * m ? " per face" : ""), "",
+       std::to_string(v.size()),
        "The error view's targets: the plane's samples at indices round(k (n-1) / (m-1)), m = " +
-           std::to_string(m) + " (tree.error_grid), each compared with fp64 direct sums. A "
+           std::to_string(m) +
+           " (tree.error_grid), each compared with fp64 direct sums. A "
            "check apart from the error sample of \"Last run\", whose RMS tree.tolerance bounds."},
       {"subgrid median error", format_error(median) + " relative", "", g(median),
        "The median over the subgrid of " + per_target + "."},
@@ -64,7 +65,8 @@ std::vector<StatLine> field_subgrid_check(const RunResult& r) {
       {"subgrid max at",
        "x=" + g(xyz->data.at(3 * worst)) + " y=" + g(xyz->data.at(3 * worst + 1)) +
            " z=" + g(xyz->data.at(3 * worst + 2)),
-       "", g(xyz->data.at(3 * worst)) + ", " + g(xyz->data.at(3 * worst + 1)) + ", " +
+       "",
+       g(xyz->data.at(3 * worst)) + ", " + g(xyz->data.at(3 * worst + 1)) + ", " +
            g(xyz->data.at(3 * worst + 2)),
        "The target of the subgrid's max error (error_xyz: x, y, z)."}};
 }
