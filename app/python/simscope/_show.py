@@ -255,7 +255,7 @@ def show(*data, workload=None, backend=None, screenshot=None, frames=None, param
       - numpy arrays (or array-likes: lists, PyTorch CPU tensors): each is written to a
         temporary .npy file that the window takes as a file dropped onto it would be: for the
         field, sources (P, 4) x, y, z, q or (P, 3) (sources.file); for lsq a cube (M, H, W)
-        (data.file) or a design matrix (M, N) (data.file); for the oscillators an initial
+        (data.file) or a design matrix (M, N) (design.file); for the oscillators an initial
         state (N, 2) or (K, N, 2) (init.file) or networks, (N, N) or (K, N, N) adjacency
         matrices (network.file, network.topology=file). The files are removed when the window
         closes.
