@@ -112,14 +112,14 @@ TEST(FieldTreeExpansions, ShiftsAreExactAndM2LConverges) {
 }
 
 // The harmonic M2L (eps = 0) gives m2l8's local expansion to rounding at every order, for 1 to
-// 8 source cells: multipoles of random clusters, after the fold and the unfold; and L2P of it
-// converges to the direct sum as m2l8's does.
+// 8 source cells: multipoles of random clusters in the harmonic row form (their first (p+1)^2
+// values), after the unfold of the local expansion.
 TEST(FieldTreeExpansions, HarmonicM2LEqualsTheFullOne) {
   for (int p = 0; p <= 12; ++p) {
     const auto& m = tree::multi_index(p);
     const std::size_t N = std::size_t(m.count);
     for (int n : {1, 3, 8}) {
-      BigVector<double> M(N * 8, 0.0), Mh, L(N * 8, 0.0),
+      BigVector<double> M(N * 8, 0.0), Mh(N * 8, 0.0), L(N * 8, 0.0),
           Lh(N * 8, 0.0), D(N * 8, 0.0);
       double c[8][3];
       for (int l = 0; l < n; ++l) {
@@ -128,9 +128,11 @@ TEST(FieldTreeExpansions, HarmonicM2LEqualsTheFullOne) {
         std::vector<double> row(N, 0.0);
         tree::p2m(m, c[l], s.x.data(), s.y.data(), s.z.data(), s.q.data(), int(s.size()),
                   row.data());
-        for (std::size_t k = 0; k < N; ++k) M[k * 8 + std::size_t(l)] = row[k];
+        std::vector<double> h(N);
+        tree::harmonic_row(m, row.data(), h.data());
+        for (std::size_t k = 0; k < N; ++k)
+          M[k * 8 + std::size_t(l)] = row[k], Mh[k * 8 + std::size_t(l)] = h[k];
       }
-      Mh = M;
       const double z[3] = {7.5, 4.0, -6.0};
       tree::m2l8(m, z, c, n, 0.0, M.data(), L.data(), D.data());
       tree::m2l8_harmonic(m, z, c, n, Mh.data(), Lh.data(), D.data());
