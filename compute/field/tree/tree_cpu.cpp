@@ -576,6 +576,19 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
               rows64[l] = s.moments.data() + row * N;
           }
           for (int l = lanes; l < 8; ++l) rows32[l] = kZeroRow;
+          // The next group's rows on their way to the cache while this one's M2L runs.
+          if (harmonic) {
+            const std::size_t next = std::min(w.byq[q].size(), g + 16);
+            const std::size_t bytes = mq.harm.size() * (s.single() ? 4 : 8);
+            for (std::size_t j = g + 8; j < next; ++j) {
+              const std::int32_t b = w.byq[q][j];
+              s.ensure_row(std::size_t(b));
+              const std::size_t row = s.slot[std::size_t(b)];
+              const char* r = s.single() ? reinterpret_cast<const char*>(s.moments32.data() + row * N)
+                                         : reinterpret_cast<const char*>(s.moments.data() + row * N);
+              for (std::size_t o = 0; o < bytes; o += 64) _mm_prefetch(r + o, _MM_HINT_T0);
+            }
+          }
           load_multipoles(s, lanes, rows32, rows64, mq, N, harmonic, w.rows.data(),
                           w.Msoa.data());
           if (harmonic)
