@@ -2,9 +2,9 @@
 // 1/r is harmonic, D_{k+2ex} + D_{k+2ey} + D_{k+2ez} = 0, so a multipole's terms with kz >= 2
 // fold into those with kz <= 1 and a local expansion's terms with nz >= 2 follow from those
 // with nz <= 1 (multi_index.hpp harm, fold). The multipoles come folded: the source tree keeps
-// its rows in the harmonic row form (multi_index.hpp harmonic_row). Order 7 takes 876 index pairs instead of 1716,
-// and only the derivatives with kz <= 2: those with kz <= 1 by the recurrence, kz = 2 by the
-// identity.
+// its rows in the harmonic row form (multi_index.hpp harmonic_row). Order 7 takes 876 index
+// pairs instead of 1716, and only the derivatives with kz <= 2: those with kz <= 1 by the
+// recurrence, kz = 2 by the identity.
 //
 // Orders up to kUnrolled are compiled one kernel per order from tables made at compile time:
 // every index is an immediate offset, every coefficient a constant, so the kernel is its FMAs

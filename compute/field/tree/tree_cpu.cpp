@@ -584,8 +584,9 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
               const std::int32_t b = w.byq[q][j];
               s.ensure_row(std::size_t(b));
               const std::size_t row = s.slot[std::size_t(b)];
-              const char* r = s.single() ? reinterpret_cast<const char*>(s.moments32.data() + row * N)
-                                         : reinterpret_cast<const char*>(s.moments.data() + row * N);
+              const char* r =
+                  s.single() ? reinterpret_cast<const char*>(s.moments32.data() + row * N)
+                             : reinterpret_cast<const char*>(s.moments.data() + row * N);
               for (std::size_t o = 0; o < bytes; o += 64) _mm_prefetch(r + o, _MM_HINT_T0);
             }
           }

@@ -150,6 +150,58 @@ TEST(FieldTreeExpansions, HarmonicM2LEqualsTheFullOne) {
   }
 }
 
+// The harmonic row form of the stored multipoles: layout_row() inverts harmonic_row() to
+// rounding, and a row of order p read at any order q <= p as the tree's M2L reads it (the first
+// (q+1)^2 values; the rest from (p+1)^2 on) is the row of the multipole truncated at q, and
+// layout_rows8() of it that multipole, for 8 lanes of multipoles of random clusters.
+TEST(FieldTreeExpansions, HarmonicRowsInvertAndTruncate) {
+  for (int p = 0; p <= 12; ++p) {
+    const auto& m = tree::multi_index(p);
+    const std::size_t N = std::size_t(m.count), P1 = std::size_t((p + 1) * (p + 1));
+    std::vector<std::vector<double>> M(8, std::vector<double>(N, 0.0)), H = M;
+    std::vector<double> back(N), scale(std::size_t(p) + 1, 0.0);
+    for (int l = 0; l < 8; ++l) {
+      const Sources s = test::random_sources(30, 1.0, 31 + unsigned(l), -1, 1.5);
+      const double c[3] = {0.1 * l, -0.2 * l, 0.05 * l};
+      tree::p2m(m, c, s.x.data(), s.y.data(), s.z.data(), s.q.data(), int(s.size()),
+                M[l].data());
+      tree::harmonic_row(m, M[l].data(), H[l].data());
+      for (std::size_t k = 0; k < N; ++k)
+        scale[m.degree[k]] = std::max(scale[m.degree[k]], std::fabs(M[l][k]));
+      for (std::size_t j = 0; j < P1; ++j)
+        scale[m.degree[m.harm[j]]] = std::max(scale[m.degree[m.harm[j]]], std::fabs(H[l][j]));
+    }
+    for (int l = 0; l < 8; ++l) {
+      tree::layout_row(m, H[l].data(), back.data());
+      for (std::size_t k = 0; k < N; ++k)
+        EXPECT_NEAR(back[k], M[l][k], 1e-13 * scale[m.degree[k]]) << "p " << p << " term " << k;
+    }
+    for (int q = 0; q <= p; ++q) {
+      const auto& mq = tree::multi_index(q);
+      const std::size_t Nq = std::size_t(mq.count), Q1 = std::size_t((q + 1) * (q + 1));
+      const std::size_t R = mq.rest.size();
+      BigVector<double> Hs(Q1 * 8), Rs(std::max<std::size_t>(R, 1) * 8), Ms(Nq * 8);
+      for (int l = 0; l < 8; ++l) {
+        std::vector<double> hq(Nq);
+        tree::harmonic_row(mq, M[l].data(), hq.data());  // M's layout prefix is its order q
+        for (std::size_t j = 0; j < Q1; ++j) {
+          EXPECT_EQ(hq[j], H[l][j]) << "p " << p << " q " << q << " harm " << j;
+          Hs[j * 8 + std::size_t(l)] = H[l][j];
+        }
+        for (std::size_t i = 0; i < R; ++i) {
+          EXPECT_EQ(hq[Q1 + i], H[l][P1 + i]) << "p " << p << " q " << q << " rest " << i;
+          Rs[i * 8 + std::size_t(l)] = H[l][P1 + i];
+        }
+      }
+      tree::layout_rows8(mq, Hs.data(), Rs.data(), Ms.data());
+      for (int l = 0; l < 8; ++l)
+        for (std::size_t k = 0; k < Nq; ++k)
+          EXPECT_NEAR(Ms[k * 8 + std::size_t(l)], M[l][k], 1e-13 * scale[m.degree[k]])
+              << "p " << p << " q " << q << " lane " << l << " term " << k;
+    }
+  }
+}
+
 // ---- accuracy ------------------------------------------------------------------------------
 
 struct Case {
