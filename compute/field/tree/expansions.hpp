@@ -85,11 +85,17 @@ void m2l8(const MultiIndex& m, const double z[3], const double (*c)[3], int n, d
 
 /// m2l8() for eps = 0 in the harmonic form (multi_index.hpp harm; m2l_harmonic.cpp): the same
 /// local expansion to rounding, with (p+1)^2 multipole and output terms instead of terms(p)
-/// (order 7: 876 index pairs instead of 1716). M (as m2l8's) is overwritten: its terms with
-/// kz >= 2 are folded into the others. Only L's rows harm[o] get their sums; unfold_local()
-/// makes the others, once for the sum of all of a cell's M2Ls.
+/// (order 7: 876 index pairs instead of 1716). M holds the folded multipoles, the first (p+1)^2
+/// values of their harmonic rows (multi_index.hpp harmonic_row): M[8 j + l] for lane l, lanes
+/// >= n zero. Only L's rows harm[o] get their sums; unfold_local() makes the others, once for
+/// the sum of all of a cell's M2Ls.
 void m2l8_harmonic(const MultiIndex& m, const double z[3], const double (*c)[3], int n,
-                   double* M, double* L, double* D);
+                   const double* M, double* L, double* D);
+
+/// m2l8()'s M (M[8 k + l], layout of m) from 8 lanes of harmonic rows of a higher or equal
+/// order (multi_index.hpp layout_row): H[8 j + l] their first (m.order+1)^2 values, R[8 i + l]
+/// their values rest[i] of m (the rest part's first m.rest.size()). M distinct from H and R.
+void layout_rows8(const MultiIndex& m, const double* H, const double* R, double* M);
 
 /// Sets L's terms with nz >= 2 from those with nz <= 1 (multi_index.hpp fold), for a local
 /// expansion of the harmonic kernel of order m.order whose terms with nz <= 1 hold the sums.

@@ -1,9 +1,10 @@
 // The harmonic M2L of the tree method (expansions.hpp m2l8_harmonic): for eps = 0 the kernel
 // 1/r is harmonic, D_{k+2ex} + D_{k+2ey} + D_{k+2ez} = 0, so a multipole's terms with kz >= 2
 // fold into those with kz <= 1 and a local expansion's terms with nz >= 2 follow from those
-// with nz <= 1 (multi_index.hpp harm, fold). Order 7 takes 876 index pairs instead of 1716,
-// and only the derivatives with kz <= 2: those with kz <= 1 by the recurrence, kz = 2 by the
-// identity.
+// with nz <= 1 (multi_index.hpp harm, fold). The multipoles come folded: the source tree keeps
+// its rows in the harmonic row form (multi_index.hpp harmonic_row). Order 7 takes 876 index
+// pairs instead of 1716, and only the derivatives with kz <= 2: those with kz <= 1 by the
+// recurrence, kz = 2 by the identity.
 //
 // Orders up to kUnrolled are compiled one kernel per order from tables made at compile time:
 // every index is an immediate offset, every coefficient a constant, so the kernel is its FMAs
@@ -144,7 +145,7 @@ struct Acc {
 template <int P, int d, int B, int... Q>
 [[gnu::always_inline]] inline void contract_b(const double* M, const double* D, Acc<P, d>& acc,
                        std::integer_sequence<int, Q...>) {
-  const V8 mb = load(M + Int<harm_index(B)>::value * kL);
+  const V8 mb = load(M + B * kL);
   constexpr int S = Acc<P, d>::S;
   ((acc.v[Q][B % S] += mb * load(D + Int<harm_sum(d * d + Q, B)>::value * kL)), ...);
 }
@@ -169,32 +170,8 @@ template <int P, int... Dg>
   (contract<P, Dg>(M, D, L, Seq<Acc<P, Dg>::R>{}, Seq<Acc<P, Dg>::O>{}), ...);
 }
 
-/// M's row (kx, n - kz - kx, kz) folded into the rows 2 lower in kz.
-template <int n, int kz, int kx>
-[[gnu::always_inline]] inline void fold_one(double* M) {
-  constexpr int ky = n - kz - kx;
-  const V8 m = load(M + index_of(kx, ky, kz) * kL);
-  double* x = M + index_of(kx + 2, ky, kz - 2) * kL;
-  double* y = M + index_of(kx, ky + 2, kz - 2) * kL;
-  store(x, load(x) - m);
-  store(y, load(y) - m);
-}
-template <int n, int kz, int... A>
-[[gnu::always_inline]] inline void fold_kz(double* M, std::integer_sequence<int, A...>) {
-  (fold_one<n, kz, A>(M), ...);
-}
-/// The fold of M's rows with kz >= 2 of degree n, by decreasing kz.
-template <int n, int... Z>
-[[gnu::always_inline]] inline void fold_degree(double* M, std::integer_sequence<int, Z...>) {
-  (fold_kz<n, n - Z>(M, Seq<Z + 1>{}), ...);
-}
-template <int... N>
-[[gnu::always_inline]] inline void fold_all(double* M, std::integer_sequence<int, N...>) {
-  (fold_degree<N + 2>(M, Seq<N + 1>{}), ...);
-}
-
 template <int P>
-void m2l8_harmonic_p(const double z[3], const double (*c)[3], int n, double* M, double* L,
+void m2l8_harmonic_p(const double z[3], const double (*c)[3], int n, const double* M, double* L,
                      double* D) {
   V8 r[3], inv2;
   for (int l = 0; l < kL; ++l) {
@@ -206,13 +183,12 @@ void m2l8_harmonic_p(const double z[3], const double (*c)[3], int n, double* M, 
   for (int l = 0; l < kL; ++l) d0[l] = std::sqrt(inv2[l]);
   store(D, d0);
   derivatives_all(D, r, inv2, Seq<P>{});
-  fold_all(M, Seq<P - 1>{});
   contract_all<P>(M, D, L, Seq<P + 1>{});
 }
 
 /// The same arithmetic from the run-time tables, for any order.
 void m2l8_harmonic_tables(const MultiIndex& m, const double z[3], const double (*c)[3], int n,
-                          double* M, double* L, double* D) {
+                          const double* M, double* L, double* D) {
   alignas(64) double r[3][kL], inv2[kL];
   for (int l = 0; l < kL; ++l) {
     const int s = l < n ? l : 0;
@@ -226,13 +202,6 @@ void m2l8_harmonic_tables(const MultiIndex& m, const double z[3], const double (
   // The derivatives with kz <= 2 (those of a + b for a, b with kz <= 1); the recurrence reads
   // only lower kz.
   for (const std::int16_t i : m.deriv_z2) derivative_row8(m, i, r, inv2, D);
-  for (std::size_t f = 0; f < m.fold_from.size(); ++f) {
-    const double* __restrict src = M + std::size_t(m.fold_from[f]) * kL;
-    double* __restrict dx = M + std::size_t(m.fold_x[f]) * kL;
-    double* __restrict dy = M + std::size_t(m.fold_y[f]) * kL;
-#pragma omp simd
-    for (int l = 0; l < kL; ++l) dx[l] -= src[l], dy[l] -= src[l];
-  }
   const std::int16_t* sum = m.harm_sum.data();
   for (std::size_t o = 0; o < m.harm.size(); ++o) {
     const int d = m.degree[std::size_t(m.harm[o])];
@@ -240,7 +209,7 @@ void m2l8_harmonic_tables(const MultiIndex& m, const double z[3], const double (
     const std::int16_t* s0 = sum + m.harm_begin[o];
     V8 acc[4] = {};
     for (int b = 0; b < R; ++b)
-      acc[b & 3] += load(M + std::size_t(m.harm[std::size_t(b)]) * kL) *
+      acc[b & 3] += load(M + std::size_t(b) * kL) *
                     load(D + std::size_t(s0[b]) * kL);
     double* la = L + std::size_t(m.harm[o]) * kL;
     store(la, load(la) + ((acc[0] + acc[1]) + (acc[2] + acc[3])));
@@ -250,7 +219,8 @@ void m2l8_harmonic_tables(const MultiIndex& m, const double z[3], const double (
 /// The kernels of orders kFirstUnrolled .. kUnrolled (M2LOrder's least order is 2).
 constexpr int kFirstUnrolled = 2;
 template <int... P>
-constexpr std::array<void (*)(const double*, const double (*)[3], int, double*, double*, double*),
+constexpr std::array<void (*)(const double*, const double (*)[3], int, const double*, double*,
+                              double*),
                      sizeof...(P)>
 kernels(std::integer_sequence<int, P...>) {
   return {&m2l8_harmonic_p<P + kFirstUnrolled>...};
@@ -260,11 +230,28 @@ constexpr auto kKernels = kernels(Seq<kUnrolled - kFirstUnrolled + 1>{});
 }  // namespace
 
 void m2l8_harmonic(const MultiIndex& m, const double z[3], const double (*c)[3], int n,
-                   double* M, double* L, double* D) {
+                   const double* M, double* L, double* D) {
   if (m.order >= kFirstUnrolled && m.order <= kUnrolled)
     kKernels[std::size_t(m.order - kFirstUnrolled)](z, c, n, M, L, D);
   else
     m2l8_harmonic_tables(m, z, c, n, M, L, D);
+}
+
+void layout_rows8(const MultiIndex& m, const double* H, const double* R, double* M) {
+  // As layout_row(), 8 lanes at once: the fold of the rest alone, with zeros at kz <= 1.
+  for (const std::int16_t k : m.harm) store(M + k * kL, V8{});
+  for (std::size_t i = 0; i < m.rest.size(); ++i) store(M + m.rest[i] * kL, load(R + i * kL));
+  for (std::size_t f = 0; f < m.fold_from.size(); ++f) {
+    const V8 v = load(M + m.fold_from[f] * kL);
+    double* x = M + m.fold_x[f] * kL;
+    double* y = M + m.fold_y[f] * kL;
+    store(x, load(x) - v), store(y, load(y) - v);
+  }
+  for (std::size_t j = 0; j < m.harm.size(); ++j) {
+    double* o = M + m.harm[j] * kL;
+    store(o, load(H + j * kL) - load(o));
+  }
+  for (std::size_t i = 0; i < m.rest.size(); ++i) store(M + m.rest[i] * kL, load(R + i * kL));
 }
 
 void unfold_local(const MultiIndex& m, double* L) {

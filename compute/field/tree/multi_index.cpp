@@ -1,6 +1,7 @@
 // Multi-index tables of the tree method's Cartesian expansions (multi_index.hpp).
 #include "field/tree/multi_index.hpp"
 
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <mutex>
@@ -106,10 +107,37 @@ MultiIndex build(int p) {
       }
   for (int i = 1; i < N; ++i)
     if (m.kz[i] <= 2) m.deriv_z2.push_back(std::int16_t(i));
+  for (int i = 0; i < N; ++i)
+    if (m.kz[i] >= 2) m.rest.push_back(std::int16_t(i));
   return m;
 }
 
 }  // namespace
+
+void harmonic_row(const MultiIndex& m, const double* M, double* H) {
+  double T[terms(kMaxOrder)];
+  std::copy(M, M + m.count, T);
+  for (std::size_t f = 0; f < m.fold_from.size(); ++f) {
+    T[m.fold_x[f]] -= T[m.fold_from[f]];
+    T[m.fold_y[f]] -= T[m.fold_from[f]];
+  }
+  const std::size_t h = m.harm.size();
+  for (std::size_t j = 0; j < h; ++j) H[j] = T[m.harm[j]];
+  for (std::size_t i = 0; i < m.rest.size(); ++i) H[h + i] = M[m.rest[i]];
+}
+
+void layout_row(const MultiIndex& m, const double* H, double* M) {
+  // The fold of the rest alone, with zeros at kz <= 1, is what the fold added there.
+  const std::size_t h = m.harm.size();
+  for (std::size_t j = 0; j < h; ++j) M[m.harm[j]] = 0;
+  for (std::size_t i = 0; i < m.rest.size(); ++i) M[m.rest[i]] = H[h + i];
+  for (std::size_t f = 0; f < m.fold_from.size(); ++f) {
+    M[m.fold_x[f]] -= M[m.fold_from[f]];
+    M[m.fold_y[f]] -= M[m.fold_from[f]];
+  }
+  for (std::size_t j = 0; j < h; ++j) M[m.harm[j]] = H[j] - M[m.harm[j]];
+  for (std::size_t i = 0; i < m.rest.size(); ++i) M[m.rest[i]] = H[h + i];
+}
 
 const MultiIndex& multi_index(int p) {
   if (p < 0 || p > kMaxOrder)

@@ -64,7 +64,19 @@ struct MultiIndex {
   std::vector<std::int16_t> fold_from, fold_x, fold_y;
   /// The indices 1.. with kz <= 2, in layout order: the derivatives the harmonic M2L reads.
   std::vector<std::int16_t> deriv_z2;
+  /// The indices with kz >= 2, in layout order: the terms a harmonic row keeps as they are.
+  std::vector<std::int16_t> rest;
 };
+
+/// The harmonic row form of a multipole M of order m.order (the source tree's stored rows,
+/// source_tree.hpp): m.count values, first the (p+1)^2 terms harm[j] of M folded (fold above),
+/// then M's terms rest[i] as they are. For eps = 0 a row's first (q+1)^2 values are the folded
+/// multipole of order q <= p, all the harmonic M2L reads; the rest makes the row invertible.
+/// H = the row of M (layout of m); H and M distinct.
+void harmonic_row(const MultiIndex& m, const double* M, double* H);
+/// M (layout of m) = the multipole of the harmonic row H; H and M distinct. M's terms with
+/// kz <= 1 are H's less the fold of its rest, to rounding.
+void layout_row(const MultiIndex& m, const double* H, double* M);
 
 /// The tables of order p, built once per order and kept; thread-safe. Throws simscope::Error
 /// when p is outside [0, kMaxOrder].

@@ -45,10 +45,26 @@ void SourceTree::ensure_all_rows(const Progress* progress) const {
   }
 }
 
+const double* SourceTree::row(std::size_t cell, double* scratch) const {
+  ensure_row(cell);
+  const std::size_t N = std::size_t(terms(order)), r = slot[cell];
+  if (!single()) return moments.data() + r * N;
+  const float* f = moments32.data() + r * N;
+  for (std::size_t k = 0; k < N; ++k) scratch[k] = f[k];
+  return scratch;
+}
+
+const double* SourceTree::moment(std::size_t cell, double* scratch) const {
+  const std::size_t N = std::size_t(terms(order));
+  const double* H = row(cell, scratch + N);
+  layout_row(multi_index(order), H, scratch);
+  return scratch;
+}
+
 std::vector<double> SourceTree::moments_fp64() const {
   ensure_all_rows();
   const std::size_t N = std::size_t(terms(order)), C = oct.cells.size();
-  std::vector<double> out(C * N, 0.0), scratch(N);
+  std::vector<double> out(C * N, 0.0), scratch(2 * N);
   for (std::size_t c = 0; c < C; ++c)
     if (slot[c] != kNoMoment) {
       const double* M = moment(c, scratch.data());

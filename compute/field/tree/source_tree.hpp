@@ -62,9 +62,10 @@ struct SourceTree {
   /// (`moments32`) for orders up to kSingleMomentsOrder, in fp64 (`moments`) above. The fp32
   /// rounding, 3e-8 of each term, is 30x below those orders' tolerances (>= 1e-6) and halves the
   /// tree's memory (NOTES.md "field tree", memory).
-  /// Rows of terms(order) values: row slot[c] is cell c's. kNoMoment: none, for cells with
-  /// count() <= few. A leaf's row is made on first use (ensure_row), not by compute_moments():
-  /// read one only after ensure_row().
+  /// Rows of terms(order) values in the harmonic row form (multi_index.hpp harmonic_row), so the
+  /// eps = 0 M2L of order q reads a row's first (q+1)^2 values: row slot[c] is cell c's.
+  /// kNoMoment: none, for cells with count() <= few. A leaf's row is made on first use
+  /// (ensure_row), not by compute_moments(): read one only after ensure_row().
   BigVector<double> moments;
   BigVector<float> moments32;
   std::vector<std::uint32_t> slot;
@@ -81,16 +82,12 @@ struct SourceTree {
   /// window's idle time: Evaluator::complete_cache). With `progress`, in chunks, throwing
   /// simscope::Cancelled between them; the rows made stay made.
   void ensure_all_rows(const Progress* progress = nullptr) const;
-  /// The multipole of `cell`, which must have one, in fp64. Returns a pointer into `moments`,
-  /// or `scratch` (terms(order) doubles) filled from `moments32`.
-  const double* moment(std::size_t cell, double* scratch) const {
-    ensure_row(cell);
-    const std::size_t N = std::size_t(terms(order)), row = slot[cell];
-    if (!single()) return moments.data() + row * N;
-    const float* f = moments32.data() + row * N;
-    for (std::size_t k = 0; k < N; ++k) scratch[k] = f[k];
-    return scratch;
-  }
+  /// The row of `cell`, which must have one, in fp64 (harmonic row form). Returns a pointer
+  /// into `moments`, or `scratch` (terms(order) doubles) filled from `moments32`.
+  const double* row(std::size_t cell, double* scratch) const;
+  /// The multipole of `cell`, which must have one, in fp64 in the layout of multi_index.hpp:
+  /// `scratch` (2 terms(order) doubles) filled from its row.
+  const double* moment(std::size_t cell, double* scratch) const;
   /// Every cell's multipole in fp64, one row per cell, zeros where none. A copy for uploads.
   std::vector<double> moments_fp64() const;
   /// Bytes held by sorted sources, cells, levels and multipoles.

@@ -273,24 +273,26 @@ bool p2p_ranges(const SourceTree& s, const SourceRanges& rg, double tx, double t
 /// A row of zeros for the fp32 lanes of load_soa() beyond a group's source cells.
 alignas(64) constexpr float kZeroRow[terms(kMaxOrder)] = {};
 
-/// Copies the multipoles of `lanes` source cells (fp32 rows r32 or fp64 rows r64, Nq terms
-/// each) into m2l8's SoA layout: term k of lane l at out[8 k + l]; lanes >= `lanes` are zero.
-/// Of fp32 rows, all 8 are read: those beyond `lanes` must be kZeroRow.
+/// Copies values [offset, offset + count) of the rows of `lanes` source cells (fp32 rows r32 or
+/// fp64 rows r64, N values each) into m2l8's SoA layout: value offset + k of lane l at
+/// out[8 k + l]; lanes >= `lanes` are zero. Of fp32 rows, all 8 are read: those beyond `lanes`
+/// must be kZeroRow. `out` may be written up to the next multiple of 8 rows past count.
 void load_soa(const SourceTree& s, int lanes, const float* const* r32, const double* const* r64,
-              std::size_t Nq, double* out) {
+              std::size_t offset, std::size_t count, [[maybe_unused]] std::size_t N, double* out) {
   if (!s.single()) {
-    if (lanes < 8) std::fill(out, out + Nq * 8, 0.0);
+    if (lanes < 8) std::fill(out, out + count * 8, 0.0);
     for (int l = 0; l < lanes; ++l)
-      for (std::size_t k = 0; k < Nq; ++k) out[k * 8 + std::size_t(l)] = r64[l][k];
+      for (std::size_t k = 0; k < count; ++k) out[k * 8 + std::size_t(l)] = r64[l][offset + k];
     return;
   }
   std::size_t k = 0;
 #if defined(__AVX512F__)
   {
-    // 8 x 8 blocks: 8 rows of 8 floats to doubles, transposed in registers.
-    for (; k + 8 <= Nq; k += 8) {
+    // 8 x 8 blocks: 8 rows of 8 floats to doubles, transposed in registers; the last may read
+    // values of the rows beyond count.
+    for (; k < count && offset + k + 8 <= N; k += 8) {
       __m512d v[8], t[8];
-      for (int l = 0; l < 8; ++l) v[l] = _mm512_cvtps_pd(_mm256_loadu_ps(r32[l] + k));
+      for (int l = 0; l < 8; ++l) v[l] = _mm512_cvtps_pd(_mm256_loadu_ps(r32[l] + offset + k));
       for (int l = 0; l < 8; l += 2) {
         t[l] = _mm512_unpacklo_pd(v[l], v[l + 1]);
         t[l + 1] = _mm512_unpackhi_pd(v[l], v[l + 1]);
@@ -310,7 +312,27 @@ void load_soa(const SourceTree& s, int lanes, const float* const* r32, const dou
   }
 #endif
   for (int l = 0; l < 8; ++l)
-    for (std::size_t kk = k; kk < Nq; ++kk) out[kk * 8 + std::size_t(l)] = r32[l][kk];
+    for (std::size_t kk = k; kk < count; ++kk) out[kk * 8 + std::size_t(l)] = r32[l][offset + kk];
+}
+
+/// The multipoles of order mq for m2l8_harmonic (`harmonic`) or m2l8 into M (N 8-lane rows)
+/// from the rows (harmonic row form of order p, N values) of `lanes` source cells, taken as
+/// load_soa() takes them: for eps = 0 their first (q+1)^2 values; else the layout of mq
+/// (layout_rows8) through `rows`, N + 16 8-lane rows of scratch.
+void load_multipoles(const SourceTree& s, int lanes, const float* const* r32,
+                     const double* const* r64, const MultiIndex& mq, std::size_t N, bool harmonic,
+                     double* rows, double* M) {
+  const std::size_t h = mq.harm.size();
+  if (harmonic) {
+    load_soa(s, lanes, r32, r64, 0, h, N, M);
+    return;
+  }
+  // A row's rest starts at (p+1)^2; its part of order q is the first rest.size() values.
+  const std::size_t p1 = std::size_t(s.order + 1);
+  double* R = rows + 8 * ((h + 7) / 8 * 8);  // past what the first load may write
+  load_soa(s, lanes, r32, r64, 0, h, N, rows);
+  load_soa(s, lanes, r32, r64, p1 * p1, mq.rest.size(), N, R);
+  layout_rows8(mq, rows, R, M);
 }
 #pragma GCC diagnostic pop
 
@@ -319,7 +341,7 @@ struct Scratch {
   std::vector<ListItem> m2l, p2p;
   std::vector<std::int32_t> m2l_head, p2p_head;  // per target cell, -1: empty
   std::vector<std::int32_t> byq[kMaxOrder + 1];
-  BigVector<double> Msoa, Lsoa, D;  // 64-byte aligned (m2l8)
+  BigVector<double> Msoa, Lsoa, D, rows;  // 64-byte aligned (m2l8)
   std::vector<double> H;            // one cell's M2L sums
   SourceRanges fast, exact;  // one target leaf's near field: fp32 (p2p_ranges), fp64
   std::vector<Pair> stack;
@@ -424,7 +446,10 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
   for (std::size_t k = 0; k < live.size(); ++k) task_of[live[k]] = std::int32_t(k);
   std::vector<std::vector<std::int32_t>> task_start(live.size()), task_near(live.size());
   {
-    BigVector<double> Ms(N * 8), Ls(N * 8), Ds(N * 8), Hs(N);
+    BigVector<double> Ms(N * 8), Ls(N * 8), Ds(N * 8), Hs(N), rows((N + 16) * 8);
+    const float* rows32[8];
+    const double* rows64[8];
+    for (int l = 1; l < 8; ++l) rows32[l] = kZeroRow;
     std::vector<std::vector<std::int32_t>> top_near(tc.size());
     std::vector<Pair> stack = {{0, 0}};
     while (!stack.empty() && !live.empty()) {
@@ -440,9 +465,14 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
       const Action act = classify(A, B, theta, m2l_cost, s.few);
       if (act == Action::M2L) {
         const MultiIndex& mq = multi_index(m2l_order(A, B));
-        std::fill(Ms.begin(), Ms.end(), 0.0), std::fill(Ls.begin(), Ls.end(), 0.0);
-        const double* M = s.moment(std::size_t(pr.b), Ds.data());
-        for (int k = 0; k < mq.count; ++k) Ms[std::size_t(k) * 8] = M[k];
+        std::fill(Ls.begin(), Ls.end(), 0.0);
+        s.ensure_row(std::size_t(pr.b));
+        const std::size_t row = s.slot[std::size_t(pr.b)];
+        if (s.single())
+          rows32[0] = s.moments32.data() + row * N;
+        else
+          rows64[0] = s.moments.data() + row * N;
+        load_multipoles(s, 1, rows32, rows64, mq, N, harmonic, rows.data(), Ms.data());
         const double c[1][3] = {{B.centre[0], B.centre[1], B.centre[2]}};
         if (harmonic)
           m2l8_harmonic(mq, A.centre, c, 1, Ms.data(), Ls.data(), Ds.data());
@@ -487,6 +517,7 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
   {
     Scratch w;
     w.Msoa.resize(N * 8), w.Lsoa.resize(N * 8), w.D.resize(N * 8), w.H.resize(N);
+    w.rows.resize((N + 16) * 8);
     w.m2l_head.assign(tc.size(), -1), w.p2p_head.assign(tc.size(), -1);
 #pragma omp for schedule(dynamic, 1)
     for (std::size_t task = 0; task < live.size(); ++task) {
@@ -531,7 +562,6 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
          for (std::size_t g = 0; g < w.byq[q].size();) {
           const int lanes = int(std::min<std::size_t>(8, w.byq[q].size() - g));
           const MultiIndex& mq = multi_index(q);
-          const std::size_t Nq = std::size_t(mq.count);
           double centres[8][3];
           const float* rows32[8];
           const double* rows64[8];
@@ -546,7 +576,22 @@ void tree_evaluate(const SourceTree& s, const Targets& t, const IndexRange& r, c
               rows64[l] = s.moments.data() + row * N;
           }
           for (int l = lanes; l < 8; ++l) rows32[l] = kZeroRow;
-          load_soa(s, lanes, rows32, rows64, Nq, w.Msoa.data());
+          // The next group's rows on their way to the cache while this one's M2L runs.
+          if (harmonic) {
+            const std::size_t next = std::min(w.byq[q].size(), g + 16);
+            const std::size_t bytes = mq.harm.size() * (s.single() ? 4 : 8);
+            for (std::size_t j = g + 8; j < next; ++j) {
+              const std::int32_t b = w.byq[q][j];
+              s.ensure_row(std::size_t(b));
+              const std::size_t row = s.slot[std::size_t(b)];
+              const char* r =
+                  s.single() ? reinterpret_cast<const char*>(s.moments32.data() + row * N)
+                             : reinterpret_cast<const char*>(s.moments.data() + row * N);
+              for (std::size_t o = 0; o < bytes; o += 64) _mm_prefetch(r + o, _MM_HINT_T0);
+            }
+          }
+          load_multipoles(s, lanes, rows32, rows64, mq, N, harmonic, w.rows.data(),
+                          w.Msoa.data());
           if (harmonic)
             m2l8_harmonic(mq, tc[a].centre, centres, lanes, w.Msoa.data(), w.Lsoa.data(),
                           w.D.data());

@@ -39,8 +39,9 @@ inline Action classify(const Cell& A, const Cell& B, double theta, double m2l_co
                        std::uint32_t few) {
   const double dx = A.centre[0] - B.centre[0], dy = A.centre[1] - B.centre[1],
                dz = A.centre[2] - B.centre[2];
-  const double d = std::sqrt(dx * dx + dy * dy + dz * dz);
-  const bool accept = A.radius + B.radius < theta * d;
+  // r_A + r_B < theta d, squared: no square root on the traversal's path.
+  const double rr = A.radius + B.radius;
+  const bool accept = rr * rr < theta * theta * (dx * dx + dy * dy + dz * dz);
   const bool cheap = double(A.count()) * double(B.count()) <= m2l_cost || B.count() <= few;
   if (accept) return cheap ? Action::P2P : Action::M2L;
   if (A.leaf() && B.leaf()) return Action::P2P;
@@ -58,21 +59,26 @@ class M2LOrder {
  public:
   M2LOrder(double theta, int p) : p_(p) {
     const double bound = kOrderMargin * std::pow(theta, p + 1);
-    for (int q = 0; q <= p; ++q) limit_[q] = std::pow(bound, 1.0 / (q + 1));
+    for (int q = 0; q <= p; ++q) {
+      const double limit = std::pow(bound, 1.0 / (q + 1));
+      limit2_[q] = limit * limit;
+    }
   }
   int operator()(const Cell& A, const Cell& B) const {
     const double dx = A.centre[0] - B.centre[0], dy = A.centre[1] - B.centre[1],
                  dz = A.centre[2] - B.centre[2];
     const double rr = A.radius + B.radius;
     const double d2 = dx * dx + dy * dy + dz * dz;
+    // limit2_ increases with q, so the orders that fail are a prefix: counted without branches.
     int q = p_ < kMinM2LOrder ? p_ : kMinM2LOrder;
-    while (q < p_ && rr * rr > limit_[q] * limit_[q] * d2) ++q;
+    const double r2 = rr * rr;
+    for (int k = q; k < p_; ++k) q += r2 > limit2_[k] * d2;
     return q;
   }
 
  private:
   int p_;
-  double limit_[kMaxOrder + 1] = {};
+  double limit2_[kMaxOrder + 1] = {};  ///< limit_q^2: ((r_A + r_B) / d)^2 at which order q fails
 };
 
 /// The target tree of an evaluation, shared by the back ends (target_tree.cpp). It is the

@@ -112,14 +112,14 @@ TEST(FieldTreeExpansions, ShiftsAreExactAndM2LConverges) {
 }
 
 // The harmonic M2L (eps = 0) gives m2l8's local expansion to rounding at every order, for 1 to
-// 8 source cells: multipoles of random clusters, after the fold and the unfold; and L2P of it
-// converges to the direct sum as m2l8's does.
+// 8 source cells: multipoles of random clusters in the harmonic row form (their first (p+1)^2
+// values), after the unfold of the local expansion.
 TEST(FieldTreeExpansions, HarmonicM2LEqualsTheFullOne) {
   for (int p = 0; p <= 12; ++p) {
     const auto& m = tree::multi_index(p);
     const std::size_t N = std::size_t(m.count);
     for (int n : {1, 3, 8}) {
-      BigVector<double> M(N * 8, 0.0), Mh, L(N * 8, 0.0),
+      BigVector<double> M(N * 8, 0.0), Mh(N * 8, 0.0), L(N * 8, 0.0),
           Lh(N * 8, 0.0), D(N * 8, 0.0);
       double c[8][3];
       for (int l = 0; l < n; ++l) {
@@ -128,9 +128,11 @@ TEST(FieldTreeExpansions, HarmonicM2LEqualsTheFullOne) {
         std::vector<double> row(N, 0.0);
         tree::p2m(m, c[l], s.x.data(), s.y.data(), s.z.data(), s.q.data(), int(s.size()),
                   row.data());
-        for (std::size_t k = 0; k < N; ++k) M[k * 8 + std::size_t(l)] = row[k];
+        std::vector<double> h(N);
+        tree::harmonic_row(m, row.data(), h.data());
+        for (std::size_t k = 0; k < N; ++k)
+          M[k * 8 + std::size_t(l)] = row[k], Mh[k * 8 + std::size_t(l)] = h[k];
       }
-      Mh = M;
       const double z[3] = {7.5, 4.0, -6.0};
       tree::m2l8(m, z, c, n, 0.0, M.data(), L.data(), D.data());
       tree::m2l8_harmonic(m, z, c, n, Mh.data(), Lh.data(), D.data());
@@ -144,6 +146,58 @@ TEST(FieldTreeExpansions, HarmonicM2LEqualsTheFullOne) {
       for (std::size_t k = 0; k < N; ++k)  // to rounding, relative to the terms of its degree
         EXPECT_NEAR(sumh[k], sum[k], 1e-11 * scale[m.degree[k]])
             << "p " << p << " n " << n << " term " << k;
+    }
+  }
+}
+
+// The harmonic row form of the stored multipoles: layout_row() inverts harmonic_row() to
+// rounding, and a row of order p read at any order q <= p as the tree's M2L reads it (the first
+// (q+1)^2 values; the rest from (p+1)^2 on) is the row of the multipole truncated at q, and
+// layout_rows8() of it that multipole, for 8 lanes of multipoles of random clusters.
+TEST(FieldTreeExpansions, HarmonicRowsInvertAndTruncate) {
+  for (int p = 0; p <= 12; ++p) {
+    const auto& m = tree::multi_index(p);
+    const std::size_t N = std::size_t(m.count), P1 = std::size_t((p + 1) * (p + 1));
+    std::vector<std::vector<double>> M(8, std::vector<double>(N, 0.0)), H = M;
+    std::vector<double> back(N), scale(std::size_t(p) + 1, 0.0);
+    for (int l = 0; l < 8; ++l) {
+      const Sources s = test::random_sources(30, 1.0, 31 + unsigned(l), -1, 1.5);
+      const double c[3] = {0.1 * l, -0.2 * l, 0.05 * l};
+      tree::p2m(m, c, s.x.data(), s.y.data(), s.z.data(), s.q.data(), int(s.size()),
+                M[l].data());
+      tree::harmonic_row(m, M[l].data(), H[l].data());
+      for (std::size_t k = 0; k < N; ++k)
+        scale[m.degree[k]] = std::max(scale[m.degree[k]], std::fabs(M[l][k]));
+      for (std::size_t j = 0; j < P1; ++j)
+        scale[m.degree[m.harm[j]]] = std::max(scale[m.degree[m.harm[j]]], std::fabs(H[l][j]));
+    }
+    for (int l = 0; l < 8; ++l) {
+      tree::layout_row(m, H[l].data(), back.data());
+      for (std::size_t k = 0; k < N; ++k)
+        EXPECT_NEAR(back[k], M[l][k], 1e-13 * scale[m.degree[k]]) << "p " << p << " term " << k;
+    }
+    for (int q = 0; q <= p; ++q) {
+      const auto& mq = tree::multi_index(q);
+      const std::size_t Nq = std::size_t(mq.count), Q1 = std::size_t((q + 1) * (q + 1));
+      const std::size_t R = mq.rest.size();
+      BigVector<double> Hs(Q1 * 8), Rs(std::max<std::size_t>(R, 1) * 8), Ms(Nq * 8);
+      for (int l = 0; l < 8; ++l) {
+        std::vector<double> hq(Nq);
+        tree::harmonic_row(mq, M[l].data(), hq.data());  // M's layout prefix is its order q
+        for (std::size_t j = 0; j < Q1; ++j) {
+          EXPECT_EQ(hq[j], H[l][j]) << "p " << p << " q " << q << " harm " << j;
+          Hs[j * 8 + std::size_t(l)] = H[l][j];
+        }
+        for (std::size_t i = 0; i < R; ++i) {
+          EXPECT_EQ(hq[Q1 + i], H[l][P1 + i]) << "p " << p << " q " << q << " rest " << i;
+          Rs[i * 8 + std::size_t(l)] = H[l][P1 + i];
+        }
+      }
+      tree::layout_rows8(mq, Hs.data(), Rs.data(), Ms.data());
+      for (int l = 0; l < 8; ++l)
+        for (std::size_t k = 0; k < Nq; ++k)
+          EXPECT_NEAR(Ms[k * 8 + std::size_t(l)], M[l][k], 1e-13 * scale[m.degree[k]])
+              << "p " << p << " q " << q << " lane " << l << " term " << k;
     }
   }
 }

@@ -21,7 +21,7 @@ TEST(FieldTreeLayout, MultipolesPerCellAndPrecision) {
     const std::size_t N = std::size_t(terms(p)), C = t.oct.cells.size();
     EXPECT_EQ(t.single(), p <= kSingleMomentsOrder);
     std::size_t rows = 0, few = 0;
-    std::vector<double> scratch(N), ref(N);
+    std::vector<double> scratch(2 * N), ref(N);
     double worst = 0;
     for (std::size_t c = 0; c < C; ++c) {
       const Cell& cell = t.oct.cells[c];
