@@ -5,6 +5,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <type_traits>
@@ -194,8 +195,13 @@ inline void store_lanes(double* p, const VD& v, std::size_t lanes) {
 /// [-1000, 1000] so that 2^e and 2^-e are normal doubles.
 inline int exponent_of(double v) {
   if (!(v > 0) || !std::isfinite(v)) return 0;
-  return std::clamp(std::ilogb(v) + 1, -1000, 1000);
+  // floor(log2 v) from the exponent's bits (-1023 for subnormals, then clamped).
+  const int e = int((std::bit_cast<std::uint64_t>(v) >> 52) & 0x7ff) - 1023;
+  return std::clamp(e + 1, -1000, 1000);
 }
+
+/// 2^e for e within [-1022, 1023], from its bits (std::ldexp is a library call per pixel).
+inline double pow2(int e) { return std::bit_cast<double>(std::uint64_t(1023 + e) << 52); }
 
 }  // namespace
 
@@ -262,17 +268,26 @@ void SharedBlock::solve(const SharedOperator& sop, bool products32, const std::s
   const std::size_t ldp = kPanelStride;
   const std::size_t nv = (n + kW - 1) / kW;  // vectors of pixels, the last zero padded
   const bool run = px[n - 1] - px[0] == n - 1;
-  // The right-hand sides, m x n, converted to float64.
+  // The right-hand sides, m x n, converted to float64; for products32 each pixel's largest
+  // |b_i| too.
+  double big[kSharedBlockPixels];
+  if (products32) std::fill(big, big + n, 0.0);
   for (int i = 0; i < M; ++i) {
     double* d = panel_.data() + std::size_t(i) * ldp;
     const std::size_t off = std::size_t(sop.rows ? sop.rows[i] : i) * P_ + pbeg_;
     auto pack = [&](const auto* src) {
       if (run) {
         src += off + px[0];
-        for (std::size_t j = 0; j < n; ++j) d[j] = double(src[j]);
+        if (products32)
+          for (std::size_t j = 0; j < n; ++j)
+            d[j] = double(src[j]), big[j] = std::max(big[j], std::fabs(d[j]));
+        else
+          for (std::size_t j = 0; j < n; ++j) d[j] = double(src[j]);
       } else {
         src += off;
         for (std::size_t j = 0; j < n; ++j) d[j] = double(src[px[j]]);
+        if (products32)
+          for (std::size_t j = 0; j < n; ++j) big[j] = std::max(big[j], std::fabs(d[j]));
       }
     };
     if (cube_.dtype == io::DType::Float32)
@@ -286,17 +301,11 @@ void SharedBlock::solve(const SharedOperator& sop, bool products32, const std::s
   // whole float vector.
   const std::size_t nf = (nv * kW + kF - 1) / kF * kF;
   if (products32) {
-    double big[kSharedBlockPixels];
-    std::fill(big, big + n, 0.0);
-    for (int i = 0; i < M; ++i) {
-      const double* d = panel_.data() + std::size_t(i) * ldp;
-      for (std::size_t j = 0; j < n; ++j) big[j] = std::max(big[j], std::fabs(d[j]));
-    }
     double scale[kSharedBlockPixels];
     for (std::size_t j = 0; j < n; ++j) {
       const int e = exponent_of(big[j]);
-      scale[j] = std::ldexp(1.0, -e);
-      unscale_[j] = std::ldexp(op_unscale_, e);
+      scale[j] = pow2(-e);
+      unscale_[j] = op_unscale_ * pow2(e);
     }
     for (int i = 0; i < M; ++i) {
       const double* d = panel_.data() + std::size_t(i) * ldp;
