@@ -1,9 +1,10 @@
 """Seed 003's gap-free case beside numpy (issue 42): simscope.lsq(B, A) in fp64 and fp32 against
 numpy's pinv(A) @ B on the same float64 arrays, 500 x 500 pixels, A 50 x 100 (M 50 observations,
 N 100 unknowns, rank 50: the minimum-norm solution), in one process, outputs included.
-First the first (cold) call of each; then, after a warm-up call of each, ROUNDS rounds (default 7)
-in which the three calls take turns (numpy, fp64, fp32, the first of the three rotating from
-round to round), so that a drift in the machine's load or memory state reaches all three alike.
+First the first (cold) call of each; then, after a warm-up call of each, ROUNDS rounds (default 8,
+even) of numpy's call and then fp64's and fp32's, in that order in even rounds and the other in
+odd ones: a drift in the machine's load or memory state reaches both alike, and each follows
+numpy's call (whose OpenBLAS threads spin on for a while after it) equally often.
 Each figure is the median over the rounds: wall seconds, and CPU seconds of a call (user +
 system, all threads: what a loaded machine's wall times hide; the system part is mostly the
 kernel zeroing fresh pages). Printed: simscope fp64 / numpy and fp32 / fp64, with the fp32 / fp64
@@ -25,7 +26,7 @@ import simscope
 
 KEEP = "--keep" in sys.argv
 ARGS = [a for a in sys.argv[1:] if a not in ("--keep", "--drop")]
-ROUNDS = 7
+ROUNDS = 8
 if "--rounds" in ARGS:
     i = ARGS.index("--rounds")
     ROUNDS = int(ARGS[i + 1])
@@ -70,8 +71,8 @@ for f in calls.values():  # warm-up
 wall = {k: [] for k in names}
 cpu = {k: [] for k in names}
 for r in range(ROUNDS):
-    for j in range(len(names)):
-        k = names[(r + j) % len(names)]
+    for k in ["numpy_pinv"] + (["simscope_fp64", "simscope_fp32"] if r % 2 == 0
+                               else ["simscope_fp32", "simscope_fp64"]):
         w, c = timed(calls[k])
         wall[k].append(w)
         cpu[k].append(c)
