@@ -35,19 +35,26 @@ class KeptBlocks {
     return *k;
   }
 
-  /// A kept block of exactly `bytes`, or null. Without one, the kept blocks are released
-  /// first, so a call of other sizes does not hold memory beside its own.
+  /// A kept block of exactly `bytes`, else the smallest kept one of at most 2 `bytes` (lent:
+  /// freed later as the block it is, `bytes` or not; an fp32 run after an fp64 one takes the
+  /// fp64 solution's block), or null. Without one, the kept blocks are released first, so a
+  /// call of other sizes does not hold memory beside its own.
   void* take(std::size_t bytes) {
     std::vector<Block> drop;
     {
       std::lock_guard<std::mutex> lock(mu_);
+      std::size_t best = blocks_.size();
       for (std::size_t i = blocks_.size(); i-- > 0;)
-        if (blocks_[i].bytes == bytes) {
-          void* p = blocks_[i].p;
-          kept_ -= bytes;
-          blocks_.erase(blocks_.begin() + std::ptrdiff_t(i));
-          return p;
-        }
+        if (blocks_[i].bytes >= bytes && blocks_[i].bytes / 2 <= bytes &&
+            (best == blocks_.size() || blocks_[i].bytes < blocks_[best].bytes))
+          best = i;
+      if (best < blocks_.size()) {
+        const Block b = blocks_[best];
+        kept_ -= b.bytes;
+        blocks_.erase(blocks_.begin() + std::ptrdiff_t(best));
+        if (b.bytes != bytes) lent_.push_back(b);
+        return b.p;
+      }
       drop.swap(blocks_);
       kept_ = 0;
     }
@@ -55,9 +62,22 @@ class KeptBlocks {
     return nullptr;
   }
 
+  /// The bytes of block p freed as `bytes`: a lent block's own size.
+  std::size_t block_bytes(void* p, std::size_t bytes) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (std::size_t i = 0; i < lent_.size(); ++i)
+      if (lent_[i].p == p) {
+        bytes = lent_[i].bytes;
+        lent_.erase(lent_.begin() + std::ptrdiff_t(i));
+        break;
+      }
+    return bytes;
+  }
+
   /// Keeps the freed block p of `bytes` (a kHuge multiple), or frees it when it exceeds the
   /// cap; the oldest blocks are released to make room.
   void keep(void* p, std::size_t bytes) {
+    bytes = block_bytes(p, bytes);
     if (bytes > cap_) return std::free(p);
 #ifdef MADV_FREE
     madvise(p, bytes, MADV_FREE);
@@ -83,6 +103,7 @@ class KeptBlocks {
   };
   std::mutex mu_;
   std::vector<Block> blocks_;
+  std::vector<Block> lent_;  // kept blocks taken for a smaller size
   std::size_t kept_ = 0;
   const std::size_t cap_ = kept_cap();
 };

@@ -5,8 +5,9 @@
 /// array's values are unspecified until written. Data is 64-byte aligned. Blocks of 2 MiB or more
 /// are 2 MiB-aligned and marked for transparent huge pages: one page fault per 2 MiB, not 4 KiB.
 /// Freed blocks of 2 MiB or more are kept (at most 16, an eighth of physical memory, 4 GiB) for
-/// the next allocation of the same rounded size, which then takes no page fault and no kernel
-/// zeroing; an allocation of another size releases them first. Kept pages are MADV_FREE, so
+/// the next allocation of the same rounded size, or of up to half a kept block's size (the block
+/// is then lent whole, and kept whole when freed), which then takes no page fault and no kernel
+/// zeroing; an allocation that none fits releases them first. Kept pages are MADV_FREE, so
 /// the kernel can reclaim them under memory pressure.
 #include <cstddef>
 #include <new>

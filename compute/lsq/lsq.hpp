@@ -78,7 +78,9 @@ constexpr std::size_t kMaxObservations = 65536;
 
 /// Working precision of the per-pixel Gram matrices, Cholesky factors and condition estimates;
 /// core/precision.hpp's type. Always float64: vectors (right-hand sides, residuals, solutions),
-/// the shared SVD of A, the fallback SVDs and the refinement residual.
+/// the shared SVD of A, the fallback SVDs and the refinement residual; but an Fp32 solve with
+/// Options::float32_solution (the run layer's) sums the gap-free pixels' solutions from float32
+/// products on the CPU (cpu/shared_block.hpp).
 /// Fp64, the default: relative errors around 1e-12 on well-conditioned pixels.
 /// Fp32: halves the memory traffic and doubles the SIMD width of the O(N^3) part. After the
 /// refinement step it gives ~1e-7 on pixels with cond(A_p) <= 1e3. Pixels beyond cond(G) = 1e5
@@ -196,8 +198,9 @@ struct Options {
   Precision precision = Precision::Fp64;
   double lambda = 0;  ///< Tikhonov parameter, finite and >= 0 (units: those of A^2)
   /// CPU solver: write the solution rounded once to float32 into Result::solution32 and leave
-  /// Result::solution empty (the run layer's fp32 outputs, exported as float32). Other solvers
-  /// ignore it and fill Result::solution.
+  /// Result::solution empty (the run layer's fp32 outputs, exported as float32); with
+  /// Precision::Fp32 the gap-free pixels' are summed from float32 products instead. Other
+  /// solvers ignore it and fill Result::solution.
   bool float32_solution = false;
 };
 

@@ -1,13 +1,20 @@
-"""Seed 003's gap-free case beside numpy (issue 42): simscope.lsq(B, A) against numpy's
-pinv(A) @ B on the same float64 arrays, 500 x 500 pixels, A 50 x 100 (M 50 observations,
-N 100 unknowns, rank 50: the minimum-norm solution), in one process; each the median of 5
-after a warm-up, outputs included; fp32 beside fp64. Also the first (cold) call of each, and
-the median CPU seconds of a call (user + system, all threads: what a loaded machine's wall
-times hide; the system part is mostly the kernel zeroing fresh pages).
---drop: each warm call's output is freed before the next (as `x = f()` in a loop), so a call
-reuses the memory the one before freed instead of fresh pages, whose first touch costs 0.02 s
+"""Seed 003's gap-free case beside numpy (issue 42): simscope.lsq(B, A) in fp64 and fp32 against
+numpy's pinv(A) @ B on the same float64 arrays, 500 x 500 pixels, A 50 x 100 (M 50 observations,
+N 100 unknowns, rank 50: the minimum-norm solution), in one process, outputs included.
+First the first (cold) call of each; then, after a warm-up call of each, ROUNDS rounds (default 8,
+even) of numpy's call and then fp64's and fp32's, in that order in even rounds and the other in
+odd ones: a drift in the machine's load or memory state reaches both alike, and each follows
+numpy's call (whose OpenBLAS threads spin on for a while after it) equally often.
+Each figure is the median over the rounds: wall seconds, and CPU seconds of a call (user +
+system, all threads: what a loaded machine's wall times hide; the system part is mostly the
+kernel zeroing fresh pages). Printed: simscope fp64 / numpy and fp32 / fp64, with the fp32 / fp64
+ratio of each round (min..max).
+Each call's output is freed before the next call (as `x = f()` in a loop), so a call reuses the
+memory an earlier one freed where it can, instead of fresh pages, whose first touch costs 0.02 s
 to 2 s per 200 MB on the VMs we run on (tests/bench/NOTES.md); numpy and simscope alike.
-Run: PYTHONPATH=build/python /usr/bin/python3 THIS_FILE [--drop] [H W]"""
+--keep: every output is kept to the end instead (each call then writes fresh pages).
+--drop is accepted and ignored (freed is the default).
+Run: PYTHONPATH=build/python /usr/bin/python3 THIS_FILE [--keep] [--rounds R] [H W]"""
 import os
 import resource
 import sys
@@ -17,13 +24,19 @@ import numpy as np
 
 import simscope
 
-DROP = "--drop" in sys.argv
-ARGS = [a for a in sys.argv[1:] if a != "--drop"]
+KEEP = "--keep" in sys.argv
+ARGS = [a for a in sys.argv[1:] if a not in ("--keep", "--drop")]
+ROUNDS = 8
+if "--rounds" in ARGS:
+    i = ARGS.index("--rounds")
+    ROUNDS = int(ARGS[i + 1])
+    del ARGS[i:i + 2]
 H, W = (int(ARGS[0]), int(ARGS[1])) if len(ARGS) > 1 else (500, 500)
 M, N = 50, 100
 rng = np.random.default_rng(3)
 A = rng.standard_normal((M, N))
 B = rng.standard_normal((M, H, W))
+kept = []
 
 
 def cpu_seconds():
@@ -34,32 +47,53 @@ def cpu_seconds():
 def timed(f):
     c0, t0 = cpu_seconds(), time.perf_counter()
     out = f()
-    return time.perf_counter() - t0, None if DROP else out, cpu_seconds() - c0
+    wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
+    if KEEP:
+        kept.append(out)
+    del out
+    return wall, cpu
 
 
-def median5(f):
-    runs = [timed(f) for _ in range(5)]
-    return sorted(r[0] for r in runs)[2], sorted(r[2] for r in runs)[2]
+def median(v):
+    v = sorted(v)
+    return v[len(v) // 2] if len(v) % 2 else 0.5 * (v[len(v) // 2 - 1] + v[len(v) // 2])
 
 
-pinv = lambda: np.linalg.pinv(A) @ B.reshape(M, -1)
-ours = {p: (lambda p=p: simscope.lsq(B, A, precision=p)) for p in ("fp64", "fp32")}
-cold = {"numpy_pinv": timed(pinv)[0]}
-for p, f in ours.items():
-    cold["simscope_" + p] = timed(f)[0]
-warm, cpu = {}, {}
-warm["numpy_pinv"], cpu["numpy_pinv"] = median5(pinv)
-for p, f in ours.items():
-    warm["simscope_" + p], cpu["simscope_" + p] = median5(f)
-x = ours["fp64"]().solution.reshape(N, -1)
-ref = pinv()
+calls = {
+    "numpy_pinv": lambda: np.linalg.pinv(A) @ B.reshape(M, -1),
+    "simscope_fp64": lambda: simscope.lsq(B, A, precision="fp64"),
+    "simscope_fp32": lambda: simscope.lsq(B, A, precision="fp32"),
+}
+names = list(calls)
+cold = {k: timed(f)[0] for k, f in calls.items()}
+for f in calls.values():  # warm-up
+    timed(f)
+wall = {k: [] for k in names}
+cpu = {k: [] for k in names}
+for r in range(ROUNDS):
+    for k in ["numpy_pinv"] + (["simscope_fp64", "simscope_fp32"] if r % 2 == 0
+                               else ["simscope_fp32", "simscope_fp64"]):
+        w, c = timed(calls[k])
+        wall[k].append(w)
+        cpu[k].append(c)
+x = calls["simscope_fp64"]().solution.reshape(N, -1)
+x32 = calls["simscope_fp32"]().solution.reshape(N, -1)
+ref = calls["numpy_pinv"]()
 err = np.abs(x - ref).max() / np.abs(ref).max()
+err32 = np.abs(x32 - ref).max() / np.abs(ref).max()
+del x, x32, ref
+kept.clear()
 load = os.getloadavg()[0]
-for k in warm:
-    print("lsq_seed_pinv %-15s median5 %.4f s  first %.4f s  cpu %.4f s" % (k, warm[k], cold[k],
-                                                                          cpu[k]))
-print("lsq_seed_pinv ratio simscope_fp64 / numpy_pinv %.2f (cpu %.2f), fp32 / fp64 %.2f, max rel "
-      "diff %.1e, %d x %d pixels, outputs %s, load %.2f" % (
-          warm["simscope_fp64"] / warm["numpy_pinv"], cpu["simscope_fp64"] / cpu["numpy_pinv"],
-          warm["simscope_fp32"] / warm["simscope_fp64"], err, H, W,
-          "dropped" if DROP else "kept", load))
+med = {k: median(wall[k]) for k in names}
+mcpu = {k: median(cpu[k]) for k in names}
+for k in names:
+    print("lsq_seed_pinv %-15s median%d %.4f s  first %.4f s  cpu %.4f s  (min %.4f max %.4f)" % (
+        k, ROUNDS, med[k], cold[k], mcpu[k], min(wall[k]), max(wall[k])))
+per_round = [a / b for a, b in zip(wall["simscope_fp32"], wall["simscope_fp64"])]
+print("lsq_seed_pinv ratio simscope_fp64 / numpy_pinv %.2f (cpu %.2f), fp32 / fp64 %.2f (cpu %.2f; "
+      "rounds %.2f..%.2f), max rel diff fp64 %.1e fp32 %.1e, %d x %d pixels, interleaved, "
+      "outputs %s, load %.2f" % (
+          med["simscope_fp64"] / med["numpy_pinv"], mcpu["simscope_fp64"] / mcpu["numpy_pinv"],
+          med["simscope_fp32"] / med["simscope_fp64"],
+          mcpu["simscope_fp32"] / mcpu["simscope_fp64"], min(per_round), max(per_round), err,
+          err32, H, W, "kept" if KEEP else "freed", load))

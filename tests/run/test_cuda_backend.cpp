@@ -225,7 +225,10 @@ TEST(CudaBackend, LsqOnCudaEqualsTheCpuAndSaysWhereItsMethodRan) {
                            Backend::Cpu;
       EXPECT_EQ(g.stats.at("method_on_host"), on_host ? 1 : 0);
       EXPECT_EQ(c.stats.at("method_on_host"), 0);
-      const double tol = prec == "fp64" || method == "auto" ? 1e-9 : 1e-4;
+      // fp32 auto: the pixels with gaps are float64 solves on both, rounded to float32; the
+      // CPU sums gap-free pixels' float32 solutions from float32 products (docs/lsq.md: tested
+      // <= 1e-6), the CUDA solver rounds its float64 ones.
+      const double tol = prec == "fp64" ? 1e-9 : method == "auto" ? 1e-6 : 1e-4;
       expect_lsq_close(g, c, tol, "CUDA against CPU");
     }
   }
@@ -280,7 +283,10 @@ TEST(CudaBackend, LsqMapsStayOnTheDeviceAndTheResidualViewMovesNoMap) {
       EXPECT_NE(x.data.device(), nullptr);
       EXPECT_EQ(x.range_lo, -x.range_hi);
       EXPECT_FALSE(g.find("solution")->data.host_ready());
-      const double tol = prec == "fp64" || method == "auto" ? 1e-9 : 1e-4;
+      // fp32 auto: the pixels with gaps are float64 solves on both, rounded to float32; the
+      // CPU sums gap-free pixels' float32 solutions from float32 products (docs/lsq.md: tested
+      // <= 1e-6), the CUDA solver rounds its float64 ones.
+      const double tol = prec == "fp64" ? 1e-9 : method == "auto" ? 1e-6 : 1e-4;
       expect_lsq_close(g, c, tol, "device maps against CPU");
     }
   }

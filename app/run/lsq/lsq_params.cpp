@@ -64,7 +64,8 @@ Schema build() {
   s.push_back(param_spec("precision", T::Enum, std::string("fp64"), kNoMin, kNoMax, "",
                          "Working precision of the Gram path's matrices and Cholesky factors "
                          "(vectors and the refinement are float64; the downdate and minimum-norm "
-                         "paths are float64 in either precision): fp64 ~1e-12 relative error, fp32 "
+                         "paths are float64 in either precision; fp32 sums gap-free pixels' "
+                         "solutions from float32 products): fp64 ~1e-12 relative error, fp32 "
                          "~1e-7 (a float32 solution) on well-conditioned pixels.",
                          {"fp32", "fp64"}));
   s.push_back(

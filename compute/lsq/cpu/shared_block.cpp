@@ -5,7 +5,10 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #include "core/register_lanes.hpp"
 
@@ -41,6 +44,84 @@ inline void tile(const double* L, std::size_t ldl, const double* S, std::size_t 
 #pragma GCC unroll 4
       for (int c = 0; c < C; ++c) acc[r][c] += l * s[c];
     }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c) epi(r, c, acc[r][c]);
+}
+
+/// Floats per vector: twice kW, so a float vector covers two double vectors of pixels.
+constexpr int kF = 2 * kW;
+using VF = typename VecOf<float, kF>::type;
+/// Rows summed in float32 at most before their sum is added to the float64 accumulators; the
+/// rows are cut into equal chunks (M = 50: 25 and 25).
+constexpr int kChunk = 32;
+
+/// The low (hi = 0) or high (hi = 1) half of a float vector converted to a double vector: one
+/// vcvtps2pd where the level has it (GCC's generic conversion goes through 128-bit pieces).
+template <int hi, class F>
+inline VD half_of(const F& f) {
+  constexpr int W = int(sizeof(F) / sizeof(float)) / 2;
+#if defined(__AVX512F__)
+  if constexpr (W == 8) {
+    __m512 t;
+    std::memcpy(&t, &f, sizeof t);
+    const __m512d d = _mm512_cvtps_pd(hi ? _mm256_castpd_ps(_mm512_extractf64x4_pd(
+                                               _mm512_castps_pd(t), 1))
+                                         : _mm512_castps512_ps256(t));
+    VD v;
+    std::memcpy(&v, &d, sizeof v);
+    return v;
+  }
+#endif
+#if defined(__AVX__)
+  if constexpr (W == 4) {
+    __m256 t;
+    std::memcpy(&t, &f, sizeof t);
+    const __m256d d = _mm256_cvtps_pd(hi ? _mm256_extractf128_ps(t, 1) : _mm256_castps256_ps128(t));
+    VD v;
+    std::memcpy(&v, &d, sizeof v);
+    return v;
+  }
+#endif
+  VD v;
+  for (int l = 0; l < W; ++l) v[l] = double(f[hi * W + l]);
+  return v;
+}
+
+/// tile<R, C> in float32 products: L and S are float, each chunk of rows i (kChunk at most) is
+/// summed in float32 (increasing i) and added to float64 accumulators; epi(r, c, acc[r][c]) gets the
+/// double vectors c < C. S holds (C + 1) / 2 float vectors of pixels per row.
+template <int R, int C, class Epi>
+inline void tile32(const float* L, std::size_t ldl, const float* S, std::size_t lds, int inner,
+                   Epi&& epi) {
+  constexpr int CF = (C + 1) / 2;
+  VD acc[R][2 * CF];
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < 2 * CF; ++c) acc[r][c] = VD{};
+  const int chunks = (inner + kChunk - 1) / kChunk;
+  const int len = chunks > 0 ? (inner + chunks - 1) / chunks : 0;
+  for (int i0 = 0; i0 < inner; i0 += len) {
+    const int i1 = std::min(inner, i0 + len);
+    VF f[R][CF];
+    for (int r = 0; r < R; ++r)
+      for (int c = 0; c < CF; ++c) f[r][c] = VF{};
+    for (int i = i0; i < i1; ++i) {
+      VF s[CF];
+#pragma GCC unroll 4
+      for (int c = 0; c < CF; ++c)
+        s[c] = vload<VF>(S + std::size_t(i) * lds + std::size_t(c) * kF);
+#pragma GCC unroll 4
+      for (int r = 0; r < R; ++r) {
+        const float l = L[std::size_t(r) * ldl + std::size_t(i)];
+#pragma GCC unroll 4
+        for (int c = 0; c < CF; ++c) f[r][c] += l * s[c];
+      }
+    }
+    for (int r = 0; r < R; ++r)
+      for (int c = 0; c < CF; ++c) {
+        acc[r][2 * c] += half_of<0>(f[r][c]);
+        acc[r][2 * c + 1] += half_of<1>(f[r][c]);
+      }
   }
   for (int r = 0; r < R; ++r)
     for (int c = 0; c < C; ++c) epi(r, c, acc[r][c]);
@@ -110,6 +191,18 @@ inline void store_lanes(double* p, const VD& v, std::size_t lanes) {
   for (std::size_t l = 0; l < lanes; ++l) p[l] = v[l];
 }
 
+/// The power of two 2^e that scales v >= 0 into [0.5, 1) (0 for v = 0), e within
+/// [-1000, 1000] so that 2^e and 2^-e are normal doubles.
+inline int exponent_of(double v) {
+  if (!(v > 0) || !std::isfinite(v)) return 0;
+  // floor(log2 v) from the exponent's bits (-1023 for subnormals, then clamped).
+  const int e = int((std::bit_cast<std::uint64_t>(v) >> 52) & 0x7ff) - 1023;
+  return std::clamp(e + 1, -1000, 1000);
+}
+
+/// 2^e for e within [-1022, 1023], from its bits (std::ldexp is a library call per pixel).
+inline double pow2(int e) { return std::bit_cast<double>(std::uint64_t(1023 + e) << 52); }
+
 }  // namespace
 
 template <class T>
@@ -126,6 +219,17 @@ SharedBlock::SharedBlock(const Problem<T>& pb)
   gap_free_.a = pb.a8.data();
   gap_free_.rop = pb.shared.residual_op.data();
   gap_free_.rop_rows = pb.shared.residual_rows;
+  if (std::is_same_v<T, float> && pb.options.float32_solution) {
+    // The operator as float32, scaled by a power of two to a largest |entry| in [0.5, 1).
+    double big = 0;
+    for (const double v : pb.op8) big = std::max(big, std::fabs(v));
+    const int e = exponent_of(big);
+    op_unscale_ = std::ldexp(1.0, e);
+    op32_.resize(pb.op8.size());
+    for (std::size_t i = 0; i < op32_.size(); ++i) op32_[i] = float(std::ldexp(pb.op8[i], -e));
+    panel32_.assign(std::size_t(pb.M) * kPanelStride, 0.0f);
+    unscale_.assign(kPanelStride, 1.0);
+  }
 }
 
 void SharedBlock::prefetch(std::size_t c0, std::size_t n) {
@@ -150,6 +254,12 @@ void SharedBlock::prefetch_lines(std::size_t count) {
 void SharedBlock::solve(const SharedOperator& sop, const std::size_t* px, std::size_t n,
                         double* x, std::size_t ldx, std::size_t x0, double* rss,
                         std::uint64_t* streamed, float* x32) {
+  solve(sop, false, px, n, x, ldx, x0, rss, streamed, x32);
+}
+
+void SharedBlock::solve(const SharedOperator& sop, bool products32, const std::size_t* px,
+                        std::size_t n, double* x, std::size_t ldx, std::size_t x0, double* rss,
+                        std::uint64_t* streamed, float* x32) {
   if (n == 0) {  // no tiles to spread a prefetch over: none
     pf_rows_ = pf_total_ = 0;
     return;
@@ -158,17 +268,26 @@ void SharedBlock::solve(const SharedOperator& sop, const std::size_t* px, std::s
   const std::size_t ldp = kPanelStride;
   const std::size_t nv = (n + kW - 1) / kW;  // vectors of pixels, the last zero padded
   const bool run = px[n - 1] - px[0] == n - 1;
-  // The right-hand sides, m x n, converted to float64.
+  // The right-hand sides, m x n, converted to float64; for products32 each pixel's largest
+  // |b_i| too.
+  double big[kSharedBlockPixels];
+  if (products32) std::fill(big, big + n, 0.0);
   for (int i = 0; i < M; ++i) {
     double* d = panel_.data() + std::size_t(i) * ldp;
     const std::size_t off = std::size_t(sop.rows ? sop.rows[i] : i) * P_ + pbeg_;
     auto pack = [&](const auto* src) {
       if (run) {
         src += off + px[0];
-        for (std::size_t j = 0; j < n; ++j) d[j] = double(src[j]);
+        if (products32)
+          for (std::size_t j = 0; j < n; ++j)
+            d[j] = double(src[j]), big[j] = std::max(big[j], std::fabs(d[j]));
+        else
+          for (std::size_t j = 0; j < n; ++j) d[j] = double(src[j]);
       } else {
         src += off;
         for (std::size_t j = 0; j < n; ++j) d[j] = double(src[px[j]]);
+        if (products32)
+          for (std::size_t j = 0; j < n; ++j) big[j] = std::max(big[j], std::fabs(d[j]));
       }
     };
     if (cube_.dtype == io::DType::Float32)
@@ -176,6 +295,24 @@ void SharedBlock::solve(const SharedOperator& sop, const std::size_t* px, std::s
     else
       pack(cube_.f64());
     std::fill(d + n, d + nv * kW, 0.0);
+  }
+  // products32: each pixel's right-hand side scaled by a power of two to a largest |b_i| in
+  // [0.5, 1) (unscale_ undoes it with op_unscale_), rounded to float32; zero beyond n up to a
+  // whole float vector.
+  const std::size_t nf = (nv * kW + kF - 1) / kF * kF;
+  if (products32) {
+    double scale[kSharedBlockPixels];
+    for (std::size_t j = 0; j < n; ++j) {
+      const int e = exponent_of(big[j]);
+      scale[j] = pow2(-e);
+      unscale_[j] = op_unscale_ * pow2(e);
+    }
+    for (int i = 0; i < M; ++i) {
+      const double* d = panel_.data() + std::size_t(i) * ldp;
+      float* f = panel32_.data() + std::size_t(i) * ldp;
+      for (std::size_t j = 0; j < n; ++j) f[j] = float(d[j] * scale[j]);
+      std::fill(f + n, f + nf, 0.0f);
+    }
   }
   // A run's solutions go straight to x; others to xb_, scattered after.
   double* xs = !run ? xb_.data() : x ? x + (px[0] - x0) : nullptr;  // null: x32 only
@@ -214,11 +351,20 @@ void SharedBlock::solve(const SharedOperator& sop, const std::size_t* px, std::s
     // x = op b: op's rows are zero padded to ld8, a multiple of kR.
     for (int k0 = 0; k0 < N; k0 += kR) {
       if (pf_step > 0) prefetch_lines(pf_step);
-      tile<kR, C>(sop.op + std::size_t(k0) * M, std::size_t(M), panel_.data() + j0, ldp, M,
-                  [&](int r, int c, VD a) {
-                    if (k0 + r < N)
-                      put(std::size_t(k0 + r) * ldxs + j0 + std::size_t(c) * kW, a, lanes(c));
-                  });
+      if (products32)
+        tile32<kR, C>(op32_.data() + std::size_t(k0) * M, std::size_t(M), panel32_.data() + j0,
+                      ldp, M, [&](int r, int c, VD a) {
+                        const std::size_t j = j0 + std::size_t(c) * kW;
+                        if (k0 + r < N)
+                          put(std::size_t(k0 + r) * ldxs + j, a * vload<VD>(unscale_.data() + j),
+                              lanes(c));
+                      });
+      else
+        tile<kR, C>(sop.op + std::size_t(k0) * M, std::size_t(M), panel_.data() + j0, ldp, M,
+                    [&](int r, int c, VD a) {
+                      if (k0 + r < N)
+                        put(std::size_t(k0 + r) * ldxs + j0 + std::size_t(c) * kW, a, lanes(c));
+                    });
     }
     VD acc[C] = {};
     if (sop.rop_rows >= 0) {  // rss = |R b|^2

@@ -43,9 +43,13 @@ class SharedBlock {
   /// aligned (x is the result's, not a stage in the cache), and the values that are inf once
   /// rounded to float32 are added to *streamed. With `x32` too, x is not written: the
   /// solutions go to x32 (the same indices) rounded to float32.
+  /// In an fp32 solve whose solution is float32 (Problem<float>, Options::float32_solution: the
+  /// run layer's fp32 runs) x = op b is summed from float32 products (each pixel's
+  /// b and the operator scaled by powers of two into float32's range, the products of up to 32
+  /// rows at a time summed in float32, those sums in float64); the residuals stay float64.
   void solve(const std::size_t* px, std::size_t n, double* x, std::size_t ldx, std::size_t x0,
              double* rss, std::uint64_t* streamed = nullptr, float* x32 = nullptr) {
-    solve(gap_free_, px, n, x, ldx, x0, rss, streamed, x32);
+    solve(gap_free_, !op32_.empty(), px, n, x, ldx, x0, rss, streamed, x32);
   }
   /// Whether the gap-free pixels' residuals come without reading x (solve()'s `streamed`).
   bool gap_free_streams() const { return gap_free_.rop_rows >= 0; }
@@ -71,6 +75,15 @@ class SharedBlock {
   const char* pf_row_ = nullptr;
   std::size_t pf_lines_ = 0, pf_rows_ = 0, pf_next_ = 0, pf_stride_ = 0, pf_total_ = 0;
   void prefetch_lines(std::size_t count);
+  void solve(const SharedOperator& op, bool products32, const std::size_t* px, std::size_t n,
+             double* x, std::size_t ldx, std::size_t x0, double* rss, std::uint64_t* streamed,
+             float* x32);
+  // fp32 solves: the gap-free operator in float32 (op32_ = op 2^-e, op_unscale_ = 2^e), the
+  // pixels' scaled right-hand sides (panel32_) and each pixel's unscale factor.
+  AVec<float> op32_;
+  double op_unscale_ = 1;
+  AVec<float> panel32_;
+  AVec<double> unscale_;
 };
 
 SIMSCOPE_ISA_END

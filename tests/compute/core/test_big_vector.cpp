@@ -35,5 +35,28 @@ TEST(BigVector, FreedHugeBlockIsReusedForItsSize) {
   EXPECT_EQ(static_cast<const void*>(other.data()), static_cast<const void*>(second));
 }
 
+// A smaller allocation (half the bytes, as an fp32 solution after an fp64 one) takes a kept
+// block of up to twice its size; freed, the block is kept whole, so the larger size takes it
+// again. Sizes no other test uses: 7 and 4 huge pages.
+TEST(BigVector, KeptBlockIsLentToUpToHalfItsSize) {
+  const std::size_t big = 7 * kHuge / sizeof(double), half = (4 * kHuge - 8) / sizeof(float);
+  const void* block = nullptr;
+  {
+    BigVector<double> v(big);
+    v[big - 1] = 1;
+    block = v.data();
+  }
+  {
+    BigVector<float> f(half);  // 4 huge pages from a kept block of 7
+    EXPECT_EQ(static_cast<const void*>(f.data()), block);
+    for (std::size_t i = 0; i < half; ++i) f[i] = float(i);
+    EXPECT_EQ(f[half - 1], float(half - 1));
+  }
+  BigVector<double> again(big);  // the whole block, kept whole
+  EXPECT_EQ(static_cast<const void*>(again.data()), block);
+  again[big - 1] = 2;
+  EXPECT_EQ(again[big - 1], 2);
+}
+
 }  // namespace
 }  // namespace simscope

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -205,6 +206,40 @@ TEST(Isa, LsqAtEveryLevel) {
                     isa_name(levels[0]), same ? "same bits" : "differ", diff);
       }
     }
+}
+
+// An fp32 solve's float32 solution of gap-free pixels is summed from float32 products
+// (lsq/cpu/shared_block.hpp), in vectors of 16, 8 or 4 floats by level: at every level within
+// the documented fp32 accuracy (1e-6) of the long-double reference, minimum norm (the seeds'
+// M 50 x N 100) and overdetermined, over bands of 256 pixels and a shorter last one.
+TEST(Isa, LsqFloat32ProductsAtEveryLevel) {
+  const RestoreLevel restore;
+  for (const auto [m, n] : {std::pair<std::size_t, std::size_t>{50, 100}, {40, 7}}) {
+    const lsq::Design d = lsq::test::random_design(m, n, 5);
+    const lsq::Cube c = lsq::test::random_cube(d, 11, 29, 0.0, 6);  // 319 gap-free pixels
+    std::vector<std::vector<double>> ref(c.pixels());
+    for (std::size_t p = 0; p < c.pixels(); ++p) ref[p] = lsq::test::reference_solution(c, d, p);
+    for (IsaLevel l : usable_levels()) {
+      set_isa_level(l, "a test");
+      lsq::Options o = lsq::test::opts(lsq::Method::Auto, Precision::Fp32);
+      o.float32_solution = true;
+      lsq::Result r;
+      lsq::make_solver(Backend::Cpu)->solve(c, d, o, r);
+      ASSERT_EQ(r.solution32.size(), n * c.pixels()) << isa_name(l);
+      double worst = 0;
+      for (std::size_t p = 0; p < c.pixels(); ++p) {
+        double num = 0, den = 0;
+        for (std::size_t k = 0; k < n; ++k) {
+          const double e = double(r.solution32[k * c.pixels() + p]) - ref[p][k];
+          num += e * e, den += ref[p][k] * ref[p][k];
+        }
+        worst = std::max(worst, std::sqrt(num / den));
+      }
+      EXPECT_LE(worst, 1e-6) << isa_name(l) << " M " << m << " N " << n;
+      std::printf("[ isa      ] lsq fp32 gap-free float32 solution, M %zu N %zu, %s: max rel "
+                  "error %.2e\n", m, n, isa_name(l), worst);
+    }
+  }
 }
 
 TEST(Isa, CancelledInAKernelIsCaughtAsCancelledAtEveryLevel) {

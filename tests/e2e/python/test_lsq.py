@@ -265,3 +265,28 @@ def test_mask_on_another_array_library():
         same_array(np.asarray(r[name]), want[name])
     with pytest.raises(ValueError, match=r"^lsq: mask: expected a boolean array of the cube's"):
         simscope.lsq(cube, a, mask=xp.asarray(mask[:, :2]), backend="cpu")
+
+
+def test_fp32_gap_free_within_its_accuracy():
+    """fp32's gap-free pixels (seed 003's shape: A 50 x 100, minimum norm; and overdetermined,
+    A 100 x 50) are summed from float32 products: within docs/lsq.md's fp32 bound (1e-6) of
+    numpy's float64 pinv per pixel, across bands of 256 pixels, also where the data are beyond
+    float32's range but the solutions are not (each pixel is scaled by a power of two first)."""
+    rng = np.random.default_rng(42)
+    for m, n in [(50, 100), (100, 50)]:
+        a = 100 * rng.standard_normal((m, n))
+        b = rng.standard_normal((m, 17, 31))
+        pinv = np.linalg.pinv(a)
+        b[:, 3, :] *= 1e38 / np.abs(np.tensordot(pinv, b[:, 3, :], axes=1)).max()
+        assert np.abs(b[:, 3, :]).max() > 3.5e38  # the data overflow float32, x does not
+        b[:, 5, :] *= 1e300      # x beyond float32 too: inf, counted in a warning
+        ref = np.tensordot(pinv, b, axes=1)
+        r = simscope.lsq(b, a, precision="fp32", backend="cpu")
+        assert r.solution.dtype == np.float32
+        x = r.solution.astype(np.float64)
+        rows = [h for h in range(17) if h != 5]
+        err = (np.linalg.norm(x[:, rows] - ref[:, rows], axis=0)
+               / np.linalg.norm(ref[:, rows], axis=0))
+        assert err.max() <= 1e-6, (m, n, err.max())
+        assert np.isinf(x[:, 5]).all()
+        assert any("inf" in w for w in r.warnings), r.warnings
