@@ -63,11 +63,12 @@ inline VD half_of(const F& f) {
   constexpr int W = int(sizeof(F) / sizeof(float)) / 2;
 #if defined(__AVX512F__)
   if constexpr (W == 8) {
-    __m512 t;
-    std::memcpy(&t, &f, sizeof t);
-    const __m512d d = _mm512_cvtps_pd(hi ? _mm256_castpd_ps(_mm512_extractf64x4_pd(
-                                               _mm512_castps_pd(t), 1))
-                                         : _mm512_castps512_ps256(t));
+    // The half copied out and converted under a full zeroing mask: GCC 12's casts, extracts and
+    // unmasked conversions pass an undefined vector and warn (-Wmaybe-uninitialized); the
+    // compiler makes the copy a register move or one vextract.
+    __m256 h;
+    std::memcpy(&h, reinterpret_cast<const char*>(&f) + hi * sizeof h, sizeof h);
+    const __m512d d = _mm512_maskz_cvtps_pd(0xFF, h);
     VD v;
     std::memcpy(&v, &d, sizeof v);
     return v;
@@ -173,7 +174,7 @@ inline void stream_store(float* p, const V& v) {
 #if defined(__AVX512F__)
     __m512d t;
     std::memcpy(&t, &v, sizeof t);
-    return _mm256_stream_ps(p, _mm512_cvtpd_ps(t));
+    return _mm256_stream_ps(p, _mm512_maskz_cvtpd_ps(0xFF, t));  // maskz: see half_of
 #endif
   } else if constexpr (sizeof(V) == 32) {
 #if defined(__AVX__)

@@ -129,7 +129,7 @@ struct SolutionStage {
 #if defined(__AVX512F__) && defined(__BMI2__)
     for (; j < np && reinterpret_cast<std::uintptr_t>(dst + j) % 32 != 0; ++j)
       dst[j] = float(src[j]);
-    for (; j + 8 <= np; j += 8) _mm256_stream_ps(dst + j, _mm512_cvtpd_ps(_mm512_loadu_pd(src + j)));
+    for (; j + 8 <= np; j += 8) _mm256_stream_ps(dst + j, _mm512_maskz_cvtpd_ps(0xFF, _mm512_loadu_pd(src + j)));
 #endif
     for (; j < np; ++j) dst[j] = float(src[j]);
   }
