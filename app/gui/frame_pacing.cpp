@@ -27,7 +27,8 @@ bool FramePacer::should_draw(const FrameNeeds& n, bool events, double now, bool 
 
 bool FramePacer::hold(const FrameDone& f) {
   return f.submitted && f.worker_was_idle && f.last_full_seconds > 0 &&
-         f.last_full_seconds <= kHoldSeconds && !f.result_taken && !f.output_waiting;
+         f.last_full_seconds <= kHoldSeconds && !f.result_taken && !f.output_waiting &&
+         !f.animating;
 }
 
 void FramePacer::drawn(double started) {

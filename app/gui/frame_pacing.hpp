@@ -30,6 +30,7 @@ struct FrameDone {
   double last_full_seconds = 0;  ///< the last full run's compute time (0: none yet)
   bool result_taken = false;   ///< it took a result or error from the worker
   bool output_waiting = false;  ///< a screenshot, export, sweep or --frames waits for pixels
+  bool animating = false;       ///< FrameNeeds::animating, e.g. a live workload's runs
 };
 
 class FramePacer {
@@ -44,9 +45,9 @@ class FramePacer {
   static constexpr double kHoldSeconds = 1 / kBusyFramesPerSecond;
 
   /// Whether to hold a frame instead of drawing it: it submitted a run that starts at once
-  /// and whose last full run took at most kHoldSeconds, and it took no result and nothing
-  /// waits for its pixels. Its result's frame then shows the input too, about as soon;
-  /// drawn, the frame would take the cores from the run (software GL draws on all of them).
+  /// and whose last full run took at most kHoldSeconds; it took no result, nothing waits for
+  /// its pixels and nothing animates. Its result's frame then shows the input too, about as
+  /// soon; drawn, the frame would take the cores from the run (software GL draws on all).
   /// Call drawn() for a held frame as for a drawn one: a run longer than expected then shows
   /// the input at its progress rate, kBusyFramesPerSecond.
   static bool hold(const FrameDone& f);

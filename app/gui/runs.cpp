@@ -138,15 +138,7 @@ void take_results(GuiState& s, ResultLog& log) {
       s.extras->on_result(s);
     } else {
       if (!ev->result->preview) s.last_full_seconds = ev->result->compute_seconds;
-      if (ev->result->preview) {
-        s.preview_params = ev->result->params;
-        s.preview_seconds = ev->result->compute_seconds;
-        s.result_preview_seconds = 0;
-      } else {  // the preview before it, of the same parameters: its time is this result's too
-        s.result_preview_seconds =
-            s.preview_params && *s.preview_params == ev->result->params ? s.preview_seconds : 0;
-        s.preview_params.reset();
-      }
+      s.result_preview_seconds = ev->result->preview ? 0 : ev->preview_seconds;
       for (const std::string& w : s.view_warnings) ev->result->warnings.push_back(w);
       if (!ev->result->preview) s.view_warnings.clear();  // shown with the first full result
       // One line per full result; for a live workload, its first after a switch. The GUI
@@ -193,7 +185,6 @@ void switch_workload(GuiState& s, const std::string& name) {
     }
     s.result.reset();
     s.result_preview_seconds = 0;
-    s.preview_params.reset();
     s.image = ViewImage{};
     s.histogram.clear();
     s.cursor_text.clear();

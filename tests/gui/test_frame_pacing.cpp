@@ -166,8 +166,9 @@ TEST(FramePacer, AFrameSubmittingAShortRunIsHeldForItsResult) {
   EXPECT_TRUE(FramePacer::hold(f)) << "the bound is inclusive";
   // Drawn: no run submitted; a run under way (the new one waits or the drag's input shows at
   // the busy cap); the first run (cost unknown) or a longer one; a result taken this frame;
-  // pixels wanted (a screenshot, export, sweep, --frames).
-  for (int k = 0; k < 6; ++k) {
+  // pixels wanted (a screenshot, export, sweep, --frames); an animation (a live workload's
+  // runs, each submitted by a frame).
+  for (int k = 0; k < 7; ++k) {
     FrameDone g = f;
     g.last_full_seconds = 0.12;
     if (k == 0) g.submitted = false;
@@ -176,6 +177,7 @@ TEST(FramePacer, AFrameSubmittingAShortRunIsHeldForItsResult) {
     if (k == 3) g.last_full_seconds = FramePacer::kHoldSeconds * 1.01;
     if (k == 4) g.result_taken = true;
     if (k == 5) g.output_waiting = true;
+    if (k == 6) g.animating = true;
     EXPECT_FALSE(FramePacer::hold(g)) << "case " << k;
   }
 }
