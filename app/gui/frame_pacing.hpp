@@ -25,12 +25,12 @@ struct FrameNeeds {
 
 /// What a frame did, read after its UI and before it is drawn (FramePacer::hold).
 struct FrameDone {
-  bool submitted = false;      ///< it submitted a run
+  bool submitted = false;        ///< it submitted a run
   bool worker_was_idle = false;  ///< no run was under way before: the run starts at once
   double last_full_seconds = 0;  ///< the last full run's compute time (0: none yet)
-  bool result_taken = false;   ///< it took a result or error from the worker
-  bool output_waiting = false;  ///< a screenshot, export, sweep or --frames waits for pixels
-  bool animating = false;       ///< FrameNeeds::animating, e.g. a live workload's runs
+  bool result_taken = false;     ///< it took a result or error from the worker
+  bool output_waiting = false;   ///< a screenshot, export, sweep or --frames waits for pixels
+  bool animating = false;        ///< FrameNeeds::animating, e.g. a live workload's runs
 };
 
 class FramePacer {

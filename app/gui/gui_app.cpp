@@ -306,8 +306,9 @@ int run_frames(GuiState& s, Window& window, WindowUi& ui, const RunOptions& o) {
     done.submitted = s.submitted_at != submitted_before;
     done.last_full_seconds = s.last_full_seconds;
     done.output_waiting = quit_after > 0 || s.want_screenshot > 0 || s.want_export > 0 ||
-                          s.image_export.want_w > 0 || s.sweep.running || !s.sweep.pending_cli.empty() ||
-                          s.record.pending_cli > 0 || s.image_dirty || !s.switch_to.empty();
+                          s.image_export.want_w > 0 || s.sweep.running ||
+                          !s.sweep.pending_cli.empty() || s.record.pending_cli > 0 ||
+                          s.image_dirty || !s.switch_to.empty();
     done.animating = s.worker->workload().continuous(s.params) && !s.paused;
     if (FramePacer::hold(done)) {  // its result's frame shows it (frame_pacing.hpp)
       ImGui::Render();             // ends ImGui's frame; nothing is drawn

@@ -48,9 +48,9 @@ std::string changed_params(const ParamSet& a, const ParamSet& b) {
 }
 
 /// "simscope: field result shown (computed in S s; 131 ms after its input; plane.offset=300)":
-/// " + preview P s" after S where a preview of the same parameters ran first; the time since
-/// its parameters were submitted, when they are the newest, and the parameters
-/// that changed since the last result logged; then the result's status (result_status).
+/// " + preview P s" after S where its coarse preview ran first; the time since its parameters
+/// were submitted, when they are the newest, and the parameters that changed since the last
+/// result logged; then the result's status (result_status).
 std::string shown_line(const GuiState& s, double seconds, ResultLog& log) {
   std::string line = "simscope: " + s.workload_name + " result shown (computed in ";
   char buf[96];
