@@ -25,6 +25,12 @@ bool FramePacer::should_draw(const FrameNeeds& n, bool events, double now, bool 
   return now >= due(n);
 }
 
+bool FramePacer::hold(const FrameDone& f) {
+  return f.submitted && f.worker_was_idle && f.last_full_seconds > 0 &&
+         f.last_full_seconds <= kHoldSeconds && !f.result_taken && !f.output_waiting &&
+         !f.animating;
+}
+
 void FramePacer::drawn(double started) {
   last_frame_ = started;
   if (pending_)

@@ -283,7 +283,13 @@ int run_frames(GuiState& s, Window& window, WindowUi& ui, const RunOptions& o) {
       continue;
     }
     fb.sx = float(fb.w) / float(ww), fb.sy = float(fb.h) / float(wh);
+    FrameDone done;  // what the frame did, for FramePacer::hold
+    done.worker_was_idle = !s.worker->busy();
+    const auto submitted_before = s.submitted_at;
+    const std::uint64_t serial_before = s.result_serial;
+    const std::string error_before = s.error;
     take_results(s, results);  // runs.cpp
+    done.result_taken = s.result_serial != serial_before || s.error != error_before;
     const bool plane_kind = s.worker->workload().view_kind(s.params) == ViewKind::Plane;
     if (s.image_dirty && plane_kind) refresh_image(s);
     if (!s.result && plane_kind) hint_view_before_result(s);
@@ -297,6 +303,18 @@ int run_frames(GuiState& s, Window& window, WindowUi& ui, const RunOptions& o) {
     handle_drops(s);                             // files dropped onto the window (drop.cpp)
     const WindowLayout l = window_layout(float(ww), float(wh), ui.scale(), s.show_panels);
     draw_ui(s, l, fb, plane_kind, quit_after == 0);
+    done.submitted = s.submitted_at != submitted_before;
+    done.last_full_seconds = s.last_full_seconds;
+    done.output_waiting = quit_after > 0 || s.want_screenshot > 0 || s.want_export > 0 ||
+                          s.image_export.want_w > 0 || s.sweep.running ||
+                          !s.sweep.pending_cli.empty() || s.record.pending_cli > 0 ||
+                          s.image_dirty || !s.switch_to.empty();
+    done.animating = s.worker->workload().continuous(s.params) && !s.paused;
+    if (FramePacer::hold(done)) {  // its result's frame shows it (frame_pacing.hpp)
+      ImGui::Render();             // ends ImGui's frame; nothing is drawn
+      pacer.drawn(frame_start);
+      continue;
+    }
     render_frame(s, l, fb, plane_kind);
     after_frame(s, fb);
     if (quit_after > 0) {

@@ -41,6 +41,9 @@ struct GuiState {
   // what is shown
   std::optional<RunResult> result;
   std::uint64_t result_serial = 0;  ///< counts the results shown (caches keyed on it)
+  /// The compute time of the coarse preview that ran before `result` (Worker::Event::
+  /// preview_seconds; 0: none), which the status bar adds: a first run's tree is built there.
+  double result_preview_seconds = 0;
   ViewImage image;
   std::string hinted_for;  ///< workload/output whose view hints were last applied to `view`
   /// The user chose view.colormap (--set, or in the view panel): switching the output keeps it

@@ -48,13 +48,18 @@ std::string changed_params(const ParamSet& a, const ParamSet& b) {
 }
 
 /// "simscope: field result shown (computed in S s; 131 ms after its input; plane.offset=300)":
-/// the time since its parameters were submitted, when they are the newest, and the parameters
-/// that changed since the last result logged; then the result's status (result_status).
+/// " + preview P s" after S where its coarse preview ran first; the time since its parameters
+/// were submitted, when they are the newest, and the parameters that changed since the last
+/// result logged; then the result's status (result_status).
 std::string shown_line(const GuiState& s, double seconds, ResultLog& log) {
   std::string line = "simscope: " + s.workload_name + " result shown (computed in ";
   char buf[96];
   std::snprintf(buf, sizeof buf, "%.3f s", seconds);
   line += buf;
+  if (s.result_preview_seconds > 0) {  // the preview before it (a first run's tree build)
+    std::snprintf(buf, sizeof buf, " + preview %.3f s", s.result_preview_seconds);
+    line += buf;
+  }
   const std::string view_param = s.worker->workload().view_param();
   if (without_view(s.result->params, view_param) == without_view(s.submitted, view_param)) {
     const double ms = std::chrono::duration<double, std::milli>(
@@ -144,6 +149,7 @@ void take_results(GuiState& s, ResultLog& log) {
       s.extras->on_result(s);
     } else {
       if (!ev->result->preview) s.last_full_seconds = ev->result->compute_seconds;
+      s.result_preview_seconds = ev->result->preview ? 0 : ev->preview_seconds;
       for (const std::string& w : s.view_warnings) ev->result->warnings.push_back(w);
       if (!ev->result->preview) s.view_warnings.clear();  // shown with the first full result
       // One line per full result; for a live workload, its first after a switch. The GUI
@@ -189,6 +195,7 @@ void switch_workload(GuiState& s, const std::string& name) {
       s.zoom = 1, s.zoom_cu = s.zoom_cv = 0.5;
     }
     s.result.reset();
+    s.result_preview_seconds = 0;
     s.image = ViewImage{};
     s.histogram.clear();
     s.cursor_text.clear();

@@ -89,7 +89,10 @@ void draw_status_bar(GuiState& s, float x, float y, float w, float h) {
   ImGui::SameLine();
   ImGui::TextDisabled("|");
   ImGui::SameLine();
-  if (s.result)
+  if (s.result && s.result_preview_seconds > 0 && !s.result->preview)  // and its preview's
+    ImGui::Text("compute %.1f ms + preview %.1f ms", s.result->compute_seconds * 1e3,
+                s.result_preview_seconds * 1e3);
+  else if (s.result)
     ImGui::Text("compute %.1f ms%s", s.result->compute_seconds * 1e3,
                 s.result->preview ? " (preview)" : "");
   else

@@ -154,5 +154,51 @@ TEST(FramePacer, AnimationDrawsEveryFrameUpToTheCap) {
   EXPECT_NEAR(frames_without_input(p, n, t, 2.0), 2 * FramePacer::kFramesPerSecond, 2);
 }
 
+// A frame that submits a short run on a free worker is held (FramePacer::hold): drawn, it
+// would take the cores from the run whose result's frame shows the input as soon.
+TEST(FramePacer, AFrameSubmittingAShortRunIsHeldForItsResult) {
+  FrameDone f;
+  f.submitted = true;
+  f.worker_was_idle = true;
+  f.last_full_seconds = 0.12;
+  EXPECT_TRUE(FramePacer::hold(f));
+  f.last_full_seconds = FramePacer::kHoldSeconds;
+  EXPECT_TRUE(FramePacer::hold(f)) << "the bound is inclusive";
+  // Drawn: no run submitted; a run under way (the new one waits or the drag's input shows at
+  // the busy cap); the first run (cost unknown) or a longer one; a result taken this frame;
+  // pixels wanted (a screenshot, export, sweep, --frames); an animation (a live workload's
+  // runs, each submitted by a frame).
+  for (int k = 0; k < 7; ++k) {
+    FrameDone g = f;
+    g.last_full_seconds = 0.12;
+    if (k == 0) g.submitted = false;
+    if (k == 1) g.worker_was_idle = false;
+    if (k == 2) g.last_full_seconds = 0;
+    if (k == 3) g.last_full_seconds = FramePacer::kHoldSeconds * 1.01;
+    if (k == 4) g.result_taken = true;
+    if (k == 5) g.output_waiting = true;
+    if (k == 6) g.animating = true;
+    EXPECT_FALSE(FramePacer::hold(g)) << "case " << k;
+  }
+}
+
+// A held frame counts as drawn: its run's result is drawn at once when it comes, and a run
+// longer than expected shows the input at the run's progress rate.
+TEST(FramePacer, AfterAHeldFrameTheResultIsDrawnAtOnceOrTheInputAtTheBusyRate) {
+  FramePacer p;
+  FrameNeeds busy;
+  busy.busy = true;
+  double t = 10;
+  ASSERT_TRUE(p.should_draw({}, true, t));  // the Return that submits the run
+  p.drawn(t);                               // held
+  EXPECT_FALSE(p.should_draw(busy, false, t + 0.005));
+  EXPECT_TRUE(p.should_draw(busy, false, t + 0.12, true)) << "the result, 120 ms later";
+  FramePacer q;
+  ASSERT_TRUE(q.should_draw({}, true, t));
+  q.drawn(t);  // held; the run takes long
+  EXPECT_FALSE(q.should_draw(busy, false, t + 0.2));
+  EXPECT_TRUE(q.should_draw(busy, false, t + 1 / FramePacer::kBusyFramesPerSecond));
+}
+
 }  // namespace
 }  // namespace simscope::app::gui

@@ -24,8 +24,10 @@ const Schema& fake_schema() {
 }
 
 /// Takes `ms` milliseconds in 1 ms steps, checking for cancellation; returns n as a 1x1 output.
+/// Its compute_seconds: kPreviewSeconds for a preview, kFullSeconds for a full run.
 class FakeWorkload final : public Workload {
  public:
+  static constexpr double kPreviewSeconds = 0.5, kFullSeconds = 0.25;
   explicit FakeWorkload(std::atomic<int>* finished, std::atomic<int>* warmed = nullptr)
       : finished_(finished), warmed_(warmed) {}
   const Schema& schema() const override { return fake_schema(); }
@@ -41,6 +43,7 @@ class FakeWorkload final : public Workload {
     r.params = p;
     r.backend = b;
     r.preview = req.preview;
+    r.compute_seconds = req.preview ? kPreviewSeconds : kFullSeconds;
     r.outputs.push_back({"n", "n", "", io::DType::Float32, {1, 1}, {float(p.get_int("n"))}});
     ++*finished_;
     if (req.defer_checks && !req.preview) deferred_ = r;  // follow_up(): 10 n
@@ -298,6 +301,26 @@ TEST(Worker, PreviewThenFullResult) {
   const RunResult& last = second ? *second->result : *first->result;
   EXPECT_FALSE(last.preview);
   EXPECT_EQ(finished.load(), 2);
+}
+
+// A full result carries the compute time of the preview that ran before it (the window adds
+// it to the time shown), even where the preview's own event was replaced before a poll.
+TEST(Worker, AFullResultCarriesItsPreviewsTime) {
+  std::atomic<int> finished{0};
+  Worker w(std::make_unique<FakeWorkload>(&finished));
+  w.submit(params(3, 5), Backend::Cpu, true);
+  std::optional<Worker::Event> e = wait_event(w);
+  if (e && e->result && e->result->preview) {
+    EXPECT_EQ(e->preview_seconds, 0.0) << "a preview has none before it";
+    e = wait_event(w);
+  }
+  ASSERT_TRUE(e && e->result && !e->result->preview);
+  EXPECT_EQ(e->result->compute_seconds, FakeWorkload::kFullSeconds);
+  EXPECT_EQ(e->preview_seconds, FakeWorkload::kPreviewSeconds);
+  w.submit(params(4, 5), Backend::Cpu, false);  // no preview
+  e = wait_event(w);
+  ASSERT_TRUE(e && e->result && !e->result->preview);
+  EXPECT_EQ(e->preview_seconds, 0.0);
 }
 
 TEST(Worker, CancelKeepsNothingRunning) {

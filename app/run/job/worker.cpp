@@ -104,10 +104,12 @@ void Worker::loop() {
       RunRequest run;
       run.command = req.command;
       run.defer_checks = interactive_;
+      double preview_seconds = 0;
       if (req.preview_first) {
         enter(Phase::Preview);
         run.preview = true;
         RunResult preview = workload_->run(req.params, req.backend, run, progress.get());
+        preview_seconds = preview.compute_seconds;
         publish(Event{std::move(preview), {}});
         progress->fraction = 0;
       }
@@ -116,8 +118,8 @@ void Worker::loop() {
       enter(Phase::Full);
       const auto full_started = std::chrono::steady_clock::now();
       RunResult full = workload_->run(req.params, req.backend, run, progress.get());
-      const bool shown = publish(
-          Event{std::move(full), {}, false, full_started, std::chrono::steady_clock::now()});
+      const bool shown = publish(Event{std::move(full), {}, false, full_started,
+                                       std::chrono::steady_clock::now(), preview_seconds});
       enter(Phase::FollowUp);  // from here a newer request cancels, whatever its Supersede
       bool newer = false;
       {

@@ -77,6 +77,10 @@ class Worker {
     /// When the run (or follow-up) that made it started and ended on the worker thread: the
     /// window's latency log (latency_log.hpp).
     std::chrono::steady_clock::time_point started{}, finished{};
+    /// A full result's preview that ran first for the same request: its compute_seconds (0:
+    /// none). The window adds it to the time shown (a first field run's tree is built there);
+    /// the preview's own event may have been replaced before a poll.
+    double preview_seconds = 0;
   };
   /// The oldest event not yet polled, or nothing. Called by the UI thread each frame, until it
   /// returns nothing. A newer result replaces events not yet polled, except that a follow-up

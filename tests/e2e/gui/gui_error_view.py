@@ -4,13 +4,15 @@ no plane and no colorbar (none of the colorbar frame's light-grey columns, no co
 with method=tree the status bar names what the tree cost: the first full result reuses the tree
 that its coarse preview built, so it says "tree build N ms (preview)" (it said "tree build 0 ms",
 then "tree kept", which read as if no tree had been built), while a fresh headless run of the same
-parameters builds it (tree_build_seconds > 0); the screenshot (--frames counts from the measured
+parameters builds it (tree_build_seconds > 0), and its compute time adds the preview's ("computed in
+S s + preview P s", the status bar's "compute S ms + preview P ms"; P at least the build); the screenshot (--frames counts from the measured
 error's follow-up) shows the measured error, and the full result's tree order and theta are the
 headless run's (the preview, whose error is never measured, no longer moves the ladder). A run
 that fails in the window prints its error once on stderr and --screenshot exits 1.
 Usage: gui_error_view.py SIMSCOPE"""
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -37,7 +39,11 @@ def window_shot(name, *args, fails=False):
     ok = p.returncode == (1 if fails else 0) and os.path.exists(shot)
     c.check(ok, f"{name}: exits {1 if fails else 0} with a screenshot" +
             ("" if ok else f" ({p.returncode}: {p.stderr.strip()[-300:]})"))
+    stderr[name] = p.stderr
     return (shot, p.stderr) if fails else shot if ok else None
+
+
+stderr = {}  # each window's log, by name
 
 
 # ---- view=error with method=direct: a message, no colorbar -----------------------------------
@@ -78,6 +84,14 @@ if shot and p.returncode == 0:
     want = "order %g, theta %.4g" % (stats["tree_order"], stats["tree_theta"])
     c.check(rule == want, f"window and headless evaluate at the same order and theta ({rule!r}, {want!r})")
     c.check("build 0 ms" not in tree, f"window: no 'tree build 0 ms' ({tree!r})")
+    # The compute time shown adds the preview's, which built the tree (the status bar's
+    # "compute S ms + preview P ms", the log's "computed in S s + preview P s").
+    shown = [l for l in stderr["tree"].splitlines() if " result shown (computed in " in l]
+    m = re.search(r"computed in ([\d.]+) s \+ preview ([\d.]+) s", shown[0] if shown else "")
+    b = re.search(r"tree build (\d+) ms \(preview\)", tree)
+    c.check(m is not None and b is not None and float(m.group(2)) * 1e3 >= float(b.group(1)),
+            f"window: the first result's time adds its preview's, tree build included "
+            f"({shown[:1]}, {tree!r})")
 
 # ---- a run that fails in the window: its error on stderr, exit status 1 ------------------------
 missing = os.path.join(d, "no_such_sources.npy")
