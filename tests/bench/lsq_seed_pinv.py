@@ -14,6 +14,10 @@ memory an earlier one freed where it can, instead of fresh pages, whose first to
 to 2 s per 200 MB on the VMs we run on (tests/bench/NOTES.md); numpy and simscope alike.
 --keep: every output is kept to the end instead (each call then writes fresh pages).
 --drop is accepted and ignored (freed is the default).
+Then the issue's own measure (blocks): each call 5 times in a row after a warm-up call of its own,
+the three one after another, forwards and then backwards (numpy, fp64, fp32, fp32, fp64, numpy),
+so no call follows another's still-spinning threads except in its warm-up; each block's median,
+and a call's figure the mean of its two blocks' medians. Printed as the last line.
 Run: PYTHONPATH=build/python /usr/bin/python3 THIS_FILE [--keep] [--rounds R] [H W]"""
 import os
 import resource
@@ -97,3 +101,14 @@ print("lsq_seed_pinv ratio simscope_fp64 / numpy_pinv %.2f (cpu %.2f), fp32 / fp
           med["simscope_fp32"] / med["simscope_fp64"],
           mcpu["simscope_fp32"] / mcpu["simscope_fp64"], min(per_round), max(per_round), err,
           err32, H, W, "kept" if KEEP else "freed", load))
+
+blocks = {k: [] for k in names}
+for k in names + names[::-1]:
+    timed(calls[k])  # its own warm-up, after the previous call's threads
+    blocks[k].append(median([timed(calls[k])[0] for _ in range(5)]))
+blk = {k: sum(v) / len(v) for k, v in blocks.items()}
+print("lsq_seed_pinv blocks (5 in a row after a warm-up, forwards then backwards): numpy_pinv %.4f s, "
+      "fp64 %.4f s, fp32 %.4f s; simscope_fp64 / numpy_pinv %.2f, fp32 / fp64 %.2f, load %.2f" % (
+          blk["numpy_pinv"], blk["simscope_fp64"], blk["simscope_fp32"],
+          blk["simscope_fp64"] / blk["numpy_pinv"], blk["simscope_fp32"] / blk["simscope_fp64"],
+          os.getloadavg()[0]))
