@@ -52,6 +52,11 @@ def text(value):
     return str(value)
 
 
+# Keyword spellings of schema names that Python cannot take as keywords, per workload: every
+# call that takes a workload's parameters as keywords (run, lsq, show, ...) accepts them.
+KEYWORD_ALIASES = {"lsq": {"lam": "lambda"}}
+
+
 def settings(workload, params=None, aliases=None, **kwargs):
     """The (name, text) list for `workload` from a dict of dotted names (`params`) and keyword
     arguments (dots as '_'; `aliases` maps other keyword spellings to schema names, e.g. lsq's
@@ -60,6 +65,8 @@ def settings(workload, params=None, aliases=None, **kwargs):
     workload 'w' (known: a.b, ...)"); an unknown keyword raises the same message with the
     keyword spellings as the known names, after the nearest ones ("did you mean 'k'?", the CLI's
     rule) (ValueError)."""
+    if aliases is None:
+        aliases = KEYWORD_ALIASES.get(workload)
     spelled = {name: alias for alias, name in (aliases or {}).items()}
     table = {spelled.get(n, k): n for k, n in keywords(workload).items()}  # schema order
     out = []
@@ -84,6 +91,8 @@ def _spelling(workload, params=None, aliases=None, arrays=None, typed=False):
     `params` are kept, and all are when the caller gave only dotted names (`typed` False: no
     keyword argument)."""
     dotted = {str(n) for n in (params or {})}
+    if aliases is None:
+        aliases = KEYWORD_ALIASES.get(workload)
     alias = {name: a for a, name in (aliases or {}).items()}
     keep = bool(dotted) and not typed
     out, kept = {}, set()

@@ -290,3 +290,16 @@ def test_fp32_gap_free_within_its_accuracy():
         assert err.max() <= 1e-6, (m, n, err.max())
         assert np.isinf(x[:, 5]).all()
         assert any("inf" in w for w in r.warnings), r.warnings
+
+
+def test_run_takes_lam_as_lsq_does():
+    """docs/python.md: `lam` stands for lsq's `lambda` (a Python keyword), in simscope.run as in
+    simscope.lsq: the same outputs as params={"lambda": ...}, and a bad value named as typed."""
+    kw = dict(synth_height=6, synth_width=5, backend="cpu")
+    by_alias = simscope.run("lsq", lam=3.0, **kw)
+    by_name = simscope.run("lsq", params={"lambda": 3.0}, **kw)
+    plain = simscope.run("lsq", **kw)
+    same_array(by_alias.outputs["solution"], by_name.outputs["solution"])
+    assert not np.array_equal(by_alias.outputs["solution"], plain.outputs["solution"])
+    with pytest.raises(ValueError, match=r"^parameter lam: expected a finite number"):
+        simscope.run("lsq", lam=-1, **kw)
