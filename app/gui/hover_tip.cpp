@@ -17,6 +17,14 @@ Rest g_rest;
 
 }  // namespace
 
+void wrapped_tooltip(const char* text, float width_em) {
+  ImGui::BeginTooltip();
+  ImGui::PushTextWrapPos(ImGui::GetFontSize() * width_em);
+  ImGui::TextUnformatted(text);
+  ImGui::PopTextWrapPos();
+  ImGui::EndTooltip();
+}
+
 bool hover_tip_due() {
   if (!ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled) || ImGui::IsAnyItemActive())
     return false;

@@ -16,4 +16,9 @@ bool hover_tip_due();
 /// again in kHoverTipDelay seconds even without input).
 bool hover_tip_waiting();
 
+/// Shows `text` as the tooltip of the last item, wrapped at `width_em` font sizes (explicit line
+/// breaks kept). ImGui::SetTooltip does not wrap: a text wrap position pushed before it belongs to
+/// the calling window, not to the tooltip's, so a long help line ran off the screen.
+void wrapped_tooltip(const char* text, float width_em = 30.0f);
+
 }  // namespace simscope::app::gui

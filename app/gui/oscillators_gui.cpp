@@ -152,7 +152,7 @@ class OscillatorsGui final : public WorkloadGui {
         {"phase view upload:", upload_path_words(view_ ? view_->upload_path() : "")});
     ImGui::PopStyleColor();
     if (view_ && !view_->upload_fallback_reason().empty() && hover_tip_due())
-      ImGui::SetTooltip("%s", view_->upload_fallback_reason().c_str());
+      wrapped_tooltip(view_->upload_fallback_reason().c_str());
     hover(s, p);
   }
 

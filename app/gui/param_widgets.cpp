@@ -28,9 +28,7 @@ void tooltip(const ParamSpec& s, const std::string& unused) {
   if ((s.type == ParamType::Int || s.type == ParamType::Float) &&
       number_widget(s) == NumberWidget::Drag)
     t += "\ndrag to change (0.5 % per pixel), Ctrl+click to type";
-  ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
-  ImGui::SetTooltip("%s", t.c_str());
-  ImGui::PopTextWrapPos();
+  wrapped_tooltip(t.c_str());
 }
 
 bool apply(ParamSet& p, const ParamSpec& s, const ParamValue& v, std::string& error) {

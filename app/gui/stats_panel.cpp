@@ -46,11 +46,7 @@ void draw_stat_table(const char* id, const std::vector<StatLine>& lines) {
       if (ImGui::Selectable(row.c_str(), false, ImGuiSelectableFlags_SpanAllColumns))
         ImGui::SetClipboardText(l.raw.c_str());
       ImGui::PopStyleColor();
-      if (hover_tip_due()) {
-        ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28);
-        ImGui::SetTooltip("%s", raw_note(l).c_str());
-        ImGui::PopTextWrapPos();
-      }
+      if (hover_tip_due()) wrapped_tooltip(raw_note(l).c_str(), 28);
       ImGui::TableNextColumn();
       // A value wider than its column (the error view's "x=1.122 y=-1.122 z=0") wraps between
       // its words, never inside a number.

@@ -74,7 +74,7 @@ void draw_status_bar(GuiState& s, float x, float y, float w, float h) {
   const bool cuda = s.backend.backend == Backend::Cuda;
   ImGui::Text("%s%s", cuda ? ("CUDA: " + cs.device).c_str() : cpu_device_name().c_str(),
               s.paused ? "  [paused]" : "");
-  if (hover_tip_due()) ImGui::SetTooltip("%s", s.backend.notice.c_str());
+  if (hover_tip_due()) wrapped_tooltip(s.backend.notice.c_str());
   // The workload's note on the result, e.g. lsq's method that ran on the host under CUDA.
   if (const std::string note = s.result && s.worker ? s.worker->workload().status_note(*s.result) : ""; !note.empty()) {
     ImGui::SameLine();
