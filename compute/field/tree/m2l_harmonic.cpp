@@ -89,7 +89,7 @@ constexpr Row deriv_row(int kx, int ky, int kz) {
 }
 
 [[gnu::always_inline]] inline V8 load(const double* p) { return *reinterpret_cast<const V8*>(p); }
-[[gnu::always_inline]] inline void store(double* p, V8 v) { *reinterpret_cast<V8*>(p) = v; }
+[[gnu::always_inline]] inline void store(double* p, const V8& v) { *reinterpret_cast<V8*>(p) = v; }
 
 template <int V>
 using Int = std::integral_constant<int, V>;
@@ -109,7 +109,7 @@ struct DerivRow {
 };
 /// D's row of harm index J >= 1 (kz <= 1) by the recurrence.
 template <int J, int... C>
-[[gnu::always_inline]] inline void derivative(double* D, const V8 (&r)[3], V8 inv2, std::integer_sequence<int, C...>) {
+[[gnu::always_inline]] inline void derivative(double* D, const V8 (&r)[3], const V8& inv2, std::integer_sequence<int, C...>) {
   V8 t = {};
   (derivative_term<DerivRow<J>::w, C>(t, D, r), ...);
   store(D + DerivRow<J>::w.i * kL, t * inv2);
@@ -123,14 +123,14 @@ template <int n, int a>
 }
 /// D's rows of degree n: those with kz <= 1 by the recurrence, then kz = 2 by the identity.
 template <int n, int... J, int... A>
-[[gnu::always_inline]] inline void derivatives_degree(double* D, const V8 (&r)[3], V8 inv2,
+[[gnu::always_inline]] inline void derivatives_degree(double* D, const V8 (&r)[3], const V8& inv2,
                                std::integer_sequence<int, J...>,
                                std::integer_sequence<int, A...>) {
   (derivative<n * n + J>(D, r, inv2, Seq<3>{}), ...);
   (derivative_z2<n, A>(D), ...);
 }
 template <int... N>
-[[gnu::always_inline]] inline void derivatives_all(double* D, const V8 (&r)[3], V8 inv2,
+[[gnu::always_inline]] inline void derivatives_all(double* D, const V8 (&r)[3], const V8& inv2,
                             std::integer_sequence<int, N...>) {
   (derivatives_degree<N + 1>(D, r, inv2, Seq<2 * N + 3>{}, Seq<N>{}), ...);
 }
